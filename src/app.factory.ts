@@ -1,0 +1,76 @@
+import { type INestApplication, ValidationPipe } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { type NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { type NextFunction, type Request, type Response } from 'express';
+import { AppModule } from './app.module';
+import { bearerToken } from './auth/auth.guard';
+import { TokenService } from './auth/token.service';
+import { type AppConfig, type LogLevel } from './config/app-config';
+import { ProblemFilter, toProblem } from './common/problem.filter';
+import { RequestValidationException } from './common/request-validation.exception';
+
+const LOG_LEVELS: LogLevel[] = ['error', 'warn', 'log', 'debug', 'verbose'];
+
+/** Builds the configured application; `main` listens on it, tests too. */
+export async function createApp(config: AppConfig): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
+    bodyParser: false,
+    logger: LOG_LEVELS.slice(0, LOG_LEVELS.indexOf(config.logLevel) + 1),
+  });
+  app.enableShutdownHooks();
+  app.disable('x-powered-by');
+  app.set('trust proxy', 'loopback, linklocal, uniquelocal');
+  app.useBodyParser('json', {
+    limit: config.bodyLimitBytes,
+    type: ['application/json', 'application/*+json'],
+  });
+  app.useBodyParser('urlencoded', { limit: config.bodyLimitBytes, extended: false });
+  app.useGlobalPipes(
+    new ValidationPipe({
+      whitelist: true,
+      forbidNonWhitelisted: true,
+      forbidUnknownValues: true,
+      transform: true,
+      exceptionFactory: (errors) => new RequestValidationException(errors),
+    }),
+  );
+  app.useGlobalFilters(new ProblemFilter());
+  setUpApiDocs(app);
+  return app;
+}
+
+function setUpApiDocs(app: INestApplication): void {
+  const tokens = app.get(TokenService);
+  app.use(
+    ['/api/docs', '/api/openapi.json'],
+    (request: Request, response: Response, next: NextFunction) => {
+      try {
+        tokens.verify(bearerToken(request));
+        next();
+      } catch (error) {
+        const problem = toProblem(error);
+        response
+          .status(problem.status)
+          .setHeader('WWW-Authenticate', 'Bearer')
+          .type('application/problem+json')
+          .send(JSON.stringify(problem));
+      }
+    },
+  );
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Portico')
+      .setDescription(
+        'Enterprise MCP gateway: upstream gateways, their tools under virtual names, and virtual servers.',
+      )
+      .setVersion('1')
+      .addBearerAuth()
+      .build(),
+  );
+  SwaggerModule.setup('api/docs', app, document, {
+    jsonDocumentUrl: 'api/openapi.json',
+    raw: ['json'],
+  });
+}

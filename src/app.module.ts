@@ -1,0 +1,27 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { AuthModule } from './auth/auth.module';
+import { type AppConfig } from './config/app-config';
+import { ConfigModule } from './config/config.module';
+import { DatabaseModule } from './database/database.module';
+import { GatewaysModule } from './gateways/gateways.module';
+import { HealthModule } from './health/health.module';
+import { ServersModule } from './servers/servers.module';
+import { ToolsModule } from './tools/tools.module';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        DatabaseModule,
+        AuthModule,
+        GatewaysModule,
+        ToolsModule,
+        ServersModule,
+        HealthModule,
+      ],
+    };
+  }
+}

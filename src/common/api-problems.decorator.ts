@@ -1,0 +1,27 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiBearerAuth, ApiResponse } from '@nestjs/swagger';
+
+const DESCRIPTIONS: Record<number, string> = {
+  400: 'Malformed request (bad JSON, malformed id).',
+  401: 'Missing or invalid bearer token.',
+  403: 'The token may not do this.',
+  404: 'No such record.',
+  409: 'Conflict with existing state (duplicate name, slug or URL; a clash of virtual names).',
+  413: 'Request body too large.',
+  422: 'Validation failed; `errors` lists the fields.',
+  502: 'The upstream MCP server failed or is unreachable.',
+};
+
+/** Documents the problem+json answers of a protected route. */
+export function ApiProblems(...statuses: number[]) {
+  return applyDecorators(
+    ApiBearerAuth(),
+    ...[401, ...statuses].map((status) =>
+      ApiResponse({
+        status,
+        description: DESCRIPTIONS[status],
+        content: { 'application/problem+json': {} },
+      }),
+    ),
+  );
+}

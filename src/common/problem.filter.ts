@@ -1,0 +1,167 @@
+import {
+  type ArgumentsHost,
+  Catch,
+  type ExceptionFilter,
+  HttpException,
+  HttpStatus,
+  Logger,
+} from '@nestjs/common';
+import { type Request, type Response } from 'express';
+import { AuthErrorCode, AuthException } from '../auth/auth.exception';
+import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';
+import { ServerErrorCode, ServerException } from '../servers/server.exception';
+import { ToolErrorCode, ToolException } from '../tools/tool.exception';
+import { RequestValidationException } from './request-validation.exception';
+
+export type DomainErrorCode = GatewayErrorCode | ToolErrorCode | ServerErrorCode | AuthErrorCode;
+
+export function statusOf(code: DomainErrorCode): number {
+  switch (code) {
+    case GatewayErrorCode.NotFound:
+    case ToolErrorCode.NotFound:
+    case ServerErrorCode.NotFound:
+      return HttpStatus.NOT_FOUND;
+    case GatewayErrorCode.NameTaken:
+    case GatewayErrorCode.SlugTaken:
+    case GatewayErrorCode.UrlTaken:
+    case GatewayErrorCode.ToolNameClash:
+    case GatewayErrorCode.Disabled:
+    case GatewayErrorCode.SyncInProgress:
+    case ToolErrorCode.Disabled:
+    case ServerErrorCode.NameTaken:
+      return HttpStatus.CONFLICT;
+    case GatewayErrorCode.SlugEmpty:
+    case ServerErrorCode.UnknownTools:
+    case ServerErrorCode.UnknownAlwaysLoaded:
+      return HttpStatus.UNPROCESSABLE_ENTITY;
+    case GatewayErrorCode.UpstreamUnavailable:
+    case ToolErrorCode.UpstreamUnavailable:
+      return HttpStatus.BAD_GATEWAY;
+    case AuthErrorCode.InvalidCredentials:
+    case AuthErrorCode.Unauthenticated:
+      return HttpStatus.UNAUTHORIZED;
+    case AuthErrorCode.Forbidden:
+      return HttpStatus.FORBIDDEN;
+    case AuthErrorCode.TooManyAttempts:
+      return HttpStatus.TOO_MANY_REQUESTS;
+  }
+}
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code?: string;
+  [member: string]: unknown;
+}
+
+/** Maps whatever a request threw to an RFC 9457 problem document. */
+export function toProblem(error: unknown): Problem {
+  if (
+    error instanceof GatewayException ||
+    error instanceof ToolException ||
+    error instanceof ServerException ||
+    error instanceof AuthException
+  ) {
+    const status = statusOf(error.code);
+    return {
+      ...error.details,
+      type: `urn:portico:problem:${error.code}`,
+      title: titleOf(status),
+      status,
+      detail: error.message,
+      code: error.code,
+    };
+  }
+  if (error instanceof RequestValidationException) {
+    const status = HttpStatus.UNPROCESSABLE_ENTITY;
+    return {
+      type: 'urn:portico:problem:validation',
+      title: titleOf(status),
+      status,
+      detail: error.message,
+      code: 'validation',
+      errors: error.errors,
+    };
+  }
+  if (error instanceof HttpException) {
+    const status = error.getStatus();
+    const response = error.getResponse();
+    const detail =
+      typeof response === 'object' && response !== null && 'message' in response
+        ? [response.message].flat().join('; ')
+        : error.message;
+    return { type: 'about:blank', title: titleOf(status), status, detail };
+  }
+  const bodyParser = bodyParserError(error);
+  if (bodyParser) return bodyParser;
+  return {
+    type: 'about:blank',
+    title: titleOf(500),
+    status: 500,
+    detail: 'An unexpected error occurred.',
+  };
+}
+
+/** Errors thrown by Express's body parser carry `status` and `type`. */
+function bodyParserError(error: unknown): Problem | null {
+  if (typeof error !== 'object' || error === null || !('type' in error) || !('status' in error))
+    return null;
+  const { type, status } = error;
+  if (type === 'entity.too.large') {
+    return {
+      type: 'about:blank',
+      title: titleOf(413),
+      status: 413,
+      detail: 'The request body is too large.',
+    };
+  }
+  if (type === 'entity.parse.failed') {
+    return {
+      type: 'about:blank',
+      title: titleOf(400),
+      status: 400,
+      detail: 'The request body is not valid JSON.',
+    };
+  }
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return {
+      type: 'about:blank',
+      title: titleOf(status),
+      status,
+      detail: String((error as { message?: unknown }).message),
+    };
+  }
+  return null;
+}
+
+function titleOf(status: number): string {
+  const name = HttpStatus[status];
+  return typeof name === 'string'
+    ? name
+        .toLowerCase()
+        .replace(/(^|_)(\w)/g, (_m, sep: string, c: string) => (sep ? ' ' : '') + c.toUpperCase())
+    : 'Error';
+}
+
+@Catch()
+export class ProblemFilter implements ExceptionFilter {
+  private readonly logger = new Logger(ProblemFilter.name);
+
+  catch(error: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const request = http.getRequest<Request>();
+    const response = http.getResponse<Response>();
+    const problem = toProblem(error);
+    if (problem.status >= 500) {
+      this.logger.error(
+        `${request.method} ${request.originalUrl} failed`,
+        error instanceof Error ? error.stack : String(error),
+      );
+    }
+    if (response.headersSent) return;
+    if (problem.status === 401) response.setHeader('WWW-Authenticate', 'Bearer');
+    response.status(problem.status).type('application/problem+json').send(JSON.stringify(problem));
+  }
+}

@@ -1,0 +1,172 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+export type LogLevel = 'error' | 'warn' | 'log' | 'debug' | 'verbose';
+
+export type DatabaseConfig =
+  { mode: 'embedded'; dataDir: string | null } | { mode: 'postgres'; url: string };
+
+/** A bad environment value; main prints `message` as one line and exits. */
+export class ConfigError extends Error {}
+
+/**
+ * Typed configuration, parsed once from the environment at start-up.
+ * Also the Nest injection token for it.
+ */
+export abstract class AppConfig {
+  abstract readonly port: number;
+  abstract readonly publicUrl: string;
+  abstract readonly database: DatabaseConfig;
+  abstract readonly dataDir: string;
+  abstract readonly toolNameSeparator: string;
+  abstract readonly adminUsername: string;
+  abstract readonly adminPassword: string | null;
+  abstract readonly jwtSecret: string;
+  abstract readonly tokenTtlSeconds: number;
+  abstract readonly encryptionKey: Buffer;
+  abstract readonly syncIntervalSeconds: number;
+  abstract readonly upstreamTimeoutMs: number;
+  abstract readonly allowedOrigins: readonly string[];
+  abstract readonly redisUrl: string | null;
+  abstract readonly runMigrations: boolean;
+  abstract readonly logLevel: LogLevel;
+  abstract readonly bodyLimitBytes: number;
+}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS: readonly LogLevel[] = ['error', 'warn', 'log', 'debug', 'verbose'];
+const SEPARATOR_RULE = /^[A-Za-z0-9_.-]{1,8}$/;
+
+function fail(name: string, rule: string, value: string): never {
+  throw new ConfigError(`Invalid configuration: ${name} ${rule} (got '${value}')`);
+}
+
+function value(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = value(env, name);
+  if (raw === undefined) return fallback;
+  const parsed = Number(raw);
+  if (!/^-?\d+$/.test(raw) || parsed < min || parsed > max) {
+    fail(name, `must be an integer from ${min} to ${max}`, raw);
+  }
+  return parsed;
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = value(env, name);
+  if (raw === undefined) return fallback;
+  if (/^(true|1|yes)$/i.test(raw)) return true;
+  if (/^(false|0|no)$/i.test(raw)) return false;
+  return fail(name, 'must be true or false', raw);
+}
+
+function httpUrl(name: string, raw: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    return fail(name, 'must be an absolute http(s) URL', raw);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    fail(name, 'must be an absolute http(s) URL', raw);
+  }
+  return parsed.origin + parsed.pathname.replace(/\/+$/, '');
+}
+
+function database(env: Env, dataDir: string): DatabaseConfig {
+  const raw = value(env, 'DATABASE_URL');
+  if (raw === undefined) return { mode: 'embedded', dataDir: join(dataDir, 'pgdata') };
+  if (raw === 'pglite://memory') return { mode: 'embedded', dataDir: null };
+  if (!/^postgres(ql)?:\/\//.test(raw)) {
+    fail('DATABASE_URL', "must be a postgres:// URL or 'pglite://memory'", raw);
+  }
+  return { mode: 'postgres', url: raw };
+}
+
+/**
+ * A secret from the environment or, when unset, one generated once and kept in DATA_DIR so that
+ * restarts keep issued tokens and encrypted columns readable.
+ */
+function persistedSecret(env: Env, name: string, dataDir: string, generate: () => string): string {
+  const fromEnv = value(env, name);
+  if (fromEnv !== undefined) return fromEnv;
+  const file = join(dataDir, name.toLowerCase());
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const secret = generate();
+  writeFileSync(file, secret + '\n', { mode: 0o600 });
+  return secret;
+}
+
+function encryptionKey(raw: string): Buffer {
+  const key = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
+  if (key.length !== 32) {
+    fail('ENCRYPTION_KEY', 'must be 32 bytes, as 64 hex characters or base64', '<redacted>');
+  }
+  return key;
+}
+
+export function loadConfig(env: Env): AppConfig {
+  const port = integer(env, 'PORT', 3000, 0, 65535);
+  const dataDir = resolve(value(env, 'DATA_DIR') ?? './data');
+  const publicUrl = httpUrl('PUBLIC_URL', value(env, 'PUBLIC_URL') ?? `http://localhost:${port}`);
+
+  const separator = value(env, 'GATEWAY_TOOL_NAME_SEPARATOR') ?? '-';
+  if (!SEPARATOR_RULE.test(separator)) {
+    fail('GATEWAY_TOOL_NAME_SEPARATOR', 'must be 1-8 characters of A-Z a-z 0-9 _ . -', separator);
+  }
+
+  const logLevel = (value(env, 'LOG_LEVEL') ?? 'log') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel))
+    fail('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`, logLevel);
+
+  const allowedOrigins = (value(env, 'ALLOWED_ORIGINS') ?? '')
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter((origin) => origin !== '')
+    .map((origin) =>
+      origin === '*'
+        ? fail('ALLOWED_ORIGINS', 'must list origins, not *', origin)
+        : new URL(httpUrl('ALLOWED_ORIGINS', origin)).origin,
+    );
+
+  const redisUrl = value(env, 'REDIS_URL') ?? null;
+  if (redisUrl !== null && !/^rediss?:\/\//.test(redisUrl))
+    fail('REDIS_URL', 'must be a redis:// URL', redisUrl);
+
+  const adminUsername = value(env, 'ADMIN_USERNAME') ?? 'admin';
+  const adminPassword = value(env, 'ADMIN_PASSWORD') ?? null;
+  if (adminPassword !== null && adminPassword.length < 8) {
+    fail('ADMIN_PASSWORD', 'must be at least 8 characters', '<redacted>');
+  }
+
+  return {
+    port,
+    publicUrl,
+    database: database(env, dataDir),
+    dataDir,
+    toolNameSeparator: separator,
+    adminUsername,
+    adminPassword,
+    jwtSecret: persistedSecret(env, 'JWT_SECRET', dataDir, () =>
+      randomBytes(48).toString('base64url'),
+    ),
+    tokenTtlSeconds: integer(env, 'TOKEN_TTL_SECONDS', 8 * 3600, 60, 365 * 24 * 3600),
+    encryptionKey: encryptionKey(
+      persistedSecret(env, 'ENCRYPTION_KEY', dataDir, () => randomBytes(32).toString('hex')),
+    ),
+    syncIntervalSeconds: integer(env, 'SYNC_INTERVAL_SECONDS', 300, 0, 7 * 24 * 3600),
+    upstreamTimeoutMs: integer(env, 'UPSTREAM_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    allowedOrigins: [...new Set([new URL(publicUrl).origin, ...allowedOrigins])],
+    redisUrl,
+    runMigrations: boolean(env, 'RUN_MIGRATIONS', true),
+    logLevel,
+    bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 4 * 1024 * 1024, 1024, 256 * 1024 * 1024),
+  };
+}

@@ -1,0 +1,75 @@
+import {
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  OneToMany,
+  PrimaryGeneratedColumn,
+  UpdateDateColumn,
+} from 'typeorm';
+import type { SyncReport } from '../sync/sync-report';
+import { Tool } from '../tools/tool.entity';
+
+export const GATEWAY_TRANSPORTS = ['streamable-http', 'sse'] as const;
+export type GatewayTransport = (typeof GATEWAY_TRANSPORTS)[number];
+
+export const GATEWAY_AUTH_TYPES = ['none', 'bearer', 'headers'] as const;
+export type GatewayAuthType = (typeof GATEWAY_AUTH_TYPES)[number];
+
+export const GATEWAY_STATUSES = ['unknown', 'healthy', 'unreachable'] as const;
+export type GatewayStatus = (typeof GATEWAY_STATUSES)[number];
+
+@Entity({ name: 'gateway' })
+export class Gateway {
+  @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'gateway_pk' })
+  id!: string;
+
+  @Index('gateway_name_uq', { unique: true })
+  @Column({ type: 'varchar', length: 200 })
+  name!: string;
+
+  @Index('gateway_slug_uq', { unique: true })
+  @Column({ type: 'varchar', length: 64 })
+  slug!: string;
+
+  @Index('gateway_url_uq', { unique: true })
+  @Column({ type: 'varchar', length: 2048 })
+  url!: string;
+
+  @Column({ type: 'varchar', length: 32, default: 'streamable-http' })
+  transport!: GatewayTransport;
+
+  @Column({ name: 'auth_type', type: 'varchar', length: 16, default: 'none' })
+  authType!: GatewayAuthType;
+
+  /** AES-256-GCM sealed JSON of the upstream credentials; never leaves the service layer. */
+  @Column({ name: 'auth_secret', type: 'text', nullable: true })
+  authSecret!: string | null;
+
+  @Column({ type: 'boolean', default: true })
+  enabled!: boolean;
+
+  @Column({ type: 'varchar', length: 16, default: 'unknown' })
+  status!: GatewayStatus;
+
+  @Column({ name: 'last_error', type: 'text', nullable: true })
+  lastError!: string | null;
+
+  @Column({ name: 'last_seen_at', type: 'timestamptz', nullable: true })
+  lastSeenAt!: Date | null;
+
+  @Column({ name: 'last_sync_at', type: 'timestamptz', nullable: true })
+  lastSyncAt!: Date | null;
+
+  @Column({ name: 'last_sync_report', type: 'jsonb', nullable: true })
+  lastSyncReport!: SyncReport | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt!: Date;
+
+  @OneToMany(() => Tool, (tool) => tool.gateway)
+  tools?: Tool[];
+}

@@ -1,0 +1,15 @@
+import { DomainException } from '../common/domain.exception';
+
+export enum GatewayErrorCode {
+  NotFound = 'gateway.not_found',
+  NameTaken = 'gateway.name_taken',
+  SlugTaken = 'gateway.slug_taken',
+  UrlTaken = 'gateway.url_taken',
+  SlugEmpty = 'gateway.slug_empty',
+  ToolNameClash = 'gateway.tool_name_clash',
+  Disabled = 'gateway.disabled',
+  SyncInProgress = 'gateway.sync_in_progress',
+  UpstreamUnavailable = 'gateway.upstream_unavailable',
+}
+
+export class GatewayException extends DomainException<GatewayErrorCode> {}

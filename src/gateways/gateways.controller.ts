@@ -1,0 +1,82 @@
+import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
+import { ApiProblems } from '../common/api-problems.decorator';
+import { PageQueryDto } from '../common/page.dto';
+import { UuidParam } from '../common/uuid-param';
+import { GatewayCreateDto } from './dto/gateway-create.dto';
+import { GatewayPageDto, GatewayResponseDto } from './dto/gateway-response.dto';
+import { GatewayUpdateDto } from './dto/gateway-update.dto';
+import { GatewaysService } from './gateways.service';
+
+@ApiTags('gateways')
+@Controller('api/v1/gateways')
+export class GatewaysController {
+  constructor(private readonly gateways: GatewaysService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'List gateways' })
+  @ApiOkResponse({ type: GatewayPageDto })
+  @ApiProblems(422)
+  list(@Query() page: PageQueryDto): Promise<GatewayPageDto> {
+    return this.gateways.list(page);
+  }
+
+  @Post()
+  @ApiOperation({ summary: 'Register an upstream MCP server' })
+  @ApiCreatedResponse({ type: GatewayResponseDto })
+  @ApiProblems(400, 409, 413, 422)
+  create(@Body() dto: GatewayCreateDto): Promise<GatewayResponseDto> {
+    return this.gateways.create(dto);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Get a gateway' })
+  @ApiOkResponse({ type: GatewayResponseDto })
+  @ApiProblems(400, 404)
+  get(@UuidParam() id: string): Promise<GatewayResponseDto> {
+    return this.gateways.get(id);
+  }
+
+  @Patch(':id')
+  @ApiOperation({ summary: 'Edit a gateway; a new name re-slugs all of its tools atomically' })
+  @ApiOkResponse({ type: GatewayResponseDto })
+  @ApiProblems(400, 404, 409, 413, 422)
+  update(@UuidParam() id: string, @Body() dto: GatewayUpdateDto): Promise<GatewayResponseDto> {
+    return this.gateways.update(id, dto);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Delete a gateway with its tools and their server memberships' })
+  @ApiNoContentResponse({ description: 'Deleted.' })
+  @ApiProblems(400, 404)
+  remove(@UuidParam() id: string): Promise<void> {
+    return this.gateways.remove(id);
+  }
+
+  @Post(':id/activate')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Serve the gateway’s tools again' })
+  @ApiOkResponse({ type: GatewayResponseDto })
+  @ApiProblems(400, 404)
+  activate(@UuidParam() id: string): Promise<GatewayResponseDto> {
+    return this.gateways.setEnabled(id, true);
+  }
+
+  @Post(':id/deactivate')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Hide the gateway’s tools from every MCP listing and call, keeping them stored',
+  })
+  @ApiOkResponse({ type: GatewayResponseDto })
+  @ApiProblems(400, 404)
+  deactivate(@UuidParam() id: string): Promise<GatewayResponseDto> {
+    return this.gateways.setEnabled(id, false);
+  }
+}

@@ -1,0 +1,242 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import { AppConfig } from '../config/app-config';
+import { type Page, type PageQueryDto } from '../common/page.dto';
+import { seal, unseal } from '../common/secret-box';
+import { uniqueViolation } from '../common/unique-violation';
+import { ToolNameQuery, VIRTUAL_NAME_INDEX } from '../tools/tool-name.query';
+import { Tool } from '../tools/tool.entity';
+import { type GatewayAuthDto } from './dto/gateway-auth.dto';
+import { type GatewayCreateDto } from './dto/gateway-create.dto';
+import { type GatewayResponseDto } from './dto/gateway-response.dto';
+import { type GatewayUpdateDto } from './dto/gateway-update.dto';
+import { type GatewayCredentials } from './gateway-credentials';
+import { gatewaySlug } from './gateway-slug';
+import { Gateway } from './gateway.entity';
+import { GatewayErrorCode, GatewayException } from './gateway.exception';
+
+const CONSTRAINT_CODES: Record<string, GatewayErrorCode> = {
+  gateway_name_uq: GatewayErrorCode.NameTaken,
+  gateway_slug_uq: GatewayErrorCode.SlugTaken,
+  gateway_url_uq: GatewayErrorCode.UrlTaken,
+  [VIRTUAL_NAME_INDEX]: GatewayErrorCode.ToolNameClash,
+};
+
+@Injectable()
+export class GatewaysService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly names: ToolNameQuery,
+    private readonly config: AppConfig,
+  ) {}
+
+  async list(page: PageQueryDto): Promise<Page<GatewayResponseDto>> {
+    const [gateways, total] = await this.dataSource
+      .getRepository(Gateway)
+      .findAndCount({ order: { name: 'ASC' }, skip: page.offset, take: page.limit });
+    const counts = await this.toolCounts(gateways.map((gateway) => gateway.id));
+    return {
+      items: gateways.map((gateway) => this.toResponse(gateway, counts.get(gateway.id) ?? 0)),
+      total,
+    };
+  }
+
+  async get(id: string): Promise<GatewayResponseDto> {
+    const gateway = await this.find(id);
+    return this.toResponse(gateway, (await this.toolCounts([id])).get(id) ?? 0);
+  }
+
+  async create(dto: GatewayCreateDto): Promise<GatewayResponseDto> {
+    const slug = this.slugOf(dto.name);
+    const url = normaliseUrl(dto.url);
+    const gateway = await this.writing(async (em) => {
+      await this.assertUnique(em, { name: dto.name, slug, url });
+      const repository = em.getRepository(Gateway);
+      return repository.save(
+        repository.create({
+          name: dto.name,
+          slug,
+          url,
+          transport: dto.transport ?? 'streamable-http',
+          ...this.sealAuth(dto.auth),
+        }),
+      );
+    });
+    return this.toResponse(gateway, 0);
+  }
+
+  async update(id: string, dto: GatewayUpdateDto): Promise<GatewayResponseDto> {
+    const gateway = await this.writing(async (em) => {
+      const gateway = await this.find(id, em);
+      const slug = dto.name === undefined ? gateway.slug : this.slugOf(dto.name);
+      const url = dto.url === undefined ? gateway.url : normaliseUrl(dto.url);
+      await this.assertUnique(em, { id, name: dto.name ?? gateway.name, slug, url });
+      if (slug !== gateway.slug) await this.reslugTools(em, gateway.id, slug);
+      Object.assign(gateway, {
+        name: dto.name ?? gateway.name,
+        slug,
+        url,
+        transport: dto.transport ?? gateway.transport,
+        ...(dto.auth === undefined ? {} : this.sealAuth(dto.auth)),
+      });
+      return em.getRepository(Gateway).save(gateway);
+    });
+    return this.get(gateway.id);
+  }
+
+  async remove(id: string): Promise<void> {
+    const result = await this.dataSource.getRepository(Gateway).delete({ id });
+    if (!result.affected) throw notFound(id);
+  }
+
+  async setEnabled(id: string, enabled: boolean): Promise<GatewayResponseDto> {
+    const result = await this.dataSource.getRepository(Gateway).update({ id }, { enabled });
+    if (!result.affected) throw notFound(id);
+    return this.get(id);
+  }
+
+  async find(id: string, em: EntityManager = this.dataSource.manager): Promise<Gateway> {
+    const gateway = await em.getRepository(Gateway).findOneBy({ id });
+    if (!gateway) throw notFound(id);
+    return gateway;
+  }
+
+  /** The decrypted upstream credentials, for the upstream client only. */
+  credentials(gateway: Gateway): GatewayCredentials {
+    if (gateway.authType === 'none' || gateway.authSecret === null) return { type: 'none' };
+    return JSON.parse(unseal(this.config.encryptionKey, gateway.authSecret)) as GatewayCredentials;
+  }
+
+  toResponse(gateway: Gateway, toolCount: number): GatewayResponseDto {
+    return {
+      id: gateway.id,
+      name: gateway.name,
+      slug: gateway.slug,
+      url: gateway.url,
+      transport: gateway.transport,
+      authType: gateway.authType,
+      enabled: gateway.enabled,
+      status: gateway.status,
+      lastError: gateway.lastError,
+      lastSeenAt: gateway.lastSeenAt?.toISOString() ?? null,
+      lastSyncAt: gateway.lastSyncAt?.toISOString() ?? null,
+      lastSyncReport: gateway.lastSyncReport,
+      toolCount,
+      createdAt: gateway.createdAt.toISOString(),
+      updatedAt: gateway.updatedAt.toISOString(),
+    };
+  }
+
+  private async toolCounts(gatewayIds: string[]): Promise<Map<string, number>> {
+    if (gatewayIds.length === 0) return new Map();
+    const rows: { gatewayId: string; count: number }[] = await this.dataSource
+      .getRepository(Tool)
+      .createQueryBuilder('tool')
+      .select('tool.gateway_id', 'gatewayId')
+      .addSelect('COUNT(*)::int', 'count')
+      .where('tool.gateway_id = ANY(:gatewayIds)', { gatewayIds })
+      .groupBy('tool.gateway_id')
+      .getRawMany();
+    return new Map(rows.map((row) => [row.gatewayId, row.count]));
+  }
+
+  private slugOf(name: string): string {
+    const slug = gatewaySlug(name);
+    if (!slug) {
+      throw new GatewayException(
+        GatewayErrorCode.SlugEmpty,
+        `The name '${name}' has no letters or digits to make a slug from.`,
+      );
+    }
+    return slug;
+  }
+
+  private sealAuth(auth: GatewayAuthDto | undefined): Pick<Gateway, 'authType' | 'authSecret'> {
+    const credentials: GatewayCredentials =
+      auth?.type === 'bearer'
+        ? { type: 'bearer', token: auth.token! }
+        : auth?.type === 'headers'
+          ? { type: 'headers', headers: auth.headers! }
+          : { type: 'none' };
+    return {
+      authType: credentials.type,
+      authSecret:
+        credentials.type === 'none'
+          ? null
+          : seal(this.config.encryptionKey, JSON.stringify(credentials)),
+    };
+  }
+
+  private async assertUnique(
+    em: EntityManager,
+    wanted: { id?: string; name: string; slug: string; url: string },
+  ): Promise<void> {
+    const qb = em
+      .getRepository(Gateway)
+      .createQueryBuilder('gateway')
+      .where('(gateway.name = :name OR gateway.slug = :slug OR gateway.url = :url)', wanted);
+    if (wanted.id) qb.andWhere('gateway.id <> :id', { id: wanted.id });
+    const existing = await qb.getOne();
+    if (!existing) return;
+    if (existing.name === wanted.name) {
+      throw new GatewayException(
+        GatewayErrorCode.NameTaken,
+        `A gateway named '${wanted.name}' exists already.`,
+      );
+    }
+    if (existing.slug === wanted.slug) {
+      throw new GatewayException(
+        GatewayErrorCode.SlugTaken,
+        `The name '${wanted.name}' gives the slug '${wanted.slug}', which gateway '${existing.name}' has already.`,
+      );
+    }
+    throw new GatewayException(
+      GatewayErrorCode.UrlTaken,
+      `Gateway '${existing.name}' has the URL ${wanted.url} already.`,
+    );
+  }
+
+  /** Moves every tool of the gateway to the new slug, refusing if a virtual name would clash. */
+  private async reslugTools(em: EntityManager, gatewayId: string, slug: string): Promise<void> {
+    const renamed = `(:slug || '${this.names.separator}' || tool.original_name)`;
+    const clashes: { name: string }[] = await em
+      .createQueryBuilder(Tool, 'tool')
+      .innerJoin(Tool, 'other', `${this.names.expression('other')} = ${renamed}`, { slug })
+      .select(this.names.expression('other'), 'name')
+      .where('tool.gateway_id = :gatewayId', { gatewayId })
+      .andWhere('other.gateway_id <> :gatewayId', { gatewayId })
+      .orderBy('name')
+      .limit(20)
+      .getRawMany();
+    if (clashes.length > 0) {
+      const names = clashes.map((clash) => clash.name);
+      throw new GatewayException(
+        GatewayErrorCode.ToolNameClash,
+        `Renaming to slug '${slug}' would give tools names that other gateways use: ${names.join(', ')}.`,
+        { clashes: names },
+      );
+    }
+    await em.update(Tool, { gatewayId }, { gatewaySlug: slug });
+  }
+
+  /** A transaction whose unique-index races surface as the same conflicts as the pre-checks. */
+  private async writing<T>(work: (em: EntityManager) => Promise<T>): Promise<T> {
+    try {
+      return await this.dataSource.transaction(work);
+    } catch (error) {
+      const constraint = uniqueViolation(error);
+      const code = constraint === null ? undefined : CONSTRAINT_CODES[constraint];
+      if (code)
+        throw new GatewayException(code, `Conflicts with an existing record (${constraint}).`);
+      throw error;
+    }
+  }
+}
+
+function notFound(id: string): GatewayException {
+  return new GatewayException(GatewayErrorCode.NotFound, `Gateway ${id} does not exist.`);
+}
+
+function normaliseUrl(url: string): string {
+  return new URL(url).href;
+}

@@ -1,0 +1,55 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayUnique,
+  IsArray,
+  IsBoolean,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  IsUUID,
+  MaxLength,
+  ValidateNested,
+} from 'class-validator';
+import { ServerToolSearchDto } from './server-tool-search.dto';
+
+export const MAX_SERVER_TOOLS = 10_000;
+
+export class ServerCreateDto {
+  @ApiProperty({ description: 'Unique display name.', example: 'Support agent', maxLength: 200 })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  name!: string;
+
+  @ApiPropertyOptional({ description: 'What the server is for.', maxLength: 4000, default: '' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(4000)
+  description?: string;
+
+  @ApiPropertyOptional({ description: 'Whether its MCP endpoint serves clients.', default: true })
+  @IsOptional()
+  @IsBoolean()
+  enabled?: boolean;
+
+  @ApiPropertyOptional({
+    description: 'Ids of the tools it serves.',
+    type: [String],
+    format: 'uuid',
+    maxItems: MAX_SERVER_TOOLS,
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(MAX_SERVER_TOOLS)
+  @ArrayUnique()
+  @IsUUID(undefined, { each: true })
+  toolIds?: string[];
+
+  @ApiPropertyOptional({ description: 'Deferred tool search settings.', type: ServerToolSearchDto })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => ServerToolSearchDto)
+  toolSearch?: ServerToolSearchDto;
+}

@@ -1,0 +1,42 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { ServerToolSearchDto } from './server-tool-search.dto';
+
+export class ServerResponseDto {
+  @ApiProperty({ description: 'Server id.', format: 'uuid' })
+  id!: string;
+
+  @ApiProperty({ description: 'Display name.' })
+  name!: string;
+
+  @ApiProperty({ description: 'What the server is for.' })
+  description!: string;
+
+  @ApiProperty({ description: 'Whether its MCP endpoint serves clients.' })
+  enabled!: boolean;
+
+  @ApiProperty({ description: 'Ids of the tools it serves.', type: [String], format: 'uuid' })
+  toolIds!: string[];
+
+  @ApiProperty({ description: 'Deferred tool search settings.', type: ServerToolSearchDto })
+  toolSearch!: ServerToolSearchDto;
+
+  @ApiProperty({
+    description: 'Its Streamable HTTP MCP endpoint.',
+    example: 'http://localhost:3000/servers/6f1c…/mcp',
+  })
+  mcpUrl!: string;
+
+  @ApiProperty({ description: 'Creation time.', format: 'date-time' })
+  createdAt!: string;
+
+  @ApiProperty({ description: 'Last change.', format: 'date-time' })
+  updatedAt!: string;
+}
+
+export class ServerPageDto {
+  @ApiProperty({ description: 'This page of servers.', type: [ServerResponseDto] })
+  items!: ServerResponseDto[];
+
+  @ApiProperty({ description: 'Number of servers in all pages.' })
+  total!: number;
+}

@@ -1,0 +1,62 @@
+import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
+import { ApiProblems } from '../common/api-problems.decorator';
+import { PageQueryDto } from '../common/page.dto';
+import { UuidParam } from '../common/uuid-param';
+import { ServerCreateDto } from './dto/server-create.dto';
+import { ServerPageDto, ServerResponseDto } from './dto/server-response.dto';
+import { ServerUpdateDto } from './dto/server-update.dto';
+import { ServersService } from './servers.service';
+
+@ApiTags('servers')
+@Controller('api/v1/servers')
+export class ServersController {
+  constructor(private readonly servers: ServersService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'List virtual servers' })
+  @ApiOkResponse({ type: ServerPageDto })
+  @ApiProblems(422)
+  list(@Query() page: PageQueryDto): Promise<ServerPageDto> {
+    return this.servers.list(page);
+  }
+
+  @Post()
+  @ApiOperation({ summary: 'Compose a virtual server from tools' })
+  @ApiCreatedResponse({ type: ServerResponseDto })
+  @ApiProblems(400, 409, 413, 422)
+  create(@Body() dto: ServerCreateDto): Promise<ServerResponseDto> {
+    return this.servers.create(dto);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Get a virtual server' })
+  @ApiOkResponse({ type: ServerResponseDto })
+  @ApiProblems(400, 404)
+  get(@UuidParam() id: string): Promise<ServerResponseDto> {
+    return this.servers.get(id);
+  }
+
+  @Patch(':id')
+  @ApiOperation({ summary: 'Edit a virtual server; `toolIds` replaces its tools' })
+  @ApiOkResponse({ type: ServerResponseDto })
+  @ApiProblems(400, 404, 409, 413, 422)
+  update(@UuidParam() id: string, @Body() dto: ServerUpdateDto): Promise<ServerResponseDto> {
+    return this.servers.update(id, dto);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Delete a virtual server (its tools stay)' })
+  @ApiNoContentResponse({ description: 'Deleted.' })
+  @ApiProblems(400, 404)
+  remove(@UuidParam() id: string): Promise<void> {
+    return this.servers.remove(id);
+  }
+}

@@ -1,0 +1,210 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager, In } from 'typeorm';
+import { AppConfig } from '../config/app-config';
+import { type Page, type PageQueryDto } from '../common/page.dto';
+import { uniqueViolation } from '../common/unique-violation';
+import { ToolNameQuery } from '../tools/tool-name.query';
+import { Tool } from '../tools/tool.entity';
+import { type ServerCreateDto } from './dto/server-create.dto';
+import { type ServerResponseDto } from './dto/server-response.dto';
+import { type ServerUpdateDto } from './dto/server-update.dto';
+import { ServerTool } from './server-tool.entity';
+import { Server } from './server.entity';
+import { ServerErrorCode, ServerException } from './server.exception';
+
+const MEMBERSHIP_CHUNK = 5000;
+
+@Injectable()
+export class ServersService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly names: ToolNameQuery,
+    private readonly config: AppConfig,
+  ) {}
+
+  async list(page: PageQueryDto): Promise<Page<ServerResponseDto>> {
+    const [servers, total] = await this.dataSource
+      .getRepository(Server)
+      .findAndCount({ order: { name: 'ASC' }, skip: page.offset, take: page.limit });
+    const members = await this.memberIds(servers.map((server) => server.id));
+    return {
+      items: servers.map((server) => this.toResponse(server, members.get(server.id) ?? [])),
+      total,
+    };
+  }
+
+  async get(id: string): Promise<ServerResponseDto> {
+    const server = await this.find(id);
+    return this.toResponse(server, (await this.memberIds([id])).get(id) ?? []);
+  }
+
+  async create(dto: ServerCreateDto): Promise<ServerResponseDto> {
+    const id = await this.writing(async (em) => {
+      await this.assertNameFree(em, dto.name);
+      const toolIds = dto.toolIds ?? [];
+      await this.assertToolSearch(em, toolIds, dto.toolSearch?.alwaysLoaded ?? []);
+      const repository = em.getRepository(Server);
+      const server = await repository.save(
+        repository.create({
+          name: dto.name,
+          description: dto.description ?? '',
+          enabled: dto.enabled ?? true,
+          toolSearchEnabled: dto.toolSearch?.enabled ?? false,
+          toolSearchAlwaysLoaded: dto.toolSearch?.alwaysLoaded ?? [],
+        }),
+      );
+      await this.replaceTools(em, server.id, toolIds);
+      return server.id;
+    });
+    return this.get(id);
+  }
+
+  async update(id: string, dto: ServerUpdateDto): Promise<ServerResponseDto> {
+    await this.writing(async (em) => {
+      const server = await this.find(id, em);
+      if (dto.name !== undefined && dto.name !== server.name)
+        await this.assertNameFree(em, dto.name);
+      const toolIds = dto.toolIds ?? (await this.memberIds([id], em)).get(id) ?? [];
+      const alwaysLoaded = dto.toolSearch?.alwaysLoaded ?? server.toolSearchAlwaysLoaded;
+      await this.assertToolSearch(em, toolIds, alwaysLoaded);
+      Object.assign(server, {
+        name: dto.name ?? server.name,
+        description: dto.description ?? server.description,
+        enabled: dto.enabled ?? server.enabled,
+        toolSearchEnabled: dto.toolSearch?.enabled ?? server.toolSearchEnabled,
+        toolSearchAlwaysLoaded: alwaysLoaded,
+      });
+      await em.getRepository(Server).save(server);
+      if (dto.toolIds !== undefined) await this.replaceTools(em, id, dto.toolIds);
+    });
+    return this.get(id);
+  }
+
+  async remove(id: string): Promise<void> {
+    const result = await this.dataSource.getRepository(Server).delete({ id });
+    if (!result.affected) throw notFound(id);
+  }
+
+  async find(id: string, em: EntityManager = this.dataSource.manager): Promise<Server> {
+    const server = await em.getRepository(Server).findOneBy({ id });
+    if (!server) throw notFound(id);
+    return server;
+  }
+
+  mcpUrl(serverId: string): string {
+    return `${this.config.publicUrl}/servers/${serverId}/mcp`;
+  }
+
+  private toResponse(server: Server, toolIds: string[]): ServerResponseDto {
+    return {
+      id: server.id,
+      name: server.name,
+      description: server.description,
+      enabled: server.enabled,
+      toolIds,
+      toolSearch: {
+        enabled: server.toolSearchEnabled,
+        alwaysLoaded: server.toolSearchAlwaysLoaded,
+      },
+      mcpUrl: this.mcpUrl(server.id),
+      createdAt: server.createdAt.toISOString(),
+      updatedAt: server.updatedAt.toISOString(),
+    };
+  }
+
+  private async memberIds(
+    serverIds: string[],
+    em: EntityManager = this.dataSource.manager,
+  ): Promise<Map<string, string[]>> {
+    const members = new Map<string, string[]>();
+    if (serverIds.length === 0) return members;
+    const rows = await em
+      .getRepository(ServerTool)
+      .find({ where: { serverId: In(serverIds) }, order: { serverId: 'ASC', toolId: 'ASC' } });
+    for (const row of rows)
+      members.set(row.serverId, [...(members.get(row.serverId) ?? []), row.toolId]);
+    return members;
+  }
+
+  private async replaceTools(
+    em: EntityManager,
+    serverId: string,
+    toolIds: string[],
+  ): Promise<void> {
+    const found = new Set<string>();
+    for (let start = 0; start < toolIds.length; start += MEMBERSHIP_CHUNK) {
+      const chunk = toolIds.slice(start, start + MEMBERSHIP_CHUNK);
+      const rows = await em
+        .getRepository(Tool)
+        .find({ select: { id: true }, where: { id: In(chunk) } });
+      for (const row of rows) found.add(row.id);
+    }
+    const unknown = toolIds.filter((id) => !found.has(id));
+    if (unknown.length > 0) {
+      throw new ServerException(
+        ServerErrorCode.UnknownTools,
+        `Unknown tool ids: ${unknown.slice(0, 20).join(', ')}.`,
+        {
+          unknownToolIds: unknown,
+        },
+      );
+    }
+    await em.delete(ServerTool, { serverId });
+    for (let start = 0; start < toolIds.length; start += MEMBERSHIP_CHUNK) {
+      const rows = toolIds
+        .slice(start, start + MEMBERSHIP_CHUNK)
+        .map((toolId) => ({ serverId, toolId }));
+      await em.createQueryBuilder().insert().into(ServerTool).values(rows).execute();
+    }
+  }
+
+  /** Always-loaded names must name member tools, or the setting would silently do nothing. */
+  private async assertToolSearch(
+    em: EntityManager,
+    toolIds: string[],
+    alwaysLoaded: string[],
+  ): Promise<void> {
+    if (alwaysLoaded.length === 0) return;
+    const qb = em
+      .getRepository(Tool)
+      .createQueryBuilder('tool')
+      .select(this.names.expression(), 'name');
+    this.names.whereNameIn(qb, alwaysLoaded).andWhere('tool.id = ANY(:toolIds)', { toolIds });
+    const known = new Set((await qb.getRawMany<{ name: string }>()).map((row) => row.name));
+    const unknown = alwaysLoaded.filter((name) => !known.has(name));
+    if (unknown.length > 0) {
+      throw new ServerException(
+        ServerErrorCode.UnknownAlwaysLoaded,
+        `toolSearch.alwaysLoaded names tools that are not in this server: ${unknown.join(', ')}.`,
+        { unknownNames: unknown },
+      );
+    }
+  }
+
+  private async assertNameFree(em: EntityManager, name: string): Promise<void> {
+    if (await em.getRepository(Server).existsBy({ name })) {
+      throw new ServerException(
+        ServerErrorCode.NameTaken,
+        `A server named '${name}' exists already.`,
+      );
+    }
+  }
+
+  private async writing<T>(work: (em: EntityManager) => Promise<T>): Promise<T> {
+    try {
+      return await this.dataSource.transaction(work);
+    } catch (error) {
+      if (uniqueViolation(error) === 'server_name_uq') {
+        throw new ServerException(
+          ServerErrorCode.NameTaken,
+          'A server with that name exists already.',
+        );
+      }
+      throw error;
+    }
+  }
+}
+
+function notFound(id: string): ServerException {
+  return new ServerException(ServerErrorCode.NotFound, `Server ${id} does not exist.`);
+}

@@ -1,0 +1,44 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { type SyncConflict, type SyncReport, type SyncWarning } from '../sync-report';
+
+export class SyncConflictDto implements SyncConflict {
+  @ApiProperty({ description: 'The upstream (original) tool name.' })
+  name!: string;
+
+  @ApiProperty({ description: 'Why the tool was not stored.' })
+  reason!: string;
+}
+
+export class SyncWarningDto implements SyncWarning {
+  @ApiProperty({ description: 'The upstream (original) tool name.' })
+  name!: string;
+
+  @ApiProperty({ description: 'What was changed on the way in, such as a truncated description.' })
+  reason!: string;
+}
+
+export class SyncReportDto implements SyncReport {
+  @ApiProperty({ description: 'Upstream names of tools added.', type: [String] })
+  added!: string[];
+
+  @ApiProperty({ description: 'Upstream names of tools whose definition changed.', type: [String] })
+  updated!: string[];
+
+  @ApiProperty({ description: 'Upstream names of tools removed.', type: [String] })
+  removed!: string[];
+
+  @ApiProperty({ description: 'Number of tools that did not change.' })
+  unchanged!: number;
+
+  @ApiProperty({
+    description: 'Upstream tools that were not stored, with the reason.',
+    type: [SyncConflictDto],
+  })
+  conflicts!: SyncConflictDto[];
+
+  @ApiPropertyOptional({
+    description: 'Tools stored with a change, such as a truncated description.',
+    type: [SyncWarningDto],
+  })
+  warnings?: SyncWarningDto[];
+}

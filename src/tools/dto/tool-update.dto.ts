@@ -1,0 +1,21 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsBoolean, IsOptional, ValidateNested } from 'class-validator';
+import { ToolAppConfigDto } from './tool-app-config.dto';
+
+export class ToolUpdateDto {
+  @ApiPropertyOptional({ description: 'Serve or hide the tool.' })
+  @IsOptional()
+  @IsBoolean()
+  enabled?: boolean;
+
+  @ApiPropertyOptional({
+    description: 'MCP Apps settings; replaces the stored ones. null clears them.',
+    type: ToolAppConfigDto,
+    nullable: true,
+  })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => ToolAppConfigDto)
+  appConfig?: ToolAppConfigDto | null;
+}

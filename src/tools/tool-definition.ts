@@ -1,0 +1,109 @@
+import { canonicalJson } from './tool-hash';
+import { TOOL_NAME_RULE } from './tool-name';
+import { type JsonObject } from './tool.entity';
+
+/** A tool definition as Portico stores it, after admission. */
+export interface ToolDefinition {
+  name: string;
+  title: string | null;
+  description: string;
+  inputSchema: JsonObject;
+  outputSchema: JsonObject | null;
+  annotations: JsonObject | null;
+  meta: JsonObject | null;
+}
+
+/** Longer descriptions are cut to this many characters, with a warning in the sync report. */
+export const DESCRIPTION_LIMIT = 16_384;
+export const TITLE_LIMIT = 256;
+/** Schemas, annotations and `_meta` together, as JSON; larger definitions are refused. */
+export const DEFINITION_BYTES_LIMIT = 256 * 1024;
+
+export type Admission =
+  | { ok: true; tool: ToolDefinition; warnings: string[] }
+  | { ok: false; name: string; reason: string };
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Checks one upstream tool definition, which is untrusted input. Refuses what cannot be served
+ * safely (a bad name, a non-object input schema, an oversized definition) and repairs what can be
+ * (an overlong description is truncated, a malformed optional member dropped), saying why.
+ */
+export function admitToolDefinition(raw: unknown): Admission {
+  if (!isObject(raw))
+    return { ok: false, name: String(raw), reason: 'the definition is not an object' };
+  const name = typeof raw.name === 'string' ? raw.name : String(raw.name);
+  if (!TOOL_NAME_RULE.test(name)) {
+    return {
+      ok: false,
+      name,
+      reason: 'the name breaks the MCP tool-name rule ^[A-Za-z0-9_.-]{1,128}$',
+    };
+  }
+  const { inputSchema, outputSchema } = raw;
+  if (!isObject(inputSchema) || (inputSchema.type !== undefined && inputSchema.type !== 'object')) {
+    return {
+      ok: false,
+      name,
+      reason: 'inputSchema is not a JSON Schema object with type "object"',
+    };
+  }
+  if (outputSchema !== undefined && outputSchema !== null && !isObject(outputSchema)) {
+    return { ok: false, name, reason: 'outputSchema is not an object' };
+  }
+
+  const warnings: string[] = [];
+  const optionalObject = (member: string, value: unknown): JsonObject | null => {
+    if (value === undefined || value === null) return null;
+    if (isObject(value)) return value;
+    warnings.push(`${member} is not an object and was dropped`);
+    return null;
+  };
+  const annotations = optionalObject('annotations', raw.annotations);
+  const meta = optionalObject('_meta', raw._meta);
+
+  const size = Buffer.byteLength(
+    canonicalJson([inputSchema, outputSchema ?? null, annotations, meta]),
+  );
+  if (size > DEFINITION_BYTES_LIMIT) {
+    return {
+      ok: false,
+      name,
+      reason: `the definition is ${size} bytes, over the ${DEFINITION_BYTES_LIMIT}-byte limit`,
+    };
+  }
+
+  let description = '';
+  if (typeof raw.description === 'string') description = raw.description;
+  else if (raw.description !== undefined && raw.description !== null)
+    warnings.push('description is not a string and was dropped');
+  if (description.length > DESCRIPTION_LIMIT) {
+    warnings.push(
+      `description truncated from ${description.length} to ${DESCRIPTION_LIMIT} characters`,
+    );
+    description = description.slice(0, DESCRIPTION_LIMIT);
+  }
+
+  let title: string | null = typeof raw.title === 'string' ? raw.title : null;
+  if (title !== null && title.length > TITLE_LIMIT) {
+    warnings.push(`title truncated from ${title.length} to ${TITLE_LIMIT} characters`);
+    title = title.slice(0, TITLE_LIMIT);
+  }
+
+  return {
+    ok: true,
+    tool: {
+      name,
+      title,
+      description,
+      inputSchema,
+      outputSchema: (outputSchema as JsonObject | undefined) ?? null,
+      annotations,
+      meta,
+    },
+    warnings,
+  };
+}

@@ -1,0 +1,62 @@
+import { createHash } from 'node:crypto';
+
+export const TOOL_HASH_LENGTH = 12;
+const HASHED_NAME = /^([0-9a-f]{12})_(.+)$/;
+
+/** First 12 hex of sha256(gateway_id + "\0" + original_name): a tool's stable address. */
+export function toolHash(gatewayId: string, originalName: string): string {
+  return createHash('sha256')
+    .update(`${gatewayId}\0${originalName}`)
+    .digest('hex')
+    .slice(0, TOOL_HASH_LENGTH);
+}
+
+/** `<tool_hash>_<original_name>`, the name an MCP App uses to reach its backend tool. */
+export function hashedBackendName(hash: string, originalName: string): string {
+  return `${hash}_${originalName}`;
+}
+
+export function parseHashedBackendName(
+  name: string,
+): { hash: string; originalName: string } | null {
+  const match = HASHED_NAME.exec(name);
+  return match ? { hash: match[1]!, originalName: match[2]! } : null;
+}
+
+/** JSON with object keys sorted, so that equal values always serialise alike. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, inner: unknown) =>
+    inner !== null && typeof inner === 'object' && !Array.isArray(inner)
+      ? Object.fromEntries(
+          Object.entries(inner as Record<string, unknown>).sort(([a], [b]) =>
+            a < b ? -1 : a > b ? 1 : 0,
+          ),
+        )
+      : inner,
+  );
+}
+
+export interface ToolDefinitionContent {
+  title?: string | null;
+  description?: string | null;
+  inputSchema: unknown;
+  outputSchema?: unknown;
+  annotations?: unknown;
+  meta?: unknown;
+}
+
+/** sha256 over the parts of a tool definition that a sync compares. */
+export function contentHash(tool: ToolDefinitionContent): string {
+  return createHash('sha256')
+    .update(
+      canonicalJson([
+        tool.title ?? null,
+        tool.description ?? '',
+        tool.inputSchema ?? null,
+        tool.outputSchema ?? null,
+        tool.annotations ?? null,
+        tool.meta ?? null,
+      ]),
+    )
+    .digest('hex');
+}

@@ -1,0 +1,71 @@
+import { Injectable } from '@nestjs/common';
+import { type EntityManager, type ObjectLiteral, type SelectQueryBuilder } from 'typeorm';
+import { AppConfig } from '../config/app-config';
+import { virtualToolName } from './tool-name';
+
+export const VIRTUAL_NAME_INDEX = 'tool_virtual_name_uq';
+
+/**
+ * Builds SQL over a tool's virtual name, `gateway_slug || SEP || original_name`, without ever
+ * splitting a name on the separator (slugs and tool names may both contain it).
+ *
+ * The separator is inlined as a literal, the same one the unique expression index is built with,
+ * so the planner matches the expression to the index. The config validates the separator to
+ * `[A-Za-z0-9_.-]`, so inlining it cannot inject SQL.
+ */
+@Injectable()
+export class ToolNameQuery {
+  readonly separator: string;
+
+  constructor(config: AppConfig) {
+    this.separator = config.toolNameSeparator;
+  }
+
+  name(gatewaySlug: string, originalName: string): string {
+    return virtualToolName(gatewaySlug, this.separator, originalName);
+  }
+
+  /** The SQL expression of the virtual name for the tool table under `alias`. */
+  expression(alias = 'tool'): string {
+    return `("${alias}"."gateway_slug" || '${this.separator}' || "${alias}"."original_name")`;
+  }
+
+  whereNameIs<T extends ObjectLiteral>(qb: SelectQueryBuilder<T>, name: string, alias = 'tool') {
+    return qb.andWhere(`${this.expression(alias)} = :virtualName`, { virtualName: name });
+  }
+
+  whereNameIn<T extends ObjectLiteral>(qb: SelectQueryBuilder<T>, names: string[], alias = 'tool') {
+    return qb.andWhere(`${this.expression(alias)} = ANY(:virtualNames)`, { virtualNames: names });
+  }
+
+  /** Case-insensitive substring match on the virtual name or the description. */
+  whereMatches<T extends ObjectLiteral>(qb: SelectQueryBuilder<T>, text: string, alias = 'tool') {
+    const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    return qb.andWhere(
+      `(${this.expression(alias)} ILIKE :virtualNamePattern OR "${alias}"."description" ILIKE :virtualNamePattern)`,
+      { virtualNamePattern: pattern },
+    );
+  }
+
+  orderByName<T extends ObjectLiteral>(qb: SelectQueryBuilder<T>, alias = 'tool') {
+    return qb.orderBy(this.expression(alias), 'ASC');
+  }
+
+  /**
+   * Makes the unique expression index match the configured separator. The initial migration builds
+   * it for '-'; another separator rebuilds it once, and fails start-up if names would then clash.
+   */
+  async ensureIndex(manager: EntityManager): Promise<void> {
+    const wanted = `CREATE UNIQUE INDEX "${VIRTUAL_NAME_INDEX}" ON "tool" (${this.expression('tool').replace(/"tool"\./g, '')})`;
+    const rows: { indexdef: string }[] = await manager.query(
+      `SELECT indexdef FROM pg_indexes WHERE schemaname = current_schema() AND indexname = $1`,
+      [VIRTUAL_NAME_INDEX],
+    );
+    const literal = `'${this.separator}'::text`;
+    if (rows[0]?.indexdef.includes(literal)) return;
+    await manager.transaction(async (em) => {
+      await em.query(`DROP INDEX IF EXISTS "${VIRTUAL_NAME_INDEX}"`);
+      await em.query(wanted);
+    });
+  }
+}

@@ -1,0 +1,13 @@
+/** The MCP tool-name rule. */
+export const TOOL_NAME_RULE = /^[A-Za-z0-9_.-]{1,128}$/;
+
+/** Common clients reject longer names; the admin pages flag them. */
+export const CLIENT_TOOL_NAME_LIMIT = 64;
+
+export function virtualToolName(
+  gatewaySlug: string,
+  separator: string,
+  originalName: string,
+): string {
+  return `${gatewaySlug}${separator}${originalName}`;
+}

@@ -1,0 +1,46 @@
+import { Body, Controller, Get, Param, Patch, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiProblems } from '../common/api-problems.decorator';
+import { UuidParam } from '../common/uuid-param';
+import { ToolListQueryDto } from './dto/tool-list-query.dto';
+import { ToolPageDto, ToolResponseDto } from './dto/tool-response.dto';
+import { ToolUpdateDto } from './dto/tool-update.dto';
+import { ToolsService } from './tools.service';
+
+@ApiTags('tools')
+@Controller('api/v1/tools')
+export class ToolsController {
+  constructor(private readonly tools: ToolsService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'List tools, ordered by virtual name' })
+  @ApiOkResponse({ type: ToolPageDto })
+  @ApiProblems(422)
+  list(@Query() query: ToolListQueryDto): Promise<ToolPageDto> {
+    return this.tools.list(query);
+  }
+
+  @Get('by-name/:name')
+  @ApiOperation({ summary: 'Look a tool up by its virtual name' })
+  @ApiOkResponse({ type: ToolResponseDto })
+  @ApiProblems(404)
+  getByName(@Param('name') name: string): Promise<ToolResponseDto> {
+    return this.tools.getByName(name);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Get a tool' })
+  @ApiOkResponse({ type: ToolResponseDto })
+  @ApiProblems(400, 404)
+  get(@UuidParam() id: string): Promise<ToolResponseDto> {
+    return this.tools.get(id);
+  }
+
+  @Patch(':id')
+  @ApiOperation({ summary: 'Enable or disable a tool, or set its MCP Apps settings' })
+  @ApiOkResponse({ type: ToolResponseDto })
+  @ApiProblems(400, 404, 422)
+  update(@UuidParam() id: string, @Body() dto: ToolUpdateDto): Promise<ToolResponseDto> {
+    return this.tools.update(id, dto);
+  }
+}

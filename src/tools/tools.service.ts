@@ -1,0 +1,53 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { type Page } from '../common/page.dto';
+import { type ToolListQueryDto } from './dto/tool-list-query.dto';
+import { type ToolResponseDto } from './dto/tool-response.dto';
+import { type ToolUpdateDto } from './dto/tool-update.dto';
+import { ToolNameQuery } from './tool-name.query';
+import { ToolPresenter } from './tool.presenter';
+import { Tool } from './tool.entity';
+import { ToolErrorCode, ToolException } from './tool.exception';
+
+@Injectable()
+export class ToolsService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly names: ToolNameQuery,
+    private readonly presenter: ToolPresenter,
+  ) {}
+
+  async list(query: ToolListQueryDto): Promise<Page<ToolResponseDto>> {
+    const qb = this.dataSource.getRepository(Tool).createQueryBuilder('tool');
+    if (query.gatewayId)
+      qb.andWhere('tool.gateway_id = :gatewayId', { gatewayId: query.gatewayId });
+    if (query.q) this.names.whereMatches(qb, query.q);
+    this.names.orderByName(qb).skip(query.offset).take(query.limit);
+    const [tools, total] = await qb.getManyAndCount();
+    return { items: tools.map((tool) => this.presenter.toResponse(tool)), total };
+  }
+
+  async get(id: string): Promise<ToolResponseDto> {
+    return this.presenter.toResponse(await this.find(id));
+  }
+
+  async getByName(name: string): Promise<ToolResponseDto> {
+    const qb = this.dataSource.getRepository(Tool).createQueryBuilder('tool');
+    const tool = await this.names.whereNameIs(qb, name).getOne();
+    if (!tool) throw new ToolException(ToolErrorCode.NotFound, `No tool is named '${name}'.`);
+    return this.presenter.toResponse(tool);
+  }
+
+  async update(id: string, dto: ToolUpdateDto): Promise<ToolResponseDto> {
+    const tool = await this.find(id);
+    if (dto.enabled !== undefined) tool.enabled = dto.enabled;
+    if (dto.appConfig !== undefined) tool.appConfig = dto.appConfig;
+    return this.presenter.toResponse(await this.dataSource.getRepository(Tool).save(tool));
+  }
+
+  async find(id: string): Promise<Tool> {
+    const tool = await this.dataSource.getRepository(Tool).findOneBy({ id });
+    if (!tool) throw new ToolException(ToolErrorCode.NotFound, `Tool ${id} does not exist.`);
+    return tool;
+  }
+}
