@@ -26,7 +26,7 @@ export class Server {
   toolSearchEnabled!: boolean;
 
   /** Virtual names that stay listed when tool search defers the rest. */
-  @Column({ name: 'tool_search_always_loaded', type: 'jsonb', default: () => "'[]'::jsonb" })
+  @Column({ name: 'tool_search_always_loaded', type: 'jsonb', default: () => "'[]'" })
   toolSearchAlwaysLoaded!: string[];
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })

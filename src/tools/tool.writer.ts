@@ -69,7 +69,7 @@ export class ToolWriter {
         .insert()
         .into(Tool)
         .values(chunk)
-        .returning(['id', 'original_name'])
+        .returning('"id", "original_name"')
         .execute();
       for (const row of result.raw as { id: string; original_name: string }[]) {
         inserted.push({ id: row.id, originalName: row.original_name });

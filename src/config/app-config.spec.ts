@@ -1,0 +1,87 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempDataDir } from '../../test/support/temp-dir';
+import { ConfigError, loadConfig } from './app-config';
+
+describe('loadConfig', () => {
+  const base = () => ({ DATA_DIR: tempDataDir() });
+
+  it('has working defaults: embedded database under DATA_DIR', () => {
+    const env = base();
+    const config = loadConfig(env);
+    expect(config.port).toBe(3000);
+    expect(config.database).toEqual({ mode: 'embedded', dataDir: join(env.DATA_DIR, 'pgdata') });
+    expect(config.toolNameSeparator).toBe('-');
+    expect(config.allowedOrigins).toEqual(['http://localhost:3000']);
+    expect(config.runMigrations).toBe(true);
+  });
+
+  it('generates JWT_SECRET and ENCRYPTION_KEY once and keeps them in DATA_DIR', () => {
+    const env = base();
+    const first = loadConfig(env);
+    const second = loadConfig(env);
+    expect(second.jwtSecret).toBe(first.jwtSecret);
+    expect(second.encryptionKey.equals(first.encryptionKey)).toBe(true);
+    expect(first.encryptionKey).toHaveLength(32);
+    expect(readFileSync(join(env.DATA_DIR, 'jwt_secret'), 'utf8').trim()).toBe(first.jwtSecret);
+  });
+
+  it('does not write secrets that the environment provides', () => {
+    const env = { ...base(), JWT_SECRET: 's'.repeat(40), ENCRYPTION_KEY: 'ab'.repeat(32) };
+    loadConfig(env);
+    expect(existsSync(join(env.DATA_DIR, 'jwt_secret'))).toBe(false);
+    expect(existsSync(join(env.DATA_DIR, 'encryption_key'))).toBe(false);
+  });
+
+  it('reads PostgreSQL and in-memory database URLs', () => {
+    expect(loadConfig({ ...base(), DATABASE_URL: 'postgres://u@h/db' }).database).toEqual({
+      mode: 'postgres',
+      url: 'postgres://u@h/db',
+    });
+    expect(loadConfig({ ...base(), DATABASE_URL: 'pglite://memory' }).database).toEqual({
+      mode: 'embedded',
+      dataDir: null,
+    });
+  });
+
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['GATEWAY_TOOL_NAME_SEPARATOR', "'"],
+    ['GATEWAY_TOOL_NAME_SEPARATOR', 'a b'],
+    ['SYNC_INTERVAL_SECONDS', '-1'],
+    ['UPSTREAM_TIMEOUT_MS', '1.5'],
+    ['RUN_MIGRATIONS', 'maybe'],
+    ['LOG_LEVEL', 'loud'],
+    ['ALLOWED_ORIGINS', '*'],
+    ['ALLOWED_ORIGINS', 'ftp://x'],
+    ['PUBLIC_URL', 'not a url'],
+    ['REDIS_URL', 'http://x'],
+    ['ENCRYPTION_KEY', 'short'],
+    ['ADMIN_PASSWORD', 'short'],
+  ])('refuses %s=%s with a one-line message naming it', (name, value) => {
+    const attempt = () => loadConfig({ ...base(), [name]: value });
+    expect(attempt).toThrow(ConfigError);
+    expect(attempt).toThrow(new RegExp(`^Invalid configuration: ${name} `));
+    try {
+      attempt();
+    } catch (error) {
+      expect((error as Error).message).not.toContain('\n');
+    }
+  });
+
+  it('adds configured origins to the public URL', () => {
+    const config = loadConfig({
+      ...base(),
+      PUBLIC_URL: 'https://portico.example.com/',
+      ALLOWED_ORIGINS: 'https://a.example.com, https://b.example.com:8443/x',
+    });
+    expect(config.publicUrl).toBe('https://portico.example.com');
+    expect(config.allowedOrigins).toEqual([
+      'https://portico.example.com',
+      'https://a.example.com',
+      'https://b.example.com:8443',
+    ]);
+  });
+});

@@ -1,0 +1,141 @@
+import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { TokenService } from '../../src/auth/token.service';
+import { startTestApp, type TestApp, ADMIN_PASSWORD } from '../support/test-app';
+
+/** Paths that answer without a token, and nothing else. */
+const ALLOWLIST = new Set([
+  'POST /api/v1/auth/token',
+  'GET /healthz',
+  'GET /readyz',
+  'GET /admin/login',
+  'POST /admin/login',
+]);
+
+interface Layer {
+  route?: { path: string; methods: Record<string, boolean> };
+}
+
+function registeredRoutes(app: TestApp['app']): { method: string; path: string }[] {
+  const express = app.getHttpAdapter().getInstance() as unknown as { router: { stack: Layer[] } };
+  return express.router.stack
+    .filter((layer) => layer.route)
+    .flatMap((layer) =>
+      Object.keys(layer.route!.methods).map((method) => ({
+        method: method.toUpperCase(),
+        path: layer.route!.path,
+      })),
+    );
+}
+
+function concrete(path: string): string {
+  return path.replace(/:(\w+)/g, (_m, name: string) =>
+    name === 'name' ? 'gw-tool' : '1b4e28ba-2fa1-4d3b-a3f5-ef19b5a7633b',
+  );
+}
+
+describe('auth', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('answers 401 without a token on every registered route outside the allowlist', async () => {
+    const routes = registeredRoutes(t.app);
+    expect(routes.length).toBeGreaterThan(15);
+    const open: string[] = [];
+    for (const { method, path } of routes) {
+      const key = `${method} ${path}`;
+      if (ALLOWLIST.has(key)) continue;
+      const verb = method.toLowerCase() as 'get';
+      const response = await request(t.baseUrl)[verb](concrete(path)).send({});
+      if (response.status !== 401) open.push(`${key} -> ${response.status}`);
+    }
+    expect(open).toEqual([]);
+  });
+
+  it.each(['/api/openapi.json', '/api/docs'])('protects %s', async (path) => {
+    await request(t.baseUrl).get(path).expect(401);
+    await request(t.baseUrl)
+      .get(path)
+      .set('Authorization', `Bearer ${t.token}`)
+      .expect((response) => {
+        expect([200, 301]).toContain(response.status);
+      });
+  });
+
+  it('rejects a forged, expired or malformed token', async () => {
+    const forged = t.token.slice(0, -4) + (t.token.endsWith('AAAA') ? 'BBBB' : 'AAAA');
+    const expired = t.app
+      .get(TokenService)
+      .issue({ subject: 'admin', scope: 'admin' }, -10).accessToken;
+    for (const header of [
+      `Bearer ${forged}`,
+      `Bearer ${expired}`,
+      'Bearer',
+      `Basic ${t.token}`,
+      t.token,
+    ]) {
+      const response = await request(t.baseUrl)
+        .get('/api/v1/gateways')
+        .set('Authorization', header)
+        .expect(401);
+      expect(response.headers['www-authenticate']).toBe('Bearer');
+    }
+  });
+
+  it('issues a token for the admin credentials only', async () => {
+    const ok = await request(t.baseUrl)
+      .post('/api/v1/auth/token')
+      .send({ username: 'admin', password: ADMIN_PASSWORD })
+      .expect(200);
+    expect(ok.body).toMatchObject({ tokenType: 'Bearer', accessToken: expect.any(String) });
+    expect(new Date(ok.body.expiresAt).getTime()).toBeGreaterThan(Date.now());
+    await request(t.baseUrl)
+      .get('/api/v1/gateways')
+      .set('Authorization', `Bearer ${ok.body.accessToken}`)
+      .expect(200);
+    const wrong = await request(t.baseUrl)
+      .post('/api/v1/auth/token')
+      .send({ username: 'admin', password: 'nope-nope' })
+      .expect(401);
+    expect(wrong.body.code).toBe('auth.invalid_credentials');
+    await request(t.baseUrl)
+      .post('/api/v1/auth/token')
+      .send({ username: 'root', password: ADMIN_PASSWORD })
+      .expect(401);
+  });
+
+  it('refuses REST calls with a token scoped to servers', async () => {
+    const scoped = t.app
+      .get(TokenService)
+      .issue({ subject: 'agent', scope: 'server', serverIds: [] }).accessToken;
+    const response = await request(t.baseUrl)
+      .get('/api/v1/gateways')
+      .set('Authorization', `Bearer ${scoped}`)
+      .expect(403);
+    expect(response.body.code).toBe('auth.forbidden');
+  });
+
+  it('stores only a hash of the admin password', async () => {
+    const [user] = await t.app.get(DataSource).query(`SELECT password_hash FROM admin_user`);
+    expect(user.password_hash).toMatch(/^scrypt\$/);
+    expect(user.password_hash).not.toContain(ADMIN_PASSWORD);
+  });
+
+  it('throttles repeated failed logins', async () => {
+    const attempt = () =>
+      request(t.baseUrl)
+        .post('/api/v1/auth/token')
+        .send({ username: 'throttled', password: 'wrong-password' });
+    for (let i = 0; i < 5; i++) expect((await attempt()).status).toBe(401);
+    const limited = await attempt();
+    expect(limited.status).toBe(429);
+    expect(limited.body.retryAfterSeconds).toBeGreaterThan(0);
+  });
+});

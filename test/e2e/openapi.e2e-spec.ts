@@ -1,0 +1,70 @@
+import { startTestApp, type TestApp } from '../support/test-app';
+
+interface Schema {
+  properties?: Record<string, Schema & { description?: string }>;
+  description?: string;
+}
+
+describe('OpenAPI document', () => {
+  let t: TestApp;
+  let document: {
+    paths: Record<string, Record<string, unknown>>;
+    components: { schemas: Record<string, Schema>; securitySchemes: Record<string, unknown> };
+  };
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    document = (await t.api().get('/api/openapi.json').expect(200)).body;
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('lists the contract paths', () => {
+    const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
+      Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(operations).toEqual(
+      expect.arrayContaining([
+        'POST /api/v1/auth/token',
+        'GET /api/v1/gateways',
+        'POST /api/v1/gateways',
+        'GET /api/v1/gateways/{id}',
+        'PATCH /api/v1/gateways/{id}',
+        'DELETE /api/v1/gateways/{id}',
+        'POST /api/v1/gateways/{id}/activate',
+        'POST /api/v1/gateways/{id}/deactivate',
+        'GET /api/v1/tools',
+        'GET /api/v1/tools/{id}',
+        'GET /api/v1/tools/by-name/{name}',
+        'PATCH /api/v1/tools/{id}',
+        'GET /api/v1/servers',
+        'POST /api/v1/servers',
+        'GET /api/v1/servers/{id}',
+        'PATCH /api/v1/servers/{id}',
+        'DELETE /api/v1/servers/{id}',
+        'GET /healthz',
+        'GET /readyz',
+      ]),
+    );
+    expect(document.components.securitySchemes).toHaveProperty('bearer');
+  });
+
+  it('describes every DTO field', () => {
+    const undocumented = Object.entries(document.components.schemas).flatMap(([name, schema]) =>
+      Object.entries(schema.properties ?? {})
+        .filter(([, property]) => !property.description)
+        .map(([field]) => `${name}.${field}`),
+    );
+    expect(undocumented).toEqual([]);
+  });
+
+  it('never exposes credentials in a response schema', () => {
+    const gateway = document.components.schemas.GatewayResponseDto!;
+    const fields = Object.keys(gateway.properties!);
+    expect(fields).toContain('authType');
+    for (const secret of ['auth', 'authSecret', 'token', 'headers'])
+      expect(fields).not.toContain(secret);
+  });
+});

@@ -1,0 +1,68 @@
+import { type NestExpressApplication } from '@nestjs/platform-express';
+import request from 'supertest';
+import { createApp } from '../../src/app.factory';
+import { type AppConfig, loadConfig } from '../../src/config/app-config';
+import { createTestDatabase, type TestDatabase } from './test-database';
+import { tempDataDir } from './temp-dir';
+
+export const ADMIN_PASSWORD = 'portico-test-password';
+
+export interface TestApp {
+  app: NestExpressApplication;
+  config: AppConfig;
+  /** http://127.0.0.1:<port> */
+  baseUrl: string;
+  /** An admin bearer token. */
+  token: string;
+  database: TestDatabase;
+  /** supertest against the app, with the admin token set. */
+  api(): ReturnType<typeof authorised>;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  /** Share another instance's database, as a second replica would. */
+  database?: TestDatabase;
+}
+
+/** The real AppModule on a random loopback port, on a fresh database unless one is given. */
+export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const database = options.database ?? (await createTestDatabase());
+  const config = loadConfig({
+    DATA_DIR: tempDataDir(),
+    DATABASE_URL: database.url,
+    ADMIN_PASSWORD,
+    LOG_LEVEL: 'error',
+    SYNC_INTERVAL_SECONDS: '0',
+    PORT: '0',
+    ...options.env,
+  });
+  const app = await createApp(config);
+  await app.listen(0, '127.0.0.1');
+  const address = app.getHttpServer().address() as { port: number };
+  const baseUrl = `http://127.0.0.1:${address.port}`;
+  const response = await request(baseUrl)
+    .post('/api/v1/auth/token')
+    .send({ username: 'admin', password: ADMIN_PASSWORD })
+    .expect(200);
+  const token = (response.body as { accessToken: string }).accessToken;
+  return {
+    app,
+    config,
+    baseUrl,
+    token,
+    database,
+    api: () => authorised(baseUrl, token),
+    close: async () => {
+      await app.close();
+      if (!options.database) await database.drop();
+    },
+  };
+}
+
+function authorised(baseUrl: string, token: string) {
+  const agent = request.agent(baseUrl);
+  agent.set('Authorization', `Bearer ${token}`);
+  return agent;
+}

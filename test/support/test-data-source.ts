@@ -1,0 +1,36 @@
+import { type DataSource } from 'typeorm';
+import { loadConfig } from '../../src/config/app-config';
+import { createDataSource } from '../../src/database/data-source';
+import { EmbeddedPostgres } from '../../src/database/embedded-postgres';
+import { migrate } from '../../src/database/migrate';
+import { ToolNameQuery } from '../../src/tools/tool-name.query';
+import { createTestDatabase } from './test-database';
+import { tempDataDir } from './temp-dir';
+
+export interface TestDataSource {
+  dataSource: DataSource;
+  names: ToolNameQuery;
+  close(): Promise<void>;
+}
+
+/** A migrated data source on a fresh database, for integration tests of repositories. */
+export async function openTestDataSource(
+  env: Record<string, string> = {},
+): Promise<TestDataSource> {
+  const database = await createTestDatabase();
+  const config = loadConfig({ DATA_DIR: tempDataDir(), ...env });
+  const embedded = database.onPostgres ? null : await EmbeddedPostgres.start(null, 4);
+  const dataSource = createDataSource(embedded?.url ?? database.url, 4);
+  await dataSource.initialize();
+  const names = new ToolNameQuery(config);
+  await migrate(dataSource, names, database.onPostgres);
+  return {
+    dataSource,
+    names,
+    close: async () => {
+      await dataSource.destroy();
+      await embedded?.stop();
+      await database.drop();
+    },
+  };
+}

@@ -1,0 +1,43 @@
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+
+/**
+ * A fresh, empty database for one test file: a new database on the PostgreSQL server named by
+ * TEST_DATABASE_URL when set (as in CI), otherwise an in-memory embedded PGlite.
+ */
+export interface TestDatabase {
+  /** The DATABASE_URL to give the app. */
+  url: string;
+  onPostgres: boolean;
+  drop(): Promise<void>;
+}
+
+export const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
+
+/** `describe` on PostgreSQL only, for what the embedded database cannot do (several processes). */
+export const describeOnPostgres = onPostgres ? describe : describe.skip;
+
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const server = process.env.TEST_DATABASE_URL;
+  if (!server) return { url: 'pglite://memory', onPostgres: false, drop: async () => undefined };
+  const name = `portico_test_${randomBytes(6).toString('hex')}`;
+  await withClient(server, (client) => client.query(`CREATE DATABASE ${name}`));
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    onPostgres: true,
+    drop: () =>
+      withClient(server, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)),
+  };
+}
+
+async function withClient(url: string, work: (client: Client) => Promise<unknown>): Promise<void> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    await work(client);
+  } finally {
+    await client.end();
+  }
+}
