@@ -3,6 +3,7 @@ import { AuthModule } from './auth/auth.module';
 import { type AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
+import { EventsModule } from './events/events.module';
 import { GatewaysModule } from './gateways/gateways.module';
 import { HealthModule } from './health/health.module';
 import { ServersModule } from './servers/servers.module';
@@ -16,6 +17,7 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         DatabaseModule,
+        EventsModule,
         AuthModule,
         GatewaysModule,
         ToolsModule,
