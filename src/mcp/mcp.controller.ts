@@ -61,13 +61,11 @@ export class McpController {
 
   private async serve(serverId: string, request: Request, response: Response): Promise<void> {
     if (!UUID.test(serverId)) {
-      response
-        .status(404)
-        .json({
-          jsonrpc: '2.0',
-          id: null,
-          error: { code: -32600, message: 'No such virtual server' },
-        });
+      response.status(404).json({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: 'No such virtual server' },
+      });
       return;
     }
     const scope: McpScope = { kind: 'server', serverId: serverId.toLowerCase() };
