@@ -7,6 +7,7 @@ import { EventsModule } from './events/events.module';
 import { GatewaysModule } from './gateways/gateways.module';
 import { HealthModule } from './health/health.module';
 import { ServersModule } from './servers/servers.module';
+import { SyncModule } from './sync/sync.module';
 import { ToolsModule } from './tools/tools.module';
 
 @Module({})
@@ -22,6 +23,7 @@ export class AppModule {
         GatewaysModule,
         ToolsModule,
         ServersModule,
+        SyncModule,
         HealthModule,
       ],
     };
