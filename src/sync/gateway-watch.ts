@@ -56,9 +56,10 @@ export class GatewayWatch {
   async stop(): Promise<void> {
     this.stopped = true;
     this.debouncer.cancel();
-    this.abort.abort();
     this.wake?.();
+    // Closing before aborting lets the session say goodbye to the upstream (DELETE) first.
     await this.session?.close();
+    this.abort.abort();
     await this.running;
   }
 
