@@ -27,6 +27,7 @@ export function statusOf(code: DomainErrorCode): number {
     case GatewayErrorCode.ToolNameClash:
     case GatewayErrorCode.Disabled:
     case GatewayErrorCode.SyncInProgress:
+    case GatewayErrorCode.SyncSuperseded:
     case ToolErrorCode.Disabled:
     case ServerErrorCode.NameTaken:
       return HttpStatus.CONFLICT;

@@ -1,5 +1,9 @@
 import { type Logger } from '@nestjs/common';
-import { type UpstreamGateway, type UpstreamClient } from '../upstream/upstream.client';
+import {
+  type UpstreamClient,
+  type UpstreamGateway,
+  upstreamFingerprint,
+} from '../upstream/upstream.client';
 import { type UpstreamSession } from '../upstream/upstream-session';
 import { Debouncer } from './debouncer';
 
@@ -13,11 +17,6 @@ const BACKOFF_MAX_MS = 60_000;
 
 export interface WatchedGateway extends UpstreamGateway {
   id: string;
-}
-
-/** What identifies the connection: a change of any of these needs a new one. */
-export function watchFingerprint(gateway: WatchedGateway): string {
-  return JSON.stringify([gateway.url, gateway.transport, gateway.authType, gateway.authSecret]);
 }
 
 /**
@@ -41,7 +40,7 @@ export class GatewayWatch {
     private readonly onChanged: (reason: string) => void,
     private readonly logger: Logger,
   ) {
-    this.fingerprint = watchFingerprint(gateway);
+    this.fingerprint = upstreamFingerprint(gateway);
     this.debouncer = new Debouncer(
       () => onChanged('list_changed'),
       LIST_CHANGED_QUIET_MS,

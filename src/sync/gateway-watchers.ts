@@ -2,8 +2,8 @@ import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@ne
 import { DataSource, In } from 'typeorm';
 import { EventBus } from '../events/event-bus';
 import { Gateway } from '../gateways/gateway.entity';
-import { UpstreamClient } from '../upstream/upstream.client';
-import { GatewayWatch, watchFingerprint } from './gateway-watch';
+import { UpstreamClient, upstreamFingerprint } from '../upstream/upstream.client';
+import { GatewayWatch } from './gateway-watch';
 import { SyncLeadership } from './sync-leadership';
 import { SyncService } from './sync.service';
 
@@ -87,7 +87,7 @@ export class GatewayWatchers implements OnModuleInit, OnModuleDestroy {
     for (const id of new Set([...considered, ...wanted.keys()])) {
       const gateway = wanted.get(id);
       const current = this.watches.get(id);
-      if (current && gateway && current.fingerprint === watchFingerprint(gateway)) continue;
+      if (current && gateway && current.fingerprint === upstreamFingerprint(gateway)) continue;
       if (current) {
         this.watches.delete(id);
         await current.stop();

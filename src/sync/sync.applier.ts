@@ -7,6 +7,7 @@ import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exceptio
 import { VIRTUAL_NAME_INDEX } from '../tools/tool-name.query';
 import { Tool } from '../tools/tool.entity';
 import { ToolWriter } from '../tools/tool.writer';
+import { upstreamFingerprint } from '../upstream/upstream.client';
 import { type SyncReport } from './sync-report';
 import { diffToolLists, syncReportOf } from './tool-list.differ';
 
@@ -36,10 +37,13 @@ export class SyncApplier {
     private readonly config: AppConfig,
   ) {}
 
-  async apply(gatewayId: string, upstream: unknown[]): Promise<AppliedSync> {
+  /** `readFrom` is the upstream fingerprint of the gateway as it was when the list was read. */
+  async apply(gatewayId: string, readFrom: string, upstream: unknown[]): Promise<AppliedSync> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.dataSource.transaction((em) => this.applyIn(em, gatewayId, upstream));
+        return await this.dataSource.transaction((em) =>
+          this.applyIn(em, gatewayId, readFrom, upstream),
+        );
       } catch (error) {
         if (attempt >= ATTEMPTS || !lostRaceWithOtherGateway(error)) throw error;
       }
@@ -49,6 +53,7 @@ export class SyncApplier {
   private async applyIn(
     em: EntityManager,
     gatewayId: string,
+    readFrom: string,
     upstream: unknown[],
   ): Promise<AppliedSync> {
     await this.lock(em, gatewayId);
@@ -59,6 +64,14 @@ export class SyncApplier {
     if (!gateway) {
       throw new GatewayException(GatewayErrorCode.NotFound, `Gateway ${gatewayId} does not exist.`);
     }
+    // An edit may have pointed the gateway elsewhere while the list was read (in any replica);
+    // that edit syncs the new upstream itself, and this old list must not land after it.
+    if (upstreamFingerprint(gateway) !== readFrom) {
+      throw new GatewayException(
+        GatewayErrorCode.SyncSuperseded,
+        `Gateway '${gateway.name}' was pointed at another upstream or given other credentials during the sync; sync it again.`,
+      );
+    }
     const stored = await em.getRepository(Tool).find({
       select: { id: true, originalName: true, contentHash: true },
       where: { gatewayId },
@@ -68,7 +81,7 @@ export class SyncApplier {
       em,
       diff.removed.map((tool) => tool.id),
     );
-    for (const tool of diff.updated) await this.writer.update(em, tool.id, tool.definition);
+    await this.writer.updateMany(em, diff.updated);
     const { inserted, conflicts } = await this.writer.insert(em, gateway, diff.added);
     const report = syncReportOf(
       diff,

@@ -4,7 +4,7 @@ import { EventBus } from '../events/event-bus';
 import { Gateway } from '../gateways/gateway.entity';
 import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';
 import { UpstreamError, upstreamError } from '../upstream/upstream-error';
-import { UpstreamClient } from '../upstream/upstream.client';
+import { UpstreamClient, upstreamFingerprint } from '../upstream/upstream.client';
 import { KeyedSingleFlight } from './keyed-single-flight';
 import { SyncApplier } from './sync.applier';
 import { type SyncReport } from './sync-report';
@@ -94,7 +94,11 @@ export class SyncService implements OnModuleDestroy {
         { gatewayId },
       );
     }
-    const { report, changed } = await this.applier.apply(gatewayId, upstream);
+    const { report, changed } = await this.applier.apply(
+      gatewayId,
+      upstreamFingerprint(gateway),
+      upstream,
+    );
     if (changed) await this.events.publish({ type: 'catalog.changed', gatewayIds: [gatewayId] });
     return report;
   }
@@ -110,6 +114,7 @@ export class SyncService implements OnModuleDestroy {
     if (error instanceof GatewayException) {
       const quiet =
         error.code === GatewayErrorCode.SyncInProgress ||
+        error.code === GatewayErrorCode.SyncSuperseded ||
         error.code === GatewayErrorCode.NotFound ||
         error.code === GatewayErrorCode.Disabled;
       if (quiet) this.logger.debug(`Sync of ${gatewayId} (${reason}) skipped: ${error.message}`);

@@ -9,6 +9,11 @@ import { UpstreamSession } from './upstream-session';
 /** What the client needs of a gateway: where it is, how to speak to it, its sealed credentials. */
 export type UpstreamGateway = Pick<Gateway, 'url' | 'transport' | 'authType' | 'authSecret'>;
 
+/** Identifies how the upstream is reached; when it changes, what was read before is stale. */
+export function upstreamFingerprint(gateway: UpstreamGateway): string {
+  return JSON.stringify([gateway.url, gateway.transport, gateway.authType, gateway.authSecret]);
+}
+
 export interface UpstreamOpenOptions {
   signal?: AbortSignal;
   onToolsChanged?: () => void;

@@ -1,3 +1,4 @@
+import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { DESCRIPTION_LIMIT } from '../../src/tools/tool-definition';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { startTestApp, type TestApp } from '../support/test-app';
@@ -44,11 +45,13 @@ describe('sync of hostile upstreams', () => {
         { definition: { name: 'string_typed', inputSchema: { type: 'string' } } },
         { definition: { name: 'no schema' } },
         echoTool('huge', 'h', { description: 'h'.repeat(5 * 1024 * 1024) }),
+        echoTool('nul_text', 'h', { description: 'before\0after\uD800' }),
+        echoTool('nul_schema', 'h', { inputSchema: { type: 'object', description: '\0' } }),
       ],
     });
     const created = await register('Sloppy', fixture.url);
     const report = created.lastSyncReport;
-    expect(report.added).toEqual(['fine', 'huge']);
+    expect(report.added).toEqual(['fine', 'huge', 'nul_text']);
     expect(report.conflicts).toEqual([
       {
         name: 'string_schema',
@@ -63,18 +66,26 @@ describe('sync of hostile upstreams', () => {
         reason: 'inputSchema is not a JSON Schema object with type "object"',
       },
       { name: 'no schema', reason: expect.stringContaining('MCP tool-name rule') },
+      { name: 'nul_schema', reason: 'the definition contains NUL characters (U+0000)' },
     ]);
     expect(report.warnings).toEqual([
       {
         name: 'huge',
         reason: `description truncated from ${5 * 1024 * 1024} to ${DESCRIPTION_LIMIT} characters`,
       },
+      { name: 'nul_text', reason: 'description contained NUL characters, which were removed' },
+      {
+        name: 'nul_text',
+        reason: 'description contained unpaired UTF-16 surrogates, which were replaced by U+FFFD',
+      },
     ]);
     const huge = (await t.api().get('/api/v1/tools/by-name/sloppy-huge').expect(200)).body;
     expect(huge.description).toHaveLength(DESCRIPTION_LIMIT);
 
     const again = (await t.api().post(`/api/v1/gateways/${created.id}/sync`).expect(200)).body;
-    expect(again).toMatchObject({ added: [], updated: [], removed: [], unchanged: 2 });
+    expect(again).toMatchObject({ added: [], updated: [], removed: [], unchanged: 3 });
+    const cleaned = (await t.api().get('/api/v1/tools/by-name/sloppy-nul_text').expect(200)).body;
+    expect(cleaned.description).toBe('beforeafter\uFFFD');
   });
 
   it('reports a name listed twice and stores it once', async () => {
@@ -119,6 +130,25 @@ describe('sync of hostile upstreams', () => {
     });
     const owner = (await t.api().get('/api/v1/tools/by-name/a-b-c').expect(200)).body;
     expect(owner.originalName).toBe('b-c');
+  });
+
+  it('fails the sync of an upstream whose pages never end, changing nothing', async () => {
+    let endless = false;
+    const fixture = await upstream({
+      tools: [echoTool('looping', 'h')],
+      configure: (server, self) =>
+        server.setRequestHandler(ListToolsRequestSchema, () => ({
+          tools: [...self.tools.values()].map((tool) => tool.definition),
+          ...(endless ? { nextCursor: 'again' } : {}),
+        })),
+    });
+    const created = await register('Endless', fixture.url);
+    expect(created.toolCount).toBe(1);
+    endless = true;
+    const failed = await t.api().post(`/api/v1/gateways/${created.id}/sync`).expect(502);
+    expect(failed.body.detail).toContain('the upstream repeated a page cursor');
+    const after = (await t.api().get(`/api/v1/gateways/${created.id}`).expect(200)).body;
+    expect(after).toMatchObject({ toolCount: 1, status: 'unreachable' });
   });
 
   it('syncs a list of 10,000 tools', async () => {

@@ -9,6 +9,7 @@ import { DataSource } from 'typeorm';
 import { EventBus, type PorticoEvent } from '../../src/events/event-bus';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { startTestApp, type TestApp } from '../support/test-app';
+import { waitFor } from '../support/wait-for';
 
 const TIMEOUT_MS = 1500;
 
@@ -234,13 +235,20 @@ describe('upstream sync', () => {
         .post('/api/v1/gateways')
         .send({ name: 'Silent', url: silent.url })
         .expect(201);
-      const pending = t.api().post(`/api/v1/gateways/${hanging.body.id}/sync`);
+      expect(hanging.body.lastError).toBe(`no answer within ${TIMEOUT_MS} ms`);
+      const reached = silent.accepted();
+      const pending = t
+        .api()
+        .post(`/api/v1/gateways/${hanging.body.id}/sync`)
+        .then((response) => response);
+      await waitFor(() => silent.accepted() > reached, 'the sync to reach the silent upstream');
       const started = Date.now();
       const healthy = await register('Fine', fine.url);
       expect(healthy).toMatchObject({ status: 'healthy', toolCount: 1 });
       await t.api().get('/api/v1/gateways').expect(200);
-      expect(Date.now() - started).toBeLessThan(TIMEOUT_MS);
-      const timedOut = await pending.expect(502);
+      expect(Date.now() - started).toBeLessThan(TIMEOUT_MS / 2);
+      const timedOut = await pending;
+      expect(timedOut.status).toBe(502);
       expect(timedOut.body.detail).toContain(`no answer within ${TIMEOUT_MS} ms`);
       expect((await gateway(hanging.body.id)).status).toBe('unreachable');
     } finally {
@@ -346,6 +354,47 @@ describe('upstream sync', () => {
     expect((await toolsOf(created.id)).map((tool) => tool.name)).toEqual(['moved-new_tool']);
   });
 
+  it('drops a list read from an upstream the gateway no longer points at', async () => {
+    let releasePages!: () => void;
+    const held = new Promise<void>((resolve) => (releasePages = resolve));
+    let hold = false;
+    let listings = 0;
+    const old = await upstream({
+      tools: [echoTool('stale', 'old')],
+      onListPage: async () => {
+        listings += 1;
+        if (hold) await held;
+      },
+    });
+    const fresh = await upstream({ tools: [echoTool('current', 'new')] });
+    const created = await register('Repointed', old.url);
+    hold = true;
+    const reading = listings;
+    const slowSync = t
+      .api()
+      .post(`/api/v1/gateways/${created.id}/sync`)
+      .then((response) => response);
+    await waitFor(() => listings > reading, 'the sync to be reading the old upstream');
+    const edit = t
+      .api()
+      .patch(`/api/v1/gateways/${created.id}`)
+      .send({ url: fresh.url })
+      .then((response) => response);
+    await waitFor(
+      async () => (await gateway(created.id)).url === fresh.url,
+      'the new URL to be stored',
+    );
+    releasePages();
+
+    const superseded = await slowSync;
+    expect(superseded.status).toBe(409);
+    expect(superseded.body.code).toBe('gateway.sync_superseded');
+    const edited = await edit;
+    expect(edited.status).toBe(200);
+    expect(edited.body.lastSyncReport).toMatchObject({ added: ['current'], removed: ['stale'] });
+    expect((await toolsOf(created.id)).map((tool) => tool.originalName)).toEqual(['current']);
+  });
+
   it('announces every gateway change to the other replicas', async () => {
     const created = await register('Announced', `http://127.0.0.1:${await closedPort()}/mcp`);
     events.length = 0;
@@ -403,12 +452,17 @@ async function closedPort(): Promise<number> {
 }
 
 /** Accepts connections and never answers. */
-async function blackhole(): Promise<{ url: string; close(): void }> {
+async function blackhole(): Promise<{ url: string; accepted(): number; close(): void }> {
   const sockets = new Set<Socket>();
-  const server: Server = createTcpServer((socket) => sockets.add(socket));
+  let accepted = 0;
+  const server: Server = createTcpServer((socket) => {
+    accepted += 1;
+    sockets.add(socket);
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
+    accepted: () => accepted,
     close: () => {
       for (const socket of sockets) socket.destroy();
       server.close();
