@@ -59,11 +59,19 @@ export class SyncLeadership implements OnApplicationBootstrap, OnModuleDestroy {
     this.retry = null;
     if (this.stopped || this.config.database.mode !== 'postgres') return;
     try {
-      this.connection ??= await this.connect(this.config.database.url);
+      if (!this.connection) {
+        const connection = await this.connect(this.config.database.url);
+        if (this.stopped) {
+          await connection.end();
+          return;
+        }
+        this.connection = connection;
+      }
       const { rows } = await this.connection.query<{ locked: boolean }>(
         'SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS locked',
         [SYNC_LEADER_LOCK],
       );
+      // Stopping meanwhile ended the connection, and with it any lock this query took.
       if (rows[0]?.locked === true && !this.stopped) {
         this.logger.log('This replica now watches upstreams and runs the periodic sync');
         this.setLeading(true);

@@ -21,7 +21,7 @@ import { type UpstreamEndpoint, upstreamTransport } from './upstream-transport';
  */
 const LooseListToolsResult = z.looseObject({
   tools: z.array(z.unknown()),
-  nextCursor: z.string().optional(),
+  nextCursor: z.string().nullish(),
 });
 
 /** Bounds on what one upstream may make a sync read; beyond them the sync fails and says why. */
@@ -104,9 +104,9 @@ export class UpstreamSession {
           this.requestOptions(),
         ),
       );
-      tools.push(...result.tools);
-      if (tools.length > MAX_TOOLS)
+      if (tools.length + result.tools.length > MAX_TOOLS)
         throw new UpstreamError(`the upstream lists more than ${MAX_TOOLS} tools`);
+      for (const tool of result.tools) tools.push(tool);
       // An empty cursor is a common way of saying "no more"; following it would loop.
       if (!result.nextCursor) return tools;
       if (cursors.has(result.nextCursor))
