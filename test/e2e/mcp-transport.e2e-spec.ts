@@ -1,5 +1,8 @@
 import { request as httpRequest } from 'node:http';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+import { DataSource } from 'typeorm';
+import { McpSession } from '../../src/mcp/session/mcp-session.entity';
+import { SessionStore } from '../../src/mcp/session/session.store';
 import { startTestApp, type TestApp } from '../support/test-app';
 
 const initialize = (
@@ -156,6 +159,24 @@ describe('MCP Streamable HTTP transport rules', () => {
       id: null,
       error: { code: -32700 },
     });
+  });
+
+  it('cleans up expired sessions', async () => {
+    const { sessionId } = await open();
+    const idle = new Date(Date.now() - (t.config.mcpSessionTtlSeconds + 60) * 1000);
+    await t.app
+      .get(DataSource)
+      .getRepository(McpSession)
+      .update({ id: sessionId }, { lastSeenAt: idle });
+    await t.app.get(SessionStore).removeExpired();
+    expect(await t.app.get(DataSource).getRepository(McpSession).existsBy({ id: sessionId })).toBe(
+      false,
+    );
+    const after = await post(
+      { jsonrpc: '2.0', id: 3, method: 'ping' },
+      { 'Mcp-Session-Id': sessionId },
+    );
+    expect(after.status).toBe(404);
   });
 
   it('refuses a bad protocol version header on a session', async () => {
