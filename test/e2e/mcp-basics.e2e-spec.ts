@@ -1,8 +1,13 @@
+import { execFile } from 'node:child_process';
+import { dirname } from 'node:path';
+import { promisify } from 'node:util';
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { factories } from '../support/factories';
 import { connectClient } from '../support/mcp-client';
 import { startTestApp, type TestApp } from '../support/test-app';
+
+const execFileAsync = promisify(execFile);
 
 describe('MCP endpoint basics', () => {
   let t: TestApp;
@@ -65,6 +70,46 @@ describe('MCP endpoint basics', () => {
     await expect(client.callTool({ name: 'gateway-3-nothing', arguments: {} })).rejects.toThrow(
       /-32602.*Unknown tool: gateway-3-nothing/,
     );
+  });
+
+  it('works with the MCP Inspector CLI', async () => {
+    const cli = require.resolve('@modelcontextprotocol/inspector-cli/build/index.js');
+    // The CLI finds its own package.json relative to the working directory.
+    const inspector = (...args: string[]) =>
+      execFileAsync(
+        process.execPath,
+        [
+          cli,
+          `${t.baseUrl}/mcp`,
+          '--transport',
+          'http',
+          '--header',
+          `Authorization: Bearer ${t.token}`,
+          ...args,
+        ],
+        { cwd: dirname(cli) },
+      );
+    const listed = JSON.parse((await inspector('--method', 'tools/list')).stdout) as {
+      tools: { name: string }[];
+    };
+    expect(listed.tools.map((tool) => tool.name)).toContain('gateway-2-get_system_time');
+    const called = JSON.parse(
+      (
+        await inspector(
+          '--method',
+          'tools/call',
+          '--tool-name',
+          'gateway-2-get_system_time',
+          '--tool-arg',
+          'tz=UTC',
+        )
+      ).stdout,
+    ) as { structuredContent: unknown };
+    expect(called.structuredContent).toEqual({
+      upstream: 'two',
+      tool: 'get_system_time',
+      args: { tz: 'UTC' },
+    });
   });
 
   it('answers ping', async () => {
