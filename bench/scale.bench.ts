@@ -160,13 +160,11 @@ async function seed(app: INestApplication): Promise<number> {
   const dataSource = app.get(DataSource);
   const writer = app.get(ToolWriter);
   for (let g = 0; g < GATEWAYS; g++) {
-    const gateway = await dataSource
-      .getRepository(Gateway)
-      .save({
-        name: `Bulk ${g}`,
-        slug: `bulk-${g}`,
-        url: `http://127.0.0.1:9/bulk-${g}-${randomUUID()}`,
-      });
+    const gateway = await dataSource.getRepository(Gateway).save({
+      name: `Bulk ${g}`,
+      slug: `bulk-${g}`,
+      url: `http://127.0.0.1:9/bulk-${g}-${randomUUID()}`,
+    });
     await dataSource.transaction((em) =>
       writer.insert(
         em,
