@@ -7,6 +7,7 @@ import { type ToolDirectory } from '../directory/tool-directory';
 import { ToolDirectoryService } from '../directory/tool-directory.service';
 import { type SessionRelay } from '../http/session-transport';
 import { scopeOf } from '../mcp-scope';
+import { ToolSearchService } from '../search/tool-search.service';
 import { UpstreamPools } from '../upstream/upstream-pools.service';
 import { UpstreamTargets } from '../upstream/upstream-targets.service';
 import { type RuntimeContext, SessionRuntime } from './session-runtime';
@@ -31,6 +32,7 @@ export class SessionRuntimes implements OnModuleInit, OnModuleDestroy {
     store: SessionStore,
     targets: UpstreamTargets,
     pools: UpstreamPools,
+    toolSearch: ToolSearchService,
     private readonly directories: ToolDirectoryService,
     private readonly bus: EventBus,
   ) {
@@ -39,6 +41,7 @@ export class SessionRuntimes implements OnModuleInit, OnModuleDestroy {
       replicaId: replica.value,
       directories,
       store,
+      toolSearch,
       targets,
       pools,
       relay: (sessionId) => this.relay(sessionId),

@@ -3,6 +3,7 @@ import { DataSource, LessThan } from 'typeorm';
 import { type QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { AppConfig } from '../../config/app-config';
 import { EventBus } from '../../events/event-bus';
+import { mergePromotions, type Promotions, samePromotions } from '../search/promotions';
 import { McpSession } from './mcp-session.entity';
 
 export type SessionState = Omit<McpSession, 'server' | 'createdAt'>;
@@ -10,6 +11,7 @@ export type SessionState = Omit<McpSession, 'server' | 'createdAt'>;
 const TOUCH_EVERY_MS = 60_000;
 const CACHE_LIMIT = 50_000;
 const CLEANUP_EVERY_MS = 5 * 60_000;
+const PROMOTE_ATTEMPTS = 10;
 
 /**
  * MCP sessions in PostgreSQL, with a per-replica cache so that a request costs no database round
@@ -88,6 +90,57 @@ export class SessionStore implements OnModuleInit, OnModuleDestroy {
     const cached = this.cache.get(id);
     if (cached) Object.assign(cached, patch);
     await this.bus.publish({ type: 'mcp.session.changed', sessionId: id, ended: false });
+  }
+
+  /**
+   * The session's tool-search promotions: this replica's copy, or with `fresh` the stored one
+   * (another replica may have promoted since, and the announcement may not have arrived yet).
+   */
+  async promotions(id: string, fresh = false): Promise<Promotions | null> {
+    const cached = this.cache.get(id);
+    if (cached && !fresh) return cached.promotions;
+    const stored = await this.dataSource
+      .getRepository(McpSession)
+      .findOne({ select: { id: true, promotions: true }, where: { id } });
+    const promotions = stored?.promotions ?? null;
+    if (cached) cached.promotions = promotions;
+    return promotions;
+  }
+
+  /**
+   * Promotes `names` under `catalogHash` (see mergePromotions) as a compare-and-set on the stored
+   * value, so that searches of one session on several replicas at once lose nothing. Returns the
+   * promotions now stored and whether they changed; null when the session is gone.
+   */
+  async promote(
+    id: string,
+    catalogHash: string,
+    names: readonly string[],
+  ): Promise<{ promotions: Promotions; changed: boolean } | null> {
+    for (let attempt = 1; attempt <= PROMOTE_ATTEMPTS; attempt++) {
+      const current = await this.dataSource
+        .getRepository(McpSession)
+        .findOne({ select: { id: true, promotions: true }, where: { id } });
+      if (!current) return null;
+      const next = mergePromotions(current.promotions, catalogHash, names);
+      if (samePromotions(current.promotions, next)) return { promotions: next, changed: false };
+      const update = this.dataSource
+        .createQueryBuilder()
+        .update(McpSession)
+        .set({ promotions: next })
+        .where('id = :id', { id });
+      if (current.promotions === null) update.andWhere('promotions IS NULL');
+      else
+        update.andWhere('promotions = CAST(:previous AS jsonb)', {
+          previous: JSON.stringify(current.promotions),
+        });
+      if (((await update.execute()).affected ?? 0) === 0) continue;
+      const cached = this.cache.get(id);
+      if (cached) cached.promotions = next;
+      await this.bus.publish({ type: 'mcp.session.changed', sessionId: id, ended: false });
+      return { promotions: next, changed: true };
+    }
+    throw new Error(`Promotions of session ${id} kept changing under ${PROMOTE_ATTEMPTS} attempts`);
   }
 
   /** Ends the session everywhere; later requests with its id get 404. */
