@@ -31,8 +31,9 @@ const STOPWORDS = new Set(
 /**
  * Lower-case word stems of `text`. Splits camelCase, snake_case, kebab-case and dotted names, so
  * that `listPullRequests`, `list_pull_requests` and "list pull requests" share their terms.
+ * `stems` memoises stemming across the texts of one index build.
  */
-export function tokenize(text: string): string[] {
+export function tokenize(text: string, stems?: Map<string, string>): string[] {
   const words = text
     .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2')
     .replace(/(\p{Lu}+)(\p{Lu}\p{Ll})/gu, '$1 $2')
@@ -41,7 +42,12 @@ export function tokenize(text: string): string[] {
   const tokens: string[] = [];
   for (const word of words) {
     if (word.length < 2 || STOPWORDS.has(word)) continue;
-    tokens.push(stem(word));
+    let stemmed = stems?.get(word);
+    if (stemmed === undefined) {
+      stemmed = stem(word);
+      stems?.set(word, stemmed);
+    }
+    tokens.push(stemmed);
   }
   return tokens;
 }
@@ -91,10 +97,11 @@ export class Bm25Index {
     const frequencies: Map<string, number>[] = [];
     const lengths = new Float64Array(documents.length);
     const documentFrequency = new Map<string, number>();
+    const stems = new Map<string, string>();
     documents.forEach((fields, doc) => {
       const frequency = new Map<string, number>();
       for (const field of fields) {
-        for (const token of tokenize(field.text)) {
+        for (const token of tokenize(field.text, stems)) {
           frequency.set(token, (frequency.get(token) ?? 0) + field.weight);
           lengths[doc]! += field.weight;
         }

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
-import { canonicalJson } from '../../tools/tool-hash';
 import { type DirectoryTool } from '../directory/tool-directory';
 import { Bm25Index, type WeightedText } from './bm25';
 import { parseToolQuery, searchLimit } from './tool-query';
@@ -38,7 +37,7 @@ export class ToolCatalogue {
     const sorted = [...deferred].sort((a, b) => compare(a.name, b.name));
     this.tools = sorted.map((tool) => tool.definition);
     this.positions = new Map(sorted.map((tool, position) => [tool.name, position]));
-    this.hash = createHash('sha256').update(canonicalJson(this.tools)).digest('hex');
+    this.hash = contentHash(this.tools);
     this.gateways = shares(sorted);
     this.index = Bm25Index.build(this.tools.map(searchableFields));
   }
@@ -115,6 +114,17 @@ function searchableFields(tool: McpTool): WeightedText[] {
     }
   }
   return fields;
+}
+
+/**
+ * sha256 over the definitions in name order. Plain JSON suffices: a definition's key order is
+ * fixed by the presenter and by PostgreSQL, which stores jsonb keys in a normalised order, so
+ * equal content always serialises alike (the directory fingerprint relies on the same).
+ */
+function contentHash(sorted: readonly McpTool[]): string {
+  const hash = createHash('sha256');
+  for (const definition of sorted) hash.update(JSON.stringify(definition)).update('\n');
+  return hash.digest('hex');
 }
 
 function shares(tools: readonly DirectoryTool[]): GatewayShare[] {
