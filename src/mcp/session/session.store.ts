@@ -11,7 +11,6 @@ export type SessionState = Omit<McpSession, 'server' | 'createdAt'>;
 const TOUCH_EVERY_MS = 60_000;
 const CACHE_LIMIT = 50_000;
 const CLEANUP_EVERY_MS = 5 * 60_000;
-const PROMOTE_ATTEMPTS = 10;
 
 /**
  * MCP sessions in PostgreSQL, with a per-replica cache so that a request costs no database round
@@ -108,8 +107,8 @@ export class SessionStore implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Promotes `names` under `catalogHash` (see mergePromotions) as a compare-and-set on the stored
-   * value, so that searches of one session on several replicas at once lose nothing. Returns the
+   * Promotes `names` under `catalogHash` (see mergePromotions). The row is locked while it is
+   * merged, so that searches of one session on several replicas at once lose nothing. Returns the
    * promotions now stored and whether they changed; null when the session is gone.
    */
   async promote(
@@ -117,30 +116,25 @@ export class SessionStore implements OnModuleInit, OnModuleDestroy {
     catalogHash: string,
     names: readonly string[],
   ): Promise<{ promotions: Promotions; changed: boolean } | null> {
-    for (let attempt = 1; attempt <= PROMOTE_ATTEMPTS; attempt++) {
-      const current = await this.dataSource
-        .getRepository(McpSession)
-        .findOne({ select: { id: true, promotions: true }, where: { id } });
+    const result = await this.dataSource.transaction(async (em) => {
+      const sessions = em.getRepository(McpSession);
+      const current = await sessions.findOne({
+        select: { id: true, promotions: true },
+        where: { id },
+        lock: { mode: 'pessimistic_write' },
+      });
       if (!current) return null;
       const next = mergePromotions(current.promotions, catalogHash, names);
       if (samePromotions(current.promotions, next)) return { promotions: next, changed: false };
-      const update = this.dataSource
-        .createQueryBuilder()
-        .update(McpSession)
-        .set({ promotions: next })
-        .where('id = :id', { id });
-      if (current.promotions === null) update.andWhere('promotions IS NULL');
-      else
-        update.andWhere('promotions = CAST(:previous AS jsonb)', {
-          previous: JSON.stringify(current.promotions),
-        });
-      if (((await update.execute()).affected ?? 0) === 0) continue;
-      const cached = this.cache.get(id);
-      if (cached) cached.promotions = next;
-      await this.bus.publish({ type: 'mcp.session.changed', sessionId: id, ended: false });
+      await sessions.update({ id }, { promotions: next });
       return { promotions: next, changed: true };
+    });
+    if (result?.changed) {
+      const cached = this.cache.get(id);
+      if (cached) cached.promotions = result.promotions;
+      await this.bus.publish({ type: 'mcp.session.changed', sessionId: id, ended: false });
     }
-    throw new Error(`Promotions of session ${id} kept changing under ${PROMOTE_ATTEMPTS} attempts`);
+    return result;
   }
 
   /** Ends the session everywhere; later requests with its id get 404. */
