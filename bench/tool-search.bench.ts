@@ -38,6 +38,7 @@ export interface ToolSearchBenchReport {
     callP99Ms: number;
   };
   quality: {
+    servers: number;
     tools: number;
     queries: number;
     recallAt5: number;
@@ -214,6 +215,7 @@ function quality(fixture: Fixture): ToolSearchBenchReport['quality'] {
   }
   const count = fixture.queries.length;
   return {
+    servers: fixture.servers.length,
     tools: catalogue.size,
     queries: count,
     recallAt5: recall / count,
@@ -248,7 +250,7 @@ export function toolSearchMarkdown(report: ToolSearchBenchReport): string {
     `| catalogue build, ${time.tools} tools (once per catalogue change) | ${ms(time.catalogueBuildMs)} | |`,
     `| tool_search ranking, ${time.tools} tools, p50 / p99 (${time.queries} queries) | ${ms(time.searchP50Ms)} / ${ms(time.searchP99Ms)} | p99 < 5 ms |`,
     `| tool_search call in process (rank, promote, result), p50 / p99 | ${ms(time.callP50Ms)} / ${ms(time.callP99Ms)} | p99 < 5 ms |`,
-    `| recall@5, ${q.queries} labelled queries over ${q.tools} tools of 15 MCP servers | ${pct(q.recallAt5)} (hit@1 ${pct(q.hitAt1)}, hit@5 ${pct(q.hitAt5)}) | |`,
+    `| recall@5, ${q.queries} labelled queries over ${q.tools} tools of ${q.servers} MCP servers | ${pct(q.recallAt5)} (hit@1 ${pct(q.hitAt1)}, hit@5 ${pct(q.hitAt5)}) | |`,
   ];
   if (q.misses.length > 0) {
     lines.push('', 'Queries where a relevant tool was not in the top 5:');
