@@ -15,6 +15,8 @@ import {
   SetLevelRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { type AppConfig } from '../../config/app-config';
+import { serveAppResources } from '../apps/app-resources.handlers';
+import { type McpApps } from '../apps/mcp-apps.service';
 import { type ToolDirectory } from '../directory/tool-directory';
 import { type ToolDirectoryService } from '../directory/tool-directory.service';
 import { paginate } from '../directory/paginate';
@@ -44,6 +46,7 @@ export interface RuntimeContext {
   store: SessionStore;
   targets: UpstreamTargets;
   pools: UpstreamPools;
+  apps: McpApps;
   relay(sessionId: string): SessionRelay;
 }
 
@@ -85,9 +88,15 @@ export class SessionRuntime {
     this.server.setNotificationHandler(RootsListChangedNotificationSchema, () =>
       this.rootsChanged(),
     );
+    serveAppResources(this.server, context.apps, {
+      directory: () => this.directory(),
+      upstream: (gatewayId) => this.upstream(gatewayId),
+      forgetUpstream: (gatewayId, upstream) => this.forgetUpstream(gatewayId, upstream),
+    });
   }
 
   async start(): Promise<void> {
+    this.server.registerCapabilities(await this.context.apps.capabilities(this.scope));
     await this.server.connect(this.transport);
   }
 
@@ -181,7 +190,10 @@ export class SessionRuntime {
     params: CallToolRequest['params'],
     context: CallContext,
   ): Promise<Result> {
-    const tool = (await this.directory()).byName.get(params.name);
+    const directory = await this.directory();
+    const tool =
+      directory.byName.get(params.name) ??
+      (await this.context.apps.resolveCall(directory, params.name));
     if (!tool) throw unknownTool(params.name);
     for (let attempt = 1; ; attempt++) {
       const upstream = await this.upstream(tool.gatewayId);

@@ -3,6 +3,7 @@ import { type Implementation } from '@modelcontextprotocol/sdk/types.js';
 import { AppConfig } from '../../config/app-config';
 import { EventBus, type PorticoEvent } from '../../events/event-bus';
 import { ReplicaId } from '../../events/events.module';
+import { McpApps } from '../apps/mcp-apps.service';
 import { type ToolDirectory } from '../directory/tool-directory';
 import { ToolDirectoryService } from '../directory/tool-directory.service';
 import { type SessionRelay } from '../http/session-transport';
@@ -31,6 +32,7 @@ export class SessionRuntimes implements OnModuleInit, OnModuleDestroy {
     store: SessionStore,
     targets: UpstreamTargets,
     pools: UpstreamPools,
+    apps: McpApps,
     private readonly directories: ToolDirectoryService,
     private readonly bus: EventBus,
   ) {
@@ -41,6 +43,7 @@ export class SessionRuntimes implements OnModuleInit, OnModuleDestroy {
       store,
       targets,
       pools,
+      apps,
       relay: (sessionId) => this.relay(sessionId),
     };
   }
