@@ -152,10 +152,10 @@ export class McpApps {
       ),
       this.lookup.appCallableHashes(tool.gatewayId),
     ]);
+    const isHtml = (content: { mimeType?: string }) => content.mimeType?.startsWith('text/html');
     const item =
-      read.contents.find(
-        (content) => content.uri === upstreamUri && content.mimeType?.startsWith('text/html'),
-      ) ?? read.contents.find((content) => content.mimeType?.startsWith('text/html'));
+      read.contents.find((content) => content.uri === upstreamUri && isHtml(content)) ??
+      read.contents.find(isHtml);
     if (!item) {
       throw new RpcError(
         UPSTREAM_UNAVAILABLE,
