@@ -1,6 +1,9 @@
 import { Module } from '@nestjs/common';
 import { GatewaysModule } from '../gateways/gateways.module';
 import { ToolsModule } from '../tools/tools.module';
+import { AppToolLookup } from './apps/app-tool-lookup.service';
+import { McpApps } from './apps/mcp-apps.service';
+import { PrefabRenderer } from './apps/prefab/prefab-renderer.service';
 import { ToolDirectoryService } from './directory/tool-directory.service';
 import { McpEndpoint } from './http/mcp-endpoint.service';
 import { McpController } from './mcp.controller';
@@ -21,6 +24,9 @@ import { UpstreamTargets } from './upstream/upstream-targets.service';
     ToolSearchService,
     UpstreamTargets,
     UpstreamPools,
+    McpApps,
+    AppToolLookup,
+    PrefabRenderer,
   ],
   exports: [ToolDirectoryService],
 })

@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { type ToolResponseDto } from './dto/tool-response.dto';
+import { hashedBackendName } from './tool-hash';
 import { ToolNameQuery } from './tool-name.query';
+import { presentToolMeta } from './tool-ui';
 import { toolVisibility } from './tool-visibility';
 import { type Tool } from './tool.entity';
 
@@ -22,7 +24,7 @@ export class ToolPresenter {
       inputSchema: tool.inputSchema,
       outputSchema: tool.outputSchema,
       annotations: tool.annotations,
-      meta: tool.meta,
+      meta: presentToolMeta(tool.meta, tool.toolHash, tool.appConfig),
       visibility: toolVisibility(tool.meta),
       toolHash: tool.toolHash,
       enabled: tool.enabled,
@@ -32,10 +34,16 @@ export class ToolPresenter {
     };
   }
 
-  /** The tool as MCP clients see it in `tools/list`: the upstream definition under its virtual name. */
+  /**
+   * The tool as MCP clients see it in `tools/list`: the upstream definition under its virtual name,
+   * or, for a tool only apps may call, under its hashed backend name alone.
+   */
   toMcpTool(tool: Tool): McpTool {
+    const meta = presentToolMeta(tool.meta, tool.toolHash, tool.appConfig);
     return {
-      name: this.names.name(tool.gatewaySlug, tool.originalName),
+      name: toolVisibility(tool.meta).includes('model')
+        ? this.names.name(tool.gatewaySlug, tool.originalName)
+        : hashedBackendName(tool.toolHash, tool.originalName),
       ...(tool.title === null ? {} : { title: tool.title }),
       description: tool.description,
       inputSchema: tool.inputSchema as McpTool['inputSchema'],
@@ -43,7 +51,7 @@ export class ToolPresenter {
         ? {}
         : { outputSchema: tool.outputSchema as McpTool['outputSchema'] }),
       ...(tool.annotations === null ? {} : { annotations: tool.annotations }),
-      ...(tool.meta === null ? {} : { _meta: tool.meta }),
+      ...(meta === null ? {} : { _meta: meta }),
     };
   }
 }

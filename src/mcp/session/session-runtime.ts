@@ -15,6 +15,8 @@ import {
   SetLevelRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { type AppConfig } from '../../config/app-config';
+import { serveAppResources } from '../apps/app-resources.handlers';
+import { type McpApps } from '../apps/mcp-apps.service';
 import { type ToolDirectory } from '../directory/tool-directory';
 import { type ToolDirectoryService } from '../directory/tool-directory.service';
 import { paginate } from '../directory/paginate';
@@ -47,6 +49,7 @@ export interface RuntimeContext {
   toolSearch: ToolSearchService;
   targets: UpstreamTargets;
   pools: UpstreamPools;
+  apps: McpApps;
   relay(sessionId: string): SessionRelay;
 }
 
@@ -88,9 +91,11 @@ export class SessionRuntime {
     this.server.setNotificationHandler(RootsListChangedNotificationSchema, () =>
       this.rootsChanged(),
     );
+    serveAppResources(this.server, context.apps, this);
   }
 
   async start(): Promise<void> {
+    this.server.registerCapabilities(await this.context.apps.capabilities(this.scope));
     await this.server.connect(this.transport);
   }
 
@@ -195,17 +200,31 @@ export class SessionRuntime {
       (notification) => context.notify(notification),
     );
     if (searched) return searched;
-    const tool = directory.byName.get(params.name);
+    const tool =
+      directory.byName.get(params.name) ??
+      (await this.context.apps.resolveCall(directory, params.name));
     if (!tool) throw unknownTool(params.name);
+    return this.withUpstream(tool.gatewayId, (upstream) =>
+      upstream.callTool(tool.originalName, params, context),
+    );
+  }
+
+  /**
+   * Runs `work` on this session's upstream session of the gateway. A broken one is dropped so the
+   * next use reconnects, and one that a restarted upstream forgot (it ran nothing) gets one retry.
+   */
+  async withUpstream<T>(
+    gatewayId: string,
+    work: (upstream: UpstreamSession) => Promise<T>,
+  ): Promise<T> {
     for (let attempt = 1; ; attempt++) {
-      const pending = this.upstream(tool.gatewayId);
+      const pending = this.upstream(gatewayId);
       const upstream = await pending;
       try {
-        return await upstream.callTool(tool.originalName, params, context);
+        return await work(upstream);
       } catch (error) {
         const gone = error instanceof UpstreamSessionGone;
-        if (upstream.closed || gone) this.forgetUpstream(tool.gatewayId, pending);
-        // A restarted upstream forgot our session before running anything: one retry on a new one.
+        if (upstream.closed || gone) this.forgetUpstream(gatewayId, pending);
         if (attempt === 1 && gone) continue;
         throw error;
       }

@@ -4,6 +4,7 @@ import { AppConfig } from '../../config/app-config';
 import { EventBus, type PorticoEvent } from '../../events/event-bus';
 import { Metrics } from '../../health/metrics';
 import { ReplicaId } from '../../events/events.module';
+import { McpApps } from '../apps/mcp-apps.service';
 import { type ToolDirectory } from '../directory/tool-directory';
 import { ToolDirectoryService } from '../directory/tool-directory.service';
 import { type SessionRelay } from '../http/session-transport';
@@ -34,6 +35,7 @@ export class SessionRuntimes implements OnModuleInit, OnModuleDestroy {
     targets: UpstreamTargets,
     pools: UpstreamPools,
     toolSearch: ToolSearchService,
+    apps: McpApps,
     private readonly directories: ToolDirectoryService,
     private readonly bus: EventBus,
     private readonly metrics: Metrics,
@@ -46,6 +48,7 @@ export class SessionRuntimes implements OnModuleInit, OnModuleDestroy {
       toolSearch,
       targets,
       pools,
+      apps,
       relay: (sessionId) => this.relay(sessionId),
     };
   }
@@ -139,7 +142,8 @@ export class SessionRuntimes implements OnModuleInit, OnModuleDestroy {
 
   private async sendListChanged(): Promise<void> {
     for (const runtime of await this.all()) {
-      if (!runtime.transport.hasStream) continue;
+      // A session that has not listed yet will see the current list when it does.
+      if (!runtime.transport.hasStream || runtime.listedFingerprint === null) continue;
       try {
         const directory = await this.directories.get(runtime.scope);
         if (directory && directory.fingerprint === runtime.listedFingerprint) continue;

@@ -15,7 +15,9 @@ import {
   type ListRootsResult,
   LoggingMessageNotificationSchema,
   type LoggingLevel,
+  type ReadResourceResult,
   type RequestId,
+  type Resource,
   type Result,
   ResultSchema,
   type ServerNotification,
@@ -153,6 +155,38 @@ export class UpstreamSession {
     } finally {
       this.inFlight.splice(this.inFlight.lastIndexOf(context), 1);
     }
+  }
+
+  /** Reads one of the upstream's resources (an MCP Apps UI) in this session. */
+  async readResource(uri: string): Promise<ReadResourceResult> {
+    try {
+      return await this.client.readResource({ uri }, { timeout: this.timeoutMs });
+    } catch (error) {
+      throw upstreamFailure(error, this.target.slug, this.timeoutMs);
+    }
+  }
+
+  /**
+   * The upstream's `resources/list` entry for a URI, looked for in its first `maxPages` pages; null
+   * when it has none there or serves no resources.
+   */
+  async findResource(uri: string, maxPages = 10): Promise<Resource | null> {
+    if (!this.client.getServerCapabilities()?.resources) return null;
+    let cursor: string | undefined;
+    try {
+      for (let page = 0; page < maxPages; page++) {
+        const listed = await this.client.listResources(cursor === undefined ? {} : { cursor }, {
+          timeout: this.timeoutMs,
+        });
+        const found = listed.resources.find((resource) => resource.uri === uri);
+        if (found) return found;
+        if (!listed.nextCursor) return null;
+        cursor = listed.nextCursor;
+      }
+    } catch (error) {
+      throw upstreamFailure(error, this.target.slug, this.timeoutMs);
+    }
+    return null;
   }
 
   async setLogLevel(level: LoggingLevel): Promise<void> {

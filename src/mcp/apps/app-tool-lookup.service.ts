@@ -1,0 +1,103 @@
+import { Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { DataSource, type SelectQueryBuilder } from 'typeorm';
+import { EventBus } from '../../events/event-bus';
+import { type ToolAppConfig } from '../../tools/tool-app-config';
+import { type ToolVisibility, toolVisibility } from '../../tools/tool-visibility';
+import { type JsonObject, Tool } from '../../tools/tool.entity';
+
+/** A served tool (enabled, of an enabled gateway) found by its hash. */
+export interface AppTool {
+  id: string;
+  gatewayId: string;
+  originalName: string;
+  toolHash: string;
+  title: string | null;
+  visibility: ToolVisibility[];
+  meta: JsonObject | null;
+  appConfig: ToolAppConfig | null;
+}
+
+const CACHE_LIMIT = 10_000;
+
+/** The served tool with this hash; the unique index `tool_hash_uq` answers it. */
+export function servedToolByHash(dataSource: DataSource, hash: string): SelectQueryBuilder<Tool> {
+  return dataSource
+    .getRepository(Tool)
+    .createQueryBuilder('tool')
+    .innerJoin('tool.gateway', 'gateway', 'gateway.enabled = true')
+    .where('tool.tool_hash = :hash', { hash })
+    .andWhere('tool.enabled = true');
+}
+
+/**
+ * Finds tools by hash for MCP Apps: hashed backend calls and per-tool UI resources. Found tools
+ * are cached until the catalogue changes on any replica; misses are not, so a tool a sync has just
+ * added is found at once.
+ */
+@Injectable()
+export class AppToolLookup implements OnModuleInit, OnModuleDestroy {
+  private readonly cache = new Map<string, Promise<AppTool | null>>();
+  private unsubscribe?: () => void;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly bus: EventBus,
+  ) {}
+
+  onModuleInit(): void {
+    this.unsubscribe = this.bus.subscribe((event) => {
+      if (event.type === 'catalog.changed') this.cache.clear();
+    });
+  }
+
+  onModuleDestroy(): void {
+    this.unsubscribe?.();
+  }
+
+  byHash(hash: string): Promise<AppTool | null> {
+    const cached = this.cache.get(hash);
+    if (cached) return cached;
+    if (this.cache.size >= CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value!);
+    const loading = this.load(hash);
+    this.cache.set(hash, loading);
+    const forget = () => this.cache.get(hash) === loading && this.cache.delete(hash);
+    void loading.then((tool) => tool ?? forget(), forget);
+    return loading;
+  }
+
+  /**
+   * Upstream name to hash for every served tool of the gateway that apps may call: what an app's
+   * page needs to address its own backend tools. Read afresh each time.
+   */
+  async appCallableHashes(gatewayId: string): Promise<Map<string, string>> {
+    const rows = await this.dataSource
+      .getRepository(Tool)
+      .createQueryBuilder('tool')
+      .innerJoin('tool.gateway', 'gateway', 'gateway.enabled = true')
+      .select(['tool.originalName', 'tool.toolHash', 'tool.meta'])
+      .where('tool.gateway_id = :gatewayId', { gatewayId })
+      .andWhere('tool.enabled = true')
+      .orderBy('tool.original_name')
+      .getMany();
+    return new Map(
+      rows
+        .filter((tool) => toolVisibility(tool.meta).includes('app'))
+        .map((tool) => [tool.originalName, tool.toolHash]),
+    );
+  }
+
+  private async load(hash: string): Promise<AppTool | null> {
+    const tool = await servedToolByHash(this.dataSource, hash).getOne();
+    if (!tool) return null;
+    return {
+      id: tool.id,
+      gatewayId: tool.gatewayId,
+      originalName: tool.originalName,
+      toolHash: tool.toolHash,
+      title: tool.title,
+      visibility: toolVisibility(tool.meta),
+      meta: tool.meta,
+      appConfig: tool.appConfig,
+    };
+  }
+}

@@ -1,0 +1,572 @@
+import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { DataSource } from 'typeorm';
+import { TokenService } from '../../src/auth/token.service';
+import { EventBus } from '../../src/events/event-bus';
+import { APP_MIME, type AppUpstream, startAppUpstream } from '../fixtures/app-upstream';
+import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
+import { connectClient, eventually } from '../support/mcp-client';
+import { startTestApp, type TestApp } from '../support/test-app';
+
+const UI = 'io.modelcontextprotocol/ui';
+const EMPTY_CSP = { connectDomains: [], resourceDomains: [], frameDomains: [], baseUriDomains: [] };
+
+interface ToolJson {
+  id: string;
+  name: string;
+  originalName: string;
+  gatewayId: string;
+  toolHash: string;
+  meta: Record<string, unknown> | null;
+}
+
+interface ResourceText {
+  uri: string;
+  mimeType?: string;
+  text: string;
+  _meta: {
+    vendor?: string;
+    ui: {
+      csp: Record<string, string[]>;
+      permissions?: Record<string, object>;
+      prefersBorder?: boolean;
+      domain?: string;
+    };
+  };
+}
+
+/** The bridge's name-to-hash table, as embedded in a served page. */
+function bridgeTable(html: string): [string, string][] {
+  const match = /<script data-portico="call-rewriter">[\s\S]*?\}\)\((\[.*?\])\);<\/script>/.exec(
+    html,
+  );
+  if (!match) throw new Error('no bridge in the page');
+  return JSON.parse(match[1]!);
+}
+
+// The separator is `_` here so that a virtual name can look like a hashed backend name.
+describe('MCP Apps through the gateway', () => {
+  let t: TestApp;
+  let alpha: AppUpstream;
+  let beta: AppUpstream;
+  let plain: UpstreamFixture;
+  const gateways: Record<string, { id: string; tools: Record<string, ToolJson> }> = {};
+  const clients: Client[] = [];
+  let all: Client;
+
+  async function register(name: string, url: string) {
+    const gateway = (await t.api().post('/api/v1/gateways').send({ name, url }).expect(201)).body;
+    gateways[name] = { id: gateway.id, tools: await toolsOf(gateway.id) };
+  }
+
+  async function toolsOf(gatewayId: string): Promise<Record<string, ToolJson>> {
+    const { body } = await t.api().get('/api/v1/tools').query({ gatewayId }).expect(200);
+    return Object.fromEntries((body.items as ToolJson[]).map((tool) => [tool.originalName, tool]));
+  }
+
+  function tool(gateway: string, name: string): ToolJson {
+    return gateways[gateway]!.tools[name]!;
+  }
+
+  function uriOf(gateway: string, name: string): string {
+    return `ui://prefab/tool/${tool(gateway, name).toolHash}/renderer.html`;
+  }
+
+  function hashed(gateway: string, name: string): string {
+    return `${tool(gateway, name).toolHash}_${name}`;
+  }
+
+  async function connect(options: Parameters<typeof connectClient>[1]): Promise<Client> {
+    const client = await connectClient(t.baseUrl, options);
+    clients.push(client);
+    return client;
+  }
+
+  async function read(client: Client, uri: string): Promise<ResourceText> {
+    const { contents } = await client.readResource({ uri });
+    expect(contents).toHaveLength(1);
+    return contents[0] as ResourceText;
+  }
+
+  beforeAll(async () => {
+    t = await startTestApp({ env: { GATEWAY_TOOL_NAME_SEPARATOR: '_' } });
+    alpha = await startAppUpstream({
+      label: 'alpha',
+      html: '<!DOCTYPE html>\n<html lang="en">\n<head>\n<title>Alpha</title><script>window.app = "alpha";</script></head><body>alpha app</body></html>',
+      listUi: { csp: { connectDomains: ['https://list.alpha.example'] } },
+      contentUi: {
+        csp: {
+          connectDomains: ['https://api.alpha.example', 'https://list.alpha.example'],
+          resourceDomains: ['https://cdn.alpha.example'],
+          frameDomains: ['https://frames.alpha.example'],
+          baseUriDomains: ['https://base.alpha.example'],
+        },
+        permissions: { camera: {} },
+        prefersBorder: true,
+        domain: 'alpha.sandbox.example',
+      },
+      tools: [echoTool('save', 'alpha')],
+    });
+    beta = await startAppUpstream({
+      label: 'beta',
+      html: '<!doctype html><html><body><script>window.app = "beta";</script>beta app</body></html>',
+      contentUi: { csp: { resourceDomains: ['https://cdn.beta.example'] } },
+      asBlob: true,
+    });
+    plain = await startUpstream({
+      name: 'plain',
+      tools: [
+        echoTool('save', 'plain'),
+        {
+          definition: {
+            name: 'report',
+            description: 'A report',
+            inputSchema: { type: 'object', properties: { month: { type: 'string' } } },
+          },
+          handler: (args) => ({
+            content: [{ type: 'text', text: 'report' }],
+            structuredContent: { month: args.month ?? null, rows: [{ item: 'a', total: 1 }] },
+          }),
+        },
+      ],
+    });
+    await register('Alpha', alpha.fixture.url);
+    await register('Beta', beta.fixture.url);
+    await register('deadbeefcafe', plain.url);
+    // Give alpha's `save` the hash that `deadbeefcafe_save` would name if it were a hashed name.
+    await t.app
+      .get(DataSource)
+      .query(`UPDATE tool SET tool_hash = 'deadbeefcafe' WHERE id = $1`, [
+        tool('Alpha', 'save').id,
+      ]);
+    await t.app
+      .get(EventBus)
+      .publish({ type: 'catalog.changed', gatewayIds: [gateways.Alpha!.id] });
+    gateways.Alpha!.tools = await toolsOf(gateways.Alpha!.id);
+    all = await connect({
+      token: t.token,
+      capabilities: { extensions: { [UI]: { mimeTypes: [APP_MIME] } } },
+    });
+  });
+
+  afterAll(async () => {
+    await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
+    await t.close();
+    await Promise.all([alpha.fixture.close(), beta.fixture.close(), plain.close()]);
+  });
+
+  describe('tools/list and REST', () => {
+    it('gives each upstream UI its own per-tool URI, on a copy without CSP or permissions', async () => {
+      const { tools } = await all.listTools();
+      const byName = new Map(tools.map((listed) => [listed.name, listed]));
+      const alphaTime = byName.get('alpha_get-time')!;
+      const betaTime = byName.get('beta_get-time')!;
+      expect(alphaTime._meta).toEqual({
+        ui: { resourceUri: uriOf('Alpha', 'get-time') },
+        'ui/resourceUri': uriOf('Alpha', 'get-time'),
+      });
+      expect(betaTime._meta).toEqual({
+        ui: { resourceUri: uriOf('Beta', 'get-time') },
+        'ui/resourceUri': uriOf('Beta', 'get-time'),
+      });
+      expect(uriOf('Alpha', 'get-time')).not.toBe(uriOf('Beta', 'get-time'));
+      expect(byName.get('deadbeefcafe_save')!._meta).toBeUndefined();
+    });
+
+    it('lists app-only tools under their hashed name only', async () => {
+      const names = (await all.listTools()).tools.map((listed) => listed.name);
+      expect(names).toContain(hashed('Alpha', 'refresh'));
+      expect(names).toContain(hashed('Beta', 'refresh'));
+      expect(names).not.toContain('alpha_refresh');
+      expect(names).toContain('alpha_model-time');
+      expect(names).not.toContain(hashed('Alpha', 'model-time'));
+    });
+
+    it('shows the same URI in the REST API', async () => {
+      const { body } = await t.api().get(`/api/v1/tools/${tool('Alpha', 'get-time').id}`);
+      expect(body.meta).toEqual({
+        ui: { resourceUri: uriOf('Alpha', 'get-time') },
+        'ui/resourceUri': uriOf('Alpha', 'get-time'),
+      });
+      const byName = await t.api().get('/api/v1/tools/by-name/alpha_refresh').expect(200);
+      expect(byName.body.meta.ui).toEqual({
+        resourceUri: uriOf('Alpha', 'refresh'),
+        visibility: ['app'],
+      });
+    });
+  });
+
+  describe('capabilities', () => {
+    it('advertises the UI extension and resources', () => {
+      expect(all.getServerCapabilities()).toMatchObject({
+        resources: {},
+        extensions: { [UI]: { mimeTypes: [APP_MIME] } },
+      });
+    });
+
+    it("passes the client's extension capability through to upstreams", async () => {
+      await all.callTool({ name: 'alpha_get-time', arguments: {} });
+      expect(alpha.clientCapabilities).toContainEqual({
+        extensions: { [UI]: { mimeTypes: [APP_MIME] } },
+      });
+    });
+  });
+
+  describe('hashed backend names', () => {
+    it('reach the upstream whose tool has the hash', async () => {
+      const first = await all.callTool({ name: hashed('Alpha', 'get-time'), arguments: {} });
+      const second = await all.callTool({ name: hashed('Beta', 'get-time'), arguments: {} });
+      const appOnly = await all.callTool({ name: hashed('Beta', 'refresh'), arguments: {} });
+      expect(first.structuredContent).toEqual({ upstream: 'alpha', tool: 'get-time' });
+      expect(second.structuredContent).toEqual({ upstream: 'beta', tool: 'get-time' });
+      expect(appOnly.structuredContent).toEqual({ upstream: 'beta', tool: 'refresh' });
+      expect(beta.fixture.calls.at(-1)?.name).toBe('refresh');
+    });
+
+    it('need the matching original name and app visibility', async () => {
+      for (const name of [
+        `${tool('Alpha', 'get-time').toolHash}_refresh`,
+        hashed('Alpha', 'model-time'),
+        '000000000000_get-time',
+      ]) {
+        await expect(all.callTool({ name, arguments: {} })).rejects.toThrow(
+          `Unknown tool: ${name}`,
+        );
+      }
+    });
+
+    it('come after virtual names: a virtual name that looks hashed is still itself', async () => {
+      expect(hashed('Alpha', 'save')).toBe('deadbeefcafe_save');
+      const result = await all.callTool({ name: 'deadbeefcafe_save', arguments: { x: 1 } });
+      expect(result.structuredContent).toEqual({ upstream: 'plain', tool: 'save', args: { x: 1 } });
+      expect(alpha.fixture.calls.map((call) => call.name)).not.toContain('save');
+    });
+  });
+
+  describe('resources', () => {
+    it('lists one resource per tool with a UI, and nothing else', async () => {
+      const { resources } = await all.listResources();
+      expect(resources.map((resource) => resource.uri).sort()).toEqual(
+        [
+          uriOf('Alpha', 'get-time'),
+          uriOf('Alpha', 'refresh'),
+          uriOf('Beta', 'get-time'),
+          uriOf('Beta', 'refresh'),
+        ].sort(),
+      );
+      expect(resources.find((resource) => resource.uri === uriOf('Alpha', 'get-time'))).toEqual({
+        uri: uriOf('Alpha', 'get-time'),
+        name: 'alpha_get-time',
+        title: 'Get time (alpha)',
+        description: 'UI of the tool alpha_get-time',
+        mimeType: APP_MIME,
+      });
+      expect((await all.listResourceTemplates()).resourceTemplates).toEqual([]);
+    });
+
+    it("serves each upstream's own page with the bridge first and its CSP merged", async () => {
+      const page = await read(all, uriOf('Alpha', 'get-time'));
+      expect(page.uri).toBe(uriOf('Alpha', 'get-time'));
+      expect(page.mimeType).toBe(APP_MIME);
+      expect(page.text).toMatch(
+        /^<!DOCTYPE html>\n<html lang="en">\n<head><script data-portico="call-rewriter">[\s\S]*<\/script>\n<title>Alpha<\/title><script>window.app = "alpha";/,
+      );
+      expect(page.text).toContain('alpha app');
+      expect(new Map(bridgeTable(page.text))).toEqual(
+        new Map([
+          ['get-time', tool('Alpha', 'get-time').toolHash],
+          ['refresh', tool('Alpha', 'refresh').toolHash],
+          ['save', 'deadbeefcafe'],
+        ]),
+      );
+      expect(page._meta).toEqual({
+        vendor: 'alpha',
+        ui: {
+          csp: {
+            connectDomains: ['https://list.alpha.example', 'https://api.alpha.example'],
+            resourceDomains: ['https://cdn.alpha.example'],
+            frameDomains: ['https://frames.alpha.example'],
+            baseUriDomains: ['https://base.alpha.example'],
+          },
+          permissions: { camera: {} },
+          prefersBorder: true,
+          domain: 'alpha.sandbox.example',
+        },
+      });
+
+      const other = await read(all, uriOf('Beta', 'get-time'));
+      expect(other.text).toContain('beta app');
+      expect(other.text).not.toContain('alpha app');
+      expect(other.text.startsWith('<!doctype html><html><script data-portico')).toBe(true);
+      expect(new Map(bridgeTable(other.text)).get('get-time')).toBe(
+        tool('Beta', 'get-time').toolHash,
+      );
+      expect(other._meta.ui).toEqual({
+        csp: { ...EMPTY_CSP, resourceDomains: ['https://cdn.beta.example'] },
+      });
+    });
+
+    it('adds the operator’s CSP, permissions and border preference after the upstream’s', async () => {
+      const id = tool('Alpha', 'get-time').id;
+      await t
+        .api()
+        .patch(`/api/v1/tools/${id}`)
+        .send({
+          appConfig: {
+            csp: {
+              connectDomains: ['https://api.alpha.example', 'https://extra.example'],
+              frameDomains: ['http://localhost:5173'],
+            },
+            permissions: { clipboardWrite: {} },
+            prefersBorder: false,
+          },
+        })
+        .expect(200);
+      await eventually(async () => {
+        const { ui } = (await read(all, uriOf('Alpha', 'get-time')))._meta;
+        expect(ui.csp.connectDomains).toEqual([
+          'https://list.alpha.example',
+          'https://api.alpha.example',
+          'https://extra.example',
+        ]);
+        expect(ui.csp.frameDomains).toEqual([
+          'https://frames.alpha.example',
+          'http://localhost:5173',
+        ]);
+        expect(ui.permissions).toEqual({ camera: {}, clipboardWrite: {} });
+        expect(ui.prefersBorder).toBe(false);
+      });
+      await t.api().patch(`/api/v1/tools/${id}`).send({ appConfig: null }).expect(200);
+    });
+
+    it('answers unknown URIs with a JSON-RPC error', async () => {
+      for (const uri of [
+        'ui://get-time/mcp-app.html',
+        'ui://prefab/tool/000000000000/renderer.html',
+        uriOf('deadbeefcafe', 'save'),
+      ]) {
+        await expect(all.readResource({ uri })).rejects.toThrow(
+          `MCP error -32002: Resource not found: ${uri}`,
+        );
+      }
+    });
+  });
+
+  describe('Prefab renderer', () => {
+    it('serves Portico’s renderer for a tool once an operator switches it on', async () => {
+      const report = tool('deadbeefcafe', 'report');
+      const { body } = await t
+        .api()
+        .patch(`/api/v1/tools/${report.id}`)
+        .send({ appConfig: { prefab: true, csp: { resourceDomains: ['https://img.example'] } } })
+        .expect(200);
+      expect(body.meta).toEqual({ ui: { resourceUri: uriOf('deadbeefcafe', 'report') } });
+      await eventually(async () => {
+        const { tools } = await all.listTools();
+        expect(tools.find((listed) => listed.name === 'deadbeefcafe_report')?._meta).toEqual({
+          ui: { resourceUri: uriOf('deadbeefcafe', 'report') },
+        });
+      });
+      const page = await read(all, uriOf('deadbeefcafe', 'report'));
+      expect(page.mimeType).toBe(APP_MIME);
+      expect(page.text).toContain(
+        `<script type="application/json" id="portico-prefab-config">{"tool":"${hashed('deadbeefcafe', 'report')}","title":"report"}</script>`,
+      );
+      expect(page.text).not.toMatch(/<script[^>]*\ssrc=/);
+      expect(page._meta).toEqual({
+        ui: { csp: { ...EMPTY_CSP, resourceDomains: ['https://img.example'] } },
+      });
+      const { resources } = await all.listResources();
+      expect(resources.map((resource) => resource.uri)).toContain(uriOf('deadbeefcafe', 'report'));
+    });
+  });
+
+  describe('virtual servers', () => {
+    let inside: Client;
+    let outside: Client;
+
+    beforeAll(async () => {
+      const withAlpha = (
+        await t
+          .api()
+          .post('/api/v1/servers')
+          .send({ name: 'Alpha time', toolIds: [tool('Alpha', 'get-time').id] })
+          .expect(201)
+      ).body;
+      const withoutAlpha = (
+        await t
+          .api()
+          .post('/api/v1/servers')
+          .send({ name: 'Saving', toolIds: [tool('deadbeefcafe', 'save').id] })
+          .expect(201)
+      ).body;
+      const tokens = t.app.get(TokenService);
+      inside = await connect({
+        token: tokens.issue({ subject: 'app', scope: 'server', serverIds: [withAlpha.id] })
+          .accessToken,
+        path: `/servers/${withAlpha.id}/mcp`,
+      });
+      outside = await connect({
+        token: tokens.issue({ subject: 'app', scope: 'server', serverIds: [withoutAlpha.id] })
+          .accessToken,
+        path: `/servers/${withoutAlpha.id}/mcp`,
+      });
+    });
+
+    it('let an app call a backend tool of a gateway that supplies one of the server’s tools', async () => {
+      expect((await inside.listTools()).tools.map((listed) => listed.name)).toEqual([
+        'alpha_get-time',
+      ]);
+      const result = await inside.callTool({ name: hashed('Alpha', 'refresh'), arguments: {} });
+      expect(result.structuredContent).toEqual({ upstream: 'alpha', tool: 'refresh' });
+      const page = await read(inside, uriOf('Alpha', 'refresh'));
+      expect(page.text).toContain('alpha app');
+    });
+
+    it('keep a server’s apps to its own gateways', async () => {
+      const name = hashed('Alpha', 'refresh');
+      await expect(outside.callTool({ name, arguments: {} })).rejects.toThrow(
+        `Unknown tool: ${name}`,
+      );
+      await expect(inside.callTool({ name: hashed('Beta', 'get-time') })).rejects.toThrow(
+        'Unknown tool',
+      );
+      for (const uri of [uriOf('Alpha', 'get-time'), uriOf('Alpha', 'refresh')]) {
+        await expect(outside.readResource({ uri })).rejects.toThrow('Resource not found');
+      }
+      await expect(inside.readResource({ uri: uriOf('Beta', 'get-time') })).rejects.toThrow(
+        'Resource not found',
+      );
+      expect((await outside.listResources()).resources).toEqual([]);
+      expect(outside.getServerCapabilities()?.extensions).toBeUndefined();
+      expect((await inside.listResources()).resources.map((resource) => resource.uri)).toEqual([
+        uriOf('Alpha', 'get-time'),
+      ]);
+      expect(inside.getServerCapabilities()?.extensions).toEqual({
+        [UI]: { mimeTypes: [APP_MIME] },
+      });
+    });
+
+    it('read the UI of their own model-only tool, but not a gateway neighbour’s', async () => {
+      // alpha's model-time has no UI of its own, so switch the renderer on for it.
+      const modelTime = tool('Alpha', 'model-time');
+      await t
+        .api()
+        .patch(`/api/v1/tools/${modelTime.id}`)
+        .send({ appConfig: { prefab: true } })
+        .expect(200);
+      await eventually(async () => {
+        const page = await read(all, uriOf('Alpha', 'model-time'));
+        expect(page.text).toContain('"tool":null');
+      });
+      await expect(inside.readResource({ uri: uriOf('Alpha', 'model-time') })).rejects.toThrow(
+        'Resource not found',
+      );
+    });
+  });
+
+  it('reaches a tool added upstream by hash and by URI right after the sync', async () => {
+    alpha.fixture.setTool({
+      definition: {
+        name: 'export',
+        description: 'Export',
+        inputSchema: { type: 'object', properties: {} },
+        _meta: { ui: { resourceUri: 'ui://get-time/mcp-app.html', visibility: ['app'] } },
+      },
+      handler: () => ({
+        content: [{ type: 'text', text: 'exported' }],
+        structuredContent: { ok: 1 },
+      }),
+    });
+    const session = await connect({ token: t.token });
+    await session.listTools();
+    const report = await t.api().post(`/api/v1/gateways/${gateways.Alpha!.id}/sync`).expect(200);
+    expect(report.body.added).toEqual(['export']);
+    gateways.Alpha!.tools = await toolsOf(gateways.Alpha!.id);
+
+    const result = await session.callTool({ name: hashed('Alpha', 'export'), arguments: {} });
+    expect(result.structuredContent).toEqual({ ok: 1 });
+    const page = await read(session, uriOf('Alpha', 'export'));
+    expect(new Map(bridgeTable(page.text)).get('export')).toBe(tool('Alpha', 'export').toolHash);
+    await eventually(async () => {
+      const { resources } = await session.listResources();
+      expect(resources.map((resource) => resource.uri)).toContain(uriOf('Alpha', 'export'));
+    });
+  });
+
+  it('stops serving a disabled tool’s UI and hashed name', async () => {
+    const betaTime = tool('Beta', 'get-time');
+    await t.api().patch(`/api/v1/tools/${betaTime.id}`).send({ enabled: false }).expect(200);
+    await eventually(async () => {
+      await expect(all.readResource({ uri: uriOf('Beta', 'get-time') })).rejects.toThrow(
+        'Resource not found',
+      );
+      await expect(all.callTool({ name: hashed('Beta', 'get-time') })).rejects.toThrow(
+        'Unknown tool',
+      );
+    });
+  });
+
+  describe('app config over REST', () => {
+    it.each([
+      [{ csp: { connectDomains: ['*'] } }, 'appConfig.csp.connectDomains'],
+      [{ csp: { connectDomains: ['https://*.example.com'] } }, 'appConfig.csp.connectDomains'],
+      [{ csp: { resourceDomains: ['http://cdn.example.com'] } }, 'appConfig.csp.resourceDomains'],
+      [{ csp: { frameDomains: ['https://example.com/path'] } }, 'appConfig.csp.frameDomains'],
+      [{ csp: { baseUriDomains: 'https://example.com' } }, 'appConfig.csp.baseUriDomains'],
+      [{ csp: { scriptDomains: ['https://example.com'] } }, 'appConfig.csp.scriptDomains'],
+      [{ permissions: { camera: { always: true } } }, 'appConfig.permissions.camera'],
+      [{ permissions: { usb: {} } }, 'appConfig.permissions.usb'],
+      [{ prefab: 'yes' }, 'appConfig.prefab'],
+      [{ prefersBorder: 1 }, 'appConfig.prefersBorder'],
+    ])('refuses %j', async (appConfig, field) => {
+      const { body } = await t
+        .api()
+        .patch(`/api/v1/tools/${tool('deadbeefcafe', 'save').id}`)
+        .send({ appConfig })
+        .expect(422);
+      expect(body.errors.map((error: { field: string }) => error.field)).toContain(field);
+    });
+
+    it('stores and returns valid settings', async () => {
+      const appConfig = {
+        prefab: false,
+        csp: {
+          connectDomains: ['https://api.example.com', 'http://localhost:8080'],
+          resourceDomains: [],
+        },
+        permissions: { microphone: {}, geolocation: {} },
+        prefersBorder: true,
+      };
+      const { body } = await t
+        .api()
+        .patch(`/api/v1/tools/${tool('deadbeefcafe', 'save').id}`)
+        .send({ appConfig })
+        .expect(200);
+      expect(body.appConfig).toEqual(appConfig);
+      expect(body.meta).toBeNull();
+    });
+
+    it('documents the settings in the OpenAPI document', async () => {
+      const { body } = await t.api().get('/api/openapi.json').expect(200);
+      const schemas = body.components.schemas;
+      expect(Object.keys(schemas.ToolAppConfigDto.properties)).toEqual([
+        'prefab',
+        'csp',
+        'permissions',
+        'prefersBorder',
+      ]);
+      expect(Object.keys(schemas.ToolAppCspDto.properties)).toEqual([
+        'connectDomains',
+        'resourceDomains',
+        'frameDomains',
+        'baseUriDomains',
+      ]);
+      expect(Object.keys(schemas.ToolAppPermissionsDto.properties)).toEqual([
+        'camera',
+        'microphone',
+        'geolocation',
+        'clipboardWrite',
+      ]);
+    });
+  });
+});
