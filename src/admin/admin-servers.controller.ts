@@ -1,0 +1,190 @@
+import { Body, Get, Post, Query, Req, Res } from '@nestjs/common';
+import { type Request, type Response } from 'express';
+import { UuidParam } from '../common/uuid-param';
+import { ServerCreateDto } from '../servers/dto/server-create.dto';
+import { type ServerResponseDto } from '../servers/dto/server-response.dto';
+import { ServerUpdateDto } from '../servers/dto/server-update.dto';
+import { ServersService } from '../servers/servers.service';
+import { AdminCatalog } from './admin-catalog';
+import { AdminController } from './admin-controller.decorator';
+import { AdminPages } from './admin-pages.service';
+import { type FormBody } from './form-body';
+import { type FormErrors } from './form-errors';
+import { submitForm } from './form-submission';
+import { hrefWith, offsetOf, PAGE_SIZE, pageNumber, pager } from './pagination';
+import {
+  emptyServerForm,
+  SERVER_FIELD_ALIASES,
+  serverFormOf,
+  serverFormValues,
+  type ServerFormValues,
+  serverInput,
+} from './server-form';
+import { toolPicker } from './tool-picker';
+
+@AdminController('admin/servers')
+export class AdminServersController {
+  constructor(
+    private readonly servers: ServersService,
+    private readonly catalog: AdminCatalog,
+    private readonly pages: AdminPages,
+  ) {}
+
+  @Get()
+  async list(
+    @Req() request: Request,
+    @Res() response: Response,
+    @Query('page') rawPage?: string,
+  ): Promise<void> {
+    const page = pageNumber(rawPage);
+    const result = await this.servers.list({ limit: PAGE_SIZE, offset: offsetOf(page) });
+    await this.pages.render(request, response, 'servers', {
+      title: 'Servers',
+      section: 'servers',
+      servers: result.items,
+      pager: pager(page, result.total, (n) => hrefWith('/admin/servers', { page: n })),
+    });
+  }
+
+  @Get('new')
+  async newForm(@Req() request: Request, @Res() response: Response): Promise<void> {
+    await this.renderForm(request, response, null, emptyServerForm());
+  }
+
+  @Post()
+  async create(
+    @Req() request: Request,
+    @Res() response: Response,
+    @Body() body: FormBody,
+  ): Promise<void> {
+    const values = serverFormValues(body);
+    const submission = await submitForm(
+      ServerCreateDto,
+      serverInput(values),
+      { aliases: SERVER_FIELD_ALIASES },
+      (dto) => this.servers.create(dto),
+    );
+    if (!submission.ok) {
+      await this.renderForm(request, response, null, values, submission.errors);
+      return;
+    }
+    const server = submission.result;
+    this.pages.redirect(request, response, `/admin/servers/${server.id}`, {
+      kind: 'success',
+      text: `Server '${server.name}' created with ${server.toolIds.length} tools.`,
+    });
+  }
+
+  @Get(':id')
+  async detail(
+    @Req() request: Request,
+    @Res() response: Response,
+    @UuidParam() id: string,
+  ): Promise<void> {
+    const server = await this.servers.get(id);
+    const members = new Set(server.toolIds);
+    const tools = (await this.catalog.allTools()).filter((tool) => members.has(tool.id));
+    await this.pages.render(request, response, 'server', {
+      title: `Server ${server.name}`,
+      section: 'servers',
+      server,
+      tools,
+    });
+  }
+
+  @Get(':id/edit')
+  async editForm(
+    @Req() request: Request,
+    @Res() response: Response,
+    @UuidParam() id: string,
+  ): Promise<void> {
+    const server = await this.servers.get(id);
+    await this.renderForm(request, response, server, serverFormOf(server));
+  }
+
+  @Post(':id')
+  async update(
+    @Req() request: Request,
+    @Res() response: Response,
+    @UuidParam() id: string,
+    @Body() body: FormBody,
+  ): Promise<void> {
+    const server = await this.servers.get(id);
+    const values = serverFormValues(body);
+    const submission = await submitForm(
+      ServerUpdateDto,
+      serverInput(values),
+      { aliases: SERVER_FIELD_ALIASES },
+      (dto) => this.servers.update(id, dto),
+    );
+    if (!submission.ok) {
+      await this.renderForm(request, response, server, values, submission.errors);
+      return;
+    }
+    this.pages.redirect(request, response, `/admin/servers/${id}`, {
+      kind: 'success',
+      text: `Server '${submission.result.name}' saved.`,
+    });
+  }
+
+  @Get(':id/delete')
+  async confirmDelete(
+    @Req() request: Request,
+    @Res() response: Response,
+    @UuidParam() id: string,
+  ): Promise<void> {
+    const server = await this.servers.get(id);
+    await this.pages.render(request, response, 'confirm-delete', {
+      title: `Delete server ${server.name}`,
+      section: 'servers',
+      kind: 'server',
+      name: server.name,
+      action: `/admin/servers/${id}/delete`,
+      cancel: `/admin/servers/${id}`,
+      consequence: `Clients of ${server.mcpUrl} lose access. Its tools stay registered.`,
+    });
+  }
+
+  @Post(':id/delete')
+  async remove(
+    @Req() request: Request,
+    @Res() response: Response,
+    @UuidParam() id: string,
+  ): Promise<void> {
+    const server = await this.servers.get(id);
+    await this.servers.remove(id);
+    this.pages.redirect(request, response, '/admin/servers', {
+      kind: 'success',
+      text: `Server '${server.name}' deleted.`,
+    });
+  }
+
+  private async renderForm(
+    request: Request,
+    response: Response,
+    server: ServerResponseDto | null,
+    values: ServerFormValues,
+    errors?: FormErrors,
+  ): Promise<void> {
+    const editing = server !== null;
+    const [gateways, tools] = [await this.catalog.allGateways(), await this.catalog.allTools()];
+    await this.pages.render(
+      request,
+      response,
+      'server-form',
+      {
+        title: editing ? `Edit server ${server.name}` : 'Create a server',
+        section: 'servers',
+        server,
+        editing,
+        action: editing ? `/admin/servers/${server.id}` : '/admin/servers',
+        cancel: editing ? `/admin/servers/${server.id}` : '/admin/servers',
+        values,
+        picker: toolPicker(gateways, tools, values.toolIds),
+        errors: errors?.fields ?? {},
+        formError: errors?.message ?? null,
+      },
+      errors?.status ?? 200,
+    );
+  }
+}

@@ -1,0 +1,37 @@
+import { Module } from '@nestjs/common';
+import { GatewaysModule } from '../gateways/gateways.module';
+import { ServersModule } from '../servers/servers.module';
+import { ToolsModule } from '../tools/tools.module';
+import { AdminCatalog } from './admin-catalog';
+import { AdminDashboardController } from './admin-dashboard.controller';
+import { AdminExceptionFilter } from './admin-exception.filter';
+import { AdminGatewaysController } from './admin-gateways.controller';
+import { AdminLoginController } from './admin-login.controller';
+import { AdminPages } from './admin-pages.service';
+import { AdminServersController } from './admin-servers.controller';
+import { AdminSessionGuard } from './admin-session.guard';
+import { AdminSessionService } from './admin-session.service';
+import { AdminToolsController } from './admin-tools.controller';
+import { FlashMessages } from './flash.service';
+
+/** Server-rendered admin pages over the same services as the REST API. */
+@Module({
+  imports: [GatewaysModule, ToolsModule, ServersModule],
+  controllers: [
+    AdminLoginController,
+    AdminDashboardController,
+    AdminGatewaysController,
+    AdminToolsController,
+    AdminServersController,
+  ],
+  providers: [
+    AdminSessionService,
+    AdminSessionGuard,
+    AdminExceptionFilter,
+    AdminPages,
+    AdminCatalog,
+    FlashMessages,
+  ],
+  exports: [AdminSessionService],
+})
+export class AdminModule {}
