@@ -1,4 +1,5 @@
 import { Init1795312241825 } from './1795312241825-Init';
+import { McpSessions1795313067731 } from './1795313067731-McpSessions';
 
 /** Every migration, oldest first; the app and the migration job both run this list. */
-export const MIGRATIONS = [Init1795312241825];
+export const MIGRATIONS = [Init1795312241825, McpSessions1795313067731];

@@ -7,6 +7,7 @@ import { DatabaseModule } from './database/database.module';
 import { EventsModule } from './events/events.module';
 import { GatewaysModule } from './gateways/gateways.module';
 import { HealthModule } from './health/health.module';
+import { McpModule } from './mcp/mcp.module';
 import { ServersModule } from './servers/servers.module';
 import { ToolsModule } from './tools/tools.module';
 
@@ -18,12 +19,13 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         DatabaseModule,
-        EventsModule,
+        EventsModule.forRoot(config),
         AuthModule,
         GatewaysModule,
         ToolsModule,
         ServersModule,
         HealthModule,
+        McpModule,
         AdminModule,
       ],
     };

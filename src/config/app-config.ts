@@ -28,6 +28,10 @@ export abstract class AppConfig {
   abstract readonly syncIntervalSeconds: number;
   abstract readonly upstreamTimeoutMs: number;
   abstract readonly allowedOrigins: readonly string[];
+  /** Host header values the MCP endpoints accept, beside loopback names (DNS-rebinding defence). */
+  abstract readonly allowedHosts: readonly string[];
+  abstract readonly mcpSessionTtlSeconds: number;
+  abstract readonly mcpPageSize: number;
   abstract readonly redisUrl: string | null;
   abstract readonly runMigrations: boolean;
   abstract readonly logLevel: LogLevel;
@@ -136,6 +140,15 @@ export function loadConfig(env: Env): AppConfig {
         : new URL(httpUrl('ALLOWED_ORIGINS', origin)).origin,
     );
 
+  const allowedHosts = (value(env, 'ALLOWED_HOSTS') ?? '')
+    .split(',')
+    .map((host) => host.trim().toLowerCase())
+    .filter((host) => host !== '');
+  for (const host of allowedHosts) {
+    if (!/^[a-z0-9.-]+(:\d{1,5})?$/.test(host))
+      fail('ALLOWED_HOSTS', 'must list host[:port] names', host);
+  }
+
   const redisUrl = value(env, 'REDIS_URL') ?? null;
   if (redisUrl !== null && !/^rediss?:\/\//.test(redisUrl))
     fail('REDIS_URL', 'must be a redis:// URL', redisUrl);
@@ -164,6 +177,13 @@ export function loadConfig(env: Env): AppConfig {
     syncIntervalSeconds: integer(env, 'SYNC_INTERVAL_SECONDS', 300, 0, 7 * 24 * 3600),
     upstreamTimeoutMs: integer(env, 'UPSTREAM_TIMEOUT_MS', 30_000, 100, 3_600_000),
     allowedOrigins: [...new Set([new URL(publicUrl).origin, ...allowedOrigins])],
+    allowedHosts: [
+      ...new Set(
+        [publicUrl, ...allowedOrigins].map((url) => new URL(url).host).concat(allowedHosts),
+      ),
+    ],
+    mcpSessionTtlSeconds: integer(env, 'MCP_SESSION_TTL_SECONDS', 24 * 3600, 60, 30 * 24 * 3600),
+    mcpPageSize: integer(env, 'MCP_PAGE_SIZE', 500, 1, 10_000),
     redisUrl,
     runMigrations: boolean(env, 'RUN_MIGRATIONS', true),
     logLevel,

@@ -1,7 +1,9 @@
 import { AdminUser } from '../auth/admin-user.entity';
+import { EventRelay } from '../events/event-relay.entity';
 import { Gateway } from '../gateways/gateway.entity';
+import { McpSession } from '../mcp/session/mcp-session.entity';
 import { ServerTool } from '../servers/server-tool.entity';
 import { Server } from '../servers/server.entity';
 import { Tool } from '../tools/tool.entity';
 
-export const ENTITIES = [AdminUser, Gateway, Tool, Server, ServerTool];
+export const ENTITIES = [AdminUser, Gateway, Tool, Server, ServerTool, McpSession, EventRelay];

@@ -1,17 +1,28 @@
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+
 /**
  * What replicas tell each other. In embedded mode there is one process and the bus is in-process;
  * with PostgreSQL it crosses processes (LISTEN/NOTIFY, or Redis pub/sub when REDIS_URL is set).
+ * Every event reaches every replica, the publishing one included.
  */
 export type PorticoEvent =
-  /** Tools of these gateways, or gateways themselves, changed: caches drop, clients hear list_changed. */
+  /** Tools of these gateways, or the gateways themselves, changed. */
   | { type: 'catalog.changed'; gatewayIds: string[] }
   /** Virtual servers changed (membership, settings, deletion). */
-  | { type: 'servers.changed'; serverIds: string[] };
+  | { type: 'servers.changed'; serverIds: string[] }
+  /** A session's stored state changed (log level, promotions) or it ended. */
+  | { type: 'mcp.session.changed'; sessionId: string; ended: boolean }
+  /** A message for the client, to go out on the session's GET stream, wherever that is open. */
+  | { type: 'mcp.to-client'; sessionId: string; message: JSONRPCMessage }
+  /**
+   * A message from the client that the receiving replica could not place: a response to a request
+   * another replica sent, or a cancellation of a request another replica is serving.
+   */
+  | { type: 'mcp.from-client'; sessionId: string; message: JSONRPCMessage };
 
 export type EventHandler = (event: PorticoEvent) => void;
 
 export abstract class EventBus {
-  /** Delivers to every subscriber in every replica, this one included. */
   abstract publish(event: PorticoEvent): Promise<void>;
   abstract subscribe(handler: EventHandler): () => void;
 }

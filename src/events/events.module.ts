@@ -1,10 +1,33 @@
-import { Global, Module } from '@nestjs/common';
+import { type DynamicModule, Global, Module } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { type AppConfig } from '../config/app-config';
 import { EventBus } from './event-bus';
 import { InProcessEventBus } from './in-process-event-bus';
+import { PgNotifyEventBus } from './pg-notify-event-bus';
+import { RedisEventBus } from './redis-event-bus';
+
+/** This app instance among the replicas; random per start. */
+export abstract class ReplicaId {
+  abstract readonly value: string;
+}
 
 @Global()
-@Module({
-  providers: [{ provide: EventBus, useClass: InProcessEventBus }],
-  exports: [EventBus],
-})
-export class EventsModule {}
+@Module({})
+export class EventsModule {
+  /** Redis when REDIS_URL is set, else LISTEN/NOTIFY on PostgreSQL, else in-process (embedded). */
+  static forRoot(config: AppConfig): DynamicModule {
+    const bus = config.redisUrl
+      ? RedisEventBus
+      : config.database.mode === 'postgres'
+        ? PgNotifyEventBus
+        : InProcessEventBus;
+    return {
+      module: EventsModule,
+      providers: [
+        { provide: EventBus, useClass: bus },
+        { provide: ReplicaId, useValue: { value: randomBytes(6).toString('hex') } },
+      ],
+      exports: [EventBus, ReplicaId],
+    };
+  }
+}

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppConfig } from '../config/app-config';
+import { EventBus } from '../events/event-bus';
 import { type Page, type PageQueryDto } from '../common/page.dto';
 import { seal, unseal } from '../common/secret-box';
 import { uniqueViolation } from '../common/unique-violation';
@@ -28,6 +29,7 @@ export class GatewaysService {
     private readonly dataSource: DataSource,
     private readonly names: ToolNameQuery,
     private readonly config: AppConfig,
+    private readonly bus: EventBus,
   ) {}
 
   async list(page: PageQueryDto): Promise<Page<GatewayResponseDto>> {
@@ -81,17 +83,20 @@ export class GatewaysService {
       });
       return em.getRepository(Gateway).save(gateway);
     });
+    await this.changed(id);
     return this.get(gateway.id);
   }
 
   async remove(id: string): Promise<void> {
     const result = await this.dataSource.getRepository(Gateway).delete({ id });
     if (!result.affected) throw notFound(id);
+    await this.changed(id);
   }
 
   async setEnabled(id: string, enabled: boolean): Promise<GatewayResponseDto> {
     const result = await this.dataSource.getRepository(Gateway).update({ id }, { enabled });
     if (!result.affected) throw notFound(id);
+    await this.changed(id);
     return this.get(id);
   }
 
@@ -99,6 +104,10 @@ export class GatewaysService {
     const gateway = await em.getRepository(Gateway).findOneBy({ id });
     if (!gateway) throw notFound(id);
     return gateway;
+  }
+
+  private changed(gatewayId: string): Promise<void> {
+    return this.bus.publish({ type: 'catalog.changed', gatewayIds: [gatewayId] });
   }
 
   /** The decrypted upstream credentials, for the upstream client only. */

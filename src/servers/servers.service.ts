@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager, In } from 'typeorm';
 import { AppConfig } from '../config/app-config';
+import { EventBus } from '../events/event-bus';
 import { type Page, type PageQueryDto } from '../common/page.dto';
 import { uniqueViolation } from '../common/unique-violation';
 import { ToolNameQuery } from '../tools/tool-name.query';
@@ -20,6 +21,7 @@ export class ServersService {
     private readonly dataSource: DataSource,
     private readonly names: ToolNameQuery,
     private readonly config: AppConfig,
+    private readonly bus: EventBus,
   ) {}
 
   async list(page: PageQueryDto): Promise<Page<ServerResponseDto>> {
@@ -56,6 +58,7 @@ export class ServersService {
       await this.replaceTools(em, server.id, toolIds);
       return server.id;
     });
+    await this.changed(id);
     return this.get(id);
   }
 
@@ -77,18 +80,24 @@ export class ServersService {
       await em.getRepository(Server).save(server);
       if (dto.toolIds !== undefined) await this.replaceTools(em, id, dto.toolIds);
     });
+    await this.changed(id);
     return this.get(id);
   }
 
   async remove(id: string): Promise<void> {
     const result = await this.dataSource.getRepository(Server).delete({ id });
     if (!result.affected) throw notFound(id);
+    await this.changed(id);
   }
 
   async find(id: string, em: EntityManager = this.dataSource.manager): Promise<Server> {
     const server = await em.getRepository(Server).findOneBy({ id });
     if (!server) throw notFound(id);
     return server;
+  }
+
+  private changed(serverId: string): Promise<void> {
+    return this.bus.publish({ type: 'servers.changed', serverIds: [serverId] });
   }
 
   mcpUrl(serverId: string): string {

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { type ToolResponseDto } from './dto/tool-response.dto';
 import { ToolNameQuery } from './tool-name.query';
 import { toolVisibility } from './tool-visibility';
@@ -28,6 +29,21 @@ export class ToolPresenter {
       appConfig: tool.appConfig,
       createdAt: tool.createdAt.toISOString(),
       updatedAt: tool.updatedAt.toISOString(),
+    };
+  }
+
+  /** The tool as MCP clients see it in `tools/list`: the upstream definition under its virtual name. */
+  toMcpTool(tool: Tool): McpTool {
+    return {
+      name: this.names.name(tool.gatewaySlug, tool.originalName),
+      ...(tool.title === null ? {} : { title: tool.title }),
+      description: tool.description,
+      inputSchema: tool.inputSchema as McpTool['inputSchema'],
+      ...(tool.outputSchema === null
+        ? {}
+        : { outputSchema: tool.outputSchema as McpTool['outputSchema'] }),
+      ...(tool.annotations === null ? {} : { annotations: tool.annotations }),
+      ...(tool.meta === null ? {} : { _meta: tool.meta }),
     };
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { type Page } from '../common/page.dto';
+import { EventBus } from '../events/event-bus';
 import { type ToolListQueryDto } from './dto/tool-list-query.dto';
 import { type ToolResponseDto } from './dto/tool-response.dto';
 import { type ToolUpdateDto } from './dto/tool-update.dto';
@@ -15,6 +16,7 @@ export class ToolsService {
     private readonly dataSource: DataSource,
     private readonly names: ToolNameQuery,
     private readonly presenter: ToolPresenter,
+    private readonly bus: EventBus,
   ) {}
 
   async list(query: ToolListQueryDto): Promise<Page<ToolResponseDto>> {
@@ -42,7 +44,9 @@ export class ToolsService {
     const tool = await this.find(id);
     if (dto.enabled !== undefined) tool.enabled = dto.enabled;
     if (dto.appConfig !== undefined) tool.appConfig = dto.appConfig;
-    return this.presenter.toResponse(await this.dataSource.getRepository(Tool).save(tool));
+    const saved = await this.dataSource.getRepository(Tool).save(tool);
+    await this.bus.publish({ type: 'catalog.changed', gatewayIds: [tool.gatewayId] });
+    return this.presenter.toResponse(saved);
   }
 
   async find(id: string): Promise<Tool> {

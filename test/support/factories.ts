@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { type INestApplicationContext } from '@nestjs/common';
+import { EventBus } from '../../src/events/event-bus';
 import { type GatewayCreateDto } from '../../src/gateways/dto/gateway-create.dto';
 import { GatewaysService } from '../../src/gateways/gateways.service';
 import { Gateway } from '../../src/gateways/gateway.entity';
@@ -53,6 +54,7 @@ export function factories(app: INestApplicationContext) {
       const { inserted } = await dataSource.transaction((em) =>
         app.get(ToolWriter).insert(em, gateway, normalised),
       );
+      await app.get(EventBus).publish({ type: 'catalog.changed', gatewayIds: [gateway.id] });
       const byName = new Map(
         (await dataSource.getRepository(Tool).findBy({ gatewayId: gateway.id })).map((tool) => [
           tool.originalName,

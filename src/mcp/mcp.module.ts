@@ -1,0 +1,17 @@
+import { Module } from '@nestjs/common';
+import { GatewaysModule } from '../gateways/gateways.module';
+import { ToolsModule } from '../tools/tools.module';
+import { ToolDirectoryService } from './directory/tool-directory.service';
+import { McpEndpoint } from './http/mcp-endpoint.service';
+import { McpController } from './mcp.controller';
+import { SessionRuntimes } from './session/session-runtimes.service';
+import { SessionStore } from './session/session.store';
+import { UpstreamTargets } from './upstream/upstream-targets.service';
+
+@Module({
+  imports: [GatewaysModule, ToolsModule],
+  controllers: [McpController],
+  providers: [McpEndpoint, ToolDirectoryService, SessionStore, SessionRuntimes, UpstreamTargets],
+  exports: [ToolDirectoryService],
+})
+export class McpModule {}

@@ -1,0 +1,54 @@
+import {
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryColumn,
+} from 'typeorm';
+import { Server } from '../../servers/server.entity';
+import type { InitializeRequest, LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
+
+/**
+ * One MCP client session. Everything a replica needs to serve any request of the session lives
+ * here, so that no replica holds state another lacks: no sticky sessions.
+ */
+@Entity({ name: 'mcp_session' })
+@Index('mcp_session_last_seen_idx', ['lastSeenAt'])
+export class McpSession {
+  @PrimaryColumn({ type: 'varchar', length: 64, primaryKeyConstraintName: 'mcp_session_pk' })
+  id!: string;
+
+  /** The virtual server it is bound to; null for the gateway-wide `/mcp`. */
+  @Column({ name: 'server_id', type: 'uuid', nullable: true })
+  serverId!: string | null;
+
+  @ManyToOne(() => Server, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'server_id', foreignKeyConstraintName: 'mcp_session_server_fk' })
+  server?: Server;
+
+  /** Subject of the token that opened it; other subjects may not use it. */
+  @Column({ type: 'varchar', length: 128 })
+  subject!: string;
+
+  @Column({ name: 'protocol_version', type: 'varchar', length: 32 })
+  protocolVersion!: string;
+
+  /** The client's initialize params (capabilities, clientInfo), replayed to restore the session. */
+  @Column({ name: 'initialize_params', type: 'jsonb' })
+  initializeParams!: InitializeRequest['params'];
+
+  @Column({ name: 'log_level', type: 'varchar', length: 16, nullable: true })
+  logLevel!: LoggingLevel | null;
+
+  /** Tool-search promotions: the catalogue hash they belong to and the promoted names. */
+  @Column({ type: 'jsonb', nullable: true })
+  promotions!: { catalogHash: string; names: string[] } | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+
+  @Column({ name: 'last_seen_at', type: 'timestamptz' })
+  lastSeenAt!: Date;
+}

@@ -1,0 +1,207 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { type RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  CallToolRequestSchema,
+  type CallToolRequest,
+  type CallToolResult,
+  ErrorCode,
+  type Implementation,
+  ListToolsRequestSchema,
+  type ListToolsResult,
+  type LoggingLevel,
+  ResultSchema,
+  RootsListChangedNotificationSchema,
+  SetLevelRequestSchema,
+  type ServerNotification,
+  type ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js';
+import { type AppConfig } from '../../config/app-config';
+import { type ToolDirectory } from '../directory/tool-directory';
+import { type ToolDirectoryService } from '../directory/tool-directory.service';
+import { paginate } from '../directory/paginate';
+import { CapturedExchange } from '../http/exchange';
+import { type SessionRelay, SessionTransport } from '../http/session-transport';
+import { RpcError, unknownTool, UpstreamSessionGone } from '../mcp-errors';
+import { scopeOf, type McpScope } from '../mcp-scope';
+import { type DownstreamLink, UpstreamSession } from '../upstream/upstream-session';
+import { type UpstreamTargets } from '../upstream/upstream-targets.service';
+import { type SessionState, type SessionStore } from './session.store';
+
+export interface RuntimeContext {
+  config: AppConfig;
+  replicaId: string;
+  directories: ToolDirectoryService;
+  store: SessionStore;
+  targets: UpstreamTargets;
+  relay(sessionId: string): SessionRelay;
+}
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+const RESTORE_ID = 'portico-restore';
+
+/**
+ * One MCP session as served by this replica: the SDK Server that speaks the protocol, its
+ * transport, and the session's own upstream sessions. Every replica can build one from the stored
+ * session record, so any replica can serve any request.
+ */
+export class SessionRuntime {
+  readonly transport: SessionTransport;
+  readonly server: Server;
+  readonly scope: McpScope;
+  lastUsed = Date.now();
+  /** The directory version this session last listed; a newer one means list_changed. */
+  listedFingerprint: string | null = null;
+  private readonly upstreams = new Map<string, Promise<UpstreamSession>>();
+  private logLevel: LoggingLevel | null;
+
+  constructor(
+    readonly session: SessionState,
+    serverInfo: Implementation,
+    private readonly context: RuntimeContext,
+  ) {
+    this.scope = scopeOf(session.serverId);
+    this.logLevel = session.logLevel;
+    this.transport = new SessionTransport(session.id, context.replicaId, context.relay(session.id));
+    this.server = new Server(serverInfo, {
+      capabilities: { tools: { listChanged: true }, logging: {} },
+    });
+    this.server.setRequestHandler(ListToolsRequestSchema, (request) =>
+      this.listTools(request.params?.cursor),
+    );
+    this.server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+      this.callTool(request.params, extra),
+    );
+    this.server.setRequestHandler(SetLevelRequestSchema, async (request) => {
+      await this.setLogLevel(request.params.level);
+      return {};
+    });
+    this.server.setNotificationHandler(RootsListChangedNotificationSchema, () =>
+      this.rootsChanged(),
+    );
+  }
+
+  async start(): Promise<void> {
+    await this.server.connect(this.transport);
+  }
+
+  /** Brings the SDK server to the state the session's initialize left it in, on another replica. */
+  async restore(): Promise<void> {
+    const exchange = new CapturedExchange();
+    this.transport.receiveRequest(
+      {
+        jsonrpc: '2.0',
+        id: RESTORE_ID,
+        method: 'initialize',
+        params: this.session.initializeParams,
+      },
+      exchange,
+    );
+    await exchange.answer;
+    this.transport.receiveNotification({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  }
+
+  async close(): Promise<void> {
+    const upstreams = [...this.upstreams.values()];
+    this.upstreams.clear();
+    await Promise.all(
+      upstreams.map(async (upstream) => (await upstream.catch(() => null))?.close()),
+    );
+    await this.server.close();
+  }
+
+  /** Drops upstream sessions of changed gateways, so the next call uses their new settings. */
+  forgetUpstreams(gatewayIds: readonly string[]): void {
+    for (const gatewayId of gatewayIds) {
+      const upstream = this.upstreams.get(gatewayId);
+      this.upstreams.delete(gatewayId);
+      void upstream?.then((session) => session.close()).catch(() => undefined);
+    }
+  }
+
+  async directory(): Promise<ToolDirectory> {
+    const directory = await this.context.directories.get(this.scope);
+    if (!directory)
+      throw new RpcError(
+        ErrorCode.InvalidRequest,
+        'This virtual server no longer exists or is disabled',
+      );
+    return directory;
+  }
+
+  private async listTools(cursor: string | undefined): Promise<ListToolsResult> {
+    const directory = await this.directory();
+    const page = paginate(directory.definitions, cursor, this.context.config.mcpPageSize);
+    if (!page) throw new RpcError(ErrorCode.InvalidParams, 'Invalid cursor');
+    this.listedFingerprint = directory.fingerprint;
+    return { tools: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+  }
+
+  private async callTool(params: CallToolRequest['params'], extra: Extra): Promise<CallToolResult> {
+    const tool = (await this.directory()).byName.get(params.name);
+    if (!tool) throw unknownTool(params.name);
+    for (let attempt = 1; ; attempt++) {
+      const upstream = await this.upstream(tool.gatewayId);
+      try {
+        return await upstream.callTool(tool.originalName, params, extra);
+      } catch (error) {
+        const gone = error instanceof UpstreamSessionGone;
+        if (upstream.closed || gone) this.forgetUpstream(tool.gatewayId, upstream);
+        // A restarted upstream forgot our session before running anything: one retry on a new one.
+        if (attempt === 1 && gone) continue;
+        throw error;
+      }
+    }
+  }
+
+  private async setLogLevel(level: LoggingLevel): Promise<void> {
+    this.logLevel = level;
+    await this.context.store.update(this.session.id, { logLevel: level });
+    await Promise.all(
+      [...this.upstreams.values()].map(async (upstream) =>
+        (await upstream.catch(() => null))?.setLogLevel(level),
+      ),
+    );
+  }
+
+  private async rootsChanged(): Promise<void> {
+    await Promise.all(
+      [...this.upstreams.values()].map(async (upstream) =>
+        (await upstream.catch(() => null))?.rootsChanged(),
+      ),
+    );
+  }
+
+  private upstream(gatewayId: string): Promise<UpstreamSession> {
+    const existing = this.upstreams.get(gatewayId);
+    if (existing) return existing;
+    const connecting = this.connectUpstream(gatewayId);
+    this.upstreams.set(gatewayId, connecting);
+    connecting.catch(
+      () => this.upstreams.get(gatewayId) === connecting && this.upstreams.delete(gatewayId),
+    );
+    return connecting;
+  }
+
+  private forgetUpstream(gatewayId: string, upstream: UpstreamSession): void {
+    void this.upstreams.get(gatewayId)?.then((current) => {
+      if (current === upstream) this.upstreams.delete(gatewayId);
+    });
+    void upstream.close();
+  }
+
+  private async connectUpstream(gatewayId: string): Promise<UpstreamSession> {
+    const target = await this.context.targets.get(gatewayId);
+    const timeout = this.context.config.upstreamTimeoutMs;
+    const link: DownstreamLink = {
+      capabilities: this.session.initializeParams.capabilities,
+      request: (request, relatedRequestId, signal) =>
+        this.server.request(request, ResultSchema, { relatedRequestId, signal, timeout }),
+      notify: (notification, relatedRequestId) =>
+        this.server.notification(notification, { relatedRequestId }),
+    };
+    const upstream = await UpstreamSession.connect(target, link, timeout);
+    if (this.logLevel) await upstream.setLogLevel(this.logLevel).catch(() => undefined);
+    return upstream;
+  }
+}

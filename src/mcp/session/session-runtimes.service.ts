@@ -1,0 +1,171 @@
+import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { type Implementation } from '@modelcontextprotocol/sdk/types.js';
+import { AppConfig } from '../../config/app-config';
+import { EventBus, type PorticoEvent } from '../../events/event-bus';
+import { ReplicaId } from '../../events/events.module';
+import { type ToolDirectory } from '../directory/tool-directory';
+import { ToolDirectoryService } from '../directory/tool-directory.service';
+import { type SessionRelay } from '../http/session-transport';
+import { scopeOf } from '../mcp-scope';
+import { UpstreamTargets } from '../upstream/upstream-targets.service';
+import { type RuntimeContext, SessionRuntime } from './session-runtime';
+import { type SessionState, SessionStore } from './session.store';
+
+const IDLE_EVICT_MS = 10 * 60_000;
+const LIST_CHANGED_DEBOUNCE_MS = 100;
+
+/** The sessions this replica currently serves, built on demand from their stored records. */
+@Injectable()
+export class SessionRuntimes implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger(SessionRuntimes.name);
+  private readonly runtimes = new Map<string, Promise<SessionRuntime>>();
+  private readonly context: RuntimeContext;
+  private unsubscribe: (() => void)[] = [];
+  private evictTimer?: NodeJS.Timeout;
+  private listChangedTimer?: NodeJS.Timeout;
+
+  constructor(
+    config: AppConfig,
+    replica: ReplicaId,
+    store: SessionStore,
+    targets: UpstreamTargets,
+    private readonly directories: ToolDirectoryService,
+    private readonly bus: EventBus,
+  ) {
+    this.context = {
+      config,
+      replicaId: replica.value,
+      directories,
+      store,
+      targets,
+      relay: (sessionId) => this.relay(sessionId),
+    };
+  }
+
+  onModuleInit(): void {
+    this.unsubscribe = [
+      this.bus.subscribe((event) => void this.onEvent(event)),
+      this.directories.onInvalidated(() => this.scheduleListChanged()),
+    ];
+    this.evictTimer = setInterval(() => void this.evictIdle(), 60_000).unref();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    for (const unsubscribe of this.unsubscribe) unsubscribe();
+    clearInterval(this.evictTimer);
+    clearTimeout(this.listChangedTimer);
+    await Promise.all([...this.runtimes.keys()].map((id) => this.close(id)));
+  }
+
+  /** A runtime for a session that has just been created by its initialize. */
+  async create(session: SessionState, directory: ToolDirectory): Promise<SessionRuntime> {
+    const runtime = new SessionRuntime(session, serverInfo(directory), this.context);
+    await runtime.start();
+    this.runtimes.set(session.id, Promise.resolve(runtime));
+    return runtime;
+  }
+
+  /** This replica's runtime for a stored session, restoring it if this replica has none yet. */
+  obtain(session: SessionState): Promise<SessionRuntime> {
+    let runtime = this.runtimes.get(session.id);
+    if (!runtime) {
+      runtime = this.restore(session);
+      this.runtimes.set(session.id, runtime);
+      runtime.catch(() => this.runtimes.delete(session.id));
+    }
+    return runtime.then((ready) => {
+      ready.lastUsed = Date.now();
+      return ready;
+    });
+  }
+
+  async close(sessionId: string): Promise<void> {
+    const runtime = this.runtimes.get(sessionId);
+    this.runtimes.delete(sessionId);
+    await (await runtime?.catch(() => null))?.close();
+  }
+
+  private async restore(session: SessionState): Promise<SessionRuntime> {
+    const directory = await this.directories.get(scopeOf(session.serverId));
+    const runtime = new SessionRuntime(session, serverInfo(directory), this.context);
+    await runtime.start();
+    await runtime.restore();
+    return runtime;
+  }
+
+  private relay(sessionId: string): SessionRelay {
+    return {
+      toClient: (message) => void this.bus.publish({ type: 'mcp.to-client', sessionId, message }),
+      fromClient: (message) =>
+        void this.bus.publish({ type: 'mcp.from-client', sessionId, message }),
+    };
+  }
+
+  private async onEvent(event: PorticoEvent): Promise<void> {
+    switch (event.type) {
+      case 'mcp.session.changed':
+        if (event.ended) await this.close(event.sessionId);
+        return;
+      case 'mcp.to-client':
+        (await this.local(event.sessionId))?.transport.writeToStream(event.message);
+        return;
+      case 'mcp.from-client':
+        (await this.local(event.sessionId))?.transport.receiveRelayed(event.message);
+        return;
+      case 'catalog.changed':
+        for (const runtime of await this.all()) runtime.forgetUpstreams(event.gatewayIds);
+        return;
+      case 'servers.changed':
+        return;
+    }
+  }
+
+  /** After the catalogue changed, tells each client with an open stream here if its list changed. */
+  private scheduleListChanged(): void {
+    clearTimeout(this.listChangedTimer);
+    this.listChangedTimer = setTimeout(() => void this.sendListChanged(), LIST_CHANGED_DEBOUNCE_MS);
+  }
+
+  private async sendListChanged(): Promise<void> {
+    for (const runtime of await this.all()) {
+      if (!runtime.transport.hasStream) continue;
+      try {
+        const directory = await this.directories.get(runtime.scope);
+        if (directory && directory.fingerprint === runtime.listedFingerprint) continue;
+        runtime.listedFingerprint = directory?.fingerprint ?? null;
+        await runtime.server.sendToolListChanged();
+      } catch (error) {
+        this.logger.warn(`Could not announce a tool list change: ${String(error)}`);
+      }
+    }
+  }
+
+  private async local(sessionId: string): Promise<SessionRuntime | null> {
+    return (await this.runtimes.get(sessionId)?.catch(() => null)) ?? null;
+  }
+
+  private async all(): Promise<SessionRuntime[]> {
+    const settled = await Promise.all(
+      [...this.runtimes.values()].map((runtime) => runtime.catch(() => null)),
+    );
+    return settled.filter((runtime): runtime is SessionRuntime => runtime !== null);
+  }
+
+  private async evictIdle(): Promise<void> {
+    const cutoff = Date.now() - IDLE_EVICT_MS;
+    for (const runtime of await this.all()) {
+      if (
+        runtime.lastUsed < cutoff &&
+        !runtime.transport.hasStream &&
+        runtime.transport.inFlight === 0
+      ) {
+        await this.close(runtime.session.id);
+      }
+    }
+  }
+}
+
+function serverInfo(directory: ToolDirectory | null): Implementation {
+  const name = directory?.server ? `Portico: ${directory.server.name}` : 'Portico';
+  return { name, version: '1.0.0' };
+}

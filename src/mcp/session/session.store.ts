@@ -1,0 +1,121 @@
+import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { DataSource, LessThan } from 'typeorm';
+import { type QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { AppConfig } from '../../config/app-config';
+import { EventBus } from '../../events/event-bus';
+import { McpSession } from './mcp-session.entity';
+
+export type SessionState = Omit<McpSession, 'server' | 'createdAt'>;
+
+const TOUCH_EVERY_MS = 60_000;
+const CACHE_LIMIT = 50_000;
+const CLEANUP_EVERY_MS = 5 * 60_000;
+
+/**
+ * MCP sessions in PostgreSQL, with a per-replica cache so that a request costs no database round
+ * trip. Any change is announced on the bus, and every replica drops its cached copy.
+ */
+@Injectable()
+export class SessionStore implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger(SessionStore.name);
+  private readonly cache = new Map<string, SessionState>();
+  private unsubscribe?: () => void;
+  private cleanup?: NodeJS.Timeout;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly bus: EventBus,
+    private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    this.unsubscribe = this.bus.subscribe((event) => {
+      if (event.type === 'mcp.session.changed') this.cache.delete(event.sessionId);
+    });
+    const every = CLEANUP_EVERY_MS + Math.floor(Math.random() * 30_000);
+    this.cleanup = setInterval(() => void this.removeExpired(), every).unref();
+  }
+
+  onModuleDestroy(): void {
+    this.unsubscribe?.();
+    clearInterval(this.cleanup);
+  }
+
+  async create(state: Omit<SessionState, 'lastSeenAt'>): Promise<SessionState> {
+    const session = { ...state, lastSeenAt: new Date() };
+    // TypeORM's partial-entity type cannot express the free-form JSON of initialize params.
+    await this.dataSource
+      .getRepository(McpSession)
+      .insert(session as QueryDeepPartialEntity<McpSession>);
+    this.remember(session);
+    return session;
+  }
+
+  /** The live session, or null when it is unknown, ended or expired. */
+  async find(id: string): Promise<SessionState | null> {
+    const cached = this.cache.get(id);
+    if (cached && !this.expired(cached)) return cached;
+    const stored = await this.dataSource.getRepository(McpSession).findOneBy({ id });
+    if (!stored) {
+      this.cache.delete(id);
+      return null;
+    }
+    if (this.expired(stored)) {
+      await this.end(id);
+      return null;
+    }
+    const { server: _server, createdAt: _createdAt, ...state } = stored;
+    this.remember(state);
+    return state;
+  }
+
+  /** Marks the session used; written through at most once a minute per replica. */
+  touch(session: SessionState): void {
+    const now = Date.now();
+    if (now - session.lastSeenAt.getTime() < TOUCH_EVERY_MS) return;
+    session.lastSeenAt = new Date(now);
+    this.dataSource
+      .getRepository(McpSession)
+      .update({ id: session.id }, { lastSeenAt: session.lastSeenAt })
+      .catch((error: unknown) => this.logger.warn(`Could not touch session: ${String(error)}`));
+  }
+
+  async update(
+    id: string,
+    patch: Partial<Pick<SessionState, 'logLevel' | 'promotions'>>,
+  ): Promise<void> {
+    await this.dataSource.getRepository(McpSession).update({ id }, patch);
+    const cached = this.cache.get(id);
+    if (cached) Object.assign(cached, patch);
+    await this.bus.publish({ type: 'mcp.session.changed', sessionId: id, ended: false });
+  }
+
+  /** Ends the session everywhere; later requests with its id get 404. */
+  async end(id: string): Promise<boolean> {
+    const result = await this.dataSource.getRepository(McpSession).delete({ id });
+    this.cache.delete(id);
+    await this.bus.publish({ type: 'mcp.session.changed', sessionId: id, ended: true });
+    return (result.affected ?? 0) > 0;
+  }
+
+  private expired(session: Pick<SessionState, 'lastSeenAt'>): boolean {
+    return Date.now() - session.lastSeenAt.getTime() > this.config.mcpSessionTtlSeconds * 1000;
+  }
+
+  private remember(session: SessionState): void {
+    if (this.cache.size >= CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value!);
+    this.cache.set(session.id, session);
+  }
+
+  private async removeExpired(): Promise<void> {
+    const cutoff = new Date(Date.now() - this.config.mcpSessionTtlSeconds * 1000);
+    try {
+      const expired = await this.dataSource
+        .getRepository(McpSession)
+        .find({ select: { id: true }, where: { lastSeenAt: LessThan(cutoff) }, take: 1000 });
+      for (const { id } of expired) await this.end(id);
+    } catch (error) {
+      this.logger.warn(`Session cleanup failed: ${String(error)}`);
+    }
+  }
+}

@@ -1,0 +1,42 @@
+import { Client, type ClientOptions } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+export interface ConnectOptions {
+  token: string;
+  /** `/mcp` or `/servers/<id>/mcp`. */
+  path?: string;
+  capabilities?: ClientOptions['capabilities'];
+  sessionId?: string;
+  name?: string;
+}
+
+/** The real SDK client over Streamable HTTP against a Portico instance. */
+export async function connectClient(baseUrl: string, options: ConnectOptions): Promise<Client> {
+  const client = new Client(
+    { name: options.name ?? 'test-client', version: '1.0.0' },
+    { capabilities: options.capabilities ?? {} },
+  );
+  const transport = new StreamableHTTPClientTransport(new URL(options.path ?? '/mcp', baseUrl), {
+    requestInit: { headers: { Authorization: `Bearer ${options.token}` } },
+    ...(options.sessionId ? { sessionId: options.sessionId } : {}),
+  });
+  await client.connect(transport);
+  return client;
+}
+
+/** Polls until `check` passes or the deadline passes (then throws its last error). */
+export async function eventually<T>(
+  check: () => Promise<T> | T,
+  timeoutMs = 10_000,
+  everyMs = 50,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, everyMs));
+    }
+  }
+}
