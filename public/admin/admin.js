@@ -21,6 +21,10 @@ function enhancePicker(picker) {
 
   function updateCount() {
     count.textContent = String(rows.filter(({ box }) => box.checked).length);
+    for (const group of groups) {
+      const picked = group.querySelectorAll('input[name="toolIds"]:checked').length;
+      group.querySelector('[data-picker-group-count]').textContent = String(picked);
+    }
   }
 
   function apply() {

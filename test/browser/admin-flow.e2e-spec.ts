@@ -1,0 +1,244 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
+import { factories, toolDefinition } from '../support/factories';
+import { ADMIN_PASSWORD, startTestApp, type TestApp } from '../support/test-app';
+
+const ARTIFACTS = join(__dirname, '..', 'artifacts');
+const HOSTILE = '<img src=x onerror=alert(1)>';
+const TOOL_COUNT = 30;
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+/** Every page state the flow passes through is saved for CI under test/artifacts/. */
+async function screenshot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+}
+
+describe('admin pages in Chromium', () => {
+  let t: TestApp;
+  let upstream: UpstreamFixture;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  const dialogs: string[] = [];
+  const problems: string[] = [];
+  let gatewayPath = '';
+
+  beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    upstream = await startUpstream({
+      name: 'browser-upstream',
+      tools: [
+        ...Array.from({ length: TOOL_COUNT }, (_, i) =>
+          echoTool(`tool_${String(i + 1).padStart(2, '0')}`, 'browser-upstream'),
+        ),
+        echoTool('hostile', 'browser-upstream', { description: HOSTILE }),
+      ],
+    });
+    t = await startTestApp();
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    context = await browser.newContext({
+      baseURL: t.baseUrl,
+      viewport: { width: 1280, height: 900 },
+    });
+    context.setDefaultTimeout(5000);
+    page = await context.newPage();
+    page.on('dialog', (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    await upstream?.close();
+  });
+
+  it('sends a visitor to the login page and logs in by keyboard', async () => {
+    await page.goto('/admin/tools');
+    expect(new URL(page.url()).pathname).toBe('/admin/login');
+    await screenshot(page, 'login');
+    await page.keyboard.type('admin');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(ADMIN_PASSWORD);
+    await page.keyboard.press('Enter');
+    await page.waitForURL('**/admin/tools');
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Tools');
+  });
+
+  it('registers a gateway through the form and shows its tools', async () => {
+    await page.goto('/admin/gateways');
+    await page.getByRole('link', { name: 'Register a gateway' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('Browser Upstream');
+    await page.getByLabel('Upstream MCP URL').fill(upstream.url);
+    await page.getByRole('button', { name: 'Register' }).click();
+    await page.waitForURL(/\/admin\/gateways\/[0-9a-f-]{36}$/);
+    gatewayPath = new URL(page.url()).pathname;
+    expect(await page.getByRole('status').textContent()).toContain(
+      "Gateway 'Browser Upstream' registered.",
+    );
+    const gateway = await factories(t.app).gatewayById(gatewayPath.split('/').pop()!);
+    await factories(t.app).tools(gateway, [
+      ...[...upstream.tools.values()].map((tool) =>
+        toolDefinition(tool.definition.name, {
+          description: String(tool.definition.description),
+        }),
+      ),
+    ]);
+    await page.reload();
+    expect(await page.locator('#tools-heading').textContent()).toBe(`Tools (${TOOL_COUNT + 1})`);
+    await screenshot(page, 'gateway-detail');
+    await page.goto('/admin/gateways');
+    await screenshot(page, 'gateways');
+  });
+
+  it('numbers tools across pages: the first row of page 2 is 26', async () => {
+    await page.goto('/admin/tools');
+    await page.getByLabel('Gateway').selectOption({ label: 'Browser Upstream' });
+    await page.getByRole('button', { name: 'Filter' }).click();
+    const serials = () => page.locator('td.serial').allTextContents();
+    expect(await serials()).toEqual(Array.from({ length: 25 }, (_, i) => String(i + 1)));
+    await screenshot(page, 'tools-page-1');
+    await page.getByRole('link', { name: 'Next' }).click();
+    await page.waitForURL(/page=2/);
+    expect(await serials()).toEqual(['26', '27', '28', '29', '30', '31']);
+    await screenshot(page, 'tools-page-2');
+  });
+
+  it('shows a hostile description as text and never runs it', async () => {
+    await page.goto('/admin/tools?q=hostile');
+    const cell = page.locator('td.description');
+    expect(await cell.textContent()).toBe(HOSTILE);
+    expect(await cell.isVisible()).toBe(true);
+    expect(await page.locator('main img').count()).toBe(0);
+    await page.getByRole('link', { name: 'browser-upstream-hostile' }).click();
+    expect(await page.locator('.description-full').textContent()).toBe(HOSTILE);
+    expect(dialogs).toEqual([]);
+  });
+
+  it('creates a server with two tools picked while filtering the picker', async () => {
+    await page.goto('/admin/servers/new');
+    await page.getByLabel('Name', { exact: true }).fill('Browser Server');
+    const filter = page.getByLabel('Filter tools');
+    const box = (name: string) => page.getByRole('checkbox', { name: new RegExp(`${name}\\b`) });
+    await filter.fill('tool_03');
+    await box('browser-upstream-tool_04').waitFor({ state: 'hidden' });
+    await box('browser-upstream-tool_03').check();
+    await filter.fill('tool_07');
+    await box('browser-upstream-tool_03').waitFor({ state: 'hidden' });
+    await box('browser-upstream-tool_07').check();
+    await filter.fill('');
+    await box('browser-upstream-tool_04').waitFor({ state: 'visible' });
+    expect(await box('browser-upstream-tool_03').isChecked()).toBe(true);
+    expect(await page.locator('[data-picker-count]').textContent()).toBe('2');
+    expect(await page.locator('[data-picker-group-count]').textContent()).toBe('2');
+    await screenshot(page, 'server-form');
+    await page.getByRole('button', { name: 'Create server' }).click();
+    await page.waitForURL(/\/admin\/servers\/[0-9a-f-]{36}$/);
+    expect(await page.locator('td.serial').allTextContents()).toEqual(['1', '2']);
+    expect(await page.locator('table.tools code').allTextContents()).toEqual(
+      expect.arrayContaining(['browser-upstream-tool_03', 'browser-upstream-tool_07']),
+    );
+    await screenshot(page, 'server-detail');
+    await page.goto('/admin/servers');
+    await screenshot(page, 'servers');
+  });
+
+  it('deactivates and activates the gateway', async () => {
+    await page.goto(gatewayPath);
+    await page.getByRole('button', { name: 'Deactivate' }).click();
+    expect(await page.getByRole('status').textContent()).toContain('deactivated');
+    expect(await page.locator('.facts .badge-off').textContent()).toBe('Inactive');
+    await page.getByRole('button', { name: 'Activate' }).click();
+    expect(await page.getByRole('status').textContent()).toContain('activated');
+    expect(await page.getByRole('button', { name: 'Deactivate' }).isVisible()).toBe(true);
+  });
+
+  it('shows the dashboard with counts and connection details', async () => {
+    await page.goto('/admin');
+    expect(await page.locator('#count-gateways').textContent()).toBe('1');
+    expect(await page.locator('#count-servers').textContent()).toBe('1');
+    expect(await page.getByText(`${t.config.publicUrl}/mcp`, { exact: true }).isVisible()).toBe(
+      true,
+    );
+    await screenshot(page, 'dashboard');
+  });
+
+  it('is readable on a phone', async () => {
+    const phone = await context.newPage();
+    await phone.setViewportSize({ width: 390, height: 844 });
+    for (const path of ['/admin', '/admin/tools', '/admin/gateways', '/admin/servers/new']) {
+      await phone.goto(path);
+      const overflow = await phone.evaluate(
+        () => document.documentElement.scrollWidth - window.innerWidth,
+      );
+      expect({ path, overflow }).toEqual({ path, overflow: 0 });
+    }
+    await phone.goto('/admin/tools');
+    await screenshot(phone, 'tools-phone');
+    await phone.close();
+  });
+
+  it('deletes the server and the gateway after confirmation', async () => {
+    await page.goto('/admin/servers');
+    await page.getByRole('link', { name: 'Delete Browser Server' }).click();
+    await page.getByRole('button', { name: 'Delete server' }).click();
+    expect(await page.getByRole('status').textContent()).toContain(
+      "Server 'Browser Server' deleted.",
+    );
+    await page.goto('/admin/gateways');
+    await page.getByRole('link', { name: 'Delete Browser Upstream' }).click();
+    await screenshot(page, 'confirm-delete');
+    await page.getByRole('button', { name: 'Delete gateway' }).click();
+    expect(await page.getByRole('status').textContent()).toContain(
+      "Gateway 'Browser Upstream' deleted.",
+    );
+    expect(await page.locator('p.empty').textContent()).toContain('No gateways yet');
+  });
+
+  it('works without JavaScript, picker included', async () => {
+    const gateway = await factories(t.app).gateway({ name: 'Plain' });
+    await factories(t.app).tools(gateway, ['first', 'second', 'third']);
+    const plain = await browser.newContext({ baseURL: t.baseUrl, javaScriptEnabled: false });
+    plain.setDefaultTimeout(5000);
+    try {
+      const noJs = await plain.newPage();
+      await noJs.goto('/admin/login');
+      await noJs.getByLabel('Username').fill('admin');
+      await noJs.getByLabel('Password').fill(ADMIN_PASSWORD);
+      await noJs.getByRole('button', { name: 'Log in' }).click();
+      await noJs.goto('/admin/servers/new');
+      expect(await noJs.getByLabel('Filter tools').isVisible()).toBe(false);
+      await noJs.getByLabel('Name', { exact: true }).fill('No Script');
+      await noJs.getByRole('checkbox', { name: /plain-first\b/ }).check();
+      await noJs.getByRole('checkbox', { name: /plain-third\b/ }).check();
+      await noJs.getByRole('button', { name: 'Create server' }).click();
+      await noJs.waitForURL(/\/admin\/servers\/[0-9a-f-]{36}$/);
+      expect(await noJs.locator('table.tools code').allTextContents()).toEqual(
+        expect.arrayContaining(['plain-first', 'plain-third']),
+      );
+      await screenshot(noJs, 'server-detail-no-js');
+    } finally {
+      await plain.close();
+    }
+  });
+
+  it('raised no dialog, script error or CSP violation on the way', () => {
+    expect(dialogs).toEqual([]);
+    expect(problems).toEqual([]);
+  });
+});
