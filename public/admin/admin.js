@@ -11,7 +11,7 @@ function enhancePicker(picker) {
   const rows = Array.from(picker.querySelectorAll('[data-picker-row]')).map((row) => ({
     row,
     box: row.querySelector('input[type="checkbox"]'),
-    text: row.dataset.search || '',
+    text: row.textContent.replace(/\s+/g, ' ').toLowerCase(),
   }));
 
   picker.querySelector('[data-picker-controls]').hidden = false;

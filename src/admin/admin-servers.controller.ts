@@ -5,10 +5,11 @@ import { ServerCreateDto } from '../servers/dto/server-create.dto';
 import { type ServerResponseDto } from '../servers/dto/server-response.dto';
 import { ServerUpdateDto } from '../servers/dto/server-update.dto';
 import { ServersService } from '../servers/servers.service';
+import { ToolsService } from '../tools/tools.service';
 import { AdminCatalog } from './admin-catalog';
 import { AdminController } from './admin-controller.decorator';
 import { AdminPages } from './admin-pages.service';
-import { type FormBody } from './form-body';
+import { type FormBody, formField } from './form-body';
 import { type FormErrors } from './form-errors';
 import { submitForm } from './form-submission';
 import { hrefWith, offsetOf, PAGE_SIZE, pageNumber, pager } from './pagination';
@@ -20,12 +21,18 @@ import {
   type ServerFormValues,
   serverInput,
 } from './server-form';
-import { toolPicker } from './tool-picker';
+import {
+  PICKER_LIST_ALL_UP_TO,
+  PICKER_SEARCH_LIMIT,
+  type ToolPicker,
+  toolPicker,
+} from './tool-picker';
 
 @AdminController('admin/servers')
 export class AdminServersController {
   constructor(
     private readonly servers: ServersService,
+    private readonly tools: ToolsService,
     private readonly catalog: AdminCatalog,
     private readonly pages: AdminPages,
   ) {}
@@ -58,6 +65,10 @@ export class AdminServersController {
     @Body() body: FormBody,
   ): Promise<void> {
     const values = serverFormValues(body);
+    if (formField(body, 'intent') === 'search') {
+      await this.renderForm(request, response, null, values, undefined, formField(body, 'pickerQ'));
+      return;
+    }
     const submission = await submitForm(
       ServerCreateDto,
       serverInput(values),
@@ -65,7 +76,14 @@ export class AdminServersController {
       (dto) => this.servers.create(dto),
     );
     if (!submission.ok) {
-      await this.renderForm(request, response, null, values, submission.errors);
+      await this.renderForm(
+        request,
+        response,
+        null,
+        values,
+        submission.errors,
+        formField(body, 'pickerQ'),
+      );
       return;
     }
     const server = submission.result;
@@ -82,8 +100,7 @@ export class AdminServersController {
     @UuidParam() id: string,
   ): Promise<void> {
     const server = await this.servers.get(id);
-    const members = new Set(server.toolIds);
-    const tools = (await this.catalog.allTools()).filter((tool) => members.has(tool.id));
+    const tools = await this.tools.getMany(server.toolIds);
     await this.pages.render(request, response, 'server', {
       title: `Server ${server.name}`,
       section: 'servers',
@@ -111,6 +128,17 @@ export class AdminServersController {
   ): Promise<void> {
     const server = await this.servers.get(id);
     const values = serverFormValues(body);
+    if (formField(body, 'intent') === 'search') {
+      await this.renderForm(
+        request,
+        response,
+        server,
+        values,
+        undefined,
+        formField(body, 'pickerQ'),
+      );
+      return;
+    }
     const submission = await submitForm(
       ServerUpdateDto,
       serverInput(values),
@@ -118,7 +146,14 @@ export class AdminServersController {
       (dto) => this.servers.update(id, dto),
     );
     if (!submission.ok) {
-      await this.renderForm(request, response, server, values, submission.errors);
+      await this.renderForm(
+        request,
+        response,
+        server,
+        values,
+        submission.errors,
+        formField(body, 'pickerQ'),
+      );
       return;
     }
     this.pages.redirect(request, response, `/admin/servers/${id}`, {
@@ -165,9 +200,9 @@ export class AdminServersController {
     server: ServerResponseDto | null,
     values: ServerFormValues,
     errors?: FormErrors,
+    pickerQuery = '',
   ): Promise<void> {
     const editing = server !== null;
-    const [gateways, tools] = [await this.catalog.allGateways(), await this.catalog.allTools()];
     await this.pages.render(
       request,
       response,
@@ -180,11 +215,35 @@ export class AdminServersController {
         action: editing ? `/admin/servers/${server.id}` : '/admin/servers',
         cancel: editing ? `/admin/servers/${server.id}` : '/admin/servers',
         values,
-        picker: toolPicker(gateways, tools, values.toolIds),
+        picker: await this.picker(values.toolIds, pickerQuery),
         errors: errors?.fields ?? {},
         formError: errors?.message ?? null,
       },
       errors?.status ?? 200,
     );
+  }
+
+  /** The whole catalogue when it is small enough; otherwise the picked tools and the matches. */
+  private async picker(selectedIds: string[], query: string): Promise<ToolPicker> {
+    const gateways = await this.catalog.allGateways();
+    const catalogueSize = (await this.tools.list({ limit: 1, offset: 0 })).total;
+    if (catalogueSize <= PICKER_LIST_ALL_UP_TO) {
+      const tools = await this.catalog.allTools();
+      return toolPicker({ gateways, tools, selectedIds, mode: 'all', catalogueSize });
+    }
+    const q = query.trim().slice(0, 200);
+    const picked = await this.tools.getMany(selectedIds);
+    const found = q
+      ? await this.tools.list({ q, limit: PICKER_SEARCH_LIMIT, offset: 0 })
+      : { items: [], total: 0 };
+    return toolPicker({
+      gateways,
+      tools: [...picked, ...found.items],
+      selectedIds,
+      mode: 'search',
+      catalogueSize,
+      query: q,
+      matches: q ? found.total : null,
+    });
   }
 }

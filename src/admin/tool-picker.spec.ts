@@ -18,13 +18,14 @@ describe('toolPicker', () => {
     { id: 'g3', name: 'Empty', enabled: true },
   ];
   const tools = [
-    tool('t1', 'g1', 'alpha-a'),
     tool('t2', 'g1', 'alpha-b'),
+    tool('t1', 'g1', 'alpha-a'),
     tool('t3', 'g2', 'zeta-a'),
   ];
+  const all = { gateways, tools, mode: 'all' as const, catalogueSize: 3 };
 
-  it('groups tools by gateway name, leaving out gateways without tools', () => {
-    const picker = toolPicker(gateways, tools, []);
+  it('groups tools by gateway name and sorts them, leaving out gateways without tools', () => {
+    const picker = toolPicker({ ...all, selectedIds: [] });
     expect(
       picker.groups.map((group) => [group.gatewayName, group.tools.map((row) => row.id)]),
     ).toEqual([
@@ -32,11 +33,11 @@ describe('toolPicker', () => {
       ['Zeta', ['t3']],
     ]);
     expect(picker.groups[1]!.gatewayEnabled).toBe(false);
-    expect(picker.total).toBe(3);
+    expect(picker).toMatchObject({ total: 3, mode: 'all', matches: null });
   });
 
   it('ticks the selected tools and opens only their groups', () => {
-    const picker = toolPicker(gateways, tools, ['t3']);
+    const picker = toolPicker({ ...all, selectedIds: ['t3'] });
     expect(picker.selectedCount).toBe(1);
     expect(picker.groups.map((group) => [group.open, group.selectedCount])).toEqual([
       [false, 0],
@@ -44,11 +45,25 @@ describe('toolPicker', () => {
     ]);
     expect(picker.groups[1]!.tools[0]).toMatchObject({
       checked: true,
-      search: 'zeta-a <b>zeta-a</b> does things',
+      description: '<b>zeta-a</b> does things',
     });
   });
 
   it('opens every group of a small catalogue when nothing is selected', () => {
-    expect(toolPicker(gateways, tools, []).groups.every((group) => group.open)).toBe(true);
+    expect(toolPicker({ ...all, selectedIds: [] }).groups.every((group) => group.open)).toBe(true);
+  });
+
+  it('lists picked tools and search matches once each, all open, in search mode', () => {
+    const picker = toolPicker({
+      gateways,
+      tools: [tool('t3', 'g2', 'zeta-a'), tool('t1', 'g1', 'alpha-a'), tool('t3', 'g2', 'zeta-a')],
+      selectedIds: ['t3'],
+      mode: 'search',
+      catalogueSize: 5000,
+      query: 'alpha',
+      matches: 1,
+    });
+    expect(picker).toMatchObject({ total: 2, selectedCount: 1, query: 'alpha', matches: 1 });
+    expect(picker.groups.every((group) => group.open)).toBe(true);
   });
 });

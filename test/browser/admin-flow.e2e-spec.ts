@@ -133,7 +133,7 @@ describe('admin pages in Chromium', () => {
   it('creates a server with two tools picked while filtering the picker', async () => {
     await page.goto('/admin/servers/new');
     await page.getByLabel('Name', { exact: true }).fill('Browser Server');
-    const filter = page.getByLabel('Filter tools');
+    const filter = page.getByLabel('Filter the list');
     const box = (name: string) => page.getByRole('checkbox', { name: new RegExp(`${name}\\b`) });
     await filter.fill('tool_03');
     await box('browser-upstream-tool_04').waitFor({ state: 'hidden' });
@@ -222,7 +222,7 @@ describe('admin pages in Chromium', () => {
       await noJs.getByLabel('Password').fill(ADMIN_PASSWORD);
       await noJs.getByRole('button', { name: 'Log in' }).click();
       await noJs.goto('/admin/servers/new');
-      expect(await noJs.getByLabel('Filter tools').isVisible()).toBe(false);
+      expect(await noJs.getByLabel('Filter the list').isVisible()).toBe(false);
       await noJs.getByLabel('Name', { exact: true }).fill('No Script');
       await noJs.getByRole('checkbox', { name: /plain-first\b/ }).check();
       await noJs.getByRole('checkbox', { name: /plain-third\b/ }).check();

@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { AdminSessionService } from '../../src/admin/admin-session.service';
+import { PICKER_LIST_ALL_UP_TO, PICKER_SEARCH_LIMIT } from '../../src/admin/tool-picker';
 import { Gateway } from '../../src/gateways/gateway.entity';
 import { type Tool } from '../../src/tools/tool.entity';
 import { csrfOf, loginAgent } from '../support/admin-browser-session';
@@ -524,5 +525,52 @@ describe('admin pages', () => {
     expect(html).toContain(`<span class="count" id="count-gateways">${gateways}</span>`);
     expect(html).toContain(`<span class="count" id="count-tools">${toolCount}</span>`);
     expect(html).toContain(`${t.config.publicUrl}/mcp`);
+  });
+
+  describe('a catalogue too large to list in the picker', () => {
+    it('searches on the server and keeps what is picked', async () => {
+      const bulk = await make.gateway({ name: 'Bulk' });
+      const names = Array.from({ length: PICKER_LIST_ALL_UP_TO }, (_, i) => `bulk_${i}`);
+      const [first, second] = await make.tools(bulk, names);
+      const form = await agent.get('/admin/servers/new').expect(200);
+      expect(form.text).toContain('Search all');
+      expect(form.text).not.toContain('name="toolIds"');
+
+      const searched = await agent
+        .post('/admin/servers')
+        .type('form')
+        .send({
+          _csrf: csrf,
+          name: 'Big',
+          intent: 'search',
+          pickerQ: 'bulk_1999',
+          toolIds: first!.id,
+        })
+        .expect(200);
+      expect(searched.text).toContain(`value="${first!.id}" id="tool-${first!.id}" checked`);
+      expect(searched.text).toMatch(/1 tool match “bulk_1999”/);
+      expect(searched.text).toContain('value="Big"');
+      const match = /value="([0-9a-f-]{36})" id="tool-[0-9a-f-]{36}" >/.exec(searched.text);
+      expect(match).not.toBeNull();
+
+      const broad = await agent
+        .post('/admin/servers')
+        .type('form')
+        .send({ _csrf: csrf, name: 'Big', intent: 'search', pickerQ: 'bulk_' })
+        .expect(200);
+      expect(broad.text.match(/name="toolIds"/g)).toHaveLength(PICKER_SEARCH_LIMIT);
+      expect(broad.text).toContain('refine the search');
+
+      const created = await agent
+        .post('/admin/servers')
+        .type('form')
+        .send({ _csrf: csrf, name: 'Big', toolIds: [first!.id, second!.id, match![1]] })
+        .expect(303);
+      const id = (created.headers.location as string).split('/').pop()!;
+      const api = await t.api().get(`/api/v1/servers/${id}`).expect(200);
+      expect(api.body.toolIds).toHaveLength(3);
+      const edit = await agent.get(`/admin/servers/${id}/edit`).expect(200);
+      expect(edit.text.match(/name="toolIds"[^>]*checked/g)).toHaveLength(3);
+    });
   });
 });
