@@ -7,6 +7,7 @@ import { AdminDashboardController } from './admin-dashboard.controller';
 import { AdminExceptionFilter } from './admin-exception.filter';
 import { AdminGatewaysController } from './admin-gateways.controller';
 import { AdminLoginController } from './admin-login.controller';
+import { AdminNotFoundController } from './admin-not-found.controller';
 import { AdminPages } from './admin-pages.service';
 import { AdminServersController } from './admin-servers.controller';
 import { AdminSessionGuard } from './admin-session.guard';
@@ -23,6 +24,7 @@ import { FlashMessages } from './flash.service';
     AdminGatewaysController,
     AdminToolsController,
     AdminServersController,
+    AdminNotFoundController,
   ],
   providers: [
     AdminSessionService,

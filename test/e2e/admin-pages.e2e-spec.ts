@@ -366,7 +366,21 @@ describe('admin pages', () => {
       expect(conflict.text).not.toMatch(/at .*\.ts:\d+/);
     });
 
-    it('answers unknown and malformed ids with error pages, not JSON', async () => {
+    it('answers unknown pages, unknown ids and malformed ids with error pages, not JSON', async () => {
+      const unknown = await agent.get('/admin/nowhere/at/all').expect(404);
+      expect(unknown.type).toBe('text/html');
+      expect(unknown.text).toContain('There is no such admin page.');
+      await request(t.baseUrl).get('/admin/nowhere').expect(303);
+      const post = await agent
+        .post('/admin/nowhere')
+        .type('form')
+        .send({ _csrf: csrf })
+        .expect(404);
+      expect(post.type).toBe('text/html');
+      await agent
+        .get('/admin/assets/admin.css')
+        .expect(200)
+        .expect('Content-Type', /text\/css/);
       const missing = await agent
         .get('/admin/gateways/1b4e28ba-2fa1-4d3b-a3f5-ef19b5a7633b')
         .expect(404);
