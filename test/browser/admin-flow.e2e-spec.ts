@@ -57,8 +57,16 @@ describe('admin pages in Chromium', () => {
       void dialog.dismiss();
     });
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    // Pages answer refused forms with 4xx on purpose; any failed script, style or image is a bug.
+    page.on('response', (response) => {
+      if (response.status() >= 400 && response.request().resourceType() !== 'document') {
+        problems.push(`${response.status()} for ${response.url()}`);
+      }
+    });
     page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) {
+        problems.push(`console: ${message.text()}`);
+      }
     });
   });
 
@@ -104,6 +112,20 @@ describe('admin pages in Chromium', () => {
     await screenshot(page, 'gateway-detail');
     await page.goto('/admin/gateways');
     await screenshot(page, 'gateways');
+  });
+
+  it('shows a refused registration beside the field, as the API words it', async () => {
+    await page.goto('/admin/gateways/new');
+    await page.getByLabel('Name', { exact: true }).fill('Browser Upstream');
+    await page.getByLabel('Upstream MCP URL').fill('http://127.0.0.1:9/elsewhere');
+    await page.getByRole('button', { name: 'Register' }).click();
+    const name = page.getByLabel('Name', { exact: true });
+    expect(await name.getAttribute('aria-invalid')).toBe('true');
+    expect(await page.locator('#name-error').textContent()).toBe(
+      "A gateway named 'Browser Upstream' exists already.",
+    );
+    expect(await name.inputValue()).toBe('Browser Upstream');
+    await screenshot(page, 'gateway-form-error');
   });
 
   it('numbers tools across pages: the first row of page 2 is 26', async () => {
