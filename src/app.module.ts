@@ -9,6 +9,7 @@ import { GatewaysModule } from './gateways/gateways.module';
 import { HealthModule } from './health/health.module';
 import { McpModule } from './mcp/mcp.module';
 import { ServersModule } from './servers/servers.module';
+import { SyncModule } from './sync/sync.module';
 import { ToolsModule } from './tools/tools.module';
 
 @Module({})
@@ -24,6 +25,7 @@ export class AppModule {
         GatewaysModule,
         ToolsModule,
         ServersModule,
+        SyncModule,
         HealthModule,
         McpModule,
         AdminModule,

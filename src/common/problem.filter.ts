@@ -27,6 +27,7 @@ export function statusOf(code: DomainErrorCode): number {
     case GatewayErrorCode.ToolNameClash:
     case GatewayErrorCode.Disabled:
     case GatewayErrorCode.SyncInProgress:
+    case GatewayErrorCode.SyncSuperseded:
     case ToolErrorCode.Disabled:
     case ServerErrorCode.NameTaken:
       return HttpStatus.CONFLICT;
@@ -154,7 +155,10 @@ export class ProblemFilter implements ExceptionFilter {
     const request = http.getRequest<Request>();
     const response = http.getResponse<Response>();
     const problem = toProblem(error);
-    if (problem.status >= 500) {
+    if (problem.status >= 500 && problem.code !== undefined) {
+      // A coded failure such as an unreachable upstream is an outcome, not a bug: no stack trace.
+      this.logger.warn(`${request.method} ${request.originalUrl}: ${problem.detail}`);
+    } else if (problem.status >= 500) {
       this.logger.error(
         `${request.method} ${request.originalUrl} failed`,
         error instanceof Error ? error.stack : String(error),

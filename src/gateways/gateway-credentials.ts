@@ -1,3 +1,4 @@
+import { seal, unseal } from '../common/secret-box';
 import { type GatewayAuthType } from './gateway.entity';
 
 /** Decrypted upstream credentials; only the upstream client ever sees them. */
@@ -5,6 +6,12 @@ export type GatewayCredentials =
   | { type: 'none' }
   | { type: 'bearer'; token: string }
   | { type: 'headers'; headers: Record<string, string> };
+
+/** The stored form: the kind in clear, the credentials themselves sealed. */
+export interface SealedCredentials {
+  authType: GatewayAuthType;
+  authSecret: string | null;
+}
 
 /** The HTTP headers that carry the credentials to the upstream. */
 export function credentialHeaders(credentials: GatewayCredentials): Record<string, string> {
@@ -20,4 +27,16 @@ export function credentialHeaders(credentials: GatewayCredentials): Record<strin
 
 export function credentialsType(credentials: GatewayCredentials | undefined): GatewayAuthType {
   return credentials?.type ?? 'none';
+}
+
+export function sealCredentials(key: Buffer, credentials: GatewayCredentials): SealedCredentials {
+  return {
+    authType: credentials.type,
+    authSecret: credentials.type === 'none' ? null : seal(key, JSON.stringify(credentials)),
+  };
+}
+
+export function openCredentials(key: Buffer, sealed: SealedCredentials): GatewayCredentials {
+  if (sealed.authType === 'none' || sealed.authSecret === null) return { type: 'none' };
+  return JSON.parse(unseal(key, sealed.authSecret)) as GatewayCredentials;
 }

@@ -9,6 +9,7 @@ export enum GatewayErrorCode {
   ToolNameClash = 'gateway.tool_name_clash',
   Disabled = 'gateway.disabled',
   SyncInProgress = 'gateway.sync_in_progress',
+  SyncSuperseded = 'gateway.sync_superseded',
   UpstreamUnavailable = 'gateway.upstream_unavailable',
 }
 

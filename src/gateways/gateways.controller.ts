@@ -9,6 +9,8 @@ import {
 import { ApiProblems } from '../common/api-problems.decorator';
 import { PageQueryDto } from '../common/page.dto';
 import { UuidParam } from '../common/uuid-param';
+import { SyncReportDto } from '../sync/dto/sync-report.dto';
+import { SyncService } from '../sync/sync.service';
 import { GatewayCreateDto } from './dto/gateway-create.dto';
 import { GatewayPageDto, GatewayResponseDto } from './dto/gateway-response.dto';
 import { GatewayUpdateDto } from './dto/gateway-update.dto';
@@ -17,7 +19,10 @@ import { GatewaysService } from './gateways.service';
 @ApiTags('gateways')
 @Controller('api/v1/gateways')
 export class GatewaysController {
-  constructor(private readonly gateways: GatewaysService) {}
+  constructor(
+    private readonly gateways: GatewaysService,
+    private readonly sync: SyncService,
+  ) {}
 
   @Get()
   @ApiOperation({ summary: 'List gateways' })
@@ -28,7 +33,11 @@ export class GatewaysController {
   }
 
   @Post()
-  @ApiOperation({ summary: 'Register an upstream MCP server' })
+  @ApiOperation({
+    summary: 'Register an upstream MCP server and sync its tools',
+    description:
+      'Waits a few seconds for the first sync; an unreachable upstream is recorded in `status` and `lastError`, and the gateway is created all the same.',
+  })
   @ApiCreatedResponse({ type: GatewayResponseDto })
   @ApiProblems(400, 409, 413, 422)
   create(@Body() dto: GatewayCreateDto): Promise<GatewayResponseDto> {
@@ -44,7 +53,10 @@ export class GatewaysController {
   }
 
   @Patch(':id')
-  @ApiOperation({ summary: 'Edit a gateway; a new name re-slugs all of its tools atomically' })
+  @ApiOperation({
+    summary: 'Edit a gateway; a new name re-slugs all of its tools atomically',
+    description: 'A new URL, transport or auth syncs the gateway again.',
+  })
   @ApiOkResponse({ type: GatewayResponseDto })
   @ApiProblems(400, 404, 409, 413, 422)
   update(@UuidParam() id: string, @Body() dto: GatewayUpdateDto): Promise<GatewayResponseDto> {
@@ -62,7 +74,7 @@ export class GatewaysController {
 
   @Post(':id/activate')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Serve the gateway’s tools again' })
+  @ApiOperation({ summary: 'Serve the gateway’s tools again, after syncing them' })
   @ApiOkResponse({ type: GatewayResponseDto })
   @ApiProblems(400, 404)
   activate(@UuidParam() id: string): Promise<GatewayResponseDto> {
@@ -78,5 +90,18 @@ export class GatewaysController {
   @ApiProblems(400, 404)
   deactivate(@UuidParam() id: string): Promise<GatewayResponseDto> {
     return this.gateways.setEnabled(id, false);
+  }
+
+  @Post(':id/sync')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Sync the gateway’s tools from its upstream now',
+    description:
+      'Lists every upstream tool and applies the difference in one transaction. Waits for a sync of the same gateway already running in this replica; 409 if another replica is applying one.',
+  })
+  @ApiOkResponse({ type: SyncReportDto })
+  @ApiProblems(400, 404, 409, 502)
+  syncNow(@UuidParam() id: string): Promise<SyncReportDto> {
+    return this.sync.sync(id);
   }
 }

@@ -1,8 +1,10 @@
 import { Module } from '@nestjs/common';
+import { SyncModule } from '../sync/sync.module';
 import { GatewaysController } from './gateways.controller';
 import { GatewaysService } from './gateways.service';
 
 @Module({
+  imports: [SyncModule],
   controllers: [GatewaysController],
   providers: [GatewaysService],
   exports: [GatewaysService],

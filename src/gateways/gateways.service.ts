@@ -1,17 +1,22 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppConfig } from '../config/app-config';
-import { EventBus } from '../events/event-bus';
 import { type Page, type PageQueryDto } from '../common/page.dto';
-import { seal, unseal } from '../common/secret-box';
 import { uniqueViolation } from '../common/unique-violation';
+import { EventBus } from '../events/event-bus';
+import { SyncService } from '../sync/sync.service';
 import { ToolNameQuery, VIRTUAL_NAME_INDEX } from '../tools/tool-name.query';
 import { Tool } from '../tools/tool.entity';
 import { type GatewayAuthDto } from './dto/gateway-auth.dto';
 import { type GatewayCreateDto } from './dto/gateway-create.dto';
 import { type GatewayResponseDto } from './dto/gateway-response.dto';
 import { type GatewayUpdateDto } from './dto/gateway-update.dto';
-import { type GatewayCredentials } from './gateway-credentials';
+import {
+  type GatewayCredentials,
+  openCredentials,
+  type SealedCredentials,
+  sealCredentials,
+} from './gateway-credentials';
 import { gatewaySlug } from './gateway-slug';
 import { Gateway } from './gateway.entity';
 import { GatewayErrorCode, GatewayException } from './gateway.exception';
@@ -29,7 +34,8 @@ export class GatewaysService {
     private readonly dataSource: DataSource,
     private readonly names: ToolNameQuery,
     private readonly config: AppConfig,
-    private readonly bus: EventBus,
+    private readonly sync: SyncService,
+    private readonly events: EventBus,
   ) {}
 
   async list(page: PageQueryDto): Promise<Page<GatewayResponseDto>> {
@@ -64,16 +70,24 @@ export class GatewaysService {
         }),
       );
     });
-    return this.toResponse(gateway, 0);
+    await this.sync.syncAfterChange(gateway.id);
+    await this.announce(gateway.id);
+    return this.get(gateway.id);
   }
 
   async update(id: string, dto: GatewayUpdateDto): Promise<GatewayResponseDto> {
+    let reconnect = false;
     const gateway = await this.writing(async (em) => {
-      const gateway = await this.find(id, em);
+      // Locked so that a sync running now cannot add tools under the slug this may change.
+      const gateway = await this.find(id, em, true);
       const slug = dto.name === undefined ? gateway.slug : this.slugOf(dto.name);
       const url = dto.url === undefined ? gateway.url : normaliseUrl(dto.url);
       await this.assertUnique(em, { id, name: dto.name ?? gateway.name, slug, url });
       if (slug !== gateway.slug) await this.reslugTools(em, gateway.id, slug);
+      reconnect =
+        url !== gateway.url ||
+        (dto.transport !== undefined && dto.transport !== gateway.transport) ||
+        dto.auth !== undefined;
       Object.assign(gateway, {
         name: dto.name ?? gateway.name,
         slug,
@@ -83,37 +97,42 @@ export class GatewaysService {
       });
       return em.getRepository(Gateway).save(gateway);
     });
-    await this.changed(id);
+    if (reconnect && gateway.enabled) await this.sync.syncAfterChange(gateway.id);
+    await this.announce(gateway.id);
     return this.get(gateway.id);
   }
 
   async remove(id: string): Promise<void> {
     const result = await this.dataSource.getRepository(Gateway).delete({ id });
     if (!result.affected) throw notFound(id);
-    await this.changed(id);
+    await this.announce(id);
   }
 
+  /** Deactivating keeps the tools stored (the MCP endpoint hides them); activating syncs again. */
   async setEnabled(id: string, enabled: boolean): Promise<GatewayResponseDto> {
     const result = await this.dataSource.getRepository(Gateway).update({ id }, { enabled });
     if (!result.affected) throw notFound(id);
-    await this.changed(id);
+    if (enabled) await this.sync.syncAfterChange(id);
+    await this.announce(id);
     return this.get(id);
   }
 
-  async find(id: string, em: EntityManager = this.dataSource.manager): Promise<Gateway> {
-    const gateway = await em.getRepository(Gateway).findOneBy({ id });
+  async find(
+    id: string,
+    em: EntityManager = this.dataSource.manager,
+    forUpdate = false,
+  ): Promise<Gateway> {
+    const gateway = await em.getRepository(Gateway).findOne({
+      where: { id },
+      ...(forUpdate ? { lock: { mode: 'pessimistic_write' as const } } : {}),
+    });
     if (!gateway) throw notFound(id);
     return gateway;
   }
 
-  private changed(gatewayId: string): Promise<void> {
-    return this.bus.publish({ type: 'catalog.changed', gatewayIds: [gatewayId] });
-  }
-
   /** The decrypted upstream credentials, for the upstream client only. */
   credentials(gateway: Gateway): GatewayCredentials {
-    if (gateway.authType === 'none' || gateway.authSecret === null) return { type: 'none' };
-    return JSON.parse(unseal(this.config.encryptionKey, gateway.authSecret)) as GatewayCredentials;
+    return openCredentials(this.config.encryptionKey, gateway);
   }
 
   toResponse(gateway: Gateway, toolCount: number): GatewayResponseDto {
@@ -160,20 +179,20 @@ export class GatewaysService {
     return slug;
   }
 
-  private sealAuth(auth: GatewayAuthDto | undefined): Pick<Gateway, 'authType' | 'authSecret'> {
-    const credentials: GatewayCredentials =
+  /** Tells every replica (caches, MCP sessions, upstream watches) that the gateway changed. */
+  private async announce(gatewayId: string): Promise<void> {
+    await this.events.publish({ type: 'catalog.changed', gatewayIds: [gatewayId] });
+  }
+
+  private sealAuth(auth: GatewayAuthDto | undefined): SealedCredentials {
+    return sealCredentials(
+      this.config.encryptionKey,
       auth?.type === 'bearer'
         ? { type: 'bearer', token: auth.token! }
         : auth?.type === 'headers'
           ? { type: 'headers', headers: auth.headers! }
-          : { type: 'none' };
-    return {
-      authType: credentials.type,
-      authSecret:
-        credentials.type === 'none'
-          ? null
-          : seal(this.config.encryptionKey, JSON.stringify(credentials)),
-    };
+          : { type: 'none' },
+    );
   }
 
   private async assertUnique(

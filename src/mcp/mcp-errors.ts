@@ -1,5 +1,11 @@
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type CallToolRequest,
+  ErrorCode,
+  type JSONRPCErrorResponse,
+  McpError,
+  type RequestId,
+} from '@modelcontextprotocol/sdk/types.js';
 
 /** Implementation-defined JSON-RPC server error: the upstream could not be reached or dropped. */
 export const UPSTREAM_UNAVAILABLE = -32010;
@@ -55,4 +61,32 @@ function describe(error: Error): string {
   const cause = (error as { cause?: unknown }).cause;
   const detail = cause instanceof Error ? `${cause.message}` : '';
   return detail && !error.message.includes(detail) ? `${error.message} (${detail})` : error.message;
+}
+
+/** The error answer to a request that threw; anything unexpected becomes a bare internal error. */
+export function errorResponse(id: RequestId, error: unknown): JSONRPCErrorResponse {
+  const known = error instanceof RpcError || error instanceof McpError;
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: known
+      ? {
+          code: error.code,
+          message: error.message,
+          ...(error.data === undefined ? {} : { data: error.data }),
+        }
+      : { code: ErrorCode.InternalError, message: 'Internal error' },
+  };
+}
+
+/** tools/call params, checked only as far as routing needs; the upstream validates arguments. */
+export function callParams(params: unknown): CallToolRequest['params'] {
+  const candidate = params as Partial<CallToolRequest['params']> | undefined;
+  if (typeof candidate?.name !== 'string')
+    throw new RpcError(ErrorCode.InvalidParams, 'tools/call needs a tool name');
+  const args = candidate.arguments;
+  if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
+    throw new RpcError(ErrorCode.InvalidParams, 'tools/call arguments must be an object');
+  }
+  return candidate as CallToolRequest['params'];
 }

@@ -6,12 +6,20 @@ import { McpEndpoint } from './http/mcp-endpoint.service';
 import { McpController } from './mcp.controller';
 import { SessionRuntimes } from './session/session-runtimes.service';
 import { SessionStore } from './session/session.store';
+import { UpstreamPools } from './upstream/upstream-pools.service';
 import { UpstreamTargets } from './upstream/upstream-targets.service';
 
 @Module({
   imports: [GatewaysModule, ToolsModule],
   controllers: [McpController],
-  providers: [McpEndpoint, ToolDirectoryService, SessionStore, SessionRuntimes, UpstreamTargets],
+  providers: [
+    McpEndpoint,
+    ToolDirectoryService,
+    SessionStore,
+    SessionRuntimes,
+    UpstreamTargets,
+    UpstreamPools,
+  ],
   exports: [ToolDirectoryService],
 })
 export class McpModule {}

@@ -54,6 +54,47 @@ describe('admitToolDefinition', () => {
     ]);
   });
 
+  it('removes NUL characters from text, which PostgreSQL cannot store, and says so', () => {
+    const admission = admitToolDefinition({ ...valid, title: 'T\0', description: 'a\0b\0' });
+    expect(admission.ok && admission.tool).toMatchObject({ title: 'T', description: 'ab' });
+    expect(admission.ok && admission.warnings).toEqual([
+      'description contained NUL characters, which were removed',
+      'title contained NUL characters, which were removed',
+    ]);
+  });
+
+  it.each([
+    ['a schema value', { type: 'object', description: 'a\0b' }, undefined],
+    ['a schema key', { type: 'object', properties: { 'a\0': {} } }, undefined],
+    ['_meta', { type: 'object' }, { note: ['\0'] }],
+  ])('refuses a NUL character in %s', (_case, inputSchema, meta) => {
+    const admission = admitToolDefinition({ ...valid, inputSchema, _meta: meta });
+    expect(!admission.ok && admission.reason).toBe(
+      'the definition contains NUL characters (U+0000)',
+    );
+  });
+
+  it('replaces unpaired surrogates in text and refuses them in schemas', () => {
+    const text = admitToolDefinition({ ...valid, description: 'a\uD800b\uDC00c\uD83D\uDE00' });
+    expect(text.ok && text.tool.description).toBe('a\uFFFDb\uFFFDc\uD83D\uDE00');
+    expect(text.ok && text.warnings).toEqual([
+      'description contained unpaired UTF-16 surrogates, which were replaced by U+FFFD',
+    ]);
+    const schema = admitToolDefinition({
+      ...valid,
+      inputSchema: { type: 'object', properties: { '\uDC00': {} } },
+    });
+    expect(!schema.ok && schema.reason).toBe('the definition contains unpaired UTF-16 surrogates');
+  });
+
+  it('accepts an escaped backslash-u sequence, which is just text', () => {
+    const admission = admitToolDefinition({
+      ...valid,
+      inputSchema: { type: 'object', description: 'literally \\u0000' },
+    });
+    expect(admission.ok).toBe(true);
+  });
+
   it('drops malformed optional members with a warning', () => {
     const admission = admitToolDefinition({
       ...valid,

@@ -83,6 +83,40 @@ export class ToolWriter {
     await em.update(Tool, toolId, this.definitionColumns(definition));
   }
 
+  /**
+   * `update` for many tools, one statement per chunk: a sync that changes thousands of tools
+   * would otherwise hold its transaction for a round trip per tool.
+   */
+  async updateMany(
+    em: EntityManager,
+    updates: { id: string; definition: ToolDefinition }[],
+  ): Promise<void> {
+    for (let start = 0; start < updates.length; start += INSERT_CHUNK) {
+      const rows = updates.slice(start, start + INSERT_CHUNK).map(({ id, definition }) => ({
+        id,
+        title: definition.title,
+        description: definition.description,
+        input_schema: definition.inputSchema,
+        output_schema: definition.outputSchema,
+        annotations: definition.annotations,
+        meta: definition.meta,
+        content_hash: contentHash(definition),
+      }));
+      await em.query(
+        `UPDATE "tool" AS tool SET
+           "title" = incoming.title, "description" = incoming.description,
+           "input_schema" = incoming.input_schema, "output_schema" = incoming.output_schema,
+           "annotations" = incoming.annotations, "meta" = incoming.meta,
+           "content_hash" = incoming.content_hash, "updated_at" = now()
+         FROM jsonb_to_recordset($1::jsonb) AS incoming(
+           id uuid, title varchar, description text, input_schema jsonb, output_schema jsonb,
+           annotations jsonb, meta jsonb, content_hash varchar)
+         WHERE tool.id = incoming.id`,
+        [JSON.stringify(rows)],
+      );
+    }
+  }
+
   private row(gateway: GatewayRef, definition: ToolDefinition): QueryDeepPartialEntity<Tool> {
     return {
       ...this.definitionColumns(definition),

@@ -1,16 +1,21 @@
-import { Body, Controller, Get, Param, Patch, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiProblems } from '../common/api-problems.decorator';
 import { UuidParam } from '../common/uuid-param';
+import { ToolInvokeDto, ToolInvokeResultDto } from './dto/tool-invoke.dto';
 import { ToolListQueryDto } from './dto/tool-list-query.dto';
 import { ToolPageDto, ToolResponseDto } from './dto/tool-response.dto';
 import { ToolUpdateDto } from './dto/tool-update.dto';
+import { ToolInvoker } from './tool.invoker';
 import { ToolsService } from './tools.service';
 
 @ApiTags('tools')
 @Controller('api/v1/tools')
 export class ToolsController {
-  constructor(private readonly tools: ToolsService) {}
+  constructor(
+    private readonly tools: ToolsService,
+    private readonly invoker: ToolInvoker,
+  ) {}
 
   @Get()
   @ApiOperation({ summary: 'List tools, ordered by virtual name' })
@@ -42,5 +47,18 @@ export class ToolsController {
   @ApiProblems(400, 404, 422)
   update(@UuidParam() id: string, @Body() dto: ToolUpdateDto): Promise<ToolResponseDto> {
     return this.tools.update(id, dto);
+  }
+
+  @Post(':id/invoke')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Call the tool on its upstream under its original name',
+    description:
+      'Returns the MCP CallToolResult as is; a tool that reports a failure answers 200 with `isError: true`. 409 when the tool or its gateway is disabled, 502 when the upstream fails or does not answer within UPSTREAM_TIMEOUT_MS.',
+  })
+  @ApiOkResponse({ type: ToolInvokeResultDto })
+  @ApiProblems(400, 404, 409, 422, 502)
+  invoke(@UuidParam() id: string, @Body() dto: ToolInvokeDto): Promise<ToolInvokeResultDto> {
+    return this.invoker.invoke(id, dto.arguments ?? {});
   }
 }

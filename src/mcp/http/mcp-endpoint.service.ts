@@ -104,7 +104,7 @@ export class McpEndpoint {
     this.store.touch(session);
     switch (incoming.kind) {
       case 'request':
-        runtime.transport.receiveRequest(incoming.message, new HttpExchange(response), extra);
+        runtime.receiveRequest(incoming.message, new HttpExchange(response), extra);
         return;
       case 'notification':
         runtime.transport.receiveNotification(incoming.message, extra);

@@ -36,7 +36,11 @@ export class SessionTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
 
-  private readonly exchanges = new Map<RequestId, Exchange>();
+  /** Client requests in progress here; `abort` is set for those served outside the SDK server. */
+  private readonly exchanges = new Map<
+    RequestId,
+    { exchange: Exchange; abort?: AbortController }
+  >();
   private readonly outgoing = new Map<string, { id: RequestId; at: number }>();
   private stream: EventStream | null = null;
   private sequence = 0;
@@ -68,15 +72,30 @@ export class SessionTransport implements Transport {
 
   /** A client request, answered on `exchange`. */
   receiveRequest(message: JSONRPCRequest, exchange: Exchange, extra?: MessageExtraInfo): void {
-    this.exchanges.set(message.id, exchange);
+    this.exchanges.set(message.id, { exchange });
     this.onmessage?.(message, extra);
+  }
+
+  /** A client request served outside the SDK server; a cancellation aborts `abort`. */
+  serve(id: RequestId, exchange: Exchange, abort: AbortController): void {
+    this.exchanges.set(id, { exchange, abort });
+  }
+
+  /** The answer to a request served outside the SDK server. */
+  answer(message: JSONRPCResponse): void {
+    void this.send(message);
   }
 
   receiveNotification(message: JSONRPCNotification, extra?: MessageExtraInfo): void {
     if (message.method === 'notifications/cancelled') {
       const requestId = (message.params as { requestId?: RequestId } | undefined)?.requestId;
-      if (requestId !== undefined && !this.exchanges.has(requestId)) {
+      const entry = requestId === undefined ? undefined : this.exchanges.get(requestId);
+      if (requestId !== undefined && !entry) {
         this.relay.fromClient(message);
+        return;
+      }
+      if (entry?.abort) {
+        entry.abort.abort();
         return;
       }
     }
@@ -94,7 +113,8 @@ export class SessionTransport implements Transport {
       this.deliverResponse(message);
     } else if (!isRequest(message) && 'params' in message) {
       const requestId = (message.params as { requestId?: RequestId } | undefined)?.requestId;
-      if (requestId !== undefined && this.exchanges.has(requestId)) this.onmessage?.(message);
+      if (requestId !== undefined && this.exchanges.has(requestId))
+        this.receiveNotification(message);
     }
   }
 
@@ -117,9 +137,9 @@ export class SessionTransport implements Transport {
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     if (isResponse(message)) {
       if (message.id === undefined) return;
-      const exchange = this.exchanges.get(message.id);
+      const entry = this.exchanges.get(message.id);
       this.exchanges.delete(message.id);
-      exchange?.finish(message);
+      entry?.exchange.finish(message);
       return;
     }
     let outbound = message;
@@ -132,7 +152,7 @@ export class SessionTransport implements Transport {
       options?.relatedRequestId === undefined
         ? undefined
         : this.exchanges.get(options.relatedRequestId);
-    if (related) related.write(outbound);
+    if (related) related.exchange.write(outbound);
     else if (this.stream?.open) this.stream.write(outbound);
     else this.relay.toClient(outbound);
   }

@@ -1,29 +1,39 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { type RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
-  CallToolRequestSchema,
   type CallToolRequest,
-  type CallToolResult,
   ErrorCode,
   type Implementation,
+  type JSONRPCRequest,
+  type JSONRPCResponse,
+  type MessageExtraInfo,
   ListToolsRequestSchema,
   type ListToolsResult,
   type LoggingLevel,
+  type Result,
   ResultSchema,
   RootsListChangedNotificationSchema,
   SetLevelRequestSchema,
-  type ServerNotification,
-  type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import { type AppConfig } from '../../config/app-config';
 import { type ToolDirectory } from '../directory/tool-directory';
 import { type ToolDirectoryService } from '../directory/tool-directory.service';
 import { paginate } from '../directory/paginate';
-import { CapturedExchange } from '../http/exchange';
+import { CapturedExchange, type Exchange } from '../http/exchange';
 import { type SessionRelay, SessionTransport } from '../http/session-transport';
-import { RpcError, unknownTool, UpstreamSessionGone } from '../mcp-errors';
+import {
+  callParams,
+  errorResponse,
+  RpcError,
+  unknownTool,
+  UpstreamSessionGone,
+} from '../mcp-errors';
 import { scopeOf, type McpScope } from '../mcp-scope';
-import { type DownstreamLink, UpstreamSession } from '../upstream/upstream-session';
+import {
+  type CallContext,
+  type DownstreamLink,
+  UpstreamSession,
+} from '../upstream/upstream-session';
+import { type UpstreamPools } from '../upstream/upstream-pools.service';
 import { type UpstreamTargets } from '../upstream/upstream-targets.service';
 import { type SessionState, type SessionStore } from './session.store';
 
@@ -33,10 +43,9 @@ export interface RuntimeContext {
   directories: ToolDirectoryService;
   store: SessionStore;
   targets: UpstreamTargets;
+  pools: UpstreamPools;
   relay(sessionId: string): SessionRelay;
 }
-
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 const RESTORE_ID = 'portico-restore';
 
@@ -69,9 +78,6 @@ export class SessionRuntime {
     this.server.setRequestHandler(ListToolsRequestSchema, (request) =>
       this.listTools(request.params?.cursor),
     );
-    this.server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-      this.callTool(request.params, extra),
-    );
     this.server.setRequestHandler(SetLevelRequestSchema, async (request) => {
       await this.setLogLevel(request.params.level);
       return {};
@@ -83,6 +89,12 @@ export class SessionRuntime {
 
   async start(): Promise<void> {
     await this.server.connect(this.transport);
+  }
+
+  /** A client request; tools/call is served here, everything else by the SDK server. */
+  receiveRequest(request: JSONRPCRequest, exchange: Exchange, extra?: MessageExtraInfo): void {
+    if (request.method === 'tools/call') void this.callTool(request, exchange);
+    else this.transport.receiveRequest(request, exchange, extra);
   }
 
   /** Brings the SDK server to the state the session's initialize left it in, on another replica. */
@@ -137,13 +149,44 @@ export class SessionRuntime {
     return { tools: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
   }
 
-  private async callTool(params: CallToolRequest['params'], extra: Extra): Promise<CallToolResult> {
+  /** Serves tools/call itself rather than through the SDK server: this is the hot path. */
+  private async callTool(request: JSONRPCRequest, exchange: Exchange): Promise<void> {
+    const abort = new AbortController();
+    this.transport.serve(request.id, exchange, abort);
+    const context: CallContext = {
+      requestId: request.id,
+      signal: abort.signal,
+      notify: (notification) => exchange.write(notification),
+      ask: (upstreamRequest) =>
+        this.server.request(upstreamRequest, ResultSchema, {
+          relatedRequestId: request.id,
+          signal: abort.signal,
+          timeout: this.context.config.upstreamTimeoutMs,
+        }),
+    };
+    let answer: JSONRPCResponse;
+    try {
+      answer = {
+        jsonrpc: '2.0',
+        id: request.id,
+        result: await this.forwardCall(callParams(request.params), context),
+      };
+    } catch (error) {
+      answer = errorResponse(request.id, error);
+    }
+    this.transport.answer(answer);
+  }
+
+  private async forwardCall(
+    params: CallToolRequest['params'],
+    context: CallContext,
+  ): Promise<Result> {
     const tool = (await this.directory()).byName.get(params.name);
     if (!tool) throw unknownTool(params.name);
     for (let attempt = 1; ; attempt++) {
       const upstream = await this.upstream(tool.gatewayId);
       try {
-        return await upstream.callTool(tool.originalName, params, extra);
+        return await upstream.callTool(tool.originalName, params, context);
       } catch (error) {
         const gone = error instanceof UpstreamSessionGone;
         if (upstream.closed || gone) this.forgetUpstream(tool.gatewayId, upstream);
@@ -195,12 +238,12 @@ export class SessionRuntime {
     const timeout = this.context.config.upstreamTimeoutMs;
     const link: DownstreamLink = {
       capabilities: this.session.initializeParams.capabilities,
-      request: (request, relatedRequestId, signal) =>
-        this.server.request(request, ResultSchema, { relatedRequestId, signal, timeout }),
-      notify: (notification, relatedRequestId) =>
-        this.server.notification(notification, { relatedRequestId }),
+      request: (request) => this.server.request(request, ResultSchema, { timeout }),
+      notify: (notification) => this.server.notification(notification),
     };
-    const upstream = await UpstreamSession.connect(target, link, timeout);
+    const upstream = await UpstreamSession.connect(target, link, timeout, (url) =>
+      this.context.pools.for(url),
+    );
     if (this.logLevel) await upstream.setLogLevel(this.logLevel).catch(() => undefined);
     return upstream;
   }

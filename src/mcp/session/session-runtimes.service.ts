@@ -7,6 +7,7 @@ import { type ToolDirectory } from '../directory/tool-directory';
 import { ToolDirectoryService } from '../directory/tool-directory.service';
 import { type SessionRelay } from '../http/session-transport';
 import { scopeOf } from '../mcp-scope';
+import { UpstreamPools } from '../upstream/upstream-pools.service';
 import { UpstreamTargets } from '../upstream/upstream-targets.service';
 import { type RuntimeContext, SessionRuntime } from './session-runtime';
 import { type SessionState, SessionStore } from './session.store';
@@ -29,6 +30,7 @@ export class SessionRuntimes implements OnModuleInit, OnModuleDestroy {
     replica: ReplicaId,
     store: SessionStore,
     targets: UpstreamTargets,
+    pools: UpstreamPools,
     private readonly directories: ToolDirectoryService,
     private readonly bus: EventBus,
   ) {
@@ -38,6 +40,7 @@ export class SessionRuntimes implements OnModuleInit, OnModuleDestroy {
       directories,
       store,
       targets,
+      pools,
       relay: (sessionId) => this.relay(sessionId),
     };
   }

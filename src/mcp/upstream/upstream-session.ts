@@ -1,12 +1,14 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { type StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   type CallToolRequest,
-  type CallToolResult,
   type ClientCapabilities,
   CreateMessageRequestSchema,
   type CreateMessageResult,
   ElicitRequestSchema,
   type ElicitResult,
+  type JSONRPCMessage,
+  type JSONRPCNotification,
   ListRootsRequestSchema,
   type ListRootsResult,
   LoggingMessageNotificationSchema,
@@ -17,21 +19,27 @@ import {
   type ServerNotification,
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
-import { type RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { type Dispatcher } from 'undici';
+import { credentialHeaders } from '../../gateways/gateway-credentials';
 import { upstreamTransport, type UpstreamEndpoint } from '../../upstream/upstream-transport';
-import { upstreamFailure } from '../mcp-errors';
+import { RpcError, upstreamFailure } from '../mcp-errors';
+import { postMessage, postRequest, type UpstreamChannel } from './upstream-http';
 
-/** What an upstream session needs from the downstream session it serves. */
+/** One downstream tools/call being served, as the upstream session sees it. */
+export interface CallContext {
+  requestId: RequestId;
+  signal: AbortSignal;
+  /** A notification about this call (progress, logging), for the client. */
+  notify(notification: JSONRPCNotification): void;
+  /** A request the upstream makes during this call (sampling, elicitation, roots); the client answers. */
+  ask(request: ServerRequest): Promise<Result>;
+}
+
+/** Where upstream messages that belong to no call in flight go: the downstream session's stream. */
 export interface DownstreamLink {
   capabilities: ClientCapabilities;
-  /** Forwards a request the upstream made to the downstream client. */
-  request(
-    request: ServerRequest,
-    relatedRequestId: RequestId | undefined,
-    signal: AbortSignal,
-  ): Promise<Result>;
-  /** Forwards a notification the upstream sent. */
-  notify(notification: ServerNotification, relatedRequestId: RequestId | undefined): Promise<void>;
+  request(request: ServerRequest): Promise<Result>;
+  notify(notification: ServerNotification): Promise<void>;
 }
 
 export interface UpstreamTarget {
@@ -41,21 +49,22 @@ export interface UpstreamTarget {
   endpoint: UpstreamEndpoint;
 }
 
-type CallExtra = Pick<
-  RequestHandlerExtra<ServerRequest, ServerNotification>,
-  'requestId' | 'signal' | '_meta' | 'sendNotification'
->;
-
-/** Upstream-capable client capabilities: what the downstream client can do is what Portico declares. */
-function mirroredCapabilities(downstream: ClientCapabilities): ClientCapabilities {
-  const { sampling, elicitation, roots, experimental, ...rest } = downstream;
+/** What the downstream client can do is what Portico declares upstream, extensions included. */
+function mirroredCapabilities({
+  sampling,
+  elicitation,
+  roots,
+  experimental,
+  extensions,
+}: ClientCapabilities & {
+  extensions?: unknown;
+}): ClientCapabilities {
   return {
     ...(sampling ? { sampling } : {}),
     ...(elicitation ? { elicitation } : {}),
     ...(roots ? { roots } : {}),
     ...(experimental ? { experimental } : {}),
-    // Extension capabilities (such as MCP Apps' io.modelcontextprotocol/ui) pass through as they are.
-    ...Object.fromEntries(Object.entries(rest).filter(([key]) => key === 'extensions')),
+    ...(extensions ? { extensions } : {}),
   };
 }
 
@@ -63,9 +72,15 @@ function mirroredCapabilities(downstream: ClientCapabilities): ClientCapabilitie
  * One downstream session's own MCP session with one upstream. Never shared between downstream
  * sessions, so whatever the upstream sends during a call (progress, logs, sampling, elicitation,
  * roots requests) can only reach the client that made it.
+ *
+ * The SDK client opens the session and keeps its GET stream; tool calls to Streamable HTTP
+ * upstreams go straight over pooled HTTP (see upstream-http.ts), with the caller's `_meta` and
+ * progress token passed through unchanged.
  */
 export class UpstreamSession {
-  private readonly inFlight: RequestId[] = [];
+  private readonly inFlight: CallContext[] = [];
+  private channel: UpstreamChannel | null = null;
+  private sequence = 0;
   private closedFlag = false;
 
   private constructor(
@@ -78,6 +93,7 @@ export class UpstreamSession {
     target: UpstreamTarget,
     link: DownstreamLink,
     timeoutMs: number,
+    dispatcher: (url: URL) => Dispatcher,
   ): Promise<UpstreamSession> {
     const client = new Client(
       { name: 'portico', version: '1.0.0' },
@@ -89,15 +105,28 @@ export class UpstreamSession {
       session.closedFlag = true;
     };
     client.onerror = (error) => {
-      // A broken response stream means the upstream went away mid-call; fail the calls now
-      // instead of at the timeout, and let the next call open a new session.
+      // The upstream went away: fail what is in flight now, and let the next call reconnect.
       if (error.message.startsWith('SSE stream disconnected')) void session.close();
     };
+    const transport = upstreamTransport(target.endpoint);
     try {
-      await client.connect(upstreamTransport(target.endpoint), { timeout: timeoutMs });
+      await client.connect(transport, { timeout: timeoutMs });
     } catch (error) {
       await client.close().catch(() => undefined);
       throw upstreamFailure(error, target.slug, timeoutMs);
+    }
+    if (target.endpoint.transport === 'streamable-http') {
+      const { sessionId, protocolVersion } = transport as StreamableHTTPClientTransport;
+      const url = new URL(target.endpoint.url);
+      session.channel = {
+        dispatcher: dispatcher(url),
+        url,
+        headers: {
+          ...credentialHeaders(target.endpoint.credentials),
+          ...(sessionId ? { 'mcp-session-id': sessionId } : {}),
+          ...(protocolVersion ? { 'mcp-protocol-version': protocolVersion } : {}),
+        },
+      };
     }
     return session;
   }
@@ -106,45 +135,21 @@ export class UpstreamSession {
     return this.closedFlag;
   }
 
+  /** Calls the tool under its upstream name; resolves with its CallToolResult (isError included). */
   async callTool(
     originalName: string,
     params: CallToolRequest['params'],
-    extra: CallExtra,
-  ): Promise<CallToolResult> {
-    const { _meta, ...rest } = params;
-    const { progressToken, ...meta } = _meta ?? {};
-    this.inFlight.push(extra.requestId);
+    context: CallContext,
+  ): Promise<Result> {
+    this.inFlight.push(context);
     try {
-      return (await this.client.request(
-        {
-          method: 'tools/call',
-          params: {
-            ...rest,
-            name: originalName,
-            ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}),
-          },
-        },
-        ResultSchema,
-        {
-          signal: extra.signal,
-          timeout: this.timeoutMs,
-          resetTimeoutOnProgress: true,
-          ...(progressToken === undefined
-            ? {}
-            : {
-                // The SDK gives the upstream request its own token; progress comes back under the caller's.
-                onprogress: (progress) =>
-                  void extra.sendNotification({
-                    method: 'notifications/progress',
-                    params: { ...progress, progressToken },
-                  }),
-              }),
-        },
-      )) as CallToolResult;
+      return this.channel
+        ? await this.callDirect(this.channel, originalName, params, context)
+        : await this.callWithClient(originalName, params, context);
     } catch (error) {
       throw upstreamFailure(error, this.target.slug, this.timeoutMs);
     } finally {
-      this.inFlight.splice(this.inFlight.lastIndexOf(extra.requestId), 1);
+      this.inFlight.splice(this.inFlight.lastIndexOf(context), 1);
     }
   }
 
@@ -161,38 +166,125 @@ export class UpstreamSession {
     await this.client.close().catch(() => undefined);
   }
 
-  /** The downstream request an upstream message most likely belongs to: the latest call in flight. */
-  private get currentCall(): RequestId | undefined {
+  private async callDirect(
+    channel: UpstreamChannel,
+    originalName: string,
+    params: CallToolRequest['params'],
+    context: CallContext,
+  ): Promise<Result> {
+    const id = `p.${++this.sequence}`;
+    const answer = await postRequest(
+      channel,
+      { jsonrpc: '2.0', id, method: 'tools/call', params: { ...params, name: originalName } },
+      {
+        timeoutMs: this.timeoutMs,
+        signal: context.signal,
+        onMessage: (message) => this.duringCall(channel, message, context),
+      },
+    );
+    if ('error' in answer)
+      throw new RpcError(answer.error.code, answer.error.message, answer.error.data);
+    return answer.result;
+  }
+
+  /** For upstreams on the older HTTP+SSE transport, whose answers arrive on the SSE stream. */
+  private async callWithClient(
+    originalName: string,
+    params: CallToolRequest['params'],
+    context: CallContext,
+  ): Promise<Result> {
+    const { _meta, ...rest } = params;
+    const { progressToken, ...meta } = _meta ?? {};
+    return this.client.request(
+      {
+        method: 'tools/call',
+        params: {
+          ...rest,
+          name: originalName,
+          ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}),
+        },
+      },
+      ResultSchema,
+      {
+        signal: context.signal,
+        timeout: this.timeoutMs,
+        resetTimeoutOnProgress: true,
+        ...(progressToken === undefined
+          ? {}
+          : {
+              // The SDK gives the upstream request its own token; progress returns under the caller's.
+              onprogress: (progress) =>
+                context.notify({
+                  jsonrpc: '2.0',
+                  method: 'notifications/progress',
+                  params: { ...progress, progressToken },
+                }),
+            }),
+      },
+    );
+  }
+
+  /** A message the upstream sent on a call's response stream, before the answer. */
+  private duringCall(
+    channel: UpstreamChannel,
+    message: JSONRPCMessage,
+    context: CallContext,
+  ): void {
+    if (!('method' in message)) return;
+    if (!('id' in message)) {
+      context.notify(message);
+      return;
+    }
+    const { id, method, params } = message;
+    context
+      .ask({ method, params } as ServerRequest)
+      .then(
+        (result) => ({ jsonrpc: '2.0' as const, id, result }),
+        (error: unknown) => ({
+          jsonrpc: '2.0' as const,
+          id,
+          error: {
+            code: (error as { code?: number }).code ?? -32603,
+            message: error instanceof Error ? error.message : String(error),
+          },
+        }),
+      )
+      .then((answer) => postMessage(channel, answer))
+      .catch(() => undefined);
+  }
+
+  /** The call an upstream message most likely belongs to: the latest one in flight. */
+  private get current(): CallContext | undefined {
     return this.inFlight[this.inFlight.length - 1];
   }
 
   /** Handles only what the downstream client declared, as the SDK refuses handlers for the rest. */
   private forwardFrom(link: DownstreamLink): void {
+    const ask = (request: ServerRequest) => this.current?.ask(request) ?? link.request(request);
     const { sampling, elicitation, roots } = link.capabilities;
     // The downstream client's answers pass through unchanged; the SDK checks their shape.
     if (sampling) {
       this.client.setRequestHandler(
         CreateMessageRequestSchema,
-        (request, extra) =>
-          link.request(request, this.currentCall, extra.signal) as Promise<CreateMessageResult>,
+        (request) => ask(request) as Promise<CreateMessageResult>,
       );
     }
     if (elicitation) {
       this.client.setRequestHandler(
         ElicitRequestSchema,
-        (request, extra) =>
-          link.request(request, this.currentCall, extra.signal) as Promise<ElicitResult>,
+        (request) => ask(request) as Promise<ElicitResult>,
       );
     }
     if (roots) {
       this.client.setRequestHandler(
         ListRootsRequestSchema,
-        (request, extra) =>
-          link.request(request, this.currentCall, extra.signal) as Promise<ListRootsResult>,
+        (request) => ask(request) as Promise<ListRootsResult>,
       );
     }
-    this.client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) =>
-      link.notify(notification, this.currentCall),
-    );
+    this.client.setNotificationHandler(LoggingMessageNotificationSchema, async (notification) => {
+      const call = this.current;
+      if (call) call.notify({ jsonrpc: '2.0', ...notification });
+      else await link.notify(notification);
+    });
   }
 }

@@ -1,0 +1,107 @@
+import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { DataSource, In } from 'typeorm';
+import { EventBus } from '../events/event-bus';
+import { Gateway } from '../gateways/gateway.entity';
+import { UpstreamClient, upstreamFingerprint } from '../upstream/upstream.client';
+import { GatewayWatch } from './gateway-watch';
+import { SyncLeadership } from './sync-leadership';
+import { SyncService } from './sync.service';
+
+const WATCHED_COLUMNS = {
+  id: true,
+  url: true,
+  transport: true,
+  authType: true,
+  authSecret: true,
+  enabled: true,
+} as const;
+
+/**
+ * One GatewayWatch per enabled gateway, in the leading replica only. Gateway changes arrive as
+ * `catalog.changed` events (from any replica), and each one re-reads the named gateways: a new or
+ * re-activated gateway gets a watch, a moved one (URL, transport, credentials) a fresh watch, a
+ * deactivated or deleted one loses it.
+ */
+@Injectable()
+export class GatewayWatchers implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger(GatewayWatchers.name);
+  private readonly watches = new Map<string, GatewayWatch>();
+  private readonly unsubscribe: (() => void)[] = [];
+  /** Reconciliations run one after another, so that two never start watches for one gateway. */
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly upstream: UpstreamClient,
+    private readonly sync: SyncService,
+    private readonly leadership: SyncLeadership,
+    private readonly events: EventBus,
+  ) {}
+
+  /** Ids of the gateways watched by this replica. */
+  get watchedGatewayIds(): string[] {
+    return [...this.watches.keys()];
+  }
+
+  onModuleInit(): void {
+    this.unsubscribe.push(
+      this.leadership.onChange((leading) =>
+        this.enqueue(() => this.reconcile(leading ? null : [])),
+      ),
+      this.events.subscribe((event) => {
+        if (event.type === 'catalog.changed' && this.leadership.isLeader)
+          this.enqueue(() => this.reconcile(event.gatewayIds));
+      }),
+    );
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    for (const unsubscribe of this.unsubscribe) unsubscribe();
+    this.enqueue(() => this.reconcile([]));
+    await this.queue;
+  }
+
+  private enqueue(work: () => Promise<void>): void {
+    this.queue = this.queue.then(work).catch((error: unknown) => {
+      this.logger.error(
+        'Could not update upstream watches',
+        error instanceof Error ? error.stack : String(error),
+      );
+    });
+  }
+
+  /**
+   * Brings the watches of the given gateways in line with the database; `null` means all
+   * gateways, and an empty list (on losing leadership, at shutdown) stops every watch.
+   */
+  private async reconcile(gatewayIds: string[] | null): Promise<void> {
+    const stopAll = gatewayIds !== null && gatewayIds.length === 0;
+    const gateways = stopAll
+      ? []
+      : await this.dataSource.getRepository(Gateway).find({
+          select: WATCHED_COLUMNS,
+          where: gatewayIds === null ? { enabled: true } : { id: In(gatewayIds) },
+        });
+    const wanted = new Map(gateways.filter((g) => g.enabled).map((g) => [g.id, g]));
+    const considered = stopAll || gatewayIds === null ? [...this.watches.keys()] : gatewayIds;
+    for (const id of new Set([...considered, ...wanted.keys()])) {
+      const gateway = wanted.get(id);
+      const current = this.watches.get(id);
+      if (current && gateway && current.fingerprint === upstreamFingerprint(gateway)) continue;
+      if (current) {
+        this.watches.delete(id);
+        await current.stop();
+      }
+      if (gateway && this.leadership.isLeader) {
+        const watch = new GatewayWatch(
+          gateway,
+          this.upstream,
+          (reason) => void this.sync.trigger(id, reason),
+          this.logger,
+        );
+        this.watches.set(id, watch);
+        watch.start();
+      }
+    }
+  }
+}

@@ -1,0 +1,134 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager, QueryFailedError } from 'typeorm';
+import { uniqueViolation } from '../common/unique-violation';
+import { AppConfig } from '../config/app-config';
+import { Gateway } from '../gateways/gateway.entity';
+import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';
+import { VIRTUAL_NAME_INDEX } from '../tools/tool-name.query';
+import { Tool } from '../tools/tool.entity';
+import { ToolWriter } from '../tools/tool.writer';
+import { upstreamFingerprint } from '../upstream/upstream.client';
+import { type SyncReport } from './sync-report';
+import { diffToolLists, syncReportOf } from './tool-list.differ';
+
+/** The advisory-lock key of a gateway's syncs, hashed to a bigint by PostgreSQL. */
+export function syncLockName(gatewayId: string): string {
+  return `portico.sync:${gatewayId}`;
+}
+
+export interface AppliedSync {
+  report: SyncReport;
+  /** Whether any tool was added, updated or removed. */
+  changed: boolean;
+}
+
+const ATTEMPTS = 2;
+
+/**
+ * Writes one upstream tool list into the catalogue: the whole diff in one transaction, computed
+ * under the gateway's lock from what is stored at that moment, so that two syncs of one gateway
+ * can never both insert the same tools.
+ */
+@Injectable()
+export class SyncApplier {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly writer: ToolWriter,
+    private readonly config: AppConfig,
+  ) {}
+
+  /** `readFrom` is the upstream fingerprint of the gateway as it was when the list was read. */
+  async apply(gatewayId: string, readFrom: string, upstream: unknown[]): Promise<AppliedSync> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.dataSource.transaction((em) =>
+          this.applyIn(em, gatewayId, readFrom, upstream),
+        );
+      } catch (error) {
+        if (attempt >= ATTEMPTS || !lostRaceWithOtherGateway(error)) throw error;
+      }
+    }
+  }
+
+  private async applyIn(
+    em: EntityManager,
+    gatewayId: string,
+    readFrom: string,
+    upstream: unknown[],
+  ): Promise<AppliedSync> {
+    await this.lock(em, gatewayId);
+    // The row lock orders this against a concurrent rename, which moves every tool to a new slug.
+    const gateway = await em
+      .getRepository(Gateway)
+      .findOne({ where: { id: gatewayId }, lock: { mode: 'pessimistic_write' } });
+    if (!gateway) {
+      throw new GatewayException(GatewayErrorCode.NotFound, `Gateway ${gatewayId} does not exist.`);
+    }
+    // An edit may have pointed the gateway elsewhere while the list was read (in any replica);
+    // that edit syncs the new upstream itself, and this old list must not land after it.
+    if (upstreamFingerprint(gateway) !== readFrom) {
+      throw new GatewayException(
+        GatewayErrorCode.SyncSuperseded,
+        `Gateway '${gateway.name}' was pointed at another upstream or given other credentials during the sync; sync it again.`,
+      );
+    }
+    const stored = await em.getRepository(Tool).find({
+      select: { id: true, originalName: true, contentHash: true },
+      where: { gatewayId },
+    });
+    const diff = diffToolLists(stored, upstream);
+    await this.writer.remove(
+      em,
+      diff.removed.map((tool) => tool.id),
+    );
+    await this.writer.updateMany(em, diff.updated);
+    const { inserted, conflicts } = await this.writer.insert(em, gateway, diff.added);
+    const report = syncReportOf(
+      diff,
+      inserted.map((tool) => tool.originalName),
+      conflicts,
+    );
+    const now = new Date();
+    await em.getRepository(Gateway).update(gatewayId, {
+      status: 'healthy',
+      lastError: null,
+      lastSeenAt: now,
+      lastSyncAt: now,
+      lastSyncReport: report,
+    });
+    return {
+      report,
+      changed: inserted.length + diff.updated.length + diff.removed.length > 0,
+    };
+  }
+
+  /**
+   * Single flight across replicas. The embedded database is one process whose transactions are
+   * serialised anyway, and whose advisory locks do not exclude one connection from another; the
+   * in-process queue of SyncService covers it.
+   */
+  private async lock(em: EntityManager, gatewayId: string): Promise<void> {
+    if (this.config.database.mode !== 'postgres') return;
+    const [row] = await em.query<{ locked: boolean }[]>(
+      'SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked',
+      [syncLockName(gatewayId)],
+    );
+    if (row?.locked !== true) {
+      throw new GatewayException(
+        GatewayErrorCode.SyncInProgress,
+        `Gateway ${gatewayId} is being synced by another replica; try again in a moment.`,
+      );
+    }
+  }
+}
+
+/**
+ * Two gateways' syncs inserting tools whose virtual names clash race on the unique index (or
+ * deadlock on it); the loser retries and then sees the winner's tool as a conflict.
+ */
+function lostRaceWithOtherGateway(error: unknown): boolean {
+  if (uniqueViolation(error) === VIRTUAL_NAME_INDEX) return true;
+  return (
+    error instanceof QueryFailedError && (error.driverError as { code?: string }).code === '40P01'
+  );
+}

@@ -1,0 +1,129 @@
+import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { EventBus } from '../events/event-bus';
+import { Gateway } from '../gateways/gateway.entity';
+import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';
+import { UpstreamError, upstreamError } from '../upstream/upstream-error';
+import { UpstreamClient, upstreamFingerprint } from '../upstream/upstream.client';
+import { KeyedSingleFlight } from './keyed-single-flight';
+import { SyncApplier } from './sync.applier';
+import { type SyncReport } from './sync-report';
+
+/**
+ * How long a create, activate or edit waits for its sync before answering. A reachable upstream
+ * answers well within it, so the response already shows the tools; an unreachable one does not
+ * hold the request for the whole upstream timeout.
+ */
+export const CHANGE_SYNC_WAIT_MS = 3000;
+
+/**
+ * Syncs a gateway's tools from its upstream. In this process syncs of one gateway run one at a
+ * time (later callers queue, and a burst shares one queued run); across replicas SyncApplier's
+ * advisory lock keeps them apart.
+ */
+@Injectable()
+export class SyncService implements OnModuleDestroy {
+  private readonly logger = new Logger(SyncService.name);
+  private readonly flights = new KeyedSingleFlight<SyncReport>();
+  private readonly shutdown = new AbortController();
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly upstream: UpstreamClient,
+    private readonly applier: SyncApplier,
+    private readonly events: EventBus,
+  ) {}
+
+  /** Syncs now, after any sync of this gateway already running here; throws coded errors. */
+  sync(gatewayId: string): Promise<SyncReport> {
+    return this.flights.run(gatewayId, () => this.syncOnce(gatewayId));
+  }
+
+  /**
+   * The sync after a create, an activation or a connection edit. Never throws: a failure is
+   * recorded on the gateway (status, last error), and the sync goes on in the background if it
+   * outlasts CHANGE_SYNC_WAIT_MS.
+   */
+  async syncAfterChange(gatewayId: string): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>(
+      (resolve) => (timer = setTimeout(resolve, CHANGE_SYNC_WAIT_MS)),
+    );
+    try {
+      await Promise.race([this.trigger(gatewayId, 'gateway change'), waited]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** A background sync (periodic, list_changed, reconnect); failures are only logged. */
+  async trigger(gatewayId: string, reason: string): Promise<void> {
+    if (this.shutdown.signal.aborted) return;
+    try {
+      await this.sync(gatewayId);
+    } catch (error) {
+      this.logFailure(gatewayId, reason, error);
+    }
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.shutdown.abort(new UpstreamError('Portico is shutting down'));
+    await this.flights.idle();
+  }
+
+  private async syncOnce(gatewayId: string): Promise<SyncReport> {
+    const gateway = await this.dataSource.getRepository(Gateway).findOneBy({ id: gatewayId });
+    if (!gateway) {
+      throw new GatewayException(GatewayErrorCode.NotFound, `Gateway ${gatewayId} does not exist.`);
+    }
+    if (!gateway.enabled) {
+      throw new GatewayException(
+        GatewayErrorCode.Disabled,
+        `Gateway '${gateway.name}' is deactivated; activating it syncs it.`,
+      );
+    }
+    let upstream: unknown[];
+    try {
+      upstream = await this.upstream.listTools(gateway, this.shutdown.signal);
+    } catch (error) {
+      const reason = upstreamError(error, this.upstream.timeoutMs).message;
+      if (!this.shutdown.signal.aborted) await this.recordFailure(gatewayId, reason);
+      throw new GatewayException(
+        GatewayErrorCode.UpstreamUnavailable,
+        `Could not sync gateway '${gateway.name}' from ${gateway.url}: ${reason}.`,
+        { gatewayId },
+      );
+    }
+    const { report, changed } = await this.applier.apply(
+      gatewayId,
+      upstreamFingerprint(gateway),
+      upstream,
+    );
+    if (changed) await this.events.publish({ type: 'catalog.changed', gatewayIds: [gatewayId] });
+    return report;
+  }
+
+  /** The stored catalogue stays as it was; only the health columns say what went wrong. */
+  private async recordFailure(gatewayId: string, reason: string): Promise<void> {
+    await this.dataSource
+      .getRepository(Gateway)
+      .update(gatewayId, { status: 'unreachable', lastError: reason });
+  }
+
+  private logFailure(gatewayId: string, reason: string, error: unknown): void {
+    if (error instanceof GatewayException) {
+      const quiet =
+        error.code === GatewayErrorCode.SyncInProgress ||
+        error.code === GatewayErrorCode.SyncSuperseded ||
+        error.code === GatewayErrorCode.NotFound ||
+        error.code === GatewayErrorCode.Disabled;
+      if (quiet) this.logger.debug(`Sync of ${gatewayId} (${reason}) skipped: ${error.message}`);
+      else this.logger.warn(`Sync of ${gatewayId} (${reason}) failed: ${error.message}`);
+      return;
+    }
+    this.logger.error(
+      `Sync of ${gatewayId} (${reason}) failed`,
+      error instanceof Error ? error.stack : String(error),
+    );
+  }
+}

@@ -1,0 +1,48 @@
+import { Injectable } from '@nestjs/common';
+import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { DataSource } from 'typeorm';
+import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';
+import { upstreamError } from '../upstream/upstream-error';
+import { UpstreamClient } from '../upstream/upstream.client';
+import { ToolNameQuery } from './tool-name.query';
+import { Tool } from './tool.entity';
+import { ToolErrorCode, ToolException } from './tool.exception';
+
+/**
+ * Calls a stored tool on its own upstream under its original name, over a short-lived session.
+ * The result is the upstream's, `isError` included: a tool that fails is still an answer.
+ */
+@Injectable()
+export class ToolInvoker {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly upstream: UpstreamClient,
+    private readonly names: ToolNameQuery,
+  ) {}
+
+  async invoke(toolId: string, args: Record<string, unknown>): Promise<CallToolResult> {
+    const tool = await this.dataSource
+      .getRepository(Tool)
+      .findOne({ where: { id: toolId }, relations: { gateway: true } });
+    if (!tool?.gateway)
+      throw new ToolException(ToolErrorCode.NotFound, `Tool ${toolId} does not exist.`);
+    const { gateway } = tool;
+    const name = this.names.name(tool.gatewaySlug, tool.originalName);
+    if (!gateway.enabled) {
+      throw new GatewayException(
+        GatewayErrorCode.Disabled,
+        `Gateway '${gateway.name}' is deactivated, so '${name}' cannot be called.`,
+      );
+    }
+    if (!tool.enabled)
+      throw new ToolException(ToolErrorCode.Disabled, `Tool '${name}' is disabled.`);
+    try {
+      return await this.upstream.callTool(gateway, tool.originalName, args);
+    } catch (error) {
+      throw new ToolException(
+        ToolErrorCode.UpstreamUnavailable,
+        `Calling '${tool.originalName}' on gateway '${gateway.name}' failed: ${upstreamError(error, this.upstream.timeoutMs).message}.`,
+      );
+    }
+  }
+}

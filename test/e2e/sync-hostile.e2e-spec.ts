@@ -1,0 +1,178 @@
+import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { DESCRIPTION_LIMIT } from '../../src/tools/tool-definition';
+import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
+import { startTestApp, type TestApp } from '../support/test-app';
+import { waitFor } from '../support/wait-for';
+
+describe('sync of hostile upstreams', () => {
+  let t: TestApp;
+  const upstreams: UpstreamFixture[] = [];
+
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+
+  afterAll(async () => {
+    await t.close();
+    await Promise.all(upstreams.map((upstream) => upstream.close()));
+  });
+
+  async function upstream(...args: Parameters<typeof startUpstream>): Promise<UpstreamFixture> {
+    const started = await startUpstream(...args);
+    upstreams.push(started);
+    return started;
+  }
+
+  async function register(name: string, url: string) {
+    return (await t.api().post('/api/v1/gateways').send({ name, url }).expect(201)).body;
+  }
+
+  it('stores a description with markup as plain text', async () => {
+    const script = '<script>alert(document.cookie)</script><img src=x onerror=alert(1)>';
+    const fixture = await upstream({ tools: [echoTool('xss', 'h', { description: script })] });
+    await register('Markup', fixture.url);
+    const tool = (await t.api().get('/api/v1/tools/by-name/markup-xss').expect(200)).body;
+    expect(tool.description).toBe(script);
+  });
+
+  it('refuses bad definitions one by one, truncates a 5 MB description, and stores the rest', async () => {
+    const fixture = await upstream({
+      pageSize: 3,
+      tools: [
+        echoTool('fine', 'h'),
+        { definition: { name: 'string_schema', inputSchema: 'object' } },
+        { definition: { name: 'array_schema', inputSchema: [{ type: 'object' }] } },
+        { definition: { name: 'string_typed', inputSchema: { type: 'string' } } },
+        { definition: { name: 'no schema' } },
+        echoTool('huge', 'h', { description: 'h'.repeat(5 * 1024 * 1024) }),
+        echoTool('nul_text', 'h', { description: 'before\0after\uD800' }),
+        echoTool('nul_schema', 'h', { inputSchema: { type: 'object', description: '\0' } }),
+      ],
+    });
+    const created = await register('Sloppy', fixture.url);
+    const report = created.lastSyncReport;
+    expect(report.added).toEqual(['fine', 'huge', 'nul_text']);
+    expect(report.conflicts).toEqual([
+      {
+        name: 'string_schema',
+        reason: 'inputSchema is not a JSON Schema object with type "object"',
+      },
+      {
+        name: 'array_schema',
+        reason: 'inputSchema is not a JSON Schema object with type "object"',
+      },
+      {
+        name: 'string_typed',
+        reason: 'inputSchema is not a JSON Schema object with type "object"',
+      },
+      { name: 'no schema', reason: expect.stringContaining('MCP tool-name rule') },
+      { name: 'nul_schema', reason: 'the definition contains NUL characters (U+0000)' },
+    ]);
+    expect(report.warnings).toEqual([
+      {
+        name: 'huge',
+        reason: `description truncated from ${5 * 1024 * 1024} to ${DESCRIPTION_LIMIT} characters`,
+      },
+      { name: 'nul_text', reason: 'description contained NUL characters, which were removed' },
+      {
+        name: 'nul_text',
+        reason: 'description contained unpaired UTF-16 surrogates, which were replaced by U+FFFD',
+      },
+    ]);
+    const huge = (await t.api().get('/api/v1/tools/by-name/sloppy-huge').expect(200)).body;
+    expect(huge.description).toHaveLength(DESCRIPTION_LIMIT);
+
+    const again = (await t.api().post(`/api/v1/gateways/${created.id}/sync`).expect(200)).body;
+    expect(again).toMatchObject({ added: [], updated: [], removed: [], unchanged: 3 });
+    const cleaned = (await t.api().get('/api/v1/tools/by-name/sloppy-nul_text').expect(200)).body;
+    expect(cleaned.description).toBe('beforeafter\uFFFD');
+  });
+
+  it('reports a name listed twice and stores it once', async () => {
+    const fixture = await upstream({
+      pageSize: 1,
+      // The fixture keys tools by name, so the duplicate rides on the page hook's second page.
+      tools: [echoTool('twice', 'first'), echoTool('other', 'h')],
+    });
+    const original = fixture.tools.get('other')!;
+    fixture.tools.set('other', {
+      ...original,
+      definition: { ...echoTool('twice', 'second').definition },
+    });
+    const created = await register('Duplicates', fixture.url);
+    expect(created.lastSyncReport).toMatchObject({
+      added: ['twice'],
+      conflicts: [
+        {
+          name: 'twice',
+          reason: 'the upstream lists this name more than once; the first entry was used',
+        },
+      ],
+    });
+    const tool = (await t.api().get('/api/v1/tools/by-name/duplicates-twice').expect(200)).body;
+    expect(tool.description).toBe('twice of first');
+    expect(created.toolCount).toBe(1);
+  });
+
+  it('refuses a tool whose virtual name another gateway has, and applies the rest of the sync', async () => {
+    const a = await upstream({ tools: [echoTool('b-c', 'a')] });
+    const ab = await upstream({ tools: [echoTool('c', 'ab'), echoTool('d', 'ab')] });
+    await register('a', a.url);
+    const second = await register('a b', ab.url);
+    expect(second.lastSyncReport).toMatchObject({
+      added: ['d'],
+      conflicts: [
+        {
+          name: 'c',
+          reason: "virtual name 'a-b-c' is already used by tool 'b-c' of gateway 'a'",
+        },
+      ],
+    });
+    const owner = (await t.api().get('/api/v1/tools/by-name/a-b-c').expect(200)).body;
+    expect(owner.originalName).toBe('b-c');
+  });
+
+  it('fails the sync of an upstream whose pages never end, changing nothing', async () => {
+    let endless = false;
+    const fixture = await upstream({
+      tools: [echoTool('looping', 'h')],
+      configure: (server, self) =>
+        server.setRequestHandler(ListToolsRequestSchema, () => ({
+          tools: [...self.tools.values()].map((tool) => tool.definition),
+          ...(endless ? { nextCursor: 'again' } : {}),
+        })),
+    });
+    const created = await register('Endless', fixture.url);
+    expect(created.toolCount).toBe(1);
+    endless = true;
+    const failed = await t.api().post(`/api/v1/gateways/${created.id}/sync`).expect(502);
+    expect(failed.body.detail).toContain('the upstream repeated a page cursor');
+    const after = (await t.api().get(`/api/v1/gateways/${created.id}`).expect(200)).body;
+    expect(after).toMatchObject({ toolCount: 1, status: 'unreachable' });
+  });
+
+  it('syncs a list of 10,000 tools', async () => {
+    const count = 10_000;
+    const fixture = await upstream({
+      pageSize: 2500,
+      tools: Array.from({ length: count }, (_, i) => echoTool(`tool_${i}`, 'many')),
+    });
+    const created = await register('Many', fixture.url);
+    const synced = await waitFor(
+      async () => {
+        const body = (await t.api().get(`/api/v1/gateways/${created.id}`).expect(200)).body;
+        return body.lastSyncAt !== null && body;
+      },
+      'the first sync of 10,000 tools',
+      60_000,
+      200,
+    );
+    expect(synced.toolCount).toBe(count);
+    expect(synced.lastSyncReport.added).toHaveLength(count);
+    const page = await t
+      .api()
+      .get('/api/v1/tools')
+      .query({ gatewayId: created.id, limit: 1, offset: 9_999 });
+    expect(page.body.total).toBe(count);
+  });
+});

@@ -1,0 +1,120 @@
+import { GatewayWatchers } from '../../src/sync/gateway-watchers';
+import { LIST_CHANGED_MAX_WAIT_MS } from '../../src/sync/gateway-watch';
+import { echoTool, startUpstream, UpstreamFixture } from '../fixtures/upstream-server';
+import { startTestApp, type TestApp } from '../support/test-app';
+import { waitFor } from '../support/wait-for';
+
+const upstreams: UpstreamFixture[] = [];
+
+async function upstream(...args: Parameters<typeof startUpstream>): Promise<UpstreamFixture> {
+  const started = await startUpstream(...args);
+  upstreams.push(started);
+  return started;
+}
+
+afterAll(async () => {
+  await Promise.all(upstreams.map((fixture) => fixture.close().catch(() => undefined)));
+});
+
+async function register(t: TestApp, name: string, url: string) {
+  return (await t.api().post('/api/v1/gateways').send({ name, url }).expect(201)).body;
+}
+
+async function toolNames(t: TestApp, gatewayId: string): Promise<string[]> {
+  const response = await t.api().get('/api/v1/tools').query({ gatewayId }).expect(200);
+  return response.body.items.map((tool: { originalName: string }) => tool.originalName);
+}
+
+describe('sync without manual action, periodic sync off', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp({ env: { SYNC_INTERVAL_SECONDS: '0' } });
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('follows the upstream’s list_changed, one sync per burst', async () => {
+    let listings = 0;
+    const fixture = await upstream({
+      tools: [echoTool('first', 'n')],
+      onListPage: (cursor) => {
+        if (cursor === undefined) listings += 1;
+      },
+    });
+    const created = await register(t, 'Notifying', fixture.url);
+    await waitFor(() => fixture.openStreams === 1, 'Portico to hold a notification stream open');
+    expect(t.app.get(GatewayWatchers).watchedGatewayIds).toContain(created.id);
+    const before = listings;
+
+    fixture.setTool(echoTool('second', 'n'));
+    for (let i = 0; i < 5; i++) await fixture.notifyToolsChanged();
+    await waitFor(
+      async () => (await toolNames(t, created.id)).includes('second'),
+      'the notified tool to be synced',
+    );
+    expect(listings).toBe(before + 1);
+    // A second sync of the same burst would come within the debounce's longest wait.
+    await new Promise((resolve) => setTimeout(resolve, LIST_CHANGED_MAX_WAIT_MS / 3));
+    expect(listings).toBe(before + 1);
+    const gateway = (await t.api().get(`/api/v1/gateways/${created.id}`).expect(200)).body;
+    expect(gateway.lastSyncReport).toMatchObject({ added: ['second'], unchanged: 1 });
+  });
+
+  it('syncs after reconnecting to an upstream that restarted with other tools', async () => {
+    const fixture = await upstream({ tools: [echoTool('before_restart', 'r')] });
+    const created = await register(t, 'Restarting', fixture.url);
+    await waitFor(() => fixture.openStreams === 1, 'the notification stream');
+    const port = Number(new URL(fixture.url).port);
+    await fixture.crash();
+
+    const restarted = await new UpstreamFixture({ tools: [echoTool('after_restart', 'r')] }).start(
+      port,
+    );
+    upstreams.push(restarted);
+    await waitFor(
+      async () => (await toolNames(t, created.id)).join() === 'after_restart',
+      'the restarted upstream’s tools',
+      15_000,
+    );
+  });
+
+  it('closes the watch of a deactivated gateway and opens it again on activation', async () => {
+    const fixture = await upstream({ tools: [echoTool('watched', 'w')] });
+    const created = await register(t, 'Watched', fixture.url);
+    await waitFor(() => fixture.openStreams === 1, 'the notification stream');
+    await t.api().post(`/api/v1/gateways/${created.id}/deactivate`).expect(200);
+    await waitFor(
+      () => fixture.openStreams === 0 && fixture.sessionCount === 0,
+      'the stream and the session to close',
+    );
+    expect(t.app.get(GatewayWatchers).watchedGatewayIds).not.toContain(created.id);
+    await t.api().post(`/api/v1/gateways/${created.id}/activate`).expect(200);
+    await waitFor(() => fixture.openStreams === 1, 'the stream to open again');
+  });
+});
+
+describe('periodic sync', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp({ env: { SYNC_INTERVAL_SECONDS: '1' } });
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('picks up upstream changes that nobody announced', async () => {
+    const fixture = await upstream({ tools: [echoTool('steady', 'p')] });
+    const created = await register(t, 'Polled', fixture.url);
+    fixture.setTool(echoTool('quiet_addition', 'p'));
+    fixture.removeTool('steady');
+    await waitFor(
+      async () => (await toolNames(t, created.id)).join() === 'quiet_addition',
+      'the periodic sync',
+    );
+  });
+});
