@@ -32,6 +32,7 @@ export function fieldOfCode(code: DomainErrorCode): string | null {
     case GatewayErrorCode.NotFound:
     case GatewayErrorCode.Disabled:
     case GatewayErrorCode.SyncInProgress:
+    case GatewayErrorCode.SyncSuperseded:
     case GatewayErrorCode.UpstreamUnavailable:
     case ToolErrorCode.NotFound:
     case ToolErrorCode.Disabled:
