@@ -5,11 +5,14 @@ import { GatewayCreateDto } from '../gateways/dto/gateway-create.dto';
 import { type GatewayResponseDto } from '../gateways/dto/gateway-response.dto';
 import { GatewayUpdateDto } from '../gateways/dto/gateway-update.dto';
 import { GatewaysService } from '../gateways/gateways.service';
+import { type SyncReport } from '../sync/sync-report';
+import { SyncService } from '../sync/sync.service';
 import { ToolsService } from '../tools/tools.service';
 import { AdminController } from './admin-controller.decorator';
 import { AdminPages } from './admin-pages.service';
+import { type Flash } from './flash.service';
 import { type FormBody, formField } from './form-body';
-import { type FormErrors } from './form-errors';
+import { type FormErrors, formErrors } from './form-errors';
 import { submitForm } from './form-submission';
 import {
   authOptions,
@@ -23,12 +26,14 @@ import {
 import { safeNext } from './login-redirect';
 import { hrefWith, offsetOf, PAGE_SIZE, pageNumber, pager } from './pagination';
 import { syncReportView } from './sync-report-view';
+import { plural } from './view-helpers';
 
 @AdminController('admin/gateways')
 export class AdminGatewaysController {
   constructor(
     private readonly gateways: GatewaysService,
     private readonly tools: ToolsService,
+    private readonly sync: SyncService,
     private readonly pages: AdminPages,
   ) {}
 
@@ -77,10 +82,12 @@ export class AdminGatewaysController {
       return;
     }
     const gateway = submission.result;
-    this.pages.redirect(request, response, `/admin/gateways/${gateway.id}`, {
-      kind: 'success',
-      text: `Gateway '${gateway.name}' registered.`,
-    });
+    this.pages.redirect(
+      request,
+      response,
+      `/admin/gateways/${gateway.id}`,
+      registrationFlash(gateway),
+    );
   }
 
   @Get(':id')
@@ -171,6 +178,32 @@ export class AdminGatewaysController {
     });
   }
 
+  /** `POST /api/v1/gateways/:id/sync`; the gateway's page then shows the report as a diff. */
+  @Post(':id/sync')
+  async syncNow(
+    @Req() request: Request,
+    @Res() response: Response,
+    @UuidParam() id: string,
+  ): Promise<void> {
+    const gateway = await this.gateways.get(id);
+    let report: SyncReport;
+    try {
+      report = await this.sync.sync(id);
+    } catch (error) {
+      const failure = formErrors(error);
+      if (!failure) throw error;
+      this.pages.redirect(request, response, `/admin/gateways/${id}`, {
+        kind: 'error',
+        text: `Sync of '${gateway.name}' failed: ${failure.message}`,
+      });
+      return;
+    }
+    this.pages.redirect(request, response, `/admin/gateways/${id}#last-sync`, {
+      kind: 'success',
+      text: `Synced '${gateway.name}': ${syncReportView(report)!.summary}.`,
+    });
+  }
+
   @Get(':id/delete')
   async confirmDelete(
     @Req() request: Request,
@@ -238,5 +271,26 @@ export class AdminGatewaysController {
       },
       errors?.status ?? 200,
     );
+  }
+}
+
+/** What the first sync, which registration waits a few seconds for, came to. */
+function registrationFlash(gateway: GatewayResponseDto): Flash {
+  switch (gateway.status) {
+    case 'healthy':
+      return {
+        kind: 'success',
+        text: `Gateway '${gateway.name}' registered with ${plural(gateway.toolCount, 'tool')}.`,
+      };
+    case 'unreachable':
+      return {
+        kind: 'error',
+        text: `Gateway '${gateway.name}' registered, but its upstream did not answer: ${gateway.lastError ?? 'no reason given'}`,
+      };
+    case 'unknown':
+      return {
+        kind: 'info',
+        text: `Gateway '${gateway.name}' registered; its first sync is still running. Reload to see its tools.`,
+      };
   }
 }

@@ -3,22 +3,36 @@ import { type Request, type Response } from 'express';
 import { type Page } from '../common/page.dto';
 import { UuidParam } from '../common/uuid-param';
 import { GatewaysService } from '../gateways/gateways.service';
+import { ToolInvokeDto } from '../tools/dto/tool-invoke.dto';
 import { ToolListQueryDto } from '../tools/dto/tool-list-query.dto';
 import { type ToolResponseDto } from '../tools/dto/tool-response.dto';
 import { ToolUpdateDto } from '../tools/dto/tool-update.dto';
+import { ToolInvoker } from '../tools/tool.invoker';
 import { ToolsService } from '../tools/tools.service';
 import { AdminCatalog } from './admin-catalog';
 import { AdminController } from './admin-controller.decorator';
 import { AdminPages } from './admin-pages.service';
-import { type FormBody, formCheckbox } from './form-body';
+import { type FormBody, formCheckbox, formField } from './form-body';
 import { type FormErrors } from './form-errors';
 import { submitForm } from './form-submission';
+import { type InvokeResultView, invokeResultView } from './invoke-result-view';
 import { hrefWith, offsetOf, PAGE_SIZE, pageNumber, pager } from './pagination';
+import { argumentsTemplate, checkToolArguments } from './tool-arguments';
+
+/** The test-invoke form's state: what was typed, and what came of it. */
+interface InvokeOutcome {
+  arguments: string;
+  error?: string | null;
+  formError?: string | null;
+  warning?: string | null;
+  result?: InvokeResultView;
+}
 
 @AdminController('admin/tools')
 export class AdminToolsController {
   constructor(
     private readonly tools: ToolsService,
+    private readonly invoker: ToolInvoker,
     private readonly gateways: GatewaysService,
     private readonly catalog: AdminCatalog,
     private readonly pages: AdminPages,
@@ -107,14 +121,57 @@ export class AdminToolsController {
     });
   }
 
+  /**
+   * `POST /api/v1/tools/:id/invoke`, after checking the JSON arguments against the tool's input
+   * schema; the page shows the CallToolResult.
+   */
+  @Post(':id/invoke')
+  async invoke(
+    @Req() request: Request,
+    @Res() response: Response,
+    @UuidParam() id: string,
+    @Body() body: FormBody,
+  ): Promise<void> {
+    const tool = await this.tools.get(id);
+    const text = formField(body, 'arguments');
+    const check = checkToolArguments(text, tool.inputSchema);
+    if (!check.ok) {
+      await this.renderDetail(request, response, tool, {
+        invoke: { arguments: text, error: check.error },
+        status: 422,
+      });
+      return;
+    }
+    const submission = await submitForm(ToolInvokeDto, { arguments: check.arguments }, {}, (dto) =>
+      this.invoker.invoke(id, dto.arguments ?? {}),
+    );
+    if (!submission.ok) {
+      await this.renderDetail(request, response, tool, {
+        invoke: {
+          arguments: text,
+          error: submission.errors.fields.arguments ?? null,
+          formError: submission.errors.fields.arguments ? null : submission.errors.message,
+        },
+        status: submission.errors.status,
+      });
+      return;
+    }
+    await this.renderDetail(request, response, tool, {
+      invoke: {
+        arguments: text,
+        warning: check.warning,
+        result: invokeResultView(submission.result),
+      },
+    });
+  }
+
   private async renderDetail(
     request: Request,
     response: Response,
     tool: ToolResponseDto,
-    outcome: { settings?: FormErrors } = {},
+    outcome: { settings?: FormErrors; invoke?: InvokeOutcome; status?: number } = {},
   ): Promise<void> {
     const gateway = await this.gateways.get(tool.gatewayId);
-    const status = outcome.settings?.status ?? 200;
     await this.pages.render(
       request,
       response,
@@ -125,8 +182,9 @@ export class AdminToolsController {
         tool,
         gateway,
         settingsError: outcome.settings?.message ?? null,
+        invoke: outcome.invoke ?? { arguments: argumentsTemplate(tool.inputSchema) },
       },
-      status,
+      outcome.status ?? outcome.settings?.status ?? 200,
     );
   }
 }

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { GatewaysModule } from '../gateways/gateways.module';
 import { ServersModule } from '../servers/servers.module';
+import { SyncModule } from '../sync/sync.module';
 import { ToolsModule } from '../tools/tools.module';
 import { AdminCatalog } from './admin-catalog';
 import { AdminDashboardController } from './admin-dashboard.controller';
@@ -17,7 +18,7 @@ import { FlashMessages } from './flash.service';
 
 /** Server-rendered admin pages over the same services as the REST API. */
 @Module({
-  imports: [GatewaysModule, ToolsModule, ServersModule],
+  imports: [GatewaysModule, ToolsModule, ServersModule, SyncModule],
   controllers: [
     AdminLoginController,
     AdminDashboardController,

@@ -1,4 +1,4 @@
-import { checkToolArguments } from './tool-arguments';
+import { argumentsTemplate, checkToolArguments } from './tool-arguments';
 
 describe('checkToolArguments', () => {
   const schema = {
@@ -70,5 +70,32 @@ describe('checkToolArguments', () => {
     const second = { $id: 'urn:same', type: 'object', required: ['b'] };
     expect(checkToolArguments('{"a":1}', first).ok).toBe(true);
     expect(checkToolArguments('{"b":1}', second).ok).toBe(true);
+  });
+});
+
+describe('argumentsTemplate', () => {
+  it('fills the required arguments with blank values of their types', () => {
+    const template = argumentsTemplate({
+      type: 'object',
+      properties: {
+        text: { type: 'string' },
+        count: { type: 'integer', default: 3 },
+        mode: { enum: ['fast', 'slow'] },
+        flags: { type: ['array', 'null'] },
+        optional: { type: 'string' },
+      },
+      required: ['text', 'count', 'mode', 'flags', 'unknown'],
+    });
+    expect(JSON.parse(template)).toEqual({
+      text: '',
+      count: 3,
+      mode: 'fast',
+      flags: [],
+      unknown: null,
+    });
+  });
+
+  it('is an empty object without required arguments', () => {
+    expect(argumentsTemplate({ type: 'object' })).toBe('{}');
   });
 });

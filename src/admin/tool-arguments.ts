@@ -60,3 +60,41 @@ export function checkToolArguments(
   }
   return { ok: true, arguments: args, warning: null };
 }
+
+function placeholder(schema: unknown): unknown {
+  if (typeof schema !== 'object' || schema === null) return null;
+  const property = schema as Record<string, unknown>;
+  if ('default' in property) return property.default;
+  if (Array.isArray(property.enum) && property.enum.length > 0) return property.enum[0];
+  const type = Array.isArray(property.type) ? (property.type as unknown[])[0] : property.type;
+  switch (type) {
+    case 'string':
+      return '';
+    case 'number':
+    case 'integer':
+      return 0;
+    case 'boolean':
+      return false;
+    case 'array':
+      return [];
+    case 'object':
+      return {};
+    default:
+      return null;
+  }
+}
+
+/** A starting point for the test-invoke form: the schema's required arguments with blank values. */
+export function argumentsTemplate(inputSchema: Record<string, unknown>): string {
+  const properties =
+    typeof inputSchema.properties === 'object' && inputSchema.properties !== null
+      ? (inputSchema.properties as Record<string, unknown>)
+      : {};
+  const required = Array.isArray(inputSchema.required)
+    ? inputSchema.required.filter((name): name is string => typeof name === 'string')
+    : [];
+  const template = Object.fromEntries(
+    required.map((name) => [name, placeholder(properties[name])]),
+  );
+  return JSON.stringify(template, null, 2);
+}

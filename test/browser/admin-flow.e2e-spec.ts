@@ -1,13 +1,17 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
-import { factories, toolDefinition } from '../support/factories';
+import {
+  echoTool,
+  type FixtureTool,
+  startUpstream,
+  type UpstreamFixture,
+} from '../fixtures/upstream-server';
 import { ADMIN_PASSWORD, startTestApp, type TestApp } from '../support/test-app';
 
 const ARTIFACTS = join(__dirname, '..', 'artifacts');
 const HOSTILE = '<img src=x onerror=alert(1)>';
-const TOOL_COUNT = 30;
+const ECHO_TOOLS = 30;
 const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',
@@ -18,12 +22,25 @@ const CHROMIUM_ARGS = [
   '--no-first-run',
 ];
 
+const shout: FixtureTool = {
+  definition: {
+    name: 'shout',
+    description: 'Upper-cases its text',
+    inputSchema: {
+      type: 'object',
+      properties: { text: { type: 'string', minLength: 1 } },
+      required: ['text'],
+    },
+  },
+  handler: (args) => ({ content: [{ type: 'text', text: String(args.text).toUpperCase() }] }),
+};
+
 /** Every page state the flow passes through is saved for CI under test/artifacts/. */
 async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
 }
 
-describe('admin pages in Chromium', () => {
+describe('admin pages in Chromium, against a real upstream MCP server', () => {
   let t: TestApp;
   let upstream: UpstreamFixture;
   let browser: Browser;
@@ -38,10 +55,11 @@ describe('admin pages in Chromium', () => {
     upstream = await startUpstream({
       name: 'browser-upstream',
       tools: [
-        ...Array.from({ length: TOOL_COUNT }, (_, i) =>
+        ...Array.from({ length: ECHO_TOOLS }, (_, i) =>
           echoTool(`tool_${String(i + 1).padStart(2, '0')}`, 'browser-upstream'),
         ),
         echoTool('hostile', 'browser-upstream', { description: HOSTILE }),
+        shout,
       ],
     });
     t = await startTestApp();
@@ -50,7 +68,7 @@ describe('admin pages in Chromium', () => {
       baseURL: t.baseUrl,
       viewport: { width: 1280, height: 900 },
     });
-    context.setDefaultTimeout(5000);
+    context.setDefaultTimeout(10_000);
     page = await context.newPage();
     page.on('dialog', (dialog) => {
       dialogs.push(dialog.message());
@@ -88,7 +106,7 @@ describe('admin pages in Chromium', () => {
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Tools');
   });
 
-  it('registers a gateway through the form and shows its tools', async () => {
+  it('registers a gateway through the form and shows the tools its sync brought in', async () => {
     await page.goto('/admin/gateways');
     await page.getByRole('link', { name: 'Register a gateway' }).click();
     await page.getByLabel('Name', { exact: true }).fill('Browser Upstream');
@@ -97,20 +115,16 @@ describe('admin pages in Chromium', () => {
     await page.waitForURL(/\/admin\/gateways\/[0-9a-f-]{36}$/);
     gatewayPath = new URL(page.url()).pathname;
     expect(await page.getByRole('status').textContent()).toContain(
-      "Gateway 'Browser Upstream' registered.",
+      "Gateway 'Browser Upstream' registered with 32 tools.",
     );
-    const gateway = await factories(t.app).gatewayById(gatewayPath.split('/').pop()!);
-    await factories(t.app).tools(gateway, [
-      ...[...upstream.tools.values()].map((tool) =>
-        toolDefinition(tool.definition.name, {
-          description: String(tool.definition.description),
-        }),
-      ),
-    ]);
-    await page.reload();
-    expect(await page.locator('#tools-heading').textContent()).toBe(`Tools (${TOOL_COUNT + 1})`);
+    expect(await page.locator('#tools-heading').textContent()).toBe('Tools (32)');
+    expect(await page.locator('.diff-added li').count()).toBe(32);
+    expect(await page.locator('table.tools code').first().textContent()).toBe(
+      'browser-upstream-hostile',
+    );
     await screenshot(page, 'gateway-detail');
     await page.goto('/admin/gateways');
+    expect(await page.locator('table.gateways tbody td').nth(6).textContent()).toBe('32');
     await screenshot(page, 'gateways');
   });
 
@@ -137,7 +151,7 @@ describe('admin pages in Chromium', () => {
     await screenshot(page, 'tools-page-1');
     await page.getByRole('link', { name: 'Next' }).click();
     await page.waitForURL(/page=2/);
-    expect(await serials()).toEqual(['26', '27', '28', '29', '30', '31']);
+    expect(await serials()).toEqual(['26', '27', '28', '29', '30', '31', '32']);
     await screenshot(page, 'tools-page-2');
   });
 
@@ -150,6 +164,20 @@ describe('admin pages in Chromium', () => {
     await page.getByRole('link', { name: 'browser-upstream-hostile' }).click();
     expect(await page.locator('.description-full').textContent()).toBe(HOSTILE);
     expect(dialogs).toEqual([]);
+  });
+
+  it('syncs on demand and shows what changed upstream as a diff', async () => {
+    upstream.setTool(echoTool('tool_new', 'browser-upstream'));
+    upstream.removeTool('tool_30');
+    await page.goto(gatewayPath);
+    await page.getByRole('button', { name: 'Sync now' }).click();
+    await page.waitForURL(`**${gatewayPath}#last-sync`);
+    expect(await page.getByRole('status').textContent()).toBe(
+      "Synced 'Browser Upstream': 1 added, 0 updated, 1 removed, 31 unchanged.",
+    );
+    expect(await page.locator('.diff-added li').allTextContents()).toEqual(['+ tool_new']);
+    expect(await page.locator('.diff-removed li').allTextContents()).toEqual(['− tool_30']);
+    await screenshot(page, 'gateway-sync-diff');
   });
 
   it('creates a server with two tools picked while filtering the picker', async () => {
@@ -180,20 +208,44 @@ describe('admin pages in Chromium', () => {
     await screenshot(page, 'servers');
   });
 
+  it('invokes a tool from its page, checking the arguments against its schema first', async () => {
+    await page.goto('/admin/tools?q=shout');
+    await page.getByRole('link', { name: 'browser-upstream-shout' }).click();
+    const args = page.getByLabel('Arguments (JSON object)');
+    expect(JSON.parse(await args.inputValue())).toEqual({ text: '' });
+    await args.fill('{"text": 5}');
+    await page.getByRole('button', { name: 'Invoke' }).click();
+    expect(await page.locator('#arguments-error').textContent()).toContain(
+      'arguments/text must be string',
+    );
+    expect(upstream.calls).toEqual([]);
+    await page.getByLabel('Arguments (JSON object)').fill('{"text": "hello portico"}');
+    await page.getByRole('button', { name: 'Invoke' }).click();
+    expect(await page.locator('.result-text').textContent()).toBe('HELLO PORTICO');
+    expect(await page.locator('#result-heading .badge').textContent()).toBe('OK');
+    expect(upstream.calls.map((call) => [call.name, call.args])).toEqual([
+      ['shout', { text: 'hello portico' }],
+    ]);
+    await screenshot(page, 'tool-invoke');
+  });
+
   it('deactivates and activates the gateway', async () => {
     await page.goto(gatewayPath);
     await page.getByRole('button', { name: 'Deactivate' }).click();
     expect(await page.getByRole('status').textContent()).toContain('deactivated');
     expect(await page.locator('.facts .badge-off').textContent()).toBe('Inactive');
+    expect(await page.getByRole('button', { name: 'Sync now' }).count()).toBe(0);
     await page.getByRole('button', { name: 'Activate' }).click();
     expect(await page.getByRole('status').textContent()).toContain('activated');
     expect(await page.getByRole('button', { name: 'Deactivate' }).isVisible()).toBe(true);
   });
 
-  it('shows the dashboard with counts and connection details', async () => {
+  it('shows the dashboard with counts, the last sync and connection details', async () => {
     await page.goto('/admin');
     expect(await page.locator('#count-gateways').textContent()).toBe('1');
+    expect(await page.locator('#count-tools').textContent()).toBe('32');
     expect(await page.locator('#count-servers').textContent()).toBe('1');
+    expect(await page.getByRole('link', { name: /0 added, 0 updated, 0 removed/ }).count()).toBe(1);
     expect(await page.getByText(`${t.config.publicUrl}/mcp`, { exact: true }).isVisible()).toBe(
       true,
     );
@@ -215,28 +267,9 @@ describe('admin pages in Chromium', () => {
     await phone.close();
   });
 
-  it('deletes the server and the gateway after confirmation', async () => {
-    await page.goto('/admin/servers');
-    await page.getByRole('link', { name: 'Delete Browser Server' }).click();
-    await page.getByRole('button', { name: 'Delete server' }).click();
-    expect(await page.getByRole('status').textContent()).toContain(
-      "Server 'Browser Server' deleted.",
-    );
-    await page.goto('/admin/gateways');
-    await page.getByRole('link', { name: 'Delete Browser Upstream' }).click();
-    await screenshot(page, 'confirm-delete');
-    await page.getByRole('button', { name: 'Delete gateway' }).click();
-    expect(await page.getByRole('status').textContent()).toContain(
-      "Gateway 'Browser Upstream' deleted.",
-    );
-    expect(await page.locator('p.empty').textContent()).toContain('No gateways yet');
-  });
-
   it('works without JavaScript, picker included', async () => {
-    const gateway = await factories(t.app).gateway({ name: 'Plain' });
-    await factories(t.app).tools(gateway, ['first', 'second', 'third']);
     const plain = await browser.newContext({ baseURL: t.baseUrl, javaScriptEnabled: false });
-    plain.setDefaultTimeout(5000);
+    plain.setDefaultTimeout(10_000);
     try {
       const noJs = await plain.newPage();
       await noJs.goto('/admin/login');
@@ -246,21 +279,49 @@ describe('admin pages in Chromium', () => {
       await noJs.goto('/admin/servers/new');
       expect(await noJs.getByLabel('Filter the list').isVisible()).toBe(false);
       await noJs.getByLabel('Name', { exact: true }).fill('No Script');
-      await noJs.getByRole('checkbox', { name: /plain-first\b/ }).check();
-      await noJs.getByRole('checkbox', { name: /plain-third\b/ }).check();
+      await noJs.getByRole('checkbox', { name: /browser-upstream-tool_01\b/ }).check();
+      await noJs.getByRole('checkbox', { name: /browser-upstream-shout\b/ }).check();
       await noJs.getByRole('button', { name: 'Create server' }).click();
       await noJs.waitForURL(/\/admin\/servers\/[0-9a-f-]{36}$/);
-      expect(await noJs.locator('table.tools code').allTextContents()).toEqual(
-        expect.arrayContaining(['plain-first', 'plain-third']),
-      );
+      expect(await noJs.locator('table.tools td:nth-child(2) code').allTextContents()).toEqual([
+        'browser-upstream-shout',
+        'browser-upstream-tool_01',
+      ]);
       await screenshot(noJs, 'server-detail-no-js');
     } finally {
       await plain.close();
     }
   });
 
+  it('deletes the servers and the gateway after confirmation', async () => {
+    for (const name of ['Browser Server', 'No Script']) {
+      await page.goto('/admin/servers');
+      await page.getByRole('link', { name: `Delete ${name}` }).click();
+      await page.getByRole('button', { name: 'Delete server' }).click();
+      expect(await page.getByRole('status').textContent()).toContain(`Server '${name}' deleted.`);
+    }
+    await page.goto('/admin/gateways');
+    await page.getByRole('link', { name: 'Delete Browser Upstream' }).click();
+    await screenshot(page, 'confirm-delete');
+    await page.getByRole('button', { name: 'Delete gateway' }).click();
+    expect(await page.getByRole('status').textContent()).toContain(
+      "Gateway 'Browser Upstream' deleted.",
+    );
+    expect(await page.locator('p.empty').textContent()).toContain('No gateways yet');
+    await page.goto('/admin/tools');
+    expect(await page.locator('p.empty').textContent()).toContain('No tools yet');
+  });
+
   it('raised no dialog, script error or CSP violation on the way', () => {
     expect(dialogs).toEqual([]);
     expect(problems).toEqual([]);
+  });
+
+  it('logs out', async () => {
+    await page.goto('/admin');
+    await page.getByRole('button', { name: 'Log out' }).click();
+    expect(await page.getByRole('status').textContent()).toBe('You are logged out.');
+    await page.goto('/admin');
+    expect(new URL(page.url()).pathname).toBe('/admin/login');
   });
 });

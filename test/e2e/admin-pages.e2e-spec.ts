@@ -5,6 +5,7 @@ import { PICKER_LIST_ALL_UP_TO, PICKER_SEARCH_LIMIT } from '../../src/admin/tool
 import { Gateway } from '../../src/gateways/gateway.entity';
 import { type Tool } from '../../src/tools/tool.entity';
 import { csrfOf, loginAgent } from '../support/admin-browser-session';
+import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { factories, toolDefinition } from '../support/factories';
 import { ADMIN_PASSWORD, startTestApp, type TestApp } from '../support/test-app';
 
@@ -276,14 +277,16 @@ describe('admin pages', () => {
       const detailPath = created.headers.location as string;
       expect(detailPath).toMatch(/^\/admin\/gateways\/[0-9a-f-]{36}$/);
       const detail = await agent.get(detailPath).expect(200);
-      expect(detail.text).toContain('Gateway &#x27;Beta One&#x27; registered.');
+      expect(detail.text).toContain(
+        'Gateway &#x27;Beta One&#x27; registered, but its upstream did not answer',
+      );
       expect(detail.text).toContain('<code>beta-one</code>');
       expect(detail.text).toContain('bearer (stored encrypted, never shown)');
       const id = detailPath.split('/').pop()!;
       for (const path of [detailPath, `${detailPath}/edit`, '/admin/gateways', '/admin']) {
         expect((await agent.get(path)).text).not.toContain(secret);
       }
-      expect((await agent.get(detailPath)).text).not.toContain('registered.');
+      expect((await agent.get(detailPath)).text).not.toContain('registered, but');
 
       await agent
         .post(detailPath)
@@ -539,6 +542,152 @@ describe('admin pages', () => {
     expect(html).toContain(`<span class="count" id="count-gateways">${gateways}</span>`);
     expect(html).toContain(`<span class="count" id="count-tools">${toolCount}</span>`);
     expect(html).toContain(`${t.config.publicUrl}/mcp`);
+  });
+
+  describe('with a real upstream', () => {
+    let upstream: UpstreamFixture;
+    let gatewayPath: string;
+
+    beforeAll(async () => {
+      upstream = await startUpstream({
+        name: 'e2e-upstream',
+        tools: [
+          {
+            definition: {
+              name: 'greet',
+              description: 'Greets someone',
+              inputSchema: {
+                type: 'object',
+                properties: { who: { type: 'string' } },
+                required: ['who'],
+              },
+            },
+            handler: (args) => ({
+              content: [{ type: 'text', text: `Hello, ${String(args.who)} <b>!</b>` }],
+              structuredContent: { greeted: args.who },
+            }),
+          },
+          {
+            definition: { name: 'fail', inputSchema: { type: 'object' } },
+            handler: () => ({ content: [{ type: 'text', text: 'it broke' }], isError: true }),
+          },
+        ],
+      });
+    });
+
+    afterAll(async () => {
+      await upstream.close();
+    });
+
+    async function toolPath(originalName: string): Promise<string> {
+      const id = gatewayPath.split('/').pop()!;
+      const list = await t.api().get('/api/v1/tools').query({ gatewayId: id }).expect(200);
+      const tool = list.body.items.find(
+        (item: { originalName: string }) => item.originalName === originalName,
+      );
+      return `/admin/tools/${tool.id}`;
+    }
+
+    it('registers through the form, which syncs the upstream’s tools', async () => {
+      const created = await agent
+        .post('/admin/gateways')
+        .type('form')
+        .send({ _csrf: csrf, name: 'Live', url: upstream.url, authType: 'none' })
+        .expect(303);
+      gatewayPath = created.headers.location as string;
+      const detail = await agent.get(gatewayPath).expect(200);
+      expect(detail.text).toContain('Gateway &#x27;Live&#x27; registered with 2 tools.');
+      expect(detail.text).toContain('<code>+ greet</code>');
+      expect(detail.text).toContain('<code>live-fail</code>');
+    });
+
+    it('syncs now and shows the diff', async () => {
+      upstream.setTool(echoTool('added_later', 'e2e-upstream'));
+      await agent
+        .post(`${gatewayPath}/sync`)
+        .type('form')
+        .send({ _csrf: csrf })
+        .expect(303)
+        .expect('Location', `${gatewayPath}#last-sync`);
+      const detail = await agent.get(gatewayPath).expect(200);
+      expect(detail.text).toContain(
+        'Synced &#x27;Live&#x27;: 1 added, 0 updated, 0 removed, 2 unchanged.',
+      );
+      expect(detail.text).toContain('<code>+ added_later</code>');
+      expect(detail.text).not.toContain('<code>+ greet</code>');
+    });
+
+    it('invokes a tool after checking its arguments, showing the result as text', async () => {
+      const path = await toolPath('greet');
+      const page = await agent.get(path).expect(200);
+      expect(page.text).toContain('&quot;who&quot;: &quot;&quot;');
+
+      const mismatch = await agent
+        .post(`${path}/invoke`)
+        .type('form')
+        .send({ _csrf: csrf, arguments: '{"who": 42}' })
+        .expect(422);
+      expect(mismatch.text).toMatch(/id="arguments-error">[^<]*arguments\/who must be string/);
+      const broken = await agent
+        .post(`${path}/invoke`)
+        .type('form')
+        .send({ _csrf: csrf, arguments: '{"who": ' })
+        .expect(422);
+      expect(broken.text).toMatch(/id="arguments-error">The arguments are not valid JSON/);
+      expect(upstream.calls).toEqual([]);
+
+      const ok = await agent
+        .post(`${path}/invoke`)
+        .type('form')
+        .send({ _csrf: csrf, arguments: '{"who": "<script>x</script>"}' })
+        .expect(200);
+      expect(ok.text).toContain('Hello, &lt;script&gt;x&lt;/script&gt; &lt;b&gt;!&lt;/b&gt;');
+      expect(ok.text).toContain('&quot;greeted&quot;: &quot;&lt;script&gt;x&lt;/script&gt;&quot;');
+      expect(ok.text).not.toContain('<script>x');
+      expect(upstream.calls.map((call) => call.args)).toEqual([{ who: '<script>x</script>' }]);
+    });
+
+    it('shows a tool’s own failure as a result, and refusals as form errors', async () => {
+      const path = await toolPath('fail');
+      const failed = await agent
+        .post(`${path}/invoke`)
+        .type('form')
+        .send({ _csrf: csrf, arguments: '{}' })
+        .expect(200);
+      expect(failed.text).toContain('isError: the tool reported a failure');
+      expect(failed.text).toContain('it broke');
+
+      await agent.post(path).type('form').send({ _csrf: csrf }).expect(303);
+      const disabled = await agent
+        .post(`${path}/invoke`)
+        .type('form')
+        .send({ _csrf: csrf, arguments: '{}' })
+        .expect(409);
+      expect(disabled.text).toMatch(/id="invoke-error">Tool &#x27;live-fail&#x27; is disabled\.</);
+    });
+
+    it('reports a failed sync and an unreachable upstream without a stack trace', async () => {
+      const path = await toolPath('greet');
+      await upstream.close();
+      await agent
+        .post(`${gatewayPath}/sync`)
+        .type('form')
+        .send({ _csrf: csrf })
+        .expect(303)
+        .expect('Location', gatewayPath);
+      const detail = await agent.get(gatewayPath).expect(200);
+      expect(detail.text).toMatch(/role="alert">Sync of &#x27;Live&#x27; failed: /);
+      expect(detail.text).toContain('Unreachable');
+      const down = await agent
+        .post(`${path}/invoke`)
+        .type('form')
+        .send({ _csrf: csrf, arguments: '{"who": "x"}' })
+        .expect(502);
+      expect(down.text).toMatch(
+        /id="invoke-error">Calling &#x27;greet&#x27; on gateway &#x27;Live&#x27; failed/,
+      );
+      expect(down.text).not.toMatch(/at .*\.ts:\d+/);
+    });
   });
 
   describe('a catalogue too large to list in the picker', () => {
