@@ -17,9 +17,13 @@ export interface IssuedToken {
   expiresAt: string;
 }
 
+const VERIFIED_CACHE_LIMIT = 10_000;
+
 @Injectable()
 export class TokenService {
   private readonly jwt: JwtService;
+  /** Tokens already verified, until they expire: HS256 verification is costly per request. */
+  private readonly verified = new Map<string, { principal: Principal; expiresAt: number }>();
 
   constructor(private readonly config: AppConfig) {
     this.jwt = new JwtService({
@@ -39,6 +43,15 @@ export class TokenService {
   }
 
   verify(token: string): Principal {
+    const cached = this.verified.get(token);
+    if (cached && cached.expiresAt > Date.now()) return cached.principal;
+    const { principal, exp } = this.verifySignature(token);
+    if (this.verified.size >= VERIFIED_CACHE_LIMIT) this.verified.clear();
+    this.verified.set(token, { principal, expiresAt: exp * 1000 });
+    return principal;
+  }
+
+  private verifySignature(token: string): { principal: Principal; exp: number } {
     let claims: Claims;
     try {
       claims = this.jwt.verify<Claims>(token, { algorithms: ['HS256'], issuer: 'portico' });
@@ -48,9 +61,13 @@ export class TokenService {
         'The bearer token is invalid or expired.',
       );
     }
-    if (claims.scope === 'admin') return { subject: claims.sub, scope: 'admin' };
+    if (claims.scope === 'admin')
+      return { principal: { subject: claims.sub, scope: 'admin' }, exp: claims.exp };
     if (claims.scope === 'server' && Array.isArray(claims.srv)) {
-      return { subject: claims.sub, scope: 'server', serverIds: claims.srv };
+      return {
+        principal: { subject: claims.sub, scope: 'server', serverIds: claims.srv },
+        exp: claims.exp,
+      };
     }
     throw new AuthException(
       AuthErrorCode.Unauthenticated,

@@ -7,6 +7,8 @@ import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { pgcrypto } = require('@electric-sql/pglite/contrib/pgcrypto') as { pgcrypto: Extension };
 
+const MAX_CONNECTIONS = 20;
+
 /**
  * PGlite served on a loopback socket, so that the app talks to it through the same `pg` driver,
  * migrations and SQL as to a real PostgreSQL server.
@@ -18,11 +20,19 @@ export class EmbeddedPostgres {
     private readonly server: PGLiteSocketServer,
   ) {}
 
-  /** `dataDir` null keeps the database in memory. */
-  static async start(dataDir: string | null, maxConnections = 8): Promise<EmbeddedPostgres> {
+  /**
+   * `dataDir` null keeps the database in memory. The socket server drops connections beyond
+   * MAX_CONNECTIONS, so every pool on it must stay below that (data sources default to 10).
+   */
+  static async start(dataDir: string | null): Promise<EmbeddedPostgres> {
     if (dataDir !== null) mkdirSync(dataDir, { recursive: true });
     const db = await PGlite.create({ dataDir: dataDir ?? undefined, extensions: { pgcrypto } });
-    const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections });
+    const server = new PGLiteSocketServer({
+      db,
+      host: '127.0.0.1',
+      port: 0,
+      maxConnections: MAX_CONNECTIONS,
+    });
     await server.start();
     const { port } = (server as unknown as { server: { address(): AddressInfo } }).server.address();
     return new EmbeddedPostgres(`postgres://postgres@127.0.0.1:${port}/postgres`, db, server);

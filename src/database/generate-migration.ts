@@ -11,8 +11,8 @@ async function main(): Promise<void> {
   const target = process.argv[2];
   if (!target) throw new Error('usage: migration:generate -- migrations/<Name>');
   const name = basename(target).replace(/[^A-Za-z0-9]/g, '');
-  const embedded = process.env.DATABASE_URL ? null : await EmbeddedPostgres.start(null, 2);
-  const dataSource = createDataSource(process.env.DATABASE_URL ?? embedded!.url, 2);
+  const embedded = process.env.DATABASE_URL ? null : await EmbeddedPostgres.start(null);
+  const dataSource = createDataSource(process.env.DATABASE_URL ?? embedded!.url);
   try {
     await dataSource.initialize();
     await dataSource.runMigrations({ transaction: 'all' });

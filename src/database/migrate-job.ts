@@ -10,11 +10,10 @@ async function main(): Promise<void> {
   const config = loadConfig(process.env);
   const embedded =
     config.database.mode === 'embedded'
-      ? await EmbeddedPostgres.start(config.database.dataDir, 2)
+      ? await EmbeddedPostgres.start(config.database.dataDir)
       : null;
   const dataSource = createDataSource(
     config.database.mode === 'postgres' ? config.database.url : embedded!.url,
-    2,
   );
   try {
     await dataSource.initialize();

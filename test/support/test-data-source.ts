@@ -19,8 +19,8 @@ export async function openTestDataSource(
 ): Promise<TestDataSource> {
   const database = await createTestDatabase();
   const config = loadConfig({ DATA_DIR: tempDataDir(), ...env });
-  const embedded = database.onPostgres ? null : await EmbeddedPostgres.start(null, 4);
-  const dataSource = createDataSource(embedded?.url ?? database.url, 4);
+  const embedded = database.onPostgres ? null : await EmbeddedPostgres.start(null);
+  const dataSource = createDataSource(embedded?.url ?? database.url);
   await dataSource.initialize();
   const names = new ToolNameQuery(config);
   await migrate(dataSource, names, database.onPostgres);

@@ -1,0 +1,119 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+const ROOT = join(__dirname, '..');
+export const ADMIN_PASSWORD = 'bench-password-1';
+
+export interface Running {
+  child: ChildProcess;
+  stop(): void;
+}
+
+/** Starts a process and resolves once its output matches `ready`. */
+export function startProcess(
+  args: string[],
+  env: Record<string, string>,
+  ready: RegExp,
+): Promise<Running & { match: RegExpExecArray }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    const onData = (data: Buffer) => {
+      output += data.toString();
+      const match = ready.exec(output);
+      if (match) resolve({ child, match, stop: () => child.kill() });
+      if (process.env.BENCH_VERBOSE) process.stderr.write(data);
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`process exited with ${code}:\n${output}`)));
+  });
+}
+
+/** A benchmark upstream (the test fixture) in its own process. */
+export async function startUpstream(tools: number): Promise<Running & { url: string }> {
+  const running = await startProcess(
+    ['-r', 'ts-node/register/transpile-only', 'bench/upstream-process.ts'],
+    { TOOLS: String(tools) },
+    /http:\/\/\S+\/mcp/,
+  );
+  return { ...running, url: running.match[0] };
+}
+
+/** Portico from dist/ in its own process, on the embedded database unless BENCH_DATABASE_URL is set. */
+export async function startPortico(
+  port: number,
+  env: Record<string, string> = {},
+): Promise<Running & { baseUrl: string; token: string }> {
+  const running = await startProcess(
+    ['dist/src/main.js'],
+    {
+      PORT: String(port),
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'portico-bench-')),
+      DATABASE_URL: process.env.BENCH_DATABASE_URL ?? 'pglite://memory',
+      ADMIN_PASSWORD,
+      LOG_LEVEL: 'log',
+      SYNC_INTERVAL_SECONDS: '0',
+      ...env,
+    },
+    /Nest application successfully started/,
+  );
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const response = await fetch(`${baseUrl}/api/v1/auth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }),
+  });
+  const { accessToken } = (await response.json()) as { accessToken: string };
+  return { ...running, baseUrl, token: accessToken };
+}
+
+export async function api<T>(
+  baseUrl: string,
+  token: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<T> {
+  const response = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  if (!response.ok)
+    throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+  return (await response.json()) as T;
+}
+
+export async function mcpClient(url: string, token?: string): Promise<Client> {
+  const client = new Client({ name: 'bench', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(
+      new URL(url),
+      token ? { requestInit: { headers: { Authorization: `Bearer ${token}` } } } : {},
+    ),
+  );
+  return client;
+}
+
+export function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
+}
+
+export async function timed(runs: number, work: () => Promise<unknown>): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const start = process.hrtime.bigint();
+    await work();
+    times.push(Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  return times.sort((a, b) => a - b);
+}
