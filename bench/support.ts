@@ -32,8 +32,8 @@ export function startProcess(
       if (match) resolve({ child, match, stop: () => child.kill() });
       if (process.env.BENCH_VERBOSE) process.stderr.write(data);
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
     child.on('exit', (code) => reject(new Error(`process exited with ${code}:\n${output}`)));
   });
 }

@@ -51,7 +51,7 @@ export function upstreamFailure(error: unknown, gateway: string, timeoutMs: numb
       return new RpcError(UPSTREAM_UNAVAILABLE, `Upstream '${gateway}' closed the connection`);
     }
     // A JSON-RPC error the upstream itself sent: pass it through as it was.
-    return new RpcError(error.code, error.message.replace(/^MCP error -?\d+: /, ''), error.data);
+    return new RpcError(error.code, unprefixed(error), error.data);
   }
   const reason = error instanceof Error ? describe(error) : String(error);
   return new RpcError(UPSTREAM_UNAVAILABLE, `Upstream '${gateway}' is unavailable: ${reason}`);
@@ -72,7 +72,7 @@ export function errorResponse(id: RequestId, error: unknown): JSONRPCErrorRespon
     error: known
       ? {
           code: error.code,
-          message: error.message,
+          message: error instanceof McpError ? unprefixed(error) : error.message,
           ...(error.data === undefined ? {} : { data: error.data }),
         }
       : { code: ErrorCode.InternalError, message: 'Internal error' },
@@ -89,4 +89,9 @@ export function callParams(params: unknown): CallToolRequest['params'] {
     throw new RpcError(ErrorCode.InvalidParams, 'tools/call arguments must be an object');
   }
   return candidate as CallToolRequest['params'];
+}
+
+/** The SDK's McpError prefixes "MCP error <code>: " to the message it was given; drop that again. */
+function unprefixed(error: McpError): string {
+  return error.message.replace(/^MCP error -?\d+: /, '');
 }

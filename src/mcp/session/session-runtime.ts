@@ -27,6 +27,7 @@ import {
   unknownTool,
   UpstreamSessionGone,
 } from '../mcp-errors';
+import { passesLogLevel } from '../logging-level';
 import { scopeOf, type McpScope } from '../mcp-scope';
 import {
   type CallContext,
@@ -156,7 +157,9 @@ export class SessionRuntime {
     const context: CallContext = {
       requestId: request.id,
       signal: abort.signal,
-      notify: (notification) => exchange.write(notification),
+      notify: (notification) => {
+        if (passesLogLevel(notification, this.logLevel)) exchange.write(notification);
+      },
       ask: (upstreamRequest) =>
         this.server.request(upstreamRequest, ResultSchema, {
           relatedRequestId: request.id,
@@ -239,7 +242,10 @@ export class SessionRuntime {
     const link: DownstreamLink = {
       capabilities: this.session.initializeParams.capabilities,
       request: (request) => this.server.request(request, ResultSchema, { timeout }),
-      notify: (notification) => this.server.notification(notification),
+      notify: async (notification) => {
+        if (passesLogLevel(notification, this.logLevel))
+          await this.server.notification(notification);
+      },
     };
     const upstream = await UpstreamSession.connect(target, link, timeout, (url) =>
       this.context.pools.for(url),

@@ -3,6 +3,8 @@ import { type StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/cl
 import {
   type CallToolRequest,
   type ClientCapabilities,
+  ErrorCode,
+  McpError,
   CreateMessageRequestSchema,
   type CreateMessageResult,
   ElicitRequestSchema,
@@ -22,7 +24,7 @@ import {
 import { type Dispatcher } from 'undici';
 import { credentialHeaders } from '../../gateways/gateway-credentials';
 import { upstreamTransport, type UpstreamEndpoint } from '../../upstream/upstream-transport';
-import { RpcError, upstreamFailure } from '../mcp-errors';
+import { errorResponse, RpcError, upstreamFailure } from '../mcp-errors';
 import { postMessage, postRequest, type UpstreamChannel } from './upstream-http';
 
 /** One downstream tools/call being served, as the upstream session sees it. */
@@ -173,18 +175,36 @@ export class UpstreamSession {
     context: CallContext,
   ): Promise<Result> {
     const id = `p.${++this.sequence}`;
-    const answer = await postRequest(
-      channel,
-      { jsonrpc: '2.0', id, method: 'tools/call', params: { ...params, name: originalName } },
-      {
-        timeoutMs: this.timeoutMs,
-        signal: context.signal,
-        onMessage: (message) => this.duringCall(channel, message, context),
-      },
-    );
-    if ('error' in answer)
-      throw new RpcError(answer.error.code, answer.error.message, answer.error.data);
-    return answer.result;
+    const cancelUpstream = () =>
+      void postMessage(channel, {
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: {
+          requestId: id,
+          reason: String(context.signal.reason ?? 'cancelled by the client'),
+        },
+      }).catch(() => undefined);
+    context.signal.addEventListener('abort', cancelUpstream, { once: true });
+    try {
+      const answer = await postRequest(
+        channel,
+        { jsonrpc: '2.0', id, method: 'tools/call', params: { ...params, name: originalName } },
+        {
+          timeoutMs: this.timeoutMs,
+          signal: context.signal,
+          onMessage: (message) => this.duringCall(channel, message, context),
+        },
+      );
+      if ('error' in answer)
+        throw new RpcError(answer.error.code, answer.error.message, answer.error.data);
+      return answer.result;
+    } catch (error) {
+      if (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number))
+        cancelUpstream();
+      throw error;
+    } finally {
+      context.signal.removeEventListener('abort', cancelUpstream);
+    }
   }
 
   /** For upstreams on the older HTTP+SSE transport, whose answers arrive on the SSE stream. */
@@ -240,14 +260,7 @@ export class UpstreamSession {
       .ask({ method, params } as ServerRequest)
       .then(
         (result) => ({ jsonrpc: '2.0' as const, id, result }),
-        (error: unknown) => ({
-          jsonrpc: '2.0' as const,
-          id,
-          error: {
-            code: (error as { code?: number }).code ?? -32603,
-            message: error instanceof Error ? error.message : String(error),
-          },
-        }),
+        (error: unknown) => errorResponse(id, error),
       )
       .then((answer) => postMessage(channel, answer))
       .catch(() => undefined);

@@ -1,0 +1,207 @@
+import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+  type LoggingMessageNotification,
+  type Progress,
+} from '@modelcontextprotocol/sdk/types.js';
+import { PIXEL, proxyTools } from '../fixtures/proxy-tools';
+import { startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
+import { factories } from '../support/factories';
+import { connectClient, eventually } from '../support/mcp-client';
+import { startTestApp, type TestApp } from '../support/test-app';
+
+const capabilities = { sampling: {}, elicitation: { form: {} }, roots: { listChanged: true } };
+
+/** A client that answers sampling, elicitation and roots with its own name, and records logs. */
+async function answeringClient(t: TestApp, name: string) {
+  const client = await connectClient(t.baseUrl, { token: t.token, capabilities, name });
+  const logs: LoggingMessageNotification['params'][] = [];
+  const asked: string[] = [];
+  client.setRequestHandler(CreateMessageRequestSchema, (request) => {
+    asked.push(`sampling:${(request.params.messages[0]!.content as { text: string }).text}`);
+    return {
+      role: 'assistant',
+      model: name,
+      content: { type: 'text', text: `answer from ${name}` },
+    };
+  });
+  client.setRequestHandler(ElicitRequestSchema, () => {
+    asked.push('elicitation');
+    return { action: 'accept', content: { name } };
+  });
+  client.setRequestHandler(ListRootsRequestSchema, () => {
+    asked.push('roots');
+    return { roots: [{ uri: `file:///${name}` }] };
+  });
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+    logs.push(notification.params);
+  });
+  return { client, logs, asked };
+}
+
+describe('MCP endpoint as a transparent proxy', () => {
+  let t: TestApp;
+  let upstream: UpstreamFixture;
+  const observed: string[] = [];
+  let alice: Awaited<ReturnType<typeof answeringClient>>;
+  let bob: Awaited<ReturnType<typeof answeringClient>>;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    upstream = await startUpstream({ name: 'up', tools: proxyTools('up', observed) });
+    await t.api().post('/api/v1/gateways').send({ name: 'Proxy', url: upstream.url }).expect(201);
+    alice = await answeringClient(t, 'alice');
+    bob = await answeringClient(t, 'bob');
+  });
+
+  afterAll(async () => {
+    await alice?.client.close();
+    await bob?.client.close();
+    await t.close();
+    await upstream.close();
+  });
+
+  it('maps the caller’s progress token through', async () => {
+    const progress: Progress[] = [];
+    const result = await alice.client.callTool(
+      { name: 'proxy-progress', arguments: {} },
+      undefined,
+      {
+        onprogress: (update) => progress.push(update),
+      },
+    );
+    expect(result.content).toEqual([{ type: 'text', text: 'up: done' }]);
+    expect(progress.map((update) => [update.progress, update.total, update.message])).toEqual([
+      [1, 3, 'step 1'],
+      [2, 3, 'step 2'],
+      [3, 3, 'step 3'],
+    ]);
+  });
+
+  it('passes logging through to the caller only, at the level it set', async () => {
+    await alice.client.setLoggingLevel('warning');
+    await alice.client.callTool({ name: 'proxy-log', arguments: { tag: 'alice' } });
+    await bob.client.callTool({ name: 'proxy-log', arguments: { tag: 'bob' } });
+    await eventually(() => expect(bob.logs.length).toBeGreaterThanOrEqual(2));
+    expect(alice.logs.map((log) => [log.level, log.data])).toEqual([
+      ['warning', 'warning from up alice'],
+    ]);
+    expect(bob.logs.map((log) => log.data)).toEqual(['debug from up bob', 'warning from up bob']);
+  });
+
+  it('forwards sampling, elicitation and roots requests to the calling client and its answers back', async () => {
+    const sampled = await alice.client.callTool({
+      name: 'proxy-sample',
+      arguments: { prompt: 'tell me' },
+    });
+    expect(sampled.content).toEqual([{ type: 'text', text: 'up sampled: answer from alice' }]);
+    const elicited = await bob.client.callTool({ name: 'proxy-elicit', arguments: {} });
+    expect(elicited.content).toEqual([
+      { type: 'text', text: 'up elicited: accept {"name":"bob"}' },
+    ]);
+    const roots = await bob.client.callTool({ name: 'proxy-roots', arguments: {} });
+    expect(roots.content).toEqual([{ type: 'text', text: 'file:///bob' }]);
+    expect(alice.asked).toEqual(['sampling:tell me']);
+    expect(bob.asked).toEqual(['elicitation', 'roots']);
+  });
+
+  it('keeps two concurrent clients apart', async () => {
+    alice.asked.length = 0;
+    bob.asked.length = 0;
+    const [a, b] = await Promise.all([
+      alice.client.callTool({ name: 'proxy-sample', arguments: { prompt: 'a' } }),
+      bob.client.callTool({ name: 'proxy-sample', arguments: { prompt: 'b' } }),
+    ]);
+    expect(a.content).toEqual([{ type: 'text', text: 'up sampled: answer from alice' }]);
+    expect(b.content).toEqual([{ type: 'text', text: 'up sampled: answer from bob' }]);
+    expect(alice.asked).toEqual(['sampling:a']);
+    expect(bob.asked).toEqual(['sampling:b']);
+  });
+
+  it('passes every content kind, structured content and _meta through', async () => {
+    const result = await alice.client.callTool({ name: 'proxy-rich', arguments: {} });
+    expect(result).toEqual({
+      content: [
+        { type: 'text', text: 'text' },
+        { type: 'image', data: PIXEL, mimeType: 'image/png' },
+        { type: 'audio', data: 'UklGRg==', mimeType: 'audio/wav' },
+        {
+          type: 'resource',
+          resource: { uri: 'file:///note.txt', mimeType: 'text/plain', text: 'embedded' },
+        },
+        { type: 'resource_link', uri: 'file:///linked.txt', name: 'linked' },
+      ],
+      structuredContent: { upstream: 'up' },
+      _meta: { 'example.com/trace': 'abc' },
+    });
+  });
+
+  it('returns a tool’s own failure as its isError result', async () => {
+    const result = await alice.client.callTool({ name: 'proxy-fail', arguments: {} });
+    expect(result).toEqual({
+      content: [{ type: 'text', text: 'up failed on purpose' }],
+      isError: true,
+    });
+  });
+
+  it('forwards cancellation upstream', async () => {
+    const controller = new AbortController();
+    const call = alice.client.callTool(
+      { name: 'proxy-slow', arguments: { ms: 30_000 } },
+      undefined,
+      { signal: controller.signal },
+    );
+    await eventually(() =>
+      expect(upstream.calls.some((entry) => entry.name === 'slow')).toBe(true),
+    );
+    controller.abort('changed my mind');
+    await expect(call).rejects.toThrow();
+    await eventually(() =>
+      expect(observed.some((event) => event.startsWith('cancelled:'))).toBe(true),
+    );
+    await expect(alice.client.ping()).resolves.toEqual({});
+  });
+
+  it('passes the tool definitions through under virtual names', async () => {
+    const { tools } = await alice.client.listTools();
+    const rich = tools.find((tool) => tool.name === 'proxy-rich');
+    expect(rich).toEqual({
+      name: 'proxy-rich',
+      description: 'Returns every content kind',
+      inputSchema: { type: 'object', properties: {} },
+      outputSchema: { type: 'object', properties: { upstream: { type: 'string' } } },
+    });
+  });
+});
+
+describe('MCP endpoint without optional client capabilities', () => {
+  let t: TestApp;
+  let upstream: UpstreamFixture;
+  let client: Client;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    upstream = await startUpstream({ name: 'up', tools: proxyTools('up') });
+    const make = factories(t.app);
+    await make.tools(await make.gateway({ name: 'Bare', url: upstream.url }), ['sample', 'rich']);
+    client = await connectClient(t.baseUrl, { token: t.token });
+  });
+
+  afterAll(async () => {
+    await client?.close();
+    await t.close();
+    await upstream.close();
+  });
+
+  it('passes the client’s refusal back when an upstream asks for sampling it cannot do', async () => {
+    await expect(client.callTool({ name: 'bare-sample', arguments: {} })).rejects.toThrow(
+      /^MCP error -32601: MCP error -32601: Method not found$/,
+    );
+    await expect(client.callTool({ name: 'bare-rich', arguments: {} })).resolves.toMatchObject({
+      structuredContent: { upstream: 'up' },
+    });
+  });
+});
