@@ -12,6 +12,7 @@ import { type AppConfig, type LogLevel } from './config/app-config';
 import { ProblemFilter, toProblem } from './common/problem.filter';
 import { RequestValidationException } from './common/request-validation.exception';
 import { VALIDATION_OPTIONS } from './common/validation';
+import { originAllowed } from './mcp/http/origin-policy';
 
 const LOG_LEVELS: LogLevel[] = ['error', 'warn', 'log', 'debug', 'verbose'];
 
@@ -37,6 +38,19 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
     }),
   );
   app.useGlobalFilters(new ProblemFilter());
+  app.enableCors({
+    origin: (origin, allow) => allow(null, originAllowed(origin, config)),
+    methods: ['GET', 'POST', 'PATCH', 'DELETE'],
+    allowedHeaders: [
+      'Authorization',
+      'Content-Type',
+      'Mcp-Session-Id',
+      'Mcp-Protocol-Version',
+      'Last-Event-ID',
+    ],
+    exposedHeaders: ['Mcp-Session-Id', 'WWW-Authenticate'],
+    maxAge: 600,
+  });
   setUpAdminPages(app);
   setUpApiDocs(app);
   return app;

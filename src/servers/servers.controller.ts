@@ -12,7 +12,9 @@ import { UuidParam } from '../common/uuid-param';
 import { ServerCreateDto } from './dto/server-create.dto';
 import { ServerPageDto, ServerResponseDto } from './dto/server-response.dto';
 import { ServerUpdateDto } from './dto/server-update.dto';
+import { ServerTokenRequestDto } from './dto/server-token-request.dto';
 import { ServersService } from './servers.service';
+import { TokenResponseDto } from '../auth/dto/token-response.dto';
 
 @ApiTags('servers')
 @Controller('api/v1/servers')
@@ -58,5 +60,21 @@ export class ServersController {
   @ApiProblems(400, 404)
   remove(@UuidParam() id: string): Promise<void> {
     return this.servers.remove(id);
+  }
+
+  @Post(':id/tokens')
+  @HttpCode(201)
+  @ApiOperation({
+    summary: 'Issue a bearer token that may only use this server’s MCP endpoint',
+    description:
+      'For agents and MCP clients: the token cannot call the REST API, `/mcp` or other servers.',
+  })
+  @ApiCreatedResponse({ type: TokenResponseDto })
+  @ApiProblems(400, 404, 422)
+  issueToken(
+    @UuidParam() id: string,
+    @Body() dto: ServerTokenRequestDto,
+  ): Promise<TokenResponseDto> {
+    return this.servers.issueToken(id, dto.ttlSeconds);
   }
 }

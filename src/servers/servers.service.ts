@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager, In } from 'typeorm';
 import { AppConfig } from '../config/app-config';
+import { type IssuedToken, TokenService } from '../auth/token.service';
 import { EventBus } from '../events/event-bus';
 import { type Page, type PageQueryDto } from '../common/page.dto';
 import { uniqueViolation } from '../common/unique-violation';
@@ -22,6 +24,7 @@ export class ServersService {
     private readonly names: ToolNameQuery,
     private readonly config: AppConfig,
     private readonly bus: EventBus,
+    private readonly tokens: TokenService,
   ) {}
 
   async list(page: PageQueryDto): Promise<Page<ServerResponseDto>> {
@@ -88,6 +91,15 @@ export class ServersService {
     const result = await this.dataSource.getRepository(Server).delete({ id });
     if (!result.affected) throw notFound(id);
     await this.changed(id);
+  }
+
+  /** A token scoped to this server; each token is its own subject, so its sessions are its own. */
+  async issueToken(id: string, ttlSeconds?: number): Promise<IssuedToken> {
+    await this.find(id);
+    return this.tokens.issue(
+      { subject: `token:${randomUUID()}`, scope: 'server', serverIds: [id] },
+      ttlSeconds,
+    );
   }
 
   async find(id: string, em: EntityManager = this.dataSource.manager): Promise<Server> {
