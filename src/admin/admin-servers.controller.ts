@@ -1,8 +1,10 @@
 import { Body, Get, Post, Query, Req, Res } from '@nestjs/common';
 import { type Request, type Response } from 'express';
 import { UuidParam } from '../common/uuid-param';
+import { type IssuedToken } from '../auth/token.service';
 import { ServerCreateDto } from '../servers/dto/server-create.dto';
 import { type ServerResponseDto } from '../servers/dto/server-response.dto';
+import { ServerTokenRequestDto } from '../servers/dto/server-token-request.dto';
 import { ServerUpdateDto } from '../servers/dto/server-update.dto';
 import { ServersService } from '../servers/servers.service';
 import { ToolsService } from '../tools/tools.service';
@@ -27,6 +29,15 @@ import {
   type ToolPicker,
   toolPicker,
 } from './tool-picker';
+
+/** Choices for a server token's lifetime; empty means TOKEN_TTL_SECONDS. */
+const TOKEN_LIFETIMES = [
+  { seconds: '', label: 'Default (TOKEN_TTL_SECONDS)' },
+  { seconds: String(3600), label: '1 hour' },
+  { seconds: String(24 * 3600), label: '1 day' },
+  { seconds: String(30 * 24 * 3600), label: '30 days' },
+  { seconds: String(365 * 24 * 3600), label: '1 year' },
+];
 
 @AdminController('admin/servers')
 export class AdminServersController {
@@ -99,14 +110,58 @@ export class AdminServersController {
     @Res() response: Response,
     @UuidParam() id: string,
   ): Promise<void> {
+    await this.renderDetail(request, response, await this.servers.get(id));
+  }
+
+  /**
+   * `POST /api/v1/servers/:id/tokens`. The token is shown on this response only: it is never
+   * stored, and never put in a redirect or flash cookie.
+   */
+  @Post(':id/tokens')
+  async issueToken(
+    @Req() request: Request,
+    @Res() response: Response,
+    @UuidParam() id: string,
+    @Body() body: FormBody,
+  ): Promise<void> {
     const server = await this.servers.get(id);
-    const tools = await this.tools.getMany(server.toolIds);
-    await this.pages.render(request, response, 'server', {
-      title: `Server ${server.name}`,
-      section: 'servers',
+    const ttl = formField(body, 'ttlSeconds');
+    const submission = await submitForm(
+      ServerTokenRequestDto,
+      ttl === '' ? {} : { ttlSeconds: Number(ttl) },
+      {},
+      (dto) => this.servers.issueToken(id, dto.ttlSeconds),
+    );
+    await this.renderDetail(
+      request,
+      response,
       server,
-      tools,
-    });
+      submission.ok ? { issued: submission.result } : { tokenError: submission.errors },
+    );
+  }
+
+  private async renderDetail(
+    request: Request,
+    response: Response,
+    server: ServerResponseDto,
+    outcome: { issued?: IssuedToken; tokenError?: FormErrors } = {},
+  ): Promise<void> {
+    const tools = await this.tools.getMany(server.toolIds);
+    await this.pages.render(
+      request,
+      response,
+      'server',
+      {
+        title: `Server ${server.name}`,
+        section: 'servers',
+        server,
+        tools,
+        lifetimes: TOKEN_LIFETIMES,
+        issued: outcome.issued ?? null,
+        tokenError: outcome.tokenError?.fields.ttlSeconds ?? outcome.tokenError?.message ?? null,
+      },
+      outcome.tokenError?.status ?? 200,
+    );
   }
 
   @Get(':id/edit')

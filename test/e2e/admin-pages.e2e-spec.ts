@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { AdminSessionService } from '../../src/admin/admin-session.service';
+import { TokenService } from '../../src/auth/token.service';
 import { PICKER_LIST_ALL_UP_TO, PICKER_SEARCH_LIMIT } from '../../src/admin/tool-picker';
 import { Gateway } from '../../src/gateways/gateway.entity';
 import { type Tool } from '../../src/tools/tool.entity';
@@ -520,6 +521,34 @@ describe('admin pages', () => {
         .expect(303)
         .expect('Location', '/admin/servers');
       await t.api().get(`/api/v1/servers/${id}`).expect(404);
+    });
+
+    it('issues a token scoped to the server, shown once', async () => {
+      const server = await make.server({ toolIds: [tools[0]!.id] });
+      const page = await agent
+        .post(`/admin/servers/${server.id}/tokens`)
+        .type('form')
+        .send({ _csrf: csrf, ttlSeconds: '3600' })
+        .expect(200);
+      const token = /<code class="copy" id="issued-token">([^<]+)<\/code>/.exec(page.text)![1]!;
+      expect(t.app.get(TokenService).verify(token)).toMatchObject({
+        scope: 'server',
+        serverIds: [server.id],
+      });
+      await request(t.baseUrl)
+        .get('/api/v1/servers')
+        .set('Authorization', `Bearer ${token}`)
+        .expect(403);
+      expect((await agent.get(`/admin/servers/${server.id}`).expect(200)).text).not.toContain(
+        token,
+      );
+      const refused = await agent
+        .post(`/admin/servers/${server.id}/tokens`)
+        .type('form')
+        .send({ _csrf: csrf, ttlSeconds: '5' })
+        .expect(422);
+      expect(refused.text).toMatch(/id="ttlSeconds-error">ttlSeconds must not be less than 60</);
+      expect(refused.text).not.toContain('id="issued-token"');
     });
 
     it('shows a taken name beside the name field', async () => {
