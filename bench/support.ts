@@ -11,6 +11,8 @@ export const ADMIN_PASSWORD = 'bench-password-1';
 export interface Running {
   child: ChildProcess;
   stop(): void;
+  /** Writes a line to the process and waits for its output to match `reply`. */
+  command(line: string, reply: RegExp): Promise<void>;
 }
 
 /** Starts a process and resolves once its output matches `ready`. */
@@ -23,13 +25,19 @@ export function startProcess(
     const child = spawn(process.execPath, args, {
       cwd: ROOT,
       env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
     let output = '';
     const onData = (data: Buffer) => {
       output += data.toString();
       const match = ready.exec(output);
-      if (match) resolve({ child, match, stop: () => child.kill() });
+      if (match)
+        resolve({
+          child,
+          match,
+          stop: () => child.kill(),
+          command: (line, reply) => command(child, line, reply),
+        });
       if (process.env.BENCH_VERBOSE) process.stderr.write(data);
     };
     child.stdout.on('data', onData);
@@ -116,4 +124,16 @@ export async function timed(runs: number, work: () => Promise<unknown>): Promise
     times.push(Number(process.hrtime.bigint() - start) / 1e6);
   }
   return times.sort((a, b) => a - b);
+}
+
+function command(child: ChildProcess, line: string, reply: RegExp): Promise<void> {
+  return new Promise((resolve) => {
+    const onData = (data: Buffer) => {
+      if (!reply.test(data.toString())) return;
+      child.stdout!.off('data', onData);
+      resolve();
+    };
+    child.stdout!.on('data', onData);
+    child.stdin!.write(`${line}\n`);
+  });
 }

@@ -36,6 +36,8 @@ export abstract class AppConfig {
   abstract readonly runMigrations: boolean;
   abstract readonly logLevel: LogLevel;
   abstract readonly bodyLimitBytes: number;
+  /** A static bearer token for Prometheus scrapes of /metrics; null: admin tokens only. */
+  abstract readonly metricsToken: string | null;
 }
 
 type Env = Record<string, string | undefined>;
@@ -116,6 +118,13 @@ function encryptionKey(raw: string): Buffer {
   return key;
 }
 
+function metricsToken(env: Env): string | null {
+  const token = value(env, 'METRICS_TOKEN') ?? null;
+  if (token !== null && token.length < 16)
+    fail('METRICS_TOKEN', 'must be at least 16 characters', '<redacted>');
+  return token;
+}
+
 export function loadConfig(env: Env): AppConfig {
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const dataDir = resolve(value(env, 'DATA_DIR') ?? './data');
@@ -188,5 +197,6 @@ export function loadConfig(env: Env): AppConfig {
     runMigrations: boolean(env, 'RUN_MIGRATIONS', true),
     logLevel,
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 4 * 1024 * 1024, 1024, 256 * 1024 * 1024),
+    metricsToken: metricsToken(env),
   };
 }

@@ -1,6 +1,7 @@
 import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { EventBus } from '../events/event-bus';
+import { Metrics } from '../health/metrics';
 import { Gateway } from '../gateways/gateway.entity';
 import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';
 import { UpstreamError, upstreamError } from '../upstream/upstream-error';
@@ -32,6 +33,7 @@ export class SyncService implements OnModuleDestroy {
     private readonly upstream: UpstreamClient,
     private readonly applier: SyncApplier,
     private readonly events: EventBus,
+    private readonly metrics: Metrics,
   ) {}
 
   /** Syncs now, after any sync of this gateway already running here; throws coded errors. */
@@ -87,6 +89,7 @@ export class SyncService implements OnModuleDestroy {
       upstream = await this.upstream.listTools(gateway, this.shutdown.signal);
     } catch (error) {
       const reason = upstreamError(error, this.upstream.timeoutMs).message;
+      this.metrics.syncs.inc({ outcome: 'unreachable' });
       if (!this.shutdown.signal.aborted) await this.recordFailure(gatewayId, reason);
       throw new GatewayException(
         GatewayErrorCode.UpstreamUnavailable,
@@ -99,6 +102,7 @@ export class SyncService implements OnModuleDestroy {
       upstreamFingerprint(gateway),
       upstream,
     );
+    this.metrics.syncs.inc({ outcome: changed ? 'changed' : 'unchanged' });
     if (changed) await this.events.publish({ type: 'catalog.changed', gatewayIds: [gatewayId] });
     return report;
   }

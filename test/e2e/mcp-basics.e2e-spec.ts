@@ -1,8 +1,14 @@
+import { execFile } from 'node:child_process';
+import { dirname } from 'node:path';
+import { promisify } from 'node:util';
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { TokenService } from '../../src/auth/token.service';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { factories } from '../support/factories';
 import { connectClient } from '../support/mcp-client';
 import { startTestApp, type TestApp } from '../support/test-app';
+
+const execFileAsync = promisify(execFile);
 
 describe('MCP endpoint basics', () => {
   let t: TestApp;
@@ -67,7 +73,78 @@ describe('MCP endpoint basics', () => {
     );
   });
 
+  it('works with the MCP Inspector CLI', async () => {
+    const cli = require.resolve('@modelcontextprotocol/inspector-cli/build/index.js');
+    // The CLI finds its own package.json relative to the working directory.
+    const inspector = (...args: string[]) =>
+      execFileAsync(
+        process.execPath,
+        [
+          cli,
+          `${t.baseUrl}/mcp`,
+          '--transport',
+          'http',
+          '--header',
+          `Authorization: Bearer ${t.token}`,
+          ...args,
+        ],
+        { cwd: dirname(cli) },
+      );
+    const listed = JSON.parse((await inspector('--method', 'tools/list')).stdout) as {
+      tools: { name: string }[];
+    };
+    expect(listed.tools.map((tool) => tool.name)).toContain('gateway-2-get_system_time');
+    const called = JSON.parse(
+      (
+        await inspector(
+          '--method',
+          'tools/call',
+          '--tool-name',
+          'gateway-2-get_system_time',
+          '--tool-arg',
+          'tz=UTC',
+        )
+      ).stdout,
+    ) as { structuredContent: unknown };
+    expect(called.structuredContent).toEqual({
+      upstream: 'two',
+      tool: 'get_system_time',
+      args: { tz: 'UTC' },
+    });
+  });
+
   it('answers ping', async () => {
     await expect(client.ping()).resolves.toEqual({});
+  });
+});
+
+describe('metrics', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp({ env: { METRICS_TOKEN: 'scrape-token-0123456789' } });
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('serves Prometheus metrics to an admin token or METRICS_TOKEN only', async () => {
+    const scrape = (token?: string) =>
+      fetch(`${t.baseUrl}/metrics`, token ? { headers: { Authorization: `Bearer ${token}` } } : {});
+    expect((await scrape()).status).toBe(401);
+    expect((await scrape('scrape-token-wrong-012345')).status).toBe(401);
+    const scoped = t.app
+      .get(TokenService)
+      .issue({ subject: 'agent', scope: 'server', serverIds: [] }).accessToken;
+    expect((await scrape(scoped)).status).toBe(403);
+    for (const token of [t.token, 'scrape-token-0123456789']) {
+      const response = await scrape(token);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
+      const body = await response.text();
+      expect(body).toContain('# TYPE portico_tool_calls_total counter');
+      expect(body).toContain('portico_mcp_sessions_local');
+    }
   });
 });

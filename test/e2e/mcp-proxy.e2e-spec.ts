@@ -3,6 +3,7 @@ import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
   ListRootsRequestSchema,
+  RootsListChangedNotificationSchema,
   LoggingMessageNotificationSchema,
   type LoggingMessageNotification,
   type Progress,
@@ -51,7 +52,14 @@ describe('MCP endpoint as a transparent proxy', () => {
 
   beforeAll(async () => {
     t = await startTestApp();
-    upstream = await startUpstream({ name: 'up', tools: proxyTools('up', observed) });
+    upstream = await startUpstream({
+      name: 'up',
+      tools: proxyTools('up', observed),
+      configure: (server) =>
+        server.setNotificationHandler(RootsListChangedNotificationSchema, () => {
+          observed.push('roots-changed');
+        }),
+    });
     await t.api().post('/api/v1/gateways').send({ name: 'Proxy', url: upstream.url }).expect(201);
     alice = await answeringClient(t, 'alice');
     bob = await answeringClient(t, 'bob');
@@ -163,6 +171,11 @@ describe('MCP endpoint as a transparent proxy', () => {
       expect(observed.some((event) => event.startsWith('cancelled:'))).toBe(true),
     );
     await expect(alice.client.ping()).resolves.toEqual({});
+  });
+
+  it('forwards the client’s roots list_changed to its upstream sessions', async () => {
+    await bob.client.sendRootsListChanged();
+    await eventually(() => expect(observed).toContain('roots-changed'));
   });
 
   it('passes the tool definitions through under virtual names', async () => {

@@ -66,3 +66,15 @@ function authorised(baseUrl: string, token: string) {
   agent.set('Authorization', `Bearer ${token}`);
   return agent;
 }
+
+/** Another replica of `primary`: same database and the same secrets, as a deployment shares them. */
+export function startReplica(primary: TestApp, env: Record<string, string> = {}): Promise<TestApp> {
+  return startTestApp({
+    database: primary.database,
+    env: {
+      JWT_SECRET: primary.config.jwtSecret,
+      ENCRYPTION_KEY: primary.config.encryptionKey.toString('hex'),
+      ...env,
+    },
+  });
+}

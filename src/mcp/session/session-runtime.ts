@@ -187,12 +187,13 @@ export class SessionRuntime {
     const tool = (await this.directory()).byName.get(params.name);
     if (!tool) throw unknownTool(params.name);
     for (let attempt = 1; ; attempt++) {
-      const upstream = await this.upstream(tool.gatewayId);
+      const pending = this.upstream(tool.gatewayId);
+      const upstream = await pending;
       try {
         return await upstream.callTool(tool.originalName, params, context);
       } catch (error) {
         const gone = error instanceof UpstreamSessionGone;
-        if (upstream.closed || gone) this.forgetUpstream(tool.gatewayId, upstream);
+        if (upstream.closed || gone) this.forgetUpstream(tool.gatewayId, pending);
         // A restarted upstream forgot our session before running anything: one retry on a new one.
         if (attempt === 1 && gone) continue;
         throw error;
@@ -229,11 +230,10 @@ export class SessionRuntime {
     return connecting;
   }
 
-  private forgetUpstream(gatewayId: string, upstream: UpstreamSession): void {
-    void this.upstreams.get(gatewayId)?.then((current) => {
-      if (current === upstream) this.upstreams.delete(gatewayId);
-    });
-    void upstream.close();
+  /** Drops a broken upstream session, unless another call has already replaced it. */
+  private forgetUpstream(gatewayId: string, pending: Promise<UpstreamSession>): void {
+    if (this.upstreams.get(gatewayId) === pending) this.upstreams.delete(gatewayId);
+    void pending.then((session) => session.close()).catch(() => undefined);
   }
 
   private async connectUpstream(gatewayId: string): Promise<UpstreamSession> {

@@ -2,6 +2,7 @@ import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@ne
 import { type Implementation } from '@modelcontextprotocol/sdk/types.js';
 import { AppConfig } from '../../config/app-config';
 import { EventBus, type PorticoEvent } from '../../events/event-bus';
+import { Metrics } from '../../health/metrics';
 import { ReplicaId } from '../../events/events.module';
 import { type ToolDirectory } from '../directory/tool-directory';
 import { ToolDirectoryService } from '../directory/tool-directory.service';
@@ -33,6 +34,7 @@ export class SessionRuntimes implements OnModuleInit, OnModuleDestroy {
     pools: UpstreamPools,
     private readonly directories: ToolDirectoryService,
     private readonly bus: EventBus,
+    private readonly metrics: Metrics,
   ) {
     this.context = {
       config,
@@ -65,6 +67,7 @@ export class SessionRuntimes implements OnModuleInit, OnModuleDestroy {
     const runtime = new SessionRuntime(session, serverInfo(directory), this.context);
     await runtime.start();
     this.runtimes.set(session.id, Promise.resolve(runtime));
+    this.metrics.sessions.set(this.runtimes.size);
     return runtime;
   }
 
@@ -74,6 +77,7 @@ export class SessionRuntimes implements OnModuleInit, OnModuleDestroy {
     if (!runtime) {
       runtime = this.restore(session);
       this.runtimes.set(session.id, runtime);
+      this.metrics.sessions.set(this.runtimes.size);
       runtime.catch(() => this.runtimes.delete(session.id));
     }
     return runtime.then((ready) => {
@@ -85,6 +89,7 @@ export class SessionRuntimes implements OnModuleInit, OnModuleDestroy {
   async close(sessionId: string): Promise<void> {
     const runtime = this.runtimes.get(sessionId);
     this.runtimes.delete(sessionId);
+    this.metrics.sessions.set(this.runtimes.size);
     await (await runtime?.catch(() => null))?.close();
   }
 

@@ -107,7 +107,8 @@ export class SessionStore implements OnModuleInit, OnModuleDestroy {
     this.cache.set(session.id, session);
   }
 
-  private async removeExpired(): Promise<void> {
+  /** Ends sessions idle for longer than MCP_SESSION_TTL_SECONDS; runs every few minutes. */
+  async removeExpired(): Promise<void> {
     const cutoff = new Date(Date.now() - this.config.mcpSessionTtlSeconds * 1000);
     try {
       const expired = await this.dataSource

@@ -1,0 +1,78 @@
+import { gatewayOverhead } from './gateway-overhead.bench';
+import { scale } from './scale.bench';
+
+interface Row {
+  target: string;
+  measured: string;
+  ratio: number;
+}
+
+const row = (target: string, measured: string, ratio: number): Row => ({ target, measured, ratio });
+const ms = (value: number) => `${value.toFixed(value < 0.1 ? 4 : 2)} ms`;
+
+// `npm run bench`: every performance target of DESIGN §4, as measured value and ratio to target
+// (ratio ≥ 1 meets the target). Run on an otherwise idle machine; figures vary run to run.
+async function main(): Promise<void> {
+  const rows: Row[] = [];
+
+  const overhead = await gatewayOverhead();
+  rows.push(
+    row(
+      'tools/call throughput ≥ 0.8× direct (32 sessions)',
+      `${overhead.gatewayCallsPerSecond.toFixed(0)}/s vs ${overhead.directCallsPerSecond.toFixed(0)}/s direct = ${overhead.throughputRatio.toFixed(2)}×`,
+      overhead.throughputRatio / 0.8,
+    ),
+    row(
+      'p50 added latency ≤ 1 ms (one session)',
+      `${ms(overhead.addedP50Ms)} (${ms(overhead.gatewayP50Ms)} vs ${ms(overhead.directP50Ms)})`,
+      1 / Math.max(overhead.addedP50Ms, 0.001),
+    ),
+  );
+
+  const big = await scale();
+  rows.push(
+    row(
+      `virtual-name resolution p99 < 1 ms from cache (${big.tools} tools)`,
+      ms(big.resolveFromCacheP99Ms),
+      1 / big.resolveFromCacheP99Ms,
+    ),
+    row(
+      'by-name lookup in the database is an index scan',
+      big.databasePlan.split(' | ')[0]!,
+      big.databasePlan.startsWith('Index Scan') ? 1 : 0,
+    ),
+    row(
+      'tools/list of a 1,000-tool server < 30 ms',
+      `p50 ${ms(big.toolsListOf1000P50Ms)}, p99 ${ms(big.toolsListOf1000P99Ms)}`,
+      30 / big.toolsListOf1000P50Ms,
+    ),
+    row(
+      'sync diff of 5,000 upstream tools < 2 s',
+      `added ${big.syncOf5000AddedSeconds} s, unchanged ${big.syncOf5000UnchangedSeconds} s, updated ${big.syncOf5000UpdatedSeconds} s`,
+      2 /
+        Math.max(
+          big.syncOf5000AddedSeconds,
+          big.syncOf5000UnchangedSeconds,
+          big.syncOf5000UpdatedSeconds,
+        ),
+    ),
+  );
+  if (big.adminToolsPageP50Ms !== null) {
+    rows.push(
+      row('admin tools page < 100 ms', ms(big.adminToolsPageP50Ms), 100 / big.adminToolsPageP50Ms),
+    );
+  }
+
+  console.log('\n| Target | Measured | Ratio to target |\n| --- | --- | --- |');
+  for (const { target, measured, ratio } of rows)
+    console.log(`| ${target} | ${measured} | ${ratio.toFixed(2)} |`);
+  console.log(JSON.stringify({ overhead, scale: big }, null, 2));
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

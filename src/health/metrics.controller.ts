@@ -1,0 +1,44 @@
+import { Controller, Get, Header, Req } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { type Request } from 'express';
+import { timingSafeEqual } from 'node:crypto';
+import { Public } from '../auth/auth.decorators';
+import { AuthErrorCode, AuthException } from '../auth/auth.exception';
+import { bearerToken } from '../auth/auth.guard';
+import { TokenService } from '../auth/token.service';
+import { AppConfig } from '../config/app-config';
+import { Metrics } from './metrics';
+
+@ApiTags('health')
+@Controller('metrics')
+export class MetricsController {
+  constructor(
+    private readonly metrics: Metrics,
+    private readonly tokens: TokenService,
+    private readonly config: AppConfig,
+  ) {}
+
+  // Checked here rather than by the global guard: a scraper may also use the static METRICS_TOKEN.
+  @Public()
+  @Get()
+  @Header('Cache-Control', 'no-store')
+  @ApiOperation({ summary: 'Prometheus metrics (admin token or METRICS_TOKEN)' })
+  @ApiOkResponse({ description: 'Prometheus text exposition format.' })
+  async scrape(@Req() request: Request): Promise<string> {
+    const token = bearerToken(request);
+    if (!this.isMetricsToken(token) && this.tokens.verify(token).scope !== 'admin') {
+      throw new AuthException(
+        AuthErrorCode.Forbidden,
+        'Metrics need an admin token or METRICS_TOKEN.',
+      );
+    }
+    request.res?.type(this.metrics.registry.contentType);
+    return this.metrics.registry.metrics();
+  }
+
+  private isMetricsToken(token: string): boolean {
+    const expected = this.config.metricsToken;
+    if (expected === null || expected.length !== token.length) return false;
+    return timingSafeEqual(Buffer.from(expected), Buffer.from(token));
+  }
+}

@@ -1,0 +1,41 @@
+import { Injectable } from '@nestjs/common';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+export type CallOutcome = 'ok' | 'tool_error' | 'error';
+
+/** Prometheus metrics of this replica, served at GET /metrics. */
+@Injectable()
+export class Metrics {
+  readonly registry = new Registry();
+
+  readonly toolCalls = new Counter({
+    name: 'portico_tool_calls_total',
+    help: 'tools/call requests served, by gateway and outcome (ok, tool_error = isError result, error = JSON-RPC error).',
+    labelNames: ['gateway', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly toolCallSeconds = new Histogram({
+    name: 'portico_tool_call_duration_seconds',
+    help: 'Time to answer tools/call, upstream included.',
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+
+  readonly sessions = new Gauge({
+    name: 'portico_mcp_sessions_local',
+    help: 'MCP sessions this replica currently holds in memory.',
+    registers: [this.registry],
+  });
+
+  readonly syncs = new Counter({
+    name: 'portico_syncs_total',
+    help: 'Upstream syncs, by outcome.',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry, prefix: 'portico_' });
+  }
+}

@@ -1,0 +1,80 @@
+import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { proxyTools } from '../fixtures/proxy-tools';
+import { echoTool, startUpstream, UpstreamFixture } from '../fixtures/upstream-server';
+import { factories } from '../support/factories';
+import { connectClient, eventually } from '../support/mcp-client';
+import { startTestApp, type TestApp } from '../support/test-app';
+
+describe('MCP endpoint with failing upstreams', () => {
+  let t: TestApp;
+  let upstream: UpstreamFixture;
+  let healthy: UpstreamFixture;
+  let client: Client;
+  let port: number;
+
+  beforeAll(async () => {
+    t = await startTestApp({ env: { UPSTREAM_TIMEOUT_MS: '1500' } });
+    upstream = await startUpstream({ name: 'flaky', tools: proxyTools('flaky') });
+    healthy = await startUpstream({ name: 'healthy', tools: [echoTool('ok', 'healthy')] });
+    port = Number(new URL(upstream.url).port);
+    const make = factories(t.app);
+    await make.tools(await make.gateway({ name: 'Flaky', url: upstream.url }), [
+      'slow',
+      'fail',
+      'rich',
+    ]);
+    await make.tools(await make.gateway({ name: 'Healthy', url: healthy.url }), ['ok']);
+    client = await connectClient(t.baseUrl, { token: t.token });
+  });
+
+  afterAll(async () => {
+    await client?.close();
+    await t.close();
+    await upstream.close();
+    await healthy.close();
+  });
+
+  it('gives a clear error when the upstream is slower than UPSTREAM_TIMEOUT_MS, and keeps the session', async () => {
+    const started = Date.now();
+    await expect(
+      client.callTool({ name: 'flaky-slow', arguments: { ms: 10_000 } }),
+    ).rejects.toThrow(/-32001.*Upstream 'flaky' did not answer within 1500 ms/);
+    expect(Date.now() - started).toBeLessThan(5000);
+    await expect(client.callTool({ name: 'healthy-ok', arguments: {} })).resolves.toMatchObject({
+      structuredContent: { upstream: 'healthy' },
+    });
+    await expect(
+      client.callTool({ name: 'flaky-slow', arguments: { ms: 10 } }),
+    ).resolves.toMatchObject({
+      content: [{ type: 'text', text: 'slept' }],
+    });
+  });
+
+  it('fails a call cleanly when the upstream dies mid-call, and works again after a restart', async () => {
+    const call = client.callTool({ name: 'flaky-slow', arguments: { ms: 10_000 } });
+    await eventually(() =>
+      expect(upstream.calls.filter((entry) => entry.name === 'slow').length).toBe(3),
+    );
+    await upstream.crash();
+    await expect(call).rejects.toThrow(/-32010.*Upstream 'flaky'/);
+
+    await expect(client.callTool({ name: 'flaky-rich', arguments: {} })).rejects.toThrow(
+      /-32010.*Upstream 'flaky' is unavailable/,
+    );
+    await expect(client.callTool({ name: 'healthy-ok', arguments: {} })).resolves.toBeDefined();
+
+    upstream = await new UpstreamFixture({ name: 'flaky', tools: proxyTools('flaky') }).start(port);
+    await expect(client.callTool({ name: 'flaky-rich', arguments: {} })).resolves.toMatchObject({
+      structuredContent: { upstream: 'flaky' },
+    });
+  });
+
+  it('opens a new upstream session when a restarted upstream no longer knows ours', async () => {
+    await client.callTool({ name: 'flaky-rich', arguments: {} });
+    await upstream.close();
+    upstream = await new UpstreamFixture({ name: 'flaky', tools: proxyTools('flaky') }).start(port);
+    await expect(client.callTool({ name: 'flaky-rich', arguments: {} })).resolves.toMatchObject({
+      structuredContent: { upstream: 'flaky' },
+    });
+  });
+});

@@ -1,0 +1,159 @@
+import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  CreateMessageRequestSchema,
+  ToolListChangedNotificationSchema,
+  type Progress,
+} from '@modelcontextprotocol/sdk/types.js';
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { proxyTools } from '../fixtures/proxy-tools';
+import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
+import { eventually } from '../support/mcp-client';
+import { startReplica, startTestApp, type TestApp } from '../support/test-app';
+import { describeOnPostgres } from '../support/test-database';
+
+type Route = (method: string, index: number) => 'a' | 'b';
+
+/**
+ * A client behind a load balancer with no sticky sessions: `route` picks the replica for each
+ * HTTP request (POSTs and the GET stream alike).
+ */
+async function balancedClient(
+  a: TestApp,
+  b: TestApp,
+  route: Route,
+): Promise<{ client: Client; hits: string[] }> {
+  const hits: string[] = [];
+  let index = 0;
+  const fetchVia = (input: string | URL | Request, init?: RequestInit) => {
+    const method = init?.method ?? 'GET';
+    const target = route(method, index++) === 'a' ? a : b;
+    hits.push(`${method}:${target === a ? 'a' : 'b'}`);
+    const url = new URL(String(input instanceof Request ? input.url : input));
+    return fetch(new URL(url.pathname + url.search, target.baseUrl), init);
+  };
+  const client = new McpClient(
+    { name: 'balanced', version: '1' },
+    { capabilities: { sampling: {} } },
+  );
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL('/mcp', a.baseUrl), {
+      requestInit: { headers: { Authorization: `Bearer ${a.token}` } },
+      fetch: fetchVia,
+    }),
+  );
+  return { client, hits };
+}
+
+const alternate: Route = (_method, index) => (index % 2 === 0 ? 'a' : 'b');
+const streamOnB: Route = (method) => (method === 'GET' ? 'b' : 'a');
+
+const buses = [
+  ['PostgreSQL LISTEN/NOTIFY', {}] as const,
+  ...(process.env.REDIS_URL
+    ? [['Redis pub/sub', { REDIS_URL: process.env.REDIS_URL }] as const]
+    : []),
+];
+
+describeOnPostgres.each(buses)('two replicas on one database (%s)', (_bus, env) => {
+  let a: TestApp;
+  let b: TestApp;
+  let upstream: UpstreamFixture;
+  const open: Client[] = [];
+
+  beforeAll(async () => {
+    a = await startTestApp({ env });
+    b = await startReplica(a, env);
+    upstream = await startUpstream({
+      name: 'up',
+      tools: [...proxyTools('up'), echoTool('first', 'up')],
+    });
+    await a.api().post('/api/v1/gateways').send({ name: 'Shared', url: upstream.url }).expect(201);
+  });
+
+  afterAll(async () => {
+    await Promise.all(open.map((client) => client.close()));
+    await b.close();
+    await a.close();
+    await upstream.close();
+  });
+
+  it('serves one session from both replicas, request by request', async () => {
+    const { client, hits } = await balancedClient(a, b, alternate);
+    open.push(client);
+    const progress: Progress[] = [];
+    for (let i = 0; i < 3; i++) {
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('shared-first');
+      await expect(
+        client.callTool({ name: 'shared-first', arguments: { i } }),
+      ).resolves.toMatchObject({ structuredContent: { args: { i } } });
+    }
+    await client.callTool({ name: 'shared-progress', arguments: {} }, undefined, {
+      onprogress: (update) => progress.push(update),
+    });
+    expect(progress.map((update) => update.progress)).toEqual([1, 2, 3]);
+    expect(hits.filter((hit) => hit.startsWith('POST:a')).length).toBeGreaterThan(1);
+    expect(hits.filter((hit) => hit.startsWith('POST:b')).length).toBeGreaterThan(1);
+  });
+
+  it('routes a sampling answer back to the replica that is waiting for it', async () => {
+    // The call goes to one replica; the client's answer to the sampling request goes to the other.
+    const { client } = await balancedClient(a, b, alternate);
+    open.push(client);
+    client.setRequestHandler(CreateMessageRequestSchema, () => ({
+      role: 'assistant',
+      model: 'm',
+      content: { type: 'text', text: 'across replicas' },
+    }));
+    await client.listTools();
+    const result = await client.callTool({ name: 'shared-sample', arguments: { prompt: 'x' } });
+    expect(result.content).toEqual([{ type: 'text', text: 'up sampled: across replicas' }]);
+  });
+
+  it('tells a client streaming from B that a sync on A changed its list', async () => {
+    const { client, hits } = await balancedClient(a, b, streamOnB);
+    open.push(client);
+    let changes = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      changes += 1;
+    });
+    await client.listTools();
+    await eventually(() => expect(hits).toContain('GET:b'));
+    const gatewayId = (await a.api().get('/api/v1/gateways').expect(200)).body.items[0].id;
+    // Keep changing until the stream is surely open, then check the tool arrived.
+    let added = 0;
+    await eventually(
+      async () => {
+        upstream.setTool(echoTool(`added_${++added}`, 'up'));
+        await a.api().post(`/api/v1/gateways/${gatewayId}/sync`).expect(200);
+        expect(changes).toBeGreaterThan(0);
+      },
+      15_000,
+      500,
+    );
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toContain(
+      `shared-added_${added}`,
+    );
+  });
+
+  it('ends a session on every replica', async () => {
+    const { client } = await balancedClient(a, b, () => 'a');
+    await client.listTools();
+    const sessionId = (client.transport as { sessionId?: string }).sessionId!;
+    await (client.transport as StreamableHTTPClientTransport).terminateSession();
+    await eventually(async () => {
+      const response = await fetch(`${b.baseUrl}/mcp`, {
+        method: 'POST',
+        headers: {
+          Authorization: `Bearer ${b.token}`,
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          'Mcp-Session-Id': sessionId,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      });
+      expect(response.status).toBe(404);
+    });
+    await client.close();
+  });
+});

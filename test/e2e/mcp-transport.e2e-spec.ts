@@ -1,0 +1,257 @@
+import { request as httpRequest } from 'node:http';
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+import { DataSource } from 'typeorm';
+import { McpSession } from '../../src/mcp/session/mcp-session.entity';
+import { SessionStore } from '../../src/mcp/session/session.store';
+import { startTestApp, type TestApp } from '../support/test-app';
+
+const initialize = (
+  id: number | string = 1,
+  protocolVersion: string = LATEST_PROTOCOL_VERSION,
+) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'initialize',
+  params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+});
+
+describe('MCP Streamable HTTP transport rules', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp({ env: { BODY_LIMIT_BYTES: String(1024 * 1024) } });
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const post = (body: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${t.baseUrl}/mcp`, {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${t.token}`,
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        ...headers,
+      },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+
+  const open = async (protocolVersion?: string) => {
+    const response = await post(initialize(1, protocolVersion));
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { result: { protocolVersion: string } };
+    return {
+      sessionId: response.headers.get('mcp-session-id')!,
+      version: body.result.protocolVersion,
+    };
+  };
+
+  it('issues a session id on initialize and serves requests with it', async () => {
+    const { sessionId, version } = await open();
+    expect(sessionId).toMatch(/^[\x21-\x7e]+$/);
+    expect(version).toBe(LATEST_PROTOCOL_VERSION);
+    const ping = await post(
+      { jsonrpc: '2.0', id: 2, method: 'ping' },
+      { 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': version },
+    );
+    expect(ping.status).toBe(200);
+    expect(await ping.json()).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
+    const notification = await post(
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { 'Mcp-Session-Id': sessionId },
+    );
+    expect(notification.status).toBe(202);
+  });
+
+  it.each(['2025-06-18', '2025-03-26', '2024-11-05'])(
+    'negotiates the older protocol revision %s',
+    async (revision) => {
+      const { sessionId, version } = await open(revision);
+      expect(version).toBe(revision);
+      const ping = await post(
+        { jsonrpc: '2.0', id: 2, method: 'ping' },
+        { 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': revision },
+      );
+      expect(ping.status).toBe(200);
+    },
+  );
+
+  it('answers an unknown protocol version with the latest', async () => {
+    expect((await open('1999-01-01')).version).toBe(LATEST_PROTOCOL_VERSION);
+  });
+
+  it('ends a session on DELETE; afterwards its id is unknown', async () => {
+    const { sessionId } = await open();
+    const deleted = await fetch(`${t.baseUrl}/mcp`, {
+      method: 'DELETE',
+      headers: { Authorization: `Bearer ${t.token}`, 'Mcp-Session-Id': sessionId },
+    });
+    expect(deleted.status).toBe(200);
+    const after = await post(
+      { jsonrpc: '2.0', id: 3, method: 'ping' },
+      { 'Mcp-Session-Id': sessionId },
+    );
+    expect(after.status).toBe(404);
+  });
+
+  it.each([
+    ['malformed JSON', '{"jsonrpc":', {}, 400],
+    ['a batch', [{ jsonrpc: '2.0', id: 1, method: 'ping' }], {}, 400],
+    ['not JSON-RPC', { hello: 'world' }, {}, 400],
+    [
+      'a wrong content type',
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      { 'Content-Type': 'text/plain' },
+      415,
+    ],
+    [
+      'an Accept without event streams',
+      { jsonrpc: '2.0', id: 1, method: 'ping' },
+      { Accept: 'application/json' },
+      406,
+    ],
+    ['a missing session', { jsonrpc: '2.0', id: 1, method: 'ping' }, {}, 400],
+    [
+      'an unknown session',
+      { jsonrpc: '2.0', id: 1, method: 'ping' },
+      { 'Mcp-Session-Id': 'no-such-session' },
+      404,
+    ],
+    ['a foreign Origin', initialize(), { Origin: 'https://evil.example' }, 403],
+    ['a session id on initialize', initialize(), { 'Mcp-Session-Id': 'x' }, 400],
+  ])('refuses %s', async (_case, body, headers, status) => {
+    const response = await post(body, headers);
+    expect(response.status).toBe(status);
+    expect(response.status).not.toBe(500);
+  });
+
+  it('refuses a foreign Host (DNS rebinding)', async () => {
+    const body = JSON.stringify(initialize());
+    const status = await new Promise<number>((resolve, reject) => {
+      const request = httpRequest(
+        `${t.baseUrl}/mcp`,
+        {
+          method: 'POST',
+          headers: {
+            Host: 'evil.example',
+            Authorization: `Bearer ${t.token}`,
+            'Content-Type': 'application/json',
+            Accept: 'application/json, text/event-stream',
+          },
+        },
+        (response) => {
+          response.resume();
+          resolve(response.statusCode!);
+        },
+      );
+      request.on('error', reject);
+      request.end(body);
+    });
+    expect(status).toBe(403);
+  });
+
+  it('answers malformed JSON with a JSON-RPC parse error', async () => {
+    const response = await post('{"jsonrpc":');
+    expect(await response.json()).toMatchObject({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32700 },
+    });
+  });
+
+  it('cleans up expired sessions', async () => {
+    const { sessionId } = await open();
+    const idle = new Date(Date.now() - (t.config.mcpSessionTtlSeconds + 60) * 1000);
+    await t.app
+      .get(DataSource)
+      .getRepository(McpSession)
+      .update({ id: sessionId }, { lastSeenAt: idle });
+    await t.app.get(SessionStore).removeExpired();
+    expect(await t.app.get(DataSource).getRepository(McpSession).existsBy({ id: sessionId })).toBe(
+      false,
+    );
+    const after = await post(
+      { jsonrpc: '2.0', id: 3, method: 'ping' },
+      { 'Mcp-Session-Id': sessionId },
+    );
+    expect(after.status).toBe(404);
+  });
+
+  it('refuses a bad protocol version header on a session', async () => {
+    const { sessionId } = await open();
+    for (const version of ['1999-01-01', '2025-03-26']) {
+      const response = await post(
+        { jsonrpc: '2.0', id: 2, method: 'ping' },
+        { 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': version },
+      );
+      expect(response.status).toBe(400);
+    }
+  });
+
+  it('accepts an allowed browser origin', async () => {
+    expect((await post(initialize(), { Origin: 'http://localhost:5173' })).status).toBe(200);
+    expect((await post(initialize(), { Origin: t.config.publicUrl })).status).toBe(200);
+  });
+
+  it('answers a 10 MB body with 413, and keeps serving', async () => {
+    const huge = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'ping',
+      params: { pad: 'x'.repeat(10 * 1024 * 1024) },
+    };
+    expect((await post(huge)).status).toBe(413);
+    expect((await post(initialize())).status).toBe(200);
+  });
+
+  it('answers an unknown method with a JSON-RPC error', async () => {
+    const { sessionId } = await open();
+    const response = await post(
+      { jsonrpc: '2.0', id: 9, method: 'no/such/method' },
+      { 'Mcp-Session-Id': sessionId },
+    );
+    expect(await response.json()).toEqual({
+      jsonrpc: '2.0',
+      id: 9,
+      error: { code: -32601, message: 'Method not found' },
+    });
+  });
+
+  it('opens one event stream per session here, and refuses a second', async () => {
+    const { sessionId } = await open();
+    const headers = {
+      Authorization: `Bearer ${t.token}`,
+      Accept: 'text/event-stream',
+      'Mcp-Session-Id': sessionId,
+    };
+    const first = await fetch(`${t.baseUrl}/mcp`, { headers });
+    expect(first.status).toBe(200);
+    expect(first.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const second = await fetch(`${t.baseUrl}/mcp`, { headers });
+    expect(second.status).toBe(409);
+    await first.body?.cancel();
+    const wrongAccept = await fetch(`${t.baseUrl}/mcp`, {
+      headers: { ...headers, Accept: 'application/json' },
+    });
+    expect(wrongAccept.status).toBe(406);
+  });
+
+  it('answers a CORS preflight for an allowed origin only', async () => {
+    const preflight = (origin: string) =>
+      fetch(`${t.baseUrl}/mcp`, {
+        method: 'OPTIONS',
+        headers: {
+          Origin: origin,
+          'Access-Control-Request-Method': 'POST',
+          'Access-Control-Request-Headers': 'authorization,mcp-session-id',
+        },
+      });
+    const allowed = await preflight('http://localhost:6274');
+    expect(allowed.headers.get('access-control-allow-origin')).toBe('http://localhost:6274');
+    expect(
+      (await preflight('https://evil.example')).headers.get('access-control-allow-origin'),
+    ).toBeNull();
+  });
+});
