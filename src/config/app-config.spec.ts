@@ -60,6 +60,8 @@ describe('loadConfig', () => {
     ['REDIS_URL', 'http://x'],
     ['ENCRYPTION_KEY', 'short'],
     ['ADMIN_PASSWORD', 'short'],
+    ['MCP_TOOL_SEARCH', 'sometimes'],
+    ['MCP_TOOL_SEARCH_ALWAYS_LOADED', 'gateway-1-ok, not a name'],
   ])('refuses %s=%s with a one-line message naming it', (name, value) => {
     const attempt = () => loadConfig({ ...base(), [name]: value });
     expect(attempt).toThrow(ConfigError);
@@ -83,5 +85,21 @@ describe('loadConfig', () => {
       'https://a.example.com',
       'https://b.example.com:8443',
     ]);
+  });
+
+  it('leaves tool search of /mcp off unless configured', () => {
+    expect(loadConfig(base()).mcpToolSearch).toEqual({ enabled: false, alwaysLoaded: [] });
+  });
+
+  it('reads tool search of /mcp and its always-loaded names, trimmed and without duplicates', () => {
+    const config = loadConfig({
+      ...base(),
+      MCP_TOOL_SEARCH: 'true',
+      MCP_TOOL_SEARCH_ALWAYS_LOADED: ' gateway-1-get_time, github.search ,,gateway-1-get_time',
+    });
+    expect(config.mcpToolSearch).toEqual({
+      enabled: true,
+      alwaysLoaded: ['gateway-1-get_time', 'github.search'],
+    });
   });
 });

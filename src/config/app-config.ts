@@ -1,8 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { TOOL_NAME_RULE } from '../tools/tool-name';
 
 export type LogLevel = 'error' | 'warn' | 'log' | 'debug' | 'verbose';
+
+/** Deferred tool search of one MCP endpoint. */
+export interface ToolSearchSettings {
+  enabled: boolean;
+  /** Virtual names that stay listed when search defers the rest. */
+  alwaysLoaded: readonly string[];
+}
 
 export type DatabaseConfig =
   { mode: 'embedded'; dataDir: string | null } | { mode: 'postgres'; url: string };
@@ -32,6 +40,8 @@ export abstract class AppConfig {
   abstract readonly allowedHosts: readonly string[];
   abstract readonly mcpSessionTtlSeconds: number;
   abstract readonly mcpPageSize: number;
+  /** Tool search of the gateway-wide `/mcp`; virtual servers have their own setting. */
+  abstract readonly mcpToolSearch: ToolSearchSettings;
   abstract readonly redisUrl: string | null;
   abstract readonly runMigrations: boolean;
   abstract readonly logLevel: LogLevel;
@@ -158,6 +168,19 @@ export function loadConfig(env: Env): AppConfig {
       fail('ALLOWED_HOSTS', 'must list host[:port] names', host);
   }
 
+  const alwaysLoaded = [
+    ...new Set(
+      (value(env, 'MCP_TOOL_SEARCH_ALWAYS_LOADED') ?? '')
+        .split(',')
+        .map((name) => name.trim())
+        .filter((name) => name !== ''),
+    ),
+  ];
+  for (const name of alwaysLoaded) {
+    if (!TOOL_NAME_RULE.test(name))
+      fail('MCP_TOOL_SEARCH_ALWAYS_LOADED', 'must list tool names (A-Z a-z 0-9 _ . -)', name);
+  }
+
   const redisUrl = value(env, 'REDIS_URL') ?? null;
   if (redisUrl !== null && !/^rediss?:\/\//.test(redisUrl))
     fail('REDIS_URL', 'must be a redis:// URL', redisUrl);
@@ -193,6 +216,7 @@ export function loadConfig(env: Env): AppConfig {
     ],
     mcpSessionTtlSeconds: integer(env, 'MCP_SESSION_TTL_SECONDS', 24 * 3600, 60, 30 * 24 * 3600),
     mcpPageSize: integer(env, 'MCP_PAGE_SIZE', 500, 1, 10_000),
+    mcpToolSearch: { enabled: boolean(env, 'MCP_TOOL_SEARCH', false), alwaysLoaded },
     redisUrl,
     runMigrations: boolean(env, 'RUN_MIGRATIONS', true),
     logLevel,

@@ -4,6 +4,7 @@ import { ToolsModule } from '../tools/tools.module';
 import { ToolDirectoryService } from './directory/tool-directory.service';
 import { McpEndpoint } from './http/mcp-endpoint.service';
 import { McpController } from './mcp.controller';
+import { ToolSearchService } from './search/tool-search.service';
 import { SessionRuntimes } from './session/session-runtimes.service';
 import { SessionStore } from './session/session.store';
 import { UpstreamPools } from './upstream/upstream-pools.service';
@@ -17,6 +18,7 @@ import { UpstreamTargets } from './upstream/upstream-targets.service';
     ToolDirectoryService,
     SessionStore,
     SessionRuntimes,
+    ToolSearchService,
     UpstreamTargets,
     UpstreamPools,
   ],

@@ -158,6 +158,17 @@ describe('bad input gets a clean 4xx problem', () => {
     });
   });
 
+  it('422 for duplicate always-loaded names', async () => {
+    const response = await t
+      .api()
+      .post('/api/v1/servers')
+      .send({ name: 'S3', toolSearch: { enabled: true, alwaysLoaded: ['a-b', 'a-b'] } })
+      .expect(422);
+    expect(response.body.errors).toEqual([
+      expect.objectContaining({ field: 'toolSearch.alwaysLoaded' }),
+    ]);
+  });
+
   it('409 for a duplicate server name', async () => {
     expect(
       (await t.api().post('/api/v1/servers').send({ name: 'Taken server' }).expect(409)).body.code,

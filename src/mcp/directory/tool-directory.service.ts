@@ -100,6 +100,7 @@ export class ToolDirectoryService implements OnModuleInit, OnModuleDestroy {
       id: tool.id,
       name: definition.name,
       gatewayId: tool.gatewayId,
+      gatewaySlug: tool.gatewaySlug,
       originalName: tool.originalName,
       toolHash: tool.toolHash,
       visibility: toolVisibility(tool.meta),

@@ -9,6 +9,7 @@ export interface DirectoryTool {
   /** The virtual name. */
   name: string;
   gatewayId: string;
+  gatewaySlug: string;
   originalName: string;
   toolHash: string;
   visibility: ToolVisibility[];

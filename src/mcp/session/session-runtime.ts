@@ -29,6 +29,7 @@ import {
 } from '../mcp-errors';
 import { passesLogLevel } from '../logging-level';
 import { scopeOf, type McpScope } from '../mcp-scope';
+import { type ToolSearchService } from '../search/tool-search.service';
 import {
   type CallContext,
   type DownstreamLink,
@@ -43,6 +44,7 @@ export interface RuntimeContext {
   replicaId: string;
   directories: ToolDirectoryService;
   store: SessionStore;
+  toolSearch: ToolSearchService;
   targets: UpstreamTargets;
   pools: UpstreamPools;
   relay(sessionId: string): SessionRelay;
@@ -144,7 +146,8 @@ export class SessionRuntime {
 
   private async listTools(cursor: string | undefined): Promise<ListToolsResult> {
     const directory = await this.directory();
-    const page = paginate(directory.definitions, cursor, this.context.config.mcpPageSize);
+    const listed = await this.context.toolSearch.listed(directory, this.session.id);
+    const page = paginate(listed ?? directory.definitions, cursor, this.context.config.mcpPageSize);
     if (!page) throw new RpcError(ErrorCode.InvalidParams, 'Invalid cursor');
     this.listedFingerprint = directory.fingerprint;
     return { tools: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
@@ -184,7 +187,15 @@ export class SessionRuntime {
     params: CallToolRequest['params'],
     context: CallContext,
   ): Promise<Result> {
-    const tool = (await this.directory()).byName.get(params.name);
+    const directory = await this.directory();
+    const searched = await this.context.toolSearch.intercept(
+      directory,
+      this.session.id,
+      params,
+      (notification) => context.notify(notification),
+    );
+    if (searched) return searched;
+    const tool = directory.byName.get(params.name);
     if (!tool) throw unknownTool(params.name);
     for (let attempt = 1; ; attempt++) {
       const pending = this.upstream(tool.gatewayId);

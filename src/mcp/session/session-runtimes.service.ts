@@ -8,6 +8,7 @@ import { type ToolDirectory } from '../directory/tool-directory';
 import { ToolDirectoryService } from '../directory/tool-directory.service';
 import { type SessionRelay } from '../http/session-transport';
 import { scopeOf } from '../mcp-scope';
+import { ToolSearchService } from '../search/tool-search.service';
 import { UpstreamPools } from '../upstream/upstream-pools.service';
 import { UpstreamTargets } from '../upstream/upstream-targets.service';
 import { type RuntimeContext, SessionRuntime } from './session-runtime';
@@ -32,6 +33,7 @@ export class SessionRuntimes implements OnModuleInit, OnModuleDestroy {
     store: SessionStore,
     targets: UpstreamTargets,
     pools: UpstreamPools,
+    toolSearch: ToolSearchService,
     private readonly directories: ToolDirectoryService,
     private readonly bus: EventBus,
     private readonly metrics: Metrics,
@@ -41,6 +43,7 @@ export class SessionRuntimes implements OnModuleInit, OnModuleDestroy {
       replicaId: replica.value,
       directories,
       store,
+      toolSearch,
       targets,
       pools,
       relay: (sessionId) => this.relay(sessionId),

@@ -3,6 +3,7 @@ import { DataSource, LessThan } from 'typeorm';
 import { type QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { AppConfig } from '../../config/app-config';
 import { EventBus } from '../../events/event-bus';
+import { mergePromotions, type Promotions, samePromotions } from '../search/promotions';
 import { McpSession } from './mcp-session.entity';
 
 export type SessionState = Omit<McpSession, 'server' | 'createdAt'>;
@@ -88,6 +89,52 @@ export class SessionStore implements OnModuleInit, OnModuleDestroy {
     const cached = this.cache.get(id);
     if (cached) Object.assign(cached, patch);
     await this.bus.publish({ type: 'mcp.session.changed', sessionId: id, ended: false });
+  }
+
+  /**
+   * The session's tool-search promotions: this replica's copy, or with `fresh` the stored one
+   * (another replica may have promoted since, and the announcement may not have arrived yet).
+   */
+  async promotions(id: string, fresh = false): Promise<Promotions | null> {
+    const cached = this.cache.get(id);
+    if (cached && !fresh) return cached.promotions;
+    const stored = await this.dataSource
+      .getRepository(McpSession)
+      .findOne({ select: { id: true, promotions: true }, where: { id } });
+    const promotions = stored?.promotions ?? null;
+    if (cached) cached.promotions = promotions;
+    return promotions;
+  }
+
+  /**
+   * Promotes `names` under `catalogHash` (see mergePromotions). The row is locked while it is
+   * merged, so that searches of one session on several replicas at once lose nothing. Returns the
+   * promotions now stored and whether they changed; null when the session is gone.
+   */
+  async promote(
+    id: string,
+    catalogHash: string,
+    names: readonly string[],
+  ): Promise<{ promotions: Promotions; changed: boolean } | null> {
+    const result = await this.dataSource.transaction(async (em) => {
+      const sessions = em.getRepository(McpSession);
+      const current = await sessions.findOne({
+        select: { id: true, promotions: true },
+        where: { id },
+        lock: { mode: 'pessimistic_write' },
+      });
+      if (!current) return null;
+      const next = mergePromotions(current.promotions, catalogHash, names);
+      if (samePromotions(current.promotions, next)) return { promotions: next, changed: false };
+      await sessions.update({ id }, { promotions: next });
+      return { promotions: next, changed: true };
+    });
+    if (result?.changed) {
+      const cached = this.cache.get(id);
+      if (cached) cached.promotions = result.promotions;
+      await this.bus.publish({ type: 'mcp.session.changed', sessionId: id, ended: false });
+    }
+    return result;
   }
 
   /** Ends the session everywhere; later requests with its id get 404. */

@@ -1,0 +1,229 @@
+import { type CallToolResult, type JSONRPCNotification } from '@modelcontextprotocol/sdk/types.js';
+import { loadConfig, type ToolSearchSettings } from '../../config/app-config';
+import { tempDataDir } from '../../../test/support/temp-dir';
+import { type DirectoryTool, ToolDirectory } from '../directory/tool-directory';
+import { RpcError } from '../mcp-errors';
+import { type SessionStore } from '../session/session.store';
+import { mergePromotions, type Promotions } from './promotions';
+import { type ToolCatalogue, TOOL_SEARCH_NAME } from './tool-catalogue';
+import { ToolSearchService } from './tool-search.service';
+
+function tool(name: string, description = `The ${name} tool`): DirectoryTool {
+  return {
+    id: name,
+    name,
+    gatewayId: 'g1',
+    gatewaySlug: 'gw',
+    originalName: name.replace(/^gw-/, ''),
+    toolHash: '0'.repeat(12),
+    visibility: ['model', 'app'],
+    definition: { name, description, inputSchema: { type: 'object' } },
+  };
+}
+
+/**
+ * The session store as the service uses it: `stored` is the database, `cached` this replica's
+ * copy, which lags until told otherwise.
+ */
+class FakeStore {
+  stored: Promotions | null = null;
+  cached: Promotions | null = null;
+
+  async promotions(_id: string, fresh = false): Promise<Promotions | null> {
+    if (fresh) this.cached = this.stored;
+    return fresh ? this.stored : this.cached;
+  }
+
+  async promote(_id: string, catalogHash: string, names: readonly string[]) {
+    const next = mergePromotions(this.stored, catalogHash, names);
+    const changed = JSON.stringify(next) !== JSON.stringify(this.stored);
+    this.stored = this.cached = next;
+    return { promotions: next, changed };
+  }
+}
+
+const TOOLS = [
+  tool('gw-always', 'Always there'),
+  tool('gw-send_email', 'Send an email to someone'),
+  tool('gw-read_file', 'Read a file from disk'),
+  tool('gw-weather', 'Weather forecast for a city'),
+];
+
+function serverDirectory(settings: ToolSearchSettings, tools = TOOLS): ToolDirectory {
+  return new ToolDirectory(
+    { kind: 'server', serverId: 's1' },
+    {
+      id: 's1',
+      name: 'S',
+      toolSearchEnabled: settings.enabled,
+      toolSearchAlwaysLoaded: [...settings.alwaysLoaded],
+    },
+    tools,
+  );
+}
+
+function setUp(env: Record<string, string> = {}) {
+  const store = new FakeStore();
+  const config = loadConfig({ DATA_DIR: tempDataDir(), ...env });
+  const service = new ToolSearchService(config, store as unknown as SessionStore);
+  const notifications: JSONRPCNotification[] = [];
+  const call = (directory: ToolDirectory, name: string, args?: Record<string, unknown>) =>
+    service.intercept(directory, 'session-1', { name, arguments: args }, (n) =>
+      notifications.push(n),
+    );
+  return { store, service, notifications, call };
+}
+
+const listedNames = (tools: { name: string }[] | null) => tools?.map((t) => t.name);
+
+describe('ToolSearchService', () => {
+  const on = serverDirectory({ enabled: true, alwaysLoaded: ['gw-always'] });
+
+  it('stays out of the way when search is off', async () => {
+    const { service, call } = setUp();
+    const off = serverDirectory({ enabled: false, alwaysLoaded: [] });
+    expect(await service.listed(off, 'session-1')).toBeNull();
+    expect(await call(off, 'gw-weather')).toBeNull();
+    expect(await call(off, TOOL_SEARCH_NAME, { query: 'weather' })).toBeNull();
+  });
+
+  it('lists tool_search and the always-loaded tools, not the deferred ones', async () => {
+    const { service } = setUp();
+    const listed = await service.listed(on, 'session-1');
+    expect(listedNames(listed)).toEqual([TOOL_SEARCH_NAME, 'gw-always']);
+    expect(listed![0]!.description).toContain('3 tools are deferred, by gateway: gw (3).');
+  });
+
+  it('lists promoted tools once a search has promoted them, and says the list changed', async () => {
+    const { service, call, notifications } = setUp();
+    const result = (await call(on, TOOL_SEARCH_NAME, { query: 'weather forecast' }))!;
+    expect(result.structuredContent).toEqual({ tools: [TOOLS[3]!.definition] });
+    expect(JSON.parse((result.content[0] as { text: string }).text)).toEqual({
+      tools: [TOOLS[3]!.definition],
+    });
+    expect(notifications).toEqual([{ jsonrpc: '2.0', method: 'notifications/tools/list_changed' }]);
+    expect(listedNames(await service.listed(on, 'session-1'))).toEqual([
+      TOOL_SEARCH_NAME,
+      'gw-always',
+      'gw-weather',
+    ]);
+  });
+
+  it('does not announce a change when a search promotes nothing new', async () => {
+    const { call, notifications } = setUp();
+    await call(on, TOOL_SEARCH_NAME, { query: 'select:gw-weather' });
+    await call(on, TOOL_SEARCH_NAME, { query: 'select:gw-weather' });
+    await call(on, TOOL_SEARCH_NAME, { query: 'nothing matches this' });
+    expect(notifications).toHaveLength(1);
+  });
+
+  it('refuses a deferred tool until it is promoted; lets always-loaded and unknown names through', async () => {
+    const { call } = setUp();
+    const refused = (await call(on, 'gw-read_file')) as CallToolResult;
+    expect(refused).toEqual({
+      isError: true,
+      content: [
+        {
+          type: 'text',
+          text: "Tool 'gw-read_file' is deferred and has not been promoted yet. Call tool_search (for example `select:gw-read_file`) first, then retry.",
+        },
+      ],
+    });
+    expect(await call(on, 'gw-always')).toBeNull();
+    expect(await call(on, 'gw-unknown')).toBeNull();
+    await call(on, TOOL_SEARCH_NAME, { query: 'select:gw-read_file' });
+    expect(await call(on, 'gw-read_file')).toBeNull();
+  });
+
+  it('asks the store again before refusing, as another replica may have promoted the tool', async () => {
+    const { store, call } = setUp();
+    await call(on, TOOL_SEARCH_NAME, { query: 'select:gw-read_file' });
+    store.cached = null;
+    expect(await call(on, 'gw-read_file')).toBeNull();
+  });
+
+  it('drops promotions made under another catalogue', async () => {
+    const { service, call } = setUp();
+    await call(on, TOOL_SEARCH_NAME, { query: 'select:gw-weather' });
+    const changed = serverDirectory({ enabled: true, alwaysLoaded: ['gw-always'] }, [
+      ...TOOLS.slice(0, 3),
+      tool('gw-weather', 'Weather forecast for a city, now in Kelvin'),
+    ]);
+    expect(listedNames(await service.listed(changed, 'session-1'))).toEqual([
+      TOOL_SEARCH_NAME,
+      'gw-always',
+    ]);
+    expect(await call(changed, 'gw-weather')).toMatchObject({ isError: true });
+  });
+
+  it('answers empty and invalid queries with an empty result', async () => {
+    const { call, notifications } = setUp();
+    for (const query of ['', '   ', '+', '+(', 'select:']) {
+      const result = (await call(on, TOOL_SEARCH_NAME, { query }))!;
+      expect(result.structuredContent).toEqual({ tools: [] });
+      expect(result.isError).toBeUndefined();
+    }
+    expect(notifications).toEqual([]);
+  });
+
+  it('refuses arguments of the wrong type with a JSON-RPC error', async () => {
+    const { call } = setUp();
+    await expect(call(on, TOOL_SEARCH_NAME, {})).rejects.toThrow(RpcError);
+    await expect(call(on, TOOL_SEARCH_NAME, { query: 3 })).rejects.toThrow(/string query/);
+    await expect(call(on, TOOL_SEARCH_NAME, { query: 'x', limit: 'all' })).rejects.toThrow(
+      /limit must be a number/,
+    );
+  });
+
+  it('builds a catalogue once per directory, and anew for a new directory', () => {
+    const { service } = setUp();
+    const first = service.searchable(on);
+    expect(service.searchable(on)).toBe(first);
+    expect(service.searchable(serverDirectory({ enabled: true, alwaysLoaded: [] }))).not.toBe(
+      first,
+    );
+  });
+
+  it('takes the settings of /mcp from the configuration', async () => {
+    const { service } = setUp({
+      MCP_TOOL_SEARCH: 'true',
+      MCP_TOOL_SEARCH_ALWAYS_LOADED: 'gw-weather',
+    });
+    const all = new ToolDirectory({ kind: 'all' }, null, TOOLS);
+    expect(listedNames(await service.listed(all, 'session-1'))).toEqual([
+      TOOL_SEARCH_NAME,
+      'gw-weather',
+    ]);
+  });
+
+  describe('when the catalogue cannot be built', () => {
+    class Broken extends ToolSearchService {
+      protected override buildCatalogue(): ToolCatalogue {
+        throw new Error('out of memory');
+      }
+    }
+    const broken = () =>
+      new Broken(
+        loadConfig({ DATA_DIR: tempDataDir(), LOG_LEVEL: 'error' }),
+        new FakeStore() as unknown as SessionStore,
+      );
+
+    it('fails closed: tools/list errors instead of listing every schema', async () => {
+      const service = broken();
+      jest.spyOn(service['logger'], 'error').mockImplementation(() => undefined);
+      await expect(service.listed(on, 'session-1')).rejects.toThrow(
+        /Tool search is enabled but its catalogue could not be built/,
+      );
+      await expect(
+        service.intercept(on, 'session-1', { name: 'gw-weather' }, () => undefined),
+      ).rejects.toThrow(RpcError);
+    });
+
+    it('still serves everything when search is off', async () => {
+      const service = broken();
+      expect(
+        await service.listed(serverDirectory({ enabled: false, alwaysLoaded: [] }), 's'),
+      ).toBeNull();
+    });
+  });
+});

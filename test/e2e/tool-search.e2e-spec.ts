@@ -1,0 +1,291 @@
+import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ToolListChangedNotificationSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
+import { connectClient, eventually } from '../support/mcp-client';
+import { startTestApp, type TestApp } from '../support/test-app';
+
+const RESOURCES = ['invoice', 'customer', 'order', 'ticket', 'shipment', 'product'];
+
+/** 300 tools: three with their own purpose, the rest alike. */
+function bigCatalogue() {
+  return [
+    echoTool('always_on', 'big', { description: 'Health check of the big upstream' }),
+    echoTool('get_weather', 'big', {
+      description: 'Get the weather forecast for a city',
+      inputSchema: {
+        type: 'object',
+        properties: { city: { type: 'string', description: 'City name' } },
+      },
+    }),
+    echoTool('send_email', 'big', {
+      description: 'Send an email message to a recipient',
+      inputSchema: {
+        type: 'object',
+        properties: { to: { type: 'string' }, subject: { type: 'string' } },
+      },
+    }),
+    ...Array.from({ length: 297 }, (_, i) =>
+      echoTool(`op_${String(i).padStart(3, '0')}`, 'big', {
+        description: `Manage ${RESOURCES[i % RESOURCES.length]} record number ${i}`,
+      }),
+    ),
+  ];
+}
+
+const DEFERRED_MESSAGE = (name: string) =>
+  `Tool '${name}' is deferred and has not been promoted yet. Call tool_search (for example \`select:${name}\`) first, then retry.`;
+
+/** Every page of tools/list (the page size here is small, so this follows cursors). */
+async function listAll(client: Client): Promise<Tool[]> {
+  const tools: Tool[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.listTools(cursor ? { cursor } : {});
+    tools.push(...page.tools);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return tools;
+}
+
+const names = (tools: { name: string }[]) => tools.map((tool) => tool.name);
+
+describe('deferred tool search over MCP', () => {
+  let t: TestApp;
+  let upstream: UpstreamFixture;
+  let gatewayId: string;
+  let path: string;
+  const clients: Client[] = [];
+
+  beforeAll(async () => {
+    t = await startTestApp({
+      env: {
+        MCP_PAGE_SIZE: '2',
+        MCP_TOOL_SEARCH: 'true',
+        MCP_TOOL_SEARCH_ALWAYS_LOADED: 'big-get_weather',
+      },
+    });
+    upstream = await startUpstream({ name: 'big', tools: bigCatalogue() });
+    const gateway = await t
+      .api()
+      .post('/api/v1/gateways')
+      .send({ name: 'Big', url: upstream.url })
+      .expect(201);
+    gatewayId = gateway.body.id;
+    expect(gateway.body.toolCount).toBe(300);
+    const tools = await t.api().get('/api/v1/tools').query({ gatewayId, limit: 500 }).expect(200);
+    const server = await t
+      .api()
+      .post('/api/v1/servers')
+      .send({
+        name: 'Big server',
+        toolIds: tools.body.items.map((tool: { id: string }) => tool.id),
+        toolSearch: { enabled: true, alwaysLoaded: ['big-always_on'] },
+      })
+      .expect(201);
+    path = `/servers/${server.body.id}/mcp`;
+  });
+
+  afterAll(async () => {
+    await Promise.all(clients.map((client) => client.close()));
+    await t.close();
+    await upstream.close();
+  });
+
+  async function client(): Promise<{ client: Client; listChanged: () => number }> {
+    const connected = await connectClient(t.baseUrl, { token: t.token, path });
+    clients.push(connected);
+    let count = 0;
+    connected.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      count += 1;
+    });
+    // As clients do after connecting; a session that has listed hears only of changes after that.
+    await listAll(connected);
+    return { client: connected, listChanged: () => count };
+  }
+
+  it('lists only the always-loaded tools and tool_search for a 300-tool server', async () => {
+    const { client: session } = await client();
+    const tools = await listAll(session);
+    expect(names(tools)).toEqual(['tool_search', 'big-always_on']);
+    expect(tools[0]!.description).toContain('299 tools are deferred, by gateway: big (299).');
+    expect(tools[0]!.description).toContain('select:');
+  });
+
+  it('promotes what a search finds, says the list changed, then lists and calls it', async () => {
+    const { client: session, listChanged } = await client();
+    const result = await session.callTool({
+      name: 'tool_search',
+      arguments: { query: 'weather forecast for a city' },
+    });
+    expect(result.isError).toBeFalsy();
+    const found = (result.structuredContent as { tools: Tool[] }).tools;
+    expect(found[0]).toMatchObject({
+      name: 'big-get_weather',
+      description: 'Get the weather forecast for a city',
+      inputSchema: { properties: { city: { type: 'string', description: 'City name' } } },
+    });
+    expect(JSON.parse((result.content as { text: string }[])[0]!.text)).toEqual({ tools: found });
+    await eventually(() => expect(listChanged()).toBe(1));
+
+    expect(names(await listAll(session))).toEqual([
+      'tool_search',
+      'big-always_on',
+      'big-get_weather',
+    ]);
+    const call = await session.callTool({ name: 'big-get_weather', arguments: { city: 'Oslo' } });
+    expect(call.structuredContent).toEqual({
+      upstream: 'big',
+      tool: 'get_weather',
+      args: { city: 'Oslo' },
+    });
+  });
+
+  it('refuses a deferred tool the session has not promoted, and calls always-loaded ones', async () => {
+    const { client: session } = await client();
+    const calls = upstream.calls.length;
+    const refused = await session.callTool({ name: 'big-send_email', arguments: {} });
+    expect(refused).toEqual({
+      isError: true,
+      content: [{ type: 'text', text: DEFERRED_MESSAGE('big-send_email') }],
+    });
+    expect(upstream.calls).toHaveLength(calls);
+    const always = await session.callTool({ name: 'big-always_on', arguments: {} });
+    expect(always.structuredContent).toMatchObject({ tool: 'always_on' });
+  });
+
+  it('keeps each session to its own promotions', async () => {
+    const { client: first } = await client();
+    const { client: second } = await client();
+    await first.callTool({ name: 'tool_search', arguments: { query: 'select:big-op_001' } });
+    await second.callTool({ name: 'tool_search', arguments: { query: '+op_002' } });
+    expect(names(await listAll(first))).toEqual(['tool_search', 'big-always_on', 'big-op_001']);
+    expect(names(await listAll(second))).toEqual(['tool_search', 'big-always_on', 'big-op_002']);
+    expect(await second.callTool({ name: 'big-op_001', arguments: {} })).toMatchObject({
+      isError: true,
+      content: [{ text: DEFERRED_MESSAGE('big-op_001') }],
+    });
+  });
+
+  it('merges a second search into the promotions', async () => {
+    const { client: session, listChanged } = await client();
+    await session.callTool({ name: 'tool_search', arguments: { query: 'select:big-op_010' } });
+    await session.callTool({
+      name: 'tool_search',
+      arguments: { query: 'email message recipient', limit: 1 },
+    });
+    expect(names(await listAll(session))).toEqual([
+      'tool_search',
+      'big-always_on',
+      'big-op_010',
+      'big-send_email',
+    ]);
+    await eventually(() => expect(listChanged()).toBe(2));
+  });
+
+  it('answers empty and invalid queries with an empty result, never an error', async () => {
+    const { client: session } = await client();
+    for (const query of ['', '   ', '+', '+(', 'select:', '*** ???']) {
+      const result = await session.callTool({ name: 'tool_search', arguments: { query } });
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent).toEqual({ tools: [] });
+    }
+    expect(names(await listAll(session))).toEqual(['tool_search', 'big-always_on']);
+  });
+
+  it('serves /mcp with the search settings from the configuration', async () => {
+    const session = await connectClient(t.baseUrl, { token: t.token });
+    clients.push(session);
+    expect(names(await listAll(session))).toEqual(['tool_search', 'big-get_weather']);
+    expect(await session.callTool({ name: 'big-always_on', arguments: {} })).toMatchObject({
+      isError: true,
+      content: [{ text: DEFERRED_MESSAGE('big-always_on') }],
+    });
+  });
+
+  it('switches search on and off through the REST API, telling connected clients', async () => {
+    const tools = await t.api().get('/api/v1/tools').query({ gatewayId, limit: 3 }).expect(200);
+    const server = await t
+      .api()
+      .post('/api/v1/servers')
+      .send({
+        name: 'Small server',
+        toolIds: tools.body.items.map((tool: { id: string }) => tool.id),
+      })
+      .expect(201);
+    const session = await connectClient(t.baseUrl, {
+      token: t.token,
+      path: `/servers/${server.body.id}/mcp`,
+    });
+    clients.push(session);
+    let listChanged = 0;
+    session.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      listChanged += 1;
+    });
+    expect(names(await listAll(session))).toEqual([
+      'big-always_on',
+      'big-get_weather',
+      'big-op_000',
+    ]);
+    const before = listChanged;
+
+    const edited = await t
+      .api()
+      .patch(`/api/v1/servers/${server.body.id}`)
+      .send({ toolSearch: { enabled: true, alwaysLoaded: ['big-op_000'] } })
+      .expect(200);
+    expect(edited.body.toolSearch).toEqual({ enabled: true, alwaysLoaded: ['big-op_000'] });
+    await eventually(() => expect(listChanged).toBeGreaterThan(before));
+    await eventually(async () =>
+      expect(names(await listAll(session))).toEqual(['tool_search', 'big-op_000']),
+    );
+    const searching = listChanged;
+
+    await t
+      .api()
+      .patch(`/api/v1/servers/${server.body.id}`)
+      .send({ toolSearch: { enabled: false, alwaysLoaded: [] } })
+      .expect(200);
+    await eventually(() => expect(listChanged).toBeGreaterThan(searching));
+    await eventually(async () => expect(await listAll(session)).toHaveLength(3));
+  });
+
+  it('resets promotions when a sync changes a schema in the catalogue', async () => {
+    const { client: session, listChanged } = await client();
+    await session.callTool({ name: 'tool_search', arguments: { query: 'select:big-send_email' } });
+    expect(names(await listAll(session))).toContain('big-send_email');
+    await eventually(() => expect(listChanged()).toBe(1));
+
+    upstream.setTool(
+      echoTool('send_email', 'big', {
+        description: 'Send an email message to a recipient',
+        inputSchema: {
+          type: 'object',
+          properties: {
+            to: { type: 'string' },
+            subject: { type: 'string' },
+            cc: { type: 'string' },
+          },
+        },
+      }),
+    );
+    const report = await t.api().post(`/api/v1/gateways/${gatewayId}/sync`).expect(200);
+    expect(report.body.updated).toEqual(['send_email']);
+
+    // The catalogue changed: the client hears so on its stream, and the old promotion is gone.
+    await eventually(() => expect(listChanged()).toBe(2));
+    expect(names(await listAll(session))).toEqual(['tool_search', 'big-always_on']);
+    expect(await session.callTool({ name: 'big-send_email', arguments: {} })).toMatchObject({
+      isError: true,
+      content: [{ text: DEFERRED_MESSAGE('big-send_email') }],
+    });
+
+    const again = await session.callTool({
+      name: 'tool_search',
+      arguments: { query: 'select:big-send_email' },
+    });
+    expect(
+      (again.structuredContent as { tools: Tool[] }).tools[0]!.inputSchema.properties,
+    ).toHaveProperty('cc');
+    expect(names(await listAll(session))).toContain('big-send_email');
+  });
+});
