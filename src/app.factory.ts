@@ -3,12 +3,15 @@ import { NestFactory } from '@nestjs/core';
 import { type NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { type NextFunction, type Request, type Response } from 'express';
+import { setUpAdminPages } from './admin/admin-views';
+import { AdminSessionService } from './admin/admin-session.service';
 import { AppModule } from './app.module';
 import { bearerToken } from './auth/auth.guard';
 import { TokenService } from './auth/token.service';
 import { type AppConfig, type LogLevel } from './config/app-config';
 import { ProblemFilter, toProblem } from './common/problem.filter';
 import { RequestValidationException } from './common/request-validation.exception';
+import { VALIDATION_OPTIONS } from './common/validation';
 import { originAllowed } from './mcp/http/origin-policy';
 
 const LOG_LEVELS: LogLevel[] = ['error', 'warn', 'log', 'debug', 'verbose'];
@@ -29,9 +32,7 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
   app.useBodyParser('urlencoded', { limit: config.bodyLimitBytes, extended: false });
   app.useGlobalPipes(
     new ValidationPipe({
-      whitelist: true,
-      forbidNonWhitelisted: true,
-      forbidUnknownValues: true,
+      ...VALIDATION_OPTIONS,
       transform: true,
       exceptionFactory: (errors) => new RequestValidationException(errors),
     }),
@@ -50,15 +51,22 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
     exposedHeaders: ['Mcp-Session-Id', 'WWW-Authenticate'],
     maxAge: 600,
   });
+  setUpAdminPages(app);
   setUpApiDocs(app);
   return app;
 }
 
+/** The API docs need a bearer token, or a signed-in admin session so that the pages can link them. */
 function setUpApiDocs(app: INestApplication): void {
   const tokens = app.get(TokenService);
+  const sessions = app.get(AdminSessionService);
   app.use(
     ['/api/docs', '/api/openapi.json'],
     (request: Request, response: Response, next: NextFunction) => {
+      if (sessions.read(request)) {
+        next();
+        return;
+      }
       try {
         tokens.verify(bearerToken(request));
         next();

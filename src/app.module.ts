@@ -1,4 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import { AdminModule } from './admin/admin.module';
 import { AuthModule } from './auth/auth.module';
 import { type AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
@@ -27,6 +28,7 @@ export class AppModule {
         SyncModule,
         HealthModule,
         McpModule,
+        AdminModule,
       ],
     };
   }

@@ -1,11 +1,14 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { type Request } from 'express';
-import { PUBLIC_ROUTE, SERVER_TOKENS_ALLOWED } from './auth.decorators';
+import { ADMIN_SESSION_ROUTE, PUBLIC_ROUTE, SERVER_TOKENS_ALLOWED } from './auth.decorators';
 import { AuthErrorCode, AuthException } from './auth.exception';
 import { TokenService } from './token.service';
 
-/** Global: every route needs an admin bearer token unless it is marked otherwise. */
+/**
+ * Global: every route needs an admin bearer token unless it is marked otherwise. Admin pages are
+ * left to their session guard.
+ */
 @Injectable()
 export class AuthGuard implements CanActivate {
   constructor(
@@ -16,6 +19,7 @@ export class AuthGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const targets = [context.getHandler(), context.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) return true;
+    if (this.reflector.getAllAndOverride<boolean>(ADMIN_SESSION_ROUTE, targets)) return true;
     const request = context.switchToHttp().getRequest<Request>();
     const principal = this.tokens.verify(bearerToken(request));
     request.principal = principal;

@@ -10,6 +10,6 @@ import { ToolsService } from './tools.service';
   imports: [UpstreamModule],
   controllers: [ToolsController],
   providers: [ToolsService, ToolPresenter, ToolWriter, ToolInvoker],
-  exports: [ToolsService, ToolPresenter, ToolWriter],
+  exports: [ToolsService, ToolPresenter, ToolWriter, ToolInvoker],
 })
 export class ToolsModule {}

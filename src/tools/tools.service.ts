@@ -33,6 +33,17 @@ export class ToolsService {
     return this.presenter.toResponse(await this.find(id));
   }
 
+  /** These tools (unknown ids are skipped), ordered by virtual name; for a server's member list. */
+  async getMany(ids: string[]): Promise<ToolResponseDto[]> {
+    if (ids.length === 0) return [];
+    const qb = this.dataSource
+      .getRepository(Tool)
+      .createQueryBuilder('tool')
+      .where('tool.id = ANY(:ids)', { ids });
+    const tools = await this.names.orderByName(qb).getMany();
+    return tools.map((tool) => this.presenter.toResponse(tool));
+  }
+
   async getByName(name: string): Promise<ToolResponseDto> {
     const qb = this.dataSource.getRepository(Tool).createQueryBuilder('tool');
     const tool = await this.names.whereNameIs(qb, name).getOne();

@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { TokenService } from '../../src/auth/token.service';
+import { loginAgent } from '../support/admin-browser-session';
 import { startTestApp, type TestApp, ADMIN_PASSWORD } from '../support/test-app';
 
 /** Paths that answer without a token, and nothing else. */
@@ -28,6 +29,10 @@ function registeredRoutes(app: TestApp['app']): { method: string; path: string }
     );
 }
 
+function isAdminPage(path: string): boolean {
+  return path === '/admin' || path.startsWith('/admin/');
+}
+
 function concrete(path: string): string {
   return path.replace(/:(\w+)/g, (_m, name: string) =>
     name === 'name' ? 'gw-tool' : '1b4e28ba-2fa1-4d3b-a3f5-ef19b5a7633b',
@@ -45,13 +50,13 @@ describe('auth', () => {
     await t.close();
   });
 
-  it('answers 401 without a token on every registered route outside the allowlist', async () => {
+  it('answers 401 without a token on every registered route outside the allowlist and the admin pages', async () => {
     const routes = registeredRoutes(t.app);
     expect(routes.length).toBeGreaterThan(15);
     const open: string[] = [];
     for (const { method, path } of routes) {
       const key = `${method} ${path}`;
-      if (ALLOWLIST.has(key)) continue;
+      if (ALLOWLIST.has(key) || isAdminPage(path)) continue;
       const verb = method.toLowerCase() as 'get';
       const agent = request(t.baseUrl);
       const status = await agent[verb](concrete(path))
@@ -65,8 +70,62 @@ describe('auth', () => {
     expect(open).toEqual([]);
   });
 
+  it('sends every admin page to the login page without a session, and refuses every admin post', async () => {
+    const routes = registeredRoutes(t.app).filter(({ path }) => isAdminPage(path));
+    expect(routes.filter(({ method }) => method === 'GET').length).toBeGreaterThan(10);
+    expect(routes.filter(({ method }) => method === 'POST').length).toBeGreaterThan(8);
+    const open: string[] = [];
+    for (const { method, path } of routes) {
+      const key = `${method} ${path}`;
+      if (ALLOWLIST.has(key)) continue;
+      const target = concrete(path);
+      const response =
+        method === 'GET'
+          ? await request(t.baseUrl).get(target)
+          : await request(t.baseUrl).post(target).type('form').send({ name: 'x' });
+      const refused =
+        method === 'GET'
+          ? response.status === 303 && /^\/admin\/login(\?|$)/.test(response.headers.location ?? '')
+          : response.status === 403;
+      // A bearer token is no substitute for the session.
+      const authorised = request(t.baseUrl);
+      const withToken = await (
+        method === 'GET' ? authorised.get(target) : authorised.post(target)
+      ).set('Authorization', `Bearer ${t.token}`);
+      if (!refused || withToken.status !== response.status) {
+        open.push(`${key} -> ${response.status}, with a token ${withToken.status}`);
+      }
+    }
+    expect(open).toEqual([]);
+  });
+
+  it('refuses every admin post that lacks the session’s CSRF token, even with a session', async () => {
+    const { agent } = await loginAgent(t.baseUrl);
+    const posts = registeredRoutes(t.app).filter(
+      ({ method, path }) => method === 'POST' && isAdminPage(path),
+    );
+    const accepted: string[] = [];
+    for (const { path } of posts) {
+      const response = await agent.post(concrete(path)).type('form').send({ name: 'x' });
+      if (response.status !== 403) accepted.push(`POST ${path} -> ${response.status}`);
+    }
+    expect(accepted).toEqual([]);
+    await agent.get('/admin').expect(200);
+  });
+
+  it('serves the login page to anyone, and refuses a login post without its CSRF token', async () => {
+    const page = await request(t.baseUrl).get('/admin/login').expect(200);
+    expect(page.text).toContain('name="_csrf"');
+    await request(t.baseUrl)
+      .post('/admin/login')
+      .type('form')
+      .send({ username: 'admin', password: ADMIN_PASSWORD })
+      .expect(403);
+  });
+
   it.each(['/api/openapi.json', '/api/docs'])('protects %s', async (path) => {
     await request(t.baseUrl).get(path).expect(401);
+    await request(t.baseUrl).get(path).set('Cookie', 'portico_session=forged.value').expect(401);
     await request(t.baseUrl)
       .get(path)
       .set('Authorization', `Bearer ${t.token}`)

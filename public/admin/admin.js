@@ -1,0 +1,89 @@
+// Progressive enhancement only: every page works without this script.
+'use strict';
+
+/** The server form's tool picker: filter rows by text without losing ticks, pick shown rows. */
+function enhancePicker(picker) {
+  const filter = picker.querySelector('[data-picker-filter]');
+  const selectedOnly = picker.querySelector('[data-picker-selected-only]');
+  const status = picker.querySelector('[data-picker-status]');
+  const count = picker.querySelector('[data-picker-count]');
+  const groups = Array.from(picker.querySelectorAll('[data-picker-group]'));
+  const rows = Array.from(picker.querySelectorAll('[data-picker-row]')).map((row) => ({
+    row,
+    box: row.querySelector('input[type="checkbox"]'),
+    text: row.textContent.replace(/\s+/g, ' ').toLowerCase(),
+  }));
+
+  picker.querySelector('[data-picker-controls]').hidden = false;
+  for (const actions of picker.querySelectorAll('[data-picker-group-actions]')) {
+    actions.hidden = false;
+  }
+
+  function updateCount() {
+    count.textContent = String(rows.filter(({ box }) => box.checked).length);
+    for (const group of groups) {
+      const picked = group.querySelectorAll('input[name="toolIds"]:checked').length;
+      group.querySelector('[data-picker-group-count]').textContent = String(picked);
+    }
+  }
+
+  function apply() {
+    const terms = filter.value.toLowerCase().split(/\s+/).filter(Boolean);
+    const onlyPicked = selectedOnly.checked;
+    let shown = 0;
+    for (const { row, box, text } of rows) {
+      const visible = terms.every((term) => text.includes(term)) && (!onlyPicked || box.checked);
+      row.hidden = !visible;
+      if (visible) shown += 1;
+    }
+    for (const group of groups) {
+      const any = group.querySelector('[data-picker-row]:not([hidden])') !== null;
+      group.hidden = !any;
+      if (any && (terms.length > 0 || onlyPicked)) group.open = true;
+    }
+    const filtering = terms.length > 0 || onlyPicked;
+    status.textContent = filtering ? `${shown} of ${rows.length} tools shown; picks are kept.` : '';
+  }
+
+  let pending = 0;
+  filter.addEventListener('input', () => {
+    clearTimeout(pending);
+    pending = setTimeout(apply, 80);
+  });
+  filter.addEventListener('keydown', (event) => {
+    // Enter in the filter box would submit the whole server form.
+    if (event.key === 'Enter') event.preventDefault();
+  });
+  selectedOnly.addEventListener('change', apply);
+  picker.addEventListener('change', (event) => {
+    if (event.target.name === 'toolIds') updateCount();
+  });
+  picker.addEventListener('click', (event) => {
+    const button = event.target.closest('[data-picker-all], [data-picker-none]');
+    if (!button) return;
+    const pick = button.hasAttribute('data-picker-all');
+    const group = button.closest('[data-picker-group]');
+    for (const row of group.querySelectorAll('[data-picker-row]:not([hidden])')) {
+      row.querySelector('input[type="checkbox"]').checked = pick;
+    }
+    updateCount();
+  });
+}
+
+/** The gateway form: show only the credential fields of the chosen kind. */
+function enhanceCredentials(select) {
+  const form = select.form;
+  function apply() {
+    for (const field of form.querySelectorAll('[data-auth]')) {
+      field.hidden = field.dataset.auth !== select.value;
+    }
+  }
+  select.addEventListener('change', apply);
+  apply();
+}
+
+document.addEventListener('DOMContentLoaded', () => {
+  for (const picker of document.querySelectorAll('[data-picker]')) enhancePicker(picker);
+  const authType = document.getElementById('authType');
+  if (authType) enhanceCredentials(authType);
+});

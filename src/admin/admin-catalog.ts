@@ -1,0 +1,39 @@
+import { Injectable } from '@nestjs/common';
+import { MAX_PAGE_SIZE, type Page, type PageQueryDto } from '../common/page.dto';
+import { type GatewayResponseDto } from '../gateways/dto/gateway-response.dto';
+import { GatewaysService } from '../gateways/gateways.service';
+import { type ServerResponseDto } from '../servers/dto/server-response.dto';
+import { ServersService } from '../servers/servers.service';
+import { type ToolResponseDto } from '../tools/dto/tool-response.dto';
+import { ToolsService } from '../tools/tools.service';
+
+/** Whole lists for pickers, filters and the dashboard, read page by page through the services. */
+@Injectable()
+export class AdminCatalog {
+  constructor(
+    private readonly gateways: GatewaysService,
+    private readonly tools: ToolsService,
+    private readonly servers: ServersService,
+  ) {}
+
+  allGateways(): Promise<GatewayResponseDto[]> {
+    return everyPage((page) => this.gateways.list(page));
+  }
+
+  allTools(): Promise<ToolResponseDto[]> {
+    return everyPage((page) => this.tools.list(page));
+  }
+
+  allServers(): Promise<ServerResponseDto[]> {
+    return everyPage((page) => this.servers.list(page));
+  }
+}
+
+async function everyPage<T>(list: (page: PageQueryDto) => Promise<Page<T>>): Promise<T[]> {
+  const items: T[] = [];
+  for (;;) {
+    const page = await list({ limit: MAX_PAGE_SIZE, offset: items.length });
+    items.push(...page.items);
+    if (page.items.length === 0 || items.length >= page.total) return items;
+  }
+}

@@ -1,0 +1,296 @@
+import { Body, Get, Post, Query, Req, Res } from '@nestjs/common';
+import { type Request, type Response } from 'express';
+import { UuidParam } from '../common/uuid-param';
+import { GatewayCreateDto } from '../gateways/dto/gateway-create.dto';
+import { type GatewayResponseDto } from '../gateways/dto/gateway-response.dto';
+import { GatewayUpdateDto } from '../gateways/dto/gateway-update.dto';
+import { GatewaysService } from '../gateways/gateways.service';
+import { type SyncReport } from '../sync/sync-report';
+import { SyncService } from '../sync/sync.service';
+import { ToolsService } from '../tools/tools.service';
+import { AdminController } from './admin-controller.decorator';
+import { AdminPages } from './admin-pages.service';
+import { type Flash } from './flash.service';
+import { type FormBody, formField } from './form-body';
+import { type FormErrors, formErrors } from './form-errors';
+import { submitForm } from './form-submission';
+import {
+  authOptions,
+  GATEWAY_FIELD_ALIASES,
+  gatewayFormOf,
+  gatewayFormValues,
+  type GatewayFormValues,
+  gatewayInput,
+  TRANSPORT_OPTIONS,
+} from './gateway-form';
+import { safeNext } from './login-redirect';
+import { hrefWith, offsetOf, PAGE_SIZE, pageNumber, pager } from './pagination';
+import { syncReportView } from './sync-report-view';
+import { plural } from './view-helpers';
+
+@AdminController('admin/gateways')
+export class AdminGatewaysController {
+  constructor(
+    private readonly gateways: GatewaysService,
+    private readonly tools: ToolsService,
+    private readonly sync: SyncService,
+    private readonly pages: AdminPages,
+  ) {}
+
+  @Get()
+  async list(
+    @Req() request: Request,
+    @Res() response: Response,
+    @Query('page') rawPage?: string,
+  ): Promise<void> {
+    const page = pageNumber(rawPage);
+    const result = await this.gateways.list({ limit: PAGE_SIZE, offset: offsetOf(page) });
+    await this.pages.render(request, response, 'gateways', {
+      title: 'Gateways',
+      section: 'gateways',
+      gateways: result.items,
+      pager: pager(page, result.total, (n) => hrefWith('/admin/gateways', { page: n })),
+      returnTo: hrefWith('/admin/gateways', { page }),
+    });
+  }
+
+  @Get('new')
+  async newForm(@Req() request: Request, @Res() response: Response): Promise<void> {
+    await this.renderForm(request, response, null, {
+      name: '',
+      url: '',
+      transport: 'streamable-http',
+      authType: 'none',
+    });
+  }
+
+  @Post()
+  async create(
+    @Req() request: Request,
+    @Res() response: Response,
+    @Body() body: FormBody,
+  ): Promise<void> {
+    const { input, errors: own } = gatewayInput(body, false);
+    const submission = await submitForm(
+      GatewayCreateDto,
+      input,
+      { own, aliases: GATEWAY_FIELD_ALIASES },
+      (dto) => this.gateways.create(dto),
+    );
+    if (!submission.ok) {
+      await this.renderForm(request, response, null, gatewayFormValues(body), submission.errors);
+      return;
+    }
+    const gateway = submission.result;
+    this.pages.redirect(
+      request,
+      response,
+      `/admin/gateways/${gateway.id}`,
+      registrationFlash(gateway),
+    );
+  }
+
+  @Get(':id')
+  async detail(
+    @Req() request: Request,
+    @Res() response: Response,
+    @UuidParam() id: string,
+    @Query('page') rawPage?: string,
+  ): Promise<void> {
+    const gateway = await this.gateways.get(id);
+    const page = pageNumber(rawPage);
+    const tools = await this.tools.list({
+      gatewayId: id,
+      limit: PAGE_SIZE,
+      offset: offsetOf(page),
+    });
+    await this.pages.render(request, response, 'gateway', {
+      title: `Gateway ${gateway.name}`,
+      section: 'gateways',
+      gateway,
+      report: syncReportView(gateway.lastSyncReport),
+      tools: tools.items,
+      pager: pager(page, tools.total, (n) => hrefWith(`/admin/gateways/${id}`, { page: n })),
+      returnTo: `/admin/gateways/${id}`,
+    });
+  }
+
+  @Get(':id/edit')
+  async editForm(
+    @Req() request: Request,
+    @Res() response: Response,
+    @UuidParam() id: string,
+  ): Promise<void> {
+    const gateway = await this.gateways.get(id);
+    await this.renderForm(request, response, gateway, gatewayFormOf(gateway));
+  }
+
+  @Post(':id')
+  async update(
+    @Req() request: Request,
+    @Res() response: Response,
+    @UuidParam() id: string,
+    @Body() body: FormBody,
+  ): Promise<void> {
+    const gateway = await this.gateways.get(id);
+    const { input, errors: own } = gatewayInput(body, true);
+    const submission = await submitForm(
+      GatewayUpdateDto,
+      input,
+      { own, aliases: GATEWAY_FIELD_ALIASES },
+      (dto) => this.gateways.update(id, dto),
+    );
+    if (!submission.ok) {
+      await this.renderForm(request, response, gateway, gatewayFormValues(body), submission.errors);
+      return;
+    }
+    this.pages.redirect(request, response, `/admin/gateways/${id}`, {
+      kind: 'success',
+      text: `Gateway '${submission.result.name}' saved.`,
+    });
+  }
+
+  @Post(':id/activate')
+  async activate(
+    @Req() request: Request,
+    @Res() response: Response,
+    @UuidParam() id: string,
+    @Body() body: FormBody,
+  ): Promise<void> {
+    const gateway = await this.gateways.setEnabled(id, true);
+    this.pages.redirect(request, response, this.returnTo(body, id), {
+      kind: 'success',
+      text: `Gateway '${gateway.name}' activated: its tools are served again.`,
+    });
+  }
+
+  @Post(':id/deactivate')
+  async deactivate(
+    @Req() request: Request,
+    @Res() response: Response,
+    @UuidParam() id: string,
+    @Body() body: FormBody,
+  ): Promise<void> {
+    const gateway = await this.gateways.setEnabled(id, false);
+    this.pages.redirect(request, response, this.returnTo(body, id), {
+      kind: 'success',
+      text: `Gateway '${gateway.name}' deactivated: its tools are hidden from MCP clients and kept.`,
+    });
+  }
+
+  /** `POST /api/v1/gateways/:id/sync`; the gateway's page then shows the report as a diff. */
+  @Post(':id/sync')
+  async syncNow(
+    @Req() request: Request,
+    @Res() response: Response,
+    @UuidParam() id: string,
+  ): Promise<void> {
+    const gateway = await this.gateways.get(id);
+    let report: SyncReport;
+    try {
+      report = await this.sync.sync(id);
+    } catch (error) {
+      const failure = formErrors(error);
+      if (!failure) throw error;
+      this.pages.redirect(request, response, `/admin/gateways/${id}`, {
+        kind: 'error',
+        text: `Sync of '${gateway.name}' failed: ${failure.message}`,
+      });
+      return;
+    }
+    this.pages.redirect(request, response, `/admin/gateways/${id}#last-sync`, {
+      kind: 'success',
+      text: `Synced '${gateway.name}': ${syncReportView(report)!.summary}.`,
+    });
+  }
+
+  @Get(':id/delete')
+  async confirmDelete(
+    @Req() request: Request,
+    @Res() response: Response,
+    @UuidParam() id: string,
+  ): Promise<void> {
+    const gateway = await this.gateways.get(id);
+    await this.pages.render(request, response, 'confirm-delete', {
+      title: `Delete gateway ${gateway.name}`,
+      section: 'gateways',
+      kind: 'gateway',
+      name: gateway.name,
+      action: `/admin/gateways/${id}/delete`,
+      cancel: `/admin/gateways/${id}`,
+      consequence: `Its ${gateway.toolCount} stored tools are deleted too, and leave every virtual server that served them.`,
+    });
+  }
+
+  @Post(':id/delete')
+  async remove(
+    @Req() request: Request,
+    @Res() response: Response,
+    @UuidParam() id: string,
+  ): Promise<void> {
+    const gateway = await this.gateways.get(id);
+    await this.gateways.remove(id);
+    this.pages.redirect(request, response, '/admin/gateways', {
+      kind: 'success',
+      text: `Gateway '${gateway.name}' deleted.`,
+    });
+  }
+
+  private returnTo(body: FormBody, id: string): string {
+    const requested = safeNext(formField(body, 'returnTo'));
+    return requested === '/admin' ? `/admin/gateways/${id}` : requested;
+  }
+
+  private async renderForm(
+    request: Request,
+    response: Response,
+    gateway: GatewayResponseDto | null,
+    values: GatewayFormValues,
+    errors?: FormErrors,
+  ): Promise<void> {
+    const editing = gateway !== null;
+    await this.pages.render(
+      request,
+      response,
+      'gateway-form',
+      {
+        title: editing ? `Edit gateway ${gateway.name}` : 'Register a gateway',
+        section: 'gateways',
+        gateway,
+        editing,
+        action: editing ? `/admin/gateways/${gateway.id}` : '/admin/gateways',
+        cancel: editing ? `/admin/gateways/${gateway.id}` : '/admin/gateways',
+        values,
+        transports: TRANSPORT_OPTIONS.map((option) => ({
+          ...option,
+          selected: option.value === values.transport,
+        })),
+        authOptions: authOptions(editing, values.authType),
+        errors: errors?.fields ?? {},
+        formError: errors?.message ?? null,
+      },
+      errors?.status ?? 200,
+    );
+  }
+}
+
+/** What the first sync, which registration waits a few seconds for, came to. */
+function registrationFlash(gateway: GatewayResponseDto): Flash {
+  switch (gateway.status) {
+    case 'healthy':
+      return {
+        kind: 'success',
+        text: `Gateway '${gateway.name}' registered with ${plural(gateway.toolCount, 'tool')}.`,
+      };
+    case 'unreachable':
+      return {
+        kind: 'error',
+        text: `Gateway '${gateway.name}' registered, but its upstream did not answer: ${gateway.lastError ?? 'no reason given'}`,
+      };
+    case 'unknown':
+      return {
+        kind: 'info',
+        text: `Gateway '${gateway.name}' registered; its first sync is still running. Reload to see its tools.`,
+      };
+  }
+}

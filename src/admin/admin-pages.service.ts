@@ -1,0 +1,51 @@
+import { Injectable } from '@nestjs/common';
+import { type Request, type Response } from 'express';
+import { AdminSessionService } from './admin-session.service';
+import { type Flash, FlashMessages } from './flash.service';
+
+/** The sections of the navigation; a page names the one it belongs to. */
+export type AdminSection = 'dashboard' | 'gateways' | 'tools' | 'servers' | 'login' | 'error';
+
+export interface PageModel {
+  title: string;
+  section: AdminSection;
+  [name: string]: unknown;
+}
+
+/** Renders admin views with what every page needs (who is signed in, the CSRF token, the flash). */
+@Injectable()
+export class AdminPages {
+  constructor(
+    private readonly sessions: AdminSessionService,
+    private readonly flash: FlashMessages,
+  ) {}
+
+  async render(
+    request: Request,
+    response: Response,
+    view: string,
+    model: PageModel,
+    status = 200,
+  ): Promise<void> {
+    const session = request.adminSession;
+    const locals = {
+      csrfToken: session ? this.sessions.csrfToken(session.sid) : undefined,
+      ...model,
+      admin: session ? { username: session.username } : null,
+      flash: this.flash.take(request, response),
+    };
+    const html = await new Promise<string>((resolve, reject) => {
+      response.render(view, locals, (error: Error | null, rendered?: string) => {
+        if (error) reject(error);
+        else resolve(rendered ?? '');
+      });
+    });
+    response.status(status).type('html').send(html);
+  }
+
+  /** 303 See Other, so that the browser follows with a GET; with a message for the next page. */
+  redirect(request: Request, response: Response, location: string, flash?: Flash): void {
+    if (flash) this.flash.set(request, response, flash.kind, flash.text);
+    response.redirect(303, location);
+  }
+}

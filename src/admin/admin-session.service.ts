@@ -1,0 +1,112 @@
+import { Injectable } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { type CookieOptions, type Request, type Response } from 'express';
+import { AppConfig } from '../config/app-config';
+import { parseCookies } from './cookie-header';
+import { deriveKey, mac, macEquals, signValue, verifyValue } from './signed-value';
+
+export const SESSION_COOKIE = 'portico_session';
+export const LOGIN_COOKIE = 'portico_login';
+const LOGIN_NONCE_SECONDS = 3600;
+
+/** A signed-in admin, as read from the session cookie. */
+export interface AdminSession {
+  username: string;
+  /** Random per login; CSRF tokens are bound to it. */
+  sid: string;
+  expiresAt: Date;
+}
+
+interface SessionClaims {
+  sub: string;
+  sid: string;
+  exp: number;
+}
+
+declare module 'express' {
+  interface Request {
+    adminSession?: AdminSession;
+  }
+}
+
+/**
+ * Stateless admin sessions: an HMAC-signed cookie with an expiry, keyed from JWT_SECRET, so every
+ * replica with the same secret accepts it and no session store is needed. CSRF tokens are an HMAC
+ * of the session id (or, before login, of a random nonce cookie) under a separate key.
+ */
+@Injectable()
+export class AdminSessionService {
+  private readonly sessionKey: Buffer;
+  private readonly csrfKey: Buffer;
+
+  constructor(private readonly config: AppConfig) {
+    this.sessionKey = deriveKey(config.jwtSecret, 'admin-session');
+    this.csrfKey = deriveKey(config.jwtSecret, 'admin-csrf');
+  }
+
+  start(request: Request, response: Response, username: string, now = Date.now()): AdminSession {
+    const ttl = this.config.tokenTtlSeconds;
+    const claims: SessionClaims = {
+      sub: username,
+      sid: randomBytes(16).toString('base64url'),
+      exp: Math.floor(now / 1000) + ttl,
+    };
+    response.cookie(SESSION_COOKIE, signValue(this.sessionKey, claims), {
+      ...cookieOptions(request, '/'),
+      maxAge: ttl * 1000,
+    });
+    response.clearCookie(LOGIN_COOKIE, cookieOptions(request, '/admin'));
+    return { username, sid: claims.sid, expiresAt: new Date(claims.exp * 1000) };
+  }
+
+  /** The session the request carries, if it is authentic, unexpired and for the current admin. */
+  read(request: Request, now = Date.now()): AdminSession | null {
+    const value = parseCookies(request.headers.cookie).get(SESSION_COOKIE);
+    if (!value) return null;
+    const claims = verifyValue(this.sessionKey, value) as Partial<SessionClaims> | null;
+    if (
+      typeof claims?.sub !== 'string' ||
+      typeof claims.sid !== 'string' ||
+      typeof claims.exp !== 'number' ||
+      claims.exp * 1000 <= now ||
+      claims.sub !== this.config.adminUsername
+    ) {
+      return null;
+    }
+    return { username: claims.sub, sid: claims.sid, expiresAt: new Date(claims.exp * 1000) };
+  }
+
+  end(request: Request, response: Response): void {
+    response.clearCookie(SESSION_COOKIE, cookieOptions(request, '/'));
+  }
+
+  /** The nonce that login-form CSRF tokens are bound to; set as a cookie when missing. */
+  loginNonce(request: Request, response: Response): string {
+    const existing = this.existingLoginNonce(request);
+    if (existing) return existing;
+    const nonce = randomBytes(16).toString('base64url');
+    response.cookie(LOGIN_COOKIE, nonce, {
+      ...cookieOptions(request, '/admin'),
+      maxAge: LOGIN_NONCE_SECONDS * 1000,
+    });
+    return nonce;
+  }
+
+  existingLoginNonce(request: Request): string | null {
+    const nonce = parseCookies(request.headers.cookie).get(LOGIN_COOKIE);
+    return nonce && /^[A-Za-z0-9_-]{16,64}$/.test(nonce) ? nonce : null;
+  }
+
+  csrfToken(seed: string): string {
+    return mac(this.csrfKey, seed);
+  }
+
+  csrfValid(seed: string, token: unknown): boolean {
+    return typeof token === 'string' && macEquals(this.csrfToken(seed), token);
+  }
+}
+
+/** httpOnly, SameSite=Strict, and Secure whenever the request came over TLS (directly or via a trusted proxy). */
+export function cookieOptions(request: Request, path: string): CookieOptions {
+  return { httpOnly: true, sameSite: 'strict', secure: request.secure, path };
+}

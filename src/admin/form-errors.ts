@@ -1,0 +1,81 @@
+import { AuthErrorCode, AuthException } from '../auth/auth.exception';
+import { type DomainErrorCode, statusOf } from '../common/problem.filter';
+import { RequestValidationException } from '../common/request-validation.exception';
+import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';
+import { ServerErrorCode, ServerException } from '../servers/server.exception';
+import { ToolErrorCode, ToolException } from '../tools/tool.exception';
+
+/** What a form shows after the service refused it: messages by field, and one for the form. */
+export interface FormErrors {
+  fields: Record<string, string>;
+  message: string;
+  status: number;
+}
+
+/** The form field a domain error belongs beside, or null when it concerns the whole form. */
+export function fieldOfCode(code: DomainErrorCode): string | null {
+  switch (code) {
+    case GatewayErrorCode.NameTaken:
+    case GatewayErrorCode.SlugTaken:
+    case GatewayErrorCode.SlugEmpty:
+    case GatewayErrorCode.ToolNameClash:
+    case ServerErrorCode.NameTaken:
+      return 'name';
+    case GatewayErrorCode.UrlTaken:
+      return 'url';
+    case ServerErrorCode.UnknownTools:
+      return 'toolIds';
+    case ServerErrorCode.UnknownAlwaysLoaded:
+      return 'alwaysLoaded';
+    case AuthErrorCode.InvalidCredentials:
+      return 'password';
+    case GatewayErrorCode.NotFound:
+    case GatewayErrorCode.Disabled:
+    case GatewayErrorCode.SyncInProgress:
+    case GatewayErrorCode.SyncSuperseded:
+    case GatewayErrorCode.UpstreamUnavailable:
+    case ToolErrorCode.NotFound:
+    case ToolErrorCode.Disabled:
+    case ToolErrorCode.UpstreamUnavailable:
+    case ServerErrorCode.NotFound:
+    case AuthErrorCode.TooManyAttempts:
+    case AuthErrorCode.Unauthenticated:
+    case AuthErrorCode.Forbidden:
+      return null;
+  }
+}
+
+/**
+ * Maps what a service or DTO validation threw to form errors, the way the REST API maps it to a
+ * problem document. Returns null for anything a form cannot show (a missing record, a bug), which
+ * the caller rethrows. `aliases` renames DTO paths to form fields (`auth.token` → `token`).
+ */
+export function formErrors(
+  error: unknown,
+  aliases: Record<string, string> = {},
+): FormErrors | null {
+  if (error instanceof RequestValidationException) {
+    const fields: Record<string, string> = {};
+    for (const { field, messages } of error.errors) {
+      const name = aliases[field] ?? field.split('.')[0]!;
+      fields[name] = [fields[name], ...messages].filter(Boolean).join('; ');
+    }
+    return { fields, message: 'Some fields need correcting.', status: 422 };
+  }
+  if (
+    error instanceof GatewayException ||
+    error instanceof ServerException ||
+    error instanceof ToolException ||
+    error instanceof AuthException
+  ) {
+    const status = statusOf(error.code);
+    if (status === 404) return null;
+    const field = fieldOfCode(error.code);
+    return {
+      fields: field === null ? {} : { [field]: error.message },
+      message: field === null ? error.message : 'The change was refused; see the marked field.',
+      status,
+    };
+  }
+  return null;
+}

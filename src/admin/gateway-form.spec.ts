@@ -1,0 +1,51 @@
+import { validateDto } from '../common/validation';
+import { GatewayCreateDto } from '../gateways/dto/gateway-create.dto';
+import { gatewayInput, parseHeaderLines } from './gateway-form';
+
+describe('gateway form', () => {
+  it('turns the fields into the REST create body', async () => {
+    const { input, errors } = gatewayInput(
+      {
+        name: ' Gateway 1 ',
+        url: 'http://127.0.0.1:8001/mcp',
+        transport: 'sse',
+        authType: 'bearer',
+        token: 's3cret',
+      },
+      false,
+    );
+    expect(errors).toEqual({});
+    expect(input).toEqual({
+      name: 'Gateway 1',
+      url: 'http://127.0.0.1:8001/mcp',
+      transport: 'sse',
+      auth: { type: 'bearer', token: 's3cret' },
+    });
+    await expect(validateDto(GatewayCreateDto, input)).resolves.toBeInstanceOf(GatewayCreateDto);
+  });
+
+  it('keeps the stored credentials on edit unless others are chosen', () => {
+    expect(
+      gatewayInput({ name: 'G', url: 'http://h/mcp', authType: 'keep' }, true).input,
+    ).not.toHaveProperty('auth');
+    expect(
+      gatewayInput({ name: 'G', url: 'http://h/mcp', authType: 'keep' }, false).errors,
+    ).toHaveProperty('authType');
+    expect(
+      gatewayInput({ name: 'G', url: 'http://h/mcp', authType: 'none' }, true).input.auth,
+    ).toEqual({ type: 'none' });
+  });
+
+  it('reads custom headers one per line', () => {
+    expect(parseHeaderLines('X-Api-Key: abc:def\r\n\nX-Team:  blue ')).toEqual({
+      headers: { 'X-Api-Key': 'abc:def', 'X-Team': 'blue' },
+    });
+    expect(parseHeaderLines('no colon here')).toEqual({ error: expect.stringMatching(/Line 1/) });
+    expect(parseHeaderLines('A: 1\na: 2')).toEqual({ error: expect.stringMatching(/twice/) });
+    const { errors } = gatewayInput(
+      { name: 'G', url: 'http://h/mcp', authType: 'headers', headers: 'bad' },
+      false,
+    );
+    expect(errors.headers).toMatch(/Header-Name: value/);
+  });
+});

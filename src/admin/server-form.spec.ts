@@ -1,0 +1,32 @@
+import { validateDto } from '../common/validation';
+import { ServerCreateDto } from '../servers/dto/server-create.dto';
+import { serverFormValues, serverInput } from './server-form';
+
+describe('server form', () => {
+  const a = '1b4e28ba-2fa1-4d3b-a3f5-ef19b5a7633b';
+  const b = '2c5f39cb-3fb2-4e4c-b4a6-fa2ac6b8744c';
+
+  it('turns ticked tools, checkboxes and name lines into the REST body', async () => {
+    const values = serverFormValues({
+      name: ' Support ',
+      description: 'For the agent',
+      enabled: 'on',
+      toolIds: [a, b, a],
+      alwaysLoaded: 'gw-one\r\n\n  gw-two ',
+    });
+    const input = serverInput(values);
+    expect(input).toEqual({
+      name: 'Support',
+      description: 'For the agent',
+      enabled: true,
+      toolIds: [a, b],
+      toolSearch: { enabled: false, alwaysLoaded: ['gw-one', 'gw-two'] },
+    });
+    await expect(validateDto(ServerCreateDto, input)).resolves.toBeInstanceOf(ServerCreateDto);
+  });
+
+  it('reads an unticked checkbox as off and a single tool as a list', () => {
+    const values = serverFormValues({ name: 'S', toolIds: a, toolSearchEnabled: 'on' });
+    expect(values).toMatchObject({ enabled: false, toolSearchEnabled: true, toolIds: [a] });
+  });
+});

@@ -1,0 +1,66 @@
+import { type ServerResponseDto } from '../servers/dto/server-response.dto';
+import { type FormBody, formCheckbox, formField, formFields, formLines } from './form-body';
+
+export interface ServerFormValues {
+  name: string;
+  description: string;
+  enabled: boolean;
+  toolSearchEnabled: boolean;
+  /** Virtual names, one per line. */
+  alwaysLoaded: string;
+  toolIds: string[];
+}
+
+/** DTO paths that the form shows under other names. */
+export const SERVER_FIELD_ALIASES: Record<string, string> = {
+  toolSearch: 'toolSearchEnabled',
+  'toolSearch.enabled': 'toolSearchEnabled',
+  'toolSearch.alwaysLoaded': 'alwaysLoaded',
+};
+
+export function emptyServerForm(): ServerFormValues {
+  return {
+    name: '',
+    description: '',
+    enabled: true,
+    toolSearchEnabled: false,
+    alwaysLoaded: '',
+    toolIds: [],
+  };
+}
+
+export function serverFormValues(body: FormBody): ServerFormValues {
+  return {
+    name: formField(body, 'name'),
+    description: formField(body, 'description'),
+    enabled: formCheckbox(body, 'enabled'),
+    toolSearchEnabled: formCheckbox(body, 'toolSearchEnabled'),
+    alwaysLoaded: formLines(body, 'alwaysLoaded').join('\n'),
+    toolIds: [...new Set(formFields(body, 'toolIds'))],
+  };
+}
+
+export function serverFormOf(server: ServerResponseDto): ServerFormValues {
+  return {
+    name: server.name,
+    description: server.description,
+    enabled: server.enabled,
+    toolSearchEnabled: server.toolSearch.enabled,
+    alwaysLoaded: server.toolSearch.alwaysLoaded.join('\n'),
+    toolIds: server.toolIds,
+  };
+}
+
+/** The request body the REST API would receive for this form; `toolIds` replaces the membership. */
+export function serverInput(values: ServerFormValues): Record<string, unknown> {
+  return {
+    name: values.name.trim(),
+    description: values.description,
+    enabled: values.enabled,
+    toolIds: values.toolIds,
+    toolSearch: {
+      enabled: values.toolSearchEnabled,
+      alwaysLoaded: values.alwaysLoaded.split('\n').filter((line) => line !== ''),
+    },
+  };
+}

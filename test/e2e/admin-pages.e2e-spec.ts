@@ -1,0 +1,768 @@
+import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { AdminSessionService } from '../../src/admin/admin-session.service';
+import { TokenService } from '../../src/auth/token.service';
+import { PICKER_LIST_ALL_UP_TO, PICKER_SEARCH_LIMIT } from '../../src/admin/tool-picker';
+import { Gateway } from '../../src/gateways/gateway.entity';
+import { type Tool } from '../../src/tools/tool.entity';
+import { csrfOf, loginAgent } from '../support/admin-browser-session';
+import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
+import { factories, toolDefinition } from '../support/factories';
+import { ADMIN_PASSWORD, startTestApp, type TestApp } from '../support/test-app';
+
+type Agent = Awaited<ReturnType<typeof loginAgent>>['agent'];
+
+const HOSTILE = '<img src=x onerror=alert(1)>';
+
+describe('admin pages', () => {
+  let t: TestApp;
+  let make: ReturnType<typeof factories>;
+  let agent: Agent;
+  let csrf: string;
+  let gateway: Gateway;
+  let tools: Tool[];
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    make = factories(t.app);
+    gateway = await make.gateway({ name: 'Alpha' });
+    tools = await make.tools(gateway, [
+      ...Array.from({ length: 29 }, (_, i) => `tool_${String(i).padStart(2, '0')}`),
+      toolDefinition('hostile', { description: HOSTILE }),
+    ]);
+    ({ agent, csrf } = await loginAgent(t.baseUrl));
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  async function pagePaths(): Promise<string[]> {
+    const server = await make.server({ toolIds: [tools[0]!.id] });
+    return [
+      '/admin',
+      '/admin/gateways',
+      '/admin/gateways?page=2',
+      '/admin/gateways/new',
+      `/admin/gateways/${gateway.id}`,
+      `/admin/gateways/${gateway.id}?page=2`,
+      `/admin/gateways/${gateway.id}/edit`,
+      `/admin/gateways/${gateway.id}/delete`,
+      '/admin/tools',
+      `/admin/tools?gatewayId=${gateway.id}&q=tool&page=2`,
+      `/admin/tools/${tools[0]!.id}`,
+      '/admin/servers',
+      '/admin/servers/new',
+      `/admin/servers/${server.id}`,
+      `/admin/servers/${server.id}/edit`,
+      `/admin/servers/${server.id}/delete`,
+    ];
+  }
+
+  it('renders every page for a logged-in admin, with a strict CSP and no caching', async () => {
+    for (const path of await pagePaths()) {
+      const response = await agent.get(path);
+      expect({ path, status: response.status }).toEqual({ path, status: 200 });
+      expect(response.type).toBe('text/html');
+      expect(response.text).toMatch(/<h1[ >]/);
+      expect(response.text).toContain('<form class="logout" method="post" action="/admin/logout">');
+      expect(response.headers['content-security-policy']).toMatch(/script-src 'self';/);
+      expect(response.headers['content-security-policy']).not.toMatch(/unsafe-inline/);
+      expect(response.headers['cache-control']).toBe('no-store');
+      expect(response.text).not.toMatch(/<script>|<style>|\sstyle="|\son[a-z]+=/);
+    }
+  });
+
+  it('redirects every page to the login page without a session, remembering where to return', async () => {
+    for (const path of await pagePaths()) {
+      const response = await request(t.baseUrl).get(path).expect(303);
+      expect(response.headers.location).toMatch(/^\/admin\/login(\?next=%2Fadmin.*)?$/);
+    }
+    const response = await request(t.baseUrl).get('/admin/tools?page=2').expect(303);
+    expect(response.headers.location).toBe('/admin/login?next=%2Fadmin%2Ftools%3Fpage%3D2');
+  });
+
+  it('refuses form posts without the session’s CSRF token, changing nothing', async () => {
+    const victim = await make.gateway({ name: 'Victim' });
+    const posts = [
+      `/admin/gateways/${victim.id}/delete`,
+      `/admin/gateways/${victim.id}/deactivate`,
+      `/admin/gateways/${victim.id}`,
+      '/admin/gateways',
+      '/admin/servers',
+      `/admin/tools/${tools[0]!.id}`,
+      '/admin/logout',
+    ];
+    const other = await loginAgent(t.baseUrl);
+    for (const path of posts) {
+      for (const token of [undefined, 'forged', other.csrf]) {
+        const response = await agent
+          .post(path)
+          .type('form')
+          .send({ ...(token ? { _csrf: token } : {}), name: 'Changed', url: 'http://x/mcp' });
+        expect({ path, token, status: response.status }).toEqual({ path, token, status: 403 });
+        expect(response.text).toContain('Form refused');
+      }
+    }
+    const stored = await t.app
+      .get(DataSource)
+      .getRepository(Gateway)
+      .findOneByOrFail({ id: victim.id });
+    expect(stored).toMatchObject({ name: 'Victim', enabled: true });
+    await agent.get('/admin').expect(200);
+  });
+
+  it('logs in with a hardened session cookie, and out again', async () => {
+    const browser = request.agent(t.baseUrl);
+    const form = await browser.get('/admin/login').expect(200);
+    const login = await browser
+      .post('/admin/login')
+      .set('X-Forwarded-Proto', 'https')
+      .type('form')
+      .send({
+        _csrf: csrfOf(form.text),
+        username: 'admin',
+        password: ADMIN_PASSWORD,
+        next: '/admin/tools?page=2',
+      })
+      .expect(303);
+    expect(login.headers.location).toBe('/admin/tools?page=2');
+    const cookie = [login.headers['set-cookie']]
+      .flat()
+      .find((line) => line?.startsWith('portico_session='));
+    expect(cookie).toMatch(/; HttpOnly/);
+    expect(cookie).toMatch(/; SameSite=Strict/);
+    expect(cookie).toMatch(/; Secure/);
+    expect(cookie).toMatch(/; Path=\//);
+
+    const { agent: plain } = await loginAgent(t.baseUrl);
+    const home = await plain.get('/admin').expect(200);
+    await plain
+      .post('/admin/logout')
+      .type('form')
+      .send({ _csrf: csrfOf(home.text) })
+      .expect(303)
+      .expect('Location', '/admin/login');
+    const after = await plain.get('/admin/login').expect(200);
+    expect(after.text).toContain('You are logged out.');
+    await plain.get('/admin').expect(303);
+  });
+
+  it('refuses a login form posted without its CSRF token, and shows wrong passwords beside the field', async () => {
+    await request(t.baseUrl)
+      .post('/admin/login')
+      .type('form')
+      .send({ username: 'admin', password: ADMIN_PASSWORD })
+      .expect(403);
+    const browser = request.agent(t.baseUrl);
+    const form = await browser.get('/admin/login').expect(200);
+    const wrong = await browser
+      .post('/admin/login')
+      .type('form')
+      .send({ _csrf: csrfOf(form.text), username: 'admin', password: 'not-the-password' })
+      .expect(401);
+    expect(wrong.text).toMatch(/id="password-error">Wrong username or password\.</);
+    expect(wrong.text).toContain('value="admin"');
+    expect(wrong.text).not.toContain('not-the-password');
+    await browser.get('/admin').expect(303);
+  });
+
+  it('rate-limits failed logins through the same throttle as the API', async () => {
+    const browser = request.agent(t.baseUrl);
+    const token = csrfOf((await browser.get('/admin/login')).text);
+    const attempt = () =>
+      browser
+        .post('/admin/login')
+        .type('form')
+        .send({ _csrf: token, username: 'someone', password: 'wrong-password' });
+    for (let i = 0; i < 5; i++) expect((await attempt()).status).toBe(401);
+    const limited = await attempt();
+    expect(limited.status).toBe(429);
+    expect(limited.text).toContain('Too many failed logins');
+  });
+
+  /** A session cookie as another app would sign it: with another secret, or at another time. */
+  function sessionCookie(jwtSecret: string, now = Date.now()): string {
+    const cookies: string[] = [];
+    const response = {
+      cookie: (name: string, value: string) => cookies.push(`${name}=${value}`),
+      clearCookie: () => undefined,
+    };
+    new AdminSessionService({ ...t.config, jwtSecret }).start(
+      { secure: false } as never,
+      response as never,
+      'admin',
+      now,
+    );
+    return cookies[0]!;
+  }
+
+  it('refuses forged, expired and foreign session cookies', async () => {
+    await request(t.baseUrl)
+      .get('/admin')
+      .set('Cookie', sessionCookie(t.config.jwtSecret))
+      .expect(200);
+    for (const cookie of [
+      sessionCookie(t.config.jwtSecret, Date.now() - 9 * 3600 * 1000),
+      sessionCookie('another-replica-set-with-another-secret'),
+      'portico_session=eyJzdWIiOiJhZG1pbiJ9.forged',
+      'portico_session=garbage',
+    ]) {
+      await request(t.baseUrl).get('/admin').set('Cookie', cookie).expect(303);
+    }
+  });
+
+  it('accepts the session on another replica with the same JWT_SECRET', async () => {
+    const replica = await startTestApp({ env: { JWT_SECRET: t.config.jwtSecret } });
+    try {
+      const browser = request.agent(t.baseUrl);
+      const form = await browser.get('/admin/login');
+      const login = await browser
+        .post('/admin/login')
+        .type('form')
+        .send({ _csrf: csrfOf(form.text), username: 'admin', password: ADMIN_PASSWORD })
+        .expect(303);
+      const cookie = [login.headers['set-cookie']]
+        .flat()
+        .find((line) => line?.startsWith('portico_session='))!
+        .split(';')[0]!;
+      const page = await request(replica.baseUrl)
+        .get('/admin/gateways')
+        .set('Cookie', cookie)
+        .expect(200);
+      await request(replica.baseUrl)
+        .post('/admin/gateways')
+        .set('Cookie', cookie)
+        .type('form')
+        .send({
+          _csrf: csrfOf(page.text),
+          name: 'From replica two',
+          url: 'http://127.0.0.1:9/two',
+          authType: 'none',
+        })
+        .expect(303);
+      expect((await replica.api().get('/api/v1/gateways').expect(200)).body.items[0].name).toBe(
+        'From replica two',
+      );
+    } finally {
+      await replica.close();
+    }
+  });
+
+  it('lets a logged-in admin open the API docs', async () => {
+    const response = await agent.get('/api/docs/');
+    expect(response.status).toBe(200);
+    expect(response.text).toContain('swagger');
+    await request(t.baseUrl).get('/api/openapi.json').expect(401);
+    const spec = await agent.get('/api/openapi.json').expect(200);
+    expect(Object.keys(spec.body.paths).some((path: string) => path.startsWith('/admin'))).toBe(
+      false,
+    );
+  });
+
+  describe('gateways', () => {
+    it('registers, edits, deactivates, activates and deletes through the forms, never showing credentials', async () => {
+      const secret = 'tok-very-secret-123';
+      const created = await agent
+        .post('/admin/gateways')
+        .type('form')
+        .send({
+          _csrf: csrf,
+          name: 'Beta One',
+          url: 'http://127.0.0.1:9/beta',
+          transport: 'streamable-http',
+          authType: 'bearer',
+          token: secret,
+        })
+        .expect(303);
+      const detailPath = created.headers.location as string;
+      expect(detailPath).toMatch(/^\/admin\/gateways\/[0-9a-f-]{36}$/);
+      const detail = await agent.get(detailPath).expect(200);
+      expect(detail.text).toContain(
+        'Gateway &#x27;Beta One&#x27; registered, but its upstream did not answer',
+      );
+      expect(detail.text).toContain('<code>beta-one</code>');
+      expect(detail.text).toContain('bearer (stored encrypted, never shown)');
+      const id = detailPath.split('/').pop()!;
+      for (const path of [detailPath, `${detailPath}/edit`, '/admin/gateways', '/admin']) {
+        expect((await agent.get(path)).text).not.toContain(secret);
+      }
+      expect((await agent.get(detailPath)).text).not.toContain('registered, but');
+
+      await agent
+        .post(detailPath)
+        .type('form')
+        .send({
+          _csrf: csrf,
+          name: 'Beta Two',
+          url: 'http://127.0.0.1:9/beta',
+          transport: 'sse',
+          authType: 'keep',
+        })
+        .expect(303)
+        .expect('Location', detailPath);
+      const stored = await t.app.get(DataSource).getRepository(Gateway).findOneByOrFail({ id });
+      expect(stored).toMatchObject({
+        name: 'Beta Two',
+        slug: 'beta-two',
+        transport: 'sse',
+        authType: 'bearer',
+      });
+
+      await agent
+        .post(`${detailPath}/deactivate`)
+        .type('form')
+        .send({ _csrf: csrf, returnTo: '/admin/gateways' })
+        .expect(303)
+        .expect('Location', '/admin/gateways');
+      const list = await agent.get('/admin/gateways').expect(200);
+      expect(list.text).toContain('Gateway &#x27;Beta Two&#x27; deactivated');
+      expect(list.text).toContain(`action="/admin/gateways/${id}/activate"`);
+      await agent
+        .post(`${detailPath}/activate`)
+        .type('form')
+        .send({ _csrf: csrf })
+        .expect(303)
+        .expect('Location', detailPath);
+      expect(
+        (await t.app.get(DataSource).getRepository(Gateway).findOneByOrFail({ id })).enabled,
+      ).toBe(true);
+
+      const confirm = await agent.get(`${detailPath}/delete`).expect(200);
+      expect(confirm.text).toContain('Delete the gateway <strong>Beta Two</strong>?');
+      await agent
+        .post(`${detailPath}/delete`)
+        .type('form')
+        .send({ _csrf: csrf })
+        .expect(303)
+        .expect('Location', '/admin/gateways');
+      await agent.get(detailPath).expect(404);
+    });
+
+    it('shows validation errors and conflicts beside their fields, keeping what was typed', async () => {
+      const invalid = await agent
+        .post('/admin/gateways')
+        .type('form')
+        .send({
+          _csrf: csrf,
+          name: '',
+          url: 'ftp://nope',
+          authType: 'headers',
+          headers: 'Host: evil',
+        })
+        .expect(422);
+      expect(invalid.text).toMatch(/id="name-error">name should not be empty</);
+      expect(invalid.text).toMatch(/id="url-error">url must be an absolute http\(s\) URL</);
+      expect(invalid.text).toMatch(
+        /id="headers-error">headers may not set the reserved header &#x27;Host&#x27;</,
+      );
+      expect(invalid.text).toContain('value="ftp://nope"');
+      expect(invalid.text).toContain('aria-invalid="true"');
+
+      const conflict = await agent
+        .post('/admin/gateways')
+        .type('form')
+        .send({ _csrf: csrf, name: 'Alpha', url: 'http://127.0.0.1:9/other', authType: 'none' })
+        .expect(409);
+      expect(conflict.text).toMatch(
+        /id="name-error">A gateway named &#x27;Alpha&#x27; exists already\.</,
+      );
+      expect(conflict.text).not.toMatch(/at .*\.ts:\d+/);
+    });
+
+    it('answers unknown pages, unknown ids and malformed ids with error pages, not JSON', async () => {
+      const unknown = await agent.get('/admin/nowhere/at/all').expect(404);
+      expect(unknown.type).toBe('text/html');
+      expect(unknown.text).toContain('There is no such admin page.');
+      await request(t.baseUrl).get('/admin/nowhere').expect(303);
+      const post = await agent
+        .post('/admin/nowhere')
+        .type('form')
+        .send({ _csrf: csrf })
+        .expect(404);
+      expect(post.type).toBe('text/html');
+      await agent
+        .get('/admin/assets/admin.css')
+        .expect(200)
+        .expect('Content-Type', /text\/css/);
+      const missing = await agent
+        .get('/admin/gateways/1b4e28ba-2fa1-4d3b-a3f5-ef19b5a7633b')
+        .expect(404);
+      expect(missing.type).toBe('text/html');
+      expect(missing.text).toContain('does not exist');
+      const malformed = await agent.get('/admin/gateways/not-a-uuid').expect(400);
+      expect(malformed.type).toBe('text/html');
+    });
+  });
+
+  describe('tools', () => {
+    it('numbers rows across pages: row 1 of page 2 is 26', async () => {
+      const first = await agent.get(`/admin/tools?gatewayId=${gateway.id}`).expect(200);
+      const second = await agent.get(`/admin/tools?gatewayId=${gateway.id}&page=2`).expect(200);
+      const serials = (html: string) =>
+        [...html.matchAll(/<td class="serial">(\d+)<\/td>/g)].map((m) => Number(m[1]));
+      expect(serials(first.text)).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+      expect(serials(second.text)).toEqual([26, 27, 28, 29, 30]);
+      expect(second.text).toContain(`href="/admin/tools?gatewayId&#x3D;${gateway.id}" rel="prev"`);
+    });
+
+    it('escapes a hostile description on the list and the detail page', async () => {
+      const hostile = tools.find((tool) => tool.originalName === 'hostile')!;
+      for (const path of ['/admin/tools?q=hostile', `/admin/tools/${hostile.id}`]) {
+        const html = (await agent.get(path).expect(200)).text;
+        expect(html).toContain('&lt;img src&#x3D;x onerror&#x3D;alert(1)&gt;');
+        expect(html).not.toContain('<img');
+      }
+    });
+
+    it('filters by gateway and text, and flags long names', async () => {
+      const other = await make.gateway({ name: 'Gamma' });
+      await make.tools(other, ['tool_00', `long_${'x'.repeat(70)}`]);
+      const filtered = await agent.get(`/admin/tools?gatewayId=${other.id}`).expect(200);
+      expect(filtered.text.match(/<td class="serial">/g)).toHaveLength(2);
+      expect(filtered.text.match(/Over 64 characters/g)).toHaveLength(1);
+      const text = await agent.get('/admin/tools?q=tool_00').expect(200);
+      expect(text.text).toContain('alpha-tool_00');
+      expect(text.text).toContain('gamma-tool_00');
+      expect(text.text).not.toContain('alpha-tool_01');
+      const bad = await agent.get('/admin/tools?gatewayId=nope').expect(422);
+      expect(bad.text).toMatch(/id="filter-gateway-error">gatewayId must be a UUID</);
+    });
+
+    it('shows the schema and saves settings through the same service as the API', async () => {
+      const tool = tools[1]!;
+      const page = await agent.get(`/admin/tools/${tool.id}`).expect(200);
+      expect(page.text).toContain('&quot;type&quot;: &quot;object&quot;');
+      await agent
+        .post(`/admin/tools/${tool.id}`)
+        .type('form')
+        .send({ _csrf: csrf, prefab: 'on' })
+        .expect(303);
+      const api = await t.api().get(`/api/v1/tools/${tool.id}`).expect(200);
+      expect(api.body).toMatchObject({ enabled: false, appConfig: { prefab: true } });
+      const after = await agent.get(`/admin/tools/${tool.id}`).expect(200);
+      expect(after.text).toContain('Tool &#x27;alpha-tool_01&#x27; saved.');
+      await agent
+        .post(`/admin/tools/${tool.id}`)
+        .type('form')
+        .send({ _csrf: csrf, enabled: 'on', prefab: 'on' })
+        .expect(303);
+      expect((await t.api().get(`/api/v1/tools/${tool.id}`)).body.enabled).toBe(true);
+    });
+  });
+
+  describe('servers', () => {
+    it('creates a server from picked tools, edits and deletes it', async () => {
+      const [one, two] = [tools[2]!, tools[3]!];
+      const form = await agent.get('/admin/servers/new').expect(200);
+      expect(form.text).toContain(`name="toolIds" value="${one.id}"`);
+      expect(form.text).toMatch(/<summary>Alpha/);
+      const created = await agent
+        .post('/admin/servers')
+        .type('form')
+        .send({
+          _csrf: csrf,
+          name: 'Support',
+          description: 'For agents',
+          enabled: 'on',
+          toolIds: [one.id, two.id],
+        })
+        .expect(303);
+      const detailPath = created.headers.location as string;
+      const id = detailPath.split('/').pop()!;
+      const detail = await agent.get(detailPath).expect(200);
+      expect(detail.text).toContain('Server &#x27;Support&#x27; created with 2 tools.');
+      expect(detail.text).toContain(`${t.config.publicUrl}/servers/${id}/mcp`);
+      expect(detail.text.match(/<td class="serial">/g)).toHaveLength(2);
+
+      const edit = await agent.get(`${detailPath}/edit`).expect(200);
+      expect(edit.text).toContain(`value="${one.id}" id="tool-${one.id}" checked`);
+      const refused = await agent
+        .post(detailPath)
+        .type('form')
+        .send({
+          _csrf: csrf,
+          name: 'Support',
+          toolIds: [one.id],
+          toolSearchEnabled: 'on',
+          alwaysLoaded: 'alpha-tool_03',
+        })
+        .expect(422);
+      expect(refused.text).toMatch(
+        /id="alwaysLoaded-error">toolSearch\.alwaysLoaded names tools that are not in this server: alpha-tool_03\.</,
+      );
+      expect(refused.text).toContain(`value="${one.id}" id="tool-${one.id}" checked`);
+      expect(refused.text).not.toContain(`value="${two.id}" id="tool-${two.id}" checked`);
+
+      await agent
+        .post(detailPath)
+        .type('form')
+        .send({
+          _csrf: csrf,
+          name: 'Support',
+          toolIds: one.id,
+          toolSearchEnabled: 'on',
+          alwaysLoaded: 'alpha-tool_02',
+        })
+        .expect(303);
+      const api = await t.api().get(`/api/v1/servers/${id}`).expect(200);
+      expect(api.body).toMatchObject({
+        enabled: false,
+        toolIds: [one.id],
+        toolSearch: { enabled: true, alwaysLoaded: ['alpha-tool_02'] },
+      });
+
+      const list = await agent.get('/admin/servers').expect(200);
+      expect(list.text).toContain(api.body.mcpUrl);
+      await agent
+        .post(`${detailPath}/delete`)
+        .type('form')
+        .send({ _csrf: csrf })
+        .expect(303)
+        .expect('Location', '/admin/servers');
+      await t.api().get(`/api/v1/servers/${id}`).expect(404);
+    });
+
+    it('issues a token scoped to the server, shown once', async () => {
+      const server = await make.server({ toolIds: [tools[0]!.id] });
+      const page = await agent
+        .post(`/admin/servers/${server.id}/tokens`)
+        .type('form')
+        .send({ _csrf: csrf, ttlSeconds: '3600' })
+        .expect(200);
+      const token = /<code class="copy" id="issued-token">([^<]+)<\/code>/.exec(page.text)![1]!;
+      expect(t.app.get(TokenService).verify(token)).toMatchObject({
+        scope: 'server',
+        serverIds: [server.id],
+      });
+      await request(t.baseUrl)
+        .get('/api/v1/servers')
+        .set('Authorization', `Bearer ${token}`)
+        .expect(403);
+      expect((await agent.get(`/admin/servers/${server.id}`).expect(200)).text).not.toContain(
+        token,
+      );
+      const refused = await agent
+        .post(`/admin/servers/${server.id}/tokens`)
+        .type('form')
+        .send({ _csrf: csrf, ttlSeconds: '5' })
+        .expect(422);
+      expect(refused.text).toMatch(/id="ttlSeconds-error">ttlSeconds must not be less than 60</);
+      expect(refused.text).not.toContain('id="issued-token"');
+    });
+
+    it('shows a taken name beside the name field', async () => {
+      await make.server({ name: 'Taken' });
+      const response = await agent
+        .post('/admin/servers')
+        .type('form')
+        .send({ _csrf: csrf, name: 'Taken' })
+        .expect(409);
+      expect(response.text).toMatch(
+        /id="name-error">A server named &#x27;Taken&#x27; exists already\.</,
+      );
+    });
+  });
+
+  it('counts the catalogue and shows how to connect on the dashboard', async () => {
+    const html = (await agent.get('/admin').expect(200)).text;
+    const gateways = (await t.api().get('/api/v1/gateways').expect(200)).body.total;
+    const toolCount = (await t.api().get('/api/v1/tools').expect(200)).body.total;
+    expect(html).toContain(`<span class="count" id="count-gateways">${gateways}</span>`);
+    expect(html).toContain(`<span class="count" id="count-tools">${toolCount}</span>`);
+    expect(html).toContain(`${t.config.publicUrl}/mcp`);
+  });
+
+  describe('with a real upstream', () => {
+    let upstream: UpstreamFixture;
+    let gatewayPath: string;
+
+    beforeAll(async () => {
+      upstream = await startUpstream({
+        name: 'e2e-upstream',
+        tools: [
+          {
+            definition: {
+              name: 'greet',
+              description: 'Greets someone',
+              inputSchema: {
+                type: 'object',
+                properties: { who: { type: 'string' } },
+                required: ['who'],
+              },
+            },
+            handler: (args) => ({
+              content: [{ type: 'text', text: `Hello, ${String(args.who)} <b>!</b>` }],
+              structuredContent: { greeted: args.who },
+            }),
+          },
+          {
+            definition: { name: 'fail', inputSchema: { type: 'object' } },
+            handler: () => ({ content: [{ type: 'text', text: 'it broke' }], isError: true }),
+          },
+        ],
+      });
+    });
+
+    afterAll(async () => {
+      await upstream.close();
+    });
+
+    async function toolPath(originalName: string): Promise<string> {
+      const id = gatewayPath.split('/').pop()!;
+      const list = await t.api().get('/api/v1/tools').query({ gatewayId: id }).expect(200);
+      const tool = list.body.items.find(
+        (item: { originalName: string }) => item.originalName === originalName,
+      );
+      return `/admin/tools/${tool.id}`;
+    }
+
+    it('registers through the form, which syncs the upstream’s tools', async () => {
+      const created = await agent
+        .post('/admin/gateways')
+        .type('form')
+        .send({ _csrf: csrf, name: 'Live', url: upstream.url, authType: 'none' })
+        .expect(303);
+      gatewayPath = created.headers.location as string;
+      const detail = await agent.get(gatewayPath).expect(200);
+      expect(detail.text).toContain('Gateway &#x27;Live&#x27; registered with 2 tools.');
+      expect(detail.text).toContain('<code>+ greet</code>');
+      expect(detail.text).toContain('<code>live-fail</code>');
+    });
+
+    it('syncs now and shows the diff', async () => {
+      upstream.setTool(echoTool('added_later', 'e2e-upstream'));
+      await agent
+        .post(`${gatewayPath}/sync`)
+        .type('form')
+        .send({ _csrf: csrf })
+        .expect(303)
+        .expect('Location', `${gatewayPath}#last-sync`);
+      const detail = await agent.get(gatewayPath).expect(200);
+      expect(detail.text).toContain(
+        'Synced &#x27;Live&#x27;: 1 added, 0 updated, 0 removed, 2 unchanged.',
+      );
+      expect(detail.text).toContain('<code>+ added_later</code>');
+      expect(detail.text).not.toContain('<code>+ greet</code>');
+    });
+
+    it('invokes a tool after checking its arguments, showing the result as text', async () => {
+      const path = await toolPath('greet');
+      const page = await agent.get(path).expect(200);
+      expect(page.text).toContain('&quot;who&quot;: &quot;&quot;');
+
+      const mismatch = await agent
+        .post(`${path}/invoke`)
+        .type('form')
+        .send({ _csrf: csrf, arguments: '{"who": 42}' })
+        .expect(422);
+      expect(mismatch.text).toMatch(/id="arguments-error">[^<]*arguments\/who must be string/);
+      const broken = await agent
+        .post(`${path}/invoke`)
+        .type('form')
+        .send({ _csrf: csrf, arguments: '{"who": ' })
+        .expect(422);
+      expect(broken.text).toMatch(/id="arguments-error">The arguments are not valid JSON/);
+      expect(upstream.calls).toEqual([]);
+
+      const ok = await agent
+        .post(`${path}/invoke`)
+        .type('form')
+        .send({ _csrf: csrf, arguments: '{"who": "<script>x</script>"}' })
+        .expect(200);
+      expect(ok.text).toContain('Hello, &lt;script&gt;x&lt;/script&gt; &lt;b&gt;!&lt;/b&gt;');
+      expect(ok.text).toContain('&quot;greeted&quot;: &quot;&lt;script&gt;x&lt;/script&gt;&quot;');
+      expect(ok.text).not.toContain('<script>x');
+      expect(upstream.calls.map((call) => call.args)).toEqual([{ who: '<script>x</script>' }]);
+    });
+
+    it('shows a tool’s own failure as a result, and refusals as form errors', async () => {
+      const path = await toolPath('fail');
+      const failed = await agent
+        .post(`${path}/invoke`)
+        .type('form')
+        .send({ _csrf: csrf, arguments: '{}' })
+        .expect(200);
+      expect(failed.text).toContain('isError: the tool reported a failure');
+      expect(failed.text).toContain('it broke');
+
+      await agent.post(path).type('form').send({ _csrf: csrf }).expect(303);
+      const disabled = await agent
+        .post(`${path}/invoke`)
+        .type('form')
+        .send({ _csrf: csrf, arguments: '{}' })
+        .expect(409);
+      expect(disabled.text).toMatch(/id="invoke-error">Tool &#x27;live-fail&#x27; is disabled\.</);
+    });
+
+    it('reports a failed sync and an unreachable upstream without a stack trace', async () => {
+      const path = await toolPath('greet');
+      await upstream.close();
+      await agent
+        .post(`${gatewayPath}/sync`)
+        .type('form')
+        .send({ _csrf: csrf })
+        .expect(303)
+        .expect('Location', gatewayPath);
+      const detail = await agent.get(gatewayPath).expect(200);
+      expect(detail.text).toMatch(/role="alert">Sync of &#x27;Live&#x27; failed: /);
+      expect(detail.text).toContain('Unreachable');
+      const down = await agent
+        .post(`${path}/invoke`)
+        .type('form')
+        .send({ _csrf: csrf, arguments: '{"who": "x"}' })
+        .expect(502);
+      expect(down.text).toMatch(
+        /id="invoke-error">Calling &#x27;greet&#x27; on gateway &#x27;Live&#x27; failed/,
+      );
+      expect(down.text).not.toMatch(/at .*\.ts:\d+/);
+    });
+  });
+
+  describe('a catalogue too large to list in the picker', () => {
+    it('searches on the server and keeps what is picked', async () => {
+      const bulk = await make.gateway({ name: 'Bulk' });
+      const names = Array.from({ length: PICKER_LIST_ALL_UP_TO }, (_, i) => `bulk_${i}`);
+      const [first, second] = await make.tools(bulk, names);
+      const form = await agent.get('/admin/servers/new').expect(200);
+      expect(form.text).toContain('Search all');
+      expect(form.text).not.toContain('name="toolIds"');
+
+      const searched = await agent
+        .post('/admin/servers')
+        .type('form')
+        .send({
+          _csrf: csrf,
+          name: 'Big',
+          intent: 'search',
+          pickerQ: 'bulk_1999',
+          toolIds: first!.id,
+        })
+        .expect(200);
+      expect(searched.text).toContain(`value="${first!.id}" id="tool-${first!.id}" checked`);
+      expect(searched.text).toMatch(/1 tool match “bulk_1999”/);
+      expect(searched.text).toContain('value="Big"');
+      const match = /value="([0-9a-f-]{36})" id="tool-[0-9a-f-]{36}" >/.exec(searched.text);
+      expect(match).not.toBeNull();
+
+      const broad = await agent
+        .post('/admin/servers')
+        .type('form')
+        .send({ _csrf: csrf, name: 'Big', intent: 'search', pickerQ: 'bulk_' })
+        .expect(200);
+      expect(broad.text.match(/name="toolIds"/g)).toHaveLength(PICKER_SEARCH_LIMIT);
+      expect(broad.text).toContain('refine the search');
+
+      const created = await agent
+        .post('/admin/servers')
+        .type('form')
+        .send({ _csrf: csrf, name: 'Big', toolIds: [first!.id, second!.id, match![1]] })
+        .expect(303);
+      const id = (created.headers.location as string).split('/').pop()!;
+      const api = await t.api().get(`/api/v1/servers/${id}`).expect(200);
+      expect(api.body.toolIds).toHaveLength(3);
+      const edit = await agent.get(`/admin/servers/${id}/edit`).expect(200);
+      expect(edit.text.match(/name="toolIds"[^>]*checked/g)).toHaveLength(3);
+    });
+  });
+});
