@@ -157,6 +157,7 @@ export class McpEndpoint {
       throw new Refusal(406, 'Accept must include text/event-stream');
     const session = await this.session(request, scope);
     const runtime = await this.runtimes.obtain(session);
+    await runtime.streamOpened();
     if (runtime.transport.hasStream)
       throw new Refusal(409, 'This session already has a stream open here');
     const stream: EventStream = new EventStream(response, () =>

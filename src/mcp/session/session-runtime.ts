@@ -139,6 +139,15 @@ export class SessionRuntime {
     }
   }
 
+  /**
+   * The client opened its GET stream here: from now on it hears of changes to the list as it is
+   * now, even if it listed through another replica (or has not listed yet and will see it).
+   */
+  async streamOpened(): Promise<void> {
+    this.listedFingerprint ??=
+      (await this.context.directories.get(this.scope))?.fingerprint ?? null;
+  }
+
   async directory(): Promise<ToolDirectory> {
     const directory = await this.context.directories.get(this.scope);
     if (!directory)

@@ -142,8 +142,7 @@ export class SessionRuntimes implements OnModuleInit, OnModuleDestroy {
 
   private async sendListChanged(): Promise<void> {
     for (const runtime of await this.all()) {
-      // A session that has not listed yet will see the current list when it does.
-      if (!runtime.transport.hasStream || runtime.listedFingerprint === null) continue;
+      if (!runtime.transport.hasStream) continue;
       try {
         const directory = await this.directories.get(runtime.scope);
         if (directory && directory.fingerprint === runtime.listedFingerprint) continue;
