@@ -23,6 +23,28 @@ describe('upstream sync', () => {
     t.app.get(EventBus).subscribe((event) => events.push(event));
   });
 
+  let markers = 0;
+
+  /**
+   * The catalogue events published before this call, once the bus has delivered them: a marker is
+   * published last, and the bus keeps order (LISTEN/NOTIFY delivers in commit order).
+   */
+  async function settledEvents(): Promise<PorticoEvent[]> {
+    const marker = `marker-${++markers}`;
+    const isMarker = (event: PorticoEvent) =>
+      event.type === 'servers.changed' && event.serverIds[0] === marker;
+    await t.app.get(EventBus).publish({ type: 'servers.changed', serverIds: [marker] });
+    await waitFor(() => events.some(isMarker), 'the bus to deliver its events');
+    return events
+      .slice(0, events.findIndex(isMarker))
+      .filter((event) => event.type === 'catalog.changed');
+  }
+
+  async function resetEvents(): Promise<void> {
+    await settledEvents();
+    events.length = 0;
+  }
+
   afterAll(async () => {
     await t.close();
     await Promise.all(upstreams.map((upstream) => upstream.close().catch(() => undefined)));
@@ -121,7 +143,7 @@ describe('upstream sync', () => {
     fixture.setTool(echoTool('beta', 'x', { description: 'beta, now better' }));
     fixture.removeTool('gamma');
     fixture.setTool(echoTool('delta', 'x'));
-    events.length = 0;
+    await resetEvents();
     const report = (await t.api().post(`/api/v1/gateways/${created.id}/sync`).expect(200)).body;
     expect(report).toEqual({
       added: ['delta'],
@@ -131,7 +153,7 @@ describe('upstream sync', () => {
       conflicts: [],
       warnings: [],
     });
-    expect(events).toEqual([{ type: 'catalog.changed', gatewayIds: [created.id] }]);
+    expect(await settledEvents()).toEqual([{ type: 'catalog.changed', gatewayIds: [created.id] }]);
 
     const after = new Map((await toolsOf(created.id)).map((tool) => [tool.originalName, tool]));
     expect([...after.keys()].sort()).toEqual(['alpha', 'beta', 'delta']);
@@ -151,7 +173,7 @@ describe('upstream sync', () => {
     expect(stored.lastSyncReport).toEqual(report);
     expect(stored.toolCount).toBe(3);
 
-    events.length = 0;
+    await resetEvents();
     expect((await t.api().post(`/api/v1/gateways/${created.id}/sync`).expect(200)).body).toEqual({
       added: [],
       updated: [],
@@ -160,7 +182,7 @@ describe('upstream sync', () => {
       conflicts: [],
       warnings: [],
     });
-    expect(events).toEqual([]);
+    expect(await settledEvents()).toEqual([]);
   });
 
   it('leaves the catalogue as it was when the upstream dies during pagination', async () => {
@@ -339,14 +361,14 @@ describe('upstream sync', () => {
     const first = await upstream({ tools: [echoTool('old_tool', 'a')] });
     const second = await upstream({ tools: [echoTool('new_tool', 'b')] });
     const created = await register('Moving', first.url);
-    events.length = 0;
+    await resetEvents();
     const renamed = await t
       .api()
       .patch(`/api/v1/gateways/${created.id}`)
       .send({ name: 'Moved' })
       .expect(200);
     expect(renamed.body.lastSyncAt).toBe(created.lastSyncAt);
-    expect(events).toEqual([{ type: 'catalog.changed', gatewayIds: [created.id] }]);
+    expect(await settledEvents()).toEqual([{ type: 'catalog.changed', gatewayIds: [created.id] }]);
 
     const moved = await t
       .api()
@@ -400,11 +422,11 @@ describe('upstream sync', () => {
 
   it('announces every gateway change to the other replicas', async () => {
     const created = await register('Announced', `http://127.0.0.1:${await closedPort()}/mcp`);
-    events.length = 0;
+    await resetEvents();
     await t.api().post(`/api/v1/gateways/${created.id}/deactivate`).expect(200);
     await t.api().post(`/api/v1/gateways/${created.id}/activate`).expect(200);
     await t.api().delete(`/api/v1/gateways/${created.id}`).expect(204);
-    expect(events).toEqual(
+    expect(await settledEvents()).toEqual(
       Array.from({ length: 3 }, () => ({ type: 'catalog.changed', gatewayIds: [created.id] })),
     );
   });
