@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { type JSONRPCResponse } from '@modelcontextprotocol/sdk/types.js';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 export type CallOutcome = 'ok' | 'tool_error' | 'error';
@@ -37,5 +38,13 @@ export class Metrics {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'portico_' });
+  }
+
+  /** One tools/call; `gateway` is empty when no upstream was reached (unknown or local tool). */
+  recordCall(gateway: string, answer: JSONRPCResponse, seconds: number): void {
+    const outcome: CallOutcome =
+      'error' in answer ? 'error' : answer.result.isError === true ? 'tool_error' : 'ok';
+    this.toolCalls.inc({ gateway: gateway || 'none', outcome });
+    this.toolCallSeconds.observe(seconds);
   }
 }

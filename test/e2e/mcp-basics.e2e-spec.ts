@@ -73,6 +73,16 @@ describe('MCP endpoint basics', () => {
     );
   });
 
+  it('counts calls by gateway and outcome in the metrics', async () => {
+    const response = await fetch(`${t.baseUrl}/metrics`, {
+      headers: { Authorization: `Bearer ${t.token}` },
+    });
+    const body = await response.text();
+    expect(body).toMatch(/portico_tool_calls_total\{gateway="gateway-1",outcome="ok"\} [1-9]/);
+    expect(body).toMatch(/portico_tool_calls_total\{gateway="none",outcome="error"\} [1-9]/);
+    expect(body).toMatch(/portico_tool_call_duration_seconds_count [1-9]/);
+  });
+
   it('works with the MCP Inspector CLI', async () => {
     const cli = require.resolve('@modelcontextprotocol/inspector-cli/build/index.js');
     // The CLI finds its own package.json relative to the working directory.

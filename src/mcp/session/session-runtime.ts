@@ -15,6 +15,7 @@ import {
   SetLevelRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { type AppConfig } from '../../config/app-config';
+import { type Metrics } from '../../health/metrics';
 import { serveAppResources } from '../apps/app-resources.handlers';
 import { type McpApps } from '../apps/mcp-apps.service';
 import { type ToolDirectory } from '../directory/tool-directory';
@@ -49,6 +50,7 @@ export interface RuntimeContext {
   toolSearch: ToolSearchService;
   targets: UpstreamTargets;
   pools: UpstreamPools;
+  metrics: Metrics;
   apps: McpApps;
   relay(sessionId: string): SessionRelay;
 }
@@ -184,22 +186,24 @@ export class SessionRuntime {
           timeout: this.context.config.upstreamTimeoutMs,
         }),
     };
+    const started = performance.now();
+    const call = { gateway: '' };
     let answer: JSONRPCResponse;
     try {
-      answer = {
-        jsonrpc: '2.0',
-        id: request.id,
-        result: await this.forwardCall(callParams(request.params), context),
-      };
+      const result = await this.forwardCall(callParams(request.params), context, call);
+      answer = { jsonrpc: '2.0', id: request.id, result };
     } catch (error) {
       answer = errorResponse(request.id, error);
     }
     this.transport.answer(answer);
+    this.context.metrics.recordCall(call.gateway, answer, (performance.now() - started) / 1000);
   }
 
+  /** Resolves and calls the tool; `call.gateway` says which gateway served it, for the metrics. */
   private async forwardCall(
     params: CallToolRequest['params'],
     context: CallContext,
+    call: { gateway: string },
   ): Promise<Result> {
     const directory = await this.directory();
     const searched = await this.context.toolSearch.intercept(
@@ -213,9 +217,10 @@ export class SessionRuntime {
       directory.byName.get(params.name) ??
       (await this.context.apps.resolveCall(directory, params.name));
     if (!tool) throw unknownTool(params.name);
-    return this.withUpstream(tool.gatewayId, (upstream) =>
-      upstream.callTool(tool.originalName, params, context),
-    );
+    return this.withUpstream(tool.gatewayId, (upstream) => {
+      call.gateway = upstream.target.slug;
+      return upstream.callTool(tool.originalName, params, context);
+    });
   }
 
   /**

@@ -48,6 +48,7 @@ export class SessionRuntimes implements OnModuleInit, OnModuleDestroy {
       toolSearch,
       targets,
       pools,
+      metrics,
       apps,
       relay: (sessionId) => this.relay(sessionId),
     };
