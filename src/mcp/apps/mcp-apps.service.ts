@@ -14,7 +14,7 @@ import { type DirectoryTool, type ToolDirectory } from '../directory/tool-direct
 import { ToolDirectoryService } from '../directory/tool-directory.service';
 import { RpcError, UPSTREAM_UNAVAILABLE } from '../mcp-errors';
 import { type McpScope } from '../mcp-scope';
-import { type UpstreamSession } from '../upstream/upstream-session';
+import { type ProxySession } from '../upstream/proxy-session';
 import { type AppTool, AppToolLookup } from './app-tool-lookup.service';
 import { callRewriterScript, injectFirst } from './call-rewriter';
 import { PrefabRenderer } from './prefab/prefab-renderer.service';
@@ -29,7 +29,7 @@ export const RESOURCE_NOT_FOUND = -32002;
 export interface AppSession {
   directory(): Promise<ToolDirectory>;
   /** Runs `work` on the session's own upstream session of that gateway. */
-  withUpstream<T>(gatewayId: string, work: (upstream: UpstreamSession) => Promise<T>): Promise<T>;
+  withUpstream<T>(gatewayId: string, work: (upstream: ProxySession) => Promise<T>): Promise<T>;
 }
 
 /** Where a tools/call goes: the tool's gateway, under its upstream name. */

@@ -33,11 +33,7 @@ import {
 import { passesLogLevel } from '../logging-level';
 import { scopeOf, type McpScope } from '../mcp-scope';
 import { type ToolSearchService } from '../search/tool-search.service';
-import {
-  type CallContext,
-  type DownstreamLink,
-  UpstreamSession,
-} from '../upstream/upstream-session';
+import { type CallContext, type DownstreamLink, ProxySession } from '../upstream/proxy-session';
 import { type UpstreamPools } from '../upstream/upstream-pools.service';
 import { type UpstreamTargets } from '../upstream/upstream-targets.service';
 import { type SessionState, type SessionStore } from './session.store';
@@ -69,7 +65,7 @@ export class SessionRuntime {
   lastUsed = Date.now();
   /** The directory version this session last listed; a newer one means list_changed. */
   listedFingerprint: string | null = null;
-  private readonly upstreams = new Map<string, Promise<UpstreamSession>>();
+  private readonly upstreams = new Map<string, Promise<ProxySession>>();
   private logLevel: LoggingLevel | null;
 
   constructor(
@@ -229,7 +225,7 @@ export class SessionRuntime {
    */
   async withUpstream<T>(
     gatewayId: string,
-    work: (upstream: UpstreamSession) => Promise<T>,
+    work: (upstream: ProxySession) => Promise<T>,
   ): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       const pending = this.upstream(gatewayId);
@@ -263,7 +259,7 @@ export class SessionRuntime {
     );
   }
 
-  private upstream(gatewayId: string): Promise<UpstreamSession> {
+  private upstream(gatewayId: string): Promise<ProxySession> {
     const existing = this.upstreams.get(gatewayId);
     if (existing) return existing;
     const connecting = this.connectUpstream(gatewayId);
@@ -275,12 +271,12 @@ export class SessionRuntime {
   }
 
   /** Drops a broken upstream session, unless another call has already replaced it. */
-  private forgetUpstream(gatewayId: string, pending: Promise<UpstreamSession>): void {
+  private forgetUpstream(gatewayId: string, pending: Promise<ProxySession>): void {
     if (this.upstreams.get(gatewayId) === pending) this.upstreams.delete(gatewayId);
     void pending.then((session) => session.close()).catch(() => undefined);
   }
 
-  private async connectUpstream(gatewayId: string): Promise<UpstreamSession> {
+  private async connectUpstream(gatewayId: string): Promise<ProxySession> {
     const target = await this.context.targets.get(gatewayId);
     const timeout = this.context.config.upstreamTimeoutMs;
     const link: DownstreamLink = {
@@ -291,7 +287,7 @@ export class SessionRuntime {
           await this.server.notification(notification);
       },
     };
-    const upstream = await UpstreamSession.connect(target, link, timeout, (url) =>
+    const upstream = await ProxySession.connect(target, link, timeout, (url) =>
       this.context.pools.for(url),
     );
     if (this.logLevel) await upstream.setLogLevel(this.logLevel).catch(() => undefined);

@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { Gateway } from '../../gateways/gateway.entity';
 import { GatewaysService } from '../../gateways/gateways.service';
 import { UPSTREAM_UNAVAILABLE, RpcError } from '../mcp-errors';
-import { type UpstreamTarget } from './upstream-session';
+import { type UpstreamTarget } from './proxy-session';
 
 /** Where and how to reach a gateway's upstream; read when a session first needs it. */
 @Injectable()

@@ -81,7 +81,7 @@ function mirroredCapabilities({
  * upstreams go straight over pooled HTTP (see upstream-http.ts), with the caller's `_meta` and
  * progress token passed through unchanged.
  */
-export class UpstreamSession {
+export class ProxySession {
   private readonly inFlight: CallContext[] = [];
   private channel: UpstreamChannel | null = null;
   private sequence = 0;
@@ -98,12 +98,12 @@ export class UpstreamSession {
     link: DownstreamLink,
     timeoutMs: number,
     dispatcher: (url: URL) => Dispatcher,
-  ): Promise<UpstreamSession> {
+  ): Promise<ProxySession> {
     const client = new Client(
       { name: 'portico', version: '1.0.0' },
       { capabilities: mirroredCapabilities(link.capabilities) },
     );
-    const session = new UpstreamSession(client, target, timeoutMs);
+    const session = new ProxySession(client, target, timeoutMs);
     session.forwardFrom(link);
     client.onclose = () => {
       session.closedFlag = true;
