@@ -13,12 +13,19 @@ import { ServersService } from '../src/servers/servers.service';
 import { ToolNameQuery } from '../src/tools/tool-name.query';
 import { ToolWriter } from '../src/tools/tool.writer';
 import { Tool } from '../src/tools/tool.entity';
+import { loginAgent } from '../test/support/admin-browser-session';
 import { ADMIN_PASSWORD, api, mcpClient, percentile, startUpstream, timed } from './support';
 
 const GATEWAYS = Number(process.env.BENCH_GATEWAYS ?? 1000);
 const TOOLS_PER_GATEWAY = Number(process.env.BENCH_TOOLS_PER_GATEWAY ?? 100);
 const SERVER_TOOLS = 1000;
 const SYNC_TOOLS = 5000;
+
+export interface AdminPageTimes {
+  firstPageP50Ms: number;
+  deepPageP50Ms: number;
+  filteredP50Ms: number;
+}
 
 export interface ScaleResult {
   tools: number;
@@ -31,7 +38,7 @@ export interface ScaleResult {
   syncOf5000AddedSeconds: number;
   syncOf5000UnchangedSeconds: number;
   syncOf5000UpdatedSeconds: number;
-  adminToolsPageP50Ms: number | null;
+  adminToolsPage: AdminPageTimes;
 }
 
 function definition(name: string) {
@@ -147,7 +154,7 @@ export async function scale(): Promise<ScaleResult> {
       syncOf5000AddedSeconds: added,
       syncOf5000UnchangedSeconds: unchanged,
       syncOf5000UpdatedSeconds: updated,
-      adminToolsPageP50Ms: await adminToolsPage(baseUrl),
+      adminToolsPage: await adminToolsPage(baseUrl),
     };
   } finally {
     upstream.stop();
@@ -178,10 +185,18 @@ async function seed(app: INestApplication): Promise<number> {
   return (Date.now() - start) / 1000;
 }
 
-/** The admin tools page, when the admin pages exist (null otherwise). */
-async function adminToolsPage(baseUrl: string): Promise<number | null> {
-  void baseUrl;
-  return null;
+/** The admin tools page (first page, a page deep in the catalogue, and a text filter), p50. */
+async function adminToolsPage(baseUrl: string): Promise<AdminPageTimes> {
+  const { agent } = await loginAgent(baseUrl, ADMIN_PASSWORD);
+  const p50 = async (path: string) => {
+    await agent.get(path).expect(200);
+    return percentile(await timed(30, () => agent.get(path).expect(200)), 0.5);
+  };
+  return {
+    firstPageP50Ms: await p50('/admin/tools'),
+    deepPageP50Ms: await p50('/admin/tools?page=2000'),
+    filteredP50Ms: await p50('/admin/tools?q=tool_42'),
+  };
 }
 
 if (require.main === module) {

@@ -20,6 +20,10 @@ export class AdminCatalog {
     return everyPage((page) => this.gateways.list(page));
   }
 
+  gatewayNames(): ReturnType<GatewaysService['summaries']> {
+    return this.gateways.summaries();
+  }
+
   allTools(): Promise<ToolResponseDto[]> {
     return everyPage((page) => this.tools.list(page));
   }

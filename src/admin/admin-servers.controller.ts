@@ -280,7 +280,7 @@ export class AdminServersController {
 
   /** The whole catalogue when it is small enough; otherwise the picked tools and the matches. */
   private async picker(selectedIds: string[], query: string): Promise<ToolPicker> {
-    const gateways = await this.catalog.allGateways();
+    const gateways = await this.catalog.gatewayNames();
     const catalogueSize = (await this.tools.list({ limit: 1, offset: 0 })).total;
     if (catalogueSize <= PICKER_LIST_ALL_UP_TO) {
       const tools = await this.catalog.allTools();

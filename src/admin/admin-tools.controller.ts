@@ -64,7 +64,7 @@ export class AdminToolsController {
     const result: Page<ToolResponseDto> = submission.ok
       ? submission.result
       : { items: [], total: 0 };
-    const gateways = await this.catalog.allGateways();
+    const gateways = await this.catalog.gatewayNames();
     await this.pages.render(
       request,
       response,

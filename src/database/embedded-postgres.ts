@@ -6,6 +6,8 @@ import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 // The package ships a CommonJS build of its contrib extensions but declares only ESM types for them.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { pgcrypto } = require('@electric-sql/pglite/contrib/pgcrypto') as { pgcrypto: Extension };
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { pg_trgm } = require('@electric-sql/pglite/contrib/pg_trgm') as { pg_trgm: Extension };
 
 const MAX_CONNECTIONS = 20;
 
@@ -26,7 +28,10 @@ export class EmbeddedPostgres {
    */
   static async start(dataDir: string | null): Promise<EmbeddedPostgres> {
     if (dataDir !== null) mkdirSync(dataDir, { recursive: true });
-    const db = await PGlite.create({ dataDir: dataDir ?? undefined, extensions: { pgcrypto } });
+    const db = await PGlite.create({
+      dataDir: dataDir ?? undefined,
+      extensions: { pgcrypto, pg_trgm },
+    });
     const server = new PGLiteSocketServer({
       db,
       host: '127.0.0.1',

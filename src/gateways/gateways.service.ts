@@ -49,6 +49,14 @@ export class GatewaysService {
     };
   }
 
+  /** Every gateway's id, name and state, without counts: for filters and pickers. */
+  async summaries(): Promise<Pick<GatewayResponseDto, 'id' | 'name' | 'slug' | 'enabled'>[]> {
+    return this.dataSource.getRepository(Gateway).find({
+      select: { id: true, name: true, slug: true, enabled: true },
+      order: { name: 'ASC' },
+    });
+  }
+
   async get(id: string): Promise<GatewayResponseDto> {
     const gateway = await this.find(id);
     return this.toResponse(gateway, (await this.toolCounts([id])).get(id) ?? 0);

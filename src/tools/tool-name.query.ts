@@ -4,6 +4,8 @@ import { AppConfig } from '../config/app-config';
 import { virtualToolName } from './tool-name';
 
 export const VIRTUAL_NAME_INDEX = 'tool_virtual_name_uq';
+/** Trigram index for the admin and REST text filter (`ILIKE '%…%'`). */
+export const VIRTUAL_NAME_TRGM_INDEX = 'tool_virtual_name_trgm';
 
 /**
  * Builds SQL over a tool's virtual name, `gateway_slug || SEP || original_name`, without ever
@@ -56,16 +58,25 @@ export class ToolNameQuery {
    * it for '-'; another separator rebuilds it once, and fails start-up if names would then clash.
    */
   async ensureIndex(manager: EntityManager): Promise<void> {
-    const wanted = `CREATE UNIQUE INDEX "${VIRTUAL_NAME_INDEX}" ON "tool" (${this.expression('tool').replace(/"tool"\./g, '')})`;
-    const rows: { indexdef: string }[] = await manager.query(
-      `SELECT indexdef FROM pg_indexes WHERE schemaname = current_schema() AND indexname = $1`,
-      [VIRTUAL_NAME_INDEX],
+    const expression = this.expression('tool').replace(/"tool"\./g, '');
+    const wanted: Record<string, string> = {
+      [VIRTUAL_NAME_INDEX]: `CREATE UNIQUE INDEX "${VIRTUAL_NAME_INDEX}" ON "tool" (${expression})`,
+      [VIRTUAL_NAME_TRGM_INDEX]: `CREATE INDEX "${VIRTUAL_NAME_TRGM_INDEX}" ON "tool" USING gin (${expression} gin_trgm_ops)`,
+    };
+    const rows: { indexname: string; indexdef: string }[] = await manager.query(
+      `SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema() AND indexname = ANY($1)`,
+      [Object.keys(wanted)],
     );
     const literal = `'${this.separator}'::text`;
-    if (rows[0]?.indexdef.includes(literal)) return;
+    const stale = Object.keys(wanted).filter(
+      (name) => !rows.some((row) => row.indexname === name && row.indexdef.includes(literal)),
+    );
+    if (stale.length === 0) return;
     await manager.transaction(async (em) => {
-      await em.query(`DROP INDEX IF EXISTS "${VIRTUAL_NAME_INDEX}"`);
-      await em.query(wanted);
+      for (const name of stale) {
+        await em.query(`DROP INDEX IF EXISTS "${name}"`);
+        await em.query(wanted[name]!);
+      }
     });
   }
 }

@@ -17,6 +17,8 @@ export type JsonObject = Record<string, unknown>;
 @Index('tool_gateway_original_name_uq', ['gatewayId', 'originalName'], { unique: true })
 // The virtual-name expression index depends on the configured separator; see VirtualNameIndex.
 @Index('tool_virtual_name_uq', { synchronize: false })
+@Index('tool_virtual_name_trgm', { synchronize: false })
+@Index('tool_description_trgm', { synchronize: false })
 export class Tool {
   @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'tool_pk' })
   id!: string;

@@ -3,11 +3,8 @@ import { type StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/cl
 import { type AppUpstream, startAppUpstream } from '../fixtures/app-upstream';
 import { connectClient, eventually } from '../support/mcp-client';
 import { startTestApp, type TestApp } from '../support/test-app';
-import {
-  createTestDatabase,
-  describeOnPostgres,
-  type TestDatabase,
-} from '../support/test-database';
+import { describeOnPostgres } from '../support/describe-on-postgres';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
 describeOnPostgres('MCP Apps with two replicas on one PostgreSQL', () => {
   let database: TestDatabase;

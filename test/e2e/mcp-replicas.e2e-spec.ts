@@ -10,7 +10,7 @@ import { proxyTools } from '../fixtures/proxy-tools';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { eventually } from '../support/mcp-client';
 import { startReplica, startTestApp, type TestApp } from '../support/test-app';
-import { describeOnPostgres } from '../support/test-database';
+import { describeOnPostgres } from '../support/describe-on-postgres';
 
 type Route = (method: string, index: number) => 'a' | 'b';
 

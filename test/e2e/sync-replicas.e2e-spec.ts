@@ -5,11 +5,8 @@ import { syncLockName } from '../../src/sync/sync.applier';
 import { SyncLeadership } from '../../src/sync/sync-leadership';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { startTestApp, type TestApp } from '../support/test-app';
-import {
-  createTestDatabase,
-  describeOnPostgres,
-  type TestDatabase,
-} from '../support/test-database';
+import { describeOnPostgres } from '../support/describe-on-postgres';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { waitFor } from '../support/wait-for';
 
 describeOnPostgres('sync with two replicas on one PostgreSQL', () => {

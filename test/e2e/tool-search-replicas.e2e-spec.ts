@@ -3,11 +3,8 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { connectClient, eventually } from '../support/mcp-client';
 import { startTestApp, type TestApp } from '../support/test-app';
-import {
-  createTestDatabase,
-  describeOnPostgres,
-  type TestDatabase,
-} from '../support/test-database';
+import { describeOnPostgres } from '../support/describe-on-postgres';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
 const names = (tools: { name: string }[]) => tools.map((tool) => tool.name);
 

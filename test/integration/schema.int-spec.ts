@@ -1,5 +1,5 @@
 import { schemaDrift } from '../../src/database/schema-drift';
-import { VIRTUAL_NAME_INDEX } from '../../src/tools/tool-name.query';
+import { VIRTUAL_NAME_INDEX, VIRTUAL_NAME_TRGM_INDEX } from '../../src/tools/tool-name.query';
 import { openTestDataSource, type TestDataSource } from '../support/test-data-source';
 
 describe('schema', () => {
@@ -39,12 +39,17 @@ describe('schema', () => {
   it('refits the virtual-name index to another separator', async () => {
     const other = await openTestDataSource({ GATEWAY_TOOL_NAME_SEPARATOR: '__' });
     try {
-      const [row] = await other.dataSource.query<{ indexdef: string }[]>(
-        `SELECT indexdef FROM pg_indexes WHERE indexname = $1`,
-        [VIRTUAL_NAME_INDEX],
+      const rows = await other.dataSource.query<{ indexname: string; indexdef: string }[]>(
+        `SELECT indexname, indexdef FROM pg_indexes WHERE indexname = ANY($1) ORDER BY indexname`,
+        [[VIRTUAL_NAME_INDEX, VIRTUAL_NAME_TRGM_INDEX]],
       );
-      expect(row!.indexdef).toContain(`'__'::text`);
-      expect(row!.indexdef).toMatch(/^CREATE UNIQUE INDEX/);
+      expect(rows.map((row) => row.indexname)).toEqual([
+        VIRTUAL_NAME_TRGM_INDEX,
+        VIRTUAL_NAME_INDEX,
+      ]);
+      for (const row of rows) expect(row.indexdef).toContain(`'__'::text`);
+      expect(rows[1]!.indexdef).toMatch(/^CREATE UNIQUE INDEX/);
+      expect(rows[0]!.indexdef).toMatch(/USING gin .*gin_trgm_ops/);
       expect(await schemaDrift(other.dataSource)).toEqual({ up: [], down: [] });
     } finally {
       await other.close();

@@ -119,4 +119,25 @@ describe('virtual names in the database', () => {
     expect(plan).not.toMatch(/Seq Scan/);
     expect((await qb.getOne())?.originalName).toBe('tool_512');
   });
+
+  it('filters by text through the trigram indexes, not a scan', async () => {
+    await db.dataSource.query('SET enable_seqscan = off');
+    try {
+      const qb = names.whereMatches(
+        db.dataSource.getRepository(Tool).createQueryBuilder('tool'),
+        'ol_51',
+      );
+      const [sql, parameters] = qb.getQueryAndParameters();
+      const plan = (
+        await db.dataSource.query<{ 'QUERY PLAN': string }[]>(`EXPLAIN ${sql}`, parameters)
+      )
+        .map((row) => row['QUERY PLAN'])
+        .join('\n');
+      expect(plan).toMatch(/Bitmap Index Scan on tool_virtual_name_trgm/);
+      expect(plan).toMatch(/Bitmap Index Scan on tool_description_trgm/);
+      expect(await qb.getCount()).toBe(10 * 11);
+    } finally {
+      await db.dataSource.query('RESET enable_seqscan');
+    }
+  });
 });

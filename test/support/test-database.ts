@@ -14,9 +14,6 @@ export interface TestDatabase {
 
 export const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
 
-/** `describe` on PostgreSQL only, for what the embedded database cannot do (several processes). */
-export const describeOnPostgres = onPostgres ? describe : describe.skip;
-
 export async function createTestDatabase(): Promise<TestDatabase> {
   const server = process.env.TEST_DATABASE_URL;
   if (!server) return { url: 'pglite://memory', onPostgres: false, drop: async () => undefined };
