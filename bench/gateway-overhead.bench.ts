@@ -1,5 +1,14 @@
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { api, mcpClient, percentile, startPortico, startUpstream, timed } from './support';
+import {
+  api,
+  asJson,
+  mcpClient,
+  percentile,
+  runAlone,
+  startPortico,
+  startUpstream,
+  timed,
+} from './support';
 
 const SESSIONS = 32;
 const LOAD_MS = Number(process.env.BENCH_LOAD_MS ?? 8000);
@@ -81,15 +90,4 @@ export async function gatewayOverhead(): Promise<OverheadResult> {
   }
 }
 
-if (require.main === module) {
-  gatewayOverhead().then(
-    (result) => {
-      console.log(JSON.stringify(result, null, 2));
-      process.exit(0);
-    },
-    (error: unknown) => {
-      console.error(error);
-      process.exit(1);
-    },
-  );
-}
+if (require.main === module) runAlone(gatewayOverhead, asJson);

@@ -14,7 +14,16 @@ import { ToolNameQuery } from '../src/tools/tool-name.query';
 import { ToolWriter } from '../src/tools/tool.writer';
 import { Tool } from '../src/tools/tool.entity';
 import { loginAgent } from '../test/support/admin-browser-session';
-import { ADMIN_PASSWORD, api, mcpClient, percentile, startUpstream, timed } from './support';
+import {
+  ADMIN_PASSWORD,
+  api,
+  asJson,
+  mcpClient,
+  percentile,
+  runAlone,
+  startUpstream,
+  timed,
+} from './support';
 
 const GATEWAYS = Number(process.env.BENCH_GATEWAYS ?? 1000);
 const TOOLS_PER_GATEWAY = Number(process.env.BENCH_TOOLS_PER_GATEWAY ?? 100);
@@ -199,15 +208,4 @@ async function adminToolsPage(baseUrl: string): Promise<AdminPageTimes> {
   };
 }
 
-if (require.main === module) {
-  scale().then(
-    (result) => {
-      console.log(JSON.stringify(result, null, 2));
-      process.exit(0);
-    },
-    (error: unknown) => {
-      console.error(error);
-      process.exit(1);
-    },
-  );
-}
+if (require.main === module) runAlone(scale, asJson);

@@ -137,3 +137,19 @@ function command(child: ChildProcess, line: string, reply: RegExp): Promise<void
     child.stdin!.write(`${line}\n`);
   });
 }
+
+/** Runs a bench as its own process: prints what it returns, exits 0, or 1 with the error. */
+export function runAlone<T>(bench: () => Promise<T>, print: (result: T) => string): void {
+  bench().then(
+    (result) => {
+      console.log(print(result));
+      process.exit(0);
+    },
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+}
+
+export const asJson = (result: unknown): string => JSON.stringify(result, null, 2);

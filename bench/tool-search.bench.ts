@@ -6,6 +6,7 @@ import { buildToolCatalogue, TOOL_SEARCH_NAME } from '../src/mcp/search/tool-cat
 import { ToolSearchService } from '../src/mcp/search/tool-search.service';
 import { type SessionStore } from '../src/mcp/session/session.store';
 import catalogueFixture from './fixtures/mcp-tool-catalogue.json';
+import { asJson, runAlone } from './support';
 
 // Deferred tool search, measured on the code the MCP endpoint runs: tools/list bytes with search
 // off and on, tool_search latency at 10,000 tools, and recall of a labelled query set.
@@ -264,11 +265,5 @@ export function toolSearchMarkdown(report: ToolSearchBenchReport): string {
 }
 
 if (require.main === module) {
-  void runToolSearchBench().then((report) => {
-    process.stdout.write(
-      process.argv.includes('--json')
-        ? `${JSON.stringify(report, null, 2)}\n`
-        : `${toolSearchMarkdown(report)}\n`,
-    );
-  });
+  runAlone(runToolSearchBench, process.argv.includes('--json') ? asJson : toolSearchMarkdown);
 }

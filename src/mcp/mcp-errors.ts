@@ -6,6 +6,7 @@ import {
   McpError,
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
+import { upstreamError } from '../upstream/upstream-error';
 
 /** Implementation-defined JSON-RPC server error: the upstream could not be reached or dropped. */
 export const UPSTREAM_UNAVAILABLE = -32010;
@@ -53,14 +54,8 @@ export function upstreamFailure(error: unknown, gateway: string, timeoutMs: numb
     // A JSON-RPC error the upstream itself sent: pass it through as it was.
     return new RpcError(error.code, unprefixed(error), error.data);
   }
-  const reason = error instanceof Error ? describe(error) : String(error);
+  const reason = upstreamError(error, timeoutMs).message;
   return new RpcError(UPSTREAM_UNAVAILABLE, `Upstream '${gateway}' is unavailable: ${reason}`);
-}
-
-function describe(error: Error): string {
-  const cause = (error as { cause?: unknown }).cause;
-  const detail = cause instanceof Error ? `${cause.message}` : '';
-  return detail && !error.message.includes(detail) ? `${error.message} (${detail})` : error.message;
 }
 
 /** The error answer to a request that threw; anything unexpected becomes a bare internal error. */

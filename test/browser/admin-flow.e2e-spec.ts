@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import {
   echoTool,
   type FixtureTool,
@@ -8,20 +8,11 @@ import {
   type UpstreamFixture,
 } from '../fixtures/upstream-server';
 import { ADMIN_PASSWORD, startTestApp, type TestApp } from '../support/test-app';
+import { launchChromium } from './support/launch-chromium';
 
 const ARTIFACTS = join(__dirname, '..', 'artifacts');
 const HOSTILE = '<img src=x onerror=alert(1)>';
 const ECHO_TOOLS = 30;
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
-
 const shout: FixtureTool = {
   definition: {
     name: 'shout',
@@ -63,7 +54,7 @@ describe('admin pages in Chromium, against a real upstream MCP server', () => {
       ],
     });
     t = await startTestApp();
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    browser = await launchChromium();
     context = await browser.newContext({
       baseURL: t.baseUrl,
       viewport: { width: 1280, height: 900 },

@@ -3,24 +3,14 @@ import { type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { type AppUpstream, startAppUpstream } from '../fixtures/app-upstream';
 import { type LoopbackChild, startLoopbackChild } from '../fixtures/loopback-child';
 import { startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { connectClient } from '../support/mcp-client';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { bundleScript } from './support/bundle';
-
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
+import { launchChromium } from './support/launch-chromium';
 
 function npmServer(name: string): string {
   return join(
@@ -136,7 +126,7 @@ describe('MCP Apps in a browser host', () => {
         );
     });
     await new Promise<void>((resolve) => hostServer.listen(0, '127.0.0.1', resolve));
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
     page = await browser.newPage();
     await page.exposeFunction('porticoRequest', async (method: string, params: unknown) => {
       if (method === 'tools/call') called.push((params as { name: string }).name);

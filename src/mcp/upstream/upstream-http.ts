@@ -52,18 +52,7 @@ export async function postRequest(
   options.signal.addEventListener('abort', cancel, { once: true });
   restartTimer();
   try {
-    const response = await channel.dispatcher.request({
-      origin: channel.url.origin,
-      path: channel.url.pathname + channel.url.search,
-      method: 'POST',
-      headers: {
-        ...channel.headers,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      },
-      body: JSON.stringify(message),
-      signal: abort.signal,
-    });
+    const response = await post(channel, message, abort.signal);
     if (response.statusCode >= 400) {
       const text = (await response.body.text()).slice(0, ERROR_BODY_LIMIT);
       throw new StreamableHTTPError(response.statusCode, `Error POSTing to endpoint: ${text}`);
@@ -104,12 +93,12 @@ export async function postRequest(
   }
 }
 
-/** POSTs a notification or a response (answered with 202). */
-export async function postMessage(
+function post(
   channel: UpstreamChannel,
   message: JSONRPCMessage,
-): Promise<void> {
-  const response = await channel.dispatcher.request({
+  signal?: AbortSignal,
+): Promise<Dispatcher.ResponseData> {
+  return channel.dispatcher.request({
     origin: channel.url.origin,
     path: channel.url.pathname + channel.url.search,
     method: 'POST',
@@ -119,7 +108,16 @@ export async function postMessage(
       accept: 'application/json, text/event-stream',
     },
     body: JSON.stringify(message),
+    signal,
   });
+}
+
+/** POSTs a notification or a response (answered with 202). */
+export async function postMessage(
+  channel: UpstreamChannel,
+  message: JSONRPCMessage,
+): Promise<void> {
+  const response = await post(channel, message);
   await response.body.dump();
   if (response.statusCode >= 400)
     throw new StreamableHTTPError(response.statusCode, 'Error POSTing to endpoint');
