@@ -49,14 +49,11 @@ export class AdminUsersService implements OnApplicationBootstrap {
 
   /** Checks a login; `client` (such as the remote address) keys the failed-login throttle. */
   async authenticate(username: string, password: string, client: string): Promise<string> {
-    const key = `${client}\0${username}`;
-    this.throttle.assertAllowed(key);
+    await this.throttle.attempt(client, username);
     const user = await this.dataSource.getRepository(AdminUser).findOneBy({ username });
-    if (!user || !(await verifyPassword(password, user.passwordHash))) {
-      this.throttle.recordFailure(key);
+    if (!user || !(await verifyPassword(password, user.passwordHash)))
       throw new AuthException(AuthErrorCode.InvalidCredentials, 'Wrong username or password.');
-    }
-    this.throttle.recordSuccess(key);
+    await this.throttle.succeeded(client, username);
     return user.username;
   }
 }

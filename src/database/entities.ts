@@ -1,4 +1,5 @@
 import { AdminUser } from '../auth/admin-user.entity';
+import { LoginAttempt } from '../auth/login-attempt.entity';
 import { EventRelay } from '../events/event-relay.entity';
 import { Gateway } from '../gateways/gateway.entity';
 import { McpSession } from '../mcp/session/mcp-session.entity';
@@ -6,4 +7,13 @@ import { ServerTool } from '../servers/server-tool.entity';
 import { Server } from '../servers/server.entity';
 import { Tool } from '../tools/tool.entity';
 
-export const ENTITIES = [AdminUser, Gateway, Tool, Server, ServerTool, McpSession, EventRelay];
+export const ENTITIES = [
+  AdminUser,
+  LoginAttempt,
+  Gateway,
+  Tool,
+  Server,
+  ServerTool,
+  McpSession,
+  EventRelay,
+];
