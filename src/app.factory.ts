@@ -9,6 +9,7 @@ import { AppModule } from './app.module';
 import { bearerToken } from './auth/auth.guard';
 import { TokenService } from './auth/token.service';
 import { type AppConfig, type LogLevel } from './config/app-config';
+import { NulCharacterPipe } from './common/nul-character.pipe';
 import { ProblemFilter, toProblem } from './common/problem.filter';
 import { RequestValidationException } from './common/request-validation.exception';
 import { VALIDATION_OPTIONS } from './common/validation';
@@ -31,6 +32,7 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
   });
   app.useBodyParser('urlencoded', { limit: config.bodyLimitBytes, extended: false });
   app.useGlobalPipes(
+    new NulCharacterPipe(),
     new ValidationPipe({
       ...VALIDATION_OPTIONS,
       transform: true,

@@ -19,6 +19,7 @@ export function fieldOfCode(code: DomainErrorCode): string | null {
     case GatewayErrorCode.SlugTaken:
     case GatewayErrorCode.SlugEmpty:
     case GatewayErrorCode.ToolNameClash:
+    case GatewayErrorCode.ToolNameTooLong:
     case ServerErrorCode.NameTaken:
       return 'name';
     case GatewayErrorCode.UrlTaken:

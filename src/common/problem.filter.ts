@@ -27,6 +27,7 @@ export function statusOf(code: DomainErrorCode): number {
     case GatewayErrorCode.SlugTaken:
     case GatewayErrorCode.UrlTaken:
     case GatewayErrorCode.ToolNameClash:
+    case GatewayErrorCode.ToolNameTooLong:
     case GatewayErrorCode.Disabled:
     case GatewayErrorCode.SyncInProgress:
     case GatewayErrorCode.SyncSuperseded:

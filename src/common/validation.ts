@@ -1,5 +1,5 @@
 import { plainToInstance, type ClassConstructor } from 'class-transformer';
-import { validate, type ValidatorOptions } from 'class-validator';
+import { ValidateIf, validate, type ValidatorOptions } from 'class-validator';
 import { RequestValidationException } from './request-validation.exception';
 
 /** The one set of validation rules, for the REST API's ValidationPipe and the admin forms alike. */
@@ -18,4 +18,12 @@ export async function validateDto<T extends object>(
   const errors = await validate(dto, VALIDATION_OPTIONS);
   if (errors.length > 0) throw new RequestValidationException(errors);
   return dto;
+}
+
+/**
+ * A field that may be left out. Unlike class-validator's IsOptional it does not let null through,
+ * so null reaches a service only where a field documents it (and keeps IsOptional).
+ */
+export function Optional(): PropertyDecorator {
+  return ValidateIf((_object: object, value: unknown) => value !== undefined);
 }

@@ -7,6 +7,7 @@ export enum GatewayErrorCode {
   UrlTaken = 'gateway.url_taken',
   SlugEmpty = 'gateway.slug_empty',
   ToolNameClash = 'gateway.tool_name_clash',
+  ToolNameTooLong = 'gateway.tool_name_too_long',
   Disabled = 'gateway.disabled',
   SyncInProgress = 'gateway.sync_in_progress',
   SyncSuperseded = 'gateway.sync_superseded',

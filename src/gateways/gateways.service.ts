@@ -2,13 +2,15 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { type Page, type PageQueryDto } from '../common/page.dto';
+import { RequestValidationException } from '../common/request-validation.exception';
 import { uniqueViolation } from '../common/unique-violation';
 import { EventBus } from '../events/event-bus';
 import { SyncService } from '../sync/sync.service';
+import { TOOL_NAME_MAX_LENGTH } from '../tools/tool-name';
 import { ToolNameQuery, VIRTUAL_NAME_INDEX } from '../tools/tool-name.query';
 import { Tool } from '../tools/tool.entity';
 import { type GatewayAuthDto } from './dto/gateway-auth.dto';
-import { type GatewayCreateDto } from './dto/gateway-create.dto';
+import { type GatewayCreateDto, URL_MAX_LENGTH } from './dto/gateway-create.dto';
 import { type GatewayResponseDto } from './dto/gateway-response.dto';
 import { type GatewayUpdateDto } from './dto/gateway-update.dto';
 import {
@@ -232,8 +234,23 @@ export class GatewaysService {
     );
   }
 
-  /** Moves every tool of the gateway to the new slug, refusing if a virtual name would clash. */
+  /**
+   * Moves every tool of the gateway to the new slug, refusing if a virtual name would clash or
+   * outgrow the MCP tool-name rule.
+   */
   private async reslugTools(em: EntityManager, gatewayId: string, slug: string): Promise<void> {
+    const { longest } = (await em
+      .createQueryBuilder(Tool, 'tool')
+      .select('max(length(tool.original_name))::int', 'longest')
+      .where('tool.gateway_id = :gatewayId', { gatewayId })
+      .getRawOne<{ longest: number | null }>())!;
+    const prefix = slug.length + this.names.separator.length;
+    if (longest !== null && prefix + longest > TOOL_NAME_MAX_LENGTH) {
+      throw new GatewayException(
+        GatewayErrorCode.ToolNameTooLong,
+        `Renaming to slug '${slug}' would give a tool a name of ${prefix + longest} characters; MCP allows ${TOOL_NAME_MAX_LENGTH}.`,
+      );
+    }
     const renamed = `(:slug || '${this.names.separator}' || tool.original_name)`;
     const clashes: { name: string }[] = await em
       .createQueryBuilder(Tool, 'tool')
@@ -273,6 +290,14 @@ function notFound(id: string): GatewayException {
   return new GatewayException(GatewayErrorCode.NotFound, `Gateway ${id} does not exist.`);
 }
 
+/** The URL as it is stored; percent-encoding can lengthen it past what was validated. */
 function normaliseUrl(url: string): string {
-  return new URL(url).href;
+  const href = new URL(url).href;
+  if (href.length > URL_MAX_LENGTH) {
+    const message = `url must be at most ${URL_MAX_LENGTH} characters once normalised`;
+    throw new RequestValidationException([
+      { property: 'url', constraints: { normalisedLength: message }, children: [] },
+    ]);
+  }
+  return href;
 }

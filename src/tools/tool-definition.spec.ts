@@ -27,6 +27,8 @@ describe('admitToolDefinition', () => {
 
   it.each([
     ['a name with a space', { ...valid, name: 'get time' }, 'MCP tool-name rule'],
+    ['a missing name', { ...valid, name: undefined }, 'not a string'],
+    ['a numeric name', { ...valid, name: 42 }, 'not a string'],
     ['a name over 128 characters', { ...valid, name: 'x'.repeat(129) }, 'MCP tool-name rule'],
     ['a string input schema', { ...valid, inputSchema: 'object' }, 'inputSchema'],
     ['an array input schema', { ...valid, inputSchema: [] }, 'inputSchema'],

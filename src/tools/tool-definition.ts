@@ -35,7 +35,9 @@ function isObject(value: unknown): value is JsonObject {
 export function admitToolDefinition(raw: unknown): Admission {
   if (!isObject(raw))
     return { ok: false, name: String(raw), reason: 'the definition is not an object' };
-  const name = typeof raw.name === 'string' ? raw.name : String(raw.name);
+  if (typeof raw.name !== 'string')
+    return { ok: false, name: String(raw.name), reason: 'the name is not a string' };
+  const name = raw.name;
   if (!TOOL_NAME_RULE.test(name)) {
     return {
       ok: false,

@@ -181,6 +181,60 @@ describe('bad input gets a clean 4xx problem', () => {
     await t.api().get('/api/v1/tools').query({ gatewayId: 'x' }).expect(422);
   });
 
+  it('422, changing nothing, for null in place of a field of a PATCH', async () => {
+    const gateway = (await t.api().get('/api/v1/gateways').expect(200)).body.items.find(
+      (item: { name: string }) => item.name === 'Taken',
+    );
+    const server = (await t.api().get('/api/v1/servers').expect(200)).body.items[0];
+    const tool = (await t.api().get('/api/v1/tools').expect(200)).body.items[0];
+    const cases: [string, Record<string, unknown>, string][] = [
+      [`/api/v1/gateways/${gateway.id}`, { name: null }, 'name'],
+      [`/api/v1/gateways/${gateway.id}`, { url: null }, 'url'],
+      [`/api/v1/gateways/${gateway.id}`, { auth: null }, 'auth'],
+      [`/api/v1/servers/${server.id}`, { name: null }, 'name'],
+      [`/api/v1/servers/${server.id}`, { toolIds: null }, 'toolIds'],
+      [`/api/v1/tools/${tool.id}`, { enabled: null }, 'enabled'],
+      [`/api/v1/tools/${tool.id}`, { appConfig: { prefab: null } }, 'appConfig.prefab'],
+    ];
+    for (const [path, body, field] of cases) {
+      const response = await t.api().patch(path).send(body).expect(422);
+      expectProblem(response.body, 422);
+      expect(response.body.errors.map((error: { field: string }) => error.field)).toContain(field);
+    }
+    expect((await t.api().get(`/api/v1/gateways/${gateway.id}`).expect(200)).body).toEqual(gateway);
+    expect((await t.api().get(`/api/v1/servers/${server.id}`).expect(200)).body).toEqual(server);
+    expect((await t.api().get(`/api/v1/tools/${tool.id}`).expect(200)).body).toEqual(tool);
+  });
+
+  it('422 for a NUL character anywhere, which PostgreSQL text cannot hold', async () => {
+    const refused = [
+      t.api().post('/api/v1/gateways').send({ name: 'Nul\u0000', url: 'http://127.0.0.1:9/x' }),
+      t.api().post('/api/v1/servers').send({ name: 'S', description: 'a\u0000b' }),
+      t.api().get('/api/v1/tools').query({ q: '\u0000' }),
+      t.api().get('/api/v1/tools/by-name/a%00b'),
+      request(t.baseUrl)
+        .post('/api/v1/auth/token')
+        .send({ username: 'ad\u0000min', password: 'whatever-it-is' }),
+    ];
+    for (const pending of refused) {
+      const response = await pending.expect(422);
+      expectProblem(response.body, 422);
+      expect(response.body.detail).toMatch(/must not contain NUL/);
+    }
+  });
+
+  it('422 for an offset past what the database can count', async () => {
+    await t.api().get('/api/v1/tools').query({ offset: '99999999999999999999' }).expect(422);
+  });
+
+  it('422 for a URL that outgrows its limit once normalised', async () => {
+    const url = `http://127.0.0.1:9/${'é'.repeat(1000)}`;
+    const response = await t.api().post('/api/v1/gateways').send({ name: 'Long', url }).expect(422);
+    expect(response.body.errors).toEqual([
+      { field: 'url', messages: ['url must be at most 2048 characters once normalised'] },
+    ]);
+  });
+
   it('keeps every earlier record intact', async () => {
     const gateways = await request(t.baseUrl)
       .get('/api/v1/gateways')

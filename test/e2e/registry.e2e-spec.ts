@@ -119,6 +119,21 @@ describe('registry over REST', () => {
     await t.api().get('/api/v1/tools/by-name/other-t').expect(200);
   });
 
+  it('refuses a rename that would push a tool name past 128 characters, changing nothing', async () => {
+    const gateway = await make.gateway({ name: 'g' });
+    const long = 'l'.repeat(126);
+    await make.tools(gateway, [long]);
+    const refused = await t
+      .api()
+      .patch(`/api/v1/gateways/${gateway.id}`)
+      .send({ name: 'a much longer name' })
+      .expect(409);
+    expect(refused.body).toMatchObject({ code: 'gateway.tool_name_too_long' });
+    expect(refused.body.detail).toContain('145 characters');
+    expect((await t.api().get(`/api/v1/gateways/${gateway.id}`).expect(200)).body.name).toBe('g');
+    await t.api().get(`/api/v1/tools/by-name/g-${long}`).expect(200);
+  });
+
   it('deactivates, activates and deletes a gateway with its tools and memberships', async () => {
     const gateway = await make.gateway({ name: 'Short lived' });
     const [tool] = await make.tools(gateway, ['temp']);

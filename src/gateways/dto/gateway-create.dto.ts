@@ -1,15 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import {
-  IsIn,
-  IsNotEmpty,
-  IsOptional,
-  IsString,
-  IsUrl,
-  MaxLength,
-  ValidateNested,
-} from 'class-validator';
+import { IsIn, IsNotEmpty, IsString, IsUrl, MaxLength, ValidateNested } from 'class-validator';
 import { GATEWAY_TRANSPORTS, type GatewayTransport } from '../gateway.entity';
+import { Optional } from '../../common/validation';
 import { GatewayAuthDto } from './gateway-auth.dto';
 
 export const UPSTREAM_URL_OPTIONS = {
@@ -18,6 +11,8 @@ export const UPSTREAM_URL_OPTIONS = {
   require_tld: false,
   allow_underscores: true,
 };
+
+export const URL_MAX_LENGTH = 2048;
 
 export class GatewayCreateDto {
   @ApiProperty({
@@ -33,10 +28,10 @@ export class GatewayCreateDto {
   @ApiProperty({
     description: 'The upstream MCP endpoint.',
     example: 'http://127.0.0.1:8080/mcp',
-    maxLength: 2048,
+    maxLength: URL_MAX_LENGTH,
   })
   @IsString()
-  @MaxLength(2048)
+  @MaxLength(URL_MAX_LENGTH)
   @IsUrl(UPSTREAM_URL_OPTIONS, { message: 'url must be an absolute http(s) URL' })
   url!: string;
 
@@ -45,12 +40,12 @@ export class GatewayCreateDto {
     enum: GATEWAY_TRANSPORTS,
     default: 'streamable-http',
   })
-  @IsOptional()
+  @Optional()
   @IsIn(GATEWAY_TRANSPORTS)
   transport?: GatewayTransport;
 
   @ApiPropertyOptional({ description: 'Upstream credentials (write-only).', type: GatewayAuthDto })
-  @IsOptional()
+  @Optional()
   @ValidateNested()
   @Type(() => GatewayAuthDto)
   auth?: GatewayAuthDto;

@@ -6,12 +6,12 @@ import {
   IsArray,
   IsBoolean,
   IsNotEmpty,
-  IsOptional,
   IsString,
   IsUUID,
   MaxLength,
   ValidateNested,
 } from 'class-validator';
+import { Optional } from '../../common/validation';
 import { ServerToolSearchDto } from './server-tool-search.dto';
 
 export const MAX_SERVER_TOOLS = 10_000;
@@ -24,13 +24,13 @@ export class ServerCreateDto {
   name!: string;
 
   @ApiPropertyOptional({ description: 'What the server is for.', maxLength: 4000, default: '' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(4000)
   description?: string;
 
   @ApiPropertyOptional({ description: 'Whether its MCP endpoint serves clients.', default: true })
-  @IsOptional()
+  @Optional()
   @IsBoolean()
   enabled?: boolean;
 
@@ -40,7 +40,7 @@ export class ServerCreateDto {
     format: 'uuid',
     maxItems: MAX_SERVER_TOOLS,
   })
-  @IsOptional()
+  @Optional()
   @IsArray()
   @ArrayMaxSize(MAX_SERVER_TOOLS)
   @ArrayUnique()
@@ -48,7 +48,7 @@ export class ServerCreateDto {
   toolIds?: string[];
 
   @ApiPropertyOptional({ description: 'Deferred tool search settings.', type: ServerToolSearchDto })
-  @IsOptional()
+  @Optional()
   @ValidateNested()
   @Type(() => ServerToolSearchDto)
   toolSearch?: ServerToolSearchDto;

@@ -1,5 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsInt, Max, Min } from 'class-validator';
+import { Optional } from '../../common/validation';
 
 export class ServerTokenRequestDto {
   @ApiPropertyOptional({
@@ -7,7 +8,7 @@ export class ServerTokenRequestDto {
     minimum: 60,
     maximum: 365 * 24 * 3600,
   })
-  @IsOptional()
+  @Optional()
   @IsInt()
   @Min(60)
   @Max(365 * 24 * 3600)

@@ -5,7 +5,6 @@ import {
   buildMessage,
   IsArray,
   IsBoolean,
-  IsOptional,
   ValidateBy,
   ValidateNested,
   type ValidationOptions,
@@ -16,6 +15,7 @@ import {
   type ToolAppConfig,
   type UiPermission,
 } from '../tool-app-config';
+import { Optional } from '../../common/validation';
 
 const ORIGINS_PER_LIST = 64;
 
@@ -69,28 +69,28 @@ function originList(directive: string, example: string) {
 /** Extra CSP origins for a tool's UI resource (`_meta.ui.csp`). */
 export class ToolAppCspDto implements Partial<Record<CspDomainList, string[]>> {
   @originList('connectDomains (connect-src: fetch, XHR, WebSocket)', 'https://api.example.com')
-  @IsOptional()
+  @Optional()
   @IsArray()
   @ArrayMaxSize(ORIGINS_PER_LIST)
   @IsAppOrigin({ each: true })
   connectDomains?: string[];
 
   @originList('resourceDomains (scripts, styles, images, fonts, media)', 'https://cdn.example.com')
-  @IsOptional()
+  @Optional()
   @IsArray()
   @ArrayMaxSize(ORIGINS_PER_LIST)
   @IsAppOrigin({ each: true })
   resourceDomains?: string[];
 
   @originList('frameDomains (frame-src: nested iframes)', 'https://www.youtube.com')
-  @IsOptional()
+  @Optional()
   @IsArray()
   @ArrayMaxSize(ORIGINS_PER_LIST)
   @IsAppOrigin({ each: true })
   frameDomains?: string[];
 
   @originList('baseUriDomains (base-uri)', 'https://cdn.example.com')
-  @IsOptional()
+  @Optional()
   @IsArray()
   @ArrayMaxSize(ORIGINS_PER_LIST)
   @IsAppOrigin({ each: true })
@@ -110,22 +110,22 @@ function permission(feature: string) {
 /** Browser permissions a tool's UI asks its host for (`_meta.ui.permissions`). */
 export class ToolAppPermissionsDto implements Partial<Record<UiPermission, Record<string, never>>> {
   @permission('camera')
-  @IsOptional()
+  @Optional()
   @IsEmptyObject()
   camera?: Record<string, never>;
 
   @permission('microphone')
-  @IsOptional()
+  @Optional()
   @IsEmptyObject()
   microphone?: Record<string, never>;
 
   @permission('geolocation')
-  @IsOptional()
+  @Optional()
   @IsEmptyObject()
   geolocation?: Record<string, never>;
 
   @permission('clipboard-write')
-  @IsOptional()
+  @Optional()
   @IsEmptyObject()
   clipboardWrite?: Record<string, never>;
 }
@@ -136,7 +136,7 @@ export class ToolAppConfigDto implements ToolAppConfig {
     description:
       'Serve Portico’s bundled Prefab renderer as this tool’s UI (it draws the structuredContent of results as tables and cards), instead of the upstream’s own UI if it has one.',
   })
-  @IsOptional()
+  @Optional()
   @IsBoolean()
   prefab?: boolean;
 
@@ -145,7 +145,7 @@ export class ToolAppConfigDto implements ToolAppConfig {
       'CSP origins merged into the tool’s UI resource after those the upstream declares, in order and without duplicates.',
     type: ToolAppCspDto,
   })
-  @IsOptional()
+  @Optional()
   @ValidateNested()
   @Type(() => ToolAppCspDto)
   csp?: ToolAppCspDto;
@@ -154,7 +154,7 @@ export class ToolAppConfigDto implements ToolAppConfig {
     description: 'Browser permissions added to those the upstream’s UI resource asks for.',
     type: ToolAppPermissionsDto,
   })
-  @IsOptional()
+  @Optional()
   @ValidateNested()
   @Type(() => ToolAppPermissionsDto)
   permissions?: ToolAppPermissionsDto;
@@ -163,7 +163,7 @@ export class ToolAppConfigDto implements ToolAppConfig {
     description:
       'Whether the UI prefers a visible border and background from the host; overrides the upstream’s preference.',
   })
-  @IsOptional()
+  @Optional()
   @IsBoolean()
   prefersBorder?: boolean;
 }

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsObject, IsOptional } from 'class-validator';
+import { IsObject } from 'class-validator';
+import { Optional } from '../../common/validation';
 
 export class ToolInvokeDto {
   @ApiPropertyOptional({
@@ -9,7 +10,7 @@ export class ToolInvokeDto {
     additionalProperties: true,
     default: {},
   })
-  @IsOptional()
+  @Optional()
   @IsObject()
   arguments?: Record<string, unknown>;
 }

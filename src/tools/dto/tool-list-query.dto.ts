@@ -1,10 +1,11 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
+import { IsString, IsUUID, MaxLength } from 'class-validator';
 import { PageQueryDto } from '../../common/page.dto';
+import { Optional } from '../../common/validation';
 
 export class ToolListQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ description: 'Only tools of this gateway.', format: 'uuid' })
-  @IsOptional()
+  @Optional()
   @IsUUID()
   gatewayId?: string;
 
@@ -12,7 +13,7 @@ export class ToolListQueryDto extends PageQueryDto {
     description: 'Case-insensitive text in the virtual name or description.',
     maxLength: 200,
   })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(200)
   q?: string;

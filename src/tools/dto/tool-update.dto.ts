@@ -1,11 +1,12 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsBoolean, IsOptional, ValidateNested } from 'class-validator';
+import { Optional } from '../../common/validation';
 import { ToolAppConfigDto } from './tool-app-config.dto';
 
 export class ToolUpdateDto {
   @ApiPropertyOptional({ description: 'Serve or hide the tool.' })
-  @IsOptional()
+  @Optional()
   @IsBoolean()
   enabled?: boolean;
 
