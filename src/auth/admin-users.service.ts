@@ -41,8 +41,9 @@ export class AdminUsersService implements OnApplicationBootstrap {
       .returning(['username'])
       .execute();
     if (adminPassword === null && (inserted.raw as unknown[]).length > 0) {
-      this.logger.warn(
-        `Generated admin password for '${username}' (shown once, store it now): ${password}`,
+      // Straight to stderr: LOG_LEVEL must not hide the only copy of the password.
+      process.stderr.write(
+        `Generated admin password for '${username}' (shown once, store it now): ${password}\n`,
       );
     }
   }

@@ -1,4 +1,5 @@
 import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { setTimeout as delay } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
 import { EventBus } from '../events/event-bus';
 import { Metrics } from '../health/metrics';
@@ -16,6 +17,10 @@ import { type SyncReport } from './sync-report';
  * hold the request for the whole upstream timeout.
  */
 export const CHANGE_SYNC_WAIT_MS = 3000;
+
+/** A background sync that finds another replica applying one retries after 0.5, 1, 2 and 4 s. */
+const BUSY_RETRIES = 4;
+const BUSY_RETRY_MS = 500;
 
 /**
  * Syncs a gateway's tools from its upstream. In this process syncs of one gateway run one at a
@@ -58,13 +63,27 @@ export class SyncService implements OnModuleDestroy {
     }
   }
 
-  /** A background sync (periodic, list_changed, reconnect); failures are only logged. */
+  /**
+   * A background sync (periodic, list_changed, reconnect); failures are only logged. When another
+   * replica is applying a sync of the gateway, that one may have listed the upstream before the
+   * change that triggered this, so this one runs again once it is done instead of being dropped.
+   */
   async trigger(gatewayId: string, reason: string): Promise<void> {
-    if (this.shutdown.signal.aborted) return;
-    try {
-      await this.sync(gatewayId);
-    } catch (error) {
-      this.logFailure(gatewayId, reason, error);
+    for (let attempt = 0; !this.shutdown.signal.aborted; attempt++) {
+      try {
+        await this.sync(gatewayId);
+        return;
+      } catch (error) {
+        const busy =
+          error instanceof GatewayException && error.code === GatewayErrorCode.SyncInProgress;
+        if (!busy || attempt === BUSY_RETRIES) {
+          this.logFailure(gatewayId, reason, error);
+          return;
+        }
+      }
+      await delay(BUSY_RETRY_MS * 2 ** attempt, undefined, { signal: this.shutdown.signal }).catch(
+        () => undefined,
+      );
     }
   }
 
