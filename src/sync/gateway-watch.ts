@@ -4,6 +4,7 @@ import {
   type UpstreamGateway,
   upstreamFingerprint,
 } from '../upstream/upstream.client';
+import { upstreamError } from '../upstream/upstream-error';
 import { type UpstreamSession } from '../upstream/upstream-session';
 import { Debouncer } from './debouncer';
 
@@ -17,6 +18,16 @@ const BACKOFF_MAX_MS = 60_000;
 
 export interface WatchedGateway extends UpstreamGateway {
   id: string;
+}
+
+/** What a watch reports about its upstream. */
+export interface WatchListener {
+  /** The tool list may have changed: list_changed, or a reconnect after missing notifications. */
+  changed(reason: string): void;
+  /** The upstream cannot be reached, or the session to it was lost. */
+  lost(reason: string): void;
+  /** A ping was answered. */
+  seen(): void;
 }
 
 /**
@@ -37,12 +48,12 @@ export class GatewayWatch {
   constructor(
     readonly gateway: WatchedGateway,
     private readonly upstream: UpstreamClient,
-    private readonly onChanged: (reason: string) => void,
+    private readonly listener: WatchListener,
     private readonly logger: Logger,
   ) {
     this.fingerprint = upstreamFingerprint(gateway);
     this.debouncer = new Debouncer(
-      () => onChanged('list_changed'),
+      () => listener.changed('list_changed'),
       LIST_CHANGED_QUIET_MS,
       LIST_CHANGED_MAX_WAIT_MS,
     );
@@ -72,13 +83,20 @@ export class GatewayWatch {
           onToolsChanged: () => this.debouncer.poke(),
         });
         backoff = BACKOFF_MIN_MS;
-        if (missedChanges && !this.stopped) this.onChanged('reconnected');
+        if (missedChanges && !this.stopped) this.listener.changed('reconnected');
         missedChanges = true;
         const reason = await this.watch(this.session);
-        if (reason) this.logger.debug(`Watch of gateway ${this.gateway.id} lost: ${reason}`);
+        if (reason && !this.stopped) {
+          this.logger.debug(`Watch of gateway ${this.gateway.id} lost: ${reason}`);
+          this.listener.lost(`lost the connection: ${reason}`);
+        }
       } catch (error) {
         missedChanges = true;
-        this.logger.debug(`Watch of gateway ${this.gateway.id} cannot connect: ${String(error)}`);
+        if (!this.stopped) {
+          const reason = upstreamError(error, this.upstream.timeoutMs).message;
+          this.logger.debug(`Watch of gateway ${this.gateway.id} cannot connect: ${reason}`);
+          this.listener.lost(reason);
+        }
       } finally {
         await this.session?.close();
         this.session = null;
@@ -102,8 +120,9 @@ export class GatewayWatch {
         try {
           await session.ping();
         } catch (error) {
-          return `ping failed: ${String(error)}`;
+          return `ping failed: ${upstreamError(error, this.upstream.timeoutMs).message}`;
         }
+        this.listener.seen();
       }
       return state.lost;
     } finally {

@@ -61,6 +61,12 @@ export class GatewayWatchers implements OnModuleInit, OnModuleDestroy {
     await this.queue;
   }
 
+  private health(recorded: Promise<void>): void {
+    recorded.catch((error: unknown) => {
+      this.logger.warn(`Could not record gateway health: ${String(error)}`);
+    });
+  }
+
   private enqueue(work: () => Promise<void>): void {
     this.queue = this.queue.then(work).catch((error: unknown) => {
       this.logger.error(
@@ -96,7 +102,11 @@ export class GatewayWatchers implements OnModuleInit, OnModuleDestroy {
         const watch = new GatewayWatch(
           gateway,
           this.upstream,
-          (reason) => void this.sync.trigger(id, reason),
+          {
+            changed: (reason) => void this.sync.trigger(id, reason),
+            lost: (reason) => this.health(this.sync.markUnreachable(id, reason)),
+            seen: () => this.health(this.sync.markSeen(id)),
+          },
           this.logger,
         );
         this.watches.set(id, watch);

@@ -109,7 +109,7 @@ export class SyncService implements OnModuleDestroy {
     } catch (error) {
       const reason = upstreamError(error, this.upstream.timeoutMs).message;
       this.metrics.syncs.inc({ outcome: 'unreachable' });
-      if (!this.shutdown.signal.aborted) await this.recordFailure(gatewayId, reason);
+      if (!this.shutdown.signal.aborted) await this.markUnreachable(gatewayId, reason);
       throw new GatewayException(
         GatewayErrorCode.UpstreamUnavailable,
         `Could not sync gateway '${gateway.name}' from ${gateway.url}: ${reason}.`,
@@ -127,10 +127,15 @@ export class SyncService implements OnModuleDestroy {
   }
 
   /** The stored catalogue stays as it was; only the health columns say what went wrong. */
-  private async recordFailure(gatewayId: string, reason: string): Promise<void> {
+  async markUnreachable(gatewayId: string, reason: string): Promise<void> {
     await this.dataSource
       .getRepository(Gateway)
       .update(gatewayId, { status: 'unreachable', lastError: reason });
+  }
+
+  /** The upstream answered a ping: it was seen, though only a sync makes it healthy again. */
+  async markSeen(gatewayId: string): Promise<void> {
+    await this.dataSource.getRepository(Gateway).update(gatewayId, { lastSeenAt: new Date() });
   }
 
   private logFailure(gatewayId: string, reason: string, error: unknown): void {

@@ -63,12 +63,19 @@ describe('sync without manual action, periodic sync off', () => {
     expect(gateway.lastSyncReport).toMatchObject({ added: ['second'], unchanged: 1 });
   });
 
-  it('syncs after reconnecting to an upstream that restarted with other tools', async () => {
+  it('marks a gateway whose upstream went away unreachable, and syncs it on reconnecting to the restarted upstream', async () => {
     const fixture = await upstream({ tools: [echoTool('before_restart', 'r')] });
     const created = await register(t, 'Restarting', fixture.url);
     await waitFor(() => fixture.openStreams === 1, 'the notification stream');
     const port = Number(new URL(fixture.url).port);
     await fixture.crash();
+    const gatewayOf = async () =>
+      (await t.api().get(`/api/v1/gateways/${created.id}`).expect(200)).body;
+    await waitFor(
+      async () => (await gatewayOf()).status === 'unreachable',
+      'the lost upstream to be recorded',
+    );
+    expect((await gatewayOf()).lastError).toEqual(expect.any(String));
 
     const restarted = await new UpstreamFixture({ tools: [echoTool('after_restart', 'r')] }).start(
       port,
@@ -79,6 +86,7 @@ describe('sync without manual action, periodic sync off', () => {
       'the restarted upstream’s tools',
       15_000,
     );
+    expect(await gatewayOf()).toMatchObject({ status: 'healthy', lastError: null });
   });
 
   it('closes the watch of a deactivated gateway and opens it again on activation', async () => {
