@@ -25,6 +25,18 @@ export function credentialHeaders(credentials: GatewayCredentials): Record<strin
   }
 }
 
+/** The secret values themselves, to keep them out of error messages. */
+export function credentialSecrets(credentials: GatewayCredentials): string[] {
+  switch (credentials.type) {
+    case 'none':
+      return [];
+    case 'bearer':
+      return [credentials.token];
+    case 'headers':
+      return Object.values(credentials.headers);
+  }
+}
+
 export function credentialsType(credentials: GatewayCredentials | undefined): GatewayAuthType {
   return credentials?.type ?? 'none';
 }

@@ -40,6 +40,19 @@ describe('upstreamError', () => {
     expect(message.endsWith('…')).toBe(true);
   });
 
+  it('cuts the credentials sent out of what the upstream echoed, before clipping', () => {
+    const token = 's3cret-token-value';
+    const echo = (padding: number) =>
+      new StreamableHTTPError(401, `${'x'.repeat(padding)} Bearer ${token}; X-Key: k3y-value`);
+    const secrets = [token, 'k3y-value', 'abc'];
+    expect(upstreamError(echo(10), 1, secrets).message).toMatch(
+      /Bearer \[redacted\]; X-Key: \[redacted\]$/,
+    );
+    // Clipped at 500 characters in the middle of the token: no part of it may show.
+    expect(upstreamError(echo(450), 1, secrets).message).not.toContain('s3c');
+    expect(upstreamError(new Error('abc is fine'), 1, secrets).message).toBe('abc is fine');
+  });
+
   it('passes its own errors through', () => {
     const own = new UpstreamError('the upstream repeated a page cursor');
     expect(upstreamError(own, 1)).toBe(own);

@@ -15,30 +15,47 @@ export class UpstreamError extends Error {
   }
 }
 
-/** Explains any failure of an upstream exchange. */
-export function upstreamError(error: unknown, timeoutMs: number): UpstreamError {
+/** Secrets shorter than this are not searched for: they would blank out ordinary words. */
+const SHORTEST_REDACTED_SECRET = 6;
+
+/**
+ * Explains any failure of an upstream exchange. `secrets` (the credentials sent) are cut out of the
+ * explanation: an upstream may echo a request's headers in its error body, and the explanation is
+ * stored on the gateway and shown to clients.
+ */
+export function upstreamError(
+  error: unknown,
+  timeoutMs: number,
+  secrets: readonly string[] = [],
+): UpstreamError {
   if (error instanceof UpstreamError) return error;
+  let message = explain(error, timeoutMs);
+  for (const secret of secrets) {
+    if (secret.length >= SHORTEST_REDACTED_SECRET)
+      message = message.replaceAll(secret, '[redacted]');
+  }
+  return new UpstreamError(message);
+}
+
+function explain(error: unknown, timeoutMs: number): string {
   if (error instanceof McpError) {
-    if (error.code === Number(ErrorCode.RequestTimeout))
-      return new UpstreamError(`no answer within ${timeoutMs} ms`);
+    if (error.code === Number(ErrorCode.RequestTimeout)) return `no answer within ${timeoutMs} ms`;
     if (error.code === Number(ErrorCode.ConnectionClosed))
-      return new UpstreamError('the connection closed before the upstream answered');
-    return new UpstreamError(`the upstream answered with an error: ${error.message}`);
+      return 'the connection closed before the upstream answered';
+    return `the upstream answered with an error: ${error.message}`;
   }
   if (error instanceof StreamableHTTPError) {
-    return new UpstreamError(
-      error.code !== undefined && error.code > 0
-        ? `HTTP ${error.code}: ${error.message}`
-        : error.message,
-    );
+    return error.code !== undefined && error.code > 0
+      ? `HTTP ${error.code}: ${error.message}`
+      : error.message;
   }
   // Errors from fetch and its body parsing come from Node's own realm, where `instanceof` against
   // this realm's classes fails (under jest's VM, for one), so these are recognised by shape.
   if (isErrorLike(error) && error.name === 'SyntaxError')
-    return new UpstreamError(`the upstream sent invalid JSON (${error.message})`);
+    return `the upstream sent invalid JSON (${error.message})`;
   if (isErrorLike(error) && error.name === 'ZodError')
-    return new UpstreamError(`the upstream sent a malformed message (${error.message})`);
-  return new UpstreamError(describe(error));
+    return `the upstream sent a malformed message (${error.message})`;
+  return describe(error);
 }
 
 interface ErrorLike {

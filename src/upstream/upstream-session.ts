@@ -11,6 +11,7 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
+import { credentialSecrets } from '../gateways/gateway-credentials';
 import { UpstreamError, upstreamError } from './upstream-error';
 import { type UpstreamEndpoint, upstreamTransport } from './upstream-transport';
 
@@ -55,11 +56,12 @@ export class UpstreamSession {
     private readonly transport: Transport,
     private readonly timeoutMs: number,
     private readonly external: AbortSignal | undefined,
+    private readonly secrets: readonly string[],
   ) {
     this.lost = new Promise((resolve) => (this.markLost = resolve));
     client.onerror = (error) => this.onTransportError(error);
     client.onclose = () => this.fail(new UpstreamError('the upstream closed the connection'));
-    this.onExternalAbort = () => this.fail(upstreamError(external?.reason, timeoutMs));
+    this.onExternalAbort = () => this.fail(this.describe(external?.reason));
     if (external?.aborted) this.onExternalAbort();
     external?.addEventListener('abort', this.onExternalAbort, { once: true });
   }
@@ -78,7 +80,13 @@ export class UpstreamSession {
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => onToolsChanged());
     }
     const transport = upstreamTransport(endpoint);
-    const session = new UpstreamSession(client, transport, options.timeoutMs, options.signal);
+    const session = new UpstreamSession(
+      client,
+      transport,
+      options.timeoutMs,
+      options.signal,
+      credentialSecrets(endpoint.credentials),
+    );
     try {
       await session.withinDeadline(client.connect(transport, session.requestOptions()));
     } catch (error) {
@@ -160,7 +168,11 @@ export class UpstreamSession {
   private explain(error: unknown): UpstreamError {
     const failure: unknown = this.failure.signal.reason;
     if (this.failure.signal.aborted && failure instanceof UpstreamError) return failure;
-    return upstreamError(error, this.timeoutMs);
+    return this.describe(error);
+  }
+
+  private describe(error: unknown, timeoutMs = this.timeoutMs): UpstreamError {
+    return upstreamError(error, timeoutMs, this.secrets);
   }
 
   private requestOptions(): RequestOptions {
@@ -179,7 +191,7 @@ export class UpstreamSession {
     ) {
       return;
     }
-    this.fail(upstreamError(error, this.timeoutMs));
+    this.fail(this.describe(error));
   }
 
   private fail(reason: UpstreamError): void {
@@ -191,7 +203,7 @@ export class UpstreamSession {
   /** The SDK bounds requests itself, but not the SSE transport's start nor session termination. */
   private withinDeadline<T>(work: Promise<T>, timeoutMs = this.timeoutMs): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const onAbort = () => reject(upstreamError(this.signal.reason, timeoutMs));
+      const onAbort = () => reject(this.describe(this.signal.reason, timeoutMs));
       const timer = setTimeout(
         () => reject(new UpstreamError(`no answer within ${timeoutMs} ms`)),
         timeoutMs,

@@ -42,6 +42,7 @@ describe('bad input gets a clean 4xx problem', () => {
   it.each([
     ['an invalid URL', { name: 'Bad', url: 'not a url' }, 'url'],
     ['a non-http URL', { name: 'Bad', url: 'file:///etc/passwd' }, 'url'],
+    ['a URL with credentials', { name: 'Bad', url: 'http://user:pass@127.0.0.1:9/mcp' }, 'url'],
     ['a missing name', { url: 'http://127.0.0.1:9/mcp' }, 'name'],
     ['an unknown field', { name: 'Bad', url: 'http://127.0.0.1:9/mcp', admin: true }, 'admin'],
     [
