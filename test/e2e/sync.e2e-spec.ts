@@ -230,11 +230,33 @@ describe('upstream sync', () => {
     expect(failed.body.detail).toContain('page store unavailable');
     expect((await toolsOf(created.id)).map((tool) => tool.originalName)).toEqual(['p1', 'p2']);
 
-    const garbage = await rawUpstream('{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"x"');
+    // Two good pages first; then the second page breaks off in the middle of its JSON.
+    let truncate = false;
+    const page = (id: number, tools: string[], nextCursor?: string) =>
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id,
+        result: {
+          tools: tools.map((name) => ({ name, inputSchema: { type: 'object' } })),
+          ...(nextCursor ? { nextCursor } : {}),
+        },
+      });
+    const garbage = await rawUpstream((message) => {
+      if (message.params?.cursor === undefined) return page(message.id, ['j1'], 'next');
+      const second = page(message.id, ['j2']);
+      return truncate ? second.slice(0, second.length / 2) : second;
+    });
     try {
       const broken = await register('Broken JSON', garbage.url);
-      expect(broken).toMatchObject({ status: 'unreachable', toolCount: 0 });
-      expect(broken.lastError).toMatch(/JSON/);
+      expect(broken).toMatchObject({ status: 'healthy', toolCount: 2 });
+      truncate = true;
+      const refused = await t.api().post(`/api/v1/gateways/${broken.id}/sync`).expect(502);
+      expect(refused.body.detail).toMatch(/invalid JSON/);
+      expect((await toolsOf(broken.id)).map((tool) => tool.originalName)).toEqual(['j1', 'j2']);
+      expect(await gateway(broken.id)).toMatchObject({
+        status: 'unreachable',
+        lastError: expect.stringMatching(/JSON/),
+      });
     } finally {
       await new Promise((resolve) => garbage.server.close(resolve));
     }
@@ -497,7 +519,16 @@ async function blackhole(): Promise<{ url: string; requests(): number; close(): 
 }
 
 /** Speaks just enough MCP over plain JSON responses to get to tools/list, then answers `body`. */
-async function rawUpstream(body: string): Promise<{ url: string; server: HttpServer }> {
+interface RawRequest {
+  id: number;
+  method: string;
+  params?: { cursor?: string };
+}
+
+/** An upstream written by hand: it answers initialize, then every request with `answer`'s text. */
+async function rawUpstream(
+  answer: (message: RawRequest) => string,
+): Promise<{ url: string; server: HttpServer }> {
   const server = createServer((request, response) => {
     let raw = '';
     request.on('data', (chunk: Buffer) => (raw += chunk.toString()));
@@ -506,7 +537,7 @@ async function rawUpstream(body: string): Promise<{ url: string; server: HttpSer
         response.writeHead(405).end();
         return;
       }
-      const message = JSON.parse(raw) as { id?: number; method: string };
+      const message = JSON.parse(raw) as Omit<RawRequest, 'id'> & { id?: number };
       if (message.id === undefined) {
         response.writeHead(202).end();
       } else if (message.method === 'initialize') {
@@ -522,7 +553,9 @@ async function rawUpstream(body: string): Promise<{ url: string; server: HttpSer
           }),
         );
       } else {
-        response.writeHead(200, { 'content-type': 'application/json' }).end(body);
+        response
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(answer(message as RawRequest));
       }
     });
   });
