@@ -1,0 +1,60 @@
+import { type AddressInfo } from 'node:net';
+import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { createApp } from '../../src/app.factory';
+import { loadConfig } from '../../src/config/app-config';
+import { describeOnPostgres } from '../support/describe-on-postgres';
+import { tempDataDir } from '../support/temp-dir';
+import { ADMIN_PASSWORD, startTestApp, type TestApp } from '../support/test-app';
+
+describe('readiness', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('is ready once every migration is applied, and says so while one is pending', async () => {
+    await request(t.baseUrl).get('/readyz').expect(200, { status: 'ready' });
+    const dataSource = t.app.get(DataSource);
+    await dataSource.undoLastMigration({ transaction: 'all' });
+    try {
+      const pending = await request(t.baseUrl).get('/readyz').expect(503);
+      expect(pending.body.detail).toBe('Database migrations are pending.');
+    } finally {
+      await dataSource.runMigrations({ transaction: 'all' });
+    }
+    await request(t.baseUrl).get('/readyz').expect(200);
+  });
+});
+
+describeOnPostgres('RUN_MIGRATIONS=false', () => {
+  it('starts a replica without migrating, and it is ready once another process has', async () => {
+    const primary = await startTestApp();
+    const dataSource = primary.app.get(DataSource);
+    await dataSource.undoLastMigration({ transaction: 'all' });
+    const replica = await createApp(
+      loadConfig({
+        DATA_DIR: tempDataDir(),
+        DATABASE_URL: primary.database.url,
+        RUN_MIGRATIONS: 'false',
+        ADMIN_PASSWORD,
+        LOG_LEVEL: 'error',
+      }),
+    );
+    try {
+      await replica.listen(0, '127.0.0.1');
+      const replicaUrl = `http://127.0.0.1:${(replica.getHttpServer().address() as AddressInfo).port}`;
+      await request(replicaUrl).get('/readyz').expect(503);
+      await dataSource.runMigrations({ transaction: 'all' });
+      await request(replicaUrl).get('/readyz').expect(200);
+    } finally {
+      await replica.close();
+      await primary.close();
+    }
+  });
+});
