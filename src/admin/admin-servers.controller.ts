@@ -289,6 +289,7 @@ export class AdminServersController {
       catalogueSize,
       query: q,
       matches: q ? found.total : null,
+      matchesListed: found.items.length,
     });
   }
 }
