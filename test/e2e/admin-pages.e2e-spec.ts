@@ -9,6 +9,7 @@ import { PICKER_LIST_ALL_UP_TO, PICKER_SEARCH_LIMIT } from '../../src/admin/tool
 import { truncate } from '../../src/admin/view-helpers';
 import { Gateway } from '../../src/gateways/gateway.entity';
 import { Server } from '../../src/servers/server.entity';
+import { DESCRIPTION_LIMIT } from '../../src/tools/tool-definition';
 import { type Tool } from '../../src/tools/tool.entity';
 import { csrfOf, loginAgent } from '../support/admin-browser-session';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
@@ -19,8 +20,20 @@ type Agent = Awaited<ReturnType<typeof loginAgent>>['agent'];
 
 const HOSTILE = '<img src=x onerror=alert(1)>';
 
-/** The path of every POST handler of every controller mounted under /admin, as Nest routes it. */
-function adminPostRoutes(app: INestApplication): string[] {
+/** Methods that change something, and so need the CSRF token; ALL is tried as POST. */
+const UNSAFE_METHODS = new Map<RequestMethod, 'post' | 'put' | 'patch' | 'delete'>([
+  [RequestMethod.POST, 'post'],
+  [RequestMethod.PUT, 'put'],
+  [RequestMethod.PATCH, 'patch'],
+  [RequestMethod.DELETE, 'delete'],
+  [RequestMethod.ALL, 'post'],
+]);
+
+/**
+ * Every handler of every controller mounted under /admin that a form (or anything else) could
+ * post to, read from Nest's route metadata, as `post admin/gateways/:id/sync`.
+ */
+function adminUnsafeRoutes(app: INestApplication): string[] {
   const routes: string[] = [];
   for (const module of app.get(ModulesContainer).values()) {
     for (const { metatype } of module.controllers.values()) {
@@ -31,9 +44,14 @@ function adminPostRoutes(app: INestApplication): string[] {
       for (const key of Object.getOwnPropertyNames(prototype)) {
         const handler = prototype[key];
         if (key === 'constructor' || typeof handler !== 'function') continue;
-        if (Reflect.getMetadata(METHOD_METADATA, handler) !== RequestMethod.POST) continue;
+        const method = UNSAFE_METHODS.get(
+          Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod,
+        );
+        if (!method) continue;
         const paths = [Reflect.getMetadata(PATH_METADATA, handler) as string | string[]].flat();
-        for (const path of paths) routes.push([base, trimSlashes(path)].filter(Boolean).join('/'));
+        for (const path of paths) {
+          routes.push(`${method} ${[base, trimSlashes(path)].filter(Boolean).join('/')}`);
+        }
       }
     }
   }
@@ -280,7 +298,7 @@ describe('admin pages', () => {
     expect(response.headers.location).toBe('/admin/login?next=%2Fadmin%2Ftools%3Fpage%3D2');
   });
 
-  it('refuses every admin form post without the session’s CSRF token, changing nothing', async () => {
+  it('refuses every admin form post, on every route Nest has, without the session’s CSRF token, changing nothing', async () => {
     const victim = await make.gateway({ name: 'Victim' });
     const victimServer = await make.server({ name: 'Victim server', toolIds: [tools[0]!.id] });
     const idOf: Record<string, string> = {
@@ -288,35 +306,37 @@ describe('admin pages', () => {
       'admin/servers': victimServer.id,
       'admin/tools': tools[0]!.id,
     };
-    const routes = adminPostRoutes(t.app);
+    const routes = adminUnsafeRoutes(t.app);
     expect(routes).toEqual(
-      expect.arrayContaining([
-        'admin/login',
-        'admin/logout',
-        'admin/gateways',
-        'admin/gateways/:id',
-        'admin/gateways/:id/activate',
-        'admin/gateways/:id/deactivate',
-        'admin/gateways/:id/sync',
-        'admin/gateways/:id/delete',
-        'admin/servers',
-        'admin/servers/:id',
-        'admin/servers/:id/tokens',
-        'admin/servers/:id/delete',
-        'admin/tools/:id',
-        'admin/tools/:id/invoke',
-        'admin/*path',
-      ]),
+      expect.arrayContaining(
+        [
+          'admin/login',
+          'admin/logout',
+          'admin/gateways',
+          'admin/gateways/:id',
+          'admin/gateways/:id/activate',
+          'admin/gateways/:id/deactivate',
+          'admin/gateways/:id/sync',
+          'admin/gateways/:id/delete',
+          'admin/servers',
+          'admin/servers/:id',
+          'admin/servers/:id/tokens',
+          'admin/servers/:id/delete',
+          'admin/tools/:id',
+          'admin/tools/:id/invoke',
+          'admin/*path',
+        ].map((path) => `post ${path}`),
+      ),
     );
     const other = await loginAgent(t.baseUrl);
     for (const route of routes) {
-      const base = Object.keys(idOf).find((prefix) => route.startsWith(`${prefix}/:id`));
-      const path = `/${route
+      const [method, pattern] = route.split(' ') as ['post' | 'put' | 'patch' | 'delete', string];
+      const base = Object.keys(idOf).find((prefix) => pattern.startsWith(`${prefix}/:id`));
+      const path = `/${pattern
         .replace(':id', base ? idOf[base]! : '1b4e28ba-2fa1-4d3b-a3f5-ef19b5a7633b')
         .replace('*path', 'nowhere/at/all')}`;
       for (const token of [undefined, 'forged', other.csrf]) {
-        const response = await agent
-          .post(path)
+        const response = await agent[method](path)
           .type('form')
           .send({
             ...(token ? { _csrf: token } : {}),
@@ -885,6 +905,39 @@ describe('admin pages', () => {
     for (const server of servers) {
       expect(server.mcpUrl).toBe(`${t.config.publicUrl}/servers/${server.id}/mcp`);
     }
+  });
+
+  it('shows a hostile upstream’s sync conflicts and warnings on the gateway page as text', async () => {
+    const hostile = await startUpstream({
+      name: 'hostile-upstream',
+      tools: [
+        echoTool('fine', 'hostile-upstream'),
+        { definition: { name: HOSTILE, inputSchema: { type: 'object' } } },
+        echoTool('wordy', 'hostile-upstream', {
+          description: `${HOSTILE}${'d'.repeat(DESCRIPTION_LIMIT)}`,
+        }),
+      ],
+    });
+    const registered = await make
+      .gateway({ name: 'Hostile upstream', url: hostile.url })
+      .finally(() => hostile.close());
+    const report = (await t.api().get(`/api/v1/gateways/${registered.id}`).expect(200)).body
+      .lastSyncReport;
+    expect(report.conflicts).toEqual([{ name: HOSTILE, reason: expect.any(String) }]);
+    expect(report.warnings).toEqual([{ name: 'wordy', reason: expect.any(String) }]);
+
+    const html = (await agent.get(`/admin/gateways/${registered.id}`).expect(200)).text;
+    expect(html).not.toContain('<img');
+    expect(html).toContain('<code>&lt;img src&#x3D;x onerror&#x3D;alert(1)&gt;</code>');
+    expect(html).toContain('2 added, 0 updated, 0 removed, 0 unchanged, 1 conflict, 1 warning');
+    expect(tableOf(html, 'sync-conflicts')).toEqual({
+      columns: ['S. No.', 'Upstream name', 'Reason'],
+      rows: [['1', HOSTILE, report.conflicts[0].reason]],
+    });
+    expect(tableOf(html, 'sync-warnings')).toEqual({
+      columns: ['S. No.', 'Upstream name', 'What changed'],
+      rows: [['1', 'wordy', report.warnings[0].reason]],
+    });
   });
 
   describe('with a real upstream', () => {
