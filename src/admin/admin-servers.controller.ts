@@ -17,9 +17,11 @@ import { submitForm } from './form-submission';
 import { hrefWith, offsetOf, PAGE_SIZE, pageNumber, pager } from './pagination';
 import {
   emptyServerForm,
+  pickerQuery,
   SERVER_FIELD_ALIASES,
   serverFormOf,
   serverFormValues,
+  serverFormIntent,
   type ServerFormValues,
   serverInput,
 } from './server-form';
@@ -76,8 +78,8 @@ export class AdminServersController {
     @Body() body: FormBody,
   ): Promise<void> {
     const values = serverFormValues(body);
-    if (formField(body, 'intent') === 'search') {
-      await this.renderForm(request, response, null, values, undefined, formField(body, 'pickerQ'));
+    if (serverFormIntent(body) === 'search') {
+      await this.renderForm(request, response, null, values, undefined, pickerQuery(body));
       return;
     }
     const submission = await submitForm(
@@ -87,14 +89,7 @@ export class AdminServersController {
       (dto) => this.servers.create(dto),
     );
     if (!submission.ok) {
-      await this.renderForm(
-        request,
-        response,
-        null,
-        values,
-        submission.errors,
-        formField(body, 'pickerQ'),
-      );
+      await this.renderForm(request, response, null, values, submission.errors, pickerQuery(body));
       return;
     }
     const server = submission.result;
@@ -183,15 +178,8 @@ export class AdminServersController {
   ): Promise<void> {
     const server = await this.servers.get(id);
     const values = serverFormValues(body);
-    if (formField(body, 'intent') === 'search') {
-      await this.renderForm(
-        request,
-        response,
-        server,
-        values,
-        undefined,
-        formField(body, 'pickerQ'),
-      );
+    if (serverFormIntent(body) === 'search') {
+      await this.renderForm(request, response, server, values, undefined, pickerQuery(body));
       return;
     }
     const submission = await submitForm(
@@ -207,7 +195,7 @@ export class AdminServersController {
         server,
         values,
         submission.errors,
-        formField(body, 'pickerQ'),
+        pickerQuery(body),
       );
       return;
     }
@@ -255,7 +243,7 @@ export class AdminServersController {
     server: ServerResponseDto | null,
     values: ServerFormValues,
     errors?: FormErrors,
-    pickerQuery = '',
+    query = '',
   ): Promise<void> {
     const editing = server !== null;
     await this.pages.render(
@@ -270,7 +258,7 @@ export class AdminServersController {
         action: editing ? `/admin/servers/${server.id}` : '/admin/servers',
         cancel: editing ? `/admin/servers/${server.id}` : '/admin/servers',
         values,
-        picker: await this.picker(values.toolIds, pickerQuery),
+        picker: await this.picker(values.toolIds, query),
         errors: errors?.fields ?? {},
         formError: errors?.message ?? null,
       },
@@ -278,15 +266,17 @@ export class AdminServersController {
     );
   }
 
-  /** The whole catalogue when it is small enough; otherwise the picked tools and the matches. */
-  private async picker(selectedIds: string[], query: string): Promise<ToolPicker> {
+  /**
+   * The whole catalogue when it is small enough; otherwise the picked tools and the matches of
+   * `q`, already trimmed and cut by pickerQuery().
+   */
+  private async picker(selectedIds: string[], q: string): Promise<ToolPicker> {
     const gateways = await this.catalog.gatewayNames();
     const catalogueSize = (await this.tools.list({ limit: 1, offset: 0 })).total;
     if (catalogueSize <= PICKER_LIST_ALL_UP_TO) {
       const tools = await this.catalog.allTools();
       return toolPicker({ gateways, tools, selectedIds, mode: 'all', catalogueSize });
     }
-    const q = query.trim().slice(0, 200);
     const picked = await this.tools.getMany(selectedIds);
     const found = q
       ? await this.tools.list({ q, limit: PICKER_SEARCH_LIMIT, offset: 0 })
@@ -299,6 +289,7 @@ export class AdminServersController {
       catalogueSize,
       query: q,
       matches: q ? found.total : null,
+      matchesListed: found.items.length,
     });
   }
 }

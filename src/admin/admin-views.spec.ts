@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { createViewEngine, projectRoot } from './admin-views';
 import { pager } from './pagination';
+import { syncReportView } from './sync-report-view';
 
 const viewsDir = join(projectRoot(), 'views');
 const HOSTILE = '<img src=x onerror=alert(1)>';
@@ -88,5 +89,55 @@ describe('admin views', () => {
       pager: pager(1, 2, () => '/admin/tools'),
     });
     expect(html.match(/Over 64 characters/g)).toHaveLength(1);
+  });
+
+  it('render sync conflicts and warnings as text, numbered, each under its header', () => {
+    const html = render('gateway', {
+      gateway: {
+        id: '11111111-1111-4111-8111-111111111111',
+        name: 'gw',
+        slug: 'gw',
+        enabled: true,
+        status: 'healthy',
+        authType: 'none',
+      },
+      report: syncReportView({
+        added: ['fine'],
+        updated: [],
+        removed: [],
+        unchanged: 0,
+        conflicts: [
+          { name: HOSTILE, reason: 'the name breaks the MCP tool-name rule' },
+          { name: 'twice', reason: `listed twice <b>${HOSTILE}</b>` },
+        ],
+        warnings: [{ name: `"${HOSTILE}`, reason: `description truncated ${HOSTILE}` }],
+      }),
+      tools: [],
+      pager: pager(1, 0, () => '/admin/gateways/x'),
+    });
+    expect(html).not.toContain('<img');
+    expect(html).not.toContain('<b>');
+    const escaped = '&lt;img src&#x3D;x onerror&#x3D;alert(1)&gt;';
+    expect(html).toContain(
+      '<strong>1 added, 0 updated, 0 removed, 0 unchanged, 2 conflicts, 1 warning</strong>',
+    );
+    expect(html).toContain('<h3>Conflicts: not stored (2)</h3>');
+    expect(html).toContain(
+      `<tr><td>1</td><td><code>${escaped}</code></td><td>the name breaks the MCP tool-name rule</td></tr>`,
+    );
+    expect(html).toContain(
+      `<tr><td>2</td><td><code>twice</code></td><td>listed twice &lt;b&gt;${escaped}&lt;/b&gt;</td></tr>`,
+    );
+    expect(html).toContain('<h3>Warnings: stored with a change (1)</h3>');
+    expect(html).toContain(
+      `<tr><td>1</td><td><code>&quot;${escaped}</code></td><td>description truncated ${escaped}</td></tr>`,
+    );
+    const headers = [...html.matchAll(/<thead><tr>(.*?)<\/tr><\/thead>/g)].map((match) =>
+      [...match[1]!.matchAll(/<th scope="col">([^<]*)<\/th>/g)].map((th) => th[1]),
+    );
+    expect(headers).toEqual([
+      ['S. No.', 'Upstream name', 'Reason'],
+      ['S. No.', 'Upstream name', 'What changed'],
+    ]);
   });
 });

@@ -25,6 +25,7 @@ describe('pagination', () => {
     const past = pager(9, 30, href);
     expect(past).toMatchObject({ from: 0, to: 0, pages: 2 });
     expect(past.prevHref).toBe('/admin/tools?q=time&page=2');
+    expect(past.firstHref).toBe('/admin/tools?q=time');
   });
 
   it('links the first, last and nearby pages with gaps between', () => {

@@ -17,6 +17,8 @@ export interface Pager {
   /** 1-based numbers of the first and last row shown; 0 when none. */
   from: number;
   to: number;
+  /** Where a page past the end sends the reader back to. */
+  firstHref: string;
   prevHref: string | null;
   nextHref: string | null;
   links: (PageLink | { gap: true })[];
@@ -59,6 +61,7 @@ export function pager(
     pages,
     from: shown > 0 ? offset + 1 : 0,
     to: shown > 0 ? offset + shown : 0,
+    firstHref: hrefOf(1),
     prevHref: page > 1 ? hrefOf(Math.min(page - 1, pages)) : null,
     nextHref: page < pages ? hrefOf(page + 1) : null,
     links,

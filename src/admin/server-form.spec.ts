@@ -1,6 +1,6 @@
 import { validateDto } from '../common/validation';
 import { ServerCreateDto } from '../servers/dto/server-create.dto';
-import { serverFormValues, serverInput } from './server-form';
+import { serverFormIntent, serverFormValues, serverInput } from './server-form';
 
 describe('server form', () => {
   const a = '1b4e28ba-2fa1-4d3b-a3f5-ef19b5a7633b';
@@ -28,5 +28,16 @@ describe('server form', () => {
   it('reads an unticked checkbox as off and a single tool as a list', () => {
     const values = serverFormValues({ name: 'S', toolIds: a, toolSearchEnabled: 'on' });
     expect(values).toMatchObject({ enabled: false, toolSearchEnabled: true, toolIds: [a] });
+  });
+
+  it('saves on Enter unless the search box holds a query not run yet', () => {
+    expect(serverFormIntent({ intent: 'search', pickerQ: 'x', pickerShownQ: 'x' })).toBe('search');
+    expect(serverFormIntent({ intent: 'enter' })).toBe('save');
+    expect(serverFormIntent({ intent: 'enter', pickerQ: ' time ', pickerShownQ: 'time' })).toBe(
+      'save',
+    );
+    expect(serverFormIntent({ intent: 'enter', pickerQ: 'time', pickerShownQ: '' })).toBe('search');
+    expect(serverFormIntent({ intent: 'enter', pickerQ: '', pickerShownQ: 'time' })).toBe('search');
+    expect(serverFormIntent({ pickerQ: 'time', pickerShownQ: '' })).toBe('save');
   });
 });

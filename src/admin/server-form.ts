@@ -51,6 +51,27 @@ export function serverFormOf(server: ServerResponseDto): ServerFormValues {
   };
 }
 
+/** The longest picker search the form runs; longer text is cut. */
+export const PICKER_QUERY_MAX = 200;
+
+/** The picker search as the form runs it: trimmed and cut to length. */
+export function pickerQuery(body: FormBody): string {
+  return formField(body, 'pickerQ').trim().slice(0, PICKER_QUERY_MAX);
+}
+
+/**
+ * What a post of the server form asks for. The picker's Search button says 'search'. Enter in a
+ * text field presses the form's first submit button, a hidden one that says 'enter': that saves,
+ * unless the search box holds a query that has not been run yet, which is what Enter in the
+ * search box leaves behind. The visible Save button always saves.
+ */
+export function serverFormIntent(body: FormBody): 'save' | 'search' {
+  const intent = formField(body, 'intent');
+  if (intent === 'search') return 'search';
+  if (intent === 'enter' && pickerQuery(body) !== formField(body, 'pickerShownQ')) return 'search';
+  return 'save';
+}
+
 /** The request body the REST API would receive for this form; `toolIds` replaces the membership. */
 export function serverInput(values: ServerFormValues): Record<string, unknown> {
   return {

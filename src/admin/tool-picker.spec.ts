@@ -63,7 +63,26 @@ describe('toolPicker', () => {
       query: 'alpha',
       matches: 1,
     });
-    expect(picker).toMatchObject({ total: 2, selectedCount: 1, query: 'alpha', matches: 1 });
+    expect(picker).toMatchObject({
+      total: 2,
+      selectedCount: 1,
+      query: 'alpha',
+      matches: 1,
+      moreMatches: false,
+    });
     expect(picker.groups.every((group) => group.open)).toBe(true);
+  });
+
+  it('says when search matches were left out, whatever else is picked', () => {
+    const search = { gateways, selectedIds: ['t3'], mode: 'search' as const, catalogueSize: 5000 };
+    const listed = [tool('t3', 'g2', 'zeta-a'), tool('t1', 'g1', 'alpha-a')];
+    expect(
+      toolPicker({ ...search, tools: listed, query: 'alpha', matches: 1, matchesListed: 1 })
+        .moreMatches,
+    ).toBe(false);
+    expect(
+      toolPicker({ ...search, tools: listed, query: 'a', matches: 900, matchesListed: 1 })
+        .moreMatches,
+    ).toBe(true);
   });
 });

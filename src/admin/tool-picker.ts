@@ -37,6 +37,8 @@ export interface ToolPicker {
   query: string;
   /** How many tools match `query` in all (search mode with a query only). */
   matches: number | null;
+  /** Whether some matches are not listed, being past PICKER_SEARCH_LIMIT. */
+  moreMatches: boolean;
 }
 
 export interface ToolPickerInput {
@@ -48,6 +50,8 @@ export interface ToolPickerInput {
   catalogueSize: number;
   query?: string;
   matches?: number | null;
+  /** How many of the matches are among `tools` (all, if not given); the rest were left out. */
+  matchesListed?: number;
 }
 
 /**
@@ -96,5 +100,6 @@ export function toolPicker(input: ToolPickerInput): ToolPicker {
     catalogueSize: input.catalogueSize,
     query: input.query ?? '',
     matches: input.matches ?? null,
+    moreMatches: (input.matchesListed ?? input.matches ?? 0) < (input.matches ?? 0),
   };
 }

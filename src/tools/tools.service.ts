@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { isUUID } from 'class-validator';
 import { DataSource } from 'typeorm';
 import { type Page } from '../common/page.dto';
 import { EventBus } from '../events/event-bus';
@@ -33,13 +34,18 @@ export class ToolsService {
     return this.presenter.toResponse(await this.find(id));
   }
 
-  /** These tools (unknown ids are skipped), ordered by virtual name; for a server's member list. */
+  /**
+   * These tools, ordered by virtual name; for a server's member list. Unknown ids are skipped, and
+   * so are malformed ones: callers pass ids straight from forms, and Postgres would refuse the
+   * whole query over one that is not a UUID.
+   */
   async getMany(ids: string[]): Promise<ToolResponseDto[]> {
-    if (ids.length === 0) return [];
+    const wellFormed = ids.filter((id) => isUUID(id));
+    if (wellFormed.length === 0) return [];
     const qb = this.dataSource
       .getRepository(Tool)
       .createQueryBuilder('tool')
-      .where('tool.id = ANY(:ids)', { ids });
+      .where('tool.id = ANY(:ids)', { ids: wellFormed });
     const tools = await this.names.orderByName(qb).getMany();
     return tools.map((tool) => this.presenter.toResponse(tool));
   }

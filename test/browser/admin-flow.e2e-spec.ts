@@ -117,6 +117,13 @@ describe('admin pages in Chromium, against a real upstream MCP server', () => {
     await page.goto('/admin/gateways');
     expect(await page.locator('table.gateways tbody td').nth(6).textContent()).toBe('32');
     await screenshot(page, 'gateways');
+    await page.getByRole('link', { name: 'Edit Browser Upstream' }).click();
+    await page.waitForURL(`**${gatewayPath}/edit`);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toContain(
+      'Browser Upstream',
+    );
+    expect(await page.getByLabel('Upstream MCP URL').inputValue()).toBe(upstream.url);
+    await screenshot(page, 'gateway-edit');
   });
 
   it('shows a refused registration beside the field, as the API words it', async () => {
@@ -197,6 +204,13 @@ describe('admin pages in Chromium, against a real upstream MCP server', () => {
     await screenshot(page, 'server-detail');
     await page.goto('/admin/servers');
     await screenshot(page, 'servers');
+    await page.getByRole('link', { name: 'Edit Browser Server' }).click();
+    await page.waitForURL(/\/admin\/servers\/[0-9a-f-]{36}\/edit$/);
+    expect(await page.getByLabel('Name', { exact: true }).inputValue()).toBe('Browser Server');
+    expect(await box('browser-upstream-tool_03').isChecked()).toBe(true);
+    expect(await box('browser-upstream-tool_07').isChecked()).toBe(true);
+    expect(await page.locator('[data-picker-count]').textContent()).toBe('2');
+    await screenshot(page, 'server-edit');
   });
 
   it('invokes a tool from its page, checking the arguments against its schema first', async () => {

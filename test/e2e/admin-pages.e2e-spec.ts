@@ -1,9 +1,15 @@
+import { type INestApplication, RequestMethod } from '@nestjs/common';
+import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
+import { ModulesContainer } from '@nestjs/core';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { AdminSessionService } from '../../src/admin/admin-session.service';
 import { TokenService } from '../../src/auth/token.service';
 import { PICKER_LIST_ALL_UP_TO, PICKER_SEARCH_LIMIT } from '../../src/admin/tool-picker';
+import { truncate } from '../../src/admin/view-helpers';
 import { Gateway } from '../../src/gateways/gateway.entity';
+import { Server } from '../../src/servers/server.entity';
+import { DESCRIPTION_LIMIT } from '../../src/tools/tool-definition';
 import { type Tool } from '../../src/tools/tool.entity';
 import { csrfOf, loginAgent } from '../support/admin-browser-session';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
@@ -13,6 +19,136 @@ import { ADMIN_PASSWORD, startTestApp, type TestApp } from '../support/test-app'
 type Agent = Awaited<ReturnType<typeof loginAgent>>['agent'];
 
 const HOSTILE = '<img src=x onerror=alert(1)>';
+
+/** Methods that change something, and so need the CSRF token; ALL is tried as POST. */
+const UNSAFE_METHODS = new Map<RequestMethod, 'post' | 'put' | 'patch' | 'delete'>([
+  [RequestMethod.POST, 'post'],
+  [RequestMethod.PUT, 'put'],
+  [RequestMethod.PATCH, 'patch'],
+  [RequestMethod.DELETE, 'delete'],
+  [RequestMethod.ALL, 'post'],
+]);
+
+/**
+ * Every handler of every controller mounted under /admin that a form (or anything else) could
+ * post to, read from Nest's route metadata, as `post admin/gateways/:id/sync`.
+ */
+function adminUnsafeRoutes(app: INestApplication): string[] {
+  const routes: string[] = [];
+  for (const module of app.get(ModulesContainer).values()) {
+    for (const { metatype } of module.controllers.values()) {
+      if (typeof metatype !== 'function') continue;
+      const base = trimSlashes(Reflect.getMetadata(PATH_METADATA, metatype) as string);
+      if (base !== 'admin' && !base.startsWith('admin/')) continue;
+      const prototype = metatype.prototype as Record<string, unknown>;
+      for (const key of Object.getOwnPropertyNames(prototype)) {
+        const handler = prototype[key];
+        if (key === 'constructor' || typeof handler !== 'function') continue;
+        const method = UNSAFE_METHODS.get(
+          Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod,
+        );
+        if (!method) continue;
+        const paths = [Reflect.getMetadata(PATH_METADATA, handler) as string | string[]].flat();
+        for (const path of paths) {
+          routes.push(`${method} ${[base, trimSlashes(path)].filter(Boolean).join('/')}`);
+        }
+      }
+    }
+  }
+  return routes;
+}
+
+function trimSlashes(path: string): string {
+  return path.replace(/^\/+|\/+$/g, '');
+}
+
+const ENTITIES: Record<string, string> = {
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  amp: '&',
+  '#x27': "'",
+  '#x3D': '=',
+  '#x60': '`',
+};
+
+/** Markup as a reader sees it: tags dropped, Handlebars' escapes undone, spaces collapsed. */
+function textOf(html: string): string {
+  return html
+    .replace(/<[^>]+>/g, '')
+    .replace(/&(lt|gt|quot|amp|#x27|#x3D|#x60);/g, (_, name: string) => ENTITIES[name]!)
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** The header and body cells, as text, of the table with this class. */
+function tableOf(html: string, className: string): { columns: string[]; rows: string[][] } {
+  const table = new RegExp(`<table class="${className}">([\\s\\S]*?)</table>`).exec(html);
+  if (!table) throw new Error(`No table.${className} on the page`);
+  const [head, body] = table[1]!.split('</thead>');
+  const cells = (markup: string, tag: string) =>
+    [...markup.matchAll(new RegExp(`<${tag}(?:\\s[^>]*)?>([\\s\\S]*?)</${tag}>`, 'g'))].map(
+      (match) => textOf(match[1]!),
+    );
+  return {
+    columns: cells(head!, 'th'),
+    rows: [...(body ?? '').matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((row) => cells(row[1]!, 'td')),
+  };
+}
+
+/** The one row whose cell in `column` reads `text`. */
+function rowWith(table: { rows: string[][] }, column: number, text: string): string[] {
+  const rows = table.rows.filter((row) => row[column] === text);
+  expect(rows).toHaveLength(1);
+  return rows[0]!;
+}
+
+/** The attributes of one tag, values unescaped. */
+function attributesOf(tag: string): Record<string, string> {
+  return Object.fromEntries(
+    [...tag.matchAll(/\s([a-zA-Z-]+)(?:="([^"]*)")?/g)].map((match) => [
+      match[1]!,
+      textOf(match[2] ?? ''),
+    ]),
+  );
+}
+
+/** What a browser sends for the page's first post form, before any button is added. */
+function fieldsOf(html: string): Record<string, string | string[]> {
+  const form =
+    /<form method="post" action="\/admin\/servers[^"]*" class="stacked"[\s\S]*?<\/form>/.exec(html);
+  if (!form) throw new Error('No server form on the page');
+  const fields: Record<string, string | string[]> = {};
+  const add = (name: string, value: string) => {
+    const current = fields[name];
+    fields[name] = current === undefined ? value : [current, value].flat();
+  };
+  for (const [tag] of form[0].matchAll(/<input[^>]*>/g)) {
+    const input = attributesOf(tag);
+    if (!input.name) continue;
+    if (input.type === 'checkbox' && !('checked' in input)) continue;
+    add(input.name, input.type === 'checkbox' ? (input.value ?? 'on') : (input.value ?? ''));
+  }
+  for (const match of form[0].matchAll(/<textarea([^>]*)>([\s\S]*?)<\/textarea>/g)) {
+    add(attributesOf(match[1]!).name!, textOf(match[2]!));
+  }
+  return fields;
+}
+
+/** The name and value that the server form's first submit button adds to the post. */
+function firstSubmitOf(html: string): Record<string, string> {
+  const form = html.slice(html.indexOf('<form method="post" action="/admin/servers'));
+  const button = attributesOf(/<button[^>]*type="submit"[^>]*>/.exec(form)![0]);
+  return button.name ? { [button.name]: button.value ?? '' } : {};
+}
+
+/** The post a browser makes when Enter is pressed in a text field of the server form. */
+function enterIn(
+  html: string,
+  changes: Record<string, string | string[]>,
+): Record<string, string | string[]> {
+  return { ...fieldsOf(html), ...changes, ...firstSubmitOf(html) };
+}
 
 describe('admin pages', () => {
   let t: TestApp;
@@ -73,6 +209,86 @@ describe('admin pages', () => {
     }
   });
 
+  it('starts every list with S. No., each column under its own header', async () => {
+    const columns = await make.gateway({ name: 'Columns' });
+    const long = `long_${'x'.repeat(70)}`;
+    const [tool] = await make.tools(columns, [long]);
+    const server = await make.server({
+      name: 'Columns server',
+      toolIds: [tool!.id, tools[0]!.id],
+      toolSearch: { enabled: true, alwaysLoaded: [] },
+    });
+    const stored = (await t.api().get(`/api/v1/gateways/${columns.id}`).expect(200)).body;
+    const { visibility } = (await t.api().get(`/api/v1/tools/${tool!.id}`).expect(200)).body;
+
+    const gateways = tableOf((await agent.get('/admin/gateways').expect(200)).text, 'gateways');
+    expect(gateways.columns).toEqual([
+      'S. No.',
+      'Name',
+      'Slug',
+      'URL',
+      'Transport',
+      'Status',
+      'Tools',
+      'Last sync',
+      'Actions',
+    ]);
+    expect(rowWith(gateways, 1, 'Columns')).toEqual([
+      expect.stringMatching(/^\d+$/),
+      'Columns',
+      'columns',
+      stored.url,
+      'streamable-http',
+      'Active Unreachable',
+      '1',
+      '—',
+      'Edit Columns Deactivate Columns Sync now Columns Delete Columns',
+    ]);
+
+    const toolTable = tableOf(
+      (await agent.get(`/admin/tools?gatewayId=${columns.id}`).expect(200)).text,
+      'tools',
+    );
+    expect(toolTable.columns).toEqual([
+      'S. No.',
+      'Virtual name',
+      'Original name',
+      'Gateway',
+      'Description',
+      'Visibility',
+      'Enabled',
+    ]);
+    expect(toolTable.rows).toEqual([
+      [
+        '1',
+        `columns-${long} Over 64 characters`,
+        long,
+        'columns',
+        `The ${long} tool`,
+        visibility.join(', '),
+        'Yes',
+      ],
+    ]);
+
+    const servers = tableOf((await agent.get('/admin/servers').expect(200)).text, 'servers');
+    expect(servers.columns).toEqual([
+      'S. No.',
+      'Name',
+      'Tools',
+      'Tool search',
+      'MCP URL',
+      'Actions',
+    ]);
+    expect(rowWith(servers, 1, 'Columns server')).toEqual([
+      expect.stringMatching(/^\d+$/),
+      'Columns server',
+      '2',
+      'On',
+      server.mcpUrl,
+      'Edit Columns server Delete Columns server',
+    ]);
+  });
+
   it('redirects every page to the login page without a session, remembering where to return', async () => {
     for (const path of await pagePaths()) {
       const response = await request(t.baseUrl).get(path).expect(303);
@@ -82,33 +298,75 @@ describe('admin pages', () => {
     expect(response.headers.location).toBe('/admin/login?next=%2Fadmin%2Ftools%3Fpage%3D2');
   });
 
-  it('refuses form posts without the session’s CSRF token, changing nothing', async () => {
+  it('refuses every admin form post, on every route Nest has, without the session’s CSRF token, changing nothing', async () => {
     const victim = await make.gateway({ name: 'Victim' });
-    const posts = [
-      `/admin/gateways/${victim.id}/delete`,
-      `/admin/gateways/${victim.id}/deactivate`,
-      `/admin/gateways/${victim.id}`,
-      '/admin/gateways',
-      '/admin/servers',
-      `/admin/tools/${tools[0]!.id}`,
-      '/admin/logout',
-    ];
+    const victimServer = await make.server({ name: 'Victim server', toolIds: [tools[0]!.id] });
+    const idOf: Record<string, string> = {
+      'admin/gateways': victim.id,
+      'admin/servers': victimServer.id,
+      'admin/tools': tools[0]!.id,
+    };
+    const routes = adminUnsafeRoutes(t.app);
+    expect(routes).toEqual(
+      expect.arrayContaining(
+        [
+          'admin/login',
+          'admin/logout',
+          'admin/gateways',
+          'admin/gateways/:id',
+          'admin/gateways/:id/activate',
+          'admin/gateways/:id/deactivate',
+          'admin/gateways/:id/sync',
+          'admin/gateways/:id/delete',
+          'admin/servers',
+          'admin/servers/:id',
+          'admin/servers/:id/tokens',
+          'admin/servers/:id/delete',
+          'admin/tools/:id',
+          'admin/tools/:id/invoke',
+          'admin/*path',
+        ].map((path) => `post ${path}`),
+      ),
+    );
     const other = await loginAgent(t.baseUrl);
-    for (const path of posts) {
+    for (const route of routes) {
+      const [method, pattern] = route.split(' ') as ['post' | 'put' | 'patch' | 'delete', string];
+      const base = Object.keys(idOf).find((prefix) => pattern.startsWith(`${prefix}/:id`));
+      const path = `/${pattern
+        .replace(':id', base ? idOf[base]! : '1b4e28ba-2fa1-4d3b-a3f5-ef19b5a7633b')
+        .replace('*path', 'nowhere/at/all')}`;
       for (const token of [undefined, 'forged', other.csrf]) {
-        const response = await agent
-          .post(path)
+        const response = await agent[method](path)
           .type('form')
-          .send({ ...(token ? { _csrf: token } : {}), name: 'Changed', url: 'http://x/mcp' });
-        expect({ path, token, status: response.status }).toEqual({ path, token, status: 403 });
+          .send({
+            ...(token ? { _csrf: token } : {}),
+            name: 'Changed',
+            url: 'http://x/mcp',
+            authType: 'none',
+            toolIds: tools[1]!.id,
+            arguments: '{}',
+          });
+        expect({ route, path, token, status: response.status }).toEqual({
+          route,
+          path,
+          token,
+          status: 403,
+        });
         expect(response.text).toContain('Form refused');
       }
     }
-    const stored = await t.app
-      .get(DataSource)
-      .getRepository(Gateway)
-      .findOneByOrFail({ id: victim.id });
-    expect(stored).toMatchObject({ name: 'Victim', enabled: true });
+    const dataSource = t.app.get(DataSource);
+    expect(
+      await dataSource.getRepository(Gateway).findOneByOrFail({ id: victim.id }),
+    ).toMatchObject({ name: 'Victim', enabled: true });
+    expect(
+      (await t.api().get(`/api/v1/servers/${victimServer.id}`).expect(200)).body,
+    ).toMatchObject({ name: 'Victim server', toolIds: [tools[0]!.id] });
+    expect((await t.api().get(`/api/v1/tools/${tools[0]!.id}`).expect(200)).body.enabled).toBe(
+      true,
+    );
+    expect(await dataSource.getRepository(Gateway).countBy({ name: 'Changed' })).toBe(0);
+    expect(await dataSource.getRepository(Server).countBy({ name: 'Changed' })).toBe(0);
     await agent.get('/admin').expect(200);
   });
 
@@ -406,6 +664,31 @@ describe('admin pages', () => {
       expect(second.text).toContain(`href="/admin/tools?gatewayId&#x3D;${gateway.id}" rel="prev"`);
     });
 
+    it('says a page past the end is past the end, not that there are no tools', async () => {
+      const past = (await agent.get('/admin/tools?page=99').expect(200)).text;
+      expect(past).toContain('No tools on this page. <a href="/admin/tools">Back to page 1</a>.');
+      expect(past).toMatch(/\d+ rows on \d+ pages; page 99 is past the last\./);
+      expect(past).not.toContain('No tools yet');
+      expect(past).not.toContain('Rows 0');
+
+      const filtered = (await agent.get('/admin/tools?q=tool_0&page=99').expect(200)).text;
+      expect(filtered).toContain('<a href="/admin/tools?q&#x3D;tool_0">Back to page 1</a>');
+      expect(filtered).not.toContain('No tool matches this filter');
+      const none = (await agent.get('/admin/tools?q=matches-nothing&page=3').expect(200)).text;
+      expect(none).toContain('No tool matches this filter.');
+
+      const gatewayPage = (await agent.get(`/admin/gateways/${gateway.id}?page=99`).expect(200))
+        .text;
+      expect(gatewayPage).toContain(
+        `No tools on this page. <a href="/admin/gateways/${gateway.id}">Back to page 1</a>.`,
+      );
+      expect(gatewayPage).toContain('30 rows on 2 pages; page 99 is past the last.');
+      expect(gatewayPage).not.toContain('No tools stored');
+      const empty = await make.gateway({ name: 'Empty' });
+      const emptyPage = (await agent.get(`/admin/gateways/${empty.id}`).expect(200)).text;
+      expect(emptyPage).toContain('No tools stored for this gateway.');
+    });
+
     it('escapes a hostile description on the list and the detail page', async () => {
       const hostile = tools.find((tool) => tool.originalName === 'hostile')!;
       for (const path of ['/admin/tools?q=hostile', `/admin/tools/${hostile.id}`]) {
@@ -564,13 +847,97 @@ describe('admin pages', () => {
     });
   });
 
-  it('counts the catalogue and shows how to connect on the dashboard', async () => {
+  it('counts the catalogue and lists unreachable gateways, last syncs and how to connect on the dashboard', async () => {
+    const down = await make.gateway({ name: `Down ${HOSTILE}` });
+    const healthy = await startUpstream({
+      name: 'dashboard-upstream',
+      tools: [echoTool('one', 'dashboard-upstream'), echoTool('two', 'dashboard-upstream')],
+    });
+    const synced = await make
+      .gateway({ name: 'Synced', url: healthy.url })
+      .finally(() => healthy.close());
+    const servers = [
+      await make.server({ name: 'Dash one', toolIds: [tools[0]!.id] }),
+      await make.server({ name: 'Dash two', toolIds: [tools[1]!.id, tools[2]!.id] }),
+    ];
+    const downApi = (await t.api().get(`/api/v1/gateways/${down.id}`).expect(200)).body;
+    expect(downApi).toMatchObject({ status: 'unreachable', lastError: expect.any(String) });
+
     const html = (await agent.get('/admin').expect(200)).text;
-    const gateways = (await t.api().get('/api/v1/gateways').expect(200)).body.total;
-    const toolCount = (await t.api().get('/api/v1/tools').expect(200)).body.total;
-    expect(html).toContain(`<span class="count" id="count-gateways">${gateways}</span>`);
-    expect(html).toContain(`<span class="count" id="count-tools">${toolCount}</span>`);
-    expect(html).toContain(`${t.config.publicUrl}/mcp`);
+    const total = async (path: string) => (await t.api().get(path).expect(200)).body.total;
+    expect(html).toContain(
+      `<span class="count" id="count-gateways">${await total('/api/v1/gateways')}</span>`,
+    );
+    expect(html).toContain(
+      `<span class="count" id="count-tools">${await total('/api/v1/tools')}</span>`,
+    );
+    expect(html).toContain(
+      `<span class="count" id="count-servers">${await total('/api/v1/servers')}</span>`,
+    );
+    expect(html).toContain(`<code class="copy">${t.config.publicUrl}/mcp</code>`);
+    expect(html).not.toContain('<img');
+
+    const unhealthy = tableOf(html, 'unhealthy');
+    expect(unhealthy.columns).toEqual(['S. No.', 'Gateway', 'Status', 'Last error', 'Last seen']);
+    const downRow = rowWith(unhealthy, 1, `Down ${HOSTILE}`);
+    expect(downRow.slice(2, 4)).toEqual(['unreachable', truncate(downApi.lastError, 200)]);
+    expect(html).toContain(`<a href="/admin/gateways/${down.id}">Down &lt;img`);
+    expect(unhealthy.rows.map((row) => row[1])).not.toContain('Synced');
+    expect(unhealthy.rows.map((row) => row[0])).toEqual(
+      unhealthy.rows.map((_, i) => String(i + 1)),
+    );
+
+    const syncs = tableOf(html, 'syncs');
+    expect(syncs.columns).toEqual(['S. No.', 'Gateway', 'Finished', 'Report']);
+    expect(syncs.rows[0]).toEqual([
+      '1',
+      'Synced',
+      expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/),
+      '2 added, 0 updated, 0 removed, 0 unchanged',
+    ]);
+    expect(html).toContain(`href="/admin/gateways/${synced.id}#last-sync"`);
+
+    const urls = tableOf(html, 'server-urls');
+    expect(urls.columns).toEqual(['S. No.', 'Server', 'Tools', 'MCP URL']);
+    expect(rowWith(urls, 1, 'Dash one').slice(2)).toEqual(['1', servers[0]!.mcpUrl]);
+    expect(rowWith(urls, 1, 'Dash two').slice(2)).toEqual(['2', servers[1]!.mcpUrl]);
+    expect(urls.rows).toHaveLength(await total('/api/v1/servers'));
+    for (const server of servers) {
+      expect(server.mcpUrl).toBe(`${t.config.publicUrl}/servers/${server.id}/mcp`);
+    }
+  });
+
+  it('shows a hostile upstream’s sync conflicts and warnings on the gateway page as text', async () => {
+    const hostile = await startUpstream({
+      name: 'hostile-upstream',
+      tools: [
+        echoTool('fine', 'hostile-upstream'),
+        { definition: { name: HOSTILE, inputSchema: { type: 'object' } } },
+        echoTool('wordy', 'hostile-upstream', {
+          description: `${HOSTILE}${'d'.repeat(DESCRIPTION_LIMIT)}`,
+        }),
+      ],
+    });
+    const registered = await make
+      .gateway({ name: 'Hostile upstream', url: hostile.url })
+      .finally(() => hostile.close());
+    const report = (await t.api().get(`/api/v1/gateways/${registered.id}`).expect(200)).body
+      .lastSyncReport;
+    expect(report.conflicts).toEqual([{ name: HOSTILE, reason: expect.any(String) }]);
+    expect(report.warnings).toEqual([{ name: 'wordy', reason: expect.any(String) }]);
+
+    const html = (await agent.get(`/admin/gateways/${registered.id}`).expect(200)).text;
+    expect(html).not.toContain('<img');
+    expect(html).toContain('<code>&lt;img src&#x3D;x onerror&#x3D;alert(1)&gt;</code>');
+    expect(html).toContain('2 added, 0 updated, 0 removed, 0 unchanged, 1 conflict, 1 warning');
+    expect(tableOf(html, 'sync-conflicts')).toEqual({
+      columns: ['S. No.', 'Upstream name', 'Reason'],
+      rows: [['1', HOSTILE, report.conflicts[0].reason]],
+    });
+    expect(tableOf(html, 'sync-warnings')).toEqual({
+      columns: ['S. No.', 'Upstream name', 'What changed'],
+      rows: [['1', 'wordy', report.warnings[0].reason]],
+    });
   });
 
   describe('with a real upstream', () => {
@@ -720,10 +1087,16 @@ describe('admin pages', () => {
   });
 
   describe('a catalogue too large to list in the picker', () => {
-    it('searches on the server and keeps what is picked', async () => {
+    let first: Tool;
+    let second: Tool;
+
+    beforeAll(async () => {
       const bulk = await make.gateway({ name: 'Bulk' });
       const names = Array.from({ length: PICKER_LIST_ALL_UP_TO }, (_, i) => `bulk_${i}`);
-      const [first, second] = await make.tools(bulk, names);
+      [first, second] = (await make.tools(bulk, names)) as [Tool, Tool];
+    });
+
+    it('searches on the server and keeps what is picked', async () => {
       const form = await agent.get('/admin/servers/new').expect(200);
       expect(form.text).toContain('Search all');
       expect(form.text).not.toContain('name="toolIds"');
@@ -736,11 +1109,11 @@ describe('admin pages', () => {
           name: 'Big',
           intent: 'search',
           pickerQ: 'bulk_1999',
-          toolIds: first!.id,
+          toolIds: first.id,
         })
         .expect(200);
-      expect(searched.text).toContain(`value="${first!.id}" id="tool-${first!.id}" checked`);
-      expect(searched.text).toMatch(/1 tool match “bulk_1999”/);
+      expect(searched.text).toContain(`value="${first.id}" id="tool-${first.id}" checked`);
+      expect(searched.text).toContain('1 tool match “bulk_1999”.</p>');
       expect(searched.text).toContain('value="Big"');
       const match = /value="([0-9a-f-]{36})" id="tool-[0-9a-f-]{36}" >/.exec(searched.text);
       expect(match).not.toBeNull();
@@ -756,13 +1129,86 @@ describe('admin pages', () => {
       const created = await agent
         .post('/admin/servers')
         .type('form')
-        .send({ _csrf: csrf, name: 'Big', toolIds: [first!.id, second!.id, match![1]] })
+        .send({ _csrf: csrf, name: 'Big', toolIds: [first.id, second.id, match![1]] })
         .expect(303);
       const id = (created.headers.location as string).split('/').pop()!;
       const api = await t.api().get(`/api/v1/servers/${id}`).expect(200);
       expect(api.body.toolIds).toHaveLength(3);
       const edit = await agent.get(`/admin/servers/${id}/edit`).expect(200);
       expect(edit.text.match(/name="toolIds"[^>]*checked/g)).toHaveLength(3);
+    });
+
+    it('skips malformed tool ids in searches and refused forms instead of failing', async () => {
+      const malformed = ['not-a-uuid', "1' OR '1'='1", first.id];
+      const searched = await agent
+        .post('/admin/servers')
+        .type('form')
+        .send({ _csrf: csrf, name: 'Odd', intent: 'search', pickerQ: 'bulk_7', toolIds: malformed })
+        .expect(200);
+      expect(searched.text).toContain(`value="${first.id}" id="tool-${first.id}" checked`);
+      expect(searched.text).not.toContain('not-a-uuid');
+
+      const refused = await agent
+        .post('/admin/servers')
+        .type('form')
+        .send({ _csrf: csrf, name: '', toolIds: malformed })
+        .expect(422);
+      expect(refused.text).toMatch(/id="toolIds-error">[^<]*must be a UUID/);
+      expect(refused.text).toContain(`value="${first.id}" id="tool-${first.id}" checked`);
+
+      const server = await make.server({ name: 'Odd edit', toolIds: [second.id] });
+      const edited = await agent
+        .post(`/admin/servers/${server.id}`)
+        .type('form')
+        .send({ _csrf: csrf, name: 'Odd edit', intent: 'search', toolIds: malformed })
+        .expect(200);
+      expect(edited.text).toContain(`value="${first.id}" id="tool-${first.id}" checked`);
+    });
+
+    it('saves on Enter in a text field, and searches on Enter in the search box', async () => {
+      const form = (await agent.get('/admin/servers/new').expect(200)).text;
+      expect(firstSubmitOf(form)).toEqual({ intent: 'enter' });
+      const created = await agent
+        .post('/admin/servers')
+        .type('form')
+        .send(enterIn(form, { name: 'Entered', toolIds: first.id }))
+        .expect(303);
+      const id = (created.headers.location as string).split('/').pop()!;
+      expect((await t.api().get(`/api/v1/servers/${id}`).expect(200)).body).toMatchObject({
+        name: 'Entered',
+        toolIds: [first.id],
+      });
+
+      const edit = (await agent.get(`/admin/servers/${id}/edit`).expect(200)).text;
+      expect(firstSubmitOf(edit)).toEqual({ intent: 'enter' });
+      await agent
+        .post(`/admin/servers/${id}`)
+        .type('form')
+        .send(enterIn(edit, { name: 'Entered again' }))
+        .expect(303)
+        .expect('Location', `/admin/servers/${id}`);
+      expect((await t.api().get(`/api/v1/servers/${id}`).expect(200)).body).toMatchObject({
+        name: 'Entered again',
+        toolIds: [first.id],
+      });
+
+      const search = await agent
+        .post(`/admin/servers/${id}`)
+        .type('form')
+        .send(enterIn(edit, { name: 'Not saved', pickerQ: 'bulk_1999' }))
+        .expect(200);
+      expect(search.text).toMatch(/1 tool match “bulk_1999”/);
+      expect(search.text).toContain('name="pickerShownQ" value="bulk_1999"');
+      expect(search.text).toContain('value="Not saved"');
+      expect((await t.api().get(`/api/v1/servers/${id}`)).body.name).toBe('Entered again');
+
+      const save = fieldsOf(search.text);
+      await agent
+        .post(`/admin/servers/${id}`)
+        .type('form')
+        .send({ ...save, name: 'Clicked Save', pickerQ: 'bulk_1' })
+        .expect(303);
+      expect((await t.api().get(`/api/v1/servers/${id}`)).body.name).toBe('Clicked Save');
     });
   });
 });
