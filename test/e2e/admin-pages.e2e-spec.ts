@@ -774,7 +774,7 @@ describe('admin pages', () => {
           ui: {
             resourceUri: 'ui://charts/chart.html',
             csp: { connectDomains: ['https://charts.example'] },
-            permissions: { camera: {} },
+            permissions: { 'chart-sensor': {} },
           },
         },
       }),
@@ -783,6 +783,6 @@ describe('admin pages', () => {
     expect(page.text).toContain(`ui://prefab/tool/${withUi!.toolHash}/renderer.html`);
     expect(page.text).not.toContain('ui://charts/chart.html');
     expect(page.text).not.toContain('https://charts.example');
-    expect(page.text).not.toContain('camera');
+    expect(page.text).not.toContain('chart-sensor');
   });
 });
