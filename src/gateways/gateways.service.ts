@@ -5,6 +5,7 @@ import { type Page, type PageQueryDto } from '../common/page.dto';
 import { RequestValidationException } from '../common/request-validation.exception';
 import { uniqueViolation } from '../common/unique-violation';
 import { EventBus } from '../events/event-bus';
+import { Server } from '../servers/server.entity';
 import { SyncService } from '../sync/sync.service';
 import { TOOL_NAME_MAX_LENGTH } from '../tools/tool-name';
 import { ToolNameQuery, VIRTUAL_NAME_INDEX } from '../tools/tool-name.query';
@@ -93,7 +94,7 @@ export class GatewaysService {
       const slug = dto.name === undefined ? gateway.slug : this.slugOf(dto.name);
       const url = dto.url === undefined ? gateway.url : normaliseUrl(dto.url);
       await this.assertUnique(em, { id, name: dto.name ?? gateway.name, slug, url });
-      if (slug !== gateway.slug) await this.reslugTools(em, gateway.id, slug);
+      if (slug !== gateway.slug) await this.reslugTools(em, gateway.id, gateway.slug, slug);
       reconnect =
         url !== gateway.url ||
         (dto.transport !== undefined && dto.transport !== gateway.transport) ||
@@ -236,9 +237,15 @@ export class GatewaysService {
 
   /**
    * Moves every tool of the gateway to the new slug, refusing if a virtual name would clash or
-   * outgrow the MCP tool-name rule.
+   * outgrow the MCP tool-name rule, and carries the servers' always-loaded names of those tools
+   * along.
    */
-  private async reslugTools(em: EntityManager, gatewayId: string, slug: string): Promise<void> {
+  private async reslugTools(
+    em: EntityManager,
+    gatewayId: string,
+    oldSlug: string,
+    slug: string,
+  ): Promise<void> {
     const { longest } = (await em
       .createQueryBuilder(Tool, 'tool')
       .select('max(length(tool.original_name))::int', 'longest')
@@ -269,7 +276,44 @@ export class GatewaysService {
         { clashes: names },
       );
     }
+    await this.renameAlwaysLoaded(em, gatewayId, oldSlug, slug);
     await em.update(Tool, { gatewayId }, { gatewaySlug: slug });
+  }
+
+  /**
+   * Servers keep their always-loaded tools by virtual name, the name clients and operators use;
+   * renaming them with the tools keeps those tools listed. Runs while the tools have the old slug.
+   */
+  private async renameAlwaysLoaded(
+    em: EntityManager,
+    gatewayId: string,
+    oldSlug: string,
+    slug: string,
+  ): Promise<void> {
+    const servers = await em
+      .getRepository(Server)
+      .createQueryBuilder('server')
+      .where('jsonb_array_length(server.tool_search_always_loaded) > 0')
+      .getMany();
+    if (servers.length === 0) return;
+    const qb = em
+      .createQueryBuilder(Tool, 'tool')
+      .select('tool.original_name', 'originalName')
+      .where('tool.gateway_id = :gatewayId', { gatewayId });
+    this.names.whereNameIn(qb, [...new Set(servers.flatMap((s) => s.toolSearchAlwaysLoaded))]);
+    const renamed = new Map(
+      (await qb.getRawMany<{ originalName: string }>()).map(({ originalName }) => [
+        this.names.name(oldSlug, originalName),
+        this.names.name(slug, originalName),
+      ]),
+    );
+    for (const server of servers) {
+      if (!server.toolSearchAlwaysLoaded.some((name) => renamed.has(name))) continue;
+      server.toolSearchAlwaysLoaded = server.toolSearchAlwaysLoaded.map(
+        (name) => renamed.get(name) ?? name,
+      );
+      await em.getRepository(Server).save(server);
+    }
   }
 
   /** A transaction whose unique-index races surface as the same conflicts as the pre-checks. */

@@ -70,15 +70,19 @@ export class ServersService {
       const server = await this.find(id, em);
       if (dto.name !== undefined && dto.name !== server.name)
         await this.assertNameFree(em, dto.name);
-      const toolIds = dto.toolIds ?? (await this.memberIds([id], em)).get(id) ?? [];
-      const alwaysLoaded = dto.toolSearch?.alwaysLoaded ?? server.toolSearchAlwaysLoaded;
-      await this.assertToolSearch(em, toolIds, alwaysLoaded);
+      // Checked only when given: what is stored was valid when written, and a request about
+      // something else must not fail because a sync has since removed a tool.
+      const alwaysLoaded = dto.toolSearch?.alwaysLoaded;
+      if (alwaysLoaded !== undefined) {
+        const toolIds = dto.toolIds ?? (await this.memberIds([id], em)).get(id) ?? [];
+        await this.assertToolSearch(em, toolIds, alwaysLoaded);
+      }
       Object.assign(server, {
         name: dto.name ?? server.name,
         description: dto.description ?? server.description,
         enabled: dto.enabled ?? server.enabled,
         toolSearchEnabled: dto.toolSearch?.enabled ?? server.toolSearchEnabled,
-        toolSearchAlwaysLoaded: alwaysLoaded,
+        toolSearchAlwaysLoaded: alwaysLoaded ?? server.toolSearchAlwaysLoaded,
       });
       await em.getRepository(Server).save(server);
       if (dto.toolIds !== undefined) await this.replaceTools(em, id, dto.toolIds);

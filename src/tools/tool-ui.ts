@@ -1,8 +1,15 @@
+import type { EXTENSION_ID, RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server' with {
+  'resolution-mode': 'import',
+};
 import { type ToolAppConfig } from './tool-app-config';
 import { type JsonObject } from './tool.entity';
 
-/** MIME type of MCP Apps HTML resources (extension `io.modelcontextprotocol/ui`). */
-export const UI_RESOURCE_MIME_TYPE = 'text/html;profile=mcp-app';
+// ext-apps is an ES module, which this CommonJS build cannot load at run time; typing these copies
+// as its constants makes the compiler fail should they ever differ.
+/** The MCP Apps extension, as named in `extensions` capabilities. */
+export const UI_EXTENSION: typeof EXTENSION_ID = 'io.modelcontextprotocol/ui';
+/** MIME type of MCP Apps HTML resources. */
+export const UI_RESOURCE_MIME_TYPE: typeof RESOURCE_MIME_TYPE = 'text/html;profile=mcp-app';
 /** The deprecated flat form of `_meta.ui.resourceUri`, still read by some hosts. */
 export const LEGACY_RESOURCE_URI_KEY = 'ui/resourceUri';
 

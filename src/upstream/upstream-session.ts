@@ -8,10 +8,12 @@ import { type Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   type CallToolResult,
   CallToolResultSchema,
+  type ClientCapabilities,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import { credentialSecrets } from '../gateways/gateway-credentials';
+import { UI_EXTENSION, UI_RESOURCE_MIME_TYPE } from '../tools/tool-ui';
 import { UpstreamError, upstreamError } from './upstream-error';
 import { type UpstreamEndpoint, upstreamTransport } from './upstream-transport';
 
@@ -29,6 +31,14 @@ const LooseListToolsResult = z.looseObject({
 export const MAX_TOOL_PAGES = 10_000;
 export const MAX_TOOLS = 100_000;
 const TERMINATE_TIMEOUT_MS = 1000;
+
+/**
+ * Sync declares the MCP Apps extension: ext-apps tells servers to attach `_meta.ui` only for
+ * clients that do, and the registry must see every tool's UI to serve it to the clients that can.
+ */
+const SYNC_CLIENT_CAPABILITIES: ClientCapabilities = {
+  extensions: { [UI_EXTENSION]: { mimeTypes: [UI_RESOURCE_MIME_TYPE] } },
+};
 
 export interface UpstreamSessionOptions {
   /** Bounds the connection and every request. */
@@ -74,7 +84,12 @@ export class UpstreamSession {
     endpoint: UpstreamEndpoint,
     options: UpstreamSessionOptions,
   ): Promise<UpstreamSession> {
-    const client = new Client({ name: 'portico', version: '1.0.0' }, { capabilities: {} });
+    const client = new Client(
+      { name: 'portico', version: '1.0.0' },
+      {
+        capabilities: SYNC_CLIENT_CAPABILITIES,
+      },
+    );
     const { onToolsChanged } = options;
     if (onToolsChanged) {
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => onToolsChanged());

@@ -1211,4 +1211,24 @@ describe('admin pages', () => {
       expect((await t.api().get(`/api/v1/servers/${id}`)).body.name).toBe('Clicked Save');
     });
   });
+
+  it('shows a tool’s UI at its per-tool URI on the tool page, without CSP or permissions', async () => {
+    const apps = await make.gateway({ name: 'Admin apps' });
+    const [withUi] = await make.tools(apps, [
+      toolDefinition('show_chart', {
+        meta: {
+          ui: {
+            resourceUri: 'ui://charts/chart.html',
+            csp: { connectDomains: ['https://charts.example'] },
+            permissions: { 'chart-sensor': {} },
+          },
+        },
+      }),
+    ]);
+    const page = await agent.get(`/admin/tools/${withUi!.id}`).expect(200);
+    expect(page.text).toContain(`ui://prefab/tool/${withUi!.toolHash}/renderer.html`);
+    expect(page.text).not.toContain('ui://charts/chart.html');
+    expect(page.text).not.toContain('https://charts.example');
+    expect(page.text).not.toContain('chart-sensor');
+  });
 });

@@ -1,8 +1,14 @@
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { DataSource } from 'typeorm';
 import { TokenService } from '../../src/auth/token.service';
 import { EventBus } from '../../src/events/event-bus';
-import { APP_MIME, type AppUpstream, startAppUpstream } from '../fixtures/app-upstream';
+import {
+  APP_MIME,
+  type AppUpstream,
+  startAppUpstream,
+  TOOL_UI_EXTRAS,
+} from '../fixtures/app-upstream';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { connectClient, eventually } from '../support/mcp-client';
 import { startTestApp, type TestApp } from '../support/test-app';
@@ -49,6 +55,7 @@ describe('MCP Apps through the gateway', () => {
   let alpha: AppUpstream;
   let beta: AppUpstream;
   let plain: UpstreamFixture;
+  let gated: AppUpstream | undefined;
   const gateways: Record<string, { id: string; tools: Record<string, ToolJson> }> = {};
   const clients: Client[] = [];
   let all: Client;
@@ -151,11 +158,20 @@ describe('MCP Apps through the gateway', () => {
   afterAll(async () => {
     await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
     await t.close();
-    await Promise.all([alpha.fixture.close(), beta.fixture.close(), plain.close()]);
+    await Promise.all([
+      alpha.fixture.close(),
+      beta.fixture.close(),
+      plain.close(),
+      gated?.fixture.close(),
+    ]);
   });
 
   describe('tools/list and REST', () => {
     it('gives each upstream UI its own per-tool URI, on a copy without CSP or permissions', async () => {
+      const [stored] = await t.app
+        .get(DataSource)
+        .query(`SELECT meta FROM tool WHERE id = $1`, [tool('Alpha', 'get-time').id]);
+      expect(stored.meta.ui).toMatchObject(TOOL_UI_EXTRAS);
       const { tools } = await all.listTools();
       const byName = new Map(tools.map((listed) => [listed.name, listed]));
       const alphaTime = byName.get('alpha_get-time')!;
@@ -179,6 +195,32 @@ describe('MCP Apps through the gateway', () => {
       expect(names).not.toContain('alpha_refresh');
       expect(names).toContain('alpha_model-time');
       expect(names).not.toContain(hashed('Alpha', 'model-time'));
+    });
+
+    it('shows tool_search matches with the same URI, without CSP or permissions', async () => {
+      const server = (
+        await t
+          .api()
+          .post('/api/v1/servers')
+          .send({
+            name: 'Searching apps',
+            toolIds: [tool('Alpha', 'get-time').id],
+            toolSearch: { enabled: true, alwaysLoaded: [] },
+          })
+          .expect(201)
+      ).body;
+      const searcher = await connect({ token: t.token, path: `/servers/${server.id}/mcp` });
+      const result = await searcher.callTool({
+        name: 'tool_search',
+        arguments: { query: 'select:alpha_get-time' },
+      });
+      const found = (result.structuredContent as { tools: Tool[] }).tools;
+      expect(found.map((match) => match._meta)).toEqual([
+        {
+          ui: { resourceUri: uriOf('Alpha', 'get-time') },
+          'ui/resourceUri': uriOf('Alpha', 'get-time'),
+        },
+      ]);
     });
 
     it('shows the same URI in the REST API', async () => {
@@ -259,6 +301,7 @@ describe('MCP Apps through the gateway', () => {
         title: 'Get time (alpha)',
         description: 'UI of the tool alpha_get-time',
         mimeType: APP_MIME,
+        _meta: { ui: { csp: EMPTY_CSP } },
       });
       expect((await all.listResourceTemplates()).resourceTemplates).toEqual([]);
     });
@@ -335,6 +378,21 @@ describe('MCP Apps through the gateway', () => {
         expect(ui.permissions).toEqual({ camera: {}, clipboardWrite: {} });
         expect(ui.prefersBorder).toBe(false);
       });
+      // The list entry carries what is known without asking the upstream: the operator's part.
+      const { resources } = await all.listResources();
+      expect(
+        resources.find((resource) => resource.uri === uriOf('Alpha', 'get-time'))?._meta,
+      ).toEqual({
+        ui: {
+          csp: {
+            ...EMPTY_CSP,
+            connectDomains: ['https://api.alpha.example', 'https://extra.example'],
+            frameDomains: ['http://localhost:5173'],
+          },
+          permissions: { clipboardWrite: {} },
+          prefersBorder: false,
+        },
+      });
       await t.api().patch(`/api/v1/tools/${id}`).send({ appConfig: null }).expect(200);
     });
 
@@ -376,7 +434,8 @@ describe('MCP Apps through the gateway', () => {
         ui: { csp: { ...EMPTY_CSP, resourceDomains: ['https://img.example'] } },
       });
       const { resources } = await all.listResources();
-      expect(resources.map((resource) => resource.uri)).toContain(uriOf('deadbeefcafe', 'report'));
+      const entry = resources.find((resource) => resource.uri === uriOf('deadbeefcafe', 'report'));
+      expect(entry?._meta).toEqual(page._meta);
     });
   });
 
@@ -493,10 +552,26 @@ describe('MCP Apps through the gateway', () => {
     });
   });
 
+  it('drops the UI of a tool the upstream removed from resources/list after the sync', async () => {
+    const uris = async () => (await all.listResources()).resources.map((resource) => resource.uri);
+    expect(await uris()).toContain(uriOf('Alpha', 'export'));
+    alpha.fixture.removeTool('export');
+    const report = await t.api().post(`/api/v1/gateways/${gateways.Alpha!.id}/sync`).expect(200);
+    expect(report.body.removed).toEqual(['export']);
+    await eventually(async () => expect(await uris()).not.toContain(uriOf('Alpha', 'export')));
+    const fresh = await connect({ token: t.token });
+    expect((await fresh.listResources()).resources.map((resource) => resource.uri)).not.toContain(
+      uriOf('Alpha', 'export'),
+    );
+  });
+
   it('stops serving a disabled tool’s UI and hashed name', async () => {
     const betaTime = tool('Beta', 'get-time');
+    const uris = async () => (await all.listResources()).resources.map((resource) => resource.uri);
+    expect(await uris()).toContain(uriOf('Beta', 'get-time'));
     await t.api().patch(`/api/v1/tools/${betaTime.id}`).send({ enabled: false }).expect(200);
     await eventually(async () => {
+      expect(await uris()).not.toContain(uriOf('Beta', 'get-time'));
       await expect(all.readResource({ uri: uriOf('Beta', 'get-time') })).rejects.toThrow(
         'Resource not found',
       );
@@ -568,5 +643,29 @@ describe('MCP Apps through the gateway', () => {
         'clipboardWrite',
       ]);
     });
+  });
+
+  it('syncs the UI of an upstream that offers it only to clients declaring the extension', async () => {
+    gated = await startAppUpstream({
+      label: 'gated',
+      html: '<!doctype html><html><body>gated app</body></html>',
+      uiOnlyForUiClients: true,
+    });
+    await register('Gated', gated.fixture.url);
+    expect(gated.clientCapabilities).toContainEqual({
+      extensions: { [UI]: { mimeTypes: [APP_MIME] } },
+    });
+    expect(tool('Gated', 'get-time').meta).toEqual({
+      ui: { resourceUri: uriOf('Gated', 'get-time') },
+      'ui/resourceUri': uriOf('Gated', 'get-time'),
+    });
+    await eventually(async () => {
+      const names = (await all.listTools()).tools.map((listed) => listed.name);
+      expect(names).toContain(hashed('Gated', 'refresh'));
+      expect(names).not.toContain('gated_refresh');
+      const { resources } = await all.listResources();
+      expect(resources.map((resource) => resource.uri)).toContain(uriOf('Gated', 'get-time'));
+    });
+    expect((await read(all, uriOf('Gated', 'get-time'))).text).toContain('gated app');
   });
 });

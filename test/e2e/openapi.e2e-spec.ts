@@ -69,4 +69,34 @@ describe('OpenAPI document', () => {
     for (const secret of ['auth', 'authSecret', 'token', 'headers'])
       expect(fields).not.toContain(secret);
   });
+
+  it('documents toolSearch in the server create, update and response schemas', () => {
+    const { schemas } = document.components;
+    const toolSearch = schemas.ServerToolSearchDto!;
+    expect(Object.keys(toolSearch.properties!)).toEqual(['enabled', 'alwaysLoaded']);
+    expect(toolSearch.properties!.enabled).toMatchObject({ type: 'boolean' });
+    expect(toolSearch.properties!.alwaysLoaded).toMatchObject({
+      type: 'array',
+      items: { type: 'string' },
+    });
+    expect((toolSearch as { required?: string[] }).required).toEqual(['enabled', 'alwaysLoaded']);
+    for (const name of ['ServerCreateDto', 'ServerUpdateDto', 'ServerResponseDto']) {
+      // A described reference is written `allOf: [{ $ref }]`, as `$ref` admits no siblings.
+      const property = schemas[name]!.properties!.toolSearch as {
+        $ref?: string;
+        allOf?: { $ref: string }[];
+      };
+      expect(property.$ref ?? property.allOf?.[0]?.$ref).toBe(
+        '#/components/schemas/ServerToolSearchDto',
+      );
+    }
+    const body = (method: string) =>
+      (
+        document.paths['/api/v1/servers' + (method === 'patch' ? '/{id}' : '')]![method] as {
+          requestBody: { content: Record<string, { schema: { $ref: string } }> };
+        }
+      ).requestBody.content['application/json']!.schema.$ref;
+    expect(body('post')).toBe('#/components/schemas/ServerCreateDto');
+    expect(body('patch')).toBe('#/components/schemas/ServerUpdateDto');
+  });
 });

@@ -153,6 +153,21 @@ describe('deferred tool search over MCP', () => {
     expect(always.structuredContent).toMatchObject({ tool: 'always_on' });
   });
 
+  it('refuses a deferred tool called by its hashed backend name, under its virtual name', async () => {
+    const { client: session } = await client();
+    const { body } = await t.api().get('/api/v1/tools/by-name/big-op_020').expect(200);
+    const hashed = `${body.toolHash}_op_020`;
+    const calls = upstream.calls.length;
+    expect(await session.callTool({ name: hashed, arguments: {} })).toEqual({
+      isError: true,
+      content: [{ type: 'text', text: DEFERRED_MESSAGE('big-op_020') }],
+    });
+    expect(upstream.calls).toHaveLength(calls);
+    await session.callTool({ name: 'tool_search', arguments: { query: 'select:big-op_020' } });
+    const called = await session.callTool({ name: hashed, arguments: {} });
+    expect(called.structuredContent).toMatchObject({ upstream: 'big', tool: 'op_020' });
+  });
+
   it('keeps each session to its own promotions', async () => {
     const { client: first } = await client();
     const { client: second } = await client();
@@ -186,6 +201,11 @@ describe('deferred tool search over MCP', () => {
     const { client: session } = await client();
     for (const query of ['', '   ', '+', '+(', 'select:', '*** ???']) {
       const result = await session.callTool({ name: 'tool_search', arguments: { query } });
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent).toEqual({ tools: [] });
+    }
+    for (const args of [{}, { query: 42 }, { query: ['select:big-op_001'] }]) {
+      const result = await session.callTool({ name: 'tool_search', arguments: args });
       expect(result.isError).toBeFalsy();
       expect(result.structuredContent).toEqual({ tools: [] });
     }
@@ -287,5 +307,137 @@ describe('deferred tool search over MCP', () => {
       (again.structuredContent as { tools: Tool[] }).tools[0]!.inputSchema.properties,
     ).toHaveProperty('cc');
     expect(names(await listAll(session))).toContain('big-send_email');
+  });
+
+  describe('with gateways renamed, tools disabled and gateways deactivated', () => {
+    const upstreams: UpstreamFixture[] = [];
+
+    afterAll(async () => {
+      await Promise.all(upstreams.map((fixture) => fixture.close()));
+    });
+
+    async function gateway(name: string, tools: string[]) {
+      const fixture = await startUpstream({
+        name,
+        tools: tools.map((tool) =>
+          echoTool(tool, name, { description: `Ledger ${tool.replace('_', ' ')} of ${name}` }),
+        ),
+      });
+      upstreams.push(fixture);
+      const { body } = await t
+        .api()
+        .post('/api/v1/gateways')
+        .send({ name, url: fixture.url })
+        .expect(201);
+      const listed = await t.api().get('/api/v1/tools').query({ gatewayId: body.id }).expect(200);
+      const ids = Object.fromEntries(
+        (listed.body.items as { id: string; originalName: string }[]).map((tool) => [
+          tool.originalName,
+          tool.id,
+        ]),
+      );
+      return { id: body.id as string, fixture, ids };
+    }
+
+    async function serverSession(serverId: string): Promise<Client> {
+      const session = await connectClient(t.baseUrl, {
+        token: t.token,
+        path: `/servers/${serverId}/mcp`,
+      });
+      clients.push(session);
+      return session;
+    }
+
+    async function found(session: Client, query: string): Promise<string[]> {
+      const result = await session.callTool({ name: 'tool_search', arguments: { query } });
+      return names((result.structuredContent as { tools: Tool[] }).tools);
+    }
+
+    it('keeps always-loaded tools listed across a gateway rename, and edits need not repeat them', async () => {
+      const renamable = await gateway('Renamable', ['first_entry', 'second_entry']);
+      const server = await t
+        .api()
+        .post('/api/v1/servers')
+        .send({
+          name: 'Rename server',
+          toolIds: Object.values(renamable.ids),
+          toolSearch: { enabled: true, alwaysLoaded: ['renamable-first_entry'] },
+        })
+        .expect(201);
+      const serverId = server.body.id as string;
+      expect(names(await listAll(await serverSession(serverId)))).toEqual([
+        'tool_search',
+        'renamable-first_entry',
+      ]);
+
+      await t.api().patch(`/api/v1/gateways/${renamable.id}`).send({ name: 'Renamed' }).expect(200);
+      const renamed = await t.api().get(`/api/v1/servers/${serverId}`).expect(200);
+      expect(renamed.body.toolSearch).toEqual({
+        enabled: true,
+        alwaysLoaded: ['renamed-first_entry'],
+      });
+      expect(names(await listAll(await serverSession(serverId)))).toEqual([
+        'tool_search',
+        'renamed-first_entry',
+      ]);
+      await t.api().patch(`/api/v1/servers/${serverId}`).send({ description: 'x' }).expect(200);
+
+      // A sync that drops the always-loaded tool does not make unrelated edits fail...
+      renamable.fixture.removeTool('first_entry');
+      await t.api().post(`/api/v1/gateways/${renamable.id}/sync`).expect(200);
+      const edited = await t
+        .api()
+        .patch(`/api/v1/servers/${serverId}`)
+        .send({ description: 'y' })
+        .expect(200);
+      expect(edited.body.description).toBe('y');
+      // ...while a list that is given is still checked.
+      const refused = await t
+        .api()
+        .patch(`/api/v1/servers/${serverId}`)
+        .send({ toolSearch: { enabled: true, alwaysLoaded: ['renamed-first_entry'] } })
+        .expect(422);
+      expect(refused.body.code).toBe('server.unknown_always_loaded');
+    });
+
+    it('never finds a non-member, a disabled tool or a tool of a deactivated gateway', async () => {
+      const side = await gateway('Side', ['member_entry', 'disabled_entry', 'outsider_entry']);
+      const gone = await gateway('Gone', ['gone_entry']);
+      const server = await t
+        .api()
+        .post('/api/v1/servers')
+        .send({
+          name: 'Filtered server',
+          toolIds: [side.ids.member_entry, side.ids.disabled_entry, gone.ids.gone_entry],
+          toolSearch: { enabled: true, alwaysLoaded: [] },
+        })
+        .expect(201);
+      const session = await serverSession(server.body.id);
+      const select =
+        'select:side-member_entry,side-disabled_entry,side-outsider_entry,gone-gone_entry';
+      // Before the changes, each member is found; the outsider never is.
+      expect((await found(session, select)).sort()).toEqual([
+        'gone-gone_entry',
+        'side-disabled_entry',
+        'side-member_entry',
+      ]);
+      expect((await found(session, 'ledger entry')).sort()).toEqual([
+        'gone-gone_entry',
+        'side-disabled_entry',
+        'side-member_entry',
+      ]);
+
+      await t
+        .api()
+        .patch(`/api/v1/tools/${side.ids.disabled_entry}`)
+        .send({ enabled: false })
+        .expect(200);
+      await t.api().post(`/api/v1/gateways/${gone.id}/deactivate`).expect(200);
+      await eventually(async () => {
+        expect(await found(session, select)).toEqual(['side-member_entry']);
+      });
+      expect(await found(session, 'ledger entry')).toEqual(['side-member_entry']);
+      expect(await found(session, '+entry')).toEqual(['side-member_entry']);
+    });
   });
 });

@@ -8,9 +8,14 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { AppConfig } from '../../config/app-config';
 import { hashedBackendName, parseHashedBackendName } from '../../tools/tool-hash';
-import { parsePrefabResourceUri, toolUi, UI_RESOURCE_MIME_TYPE } from '../../tools/tool-ui';
+import {
+  parsePrefabResourceUri,
+  toolUi,
+  UI_EXTENSION,
+  UI_RESOURCE_MIME_TYPE,
+} from '../../tools/tool-ui';
 import { paginate } from '../directory/paginate';
-import { type DirectoryTool, type ToolDirectory } from '../directory/tool-directory';
+import { type ToolDirectory } from '../directory/tool-directory';
 import { ToolDirectoryService } from '../directory/tool-directory.service';
 import { RpcError, UPSTREAM_UNAVAILABLE } from '../mcp-errors';
 import { type McpScope } from '../mcp-scope';
@@ -20,8 +25,6 @@ import { callRewriterScript, injectFirst } from './call-rewriter';
 import { PrefabRenderer } from './prefab/prefab-renderer.service';
 import { mergeUiResourceMeta } from './ui-resource-meta';
 
-/** The MCP Apps extension, as named in `extensions` capabilities. */
-export const UI_EXTENSION = 'io.modelcontextprotocol/ui';
 /** JSON-RPC error of MCP for an unknown resource. */
 export const RESOURCE_NOT_FOUND = -32002;
 
@@ -36,12 +39,6 @@ export interface AppSession {
 export interface CallTarget {
   gatewayId: string;
   originalName: string;
-}
-
-/** What a directory offers apps, derived once per directory version. */
-interface DirectoryApps {
-  byHash: ReadonlyMap<string, DirectoryTool>;
-  resources: readonly Resource[];
 }
 
 function resourceNotFound(uri: string): RpcError {
@@ -62,7 +59,8 @@ function isObject(value: unknown): value is Record<string, unknown> {
  */
 @Injectable()
 export class McpApps {
-  private readonly derived = new WeakMap<ToolDirectory, DirectoryApps>();
+  /** The UI resources a directory lists, derived once per directory version. */
+  private readonly derived = new WeakMap<ToolDirectory, readonly Resource[]>();
 
   constructor(
     private readonly config: AppConfig,
@@ -74,7 +72,7 @@ export class McpApps {
   /** Declared beside tools: the UI extension, when a tool of the scope has a UI. */
   async capabilities(scope: McpScope): Promise<ServerCapabilities> {
     const directory = await this.directories.get(scope);
-    if (!directory || this.apps(directory).resources.length === 0) return {};
+    if (!directory || this.resources(directory).length === 0) return {};
     return { extensions: { [UI_EXTENSION]: { mimeTypes: [UI_RESOURCE_MIME_TYPE] } } };
   }
 
@@ -86,8 +84,7 @@ export class McpApps {
   async resolveCall(directory: ToolDirectory, name: string): Promise<CallTarget | null> {
     const parsed = parseHashedBackendName(name);
     if (!parsed) return null;
-    const tool =
-      this.apps(directory).byHash.get(parsed.hash) ?? (await this.lookup.byHash(parsed.hash));
+    const tool = directory.byHash.get(parsed.hash) ?? (await this.lookup.byHash(parsed.hash));
     if (
       !tool ||
       tool.originalName !== parsed.originalName ||
@@ -100,7 +97,7 @@ export class McpApps {
   }
 
   listResources(directory: ToolDirectory, cursor: string | undefined): ListResourcesResult {
-    const page = paginate(this.apps(directory).resources, cursor, this.config.mcpPageSize);
+    const page = paginate(this.resources(directory), cursor, this.config.mcpPageSize);
     if (!page) throw new RpcError(ErrorCode.InvalidParams, 'Invalid cursor');
     return {
       resources: page.items,
@@ -129,7 +126,7 @@ export class McpApps {
 
   private mayRead(directory: ToolDirectory, tool: AppTool): boolean {
     return (
-      this.apps(directory).byHash.has(tool.toolHash) ||
+      directory.byHash.has(tool.toolHash) ||
       (tool.visibility.includes('app') && directory.gatewayIds.has(tool.gatewayId))
     );
   }
@@ -180,25 +177,31 @@ export class McpApps {
     };
   }
 
-  private apps(directory: ToolDirectory): DirectoryApps {
-    let apps = this.derived.get(directory);
-    if (!apps) {
-      const resources: Resource[] = [];
-      for (const tool of directory.tools) {
+  /**
+   * One entry per tool with a UI. Its `_meta.ui` is what is known without asking the upstream: the
+   * operator's app config (all the Prefab renderer needs, as it loads nothing from elsewhere).
+   * A read adds what the upstream's own resource declares.
+   */
+  private resources(directory: ToolDirectory): readonly Resource[] {
+    let resources = this.derived.get(directory);
+    if (!resources) {
+      resources = directory.tools.flatMap((tool) => {
         const ui = tool.definition._meta?.ui;
         const uri = isObject(ui) ? ui.resourceUri : undefined;
-        if (typeof uri !== 'string' || parsePrefabResourceUri(uri) !== tool.toolHash) continue;
-        resources.push({
-          uri,
-          name: tool.name,
-          ...(tool.definition.title ? { title: tool.definition.title } : {}),
-          description: `UI of the tool ${tool.name}`,
-          mimeType: UI_RESOURCE_MIME_TYPE,
-        });
-      }
-      apps = { byHash: new Map(directory.tools.map((tool) => [tool.toolHash, tool])), resources };
-      this.derived.set(directory, apps);
+        if (typeof uri !== 'string' || parsePrefabResourceUri(uri) !== tool.toolHash) return [];
+        return [
+          {
+            uri,
+            name: tool.name,
+            ...(tool.definition.title ? { title: tool.definition.title } : {}),
+            description: `UI of the tool ${tool.name}`,
+            mimeType: UI_RESOURCE_MIME_TYPE,
+            _meta: { ui: mergeUiResourceMeta([tool.appConfig]) },
+          },
+        ];
+      });
+      this.derived.set(directory, resources);
     }
-    return apps;
+    return resources;
   }
 }

@@ -105,6 +105,7 @@ export class ToolDirectoryService implements OnModuleInit, OnModuleDestroy {
       toolHash: tool.toolHash,
       visibility: toolVisibility(tool.meta),
       definition,
+      appConfig: tool.appConfig,
     };
   }
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { type ToolAppConfig } from '../../tools/tool-app-config';
 import { type ToolVisibility } from '../../tools/tool-visibility';
 import { type McpScope } from '../mcp-scope';
 
@@ -15,6 +16,8 @@ export interface DirectoryTool {
   visibility: ToolVisibility[];
   /** The `tools/list` entry. */
   definition: McpTool;
+  /** The operator's MCP Apps settings; absent means none. */
+  appConfig?: ToolAppConfig | null;
 }
 
 /** Settings of the virtual server behind a scope; null for the gateway-wide endpoint. */
@@ -31,7 +34,13 @@ export interface DirectoryServer {
  * changes, so a reader always sees one consistent version.
  */
 export class ToolDirectory {
+  /**
+   * Listed name to tool. A virtual name always wins over an app-only tool's hashed name that
+   * happens to spell it, as tools/call tries virtual names first; the shadowed tool stays
+   * reachable through `byHash` and its UI resource.
+   */
   readonly byName: ReadonlyMap<string, DirectoryTool>;
+  readonly byHash: ReadonlyMap<string, DirectoryTool>;
   /** What `tools/list` returns, in order. */
   readonly definitions: readonly McpTool[];
   readonly gatewayIds: ReadonlySet<string>;
@@ -44,12 +53,23 @@ export class ToolDirectory {
     /** Ordered by virtual name. */
     readonly tools: readonly DirectoryTool[],
   ) {
-    this.byName = new Map(tools.map((tool) => [tool.name, tool]));
-    this.definitions = tools.map((tool) => tool.definition);
+    const byName = new Map<string, DirectoryTool>();
+    for (const tool of tools) if (listedByVirtualName(tool)) byName.set(tool.name, tool);
+    for (const tool of tools) if (!byName.has(tool.name)) byName.set(tool.name, tool);
+    this.byName = byName;
+    this.byHash = new Map(tools.map((tool) => [tool.toolHash, tool]));
+    this.definitions = tools
+      .filter((tool) => byName.get(tool.name) === tool)
+      .map((tool) => tool.definition);
     this.gatewayIds = new Set(tools.map((tool) => tool.gatewayId));
     const hash = createHash('sha256');
-    for (const tool of tools) hash.update(JSON.stringify(tool.definition)).update('\n');
+    for (const definition of this.definitions) hash.update(JSON.stringify(definition)).update('\n');
     hash.update(JSON.stringify(server));
     this.fingerprint = hash.digest('hex');
   }
+}
+
+/** Tools the model may see are listed by virtual name; app-only ones by hashed backend name. */
+function listedByVirtualName(tool: DirectoryTool): boolean {
+  return tool.visibility.includes('model');
 }

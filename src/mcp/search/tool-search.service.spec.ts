@@ -166,13 +166,58 @@ describe('ToolSearchService', () => {
     expect(notifications).toEqual([]);
   });
 
-  it('refuses arguments of the wrong type with a JSON-RPC error', async () => {
+  it('answers a missing or non-string query with an empty result, and ignores a bad limit', async () => {
+    const { call, notifications } = setUp();
+    for (const args of [undefined, {}, { query: 3 }, { query: null }, { query: ['weather'] }]) {
+      const result = (await call(on, TOOL_SEARCH_NAME, args))!;
+      expect(result.structuredContent).toEqual({ tools: [] });
+      expect(result.isError).toBeUndefined();
+    }
+    expect(notifications).toEqual([]);
+    const limited = (await call(on, TOOL_SEARCH_NAME, {
+      query: 'select:gw-weather',
+      limit: 'all',
+    }))!;
+    expect(limited.structuredContent).toEqual({ tools: [TOOLS[3]!.definition] });
+  });
+
+  it('refuses a deferred tool called by its hashed backend name, naming its virtual name', async () => {
     const { call } = setUp();
-    await expect(call(on, TOOL_SEARCH_NAME, {})).rejects.toThrow(RpcError);
-    await expect(call(on, TOOL_SEARCH_NAME, { query: 3 })).rejects.toThrow(/string query/);
-    await expect(call(on, TOOL_SEARCH_NAME, { query: 'x', limit: 'all' })).rejects.toThrow(
-      /limit must be a number/,
-    );
+    const weather = { ...TOOLS[3]!, toolHash: 'abcdefabcdef' };
+    const directory = serverDirectory({ enabled: true, alwaysLoaded: ['gw-always'] }, [
+      ...TOOLS.slice(0, 3),
+      weather,
+    ]);
+    const refused = (await call(directory, 'abcdefabcdef_weather')) as CallToolResult;
+    expect(refused.isError).toBe(true);
+    expect(refused.content).toEqual([
+      {
+        type: 'text',
+        text: "Tool 'gw-weather' is deferred and has not been promoted yet. Call tool_search (for example `select:gw-weather`) first, then retry.",
+      },
+    ]);
+    // Names the hash path does not resolve are left to tools/call to refuse.
+    expect(await call(directory, 'abcdefabcdef_read_file')).toBeNull();
+    expect(await call(directory, '000000000000_weather')).toBeNull();
+    await call(directory, TOOL_SEARCH_NAME, { query: 'select:gw-weather' });
+    expect(await call(directory, 'abcdefabcdef_weather')).toBeNull();
+  });
+
+  it('lets a hashed name through when its tool is always loaded or not app-visible', async () => {
+    const { call } = setUp();
+    const always = { ...TOOLS[0]!, toolHash: 'aaaaaaaaaaaa' };
+    const modelOnly: DirectoryTool = {
+      ...TOOLS[3]!,
+      toolHash: 'bbbbbbbbbbbb',
+      visibility: ['model'],
+    };
+    const directory = serverDirectory({ enabled: true, alwaysLoaded: ['gw-always'] }, [
+      always,
+      ...TOOLS.slice(1, 3),
+      modelOnly,
+    ]);
+    expect(await call(directory, 'aaaaaaaaaaaa_always')).toBeNull();
+    expect(await call(directory, 'bbbbbbbbbbbb_weather')).toBeNull();
   });
 
   it('builds a catalogue once per directory, and anew for a new directory', () => {

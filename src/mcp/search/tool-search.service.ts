@@ -7,6 +7,7 @@ import {
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AppConfig, type ToolSearchSettings } from '../../config/app-config';
+import { parseHashedBackendName } from '../../tools/tool-hash';
 import { type ToolDirectory } from '../directory/tool-directory';
 import { RpcError } from '../mcp-errors';
 import { SessionStore } from '../session/session.store';
@@ -18,6 +19,25 @@ import {
   toolSearchDefinition,
   toolSearchResult,
 } from './tool-search.tool';
+
+/**
+ * The virtual name of the deferred tool a tools/call name reaches, or null if it reaches none.
+ * Resolution is that of tools/call: the virtual name first, then a hashed backend name of an
+ * app-visible tool, so the hashed path is no way around deferral.
+ */
+function deferredName(
+  directory: ToolDirectory,
+  catalogue: ToolCatalogue,
+  called: string,
+): string | null {
+  if (catalogue.has(called)) return called;
+  if (directory.byName.has(called)) return null;
+  const parsed = parseHashedBackendName(called);
+  const tool = parsed && directory.byHash.get(parsed.hash);
+  if (!tool || tool.originalName !== parsed.originalName || !tool.visibility.includes('app'))
+    return null;
+  return catalogue.has(tool.name) ? tool.name : null;
+}
 
 /** A scope's catalogue with the `tool_search` entry that describes it. */
 export interface SearchableScope {
@@ -105,14 +125,14 @@ export class ToolSearchService {
     const scope = this.searchable(directory);
     if (!scope) return null;
     if (params.name === TOOL_SEARCH_NAME) return this.search(scope, sessionId, params, notify);
-    if (!scope.catalogue.has(params.name)) return null;
+    const name = deferredName(directory, scope.catalogue, params.name);
+    if (name === null) return null;
     // Promotions only grow under one catalogue hash, so this replica's copy can only be behind:
     // trust it when it says yes, and ask the database before saying no.
     const hash = scope.catalogue.hash;
-    if (promotedNames(await this.store.promotions(sessionId), hash).has(params.name)) return null;
-    if (promotedNames(await this.store.promotions(sessionId, true), hash).has(params.name))
-      return null;
-    return deferredToolRefusal(params.name);
+    if (promotedNames(await this.store.promotions(sessionId), hash).has(name)) return null;
+    if (promotedNames(await this.store.promotions(sessionId, true), hash).has(name)) return null;
+    return deferredToolRefusal(name);
   }
 
   /** Overridden in tests to prove that a catalogue that cannot be built fails closed. */

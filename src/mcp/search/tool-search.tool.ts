@@ -1,9 +1,4 @@
-import {
-  type CallToolResult,
-  ErrorCode,
-  type Tool as McpTool,
-} from '@modelcontextprotocol/sdk/types.js';
-import { RpcError } from '../mcp-errors';
+import { type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { TOOL_SEARCH_NAME, type ToolCatalogue } from './tool-catalogue';
 import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT } from './tool-query';
 
@@ -68,18 +63,17 @@ function deferredSummary(catalogue: ToolCatalogue): string {
   return `${catalogue.size} ${noun} deferred, by gateway: ${parts.join(', ')}.`;
 }
 
-/** `tool_search` arguments; a query that is not a string is a bad argument, not an empty search. */
+/**
+ * `tool_search` arguments as the model sent them. Model input never makes the search raise: a
+ * query that is missing or not a string searches for nothing, and an unusable limit is ignored.
+ */
 export function toolSearchArguments(args: Record<string, unknown> | undefined): {
   query: string;
   limit?: number;
 } {
-  const query = args?.query;
+  const query = typeof args?.query === 'string' ? args.query : '';
   const limit = args?.limit;
-  if (typeof query !== 'string')
-    throw new RpcError(ErrorCode.InvalidParams, 'tool_search needs a string query');
-  if (limit !== undefined && (typeof limit !== 'number' || !Number.isFinite(limit)))
-    throw new RpcError(ErrorCode.InvalidParams, 'tool_search limit must be a number');
-  return limit === undefined ? { query } : { query, limit };
+  return typeof limit === 'number' && Number.isFinite(limit) ? { query, limit } : { query };
 }
 
 /** The result of a search: the full definitions, as JSON text and as structured content. */
