@@ -3,7 +3,7 @@ import { Client } from 'pg';
 import { DataSource, LessThan } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { EventRelay } from './event-relay.entity';
-import { type PorticoEvent } from './event-bus';
+import { type PorticoEvent, RESYNC } from './event-bus';
 import { InProcessEventBus } from './in-process-event-bus';
 
 const CHANNEL = 'portico_events';
@@ -59,6 +59,7 @@ export class PgNotifyEventBus extends InProcessEventBus implements OnModuleInit,
     await client.connect();
     await client.query(`LISTEN ${CHANNEL}`);
     this.listener = client;
+    this.deliver(RESYNC);
   }
 
   private async reconnect(broken: Client): Promise<void> {

@@ -1,4 +1,5 @@
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ElicitRequestSchema, SetLevelRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { proxyTools } from '../fixtures/proxy-tools';
 import { echoTool, startUpstream, UpstreamFixture } from '../fixtures/upstream-server';
 import { factories } from '../support/factories';
@@ -9,6 +10,7 @@ describe('MCP endpoint with failing upstreams', () => {
   let t: TestApp;
   let upstream: UpstreamFixture;
   let healthy: UpstreamFixture;
+  let mute: UpstreamFixture;
   let client: Client;
   let port: number;
 
@@ -22,8 +24,17 @@ describe('MCP endpoint with failing upstreams', () => {
       'slow',
       'fail',
       'rich',
+      'elicit',
     ]);
     await make.tools(await make.gateway({ name: 'Healthy', url: healthy.url }), ['ok']);
+    // Serves calls, but never answers logging/setLevel.
+    mute = await startUpstream({
+      name: 'mute',
+      tools: [echoTool('ok', 'mute')],
+      configure: (server) =>
+        server.setRequestHandler(SetLevelRequestSchema, () => new Promise<never>(() => undefined)),
+    });
+    await make.tools(await make.gateway({ name: 'Mute', url: mute.url }), ['ok']);
     client = await connectClient(t.baseUrl, { token: t.token });
   });
 
@@ -32,6 +43,7 @@ describe('MCP endpoint with failing upstreams', () => {
     await t.close();
     await upstream.close();
     await healthy.close();
+    await mute.close();
   });
 
   it('gives a clear error when the upstream is slower than UPSTREAM_TIMEOUT_MS, and keeps the session', async () => {
@@ -47,6 +59,36 @@ describe('MCP endpoint with failing upstreams', () => {
       client.callTool({ name: 'flaky-slow', arguments: { ms: 10 } }),
     ).resolves.toMatchObject({
       content: [{ type: 'text', text: 'slept' }],
+    });
+  });
+
+  it('lets the client take longer than UPSTREAM_TIMEOUT_MS to answer an elicitation', async () => {
+    const patient = await connectClient(t.baseUrl, {
+      token: t.token,
+      capabilities: { elicitation: { form: {} } },
+    });
+    patient.setRequestHandler(ElicitRequestSchema, async () => {
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      return { action: 'accept', content: { name: 'late' } };
+    });
+    try {
+      await expect(
+        patient.callTool({ name: 'flaky-elicit', arguments: {} }),
+      ).resolves.toMatchObject({
+        content: [{ type: 'text', text: 'flaky elicited: accept {"name":"late"}' }],
+      });
+    } finally {
+      await patient.close();
+    }
+  });
+
+  it('sets the log level even when an upstream never answers it', async () => {
+    await client.callTool({ name: 'mute-ok', arguments: {} });
+    const started = Date.now();
+    await expect(client.setLoggingLevel('warning')).resolves.toEqual({});
+    expect(Date.now() - started).toBeLessThan(5000);
+    await expect(client.callTool({ name: 'mute-ok', arguments: {} })).resolves.toMatchObject({
+      structuredContent: { upstream: 'mute' },
     });
   });
 

@@ -35,7 +35,10 @@ export interface CallContext {
   signal: AbortSignal;
   /** A notification about this call (progress, logging), for the client. */
   notify(notification: JSONRPCNotification): void;
-  /** A request the upstream makes during this call (sampling, elicitation, roots); the client answers. */
+  /**
+   * A request the upstream makes during this call (sampling, elicitation, roots); the client
+   * answers, in its own time: the upstream timeout does not run meanwhile.
+   */
   ask(request: ServerRequest): Promise<Result>;
 }
 
@@ -86,6 +89,12 @@ export class ProxySession {
   private channel: UpstreamChannel | null = null;
   private sequence = 0;
   private closedFlag = false;
+  /** Requests of any kind in progress in this session; it is not ended under them. */
+  private busy = 0;
+  private idle?: () => void;
+  private ending: Promise<void> | null = null;
+  /** Ends the upstream's side of the session (Streamable HTTP DELETE). */
+  private terminate?: () => Promise<void>;
 
   private constructor(
     private readonly client: Client,
@@ -110,7 +119,7 @@ export class ProxySession {
     };
     client.onerror = (error) => {
       // The upstream went away: fail what is in flight now, and let the next call reconnect.
-      if (error.message.startsWith('SSE stream disconnected')) void session.close();
+      if (error.message.startsWith('SSE stream disconnected')) void session.abandon();
     };
     const transport = upstreamTransport(target.endpoint);
     try {
@@ -120,7 +129,9 @@ export class ProxySession {
       throw upstreamFailure(error, target.slug, timeoutMs);
     }
     if (target.endpoint.transport === 'streamable-http') {
-      const { sessionId, protocolVersion } = transport as StreamableHTTPClientTransport;
+      const http = transport as StreamableHTTPClientTransport;
+      const { sessionId, protocolVersion } = http;
+      if (sessionId) session.terminate = () => http.terminateSession();
       const url = new URL(target.endpoint.url);
       session.channel = {
         dispatcher: dispatcher(url),
@@ -135,8 +146,9 @@ export class ProxySession {
     return session;
   }
 
+  /** Closed, or closing once its requests in flight finish: new work goes to a new session. */
   get closed(): boolean {
-    return this.closedFlag;
+    return this.closedFlag || this.ending !== null;
   }
 
   /** Calls the tool under its upstream name; resolves with its CallToolResult (isError included). */
@@ -147,9 +159,11 @@ export class ProxySession {
   ): Promise<Result> {
     this.inFlight.push(context);
     try {
-      return this.channel
-        ? await this.callDirect(this.channel, originalName, params, context)
-        : await this.callWithClient(originalName, params, context);
+      return await this.track(() =>
+        this.channel
+          ? this.callDirect(this.channel, originalName, params, context)
+          : this.callWithClient(originalName, params, context),
+      );
     } catch (error) {
       throw upstreamFailure(error, this.target.slug, this.timeoutMs);
     } finally {
@@ -160,7 +174,7 @@ export class ProxySession {
   /** Reads one of the upstream's resources (an MCP Apps UI) in this session. */
   async readResource(uri: string): Promise<ReadResourceResult> {
     try {
-      return await this.client.readResource({ uri }, { timeout: this.timeoutMs });
+      return await this.track(() => this.client.readResource({ uri }, { timeout: this.timeoutMs }));
     } catch (error) {
       throw upstreamFailure(error, this.target.slug, this.timeoutMs);
     }
@@ -175,9 +189,11 @@ export class ProxySession {
     let cursor: string | undefined;
     try {
       for (let page = 0; page < maxPages; page++) {
-        const listed = await this.client.listResources(cursor === undefined ? {} : { cursor }, {
-          timeout: this.timeoutMs,
-        });
+        const listed = await this.track(() =>
+          this.client.listResources(cursor === undefined ? {} : { cursor }, {
+            timeout: this.timeoutMs,
+          }),
+        );
         const found = listed.resources.find((resource) => resource.uri === uri);
         if (found) return found;
         if (!listed.nextCursor) return null;
@@ -190,16 +206,55 @@ export class ProxySession {
   }
 
   async setLogLevel(level: LoggingLevel): Promise<void> {
-    if (this.client.getServerCapabilities()?.logging) await this.client.setLoggingLevel(level);
+    if (this.client.getServerCapabilities()?.logging)
+      await this.client.setLoggingLevel(level, { timeout: this.timeoutMs });
   }
 
   async rootsChanged(): Promise<void> {
     await this.client.sendRootsListChanged();
   }
 
-  async close(): Promise<void> {
+  /**
+   * Ends the session, upstream too (best effort), once the requests in flight in it have finished:
+   * closing under them would fail calls that were fine.
+   */
+  close(): Promise<void> {
+    this.ending ??= this.whenIdle().then(() => this.shutDown());
+    return this.ending;
+  }
+
+  private async shutDown(): Promise<void> {
     this.closedFlag = true;
+    if (this.terminate) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        this.terminate().catch(() => undefined),
+        new Promise((resolve) => (timer = setTimeout(resolve, this.timeoutMs))),
+      ]);
+      clearTimeout(timer);
+    }
     await this.client.close().catch(() => undefined);
+  }
+
+  /** The upstream went away: fails what is in flight now, with nothing to tell the upstream. */
+  private async abandon(): Promise<void> {
+    this.closedFlag = true;
+    this.ending ??= Promise.resolve();
+    await this.client.close().catch(() => undefined);
+  }
+
+  private whenIdle(): Promise<void> {
+    if (this.busy === 0) return Promise.resolve();
+    return new Promise((resolve) => (this.idle = resolve));
+  }
+
+  private async track<T>(work: () => Promise<T>): Promise<T> {
+    this.busy++;
+    try {
+      return await work();
+    } finally {
+      if (--this.busy === 0) this.idle?.();
+    }
   }
 
   private async callDirect(
@@ -283,14 +338,14 @@ export class ProxySession {
     channel: UpstreamChannel,
     message: JSONRPCMessage,
     context: CallContext,
-  ): void {
+  ): Promise<void> | void {
     if (!('method' in message)) return;
     if (!('id' in message)) {
       context.notify(message);
       return;
     }
     const { id, method, params } = message;
-    context
+    return context
       .ask({ method, params } as ServerRequest)
       .then(
         (result) => ({ jsonrpc: '2.0' as const, id, result }),

@@ -21,8 +21,11 @@ export interface PostRequestOptions {
   timeoutMs: number;
   /** Cancellation by the downstream client. */
   signal: AbortSignal;
-  /** Notifications and requests the upstream sends before its answer. */
-  onMessage(message: JSONRPCMessage): void;
+  /**
+   * Notifications and requests the upstream sends before its answer. For a request, the promise of
+   * its answer: the timeout is paused until it settles, as the wait is on the client, not upstream.
+   */
+  onMessage(message: JSONRPCMessage): Promise<unknown> | void;
 }
 
 const ERROR_BODY_LIMIT = 2048;
@@ -40,9 +43,12 @@ export async function postRequest(
 ): Promise<JSONRPCResponse> {
   const abort = new AbortController();
   let timedOut = false;
+  let settled = false;
   let timer: NodeJS.Timeout | undefined;
+  let clientAnswersPending = 0;
   const restartTimer = () => {
     clearTimeout(timer);
+    if (settled || clientAnswersPending > 0) return;
     timer = setTimeout(() => {
       timedOut = true;
       abort.abort();
@@ -72,8 +78,16 @@ export async function postRequest(
             response.body.destroy();
             return incoming;
           }
+          const clientAnswer = options.onMessage(incoming);
+          if (clientAnswer) {
+            clientAnswersPending++;
+            const resume = () => {
+              clientAnswersPending--;
+              restartTimer();
+            };
+            void clientAnswer.then(resume, resume);
+          }
           restartTimer();
-          options.onMessage(incoming);
         }
       }
       throw new Error('the upstream closed the stream without answering');
@@ -88,6 +102,7 @@ export async function postRequest(
     if (options.signal.aborted) throw new McpError(ErrorCode.ConnectionClosed, 'Request cancelled');
     throw error;
   } finally {
+    settled = true;
     clearTimeout(timer);
     options.signal.removeEventListener('abort', cancel);
   }
