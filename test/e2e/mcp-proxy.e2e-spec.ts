@@ -259,6 +259,31 @@ describe('MCP endpoint as a transparent proxy', () => {
     expect(upstream.calls.at(-1)!.sessionId).toBe(session);
   });
 
+  it('moves to a new upstream session, and ends the old one, when the gateway’s settings change', async () => {
+    await bob.client.callTool({ name: 'proxy-rich', arguments: {} });
+    const old = upstream.calls.at(-1)!.sessionId!;
+    await t
+      .api()
+      .patch(`/api/v1/gateways/${gatewayId}`)
+      .send({ auth: { type: 'headers', headers: { 'X-Trace': 'on' } } })
+      .expect(200);
+    await eventually(async () => {
+      await bob.client.callTool({ name: 'proxy-rich', arguments: {} });
+      expect(upstream.calls.at(-1)!.sessionId).not.toBe(old);
+    });
+    const ping = await fetch(upstream.url, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        'Mcp-Session-Id': old,
+        'MCP-Protocol-Version': '2025-11-25',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+    });
+    expect(ping.status).toBe(404);
+  });
+
   it('forwards the client’s roots list_changed to its upstream sessions', async () => {
     await bob.client.sendRootsListChanged();
     await eventually(() => expect(observed).toContain('roots-changed'));
