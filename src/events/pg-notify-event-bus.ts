@@ -56,9 +56,15 @@ export class PgNotifyEventBus extends InProcessEventBus implements OnModuleInit,
       this.log.warn(`Event listener connection lost: ${error.message}`);
       void this.reconnect(client);
     });
-    await client.connect();
-    await client.query(`LISTEN ${CHANNEL}`);
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CHANNEL}`);
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      throw error;
+    }
     this.listener = client;
+    // Whatever was published while no connection listened is lost: every cache starts over.
     this.deliver(RESYNC);
   }
 

@@ -162,7 +162,10 @@ describe('MCP Streamable HTTP transport rules', () => {
     },
   );
 
-  it('refuses a foreign Host (DNS rebinding)', async () => {
+  it.each([
+    ['a token', true],
+    ['no token', false],
+  ])('refuses a foreign Host (DNS rebinding), with %s', async (_case, withToken) => {
     const body = JSON.stringify(initialize());
     const status = await new Promise<number>((resolve, reject) => {
       const request = httpRequest(
@@ -171,7 +174,7 @@ describe('MCP Streamable HTTP transport rules', () => {
           method: 'POST',
           headers: {
             Host: 'evil.example',
-            Authorization: `Bearer ${t.token}`,
+            ...(withToken ? { Authorization: `Bearer ${t.token}` } : {}),
             'Content-Type': 'application/json',
             Accept: 'application/json, text/event-stream',
           },
