@@ -35,6 +35,7 @@ import { scopeOf, type McpScope } from '../mcp-scope';
 import { type ToolSearchService } from '../search/tool-search.service';
 import {
   type CallContext,
+  CLIENT_ANSWER_TIMEOUT_MS,
   type DownstreamLink,
   ProxySession,
   type UpstreamTarget,
@@ -57,11 +58,6 @@ export interface RuntimeContext {
 }
 
 const RESTORE_ID = 'portico-restore';
-/**
- * How long a request to the client (sampling, elicitation, roots) may wait for its answer: a person
- * may be answering it, so far longer than an upstream is given.
- */
-export const CLIENT_ANSWER_TIMEOUT_MS = 10 * 60_000;
 
 /**
  * One MCP session as served by this replica: the SDK Server that speaks the protocol, its

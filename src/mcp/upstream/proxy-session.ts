@@ -27,7 +27,14 @@ import { type Dispatcher } from 'undici';
 import { credentialHeaders } from '../../gateways/gateway-credentials';
 import { upstreamTransport, type UpstreamEndpoint } from '../../upstream/upstream-transport';
 import { errorResponse, RpcError, upstreamFailure } from '../mcp-errors';
+import { CallTimer } from './call-timer';
 import { postMessage, postRequest, type UpstreamChannel } from './upstream-http';
+
+/**
+ * How long a request to the client (sampling, elicitation, roots) may wait for its answer: a person
+ * may be answering it, so far longer than an upstream is given.
+ */
+export const CLIENT_ANSWER_TIMEOUT_MS = 10 * 60_000;
 
 /** One downstream tools/call being served, as the upstream session sees it. */
 export interface CallContext {
@@ -86,6 +93,8 @@ function mirroredCapabilities({
  */
 export class ProxySession {
   private readonly inFlight: CallContext[] = [];
+  /** The upstream timers of calls in flight on the older SSE transport. */
+  private readonly timers = new Map<CallContext, CallTimer>();
   private channel: UpstreamChannel | null = null;
   private sequence = 0;
   private closedFlag = false;
@@ -296,7 +305,11 @@ export class ProxySession {
     }
   }
 
-  /** For upstreams on the older HTTP+SSE transport, whose answers arrive on the SSE stream. */
+  /**
+   * For upstreams on the older HTTP+SSE transport, whose answers arrive on the SSE stream. The
+   * call's own timer does the timing, so that it can pause while the client answers; the SDK's
+   * timeout is only a backstop.
+   */
   private async callWithClient(
     originalName: string,
     params: CallToolRequest['params'],
@@ -304,33 +317,49 @@ export class ProxySession {
   ): Promise<Result> {
     const { _meta, ...rest } = params;
     const { progressToken, ...meta } = _meta ?? {};
-    return this.client.request(
-      {
-        method: 'tools/call',
-        params: {
-          ...rest,
-          name: originalName,
-          ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}),
-        },
-      },
-      ResultSchema,
-      {
-        signal: context.signal,
-        timeout: this.timeoutMs,
-        resetTimeoutOnProgress: true,
-        ...(progressToken === undefined
-          ? {}
-          : {
-              // The SDK gives the upstream request its own token; progress returns under the caller's.
-              onprogress: (progress) =>
-                context.notify({
-                  jsonrpc: '2.0',
-                  method: 'notifications/progress',
-                  params: { ...progress, progressToken },
-                }),
-            }),
-      },
+    const abort = new AbortController();
+    const cancel = () => abort.abort(context.signal.reason);
+    if (context.signal.aborted) cancel();
+    else context.signal.addEventListener('abort', cancel, { once: true });
+    const timer = new CallTimer(this.timeoutMs, () =>
+      abort.abort(new McpError(ErrorCode.RequestTimeout, 'Request timed out')),
     );
+    this.timers.set(context, timer);
+    try {
+      return await this.client.request(
+        {
+          method: 'tools/call',
+          params: {
+            ...rest,
+            name: originalName,
+            ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}),
+          },
+        },
+        ResultSchema,
+        {
+          signal: abort.signal,
+          timeout: this.timeoutMs + CLIENT_ANSWER_TIMEOUT_MS,
+          ...(progressToken === undefined
+            ? {}
+            : {
+                // The SDK gives the upstream request its own token; progress returns under the
+                // caller's, and counts as a sign of life.
+                onprogress: (progress) => {
+                  timer.restart();
+                  context.notify({
+                    jsonrpc: '2.0',
+                    method: 'notifications/progress',
+                    params: { ...progress, progressToken },
+                  });
+                },
+              }),
+        },
+      );
+    } finally {
+      timer.stop();
+      this.timers.delete(context);
+      context.signal.removeEventListener('abort', cancel);
+    }
   }
 
   /** A message the upstream sent on a call's response stream, before the answer. */
@@ -362,7 +391,13 @@ export class ProxySession {
 
   /** Handles only what the downstream client declared, as the SDK refuses handlers for the rest. */
   private forwardFrom(link: DownstreamLink): void {
-    const ask = (request: ServerRequest) => this.current?.ask(request) ?? link.request(request);
+    const ask = (request: ServerRequest) => {
+      const call = this.current;
+      if (!call) return link.request(request);
+      const answer = call.ask(request);
+      this.timers.get(call)?.pauseFor(answer);
+      return answer;
+    };
     const { sampling, elicitation, roots } = link.capabilities;
     // The downstream client's answers pass through unchanged; the SDK checks their shape.
     if (sampling) {

@@ -7,6 +7,7 @@ import {
   type JSONRPCResponse,
 } from '@modelcontextprotocol/sdk/types.js';
 import { type Dispatcher } from 'undici';
+import { CallTimer } from './call-timer';
 import { SseParser } from './sse-parser';
 
 /** An upstream Streamable HTTP endpoint of one upstream session. */
@@ -43,20 +44,12 @@ export async function postRequest(
 ): Promise<JSONRPCResponse> {
   const abort = new AbortController();
   let timedOut = false;
-  let settled = false;
-  let timer: NodeJS.Timeout | undefined;
-  let clientAnswersPending = 0;
-  const restartTimer = () => {
-    clearTimeout(timer);
-    if (settled || clientAnswersPending > 0) return;
-    timer = setTimeout(() => {
-      timedOut = true;
-      abort.abort();
-    }, options.timeoutMs);
-  };
+  const timer = new CallTimer(options.timeoutMs, () => {
+    timedOut = true;
+    abort.abort();
+  });
   const cancel = () => abort.abort();
   options.signal.addEventListener('abort', cancel, { once: true });
-  restartTimer();
   try {
     const response = await post(channel, message, abort.signal);
     if (response.statusCode >= 400) {
@@ -79,15 +72,8 @@ export async function postRequest(
             return incoming;
           }
           const clientAnswer = options.onMessage(incoming);
-          if (clientAnswer) {
-            clientAnswersPending++;
-            const resume = () => {
-              clientAnswersPending--;
-              restartTimer();
-            };
-            void clientAnswer.then(resume, resume);
-          }
-          restartTimer();
+          if (clientAnswer) timer.pauseFor(clientAnswer);
+          timer.restart();
         }
       }
       throw new Error('the upstream closed the stream without answering');
@@ -102,8 +88,7 @@ export async function postRequest(
     if (options.signal.aborted) throw new McpError(ErrorCode.ConnectionClosed, 'Request cancelled');
     throw error;
   } finally {
-    settled = true;
-    clearTimeout(timer);
+    timer.stop();
     options.signal.removeEventListener('abort', cancel);
   }
 }
