@@ -13,6 +13,7 @@ import { NulCharacterPipe } from './common/nul-character.pipe';
 import { ProblemFilter, toProblem } from './common/problem.filter';
 import { RequestValidationException } from './common/request-validation.exception';
 import { VALIDATION_OPTIONS } from './common/validation';
+import { MCP_PATHS, originCheck } from './mcp/http/origin-check';
 import { originAllowed } from './mcp/http/origin-policy';
 
 const LOG_LEVELS: LogLevel[] = ['error', 'warn', 'log', 'debug', 'verbose'];
@@ -26,6 +27,7 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
   app.enableShutdownHooks();
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback, linklocal, uniquelocal');
+  app.use(MCP_PATHS, originCheck(config));
   app.useBodyParser('json', {
     limit: config.bodyLimitBytes,
     type: ['application/json', 'application/*+json'],

@@ -6,9 +6,12 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
  * Every event reaches every replica, the publishing one included.
  */
 export type PorticoEvent =
-  /** Tools of these gateways, or the gateways themselves, changed. */
+  /**
+   * Tools of these gateways, or the gateways themselves, changed. No ids: anything may have
+   * changed (see RESYNC).
+   */
   | { type: 'catalog.changed'; gatewayIds: string[] }
-  /** Virtual servers changed (membership, settings, deletion). */
+  /** Virtual servers changed (membership, settings, deletion). No ids: any may have. */
   | { type: 'servers.changed'; serverIds: string[] }
   /** A session's stored state changed (log level, promotions) or it ended. */
   | { type: 'mcp.session.changed'; sessionId: string; ended: boolean }
@@ -19,6 +22,18 @@ export type PorticoEvent =
    * another replica sent, or a cancellation of a request another replica is serving.
    */
   | { type: 'mcp.from-client'; sessionId: string; message: JSONRPCMessage };
+
+/**
+ * Delivered locally, never published, each time a bus has (re)subscribed: events sent while it was
+ * not listening are lost, so every cache drops everything it holds. It is a catalog change with no
+ * ids, which the catalogue caches already answer by dropping all they hold.
+ */
+export const RESYNC: PorticoEvent = { type: 'catalog.changed', gatewayIds: [] };
+
+/** Whether the event may stand for changes this replica missed, so that every cache must go. */
+export function isResync(event: PorticoEvent): boolean {
+  return event.type === 'catalog.changed' && event.gatewayIds.length === 0;
+}
 
 export type EventHandler = (event: PorticoEvent) => void;
 

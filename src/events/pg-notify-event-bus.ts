@@ -3,7 +3,7 @@ import { Client } from 'pg';
 import { DataSource, LessThan } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { EventRelay } from './event-relay.entity';
-import { type PorticoEvent } from './event-bus';
+import { type PorticoEvent, RESYNC } from './event-bus';
 import { InProcessEventBus } from './in-process-event-bus';
 
 const CHANNEL = 'portico_events';
@@ -56,9 +56,16 @@ export class PgNotifyEventBus extends InProcessEventBus implements OnModuleInit,
       this.log.warn(`Event listener connection lost: ${error.message}`);
       void this.reconnect(client);
     });
-    await client.connect();
-    await client.query(`LISTEN ${CHANNEL}`);
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CHANNEL}`);
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      throw error;
+    }
     this.listener = client;
+    // Whatever was published while no connection listened is lost: every cache starts over.
+    this.deliver(RESYNC);
   }
 
   private async reconnect(broken: Client): Promise<void> {

@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import Redis from 'ioredis';
 import { AppConfig } from '../config/app-config';
-import { type PorticoEvent } from './event-bus';
+import { type PorticoEvent, RESYNC } from './event-bus';
 import { InProcessEventBus } from './in-process-event-bus';
 
 const CHANNEL = 'portico:events';
@@ -35,6 +35,15 @@ export class RedisEventBus extends InProcessEventBus implements OnModuleInit, On
       }
     });
     await this.subscriber.subscribe(CHANNEL);
+    // After a reconnect ioredis subscribes again by itself; ours queues behind that, so once it is
+    // answered the channel is live and the caches may drop what they hold.
+    this.subscriber.on('ready', () => {
+      this.subscriber.subscribe(CHANNEL).then(
+        () => this.deliver(RESYNC),
+        (error: Error) => this.log.warn(`Redis: could not subscribe again: ${error.message}`),
+      );
+    });
+    this.deliver(RESYNC);
   }
 
   async onModuleDestroy(): Promise<void> {

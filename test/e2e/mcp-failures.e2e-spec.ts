@@ -1,14 +1,78 @@
+import { createServer } from 'node:http';
+import { type AddressInfo } from 'node:net';
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
+import {
+  CallToolRequestSchema,
+  ElicitRequestSchema,
+  ElicitResultSchema,
+  ListToolsRequestSchema,
+  SetLevelRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { proxyTools } from '../fixtures/proxy-tools';
 import { echoTool, startUpstream, UpstreamFixture } from '../fixtures/upstream-server';
 import { factories } from '../support/factories';
 import { connectClient, eventually } from '../support/mcp-client';
 import { startTestApp, type TestApp } from '../support/test-app';
 
+/** An upstream on the older HTTP+SSE transport with one tool that elicits, for the SDK-client path. */
+async function startSseUpstream(): Promise<{ url: string; close(): Promise<void> }> {
+  const transports = new Map<string, SSEServerTransport>();
+  const http = createServer((request, response) => {
+    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+    if (request.method === 'GET' && url.pathname === '/sse') {
+      const transport = new SSEServerTransport('/messages', response);
+      transports.set(transport.sessionId, transport);
+      const server = new Server({ name: 'legacy', version: '1' }, { capabilities: { tools: {} } });
+      server.setRequestHandler(ListToolsRequestSchema, () => ({
+        tools: [{ name: 'elicit', inputSchema: { type: 'object' } }],
+      }));
+      server.setRequestHandler(CallToolRequestSchema, async (_request, extra) => {
+        const result = await extra.sendRequest(
+          {
+            method: 'elicitation/create',
+            params: {
+              mode: 'form',
+              message: 'Your name?',
+              requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
+            },
+          },
+          ElicitResultSchema,
+        );
+        return {
+          content: [
+            { type: 'text', text: `legacy elicited: ${JSON.stringify(result.content ?? {})}` },
+          ],
+        };
+      });
+      void server.connect(transport);
+      return;
+    }
+    const transport = transports.get(url.searchParams.get('sessionId') ?? '');
+    if (request.method === 'POST' && transport) {
+      void transport.handlePostMessage(request, response);
+      return;
+    }
+    response.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/sse`,
+    close: async () => {
+      await Promise.all([...transports.values()].map((transport) => transport.close()));
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}
+
 describe('MCP endpoint with failing upstreams', () => {
   let t: TestApp;
   let upstream: UpstreamFixture;
   let healthy: UpstreamFixture;
+  let mute: UpstreamFixture;
+  let legacy: Awaited<ReturnType<typeof startSseUpstream>>;
   let client: Client;
   let port: number;
 
@@ -22,8 +86,21 @@ describe('MCP endpoint with failing upstreams', () => {
       'slow',
       'fail',
       'rich',
+      'elicit',
     ]);
     await make.tools(await make.gateway({ name: 'Healthy', url: healthy.url }), ['ok']);
+    // Serves calls, but never answers logging/setLevel.
+    mute = await startUpstream({
+      name: 'mute',
+      tools: [echoTool('ok', 'mute')],
+      configure: (server) =>
+        server.setRequestHandler(SetLevelRequestSchema, () => new Promise<never>(() => undefined)),
+    });
+    await make.tools(await make.gateway({ name: 'Mute', url: mute.url }), ['ok']);
+    legacy = await startSseUpstream();
+    await make.tools(await make.gateway({ name: 'Legacy', url: legacy.url, transport: 'sse' }), [
+      'elicit',
+    ]);
     client = await connectClient(t.baseUrl, { token: t.token });
   });
 
@@ -32,6 +109,8 @@ describe('MCP endpoint with failing upstreams', () => {
     await t.close();
     await upstream.close();
     await healthy.close();
+    await mute.close();
+    await legacy.close();
   });
 
   it('gives a clear error when the upstream is slower than UPSTREAM_TIMEOUT_MS, and keeps the session', async () => {
@@ -47,6 +126,42 @@ describe('MCP endpoint with failing upstreams', () => {
       client.callTool({ name: 'flaky-slow', arguments: { ms: 10 } }),
     ).resolves.toMatchObject({
       content: [{ type: 'text', text: 'slept' }],
+    });
+  });
+
+  it('lets the client take longer than UPSTREAM_TIMEOUT_MS to answer an elicitation', async () => {
+    const patient = await connectClient(t.baseUrl, {
+      token: t.token,
+      capabilities: { elicitation: { form: {} } },
+    });
+    patient.setRequestHandler(ElicitRequestSchema, async () => {
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      return { action: 'accept', content: { name: 'late' } };
+    });
+    try {
+      await expect(
+        patient.callTool({ name: 'flaky-elicit', arguments: {} }),
+      ).resolves.toMatchObject({
+        content: [{ type: 'text', text: 'flaky elicited: accept {"name":"late"}' }],
+      });
+      // The same through an upstream on the older HTTP+SSE transport.
+      await expect(
+        patient.callTool({ name: 'legacy-elicit', arguments: {} }),
+      ).resolves.toMatchObject({
+        content: [{ type: 'text', text: 'legacy elicited: {"name":"late"}' }],
+      });
+    } finally {
+      await patient.close();
+    }
+  });
+
+  it('sets the log level even when an upstream never answers it', async () => {
+    await client.callTool({ name: 'mute-ok', arguments: {} });
+    const started = Date.now();
+    await expect(client.setLoggingLevel('warning')).resolves.toEqual({});
+    expect(Date.now() - started).toBeLessThan(5000);
+    await expect(client.callTool({ name: 'mute-ok', arguments: {} })).resolves.toMatchObject({
+      structuredContent: { upstream: 'mute' },
     });
   });
 

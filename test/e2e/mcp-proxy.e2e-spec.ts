@@ -1,4 +1,5 @@
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { type StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
@@ -9,7 +10,7 @@ import {
   type Progress,
 } from '@modelcontextprotocol/sdk/types.js';
 import { PIXEL, proxyTools } from '../fixtures/proxy-tools';
-import { startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
+import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { factories } from '../support/factories';
 import { connectClient, eventually } from '../support/mcp-client';
 import { startTestApp, type TestApp } from '../support/test-app';
@@ -49,6 +50,21 @@ describe('MCP endpoint as a transparent proxy', () => {
   const observed: string[] = [];
   let alice: Awaited<ReturnType<typeof answeringClient>>;
   let bob: Awaited<ReturnType<typeof answeringClient>>;
+  let gatewayId: string;
+
+  const cancellations = () => observed.filter((event) => event.startsWith('cancelled:')).length;
+  const slowCalls = () => upstream.calls.filter((entry) => entry.name === 'slow').length;
+  const post = (body: unknown, sessionId?: string) =>
+    fetch(`${t.baseUrl}/mcp`, {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${t.token}`,
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        ...(sessionId ? { 'Mcp-Session-Id': sessionId } : {}),
+      },
+      body: JSON.stringify(body),
+    });
 
   beforeAll(async () => {
     t = await startTestApp();
@@ -60,7 +76,9 @@ describe('MCP endpoint as a transparent proxy', () => {
           observed.push('roots-changed');
         }),
     });
-    await t.api().post('/api/v1/gateways').send({ name: 'Proxy', url: upstream.url }).expect(201);
+    gatewayId = (
+      await t.api().post('/api/v1/gateways').send({ name: 'Proxy', url: upstream.url }).expect(201)
+    ).body.id;
     alice = await answeringClient(t, 'alice');
     bob = await answeringClient(t, 'bob');
   });
@@ -171,6 +189,99 @@ describe('MCP endpoint as a transparent proxy', () => {
       expect(observed.some((event) => event.startsWith('cancelled:'))).toBe(true),
     );
     await expect(alice.client.ping()).resolves.toEqual({});
+  });
+
+  it('ends a cancelled call’s response with no JSON-RPC answer', async () => {
+    const initialized = await post({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'raw', version: '1' },
+      },
+    });
+    const sessionId = initialized.headers.get('mcp-session-id')!;
+    await initialized.text();
+    await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, sessionId);
+    const before = slowCalls();
+    const call = post(
+      {
+        jsonrpc: '2.0',
+        id: 5,
+        method: 'tools/call',
+        params: { name: 'proxy-slow', arguments: { ms: 30_000 } },
+      },
+      sessionId,
+    );
+    await eventually(() => expect(slowCalls()).toBe(before + 1));
+    const cancel = await post(
+      { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 5 } },
+      sessionId,
+    );
+    expect(cancel.status).toBe(202);
+    const response = await call;
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(await response.text()).toBe('');
+  });
+
+  it('answers a call in flight when its session is deleted, and ends the upstream session', async () => {
+    const client = await connectClient(t.baseUrl, { token: t.token });
+    const before = slowCalls();
+    const call = client
+      .callTool({ name: 'proxy-slow', arguments: { ms: 30_000 } })
+      .catch((error: unknown) => error);
+    await eventually(() => expect(slowCalls()).toBe(before + 1));
+    const sessions = upstream.sessionCount;
+    const cancelledBefore = cancellations();
+    const started = Date.now();
+    await (client.transport as StreamableHTTPClientTransport).terminateSession();
+    expect(await call).toMatchObject({
+      code: -32000,
+      message: expect.stringMatching(/Session closed/),
+    });
+    expect(Date.now() - started).toBeLessThan(5000);
+    await eventually(() => expect(cancellations()).toBe(cancelledBefore + 1));
+    await eventually(() => expect(upstream.sessionCount).toBe(sessions - 1));
+    await client.close();
+  });
+
+  it('keeps the upstream session, and a call in flight, through a sync that changed the tools', async () => {
+    await alice.client.callTool({ name: 'proxy-rich', arguments: {} });
+    const session = upstream.calls.at(-1)!.sessionId;
+    const call = alice.client.callTool({ name: 'proxy-slow', arguments: { ms: 1000 } });
+    upstream.setTool(echoTool('added', 'up'));
+    await t.api().post(`/api/v1/gateways/${gatewayId}/sync`).expect(200);
+    await expect(call).resolves.toMatchObject({ content: [{ type: 'text', text: 'slept' }] });
+    await alice.client.callTool({ name: 'proxy-added', arguments: {} });
+    expect(upstream.calls.at(-1)!.sessionId).toBe(session);
+  });
+
+  it('moves to a new upstream session, and ends the old one, when the gateway’s settings change', async () => {
+    await bob.client.callTool({ name: 'proxy-rich', arguments: {} });
+    const old = upstream.calls.at(-1)!.sessionId!;
+    await t
+      .api()
+      .patch(`/api/v1/gateways/${gatewayId}`)
+      .send({ auth: { type: 'headers', headers: { 'X-Trace': 'on' } } })
+      .expect(200);
+    await eventually(async () => {
+      await bob.client.callTool({ name: 'proxy-rich', arguments: {} });
+      expect(upstream.calls.at(-1)!.sessionId).not.toBe(old);
+    });
+    const ping = await fetch(upstream.url, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        'Mcp-Session-Id': old,
+        'MCP-Protocol-Version': '2025-11-25',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+    });
+    expect(ping.status).toBe(404);
   });
 
   it('forwards the client’s roots list_changed to its upstream sessions', async () => {

@@ -2,33 +2,47 @@ import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   CreateMessageRequestSchema,
+  LoggingMessageNotificationSchema,
   ToolListChangedNotificationSchema,
   type Progress,
 } from '@modelcontextprotocol/sdk/types.js';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import Redis from 'ioredis';
+import { DataSource } from 'typeorm';
 import { proxyTools } from '../fixtures/proxy-tools';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { eventually } from '../support/mcp-client';
 import { startReplica, startTestApp, type TestApp } from '../support/test-app';
 import { describeOnPostgres } from '../support/describe-on-postgres';
 
-type Route = (method: string, index: number) => 'a' | 'b';
+type Route = (method: string, index: number, body: string) => 'a' | 'b';
+
+/** What a POSTed JSON-RPC message is: its method, or `response` for an answer to the server. */
+function kindOf(body: string): string {
+  if (body === '') return '';
+  const message = JSON.parse(body) as { method?: string };
+  return message.method ?? 'response';
+}
 
 /**
  * A client behind a load balancer with no sticky sessions: `route` picks the replica for each
- * HTTP request (POSTs and the GET stream alike).
+ * HTTP request (POSTs and the GET stream alike). `hits` records `<method>:<replica>`, and
+ * `messages` `<replica>:<what was POSTed>`.
  */
 async function balancedClient(
   a: TestApp,
   b: TestApp,
   route: Route,
-): Promise<{ client: Client; hits: string[] }> {
+): Promise<{ client: Client; hits: string[]; messages: string[] }> {
   const hits: string[] = [];
+  const messages: string[] = [];
   let index = 0;
   const fetchVia = (input: string | URL | Request, init?: RequestInit) => {
     const method = init?.method ?? 'GET';
-    const target = route(method, index++) === 'a' ? a : b;
+    const body = typeof init?.body === 'string' ? init.body : '';
+    const target = route(method, index++, body) === 'a' ? a : b;
     hits.push(`${method}:${target === a ? 'a' : 'b'}`);
+    if (method === 'POST') messages.push(`${target === a ? 'a' : 'b'}:${kindOf(body)}`);
     const url = new URL(String(input instanceof Request ? input.url : input));
     return fetch(new URL(url.pathname + url.search, target.baseUrl), init);
   };
@@ -42,7 +56,7 @@ async function balancedClient(
       fetch: fetchVia,
     }),
   );
-  return { client, hits };
+  return { client, hits, messages };
 }
 
 const alternate: Route = (_method, index) => (index % 2 === 0 ? 'a' : 'b');
@@ -97,8 +111,10 @@ describeOnPostgres.each(buses)('two replicas on one database (%s)', (_bus, env) 
   });
 
   it('routes a sampling answer back to the replica that is waiting for it', async () => {
-    // The call goes to one replica; the client's answer to the sampling request goes to the other.
-    const { client } = await balancedClient(a, b, alternate);
+    // The call goes to A; the client's answer to the sampling request goes to B.
+    const { client, messages } = await balancedClient(a, b, (_method, _index, body) =>
+      kindOf(body) === 'response' ? 'b' : 'a',
+    );
     open.push(client);
     client.setRequestHandler(CreateMessageRequestSchema, () => ({
       role: 'assistant',
@@ -108,6 +124,32 @@ describeOnPostgres.each(buses)('two replicas on one database (%s)', (_bus, env) 
     await client.listTools();
     const result = await client.callTool({ name: 'shared-sample', arguments: { prompt: 'x' } });
     expect(result.content).toEqual([{ type: 'text', text: 'up sampled: across replicas' }]);
+    expect(messages).toContain('a:tools/call');
+    expect(messages).toContain('b:response');
+    expect(messages).not.toContain('a:response');
+  });
+
+  it('applies a log level set through one replica to calls the other serves', async () => {
+    // logging/setLevel goes to A, everything else to B, whose runtime and upstream session exist
+    // before the level is set.
+    const { client, messages } = await balancedClient(a, b, (_method, _index, body) =>
+      kindOf(body) === 'logging/setLevel' ? 'a' : 'b',
+    );
+    open.push(client);
+    const levels: string[] = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+      levels.push(notification.params.level);
+    });
+    await client.callTool({ name: 'shared-log', arguments: {} });
+    expect(levels).toEqual(['debug', 'warning']);
+    await client.setLoggingLevel('warning');
+    expect(messages).toContain('a:logging/setLevel');
+    await eventually(async () => {
+      levels.length = 0;
+      await client.callTool({ name: 'shared-log', arguments: {} });
+      expect(levels).toEqual(['warning']);
+    });
+    expect(messages.filter((message) => message === 'b:tools/call').length).toBeGreaterThan(1);
   });
 
   it('tells a client streaming from B that a sync on A changed its list', async () => {
@@ -155,5 +197,38 @@ describeOnPostgres.each(buses)('two replicas on one database (%s)', (_bus, env) 
       expect(response.status).toBe(404);
     });
     await client.close();
+  });
+
+  it('drops its caches when the bus reconnects, as events may have been lost meanwhile', async () => {
+    const { client } = await balancedClient(a, b, () => 'b');
+    const { client: doomed } = await balancedClient(a, b, () => 'b');
+    open.push(client, doomed);
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('shared-first');
+    await doomed.listTools();
+    // Changes whose events B never hears: written straight to the database.
+    const database = a.app.get(DataSource);
+    await database.query(`UPDATE tool SET enabled = false WHERE original_name = 'first'`);
+    await database.query('DELETE FROM mcp_session WHERE id = $1', [
+      (doomed.transport as { sessionId?: string }).sessionId,
+    ]);
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('shared-first');
+    // Cut every replica's bus connection; each one reconnects on its own.
+    const redisUrl = 'REDIS_URL' in env ? env.REDIS_URL : null;
+    if (redisUrl) {
+      const redis = new Redis(redisUrl);
+      await redis.client('KILL', 'TYPE', 'pubsub');
+      redis.disconnect();
+    } else {
+      await database.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+         WHERE datname = current_database() AND query = 'LISTEN portico_events'`,
+      );
+    }
+    await eventually(async () =>
+      expect((await client.listTools()).tools.map((tool) => tool.name)).not.toContain(
+        'shared-first',
+      ),
+    );
+    await expect(doomed.listTools()).rejects.toMatchObject({ code: 404 });
   });
 });

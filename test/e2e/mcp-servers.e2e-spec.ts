@@ -179,6 +179,9 @@ describe('virtual servers over MCP', () => {
       .patch(`/api/v1/servers/${serverB.id}`)
       .send({ description: 'unrelated' })
       .expect(200);
+    // Well past the 100 ms window in which changes are batched: B's edit alone announced nothing.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(changes).toBe(0);
     await t
       .api()
       .patch(`/api/v1/servers/${serverA.id}`)
@@ -200,5 +203,58 @@ describe('virtual servers over MCP', () => {
     await client.listTools();
     await t.api().delete(`/api/v1/servers/${extra.id}`).expect(204);
     await expect(client.listTools()).rejects.toMatchObject({ code: 404 });
+  });
+
+  it.each([
+    ['deleted', (id: string) => t.api().delete(`/api/v1/servers/${id}`).expect(204)],
+    [
+      'disabled',
+      (id: string) => t.api().patch(`/api/v1/servers/${id}`).send({ enabled: false }).expect(200),
+    ],
+  ])('ends the event stream of a session whose server was %s', async (what, change) => {
+    const server = (
+      await t
+        .api()
+        .post('/api/v1/servers')
+        .send({ name: `Streamed ${what}`, toolIds: [tools.get('up-e')] })
+        .expect(201)
+    ).body as { id: string };
+    const path = `/servers/${server.id}/mcp`;
+    const initialized = await fetch(`${t.baseUrl}${path}`, {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${t.token}`,
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-11-25',
+          capabilities: {},
+          clientInfo: { name: 'raw', version: '1' },
+        },
+      }),
+    });
+    expect(initialized.status).toBe(200);
+    await initialized.text();
+    const stream = await fetch(`${t.baseUrl}${path}`, {
+      headers: {
+        Authorization: `Bearer ${t.token}`,
+        Accept: 'text/event-stream',
+        'Mcp-Session-Id': initialized.headers.get('mcp-session-id')!,
+      },
+    });
+    expect(stream.status).toBe(200);
+    const ended = stream.text();
+    await change(server.id);
+    await expect(
+      Promise.race([
+        ended.then(() => 'ended'),
+        new Promise((resolve) => setTimeout(() => resolve('still open'), 5000)),
+      ]),
+    ).resolves.toBe('ended');
   });
 });

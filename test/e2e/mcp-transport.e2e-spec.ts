@@ -127,7 +127,45 @@ describe('MCP Streamable HTTP transport rules', () => {
     expect(response.status).not.toBe(500);
   });
 
-  it('refuses a foreign Host (DNS rebinding)', async () => {
+  it.each([
+    ['no token', '/mcp', JSON.stringify(initialize()), { Authorization: '' }],
+    ['a bad token', '/mcp', JSON.stringify(initialize()), { Authorization: 'Bearer nope' }],
+    ['malformed JSON', '/mcp', '{"jsonrpc":', {}],
+    ['a 10 MB body', '/mcp', JSON.stringify({ pad: 'x'.repeat(10 * 1024 * 1024) }), {}],
+    ['a wrong content type', '/mcp', 'hello', { 'Content-Type': 'text/plain' }],
+    [
+      'a virtual server path and no token',
+      '/servers/00000000-0000-4000-8000-000000000000/mcp',
+      JSON.stringify(initialize()),
+      { Authorization: '' },
+    ],
+  ])(
+    'answers a foreign Origin with 403 before anything else, with %s',
+    async (_case, path, body, headers) => {
+      const response = await fetch(`${t.baseUrl}${path}`, {
+        method: 'POST',
+        headers: {
+          Authorization: `Bearer ${t.token}`,
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          Origin: 'https://evil.example',
+          ...headers,
+        },
+        body,
+      });
+      expect(response.status).toBe(403);
+      expect(await response.json()).toEqual({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: 'Origin not allowed' },
+      });
+    },
+  );
+
+  it.each([
+    ['a token', true],
+    ['no token', false],
+  ])('refuses a foreign Host (DNS rebinding), with %s', async (_case, withToken) => {
     const body = JSON.stringify(initialize());
     const status = await new Promise<number>((resolve, reject) => {
       const request = httpRequest(
@@ -136,7 +174,7 @@ describe('MCP Streamable HTTP transport rules', () => {
           method: 'POST',
           headers: {
             Host: 'evil.example',
-            Authorization: `Bearer ${t.token}`,
+            ...(withToken ? { Authorization: `Bearer ${t.token}` } : {}),
             'Content-Type': 'application/json',
             Accept: 'application/json, text/event-stream',
           },

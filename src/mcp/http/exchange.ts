@@ -7,6 +7,8 @@ export interface Exchange {
   write(message: JSONRPCMessage): void;
   /** The answer; nothing more goes out after it. */
   finish(message: JSONRPCMessage): void;
+  /** Ends the exchange with no answer: the client cancelled the request, and gets none. */
+  cancel(): void;
 }
 
 const SSE_HEADERS = {
@@ -61,6 +63,17 @@ export class HttpExchange implements Exchange {
     });
     this.response.end(body);
   }
+
+  /**
+   * A request must be answered with JSON or an event stream; a stream may end before the answer,
+   * so a cancelled request's stream (empty if nothing went out yet) just ends.
+   */
+  cancel(): void {
+    if (this.ended) return;
+    this.ended = true;
+    if (!this.streaming) this.response.writeHead(200, SSE_HEADERS);
+    this.response.end();
+  }
 }
 
 /** Keeps the answer in memory; used when a replica restores a session by replaying its initialize. */
@@ -77,6 +90,8 @@ export class CapturedExchange implements Exchange {
   finish(message: JSONRPCMessage): void {
     this.resolve(message);
   }
+
+  cancel(): void {}
 }
 
 const KEEPALIVE_MS = 15_000;

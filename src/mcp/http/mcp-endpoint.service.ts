@@ -10,14 +10,12 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { type Request, type Response } from 'express';
 import { mayUseServer, type Principal } from '../../auth/principal';
-import { AppConfig } from '../../config/app-config';
 import { ToolDirectoryService } from '../directory/tool-directory.service';
 import { type McpScope } from '../mcp-scope';
 import { type SessionState, SessionStore } from '../session/session.store';
 import { SessionRuntimes } from '../session/session-runtimes.service';
 import { EventStream, HttpExchange } from './exchange';
 import { classify, jsonRpcError } from './jsonrpc';
-import { hostAllowed, originAllowed } from './origin-policy';
 
 /** A refusal at the HTTP level, with a JSON-RPC error body as the SDK's transports send. */
 class Refusal extends Error {
@@ -42,7 +40,6 @@ function accepts(request: Request, type: string): boolean {
 @Injectable()
 export class McpEndpoint {
   constructor(
-    private readonly config: AppConfig,
     private readonly store: SessionStore,
     private readonly runtimes: SessionRuntimes,
     private readonly directories: ToolDirectoryService,
@@ -70,9 +67,6 @@ export class McpEndpoint {
   }
 
   private checkRequest(request: Request, scope: McpScope): void {
-    if (!originAllowed(request.headers.origin, this.config))
-      throw new Refusal(403, 'Origin not allowed');
-    if (!hostAllowed(request.headers.host, this.config)) throw new Refusal(403, 'Host not allowed');
     const principal = request.principal as Principal;
     if (
       scope.kind === 'all' ? principal.scope !== 'admin' : !mayUseServer(principal, scope.serverId)

@@ -3,6 +3,7 @@ import {
   type TransportSendOptions,
 } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
+  ErrorCode,
   type JSONRPCMessage,
   type JSONRPCNotification,
   type JSONRPCRequest,
@@ -58,7 +59,18 @@ export class SessionTransport implements Transport {
     if (this.closed) return;
     this.closed = true;
     this.stream?.end();
+    // Requests in progress get an answer, so that no client waits on a session that is gone; the
+    // SDK server aborts its own handlers in onclose.
+    const open = [...this.exchanges];
     this.exchanges.clear();
+    for (const [id, { exchange, abort }] of open) {
+      abort?.abort('session closed');
+      exchange.finish({
+        jsonrpc: '2.0',
+        id,
+        error: { code: ErrorCode.ConnectionClosed, message: 'Session closed' },
+      });
+    }
     this.onclose?.();
   }
 
@@ -94,9 +106,14 @@ export class SessionTransport implements Transport {
         this.relay.fromClient(message);
         return;
       }
-      if (entry?.abort) {
-        entry.abort.abort();
-        return;
+      if (requestId !== undefined && entry) {
+        // A cancelled request gets no answer; whatever its handler returns later finds no exchange.
+        this.exchanges.delete(requestId);
+        entry.exchange.cancel();
+        if (entry.abort) {
+          entry.abort.abort();
+          return;
+        }
       }
     }
     this.onmessage?.(message, extra);

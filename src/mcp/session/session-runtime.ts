@@ -33,9 +33,15 @@ import {
 import { passesLogLevel } from '../logging-level';
 import { scopeOf, type McpScope } from '../mcp-scope';
 import { type ToolSearchService } from '../search/tool-search.service';
-import { type CallContext, type DownstreamLink, ProxySession } from '../upstream/proxy-session';
+import {
+  type CallContext,
+  CLIENT_ANSWER_TIMEOUT_MS,
+  type DownstreamLink,
+  ProxySession,
+  type UpstreamTarget,
+} from '../upstream/proxy-session';
 import { type UpstreamPools } from '../upstream/upstream-pools.service';
-import { type UpstreamTargets } from '../upstream/upstream-targets.service';
+import { sameTarget, type UpstreamTargets } from '../upstream/upstream-targets.service';
 import { type SessionState, type SessionStore } from './session.store';
 
 export interface RuntimeContext {
@@ -119,22 +125,42 @@ export class SessionRuntime {
     this.transport.receiveNotification({ jsonrpc: '2.0', method: 'notifications/initialized' });
   }
 
+  /**
+   * Closing the transport first answers and aborts the requests in progress, so the upstream
+   * sessions, which wait for their calls to finish, end promptly.
+   */
   async close(): Promise<void> {
+    await this.server.close();
     const upstreams = [...this.upstreams.values()];
     this.upstreams.clear();
     await Promise.all(
       upstreams.map(async (upstream) => (await upstream.catch(() => null))?.close()),
     );
-    await this.server.close();
   }
 
-  /** Drops upstream sessions of changed gateways, so the next call uses their new settings. */
-  forgetUpstreams(gatewayIds: readonly string[]): void {
-    for (const gatewayId of gatewayIds) {
-      const upstream = this.upstreams.get(gatewayId);
-      this.upstreams.delete(gatewayId);
-      void upstream?.then((session) => session.close()).catch(() => undefined);
+  /** The gateways this session has upstream sessions with. */
+  get upstreamGateways(): string[] {
+    return [...this.upstreams.keys()];
+  }
+
+  /**
+   * Retires upstream sessions whose gateway now has another endpoint or is no longer active (null
+   * in `targets`), so that the next call connects afresh; the others keep serving.
+   */
+  async refreshUpstreams(targets: ReadonlyMap<string, UpstreamTarget | null>): Promise<void> {
+    for (const [gatewayId, target] of targets) {
+      const pending = this.upstreams.get(gatewayId);
+      const upstream = await pending?.catch(() => null);
+      if (pending && upstream && !sameTarget(upstream.target, target))
+        this.forgetUpstream(gatewayId, pending);
     }
+  }
+
+  /** The level another replica stored for this session: applied here and to the upstreams. */
+  async applyLogLevel(level: LoggingLevel | null): Promise<void> {
+    if (level === this.logLevel) return;
+    this.logLevel = level;
+    if (level) await this.forwardLogLevel(level);
   }
 
   /**
@@ -179,7 +205,7 @@ export class SessionRuntime {
         this.server.request(upstreamRequest, ResultSchema, {
           relatedRequestId: request.id,
           signal: abort.signal,
-          timeout: this.context.config.upstreamTimeoutMs,
+          timeout: CLIENT_ANSWER_TIMEOUT_MS,
         }),
     };
     const started = performance.now();
@@ -241,10 +267,15 @@ export class SessionRuntime {
     }
   }
 
+  /** Stored for every replica; an upstream that does not take it fails nothing for the client. */
   private async setLogLevel(level: LoggingLevel): Promise<void> {
     this.logLevel = level;
     await this.context.store.update(this.session.id, { logLevel: level });
-    await Promise.all(
+    await this.forwardLogLevel(level);
+  }
+
+  private async forwardLogLevel(level: LoggingLevel): Promise<void> {
+    await Promise.allSettled(
       [...this.upstreams.values()].map(async (upstream) =>
         (await upstream.catch(() => null))?.setLogLevel(level),
       ),
@@ -281,7 +312,8 @@ export class SessionRuntime {
     const timeout = this.context.config.upstreamTimeoutMs;
     const link: DownstreamLink = {
       capabilities: this.session.initializeParams.capabilities,
-      request: (request) => this.server.request(request, ResultSchema, { timeout }),
+      request: (request) =>
+        this.server.request(request, ResultSchema, { timeout: CLIENT_ANSWER_TIMEOUT_MS }),
       notify: async (notification) => {
         if (passesLogLevel(notification, this.logLevel))
           await this.server.notification(notification);

@@ -1,17 +1,17 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { type Implementation } from '@modelcontextprotocol/sdk/types.js';
 import { AppConfig } from '../../config/app-config';
-import { EventBus, type PorticoEvent } from '../../events/event-bus';
+import { EventBus, isResync, type PorticoEvent } from '../../events/event-bus';
 import { Metrics } from '../../health/metrics';
 import { ReplicaId } from '../../events/events.module';
 import { McpApps } from '../apps/mcp-apps.service';
 import { type ToolDirectory } from '../directory/tool-directory';
 import { ToolDirectoryService } from '../directory/tool-directory.service';
-import { type SessionRelay } from '../http/session-transport';
 import { scopeOf } from '../mcp-scope';
 import { ToolSearchService } from '../search/tool-search.service';
 import { UpstreamPools } from '../upstream/upstream-pools.service';
 import { UpstreamTargets } from '../upstream/upstream-targets.service';
+import { busRelay } from './bus-relay';
 import { type RuntimeContext, SessionRuntime } from './session-runtime';
 import { type SessionState, SessionStore } from './session.store';
 
@@ -31,8 +31,8 @@ export class SessionRuntimes implements OnModuleInit, OnModuleDestroy {
   constructor(
     config: AppConfig,
     replica: ReplicaId,
-    store: SessionStore,
-    targets: UpstreamTargets,
+    private readonly store: SessionStore,
+    private readonly targets: UpstreamTargets,
     pools: UpstreamPools,
     toolSearch: ToolSearchService,
     apps: McpApps,
@@ -50,16 +50,27 @@ export class SessionRuntimes implements OnModuleInit, OnModuleDestroy {
       pools,
       metrics,
       apps,
-      relay: (sessionId) => this.relay(sessionId),
+      relay: (sessionId) => busRelay(bus, sessionId, this.logger),
     };
   }
 
   onModuleInit(): void {
     this.unsubscribe = [
-      this.bus.subscribe((event) => void this.onEvent(event)),
+      this.bus.subscribe(
+        (event) =>
+          void this.onEvent(event).catch((error: unknown) =>
+            this.logger.warn(`Could not handle ${event.type}: ${String(error)}`),
+          ),
+      ),
       this.directories.onInvalidated(() => this.scheduleListChanged()),
     ];
-    this.evictTimer = setInterval(() => void this.evictIdle(), 60_000).unref();
+    this.evictTimer = setInterval(
+      () =>
+        void this.evictIdle().catch((error: unknown) =>
+          this.logger.warn(`Could not evict idle sessions: ${String(error)}`),
+        ),
+      60_000,
+    ).unref();
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -108,18 +119,11 @@ export class SessionRuntimes implements OnModuleInit, OnModuleDestroy {
     return runtime;
   }
 
-  private relay(sessionId: string): SessionRelay {
-    return {
-      toClient: (message) => void this.bus.publish({ type: 'mcp.to-client', sessionId, message }),
-      fromClient: (message) =>
-        void this.bus.publish({ type: 'mcp.from-client', sessionId, message }),
-    };
-  }
-
   private async onEvent(event: PorticoEvent): Promise<void> {
     switch (event.type) {
       case 'mcp.session.changed':
         if (event.ended) await this.close(event.sessionId);
+        else await this.reloadOne(event.sessionId);
         return;
       case 'mcp.to-client':
         (await this.local(event.sessionId))?.transport.writeToStream(event.message);
@@ -128,10 +132,65 @@ export class SessionRuntimes implements OnModuleInit, OnModuleDestroy {
         (await this.local(event.sessionId))?.transport.receiveRelayed(event.message);
         return;
       case 'catalog.changed':
-        for (const runtime of await this.all()) runtime.forgetUpstreams(event.gatewayIds);
+        if (isResync(event)) await this.resync();
+        else await this.refreshUpstreams(event.gatewayIds);
         return;
       case 'servers.changed':
+        await this.closeOrphans(event.serverIds);
         return;
+    }
+  }
+
+  /**
+   * The bus may have lost events: sessions ended, levels set, gateways and servers changed. Each
+   * local runtime is checked against the database. (The directory drops its cache on the same
+   * event, and its invalidation schedules list_changed for open streams.)
+   */
+  private async resync(): Promise<void> {
+    const runtimes = await this.all();
+    await this.reload(runtimes);
+    await this.refreshUpstreams([
+      ...new Set(runtimes.flatMap((runtime) => runtime.upstreamGateways)),
+    ]);
+    await this.closeOrphans([]);
+  }
+
+  /** Applies the stored state of local sessions (log level); closes those that ended. */
+  private async reload(runtimes: readonly SessionRuntime[]): Promise<void> {
+    if (runtimes.length === 0) return;
+    const levels = await this.store.logLevels(runtimes.map((runtime) => runtime.session.id));
+    for (const runtime of runtimes) {
+      const level = levels.get(runtime.session.id);
+      if (level === undefined) await this.close(runtime.session.id);
+      else await runtime.applyLogLevel(level);
+    }
+  }
+
+  private async reloadOne(sessionId: string): Promise<void> {
+    const runtime = await this.local(sessionId);
+    if (runtime) await this.reload([runtime]);
+  }
+
+  /** Gateways changed: upstream sessions whose endpoint changed or went away are retired. */
+  private async refreshUpstreams(gatewayIds: readonly string[]): Promise<void> {
+    const runtimes = await this.all();
+    if (runtimes.length === 0 || gatewayIds.length === 0) return;
+    const targets = new Map(
+      await Promise.all(gatewayIds.map(async (id) => [id, await this.targets.find(id)] as const)),
+    );
+    await Promise.all(runtimes.map((runtime) => runtime.refreshUpstreams(targets)));
+  }
+
+  /**
+   * Servers changed (all of them when no ids are given): sessions of a server that was deleted or
+   * disabled are closed here, their GET streams ended. Deletion removes the session rows without
+   * any session event, and requests would only fail one by one.
+   */
+  private async closeOrphans(serverIds: readonly string[]): Promise<void> {
+    for (const runtime of await this.all()) {
+      const serverId = runtime.session.serverId;
+      if (serverId === null || (serverIds.length > 0 && !serverIds.includes(serverId))) continue;
+      if (!(await this.directories.get(runtime.scope))) await this.close(runtime.session.id);
     }
   }
 

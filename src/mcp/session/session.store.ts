@@ -1,8 +1,8 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { DataSource, LessThan } from 'typeorm';
+import { DataSource, In, LessThan } from 'typeorm';
 import { type QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { AppConfig } from '../../config/app-config';
-import { EventBus } from '../../events/event-bus';
+import { EventBus, isResync } from '../../events/event-bus';
 import { mergePromotions, type Promotions, samePromotions } from '../search/promotions';
 import { McpSession } from './mcp-session.entity';
 
@@ -32,6 +32,7 @@ export class SessionStore implements OnModuleInit, OnModuleDestroy {
   onModuleInit(): void {
     this.unsubscribe = this.bus.subscribe((event) => {
       if (event.type === 'mcp.session.changed') this.cache.delete(event.sessionId);
+      else if (isResync(event)) this.cache.clear();
     });
     const every = CLEANUP_EVERY_MS + Math.floor(Math.random() * 30_000);
     this.cleanup = setInterval(() => void this.removeExpired(), every).unref();
@@ -89,6 +90,22 @@ export class SessionStore implements OnModuleInit, OnModuleDestroy {
     const cached = this.cache.get(id);
     if (cached) Object.assign(cached, patch);
     await this.bus.publish({ type: 'mcp.session.changed', sessionId: id, ended: false });
+  }
+
+  /**
+   * The stored log levels of these sessions, read afresh (another replica may just have set one);
+   * a session that is gone has no entry.
+   */
+  async logLevels(ids: readonly string[]): Promise<Map<string, SessionState['logLevel']>> {
+    const levels = new Map<string, SessionState['logLevel']>();
+    for (let start = 0; start < ids.length; start += 1000) {
+      const rows = await this.dataSource.getRepository(McpSession).find({
+        select: { id: true, logLevel: true },
+        where: { id: In(ids.slice(start, start + 1000)) },
+      });
+      for (const row of rows) levels.set(row.id, row.logLevel);
+    }
+    return levels;
   }
 
   /**

@@ -27,7 +27,14 @@ import { type Dispatcher } from 'undici';
 import { credentialHeaders } from '../../gateways/gateway-credentials';
 import { upstreamTransport, type UpstreamEndpoint } from '../../upstream/upstream-transport';
 import { errorResponse, RpcError, upstreamFailure } from '../mcp-errors';
+import { CallTimer } from './call-timer';
 import { postMessage, postRequest, type UpstreamChannel } from './upstream-http';
+
+/**
+ * How long a request to the client (sampling, elicitation, roots) may wait for its answer: a person
+ * may be answering it, so far longer than an upstream is given.
+ */
+export const CLIENT_ANSWER_TIMEOUT_MS = 10 * 60_000;
 
 /** One downstream tools/call being served, as the upstream session sees it. */
 export interface CallContext {
@@ -35,7 +42,10 @@ export interface CallContext {
   signal: AbortSignal;
   /** A notification about this call (progress, logging), for the client. */
   notify(notification: JSONRPCNotification): void;
-  /** A request the upstream makes during this call (sampling, elicitation, roots); the client answers. */
+  /**
+   * A request the upstream makes during this call (sampling, elicitation, roots); the client
+   * answers, in its own time: the upstream timeout does not run meanwhile.
+   */
   ask(request: ServerRequest): Promise<Result>;
 }
 
@@ -83,9 +93,17 @@ function mirroredCapabilities({
  */
 export class ProxySession {
   private readonly inFlight: CallContext[] = [];
+  /** The upstream timers of calls in flight on the older SSE transport. */
+  private readonly timers = new Map<CallContext, CallTimer>();
   private channel: UpstreamChannel | null = null;
   private sequence = 0;
   private closedFlag = false;
+  /** Requests of any kind in progress in this session; it is not ended under them. */
+  private busy = 0;
+  private idle?: () => void;
+  private ending: Promise<void> | null = null;
+  /** Ends the upstream's side of the session (Streamable HTTP DELETE). */
+  private terminate?: () => Promise<void>;
 
   private constructor(
     private readonly client: Client,
@@ -110,7 +128,7 @@ export class ProxySession {
     };
     client.onerror = (error) => {
       // The upstream went away: fail what is in flight now, and let the next call reconnect.
-      if (error.message.startsWith('SSE stream disconnected')) void session.close();
+      if (error.message.startsWith('SSE stream disconnected')) void session.abandon();
     };
     const transport = upstreamTransport(target.endpoint);
     try {
@@ -120,7 +138,9 @@ export class ProxySession {
       throw upstreamFailure(error, target.slug, timeoutMs);
     }
     if (target.endpoint.transport === 'streamable-http') {
-      const { sessionId, protocolVersion } = transport as StreamableHTTPClientTransport;
+      const http = transport as StreamableHTTPClientTransport;
+      const { sessionId, protocolVersion } = http;
+      if (sessionId) session.terminate = () => http.terminateSession();
       const url = new URL(target.endpoint.url);
       session.channel = {
         dispatcher: dispatcher(url),
@@ -135,8 +155,9 @@ export class ProxySession {
     return session;
   }
 
+  /** Closed, or closing once its requests in flight finish: new work goes to a new session. */
   get closed(): boolean {
-    return this.closedFlag;
+    return this.closedFlag || this.ending !== null;
   }
 
   /** Calls the tool under its upstream name; resolves with its CallToolResult (isError included). */
@@ -147,9 +168,11 @@ export class ProxySession {
   ): Promise<Result> {
     this.inFlight.push(context);
     try {
-      return this.channel
-        ? await this.callDirect(this.channel, originalName, params, context)
-        : await this.callWithClient(originalName, params, context);
+      return await this.track(() =>
+        this.channel
+          ? this.callDirect(this.channel, originalName, params, context)
+          : this.callWithClient(originalName, params, context),
+      );
     } catch (error) {
       throw upstreamFailure(error, this.target.slug, this.timeoutMs);
     } finally {
@@ -160,7 +183,7 @@ export class ProxySession {
   /** Reads one of the upstream's resources (an MCP Apps UI) in this session. */
   async readResource(uri: string): Promise<ReadResourceResult> {
     try {
-      return await this.client.readResource({ uri }, { timeout: this.timeoutMs });
+      return await this.track(() => this.client.readResource({ uri }, { timeout: this.timeoutMs }));
     } catch (error) {
       throw upstreamFailure(error, this.target.slug, this.timeoutMs);
     }
@@ -175,9 +198,11 @@ export class ProxySession {
     let cursor: string | undefined;
     try {
       for (let page = 0; page < maxPages; page++) {
-        const listed = await this.client.listResources(cursor === undefined ? {} : { cursor }, {
-          timeout: this.timeoutMs,
-        });
+        const listed = await this.track(() =>
+          this.client.listResources(cursor === undefined ? {} : { cursor }, {
+            timeout: this.timeoutMs,
+          }),
+        );
         const found = listed.resources.find((resource) => resource.uri === uri);
         if (found) return found;
         if (!listed.nextCursor) return null;
@@ -190,16 +215,55 @@ export class ProxySession {
   }
 
   async setLogLevel(level: LoggingLevel): Promise<void> {
-    if (this.client.getServerCapabilities()?.logging) await this.client.setLoggingLevel(level);
+    if (this.client.getServerCapabilities()?.logging)
+      await this.client.setLoggingLevel(level, { timeout: this.timeoutMs });
   }
 
   async rootsChanged(): Promise<void> {
     await this.client.sendRootsListChanged();
   }
 
-  async close(): Promise<void> {
+  /**
+   * Ends the session, upstream too (best effort), once the requests in flight in it have finished:
+   * closing under them would fail calls that were fine.
+   */
+  close(): Promise<void> {
+    this.ending ??= this.whenIdle().then(() => this.shutDown());
+    return this.ending;
+  }
+
+  private async shutDown(): Promise<void> {
     this.closedFlag = true;
+    if (this.terminate) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        this.terminate().catch(() => undefined),
+        new Promise((resolve) => (timer = setTimeout(resolve, this.timeoutMs))),
+      ]);
+      clearTimeout(timer);
+    }
     await this.client.close().catch(() => undefined);
+  }
+
+  /** The upstream went away: fails what is in flight now, with nothing to tell the upstream. */
+  private async abandon(): Promise<void> {
+    this.closedFlag = true;
+    this.ending ??= Promise.resolve();
+    await this.client.close().catch(() => undefined);
+  }
+
+  private whenIdle(): Promise<void> {
+    if (this.busy === 0) return Promise.resolve();
+    return new Promise((resolve) => (this.idle = resolve));
+  }
+
+  private async track<T>(work: () => Promise<T>): Promise<T> {
+    this.busy++;
+    try {
+      return await work();
+    } finally {
+      if (--this.busy === 0) this.idle?.();
+    }
   }
 
   private async callDirect(
@@ -241,7 +305,11 @@ export class ProxySession {
     }
   }
 
-  /** For upstreams on the older HTTP+SSE transport, whose answers arrive on the SSE stream. */
+  /**
+   * For upstreams on the older HTTP+SSE transport, whose answers arrive on the SSE stream. The
+   * call's own timer does the timing, so that it can pause while the client answers; the SDK's
+   * timeout is only a backstop.
+   */
   private async callWithClient(
     originalName: string,
     params: CallToolRequest['params'],
@@ -249,33 +317,49 @@ export class ProxySession {
   ): Promise<Result> {
     const { _meta, ...rest } = params;
     const { progressToken, ...meta } = _meta ?? {};
-    return this.client.request(
-      {
-        method: 'tools/call',
-        params: {
-          ...rest,
-          name: originalName,
-          ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}),
-        },
-      },
-      ResultSchema,
-      {
-        signal: context.signal,
-        timeout: this.timeoutMs,
-        resetTimeoutOnProgress: true,
-        ...(progressToken === undefined
-          ? {}
-          : {
-              // The SDK gives the upstream request its own token; progress returns under the caller's.
-              onprogress: (progress) =>
-                context.notify({
-                  jsonrpc: '2.0',
-                  method: 'notifications/progress',
-                  params: { ...progress, progressToken },
-                }),
-            }),
-      },
+    const abort = new AbortController();
+    const cancel = () => abort.abort(context.signal.reason);
+    if (context.signal.aborted) cancel();
+    else context.signal.addEventListener('abort', cancel, { once: true });
+    const timer = new CallTimer(this.timeoutMs, () =>
+      abort.abort(new McpError(ErrorCode.RequestTimeout, 'Request timed out')),
     );
+    this.timers.set(context, timer);
+    try {
+      return await this.client.request(
+        {
+          method: 'tools/call',
+          params: {
+            ...rest,
+            name: originalName,
+            ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}),
+          },
+        },
+        ResultSchema,
+        {
+          signal: abort.signal,
+          timeout: this.timeoutMs + CLIENT_ANSWER_TIMEOUT_MS,
+          ...(progressToken === undefined
+            ? {}
+            : {
+                // The SDK gives the upstream request its own token; progress returns under the
+                // caller's, and counts as a sign of life.
+                onprogress: (progress) => {
+                  timer.restart();
+                  context.notify({
+                    jsonrpc: '2.0',
+                    method: 'notifications/progress',
+                    params: { ...progress, progressToken },
+                  });
+                },
+              }),
+        },
+      );
+    } finally {
+      timer.stop();
+      this.timers.delete(context);
+      context.signal.removeEventListener('abort', cancel);
+    }
   }
 
   /** A message the upstream sent on a call's response stream, before the answer. */
@@ -283,14 +367,14 @@ export class ProxySession {
     channel: UpstreamChannel,
     message: JSONRPCMessage,
     context: CallContext,
-  ): void {
+  ): Promise<void> | void {
     if (!('method' in message)) return;
     if (!('id' in message)) {
       context.notify(message);
       return;
     }
     const { id, method, params } = message;
-    context
+    return context
       .ask({ method, params } as ServerRequest)
       .then(
         (result) => ({ jsonrpc: '2.0' as const, id, result }),
@@ -307,7 +391,13 @@ export class ProxySession {
 
   /** Handles only what the downstream client declared, as the SDK refuses handlers for the rest. */
   private forwardFrom(link: DownstreamLink): void {
-    const ask = (request: ServerRequest) => this.current?.ask(request) ?? link.request(request);
+    const ask = (request: ServerRequest) => {
+      const call = this.current;
+      if (!call) return link.request(request);
+      const answer = call.ask(request);
+      this.timers.get(call)?.pauseFor(answer);
+      return answer;
+    };
     const { sampling, elicitation, roots } = link.capabilities;
     // The downstream client's answers pass through unchanged; the SDK checks their shape.
     if (sampling) {

@@ -7,6 +7,7 @@ import {
   type JSONRPCResponse,
 } from '@modelcontextprotocol/sdk/types.js';
 import { type Dispatcher } from 'undici';
+import { CallTimer } from './call-timer';
 import { SseParser } from './sse-parser';
 
 /** An upstream Streamable HTTP endpoint of one upstream session. */
@@ -21,8 +22,11 @@ export interface PostRequestOptions {
   timeoutMs: number;
   /** Cancellation by the downstream client. */
   signal: AbortSignal;
-  /** Notifications and requests the upstream sends before its answer. */
-  onMessage(message: JSONRPCMessage): void;
+  /**
+   * Notifications and requests the upstream sends before its answer. For a request, the promise of
+   * its answer: the timeout is paused until it settles, as the wait is on the client, not upstream.
+   */
+  onMessage(message: JSONRPCMessage): Promise<unknown> | void;
 }
 
 const ERROR_BODY_LIMIT = 2048;
@@ -40,17 +44,12 @@ export async function postRequest(
 ): Promise<JSONRPCResponse> {
   const abort = new AbortController();
   let timedOut = false;
-  let timer: NodeJS.Timeout | undefined;
-  const restartTimer = () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => {
-      timedOut = true;
-      abort.abort();
-    }, options.timeoutMs);
-  };
+  const timer = new CallTimer(options.timeoutMs, () => {
+    timedOut = true;
+    abort.abort();
+  });
   const cancel = () => abort.abort();
   options.signal.addEventListener('abort', cancel, { once: true });
-  restartTimer();
   try {
     const response = await post(channel, message, abort.signal);
     if (response.statusCode >= 400) {
@@ -72,8 +71,9 @@ export async function postRequest(
             response.body.destroy();
             return incoming;
           }
-          restartTimer();
-          options.onMessage(incoming);
+          const clientAnswer = options.onMessage(incoming);
+          if (clientAnswer) timer.pauseFor(clientAnswer);
+          timer.restart();
         }
       }
       throw new Error('the upstream closed the stream without answering');
@@ -88,7 +88,7 @@ export async function postRequest(
     if (options.signal.aborted) throw new McpError(ErrorCode.ConnectionClosed, 'Request cancelled');
     throw error;
   } finally {
-    clearTimeout(timer);
+    timer.stop();
     options.signal.removeEventListener('abort', cancel);
   }
 }

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { Gateway } from '../../gateways/gateway.entity';
@@ -14,11 +15,18 @@ export class UpstreamTargets {
   ) {}
 
   async get(gatewayId: string): Promise<UpstreamTarget> {
+    const target = await this.find(gatewayId);
+    if (!target)
+      throw new RpcError(UPSTREAM_UNAVAILABLE, 'The gateway of this tool is no longer active');
+    return target;
+  }
+
+  /** The active gateway's target; null when it is gone or deactivated. */
+  async find(gatewayId: string): Promise<UpstreamTarget | null> {
     const gateway = await this.dataSource
       .getRepository(Gateway)
       .findOneBy({ id: gatewayId, enabled: true });
-    if (!gateway)
-      throw new RpcError(UPSTREAM_UNAVAILABLE, 'The gateway of this tool is no longer active');
+    if (!gateway) return null;
     return {
       gatewayId,
       slug: gateway.slug,
@@ -29,4 +37,9 @@ export class UpstreamTargets {
       },
     };
   }
+}
+
+/** Whether an upstream session opened for `before` still serves `after` (null: no longer active). */
+export function sameTarget(before: UpstreamTarget, after: UpstreamTarget | null): boolean {
+  return after !== null && isDeepStrictEqual(before.endpoint, after.endpoint);
 }
