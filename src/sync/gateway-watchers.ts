@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { DataSource, In } from 'typeorm';
-import { EventBus } from '../events/event-bus';
+import { EventBus, isResync } from '../events/event-bus';
 import { Gateway } from '../gateways/gateway.entity';
 import { UpstreamClient, upstreamFingerprint } from '../upstream/upstream.client';
 import { GatewayWatch } from './gateway-watch';
@@ -18,9 +18,10 @@ const WATCHED_COLUMNS = {
 
 /**
  * One GatewayWatch per enabled gateway, in the leading replica only. Gateway changes arrive as
- * `catalog.changed` events (from any replica), and each one re-reads the named gateways: a new or
- * re-activated gateway gets a watch, a moved one (URL, transport, credentials) a fresh watch, a
- * deactivated or deleted one loses it.
+ * `catalog.changed` events (from any replica), and each one re-reads the named gateways (all of
+ * them after a resync, when the bus may have missed events): a new or re-activated gateway gets a
+ * watch, a moved one (URL, transport, credentials) a fresh watch, a deactivated or deleted one
+ * loses it.
  */
 @Injectable()
 export class GatewayWatchers implements OnModuleInit, OnModuleDestroy {
@@ -49,8 +50,9 @@ export class GatewayWatchers implements OnModuleInit, OnModuleDestroy {
         this.enqueue(() => this.reconcile(leading ? null : [])),
       ),
       this.events.subscribe((event) => {
-        if (event.type === 'catalog.changed' && this.leadership.isLeader)
-          this.enqueue(() => this.reconcile(event.gatewayIds));
+        if (event.type !== 'catalog.changed' || !this.leadership.isLeader) return;
+        // After a resync (events may have been missed) every gateway is read again.
+        this.enqueue(() => this.reconcile(isResync(event) ? null : event.gatewayIds));
       }),
     );
   }

@@ -102,6 +102,28 @@ describeOnPostgres('sync with two replicas on one PostgreSQL', () => {
     }
   });
 
+  it('keeps watching its upstreams when its bus connection is cut and comes back', async () => {
+    await waitFor(() => fixture.openStreams === 1, 'the leader’s notification stream');
+    const listeners = async (): Promise<number> =>
+      (
+        await first.app
+          .get(DataSource)
+          .query(
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN portico_events'`,
+          )
+      )[0].n;
+    await first.app
+      .get(DataSource)
+      .query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN portico_events'`,
+      );
+    await waitFor(async () => (await listeners()) === 2, 'both replicas to listen again', 15_000);
+    // The resync that follows re-reads every gateway; it must not stop the watches.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(first.app.get(GatewayWatchers).watchedGatewayIds).toEqual([gatewayId]);
+    expect(fixture.openStreams).toBe(1);
+  });
+
   it('watches upstreams from the leading replica only, and hands over when it stops', async () => {
     expect(second.app.get(SyncLeadership).isLeader).toBe(false);
     await waitFor(() => fixture.openStreams === 1, 'the leader’s notification stream');
