@@ -36,8 +36,16 @@ export class UpstreamSessionGone extends RpcError {
   }
 }
 
-/** Turns whatever calling an upstream threw into the error the downstream client gets. */
-export function upstreamFailure(error: unknown, gateway: string, timeoutMs: number): RpcError {
+/**
+ * Turns whatever calling an upstream threw into the error the downstream client gets; `secrets`
+ * (the credentials sent) are cut out of any text the upstream or the network supplied.
+ */
+export function upstreamFailure(
+  error: unknown,
+  gateway: string,
+  timeoutMs: number,
+  secrets: readonly string[] = [],
+): RpcError {
   if (error instanceof RpcError) return error;
   if (error instanceof StreamableHTTPError && error.code === 404)
     return new UpstreamSessionGone(gateway);
@@ -54,7 +62,7 @@ export function upstreamFailure(error: unknown, gateway: string, timeoutMs: numb
     // A JSON-RPC error the upstream itself sent: pass it through as it was.
     return new RpcError(error.code, unprefixed(error), error.data);
   }
-  const reason = upstreamError(error, timeoutMs).message;
+  const reason = upstreamError(error, timeoutMs, secrets).message;
   return new RpcError(UPSTREAM_UNAVAILABLE, `Upstream '${gateway}' is unavailable: ${reason}`);
 }
 

@@ -24,7 +24,7 @@ import {
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import { type Dispatcher } from 'undici';
-import { credentialHeaders } from '../../gateways/gateway-credentials';
+import { credentialHeaders, credentialSecrets } from '../../gateways/gateway-credentials';
 import { upstreamTransport, type UpstreamEndpoint } from '../../upstream/upstream-transport';
 import { errorResponse, RpcError, upstreamFailure } from '../mcp-errors';
 import { CallTimer } from './call-timer';
@@ -135,7 +135,7 @@ export class ProxySession {
       await client.connect(transport, { timeout: timeoutMs });
     } catch (error) {
       await client.close().catch(() => undefined);
-      throw upstreamFailure(error, target.slug, timeoutMs);
+      throw failure(error, target, timeoutMs);
     }
     if (target.endpoint.transport === 'streamable-http') {
       const http = transport as StreamableHTTPClientTransport;
@@ -174,7 +174,7 @@ export class ProxySession {
           : this.callWithClient(originalName, params, context),
       );
     } catch (error) {
-      throw upstreamFailure(error, this.target.slug, this.timeoutMs);
+      throw failure(error, this.target, this.timeoutMs);
     } finally {
       this.inFlight.splice(this.inFlight.lastIndexOf(context), 1);
     }
@@ -185,7 +185,7 @@ export class ProxySession {
     try {
       return await this.track(() => this.client.readResource({ uri }, { timeout: this.timeoutMs }));
     } catch (error) {
-      throw upstreamFailure(error, this.target.slug, this.timeoutMs);
+      throw failure(error, this.target, this.timeoutMs);
     }
   }
 
@@ -209,7 +209,7 @@ export class ProxySession {
         cursor = listed.nextCursor;
       }
     } catch (error) {
-      throw upstreamFailure(error, this.target.slug, this.timeoutMs);
+      throw failure(error, this.target, this.timeoutMs);
     }
     return null;
   }
@@ -424,4 +424,9 @@ export class ProxySession {
       else await link.notify(notification);
     });
   }
+}
+
+function failure(error: unknown, target: UpstreamTarget, timeoutMs: number): RpcError {
+  const secrets = credentialSecrets(target.endpoint.credentials);
+  return upstreamFailure(error, target.slug, timeoutMs, secrets);
 }
