@@ -12,7 +12,7 @@ import {
 import { PIXEL, proxyTools } from '../fixtures/proxy-tools';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { factories } from '../support/factories';
-import { connectClient, eventually } from '../support/mcp-client';
+import { connectClient, eventually, initializeRequest, postMcp } from '../support/mcp-client';
 import { startTestApp, type TestApp } from '../support/test-app';
 
 const capabilities = { sampling: {}, elicitation: { form: {} }, roots: { listChanged: true } };
@@ -55,16 +55,7 @@ describe('MCP endpoint as a transparent proxy', () => {
   const cancellations = () => observed.filter((event) => event.startsWith('cancelled:')).length;
   const slowCalls = () => upstream.calls.filter((entry) => entry.name === 'slow').length;
   const post = (body: unknown, sessionId?: string) =>
-    fetch(`${t.baseUrl}/mcp`, {
-      method: 'POST',
-      headers: {
-        Authorization: `Bearer ${t.token}`,
-        'Content-Type': 'application/json',
-        Accept: 'application/json, text/event-stream',
-        ...(sessionId ? { 'Mcp-Session-Id': sessionId } : {}),
-      },
-      body: JSON.stringify(body),
-    });
+    postMcp(`${t.baseUrl}/mcp`, t.token, body, sessionId ? { 'Mcp-Session-Id': sessionId } : {});
 
   beforeAll(async () => {
     t = await startTestApp();
@@ -192,16 +183,7 @@ describe('MCP endpoint as a transparent proxy', () => {
   });
 
   it('ends a cancelled call’s response with no JSON-RPC answer', async () => {
-    const initialized = await post({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-11-25',
-        capabilities: {},
-        clientInfo: { name: 'raw', version: '1' },
-      },
-    });
+    const initialized = await post(initializeRequest());
     const sessionId = initialized.headers.get('mcp-session-id')!;
     await initialized.text();
     await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, sessionId);

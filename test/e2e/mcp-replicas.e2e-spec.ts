@@ -11,7 +11,7 @@ import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { proxyTools } from '../fixtures/proxy-tools';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
-import { eventually } from '../support/mcp-client';
+import { eventually, postMcp } from '../support/mcp-client';
 import { startReplica, startTestApp, type TestApp } from '../support/test-app';
 import { describeOnPostgres } from '../support/describe-on-postgres';
 
@@ -184,16 +184,12 @@ describeOnPostgres.each(buses)('two replicas on one database (%s)', (_bus, env) 
     const sessionId = (client.transport as { sessionId?: string }).sessionId!;
     await (client.transport as StreamableHTTPClientTransport).terminateSession();
     await eventually(async () => {
-      const response = await fetch(`${b.baseUrl}/mcp`, {
-        method: 'POST',
-        headers: {
-          Authorization: `Bearer ${b.token}`,
-          'Content-Type': 'application/json',
-          Accept: 'application/json, text/event-stream',
-          'Mcp-Session-Id': sessionId,
-        },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
-      });
+      const response = await postMcp(
+        `${b.baseUrl}/mcp`,
+        b.token,
+        { jsonrpc: '2.0', id: 1, method: 'ping' },
+        { 'Mcp-Session-Id': sessionId },
+      );
       expect(response.status).toBe(404);
     });
     await client.close();

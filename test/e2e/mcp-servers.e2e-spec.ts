@@ -1,7 +1,7 @@
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
-import { connectClient, eventually } from '../support/mcp-client';
+import { connectClient, eventually, initializeRequest, postMcp } from '../support/mcp-client';
 import { startTestApp, type TestApp } from '../support/test-app';
 
 interface ToolJson {
@@ -83,21 +83,12 @@ describe('virtual servers over MCP', () => {
   it('does not let one server’s session be used on another server’s URL', async () => {
     const client = await connect(`/servers/${serverA.id}/mcp`, t.token);
     const sessionId = (client.transport as { sessionId?: string }).sessionId!;
-    const response = await fetch(`${t.baseUrl}/servers/${serverB.id}/mcp`, {
-      method: 'POST',
-      headers: {
-        Authorization: `Bearer ${t.token}`,
-        'Content-Type': 'application/json',
-        Accept: 'application/json, text/event-stream',
-        'Mcp-Session-Id': sessionId,
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: { name: 'up-c', arguments: {} },
-      }),
-    });
+    const response = await postMcp(
+      `${t.baseUrl}/servers/${serverB.id}/mcp`,
+      t.token,
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'up-c', arguments: {} } },
+      { 'Mcp-Session-Id': sessionId },
+    );
     expect(response.status).toBe(404);
   });
 
@@ -220,24 +211,7 @@ describe('virtual servers over MCP', () => {
         .expect(201)
     ).body as { id: string };
     const path = `/servers/${server.id}/mcp`;
-    const initialized = await fetch(`${t.baseUrl}${path}`, {
-      method: 'POST',
-      headers: {
-        Authorization: `Bearer ${t.token}`,
-        'Content-Type': 'application/json',
-        Accept: 'application/json, text/event-stream',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2025-11-25',
-          capabilities: {},
-          clientInfo: { name: 'raw', version: '1' },
-        },
-      }),
-    });
+    const initialized = await postMcp(`${t.baseUrl}${path}`, t.token, initializeRequest());
     expect(initialized.status).toBe(200);
     await initialized.text();
     const stream = await fetch(`${t.baseUrl}${path}`, {

@@ -3,17 +3,8 @@ import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { DataSource } from 'typeorm';
 import { McpSession } from '../../src/mcp/session/mcp-session.entity';
 import { SessionStore } from '../../src/mcp/session/session.store';
+import { initializeRequest, postMcp } from '../support/mcp-client';
 import { startTestApp, type TestApp } from '../support/test-app';
-
-const initialize = (
-  id: number | string = 1,
-  protocolVersion: string = LATEST_PROTOCOL_VERSION,
-) => ({
-  jsonrpc: '2.0',
-  id,
-  method: 'initialize',
-  params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-});
 
 describe('MCP Streamable HTTP transport rules', () => {
   let t: TestApp;
@@ -27,19 +18,10 @@ describe('MCP Streamable HTTP transport rules', () => {
   });
 
   const post = (body: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${t.baseUrl}/mcp`, {
-      method: 'POST',
-      headers: {
-        Authorization: `Bearer ${t.token}`,
-        'Content-Type': 'application/json',
-        Accept: 'application/json, text/event-stream',
-        ...headers,
-      },
-      body: typeof body === 'string' ? body : JSON.stringify(body),
-    });
+    postMcp(`${t.baseUrl}/mcp`, t.token, body, headers);
 
   const open = async (protocolVersion?: string) => {
-    const response = await post(initialize(1, protocolVersion));
+    const response = await post(initializeRequest(1, protocolVersion));
     expect(response.status).toBe(200);
     const body = (await response.json()) as { result: { protocolVersion: string } };
     return {
@@ -119,8 +101,8 @@ describe('MCP Streamable HTTP transport rules', () => {
       { 'Mcp-Session-Id': 'no-such-session' },
       404,
     ],
-    ['a foreign Origin', initialize(), { Origin: 'https://evil.example' }, 403],
-    ['a session id on initialize', initialize(), { 'Mcp-Session-Id': 'x' }, 400],
+    ['a foreign Origin', initializeRequest(), { Origin: 'https://evil.example' }, 403],
+    ['a session id on initialize', initializeRequest(), { 'Mcp-Session-Id': 'x' }, 400],
   ])('refuses %s', async (_case, body, headers, status) => {
     const response = await post(body, headers);
     expect(response.status).toBe(status);
@@ -128,30 +110,23 @@ describe('MCP Streamable HTTP transport rules', () => {
   });
 
   it.each([
-    ['no token', '/mcp', JSON.stringify(initialize()), { Authorization: '' }],
-    ['a bad token', '/mcp', JSON.stringify(initialize()), { Authorization: 'Bearer nope' }],
+    ['no token', '/mcp', JSON.stringify(initializeRequest()), { Authorization: '' }],
+    ['a bad token', '/mcp', JSON.stringify(initializeRequest()), { Authorization: 'Bearer nope' }],
     ['malformed JSON', '/mcp', '{"jsonrpc":', {}],
     ['a 10 MB body', '/mcp', JSON.stringify({ pad: 'x'.repeat(10 * 1024 * 1024) }), {}],
     ['a wrong content type', '/mcp', 'hello', { 'Content-Type': 'text/plain' }],
     [
       'a virtual server path and no token',
       '/servers/00000000-0000-4000-8000-000000000000/mcp',
-      JSON.stringify(initialize()),
+      JSON.stringify(initializeRequest()),
       { Authorization: '' },
     ],
   ])(
     'answers a foreign Origin with 403 before anything else, with %s',
     async (_case, path, body, headers) => {
-      const response = await fetch(`${t.baseUrl}${path}`, {
-        method: 'POST',
-        headers: {
-          Authorization: `Bearer ${t.token}`,
-          'Content-Type': 'application/json',
-          Accept: 'application/json, text/event-stream',
-          Origin: 'https://evil.example',
-          ...headers,
-        },
-        body,
+      const response = await postMcp(`${t.baseUrl}${path}`, t.token, body, {
+        Origin: 'https://evil.example',
+        ...headers,
       });
       expect(response.status).toBe(403);
       expect(await response.json()).toEqual({
@@ -166,7 +141,7 @@ describe('MCP Streamable HTTP transport rules', () => {
     ['a token', true],
     ['no token', false],
   ])('refuses a foreign Host (DNS rebinding), with %s', async (_case, withToken) => {
-    const body = JSON.stringify(initialize());
+    const body = JSON.stringify(initializeRequest());
     const status = await new Promise<number>((resolve, reject) => {
       const request = httpRequest(
         `${t.baseUrl}/mcp`,
@@ -229,8 +204,8 @@ describe('MCP Streamable HTTP transport rules', () => {
   });
 
   it('accepts an allowed browser origin', async () => {
-    expect((await post(initialize(), { Origin: 'http://localhost:5173' })).status).toBe(200);
-    expect((await post(initialize(), { Origin: t.config.publicUrl })).status).toBe(200);
+    expect((await post(initializeRequest(), { Origin: 'http://localhost:5173' })).status).toBe(200);
+    expect((await post(initializeRequest(), { Origin: t.config.publicUrl })).status).toBe(200);
   });
 
   it('answers a 10 MB body with 413, and keeps serving', async () => {
@@ -241,7 +216,7 @@ describe('MCP Streamable HTTP transport rules', () => {
       params: { pad: 'x'.repeat(10 * 1024 * 1024) },
     };
     expect((await post(huge)).status).toBe(413);
-    expect((await post(initialize())).status).toBe(200);
+    expect((await post(initializeRequest())).status).toBe(200);
   });
 
   it('answers an unknown method with a JSON-RPC error', async () => {

@@ -1,5 +1,6 @@
 import { Client, type ClientOptions } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 
 export interface ConnectOptions {
   token: string;
@@ -22,6 +23,36 @@ export async function connectClient(baseUrl: string, options: ConnectOptions): P
   });
   await client.connect(transport);
   return client;
+}
+
+/** A raw initialize request, for tests that speak the transport by hand. */
+export const initializeRequest = (
+  id: number | string = 1,
+  protocolVersion: string = LATEST_PROTOCOL_VERSION,
+) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'initialize',
+  params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+});
+
+/** POSTs a JSON-RPC message (or raw text) to an MCP endpoint by hand, with the headers it needs. */
+export function postMcp(
+  url: string,
+  token: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return fetch(url, {
+    method: 'POST',
+    headers: {
+      Authorization: `Bearer ${token}`,
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      ...headers,
+    },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
 }
 
 /** Polls until `check` passes or the deadline passes (then throws its last error). */
