@@ -157,6 +157,7 @@ describe('admin pages', () => {
   let csrf: string;
   let gateway: Gateway;
   let tools: Tool[];
+  const upstreams: UpstreamFixture[] = [];
 
   beforeAll(async () => {
     t = await startTestApp();
@@ -171,6 +172,7 @@ describe('admin pages', () => {
 
   afterAll(async () => {
     await t.close();
+    await Promise.all(upstreams.map((upstream) => upstream.close()));
   });
 
   async function pagePaths(): Promise<string[]> {
@@ -853,9 +855,9 @@ describe('admin pages', () => {
       name: 'dashboard-upstream',
       tools: [echoTool('one', 'dashboard-upstream'), echoTool('two', 'dashboard-upstream')],
     });
-    const synced = await make
-      .gateway({ name: 'Synced', url: healthy.url })
-      .finally(() => healthy.close());
+    // Kept running through the test: a gateway whose upstream goes away is soon marked unreachable.
+    upstreams.push(healthy);
+    const synced = await make.gateway({ name: 'Synced', url: healthy.url });
     const servers = [
       await make.server({ name: 'Dash one', toolIds: [tools[0]!.id] }),
       await make.server({ name: 'Dash two', toolIds: [tools[1]!.id, tools[2]!.id] }),
