@@ -77,26 +77,7 @@ export class AdminServersController {
     @Res() response: Response,
     @Body() body: FormBody,
   ): Promise<void> {
-    const values = serverFormValues(body);
-    if (serverFormIntent(body) === 'search') {
-      await this.renderForm(request, response, null, values, undefined, pickerQuery(body));
-      return;
-    }
-    const submission = await submitForm(
-      ServerCreateDto,
-      serverInput(values),
-      { aliases: SERVER_FIELD_ALIASES },
-      (dto) => this.servers.create(dto),
-    );
-    if (!submission.ok) {
-      await this.renderForm(request, response, null, values, submission.errors, pickerQuery(body));
-      return;
-    }
-    const server = submission.result;
-    this.pages.redirect(request, response, `/admin/servers/${server.id}`, {
-      kind: 'success',
-      text: `Server '${server.name}' created with ${server.toolIds.length} tools.`,
-    });
+    await this.save(request, response, body, null);
   }
 
   @Get(':id')
@@ -176,18 +157,28 @@ export class AdminServersController {
     @UuidParam() id: string,
     @Body() body: FormBody,
   ): Promise<void> {
-    const server = await this.servers.get(id);
+    await this.save(request, response, body, await this.servers.get(id));
+  }
+
+  /** Creates (`server` null) or edits a server from the form, or runs the picker's search. */
+  private async save(
+    request: Request,
+    response: Response,
+    body: FormBody,
+    server: ServerResponseDto | null,
+  ): Promise<void> {
     const values = serverFormValues(body);
     if (serverFormIntent(body) === 'search') {
       await this.renderForm(request, response, server, values, undefined, pickerQuery(body));
       return;
     }
-    const submission = await submitForm(
-      ServerUpdateDto,
-      serverInput(values),
-      { aliases: SERVER_FIELD_ALIASES },
-      (dto) => this.servers.update(id, dto),
-    );
+    const input = serverInput(values);
+    const options = { aliases: SERVER_FIELD_ALIASES };
+    const submission = server
+      ? await submitForm(ServerUpdateDto, input, options, (dto) =>
+          this.servers.update(server.id, dto),
+        )
+      : await submitForm(ServerCreateDto, input, options, (dto) => this.servers.create(dto));
     if (!submission.ok) {
       await this.renderForm(
         request,
@@ -199,9 +190,12 @@ export class AdminServersController {
       );
       return;
     }
-    this.pages.redirect(request, response, `/admin/servers/${id}`, {
+    const saved = submission.result;
+    this.pages.redirect(request, response, `/admin/servers/${saved.id}`, {
       kind: 'success',
-      text: `Server '${submission.result.name}' saved.`,
+      text: server
+        ? `Server '${saved.name}' saved.`
+        : `Server '${saved.name}' created with ${saved.toolIds.length} tools.`,
     });
   }
 
