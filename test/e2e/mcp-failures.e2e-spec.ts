@@ -10,7 +10,7 @@ import {
   ListToolsRequestSchema,
   SetLevelRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { proxyTools } from '../fixtures/proxy-tools';
+import { ASK_NAME, proxyTools } from '../fixtures/proxy-tools';
 import { echoTool, startUpstream, UpstreamFixture } from '../fixtures/upstream-server';
 import { factories } from '../support/factories';
 import { connectClient, eventually } from '../support/mcp-client';
@@ -29,17 +29,7 @@ async function startSseUpstream(): Promise<{ url: string; close(): Promise<void>
         tools: [{ name: 'elicit', inputSchema: { type: 'object' } }],
       }));
       server.setRequestHandler(CallToolRequestSchema, async (_request, extra) => {
-        const result = await extra.sendRequest(
-          {
-            method: 'elicitation/create',
-            params: {
-              mode: 'form',
-              message: 'Your name?',
-              requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
-            },
-          },
-          ElicitResultSchema,
-        );
+        const result = await extra.sendRequest(ASK_NAME, ElicitResultSchema);
         return {
           content: [
             { type: 'text', text: `legacy elicited: ${JSON.stringify(result.content ?? {})}` },
