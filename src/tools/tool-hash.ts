@@ -16,11 +16,25 @@ export function hashedBackendName(hash: string, originalName: string): string {
   return `${hash}_${originalName}`;
 }
 
-export function parseHashedBackendName(
-  name: string,
-): { hash: string; originalName: string } | null {
+export interface HashedBackendName {
+  hash: string;
+  originalName: string;
+}
+
+export function parseHashedBackendName(name: string): HashedBackendName | null {
   const match = HASHED_NAME.exec(name);
   return match ? { hash: match[1]!, originalName: match[2]! } : null;
+}
+
+/**
+ * Whether the tool with the name's hash answers to it: under its own upstream name, and only if
+ * apps may call it.
+ */
+export function answersToHashedName(
+  tool: { originalName: string; visibility: readonly string[] },
+  name: HashedBackendName,
+): boolean {
+  return tool.originalName === name.originalName && tool.visibility.includes('app');
 }
 
 /** JSON with object keys sorted, so that equal values always serialise alike. */

@@ -7,7 +7,11 @@ import {
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AppConfig } from '../../config/app-config';
-import { hashedBackendName, parseHashedBackendName } from '../../tools/tool-hash';
+import {
+  answersToHashedName,
+  hashedBackendName,
+  parseHashedBackendName,
+} from '../../tools/tool-hash';
 import {
   parsePrefabResourceUri,
   toolUi,
@@ -85,14 +89,8 @@ export class McpApps {
     const parsed = parseHashedBackendName(name);
     if (!parsed) return null;
     const tool = directory.byHash.get(parsed.hash) ?? (await this.lookup.byHash(parsed.hash));
-    if (
-      !tool ||
-      tool.originalName !== parsed.originalName ||
-      !tool.visibility.includes('app') ||
-      !directory.gatewayIds.has(tool.gatewayId)
-    ) {
+    if (!tool || !answersToHashedName(tool, parsed) || !directory.gatewayIds.has(tool.gatewayId))
       return null;
-    }
     return tool;
   }
 

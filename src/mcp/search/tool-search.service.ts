@@ -7,7 +7,7 @@ import {
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AppConfig, type ToolSearchSettings } from '../../config/app-config';
-import { parseHashedBackendName } from '../../tools/tool-hash';
+import { answersToHashedName, parseHashedBackendName } from '../../tools/tool-hash';
 import { type ToolDirectory } from '../directory/tool-directory';
 import { RpcError } from '../mcp-errors';
 import { SessionStore } from '../session/session.store';
@@ -34,9 +34,7 @@ function deferredName(
   if (directory.byName.has(called)) return null;
   const parsed = parseHashedBackendName(called);
   const tool = parsed && directory.byHash.get(parsed.hash);
-  if (!tool || tool.originalName !== parsed.originalName || !tool.visibility.includes('app'))
-    return null;
-  return catalogue.has(tool.name) ? tool.name : null;
+  return tool && answersToHashedName(tool, parsed) && catalogue.has(tool.name) ? tool.name : null;
 }
 
 /** A scope's catalogue with the `tool_search` entry that describes it. */
