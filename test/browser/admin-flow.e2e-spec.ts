@@ -8,7 +8,7 @@ import {
   type UpstreamFixture,
 } from '../fixtures/upstream-server';
 import { ADMIN_PASSWORD, startTestApp, type TestApp } from '../support/test-app';
-import { launchChromium } from './support/launch-chromium';
+import { describeWithBrowser, launchChromium } from './support/launch-chromium';
 
 const ARTIFACTS = join(__dirname, '..', 'artifacts');
 const HOSTILE = '<img src=x onerror=alert(1)>';
@@ -31,7 +31,7 @@ async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
 }
 
-describe('admin pages in Chromium, against a real upstream MCP server', () => {
+describeWithBrowser('admin pages in Chromium, against a real upstream MCP server', () => {
   let t: TestApp;
   let upstream: UpstreamFixture;
   let browser: Browser;

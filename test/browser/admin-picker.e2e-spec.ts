@@ -4,14 +4,14 @@ import { type Browser, type Page } from 'playwright-core';
 import { PICKER_LIST_ALL_UP_TO } from '../../src/admin/tool-picker';
 import { factories } from '../support/factories';
 import { ADMIN_PASSWORD, startTestApp, type TestApp } from '../support/test-app';
-import { launchChromium } from './support/launch-chromium';
+import { describeWithBrowser, launchChromium } from './support/launch-chromium';
 
 const ARTIFACTS = join(__dirname, '..', 'artifacts');
 const GATEWAYS = ['North', 'South', 'East', 'West'];
 const TOOLS_PER_GATEWAY = 300;
 
 /** The server form's tool picker in Chromium, with catalogues too large to look through by eye. */
-describe('the tool picker in Chromium, with a large catalogue', () => {
+describeWithBrowser('the tool picker in Chromium, with a large catalogue', () => {
   let t: TestApp;
   let browser: Browser;
   let page: Page;

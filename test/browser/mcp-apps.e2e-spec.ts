@@ -10,7 +10,7 @@ import { startUpstream, type UpstreamFixture } from '../fixtures/upstream-server
 import { connectClient } from '../support/mcp-client';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { bundleScript } from './support/bundle';
-import { launchChromium } from './support/launch-chromium';
+import { describeWithBrowser, launchChromium } from './support/launch-chromium';
 
 function npmServer(name: string): string {
   return join(
@@ -32,7 +32,7 @@ interface ToolJson {
 }
 
 /** Two MCP Apps Views side by side in one host page, each calling its backend through Portico. */
-describe('MCP Apps in a browser host', () => {
+describeWithBrowser('MCP Apps in a browser host', () => {
   let t: TestApp;
   let browser: Browser;
   let page: Page;

@@ -1,6 +1,8 @@
 import { buildPrefabRenderer } from '../../src/mcp/apps/prefab/build-prefab-renderer';
+import { BROWSER_MISSING, browserAvailable } from '../browser/support/launch-chromium';
 
 /** The app serves the built Prefab renderer page; tests run from sources, so build it first. */
 export default async function globalSetup(): Promise<void> {
+  if (!browserAvailable) console.warn(`\n${BROWSER_MISSING}`);
   await buildPrefabRenderer();
 }
