@@ -7,7 +7,7 @@ import { type McpScope } from '../mcp-scope';
 /** One tool as an MCP endpoint resolves and lists it. */
 export interface DirectoryTool {
   id: string;
-  /** The virtual name. */
+  /** The listed name: virtual, or the upstream's under original naming. */
   name: string;
   gatewayId: string;
   gatewaySlug: string;

@@ -57,7 +57,3 @@ export function isResponse(message: JSONRPCMessage): message is JSONRPCResponse 
 export function isRequest(message: JSONRPCMessage): message is JSONRPCRequest {
   return 'method' in message && 'id' in message;
 }
-
-export function jsonRpcError(id: RequestId | null, code: number, message: string) {
-  return { jsonrpc: '2.0' as const, id, error: { code, message } };
-}
