@@ -1,14 +1,8 @@
 import 'reflect-metadata';
-import { createApp } from './app.factory';
-import { ConfigError, loadConfig } from './config/app-config';
+import { ConfigError } from './config/app-config';
+import { serve } from './serve';
 
-async function bootstrap(): Promise<void> {
-  const config = loadConfig(process.env);
-  const app = await createApp(config);
-  await app.listen(config.port);
-}
-
-bootstrap().catch((error: unknown) => {
+serve(process.env).catch((error: unknown) => {
   if (error instanceof ConfigError) {
     console.error(error.message);
   } else {
