@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 
 export interface LockOwner {
   pid: number;
@@ -31,14 +31,21 @@ export class DataDirLockedError extends Error {
  * told otherwise (another pod may still run on a shared volume).
  */
 export class DataDirLock {
+  /** Directories this process holds: its own pid in a lock file says nothing about the holder. */
+  private static readonly held = new Set<string>();
+
   private constructor(private readonly path: string) {}
 
   static pathOf(dataDir: string): string {
-    return `${dataDir.replace(/\/+$/, '')}.lock`;
+    return `${resolve(dataDir)}.lock`;
   }
 
   static acquire(dataDir: string, options: { takeOverForeign: boolean }): DataDirLock {
+    const path = DataDirLock.pathOf(dataDir);
     const owner = DataDirLock.owner(dataDir);
+    if (DataDirLock.held.has(path) && owner) {
+      throw new DataDirLockedError(`${dataDir} is already open in this process.`, owner, false);
+    }
     if (owner && ownedByLiveProcess(owner)) {
       throw new DataDirLockedError(
         `${dataDir} is in use by another process (pid ${owner.pid}, since ${owner.startedAt}).`,
@@ -54,7 +61,6 @@ export class DataDirLock {
         true,
       );
     }
-    const path = DataDirLock.pathOf(dataDir);
     const mine: LockOwner = {
       pid: process.pid,
       hostname: hostname(),
@@ -62,6 +68,7 @@ export class DataDirLock {
     };
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, JSON.stringify(mine) + '\n', { mode: 0o600 });
+    DataDirLock.held.add(path);
     return new DataDirLock(path);
   }
 
@@ -84,6 +91,7 @@ export class DataDirLock {
   }
 
   release(): void {
+    DataDirLock.held.delete(this.path);
     rmSync(this.path, { force: true });
   }
 }
