@@ -3,6 +3,7 @@ import { LoginAttempt } from '../auth/login-attempt.entity';
 import { EventRelay } from '../events/event-relay.entity';
 import { Gateway } from '../gateways/gateway.entity';
 import { McpSession } from '../mcp/session/mcp-session.entity';
+import { McpStreamEvent } from '../mcp/session/mcp-stream-event.entity';
 import { ServerTool } from '../servers/server-tool.entity';
 import { Server } from '../servers/server.entity';
 import { Tool } from '../tools/tool.entity';
@@ -15,5 +16,6 @@ export const ENTITIES = [
   Server,
   ServerTool,
   McpSession,
+  McpStreamEvent,
   EventRelay,
 ];

@@ -7,7 +7,7 @@ import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exceptio
 import { VIRTUAL_NAME_INDEX } from '../tools/tool-name.query';
 import { Tool } from '../tools/tool.entity';
 import { ToolWriter } from '../tools/tool.writer';
-import { upstreamFingerprint } from '../upstream/upstream.client';
+import { upstreamFingerprint } from '../upstream/upstream-target';
 import { type SyncReport } from './sync-report';
 import { diffToolLists, syncReportOf } from './tool-list.differ';
 
