@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync } from 'node:fs';
 import { type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { type Extension, PGlite } from '@electric-sql/pglite';
@@ -117,11 +117,16 @@ export async function dump(db: PGlite): Promise<Buffer> {
  * Creates the database cluster of a new data directory in a child process. PGlite runs initdb in
  * a second WebAssembly instance whose memory the process keeps after it is closed (the idle
  * process stayed about 150 MiB larger after a first start, and a worker thread kept most of it
- * too); a process gives all of it back when it exits.
+ * too); a process gives all of it back when it exits. The cluster is made beside the directory
+ * and moved into place, so that a creation cut short (a pod killed mid-way) leaves nothing behind.
  */
 async function initialise(dataDir: string): Promise<void> {
   if (existsSync(join(dataDir, 'PG_VERSION'))) return;
-  mkdirSync(dataDir, { recursive: true });
+  if (existsSync(dataDir) && readdirSync(dataDir).length > 0)
+    throw new Error(`${dataDir} is neither empty nor an embedded database: refusing to use it.`);
+  const staging = `${dataDir}.creating`;
+  rmSync(staging, { recursive: true, force: true });
+  mkdirSync(staging, { recursive: true });
   const child = spawn(
     process.execPath,
     [
@@ -129,7 +134,7 @@ async function initialise(dataDir: string): Promise<void> {
       `const [pglite, dataDir] = process.argv.slice(1);
        require(pglite).PGlite.create({ dataDir }).then((db) => db.close());`,
       require.resolve('@electric-sql/pglite'),
-      dataDir,
+      staging,
     ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
@@ -143,4 +148,6 @@ async function initialise(dataDir: string): Promise<void> {
         : reject(new Error(`Creating the database in ${dataDir} failed (${code}): ${stderr}`)),
     );
   });
+  if (existsSync(dataDir)) rmdirSync(dataDir);
+  renameSync(staging, dataDir);
 }
