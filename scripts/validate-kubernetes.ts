@@ -157,8 +157,11 @@ function main(): void {
     try {
       rendered = renderOverlay(directory);
     } catch (error) {
-      const stderr = (error as { stderr?: string }).stderr ?? String(error);
-      console.error(`${label}: kubectl kustomize failed: ${stderr.trim()}`);
+      const stderr = ((error as { stderr?: string }).stderr ?? String(error)).trim();
+      const hint = stderr.includes('unknown field "components"')
+        ? ' (this kubectl’s Kustomize is too old: the overlays need Kustomize v4 or later)'
+        : '';
+      console.error(`${label}: kubectl kustomize failed: ${stderr}${hint}`);
       failed = true;
       continue;
     }
