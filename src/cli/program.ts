@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { ConfigError } from '../config/app-config';
 import { projectRoot } from '../common/project-root';
+import { DataDirLockedError } from '../database/data-dir-lock';
 import { CliError } from './cli-error';
 import { registerBackup } from './commands/backup.command';
 import { registerHealth } from './commands/health.command';
@@ -43,7 +44,11 @@ export async function runCli(argv: string[]): Promise<void> {
   try {
     await buildProgram().parseAsync(argv);
   } catch (error) {
-    if (error instanceof CliError || error instanceof ConfigError) {
+    if (
+      error instanceof CliError ||
+      error instanceof ConfigError ||
+      error instanceof DataDirLockedError
+    ) {
       process.stderr.write(`portico: ${error.message}\n`);
       process.exitCode = error instanceof CliError ? error.exitCode : 1;
       return;
