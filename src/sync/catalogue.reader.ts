@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { type ClientCapabilities, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { UI_EXTENSION, UI_RESOURCE_MIME_TYPE } from '../tools/tool-ui';
 import { type UpstreamConnection } from '../upstream/upstream-connection';
 import { UpstreamConnector } from '../upstream/upstream-connector.service';
-import { listAll } from '../upstream/upstream-lists';
+import { UpstreamRpcError } from '../upstream/upstream-error';
+import { listAll, type ListMethod } from '../upstream/upstream-lists';
 import { type UpstreamGateway } from '../upstream/upstream-target';
 import { UpstreamTargets } from '../upstream/upstream-targets.service';
 
@@ -15,14 +16,22 @@ export const SYNC_CAPABILITIES: ClientCapabilities = {
   extensions: { [UI_EXTENSION]: { mimeTypes: [UI_RESOURCE_MIME_TYPE] } },
 };
 
-/** What an upstream offers, as it arrived: every entry is still untrusted. */
+/**
+ * What an upstream offers, as it arrived: every entry is still untrusted. A list the upstream does
+ * not offer (no capability for it) is absent.
+ */
 export interface UpstreamCatalogue {
   tools: unknown[];
+  resources?: unknown[];
+  resourceTemplates?: unknown[];
+  prompts?: unknown[];
 }
 
 /** The notifications that say an upstream's catalogue changed. */
 export const LIST_CHANGED_NOTIFICATIONS: ReadonlySet<string> = new Set([
   'notifications/tools/list_changed',
+  'notifications/resources/list_changed',
+  'notifications/prompts/list_changed',
 ]);
 
 /** Reads upstream catalogues, and keeps sessions open to hear when they change. */
@@ -55,9 +64,31 @@ export class CatalogueReader {
       capabilities: SYNC_CAPABILITIES,
     });
     try {
-      return { tools: await listAll(connection, 'tools/list', signal) };
+      const offers = connection.serverCapabilities;
+      const list = (method: ListMethod) => listAll(connection, method, signal);
+      return {
+        tools: offers.tools ? await list('tools/list') : [],
+        ...(offers.resources
+          ? {
+              resources: await list('resources/list'),
+              resourceTemplates: await optionalList(list('resources/templates/list')),
+            }
+          : {}),
+        ...(offers.prompts ? { prompts: await list('prompts/list') } : {}),
+      };
     } finally {
       await connection.close();
     }
+  }
+}
+
+/** Templates are optional beside resources: an upstream that does not know the method has none. */
+async function optionalList(listing: Promise<unknown[]>): Promise<unknown[]> {
+  try {
+    return await listing;
+  } catch (error) {
+    if (error instanceof UpstreamRpcError && error.code === (ErrorCode.MethodNotFound as number))
+      return [];
+    throw error;
   }
 }

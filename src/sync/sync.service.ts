@@ -120,7 +120,7 @@ export class SyncService implements OnModuleDestroy {
     const { report, changed } = await this.applier.apply(
       gatewayId,
       upstreamFingerprint(gateway),
-      upstream.tools,
+      upstream,
     );
     this.metrics.syncs.inc({ outcome: changed ? 'changed' : 'unchanged' });
     if (changed) await this.events.publish({ type: 'catalog.changed', gatewayIds: [gatewayId] });

@@ -5,7 +5,7 @@ import {
   diffToolLists,
   type StoredToolDigest,
   syncReportOf,
-} from './tool-list.differ';
+} from './list.differ';
 
 function wire(name: string, extra: Record<string, unknown> = {}) {
   return { name, description: `${name} tool`, inputSchema: { type: 'object' }, ...extra };
@@ -112,7 +112,12 @@ describe('syncReportOf', () => {
         wire('c', { title: 'x'.repeat(300) }),
       ],
     );
-    const report = syncReportOf(diff, ['y', 'x'], [{ name: 'c', reason: 'clash' }]);
+    const report = syncReportOf(
+      diff,
+      (tool) => tool.name,
+      ['y', 'x'],
+      [{ name: 'c', reason: 'clash' }],
+    );
     expect(report).toEqual({
       added: ['x', 'y'],
       updated: ['a', 'b'],
