@@ -1,11 +1,12 @@
 import { existsSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { DataDirLock } from './data-dir-lock';
 import { dump, open } from './embedded-postgres';
 
 /**
  * Backups of the embedded database are PGlite dumps of its data directory: a gzipped tarball of
- * the PostgreSQL files, taken while nothing writes. A running instance dumps itself (GET /api/v1/backup); these functions
- * work on a directory no process has open.
+ * the PostgreSQL files, taken while nothing writes. A running instance dumps itself
+ * (GET /api/v1/backup); these functions work on a directory that no process has open.
  */
 
 export interface OfflineOptions {
@@ -18,7 +19,8 @@ export async function backupDataDir(
   dataDir: string,
   options: OfflineOptions = {},
 ): Promise<Buffer> {
-  if (!existsSync(dataDir)) throw new Error(`There is no embedded database in ${dataDir}.`);
+  if (!existsSync(join(dataDir, 'PG_VERSION')))
+    throw new Error(`There is no embedded database in ${dataDir}.`);
   const lock = DataDirLock.acquire(dataDir, { takeOverForeign: options.force ?? false });
   try {
     const db = await open(dataDir);

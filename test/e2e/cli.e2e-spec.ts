@@ -75,6 +75,12 @@ describe('portico CLI against a running Portico', () => {
       .get('/api/v1/servers')
       .set('Authorization', `Bearer ${token}`)
       .expect(403);
+    // Nor may it download a backup, which holds every credential's ciphertext.
+    await request(app.baseUrl)
+      .get('/api/v1/backup')
+      .set('Authorization', `Bearer ${token}`)
+      .expect(403);
+    await request(app.baseUrl).get('/api/v1/backup').expect(401);
     const mcp = await request(app.baseUrl)
       .post(`/servers/${id}/mcp`)
       .set('Authorization', `Bearer ${token}`)
@@ -139,6 +145,17 @@ describe('portico backup and restore of the embedded database', () => {
       .map((server) => server.name)
       .sort();
 
+  it('backup of a directory without a database says so and creates none', async () => {
+    const empty = tempDataDir();
+    const run = await portico(['backup', '--data-dir', empty, '-o', join(files, 'none.tar.gz')]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      `portico: There is no embedded database in ${join(empty, 'pgdata')}.\n`,
+    );
+    expect(existsSync(join(empty, 'pgdata'))).toBe(false);
+  });
+
+  // Three start-ups on the embedded database and eight CLI processes: slow on a busy machine.
   it('restores what was backed up, refuses while Portico runs and loses nothing on a bad file', async () => {
     const env = { DATA_DIR: dataDir };
     const online = join(files, 'online.tar.gz');
@@ -191,5 +208,5 @@ describe('portico backup and restore of the embedded database', () => {
     } finally {
       await third.close();
     }
-  });
+  }, 180_000);
 });

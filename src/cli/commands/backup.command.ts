@@ -62,6 +62,6 @@ async function offline(options: BackupOptions): Promise<Buffer> {
           : `${error.message} Back up the running Portico through it: portico backup --url <its URL>.`,
       );
     }
-    throw error;
+    throw new CliError(error instanceof Error ? error.message : String(error));
   }
 }
