@@ -85,7 +85,7 @@ function admitBase(
       key: key.slice(0, 80),
       reason: `${keyMember} is over ${URI_LIMIT} characters`,
     };
-  if (/[\u0000-\u001f\u007f\s]/.test(key) || unstorableJson([key]))
+  if (hasSpaceOrControl(key) || unstorableJson([key]))
     return { ok: false, key, reason: `${keyMember} contains spaces or control characters` };
   if (typeof raw.name !== 'string' || raw.name === '')
     return { ok: false, key, reason: 'the name is not a non-empty string' };
@@ -114,4 +114,12 @@ function admitBase(
     },
     warnings,
   };
+}
+
+function hasSpaceOrControl(text: string): boolean {
+  for (const char of text) {
+    const code = char.codePointAt(0)!;
+    if (code <= 0x20 || code === 0x7f || /\s/.test(char)) return true;
+  }
+  return false;
 }
