@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { parseAllDocuments, stringify } from 'yaml';
 import { OVERLAYS, renderOverlay, validateManifests } from '../../scripts/validate-kubernetes';
+import { kubectlAvailable } from './kubectl-available';
 
 interface Container {
   name: string;
@@ -83,7 +84,7 @@ function expectServerContainer(workload: K8sObject): Container {
   return container;
 }
 
-describe('Kubernetes overlays', () => {
+(kubectlAvailable ? describe : describe.skip)('Kubernetes overlays', () => {
   it('embedded: one StatefulSet replica with a data volume, restricted and schema-valid', () => {
     const { text, objects } = render('embedded');
     expect(validateManifests(text)).toEqual([]);
