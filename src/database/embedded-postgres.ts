@@ -8,6 +8,9 @@ import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 const { pgcrypto } = require('@electric-sql/pglite/contrib/pgcrypto') as { pgcrypto: Extension };
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { pg_trgm } = require('@electric-sql/pglite/contrib/pg_trgm') as { pg_trgm: Extension };
+// pgvector, for the stored vectors of tool search's embeddings provider.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { vector } = require('@electric-sql/pglite-pgvector') as { vector: Extension };
 
 const MAX_CONNECTIONS = 20;
 
@@ -30,7 +33,7 @@ export class EmbeddedPostgres {
     if (dataDir !== null) mkdirSync(dataDir, { recursive: true });
     const db = await PGlite.create({
       dataDir: dataDir ?? undefined,
-      extensions: { pgcrypto, pg_trgm },
+      extensions: { pgcrypto, pg_trgm, vector },
     });
     const server = new PGLiteSocketServer({
       db,

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { EmbeddingsModule } from '../embeddings/embeddings.module';
 import { GatewaysModule } from '../gateways/gateways.module';
 import { ToolsModule } from '../tools/tools.module';
 import { AppToolLookup } from './apps/app-tool-lookup.service';
@@ -14,7 +15,7 @@ import { UpstreamPools } from './upstream/upstream-pools.service';
 import { UpstreamTargets } from './upstream/upstream-targets.service';
 
 @Module({
-  imports: [GatewaysModule, ToolsModule],
+  imports: [GatewaysModule, ToolsModule, EmbeddingsModule],
   controllers: [McpController],
   providers: [
     McpEndpoint,
@@ -28,6 +29,6 @@ import { UpstreamTargets } from './upstream/upstream-targets.service';
     AppToolLookup,
     PrefabRenderer,
   ],
-  exports: [ToolDirectoryService],
+  exports: [ToolDirectoryService, ToolSearchService],
 })
 export class McpModule {}
