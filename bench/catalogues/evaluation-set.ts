@@ -1,6 +1,14 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { WordVectors } from '../../src/embeddings/word-vectors';
 import { type DirectoryTool } from '../../src/mcp/directory/tool-directory';
+import {
+  HybridIndex,
+  RANKING_WEIGHTS,
+  type RankingWeights,
+} from '../../src/mcp/search/ranking/hybrid-index';
+import { TimeSlicer } from '../../src/mcp/search/ranking/time-slicer';
+import { type ToolAnalysis, ToolAnalysisCache } from '../../src/mcp/search/tool-analysis';
 import { type RecordedCatalogue } from './record-catalogues';
 import requestsFile from './requests.json';
 
@@ -89,4 +97,50 @@ export function evaluate(
     mrr: reciprocal / n,
     misses,
   };
+}
+
+/** The evaluation tools, each analysed once, with the word vectors that analysed them. */
+export interface EvaluationCorpus {
+  tools: DirectoryTool[];
+  analyses: ToolAnalysis[];
+  vectors: WordVectors;
+}
+
+export async function evaluationCorpus(): Promise<EvaluationCorpus> {
+  const vectors = await WordVectors.load();
+  const cache = new ToolAnalysisCache(vectors);
+  const tools = evaluationTools(recordedCatalogues());
+  return { tools, analyses: tools.map((tool) => cache.analyse(tool.id, tool.definition)), vectors };
+}
+
+/** Provider vectors for the evaluation: one per tool, and a way to embed each request. */
+export interface EvaluationProvider {
+  tools: Float32Array[];
+  query(request: string): Float32Array | null;
+}
+
+/** Retrieval on one half of the requests with the given weights (and provider vectors). */
+export async function retrieval(
+  corpus: EvaluationCorpus,
+  half: LabelledRequest['half'],
+  weights: Partial<RankingWeights> = {},
+  provider?: EvaluationProvider,
+): Promise<Retrieval> {
+  const index = await HybridIndex.build(
+    corpus.analyses.map((analysis) => ({ counts: analysis.counts, vector: analysis.vector })),
+    provider?.tools ?? null,
+    new TimeSlicer(Infinity),
+    { ...RANKING_WEIGHTS, ...weights },
+  );
+  return evaluate(
+    REQUESTS.filter((request) => request.half === half),
+    (request) =>
+      index
+        .rank(
+          request,
+          { local: corpus.vectors.embed(request), provider: provider?.query(request) ?? null },
+          10,
+        )
+        .map((hit) => corpus.tools[hit.doc]!.name),
+  );
 }

@@ -8,10 +8,10 @@ import { encodeWordVectors, WORD_VECTORS_FILE } from './word-vectors';
 // deterministic: the same packages give the same table.
 //   npm run distil:word-vectors
 // Each vocabulary word is embedded on its own by the full model, the 512-dimensional vectors are
-// centred and projected on their 128 principal axes, and each row is quantised to int8. Words
+// centred and projected on their 64 principal axes, and each row is quantised to int8. Words
 // carry a smooth-inverse-frequency weight, a / (a + p(word)), so that frequent words say less.
 
-const DIMENSIONS = 128;
+const DIMENSIONS = 64;
 const SIF_A = 1e-4;
 const BATCH = 256;
 /** The most frequent words of spoken English, then common written words, then the model's own. */

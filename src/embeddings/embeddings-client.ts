@@ -48,12 +48,11 @@ export class EmbeddingsClient {
         signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (error) {
-      const timedOut = error instanceof Error && error.name === 'TimeoutError';
       throw new EmbeddingsError(
-        timedOut ? 'timeout' : 'error',
-        timedOut
+        timedOut(error) ? 'timeout' : 'error',
+        timedOut(error)
           ? `embeddings provider did not answer within ${timeoutMs} ms`
-          : `embeddings provider unreachable: ${error instanceof Error ? error.message : String(error)}`,
+          : `embeddings provider unreachable: ${String(error)}`,
       );
     }
     if (!response.ok) {
@@ -64,11 +63,21 @@ export class EmbeddingsClient {
     try {
       body = (await response.json()) as EmbeddingsResponse;
     } catch (error) {
-      const timedOut = error instanceof Error && error.name === 'TimeoutError';
-      throw new EmbeddingsError(timedOut ? 'timeout' : 'error', 'embeddings provider sent no JSON');
+      throw new EmbeddingsError(
+        timedOut(error) ? 'timeout' : 'error',
+        'embeddings provider sent no JSON in time',
+      );
     }
     return vectorsOf(body, input.length);
   }
+}
+
+/**
+ * Whether fetch gave up at its timeout signal. By name: the DOMException it rejects with need not
+ * be an instance of this realm's Error.
+ */
+function timedOut(error: unknown): boolean {
+  return (error as { name?: unknown } | null)?.name === 'TimeoutError';
 }
 
 function vectorsOf(body: EmbeddingsResponse, count: number): Float32Array[] {

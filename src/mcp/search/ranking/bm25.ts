@@ -59,10 +59,17 @@ export interface Bm25Scores {
  * than the word itself.
  */
 export class Bm25Index {
+  private readonly scores: Float64Array;
+  private readonly best: Float64Array;
+  private readonly touched: number[] = [];
+
   private constructor(
     private readonly postings: ReadonlyMap<string, Posting>,
     readonly size: number,
-  ) {}
+  ) {
+    this.scores = new Float64Array(size);
+    this.best = new Float64Array(size);
+  }
 
   static async build(
     documents: readonly TermCounts[],
@@ -100,22 +107,30 @@ export class Bm25Index {
     return new Bm25Index(postings, count);
   }
 
-  /** BM25 scores of `query`, its terms reaching their synonyms at `synonymWeight`. */
+  /**
+   * BM25 scores of `query`, its terms reaching their synonyms at `synonymWeight`. The arrays are
+   * the index's own and valid until its next query: queries run one at a time, and reusing them
+   * keeps a query from allocating (and collecting) two arrays per document.
+   */
   score(query: string, synonymWeight: number): Bm25Scores {
-    const scores = new Float64Array(this.size);
-    const best = new Float64Array(this.size);
-    const touched: number[] = [];
+    const scores = this.scores;
+    const best = this.best;
+    for (const doc of this.touched) scores[doc] = 0;
+    const touched = this.touched;
+    touched.length = 0;
     const reached: number[] = [];
     for (const term of new Set(terms(query))) {
       for (const { term: other, weight } of expand(term, synonymWeight)) {
         const posting = this.postings.get(other);
         if (!posting) continue;
         const scale = weight * posting.idf;
-        for (let i = 0; i < posting.docs.length; i++) {
-          const doc = posting.docs[i]!;
-          const value = scale * posting.frequencies[i]!;
-          if (best[doc] === 0) reached.push(doc);
-          if (value > best[doc]!) best[doc] = value;
+        const { docs, frequencies } = posting;
+        for (let i = 0; i < docs.length; i++) {
+          const doc = docs[i]!;
+          const value = scale * frequencies[i]!;
+          const current = best[doc]!;
+          if (current === 0) reached.push(doc);
+          if (value > current) best[doc] = value;
         }
       }
       for (const doc of reached) {
