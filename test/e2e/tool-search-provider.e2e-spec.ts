@@ -95,7 +95,7 @@ describe('tool search with an embeddings provider', () => {
     expect(rows.every((row) => row.model === 'concepts-1' && row.dimensions === 4)).toBe(true);
     const [{ available }] = (await dataSource.query(
       `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector') AS available`,
-    )) as { available: boolean }[];
+    )) as [{ available: boolean }];
     expect(rows[0]!.type).toBe(available ? 'vector' : 'real[]');
     if (!t.database.onPostgres) expect(available).toBe(true);
   });
