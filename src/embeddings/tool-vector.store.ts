@@ -20,10 +20,10 @@ export class ToolVectorStore {
   async load(model: string, hashes: readonly string[]): Promise<Map<string, Float32Array>> {
     const found = new Map<string, Float32Array>();
     for (let start = 0; start < hashes.length; start += CHUNK) {
-      const rows = (await this.dataSource.query(
+      const rows = await this.dataSource.query<{ hash: string; embedding: string }[]>(
         'SELECT content_hash AS hash, embedding::text AS embedding FROM tool_embedding WHERE model = $1 AND content_hash = ANY($2)',
         [model, hashes.slice(start, start + CHUNK)],
-      )) as { hash: string; embedding: string }[];
+      );
       for (const row of rows) {
         const values = row.embedding
           .replace(/^[[{]|[\]}]$/g, '')

@@ -86,16 +86,16 @@ describe('tool search with an embeddings provider', () => {
 
   it('stores the tool vectors for every replica, as pgvector where the database has it', async () => {
     const dataSource = t.app.get(DataSource);
-    const rows = (await dataSource.query(
+    const rows = await dataSource.query<{ model: string; dimensions: number; type: string }[]>(
       `SELECT model, dimensions, format_type(a.atttypid, a.atttypmod) AS type
          FROM tool_embedding, pg_attribute a
         WHERE a.attrelid = 'tool_embedding'::regclass AND a.attname = 'embedding'`,
-    )) as { model: string; dimensions: number; type: string }[];
+    );
     expect(rows).toHaveLength(10);
     expect(rows.every((row) => row.model === 'concepts-1' && row.dimensions === 4)).toBe(true);
-    const [{ available }] = (await dataSource.query(
+    const [{ available }] = await dataSource.query<[{ available: boolean }]>(
       `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector') AS available`,
-    )) as [{ available: boolean }];
+    );
     expect(rows[0]!.type).toBe(available ? 'vector' : 'real[]');
     if (!t.database.onPostgres) expect(available).toBe(true);
   });
@@ -142,11 +142,9 @@ describe('tool search when the embeddings provider is down from the start', () =
     const missing = await fallbacks(t, 'tool_vectors_missing');
     expect((await hits(client, 'send an email message'))[0]).toBe('office-send_email');
     expect(await fallbacks(t, 'tool_vectors_missing')).toBe(missing + 1);
-    const stored = (await t.app
+    const [stored] = await t.app
       .get(DataSource)
-      .query('SELECT count(*)::int AS n FROM tool_embedding')) as {
-      n: number;
-    }[];
-    expect(stored[0]!.n).toBe(0);
+      .query<[{ n: number }]>('SELECT count(*)::int AS n FROM tool_embedding');
+    expect(stored.n).toBe(0);
   });
 });

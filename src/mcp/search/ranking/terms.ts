@@ -116,6 +116,8 @@ export function stem(word: string): string {
  */
 export function words(text: string): string[] {
   let lower = text
+    // Plural acronyms ("PRs", "URLs") stay one word.
+    .replace(/(\p{Lu}{2,})s\b/gu, (_, acronym: string) => ` ${acronym.toLowerCase()}s`)
     .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2')
     .replace(/(\p{Lu}+)(\p{Lu}\p{Ll})/gu, '$1 $2')
     .toLowerCase();

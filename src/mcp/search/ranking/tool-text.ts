@@ -20,10 +20,10 @@ export const FIELD_WEIGHTS: FieldWeights = {
   argumentDescription: 0.5,
 };
 
-/** A description's first sentence, and the rest, without markdown emphasis. */
+/** A description's first sentence, and the rest, without markdown emphasis, headings or quotes. */
 export function splitDescription(description: string): { summary: string; details: string } {
   const text = description
-    .replace(/[*_`#>]+/g, ' ')
+    .replace(/\*+|`+|^[#>\s]+/gm, ' ')
     .replace(/\s+/g, ' ')
     .trim();
   const end = text.search(/[.!?](\s|$)|\s-\s/);
