@@ -218,7 +218,9 @@ async function latency(): Promise<ToolSearchBenchReport['latency']> {
 }
 
 /** Vectors of the evaluation tools and requests from the full sentence encoder, on loopback. */
-async function sentenceEncoderProvider(texts: readonly string[]): Promise<EvaluationProvider> {
+export async function sentenceEncoderProvider(
+  texts: readonly string[],
+): Promise<EvaluationProvider> {
   const encoder = await startSentenceEncoder();
   try {
     const client = new EmbeddingsClient({

@@ -23,7 +23,7 @@ export const RANKING_WEIGHTS: RankingWeights = {
   synonyms: 0.7,
   lexical: 1,
   semantic: 0.5,
-  provider: 1,
+  provider: 0.5,
   semanticOnlyZ: 2.5,
 };
 

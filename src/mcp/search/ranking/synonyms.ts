@@ -50,6 +50,13 @@ const GROUPS: readonly string[] = [
   'remember memorize store note',
   'forget delete remove',
   'compress zip gzip archive pack',
+  'extract pull scrape parse',
+  'repeat echo',
+  'reschedule postpone move delay',
+  'cancel delete',
+  'automate automation workflow',
+  'audit history changelog activity',
+  'blame author',
   // Things.
   'file document',
   'folder directory',
@@ -118,6 +125,16 @@ const GROUPS: readonly string[] = [
   'channel room',
   'status state health',
   'today now current latest recent',
+  'content contents inside body text',
+  'png jpg jpeg gif svg image media',
+  'main master trunk default',
+  'remember memory recall',
+  'request call traffic network',
+  'details information info',
+  'called named title',
+  'maintenance downtime window',
+  'flowchart flow diagram',
+  'account profile user',
 ];
 
 /** A term a query term reaches, and how much a match on it counts against an exact match. */
