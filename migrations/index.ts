@@ -1,7 +1,9 @@
 import { Init1795312241825 } from './1795312241825-Init';
 import { McpSessions1795313067731 } from './1795313067731-McpSessions';
 import { LoginAttempts1795325639193 } from './1795325639193-LoginAttempts';
-import { ToolEmbeddings1795330000000 } from './1795330000000-ToolEmbeddings';
+import { McpCoreStreams1795458120392 } from './1795458120392-McpCoreStreams';
+import { ResourcesAndPrompts1795459245669 } from './1795459245669-ResourcesAndPrompts';
+import { ToolEmbeddings1795460000000 } from './1795460000000-ToolEmbeddings';
 import { ToolTextSearch1795323626806 } from './1795323626806-ToolTextSearch';
 
 /** Every migration, oldest first; the app and the migration job both run this list. */
@@ -10,5 +12,7 @@ export const MIGRATIONS = [
   McpSessions1795313067731,
   ToolTextSearch1795323626806,
   LoginAttempts1795325639193,
-  ToolEmbeddings1795330000000,
+  McpCoreStreams1795458120392,
+  ResourcesAndPrompts1795459245669,
+  ToolEmbeddings1795460000000,
 ];

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ToolDirectoryService } from '../mcp/directory/tool-directory.service';
+import { Directories } from '../mcp/calls/directories.service';
 import { searchHit, type SearchHit } from '../mcp/search/tool-search.tool';
 import { ToolSearchService } from '../mcp/search/tool-search.service';
 
@@ -21,12 +21,12 @@ export interface AdminSearchHit extends SearchHit {
 @Injectable()
 export class AdminToolSearch {
   constructor(
-    private readonly directories: ToolDirectoryService,
+    private readonly directories: Directories,
     private readonly search: ToolSearchService,
   ) {}
 
   async ask(request: string, gatewayId: string): Promise<AdminSearchHit[]> {
-    const directory = await this.directories.get({ kind: 'all' });
+    const directory = (await this.directories.get({ kind: 'all' }))?.tools;
     if (!directory) return [];
     const gateway = gatewayId
       ? directory.tools.find((tool) => tool.gatewayId === gatewayId)?.gatewaySlug

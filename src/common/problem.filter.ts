@@ -13,8 +13,6 @@ import { ServerErrorCode, ServerException } from '../servers/server.exception';
 import { ToolErrorCode, ToolException } from '../tools/tool.exception';
 import { RequestValidationException } from './request-validation.exception';
 
-const MCP_PATH = /^\/(servers\/[^/]+\/)?mcp$/;
-
 export type DomainErrorCode = GatewayErrorCode | ToolErrorCode | ServerErrorCode | AuthErrorCode;
 
 export function statusOf(code: DomainErrorCode): number {
@@ -169,14 +167,6 @@ export class ProblemFilter implements ExceptionFilter {
     }
     if (response.headersSent) return;
     if (problem.status === 401) response.setHeader('WWW-Authenticate', 'Bearer');
-    if (MCP_PATH.test(request.path) && problem.status !== 401 && problem.status !== 403) {
-      // MCP clients read JSON-RPC errors, as the SDK's own transports send them.
-      const code = problem.status === 400 ? -32700 : problem.status >= 500 ? -32603 : -32600;
-      response
-        .status(problem.status)
-        .json({ jsonrpc: '2.0', id: null, error: { code, message: problem.detail } });
-      return;
-    }
     response.status(problem.status).type('application/problem+json').send(JSON.stringify(problem));
   }
 }
