@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { GatewaysModule } from '../gateways/gateways.module';
+import { McpModule } from '../mcp/mcp.module';
 import { ServersModule } from '../servers/servers.module';
 import { SyncModule } from '../sync/sync.module';
 import { ToolsModule } from '../tools/tools.module';
@@ -13,12 +14,13 @@ import { AdminPages } from './admin-pages.service';
 import { AdminServersController } from './admin-servers.controller';
 import { AdminSessionGuard } from './admin-session.guard';
 import { AdminSessionService } from './admin-session.service';
+import { AdminToolSearch } from './admin-tool-search';
 import { AdminToolsController } from './admin-tools.controller';
 import { FlashMessages } from './flash.service';
 
 /** Server-rendered admin pages over the same services as the REST API. */
 @Module({
-  imports: [GatewaysModule, ToolsModule, ServersModule, SyncModule],
+  imports: [GatewaysModule, ToolsModule, ServersModule, SyncModule, McpModule],
   controllers: [
     AdminLoginController,
     AdminDashboardController,
@@ -33,6 +35,7 @@ import { FlashMessages } from './flash.service';
     AdminExceptionFilter,
     AdminPages,
     AdminCatalog,
+    AdminToolSearch,
     FlashMessages,
   ],
   exports: [AdminSessionService],

@@ -9,6 +9,9 @@ import { DataDirLock } from './data-dir-lock';
 // The package ships a CommonJS build of its contrib extensions but declares only ESM types for them.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { pg_trgm } = require('@electric-sql/pglite/contrib/pg_trgm') as { pg_trgm: Extension };
+// pgvector, for the stored vectors of tool search's embeddings provider.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { vector } = require('@electric-sql/pglite-pgvector') as { vector: Extension };
 
 const MAX_CONNECTIONS = 20;
 
@@ -93,7 +96,7 @@ export async function open(dataDir: string | null, load?: Blob): Promise<PGlite>
   if (dataDir !== null) mkdirSync(dataDir, { recursive: true });
   return PGlite.create({
     dataDir: dataDir ?? undefined,
-    extensions: { pg_trgm },
+    extensions: { pg_trgm, vector },
     startParams: [
       ...PGlite.defaultStartParams,
       ...Object.entries(EMBEDDED_SETTINGS).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
