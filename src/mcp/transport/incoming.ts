@@ -6,6 +6,7 @@ import {
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import { type Request } from 'express';
+import { readChunks } from '../../common/read-chunks';
 import { McpRefusal } from '../mcp-errors';
 
 // Structural checks only: the SDK's own guards parse whole messages with zod, which is wasted work
@@ -78,11 +79,12 @@ async function readJsonBody(request: Request, limit: number): Promise<unknown> {
     throw new McpRefusal(413, 'The request body is too large');
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of request as AsyncIterable<Buffer>) {
+  const tooLarge = await readChunks(request, (chunk) => {
     size += chunk.length;
-    if (size > limit) throw new McpRefusal(413, 'The request body is too large');
-    chunks.push(chunk);
-  }
+    chunks.push(chunk as Buffer);
+    return size > limit;
+  });
+  if (tooLarge) throw new McpRefusal(413, 'The request body is too large');
   try {
     return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
   } catch {
