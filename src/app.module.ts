@@ -21,13 +21,15 @@ export class AppModule {
         ConfigModule.forRoot(config),
         DatabaseModule,
         EventsModule.forRoot(config),
+        // First among the features, so that Express tries the MCP routes, the hot path, before
+        // every REST and admin route.
+        McpModule,
         AuthModule,
         GatewaysModule,
         ToolsModule,
         ServersModule,
         SyncModule,
         HealthModule,
-        McpModule,
         AdminModule,
       ],
     };
