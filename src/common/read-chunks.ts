@@ -25,7 +25,7 @@ export function readChunks(
       try {
         stop = onChunk(chunk);
       } catch (error) {
-        done(() => reject(error as Error));
+        done(() => reject(error));
         return;
       }
       if (stop === true) {
