@@ -1,8 +1,12 @@
 import { Module } from '@nestjs/common';
+import { PromptPresenter } from './prompt.presenter';
 import { PromptWriter } from './prompt.writer';
+import { PromptsController } from './prompts.controller';
+import { PromptsService } from './prompts.service';
 
 @Module({
-  providers: [PromptWriter],
-  exports: [PromptWriter],
+  controllers: [PromptsController],
+  providers: [PromptWriter, PromptPresenter, PromptsService],
+  exports: [PromptWriter, PromptPresenter, PromptsService],
 })
 export class PromptsModule {}
