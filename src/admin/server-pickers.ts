@@ -1,6 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { type Page, type PageQueryDto } from '../common/page.dto';
 import { PromptsService } from '../prompts/prompts.service';
+import {
+  type ResourceResponseDto,
+  type ResourceTemplateResponseDto,
+} from '../resources/dto/resource-response.dto';
 import { ResourcesService } from '../resources/resources.service';
 import { ToolsService } from '../tools/tools.service';
 import { AdminCatalog, everyPage } from './admin-catalog';
@@ -16,6 +20,23 @@ import {
 import { type ServerFormValues } from './server-form';
 
 type ServerPickers = Record<PickerKindName, MemberPicker>;
+
+/** A resource is picked by its prefixed URI, and described by its title or name. */
+function asResource(resource: ResourceResponseDto): PickerSource {
+  return {
+    ...resource,
+    name: resource.uri,
+    description: [resource.title ?? resource.name, resource.description].filter(Boolean).join(': '),
+  };
+}
+
+function asTemplate(template: ResourceTemplateResponseDto): PickerSource {
+  return {
+    ...template,
+    name: template.uriTemplate,
+    description: [template.title ?? template.name, template.description].filter(Boolean).join(': '),
+  };
+}
 
 /** How a picker reads its catalogue: pages of it (optionally searched), and entries by id. */
 interface PickerCatalogue {
@@ -34,41 +55,24 @@ export class ServerPickersBuilder {
     prompts: PromptsService,
     private readonly catalog: AdminCatalog,
   ) {
-    const described = (title: string, description: string) =>
-      [title, description].filter(Boolean).join(': ');
-    const mapped = async <T>(page: Promise<Page<T>>, map: (item: T) => PickerSource) => {
-      const { items, total } = await page;
-      return { items: items.map(map), total };
-    };
+    const mapped =
+      <T>(
+        read: (query: PageQueryDto & { q?: string }) => Promise<Page<T>>,
+        as: (item: T) => PickerSource,
+      ) =>
+      async (query: PageQueryDto & { q?: string }) => {
+        const { items, total } = await read(query);
+        return { items: items.map(as), total };
+      };
     this.catalogues = {
       tools: { list: (query) => tools.list(query), getMany: (ids) => tools.getMany(ids) },
       resources: {
-        list: (query) =>
-          mapped(resources.list(query), (resource) => ({
-            ...resource,
-            name: resource.uri,
-            description: described(resource.title ?? resource.name, resource.description),
-          })),
-        getMany: async (ids) =>
-          (await resources.getMany(ids)).map((resource) => ({
-            ...resource,
-            name: resource.uri,
-            description: described(resource.title ?? resource.name, resource.description),
-          })),
+        list: mapped((query) => resources.list(query), asResource),
+        getMany: async (ids) => (await resources.getMany(ids)).map(asResource),
       },
       resourceTemplates: {
-        list: (query) =>
-          mapped(resources.listTemplates(query), (template) => ({
-            ...template,
-            name: template.uriTemplate,
-            description: described(template.title ?? template.name, template.description),
-          })),
-        getMany: async (ids) =>
-          (await resources.getManyTemplates(ids)).map((template) => ({
-            ...template,
-            name: template.uriTemplate,
-            description: described(template.title ?? template.name, template.description),
-          })),
+        list: mapped((query) => resources.listTemplates(query), asTemplate),
+        getMany: async (ids) => (await resources.getManyTemplates(ids)).map(asTemplate),
       },
       prompts: { list: (query) => prompts.list(query), getMany: (ids) => prompts.getMany(ids) },
     };

@@ -273,7 +273,7 @@ describe('admin pages of prompts, resources and templates, and servers made of t
     expect(form).toContain(ESCAPED);
     expect(form).not.toContain('<img');
 
-    const clashing = [
+    const clashing: [string, string] = [
       find(resources, 'alpha', (item) => item.uri === 'alpha+file:///doc_00.md').id,
       betaResource().id,
     ];
