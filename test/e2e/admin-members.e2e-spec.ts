@@ -236,7 +236,7 @@ describe('admin pages of prompts, resources and templates, and servers made of t
         `/admin/resources/templates/${betaTemplate().id}`,
         `/api/v1/resource-templates/${betaTemplate().id}`,
       ],
-    ]) {
+    ] as const) {
       const page = await agent.get(path).expect(200);
       expect(page.text).toContain(ESCAPED);
       expect(page.text).toContain('<code>file:///');
@@ -246,9 +246,9 @@ describe('admin pages of prompts, resources and templates, and servers made of t
         .send({ _csrf: csrf })
         .expect(303)
         .expect('Location', path);
-      expect((await t.api().get(api!)).body.enabled).toBe(false);
+      expect((await t.api().get(api)).body.enabled).toBe(false);
       await agent.post(path).type('form').send({ _csrf: csrf, enabled: 'on' }).expect(303);
-      expect((await t.api().get(api!)).body.enabled).toBe(true);
+      expect((await t.api().get(api)).body.enabled).toBe(true);
     }
   });
 
