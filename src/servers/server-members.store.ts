@@ -116,7 +116,7 @@ export class ServerMembersStore {
     await em.query(`DELETE FROM ${kind.join} WHERE server_id = $1`, [serverId]);
     if (ids.length > 0) {
       await em.query(
-        `INSERT INTO ${kind.join} (server_id, ${kind.column}) SELECT $1, unnest($2::uuid[])`,
+        `INSERT INTO ${kind.join} (server_id, ${kind.column}) SELECT $1::uuid, unnest($2::uuid[])`,
         [serverId, ids],
       );
     }
