@@ -94,7 +94,7 @@ export async function scale(): Promise<ScaleResult> {
     ).accessToken;
 
     // Resolution from the cached directory of the gateway-wide endpoint.
-    const directory = (await app.get(Directories).get({ kind: 'all' }))!;
+    const directory = (await app.get(Directories).get({ kind: 'all' }))!.tools;
     const probes = Array.from(
       { length: 20_000 },
       (_, i) => `bulk-${i % GATEWAYS}-tool_${(i * 7) % TOOLS_PER_GATEWAY}`,

@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { PromptsModule } from '../prompts/prompts.module';
+import { ResourcesModule } from '../resources/resources.module';
 import { ToolsModule } from '../tools/tools.module';
 import { UpstreamModule } from '../upstream/upstream.module';
 import { AppToolLookup } from './apps/app-tool-lookup.service';
@@ -6,6 +8,7 @@ import { McpApps } from './apps/mcp-apps.service';
 import { PrefabRenderer } from './apps/prefab/prefab-renderer.service';
 import { Directories } from './calls/directories.service';
 import { McpRouter } from './calls/mcp-router';
+import { PromptCalls } from './calls/prompt-calls';
 import { ResourceCalls } from './calls/resource-calls';
 import { ToolCalls } from './calls/tool-calls';
 import { ToolSearchService } from './search/tool-search.service';
@@ -21,7 +24,7 @@ import { StreamableHttpEndpoint } from './transport/streamable-http.endpoint';
  * calls (decides where a request goes), and the upstream module (talks to upstreams).
  */
 @Module({
-  imports: [ToolsModule, UpstreamModule],
+  imports: [ToolsModule, ResourcesModule, PromptsModule, UpstreamModule],
   controllers: [McpController],
   providers: [
     StreamableHttpEndpoint,
@@ -32,6 +35,7 @@ import { StreamableHttpEndpoint } from './transport/streamable-http.endpoint';
     McpRouter,
     ToolCalls,
     ResourceCalls,
+    PromptCalls,
     Directories,
     ToolSearchService,
     McpApps,

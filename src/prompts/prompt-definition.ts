@@ -65,7 +65,7 @@ export function admitPrompt(raw: unknown): Admission<PromptDefinition> {
     admitted.push({
       name: argument.name,
       ...(description === null ? {} : { description }),
-      ...(argument.required === true ? { required: true } : {}),
+      ...(typeof argument.required === 'boolean' ? { required: argument.required } : {}),
     });
   }
   const meta = optionalObject('_meta', raw._meta, warnings);

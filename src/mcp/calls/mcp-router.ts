@@ -16,16 +16,19 @@ import { errorResponse, invalidParams, RpcError } from '../mcp-errors';
 import { type SessionRuntime } from '../session/session-runtime';
 import { SessionStore } from '../session/session.store';
 import { Directories } from './directories.service';
+import { PromptCalls } from './prompt-calls';
 import { ResourceCalls } from './resource-calls';
+import { type ScopeDirectory } from './scope-directory';
 import { ToolCalls } from './tool-calls';
-import { type ToolDirectory } from './tool-directory';
 
 const PORTICO_VERSION = '1.0.0';
 
 /** What every Portico endpoint offers, whatever its members: lists can grow after initialize. */
 const CAPABILITIES: ServerCapabilities = {
   tools: { listChanged: true },
-  resources: { listChanged: true },
+  resources: { subscribe: true, listChanged: true },
+  prompts: { listChanged: true },
+  completions: {},
   logging: {},
 };
 
@@ -47,6 +50,7 @@ export class McpRouter {
     private readonly store: SessionStore,
     private readonly tools: ToolCalls,
     private readonly resources: ResourceCalls,
+    private readonly prompts: PromptCalls,
     private readonly apps: McpApps,
     private readonly metrics: Metrics,
   ) {}
@@ -73,7 +77,7 @@ export class McpRouter {
   }
 
   /** The scope's directory; an error once its virtual server is gone or disabled. */
-  async directory(runtime: SessionRuntime): Promise<ToolDirectory> {
+  async directory(runtime: SessionRuntime): Promise<ScopeDirectory> {
     const directory = await this.directories.get(runtime.scope);
     if (!directory)
       throw new RpcError(
@@ -96,7 +100,7 @@ export class McpRouter {
       const directory = await this.directory(runtime);
       const result = await this.tools.call(
         runtime,
-        directory,
+        directory.tools,
         request.id,
         request.params,
         signal,
@@ -113,34 +117,46 @@ export class McpRouter {
   private async route(runtime: SessionRuntime, request: JSONRPCRequest): Promise<Result> {
     const { params } = request;
     switch (request.method) {
-      case 'initialize':
-        return this.initialize(runtime);
       case 'ping':
         return {};
-      case 'tools/list':
-        return this.tools.list(runtime, await this.directory(runtime), cursorOf(params));
-      case 'resources/list':
-        return this.resources.list(runtime, await this.directory(runtime), cursorOf(params));
-      case 'resources/templates/list':
-        return this.resources.templates();
-      case 'resources/read':
-        return this.resources.read(runtime, await this.directory(runtime), params);
       case 'logging/setLevel':
         return this.setLogLevel(runtime, params);
+    }
+    const directory = await this.directory(runtime);
+    switch (request.method) {
+      case 'initialize':
+        return this.initialize(runtime, directory);
+      case 'tools/list':
+        return this.tools.list(runtime, directory.tools, cursorOf(params));
+      case 'resources/list':
+        return this.resources.list(runtime, directory, cursorOf(params));
+      case 'resources/templates/list':
+        return this.resources.templates(directory, cursorOf(params));
+      case 'resources/read':
+        return this.resources.read(runtime, directory, params);
+      case 'resources/subscribe':
+        return this.resources.subscribe(runtime, directory, params, true);
+      case 'resources/unsubscribe':
+        return this.resources.subscribe(runtime, directory, params, false);
+      case 'prompts/list':
+        return this.prompts.list(runtime, directory, cursorOf(params));
+      case 'prompts/get':
+        return this.prompts.get(runtime, directory, params);
+      case 'completion/complete':
+        return this.prompts.complete(runtime, directory, params);
       default:
         throw new RpcError(ErrorCode.MethodNotFound, 'Method not found');
     }
   }
 
-  private async initialize(runtime: SessionRuntime): Promise<InitializeResult> {
-    const directory = await this.directory(runtime);
+  private initialize(runtime: SessionRuntime, directory: ScopeDirectory): InitializeResult {
     const serverInfo: Implementation = {
       name: directory.server ? `Portico: ${directory.server.name}` : 'Portico',
       version: PORTICO_VERSION,
     };
     return {
       protocolVersion: runtime.session.protocolVersion,
-      capabilities: { ...CAPABILITIES, ...this.apps.capabilities(directory) },
+      capabilities: { ...CAPABILITIES, ...this.apps.capabilities(directory.tools) },
       serverInfo,
     };
   }

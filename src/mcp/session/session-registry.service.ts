@@ -5,6 +5,7 @@ import { Metrics } from '../../health/metrics';
 import { UpstreamConnector } from '../../upstream/upstream-connector.service';
 import { UpstreamTargets } from '../../upstream/upstream-targets.service';
 import { Directories } from '../calls/directories.service';
+import { LISTS } from '../calls/scope-directory';
 import { busRelay } from './bus-relay';
 import { SessionRuntime } from './session-runtime';
 import { SessionUpstreams } from './session-upstreams';
@@ -104,9 +105,11 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
           () => runtime.session.initializeParams?.capabilities ?? {},
           this.connector,
           this.targets,
-          () => ({
+          (gatewayId) => ({
             notification: (notification) => {
-              if (!PORTICO_OWNS.has(notification.method)) runtime.toClient(notification);
+              if (notification.method === 'notifications/resources/updated')
+                runtime.resourceUpdated(gatewayId, notification.params ?? {});
+              else if (!PORTICO_OWNS.has(notification.method)) runtime.toClient(notification);
             },
             request: (request) => runtime.ask(request),
           }),
@@ -166,6 +169,7 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
       const levelChanged = runtime.session.logLevel !== state.logLevel;
       Object.assign(runtime.session, state);
       if (levelChanged) await runtime.upstreams.setLogLevel(state.logLevel);
+      await runtime.reconcileSubscriptions();
     }
   }
 
@@ -199,15 +203,18 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
     this.listChangedTimer = setTimeout(() => void this.sendListChanged(), LIST_CHANGED_DEBOUNCE_MS);
   }
 
+  /** Each list whose version moved since the client last saw it gets its list_changed. */
   private async sendListChanged(): Promise<void> {
     for (const runtime of [...this.runtimes.values()]) {
       if (!runtime.hasStream) continue;
       try {
         const directory = await this.directories.get(runtime.scope);
-        const fingerprint = directory?.fingerprint ?? '';
-        if (runtime.seen.get('tools') === fingerprint) continue;
-        runtime.seen.set('tools', fingerprint);
-        runtime.toClient({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+        for (const kind of LISTS) {
+          const version = directory?.version(kind) ?? '';
+          if (runtime.seen.get(kind) === version) continue;
+          runtime.seen.set(kind, version);
+          runtime.toClient({ jsonrpc: '2.0', method: `notifications/${kind}/list_changed` });
+        }
       } catch (error) {
         this.logger.warn(`Could not announce a list change: ${String(error)}`);
       }

@@ -6,6 +6,8 @@ import {
   type RequestId,
   type Result,
 } from '@modelcontextprotocol/sdk/types.js';
+import { type ResourceTarget } from '../calls/resource-directory';
+import { type ListKind } from '../calls/scope-directory';
 import { passesLogLevel } from '../logging-level';
 import { jsonRpcError } from '../mcp-errors';
 import { scopeOf, type McpScope } from '../mcp-scope';
@@ -46,8 +48,10 @@ export class SessionRuntime implements StreamSink {
   readonly scope: McpScope;
   readonly upstreams: SessionUpstreams;
   lastUsed = Date.now();
-  /** Per list (tools, resources, prompts): the version this session last saw. */
-  readonly seen = new Map<string, string>();
+  /** Per list: the version this session last saw. */
+  readonly seen = new Map<ListKind, string>();
+  /** Resource subscriptions this replica made upstream, by the client's URI. */
+  private readonly subscriptions = new Map<string, ResourceTarget>();
   private readonly served = new Map<RequestId, Served>();
   private readonly asked: ClientRequests;
   private stream: OutgoingStream | null = null;
@@ -140,6 +144,44 @@ export class SessionRuntime implements StreamSink {
     if (response.id === undefined) return;
     if (!this.asked.answer(response) && !this.asked.isOurs(response.id))
       this.parts.relay.fromClient(response);
+  }
+
+  /** Records a subscription made (or ended, with null) upstream on this replica. */
+  subscribedHere(uri: string, target: ResourceTarget | null): void {
+    if (target) this.subscriptions.set(uri, target);
+    else this.subscriptions.delete(uri);
+  }
+
+  /**
+   * An upstream's `notifications/resources/updated`: for the client, under its own URI, when it
+   * is subscribed to it.
+   */
+  resourceUpdated(gatewayId: string, params: Record<string, unknown>): void {
+    for (const [uri, target] of this.subscriptions) {
+      if (target.gatewayId !== gatewayId || target.upstreamUri !== params.uri) continue;
+      if (!this.session.subscriptions.includes(uri)) continue;
+      this.toClient({
+        jsonrpc: '2.0',
+        method: 'notifications/resources/updated',
+        params: { ...params, uri },
+      });
+    }
+  }
+
+  /**
+   * Subscriptions another replica ended: this replica ends its own upstream ones for them. Best
+   * effort; an upstream that cannot be told keeps sending what this session no longer relays.
+   */
+  async reconcileSubscriptions(): Promise<void> {
+    for (const [uri, target] of [...this.subscriptions]) {
+      if (this.session.subscriptions.includes(uri)) continue;
+      this.subscriptions.delete(uri);
+      await this.upstreams
+        .with(target.gatewayId, (connection) =>
+          connection.request('resources/unsubscribe', { uri: target.upstreamUri }),
+        )
+        .catch(() => undefined);
+    }
   }
 
   /** A client message this replica cannot place, for the replica that can. */

@@ -13,6 +13,7 @@ import { mayUseServer, type Principal } from '../../auth/principal';
 import { AppConfig } from '../../config/app-config';
 import { Directories } from '../calls/directories.service';
 import { McpRouter } from '../calls/mcp-router';
+import { LISTS } from '../calls/scope-directory';
 import { McpRefusal } from '../mcp-errors';
 import { type McpScope } from '../mcp-scope';
 import { type SessionRuntime } from '../session/session-runtime';
@@ -94,8 +95,9 @@ export class StreamableHttpEndpoint {
     if (!resumes && runtime.hasStream)
       throw new McpRefusal(409, 'This session already has a stream open here');
     // From now on the client hears of changes to its lists as they are now.
-    if (!runtime.seen.has('tools'))
-      runtime.seen.set('tools', (await this.directories.get(scope))?.fingerprint ?? '');
+    const directory = await this.directories.get(scope);
+    for (const kind of LISTS)
+      if (!runtime.seen.has(kind)) runtime.seen.set(kind, directory?.version(kind) ?? '');
     const sse = new SseResponse(response, { keepalive: true });
     if (resumes) await runtime.resume(sse, resumes);
     else runtime.openSessionStream(sse);
