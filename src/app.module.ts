@@ -23,6 +23,9 @@ export class AppModule {
         ConfigModule.forRoot(config),
         DatabaseModule,
         EventsModule.forRoot(config),
+        // First among the features, so that Express tries the MCP routes, the hot path, before
+        // every REST and admin route.
+        McpModule,
         AuthModule,
         GatewaysModule,
         ToolsModule,
@@ -31,7 +34,6 @@ export class AppModule {
         ServersModule,
         SyncModule,
         HealthModule,
-        McpModule,
         AdminModule,
       ],
     };

@@ -12,6 +12,7 @@ import { ToolsService } from '../tools/tools.service';
 import { AdminCatalog } from './admin-catalog';
 import { AdminController } from './admin-controller.decorator';
 import { AdminPages } from './admin-pages.service';
+import { ASK_LIMIT, AdminToolSearch } from './admin-tool-search';
 import { type FormBody, formCheckbox, formField } from './form-body';
 import { type FormErrors } from './form-errors';
 import { submitForm } from './form-submission';
@@ -36,9 +37,13 @@ export class AdminToolsController {
     private readonly gateways: GatewaysService,
     private readonly catalog: AdminCatalog,
     private readonly pages: AdminPages,
+    private readonly toolSearch: AdminToolSearch,
   ) {}
 
-  /** The REST list with its filters; `?page=N` pages it 25 at a time. */
+  /**
+   * The REST list with its filters; `?page=N` pages it 25 at a time. `?ask=` ranks tools the way
+   * tool_search does, within the gateway filter.
+   */
   @Get()
   async list(
     @Req() request: Request,
@@ -64,6 +69,11 @@ export class AdminToolsController {
     const result: Page<ToolResponseDto> = submission.ok
       ? submission.result
       : { items: [], total: 0 };
+    const ask = typeof query.ask === 'string' ? query.ask.trim() : '';
+    const asked = ask.slice(0, ASK_LIMIT);
+    const hits = asked
+      ? await this.toolSearch.ask(asked, submission.ok ? filter.gatewayId : '')
+      : [];
     const gateways = await this.catalog.gatewayNames();
     await this.pages.render(
       request,
@@ -75,6 +85,10 @@ export class AdminToolsController {
         tools: result.items,
         filter,
         filtered: Boolean(filter.gatewayId || filter.q),
+        ask: asked,
+        asked: asked !== '',
+        hits,
+        askLimit: ASK_LIMIT,
         gateways: gateways.map((gateway) => ({
           id: gateway.id,
           name: gateway.name,

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { GatewaysModule } from '../gateways/gateways.module';
+import { McpModule } from '../mcp/mcp.module';
 import { PromptsModule } from '../prompts/prompts.module';
 import { ResourcesModule } from '../resources/resources.module';
 import { ServersModule } from '../servers/servers.module';
@@ -17,13 +18,22 @@ import { AdminResourcesController } from './admin-resources.controller';
 import { AdminServersController } from './admin-servers.controller';
 import { AdminSessionGuard } from './admin-session.guard';
 import { AdminSessionService } from './admin-session.service';
+import { AdminToolSearch } from './admin-tool-search';
 import { AdminToolsController } from './admin-tools.controller';
 import { FlashMessages } from './flash.service';
 import { ServerPickersBuilder } from './server-pickers';
 
 /** Server-rendered admin pages over the same services as the REST API. */
 @Module({
-  imports: [GatewaysModule, ToolsModule, ResourcesModule, PromptsModule, ServersModule, SyncModule],
+  imports: [
+    GatewaysModule,
+    ToolsModule,
+    ResourcesModule,
+    PromptsModule,
+    ServersModule,
+    SyncModule,
+    McpModule,
+  ],
   controllers: [
     AdminLoginController,
     AdminDashboardController,
@@ -40,6 +50,7 @@ import { ServerPickersBuilder } from './server-pickers';
     AdminExceptionFilter,
     AdminPages,
     AdminCatalog,
+    AdminToolSearch,
     FlashMessages,
     ServerPickersBuilder,
   ],

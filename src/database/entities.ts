@@ -1,4 +1,5 @@
 import { AdminUser } from '../auth/admin-user.entity';
+import { ToolEmbedding } from '../embeddings/tool-embedding.entity';
 import { LoginAttempt } from '../auth/login-attempt.entity';
 import { EventRelay } from '../events/event-relay.entity';
 import { Gateway } from '../gateways/gateway.entity';
@@ -32,4 +33,5 @@ export const ENTITIES = [
   McpSession,
   McpStreamEvent,
   EventRelay,
+  ToolEmbedding,
 ];

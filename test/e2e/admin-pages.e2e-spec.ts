@@ -155,6 +155,7 @@ describe('admin pages', () => {
       `/admin/gateways/${gateway.id}/delete`,
       '/admin/tools',
       `/admin/tools?gatewayId=${gateway.id}&q=tool&page=2`,
+      '/admin/tools?ask=the+tool',
       `/admin/tools/${tools[0]!.id}`,
       '/admin/servers',
       '/admin/servers/new',
@@ -176,6 +177,48 @@ describe('admin pages', () => {
       expect(response.headers['cache-control']).toBe('no-store');
       expect(response.text).not.toMatch(/<script>|<style>|\sstyle="|\son[a-z]+=/);
     }
+  });
+
+  it('ranks tools on the tools page as tool_search does, within the gateway filter', async () => {
+    const mailer = await make.gateway({ name: 'Mailer' });
+    await make.tools(mailer, [
+      toolDefinition('send_email', {
+        title: 'Send email',
+        description: 'Send an email message to a recipient. Supports attachments.',
+        inputSchema: {
+          type: 'object',
+          properties: { to: { type: 'string' }, body: { type: 'string' } },
+          required: ['to'],
+        },
+      }),
+    ]);
+    const asked = 'email my boss <b>today</b>';
+    const page = (await agent.get('/admin/tools').query({ ask: asked }).expect(200)).text;
+    const hits = tableOf(page, 'tool-hits');
+    expect(hits.columns).toEqual([
+      'S. No.',
+      'Virtual name',
+      'Title',
+      'Description',
+      'Required arguments',
+    ]);
+    expect(hits.rows[0]).toEqual([
+      '1',
+      'mailer-send_email',
+      'Send email',
+      'Send an email message to a recipient',
+      'to (string)',
+    ]);
+    expect(page).not.toContain('<b>today</b>');
+    expect(page).toContain('email my boss &lt;b&gt;today&lt;/b&gt;');
+    // The same request within another gateway finds nothing of the mailer's.
+    const within = (
+      await agent
+        .get('/admin/tools')
+        .query({ ask: 'send an email', gatewayId: gateway.id })
+        .expect(200)
+    ).text;
+    expect(within).not.toContain('mailer-send_email');
   });
 
   it('starts every list with S. No., each column under its own header', async () => {
