@@ -8,6 +8,8 @@ import { EventsModule } from './events/events.module';
 import { GatewaysModule } from './gateways/gateways.module';
 import { HealthModule } from './health/health.module';
 import { McpModule } from './mcp/mcp.module';
+import { PromptsModule } from './prompts/prompts.module';
+import { ResourcesModule } from './resources/resources.module';
 import { ServersModule } from './servers/servers.module';
 import { SyncModule } from './sync/sync.module';
 import { ToolsModule } from './tools/tools.module';
@@ -27,6 +29,8 @@ export class AppModule {
         AuthModule,
         GatewaysModule,
         ToolsModule,
+        ResourcesModule,
+        PromptsModule,
         ServersModule,
         SyncModule,
         HealthModule,

@@ -4,7 +4,8 @@ import { AdminSessionService } from './admin-session.service';
 import { type Flash, FlashMessages } from './flash.service';
 
 /** The sections of the navigation; a page names the one it belongs to. */
-export type AdminSection = 'dashboard' | 'gateways' | 'tools' | 'servers' | 'login' | 'error';
+export type AdminSection =
+  'dashboard' | 'gateways' | 'tools' | 'resources' | 'prompts' | 'servers' | 'login' | 'error';
 
 export interface PageModel {
   title: string;

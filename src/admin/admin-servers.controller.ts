@@ -7,8 +7,9 @@ import { type ServerResponseDto } from '../servers/dto/server-response.dto';
 import { ServerTokenRequestDto } from '../servers/dto/server-token-request.dto';
 import { ServerUpdateDto } from '../servers/dto/server-update.dto';
 import { ServersService } from '../servers/servers.service';
+import { PromptsService } from '../prompts/prompts.service';
+import { ResourcesService } from '../resources/resources.service';
 import { ToolsService } from '../tools/tools.service';
-import { AdminCatalog } from './admin-catalog';
 import { AdminController } from './admin-controller.decorator';
 import { AdminPages } from './admin-pages.service';
 import { type FormBody, formField } from './form-body';
@@ -17,7 +18,8 @@ import { submitForm } from './form-submission';
 import { hrefWith, offsetOf, PAGE_SIZE, pageNumber, pager } from './pagination';
 import {
   emptyServerForm,
-  pickerQuery,
+  NAMING_OPTIONS,
+  pickerQueries,
   SERVER_FIELD_ALIASES,
   serverFormOf,
   serverFormValues,
@@ -25,12 +27,8 @@ import {
   type ServerFormValues,
   serverInput,
 } from './server-form';
-import {
-  PICKER_LIST_ALL_UP_TO,
-  PICKER_SEARCH_LIMIT,
-  type ToolPicker,
-  toolPicker,
-} from './tool-picker';
+import { type PickerKindName } from './member-picker';
+import { ServerPickersBuilder } from './server-pickers';
 
 /** Choices for a server token's lifetime; empty means TOKEN_TTL_SECONDS. */
 const TOKEN_LIFETIMES = [
@@ -46,7 +44,9 @@ export class AdminServersController {
   constructor(
     private readonly servers: ServersService,
     private readonly tools: ToolsService,
-    private readonly catalog: AdminCatalog,
+    private readonly resources: ResourcesService,
+    private readonly prompts: PromptsService,
+    private readonly pickers: ServerPickersBuilder,
     private readonly pages: AdminPages,
   ) {}
 
@@ -122,7 +122,6 @@ export class AdminServersController {
     server: ServerResponseDto,
     outcome: { issued?: IssuedToken; tokenError?: FormErrors } = {},
   ): Promise<void> {
-    const tools = await this.tools.getMany(server.toolIds);
     await this.pages.render(
       request,
       response,
@@ -131,7 +130,10 @@ export class AdminServersController {
         title: `Server ${server.name}`,
         section: 'servers',
         server,
-        tools,
+        tools: await this.tools.getMany(server.toolIds),
+        resources: await this.resources.getMany(server.resourceIds),
+        resourceTemplates: await this.resources.getManyTemplates(server.resourceTemplateIds),
+        prompts: await this.prompts.getMany(server.promptIds),
         lifetimes: TOKEN_LIFETIMES,
         issued: outcome.issued ?? null,
         tokenError: outcome.tokenError?.fields.ttlSeconds ?? outcome.tokenError?.message ?? null,
@@ -169,7 +171,7 @@ export class AdminServersController {
   ): Promise<void> {
     const values = serverFormValues(body);
     if (serverFormIntent(body) === 'search') {
-      await this.renderForm(request, response, server, values, undefined, pickerQuery(body));
+      await this.renderForm(request, response, server, values, undefined, pickerQueries(body));
       return;
     }
     const input = serverInput(values);
@@ -186,7 +188,7 @@ export class AdminServersController {
         server,
         values,
         submission.errors,
-        pickerQuery(body),
+        pickerQueries(body),
       );
       return;
     }
@@ -237,7 +239,12 @@ export class AdminServersController {
     server: ServerResponseDto | null,
     values: ServerFormValues,
     errors?: FormErrors,
-    query = '',
+    queries: Record<PickerKindName, string> = {
+      tools: '',
+      resources: '',
+      resourceTemplates: '',
+      prompts: '',
+    },
   ): Promise<void> {
     const editing = server !== null;
     await this.pages.render(
@@ -252,38 +259,15 @@ export class AdminServersController {
         action: editing ? `/admin/servers/${server.id}` : '/admin/servers',
         cancel: editing ? `/admin/servers/${server.id}` : '/admin/servers',
         values,
-        picker: await this.picker(values.toolIds, query),
+        namingOptions: NAMING_OPTIONS.map((option) => ({
+          ...option,
+          selected: option.value === (values.naming || server?.naming || 'prefixed'),
+        })),
+        pickers: await this.pickers.build(values, queries),
         errors: errors?.fields ?? {},
         formError: errors?.message ?? null,
       },
       errors?.status ?? 200,
     );
-  }
-
-  /**
-   * The whole catalogue when it is small enough; otherwise the picked tools and the matches of
-   * `q`, already trimmed and cut by pickerQuery().
-   */
-  private async picker(selectedIds: string[], q: string): Promise<ToolPicker> {
-    const gateways = await this.catalog.gatewayNames();
-    const catalogueSize = (await this.tools.list({ limit: 1, offset: 0 })).total;
-    if (catalogueSize <= PICKER_LIST_ALL_UP_TO) {
-      const tools = await this.catalog.allTools();
-      return toolPicker({ gateways, tools, selectedIds, mode: 'all', catalogueSize });
-    }
-    const picked = await this.tools.getMany(selectedIds);
-    const found = q
-      ? await this.tools.list({ q, limit: PICKER_SEARCH_LIMIT, offset: 0 })
-      : { items: [], total: 0 };
-    return toolPicker({
-      gateways,
-      tools: [...picked, ...found.items],
-      selectedIds,
-      mode: 'search',
-      catalogueSize,
-      query: q,
-      matches: q ? found.total : null,
-      matchesListed: found.items.length,
-    });
   }
 }

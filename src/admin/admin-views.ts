@@ -42,6 +42,8 @@ export function createViewEngine(viewsDir: string): typeof Handlebars {
     longName: (name: string) => isLongToolName(name),
     plural: (count: number, singular: string) => plural(count, singular),
     eq: (a: unknown, b: unknown) => a === b,
+    // The last argument is Handlebars' options object.
+    concat: (...parts: unknown[]) => parts.slice(0, -1).join(''),
     join: (list: unknown[], separator: string) =>
       Array.isArray(list) ? list.join(typeof separator === 'string' ? separator : ', ') : '',
   };

@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { GatewaysModule } from '../gateways/gateways.module';
 import { McpModule } from '../mcp/mcp.module';
+import { PromptsModule } from '../prompts/prompts.module';
+import { ResourcesModule } from '../resources/resources.module';
 import { ServersModule } from '../servers/servers.module';
 import { SyncModule } from '../sync/sync.module';
 import { ToolsModule } from '../tools/tools.module';
@@ -11,21 +13,34 @@ import { AdminGatewaysController } from './admin-gateways.controller';
 import { AdminLoginController } from './admin-login.controller';
 import { AdminNotFoundController } from './admin-not-found.controller';
 import { AdminPages } from './admin-pages.service';
+import { AdminPromptsController } from './admin-prompts.controller';
+import { AdminResourcesController } from './admin-resources.controller';
 import { AdminServersController } from './admin-servers.controller';
 import { AdminSessionGuard } from './admin-session.guard';
 import { AdminSessionService } from './admin-session.service';
 import { AdminToolSearch } from './admin-tool-search';
 import { AdminToolsController } from './admin-tools.controller';
 import { FlashMessages } from './flash.service';
+import { ServerPickersBuilder } from './server-pickers';
 
 /** Server-rendered admin pages over the same services as the REST API. */
 @Module({
-  imports: [GatewaysModule, ToolsModule, ServersModule, SyncModule, McpModule],
+  imports: [
+    GatewaysModule,
+    ToolsModule,
+    ResourcesModule,
+    PromptsModule,
+    ServersModule,
+    SyncModule,
+    McpModule,
+  ],
   controllers: [
     AdminLoginController,
     AdminDashboardController,
     AdminGatewaysController,
     AdminToolsController,
+    AdminPromptsController,
+    AdminResourcesController,
     AdminServersController,
     AdminNotFoundController,
   ],
@@ -37,6 +52,7 @@ import { FlashMessages } from './flash.service';
     AdminCatalog,
     AdminToolSearch,
     FlashMessages,
+    ServerPickersBuilder,
   ],
   exports: [AdminSessionService],
 })

@@ -9,16 +9,27 @@ import {
 import { type Request, type Response } from 'express';
 import { AuthErrorCode, AuthException } from '../auth/auth.exception';
 import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';
+import { PromptErrorCode, PromptException } from '../prompts/prompt.exception';
+import { ResourceErrorCode, ResourceException } from '../resources/resource.exception';
 import { ServerErrorCode, ServerException } from '../servers/server.exception';
 import { ToolErrorCode, ToolException } from '../tools/tool.exception';
 import { RequestValidationException } from './request-validation.exception';
 
-export type DomainErrorCode = GatewayErrorCode | ToolErrorCode | ServerErrorCode | AuthErrorCode;
+export type DomainErrorCode =
+  | GatewayErrorCode
+  | ToolErrorCode
+  | ResourceErrorCode
+  | PromptErrorCode
+  | ServerErrorCode
+  | AuthErrorCode;
 
 export function statusOf(code: DomainErrorCode): number {
   switch (code) {
     case GatewayErrorCode.NotFound:
     case ToolErrorCode.NotFound:
+    case ResourceErrorCode.NotFound:
+    case ResourceErrorCode.TemplateNotFound:
+    case PromptErrorCode.NotFound:
     case ServerErrorCode.NotFound:
       return HttpStatus.NOT_FOUND;
     case GatewayErrorCode.NameTaken:
@@ -31,10 +42,14 @@ export function statusOf(code: DomainErrorCode): number {
     case GatewayErrorCode.SyncSuperseded:
     case ToolErrorCode.Disabled:
     case ServerErrorCode.NameTaken:
+    case ServerErrorCode.NameClash:
       return HttpStatus.CONFLICT;
     case GatewayErrorCode.SlugEmpty:
     case ServerErrorCode.UnknownTools:
     case ServerErrorCode.UnknownAlwaysLoaded:
+    case ServerErrorCode.UnknownResources:
+    case ServerErrorCode.UnknownResourceTemplates:
+    case ServerErrorCode.UnknownPrompts:
       return HttpStatus.UNPROCESSABLE_ENTITY;
     case GatewayErrorCode.UpstreamUnavailable:
     case ToolErrorCode.UpstreamUnavailable:
@@ -63,6 +78,8 @@ export function toProblem(error: unknown): Problem {
   if (
     error instanceof GatewayException ||
     error instanceof ToolException ||
+    error instanceof ResourceException ||
+    error instanceof PromptException ||
     error instanceof ServerException ||
     error instanceof AuthException
   ) {

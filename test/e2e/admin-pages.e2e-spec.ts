@@ -5,13 +5,14 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { AdminSessionService } from '../../src/admin/admin-session.service';
 import { TokenService } from '../../src/auth/token.service';
-import { PICKER_LIST_ALL_UP_TO, PICKER_SEARCH_LIMIT } from '../../src/admin/tool-picker';
+import { PICKER_LIST_ALL_UP_TO, PICKER_SEARCH_LIMIT } from '../../src/admin/member-picker';
 import { truncate } from '../../src/admin/view-helpers';
 import { Gateway } from '../../src/gateways/gateway.entity';
 import { Server } from '../../src/servers/server.entity';
 import { DESCRIPTION_LIMIT } from '../../src/tools/tool-definition';
 import { type Tool } from '../../src/tools/tool.entity';
 import { csrfOf, loginAgent } from '../support/admin-browser-session';
+import { tableOf, textOf } from '../support/html-text';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { factories, toolDefinition } from '../support/factories';
 import { ADMIN_PASSWORD, startTestApp, type TestApp } from '../support/test-app';
@@ -60,40 +61,6 @@ function adminUnsafeRoutes(app: INestApplication): string[] {
 
 function trimSlashes(path: string): string {
   return path.replace(/^\/+|\/+$/g, '');
-}
-
-const ENTITIES: Record<string, string> = {
-  lt: '<',
-  gt: '>',
-  quot: '"',
-  amp: '&',
-  '#x27': "'",
-  '#x3D': '=',
-  '#x60': '`',
-};
-
-/** Markup as a reader sees it: tags dropped, Handlebars' escapes undone, spaces collapsed. */
-function textOf(html: string): string {
-  return html
-    .replace(/<[^>]+>/g, '')
-    .replace(/&(lt|gt|quot|amp|#x27|#x3D|#x60);/g, (_, name: string) => ENTITIES[name]!)
-    .replace(/\s+/g, ' ')
-    .trim();
-}
-
-/** The header and body cells, as text, of the table with this class. */
-function tableOf(html: string, className: string): { columns: string[]; rows: string[][] } {
-  const table = new RegExp(`<table class="${className}">([\\s\\S]*?)</table>`).exec(html);
-  if (!table) throw new Error(`No table.${className} on the page`);
-  const [head, body] = table[1]!.split('</thead>');
-  const cells = (markup: string, tag: string) =>
-    [...markup.matchAll(new RegExp(`<${tag}(?:\\s[^>]*)?>([\\s\\S]*?)</${tag}>`, 'g'))].map(
-      (match) => textOf(match[1]!),
-    );
-  return {
-    columns: cells(head!, 'th'),
-    rows: [...(body ?? '').matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((row) => cells(row[1]!, 'td')),
-  };
 }
 
 /** The one row whose cell in `column` reads `text`. */
@@ -369,6 +336,9 @@ describe('admin pages', () => {
           'admin/servers/:id/delete',
           'admin/tools/:id',
           'admin/tools/:id/invoke',
+          'admin/prompts/:id',
+          'admin/resources/:id',
+          'admin/resources/templates/:id',
           'admin/*path',
         ].map((path) => `post ${path}`),
       ),

@@ -1,5 +1,5 @@
 import { type ToolResponseDto } from '../tools/dto/tool-response.dto';
-import { toolPicker } from './tool-picker';
+import { PICKER_KINDS, memberPicker, toolPicker } from './member-picker';
 
 function tool(id: string, gatewayId: string, name: string): ToolResponseDto {
   return {
@@ -11,7 +11,7 @@ function tool(id: string, gatewayId: string, name: string): ToolResponseDto {
   } as ToolResponseDto;
 }
 
-describe('toolPicker', () => {
+describe('member pickers', () => {
   const gateways = [
     { id: 'g2', name: 'Zeta', enabled: false },
     { id: 'g1', name: 'Alpha', enabled: true },
@@ -22,12 +22,12 @@ describe('toolPicker', () => {
     tool('t1', 'g1', 'alpha-a'),
     tool('t3', 'g2', 'zeta-a'),
   ];
-  const all = { gateways, tools, mode: 'all' as const, catalogueSize: 3 };
+  const all = { gateways, items: tools, mode: 'all' as const, catalogueSize: 3 };
 
   it('groups tools by gateway name and sorts them, leaving out gateways without tools', () => {
     const picker = toolPicker({ ...all, selectedIds: [] });
     expect(
-      picker.groups.map((group) => [group.gatewayName, group.tools.map((row) => row.id)]),
+      picker.groups.map((group) => [group.gatewayName, group.items.map((row) => row.id)]),
     ).toEqual([
       ['Alpha', ['t1', 't2']],
       ['Zeta', ['t3']],
@@ -43,7 +43,7 @@ describe('toolPicker', () => {
       [false, 0],
       [true, 1],
     ]);
-    expect(picker.groups[1]!.tools[0]).toMatchObject({
+    expect(picker.groups[1]!.items[0]).toMatchObject({
       checked: true,
       description: '<b>zeta-a</b> does things',
     });
@@ -56,7 +56,7 @@ describe('toolPicker', () => {
   it('lists picked tools and search matches once each, all open, in search mode', () => {
     const picker = toolPicker({
       gateways,
-      tools: [tool('t3', 'g2', 'zeta-a'), tool('t1', 'g1', 'alpha-a'), tool('t3', 'g2', 'zeta-a')],
+      items: [tool('t3', 'g2', 'zeta-a'), tool('t1', 'g1', 'alpha-a'), tool('t3', 'g2', 'zeta-a')],
       selectedIds: ['t3'],
       mode: 'search',
       catalogueSize: 5000,
@@ -77,12 +77,21 @@ describe('toolPicker', () => {
     const search = { gateways, selectedIds: ['t3'], mode: 'search' as const, catalogueSize: 5000 };
     const listed = [tool('t3', 'g2', 'zeta-a'), tool('t1', 'g1', 'alpha-a')];
     expect(
-      toolPicker({ ...search, tools: listed, query: 'alpha', matches: 1, matchesListed: 1 })
+      toolPicker({ ...search, items: listed, query: 'alpha', matches: 1, matchesListed: 1 })
         .moreMatches,
     ).toBe(false);
     expect(
-      toolPicker({ ...search, tools: listed, query: 'a', matches: 900, matchesListed: 1 })
+      toolPicker({ ...search, items: listed, query: 'a', matches: 900, matchesListed: 1 })
         .moreMatches,
     ).toBe(true);
+  });
+
+  it('draws the tool picker always, and the others only once there is something to pick', () => {
+    const empty = { gateways, items: [], selectedIds: [], mode: 'all' as const, catalogueSize: 0 };
+    expect(toolPicker(empty).shown).toBe(true);
+    expect(memberPicker(PICKER_KINDS.prompts, empty).shown).toBe(false);
+    const prompts = memberPicker(PICKER_KINDS.prompts, { ...all, selectedIds: ['t1'] });
+    expect(prompts).toMatchObject({ shown: true, selectedCount: 1 });
+    expect(prompts.kind.field).toBe('promptIds');
   });
 });

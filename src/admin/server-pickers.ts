@@ -1,0 +1,131 @@
+import { Injectable } from '@nestjs/common';
+import { type Page, type PageQueryDto } from '../common/page.dto';
+import { PromptsService } from '../prompts/prompts.service';
+import {
+  type ResourceResponseDto,
+  type ResourceTemplateResponseDto,
+} from '../resources/dto/resource-response.dto';
+import { ResourcesService } from '../resources/resources.service';
+import { ToolsService } from '../tools/tools.service';
+import { AdminCatalog, everyPage } from './admin-catalog';
+import {
+  type MemberPicker,
+  memberPicker,
+  PICKER_KINDS,
+  PICKER_LIST_ALL_UP_TO,
+  PICKER_SEARCH_LIMIT,
+  type PickerKindName,
+  type PickerSource,
+} from './member-picker';
+import { type ServerFormValues } from './server-form';
+
+type ServerPickers = Record<PickerKindName, MemberPicker>;
+
+/** A resource is picked by its prefixed URI, and described by its title or name. */
+function asResource(resource: ResourceResponseDto): PickerSource {
+  return {
+    ...resource,
+    name: resource.uri,
+    description: [resource.title ?? resource.name, resource.description].filter(Boolean).join(': '),
+  };
+}
+
+function asTemplate(template: ResourceTemplateResponseDto): PickerSource {
+  return {
+    ...template,
+    name: template.uriTemplate,
+    description: [template.title ?? template.name, template.description].filter(Boolean).join(': '),
+  };
+}
+
+/** How a picker reads its catalogue: pages of it (optionally searched), and entries by id. */
+interface PickerCatalogue {
+  list(query: PageQueryDto & { q?: string }): Promise<Page<PickerSource>>;
+  getMany(ids: string[]): Promise<PickerSource[]>;
+}
+
+/** The server form's four pickers, each over its own catalogue. */
+@Injectable()
+export class ServerPickersBuilder {
+  private readonly catalogues: Record<PickerKindName, PickerCatalogue>;
+
+  constructor(
+    tools: ToolsService,
+    resources: ResourcesService,
+    prompts: PromptsService,
+    private readonly catalog: AdminCatalog,
+  ) {
+    const mapped =
+      <T>(
+        read: (query: PageQueryDto & { q?: string }) => Promise<Page<T>>,
+        as: (item: T) => PickerSource,
+      ) =>
+      async (query: PageQueryDto & { q?: string }) => {
+        const { items, total } = await read(query);
+        return { items: items.map(as), total };
+      };
+    this.catalogues = {
+      tools: { list: (query) => tools.list(query), getMany: (ids) => tools.getMany(ids) },
+      resources: {
+        list: mapped((query) => resources.list(query), asResource),
+        getMany: async (ids) => (await resources.getMany(ids)).map(asResource),
+      },
+      resourceTemplates: {
+        list: mapped((query) => resources.listTemplates(query), asTemplate),
+        getMany: async (ids) => (await resources.getManyTemplates(ids)).map(asTemplate),
+      },
+      prompts: { list: (query) => prompts.list(query), getMany: (ids) => prompts.getMany(ids) },
+    };
+  }
+
+  async build(
+    values: ServerFormValues,
+    queries: Record<PickerKindName, string>,
+  ): Promise<ServerPickers> {
+    const gateways = await this.catalog.gatewayNames();
+    const pickers = {} as ServerPickers;
+    for (const name of Object.keys(PICKER_KINDS) as PickerKindName[]) {
+      const kind = PICKER_KINDS[name];
+      pickers[name] = await this.picker(
+        kind,
+        this.catalogues[name],
+        gateways,
+        values[kind.field],
+        queries[name],
+      );
+    }
+    return pickers;
+  }
+
+  /**
+   * The whole catalogue when it is small enough; otherwise the picked entries and the matches of
+   * `q`, already trimmed and cut by pickerQuery().
+   */
+  private async picker(
+    kind: MemberPicker['kind'],
+    catalogue: PickerCatalogue,
+    gateways: Awaited<ReturnType<AdminCatalog['gatewayNames']>>,
+    selectedIds: string[],
+    q: string,
+  ): Promise<MemberPicker> {
+    const catalogueSize = (await catalogue.list({ limit: 1, offset: 0 })).total;
+    if (catalogueSize <= PICKER_LIST_ALL_UP_TO) {
+      const items = await everyPage((page) => catalogue.list(page));
+      return memberPicker(kind, { gateways, items, selectedIds, mode: 'all', catalogueSize });
+    }
+    const picked = await catalogue.getMany(selectedIds);
+    const found = q
+      ? await catalogue.list({ q, limit: PICKER_SEARCH_LIMIT, offset: 0 })
+      : { items: [], total: 0 };
+    return memberPicker(kind, {
+      gateways,
+      items: [...picked, ...found.items],
+      selectedIds,
+      mode: 'search',
+      catalogueSize,
+      query: q,
+      matches: q ? found.total : null,
+      matchesListed: found.items.length,
+    });
+  }
+}
