@@ -25,7 +25,7 @@ export function readChunks(
       try {
         stop = onChunk(chunk);
       } catch (error) {
-        done(() => reject(error));
+        done(() => reject(error instanceof Error ? error : new Error(String(error))));
         return;
       }
       if (stop === true) {
