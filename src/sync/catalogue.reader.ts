@@ -62,6 +62,7 @@ export class CatalogueReader {
   async read(gateway: UpstreamGateway, signal?: AbortSignal): Promise<UpstreamCatalogue> {
     const connection = await this.connector.open(this.targets.targetOf(gateway), {
       capabilities: SYNC_CAPABILITIES,
+      listen: false,
     });
     try {
       const offers = connection.serverCapabilities;

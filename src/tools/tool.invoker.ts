@@ -39,7 +39,9 @@ export class ToolInvoker {
     if (!tool.enabled)
       throw new ToolException(ToolErrorCode.Disabled, `Tool '${name}' is disabled.`);
     try {
-      const connection = await this.connector.open(this.targets.targetOf(gateway));
+      const connection = await this.connector.open(this.targets.targetOf(gateway), {
+        listen: false,
+      });
       try {
         return await connection.request<CallToolResult>('tools/call', {
           name: tool.originalName,

@@ -35,6 +35,8 @@ export interface Channel {
   send(message: JSONRPCNotification | JSONRPCResponse): Promise<void>;
   /** The handshake is over: later messages carry the negotiated version. */
   established(protocolVersion: string): void;
+  /** Opens what carries the upstream's messages outside requests, once it is initialized. */
+  listen(): Promise<void>;
   /** Ends the session upstream (best effort) and the wire. */
   close(): Promise<void>;
 }

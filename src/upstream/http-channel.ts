@@ -29,6 +29,8 @@ const CLOSE_TIMEOUT_MS = 1000;
 const MAX_STREAM_FAILURES = 2;
 /** First wait before reopening a session's stream that failed; doubled after each failure. */
 const STREAM_RETRY_MS = 500;
+/** Longest wait for an upstream to take the session's stream before calls go ahead anyway. */
+const STREAM_OPEN_WAIT_MS = 2000;
 
 export interface HttpChannelOptions {
   url: URL;
@@ -58,7 +60,22 @@ export class HttpChannel implements Channel {
 
   established(protocolVersion: string): void {
     this.protocolVersion = protocolVersion;
-    if (this.sessionId !== undefined) void this.keepStream();
+  }
+
+  /**
+   * Opens the session's own stream, and waits until the upstream has taken it (or refused it):
+   * a request the upstream makes of the client outside any call's stream, as soon as the first
+   * call starts, goes nowhere when this stream is not yet there.
+   */
+  listen(): Promise<void> {
+    if (this.sessionId === undefined) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, STREAM_OPEN_WAIT_MS);
+      void this.keepStream(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 
   async request(message: JSONRPCRequest, options: ChannelRequestOptions): Promise<JSONRPCResponse> {
@@ -173,7 +190,7 @@ export class HttpChannel implements Channel {
    * asked for; one that cannot be reopened a few times in a row means the upstream is gone. An
    * upstream that offers none (405) has nothing to say outside requests.
    */
-  private async keepStream(): Promise<void> {
+  private async keepStream(opened: () => void): Promise<void> {
     const signal = this.closing.signal;
     let position: StreamPosition = {};
     let failures = 0;
@@ -183,7 +200,7 @@ export class HttpChannel implements Channel {
         const response = await this.dispatch('GET', null, this.options.dispatchers.streams, {
           signal,
           lastEventId: position.lastEventId,
-        });
+        }).finally(opened);
         if (response.statusCode === 405) {
           await response.body.dump();
           return;

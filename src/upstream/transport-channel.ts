@@ -56,6 +56,11 @@ export class TransportChannel implements Channel {
     this.transport.setProtocolVersion?.(protocolVersion);
   }
 
+  /** The pipe carries everything already. */
+  listen(): Promise<void> {
+    return Promise.resolve();
+  }
+
   request(message: JSONRPCRequest, options: ChannelRequestOptions): Promise<JSONRPCResponse> {
     if (this.closed)
       return Promise.reject(

@@ -43,6 +43,11 @@ export interface ConnectOptions {
   /** The credentials sent: cut out of every failure's text. */
   secrets: readonly string[];
   listener?: UpstreamListener;
+  /**
+   * Whether to hear the upstream outside requests (its GET stream): sessions and watches do; a
+   * one-off read or call does not need the extra stream.
+   */
+  listen?: boolean;
 }
 
 export interface RequestOptions {
@@ -206,6 +211,7 @@ export class UpstreamConnection {
     this.initialized = result;
     this.channel.established(result.protocolVersion);
     await this.notify('notifications/initialized');
+    if (this.options.listen !== false) await this.channel.listen();
   }
 
   /**

@@ -14,6 +14,8 @@ export interface OpenOptions {
   /** What Portico declares upstream; none by default. */
   capabilities?: ClientCapabilities;
   listener?: UpstreamListener;
+  /** Whether to hear the upstream outside requests; one-off exchanges need not (default true). */
+  listen?: boolean;
 }
 
 /** Opens connections to upstreams over the wire each gateway's transport needs. */
@@ -36,6 +38,7 @@ export class UpstreamConnector {
       capabilities: options.capabilities ?? {},
       secrets: credentialSecrets(credentials),
       listener: options.listener,
+      listen: options.listen,
     });
   }
 

@@ -125,6 +125,16 @@ describe('MCP endpoint as a transparent proxy', () => {
     expect(bob.asked).toEqual(['elicitation', 'roots']);
   });
 
+  it('passes on a request the upstream makes on its session stream as its first call starts', async () => {
+    const carol = await answeringClient(t, 'carol');
+    const result = await carol.client.callTool({ name: 'proxy-sample-aside', arguments: {} });
+    expect(result.content).toEqual([
+      { type: 'text', text: 'sampled: {"type":"text","text":"answer from carol"}' },
+    ]);
+    expect(carol.asked).toEqual(['sampling:aside']);
+    await carol.client.close();
+  });
+
   it('keeps two concurrent clients apart', async () => {
     alice.asked.length = 0;
     bob.asked.length = 0;
