@@ -24,7 +24,6 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
     bodyParser: false,
     logger: LOG_LEVELS.slice(0, LOG_LEVELS.indexOf(config.logLevel) + 1),
   });
-  app.enableShutdownHooks();
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback, linklocal, uniquelocal');
   app.use(originCheck(config));

@@ -1,11 +1,22 @@
 import { type NestExpressApplication } from '@nestjs/platform-express';
 import { createApp } from './app.factory';
 import { loadConfig } from './config/app-config';
+import { shutDownGracefully } from './shutdown';
 
 /** Portico's server, configured from `env` and listening: `npm start`, `portico start`. */
 export async function serve(env: NodeJS.ProcessEnv): Promise<NestExpressApplication> {
   const config = loadConfig(env);
   const app = await createApp(config);
   await app.listen(config.port);
+  for (const signal of ['SIGTERM', 'SIGINT'] as const)
+    process.once(signal, () => {
+      shutDownGracefully(app).then(
+        () => process.exit(0),
+        (error: unknown) => {
+          console.error(error);
+          process.exit(1);
+        },
+      );
+    });
   return app;
 }

@@ -55,6 +55,8 @@ export abstract class AppConfig {
   abstract readonly allowedHosts: readonly string[];
   abstract readonly mcpSessionTtlSeconds: number;
   abstract readonly mcpPageSize: number;
+  /** How long a stopping replica lets requests in flight finish before it ends their streams. */
+  abstract readonly shutdownGraceSeconds: number;
   /** Tool search of the gateway-wide `/mcp`; virtual servers have their own setting. */
   abstract readonly mcpToolSearch: ToolSearchSettings;
   abstract readonly embeddings: EmbeddingsConfig | null;
@@ -249,6 +251,7 @@ export function loadConfig(env: Env): AppConfig {
       ),
     ],
     mcpSessionTtlSeconds: integer(env, 'MCP_SESSION_TTL_SECONDS', 24 * 3600, 60, 30 * 24 * 3600),
+    shutdownGraceSeconds: integer(env, 'SHUTDOWN_GRACE_SECONDS', 20, 0, 3600),
     mcpPageSize: integer(env, 'MCP_PAGE_SIZE', 500, 1, 10_000),
     mcpToolSearch: { enabled: boolean(env, 'MCP_TOOL_SEARCH', false), alwaysLoaded },
     embeddings: embeddings(env),

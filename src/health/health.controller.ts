@@ -7,11 +7,15 @@ import {
 } from '@nestjs/swagger';
 import { DataSource } from 'typeorm';
 import { Public } from '../auth/auth.decorators';
+import { Draining } from './draining';
 
 @ApiTags('health')
 @Controller()
 export class HealthController {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly draining: Draining,
+  ) {}
 
   @Public()
   @Get('healthz')
@@ -24,10 +28,16 @@ export class HealthController {
 
   @Public()
   @Get('readyz')
-  @ApiOperation({ summary: 'Readiness: the database answers and every migration is applied' })
+  @ApiOperation({
+    summary:
+      'Readiness: the database answers, every migration is applied, and the replica is not stopping',
+  })
   @ApiOkResponse({ description: '{"status":"ready"}' })
-  @ApiServiceUnavailableResponse({ description: 'Database unreachable or migrations pending.' })
+  @ApiServiceUnavailableResponse({
+    description: 'Database unreachable, migrations pending, or the replica is shutting down.',
+  })
   async ready(): Promise<{ status: 'ready' }> {
+    if (this.draining.active) throw new ServiceUnavailableException('Shutting down.');
     let pending: boolean;
     try {
       await this.dataSource.query('SELECT 1');

@@ -1,4 +1,5 @@
 import { Global, Module } from '@nestjs/common';
+import { Draining } from './draining';
 import { HealthController } from './health.controller';
 import { Metrics } from './metrics';
 import { MetricsController } from './metrics.controller';
@@ -6,7 +7,7 @@ import { MetricsController } from './metrics.controller';
 @Global()
 @Module({
   controllers: [HealthController, MetricsController],
-  providers: [Metrics],
-  exports: [Metrics],
+  providers: [Metrics, Draining],
+  exports: [Metrics, Draining],
 })
 export class HealthModule {}

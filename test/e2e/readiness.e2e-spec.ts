@@ -3,7 +3,9 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { createApp } from '../../src/app.factory';
 import { loadConfig } from '../../src/config/app-config';
+import { shutDownGracefully } from '../../src/shutdown';
 import { describeOnPostgres } from '../support/describe-on-postgres';
+import { initializeRequest, postMcp } from '../support/mcp-client';
 import { tempDataDir } from '../support/temp-dir';
 import { ADMIN_PASSWORD, startTestApp, type TestApp } from '../support/test-app';
 
@@ -29,6 +31,28 @@ describe('readiness', () => {
       await dataSource.runMigrations({ transaction: 'all' });
     }
     await request(t.baseUrl).get('/readyz').expect(200);
+  });
+});
+
+describe('a replica that stops', () => {
+  it('reports itself not ready at once, and ends its event streams once its calls are done', async () => {
+    const t = await startTestApp({ env: { SHUTDOWN_GRACE_SECONDS: '5' } });
+    const initialized = await postMcp(`${t.baseUrl}/mcp`, t.token, initializeRequest());
+    const stream = await fetch(`${t.baseUrl}/mcp`, {
+      headers: {
+        Authorization: `Bearer ${t.token}`,
+        Accept: 'text/event-stream',
+        'Mcp-Session-Id': initialized.headers.get('mcp-session-id')!,
+      },
+    });
+    const ended = stream.text();
+    const stopping = shutDownGracefully(t.app);
+    const ready = await request(t.baseUrl).get('/readyz').expect(503);
+    expect(ready.body.detail).toBe('Shutting down.');
+    // Streams end cleanly (the client resumes them elsewhere), and the session outlives the replica.
+    expect(await ended).toMatch(/^id: get\.0\ndata: \n\n/);
+    await stopping;
+    await t.database.drop();
   });
 });
 

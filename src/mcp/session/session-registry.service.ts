@@ -14,6 +14,8 @@ import { StreamEvents } from './stream-events.store';
 
 const IDLE_EVICT_MS = 10 * 60_000;
 const LIST_CHANGED_DEBOUNCE_MS = 100;
+/** How long a stopping replica keeps serving what still arrives before it waits for quiet. */
+const DRAIN_SETTLE_MS = 1000;
 
 /** Notifications an upstream sends outside calls that Portico answers itself (sync does). */
 const PORTICO_OWNS = new Set([
@@ -82,6 +84,21 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
     }
     runtime.lastUsed = Date.now();
     return runtime;
+  }
+
+  /**
+   * For a replica that stops (it already reports itself not ready): lets the requests in flight
+   * here finish, until `graceMs` has passed, then ends every stream held here, cleanly, so that
+   * clients resume them with `Last-Event-ID` on another replica. Sessions live on in the database.
+   */
+  async drain(graceMs: number): Promise<void> {
+    const deadline = Date.now() + graceMs;
+    // Requests the load balancer sent before it saw the replica not ready are still coming.
+    const settled = Date.now() + Math.min(DRAIN_SETTLE_MS, graceMs);
+    const busy = () => [...this.runtimes.values()].some((runtime) => runtime.inFlight > 0);
+    while (Date.now() < deadline && (Date.now() < settled || busy()))
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    for (const runtime of this.runtimes.values()) runtime.endStreams();
   }
 
   local(sessionId: string): SessionRuntime | undefined {

@@ -249,6 +249,12 @@ export class SessionRuntime implements StreamSink {
     this.parts.relay.toClient(streamId, message, eventId, final);
   }
 
+  /** Ends the streams this replica holds for the session; the client resumes them elsewhere. */
+  endStreams(): void {
+    this.stream?.end();
+    for (const stream of this.resumed.values()) stream.end();
+  }
+
   /**
    * Answers the requests in progress, so that no client waits on a session that is gone, and ends
    * the streams and upstream sessions.
@@ -263,8 +269,7 @@ export class SessionRuntime implements StreamSink {
       exchange.finish(jsonRpcError(id, ErrorCode.ConnectionClosed, 'Session closed'));
     }
     this.asked.close();
-    this.stream?.end();
-    for (const stream of this.resumed.values()) stream.end();
+    this.endStreams();
     await this.upstreams.close();
   }
 
