@@ -1,3 +1,4 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { EventBus, type PorticoEvent } from '../../events/event-bus';
@@ -23,6 +24,9 @@ import {
 } from './resource-directory';
 import { ScopeDirectory } from './scope-directory';
 import { type DirectoryServer, type DirectoryTool, ToolDirectory } from './tool-directory';
+
+/** Tools presented between two yields to the event loop while a directory is built. */
+const BUILD_SLICE = 2000;
 
 /** How a scope names its members: the gateway-wide endpoint always prefixes. */
 interface Naming {
@@ -110,7 +114,13 @@ export class Directories implements OnModuleInit, OnModuleDestroy {
       this.prompts.ofScope(serverId),
       serverId === null ? this.resources.enabledGateways() : null,
     ]);
-    const toolEntries = tools.map((tool) => this.tool(tool, naming));
+    const toolEntries: ReturnType<Directories['tool']>[] = [];
+    for (let start = 0; start < tools.length; start += BUILD_SLICE) {
+      // Large catalogues are built in slices, so that no request waits long behind a rebuild.
+      if (start > 0) await yieldToEventLoop();
+      for (const tool of tools.slice(start, start + BUILD_SLICE))
+        toolEntries.push(this.tool(tool, naming));
+    }
     if (server && naming.original) {
       // Always-loaded tools are stored by virtual name; this server lists them by upstream name.
       const listed = new Map(toolEntries.map((entry) => [entry.virtualName, entry.name]));
@@ -154,6 +164,7 @@ export class Directories implements OnModuleInit, OnModuleDestroy {
       visibility,
       definition,
       appConfig: tool.appConfig,
+      contentHash: tool.contentHash,
     };
   }
 

@@ -18,6 +18,11 @@ export interface DirectoryTool {
   definition: McpTool;
   /** The operator's MCP Apps settings; absent means none. */
   appConfig?: ToolAppConfig | null;
+  /**
+   * The stored content hash of the upstream definition: with the name and app config it stands
+   * for the listed definition in the fingerprint, far cheaper than hashing every definition.
+   */
+  contentHash?: string;
 }
 
 /** Settings of the virtual server behind a scope; null for the gateway-wide endpoint. */
@@ -63,7 +68,15 @@ export class ToolDirectory {
       .map((tool) => tool.definition);
     this.gatewayIds = new Set(tools.map((tool) => tool.gatewayId));
     const hash = createHash('sha256');
-    for (const definition of this.definitions) hash.update(JSON.stringify(definition)).update('\n');
+    for (const tool of tools) {
+      if (byName.get(tool.name) !== tool) continue;
+      hash.update(
+        tool.contentHash === undefined
+          ? JSON.stringify(tool.definition)
+          : `${tool.name}\0${tool.contentHash}\0${JSON.stringify(tool.appConfig ?? null)}`,
+      );
+      hash.update('\n');
+    }
     hash.update(JSON.stringify(server));
     this.fingerprint = hash.digest('hex');
   }
