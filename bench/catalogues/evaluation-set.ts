@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { WordVectors } from '../../src/embeddings/word-vectors';
-import { type DirectoryTool } from '../../src/mcp/calls/tool-directory';
+import { type DirectoryTool } from '../../src/mcp/directory/tool-directory';
 import {
   HybridIndex,
   RANKING_WEIGHTS,

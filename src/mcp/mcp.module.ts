@@ -8,6 +8,7 @@ import { AppToolLookup } from './apps/app-tool-lookup.service';
 import { McpApps } from './apps/mcp-apps.service';
 import { PrefabRenderer } from './apps/prefab/prefab-renderer.service';
 import { Directories } from './calls/directories.service';
+import { ListChanges } from './calls/list-changes.service';
 import { McpRouter } from './calls/mcp-router';
 import { PromptCalls } from './calls/prompt-calls';
 import { ResourceCalls } from './calls/resource-calls';
@@ -38,6 +39,7 @@ import { StreamableHttpEndpoint } from './transport/streamable-http.endpoint';
     ResourceCalls,
     PromptCalls,
     Directories,
+    ListChanges,
     ToolSearchService,
     McpApps,
     AppToolLookup,

@@ -15,7 +15,7 @@ import {
   UI_EXTENSION,
   UI_RESOURCE_MIME_TYPE,
 } from '../../tools/tool-ui';
-import { type ToolDirectory } from '../calls/tool-directory';
+import { type ToolDirectory } from '../directory/tool-directory';
 import { RESOURCE_NOT_FOUND, RpcError, UPSTREAM_UNAVAILABLE } from '../mcp-errors';
 import { type AppTool, AppToolLookup } from './app-tool-lookup.service';
 import { callRewriterScript, injectFirst } from './call-rewriter';

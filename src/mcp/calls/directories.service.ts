@@ -15,15 +15,19 @@ import { ToolPresenter } from '../../tools/tool.presenter';
 import { toolVisibility } from '../../tools/tool-visibility';
 import { type Tool } from '../../tools/tool.entity';
 import { type McpScope, scopeKey } from '../mcp-scope';
-import { PromptDirectory, type DirectoryPrompt } from './prompt-directory';
+import { PromptDirectory, type DirectoryPrompt } from '../directory/prompt-directory';
 import {
   type DirectoryResource,
   type DirectoryTemplate,
   isAppPage,
   ResourceDirectory,
-} from './resource-directory';
-import { ScopeDirectory } from './scope-directory';
-import { type DirectoryServer, type DirectoryTool, ToolDirectory } from './tool-directory';
+} from '../directory/resource-directory';
+import { ScopeDirectory } from '../directory/scope-directory';
+import {
+  type DirectoryServer,
+  type DirectoryTool,
+  ToolDirectory,
+} from '../directory/tool-directory';
 
 /** Tools presented between two yields to the event loop while a directory is built. */
 const BUILD_SLICE = 2000;

@@ -18,7 +18,7 @@ import { SessionStore } from '../session/session.store';
 import { Directories } from './directories.service';
 import { PromptCalls } from './prompt-calls';
 import { ResourceCalls } from './resource-calls';
-import { type ScopeDirectory } from './scope-directory';
+import { type ScopeDirectory } from '../directory/scope-directory';
 import { ToolCalls } from './tool-calls';
 
 const PORTICO_VERSION = '1.0.0';

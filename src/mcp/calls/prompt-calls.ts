@@ -9,7 +9,7 @@ import { invalidParams } from '../mcp-errors';
 import { type SessionRuntime } from '../session/session-runtime';
 import { type UpstreamRef } from '../session/session-upstreams';
 import { paginate } from './paginate';
-import { type ScopeDirectory } from './scope-directory';
+import { type ScopeDirectory } from '../directory/scope-directory';
 
 /** What `completion/complete` completes, as the client names it. */
 type CompletionRef = { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string };

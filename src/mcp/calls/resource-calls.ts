@@ -14,8 +14,8 @@ import { invalidParams, RpcError } from '../mcp-errors';
 import { type SessionRuntime } from '../session/session-runtime';
 import { SessionStore } from '../session/session.store';
 import { paginate } from './paginate';
-import { type ResourceTarget } from './resource-directory';
-import { type ScopeDirectory } from './scope-directory';
+import { type ResourceTarget } from '../directory/resource-directory';
+import { type ScopeDirectory } from '../directory/scope-directory';
 
 /** Pages of an upstream's resource list searched for the entry of an app's page. */
 const UI_ENTRY_PAGES = 10;

@@ -14,7 +14,7 @@ import { ToolSearchService } from '../search/tool-search.service';
 import { type SessionRuntime } from '../session/session-runtime';
 import { type UpstreamRef } from '../session/session-upstreams';
 import { paginate } from './paginate';
-import { type ToolDirectory } from './tool-directory';
+import { type ToolDirectory } from '../directory/tool-directory';
 
 /** tools/call params, checked only as far as routing needs; the upstream validates arguments. */
 export function callParams(params: unknown): CallToolRequest['params'] {

@@ -1,5 +1,5 @@
 import { WordVectors } from '../../embeddings/word-vectors';
-import { type DirectoryTool } from '../calls/tool-directory';
+import { type DirectoryTool } from '../directory/tool-directory';
 import { ToolAnalysisCache } from './tool-analysis';
 import { deferredTools, ToolCatalogue, TOOL_SEARCH_NAME } from './tool-catalogue';
 

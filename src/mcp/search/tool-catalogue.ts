@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { type WordVectors } from '../../embeddings/word-vectors';
-import { type DirectoryTool } from '../calls/tool-directory';
+import { type DirectoryTool } from '../directory/tool-directory';
 import { HybridIndex, type RankingWeights } from './ranking/hybrid-index';
 import { TimeSlicer } from './ranking/time-slicer';
 import { type ToolAnalysis, type ToolAnalysisCache } from './tool-analysis';

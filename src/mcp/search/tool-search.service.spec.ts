@@ -3,7 +3,7 @@ import { loadConfig, type ToolSearchSettings } from '../../config/app-config';
 import { LocalEmbeddings } from '../../embeddings/local-embeddings.service';
 import { type ProviderEmbeddings } from '../../embeddings/provider-embeddings.service';
 import { tempDataDir } from '../../../test/support/temp-dir';
-import { type DirectoryTool, ToolDirectory } from '../calls/tool-directory';
+import { type DirectoryTool, ToolDirectory } from '../directory/tool-directory';
 import { RpcError } from '../mcp-errors';
 import { type SessionStore } from '../session/session.store';
 import { mergePromotions, type Promotions } from './promotions';

@@ -10,7 +10,7 @@ import { AppConfig, type ToolSearchSettings } from '../../config/app-config';
 import { LocalEmbeddings } from '../../embeddings/local-embeddings.service';
 import { ProviderEmbeddings } from '../../embeddings/provider-embeddings.service';
 import { answersToHashedName, parseHashedBackendName } from '../../tools/tool-hash';
-import { type ToolDirectory } from '../calls/tool-directory';
+import { type ToolDirectory } from '../directory/tool-directory';
 import { RpcError } from '../mcp-errors';
 import { SessionStore } from '../session/session.store';
 import { promotedNames } from './promotions';

@@ -4,8 +4,6 @@ import { ReplicaId } from '../../events/events.module';
 import { Metrics } from '../../health/metrics';
 import { UpstreamConnector } from '../../upstream/upstream-connector.service';
 import { UpstreamTargets } from '../../upstream/upstream-targets.service';
-import { Directories } from '../calls/directories.service';
-import { LISTS } from '../calls/scope-directory';
 import { busRelay } from './bus-relay';
 import { SessionRuntime } from './session-runtime';
 import { SessionUpstreams } from './session-upstreams';
@@ -13,7 +11,6 @@ import { type SessionState, SessionStore } from './session.store';
 import { StreamEvents } from './stream-events.store';
 
 const IDLE_EVICT_MS = 10 * 60_000;
-const LIST_CHANGED_DEBOUNCE_MS = 100;
 /** How long a stopping replica keeps serving what still arrives before it waits for quiet. */
 const DRAIN_SETTLE_MS = 1000;
 
@@ -34,7 +31,6 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
   private readonly runtimes = new Map<string, SessionRuntime>();
   private unsubscribe: (() => void)[] = [];
   private evictTimer?: NodeJS.Timeout;
-  private listChangedTimer?: NodeJS.Timeout;
 
   constructor(
     private readonly replica: ReplicaId,
@@ -42,7 +38,6 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
     private readonly events: StreamEvents,
     private readonly connector: UpstreamConnector,
     private readonly targets: UpstreamTargets,
-    private readonly directories: Directories,
     private readonly bus: EventBus,
     private readonly metrics: Metrics,
   ) {}
@@ -55,14 +50,6 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
             this.logger.warn(`Could not handle ${event.type}: ${String(error)}`),
           ),
       ),
-      // After the directories dropped what they held, so that what is read next is current.
-      this.directories.onInvalidated((event) => {
-        this.scheduleListChanged();
-        if (event.type === 'servers.changed')
-          void this.closeOrphans(event.serverIds).catch((error: unknown) =>
-            this.logger.warn(`Could not close sessions of changed servers: ${String(error)}`),
-          );
-      }),
     ];
     this.evictTimer = setInterval(() => void this.evictIdle(), 60_000).unref();
   }
@@ -70,7 +57,6 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
   async onModuleDestroy(): Promise<void> {
     for (const unsubscribe of this.unsubscribe) unsubscribe();
     clearInterval(this.evictTimer);
-    clearTimeout(this.listChangedTimer);
     await Promise.all([...this.runtimes.keys()].map((id) => this.close(id)));
   }
 
@@ -99,6 +85,11 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
     while (Date.now() < deadline && (Date.now() < settled || busy()))
       await new Promise((resolve) => setTimeout(resolve, 50));
     for (const runtime of this.runtimes.values()) runtime.endStreams();
+  }
+
+  /** The sessions this replica holds now. */
+  all(): SessionRuntime[] {
+    return [...this.runtimes.values()];
   }
 
   local(sessionId: string): SessionRuntime | undefined {
@@ -153,7 +144,7 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
         else await this.refreshUpstreams(event.gatewayIds);
         return;
       case 'servers.changed':
-        // Answered once the directories have dropped what they held: see onModuleInit.
+        // Answered once the directories have dropped what they held: see ListChanges.
         return;
     }
   }
@@ -161,13 +152,12 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
   /**
    * The bus may have lost events: sessions ended, levels set, gateways and servers changed. Each
    * local runtime is checked against the database. (The directories drop their cache on the same
-   * event, and their invalidation schedules list_changed for open streams.)
+   * event, whereupon ListChanges tells clients what changed and ends sessions of servers gone.)
    */
   private async resync(): Promise<void> {
     await this.reload([...this.runtimes.keys()]);
     const gateways = [...this.runtimes.values()].flatMap((runtime) => runtime.upstreams.gatewayIds);
     await this.refreshUpstreams([...new Set(gateways)]);
-    await this.closeOrphans([]);
   }
 
   /** Applies the stored state of local sessions; closes those that ended. */
@@ -199,43 +189,6 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
     await Promise.all(
       [...this.runtimes.values()].map((runtime) => runtime.upstreams.refresh(targets)),
     );
-  }
-
-  /**
-   * Servers changed (all of them when no ids are given): sessions of a server that was deleted or
-   * disabled are closed here, their streams ended. Deletion removes the session rows without any
-   * session event, and requests would only fail one by one.
-   */
-  private async closeOrphans(serverIds: readonly string[]): Promise<void> {
-    for (const runtime of [...this.runtimes.values()]) {
-      const serverId = runtime.session.serverId;
-      if (serverId === null || (serverIds.length > 0 && !serverIds.includes(serverId))) continue;
-      if (!(await this.directories.get(runtime.scope))) await this.close(runtime.id);
-    }
-  }
-
-  /** After the catalogue changed, tells each client with a stream open here if its list changed. */
-  private scheduleListChanged(): void {
-    clearTimeout(this.listChangedTimer);
-    this.listChangedTimer = setTimeout(() => void this.sendListChanged(), LIST_CHANGED_DEBOUNCE_MS);
-  }
-
-  /** Each list whose version moved since the client last saw it gets its list_changed. */
-  private async sendListChanged(): Promise<void> {
-    for (const runtime of [...this.runtimes.values()]) {
-      if (!runtime.hasStream) continue;
-      try {
-        const directory = await this.directories.get(runtime.scope);
-        for (const kind of LISTS) {
-          const version = directory?.version(kind) ?? '';
-          if (runtime.seen.get(kind) === version) continue;
-          runtime.seen.set(kind, version);
-          runtime.toClient({ jsonrpc: '2.0', method: `notifications/${kind}/list_changed` });
-        }
-      } catch (error) {
-        this.logger.warn(`Could not announce a list change: ${String(error)}`);
-      }
-    }
   }
 
   private async evictIdle(): Promise<void> {

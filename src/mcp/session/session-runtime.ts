@@ -6,8 +6,8 @@ import {
   type RequestId,
   type Result,
 } from '@modelcontextprotocol/sdk/types.js';
-import { type ResourceTarget } from '../calls/resource-directory';
-import { type ListKind } from '../calls/scope-directory';
+import { type ResourceTarget } from '../directory/resource-directory';
+import { type ListKind } from '../directory/scope-directory';
 import { passesLogLevel } from '../logging-level';
 import { jsonRpcError } from '../mcp-errors';
 import { scopeOf, type McpScope } from '../mcp-scope';

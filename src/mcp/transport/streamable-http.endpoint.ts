@@ -13,7 +13,7 @@ import { mayUseServer, type Principal } from '../../auth/principal';
 import { AppConfig } from '../../config/app-config';
 import { Directories } from '../calls/directories.service';
 import { McpRouter } from '../calls/mcp-router';
-import { LISTS } from '../calls/scope-directory';
+import { LISTS } from '../directory/scope-directory';
 import { McpRefusal } from '../mcp-errors';
 import { type McpScope } from '../mcp-scope';
 import { type SessionRuntime } from '../session/session-runtime';
