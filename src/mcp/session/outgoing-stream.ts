@@ -1,5 +1,5 @@
 import { type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { type SseResponse } from '../transport/sse-response';
+import { type ClientStream } from './client-stream';
 import { type StoredEvent } from './stream-events.store';
 
 interface Pending {
@@ -19,7 +19,7 @@ export class OutgoingStream {
   private replaying: Pending[] | null = null;
   private readonly written = new Set<string>();
 
-  constructor(private readonly sse: SseResponse) {}
+  constructor(private readonly sse: ClientStream) {}
 
   get open(): boolean {
     return this.sse.open;

@@ -11,9 +11,8 @@ import { type ListKind } from '../directory/scope-directory';
 import { passesLogLevel } from '../logging-level';
 import { jsonRpcError } from '../mcp-errors';
 import { scopeOf, type McpScope } from '../mcp-scope';
-import { type Exchange, primingId, type StreamSink } from '../transport/exchange';
-import { type SseResponse } from '../transport/sse-response';
 import { ClientRequests } from './client-requests';
+import { type ClientStream, type Exchange, primingId, type StreamSink } from './client-stream';
 import { type SessionState } from './session.store';
 import { type SessionUpstreams } from './session-upstreams';
 import { type Resumption, SESSION_STREAM, type StreamEvents } from './stream-events.store';
@@ -205,7 +204,7 @@ export class SessionRuntime implements StreamSink {
   }
 
   /** The session's own stream opened here: GET, or the older transport's SSE stream. */
-  openSessionStream(sse: SseResponse): boolean {
+  openSessionStream(sse: ClientStream): boolean {
     if (this.stream?.open) return false;
     const stream = new OutgoingStream(sse);
     this.stream = stream;
@@ -221,7 +220,7 @@ export class SessionRuntime implements StreamSink {
    * goes on here. A client that resumes its session's stream has lost the old one, though this
    * replica may not have noticed yet: the old one is ended.
    */
-  async resume(sse: SseResponse, position: Resumption): Promise<void> {
+  async resume(sse: ClientStream, position: Resumption): Promise<void> {
     let stream: OutgoingStream;
     if (position.streamId === SESSION_STREAM) {
       this.stream?.end();

@@ -3,7 +3,7 @@ import { DataSource, In, LessThan } from 'typeorm';
 import { type QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { AppConfig } from '../../config/app-config';
 import { EventBus, isResync } from '../../events/event-bus';
-import { mergePromotions, type Promotions, samePromotions } from '../search/promotions';
+import { mergePromotions, type Promotions, samePromotions } from './promotions';
 import { McpSession } from './mcp-session.entity';
 
 export type SessionState = Omit<McpSession, 'server' | 'createdAt'>;

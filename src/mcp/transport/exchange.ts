@@ -1,33 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { type Response } from 'express';
+import { type Exchange, primingId, type StreamSink } from '../session/client-stream';
 import { SseResponse } from './sse-response';
-
-/** Where the messages about one client request go. */
-export interface Exchange {
-  /** A notification or request about the client's request, before its answer. */
-  write(message: JSONRPCMessage): void;
-  /** The answer; nothing more goes out after it. */
-  finish(message: JSONRPCMessage): void;
-  /** Ends the exchange with no answer: the client cancelled the request, and gets none. */
-  cancel(): void;
-}
-
-/** Keeps the messages of streams for clients that reconnect with `Last-Event-ID`. */
-export interface StreamSink {
-  /** Stores a message of a stream; resolves with its event id. */
-  store(streamId: string, message: JSONRPCMessage): Promise<string>;
-  /**
-   * A message of a stream whose client connection is gone, for wherever the client resumes it;
-   * `final` ends that stream.
-   */
-  forward(streamId: string, eventId: string, message: JSONRPCMessage, final: boolean): void;
-}
-
-/** The event id that primes a stream: resuming from it replays all of the stream. */
-export function primingId(streamId: string): string {
-  return `${streamId}.0`;
-}
 
 /**
  * The answer to one POSTed request. It stays plain JSON unless something must go out before the

@@ -1,5 +1,6 @@
 import { type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { type Response } from 'express';
+import { type ClientStream } from '../session/client-stream';
 
 const SSE_HEADERS = {
   'Content-Type': 'text/event-stream',
@@ -14,7 +15,7 @@ const KEEPALIVE_MS = 15_000;
  * An HTTP response held open as a `text/event-stream`: events with ids, a priming event, comments
  * as keep-alives. It says when the client has gone; writing after that is a no-op.
  */
-export class SseResponse {
+export class SseResponse implements ClientStream {
   private ended = false;
   private readonly keepalive?: NodeJS.Timeout;
   private readonly closeListeners: (() => void)[] = [];

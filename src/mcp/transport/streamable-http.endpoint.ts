@@ -20,7 +20,8 @@ import { type SessionRuntime } from '../session/session-runtime';
 import { SessionRegistry } from '../session/session-registry.service';
 import { type SessionState, SessionStore } from '../session/session.store';
 import { parseEventId } from '../session/stream-events.store';
-import { type Exchange, HttpExchange } from './exchange';
+import { type Exchange } from '../session/client-stream';
+import { HttpExchange } from './exchange';
 import { readIncoming } from './incoming';
 import { SseResponse } from './sse-response';
 

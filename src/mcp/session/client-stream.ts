@@ -1,0 +1,42 @@
+import { type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+
+/**
+ * What a session needs of the transport, which implements it: where the messages about one
+ * client request go, and the event streams a client holds open.
+ */
+
+/** Where the messages about one client request go. */
+export interface Exchange {
+  /** A notification or request about the client's request, before its answer. */
+  write(message: JSONRPCMessage): void;
+  /** The answer; nothing more goes out after it. */
+  finish(message: JSONRPCMessage): void;
+  /** Ends the exchange with no answer: the client cancelled the request, and gets none. */
+  cancel(): void;
+}
+
+/** Keeps the messages of streams for clients that reconnect with `Last-Event-ID`. */
+export interface StreamSink {
+  /** Stores a message of a stream; resolves with its event id. */
+  store(streamId: string, message: JSONRPCMessage): Promise<string>;
+  /**
+   * A message of a stream whose client connection is gone, for wherever the client resumes it;
+   * `final` ends that stream.
+   */
+  forward(streamId: string, eventId: string, message: JSONRPCMessage, final: boolean): void;
+}
+
+/** An event stream a client holds open. */
+export interface ClientStream {
+  readonly open: boolean;
+  onClose(listener: () => void): void;
+  /** An event with no message, so the client holds an id to resume from (SEP-1699). */
+  prime(id: string): void;
+  message(message: JSONRPCMessage, id?: string): void;
+  end(): void;
+}
+
+/** The event id that primes a stream: resuming from it replays all of the stream. */
+export function primingId(streamId: string): string {
+  return `${streamId}.0`;
+}
