@@ -7,8 +7,10 @@ import { setUpAdminPages } from './admin/admin-views';
 import { AdminSessionService } from './admin/admin-session.service';
 import { AppModule } from './app.module';
 import { bearerToken } from './auth/auth.guard';
+import { AuthErrorCode, AuthException } from './auth/auth.exception';
 import { TokenService } from './auth/token.service';
 import { type AppConfig, type LogLevel } from './config/app-config';
+import { bodyDepthLimit } from './common/body-depth';
 import { NulCharacterPipe } from './common/nul-character.pipe';
 import { ProblemFilter, toProblem } from './common/problem.filter';
 import { RequestValidationException } from './common/request-validation.exception';
@@ -26,13 +28,15 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
   });
   app.enableShutdownHooks();
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback, linklocal, uniquelocal');
+  // Any peer could otherwise choose its own req.ip (and so its login-throttle key) and req.secure.
+  app.set('trust proxy', config.trustedProxies.length > 0 ? [...config.trustedProxies] : false);
   app.use(MCP_PATHS, originCheck(config));
   app.useBodyParser('json', {
     limit: config.bodyLimitBytes,
     type: ['application/json', 'application/*+json'],
   });
   app.useBodyParser('urlencoded', { limit: config.bodyLimitBytes, extended: false });
+  app.use(bodyDepthLimit);
   app.useGlobalPipes(
     new NulCharacterPipe(),
     new ValidationPipe({
@@ -60,25 +64,51 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
   return app;
 }
 
-/** The API docs need a bearer token, or a signed-in admin session so that the pages can link them. */
+/** Swagger UI's page has inline styles and nothing else inline; its scripts are its own files. */
+const DOCS_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+].join('; ');
+
+/**
+ * The API docs need a token that may use the REST API (a token scoped to servers may not), or a
+ * signed-in admin session so that the pages can link them.
+ */
 function setUpApiDocs(app: INestApplication): void {
   const tokens = app.get(TokenService);
   const sessions = app.get(AdminSessionService);
   app.use(
     ['/api/docs', '/api/openapi.json'],
     (request: Request, response: Response, next: NextFunction) => {
+      response.setHeader('Content-Security-Policy', DOCS_CSP);
+      response.setHeader('X-Content-Type-Options', 'nosniff');
+      response.setHeader('X-Frame-Options', 'DENY');
+      response.setHeader('Referrer-Policy', 'same-origin');
+      response.setHeader('Cache-Control', 'no-store');
       if (sessions.read(request)) {
         next();
         return;
       }
       try {
-        tokens.verify(bearerToken(request));
+        if (tokens.verify(bearerToken(request)).scope !== 'admin') {
+          throw new AuthException(
+            AuthErrorCode.Forbidden,
+            'This token may only be used on MCP endpoints of its servers.',
+          );
+        }
         next();
       } catch (error) {
         const problem = toProblem(error);
+        if (problem.status === 401) response.setHeader('WWW-Authenticate', 'Bearer');
         response
           .status(problem.status)
-          .setHeader('WWW-Authenticate', 'Bearer')
           .type('application/problem+json')
           .send(JSON.stringify(problem));
       }

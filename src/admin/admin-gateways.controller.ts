@@ -188,7 +188,7 @@ export class AdminGatewaysController {
     const gateway = await this.gateways.get(id);
     let report: SyncReport;
     try {
-      report = await this.sync.sync(id);
+      report = await this.sync.syncNow(id);
     } catch (error) {
       const failure = formErrors(error);
       if (!failure) throw error;

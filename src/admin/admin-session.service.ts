@@ -52,10 +52,10 @@ export class AdminSessionService {
       exp: Math.floor(now / 1000) + ttl,
     };
     response.cookie(SESSION_COOKIE, signValue(this.sessionKey, claims), {
-      ...cookieOptions(request, '/'),
+      ...cookieOptions(this.config, request, '/'),
       maxAge: ttl * 1000,
     });
-    response.clearCookie(LOGIN_COOKIE, cookieOptions(request, '/admin'));
+    response.clearCookie(LOGIN_COOKIE, cookieOptions(this.config, request, '/admin'));
     return { username, sid: claims.sid, expiresAt: new Date(claims.exp * 1000) };
   }
 
@@ -77,7 +77,7 @@ export class AdminSessionService {
   }
 
   end(request: Request, response: Response): void {
-    response.clearCookie(SESSION_COOKIE, cookieOptions(request, '/'));
+    response.clearCookie(SESSION_COOKIE, cookieOptions(this.config, request, '/'));
   }
 
   /** The nonce that login-form CSRF tokens are bound to; set as a cookie when missing. */
@@ -86,7 +86,7 @@ export class AdminSessionService {
     if (existing) return existing;
     const nonce = randomBytes(16).toString('base64url');
     response.cookie(LOGIN_COOKIE, nonce, {
-      ...cookieOptions(request, '/admin'),
+      ...cookieOptions(this.config, request, '/admin'),
       maxAge: LOGIN_NONCE_SECONDS * 1000,
     });
     return nonce;
@@ -106,7 +106,12 @@ export class AdminSessionService {
   }
 }
 
-/** httpOnly, SameSite=Strict, and Secure whenever the request came over TLS (directly or via a trusted proxy). */
-export function cookieOptions(request: Request, path: string): CookieOptions {
-  return { httpOnly: true, sameSite: 'strict', secure: request.secure, path };
+/**
+ * httpOnly, SameSite=Strict, and Secure whenever clients reach Portico over https (PUBLIC_URL) or
+ * the request came over TLS (directly or through a trusted proxy): a proxy that ends TLS and is
+ * not listed in TRUSTED_PROXIES still gets a Secure cookie.
+ */
+export function cookieOptions(config: AppConfig, request: Request, path: string): CookieOptions {
+  const secure = request.secure || config.publicUrl.startsWith('https:');
+  return { httpOnly: true, sameSite: 'strict', secure, path };
 }

@@ -108,11 +108,11 @@ export function toProblem(error: unknown): Problem {
   };
 }
 
-/** Errors thrown by Express's body parser carry `status` and `type`. */
+/** Errors thrown by Express's body parser carry `status`, and mostly `type`. */
 function bodyParserError(error: unknown): Problem | null {
-  if (typeof error !== 'object' || error === null || !('type' in error) || !('status' in error))
-    return null;
-  const { type, status } = error;
+  if (typeof error !== 'object' || error === null || !('status' in error)) return null;
+  const { status } = error;
+  const type = 'type' in error ? error.type : undefined;
   if (type === 'entity.too.large') {
     return {
       type: 'about:blank',
@@ -129,7 +129,16 @@ function bodyParserError(error: unknown): Problem | null {
       detail: 'The request body is not valid JSON.',
     };
   }
-  if (typeof status === 'number' && status >= 400 && status < 500) {
+  if (type === undefined && 'errno' in error && status === 400) {
+    // zlib failed on a body whose Content-Encoding (gzip, deflate, br) is not what it has.
+    return {
+      type: 'about:blank',
+      title: titleOf(400),
+      status: 400,
+      detail: 'The request body is not encoded as its Content-Encoding header says.',
+    };
+  }
+  if (type !== undefined && typeof status === 'number' && status >= 400 && status < 500) {
     return {
       type: 'about:blank',
       title: titleOf(status),
@@ -168,7 +177,10 @@ export class ProblemFilter implements ExceptionFilter {
       );
     }
     if (response.headersSent) return;
-    if (problem.status === 401) response.setHeader('WWW-Authenticate', 'Bearer');
+    if (problem.status === 401 && !response.hasHeader('WWW-Authenticate'))
+      response.setHeader('WWW-Authenticate', 'Bearer');
+    if (typeof problem.retryAfterSeconds === 'number')
+      response.setHeader('Retry-After', String(problem.retryAfterSeconds));
     if (MCP_PATH.test(request.path) && problem.status !== 401 && problem.status !== 403) {
       // MCP clients read JSON-RPC errors, as the SDK's own transports send them.
       const code = problem.status === 400 ? -32700 : problem.status >= 500 ? -32603 : -32600;

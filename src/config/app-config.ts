@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { TOOL_NAME_RULE } from '../tools/tool-name';
 
@@ -48,6 +49,11 @@ export abstract class AppConfig {
   abstract readonly bodyLimitBytes: number;
   /** A static bearer token for Prometheus scrapes of /metrics; null: admin tokens only. */
   abstract readonly metricsToken: string | null;
+  /**
+   * Proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (addresses, CIDR ranges or
+   * Express's names such as `loopback`); empty: the peer address is the client.
+   */
+  abstract readonly trustedProxies: readonly string[];
 }
 
 type Env = Record<string, string | undefined>;
@@ -133,6 +139,30 @@ function metricsToken(env: Env): string | null {
   if (token !== null && token.length < 16)
     fail('METRICS_TOKEN', 'must be at least 16 characters', '<redacted>');
   return token;
+}
+
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function trustedProxies(env: Env): string[] {
+  const entries = (value(env, 'TRUSTED_PROXIES') ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  for (const entry of entries) {
+    const [address = '', prefix, ...rest] = entry.split('/');
+    const family = isIP(address);
+    const prefixValid =
+      prefix === undefined ||
+      (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 6 ? 128 : 32));
+    if (!PROXY_NAMES.has(entry) && (family === 0 || !prefixValid || rest.length > 0)) {
+      fail(
+        'TRUSTED_PROXIES',
+        'must list IP addresses, CIDR ranges or loopback, linklocal, uniquelocal',
+        entry,
+      );
+    }
+  }
+  return entries;
 }
 
 export function loadConfig(env: Env): AppConfig {
@@ -222,5 +252,6 @@ export function loadConfig(env: Env): AppConfig {
     logLevel,
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 4 * 1024 * 1024, 1024, 256 * 1024 * 1024),
     metricsToken: metricsToken(env),
+    trustedProxies: trustedProxies(env),
   };
 }

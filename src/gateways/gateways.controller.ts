@@ -97,11 +97,11 @@ export class GatewaysController {
   @ApiOperation({
     summary: 'Sync the gateway’s tools from its upstream now',
     description:
-      'Lists every upstream tool and applies the difference in one transaction. Waits for a sync of the same gateway already running in this replica; 409 if another replica is applying one.',
+      'Lists every upstream tool and applies the difference in one transaction. Shares a sync of the same gateway already running in this replica (its report is the answer); 409 if another replica is applying one.',
   })
   @ApiOkResponse({ type: SyncReportDto })
   @ApiProblems(400, 404, 409, 502)
   syncNow(@UuidParam() id: string): Promise<SyncReportDto> {
-    return this.sync.sync(id);
+    return this.sync.syncNow(id);
   }
 }

@@ -6,6 +6,7 @@ import {
   McpError,
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
+import { redactSecrets, redactValue } from '../common/redact';
 import { upstreamError } from '../upstream/upstream-error';
 
 /** Implementation-defined JSON-RPC server error: the upstream could not be reached or dropped. */
@@ -46,7 +47,9 @@ export function upstreamFailure(
   timeoutMs: number,
   secrets: readonly string[] = [],
 ): RpcError {
-  if (error instanceof RpcError) return error;
+  if (error instanceof UpstreamSessionGone) return error;
+  // An upstream's JSON-RPC error answer, passed through, less any credential it echoes.
+  if (error instanceof RpcError) return redacted(error, secrets);
   if (error instanceof StreamableHTTPError && error.code === 404)
     return new UpstreamSessionGone(gateway);
   if (error instanceof McpError) {
@@ -59,11 +62,19 @@ export function upstreamFailure(
     if (error.code === (ErrorCode.ConnectionClosed as number)) {
       return new RpcError(UPSTREAM_UNAVAILABLE, `Upstream '${gateway}' closed the connection`);
     }
-    // A JSON-RPC error the upstream itself sent: pass it through as it was.
-    return new RpcError(error.code, unprefixed(error), error.data);
+    return redacted(new RpcError(error.code, unprefixed(error), error.data), secrets);
   }
   const reason = upstreamError(error, timeoutMs, secrets).message;
   return new RpcError(UPSTREAM_UNAVAILABLE, `Upstream '${gateway}' is unavailable: ${reason}`);
+}
+
+function redacted(error: RpcError, secrets: readonly string[]): RpcError {
+  if (secrets.length === 0) return error;
+  return new RpcError(
+    error.code,
+    redactSecrets(error.message, secrets),
+    redactValue(error.data, secrets),
+  );
 }
 
 /** The error answer to a request that threw; anything unexpected becomes a bare internal error. */

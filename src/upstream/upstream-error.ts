@@ -1,5 +1,6 @@
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { redactSecrets } from '../common/redact';
 
 /** Upstream text lands in gateway records and problem documents; this keeps it readable. */
 const MESSAGE_LIMIT = 500;
@@ -15,9 +16,6 @@ export class UpstreamError extends Error {
   }
 }
 
-/** Secrets shorter than this are not searched for: they would blank out ordinary words. */
-const SHORTEST_REDACTED_SECRET = 6;
-
 /**
  * Explains any failure of an upstream exchange. `secrets` (the credentials sent) are cut out of the
  * explanation: an upstream may echo a request's headers in its error body, and the explanation is
@@ -29,12 +27,7 @@ export function upstreamError(
   secrets: readonly string[] = [],
 ): UpstreamError {
   if (error instanceof UpstreamError) return error;
-  let message = explain(error, timeoutMs);
-  for (const secret of secrets) {
-    if (secret.length >= SHORTEST_REDACTED_SECRET)
-      message = message.replaceAll(secret, '[redacted]');
-  }
-  return new UpstreamError(message);
+  return new UpstreamError(redactSecrets(explain(error, timeoutMs), secrets));
 }
 
 function explain(error: unknown, timeoutMs: number): string {

@@ -1,8 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsIn, IsNotEmpty, IsString, IsUrl, MaxLength, ValidateNested } from 'class-validator';
+import { IsIn, IsNotEmpty, IsString, IsUrl, MaxLength } from 'class-validator';
 import { GATEWAY_TRANSPORTS, type GatewayTransport } from '../gateway.entity';
-import { Optional } from '../../common/validation';
+import { NestedObject, Optional } from '../../common/validation';
 import { GatewayAuthDto } from './gateway-auth.dto';
 
 export const UPSTREAM_URL_OPTIONS = {
@@ -48,7 +47,6 @@ export class GatewayCreateDto {
 
   @ApiPropertyOptional({ description: 'Upstream credentials (write-only).', type: GatewayAuthDto })
   @Optional()
-  @ValidateNested()
-  @Type(() => GatewayAuthDto)
+  @NestedObject(() => GatewayAuthDto)
   auth?: GatewayAuthDto;
 }

@@ -1,5 +1,4 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayUnique,
@@ -9,9 +8,8 @@ import {
   IsString,
   IsUUID,
   MaxLength,
-  ValidateNested,
 } from 'class-validator';
-import { Optional } from '../../common/validation';
+import { NestedObject, Optional } from '../../common/validation';
 import { ServerToolSearchDto } from './server-tool-search.dto';
 
 export const MAX_SERVER_TOOLS = 10_000;
@@ -49,7 +47,6 @@ export class ServerCreateDto {
 
   @ApiPropertyOptional({ description: 'Deferred tool search settings.', type: ServerToolSearchDto })
   @Optional()
-  @ValidateNested()
-  @Type(() => ServerToolSearchDto)
+  @NestedObject(() => ServerToolSearchDto)
   toolSearch?: ServerToolSearchDto;
 }
