@@ -4,11 +4,11 @@ import { type NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { type NextFunction, type Request, type Response } from 'express';
 import { setUpAdminPages } from './admin/admin-views';
-import { AdminSessionService } from './admin/admin-session.service';
 import { AppModule } from './app.module';
 import { bearerToken } from './auth/auth.guard';
 import { AuthErrorCode, AuthException } from './auth/auth.exception';
-import { TokenService } from './auth/token.service';
+import { mcpOnly } from './auth/principal';
+import { PrincipalResolver } from './auth/principal-resolver';
 import { type AppConfig, type LogLevel } from './config/app-config';
 import { bodyDepthLimit } from './common/body-depth';
 import { NulCharacterPipe } from './common/nul-character.pipe';
@@ -82,8 +82,7 @@ const DOCS_CSP = [
  * signed-in admin session so that the pages can link them.
  */
 function setUpApiDocs(app: INestApplication): void {
-  const tokens = app.get(TokenService);
-  const sessions = app.get(AdminSessionService);
+  const principals = app.get(PrincipalResolver);
   app.use(
     ['/api/docs', '/api/openapi.json'],
     (request: Request, response: Response, next: NextFunction) => {
@@ -92,26 +91,26 @@ function setUpApiDocs(app: INestApplication): void {
       response.setHeader('X-Frame-Options', 'DENY');
       response.setHeader('Referrer-Policy', 'same-origin');
       response.setHeader('Cache-Control', 'no-store');
-      if (sessions.read(request)) {
-        next();
-        return;
-      }
-      try {
-        if (tokens.verify(bearerToken(request)).scope !== 'admin') {
+      const check = async () => {
+        if (await principals.fromSession(request)) return;
+        if (mcpOnly(await principals.fromBearer(bearerToken(request)))) {
           throw new AuthException(
             AuthErrorCode.Forbidden,
-            'This token may only be used on MCP endpoints of its servers.',
+            'This token may only be used on MCP endpoints.',
           );
         }
-        next();
-      } catch (error) {
-        const problem = toProblem(error);
-        if (problem.status === 401) response.setHeader('WWW-Authenticate', 'Bearer');
-        response
-          .status(problem.status)
-          .type('application/problem+json')
-          .send(JSON.stringify(problem));
-      }
+      };
+      check().then(
+        () => next(),
+        (error: unknown) => {
+          const problem = toProblem(error);
+          if (problem.status === 401) response.setHeader('WWW-Authenticate', 'Bearer');
+          response
+            .status(problem.status)
+            .type('application/problem+json')
+            .send(JSON.stringify(problem));
+        },
+      );
     },
   );
   const document = SwaggerModule.createDocument(

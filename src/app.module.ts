@@ -10,7 +10,10 @@ import { HealthModule } from './health/health.module';
 import { McpModule } from './mcp/mcp.module';
 import { ServersModule } from './servers/servers.module';
 import { SyncModule } from './sync/sync.module';
+import { TeamsModule } from './teams/teams.module';
+import { TokensModule } from './tokens/tokens.module';
 import { ToolsModule } from './tools/tools.module';
+import { UsersModule } from './users/users.module';
 
 @Module({})
 export class AppModule {
@@ -22,6 +25,9 @@ export class AppModule {
         DatabaseModule,
         EventsModule.forRoot(config),
         AuthModule,
+        UsersModule,
+        TeamsModule,
+        TokensModule,
         GatewaysModule,
         ToolsModule,
         ServersModule,

@@ -1,5 +1,7 @@
 import { Body, Get, Post, Query, Req, Res } from '@nestjs/common';
 import { type Request, type Response } from 'express';
+import { MinRole } from '../auth/auth.decorators';
+import { MAX_PAGE_SIZE } from '../common/page.dto';
 import { UuidParam } from '../common/uuid-param';
 import { GatewayCreateDto } from '../gateways/dto/gateway-create.dto';
 import { type GatewayResponseDto } from '../gateways/dto/gateway-response.dto';
@@ -7,6 +9,7 @@ import { GatewayUpdateDto } from '../gateways/dto/gateway-update.dto';
 import { GatewaysService } from '../gateways/gateways.service';
 import { type SyncReport } from '../sync/sync-report';
 import { SyncService } from '../sync/sync.service';
+import { TeamsService } from '../teams/teams.service';
 import { ToolsService } from '../tools/tools.service';
 import { AdminController } from './admin-controller.decorator';
 import { AdminPages } from './admin-pages.service';
@@ -26,15 +29,18 @@ import {
 import { safeNext } from './login-redirect';
 import { hrefWith, offsetOf, PAGE_SIZE, pageNumber, pager } from './pagination';
 import { syncReportView } from './sync-report-view';
+import { pageScope, teamChoices, withTeamInput } from './team-field';
 import { plural } from './view-helpers';
 
 @AdminController('admin/gateways')
+@MinRole('operator')
 export class AdminGatewaysController {
   constructor(
     private readonly gateways: GatewaysService,
     private readonly tools: ToolsService,
     private readonly sync: SyncService,
     private readonly pages: AdminPages,
+    private readonly teams: TeamsService,
   ) {}
 
   @Get()
@@ -44,11 +50,15 @@ export class AdminGatewaysController {
     @Query('page') rawPage?: string,
   ): Promise<void> {
     const page = pageNumber(rawPage);
-    const result = await this.gateways.list({ limit: PAGE_SIZE, offset: offsetOf(page) });
+    const scope = pageScope(request);
+    const result = await this.gateways.list({ limit: PAGE_SIZE, offset: offsetOf(page) }, scope);
     await this.pages.render(request, response, 'gateways', {
       title: 'Gateways',
       section: 'gateways',
-      gateways: result.items,
+      gateways: result.items.map((gateway) => ({
+        ...gateway,
+        manageable: scope.canManage(gateway.teamId),
+      })),
       pager: pager(page, result.total, (n) => hrefWith('/admin/gateways', { page: n })),
       returnTo: hrefWith('/admin/gateways', { page }),
     });
@@ -73,9 +83,9 @@ export class AdminGatewaysController {
     const { input, errors: own } = gatewayInput(body, false);
     const submission = await submitForm(
       GatewayCreateDto,
-      input,
+      withTeamInput(body, input),
       { own, aliases: GATEWAY_FIELD_ALIASES },
-      (dto) => this.gateways.create(dto),
+      (dto) => this.gateways.create(dto, pageScope(request)),
     );
     if (!submission.ok) {
       await this.renderForm(request, response, null, gatewayFormValues(body), submission.errors);
@@ -97,17 +107,18 @@ export class AdminGatewaysController {
     @UuidParam() id: string,
     @Query('page') rawPage?: string,
   ): Promise<void> {
-    const gateway = await this.gateways.get(id);
+    const scope = pageScope(request);
+    const gateway = await this.gateways.get(id, scope);
     const page = pageNumber(rawPage);
-    const tools = await this.tools.list({
-      gatewayId: id,
-      limit: PAGE_SIZE,
-      offset: offsetOf(page),
-    });
+    const tools = await this.tools.list(
+      { gatewayId: id, limit: PAGE_SIZE, offset: offsetOf(page) },
+      scope,
+    );
     await this.pages.render(request, response, 'gateway', {
       title: `Gateway ${gateway.name}`,
       section: 'gateways',
-      gateway,
+      gateway: { ...gateway, manageable: scope.canManage(gateway.teamId) },
+      teamName: await this.teamName(gateway.teamId),
       report: syncReportView(gateway.lastSyncReport),
       tools: tools.items,
       pager: pager(page, tools.total, (n) => hrefWith(`/admin/gateways/${id}`, { page: n })),
@@ -121,7 +132,7 @@ export class AdminGatewaysController {
     @Res() response: Response,
     @UuidParam() id: string,
   ): Promise<void> {
-    const gateway = await this.gateways.get(id);
+    const gateway = await this.manageable(request, id);
     await this.renderForm(request, response, gateway, gatewayFormOf(gateway));
   }
 
@@ -132,13 +143,13 @@ export class AdminGatewaysController {
     @UuidParam() id: string,
     @Body() body: FormBody,
   ): Promise<void> {
-    const gateway = await this.gateways.get(id);
+    const gateway = await this.manageable(request, id);
     const { input, errors: own } = gatewayInput(body, true);
     const submission = await submitForm(
       GatewayUpdateDto,
-      input,
+      withTeamInput(body, input),
       { own, aliases: GATEWAY_FIELD_ALIASES },
-      (dto) => this.gateways.update(id, dto),
+      (dto) => this.gateways.update(id, dto, pageScope(request)),
     );
     if (!submission.ok) {
       await this.renderForm(request, response, gateway, gatewayFormValues(body), submission.errors);
@@ -157,7 +168,7 @@ export class AdminGatewaysController {
     @UuidParam() id: string,
     @Body() body: FormBody,
   ): Promise<void> {
-    const gateway = await this.gateways.setEnabled(id, true);
+    const gateway = await this.gateways.setEnabled(id, true, pageScope(request));
     this.pages.redirect(request, response, this.returnTo(body, id), {
       kind: 'success',
       text: `Gateway '${gateway.name}' activated: its tools are served again.`,
@@ -171,7 +182,7 @@ export class AdminGatewaysController {
     @UuidParam() id: string,
     @Body() body: FormBody,
   ): Promise<void> {
-    const gateway = await this.gateways.setEnabled(id, false);
+    const gateway = await this.gateways.setEnabled(id, false, pageScope(request));
     this.pages.redirect(request, response, this.returnTo(body, id), {
       kind: 'success',
       text: `Gateway '${gateway.name}' deactivated: its tools are hidden from MCP clients and kept.`,
@@ -185,7 +196,7 @@ export class AdminGatewaysController {
     @Res() response: Response,
     @UuidParam() id: string,
   ): Promise<void> {
-    const gateway = await this.gateways.get(id);
+    const gateway = await this.manageable(request, id);
     let report: SyncReport;
     try {
       report = await this.sync.syncNow(id);
@@ -210,7 +221,7 @@ export class AdminGatewaysController {
     @Res() response: Response,
     @UuidParam() id: string,
   ): Promise<void> {
-    const gateway = await this.gateways.get(id);
+    const gateway = await this.manageable(request, id);
     await this.pages.render(request, response, 'confirm-delete', {
       title: `Delete gateway ${gateway.name}`,
       section: 'gateways',
@@ -228,12 +239,23 @@ export class AdminGatewaysController {
     @Res() response: Response,
     @UuidParam() id: string,
   ): Promise<void> {
-    const gateway = await this.gateways.get(id);
-    await this.gateways.remove(id);
+    const gateway = await this.manageable(request, id);
+    await this.gateways.remove(id, pageScope(request));
     this.pages.redirect(request, response, '/admin/gateways', {
       kind: 'success',
       text: `Gateway '${gateway.name}' deleted.`,
     });
+  }
+
+  /** The gateway, if the signed-in user may change it (404 or 403 otherwise). */
+  private async manageable(request: Request, id: string): Promise<GatewayResponseDto> {
+    const scope = pageScope(request);
+    await this.gateways.manageable(id, scope);
+    return this.gateways.get(id, scope);
+  }
+
+  private async teamName(teamId: string | null): Promise<string | null> {
+    return teamId === null ? null : ((await this.teams.names([teamId])).get(teamId) ?? null);
   }
 
   private returnTo(body: FormBody, id: string): string {
@@ -266,6 +288,11 @@ export class AdminGatewaysController {
           selected: option.value === values.transport,
         })),
         authOptions: authOptions(editing, values.authType),
+        teams: teamChoices(
+          pageScope(request),
+          (await this.teams.list({ limit: MAX_PAGE_SIZE, offset: 0 }, pageScope(request))).items,
+          formTeam(values, gateway),
+        ),
         errors: errors?.fields ?? {},
         formError: errors?.message ?? null,
       },
@@ -293,4 +320,9 @@ function registrationFlash(gateway: GatewayResponseDto): Flash {
         text: `Gateway '${gateway.name}' registered; its first sync is still running. Reload to see its tools.`,
       };
   }
+}
+
+/** The team the form shows chosen: what was submitted, else the gateway's own. */
+function formTeam(values: GatewayFormValues, gateway: GatewayResponseDto | null): string | null {
+  return values.teamId ?? gateway?.teamId ?? null;
 }

@@ -1,11 +1,11 @@
 import { Body, Get, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
 import { type Request, type Response } from 'express';
-import { AdminUsersService } from '../auth/admin-users.service';
-import { Public } from '../auth/auth.decorators';
+import { MinRole, Public } from '../auth/auth.decorators';
+import { PasswordLogin } from '../auth/password-login';
 import { TokenRequestDto } from '../auth/dto/token-request.dto';
 import { AdminController } from './admin-controller.decorator';
 import { AdminPages } from './admin-pages.service';
-import { AdminSessionService } from './admin-session.service';
+import { AdminSessionService } from '../auth/admin-session.service';
 import { type FormBody, formField } from './form-body';
 import { type FormErrors } from './form-errors';
 import { submitForm } from './form-submission';
@@ -14,7 +14,7 @@ import { safeNext } from './login-redirect';
 @AdminController('admin')
 export class AdminLoginController {
   constructor(
-    private readonly users: AdminUsersService,
+    private readonly login: PasswordLogin,
     private readonly sessions: AdminSessionService,
     private readonly pages: AdminPages,
   ) {}
@@ -33,7 +33,7 @@ export class AdminLoginController {
   /** The same credentials check, throttle included, as `POST /api/v1/auth/token`. */
   @Public()
   @Post('login')
-  async login(
+  async submit(
     @Req() request: Request,
     @Res() response: Response,
     @Body() body: FormBody,
@@ -44,7 +44,7 @@ export class AdminLoginController {
       TokenRequestDto,
       { username, password: formField(body, 'password') },
       {},
-      (dto) => this.users.authenticate(dto.username, dto.password, request.ip ?? 'unknown'),
+      (dto) => this.login.authenticate(dto.username, dto.password, request.ip ?? 'unknown'),
     );
     if (!submission.ok) {
       await this.render(request, response, { username, next }, submission.errors);
@@ -55,6 +55,7 @@ export class AdminLoginController {
   }
 
   @Post('logout')
+  @MinRole('member')
   @HttpCode(303)
   logout(@Req() request: Request, @Res() response: Response): void {
     this.sessions.end(request, response);

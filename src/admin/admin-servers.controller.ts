@@ -1,12 +1,17 @@
 import { Body, Get, Post, Query, Req, Res } from '@nestjs/common';
 import { type Request, type Response } from 'express';
-import { UuidParam } from '../common/uuid-param';
+import { MinRole } from '../auth/auth.decorators';
+import { roleAtLeast } from '../auth/roles';
+import { type TeamScope } from '../auth/team-scope';
 import { type IssuedToken } from '../auth/token.service';
+import { MAX_PAGE_SIZE } from '../common/page.dto';
+import { UuidParam } from '../common/uuid-param';
 import { ServerCreateDto } from '../servers/dto/server-create.dto';
 import { type ServerResponseDto } from '../servers/dto/server-response.dto';
 import { ServerTokenRequestDto } from '../servers/dto/server-token-request.dto';
 import { ServerUpdateDto } from '../servers/dto/server-update.dto';
 import { ServersService } from '../servers/servers.service';
+import { TeamsService } from '../teams/teams.service';
 import { ToolsService } from '../tools/tools.service';
 import { AdminCatalog } from './admin-catalog';
 import { AdminController } from './admin-controller.decorator';
@@ -15,6 +20,7 @@ import { type FormBody, formField } from './form-body';
 import { type FormErrors } from './form-errors';
 import { submitForm } from './form-submission';
 import { hrefWith, offsetOf, PAGE_SIZE, pageNumber, pager } from './pagination';
+import { pageScope, teamChoices, withTeamInput } from './team-field';
 import {
   emptyServerForm,
   pickerQuery,
@@ -41,13 +47,16 @@ const TOKEN_LIFETIMES = [
   { seconds: String(365 * 24 * 3600), label: '1 year' },
 ];
 
+/** Members see their servers and issue tokens for them; operators manage their teams' servers. */
 @AdminController('admin/servers')
+@MinRole('member')
 export class AdminServersController {
   constructor(
     private readonly servers: ServersService,
     private readonly tools: ToolsService,
     private readonly catalog: AdminCatalog,
     private readonly pages: AdminPages,
+    private readonly teams: TeamsService,
   ) {}
 
   @Get()
@@ -57,21 +66,29 @@ export class AdminServersController {
     @Query('page') rawPage?: string,
   ): Promise<void> {
     const page = pageNumber(rawPage);
-    const result = await this.servers.list({ limit: PAGE_SIZE, offset: offsetOf(page) });
+    const scope = pageScope(request);
+    const result = await this.servers.list({ limit: PAGE_SIZE, offset: offsetOf(page) }, scope);
     await this.pages.render(request, response, 'servers', {
       title: 'Servers',
       section: 'servers',
-      servers: result.items,
+      servers: result.items.map((server) => ({
+        ...server,
+        manageable:
+          scope.canManage(server.teamId) && roleAtLeast(request.principal!.role, 'operator'),
+      })),
+      mayCreate: roleAtLeast(request.principal!.role, 'operator'),
       pager: pager(page, result.total, (n) => hrefWith('/admin/servers', { page: n })),
     });
   }
 
   @Get('new')
+  @MinRole('operator')
   async newForm(@Req() request: Request, @Res() response: Response): Promise<void> {
     await this.renderForm(request, response, null, emptyServerForm());
   }
 
   @Post()
+  @MinRole('operator')
   async create(
     @Req() request: Request,
     @Res() response: Response,
@@ -86,7 +103,7 @@ export class AdminServersController {
     @Res() response: Response,
     @UuidParam() id: string,
   ): Promise<void> {
-    await this.renderDetail(request, response, await this.servers.get(id));
+    await this.renderDetail(request, response, await this.servers.get(id, pageScope(request)));
   }
 
   /**
@@ -100,13 +117,13 @@ export class AdminServersController {
     @UuidParam() id: string,
     @Body() body: FormBody,
   ): Promise<void> {
-    const server = await this.servers.get(id);
+    const server = await this.servers.get(id, pageScope(request));
     const ttl = formField(body, 'ttlSeconds');
     const submission = await submitForm(
       ServerTokenRequestDto,
       ttl === '' ? {} : { ttlSeconds: Number(ttl) },
       {},
-      (dto) => this.servers.issueToken(id, dto.ttlSeconds),
+      (dto) => this.servers.issueToken(id, request.principal!, dto.ttlSeconds),
     );
     await this.renderDetail(
       request,
@@ -131,6 +148,10 @@ export class AdminServersController {
         title: `Server ${server.name}`,
         section: 'servers',
         server,
+        manageable:
+          pageScope(request).canManage(server.teamId) &&
+          roleAtLeast(request.principal!.role, 'operator'),
+        teamName: await this.teamName(server.teamId),
         tools,
         lifetimes: TOKEN_LIFETIMES,
         issued: outcome.issued ?? null,
@@ -141,23 +162,25 @@ export class AdminServersController {
   }
 
   @Get(':id/edit')
+  @MinRole('operator')
   async editForm(
     @Req() request: Request,
     @Res() response: Response,
     @UuidParam() id: string,
   ): Promise<void> {
-    const server = await this.servers.get(id);
+    const server = await this.manageable(request, id);
     await this.renderForm(request, response, server, serverFormOf(server));
   }
 
   @Post(':id')
+  @MinRole('operator')
   async update(
     @Req() request: Request,
     @Res() response: Response,
     @UuidParam() id: string,
     @Body() body: FormBody,
   ): Promise<void> {
-    await this.save(request, response, body, await this.servers.get(id));
+    await this.save(request, response, body, await this.manageable(request, id));
   }
 
   /** Creates (`server` null) or edits a server from the form, or runs the picker's search. */
@@ -172,13 +195,14 @@ export class AdminServersController {
       await this.renderForm(request, response, server, values, undefined, pickerQuery(body));
       return;
     }
-    const input = serverInput(values);
+    const input = withTeamInput(body, serverInput(values));
     const options = { aliases: SERVER_FIELD_ALIASES };
+    const scope = pageScope(request);
     const submission = server
       ? await submitForm(ServerUpdateDto, input, options, (dto) =>
-          this.servers.update(server.id, dto),
+          this.servers.update(server.id, dto, scope),
         )
-      : await submitForm(ServerCreateDto, input, options, (dto) => this.servers.create(dto));
+      : await submitForm(ServerCreateDto, input, options, (dto) => this.servers.create(dto, scope));
     if (!submission.ok) {
       await this.renderForm(
         request,
@@ -200,12 +224,13 @@ export class AdminServersController {
   }
 
   @Get(':id/delete')
+  @MinRole('operator')
   async confirmDelete(
     @Req() request: Request,
     @Res() response: Response,
     @UuidParam() id: string,
   ): Promise<void> {
-    const server = await this.servers.get(id);
+    const server = await this.manageable(request, id);
     await this.pages.render(request, response, 'confirm-delete', {
       title: `Delete server ${server.name}`,
       section: 'servers',
@@ -218,17 +243,30 @@ export class AdminServersController {
   }
 
   @Post(':id/delete')
+  @MinRole('operator')
   async remove(
     @Req() request: Request,
     @Res() response: Response,
     @UuidParam() id: string,
   ): Promise<void> {
-    const server = await this.servers.get(id);
-    await this.servers.remove(id);
+    const server = await this.manageable(request, id);
+    await this.servers.remove(id, pageScope(request));
     this.pages.redirect(request, response, '/admin/servers', {
       kind: 'success',
       text: `Server '${server.name}' deleted.`,
     });
+  }
+
+  /** The server, if the signed-in user may change it (404 or 403 otherwise). */
+  private async manageable(request: Request, id: string): Promise<ServerResponseDto> {
+    const scope = pageScope(request);
+    const server = await this.servers.get(id, scope);
+    scope.assertManage(server.teamId, `Server '${server.name}'`);
+    return server;
+  }
+
+  private async teamName(teamId: string | null): Promise<string | null> {
+    return teamId === null ? null : ((await this.teams.names([teamId])).get(teamId) ?? null);
   }
 
   private async renderForm(
@@ -252,7 +290,12 @@ export class AdminServersController {
         action: editing ? `/admin/servers/${server.id}` : '/admin/servers',
         cancel: editing ? `/admin/servers/${server.id}` : '/admin/servers',
         values,
-        picker: await this.picker(values.toolIds, query),
+        teams: teamChoices(
+          pageScope(request),
+          (await this.teams.list({ limit: MAX_PAGE_SIZE, offset: 0 }, pageScope(request))).items,
+          values.teamId ?? server?.teamId ?? null,
+        ),
+        picker: await this.picker(pageScope(request), values.toolIds, query),
         errors: errors?.fields ?? {},
         formError: errors?.message ?? null,
       },
@@ -264,16 +307,16 @@ export class AdminServersController {
    * The whole catalogue when it is small enough; otherwise the picked tools and the matches of
    * `q`, already trimmed and cut by pickerQuery().
    */
-  private async picker(selectedIds: string[], q: string): Promise<ToolPicker> {
-    const gateways = await this.catalog.gatewayNames();
-    const catalogueSize = (await this.tools.list({ limit: 1, offset: 0 })).total;
+  private async picker(scope: TeamScope, selectedIds: string[], q: string): Promise<ToolPicker> {
+    const gateways = await this.catalog.gatewayNames(scope);
+    const catalogueSize = (await this.tools.list({ limit: 1, offset: 0 }, scope)).total;
     if (catalogueSize <= PICKER_LIST_ALL_UP_TO) {
-      const tools = await this.catalog.allTools();
+      const tools = await this.catalog.allTools(scope);
       return toolPicker({ gateways, tools, selectedIds, mode: 'all', catalogueSize });
     }
     const picked = await this.tools.getMany(selectedIds);
     const found = q
-      ? await this.tools.list({ q, limit: PICKER_SEARCH_LIMIT, offset: 0 })
+      ? await this.tools.list({ q, limit: PICKER_SEARCH_LIMIT, offset: 0 }, scope)
       : { items: [], total: 0 };
     return toolPicker({
       gateways,

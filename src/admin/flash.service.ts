@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { type Request, type Response } from 'express';
 import { AppConfig } from '../config/app-config';
-import { cookieOptions } from './admin-session.service';
-import { parseCookies } from './cookie-header';
-import { deriveKey, signValue, verifyValue } from './signed-value';
+import { cookieOptions } from '../auth/admin-session.service';
+import { parseCookies } from '../common/cookie-header';
+import { deriveKey, signValue, verifyValue } from '../common/signed-value';
 
 const FLASH_COOKIE = 'portico_flash';
 const FLASH_SECONDS = 120;

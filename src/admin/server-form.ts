@@ -9,6 +9,8 @@ export interface ServerFormValues {
   /** Virtual names, one per line. */
   alwaysLoaded: string;
   toolIds: string[];
+  /** The team chosen on a submitted form ('' for global); absent before one was submitted. */
+  teamId?: string;
 }
 
 /** DTO paths that the form shows under other names. */
@@ -37,6 +39,7 @@ export function serverFormValues(body: FormBody): ServerFormValues {
     toolSearchEnabled: formCheckbox(body, 'toolSearchEnabled'),
     alwaysLoaded: formLines(body, 'alwaysLoaded').join('\n'),
     toolIds: [...new Set(formFields(body, 'toolIds'))],
+    ...(body.teamId === undefined ? {} : { teamId: formField(body, 'teamId') }),
   };
 }
 

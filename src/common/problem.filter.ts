@@ -10,18 +10,31 @@ import { type Request, type Response } from 'express';
 import { AuthErrorCode, AuthException } from '../auth/auth.exception';
 import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';
 import { ServerErrorCode, ServerException } from '../servers/server.exception';
+import { TeamErrorCode, TeamException } from '../teams/team.exception';
+import { TokenErrorCode, TokenException } from '../tokens/token.exception';
 import { ToolErrorCode, ToolException } from '../tools/tool.exception';
+import { UserErrorCode, UserException } from '../users/user.exception';
 import { RequestValidationException } from './request-validation.exception';
 
 const MCP_PATH = /^\/(servers\/[^/]+\/)?mcp$/;
 
-export type DomainErrorCode = GatewayErrorCode | ToolErrorCode | ServerErrorCode | AuthErrorCode;
+export type DomainErrorCode =
+  | GatewayErrorCode
+  | ToolErrorCode
+  | ServerErrorCode
+  | AuthErrorCode
+  | UserErrorCode
+  | TeamErrorCode
+  | TokenErrorCode;
 
 export function statusOf(code: DomainErrorCode): number {
   switch (code) {
     case GatewayErrorCode.NotFound:
     case ToolErrorCode.NotFound:
     case ServerErrorCode.NotFound:
+    case UserErrorCode.NotFound:
+    case TeamErrorCode.NotFound:
+    case TokenErrorCode.NotFound:
       return HttpStatus.NOT_FOUND;
     case GatewayErrorCode.NameTaken:
     case GatewayErrorCode.SlugTaken:
@@ -33,10 +46,19 @@ export function statusOf(code: DomainErrorCode): number {
     case GatewayErrorCode.SyncSuperseded:
     case ToolErrorCode.Disabled:
     case ServerErrorCode.NameTaken:
+    case UserErrorCode.UsernameTaken:
+    case UserErrorCode.BreakGlass:
+    case UserErrorCode.NotLocal:
+    case TeamErrorCode.NameTaken:
+    case TeamErrorCode.InUse:
       return HttpStatus.CONFLICT;
     case GatewayErrorCode.SlugEmpty:
     case ServerErrorCode.UnknownTools:
     case ServerErrorCode.UnknownAlwaysLoaded:
+    case UserErrorCode.UnknownTeams:
+    case TeamErrorCode.Unknown:
+    case TokenErrorCode.ScopeRequired:
+    case TokenErrorCode.BeyondOwner:
       return HttpStatus.UNPROCESSABLE_ENTITY;
     case GatewayErrorCode.UpstreamUnavailable:
     case ToolErrorCode.UpstreamUnavailable:
@@ -66,7 +88,10 @@ export function toProblem(error: unknown): Problem {
     error instanceof GatewayException ||
     error instanceof ToolException ||
     error instanceof ServerException ||
-    error instanceof AuthException
+    error instanceof AuthException ||
+    error instanceof UserException ||
+    error instanceof TeamException ||
+    error instanceof TokenException
   ) {
     const status = statusOf(error.code);
     return {

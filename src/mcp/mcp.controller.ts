@@ -1,7 +1,7 @@
 import { Controller, Delete, Get, Param, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { type Request, type Response } from 'express';
-import { ServerTokensAllowed } from '../auth/auth.decorators';
+import { McpRoute } from '../auth/auth.decorators';
 import { McpEndpoint } from './http/mcp-endpoint.service';
 import { type McpScope } from './mcp-scope';
 
@@ -12,7 +12,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * documented in the README rather than OpenAPI.
  */
 @ApiExcludeController()
-@ServerTokensAllowed()
+@McpRoute()
 @Controller()
 export class McpController {
   constructor(private readonly endpoint: McpEndpoint) {}

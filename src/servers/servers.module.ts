@@ -1,8 +1,11 @@
 import { Module } from '@nestjs/common';
+import { TeamsModule } from '../teams/teams.module';
+import { TokensModule } from '../tokens/tokens.module';
 import { ServersController } from './servers.controller';
 import { ServersService } from './servers.service';
 
 @Module({
+  imports: [TeamsModule, TokensModule],
   controllers: [ServersController],
   providers: [ServersService],
   exports: [ServersService],

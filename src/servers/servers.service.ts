@@ -1,11 +1,14 @@
-import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager, In } from 'typeorm';
+import { type Principal } from '../auth/principal';
+import { TeamScope } from '../auth/team-scope';
+import { type IssuedToken } from '../auth/token.service';
 import { AppConfig } from '../config/app-config';
-import { type IssuedToken, TokenService } from '../auth/token.service';
 import { EventBus } from '../events/event-bus';
 import { type Page, type PageQueryDto } from '../common/page.dto';
 import { uniqueViolation } from '../common/unique-violation';
+import { TeamsService } from '../teams/teams.service';
+import { TokensService } from '../tokens/tokens.service';
 import { ToolNameQuery } from '../tools/tool-name.query';
 import { Tool } from '../tools/tool.entity';
 import { type ServerCreateDto } from './dto/server-create.dto';
@@ -24,13 +27,19 @@ export class ServersService {
     private readonly names: ToolNameQuery,
     private readonly config: AppConfig,
     private readonly bus: EventBus,
-    private readonly tokens: TokenService,
+    private readonly tokens: TokensService,
+    private readonly teams: TeamsService,
   ) {}
 
-  async list(page: PageQueryDto): Promise<Page<ServerResponseDto>> {
-    const [servers, total] = await this.dataSource
+  /** The servers this scope sees: its teams' and the global ones. */
+  async list(page: PageQueryDto, scope: TeamScope): Promise<Page<ServerResponseDto>> {
+    const qb = this.dataSource
       .getRepository(Server)
-      .findAndCount({ order: { name: 'ASC' }, skip: page.offset, take: page.limit });
+      .createQueryBuilder('server')
+      .orderBy('server.name', 'ASC')
+      .skip(page.offset)
+      .take(page.limit);
+    const [servers, total] = await scope.visible(qb, 'server.team_id').getManyAndCount();
     const members = await this.memberIds(servers.map((server) => server.id));
     return {
       items: servers.map((server) => this.toResponse(server, members.get(server.id) ?? [])),
@@ -38,13 +47,26 @@ export class ServersService {
     };
   }
 
-  async get(id: string): Promise<ServerResponseDto> {
-    const server = await this.find(id);
+  async get(id: string, scope: TeamScope): Promise<ServerResponseDto> {
+    const server = await this.visible(id, scope);
     return this.toResponse(server, (await this.memberIds([id])).get(id) ?? []);
   }
 
-  async create(dto: ServerCreateDto): Promise<ServerResponseDto> {
+  /** The server, if this scope sees it: one of another team is as missing as one that is not. */
+  async visible(
+    id: string,
+    scope: TeamScope,
+    em: EntityManager = this.dataSource.manager,
+  ): Promise<Server> {
+    const server = await this.find(id, em);
+    if (!scope.canSee(server.teamId)) throw notFound(id);
+    return server;
+  }
+
+  async create(dto: ServerCreateDto, scope: TeamScope): Promise<ServerResponseDto> {
+    const teamId = scope.teamForNew(dto.teamId, `Server '${dto.name}'`);
     const id = await this.writing(async (em) => {
+      if (teamId !== null) await this.teams.assertExists(teamId, em);
       await this.assertNameFree(em, dto.name);
       const toolIds = dto.toolIds ?? [];
       await this.assertToolSearch(em, toolIds, dto.toolSearch?.alwaysLoaded ?? []);
@@ -56,18 +78,24 @@ export class ServersService {
           enabled: dto.enabled ?? true,
           toolSearchEnabled: dto.toolSearch?.enabled ?? false,
           toolSearchAlwaysLoaded: dto.toolSearch?.alwaysLoaded ?? [],
+          teamId,
         }),
       );
-      await this.replaceTools(em, server.id, toolIds);
+      await this.replaceTools(em, server.id, toolIds, scope);
       return server.id;
     });
     await this.changed(id);
-    return this.get(id);
+    return this.get(id, scope);
   }
 
-  async update(id: string, dto: ServerUpdateDto): Promise<ServerResponseDto> {
+  async update(id: string, dto: ServerUpdateDto, scope: TeamScope): Promise<ServerResponseDto> {
     await this.writing(async (em) => {
-      const server = await this.find(id, em);
+      const server = await this.visible(id, scope, em);
+      scope.assertManage(server.teamId, `Server '${server.name}'`);
+      if (dto.teamId !== undefined && dto.teamId !== server.teamId) {
+        scope.assertManage(dto.teamId, `Server '${server.name}'`);
+        if (dto.teamId !== null) await this.teams.assertExists(dto.teamId, em);
+      }
       if (dto.name !== undefined && dto.name !== server.name)
         await this.assertNameFree(em, dto.name);
       // Checked only when given: what is stored was valid when written, and a request about
@@ -83,27 +111,39 @@ export class ServersService {
         enabled: dto.enabled ?? server.enabled,
         toolSearchEnabled: dto.toolSearch?.enabled ?? server.toolSearchEnabled,
         toolSearchAlwaysLoaded: alwaysLoaded ?? server.toolSearchAlwaysLoaded,
+        teamId: dto.teamId === undefined ? server.teamId : dto.teamId,
       });
       await em.getRepository(Server).save(server);
-      if (dto.toolIds !== undefined) await this.replaceTools(em, id, dto.toolIds);
+      if (dto.toolIds !== undefined) await this.replaceTools(em, id, dto.toolIds, scope);
     });
     await this.changed(id);
-    return this.get(id);
+    return this.get(id, scope);
   }
 
-  async remove(id: string): Promise<void> {
+  async remove(id: string, scope: TeamScope): Promise<void> {
+    const server = await this.visible(id, scope);
+    scope.assertManage(server.teamId, `Server '${server.name}'`);
     const result = await this.dataSource.getRepository(Server).delete({ id });
     if (!result.affected) throw notFound(id);
     await this.changed(id);
   }
 
-  /** A token scoped to this server; each token is its own subject, so its sessions are its own. */
-  async issueToken(id: string, ttlSeconds?: number): Promise<IssuedToken> {
-    await this.find(id);
-    return this.tokens.issue(
-      { subject: `token:${randomUUID()}`, scope: 'server', serverIds: [id] },
-      ttlSeconds,
+  /**
+   * A managed API token, owned by the caller, that may only use this server's MCP endpoint; it is
+   * listed and revoked with the caller's other tokens.
+   */
+  async issueToken(
+    id: string,
+    principal: Principal,
+    ttlSeconds = this.config.tokenTtlSeconds,
+  ): Promise<IssuedToken> {
+    const server = await this.visible(id, TeamScope.of(principal));
+    const created = await this.tokens.create(
+      principal,
+      { name: `Server ${server.name}`.slice(0, 200), serverIds: [id] },
+      ttlSeconds * 1000,
     );
+    return { accessToken: created.token, tokenType: 'Bearer', expiresAt: created.expiresAt! };
   }
 
   async find(id: string, em: EntityManager = this.dataSource.manager): Promise<Server> {
@@ -132,6 +172,7 @@ export class ServersService {
         alwaysLoaded: server.toolSearchAlwaysLoaded,
       },
       mcpUrl: this.mcpUrl(server.id),
+      teamId: server.teamId,
       createdAt: server.createdAt.toISOString(),
       updatedAt: server.updatedAt.toISOString(),
     };
@@ -151,17 +192,24 @@ export class ServersService {
     return members;
   }
 
+  /** Tools of gateways the scope does not see count as unknown: they cannot be picked. */
   private async replaceTools(
     em: EntityManager,
     serverId: string,
     toolIds: string[],
+    scope: TeamScope,
   ): Promise<void> {
     const found = new Set<string>();
     for (let start = 0; start < toolIds.length; start += MEMBERSHIP_CHUNK) {
       const chunk = toolIds.slice(start, start + MEMBERSHIP_CHUNK);
-      const rows = await em
+      const qb = em
         .getRepository(Tool)
-        .find({ select: { id: true }, where: { id: In(chunk) } });
+        .createQueryBuilder('tool')
+        .select('tool.id', 'id')
+        .where('tool.id = ANY(:chunk)', { chunk });
+      const rows = await scope
+        .visibleThrough(qb, 'tool.gateway_id', 'gateway')
+        .getRawMany<{ id: string }>();
       for (const row of rows) found.add(row.id);
     }
     const unknown = toolIds.filter((id) => !found.has(id));

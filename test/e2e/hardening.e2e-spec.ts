@@ -1,10 +1,10 @@
 import { createServer, type Server as HttpServer } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import request from 'supertest';
-import { TokenService } from '../../src/auth/token.service';
 import { UpstreamClient } from '../../src/upstream/upstream.client';
 import { csrfOf } from '../support/admin-browser-session';
 import { initializeRequest, postMcp } from '../support/mcp-client';
+import { serverToken } from '../support/tokens';
 import { createTestDatabase } from '../support/test-database';
 import { ADMIN_PASSWORD, startTestApp, type TestApp } from '../support/test-app';
 
@@ -127,9 +127,11 @@ describe('hostile requests get a clean 4xx', () => {
   it.each(['/api/openapi.json', '/api/docs/'])(
     'refuses %s to a token scoped to servers',
     async (path) => {
-      const scoped = t.app
-        .get(TokenService)
-        .issue({ subject: 'agent', scope: 'server', serverIds: [] }).accessToken;
+      const server = await t
+        .api()
+        .post('/api/v1/servers')
+        .send({ name: `Docs ${path}` });
+      const scoped = await serverToken(t, server.body.id as string);
       await request(t.baseUrl).get(path).set('Authorization', `Bearer ${scoped}`).expect(403);
     },
   );
@@ -167,6 +169,27 @@ describe('client addresses', () => {
       const statuses: number[] = [];
       for (let i = 0; i < 6; i++) statuses.push((await wrongLogin(t, `10.0.0.${i + 1}`)).status);
       expect(statuses).toEqual([401, 401, 401, 401, 401, 401]);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('believes X-Forwarded-Proto from a trusted proxy, for the Secure cookie', async () => {
+    const t = await startTestApp({ env: { TRUSTED_PROXIES: '127.0.0.1' } });
+    try {
+      const form = await request(t.baseUrl).get('/admin/login').expect(200);
+      const nonce = [form.headers['set-cookie'] ?? []].flat()[0]!;
+      const login = await request(t.baseUrl)
+        .post('/admin/login')
+        .set('X-Forwarded-Proto', 'https')
+        .set('Cookie', nonce.split(';')[0]!)
+        .type('form')
+        .send({ _csrf: csrfOf(form.text), username: 'admin', password: ADMIN_PASSWORD })
+        .expect(303);
+      const cookie = [login.headers['set-cookie'] ?? []]
+        .flat()
+        .find((line: string) => line.startsWith('portico_session='));
+      expect(cookie).toMatch(/;\s*Secure/i);
     } finally {
       await t.close();
     }

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsNotEmpty, IsString, IsUrl, MaxLength } from 'class-validator';
+import { IsIn, IsNotEmpty, IsOptional, IsString, IsUUID, IsUrl, MaxLength } from 'class-validator';
 import { GATEWAY_TRANSPORTS, type GatewayTransport } from '../gateway.entity';
 import { NestedObject, Optional } from '../../common/validation';
 import { GatewayAuthDto } from './gateway-auth.dto';
@@ -44,6 +44,16 @@ export class GatewayCreateDto {
   @Optional()
   @IsIn(GATEWAY_TRANSPORTS)
   transport?: GatewayTransport;
+
+  @ApiPropertyOptional({
+    description:
+      'The owning team; null (the default for admins) makes it global, which only admins manage. Operators must name one of their teams, unless they are in exactly one.',
+    format: 'uuid',
+    nullable: true,
+  })
+  @IsOptional()
+  @IsUUID()
+  teamId?: string | null;
 
   @ApiPropertyOptional({ description: 'Upstream credentials (write-only).', type: GatewayAuthDto })
   @Optional()

@@ -9,7 +9,8 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
 import { type Request, type Response } from 'express';
-import { mayUseServer, type Principal } from '../../auth/principal';
+import { mcpAuthorized } from '../../auth/mcp-access';
+import { type Principal } from '../../auth/principal';
 import { ToolDirectoryService } from '../directory/tool-directory.service';
 import { type McpScope } from '../mcp-scope';
 import { type SessionState, SessionStore } from '../session/session.store';
@@ -67,12 +68,8 @@ export class McpEndpoint {
   }
 
   private checkRequest(request: Request, scope: McpScope): void {
-    const principal = request.principal as Principal;
-    if (
-      scope.kind === 'all' ? principal.scope !== 'admin' : !mayUseServer(principal, scope.serverId)
-    ) {
+    if (!mcpAuthorized(request, scope))
       throw new Refusal(403, 'This token may not use this MCP endpoint');
-    }
   }
 
   private async post(request: Request, response: Response, scope: McpScope): Promise<void> {

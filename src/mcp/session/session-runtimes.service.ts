@@ -138,6 +138,8 @@ export class SessionRuntimes implements OnModuleInit, OnModuleDestroy {
       case 'servers.changed':
         await this.closeOrphans(event.serverIds);
         return;
+      case 'identity.changed':
+        return;
     }
   }
 

@@ -5,6 +5,7 @@ import {
   IsArray,
   IsBoolean,
   IsNotEmpty,
+  IsOptional,
   IsString,
   IsUUID,
   MaxLength,
@@ -44,6 +45,16 @@ export class ServerCreateDto {
   @ArrayUnique()
   @IsUUID(undefined, { each: true })
   toolIds?: string[];
+
+  @ApiPropertyOptional({
+    description:
+      'The owning team; null (the default for admins) makes it global, which only admins manage. Operators must name one of their teams, unless they are in exactly one.',
+    format: 'uuid',
+    nullable: true,
+  })
+  @IsOptional()
+  @IsUUID()
+  teamId?: string | null;
 
   @ApiPropertyOptional({ description: 'Deferred tool search settings.', type: ServerToolSearchDto })
   @Optional()
