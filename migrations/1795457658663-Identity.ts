@@ -9,7 +9,7 @@ export class Identity1795457658663 implements MigrationInterface {
     );
     await queryRunner.query('CREATE UNIQUE INDEX "team_name_uq" ON "team" ("name") ');
     await queryRunner.query(
-      'CREATE TABLE "oauth_client" ("client_id" character varying(64) NOT NULL, "client_secret_hash" character(64), "client_secret_expires_at" TIMESTAMP WITH TIME ZONE, "metadata" jsonb NOT NULL, "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), CONSTRAINT "oauth_client_pk" PRIMARY KEY ("client_id"))',
+      'CREATE TABLE "oauth_client" ("client_id" character varying(64) NOT NULL, "client_secret" text, "client_secret_expires_at" TIMESTAMP WITH TIME ZONE, "metadata" jsonb NOT NULL, "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), CONSTRAINT "oauth_client_pk" PRIMARY KEY ("client_id"))',
     );
     await queryRunner.query(
       'CREATE TABLE "app_user" ("id" uuid NOT NULL DEFAULT gen_random_uuid(), "username" character varying(128) NOT NULL, "display_name" character varying(200) NOT NULL DEFAULT \'\', "password_hash" text, "role" character varying(16) NOT NULL DEFAULT \'member\', "source" character varying(16) NOT NULL DEFAULT \'local\', "external_issuer" character varying(2048), "external_subject" character varying(255), "disabled" boolean NOT NULL DEFAULT false, "last_login_at" TIMESTAMP WITH TIME ZONE, "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), "updated_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), CONSTRAINT "app_user_pk" PRIMARY KEY ("id"))',
@@ -28,7 +28,7 @@ export class Identity1795457658663 implements MigrationInterface {
     );
     await queryRunner.query('CREATE INDEX "oauth_grant_user_idx" ON "oauth_grant" ("user_id") ');
     await queryRunner.query(
-      'CREATE TABLE "oauth_code" ("code_hash" character(64) NOT NULL, "grant_id" uuid NOT NULL, "redirect_uri" text NOT NULL, "code_challenge" character varying(128) NOT NULL, "expires_at" TIMESTAMP WITH TIME ZONE NOT NULL, "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), CONSTRAINT "oauth_code_pk" PRIMARY KEY ("code_hash"))',
+      'CREATE TABLE "oauth_code" ("code_hash" character(64) NOT NULL, "grant_id" uuid NOT NULL, "redirect_uri" text NOT NULL, "code_challenge" character varying(128) NOT NULL, "expires_at" TIMESTAMP WITH TIME ZONE NOT NULL, "used_at" TIMESTAMP WITH TIME ZONE, "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), CONSTRAINT "oauth_code_pk" PRIMARY KEY ("code_hash"))',
     );
     await queryRunner.query('CREATE INDEX "oauth_code_grant_idx" ON "oauth_code" ("grant_id") ');
     await queryRunner.query(

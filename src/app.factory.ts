@@ -16,6 +16,7 @@ import { ProblemFilter, toProblem } from './common/problem.filter';
 import { RequestValidationException } from './common/request-validation.exception';
 import { VALIDATION_OPTIONS } from './common/validation';
 import { MCP_PATHS, originCheck } from './mcp/http/origin-check';
+import { setUpOAuth } from './oauth/oauth-routes';
 import { originAllowed } from './mcp/http/origin-policy';
 
 const LOG_LEVELS: LogLevel[] = ['error', 'warn', 'log', 'debug', 'verbose'];
@@ -46,6 +47,7 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
     }),
   );
   app.useGlobalFilters(new ProblemFilter());
+  setUpOAuth(app);
   app.enableCors({
     origin: (origin, allow) => allow(null, originAllowed(origin, config)),
     methods: ['GET', 'POST', 'PATCH', 'DELETE'],

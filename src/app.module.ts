@@ -8,6 +8,7 @@ import { EventsModule } from './events/events.module';
 import { GatewaysModule } from './gateways/gateways.module';
 import { HealthModule } from './health/health.module';
 import { McpModule } from './mcp/mcp.module';
+import { OAuthModule } from './oauth/oauth.module';
 import { ServersModule } from './servers/servers.module';
 import { SyncModule } from './sync/sync.module';
 import { TeamsModule } from './teams/teams.module';
@@ -35,6 +36,7 @@ export class AppModule {
         HealthModule,
         McpModule,
         AdminModule,
+        OAuthModule,
       ],
     };
   }

@@ -44,5 +44,6 @@ import { FlashMessages } from './flash.service';
     AdminNotFoundController,
   ],
   providers: [AdminSessionGuard, AdminExceptionFilter, AdminPages, AdminCatalog, FlashMessages],
+  exports: [AdminPages, AdminSessionGuard, AdminExceptionFilter],
 })
 export class AdminModule {}

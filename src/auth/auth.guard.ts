@@ -71,7 +71,7 @@ export class AuthGuard implements CanActivate {
       principal = await this.resolver.fromBearer(bearerToken(request));
     } catch (error) {
       if (error instanceof AuthException && error.code === AuthErrorCode.Unauthenticated) {
-        const presented = request.headers.authorization !== undefined;
+        const presented = Boolean(request.headers.authorization);
         response.setHeader(
           'WWW-Authenticate',
           this.mcp.challenge(

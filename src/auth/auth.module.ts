@@ -5,8 +5,10 @@ import { ApiTokenVerifier } from './api-token-verifier';
 import { AuthController } from './auth.controller';
 import { AuthGuard } from './auth.guard';
 import { BreakGlassAdmin } from './break-glass-admin';
+import { GrantStatus } from './grant-status';
 import { LoginThrottle } from './login-throttle';
 import { McpAccess } from './mcp-access';
+import { OAuthAccessTokens } from './oauth-access-token';
 import { PasswordLogin } from './password-login';
 import { PrincipalResolver } from './principal-resolver';
 import { ServerTeams } from './server-teams';
@@ -22,8 +24,10 @@ import { UserDirectory } from './user-directory';
     AdminSessionService,
     ApiTokenVerifier,
     BreakGlassAdmin,
+    GrantStatus,
     LoginThrottle,
     McpAccess,
+    OAuthAccessTokens,
     PasswordLogin,
     PrincipalResolver,
     ServerTeams,
@@ -35,7 +39,9 @@ import { UserDirectory } from './user-directory';
   exports: [
     AdminSessionService,
     ApiTokenVerifier,
+    GrantStatus,
     McpAccess,
+    OAuthAccessTokens,
     PasswordLogin,
     PrincipalResolver,
     TokenService,

@@ -4,6 +4,8 @@ import { AdminSessionService } from './admin-session.service';
 import { ApiTokenVerifier } from './api-token-verifier';
 import { looksLikeApiToken } from './api-token-value';
 import { AuthErrorCode, AuthException } from './auth.exception';
+import { GrantStatus } from './grant-status';
+import { OAuthAccessTokens } from './oauth-access-token';
 import { type Principal, type PrincipalSource } from './principal';
 import { TokenService } from './token.service';
 import { UserDirectory } from './user-directory';
@@ -20,10 +22,13 @@ export class PrincipalResolver {
     private readonly apiTokens: ApiTokenVerifier,
     private readonly users: UserDirectory,
     private readonly sessions: AdminSessionService,
+    private readonly accessTokens: OAuthAccessTokens,
+    private readonly grants: GrantStatus,
   ) {}
 
   async fromBearer(token: string): Promise<Principal> {
     if (looksLikeApiToken(token)) return this.apiTokens.verify(token);
+    if (issuerOf(token) === this.accessTokens.issuer) return this.fromAccessToken(token);
     const verified = this.tokens.verify(token);
     switch (verified.kind) {
       case 'login':
@@ -46,6 +51,18 @@ export class PrincipalResolver {
           source: 'legacy-token',
         };
     }
+  }
+
+  /**
+   * An access token of the embedded authorization server: its user, bound (RFC 8707) to the one
+   * MCP endpoint it was issued for, while its grant stands.
+   */
+  private async fromAccessToken(token: string): Promise<Principal> {
+    const claims = await this.accessTokens.verify(token);
+    if (!(await this.grants.active(claims.gid)))
+      throw unauthenticated('The access token was revoked.');
+    const user = await this.ofUser(claims.sub, 'oauth');
+    return { ...user, audience: claims.aud, tokenId: claims.gid };
   }
 
   /** The admin pages' signed-in user, or null without a valid session. */
@@ -81,4 +98,17 @@ export class PrincipalResolver {
 
 function unauthenticated(message: string): AuthException {
   return new AuthException(AuthErrorCode.Unauthenticated, message);
+}
+
+/** The `iss` of a JWT, read without verifying it, only to pick who verifies it. */
+export function issuerOf(token: string): string | null {
+  const parts = token.split('.');
+  if (parts.length !== 3) return null;
+  try {
+    const payload: unknown = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8'));
+    const iss = (payload as { iss?: unknown } | null)?.iss;
+    return typeof iss === 'string' ? iss : null;
+  } catch {
+    return null;
+  }
 }

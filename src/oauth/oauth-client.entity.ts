@@ -12,9 +12,12 @@ export class OAuthClient {
   })
   clientId!: string;
 
-  /** sha256 of a confidential client's secret, hex; null for public clients (PKCE only). */
-  @Column({ name: 'client_secret_hash', type: 'char', length: 64, nullable: true })
-  clientSecretHash!: string | null;
+  /**
+   * A confidential client's secret, sealed with ENCRYPTION_KEY (the SDK's client authentication
+   * compares the secret itself, so a one-way hash would not do); null for public clients.
+   */
+  @Column({ name: 'client_secret', type: 'text', nullable: true })
+  clientSecret!: string | null;
 
   @Column({ name: 'client_secret_expires_at', type: 'timestamptz', nullable: true })
   clientSecretExpiresAt!: Date | null;

@@ -11,6 +11,8 @@ const ALLOWLIST = new Set([
   'GET /readyz',
   'GET /admin/login',
   'POST /admin/login',
+  'GET /.well-known/oauth-protected-resource/mcp',
+  'GET /.well-known/oauth-protected-resource/servers/:serverId/mcp',
 ]);
 
 interface Layer {
@@ -30,7 +32,7 @@ function registeredRoutes(app: TestApp['app']): { method: string; path: string }
 }
 
 function isAdminPage(path: string): boolean {
-  return path === '/admin' || path.startsWith('/admin/');
+  return path === '/admin' || path.startsWith('/admin/') || path === '/oauth/consent';
 }
 
 function concrete(path: string): string {

@@ -102,6 +102,10 @@ const EXPECTED: Record<string, Need> = {
   'POST /admin/teams/:id': 'admin',
   'GET /admin/teams/:id/delete': 'admin',
   'POST /admin/teams/:id/delete': 'admin',
+  'GET /.well-known/oauth-protected-resource/mcp': 'public',
+  'GET /.well-known/oauth-protected-resource/servers/:serverId/mcp': 'public',
+  'GET /oauth/consent': 'member',
+  'POST /oauth/consent': 'member',
   'GET /admin/*path': 'member',
   'POST /admin/*path': 'member',
 };
@@ -220,7 +224,7 @@ describe('every route, for every role', () => {
     const wrong: string[] = [];
     for (const [route, need] of Object.entries(EXPECTED)) {
       const [method, path] = route.split(' ') as [string, string];
-      const page = path === '/admin' || path.startsWith('/admin/');
+      const page = path === '/admin' || path.startsWith('/admin/') || path === '/oauth/consent';
       for (const [name, caller] of Object.entries(callers)) {
         // Pages take sessions and the rest bearer tokens: each only with its own kind of caller.
         if (caller.kind === 'page' ? !page : page && caller.kind !== 'none') continue;
