@@ -1,6 +1,7 @@
 import { Body, Get, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
 import { type Request, type Response } from 'express';
 import { MinRole, Public } from '../auth/auth.decorators';
+import { OidcLogin } from '../auth/oidc-login';
 import { PasswordLogin } from '../auth/password-login';
 import { TokenRequestDto } from '../auth/dto/token-request.dto';
 import { AdminController } from './admin-controller.decorator';
@@ -17,6 +18,7 @@ export class AdminLoginController {
     private readonly login: PasswordLogin,
     private readonly sessions: AdminSessionService,
     private readonly pages: AdminPages,
+    private readonly oidc: OidcLogin,
   ) {}
 
   @Public()
@@ -84,6 +86,15 @@ export class AdminLoginController {
         values,
         errors: errors?.fields ?? {},
         formError: errors?.message ?? null,
+        sso: this.oidc.enabled
+          ? {
+              label: this.oidc.label,
+              href:
+                values.next === '/admin'
+                  ? '/admin/sso/start'
+                  : `/admin/sso/start?next=${encodeURIComponent(values.next)}`,
+            }
+          : null,
       },
       errors?.status ?? 200,
     );

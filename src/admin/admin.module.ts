@@ -15,6 +15,7 @@ import { AdminNotFoundController } from './admin-not-found.controller';
 import { AdminPages } from './admin-pages.service';
 import { AdminServersController } from './admin-servers.controller';
 import { AdminSessionGuard } from './admin-session.guard';
+import { AdminSsoController } from './admin-sso.controller';
 import { AdminTeamsController } from './admin-teams.controller';
 import { AdminTokensController } from './admin-tokens.controller';
 import { AdminToolsController } from './admin-tools.controller';
@@ -41,6 +42,7 @@ import { FlashMessages } from './flash.service';
     AdminTokensController,
     AdminUsersController,
     AdminTeamsController,
+    AdminSsoController,
     AdminNotFoundController,
   ],
   providers: [AdminSessionGuard, AdminExceptionFilter, AdminPages, AdminCatalog, FlashMessages],

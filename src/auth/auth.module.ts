@@ -5,13 +5,16 @@ import { ApiTokenVerifier } from './api-token-verifier';
 import { AuthController } from './auth.controller';
 import { AuthGuard } from './auth.guard';
 import { BreakGlassAdmin } from './break-glass-admin';
+import { ExternalIssuer } from './external-issuer';
 import { GrantStatus } from './grant-status';
 import { LoginThrottle } from './login-throttle';
 import { McpAccess } from './mcp-access';
 import { OAuthAccessTokens } from './oauth-access-token';
+import { OidcLogin } from './oidc-login';
 import { PasswordLogin } from './password-login';
 import { PrincipalResolver } from './principal-resolver';
 import { ServerTeams } from './server-teams';
+import { TeamNames } from './team-names';
 import { TokenService } from './token.service';
 import { TokenUsage } from './token-usage';
 import { UserDirectory } from './user-directory';
@@ -24,13 +27,16 @@ import { UserDirectory } from './user-directory';
     AdminSessionService,
     ApiTokenVerifier,
     BreakGlassAdmin,
+    ExternalIssuer,
     GrantStatus,
     LoginThrottle,
     McpAccess,
     OAuthAccessTokens,
+    OidcLogin,
     PasswordLogin,
     PrincipalResolver,
     ServerTeams,
+    TeamNames,
     TokenService,
     TokenUsage,
     UserDirectory,
@@ -38,10 +44,13 @@ import { UserDirectory } from './user-directory';
   ],
   exports: [
     AdminSessionService,
+    ExternalIssuer,
+    TeamNames,
     ApiTokenVerifier,
     GrantStatus,
     McpAccess,
     OAuthAccessTokens,
+    OidcLogin,
     PasswordLogin,
     PrincipalResolver,
     TokenService,

@@ -4,6 +4,7 @@ import { AdminSessionService } from './admin-session.service';
 import { ApiTokenVerifier } from './api-token-verifier';
 import { looksLikeApiToken } from './api-token-value';
 import { AuthErrorCode, AuthException } from './auth.exception';
+import { ExternalIssuer } from './external-issuer';
 import { GrantStatus } from './grant-status';
 import { OAuthAccessTokens } from './oauth-access-token';
 import { type Principal, type PrincipalSource } from './principal';
@@ -24,11 +25,14 @@ export class PrincipalResolver {
     private readonly sessions: AdminSessionService,
     private readonly accessTokens: OAuthAccessTokens,
     private readonly grants: GrantStatus,
+    private readonly external: ExternalIssuer,
   ) {}
 
   async fromBearer(token: string): Promise<Principal> {
     if (looksLikeApiToken(token)) return this.apiTokens.verify(token);
-    if (issuerOf(token) === this.accessTokens.issuer) return this.fromAccessToken(token);
+    const issuer = issuerOf(token);
+    if (issuer !== null && issuer === this.accessTokens.issuer) return this.fromAccessToken(token);
+    if (issuer !== null && issuer === this.external.issuer) return this.external.principal(token);
     const verified = this.tokens.verify(token);
     switch (verified.kind) {
       case 'login':

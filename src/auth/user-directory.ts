@@ -22,6 +22,7 @@ export interface Identity {
  */
 const TTL_MS = 60_000;
 const LIMIT = 10_000;
+const UNKNOWN_EXTERNAL_TTL_MS = 10_000;
 
 /**
  * Users' roles and teams by id, cached so that authorizing a request costs no database round
@@ -31,6 +32,7 @@ const LIMIT = 10_000;
 @Injectable()
 export class UserDirectory implements OnModuleInit, OnModuleDestroy {
   private readonly cache = new Map<string, { identity: Identity | null; at: number }>();
+  private readonly external = new Map<string, { id: string | null; at: number }>();
   /** Counts invalidations; a load under way when one arrives is not cached (it may be stale). */
   private generation = 0;
   private unsubscribe?: () => void;
@@ -43,8 +45,10 @@ export class UserDirectory implements OnModuleInit, OnModuleDestroy {
   onModuleInit(): void {
     this.unsubscribe = this.bus.subscribe((event) => {
       if (isResync(event) || event.type === 'identity.changed') this.generation += 1;
-      if (isResync(event)) this.cache.clear();
-      else if (event.type === 'identity.changed')
+      if (isResync(event)) {
+        this.cache.clear();
+        this.external.clear();
+      } else if (event.type === 'identity.changed')
         for (const id of event.userIds) this.cache.delete(id);
     });
   }
@@ -81,6 +85,24 @@ export class UserDirectory implements OnModuleInit, OnModuleDestroy {
       disabled: user.disabled,
       source: user.source,
     };
+  }
+
+  /**
+   * The local account of a person of the identity provider, made at their first SSO sign-in;
+   * cached, with a short memory of "none" so that a first sign-in shows up soon.
+   */
+  async idOfExternal(issuer: string, subject: string, now = Date.now()): Promise<string | null> {
+    const key = `${issuer}\0${subject}`;
+    const cached = this.external.get(key);
+    if (cached && now - cached.at < (cached.id ? TTL_MS : UNKNOWN_EXTERNAL_TTL_MS))
+      return cached.id;
+    const user = await this.dataSource.getRepository(User).findOne({
+      select: { id: true },
+      where: { externalIssuer: issuer, externalSubject: subject },
+    });
+    if (this.external.size >= LIMIT) this.external.clear();
+    this.external.set(key, { id: user?.id ?? null, at: now });
+    return user?.id ?? null;
   }
 
   /** The id of the user with this username, read afresh. */

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
+import { isRole, type Role } from '../auth/roles';
 import { TOOL_NAME_RULE } from '../tools/tool-name';
 
 export type LogLevel = 'error' | 'warn' | 'log' | 'debug' | 'verbose';
@@ -11,6 +12,28 @@ export interface ToolSearchSettings {
   enabled: boolean;
   /** Virtual names that stay listed when search defers the rest. */
   alwaysLoaded: readonly string[];
+}
+
+/** An external OpenID Connect identity provider: admin SSO, and access tokens it issues. */
+export interface OidcConfig {
+  issuer: string;
+  /** Portico's client at the provider, for admin SSO; null: tokens only, no SSO. */
+  clientId: string | null;
+  clientSecret: string | null;
+  scopes: string;
+  /** `aud` values that make one of its access tokens good for any endpoint its user may use. */
+  audiences: readonly string[];
+  usernameClaim: string;
+  groupsClaim: string;
+  /** Group → role; a person gets the highest role of their groups. */
+  roleMap: ReadonlyMap<string, Role>;
+  /** Group → team names. */
+  teamMap: ReadonlyMap<string, readonly string[]>;
+  /** The role of someone in no mapped group; null: such people are refused. */
+  defaultRole: Role | null;
+  jwksCacheSeconds: number;
+  /** The SSO button's words. */
+  label: string;
 }
 
 export type DatabaseConfig =
@@ -54,6 +77,7 @@ export abstract class AppConfig {
    * Express's names such as `loopback`); empty: the peer address is the client.
    */
   abstract readonly trustedProxies: readonly string[];
+  abstract readonly oidc: OidcConfig | null;
 }
 
 type Env = Record<string, string | undefined>;
@@ -165,6 +189,54 @@ function trustedProxies(env: Env): string[] {
   return entries;
 }
 
+/** `a=b, c=d` as pairs; names may hold anything but commas and equals signs. */
+function pairs(env: Env, name: string): [string, string][] {
+  return (value(env, name) ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '')
+    .map((entry) => {
+      const [key, mapped, ...rest] = entry.split('=').map((part) => part.trim());
+      if (!key || !mapped || rest.length > 0) fail(name, 'must be a list of group=value', entry);
+      return [key, mapped];
+    });
+}
+
+function oidc(env: Env): OidcConfig | null {
+  const raw = value(env, 'OIDC_ISSUER');
+  if (raw === undefined) return null;
+  // Validated as a URL, kept verbatim: tokens must name the issuer exactly as the provider does.
+  httpUrl('OIDC_ISSUER', raw);
+  const roleMap = new Map<string, Role>();
+  for (const [group, role] of pairs(env, 'OIDC_ROLE_MAP')) {
+    if (!isRole(role)) fail('OIDC_ROLE_MAP', 'must map groups to admin, operator or member', role);
+    roleMap.set(group, role);
+  }
+  const teamMap = new Map<string, string[]>();
+  for (const [group, team] of pairs(env, 'OIDC_TEAM_MAP'))
+    teamMap.set(group, [...(teamMap.get(group) ?? []), team]);
+  const defaultRole = value(env, 'OIDC_DEFAULT_ROLE') ?? null;
+  if (defaultRole !== null && !isRole(defaultRole))
+    fail('OIDC_DEFAULT_ROLE', 'must be admin, operator or member', defaultRole);
+  return {
+    issuer: raw,
+    clientId: value(env, 'OIDC_CLIENT_ID') ?? null,
+    clientSecret: value(env, 'OIDC_CLIENT_SECRET') ?? null,
+    scopes: value(env, 'OIDC_SCOPES') ?? 'openid profile email',
+    audiences: (value(env, 'OIDC_AUDIENCE') ?? '')
+      .split(',')
+      .map((audience) => audience.trim())
+      .filter((audience) => audience !== ''),
+    usernameClaim: value(env, 'OIDC_USERNAME_CLAIM') ?? 'preferred_username',
+    groupsClaim: value(env, 'OIDC_GROUPS_CLAIM') ?? 'groups',
+    roleMap,
+    teamMap,
+    defaultRole: defaultRole,
+    jwksCacheSeconds: integer(env, 'OIDC_JWKS_CACHE_SECONDS', 300, 1, 24 * 3600),
+    label: value(env, 'OIDC_LABEL') ?? 'single sign-on',
+  };
+}
+
 export function loadConfig(env: Env): AppConfig {
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const dataDir = resolve(value(env, 'DATA_DIR') ?? './data');
@@ -253,5 +325,6 @@ export function loadConfig(env: Env): AppConfig {
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 4 * 1024 * 1024, 1024, 256 * 1024 * 1024),
     metricsToken: metricsToken(env),
     trustedProxies: trustedProxies(env),
+    oidc: oidc(env),
   };
 }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { ExternalIssuer } from '../auth/external-issuer';
 import { OAuthAccessTokens } from '../auth/oauth-access-token';
 
 /**
@@ -7,9 +8,13 @@ import { OAuthAccessTokens } from '../auth/oauth-access-token';
  */
 @Injectable()
 export class AuthorizationServers {
-  constructor(private readonly accessTokens: OAuthAccessTokens) {}
+  constructor(
+    private readonly accessTokens: OAuthAccessTokens,
+    private readonly external: ExternalIssuer,
+  ) {}
 
   issuers(): string[] {
-    return [this.accessTokens.issuer];
+    const external = this.external.issuer;
+    return external === null ? [this.accessTokens.issuer] : [this.accessTokens.issuer, external];
   }
 }

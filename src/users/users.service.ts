@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import { createHash } from 'node:crypto';
 import { DataSource, type EntityManager, In } from 'typeorm';
 import { hashPassword } from '../auth/password-hash';
+import { type Role } from '../auth/roles';
 import { type Page, type PageQueryDto } from '../common/page.dto';
 import { uniqueViolation } from '../common/unique-violation';
 import { AppConfig } from '../config/app-config';
@@ -89,6 +91,67 @@ export class UsersService {
     if (this.isBreakGlass(user)) throw breakGlass(user.username);
     await this.dataSource.getRepository(User).delete({ id });
     await this.changed(id);
+  }
+
+  /**
+   * The local account of a person who signed in through the identity provider: made at their
+   * first sign-in, and given the role and teams their groups map to at every sign-in (the
+   * provider is the source of truth for those). A username another account has already gets the
+   * provider's host appended. Returns null when the account was disabled here.
+   */
+  async signInFromProvider(person: {
+    issuer: string;
+    subject: string;
+    username: string;
+    displayName: string;
+    role: Role;
+    teamIds: string[];
+  }): Promise<string | null> {
+    const id = await this.dataSource.transaction(async (em) => {
+      const repository = em.getRepository(User);
+      const existing = await repository.findOneBy({
+        externalIssuer: person.issuer,
+        externalSubject: person.subject,
+      });
+      if (existing?.disabled) return null;
+      let user = existing;
+      if (!user) {
+        const username = await this.freeUsername(em, person.username.slice(0, 128), person);
+        user = repository.create({
+          username,
+          source: 'oidc',
+          externalIssuer: person.issuer,
+          externalSubject: person.subject,
+          passwordHash: null,
+        });
+      }
+      Object.assign(user, {
+        displayName: person.displayName,
+        role: person.role,
+        lastLoginAt: new Date(),
+      });
+      const saved = await repository.save(user);
+      await this.replaceTeams(em, saved.id, person.teamIds);
+      return saved.id;
+    });
+    if (id !== null) await this.changed(id);
+    return id;
+  }
+
+  private async freeUsername(
+    em: EntityManager,
+    wanted: string,
+    person: { issuer: string; subject: string },
+  ): Promise<string> {
+    const host = new URL(person.issuer).host;
+    const candidates = [
+      wanted,
+      `${wanted}@${host}`,
+      `${wanted}@${host}#${createHash('sha256').update(person.subject).digest('hex').slice(0, 8)}`,
+    ].map((name) => name.slice(0, 128));
+    for (const name of candidates)
+      if (!(await em.getRepository(User).existsBy({ username: name }))) return name;
+    throw taken(wanted);
   }
 
   async find(id: string, em: EntityManager = this.dataSource.manager): Promise<User> {

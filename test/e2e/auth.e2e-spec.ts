@@ -11,6 +11,8 @@ const ALLOWLIST = new Set([
   'GET /readyz',
   'GET /admin/login',
   'POST /admin/login',
+  'GET /admin/sso/start',
+  'GET /admin/sso/callback',
   'GET /.well-known/oauth-protected-resource/mcp',
   'GET /.well-known/oauth-protected-resource/servers/:serverId/mcp',
 ]);

@@ -59,6 +59,8 @@ const EXPECTED: Record<string, Need> = {
   'DELETE /servers/:serverId/mcp': 'mcp-server',
   'GET /admin/login': 'public',
   'POST /admin/login': 'public',
+  'GET /admin/sso/start': 'public',
+  'GET /admin/sso/callback': 'public',
   'POST /admin/logout': 'member',
   'GET /admin': 'member',
   'GET /admin/gateways': 'operator',

@@ -28,6 +28,8 @@ export interface TestAppOptions {
    * needs: resource URLs, issuer and redirects are built from it.
    */
   publicUrl?: boolean;
+  /** The port to use with `publicUrl`, chosen beforehand (for a provider that must know it). */
+  port?: number;
   /** Share another instance's database, as a second replica would. */
   database?: TestDatabase;
 }
@@ -35,7 +37,7 @@ export interface TestAppOptions {
 /** The real AppModule on a random loopback port, on a fresh database unless one is given. */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const database = options.database ?? (await createTestDatabase());
-  const port = options.publicUrl ? await freePort() : 0;
+  const port = options.publicUrl ? (options.port ?? (await freePort())) : 0;
   const config = loadConfig({
     DATA_DIR: tempDataDir(),
     DATABASE_URL: database.url,
@@ -70,7 +72,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
 }
 
 /** A loopback port free a moment ago. */
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
