@@ -8,7 +8,7 @@ import { createApp } from '../src/app.factory';
 import { loadConfig } from '../src/config/app-config';
 import { EventBus } from '../src/events/event-bus';
 import { Gateway } from '../src/gateways/gateway.entity';
-import { ToolDirectoryService } from '../src/mcp/directory/tool-directory.service';
+import { Directories } from '../src/mcp/calls/directories.service';
 import { ServersService } from '../src/servers/servers.service';
 import { TeamScope } from '../src/auth/team-scope';
 import { ToolNameQuery } from '../src/tools/tool-name.query';
@@ -95,7 +95,7 @@ export async function scale(): Promise<ScaleResult> {
     ).accessToken;
 
     // Resolution from the cached directory of the gateway-wide endpoint.
-    const directory = (await app.get(ToolDirectoryService).get({ kind: 'all' }))!;
+    const directory = (await app.get(Directories).get({ kind: 'all' }))!.tools;
     const probes = Array.from(
       { length: 20_000 },
       (_, i) => `bulk-${i % GATEWAYS}-tool_${(i * 7) % TOOLS_PER_GATEWAY}`,

@@ -1,6 +1,6 @@
 import { type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { type AppConfig } from '../src/config/app-config';
-import { type DirectoryTool, ToolDirectory } from '../src/mcp/directory/tool-directory';
+import { type DirectoryTool, ToolDirectory } from '../src/mcp/calls/tool-directory';
 import { mergePromotions, type Promotions } from '../src/mcp/search/promotions';
 import { buildToolCatalogue, TOOL_SEARCH_NAME } from '../src/mcp/search/tool-catalogue';
 import { ToolSearchService } from '../src/mcp/search/tool-search.service';

@@ -1,7 +1,9 @@
 import { Init1795312241825 } from './1795312241825-Init';
 import { McpSessions1795313067731 } from './1795313067731-McpSessions';
 import { LoginAttempts1795325639193 } from './1795325639193-LoginAttempts';
-import { Identity1795457658663 } from './1795457658663-Identity';
+import { McpCoreStreams1795458120392 } from './1795458120392-McpCoreStreams';
+import { ResourcesAndPrompts1795459245669 } from './1795459245669-ResourcesAndPrompts';
+import { Identity1795460000000 } from './1795460000000-Identity';
 import { ToolTextSearch1795323626806 } from './1795323626806-ToolTextSearch';
 
 /** Every migration, oldest first; the app and the migration job both run this list. */
@@ -10,5 +12,7 @@ export const MIGRATIONS = [
   McpSessions1795313067731,
   ToolTextSearch1795323626806,
   LoginAttempts1795325639193,
-  Identity1795457658663,
+  McpCoreStreams1795458120392,
+  ResourcesAndPrompts1795459245669,
+  Identity1795460000000,
 ];

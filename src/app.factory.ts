@@ -2,7 +2,7 @@ import { type INestApplication, ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { type NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { type NextFunction, type Request, type Response } from 'express';
+import { json, type NextFunction, type Request, type Response, urlencoded } from 'express';
 import { setUpAdminPages } from './admin/admin-views';
 import { AppModule } from './app.module';
 import { bearerToken } from './auth/auth.guard';
@@ -15,9 +15,9 @@ import { NulCharacterPipe } from './common/nul-character.pipe';
 import { ProblemFilter, toProblem } from './common/problem.filter';
 import { RequestValidationException } from './common/request-validation.exception';
 import { VALIDATION_OPTIONS } from './common/validation';
-import { MCP_PATHS, originCheck } from './mcp/http/origin-check';
+import { isMcpPath, originCheck } from './mcp/transport/origin-check';
+import { originAllowed } from './mcp/transport/origin-policy';
 import { setUpOAuth } from './oauth/oauth-routes';
-import { originAllowed } from './mcp/http/origin-policy';
 
 const LOG_LEVELS: LogLevel[] = ['error', 'warn', 'log', 'debug', 'verbose'];
 
@@ -31,12 +31,16 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
   app.disable('x-powered-by');
   // Any peer could otherwise choose its own req.ip (and so its login-throttle key) and req.secure.
   app.set('trust proxy', config.trustedProxies.length > 0 ? [...config.trustedProxies] : false);
-  app.use(MCP_PATHS, originCheck(config));
-  app.useBodyParser('json', {
-    limit: config.bodyLimitBytes,
-    type: ['application/json', 'application/*+json'],
-  });
-  app.useBodyParser('urlencoded', { limit: config.bodyLimitBytes, extended: false });
+  app.use(originCheck(config));
+  // The MCP endpoints read their own bodies, so that even a refused body gets a JSON-RPC error.
+  const parsers = [
+    json({ limit: config.bodyLimitBytes, type: ['application/json', 'application/*+json'] }),
+    urlencoded({ limit: config.bodyLimitBytes, extended: false }),
+  ];
+  for (const parser of parsers)
+    app.use((request: Request, response: Response, next: NextFunction) =>
+      isMcpPath(request.path) ? next() : parser(request, response, next),
+    );
   app.use(bodyDepthLimit);
   app.useGlobalPipes(
     new NulCharacterPipe(),

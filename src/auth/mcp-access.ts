@@ -13,13 +13,19 @@ export type McpDecision =
   | { allowed: false; status: 401; error: 'invalid_token'; message: string }
   | { allowed: false; status: 403; error: 'insufficient_scope'; message: string };
 
-const SERVER_PATH = /^\/servers\/([^/]+)\/mcp\/?$/;
+/** Streamable HTTP (`mcp`) and the older HTTP+SSE transport's stream and message URLs. */
+const MCP_PATH = /^\/(?:servers\/([^/]+)\/)?(?:mcp|sse|messages)\/?$/i;
 
-/** The MCP endpoint a request path names, or null for any other path. */
+/**
+ * The MCP endpoint a request path names (the older transport's URLs name the same endpoint as
+ * `mcp` beside them), or null for any other path.
+ */
 export function mcpTargetOf(path: string): McpTarget | null {
-  if (path === '/mcp' || path === '/mcp/') return { kind: 'all' };
-  const match = SERVER_PATH.exec(path);
-  return match ? { kind: 'server', serverId: match[1]!.toLowerCase() } : null;
+  const match = MCP_PATH.exec(path);
+  if (!match) return null;
+  return match[1] === undefined
+    ? { kind: 'all' }
+    : { kind: 'server', serverId: match[1].toLowerCase() };
 }
 
 export function targetKey(target: McpTarget): string {

@@ -16,8 +16,6 @@ import { ToolErrorCode, ToolException } from '../tools/tool.exception';
 import { UserErrorCode, UserException } from '../users/user.exception';
 import { RequestValidationException } from './request-validation.exception';
 
-const MCP_PATH = /^\/(servers\/[^/]+\/)?mcp$/;
-
 export type DomainErrorCode =
   | GatewayErrorCode
   | ToolErrorCode
@@ -206,14 +204,6 @@ export class ProblemFilter implements ExceptionFilter {
       response.setHeader('WWW-Authenticate', 'Bearer');
     if (typeof problem.retryAfterSeconds === 'number')
       response.setHeader('Retry-After', String(problem.retryAfterSeconds));
-    if (MCP_PATH.test(request.path) && problem.status !== 401 && problem.status !== 403) {
-      // MCP clients read JSON-RPC errors, as the SDK's own transports send them.
-      const code = problem.status === 400 ? -32700 : problem.status >= 500 ? -32603 : -32600;
-      response
-        .status(problem.status)
-        .json({ jsonrpc: '2.0', id: null, error: { code, message: problem.detail } });
-      return;
-    }
     response.status(problem.status).type('application/problem+json').send(JSON.stringify(problem));
   }
 }

@@ -2,6 +2,15 @@ import { LoginAttempt } from '../auth/login-attempt.entity';
 import { EventRelay } from '../events/event-relay.entity';
 import { Gateway } from '../gateways/gateway.entity';
 import { McpSession } from '../mcp/session/mcp-session.entity';
+import { McpStreamEvent } from '../mcp/session/mcp-stream-event.entity';
+import { Prompt } from '../prompts/prompt.entity';
+import { ResourceTemplate } from '../resources/resource-template.entity';
+import { Resource } from '../resources/resource.entity';
+import {
+  ServerPrompt,
+  ServerResource,
+  ServerResourceTemplate,
+} from '../servers/server-members.entity';
 import { ServerTool } from '../servers/server-tool.entity';
 import { Server } from '../servers/server.entity';
 import { OAuthClient } from '../oauth/oauth-client.entity';
@@ -28,6 +37,13 @@ export const ENTITIES = [
   Tool,
   Server,
   ServerTool,
+  Resource,
+  ResourceTemplate,
+  Prompt,
+  ServerResource,
+  ServerResourceTemplate,
+  ServerPrompt,
   McpSession,
+  McpStreamEvent,
   EventRelay,
 ];

@@ -20,8 +20,19 @@ export type PorticoEvent =
   | { type: 'identity.changed'; userIds: string[]; tokenIds: string[]; grantIds: string[] }
   /** A session's stored state changed (log level, promotions) or it ended. */
   | { type: 'mcp.session.changed'; sessionId: string; ended: boolean }
-  /** A message for the client, to go out on the session's GET stream, wherever that is open. */
-  | { type: 'mcp.to-client'; sessionId: string; message: JSONRPCMessage }
+  /**
+   * A message for the client on one of the session's streams, wherever that is open: the session's
+   * own stream (GET, or the older transport's SSE stream), or a request's stream that the client
+   * resumed elsewhere (`final` ends it). `eventId` is its id when the stream keeps them.
+   */
+  | {
+      type: 'mcp.to-client';
+      sessionId: string;
+      streamId: string;
+      eventId?: string;
+      final?: boolean;
+      message: JSONRPCMessage;
+    }
   /**
    * A message from the client that the receiving replica could not place: a response to a request
    * another replica sent, or a cancellation of a request another replica is serving.

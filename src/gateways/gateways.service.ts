@@ -10,7 +10,14 @@ import { Server } from '../servers/server.entity';
 import { SyncService } from '../sync/sync.service';
 import { TeamsService } from '../teams/teams.service';
 import { TOOL_NAME_MAX_LENGTH } from '../tools/tool-name';
-import { ToolNameQuery, VIRTUAL_NAME_INDEX } from '../tools/tool-name.query';
+import { Prompt } from '../prompts/prompt.entity';
+import { ResourceTemplate } from '../resources/resource-template.entity';
+import { Resource } from '../resources/resource.entity';
+import {
+  PROMPT_VIRTUAL_NAME_INDEX,
+  ToolNameQuery,
+  VIRTUAL_NAME_INDEX,
+} from '../tools/tool-name.query';
 import { Tool } from '../tools/tool.entity';
 import { type GatewayAuthDto } from './dto/gateway-auth.dto';
 import { type GatewayCreateDto, URL_MAX_LENGTH } from './dto/gateway-create.dto';
@@ -31,6 +38,7 @@ const CONSTRAINT_CODES: Record<string, GatewayErrorCode> = {
   gateway_slug_uq: GatewayErrorCode.SlugTaken,
   gateway_url_uq: GatewayErrorCode.UrlTaken,
   [VIRTUAL_NAME_INDEX]: GatewayErrorCode.ToolNameClash,
+  [PROMPT_VIRTUAL_NAME_INDEX]: GatewayErrorCode.ToolNameClash,
 };
 
 @Injectable()
@@ -324,6 +332,9 @@ export class GatewaysService {
     }
     await this.renameAlwaysLoaded(em, gatewayId, oldSlug, slug);
     await em.update(Tool, { gatewayId }, { gatewaySlug: slug });
+    // A prompt name another gateway uses is refused by its unique index, as a tool clash.
+    for (const entity of [Prompt, Resource, ResourceTemplate])
+      await em.update(entity, { gatewayId }, { gatewaySlug: slug });
   }
 
   /**

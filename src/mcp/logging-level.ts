@@ -23,3 +23,7 @@ export function passesLogLevel(
   const level = (notification.params as { level?: LoggingLevel } | undefined)?.level;
   return level === undefined || SEVERITY.indexOf(level) >= SEVERITY.indexOf(minimum);
 }
+
+export function isLoggingLevel(value: unknown): value is LoggingLevel {
+  return SEVERITY.includes(value as LoggingLevel);
+}

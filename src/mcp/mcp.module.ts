@@ -1,33 +1,47 @@
 import { Module } from '@nestjs/common';
-import { GatewaysModule } from '../gateways/gateways.module';
+import { PromptsModule } from '../prompts/prompts.module';
+import { ResourcesModule } from '../resources/resources.module';
 import { ToolsModule } from '../tools/tools.module';
+import { UpstreamModule } from '../upstream/upstream.module';
 import { AppToolLookup } from './apps/app-tool-lookup.service';
 import { McpApps } from './apps/mcp-apps.service';
 import { PrefabRenderer } from './apps/prefab/prefab-renderer.service';
-import { ToolDirectoryService } from './directory/tool-directory.service';
-import { McpEndpoint } from './http/mcp-endpoint.service';
-import { McpController } from './mcp.controller';
+import { Directories } from './calls/directories.service';
+import { McpRouter } from './calls/mcp-router';
+import { PromptCalls } from './calls/prompt-calls';
+import { ResourceCalls } from './calls/resource-calls';
+import { ToolCalls } from './calls/tool-calls';
 import { ToolSearchService } from './search/tool-search.service';
-import { SessionRuntimes } from './session/session-runtimes.service';
+import { SessionRegistry } from './session/session-registry.service';
 import { SessionStore } from './session/session.store';
-import { UpstreamPools } from './upstream/upstream-pools.service';
-import { UpstreamTargets } from './upstream/upstream-targets.service';
+import { StreamEvents } from './session/stream-events.store';
+import { LegacySseEndpoint } from './transport/legacy-sse.endpoint';
+import { McpController } from './transport/mcp.controller';
+import { StreamableHttpEndpoint } from './transport/streamable-http.endpoint';
 
+/**
+ * The MCP endpoints, one way through: transport (receives and answers), session (keeps state),
+ * calls (decides where a request goes), and the upstream module (talks to upstreams).
+ */
 @Module({
-  imports: [GatewaysModule, ToolsModule],
+  imports: [ToolsModule, ResourcesModule, PromptsModule, UpstreamModule],
   controllers: [McpController],
   providers: [
-    McpEndpoint,
-    ToolDirectoryService,
+    StreamableHttpEndpoint,
+    LegacySseEndpoint,
     SessionStore,
-    SessionRuntimes,
+    SessionRegistry,
+    StreamEvents,
+    McpRouter,
+    ToolCalls,
+    ResourceCalls,
+    PromptCalls,
+    Directories,
     ToolSearchService,
-    UpstreamTargets,
-    UpstreamPools,
     McpApps,
     AppToolLookup,
     PrefabRenderer,
   ],
-  exports: [ToolDirectoryService],
+  exports: [Directories],
 })
 export class McpModule {}

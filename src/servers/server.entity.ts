@@ -10,6 +10,14 @@ import {
 } from 'typeorm';
 import { Team } from '../teams/team.entity';
 
+/**
+ * How a virtual server names its members: `prefixed` under their virtual names (gateway slug,
+ * separator, upstream name; resource URIs behind the slug), `original` under their upstream names
+ * and URIs, which must then not clash between members.
+ */
+export const SERVER_NAMINGS = ['prefixed', 'original'] as const;
+export type ServerNaming = (typeof SERVER_NAMINGS)[number];
+
 @Entity({ name: 'server' })
 export class Server {
   @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'server_pk' })
@@ -24,6 +32,9 @@ export class Server {
 
   @Column({ type: 'boolean', default: true })
   enabled!: boolean;
+
+  @Column({ type: 'varchar', length: 16, default: 'prefixed' })
+  naming!: ServerNaming;
 
   @Column({ name: 'tool_search_enabled', type: 'boolean', default: false })
   toolSearchEnabled!: boolean;

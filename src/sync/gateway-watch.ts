@@ -1,24 +1,19 @@
 import { type Logger } from '@nestjs/common';
-import {
-  type UpstreamClient,
-  type UpstreamGateway,
-  upstreamFingerprint,
-} from '../upstream/upstream.client';
-import { upstreamError } from '../upstream/upstream-error';
-import { type UpstreamSession } from '../upstream/upstream-session';
+import { type UpstreamConnection } from '../upstream/upstream-connection';
+import { upstreamFailure } from '../upstream/upstream-error';
+import { type UpstreamGateway, upstreamFingerprint } from '../upstream/upstream-target';
+import { type CatalogueReader } from './catalogue.reader';
 import { Debouncer } from './debouncer';
 
 /** A burst of list_changed notifications gives one sync once quiet this long... */
 export const LIST_CHANGED_QUIET_MS = 300;
 /** ...or this long after the burst began, whichever comes first. */
 export const LIST_CHANGED_MAX_WAIT_MS = 3000;
-const PING_INTERVAL_MS = 30_000;
+export const PING_INTERVAL_MS = 30_000;
 const BACKOFF_MIN_MS = 1000;
 const BACKOFF_MAX_MS = 60_000;
 
-export interface WatchedGateway extends UpstreamGateway {
-  id: string;
-}
+export type WatchedGateway = UpstreamGateway;
 
 /** What a watch reports about its upstream. */
 export interface WatchListener {
@@ -40,16 +35,17 @@ export class GatewayWatch {
   readonly fingerprint: string;
   private readonly debouncer: Debouncer;
   private readonly abort = new AbortController();
-  private session: UpstreamSession | null = null;
+  private session: UpstreamConnection | null = null;
   private wake: (() => void) | null = null;
   private stopped = false;
   private running: Promise<void> = Promise.resolve();
 
   constructor(
     readonly gateway: WatchedGateway,
-    private readonly upstream: UpstreamClient,
+    private readonly reader: CatalogueReader,
     private readonly listener: WatchListener,
     private readonly logger: Logger,
+    private readonly pingIntervalMs = PING_INTERVAL_MS,
   ) {
     this.fingerprint = upstreamFingerprint(gateway);
     this.debouncer = new Debouncer(
@@ -67,9 +63,9 @@ export class GatewayWatch {
     this.stopped = true;
     this.debouncer.cancel();
     this.wake?.();
-    // Closing before aborting lets the session say goodbye to the upstream (DELETE) first.
-    await this.session?.close();
+    // A ping in flight is cancelled, so that the session says goodbye to the upstream at once.
     this.abort.abort();
+    await this.session?.close();
     await this.running;
   }
 
@@ -78,10 +74,7 @@ export class GatewayWatch {
     let missedChanges = false;
     while (!this.stopped) {
       try {
-        this.session = await this.upstream.open(this.gateway, {
-          signal: this.abort.signal,
-          onToolsChanged: () => this.debouncer.poke(),
-        });
+        this.session = await this.reader.watch(this.gateway, () => this.debouncer.poke());
         backoff = BACKOFF_MIN_MS;
         if (missedChanges && !this.stopped) this.listener.changed('reconnected');
         missedChanges = true;
@@ -93,7 +86,7 @@ export class GatewayWatch {
       } catch (error) {
         missedChanges = true;
         if (!this.stopped) {
-          const reason = upstreamError(error, this.upstream.timeoutMs).message;
+          const reason = upstreamFailure(error, this.reader.timeoutMs).message;
           this.logger.debug(`Watch of gateway ${this.gateway.id} cannot connect: ${reason}`);
           this.listener.lost(reason);
         }
@@ -107,7 +100,7 @@ export class GatewayWatch {
   }
 
   /** Returns when the session is lost (with the reason) or the watch stops. */
-  private async watch(session: UpstreamSession): Promise<string | null> {
+  private async watch(session: UpstreamConnection): Promise<string | null> {
     const state: { lost: string | null; watching: boolean } = { lost: null, watching: true };
     void session.lost.then((reason) => {
       state.lost = reason.message;
@@ -115,12 +108,14 @@ export class GatewayWatch {
     });
     try {
       while (!this.stopped && state.lost === null) {
-        await this.sleep(PING_INTERVAL_MS);
+        await this.sleep(this.pingIntervalMs);
         if (this.stopped || state.lost !== null) break;
         try {
-          await session.ping();
+          // Each ping has its own listener on the watch's signal, removed once it is answered.
+          await session.request('ping', undefined, { signal: this.abort.signal });
         } catch (error) {
-          return `ping failed: ${upstreamError(error, this.upstream.timeoutMs).message}`;
+          if (this.stopped) break;
+          return `ping failed: ${upstreamFailure(error, this.reader.timeoutMs).message}`;
         }
         this.listener.seen();
       }

@@ -2,13 +2,15 @@ import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@ne
 import { DataSource, In } from 'typeorm';
 import { EventBus, isResync } from '../events/event-bus';
 import { Gateway } from '../gateways/gateway.entity';
-import { UpstreamClient, upstreamFingerprint } from '../upstream/upstream.client';
+import { upstreamFingerprint } from '../upstream/upstream-target';
+import { CatalogueReader } from './catalogue.reader';
 import { GatewayWatch } from './gateway-watch';
 import { SyncLeadership } from './sync-leadership';
 import { SyncService } from './sync.service';
 
 const WATCHED_COLUMNS = {
   id: true,
+  slug: true,
   url: true,
   transport: true,
   authType: true,
@@ -33,7 +35,7 @@ export class GatewayWatchers implements OnModuleInit, OnModuleDestroy {
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly upstream: UpstreamClient,
+    private readonly reader: CatalogueReader,
     private readonly sync: SyncService,
     private readonly leadership: SyncLeadership,
     private readonly events: EventBus,
@@ -103,7 +105,7 @@ export class GatewayWatchers implements OnModuleInit, OnModuleDestroy {
       if (gateway && this.leadership.isLeader) {
         const watch = new GatewayWatch(
           gateway,
-          this.upstream,
+          this.reader,
           {
             changed: (reason) => void this.sync.trigger(id, reason),
             lost: (reason) => this.health(this.sync.markUnreachable(id, reason)),

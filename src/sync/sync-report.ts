@@ -1,20 +1,30 @@
 export interface SyncConflict {
-  /** The upstream (original) tool name. */
+  /** The upstream (original) name, or URI for resources. */
   name: string;
   reason: string;
 }
 
 export type SyncWarning = SyncConflict;
 
-/** What one sync changed; the lists hold upstream (original) names. */
-export interface SyncReport {
+/** What one sync changed in one list; the lists hold upstream names (URIs for resources). */
+export interface SyncListReport {
   added: string[];
   updated: string[];
   removed: string[];
   unchanged: number;
   conflicts: SyncConflict[];
-  /** Tools stored with a change, for example a truncated description. */
+  /** Entries stored with a change, for example a truncated description. */
   warnings?: SyncWarning[];
+}
+
+/**
+ * What one sync changed: its tools at the top level, resources, resource templates and prompts
+ * in their own sections (absent when the upstream offers none).
+ */
+export interface SyncReport extends SyncListReport {
+  resources?: SyncListReport;
+  resourceTemplates?: SyncListReport;
+  prompts?: SyncListReport;
 }
 
 export function emptySyncReport(): SyncReport {

@@ -7,9 +7,11 @@ import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exceptio
 import { VIRTUAL_NAME_INDEX } from '../tools/tool-name.query';
 import { Tool } from '../tools/tool.entity';
 import { ToolWriter } from '../tools/tool.writer';
-import { upstreamFingerprint } from '../upstream/upstream.client';
+import { upstreamFingerprint } from '../upstream/upstream-target';
 import { type SyncReport } from './sync-report';
-import { diffToolLists, syncReportOf } from './tool-list.differ';
+import { type UpstreamCatalogue } from './catalogue.reader';
+import { diffToolLists, syncReportOf } from './list.differ';
+import { MemberListsApplier } from './member-lists.applier';
 
 /** The advisory-lock key of a gateway's syncs, hashed to a bigint by PostgreSQL. */
 export function syncLockName(gatewayId: string): string {
@@ -34,11 +36,16 @@ export class SyncApplier {
   constructor(
     private readonly dataSource: DataSource,
     private readonly writer: ToolWriter,
+    private readonly lists: MemberListsApplier,
     private readonly config: AppConfig,
   ) {}
 
   /** `readFrom` is the upstream fingerprint of the gateway as it was when the list was read. */
-  async apply(gatewayId: string, readFrom: string, upstream: unknown[]): Promise<AppliedSync> {
+  async apply(
+    gatewayId: string,
+    readFrom: string,
+    upstream: UpstreamCatalogue,
+  ): Promise<AppliedSync> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.dataSource.transaction((em) =>
@@ -54,7 +61,7 @@ export class SyncApplier {
     em: EntityManager,
     gatewayId: string,
     readFrom: string,
-    upstream: unknown[],
+    upstream: UpstreamCatalogue,
   ): Promise<AppliedSync> {
     await this.lock(em, gatewayId);
     // The row lock orders this against a concurrent rename, which moves every tool to a new slug.
@@ -76,18 +83,23 @@ export class SyncApplier {
       select: { id: true, originalName: true, contentHash: true },
       where: { gatewayId },
     });
-    const diff = diffToolLists(stored, upstream);
+    const diff = diffToolLists(stored, upstream.tools);
     await this.writer.remove(
       em,
       diff.removed.map((tool) => tool.id),
     );
     await this.writer.updateMany(em, diff.updated);
     const { inserted, conflicts } = await this.writer.insert(em, gateway, diff.added);
-    const report = syncReportOf(
-      diff,
-      inserted.map((tool) => tool.originalName),
-      conflicts,
-    );
+    const others = await this.lists.apply(em, gateway, upstream);
+    const report = {
+      ...syncReportOf(
+        diff,
+        (tool) => tool.name,
+        inserted.map((tool) => tool.originalName),
+        conflicts,
+      ),
+      ...others.report,
+    };
     const now = new Date();
     await em.getRepository(Gateway).update(gatewayId, {
       status: 'healthy',
@@ -98,7 +110,7 @@ export class SyncApplier {
     });
     return {
       report,
-      changed: inserted.length + diff.updated.length + diff.removed.length > 0,
+      changed: inserted.length + diff.updated.length + diff.removed.length > 0 || others.changed,
     };
   }
 

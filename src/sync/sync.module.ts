@@ -1,15 +1,27 @@
 import { Module } from '@nestjs/common';
+import { PromptsModule } from '../prompts/prompts.module';
+import { ResourcesModule } from '../resources/resources.module';
 import { ToolsModule } from '../tools/tools.module';
 import { UpstreamModule } from '../upstream/upstream.module';
+import { CatalogueReader } from './catalogue.reader';
 import { GatewayWatchers } from './gateway-watchers';
+import { MemberListsApplier } from './member-lists.applier';
 import { SyncApplier } from './sync.applier';
 import { SyncLeadership } from './sync-leadership';
 import { SyncScheduler } from './sync.scheduler';
 import { SyncService } from './sync.service';
 
 @Module({
-  imports: [ToolsModule, UpstreamModule],
-  providers: [SyncService, SyncApplier, SyncLeadership, SyncScheduler, GatewayWatchers],
+  imports: [ToolsModule, ResourcesModule, PromptsModule, UpstreamModule],
+  providers: [
+    CatalogueReader,
+    SyncService,
+    SyncApplier,
+    MemberListsApplier,
+    SyncLeadership,
+    SyncScheduler,
+    GatewayWatchers,
+  ],
   exports: [SyncService],
 })
 export class SyncModule {}

@@ -3,7 +3,7 @@ import { type EventBus } from '../events/event-bus';
 import { type Gateway } from '../gateways/gateway.entity';
 import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';
 import { type Metrics } from '../health/metrics';
-import { type UpstreamClient } from '../upstream/upstream.client';
+import { type CatalogueReader } from './catalogue.reader';
 import { type SyncApplier } from './sync.applier';
 import { SyncService } from './sync.service';
 
@@ -26,7 +26,7 @@ function syncService(outcomes: (Error | null)[]) {
         update: () => Promise.resolve(),
       }),
     } as unknown as DataSource,
-    { listTools: () => Promise.resolve([]), timeoutMs: 1000 } as unknown as UpstreamClient,
+    { read: () => Promise.resolve({ tools: [] }), timeoutMs: 1000 } as unknown as CatalogueReader,
     applier as unknown as SyncApplier,
     { publish: () => Promise.resolve() } as unknown as EventBus,
     { syncs: { inc: () => undefined } } as unknown as Metrics,

@@ -5,8 +5,9 @@ import { EventBus } from '../events/event-bus';
 import { Metrics } from '../health/metrics';
 import { Gateway } from '../gateways/gateway.entity';
 import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';
-import { UpstreamError, upstreamError } from '../upstream/upstream-error';
-import { UpstreamClient, upstreamFingerprint } from '../upstream/upstream.client';
+import { UpstreamFailure, upstreamFailure } from '../upstream/upstream-error';
+import { upstreamFingerprint } from '../upstream/upstream-target';
+import { CatalogueReader, type UpstreamCatalogue } from './catalogue.reader';
 import { KeyedSingleFlight } from './keyed-single-flight';
 import { SyncApplier } from './sync.applier';
 import { type SyncReport } from './sync-report';
@@ -35,7 +36,7 @@ export class SyncService implements OnModuleDestroy {
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly upstream: UpstreamClient,
+    private readonly reader: CatalogueReader,
     private readonly applier: SyncApplier,
     private readonly events: EventBus,
     private readonly metrics: Metrics,
@@ -97,7 +98,7 @@ export class SyncService implements OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
-    this.shutdown.abort(new UpstreamError('Portico is shutting down'));
+    this.shutdown.abort(new UpstreamFailure('cancelled', 'Portico is shutting down'));
     await this.flights.idle();
   }
 
@@ -112,11 +113,11 @@ export class SyncService implements OnModuleDestroy {
         `Gateway '${gateway.name}' is deactivated; activating it syncs it.`,
       );
     }
-    let upstream: unknown[];
+    let upstream: UpstreamCatalogue;
     try {
-      upstream = await this.upstream.listTools(gateway, this.shutdown.signal);
+      upstream = await this.reader.read(gateway, this.shutdown.signal);
     } catch (error) {
-      const reason = upstreamError(error, this.upstream.timeoutMs).message;
+      const reason = upstreamFailure(error, this.reader.timeoutMs).message;
       this.metrics.syncs.inc({ outcome: 'unreachable' });
       if (!this.shutdown.signal.aborted) await this.markUnreachable(gatewayId, reason);
       throw new GatewayException(

@@ -1,3 +1,9 @@
+import {
+  isJsonObject as isObject,
+  optionalObject,
+  optionalText,
+  unstorableJson,
+} from '../common/untrusted-text';
 import { canonicalJson } from './tool-hash';
 import { TOOL_NAME_RULE } from './tool-name';
 import { type JsonObject } from './tool.entity';
@@ -22,10 +28,6 @@ export const DEFINITION_BYTES_LIMIT = 256 * 1024;
 export type Admission =
   | { ok: true; tool: ToolDefinition; warnings: string[] }
   | { ok: false; name: string; reason: string };
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * Checks one upstream tool definition, which is untrusted input. Refuses what cannot be served
@@ -58,22 +60,11 @@ export function admitToolDefinition(raw: unknown): Admission {
   }
 
   const warnings: string[] = [];
-  const optionalObject = (member: string, value: unknown): JsonObject | null => {
-    if (value === undefined || value === null) return null;
-    if (isObject(value)) return value;
-    warnings.push(`${member} is not an object and was dropped`);
-    return null;
-  };
-  const annotations = optionalObject('annotations', raw.annotations);
-  const meta = optionalObject('_meta', raw._meta);
+  const annotations = optionalObject('annotations', raw.annotations, warnings);
+  const meta = optionalObject('_meta', raw._meta, warnings);
 
-  // PostgreSQL cannot store these in jsonb; one such tool would fail the whole sync.
-  if (someString([inputSchema, outputSchema, annotations, meta], (text) => text.includes('\0'))) {
-    return { ok: false, name, reason: 'the definition contains NUL characters (U+0000)' };
-  }
-  if (someString([inputSchema, outputSchema, annotations, meta], (text) => !isWellFormed(text))) {
-    return { ok: false, name, reason: 'the definition contains unpaired UTF-16 surrogates' };
-  }
+  const unstorable = unstorableJson([inputSchema, outputSchema, annotations, meta]);
+  if (unstorable) return { ok: false, name, reason: unstorable };
   const size = Buffer.byteLength(
     canonicalJson([inputSchema, outputSchema ?? null, annotations, meta]),
   );
@@ -85,31 +76,15 @@ export function admitToolDefinition(raw: unknown): Admission {
     };
   }
 
-  let description = '';
-  if (typeof raw.description === 'string') description = raw.description;
-  else if (raw.description !== undefined && raw.description !== null)
-    warnings.push('description is not a string and was dropped');
-  description = storableText('description', description, warnings);
-  if (description.length > DESCRIPTION_LIMIT) {
-    warnings.push(
-      `description truncated from ${description.length} to ${DESCRIPTION_LIMIT} characters`,
-    );
-    description = description.slice(0, DESCRIPTION_LIMIT);
-  }
-
-  let title: string | null =
-    typeof raw.title === 'string' ? storableText('title', raw.title, warnings) : null;
-  if (title !== null && title.length > TITLE_LIMIT) {
-    warnings.push(`title truncated from ${title.length} to ${TITLE_LIMIT} characters`);
-    title = title.slice(0, TITLE_LIMIT);
-  }
+  const description = optionalText('description', raw.description, DESCRIPTION_LIMIT, warnings);
+  const title = optionalText('title', raw.title, TITLE_LIMIT, warnings);
 
   return {
     ok: true,
     tool: {
       name,
       title,
-      description,
+      description: description ?? '',
       inputSchema,
       outputSchema: (outputSchema as JsonObject | undefined) ?? null,
       annotations,
@@ -117,36 +92,4 @@ export function admitToolDefinition(raw: unknown): Admission {
     },
     warnings,
   };
-}
-
-const UNPAIRED_SURROGATE =
-  /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-
-function isWellFormed(text: string): boolean {
-  UNPAIRED_SURROGATE.lastIndex = 0;
-  return !UNPAIRED_SURROGATE.test(text);
-}
-
-/** Text PostgreSQL can store: NUL characters removed, unpaired surrogates replaced by U+FFFD. */
-function storableText(member: string, text: string, warnings: string[]): string {
-  let storable = text;
-  if (storable.includes('\0')) {
-    warnings.push(`${member} contained NUL characters, which were removed`);
-    storable = storable.replaceAll('\0', '');
-  }
-  if (!isWellFormed(storable)) {
-    warnings.push(`${member} contained unpaired UTF-16 surrogates, which were replaced by U+FFFD`);
-    storable = storable.replace(UNPAIRED_SURROGATE, '\uFFFD');
-  }
-  return storable;
-}
-
-/** Whether any string in the JSON value, object keys included, matches. */
-function someString(value: unknown, matches: (text: string) => boolean): boolean {
-  if (typeof value === 'string') return matches(value);
-  if (Array.isArray(value)) return value.some((inner) => someString(inner, matches));
-  if (typeof value === 'object' && value !== null) {
-    return Object.entries(value).some(([key, inner]) => matches(key) || someString(inner, matches));
-  }
-  return false;
 }

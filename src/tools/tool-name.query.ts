@@ -4,6 +4,8 @@ import { AppConfig } from '../config/app-config';
 import { virtualToolName } from './tool-name';
 
 export const VIRTUAL_NAME_INDEX = 'tool_virtual_name_uq';
+/** Prompts get virtual names the same way, unique the same way. */
+export const PROMPT_VIRTUAL_NAME_INDEX = 'prompt_virtual_name_uq';
 /** Trigram index for the admin and REST text filter (`ILIKE '%…%'`). */
 export const VIRTUAL_NAME_TRGM_INDEX = 'tool_virtual_name_trgm';
 
@@ -54,14 +56,16 @@ export class ToolNameQuery {
   }
 
   /**
-   * Makes the unique expression index match the configured separator. The initial migration builds
-   * it for '-'; another separator rebuilds it once, and fails start-up if names would then clash.
+   * Makes the unique expression indexes of tools and prompts match the configured separator. The
+   * migrations build them for '-'; another separator rebuilds them once, and fails start-up if
+   * names would then clash.
    */
   async ensureIndex(manager: EntityManager): Promise<void> {
     const expression = this.expression('tool').replace(/"tool"\./g, '');
     const wanted: Record<string, string> = {
       [VIRTUAL_NAME_INDEX]: `CREATE UNIQUE INDEX "${VIRTUAL_NAME_INDEX}" ON "tool" (${expression})`,
       [VIRTUAL_NAME_TRGM_INDEX]: `CREATE INDEX "${VIRTUAL_NAME_TRGM_INDEX}" ON "tool" USING gin (${expression} gin_trgm_ops)`,
+      [PROMPT_VIRTUAL_NAME_INDEX]: `CREATE UNIQUE INDEX "${PROMPT_VIRTUAL_NAME_INDEX}" ON "prompt" (${expression})`,
     };
     const rows: { indexname: string; indexdef: string }[] = await manager.query(
       `SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema() AND indexname = ANY($1)`,

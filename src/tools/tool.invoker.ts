@@ -3,8 +3,9 @@ import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { DataSource } from 'typeorm';
 import { type TeamScope } from '../auth/team-scope';
 import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';
-import { upstreamError } from '../upstream/upstream-error';
-import { UpstreamClient } from '../upstream/upstream.client';
+import { UpstreamConnector } from '../upstream/upstream-connector.service';
+import { upstreamFailure } from '../upstream/upstream-error';
+import { UpstreamTargets } from '../upstream/upstream-targets.service';
 import { ToolNameQuery } from './tool-name.query';
 import { Tool } from './tool.entity';
 import { ToolErrorCode, ToolException } from './tool.exception';
@@ -17,7 +18,8 @@ import { ToolErrorCode, ToolException } from './tool.exception';
 export class ToolInvoker {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly upstream: UpstreamClient,
+    private readonly connector: UpstreamConnector,
+    private readonly targets: UpstreamTargets,
     private readonly names: ToolNameQuery,
   ) {}
 
@@ -43,11 +45,19 @@ export class ToolInvoker {
     if (!tool.enabled)
       throw new ToolException(ToolErrorCode.Disabled, `Tool '${name}' is disabled.`);
     try {
-      return await this.upstream.callTool(gateway, tool.originalName, args);
+      const connection = await this.connector.open(this.targets.targetOf(gateway));
+      try {
+        return await connection.request<CallToolResult>('tools/call', {
+          name: tool.originalName,
+          arguments: args,
+        });
+      } finally {
+        await connection.close();
+      }
     } catch (error) {
       throw new ToolException(
         ToolErrorCode.UpstreamUnavailable,
-        `Calling '${tool.originalName}' on gateway '${gateway.name}' failed: ${upstreamError(error, this.upstream.timeoutMs).message}.`,
+        `Calling '${tool.originalName}' on gateway '${gateway.name}' failed: ${upstreamFailure(error, this.connector.timeoutMs).message}.`,
       );
     }
   }

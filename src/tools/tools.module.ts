@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { UpstreamModule } from '../upstream/upstream.module';
+import { ServedToolsQuery } from './served-tools.query';
 import { ToolInvoker } from './tool.invoker';
 import { ToolPresenter } from './tool.presenter';
 import { ToolWriter } from './tool.writer';
@@ -9,7 +10,7 @@ import { ToolsService } from './tools.service';
 @Module({
   imports: [UpstreamModule],
   controllers: [ToolsController],
-  providers: [ToolsService, ToolPresenter, ToolWriter, ToolInvoker],
-  exports: [ToolsService, ToolPresenter, ToolWriter, ToolInvoker],
+  providers: [ToolsService, ToolPresenter, ToolWriter, ToolInvoker, ServedToolsQuery],
+  exports: [ToolsService, ToolPresenter, ToolWriter, ToolInvoker, ServedToolsQuery],
 })
 export class ToolsModule {}

@@ -1,40 +1,42 @@
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { UpstreamError, upstreamError } from './upstream-error';
+import {
+  classifyUpstreamError,
+  UpstreamFailure,
+  upstreamFailure,
+  UpstreamRpcError,
+} from './upstream-error';
 
-describe('upstreamError', () => {
+describe('classifyUpstreamError', () => {
   it('names the network cause that fetch hides', () => {
     const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), {
       code: 'ECONNREFUSED',
     });
-    expect(upstreamError(new TypeError('fetch failed', { cause: refused }), 1000).message).toBe(
-      'fetch failed: connect ECONNREFUSED 127.0.0.1:9',
-    );
+    const failure = classifyUpstreamError(new TypeError('fetch failed', { cause: refused }), 1000);
+    expect(failure).toBeInstanceOf(UpstreamFailure);
+    expect((failure as UpstreamFailure).kind).toBe('unreachable');
+    expect(failure.message).toBe('fetch failed: connect ECONNREFUSED 127.0.0.1:9');
   });
 
-  it('turns an SDK timeout into the configured limit', () => {
-    const timeout = new McpError(ErrorCode.RequestTimeout, 'Request timed out');
-    expect(upstreamError(timeout, 2500).message).toBe('no answer within 2500 ms');
+  it('names an error without a message by its code', () => {
+    const reset = Object.assign(new Error(''), { code: 'ECONNRESET' });
+    expect(classifyUpstreamError(reset, 1).message).toBe('ECONNRESET');
   });
 
-  it('keeps the upstream’s own error and HTTP status', () => {
-    expect(upstreamError(new McpError(ErrorCode.InternalError, 'boom'), 1).message).toBe(
-      'the upstream answered with an error: MCP error -32603: boom',
-    );
-    expect(upstreamError(new StreamableHTTPError(401, 'unauthorized'), 1).message).toBe(
-      'HTTP 401: Streamable HTTP error: unauthorized',
-    );
+  it('turns a timeout into the configured limit', () => {
+    const timeout = new DOMException('The operation was aborted due to timeout', 'TimeoutError');
+    const failure = classifyUpstreamError(timeout, 2500) as UpstreamFailure;
+    expect(failure.kind).toBe('timeout');
+    expect(failure.message).toBe('no answer within 2500 ms');
   });
 
   it('recognises invalid JSON from another realm by name', () => {
     const foreign = { name: 'SyntaxError', message: 'Unexpected end of JSON input' };
-    expect(upstreamError(foreign, 1).message).toBe(
-      'the upstream sent invalid JSON (Unexpected end of JSON input)',
-    );
+    const failure = classifyUpstreamError(foreign, 1) as UpstreamFailure;
+    expect(failure.kind).toBe('protocol');
+    expect(failure.message).toBe('the upstream sent invalid JSON (Unexpected end of JSON input)');
   });
 
   it('keeps messages to one bounded line', () => {
-    const message = upstreamError(new Error(`a\nb ${'x'.repeat(1000)}`), 1).message;
+    const message = classifyUpstreamError(new Error(`a\nb ${'x'.repeat(1000)}`), 1).message;
     expect(message).not.toContain('\n');
     expect(message.length).toBeLessThanOrEqual(501);
     expect(message.endsWith('…')).toBe(true);
@@ -43,18 +45,35 @@ describe('upstreamError', () => {
   it('cuts the credentials sent out of what the upstream echoed, before clipping', () => {
     const token = 's3cret-token-value';
     const echo = (padding: number) =>
-      new StreamableHTTPError(401, `${'x'.repeat(padding)} Bearer ${token}; X-Key: k3y-value`);
+      new UpstreamFailure('http', `${'x'.repeat(padding)} Bearer ${token}; X-Key: k3y-value`, 401);
     const secrets = [token, 'k3y-value', 'abc'];
-    expect(upstreamError(echo(10), 1, secrets).message).toMatch(
+    expect(classifyUpstreamError(echo(10), 1, secrets).message).toMatch(
       /Bearer \[redacted\]; X-Key: \[redacted\]$/,
     );
     // Clipped at 500 characters in the middle of the token: no part of it may show.
-    expect(upstreamError(echo(450), 1, secrets).message).not.toContain('s3c');
-    expect(upstreamError(new Error('abc is fine'), 1, secrets).message).toBe('abc is fine');
+    expect(classifyUpstreamError(echo(450), 1, secrets).message).not.toContain('s3c');
+    expect(classifyUpstreamError(new Error('abc is fine'), 1, secrets).message).toBe('abc is fine');
   });
 
-  it('passes its own errors through', () => {
-    const own = new UpstreamError('the upstream repeated a page cursor');
-    expect(upstreamError(own, 1)).toBe(own);
+  it("cuts credentials out of an upstream's own JSON-RPC error, message and data", () => {
+    const token = 'tok_0123456789abcdef';
+    const error = new UpstreamRpcError(-32000, `bad token ${token.slice(4)}`, {
+      header: `Bearer ${token}`,
+    });
+    const classified = classifyUpstreamError(error, 1, [token]) as UpstreamRpcError;
+    expect(classified).toBeInstanceOf(UpstreamRpcError);
+    expect(classified.code).toBe(-32000);
+    expect(classified.message).toBe('bad token [redacted]');
+    expect(classified.data).toEqual({ header: 'Bearer [redacted]' });
+  });
+
+  it('passes its own failures through', () => {
+    const own = new UpstreamFailure('protocol', 'the upstream repeated a page cursor');
+    expect(classifyUpstreamError(own, 1)).toBe(own);
+  });
+
+  it('reports an upstream error answer as a failure where only a reason is wanted', () => {
+    const failure = upstreamFailure(new UpstreamRpcError(-32601, 'Method not found'), 1);
+    expect(failure.message).toBe('the upstream answered with an error: -32601 Method not found');
   });
 });

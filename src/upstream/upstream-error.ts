@@ -1,60 +1,108 @@
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { redactSecrets } from '../common/redact';
+import { redactSecrets } from './redact-secrets';
 
-/** Upstream text lands in gateway records and problem documents; this keeps it readable. */
+/** Upstream text lands in gateway records, problem documents and MCP errors; this keeps it readable. */
 const MESSAGE_LIMIT = 500;
 
 /**
- * Why talking to an upstream failed, in words an operator can act on. Services turn it into their
- * own coded exception (502); it never carries credentials, only what the upstream or the network said.
+ * How an exchange with an upstream failed. Every caller (sync, REST invoke, the MCP endpoints)
+ * maps from this one classification:
+ * - `timeout`: no answer within the limit;
+ * - `unreachable`: no connection, or it broke;
+ * - `session-expired`: the upstream no longer knows the session and ran nothing (HTTP 404);
+ * - `http`: any other HTTP refusal;
+ * - `protocol`: the upstream sent something that is not MCP (bad JSON, a malformed message);
+ * - `cancelled`: the caller gave up, or the connection was closed under the request.
  */
-export class UpstreamError extends Error {
-  constructor(message: string) {
+export type UpstreamFailureKind =
+  'timeout' | 'unreachable' | 'session-expired' | 'http' | 'protocol' | 'cancelled';
+
+/**
+ * A failure to talk to an upstream, in words an operator can act on. It never carries
+ * credentials: its message is built once, with every credential sent cut out of it.
+ */
+export class UpstreamFailure extends Error {
+  constructor(
+    readonly kind: UpstreamFailureKind,
+    message: string,
+    readonly status?: number,
+  ) {
     super(clip(message));
-    this.name = 'UpstreamError';
+    this.name = 'UpstreamFailure';
+  }
+
+  /** The same failure with these secrets cut out of its text. */
+  redacted(secrets: readonly string[]): UpstreamFailure {
+    const message = redactSecrets(this.message, secrets);
+    return message === this.message ? this : new UpstreamFailure(this.kind, message, this.status);
   }
 }
 
 /**
- * Explains any failure of an upstream exchange. `secrets` (the credentials sent) are cut out of the
- * explanation: an upstream may echo a request's headers in its error body, and the explanation is
- * stored on the gateway and shown to clients.
+ * A JSON-RPC error the upstream itself answered with. Not a failure of the exchange: it passes to
+ * MCP clients as it came, less any credential the upstream echoed.
  */
-export function upstreamError(
+export class UpstreamRpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+    this.name = 'UpstreamRpcError';
+  }
+
+  redacted(secrets: readonly string[]): UpstreamRpcError {
+    const data =
+      this.data === undefined
+        ? undefined
+        : (JSON.parse(redactSecrets(JSON.stringify(this.data), secrets)) as unknown);
+    return new UpstreamRpcError(this.code, redactSecrets(this.message, secrets), data);
+  }
+}
+
+/**
+ * Whatever an exchange with an upstream threw, as an UpstreamFailure (an upstream's own JSON-RPC
+ * error stays an UpstreamRpcError). `secrets` are the credentials sent.
+ */
+export function classifyUpstreamError(
   error: unknown,
   timeoutMs: number,
   secrets: readonly string[] = [],
-): UpstreamError {
-  if (error instanceof UpstreamError) return error;
-  return new UpstreamError(redactSecrets(explain(error, timeoutMs), secrets));
+): UpstreamFailure | UpstreamRpcError {
+  if (error instanceof UpstreamRpcError) return error.redacted(secrets);
+  const failure =
+    error instanceof UpstreamFailure
+      ? error
+      : isErrorLike(error) && error.name === 'TimeoutError'
+        ? new UpstreamFailure('timeout', `no answer within ${timeoutMs} ms`)
+        : isErrorLike(error) && error.name === 'SyntaxError'
+          ? // Errors of JSON.parse and fetch come from Node's realm, where `instanceof` against this
+            // realm's classes fails (under jest's VM, for one), so these are recognised by shape.
+            new UpstreamFailure('protocol', `the upstream sent invalid JSON (${error.message})`)
+          : new UpstreamFailure('unreachable', describe(error));
+  return failure.redacted(secrets);
 }
 
-function explain(error: unknown, timeoutMs: number): string {
-  if (error instanceof McpError) {
-    if (error.code === Number(ErrorCode.RequestTimeout)) return `no answer within ${timeoutMs} ms`;
-    if (error.code === Number(ErrorCode.ConnectionClosed))
-      return 'the connection closed before the upstream answered';
-    return `the upstream answered with an error: ${error.message}`;
-  }
-  if (error instanceof StreamableHTTPError) {
-    return error.code !== undefined && error.code > 0
-      ? `HTTP ${error.code}: ${error.message}`
-      : error.message;
-  }
-  // Errors from fetch and its body parsing come from Node's own realm, where `instanceof` against
-  // this realm's classes fails (under jest's VM, for one), so these are recognised by shape.
-  if (isErrorLike(error) && error.name === 'SyntaxError')
-    return `the upstream sent invalid JSON (${error.message})`;
-  if (isErrorLike(error) && error.name === 'ZodError')
-    return `the upstream sent a malformed message (${error.message})`;
-  return describe(error);
+/** As classifyUpstreamError, for callers that only report: an RPC error becomes its message. */
+export function upstreamFailure(
+  error: unknown,
+  timeoutMs: number,
+  secrets: readonly string[] = [],
+): UpstreamFailure {
+  const classified = classifyUpstreamError(error, timeoutMs, secrets);
+  return classified instanceof UpstreamFailure
+    ? classified
+    : new UpstreamFailure(
+        'protocol',
+        `the upstream answered with an error: ${classified.code} ${classified.message}`,
+      );
 }
 
 interface ErrorLike {
   name?: unknown;
   message: string;
   cause?: unknown;
+  code?: unknown;
 }
 
 function isErrorLike(value: unknown): value is ErrorLike {
@@ -71,7 +119,9 @@ function describe(error: unknown): string {
   let current: unknown = error;
   while (current !== undefined && current !== null && parts.length < 4) {
     const message = isErrorLike(current)
-      ? current.message
+      ? current.message ||
+        (typeof current.code === 'string' ? current.code : '') ||
+        (typeof current.name === 'string' ? current.name : '')
       : typeof current === 'string'
         ? current
         : JSON.stringify(current);

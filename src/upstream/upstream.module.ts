@@ -1,8 +1,11 @@
 import { Module } from '@nestjs/common';
-import { UpstreamClient } from './upstream.client';
+import { UpstreamConnector } from './upstream-connector.service';
+import { UpstreamPools } from './upstream-pools.service';
+import { UpstreamTargets } from './upstream-targets.service';
 
+/** The only code that talks to upstreams, whatever their transport. */
 @Module({
-  providers: [UpstreamClient],
-  exports: [UpstreamClient],
+  providers: [UpstreamConnector, UpstreamPools, UpstreamTargets],
+  exports: [UpstreamConnector, UpstreamTargets],
 })
 export class UpstreamModule {}

@@ -192,14 +192,18 @@ describe('MCP Streamable HTTP transport rules', () => {
     expect(after.status).toBe(404);
   });
 
-  it('refuses a bad protocol version header on a session', async () => {
+  it('refuses an unknown protocol version header on a session, and accepts any supported one', async () => {
     const { sessionId } = await open();
-    for (const version of ['1999-01-01', '2025-03-26']) {
-      const response = await post(
+    const ping = (version: string) =>
+      post(
         { jsonrpc: '2.0', id: 2, method: 'ping' },
         { 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': version },
       );
-      expect(response.status).toBe(400);
+    expect((await ping('1999-01-01')).status).toBe(400);
+    for (const version of ['2025-11-25', '2025-06-18', '2025-03-26']) {
+      const response = await ping(version);
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
     }
   });
 

@@ -54,6 +54,10 @@ const EXPECTED: Record<string, Need> = {
   'POST /mcp': 'mcp-all',
   'GET /mcp': 'mcp-all',
   'DELETE /mcp': 'mcp-all',
+  'GET /sse': 'mcp-all',
+  'POST /messages': 'mcp-all',
+  'GET /servers/:serverId/sse': 'mcp-server',
+  'POST /servers/:serverId/messages': 'mcp-server',
   'POST /servers/:serverId/mcp': 'mcp-server',
   'GET /servers/:serverId/mcp': 'mcp-server',
   'DELETE /servers/:serverId/mcp': 'mcp-server',
@@ -242,6 +246,30 @@ describe('every route, for every role', () => {
     expect(wrong).toEqual([]);
   });
 });
+
+/** An MCP request's status, read from its headers: an allowed stream would never end. */
+async function mcpStatus(
+  t: TestApp,
+  method: string,
+  path: string,
+  caller: Caller,
+): Promise<number> {
+  const abort = new AbortController();
+  const response = await fetch(`${t.baseUrl}${path}`, {
+    method,
+    signal: abort.signal,
+    headers: {
+      Accept: 'application/json, text/event-stream',
+      'Content-Type': 'application/json',
+      ...(caller.kind === 'bearer' ? { Authorization: `Bearer ${caller.token}` } : {}),
+    },
+    ...(method === 'POST'
+      ? { body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }) }
+      : {}),
+  });
+  abort.abort();
+  return response.status;
+}
 
 async function send(t: TestApp, method: string, path: string, caller: Caller): Promise<number> {
   const verb = method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete';

@@ -28,6 +28,7 @@ describe('tool-search promotions in the session store', () => {
       id: randomUUID(),
       serverId: null,
       subject: 'admin',
+      transport: 'streamable-http',
       protocolVersion: '2025-11-25',
       initializeParams: {
         protocolVersion: '2025-11-25',
@@ -35,6 +36,7 @@ describe('tool-search promotions in the session store', () => {
         clientInfo: { name: 'test', version: '1' },
       },
       logLevel: null,
+      subscriptions: [],
       promotions: null,
     });
     return created.id;

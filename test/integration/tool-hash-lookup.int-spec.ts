@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Gateway } from '../../src/gateways/gateway.entity';
-import { servedToolByHash } from '../../src/mcp/apps/app-tool-lookup.service';
+import { ServedToolsQuery } from '../../src/tools/served-tools.query';
 import { toolHash } from '../../src/tools/tool-hash';
 import { ToolWriter } from '../../src/tools/tool.writer';
 import { Tool } from '../../src/tools/tool.entity';
@@ -9,10 +9,12 @@ import { openTestDataSource, type TestDataSource } from '../support/test-data-so
 
 describe('looking tools up by hash', () => {
   let db: TestDataSource;
+  let served: ServedToolsQuery;
   const gateways: Gateway[] = [];
 
   beforeAll(async () => {
     db = await openTestDataSource();
+    served = new ServedToolsQuery(db.dataSource, db.names);
     const writer = new ToolWriter(db.names);
     for (let g = 0; g < 2; g++) {
       const slug = `hash-${g}`;
@@ -37,7 +39,7 @@ describe('looking tools up by hash', () => {
 
   it('finds a tool by index scan among 2,000', async () => {
     const gateway = gateways[1]!;
-    const qb = servedToolByHash(db.dataSource, toolHash(gateway.id, 'tool_512'));
+    const qb = served.byHashQuery(toolHash(gateway.id, 'tool_512'));
     const [sql, parameters] = qb.getQueryAndParameters();
     const plan = (
       await db.dataSource.query<{ 'QUERY PLAN': string }[]>(`EXPLAIN ${sql}`, parameters)
@@ -53,11 +55,11 @@ describe('looking tools up by hash', () => {
     const [first, second] = gateways;
     const hash = toolHash(first!.id, 'tool_7');
     await db.dataSource.getRepository(Tool).update({ toolHash: hash }, { enabled: false });
-    expect(await servedToolByHash(db.dataSource, hash).getOne()).toBeNull();
+    expect(await served.byHash(hash)).toBeNull();
 
     const other = toolHash(second!.id, 'tool_7');
-    expect(await servedToolByHash(db.dataSource, other).getOne()).not.toBeNull();
+    expect(await served.byHash(other)).not.toBeNull();
     await db.dataSource.getRepository(Gateway).update(second!.id, { enabled: false });
-    expect(await servedToolByHash(db.dataSource, other).getOne()).toBeNull();
+    expect(await served.byHash(other)).toBeNull();
   });
 });

@@ -1,5 +1,5 @@
 import { buildPrefabRenderer } from '../../src/mcp/apps/prefab/build-prefab-renderer';
-import { BROWSER_MISSING, browserAvailable } from '../browser/support/launch-chromium';
+import { BROWSER_MISSING, browserAvailable } from '../browser/support/browser-available';
 
 /** The app serves the built Prefab renderer page; tests run from sources, so build it first. */
 export default async function globalSetup(): Promise<void> {

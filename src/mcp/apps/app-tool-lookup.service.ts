@@ -1,14 +1,15 @@
 import { Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { DataSource, type SelectQueryBuilder } from 'typeorm';
 import { EventBus } from '../../events/event-bus';
+import { ServedToolsQuery } from '../../tools/served-tools.query';
 import { type ToolAppConfig } from '../../tools/tool-app-config';
 import { type ToolVisibility, toolVisibility } from '../../tools/tool-visibility';
-import { type JsonObject, Tool } from '../../tools/tool.entity';
+import { type JsonObject } from '../../tools/tool.entity';
 
 /** A served tool (enabled, of an enabled gateway) found by its hash. */
 export interface AppTool {
   id: string;
   gatewayId: string;
+  gatewaySlug: string;
   originalName: string;
   toolHash: string;
   title: string | null;
@@ -18,16 +19,6 @@ export interface AppTool {
 }
 
 const CACHE_LIMIT = 10_000;
-
-/** The served tool with this hash; the unique index `tool_hash_uq` answers it. */
-export function servedToolByHash(dataSource: DataSource, hash: string): SelectQueryBuilder<Tool> {
-  return dataSource
-    .getRepository(Tool)
-    .createQueryBuilder('tool')
-    .innerJoin('tool.gateway', 'gateway', 'gateway.enabled = true')
-    .where('tool.tool_hash = :hash', { hash })
-    .andWhere('tool.enabled = true');
-}
 
 /**
  * Finds tools by hash for MCP Apps: hashed backend calls and per-tool UI resources. Found tools
@@ -40,7 +31,7 @@ export class AppToolLookup implements OnModuleInit, OnModuleDestroy {
   private unsubscribe?: () => void;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly served: ServedToolsQuery,
     private readonly bus: EventBus,
   ) {}
 
@@ -70,15 +61,7 @@ export class AppToolLookup implements OnModuleInit, OnModuleDestroy {
    * page needs to address its own backend tools. Read afresh each time.
    */
   async appCallableHashes(gatewayId: string): Promise<Map<string, string>> {
-    const rows = await this.dataSource
-      .getRepository(Tool)
-      .createQueryBuilder('tool')
-      .innerJoin('tool.gateway', 'gateway', 'gateway.enabled = true')
-      .select(['tool.originalName', 'tool.toolHash', 'tool.meta'])
-      .where('tool.gateway_id = :gatewayId', { gatewayId })
-      .andWhere('tool.enabled = true')
-      .orderBy('tool.original_name')
-      .getMany();
+    const rows = await this.served.ofGateway(gatewayId);
     return new Map(
       rows
         .filter((tool) => toolVisibility(tool.meta).includes('app'))
@@ -87,11 +70,12 @@ export class AppToolLookup implements OnModuleInit, OnModuleDestroy {
   }
 
   private async load(hash: string): Promise<AppTool | null> {
-    const tool = await servedToolByHash(this.dataSource, hash).getOne();
+    const tool = await this.served.byHash(hash);
     if (!tool) return null;
     return {
       id: tool.id,
       gatewayId: tool.gatewayId,
+      gatewaySlug: tool.gatewaySlug,
       originalName: tool.originalName,
       toolHash: tool.toolHash,
       title: tool.title,

@@ -1,12 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import {
-  ErrorCode,
-  type ListResourcesResult,
   type ReadResourceResult,
   type Resource,
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
-import { AppConfig } from '../../config/app-config';
 import {
   answersToHashedName,
   hashedBackendName,
@@ -18,34 +15,35 @@ import {
   UI_EXTENSION,
   UI_RESOURCE_MIME_TYPE,
 } from '../../tools/tool-ui';
-import { paginate } from '../directory/paginate';
-import { type ToolDirectory } from '../directory/tool-directory';
-import { ToolDirectoryService } from '../directory/tool-directory.service';
-import { RpcError, UPSTREAM_UNAVAILABLE } from '../mcp-errors';
-import { type McpScope } from '../mcp-scope';
-import { type ProxySession } from '../upstream/proxy-session';
+import { type ToolDirectory } from '../calls/tool-directory';
+import { RESOURCE_NOT_FOUND, RpcError, UPSTREAM_UNAVAILABLE } from '../mcp-errors';
 import { type AppTool, AppToolLookup } from './app-tool-lookup.service';
 import { callRewriterScript, injectFirst } from './call-rewriter';
 import { PrefabRenderer } from './prefab/prefab-renderer.service';
 import { mergeUiResourceMeta } from './ui-resource-meta';
 
-/** JSON-RPC error of MCP for an unknown resource. */
-export const RESOURCE_NOT_FOUND = -32002;
-
-/** What the apps code needs of the session it serves. */
-export interface AppSession {
-  directory(): Promise<ToolDirectory>;
-  /** Runs `work` on the session's own upstream session of that gateway. */
-  withUpstream<T>(gatewayId: string, work: (upstream: ProxySession) => Promise<T>): Promise<T>;
-}
-
 /** Where a tools/call goes: the tool's gateway, under its upstream name. */
 export interface CallTarget {
   gatewayId: string;
+  gatewaySlug: string;
   originalName: string;
 }
 
-function resourceNotFound(uri: string): RpcError {
+/**
+ * How to answer a read of a UI resource: with content built here (the Prefab renderer), or from
+ * the upstream's own page, which the caller reads in the session and hands to `bridge`.
+ */
+export type UiRead =
+  | { kind: 'built'; result: ReadResourceResult }
+  | { kind: 'upstream'; tool: AppTool; upstreamUri: string };
+
+/** The upstream's page and its `resources/list` entry (null when it has none, or cannot list). */
+export interface UpstreamUi {
+  read: ReadResourceResult;
+  listed: Resource | null;
+}
+
+export function resourceNotFound(uri: string): RpcError {
   return new RpcError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
 }
 
@@ -67,16 +65,13 @@ export class McpApps {
   private readonly derived = new WeakMap<ToolDirectory, readonly Resource[]>();
 
   constructor(
-    private readonly config: AppConfig,
-    private readonly directories: ToolDirectoryService,
     private readonly lookup: AppToolLookup,
     private readonly renderer: PrefabRenderer,
   ) {}
 
   /** Declared beside tools: the UI extension, when a tool of the scope has a UI. */
-  async capabilities(scope: McpScope): Promise<ServerCapabilities> {
-    const directory = await this.directories.get(scope);
-    if (!directory || this.resources(directory).length === 0) return {};
+  capabilities(directory: ToolDirectory): ServerCapabilities {
+    if (this.resources(directory).length === 0) return {};
     return { extensions: { [UI_EXTENSION]: { mimeTypes: [UI_RESOURCE_MIME_TYPE] } } };
   }
 
@@ -94,19 +89,20 @@ export class McpApps {
     return tool;
   }
 
-  listResources(directory: ToolDirectory, cursor: string | undefined): ListResourcesResult {
-    const page = paginate(this.resources(directory), cursor, this.config.mcpPageSize);
-    if (!page) throw new RpcError(ErrorCode.InvalidParams, 'Invalid cursor');
-    return {
-      resources: page.items,
-      ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
-    };
+  /** Whether a URI names a per-tool UI resource (which may still not exist). */
+  owns(uri: string): boolean {
+    return parsePrefabResourceUri(uri) !== null;
   }
 
-  async readResource(session: AppSession, uri: string): Promise<ReadResourceResult> {
+  /** One entry per tool of the directory with a UI. */
+  listResources(directory: ToolDirectory): readonly Resource[] {
+    return this.resources(directory);
+  }
+
+  async planRead(directory: ToolDirectory, uri: string): Promise<UiRead> {
     const hash = parsePrefabResourceUri(uri);
     const tool = hash === null ? null : await this.lookup.byHash(hash);
-    if (!tool || !this.mayRead(await session.directory(), tool)) throw resourceNotFound(uri);
+    if (!tool || !this.mayRead(directory, tool)) throw resourceNotFound(uri);
     const ui = toolUi(tool.meta, tool.appConfig);
     if (!ui) throw resourceNotFound(uri);
     if (ui.kind === 'prefab') {
@@ -117,9 +113,12 @@ export class McpApps {
         title: tool.title ?? tool.originalName,
       });
       const meta = mergeUiResourceMeta([tool.appConfig]);
-      return { contents: [{ uri, mimeType: UI_RESOURCE_MIME_TYPE, text, _meta: { ui: meta } }] };
+      const result = {
+        contents: [{ uri, mimeType: UI_RESOURCE_MIME_TYPE, text, _meta: { ui: meta } }],
+      };
+      return { kind: 'built', result };
     }
-    return this.readUpstreamUi(session, uri, tool, ui.uri);
+    return { kind: 'upstream', tool, upstreamUri: ui.uri };
   }
 
   private mayRead(directory: ToolDirectory, tool: AppTool): boolean {
@@ -130,22 +129,13 @@ export class McpApps {
   }
 
   /** The upstream's page with the call-rewriting bridge first, and its `_meta.ui` merged. */
-  private async readUpstreamUi(
-    session: AppSession,
+  async bridge(
     uri: string,
     tool: AppTool,
     upstreamUri: string,
+    { read, listed }: UpstreamUi,
   ): Promise<ReadResourceResult> {
-    const [[read, listed], hashes] = await Promise.all([
-      session.withUpstream(tool.gatewayId, (upstream) =>
-        Promise.all([
-          upstream.readResource(upstreamUri),
-          // The list entry only adds to the CSP; an upstream that cannot list still serves its page.
-          upstream.findResource(upstreamUri).catch(() => null),
-        ]),
-      ),
-      this.lookup.appCallableHashes(tool.gatewayId),
-    ]);
+    const hashes = await this.lookup.appCallableHashes(tool.gatewayId);
     const isHtml = (content: { mimeType?: string }) => content.mimeType?.startsWith('text/html');
     const item =
       read.contents.find((content) => content.uri === upstreamUri && isHtml(content)) ??

@@ -1,4 +1,4 @@
-import { type DirectoryTool } from '../directory/tool-directory';
+import { type DirectoryTool } from '../calls/tool-directory';
 import { buildToolCatalogue, ToolCatalogue, TOOL_SEARCH_NAME } from './tool-catalogue';
 
 function tool(

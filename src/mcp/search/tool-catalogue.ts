@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
-import { type DirectoryTool } from '../directory/tool-directory';
+import { type DirectoryTool } from '../calls/tool-directory';
 import { Bm25Index, type WeightedText } from './bm25';
 import { parseToolQuery, searchLimit } from './tool-query';
 

@@ -1,7 +1,7 @@
 import { type CallToolResult, type JSONRPCNotification } from '@modelcontextprotocol/sdk/types.js';
 import { loadConfig, type ToolSearchSettings } from '../../config/app-config';
 import { tempDataDir } from '../../../test/support/temp-dir';
-import { type DirectoryTool, ToolDirectory } from '../directory/tool-directory';
+import { type DirectoryTool, ToolDirectory } from '../calls/tool-directory';
 import { RpcError } from '../mcp-errors';
 import { type SessionStore } from '../session/session.store';
 import { mergePromotions, type Promotions } from './promotions';

@@ -8,7 +8,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { AppConfig, type ToolSearchSettings } from '../../config/app-config';
 import { answersToHashedName, parseHashedBackendName } from '../../tools/tool-hash';
-import { type ToolDirectory } from '../directory/tool-directory';
+import { type ToolDirectory } from '../calls/tool-directory';
 import { RpcError } from '../mcp-errors';
 import { SessionStore } from '../session/session.store';
 import { promotedNames } from './promotions';

@@ -25,7 +25,7 @@ describe('busRelay', () => {
     try {
       const bus = new FailingBus();
       const relay = busRelay(bus, 's1', logger);
-      relay.toClient({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+      relay.toClient('get', { jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
       relay.fromClient({ jsonrpc: '2.0', id: 'r.1', result: {} });
       await new Promise((resolve) => setTimeout(resolve, 20));
       expect(bus.attempts).toBe(2);

@@ -10,6 +10,8 @@ import {
 import { Server } from '../../servers/server.entity';
 import type { InitializeRequest, LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 
+export type McpSessionTransport = 'streamable-http' | 'sse';
+
 /**
  * One MCP client session. Everything a replica needs to serve any request of the session lives
  * here, so that no replica holds state another lacks: no sticky sessions.
@@ -35,12 +37,23 @@ export class McpSession {
   @Column({ name: 'protocol_version', type: 'varchar', length: 32 })
   protocolVersion!: string;
 
-  /** The client's initialize params (capabilities, clientInfo), replayed to restore the session. */
-  @Column({ name: 'initialize_params', type: 'jsonb' })
-  initializeParams!: InitializeRequest['params'];
+  /** `streamable-http`, or `sse` for the older HTTP+SSE transport (2024-11-05). */
+  @Column({ type: 'varchar', length: 16, default: 'streamable-http' })
+  transport!: McpSessionTransport;
+
+  /**
+   * The client's initialize params (capabilities, clientInfo); null until the client initializes,
+   * which on the older transport comes after its stream opened.
+   */
+  @Column({ name: 'initialize_params', type: 'jsonb', nullable: true })
+  initializeParams!: InitializeRequest['params'] | null;
 
   @Column({ name: 'log_level', type: 'varchar', length: 16, nullable: true })
   logLevel!: LoggingLevel | null;
+
+  /** Resource URIs (as the client named them) the client subscribed to. */
+  @Column({ type: 'jsonb', default: () => "'[]'" })
+  subscriptions!: string[];
 
   /** Tool-search promotions: the catalogue hash they belong to and the promoted names. */
   @Column({ type: 'jsonb', nullable: true })

@@ -1,328 +1,284 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
-  type CallToolRequest,
   ErrorCode,
-  type Implementation,
-  type JSONRPCRequest,
+  type JSONRPCMessage,
   type JSONRPCResponse,
-  type MessageExtraInfo,
-  ListToolsRequestSchema,
-  type ListToolsResult,
   type LoggingLevel,
+  type RequestId,
   type Result,
-  ResultSchema,
-  RootsListChangedNotificationSchema,
-  SetLevelRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { type AppConfig } from '../../config/app-config';
-import { type Metrics } from '../../health/metrics';
-import { serveAppResources } from '../apps/app-resources.handlers';
-import { type McpApps } from '../apps/mcp-apps.service';
-import { type ToolDirectory } from '../directory/tool-directory';
-import { type ToolDirectoryService } from '../directory/tool-directory.service';
-import { paginate } from '../directory/paginate';
-import { CapturedExchange, type Exchange } from '../http/exchange';
-import { type SessionRelay, SessionTransport } from '../http/session-transport';
-import {
-  callParams,
-  errorResponse,
-  RpcError,
-  unknownTool,
-  UpstreamSessionGone,
-} from '../mcp-errors';
+import { type ResourceTarget } from '../calls/resource-directory';
+import { type ListKind } from '../calls/scope-directory';
 import { passesLogLevel } from '../logging-level';
+import { jsonRpcError } from '../mcp-errors';
 import { scopeOf, type McpScope } from '../mcp-scope';
-import { type ToolSearchService } from '../search/tool-search.service';
-import {
-  type CallContext,
-  CLIENT_ANSWER_TIMEOUT_MS,
-  type DownstreamLink,
-  ProxySession,
-  type UpstreamTarget,
-} from '../upstream/proxy-session';
-import { type UpstreamPools } from '../upstream/upstream-pools.service';
-import { sameTarget, type UpstreamTargets } from '../upstream/upstream-targets.service';
-import { type SessionState, type SessionStore } from './session.store';
+import { type Exchange, primingId, type StreamSink } from '../transport/exchange';
+import { type SseResponse } from '../transport/sse-response';
+import { ClientRequests } from './client-requests';
+import { type SessionState } from './session.store';
+import { type SessionUpstreams } from './session-upstreams';
+import { type Resumption, SESSION_STREAM, type StreamEvents } from './stream-events.store';
+import { OutgoingStream } from './outgoing-stream';
 
-export interface RuntimeContext {
-  config: AppConfig;
-  replicaId: string;
-  directories: ToolDirectoryService;
-  store: SessionStore;
-  toolSearch: ToolSearchService;
-  targets: UpstreamTargets;
-  pools: UpstreamPools;
-  metrics: Metrics;
-  apps: McpApps;
-  relay(sessionId: string): SessionRelay;
+/** How a session reaches the other replicas. */
+export interface SessionRelay {
+  /** For the client, on a stream of the session that another replica may hold. */
+  toClient(streamId: string, message: JSONRPCMessage, eventId?: string, final?: boolean): void;
+  /** From the client, for the replica that is waiting for it. */
+  fromClient(message: JSONRPCMessage): void;
 }
 
-const RESTORE_ID = 'portico-restore';
+export interface RuntimeParts {
+  replicaId: string;
+  relay: SessionRelay;
+  events: StreamEvents;
+  upstreams: (runtime: SessionRuntime) => SessionUpstreams;
+}
+
+interface Served {
+  exchange: Exchange;
+  abort: AbortController;
+}
 
 /**
- * One MCP session as served by this replica: the SDK Server that speaks the protocol, its
- * transport, and the session's own upstream sessions. Every replica can build one from the stored
- * session record, so any replica can serve any request.
+ * One MCP session as served by this replica: the client's requests in progress here, the streams
+ * it holds here, what Portico asks of the client, and its own upstream sessions. Any replica builds
+ * one from the stored session record, so any replica can serve any request.
  */
-export class SessionRuntime {
-  readonly transport: SessionTransport;
-  readonly server: Server;
+export class SessionRuntime implements StreamSink {
   readonly scope: McpScope;
+  readonly upstreams: SessionUpstreams;
   lastUsed = Date.now();
-  /** The directory version this session last listed; a newer one means list_changed. */
-  listedFingerprint: string | null = null;
-  private readonly upstreams = new Map<string, Promise<ProxySession>>();
-  private logLevel: LoggingLevel | null;
+  /** Per list: the version this session last saw. */
+  readonly seen = new Map<ListKind, string>();
+  /** Resource subscriptions this replica made upstream, by the client's URI. */
+  private readonly subscriptions = new Map<string, ResourceTarget>();
+  private readonly served = new Map<RequestId, Served>();
+  private readonly asked: ClientRequests;
+  private stream: OutgoingStream | null = null;
+  private readonly resumed = new Map<string, OutgoingStream>();
+  private sessionStreamQueue: Promise<void> = Promise.resolve();
+  private closed = false;
 
   constructor(
     readonly session: SessionState,
-    serverInfo: Implementation,
-    private readonly context: RuntimeContext,
+    private readonly parts: RuntimeParts,
   ) {
     this.scope = scopeOf(session.serverId);
-    this.logLevel = session.logLevel;
-    this.transport = new SessionTransport(session.id, context.replicaId, context.relay(session.id));
-    this.server = new Server(serverInfo, {
-      capabilities: { tools: { listChanged: true }, logging: {} },
-    });
-    this.server.setRequestHandler(ListToolsRequestSchema, (request) =>
-      this.listTools(request.params?.cursor),
-    );
-    this.server.setRequestHandler(SetLevelRequestSchema, async (request) => {
-      await this.setLogLevel(request.params.level);
-      return {};
-    });
-    this.server.setNotificationHandler(RootsListChangedNotificationSchema, () =>
-      this.rootsChanged(),
-    );
-    serveAppResources(this.server, context.apps, this);
+    this.asked = new ClientRequests(parts.replicaId);
+    this.upstreams = parts.upstreams(this);
   }
 
-  async start(): Promise<void> {
-    this.server.registerCapabilities(await this.context.apps.capabilities(this.scope));
-    await this.server.connect(this.transport);
+  get id(): string {
+    return this.session.id;
   }
 
-  /** A client request; tools/call is served here, everything else by the SDK server. */
-  receiveRequest(request: JSONRPCRequest, exchange: Exchange, extra?: MessageExtraInfo): void {
-    if (request.method === 'tools/call') void this.callTool(request, exchange);
-    else this.transport.receiveRequest(request, exchange, extra);
+  get logLevel(): LoggingLevel | null {
+    return this.session.logLevel;
   }
 
-  /** Brings the SDK server to the state the session's initialize left it in, on another replica. */
-  async restore(): Promise<void> {
-    const exchange = new CapturedExchange();
-    this.transport.receiveRequest(
-      {
-        jsonrpc: '2.0',
-        id: RESTORE_ID,
-        method: 'initialize',
-        params: this.session.initializeParams,
-      },
-      exchange,
-    );
-    await exchange.answer;
-    this.transport.receiveNotification({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  /** The older HTTP+SSE transport: every message goes out on the session's stream, without ids. */
+  get legacy(): boolean {
+    return this.session.transport === 'sse';
+  }
+
+  get inFlight(): number {
+    return this.served.size;
+  }
+
+  get hasStream(): boolean {
+    return this.stream?.open ?? false;
   }
 
   /**
-   * Closing the transport first answers and aborts the requests in progress, so the upstream
-   * sessions, which wait for their calls to finish, end promptly.
+   * Serves a client request: `work` gets a signal that a cancellation aborts, and its answer goes
+   * out on the exchange unless the request was cancelled meanwhile.
+   */
+  async serve(
+    id: RequestId,
+    exchange: Exchange,
+    work: (signal: AbortSignal) => Promise<JSONRPCResponse>,
+  ): Promise<void> {
+    const abort = new AbortController();
+    this.served.set(id, { exchange, abort });
+    const answer = await work(abort.signal);
+    if (this.served.get(id)?.exchange !== exchange) return;
+    this.served.delete(id);
+    exchange.finish(answer);
+  }
+
+  /** The client cancelled a request: it gets no answer. False when it is not served here. */
+  cancel(requestId: RequestId, reason: string): boolean {
+    const served = this.served.get(requestId);
+    if (!served) return false;
+    this.served.delete(requestId);
+    served.exchange.cancel();
+    served.abort.abort(reason);
+    return true;
+  }
+
+  /**
+   * A message for the client: on the stream of the request it is about while that is answered
+   * here, else on the session's own stream, wherever that is open. Log messages below the
+   * session's level are dropped.
+   */
+  toClient(message: JSONRPCMessage, related?: RequestId): void {
+    if ('method' in message && !passesLogLevel(message, this.logLevel)) return;
+    const served = related === undefined ? undefined : this.served.get(related);
+    if (served) served.exchange.write(message);
+    else this.toSessionStream(message);
+  }
+
+  /** Asks the client (sampling, elicitation, roots) on behalf of an upstream; resolves its answer. */
+  ask(
+    request: { method: string; params?: Record<string, unknown> },
+    related?: RequestId,
+    signal?: AbortSignal,
+  ): Promise<Result> {
+    const { id, answer } = this.asked.open(signal);
+    this.toClient({ jsonrpc: '2.0', id, method: request.method, params: request.params }, related);
+    return answer;
+  }
+
+  /** The client's answer to a request some replica sent it. */
+  clientAnswered(response: JSONRPCResponse): void {
+    if (response.id === undefined) return;
+    if (!this.asked.answer(response) && !this.asked.isOurs(response.id))
+      this.parts.relay.fromClient(response);
+  }
+
+  /** Records a subscription made (or ended, with null) upstream on this replica. */
+  subscribedHere(uri: string, target: ResourceTarget | null): void {
+    if (target) this.subscriptions.set(uri, target);
+    else this.subscriptions.delete(uri);
+  }
+
+  /**
+   * An upstream's `notifications/resources/updated`: for the client, under its own URI, when it
+   * is subscribed to it.
+   */
+  resourceUpdated(gatewayId: string, params: Record<string, unknown>): void {
+    for (const [uri, target] of this.subscriptions) {
+      if (target.gatewayId !== gatewayId || target.upstreamUri !== params.uri) continue;
+      if (!this.session.subscriptions.includes(uri)) continue;
+      this.toClient({
+        jsonrpc: '2.0',
+        method: 'notifications/resources/updated',
+        params: { ...params, uri },
+      });
+    }
+  }
+
+  /**
+   * Subscriptions another replica ended: this replica ends its own upstream ones for them. Best
+   * effort; an upstream that cannot be told keeps sending what this session no longer relays.
+   */
+  async reconcileSubscriptions(): Promise<void> {
+    for (const [uri, target] of [...this.subscriptions]) {
+      if (this.session.subscriptions.includes(uri)) continue;
+      this.subscriptions.delete(uri);
+      await this.upstreams
+        .with(target.gatewayId, (connection) =>
+          connection.request('resources/unsubscribe', { uri: target.upstreamUri }),
+        )
+        .catch(() => undefined);
+    }
+  }
+
+  /** A client message this replica cannot place, for the replica that can. */
+  relayFromClient(message: JSONRPCMessage): void {
+    this.parts.relay.fromClient(message);
+  }
+
+  /** A client message another replica could not place: taken if it is for this one. */
+  receiveRelayed(message: JSONRPCMessage): void {
+    if ('result' in message || 'error' in message) {
+      this.asked.answer(message);
+      return;
+    }
+    if ('method' in message && message.method === 'notifications/cancelled') {
+      const { requestId, reason } = (message.params ?? {}) as {
+        requestId?: RequestId;
+        reason?: string;
+      };
+      if (requestId !== undefined) this.cancel(requestId, reason ?? 'cancelled');
+    }
+  }
+
+  /** The session's own stream opened here: GET, or the older transport's SSE stream. */
+  openSessionStream(sse: SseResponse): boolean {
+    if (this.stream?.open) return false;
+    const stream = new OutgoingStream(sse);
+    this.stream = stream;
+    sse.onClose(() => {
+      if (this.stream === stream) this.stream = null;
+    });
+    if (!this.legacy) sse.prime(primingId(SESSION_STREAM));
+    return true;
+  }
+
+  /**
+   * A client resumes a stream with `Last-Event-ID`: what it missed is replayed, then the stream
+   * goes on here. A client that resumes its session's stream has lost the old one, though this
+   * replica may not have noticed yet: the old one is ended.
+   */
+  async resume(sse: SseResponse, position: Resumption): Promise<void> {
+    let stream: OutgoingStream;
+    if (position.streamId === SESSION_STREAM) {
+      this.stream?.end();
+      this.openSessionStream(sse);
+      stream = this.stream!;
+    } else {
+      stream = new OutgoingStream(sse);
+      this.resumed.set(position.streamId, stream);
+      sse.onClose(() => this.resumed.delete(position.streamId));
+    }
+    await stream.replay(() => this.parts.events.after(this.id, position));
+  }
+
+  /** A message for one of the session's streams that another replica relayed. */
+  deliver(streamId: string, message: JSONRPCMessage, eventId?: string, final?: boolean): void {
+    const stream = streamId === SESSION_STREAM ? this.stream : this.resumed.get(streamId);
+    stream?.write(message, eventId, final);
+  }
+
+  store(streamId: string, message: JSONRPCMessage): Promise<string> {
+    return this.parts.events.append(this.id, streamId, message);
+  }
+
+  forward(streamId: string, eventId: string, message: JSONRPCMessage, final: boolean): void {
+    this.parts.relay.toClient(streamId, message, eventId, final);
+  }
+
+  /**
+   * Answers the requests in progress, so that no client waits on a session that is gone, and ends
+   * the streams and upstream sessions.
    */
   async close(): Promise<void> {
-    await this.server.close();
-    const upstreams = [...this.upstreams.values()];
-    this.upstreams.clear();
-    await Promise.all(
-      upstreams.map(async (upstream) => (await upstream.catch(() => null))?.close()),
-    );
-  }
-
-  /** The gateways this session has upstream sessions with. */
-  get upstreamGateways(): string[] {
-    return [...this.upstreams.keys()];
+    if (this.closed) return;
+    this.closed = true;
+    const served = [...this.served];
+    this.served.clear();
+    for (const [id, { exchange, abort }] of served) {
+      abort.abort('session closed');
+      exchange.finish(jsonRpcError(id, ErrorCode.ConnectionClosed, 'Session closed'));
+    }
+    this.asked.close();
+    this.stream?.end();
+    for (const stream of this.resumed.values()) stream.end();
+    await this.upstreams.close();
   }
 
   /**
-   * Retires upstream sessions whose gateway now has another endpoint or is no longer active (null
-   * in `targets`), so that the next call connects afresh; the others keep serving.
+   * In order: each message is stored first (it gets an event id) and then written here, or
+   * relayed to the replica holding the stream. The older transport keeps no ids.
    */
-  async refreshUpstreams(targets: ReadonlyMap<string, UpstreamTarget | null>): Promise<void> {
-    for (const [gatewayId, target] of targets) {
-      const pending = this.upstreams.get(gatewayId);
-      const upstream = await pending?.catch(() => null);
-      if (pending && upstream && !sameTarget(upstream.target, target))
-        this.forgetUpstream(gatewayId, pending);
-    }
-  }
-
-  /** The level another replica stored for this session: applied here and to the upstreams. */
-  async applyLogLevel(level: LoggingLevel | null): Promise<void> {
-    if (level === this.logLevel) return;
-    this.logLevel = level;
-    if (level) await this.forwardLogLevel(level);
-  }
-
-  /**
-   * The client opened its GET stream here: from now on it hears of changes to the list as it is
-   * now, even if it listed through another replica (or has not listed yet and will see it).
-   */
-  async streamOpened(): Promise<void> {
-    this.listedFingerprint ??=
-      (await this.context.directories.get(this.scope))?.fingerprint ?? null;
-  }
-
-  async directory(): Promise<ToolDirectory> {
-    const directory = await this.context.directories.get(this.scope);
-    if (!directory)
-      throw new RpcError(
-        ErrorCode.InvalidRequest,
-        'This virtual server no longer exists or is disabled',
-      );
-    return directory;
-  }
-
-  private async listTools(cursor: string | undefined): Promise<ListToolsResult> {
-    const directory = await this.directory();
-    const listed = await this.context.toolSearch.listed(directory, this.session.id);
-    const page = paginate(listed ?? directory.definitions, cursor, this.context.config.mcpPageSize);
-    if (!page) throw new RpcError(ErrorCode.InvalidParams, 'Invalid cursor');
-    this.listedFingerprint = directory.fingerprint;
-    return { tools: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
-  }
-
-  /** Serves tools/call itself rather than through the SDK server: this is the hot path. */
-  private async callTool(request: JSONRPCRequest, exchange: Exchange): Promise<void> {
-    const abort = new AbortController();
-    this.transport.serve(request.id, exchange, abort);
-    const context: CallContext = {
-      requestId: request.id,
-      signal: abort.signal,
-      notify: (notification) => {
-        if (passesLogLevel(notification, this.logLevel)) exchange.write(notification);
-      },
-      ask: (upstreamRequest) =>
-        this.server.request(upstreamRequest, ResultSchema, {
-          relatedRequestId: request.id,
-          signal: abort.signal,
-          timeout: CLIENT_ANSWER_TIMEOUT_MS,
-        }),
-    };
-    const started = performance.now();
-    const call = { gateway: '' };
-    let answer: JSONRPCResponse;
-    try {
-      const result = await this.forwardCall(callParams(request.params), context, call);
-      answer = { jsonrpc: '2.0', id: request.id, result };
-    } catch (error) {
-      answer = errorResponse(request.id, error);
-    }
-    this.transport.answer(answer);
-    this.context.metrics.recordCall(call.gateway, answer, (performance.now() - started) / 1000);
-  }
-
-  /** Resolves and calls the tool; `call.gateway` says which gateway served it, for the metrics. */
-  private async forwardCall(
-    params: CallToolRequest['params'],
-    context: CallContext,
-    call: { gateway: string },
-  ): Promise<Result> {
-    const directory = await this.directory();
-    const searched = await this.context.toolSearch.intercept(
-      directory,
-      this.session.id,
-      params,
-      (notification) => context.notify(notification),
-    );
-    if (searched) return searched;
-    const tool =
-      directory.byName.get(params.name) ??
-      (await this.context.apps.resolveCall(directory, params.name));
-    if (!tool) throw unknownTool(params.name);
-    return this.withUpstream(tool.gatewayId, (upstream) => {
-      call.gateway = upstream.target.slug;
-      return upstream.callTool(tool.originalName, params, context);
+  private toSessionStream(message: JSONRPCMessage): void {
+    this.sessionStreamQueue = this.sessionStreamQueue.then(async () => {
+      const eventId = this.legacy
+        ? undefined
+        : await this.store(SESSION_STREAM, message).catch(() => undefined);
+      if (this.stream?.open) this.stream.write(message, eventId);
+      else this.parts.relay.toClient(SESSION_STREAM, message, eventId);
     });
-  }
-
-  /**
-   * Runs `work` on this session's upstream session of the gateway. A broken one is dropped so the
-   * next use reconnects, and one that a restarted upstream forgot (it ran nothing) gets one retry.
-   */
-  async withUpstream<T>(
-    gatewayId: string,
-    work: (upstream: ProxySession) => Promise<T>,
-  ): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      const pending = this.upstream(gatewayId);
-      const upstream = await pending;
-      try {
-        return await work(upstream);
-      } catch (error) {
-        const gone = error instanceof UpstreamSessionGone;
-        if (upstream.closed || gone) this.forgetUpstream(gatewayId, pending);
-        if (attempt === 1 && gone) continue;
-        throw error;
-      }
-    }
-  }
-
-  /** Stored for every replica; an upstream that does not take it fails nothing for the client. */
-  private async setLogLevel(level: LoggingLevel): Promise<void> {
-    this.logLevel = level;
-    await this.context.store.update(this.session.id, { logLevel: level });
-    await this.forwardLogLevel(level);
-  }
-
-  private async forwardLogLevel(level: LoggingLevel): Promise<void> {
-    await Promise.allSettled(
-      [...this.upstreams.values()].map(async (upstream) =>
-        (await upstream.catch(() => null))?.setLogLevel(level),
-      ),
-    );
-  }
-
-  private async rootsChanged(): Promise<void> {
-    await Promise.all(
-      [...this.upstreams.values()].map(async (upstream) =>
-        (await upstream.catch(() => null))?.rootsChanged(),
-      ),
-    );
-  }
-
-  private upstream(gatewayId: string): Promise<ProxySession> {
-    const existing = this.upstreams.get(gatewayId);
-    if (existing) return existing;
-    const connecting = this.connectUpstream(gatewayId);
-    this.upstreams.set(gatewayId, connecting);
-    connecting.catch(
-      () => this.upstreams.get(gatewayId) === connecting && this.upstreams.delete(gatewayId),
-    );
-    return connecting;
-  }
-
-  /** Drops a broken upstream session, unless another call has already replaced it. */
-  private forgetUpstream(gatewayId: string, pending: Promise<ProxySession>): void {
-    if (this.upstreams.get(gatewayId) === pending) this.upstreams.delete(gatewayId);
-    void pending.then((session) => session.close()).catch(() => undefined);
-  }
-
-  private async connectUpstream(gatewayId: string): Promise<ProxySession> {
-    const target = await this.context.targets.get(gatewayId);
-    const timeout = this.context.config.upstreamTimeoutMs;
-    const link: DownstreamLink = {
-      capabilities: this.session.initializeParams.capabilities,
-      request: (request) =>
-        this.server.request(request, ResultSchema, { timeout: CLIENT_ANSWER_TIMEOUT_MS }),
-      notify: async (notification) => {
-        if (passesLogLevel(notification, this.logLevel))
-          await this.server.notification(notification);
-      },
-    };
-    const upstream = await ProxySession.connect(target, link, timeout, (url) =>
-      this.context.pools.for(url),
-    );
-    if (this.logLevel) await upstream.setLogLevel(this.logLevel).catch(() => undefined);
-    return upstream;
   }
 }

@@ -84,28 +84,67 @@ export class SessionStore implements OnModuleInit, OnModuleDestroy {
 
   async update(
     id: string,
-    patch: Partial<Pick<SessionState, 'logLevel' | 'promotions'>>,
+    patch: Partial<
+      Pick<SessionState, 'logLevel' | 'promotions' | 'initializeParams' | 'protocolVersion'>
+    >,
   ): Promise<void> {
-    await this.dataSource.getRepository(McpSession).update({ id }, patch);
+    // TypeORM's partial-entity type cannot express the free-form JSON of initialize params.
+    await this.dataSource
+      .getRepository(McpSession)
+      .update({ id }, patch as QueryDeepPartialEntity<McpSession>);
     const cached = this.cache.get(id);
     if (cached) Object.assign(cached, patch);
     await this.bus.publish({ type: 'mcp.session.changed', sessionId: id, ended: false });
   }
 
   /**
-   * The stored log levels of these sessions, read afresh (another replica may just have set one);
-   * a session that is gone has no entry.
+   * The stored state of these sessions that replicas keep in step with, read afresh (another
+   * replica may just have changed it); a session that is gone has no entry.
    */
-  async logLevels(ids: readonly string[]): Promise<Map<string, SessionState['logLevel']>> {
-    const levels = new Map<string, SessionState['logLevel']>();
+  async current(
+    ids: readonly string[],
+  ): Promise<Map<string, Pick<SessionState, 'logLevel' | 'subscriptions' | 'initializeParams'>>> {
+    const states = new Map<
+      string,
+      Pick<SessionState, 'logLevel' | 'subscriptions' | 'initializeParams'>
+    >();
     for (let start = 0; start < ids.length; start += 1000) {
       const rows = await this.dataSource.getRepository(McpSession).find({
-        select: { id: true, logLevel: true },
+        select: { id: true, logLevel: true, subscriptions: true, initializeParams: true },
         where: { id: In(ids.slice(start, start + 1000)) },
       });
-      for (const row of rows) levels.set(row.id, row.logLevel);
+      for (const { id, ...state } of rows) states.set(id, state);
     }
-    return levels;
+    return states;
+  }
+
+  /**
+   * Adds or removes a resource subscription. The row is locked while it changes, so that requests
+   * of one session on several replicas at once lose nothing. Returns the subscriptions now stored;
+   * null when the session is gone.
+   */
+  async subscribe(id: string, uri: string, subscribed: boolean): Promise<string[] | null> {
+    const result = await this.dataSource.transaction(async (em) => {
+      const sessions = em.getRepository(McpSession);
+      const current = await sessions.findOne({
+        select: { id: true, subscriptions: true },
+        where: { id },
+        lock: { mode: 'pessimistic_write' },
+      });
+      if (!current) return null;
+      const next = subscribed
+        ? [...new Set([...current.subscriptions, uri])]
+        : current.subscriptions.filter((candidate) => candidate !== uri);
+      if (next.length !== current.subscriptions.length)
+        await sessions.update({ id }, { subscriptions: next });
+      return next;
+    });
+    if (result) {
+      const cached = this.cache.get(id);
+      if (cached) cached.subscriptions = result;
+      await this.bus.publish({ type: 'mcp.session.changed', sessionId: id, ended: false });
+    }
+    return result;
   }
 
   /**

@@ -1,0 +1,82 @@
+/**
+ * Checks shared by everything admitted from upstreams (tools, resources, templates, prompts):
+ * what PostgreSQL cannot store in text or jsonb would fail a whole sync, so it is repaired or
+ * refused item by item.
+ */
+
+export type JsonObject = Record<string, unknown>;
+
+export function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const UNPAIRED_SURROGATE =
+  /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+export function isWellFormed(text: string): boolean {
+  UNPAIRED_SURROGATE.lastIndex = 0;
+  return !UNPAIRED_SURROGATE.test(text);
+}
+
+/** Text PostgreSQL can store: NUL characters removed, unpaired surrogates replaced by U+FFFD. */
+export function storableText(member: string, text: string, warnings: string[]): string {
+  let storable = text;
+  if (storable.includes('\0')) {
+    warnings.push(`${member} contained NUL characters, which were removed`);
+    storable = storable.replaceAll('\0', '');
+  }
+  if (!isWellFormed(storable)) {
+    warnings.push(`${member} contained unpaired UTF-16 surrogates, which were replaced by U+FFFD`);
+    storable = storable.replace(UNPAIRED_SURROGATE, '\uFFFD');
+  }
+  return storable;
+}
+
+/** Whether any string in the JSON value, object keys included, matches. */
+export function someString(value: unknown, matches: (text: string) => boolean): boolean {
+  if (typeof value === 'string') return matches(value);
+  if (Array.isArray(value)) return value.some((inner) => someString(inner, matches));
+  if (typeof value === 'object' && value !== null) {
+    return Object.entries(value).some(([key, inner]) => matches(key) || someString(inner, matches));
+  }
+  return false;
+}
+
+/** Why JSON values cannot be stored in jsonb, or null when they can. */
+export function unstorableJson(values: unknown[]): string | null {
+  if (someString(values, (text) => text.includes('\0')))
+    return 'the definition contains NUL characters (U+0000)';
+  if (someString(values, (text) => !isWellFormed(text)))
+    return 'the definition contains unpaired UTF-16 surrogates';
+  return null;
+}
+
+/** An optional text member: repaired to what can be stored, cut at `limit` with a warning. */
+export function optionalText(
+  member: string,
+  value: unknown,
+  limit: number,
+  warnings: string[],
+): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string') {
+    warnings.push(`${member} is not a string and was dropped`);
+    return null;
+  }
+  const text = storableText(member, value, warnings);
+  if (text.length <= limit) return text;
+  warnings.push(`${member} truncated from ${text.length} to ${limit} characters`);
+  return text.slice(0, limit);
+}
+
+/** An optional object member; anything else is dropped with a warning. */
+export function optionalObject(
+  member: string,
+  value: unknown,
+  warnings: string[],
+): JsonObject | null {
+  if (value === undefined || value === null) return null;
+  if (isJsonObject(value)) return value;
+  warnings.push(`${member} is not an object and was dropped`);
+  return null;
+}

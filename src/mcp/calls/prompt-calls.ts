@@ -1,0 +1,84 @@
+import { Injectable } from '@nestjs/common';
+import {
+  type CompleteResult,
+  type GetPromptResult,
+  type ListPromptsResult,
+} from '@modelcontextprotocol/sdk/types.js';
+import { AppConfig } from '../../config/app-config';
+import { invalidParams } from '../mcp-errors';
+import { type SessionRuntime } from '../session/session-runtime';
+import { paginate } from './paginate';
+import { type ScopeDirectory } from './scope-directory';
+import { onSessionUpstream, type UpstreamRef } from './session-upstream';
+
+/** What `completion/complete` completes, as the client names it. */
+type CompletionRef = { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string };
+
+const NO_COMPLETION: CompleteResult = { completion: { values: [], total: 0, hasMore: false } };
+
+/** prompts/list, prompts/get, and completion/complete of prompt and template arguments. */
+@Injectable()
+export class PromptCalls {
+  constructor(private readonly config: AppConfig) {}
+
+  list(runtime: SessionRuntime, directory: ScopeDirectory, cursor?: string): ListPromptsResult {
+    const page = paginate(directory.prompts.definitions, cursor, this.config.mcpPageSize);
+    if (!page) throw invalidParams('Invalid cursor');
+    runtime.seen.set('prompts', directory.version('prompts'));
+    return { prompts: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+  }
+
+  async get(
+    runtime: SessionRuntime,
+    directory: ScopeDirectory,
+    params: unknown,
+  ): Promise<GetPromptResult> {
+    const { name, arguments: args } = (params ?? {}) as { name?: unknown; arguments?: unknown };
+    if (typeof name !== 'string') throw invalidParams('prompts/get needs a prompt name');
+    if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args)))
+      throw invalidParams('prompts/get arguments must be an object');
+    const prompt = directory.prompts.byName.get(name);
+    if (!prompt) throw invalidParams(`Unknown prompt: ${name}`);
+    return onSessionUpstream(runtime, prompt, this.config.upstreamTimeoutMs, (connection) =>
+      connection.request<GetPromptResult>('prompts/get', {
+        ...(params as Record<string, unknown>),
+        name: prompt.originalName,
+      }),
+    );
+  }
+
+  /**
+   * Asks the upstream that owns the prompt or template, under its own name for it. An upstream
+   * that offers no completions has none to give.
+   */
+  async complete(
+    runtime: SessionRuntime,
+    directory: ScopeDirectory,
+    params: unknown,
+  ): Promise<CompleteResult> {
+    const { ref } = (params ?? {}) as { ref?: CompletionRef };
+    let owner: UpstreamRef;
+    let upstreamRef: CompletionRef;
+    if (ref?.type === 'ref/prompt' && typeof ref.name === 'string') {
+      const prompt = directory.prompts.byName.get(ref.name);
+      if (!prompt) throw invalidParams(`Unknown prompt: ${ref.name}`);
+      owner = prompt;
+      upstreamRef = { type: 'ref/prompt', name: prompt.originalName };
+    } else if (ref?.type === 'ref/resource' && typeof ref.uri === 'string') {
+      const template = directory.resources.byTemplate.get(ref.uri);
+      if (!template) throw invalidParams(`Unknown resource template: ${ref.uri}`);
+      owner = template;
+      upstreamRef = { type: 'ref/resource', uri: template.upstreamTemplate };
+    } else {
+      throw invalidParams('completion/complete needs a ref/prompt or ref/resource');
+    }
+    return onSessionUpstream(runtime, owner, this.config.upstreamTimeoutMs, async (connection) =>
+      connection.serverCapabilities.completions
+        ? connection.request<CompleteResult>('completion/complete', {
+            ...(params as Record<string, unknown>),
+            ref: upstreamRef,
+          })
+        : NO_COMPLETION,
+    );
+  }
+}

@@ -1,0 +1,157 @@
+import { Injectable } from '@nestjs/common';
+import {
+  ErrorCode,
+  type ListResourcesResult,
+  type ListResourceTemplatesResult,
+  type ReadResourceResult,
+  type Resource,
+  type Result,
+} from '@modelcontextprotocol/sdk/types.js';
+import { AppConfig } from '../../config/app-config';
+import { type UpstreamConnection } from '../../upstream/upstream-connection';
+import { McpApps, resourceNotFound } from '../apps/mcp-apps.service';
+import { invalidParams, RpcError } from '../mcp-errors';
+import { type SessionRuntime } from '../session/session-runtime';
+import { SessionStore } from '../session/session.store';
+import { paginate } from './paginate';
+import { type ResourceTarget } from './resource-directory';
+import { type ScopeDirectory } from './scope-directory';
+import { onSessionUpstream } from './session-upstream';
+
+/** Pages of an upstream's resource list searched for the entry of an app's page. */
+const UI_ENTRY_PAGES = 10;
+
+function uriOf(params: unknown, method: string): string {
+  const uri = (params as { uri?: unknown } | undefined)?.uri;
+  if (typeof uri !== 'string') throw invalidParams(`${method} needs a uri`);
+  return uri;
+}
+
+/**
+ * resources/list, templates, read, subscribe and unsubscribe. A read or subscription goes to the
+ * upstream that owns the URI, under the URI it knows; what comes back names the client's URIs.
+ */
+@Injectable()
+export class ResourceCalls {
+  constructor(
+    private readonly config: AppConfig,
+    private readonly apps: McpApps,
+    private readonly store: SessionStore,
+  ) {}
+
+  /** The scope's resources, then the per-tool UI resources of MCP Apps. */
+  list(runtime: SessionRuntime, directory: ScopeDirectory, cursor?: string): ListResourcesResult {
+    const all = [...directory.resources.definitions, ...this.apps.listResources(directory.tools)];
+    const page = paginate(all, cursor, this.config.mcpPageSize);
+    if (!page) throw invalidParams('Invalid cursor');
+    runtime.seen.set('resources', directory.version('resources'));
+    return { resources: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+  }
+
+  templates(directory: ScopeDirectory, cursor?: string): ListResourceTemplatesResult {
+    const page = paginate(directory.resources.templateDefinitions, cursor, this.config.mcpPageSize);
+    if (!page) throw invalidParams('Invalid cursor');
+    return {
+      resourceTemplates: page.items,
+      ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
+    };
+  }
+
+  async read(
+    runtime: SessionRuntime,
+    directory: ScopeDirectory,
+    params: unknown,
+  ): Promise<ReadResourceResult> {
+    const uri = uriOf(params, 'resources/read');
+    if (this.apps.owns(uri)) return this.readUi(runtime, directory, uri);
+    const target = this.target(directory, uri);
+    const read = await onSessionUpstream(runtime, target, this.timeoutMs, (connection) =>
+      connection.request<ReadResourceResult>('resources/read', { uri: target.upstreamUri }),
+    );
+    return {
+      ...read,
+      contents: (read.contents ?? []).map((content) => ({
+        ...content,
+        uri:
+          content.uri === target.upstreamUri
+            ? uri
+            : directory.resources.clientUri(target.gatewaySlug, content.uri),
+      })),
+    };
+  }
+
+  /**
+   * Stored for every replica; the upstream is asked on this session's own connection, so its
+   * updates reach this client only.
+   */
+  async subscribe(
+    runtime: SessionRuntime,
+    directory: ScopeDirectory,
+    params: unknown,
+    subscribed: boolean,
+  ): Promise<Result> {
+    const method = subscribed ? 'resources/subscribe' : 'resources/unsubscribe';
+    const uri = uriOf(params, method);
+    const target = this.target(directory, uri);
+    await onSessionUpstream(runtime, target, this.timeoutMs, async (connection) => {
+      if (!connection.serverCapabilities.resources?.subscribe)
+        throw new RpcError(
+          ErrorCode.MethodNotFound,
+          `The upstream of ${uri} does not offer subscriptions`,
+        );
+      await connection.request(method, { uri: target.upstreamUri });
+    });
+    const stored = await this.store.subscribe(runtime.id, uri, subscribed);
+    if (stored) runtime.session.subscriptions = stored;
+    runtime.subscribedHere(uri, subscribed ? target : null);
+    return {};
+  }
+
+  private get timeoutMs(): number {
+    return this.config.upstreamTimeoutMs;
+  }
+
+  private target(directory: ScopeDirectory, uri: string): ResourceTarget {
+    const target = directory.resources.resolve(uri);
+    if (target === 'ambiguous')
+      throw invalidParams(`More than one upstream's template matches ${uri}`);
+    if (!target) throw resourceNotFound(uri);
+    return target;
+  }
+
+  private async readUi(
+    runtime: SessionRuntime,
+    directory: ScopeDirectory,
+    uri: string,
+  ): Promise<ReadResourceResult> {
+    const plan = await this.apps.planRead(directory.tools, uri);
+    if (plan.kind === 'built') return plan.result;
+    const { tool, upstreamUri } = plan;
+    const ui = await onSessionUpstream(runtime, tool, this.timeoutMs, async (connection) => {
+      const [read, listed] = await Promise.all([
+        connection.request<ReadResourceResult>('resources/read', { uri: upstreamUri }),
+        // The list entry only adds to the CSP; an upstream that cannot list still serves its page.
+        findListed(connection, upstreamUri).catch(() => null),
+      ]);
+      return { read, listed };
+    });
+    return this.apps.bridge(uri, tool, upstreamUri, ui);
+  }
+}
+
+/** The upstream's `resources/list` entry for a URI, looked for in its first pages. */
+async function findListed(connection: UpstreamConnection, uri: string): Promise<Resource | null> {
+  if (!connection.serverCapabilities.resources) return null;
+  let cursor: string | undefined;
+  for (let page = 0; page < UI_ENTRY_PAGES; page++) {
+    const listed = await connection.request<ListResourcesResult>(
+      'resources/list',
+      cursor === undefined ? {} : { cursor },
+    );
+    const found = listed.resources.find((resource) => resource.uri === uri);
+    if (found) return found;
+    if (!listed.nextCursor) return null;
+    cursor = listed.nextCursor;
+  }
+  return null;
+}

@@ -1,0 +1,45 @@
+import { createHash } from 'node:crypto';
+import { type McpScope } from '../mcp-scope';
+import { type PromptDirectory } from './prompt-directory';
+import { type ResourceDirectory } from './resource-directory';
+import { type DirectoryServer, type ToolDirectory } from './tool-directory';
+
+/** The lists a client can be told have changed, each with its own version. */
+export const LISTS = ['tools', 'resources', 'prompts'] as const;
+export type ListKind = (typeof LISTS)[number];
+
+/**
+ * Everything one scope serves, built from the database after every filter (enabled, of an
+ * enabled gateway, a member of the server). Replaced, never changed, when anything changes, so a
+ * reader always sees one consistent version.
+ */
+export class ScopeDirectory {
+  /** The version of the per-tool UI resources, which are listed with the resources. */
+  private readonly uiVersion: string;
+
+  constructor(
+    readonly scope: McpScope,
+    readonly server: DirectoryServer | null,
+    readonly tools: ToolDirectory,
+    readonly resources: ResourceDirectory,
+    readonly prompts: PromptDirectory,
+  ) {
+    const hash = createHash('sha256');
+    for (const tool of tools.tools)
+      if (tool.definition._meta?.ui !== undefined)
+        hash.update(JSON.stringify([tool.name, tool.definition._meta.ui])).update('\n');
+    this.uiVersion = hash.digest('hex');
+  }
+
+  /** The version of a list; another one means the client's copy is stale. */
+  version(kind: ListKind): string {
+    switch (kind) {
+      case 'tools':
+        return this.tools.fingerprint;
+      case 'resources':
+        return `${this.resources.fingerprint}.${this.uiVersion}`;
+      case 'prompts':
+        return this.prompts.fingerprint;
+    }
+  }
+}

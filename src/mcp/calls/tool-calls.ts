@@ -1,0 +1,88 @@
+import { Injectable } from '@nestjs/common';
+import {
+  type CallToolRequest,
+  type JSONRPCNotification,
+  type ListToolsResult,
+  type RequestId,
+  type Result,
+} from '@modelcontextprotocol/sdk/types.js';
+import { AppConfig } from '../../config/app-config';
+import { type RequestRoute } from '../../upstream/upstream-connection';
+import { McpApps } from '../apps/mcp-apps.service';
+import { invalidParams, unknownTool } from '../mcp-errors';
+import { ToolSearchService } from '../search/tool-search.service';
+import { type SessionRuntime } from '../session/session-runtime';
+import { paginate } from './paginate';
+import { onSessionUpstream, type UpstreamRef } from './session-upstream';
+import { type ToolDirectory } from './tool-directory';
+
+/** tools/call params, checked only as far as routing needs; the upstream validates arguments. */
+export function callParams(params: unknown): CallToolRequest['params'] {
+  const candidate = params as Partial<CallToolRequest['params']> | undefined;
+  if (typeof candidate?.name !== 'string') throw invalidParams('tools/call needs a tool name');
+  const args = candidate.arguments;
+  if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args)))
+    throw invalidParams('tools/call arguments must be an object');
+  return candidate as CallToolRequest['params'];
+}
+
+/** The route of the messages an upstream sends during a client's request: back to that client. */
+export function routeTo(runtime: SessionRuntime, id: RequestId, signal: AbortSignal): RequestRoute {
+  return {
+    notify: (notification) => runtime.toClient(notification, id),
+    ask: (request) => runtime.ask(request, id, signal),
+  };
+}
+
+/**
+ * tools/list and tools/call. A call's name is resolved in one order: the scope's directory, tool
+ * search (which answers `tool_search` and refuses deferred tools not yet promoted), a hashed
+ * backend name of an app; then the call goes to the tool's upstream under its upstream name.
+ */
+@Injectable()
+export class ToolCalls {
+  constructor(
+    private readonly config: AppConfig,
+    private readonly toolSearch: ToolSearchService,
+    private readonly apps: McpApps,
+  ) {}
+
+  async list(
+    runtime: SessionRuntime,
+    directory: ToolDirectory,
+    cursor?: string,
+  ): Promise<ListToolsResult> {
+    const listed = await this.toolSearch.listed(directory, runtime.id);
+    const page = paginate(listed ?? directory.definitions, cursor, this.config.mcpPageSize);
+    if (!page) throw invalidParams('Invalid cursor');
+    runtime.seen.set('tools', directory.fingerprint);
+    return { tools: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+  }
+
+  /** Calls the tool; `served.gateway` says which gateway served it, for the metrics. */
+  async call(
+    runtime: SessionRuntime,
+    directory: ToolDirectory,
+    id: RequestId,
+    params: unknown,
+    signal: AbortSignal,
+    served: { gateway: string },
+  ): Promise<Result> {
+    const call = callParams(params);
+    const route = routeTo(runtime, id, signal);
+    const searched = await this.toolSearch.intercept(
+      directory,
+      runtime.id,
+      call,
+      (notification: JSONRPCNotification) => route.notify(notification),
+    );
+    if (searched) return searched;
+    const tool: (UpstreamRef & { originalName: string }) | null =
+      directory.byName.get(call.name) ?? (await this.apps.resolveCall(directory, call.name));
+    if (!tool) throw unknownTool(call.name);
+    served.gateway = tool.gatewaySlug;
+    return onSessionUpstream(runtime, tool, this.config.upstreamTimeoutMs, (connection) =>
+      connection.request('tools/call', { ...call, name: tool.originalName }, { signal, route }),
+    );
+  }
+}

@@ -1,0 +1,75 @@
+import { createHash } from 'node:crypto';
+import { type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { type ToolAppConfig } from '../../tools/tool-app-config';
+import { type ToolVisibility } from '../../tools/tool-visibility';
+import { type McpScope } from '../mcp-scope';
+
+/** One tool as an MCP endpoint resolves and lists it. */
+export interface DirectoryTool {
+  id: string;
+  /** The listed name: virtual, or the upstream's under original naming. */
+  name: string;
+  gatewayId: string;
+  gatewaySlug: string;
+  originalName: string;
+  toolHash: string;
+  visibility: ToolVisibility[];
+  /** The `tools/list` entry. */
+  definition: McpTool;
+  /** The operator's MCP Apps settings; absent means none. */
+  appConfig?: ToolAppConfig | null;
+}
+
+/** Settings of the virtual server behind a scope; null for the gateway-wide endpoint. */
+export interface DirectoryServer {
+  id: string;
+  name: string;
+  toolSearchEnabled: boolean;
+  toolSearchAlwaysLoaded: string[];
+}
+
+/**
+ * The immutable set of tools one scope serves, built from the database after every filter
+ * (enabled tool, enabled gateway, server membership). Replaced, never changed, when the catalogue
+ * changes, so a reader always sees one consistent version.
+ */
+export class ToolDirectory {
+  /**
+   * Listed name to tool. A virtual name always wins over an app-only tool's hashed name that
+   * happens to spell it, as tools/call tries virtual names first; the shadowed tool stays
+   * reachable through `byHash` and its UI resource.
+   */
+  readonly byName: ReadonlyMap<string, DirectoryTool>;
+  readonly byHash: ReadonlyMap<string, DirectoryTool>;
+  /** What `tools/list` returns, in order. */
+  readonly definitions: readonly McpTool[];
+  readonly gatewayIds: ReadonlySet<string>;
+  /** Changes whenever what `tools/list` would return changes. */
+  readonly fingerprint: string;
+
+  constructor(
+    readonly scope: McpScope,
+    readonly server: DirectoryServer | null,
+    /** Ordered by virtual name. */
+    readonly tools: readonly DirectoryTool[],
+  ) {
+    const byName = new Map<string, DirectoryTool>();
+    for (const tool of tools) if (listedByVirtualName(tool)) byName.set(tool.name, tool);
+    for (const tool of tools) if (!byName.has(tool.name)) byName.set(tool.name, tool);
+    this.byName = byName;
+    this.byHash = new Map(tools.map((tool) => [tool.toolHash, tool]));
+    this.definitions = tools
+      .filter((tool) => byName.get(tool.name) === tool)
+      .map((tool) => tool.definition);
+    this.gatewayIds = new Set(tools.map((tool) => tool.gatewayId));
+    const hash = createHash('sha256');
+    for (const definition of this.definitions) hash.update(JSON.stringify(definition)).update('\n');
+    hash.update(JSON.stringify(server));
+    this.fingerprint = hash.digest('hex');
+  }
+}
+
+/** Tools the model may see are listed by virtual name; app-only ones by hashed backend name. */
+function listedByVirtualName(tool: DirectoryTool): boolean {
+  return tool.visibility.includes('model');
+}

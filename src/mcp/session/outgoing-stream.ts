@@ -1,0 +1,68 @@
+import { type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { type SseResponse } from '../transport/sse-response';
+import { type StoredEvent } from './stream-events.store';
+
+interface Pending {
+  message: JSONRPCMessage;
+  eventId?: string;
+  final?: boolean;
+}
+
+/** Event ids written to one stream that are remembered, to drop a message that comes twice. */
+const REMEMBERED_IDS = 1000;
+
+/**
+ * A stream the client holds open on this replica. While stored messages are replayed to a client
+ * that resumed it, live ones wait; a message that was replayed and also arrives live goes out once.
+ */
+export class OutgoingStream {
+  private replaying: Pending[] | null = null;
+  private readonly written = new Set<string>();
+
+  constructor(private readonly sse: SseResponse) {}
+
+  get open(): boolean {
+    return this.sse.open;
+  }
+
+  write(message: JSONRPCMessage, eventId?: string, final = false): void {
+    if (this.replaying) {
+      this.replaying.push({ message, eventId, final });
+      return;
+    }
+    if (eventId !== undefined) {
+      if (this.written.has(eventId)) return;
+      this.written.add(eventId);
+      if (this.written.size > REMEMBERED_IDS)
+        this.written.delete(this.written.values().next().value!);
+    }
+    this.sse.message(message, eventId);
+    if (final) this.sse.end();
+  }
+
+  /** Writes what `stored` finds, then what arrived meanwhile. */
+  async replay(stored: () => Promise<StoredEvent[]>): Promise<void> {
+    this.replaying = [];
+    let events: StoredEvent[] = [];
+    try {
+      events = await stored();
+    } finally {
+      const live = this.replaying;
+      this.replaying = null;
+      for (const event of events) this.write(event.message, event.eventId, isAnswer(event.message));
+      for (const pending of live) this.write(pending.message, pending.eventId, pending.final);
+    }
+  }
+
+  end(): void {
+    this.sse.end();
+  }
+}
+
+/**
+ * A replayed response ends a request's resumed stream: nothing of that request follows it. (The
+ * session's own stream carries no responses.)
+ */
+function isAnswer(message: JSONRPCMessage): boolean {
+  return 'result' in message || 'error' in message;
+}

@@ -1,0 +1,136 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable, Logger } from '@nestjs/common';
+import {
+  ErrorCode,
+  InitializeRequestSchema,
+  type JSONRPCRequest,
+} from '@modelcontextprotocol/sdk/types.js';
+import { type Request, type Response } from 'express';
+import { type Principal } from '../../auth/principal';
+import { AppConfig } from '../../config/app-config';
+import { Directories } from '../calls/directories.service';
+import { jsonRpcError, McpRefusal } from '../mcp-errors';
+import { type McpScope } from '../mcp-scope';
+import { type SessionRuntime } from '../session/session-runtime';
+import { SessionRegistry } from '../session/session-registry.service';
+import { SessionStore } from '../session/session.store';
+import { SessionStreamExchange } from './exchange';
+import { classify } from './jsonrpc';
+import { readJsonBody } from './request-body';
+import { SseResponse } from './sse-response';
+import { negotiatedVersion, sessionOf, StreamableHttpEndpoint } from './streamable-http.endpoint';
+
+/** The protocol revision of the HTTP+SSE transport. */
+const LEGACY_VERSION = '2024-11-05';
+
+/**
+ * The older HTTP+SSE transport (protocol 2024-11-05), for clients that have not moved on: a GET
+ * opens the session's event stream, whose first event names the URL to POST messages to; every
+ * answer goes out on that stream. Same auth and sessions as Streamable HTTP: the stream may be on
+ * one replica and the POSTs on another.
+ */
+@Injectable()
+export class LegacySseEndpoint {
+  private readonly logger = new Logger(LegacySseEndpoint.name);
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly store: SessionStore,
+    private readonly registry: SessionRegistry,
+    private readonly directories: Directories,
+    private readonly streamable: StreamableHttpEndpoint,
+  ) {}
+
+  /** Opens a session and its stream; the session ends when the stream closes. */
+  async open(
+    request: Request,
+    response: Response,
+    scope: McpScope,
+    principal: Principal,
+    messagesPath: string,
+  ): Promise<void> {
+    const accept = request.headers.accept ?? '';
+    if (!accept.includes('text/event-stream') && !accept.includes('*/*'))
+      throw new McpRefusal(406, 'Accept must include text/event-stream');
+    if (!(await this.directories.get(scope)))
+      throw new McpRefusal(404, 'No such virtual server, or it is disabled');
+    const session = await this.store.create({
+      id: randomUUID(),
+      serverId: scope.kind === 'server' ? scope.serverId : null,
+      subject: principal.subject,
+      transport: 'sse',
+      protocolVersion: LEGACY_VERSION,
+      initializeParams: null,
+      logLevel: null,
+      subscriptions: [],
+      promotions: null,
+    });
+    const runtime = this.registry.obtain(session);
+    const sse = new SseResponse(response, { keepalive: true });
+    runtime.openSessionStream(sse);
+    sse.onClose(() => void this.end(session.id));
+    sse.event('endpoint', `${messagesPath}?sessionId=${encodeURIComponent(session.id)}`);
+  }
+
+  /** A message of the session, POSTed to the URL its stream named; answered on the stream. */
+  async message(
+    request: Request,
+    response: Response,
+    scope: McpScope,
+    principal: Principal,
+  ): Promise<void> {
+    const id = request.query.sessionId;
+    if (typeof id !== 'string' || id === '') throw new McpRefusal(400, 'sessionId is required');
+    const session = await sessionOf(this.store, this.directories, id, scope, principal);
+    if (session.transport !== 'sse')
+      throw new McpRefusal(404, 'Session not found', ErrorCode.ConnectionClosed);
+    const incoming = classify(await readJsonBody(request, this.config.bodyLimitBytes));
+    if (incoming.kind === 'invalid')
+      throw new McpRefusal(400, incoming.reason, ErrorCode.InvalidRequest, incoming.id);
+    const runtime = this.registry.obtain(session);
+    this.store.touch(session);
+    if (incoming.kind === 'request') {
+      if (incoming.message.method === 'initialize')
+        await this.initialize(runtime, incoming.message);
+      else this.streamable.serve(runtime, incoming.message, this.exchange(runtime));
+    } else {
+      this.streamable.receive(runtime, incoming.message);
+    }
+    response.status(202).type('text/plain').send('Accepted');
+  }
+
+  /** The client's initialize: stored for every replica, then answered on the stream. */
+  private async initialize(runtime: SessionRuntime, message: JSONRPCRequest): Promise<void> {
+    const parsed = InitializeRequestSchema.safeParse(message);
+    if (!parsed.success) {
+      runtime.toClient(
+        jsonRpcError(
+          message.id,
+          ErrorCode.InvalidParams,
+          `Invalid initialize request: ${parsed.error.message}`,
+        ),
+      );
+      return;
+    }
+    const state = {
+      initializeParams: parsed.data.params,
+      protocolVersion: negotiatedVersion(parsed.data.params.protocolVersion),
+    };
+    await this.store.update(runtime.id, state);
+    Object.assign(runtime.session, state);
+    this.streamable.serve(runtime, message, this.exchange(runtime));
+  }
+
+  private exchange(runtime: SessionRuntime): SessionStreamExchange {
+    return new SessionStreamExchange((message) => runtime.toClient(message));
+  }
+
+  private async end(sessionId: string): Promise<void> {
+    try {
+      await this.store.end(sessionId);
+      await this.registry.close(sessionId);
+    } catch (error) {
+      this.logger.warn(`Could not end session ${sessionId}: ${String(error)}`);
+    }
+  }
+}

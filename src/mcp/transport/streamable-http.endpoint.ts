@@ -1,0 +1,223 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import {
+  ErrorCode,
+  InitializeRequestSchema,
+  type JSONRPCMessage,
+  type JSONRPCRequest,
+  LATEST_PROTOCOL_VERSION,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@modelcontextprotocol/sdk/types.js';
+import { type Request, type Response } from 'express';
+import { mcpAuthorized } from '../../auth/mcp-access';
+import { type Principal } from '../../auth/principal';
+import { AppConfig } from '../../config/app-config';
+import { Directories } from '../calls/directories.service';
+import { McpRouter } from '../calls/mcp-router';
+import { LISTS } from '../calls/scope-directory';
+import { McpRefusal } from '../mcp-errors';
+import { type McpScope } from '../mcp-scope';
+import { type SessionRuntime } from '../session/session-runtime';
+import { SessionRegistry } from '../session/session-registry.service';
+import { type SessionState, SessionStore } from '../session/session.store';
+import { parseEventId } from '../session/stream-events.store';
+import { type Exchange, HttpExchange } from './exchange';
+import { classify } from './jsonrpc';
+import { readJsonBody } from './request-body';
+import { SseResponse } from './sse-response';
+
+function accepts(request: Request, type: string): boolean {
+  const accept = request.headers.accept ?? '';
+  return accept.includes(type) || accept.includes('*/*');
+}
+
+/** The protocol version an initialize settles on: the client's when supported, else the latest. */
+export function negotiatedVersion(requested: unknown): string {
+  return typeof requested === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(requested)
+    ? requested
+    : LATEST_PROTOCOL_VERSION;
+}
+
+/**
+ * The Streamable HTTP transport of the MCP endpoints (protocol 2025-11-25 and older): session ids,
+ * header checks, and dispatch of POST, GET and DELETE to the session on this replica.
+ */
+@Injectable()
+export class StreamableHttpEndpoint {
+  constructor(
+    private readonly config: AppConfig,
+    private readonly store: SessionStore,
+    private readonly registry: SessionRegistry,
+    private readonly directories: Directories,
+    private readonly router: McpRouter,
+  ) {}
+
+  async post(
+    request: Request,
+    response: Response,
+    scope: McpScope,
+    principal: Principal,
+  ): Promise<void> {
+    if (!request.is('application/json'))
+      throw new McpRefusal(415, 'Content-Type must be application/json');
+    if (!accepts(request, 'application/json') || !accepts(request, 'text/event-stream'))
+      throw new McpRefusal(406, 'Accept must include application/json and text/event-stream');
+    const incoming = classify(await readJsonBody(request, this.config.bodyLimitBytes));
+    if (incoming.kind === 'invalid')
+      throw new McpRefusal(400, incoming.reason, ErrorCode.InvalidRequest, incoming.id);
+    if (incoming.kind === 'request' && incoming.message.method === 'initialize') {
+      await this.initialize(request, response, scope, principal, incoming.message);
+      return;
+    }
+    const session = await this.session(request, scope, principal);
+    const runtime = this.registry.obtain(session);
+    this.store.touch(session);
+    if (incoming.kind === 'request') {
+      this.serve(runtime, incoming.message, new HttpExchange(response, runtime));
+      return;
+    }
+    this.receive(runtime, incoming.message);
+    response.status(202).end();
+  }
+
+  async get(
+    request: Request,
+    response: Response,
+    scope: McpScope,
+    principal: Principal,
+  ): Promise<void> {
+    if (!accepts(request, 'text/event-stream'))
+      throw new McpRefusal(406, 'Accept must include text/event-stream');
+    const session = await this.session(request, scope, principal);
+    const runtime = this.registry.obtain(session);
+    if (runtime.legacy) throw new McpRefusal(405, 'This session uses the HTTP+SSE transport');
+    const lastEventId = request.headers['last-event-id'];
+    const resumes = typeof lastEventId === 'string' ? parseEventId(lastEventId) : null;
+    if (!resumes && runtime.hasStream)
+      throw new McpRefusal(409, 'This session already has a stream open here');
+    // From now on the client hears of changes to its lists as they are now.
+    const directory = await this.directories.get(scope);
+    for (const kind of LISTS)
+      if (!runtime.seen.has(kind)) runtime.seen.set(kind, directory?.version(kind) ?? '');
+    const sse = new SseResponse(response, { keepalive: true });
+    if (resumes) await runtime.resume(sse, resumes);
+    else runtime.openSessionStream(sse);
+  }
+
+  async delete(
+    request: Request,
+    response: Response,
+    scope: McpScope,
+    principal: Principal,
+  ): Promise<void> {
+    const session = await this.session(request, scope, principal);
+    await this.store.end(session.id);
+    await this.registry.close(session.id);
+    response.status(200).end();
+  }
+
+  /** A client request, answered on its exchange by the router. */
+  serve(runtime: SessionRuntime, message: JSONRPCRequest, exchange: Exchange): void {
+    void runtime.serve(message.id, exchange, (signal) =>
+      this.router.answer(runtime, message, signal),
+    );
+  }
+
+  /** A client notification or response. */
+  receive(runtime: SessionRuntime, message: JSONRPCMessage): void {
+    if ('result' in message || 'error' in message) {
+      runtime.clientAnswered(message);
+      return;
+    }
+    if (!('method' in message)) return;
+    if (message.method === 'notifications/cancelled') {
+      const { requestId, reason } = (message.params ?? {}) as {
+        requestId?: string | number;
+        reason?: string;
+      };
+      if (
+        requestId !== undefined &&
+        !runtime.cancel(requestId, reason ?? 'cancelled by the client')
+      )
+        runtime.relayFromClient(message);
+      return;
+    }
+    void this.router.notify(runtime, message).catch(() => undefined);
+  }
+
+  private async initialize(
+    request: Request,
+    response: Response,
+    scope: McpScope,
+    principal: Principal,
+    message: JSONRPCRequest,
+  ): Promise<void> {
+    if (request.headers['mcp-session-id'] !== undefined)
+      throw new McpRefusal(400, 'initialize must not carry an Mcp-Session-Id');
+    const parsed = InitializeRequestSchema.safeParse(message);
+    if (!parsed.success)
+      throw new McpRefusal(
+        400,
+        `Invalid initialize request: ${parsed.error.message}`,
+        ErrorCode.InvalidParams,
+        message.id,
+      );
+    if (!(await this.directories.get(scope)))
+      throw new McpRefusal(404, 'No such virtual server, or it is disabled');
+    const session = await this.store.create({
+      id: randomUUID(),
+      serverId: scope.kind === 'server' ? scope.serverId : null,
+      subject: principal.subject,
+      transport: 'streamable-http',
+      protocolVersion: negotiatedVersion(parsed.data.params.protocolVersion),
+      initializeParams: parsed.data.params,
+      logLevel: null,
+      subscriptions: [],
+      promotions: null,
+    });
+    const runtime = this.registry.obtain(session);
+    response.setHeader('Mcp-Session-Id', session.id);
+    this.serve(runtime, message, new HttpExchange(response, runtime));
+  }
+
+  /**
+   * The request's session: 400 without an id, 404 for an unknown, ended or foreign one, 400 for an
+   * unknown protocol version. Any version the SDK supports is accepted, not only the negotiated.
+   */
+  private async session(
+    request: Request,
+    scope: McpScope,
+    principal: Principal,
+  ): Promise<SessionState> {
+    const id = request.headers['mcp-session-id'];
+    if (typeof id !== 'string' || id === '')
+      throw new McpRefusal(400, 'Mcp-Session-Id header is required');
+    const version = request.headers['mcp-protocol-version'];
+    if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(String(version)))
+      throw new McpRefusal(400, `Unsupported MCP-Protocol-Version: ${String(version)}`);
+    return sessionOf(this.store, this.directories, id, scope, principal);
+  }
+}
+
+/** A live session of this scope and principal, and its scope still served; else 404. */
+export async function sessionOf(
+  store: SessionStore,
+  directories: Directories,
+  id: string,
+  scope: McpScope,
+  principal: Principal,
+): Promise<SessionState> {
+  const session = await store.find(id);
+  const serverId = scope.kind === 'server' ? scope.serverId : null;
+  if (!session || session.serverId !== serverId || session.subject !== principal.subject)
+    throw new McpRefusal(404, 'Session not found', ErrorCode.ConnectionClosed);
+  if (!(await directories.get(scope)))
+    throw new McpRefusal(404, 'No such virtual server, or it is disabled');
+  return session;
+}
+
+/** Whether the AuthGuard (McpAccess) authorized this request for the endpoint of this scope. */
+export function checkAccess(scope: McpScope, request: Request): void {
+  if (!mcpAuthorized(request, scope))
+    throw new McpRefusal(403, 'This token may not use this MCP endpoint');
+}

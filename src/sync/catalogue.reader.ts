@@ -1,0 +1,94 @@
+import { Injectable } from '@nestjs/common';
+import { type ClientCapabilities, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { UI_EXTENSION, UI_RESOURCE_MIME_TYPE } from '../tools/tool-ui';
+import { type UpstreamConnection } from '../upstream/upstream-connection';
+import { UpstreamConnector } from '../upstream/upstream-connector.service';
+import { UpstreamRpcError } from '../upstream/upstream-error';
+import { listAll, type ListMethod } from '../upstream/upstream-lists';
+import { type UpstreamGateway } from '../upstream/upstream-target';
+import { UpstreamTargets } from '../upstream/upstream-targets.service';
+
+/**
+ * Sync declares the MCP Apps extension: ext-apps tells servers to attach `_meta.ui` only for
+ * clients that do, and the registry must see every tool's UI to serve it to the clients that can.
+ */
+export const SYNC_CAPABILITIES: ClientCapabilities = {
+  extensions: { [UI_EXTENSION]: { mimeTypes: [UI_RESOURCE_MIME_TYPE] } },
+};
+
+/**
+ * What an upstream offers, as it arrived: every entry is still untrusted. A list the upstream does
+ * not offer (no capability for it) is absent.
+ */
+export interface UpstreamCatalogue {
+  tools: unknown[];
+  resources?: unknown[];
+  resourceTemplates?: unknown[];
+  prompts?: unknown[];
+}
+
+/** The notifications that say an upstream's catalogue changed. */
+export const LIST_CHANGED_NOTIFICATIONS: ReadonlySet<string> = new Set([
+  'notifications/tools/list_changed',
+  'notifications/resources/list_changed',
+  'notifications/prompts/list_changed',
+]);
+
+/** Reads upstream catalogues, and keeps sessions open to hear when they change. */
+@Injectable()
+export class CatalogueReader {
+  constructor(
+    private readonly connector: UpstreamConnector,
+    private readonly targets: UpstreamTargets,
+  ) {}
+
+  get timeoutMs(): number {
+    return this.connector.timeoutMs;
+  }
+
+  /** A long-lived session that calls `changed` on each list_changed notification. */
+  watch(gateway: UpstreamGateway, changed: () => void): Promise<UpstreamConnection> {
+    return this.connector.open(this.targets.targetOf(gateway), {
+      capabilities: SYNC_CAPABILITIES,
+      listener: {
+        notification: (notification) => {
+          if (LIST_CHANGED_NOTIFICATIONS.has(notification.method)) changed();
+        },
+      },
+    });
+  }
+
+  /** The whole catalogue, over a short-lived session. */
+  async read(gateway: UpstreamGateway, signal?: AbortSignal): Promise<UpstreamCatalogue> {
+    const connection = await this.connector.open(this.targets.targetOf(gateway), {
+      capabilities: SYNC_CAPABILITIES,
+    });
+    try {
+      const offers = connection.serverCapabilities;
+      const list = (method: ListMethod) => listAll(connection, method, signal);
+      return {
+        tools: offers.tools ? await list('tools/list') : [],
+        ...(offers.resources
+          ? {
+              resources: await list('resources/list'),
+              resourceTemplates: await optionalList(list('resources/templates/list')),
+            }
+          : {}),
+        ...(offers.prompts ? { prompts: await list('prompts/list') } : {}),
+      };
+    } finally {
+      await connection.close();
+    }
+  }
+}
+
+/** Templates are optional beside resources: an upstream that does not know the method has none. */
+async function optionalList(listing: Promise<unknown[]>): Promise<unknown[]> {
+  try {
+    return await listing;
+  } catch (error) {
+    if (error instanceof UpstreamRpcError && error.code === (ErrorCode.MethodNotFound as number))
+      return [];
+    throw error;
+  }
+}

@@ -1,0 +1,139 @@
+import { Injectable } from '@nestjs/common';
+import { type EntityManager } from 'typeorm';
+import { admitPrompt, promptContentHash } from '../prompts/prompt-definition';
+import { Prompt } from '../prompts/prompt.entity';
+import { PromptWriter } from '../prompts/prompt.writer';
+import {
+  admitResource,
+  admitResourceTemplate,
+  resourceContentHash,
+} from '../resources/resource-definition';
+import { ResourceTemplate } from '../resources/resource-template.entity';
+import { Resource } from '../resources/resource.entity';
+import { ResourceWriter } from '../resources/resource.writer';
+import { type GatewayRef } from '../tools/tool.writer';
+import { type UpstreamCatalogue } from './catalogue.reader';
+import { diffChangesCatalog, diffLists, type ListDiff, syncReportOf } from './list.differ';
+import { type SyncListReport, type SyncReport } from './sync-report';
+
+type OtherLists = Pick<SyncReport, 'resources' | 'resourceTemplates' | 'prompts'>;
+
+/**
+ * Applies an upstream's resources, resource templates and prompts, inside the transaction that
+ * applies its tools. A list the upstream does not offer counts as empty: what was stored of it
+ * goes. Its section of the report is there when the upstream offers the list or something went.
+ */
+@Injectable()
+export class MemberListsApplier {
+  constructor(
+    private readonly resources: ResourceWriter,
+    private readonly prompts: PromptWriter,
+  ) {}
+
+  async apply(
+    em: EntityManager,
+    gateway: GatewayRef,
+    upstream: UpstreamCatalogue,
+  ): Promise<{ report: OtherLists; changed: boolean }> {
+    const report: OtherLists = {};
+    let changed = false;
+    const note = (
+      key: keyof OtherLists,
+      offered: boolean,
+      diff: ListDiff<unknown>,
+      section: SyncListReport,
+    ) => {
+      if (offered || diff.removed.length > 0) report[key] = section;
+      changed ||= diffChangesCatalog(diff);
+    };
+
+    const resources = diffLists(
+      await this.stored(em, Resource, gateway.id, 'uri'),
+      upstream.resources ?? [],
+      admitResource,
+      resourceContentHash,
+    );
+    await this.resources.remove(
+      em,
+      Resource,
+      resources.removed.map((entry) => entry.id),
+    );
+    await this.resources.updateResources(em, resources.updated);
+    await this.resources.insertResources(em, gateway, resources.added);
+    note(
+      'resources',
+      upstream.resources !== undefined,
+      resources,
+      syncReportOf(
+        resources,
+        (d) => d.uri,
+        resources.added.map((d) => d.uri),
+        [],
+      ),
+    );
+
+    const templates = diffLists(
+      await this.stored(em, ResourceTemplate, gateway.id, 'uriTemplate'),
+      upstream.resourceTemplates ?? [],
+      admitResourceTemplate,
+      resourceContentHash,
+    );
+    await this.resources.remove(
+      em,
+      ResourceTemplate,
+      templates.removed.map((entry) => entry.id),
+    );
+    await this.resources.updateTemplates(em, templates.updated);
+    await this.resources.insertTemplates(em, gateway, templates.added);
+    note(
+      'resourceTemplates',
+      upstream.resourceTemplates !== undefined,
+      templates,
+      syncReportOf(
+        templates,
+        (d) => d.uriTemplate,
+        templates.added.map((d) => d.uriTemplate),
+        [],
+      ),
+    );
+
+    const prompts = diffLists(
+      await this.stored(em, Prompt, gateway.id, 'originalName'),
+      upstream.prompts ?? [],
+      admitPrompt,
+      promptContentHash,
+    );
+    await this.prompts.remove(
+      em,
+      prompts.removed.map((entry) => entry.id),
+    );
+    await this.prompts.update(em, prompts.updated);
+    const { inserted, conflicts } = await this.prompts.insert(em, gateway, prompts.added);
+    note(
+      'prompts',
+      upstream.prompts !== undefined,
+      prompts,
+      syncReportOf(prompts, (d) => d.name, inserted, conflicts),
+    );
+    return { report, changed };
+  }
+
+  /** The gateway's stored entries of one kind, keyed by their upstream name or URI. */
+  private async stored<T extends Resource | ResourceTemplate | Prompt>(
+    em: EntityManager,
+    entity: new () => T,
+    gatewayId: string,
+    key: 'uri' | 'uriTemplate' | 'originalName',
+  ) {
+    const rows = await em
+      .createQueryBuilder(entity, 'entry')
+      .select(['entry.id', `entry.${key}`, 'entry.contentHash'])
+      .where('entry.gateway_id = :gatewayId', { gatewayId })
+      .getMany();
+    return rows.map((row) => ({
+      id: row.id,
+      key: (row as unknown as Record<typeof key, string>)[key],
+      contentHash: row.contentHash,
+    }));
+  }
+}

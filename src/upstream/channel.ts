@@ -1,0 +1,44 @@
+import {
+  type JSONRPCMessage,
+  type JSONRPCNotification,
+  type JSONRPCRequest,
+  type JSONRPCResponse,
+} from '@modelcontextprotocol/sdk/types.js';
+import { type UpstreamFailure } from './upstream-error';
+
+/** What a request's exchange hands back before its answer. */
+export interface ChannelRequestOptions {
+  /** Aborts the request; the channel rejects with the signal's reason. */
+  signal: AbortSignal;
+  /** A message the upstream sent about this request before answering it. */
+  onMessage(message: JSONRPCRequest | JSONRPCNotification): void;
+}
+
+/** Where a channel delivers what belongs to no request of its own. */
+export interface ChannelListener {
+  /** A message outside any request's exchange (the session's stream, or a stdio/SSE pipe). */
+  message(message: JSONRPCRequest | JSONRPCNotification): void;
+  /** The channel can no longer be used. */
+  lost(reason: UpstreamFailure): void;
+}
+
+/**
+ * One upstream session's wire: Streamable HTTP, the older HTTP+SSE, or a stdio pipe. It moves
+ * JSON-RPC messages and knows nothing of MCP beyond what its transport needs.
+ */
+export interface Channel {
+  /** Opens the wire; messages outside requests go to `listener` from now on. */
+  start(listener: ChannelListener): Promise<void>;
+  /** Sends a request and resolves with its response, whatever the upstream sent first. */
+  request(message: JSONRPCRequest, options: ChannelRequestOptions): Promise<JSONRPCResponse>;
+  /** Sends a notification, or a response to an upstream's request. */
+  send(message: JSONRPCNotification | JSONRPCResponse): Promise<void>;
+  /** The handshake is over: later messages carry the negotiated version. */
+  established(protocolVersion: string): void;
+  /** Ends the session upstream (best effort) and the wire. */
+  close(): Promise<void>;
+}
+
+export function isJsonRpcResponse(message: JSONRPCMessage): message is JSONRPCResponse {
+  return 'id' in message && ('result' in message || 'error' in message);
+}

@@ -1,0 +1,260 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import {
+  type JSONRPCMessage,
+  type JSONRPCNotification,
+  type JSONRPCRequest,
+  type JSONRPCResponse,
+  type RequestId,
+} from '@modelcontextprotocol/sdk/types.js';
+import { type Dispatcher } from 'undici';
+import {
+  type Channel,
+  type ChannelListener,
+  type ChannelRequestOptions,
+  isJsonRpcResponse,
+} from './channel';
+import { readEventStream, readJsonBody, type StreamPosition } from './sse-reader';
+import { UpstreamFailure } from './upstream-error';
+import { type UpstreamDispatchers } from './upstream-pools.service';
+
+const ERROR_BODY_LIMIT = 2048;
+/** When an upstream closes a stream without saying when to come back. */
+const DEFAULT_RETRY_MS = 1000;
+/** Longest wait an upstream's `retry` may ask for before a stream is resumed. */
+const MAX_RETRY_MS = 30_000;
+/** Resumptions of one stream in a row that bring nothing new before it is given up. */
+const MAX_FRUITLESS_RESUMES = 3;
+const CLOSE_TIMEOUT_MS = 1000;
+/** Failed attempts in a row to reopen a session's stream before the upstream counts as gone. */
+const MAX_STREAM_FAILURES = 2;
+/** First wait before reopening a session's stream that failed; doubled after each failure. */
+const STREAM_RETRY_MS = 500;
+
+export interface HttpChannelOptions {
+  url: URL;
+  /** Credentials: sent with every request, never logged. */
+  headers: Record<string, string>;
+  dispatchers: UpstreamDispatchers;
+}
+
+/**
+ * A Streamable HTTP upstream session. This is the tools/call hot path: undici's pooled keep-alive
+ * connections instead of fetch and web streams. A request's stream that the upstream closes before
+ * answering (SEP-1699 polling, or a dropped connection after an event id) is resumed with GET and
+ * `Last-Event-ID`; so is the session's own GET stream.
+ */
+export class HttpChannel implements Channel {
+  private sessionId: string | undefined;
+  private protocolVersion: string | undefined;
+  private listener: ChannelListener | null = null;
+  private readonly closing = new AbortController();
+
+  constructor(private readonly options: HttpChannelOptions) {}
+
+  start(listener: ChannelListener): Promise<void> {
+    this.listener = listener;
+    return Promise.resolve();
+  }
+
+  established(protocolVersion: string): void {
+    this.protocolVersion = protocolVersion;
+    if (this.sessionId !== undefined) void this.keepStream();
+  }
+
+  async request(message: JSONRPCRequest, options: ChannelRequestOptions): Promise<JSONRPCResponse> {
+    const response = await this.dispatch('POST', message, this.options.dispatchers.requests, {
+      signal: options.signal,
+    });
+    if (message.method === 'initialize') {
+      const sessionId = response.headers['mcp-session-id'];
+      if (typeof sessionId === 'string' && sessionId !== '') this.sessionId = sessionId;
+    }
+    await this.refuseFailure(response);
+    if (!isEventStream(response)) {
+      const answer = await readJsonBody(response.body);
+      if (answer instanceof UpstreamFailure) throw answer;
+      if (!isJsonRpcResponse(answer) || answer.id !== message.id)
+        throw new UpstreamFailure(
+          'protocol',
+          'the upstream answered with something other than the response',
+        );
+      return answer;
+    }
+    return this.readAnswer(response, message.id, options);
+  }
+
+  async send(message: JSONRPCNotification | JSONRPCResponse): Promise<void> {
+    const response = await this.dispatch('POST', message, this.options.dispatchers.requests);
+    await this.refuseFailure(response);
+    await response.body.dump();
+  }
+
+  async close(): Promise<void> {
+    this.closing.abort();
+    if (this.sessionId === undefined) return;
+    // Ends the session upstream; an upstream that cannot be reached now has nothing to end.
+    const response = await this.dispatch('DELETE', null, this.options.dispatchers.requests, {
+      signal: AbortSignal.timeout(CLOSE_TIMEOUT_MS),
+    }).catch(() => null);
+    await response?.body.dump().catch(() => undefined);
+  }
+
+  /**
+   * Reads a request's event stream to the answer, resuming it while the upstream closes it early.
+   * Each resumption that brings events counts as progress; only fruitless ones in a row give up.
+   */
+  private async readAnswer(
+    response: Dispatcher.ResponseData,
+    id: RequestId,
+    options: ChannelRequestOptions,
+  ): Promise<JSONRPCResponse> {
+    let answer: JSONRPCResponse | null = null;
+    const onEvent = (incoming: JSONRPCMessage): boolean => {
+      if (isJsonRpcResponse(incoming) && incoming.id === id) {
+        answer = incoming;
+        return true;
+      }
+      if (!isJsonRpcResponse(incoming)) options.onMessage(incoming);
+      return false;
+    };
+    let position: StreamPosition = {};
+    let fruitless = 0;
+    for (let current = response; ;) {
+      const before = position.lastEventId;
+      try {
+        position = await readEventStream(current.body, onEvent, position);
+      } catch (error) {
+        if (options.signal.aborted || error instanceof UpstreamFailure) throw error;
+        // A dropped connection resumes like an early close, from the last event id seen.
+      } finally {
+        current.body.destroy();
+      }
+      if (answer) return answer;
+      if (position.lastEventId === undefined)
+        throw new UpstreamFailure(
+          'unreachable',
+          'the upstream closed the stream without answering',
+        );
+      fruitless = position.lastEventId === before ? fruitless + 1 : 0;
+      if (fruitless >= MAX_FRUITLESS_RESUMES)
+        throw new UpstreamFailure(
+          'unreachable',
+          'the upstream closed the stream again and again without answering',
+        );
+      await delay(retryDelay(position), undefined, { signal: options.signal });
+      current = await this.resume(position.lastEventId, options.signal);
+    }
+  }
+
+  /** GET with `Last-Event-ID`: the rest of a stream the upstream closed. */
+  private async resume(lastEventId: string, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
+    const response = await this.dispatch('GET', null, this.options.dispatchers.streams, {
+      signal,
+      lastEventId,
+    });
+    await this.refuseFailure(response);
+    if (!isEventStream(response)) {
+      await response.body.dump();
+      throw new UpstreamFailure(
+        'protocol',
+        'the upstream resumed a stream with something other than an event stream',
+      );
+    }
+    return response;
+  }
+
+  /**
+   * The session's own GET stream, for messages outside requests: kept open until the channel
+   * closes. A stream the upstream ends is resumed from its last event id after the `retry` it
+   * asked for; one that cannot be reopened a few times in a row means the upstream is gone. An
+   * upstream that offers none (405) has nothing to say outside requests.
+   */
+  private async keepStream(): Promise<void> {
+    const signal = this.closing.signal;
+    let position: StreamPosition = {};
+    let failures = 0;
+    while (!signal.aborted) {
+      let wait: number;
+      try {
+        const response = await this.dispatch('GET', null, this.options.dispatchers.streams, {
+          signal,
+          lastEventId: position.lastEventId,
+        });
+        if (response.statusCode === 405) {
+          await response.body.dump();
+          return;
+        }
+        await this.refuseFailure(response);
+        failures = 0;
+        position = await readEventStream(
+          response.body,
+          (message) => {
+            if (!isJsonRpcResponse(message)) this.listener?.message(message);
+            return false;
+          },
+          position,
+        );
+        wait = retryDelay(position);
+      } catch (error) {
+        if (signal.aborted) return;
+        const expired = error instanceof UpstreamFailure && error.kind === 'session-expired';
+        if (expired || ++failures > MAX_STREAM_FAILURES) {
+          this.listener?.lost(
+            error instanceof UpstreamFailure
+              ? error
+              : new UpstreamFailure(
+                  'unreachable',
+                  `the upstream's event stream broke: ${String(error)}`,
+                ),
+          );
+          return;
+        }
+        wait = STREAM_RETRY_MS * 2 ** (failures - 1);
+      }
+      await delay(wait, undefined, { signal }).catch(() => undefined);
+    }
+  }
+
+  private async refuseFailure(response: Dispatcher.ResponseData): Promise<void> {
+    if (response.statusCode < 400) return;
+    const text = (await response.body.text().catch(() => '')).slice(0, ERROR_BODY_LIMIT);
+    if (response.statusCode === 404 && this.sessionId !== undefined)
+      throw new UpstreamFailure('session-expired', 'the upstream no longer knows the session', 404);
+    throw new UpstreamFailure('http', `HTTP ${response.statusCode}: ${text}`, response.statusCode);
+  }
+
+  private dispatch(
+    method: 'POST' | 'GET' | 'DELETE',
+    message: JSONRPCMessage | null,
+    dispatcher: Dispatcher,
+    options: { signal?: AbortSignal; lastEventId?: string } = {},
+  ): Promise<Dispatcher.ResponseData> {
+    const { url, headers } = this.options;
+    return dispatcher.request({
+      origin: url.origin,
+      path: url.pathname + url.search,
+      method,
+      headers: {
+        ...headers,
+        ...(this.sessionId === undefined ? {} : { 'mcp-session-id': this.sessionId }),
+        ...(this.protocolVersion === undefined
+          ? {}
+          : { 'mcp-protocol-version': this.protocolVersion }),
+        ...(options.lastEventId === undefined ? {} : { 'last-event-id': options.lastEventId }),
+        ...(message === null
+          ? { accept: 'text/event-stream' }
+          : { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }),
+      },
+      body: message === null ? null : JSON.stringify(message),
+      signal: options.signal,
+    });
+  }
+}
+
+function isEventStream(response: Dispatcher.ResponseData): boolean {
+  return String(response.headers['content-type'] ?? '').includes('text/event-stream');
+}
+
+function retryDelay(position: StreamPosition): number {
+  return Math.min(position.retryMs ?? DEFAULT_RETRY_MS, MAX_RETRY_MS);
+}

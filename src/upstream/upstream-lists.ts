@@ -1,0 +1,62 @@
+import { type UpstreamConnection } from './upstream-connection';
+import { UpstreamFailure } from './upstream-error';
+
+/** The paginated list methods of MCP and the member of their results that holds the items. */
+export const LIST_METHODS = {
+  'tools/list': 'tools',
+  'resources/list': 'resources',
+  'resources/templates/list': 'resourceTemplates',
+  'prompts/list': 'prompts',
+} as const;
+
+export type ListMethod = keyof typeof LIST_METHODS;
+
+/** Bounds on what one upstream may make a sync read; beyond them the sync fails and says why. */
+export const MAX_LIST_PAGES = 10_000;
+export const MAX_LIST_ITEMS = 100_000;
+
+/**
+ * Every item of a list, following `nextCursor`. Each item is still untrusted: the caller admits
+ * them one by one, so that one bad entry does not fail the whole list.
+ */
+export async function listAll(
+  connection: UpstreamConnection,
+  method: ListMethod,
+  signal?: AbortSignal,
+): Promise<unknown[]> {
+  const key = LIST_METHODS[method];
+  const items: unknown[] = [];
+  const cursors = new Set<string>();
+  let cursor: string | undefined;
+  for (let page = 1; ; page++) {
+    if (page > MAX_LIST_PAGES)
+      throw new UpstreamFailure(
+        'protocol',
+        `the upstream sent more than ${MAX_LIST_PAGES} pages of ${key}`,
+      );
+    const result = await connection.request(method, cursor === undefined ? {} : { cursor }, {
+      signal,
+    });
+    const listed: unknown = (result as Record<string, unknown>)[key];
+    const next: unknown = result.nextCursor;
+    if (!Array.isArray(listed))
+      throw new UpstreamFailure('protocol', `the upstream's ${method} result has no ${key} array`);
+    if (next !== undefined && next !== null && typeof next !== 'string')
+      throw new UpstreamFailure('protocol', `the upstream's ${method} cursor is not a string`);
+    if (items.length + listed.length > MAX_LIST_ITEMS)
+      throw new UpstreamFailure(
+        'protocol',
+        `the upstream lists more than ${MAX_LIST_ITEMS} ${key}`,
+      );
+    for (const item of listed) items.push(item);
+    // An empty cursor is a common way of saying "no more"; following it would loop.
+    if (!next) return items;
+    if (cursors.has(next))
+      throw new UpstreamFailure(
+        'protocol',
+        'the upstream repeated a page cursor, which would never end',
+      );
+    cursors.add(next);
+    cursor = next;
+  }
+}

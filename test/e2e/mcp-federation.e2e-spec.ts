@@ -1,0 +1,143 @@
+import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  ResourceUpdatedNotificationSchema,
+  type ServerNotification,
+} from '@modelcontextprotocol/sdk/types.js';
+import { type EverythingServer, startEverythingServer } from '../fixtures/everything-server';
+import { connectClient, eventually } from '../support/mcp-client';
+import { startTestApp, type TestApp } from '../support/test-app';
+
+/**
+ * Resources, templates, subscriptions, prompts and completions of two copies of the npm
+ * server-everything behind the gateway-wide endpoint: both offer the same prompt names and the
+ * same URIs, which must stay apart.
+ */
+describe('resources, prompts and completions through the gateway', () => {
+  let t: TestApp;
+  const upstreams: EverythingServer[] = [];
+  let client: Client;
+  const STATIC = 'demo://resource/static/document/architecture.md';
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    for (const name of ['Everything', 'Everything 2']) {
+      const upstream = await startEverythingServer('streamableHttp');
+      upstreams.push(upstream);
+      const created = await t.api().post('/api/v1/gateways').send({ name, url: upstream.url });
+      expect(created.status).toBe(201);
+      expect(created.body.lastSyncReport.prompts.added).toEqual(
+        expect.arrayContaining(['simple-prompt', 'args-prompt', 'completable-prompt']),
+      );
+      expect(created.body.lastSyncReport.resources.added).toContain(STATIC);
+    }
+    client = await connectClient(t.baseUrl, { token: t.token });
+  });
+
+  afterAll(async () => {
+    await client.close();
+    await t.close();
+    await Promise.all(upstreams.map((upstream) => upstream.stop()));
+  });
+
+  it('lists both upstreams’ prompts under their virtual names', async () => {
+    const { prompts } = await client.listPrompts();
+    const names = prompts.map((prompt) => prompt.name);
+    expect(names).toEqual(
+      expect.arrayContaining(['everything-simple-prompt', 'everything-2-simple-prompt']),
+    );
+    expect(prompts.find((prompt) => prompt.name === 'everything-args-prompt')).toMatchObject({
+      title: 'Arguments Prompt',
+      arguments: [
+        { name: 'city', required: true },
+        { name: 'state', required: false },
+      ],
+    });
+  });
+
+  it('gets a prompt with arguments from its own upstream', async () => {
+    const result = await client.getPrompt({
+      name: 'everything-2-args-prompt',
+      arguments: { city: 'Lyon', state: 'Rhône' },
+    });
+    expect(result.messages).toEqual([
+      { role: 'user', content: { type: 'text', text: "What's weather in Lyon, Rhône?" } },
+    ]);
+    await expect(client.getPrompt({ name: 'args-prompt' })).rejects.toMatchObject({
+      code: -32602,
+    });
+  });
+
+  it('keeps the same URI of two upstreams apart behind their slugs, and reads each', async () => {
+    const { resources } = await client.listResources();
+    const uris = resources.map((resource) => resource.uri);
+    expect(uris).toEqual(
+      expect.arrayContaining([`everything+${STATIC}`, `everything-2+${STATIC}`]),
+    );
+    const read = await client.readResource({ uri: `everything-2+${STATIC}` });
+    expect(read.contents[0]).toMatchObject({ uri: `everything-2+${STATIC}` });
+    expect(JSON.stringify(read.contents[0])).toContain('rchitecture');
+    await expect(client.readResource({ uri: STATIC })).rejects.toMatchObject({ code: -32002 });
+    await expect(client.readResource({ uri: 'nowhere+demo://x' })).rejects.toMatchObject({
+      code: -32002,
+    });
+  });
+
+  it('lists templates behind the slug, and reads and completes through them', async () => {
+    const { resourceTemplates } = await client.listResourceTemplates();
+    const template = `everything+demo://resource/dynamic/text/{resourceId}`;
+    expect(resourceTemplates.map((entry) => entry.uriTemplate)).toContain(template);
+    const read = await client.readResource({ uri: 'everything+demo://resource/dynamic/text/3' });
+    expect(read.contents[0]).toMatchObject({
+      uri: 'everything+demo://resource/dynamic/text/3',
+      mimeType: 'text/plain',
+    });
+    const completed = await client.complete({
+      ref: { type: 'ref/resource', uri: template },
+      argument: { name: 'resourceId', value: '1' },
+    });
+    expect(completed.completion.values).toEqual(expect.arrayContaining(['1']));
+  });
+
+  it('completes a prompt argument at the upstream that owns the prompt', async () => {
+    const completed = await client.complete({
+      ref: { type: 'ref/prompt', name: 'everything-completable-prompt' },
+      argument: { name: 'department', value: 'En' },
+    });
+    expect(completed.completion.values).toEqual(['Engineering']);
+    await expect(
+      client.complete({
+        ref: { type: 'ref/prompt', name: 'no-such-prompt' },
+        argument: { name: 'department', value: 'En' },
+      }),
+    ).rejects.toMatchObject({ code: -32602 });
+  });
+
+  it('forwards resource updates to the subscribed session only, under its URI', async () => {
+    const updates = new Map<string, ServerNotification[]>();
+    const listen = (who: string, subscriber: Client) => {
+      updates.set(who, []);
+      subscriber.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+        updates.get(who)!.push(notification);
+      });
+    };
+    const bystander = await connectClient(t.baseUrl, { token: t.token, name: 'bystander' });
+    listen('subscriber', client);
+    listen('bystander', bystander);
+    const uri = `everything+${STATIC}`;
+    await client.subscribeResource({ uri });
+    // server-everything sends updates of subscribed URIs to the session that turns them on.
+    await client.callTool({ name: 'everything-toggle-subscriber-updates', arguments: {} });
+    await bystander.callTool({ name: 'everything-toggle-subscriber-updates', arguments: {} });
+    await eventually(() =>
+      expect(updates.get('subscriber')).toContainEqual({
+        method: 'notifications/resources/updated',
+        params: { uri },
+      }),
+    );
+    expect(updates.get('bystander')).toEqual([]);
+
+    await client.unsubscribeResource({ uri });
+    await client.callTool({ name: 'everything-toggle-subscriber-updates', arguments: {} });
+    await bystander.close();
+  });
+});
