@@ -273,16 +273,12 @@ async function mcpStatus(
 
 async function send(t: TestApp, method: string, path: string, caller: Caller): Promise<number> {
   const verb = method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete';
+  if (/\/(mcp|sse|messages)$/.test(path)) return mcpStatus(t, method, path, caller);
   let call = request(t.baseUrl)[verb](path);
   if (caller.kind === 'bearer') call = call.set('Authorization', `Bearer ${caller.token}`);
   if (caller.kind === 'page') {
     call = call.set('Cookie', caller.cookie);
     if (method === 'POST') return (await call.type('form').send({ _csrf: caller.csrf })).status;
-  }
-  if (path === '/mcp' || path.endsWith('/mcp')) {
-    call = call.set('Accept', 'application/json, text/event-stream');
-    if (method === 'POST')
-      return (await call.send({ jsonrpc: '2.0', id: 1, method: 'ping' })).status;
   }
   return (await (method === 'GET' ? call : call.send({}))).status;
 }
