@@ -200,7 +200,12 @@ export class OAuthGrants implements OnModuleInit, OnModuleDestroy {
     if (!grant || grant.clientId !== clientId || grant.revokedAt !== null)
       throw new InvalidGrantError('The grant was revoked or belongs to another client');
     const target = resourceTarget(grant.resource, this.config.publicUrl);
-    const principal = await this.principals.ofUser(grant.userId, 'oauth').catch(() => null);
+    const principal = await this.principals
+      .ofUser(grant.userId, 'oauth')
+      .catch((error: unknown) => {
+        if (error instanceof AuthException) return null;
+        throw error;
+      });
     const decision = principal && target ? await this.mcp.check(principal, target) : null;
     if (!decision?.allowed) {
       await this.revoke(grant.id);

@@ -48,10 +48,28 @@ export function setUpOAuth(app: INestApplication): void {
     '/.well-known/oauth-authorization-server',
     metadataHandler(authorizationServerMetadata(config.publicUrl)),
   );
-  app.use(OAUTH_PATHS.authorize, authorizationHandler({ provider }));
-  app.use(OAUTH_PATHS.token, tokenHandler({ provider }));
-  app.use(OAUTH_PATHS.register, clientRegistrationHandler({ clientsStore: provider.clientsStore }));
-  app.use(OAUTH_PATHS.revoke, revocationHandler({ provider }));
+  // The SDK's per-address limits (50 token requests in 15 minutes) would throttle a whole office
+  // behind one NAT address refreshing its tokens; these allow that and still stop a flood.
+  const window = 15 * 60 * 1000;
+  app.use(
+    OAUTH_PATHS.authorize,
+    authorizationHandler({ provider, rateLimit: { windowMs: window, max: 600 } }),
+  );
+  app.use(
+    OAUTH_PATHS.token,
+    tokenHandler({ provider, rateLimit: { windowMs: window, max: 1200 } }),
+  );
+  app.use(
+    OAUTH_PATHS.register,
+    clientRegistrationHandler({
+      clientsStore: provider.clientsStore,
+      rateLimit: { windowMs: 60 * 60 * 1000, max: 100 },
+    }),
+  );
+  app.use(
+    OAUTH_PATHS.revoke,
+    revocationHandler({ provider, rateLimit: { windowMs: window, max: 600 } }),
+  );
   // Protected resource metadata is Nest's (it names every endpoint); preflights come here.
   app.use(
     '/.well-known/oauth-protected-resource',

@@ -3,7 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import request from 'supertest';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
-import { createTeam, createUser, USER_PASSWORD } from '../support/identities';
+import { createTeam, createUser, pageSession, USER_PASSWORD } from '../support/identities';
 import { initializeRequest, postMcp } from '../support/mcp-client';
 import { MemoryOAuthProvider, signInAndConsent } from '../support/oauth-client';
 import { ADMIN_PASSWORD, startTestApp, type TestApp } from '../support/test-app';
@@ -186,6 +186,38 @@ describe('OAuth 2.1 for MCP clients, with the embedded authorization server', ()
       .post('/oauth/register')
       .send({ ...provider.clientMetadata, redirect_uris: ['http://evil.example.com/cb'] })
       .expect(400);
+  });
+
+  it('shows a client’s self-chosen name escaped, and only to a signed-in user', async () => {
+    const hostile = '<img src=x onerror=alert(1)>';
+    const provider = new MemoryOAuthProvider();
+    const registered = await request(t.baseUrl)
+      .post('/oauth/register')
+      .send({ ...provider.clientMetadata, client_name: hostile })
+      .expect(201);
+    const authorize = await request(t.baseUrl)
+      .get('/oauth/authorize')
+      .query({
+        client_id: registered.body.client_id,
+        redirect_uri: provider.redirectUrl,
+        response_type: 'code',
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        code_challenge_method: 'S256',
+        resource: endpoint(serverA).href,
+      })
+      .expect(302);
+    const consentPath =
+      new URL(authorize.headers.location!).pathname + new URL(authorize.headers.location!).search;
+    const anonymous = await request(t.baseUrl).get(consentPath).expect(303);
+    expect(anonymous.headers.location).toMatch(/^\/admin\/login\?next=%2Foauth%2Fconsent/);
+    const { cookie } = await pageSession(t, 'admin', ADMIN_PASSWORD);
+    const page = await request(t.baseUrl).get(consentPath).set('Cookie', cookie).expect(200);
+    expect(page.text).not.toContain(hostile);
+    expect(page.text).toContain('&lt;img src&#x3D;x onerror&#x3D;alert(1)&gt;');
+    expect(page.headers['content-security-policy']).toContain(
+      "form-action 'self' http://127.0.0.1:53682",
+    );
+    expect(page.headers['x-frame-options']).toBe('DENY');
   });
 
   it('refuses a code without the right PKCE verifier, and a code used twice', async () => {
