@@ -1,10 +1,16 @@
-import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import {
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnModuleDestroy,
+} from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { EventBus } from '../events/event-bus';
 import { User } from '../users/user.entity';
 import { hashPassword, verifyPassword } from './password-hash';
+import { whenMigrated } from './when-migrated';
 
 /**
  * The account named by ADMIN_USERNAME is the break-glass admin: at every start it exists, is a
@@ -13,8 +19,9 @@ import { hashPassword, verifyPassword } from './password-hash';
  * it once.
  */
 @Injectable()
-export class BreakGlassAdmin implements OnApplicationBootstrap {
+export class BreakGlassAdmin implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(BreakGlassAdmin.name);
+  private cancel?: () => void;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -23,6 +30,14 @@ export class BreakGlassAdmin implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    this.cancel = await whenMigrated(this.dataSource, this.logger, () => this.ensure());
+  }
+
+  onModuleDestroy(): void {
+    this.cancel?.();
+  }
+
+  async ensure(): Promise<void> {
     const repository = this.dataSource.getRepository(User);
     const { adminUsername: username, adminPassword } = this.config;
     const existing = await repository.findOneBy({ username });

@@ -1,10 +1,17 @@
-import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import {
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnModuleDestroy,
+} from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import type * as Client from 'openid-client' with { 'resolution-mode': 'import' };
 import { AppConfig, type OidcConfig } from '../config/app-config';
 import { deriveKey, signValue, verifyValue } from '../common/signed-value';
 import { AuthErrorCode, AuthException } from './auth.exception';
 import { type MappedIdentity, mapClaims } from './claims-mapping';
 import { TeamNames } from './team-names';
+import { whenMigrated } from './when-migrated';
 
 /** openid-client is published as ES modules only; loaded once, on first use. */
 let loading: Promise<typeof Client> | undefined;
@@ -36,14 +43,16 @@ export interface SignedInIdentity extends MappedIdentity {
  * The pending sign-in travels in a signed cookie, so any replica can take the provider's answer.
  */
 @Injectable()
-export class OidcLogin implements OnApplicationBootstrap {
+export class OidcLogin implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(OidcLogin.name);
   private readonly key: Buffer;
   private configuration: Promise<Client.Configuration> | null = null;
+  private cancel?: () => void;
 
   constructor(
     private readonly config: AppConfig,
     private readonly teams: TeamNames,
+    private readonly dataSource: DataSource,
   ) {
     this.key = deriveKey(config.jwtSecret, 'admin-sso');
   }
@@ -64,7 +73,13 @@ export class OidcLogin implements OnApplicationBootstrap {
   /** The teams the group mapping names exist before anyone signs in. */
   async onApplicationBootstrap(): Promise<void> {
     const oidc = this.config.oidc;
-    if (oidc) await this.teams.ensure([...new Set([...oidc.teamMap.values()].flat())]);
+    if (!oidc) return;
+    const names = [...new Set([...oidc.teamMap.values()].flat())];
+    this.cancel = await whenMigrated(this.dataSource, this.logger, () => this.teams.ensure(names));
+  }
+
+  onModuleDestroy(): void {
+    this.cancel?.();
   }
 
   /** Where to send the browser, and the cookie value that remembers the attempt. */
