@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Client as PgClient } from 'pg';
 import {
   api,
   asJson,
@@ -7,24 +9,27 @@ import {
   runAlone,
   startPortico,
   startUpstream,
-  timed,
 } from './support';
 
 const SESSIONS = 32;
 const LOAD_MS = Number(process.env.BENCH_LOAD_MS ?? 8000);
-const LATENCY_RUNS = 1000;
+const WARMUP_MS = 2000;
+const ROUNDS = 3;
+const LATENCY_BATCHES = 10;
+const LATENCY_BATCH = 100;
 
-/** Calls per second from `sessions` clients calling in a loop for LOAD_MS. */
-async function throughput(
-  url: string,
-  tool: string,
-  sessions: number,
-  token?: string,
-): Promise<number> {
-  const clients = await Promise.all(Array.from({ length: sessions }, () => mcpClient(url, token)));
-  for (const client of clients) await client.callTool({ name: tool, arguments: {} });
+/** Where Portico keeps its data during the bench. */
+export type BenchDatabase = 'embedded' | 'postgres';
+
+/**
+ * Calls per second from `sessions` SDK clients, each connected as a client connects (its GET
+ * stream open) and having listed the tools, calling in a loop for `ms`.
+ */
+async function throughput(url: string, tool: string, ms: number, token?: string): Promise<number> {
+  const clients = await Promise.all(Array.from({ length: SESSIONS }, () => mcpClient(url, token)));
+  for (const client of clients) await client.listTools();
   let calls = 0;
-  const end = Date.now() + LOAD_MS;
+  const end = Date.now() + ms;
   await Promise.all(
     clients.map(async (client) => {
       while (Date.now() < end) {
@@ -34,52 +39,88 @@ async function throughput(
     }),
   );
   await Promise.all(clients.map((client) => client.close()));
-  return (calls / LOAD_MS) * 1000;
+  return (calls / ms) * 1000;
 }
 
-async function latencies(client: Client, tool: string): Promise<number[]> {
-  for (let i = 0; i < 100; i++) await client.callTool({ name: tool, arguments: {} });
-  return timed(LATENCY_RUNS, () => client.callTool({ name: tool, arguments: {} }));
+async function batch(client: Client, tool: string, into: number[]): Promise<void> {
+  for (let i = 0; i < LATENCY_BATCH; i++) {
+    const start = process.hrtime.bigint();
+    await client.callTool({ name: tool, arguments: {} });
+    into.push(Number(process.hrtime.bigint() - start) / 1e6);
+  }
 }
 
 export interface OverheadResult {
+  database: BenchDatabase;
   directCallsPerSecond: number;
   gatewayCallsPerSecond: number;
+  /** The median of the rounds' ratios, each round gateway then direct back to back. */
   throughputRatio: number;
+  roundRatios: number[];
   directP50Ms: number;
   gatewayP50Ms: number;
   addedP50Ms: number;
 }
 
-/** DESIGN §4 "Gateway overhead": tools/call through Portico against the same upstream called directly. */
-export async function gatewayOverhead(): Promise<OverheadResult> {
+/**
+ * DESIGN §4 "Gateway overhead", as an SDK client sees it: tools/call through Portico against the
+ * same upstream called directly, by the SDK's own client. Both sides are warmed up first (a cold
+ * first round of either side, its JIT still compiling the client, skews the ratio), then measured
+ * in interleaved rounds, and the median ratio is reported. Latency interleaves batches likewise.
+ */
+export async function gatewayOverhead(
+  database: BenchDatabase = 'embedded',
+): Promise<OverheadResult> {
   const upstream = await startUpstream(10);
-  const portico = await startPortico(Number(process.env.BENCH_PORT ?? 39_170));
+  const postgres = database === 'postgres' ? await scratchDatabase() : null;
+  const portico = await startPortico(
+    Number(process.env.BENCH_PORT ?? 39_170),
+    postgres ? { DATABASE_URL: postgres.url } : { DATABASE_URL: '' },
+  );
   try {
     await api(portico.baseUrl, portico.token, 'POST', '/api/v1/gateways', {
       name: 'bench',
       url: upstream.url,
     });
     const mcp = `${portico.baseUrl}/mcp`;
-    // Alternate to spread drift in machine load over both sides.
-    const direct = [await throughput(upstream.url, 'tool_1', SESSIONS)];
-    const gateway = [await throughput(mcp, 'bench-tool_1', SESSIONS, portico.token)];
-    direct.push(await throughput(upstream.url, 'tool_1', SESSIONS));
-    gateway.push(await throughput(mcp, 'bench-tool_1', SESSIONS, portico.token));
+    const direct = () => throughput(upstream.url, 'tool_1', LOAD_MS);
+    const gateway = () => throughput(mcp, 'bench-tool_1', LOAD_MS, portico.token);
+    await throughput(upstream.url, 'tool_1', WARMUP_MS);
+    await throughput(mcp, 'bench-tool_1', WARMUP_MS, portico.token);
+    const rounds: { direct: number; gateway: number }[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      // Alternate which side goes first, to spread drift in machine load over both.
+      const first = round % 2 === 0 ? await direct() : await gateway();
+      const second = round % 2 === 0 ? await gateway() : await direct();
+      rounds.push(
+        round % 2 === 0 ? { direct: first, gateway: second } : { direct: second, gateway: first },
+      );
+    }
 
     const directClient = await mcpClient(upstream.url);
     const gatewayClient = await mcpClient(mcp, portico.token);
-    const directTimes = await latencies(directClient, 'tool_1');
-    const gatewayTimes = await latencies(gatewayClient, 'bench-tool_1');
+    const directTimes: number[] = [];
+    const gatewayTimes: number[] = [];
+    await batch(directClient, 'tool_1', []);
+    await batch(gatewayClient, 'bench-tool_1', []);
+    for (let i = 0; i < LATENCY_BATCHES; i++) {
+      await batch(directClient, 'tool_1', directTimes);
+      await batch(gatewayClient, 'bench-tool_1', gatewayTimes);
+    }
     await directClient.close();
     await gatewayClient.close();
+    directTimes.sort((a, b) => a - b);
+    gatewayTimes.sort((a, b) => a - b);
 
-    const directCallsPerSecond = (direct[0]! + direct[1]!) / 2;
-    const gatewayCallsPerSecond = (gateway[0]! + gateway[1]!) / 2;
+    const ratios = rounds.map((round) => round.gateway / round.direct).sort((a, b) => a - b);
+    const mean = (values: number[]) =>
+      values.reduce((sum, value) => sum + value, 0) / values.length;
     return {
-      directCallsPerSecond,
-      gatewayCallsPerSecond,
-      throughputRatio: gatewayCallsPerSecond / directCallsPerSecond,
+      database,
+      directCallsPerSecond: mean(rounds.map((round) => round.direct)),
+      gatewayCallsPerSecond: mean(rounds.map((round) => round.gateway)),
+      throughputRatio: ratios[Math.floor(ratios.length / 2)]!,
+      roundRatios: rounds.map((round) => round.gateway / round.direct),
       directP50Ms: percentile(directTimes, 0.5),
       gatewayP50Ms: percentile(gatewayTimes, 0.5),
       addedP50Ms: percentile(gatewayTimes, 0.5) - percentile(directTimes, 0.5),
@@ -87,7 +128,35 @@ export async function gatewayOverhead(): Promise<OverheadResult> {
   } finally {
     portico.stop();
     upstream.stop();
+    await postgres?.drop();
   }
 }
 
-if (require.main === module) runAlone(gatewayOverhead, asJson);
+/**
+ * A fresh database on the PostgreSQL server of BENCH_POSTGRES_URL (a database URL on it, such as
+ * postgres://postgres@127.0.0.1:5432/test), dropped afterwards.
+ */
+async function scratchDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const server = process.env.BENCH_POSTGRES_URL;
+  if (!server) throw new Error('BENCH_POSTGRES_URL is not set');
+  const name = `portico_bench_${randomBytes(4).toString('hex')}`;
+  const admin = async (sql: string) => {
+    const client = new PgClient({ connectionString: server });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
+if (require.main === module)
+  runAlone(
+    () => gatewayOverhead((process.argv[2] as BenchDatabase | undefined) ?? 'embedded'),
+    asJson,
+  );

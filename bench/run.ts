@@ -1,4 +1,4 @@
-import { gatewayOverhead } from './gateway-overhead.bench';
+import { type BenchDatabase, gatewayOverhead, type OverheadResult } from './gateway-overhead.bench';
 import { scale } from './scale.bench';
 import { runToolSearchBench, toolSearchMarkdown } from './tool-search.bench';
 
@@ -16,19 +16,28 @@ const ms = (value: number) => `${value.toFixed(value < 0.1 ? 4 : 2)} ms`;
 async function main(): Promise<void> {
   const rows: Row[] = [];
 
-  const overhead = await gatewayOverhead();
-  rows.push(
-    row(
-      'tools/call throughput ≥ 0.8× direct (32 sessions)',
-      `${overhead.gatewayCallsPerSecond.toFixed(0)}/s vs ${overhead.directCallsPerSecond.toFixed(0)}/s direct = ${overhead.throughputRatio.toFixed(2)}×`,
-      overhead.throughputRatio / 0.8,
-    ),
-    row(
-      'p50 added latency ≤ 1 ms (one session)',
-      `${ms(overhead.addedP50Ms)} (${ms(overhead.gatewayP50Ms)} vs ${ms(overhead.directP50Ms)})`,
-      1 / Math.max(overhead.addedP50Ms, 0.001),
-    ),
-  );
+  // The SDK client's view, on the embedded database and, when BENCH_POSTGRES_URL names a
+  // PostgreSQL server, on PostgreSQL too.
+  const databases: BenchDatabase[] = process.env.BENCH_POSTGRES_URL
+    ? ['postgres', 'embedded']
+    : ['embedded'];
+  const overheads: OverheadResult[] = [];
+  for (const database of databases) {
+    const overhead = await gatewayOverhead(database);
+    overheads.push(overhead);
+    rows.push(
+      row(
+        `tools/call throughput ≥ 0.85× direct (32 sessions, ${database})`,
+        `${overhead.gatewayCallsPerSecond.toFixed(0)}/s vs ${overhead.directCallsPerSecond.toFixed(0)}/s direct = ${overhead.throughputRatio.toFixed(2)}× (rounds ${overhead.roundRatios.map((ratio) => ratio.toFixed(2)).join(', ')})`,
+        overhead.throughputRatio / 0.85,
+      ),
+      row(
+        `p50 added latency ≤ 0.5 ms (one session, ${database})`,
+        `${ms(overhead.addedP50Ms)} (${ms(overhead.gatewayP50Ms)} vs ${ms(overhead.directP50Ms)})`,
+        0.5 / Math.max(overhead.addedP50Ms, 0.001),
+      ),
+    );
+  }
 
   const big = await scale();
   rows.push(
@@ -73,7 +82,7 @@ async function main(): Promise<void> {
   for (const { target, measured, ratio } of rows)
     console.log(`| ${target} | ${measured} | ${ratio.toFixed(2)} |`);
   console.log(`\n${toolSearchMarkdown(search)}`);
-  console.log(JSON.stringify({ overhead, scale: big, toolSearch: search }, null, 2));
+  console.log(JSON.stringify({ overhead: overheads, scale: big, toolSearch: search }, null, 2));
 }
 
 main().then(

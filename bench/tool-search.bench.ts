@@ -1,21 +1,34 @@
+import { execFileSync } from 'node:child_process';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { type AppConfig } from '../src/config/app-config';
+import { EmbeddingsClient } from '../src/embeddings/embeddings-client';
+import { LocalEmbeddings } from '../src/embeddings/local-embeddings.service';
+import { type ProviderEmbeddings } from '../src/embeddings/provider-embeddings.service';
 import { type DirectoryTool, ToolDirectory } from '../src/mcp/calls/tool-directory';
 import { mergePromotions, type Promotions } from '../src/mcp/search/promotions';
-import { buildToolCatalogue, TOOL_SEARCH_NAME } from '../src/mcp/search/tool-catalogue';
+import { TOOL_SEARCH_NAME } from '../src/mcp/search/tool-catalogue';
 import { ToolSearchService } from '../src/mcp/search/tool-search.service';
 import { type SessionStore } from '../src/mcp/session/session.store';
-import catalogueFixture from './fixtures/mcp-tool-catalogue.json';
+import {
+  evaluationCorpus,
+  type EvaluationProvider,
+  evaluationTools,
+  recordedCatalogues,
+  REQUESTS,
+  retrieval,
+  type Retrieval,
+} from './catalogues/evaluation-set';
+import { startSentenceEncoder } from './catalogues/sentence-encoder-server';
+import { type SemanticMemory } from './tool-search-memory';
 import { asJson, runAlone } from './support';
 
 // Deferred tool search, measured on the code the MCP endpoint runs: tools/list bytes with search
-// off and on, tool_search latency at 10,000 tools, and recall of a labelled query set.
+// off and on, catalogue builds and tool_search latency at 10,000 tools, retrieval quality on the
+// test half of the labelled requests with each ranker on and off, and the semantic part's memory.
 //   node -r ts-node/register/transpile-only bench/tool-search.bench.ts [--json]
-
-interface Fixture {
-  servers: { slug: string; tools: McpTool[] }[];
-  queries: { query: string; relevant: string[] }[];
-}
 
 export interface ToolSearchBenchReport {
   listBytes: {
@@ -29,11 +42,25 @@ export interface ToolSearchBenchReport {
   };
   latency: {
     tools: number;
-    catalogueBuildMs: number;
+    /** First build: every tool analysed. */
+    coldBuildMs: number;
+    coldBuildLongestBlockMs: number;
+    /** A rebuild after one tool changed: only that tool analysed again. */
+    warmBuildMs: number;
+    warmBuildLongestBlockMs: number;
+    warmBuildAnalysed: number;
     queries: number;
-    /** catalogue.search alone. */
+    /** catalogue.search alone, wall clock. */
     searchP50Ms: number;
     searchP99Ms: number;
+    /**
+     * The same in CPU time of this process: on a machine shared with other work, wall-clock
+     * outliers are mostly time spent waiting for a core.
+     */
+    searchCpuP50Ms: number;
+    searchCpuP99Ms: number;
+    /** Load average (1 minute) when the latency run started, over the number of cores. */
+    loadPerCore: number;
     /** The whole tool_search call in process: parse, rank, promote (in memory), result JSON. */
     callP50Ms: number;
     callP99Ms: number;
@@ -41,40 +68,13 @@ export interface ToolSearchBenchReport {
   quality: {
     servers: number;
     tools: number;
-    queries: number;
-    recallAt5: number;
-    hitAt1: number;
-    hitAt5: number;
-    misses: { query: string; relevant: string[]; got: string[] }[];
+    requests: { tuning: number; test: number };
+    /** Test half, each ranker on and off. */
+    components: { label: string; test: Retrieval }[];
+    /** The default, on the tuning half its weights were chosen on. */
+    defaultOnTuning: Retrieval;
   };
-}
-
-/**
- * `count` tools from the fixture's servers, as directory entries. Past the first copy the servers
- * repeat under numbered slugs, as several teams' GitHub or Slack servers would.
- */
-function corpus(fixture: Fixture, count: number): DirectoryTool[] {
-  const tools: DirectoryTool[] = [];
-  for (let copy = 0; tools.length < count; copy++) {
-    for (const server of fixture.servers) {
-      const slug = copy === 0 ? server.slug : `${server.slug}-${copy}`;
-      for (const tool of server.tools) {
-        if (tools.length === count) break;
-        const name = `${slug}-${tool.name}`;
-        tools.push({
-          id: name,
-          name,
-          gatewayId: slug,
-          gatewaySlug: slug,
-          originalName: tool.name,
-          toolHash: '0'.repeat(12),
-          visibility: ['model', 'app'],
-          definition: { ...tool, name },
-        });
-      }
-    }
-  }
-  return tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  memory: SemanticMemory;
 }
 
 /** The session store as tool search uses it, in memory: the benchmark measures search, not I/O. */
@@ -93,9 +93,13 @@ class MemoryStore {
   }
 }
 
+const local = new LocalEmbeddings();
+
 function service(store: MemoryStore): ToolSearchService {
   const config = { mcpToolSearch: { enabled: false, alwaysLoaded: [] } } as unknown as AppConfig;
-  return new ToolSearchService(config, store as unknown as SessionStore);
+  return new ToolSearchService(config, store as unknown as SessionStore, local, {
+    enabled: false,
+  } as ProviderEmbeddings);
 }
 
 function directory(tools: DirectoryTool[], alwaysLoaded: string[]): ToolDirectory {
@@ -111,9 +115,9 @@ function listResponseBytes(tools: readonly McpTool[]): number {
   return Buffer.byteLength(JSON.stringify({ jsonrpc: '2.0', id: 1, result: { tools } }));
 }
 
-async function listBytes(fixture: Fixture): Promise<ToolSearchBenchReport['listBytes']> {
-  const tools = corpus(fixture, 500);
-  const alwaysLoaded = ['filesystem-read_text_file', 'github-get_me', 'time-get_current_time'];
+async function listBytes(): Promise<ToolSearchBenchReport['listBytes']> {
+  const tools = evaluationTools(recordedCatalogues(), 500);
+  const alwaysLoaded = ['filesystem-read_text_file', 'github-get_issue', 'gitlab-get_project'];
   const scope = directory(tools, alwaysLoaded);
   const store = new MemoryStore();
   const search = service(store);
@@ -122,7 +126,7 @@ async function listBytes(fixture: Fixture): Promise<ToolSearchBenchReport['listB
   await search.intercept(
     scope,
     'bench',
-    { name: TOOL_SEARCH_NAME, arguments: { query: 'open pull requests review merge' } },
+    { name: TOOL_SEARCH_NAME, arguments: { query: 'review and merge the open pull request' } },
     () => undefined,
   );
   const promoted = (await search.listed(scope, 'bench'))!;
@@ -144,34 +148,63 @@ function elapsedMs(start: bigint): number {
   return Number(process.hrtime.bigint() - start) / 1e6;
 }
 
-async function latency(fixture: Fixture): Promise<ToolSearchBenchReport['latency']> {
-  const tools = corpus(fixture, 10_000);
+/** How long `work` takes, and the longest the event loop waited meanwhile. */
+async function measureBuild(work: () => Promise<unknown>): Promise<[number, number]> {
+  const delay = monitorEventLoopDelay({ resolution: 1 });
+  delay.enable();
+  const start = process.hrtime.bigint();
+  await work();
+  const ms = elapsedMs(start);
+  delay.disable();
+  return [ms, delay.max / 1e6];
+}
+
+async function latency(): Promise<ToolSearchBenchReport['latency']> {
+  const tools = evaluationTools(recordedCatalogues(), 10_000);
   const scope = directory(tools, []);
   const store = new MemoryStore();
   const search = service(store);
-  const building = process.hrtime.bigint();
-  const { catalogue } = search.searchable(scope)!;
-  const catalogueBuildMs = elapsedMs(building);
+  await local.load();
+  const [coldBuildMs, coldBuildLongestBlockMs] = await measureBuild(() => search.searchable(scope));
+  const { catalogue } = (await search.searchable(scope))!;
+
+  const changed = tools.map((tool, i) =>
+    i === 0
+      ? { ...tool, definition: { ...tool.definition, description: 'Changed since the last sync.' } }
+      : tool,
+  );
+  const analyses = (search as unknown as { analyses: Promise<{ misses: number }> }).analyses;
+  const missesBefore = (await analyses).misses;
+  const [warmBuildMs, warmBuildLongestBlockMs] = await measureBuild(() =>
+    search.searchable(directory(changed, [])),
+  );
 
   const queries = [
-    ...fixture.queries.map((query) => query.query),
+    ...REQUESTS.map((request) => request.request),
     'select:github-create_issue,slack-7-slack_post_message',
-    'select:time-42-convert_time',
+    'select:kubernetes-12-kubectl_get',
     '+github pull request review',
     '+slack_ thread',
     '+maps',
     'list',
     'file',
   ];
-  const rounds = 200;
+  const rounds = 40;
   const searchTimes: number[] = [];
+  const searchCpu: number[] = [];
   const callTimes: number[] = [];
-  for (let round = -20; round < rounds; round++) {
+  const loadPerCore = loadavg()[0]! / cpus().length;
+  for (let round = -5; round < rounds; round++) {
     for (const query of queries) {
+      const cpu = process.cpuUsage();
       let start = process.hrtime.bigint();
       catalogue.search(query);
-      if (round >= 0) searchTimes.push(elapsedMs(start));
-      // Each call as a session's first search, so promotions do not pile up over 8,000 calls.
+      if (round >= 0) {
+        searchTimes.push(elapsedMs(start));
+        const used = process.cpuUsage(cpu);
+        searchCpu.push((used.user + used.system) / 1000);
+      }
+      // Each call as a session's first search, so promotions do not pile up.
       store.stored = null;
       start = process.hrtime.bigint();
       await search.intercept(
@@ -184,61 +217,122 @@ async function latency(fixture: Fixture): Promise<ToolSearchBenchReport['latency
     }
   }
   searchTimes.sort((a, b) => a - b);
+  searchCpu.sort((a, b) => a - b);
   callTimes.sort((a, b) => a - b);
   return {
     tools: catalogue.size,
-    catalogueBuildMs,
+    coldBuildMs,
+    coldBuildLongestBlockMs,
+    warmBuildMs,
+    warmBuildLongestBlockMs,
+    warmBuildAnalysed: (await analyses).misses - missesBefore,
     queries: searchTimes.length,
     searchP50Ms: percentile(searchTimes, 50),
     searchP99Ms: percentile(searchTimes, 99),
+    searchCpuP50Ms: percentile(searchCpu, 50),
+    searchCpuP99Ms: percentile(searchCpu, 99),
+    loadPerCore,
     callP50Ms: percentile(callTimes, 50),
     callP99Ms: percentile(callTimes, 99),
   };
 }
 
-function quality(fixture: Fixture): ToolSearchBenchReport['quality'] {
-  const tools = corpus(
-    fixture,
-    fixture.servers.reduce((sum, server) => sum + server.tools.length, 0),
-  );
-  const catalogue = buildToolCatalogue(tools, []);
-  let recall = 0;
-  let hitAt1 = 0;
-  let hitAt5 = 0;
-  const misses: ToolSearchBenchReport['quality']['misses'] = [];
-  for (const { query, relevant } of fixture.queries) {
-    const got = catalogue.search(query, 5).map((tool) => tool.name);
-    const found = relevant.filter((name) => got.includes(name)).length;
-    recall += found / relevant.length;
-    if (relevant.includes(got[0] ?? '')) hitAt1 += 1;
-    if (found > 0) hitAt5 += 1;
-    if (found < relevant.length) misses.push({ query, relevant, got });
+/** Vectors of the evaluation tools and requests from the full sentence encoder, on loopback. */
+export async function sentenceEncoderProvider(
+  texts: readonly string[],
+): Promise<EvaluationProvider> {
+  const encoder = await startSentenceEncoder();
+  try {
+    const client = new EmbeddingsClient({
+      url: encoder.url,
+      model: 'universal-sentence-encoder-lite',
+      apiKey: null,
+      queryTimeoutMs: 60_000,
+      indexTimeoutMs: 600_000,
+    });
+    const tools: Float32Array[] = [];
+    for (let start = 0; start < texts.length; start += 64)
+      tools.push(...(await client.embed(texts.slice(start, start + 64), 600_000)));
+    const requests = REQUESTS.map((request) => request.request);
+    const vectors = await client.embed(requests, 600_000);
+    const byRequest = new Map(requests.map((request, i) => [request, vectors[i]!]));
+    return { tools, query: (request) => byRequest.get(request) ?? null };
+  } finally {
+    await encoder.close();
   }
-  const count = fixture.queries.length;
+}
+
+async function quality(): Promise<ToolSearchBenchReport['quality']> {
+  const corpus = await evaluationCorpus();
+  const provider = await sentenceEncoderProvider(corpus.analyses.map((a) => a.providerText));
+  const everything = { semanticOnlyZ: -Infinity };
+  const components: { label: string; test: Retrieval }[] = [];
+  const add = async (
+    label: string,
+    weights: Parameters<typeof retrieval>[2],
+    withProvider = false,
+  ) =>
+    components.push({
+      label,
+      test: await retrieval(corpus, 'test', weights, withProvider ? provider : undefined),
+    });
+  await add('BM25 alone (Porter2 stems, split identifiers, stopwords)', {
+    synonyms: 0,
+    semantic: 0,
+  });
+  await add('BM25 + synonyms and abbreviations', { semantic: 0 });
+  await add('Word vectors alone', { lexical: 0, ...everything });
+  await add('Hybrid: BM25 + synonyms + word vectors (the embedded default)', {});
+  await add(
+    'Provider alone (full sentence encoder on loopback)',
+    {
+      lexical: 0,
+      semantic: 0,
+      ...everything,
+    },
+    true,
+  );
+  await add('BM25 + synonyms + provider', { semantic: 0 }, true);
+  await add('Hybrid + provider', {}, true);
   return {
-    servers: fixture.servers.length,
-    tools: catalogue.size,
-    queries: count,
-    recallAt5: recall / count,
-    hitAt1: hitAt1 / count,
-    hitAt5: hitAt5 / count,
-    misses,
+    servers: recordedCatalogues().length,
+    tools: corpus.tools.length,
+    requests: {
+      tuning: REQUESTS.filter((r) => r.half === 'tuning').length,
+      test: REQUESTS.filter((r) => r.half === 'test').length,
+    },
+    components,
+    defaultOnTuning: await retrieval(corpus, 'tuning'),
   };
 }
 
+function memory(): SemanticMemory {
+  const output = execFileSync(
+    process.execPath,
+    [
+      '--expose-gc',
+      '-r',
+      'ts-node/register/transpile-only',
+      join(__dirname, 'tool-search-memory.ts'),
+    ],
+    { encoding: 'utf8' },
+  );
+  return JSON.parse(output) as SemanticMemory;
+}
+
 export async function runToolSearchBench(): Promise<ToolSearchBenchReport> {
-  const fixture = catalogueFixture as Fixture;
   return {
-    listBytes: await listBytes(fixture),
-    latency: await latency(fixture),
-    quality: quality(fixture),
+    listBytes: await listBytes(),
+    latency: await latency(),
+    quality: await quality(),
+    memory: memory(),
   };
 }
 
 export function toolSearchMarkdown(report: ToolSearchBenchReport): string {
-  const { listBytes: bytes, latency: time, quality: q } = report;
+  const { listBytes: bytes, latency: time, quality: q, memory: mem } = report;
   const kb = (n: number) => `${(n / 1024).toFixed(1)} KiB`;
-  const ms = (n: number) => `${n.toFixed(3)} ms`;
+  const ms = (n: number) => `${n.toFixed(n < 1 ? 3 : 1)} ms`;
   const pct = (n: number) => `${(n * 100).toFixed(1)}%`;
   const lines = [
     '### Deferred tool search',
@@ -248,19 +342,24 @@ export function toolSearchMarkdown(report: ToolSearchBenchReport): string {
     `| tools/list, ${bytes.tools} tools, search off | ${kb(bytes.searchOff)} | |`,
     `| tools/list, search on (${bytes.alwaysLoaded} always loaded) | ${kb(bytes.searchOn)} (${pct(bytes.saving)} smaller) | ≥ 95% smaller |`,
     `| tools/list, search on, after a search promoted 5 | ${kb(bytes.searchOnAfterFivePromotions)} | |`,
-    `| catalogue build, ${time.tools} tools (once per catalogue change) | ${ms(time.catalogueBuildMs)} | |`,
-    `| tool_search ranking, ${time.tools} tools, p50 / p99 (${time.queries} queries) | ${ms(time.searchP50Ms)} / ${ms(time.searchP99Ms)} | p99 < 5 ms |`,
-    `| tool_search call in process (rank, promote, result), p50 / p99 | ${ms(time.callP50Ms)} / ${ms(time.callP99Ms)} | p99 < 5 ms |`,
-    `| recall@5, ${q.queries} labelled queries over ${q.tools} tools of ${q.servers} MCP servers | ${pct(q.recallAt5)} (hit@1 ${pct(q.hitAt1)}, hit@5 ${pct(q.hitAt5)}) | |`,
+    `| catalogue build, ${time.tools} tools, first time: total / longest event-loop block | ${ms(time.coldBuildMs)} / ${ms(time.coldBuildLongestBlockMs)} | block ≤ 50 ms |`,
+    `| catalogue rebuild after 1 tool changed (${time.warmBuildAnalysed} analysed again): total / longest block | ${ms(time.warmBuildMs)} / ${ms(time.warmBuildLongestBlockMs)} | block ≤ 50 ms |`,
+    `| tool_search ranking, ${time.tools} tools, p50 / p99 (${time.queries} queries; load ${time.loadPerCore.toFixed(1)} per core) | ${ms(time.searchP50Ms)} / ${ms(time.searchP99Ms)} | p99 ≤ 5 ms |`,
+    `| the same in CPU time of the process, p50 / p99 | ${ms(time.searchCpuP50Ms)} / ${ms(time.searchCpuP99Ms)} | |`,
+    `| tool_search call in process (rank, promote, result), p50 / p99 | ${ms(time.callP50Ms)} / ${ms(time.callP99Ms)} | p99 ≤ 5 ms |`,
+    `| memory added by the semantic part (${mem.words} words, ${mem.tools} tool vectors): RSS / heap + buffers | ${mem.rssMiB.toFixed(1)} MiB / ${(mem.heapMiB + mem.externalMiB).toFixed(1)} MiB | ≤ 100 MiB |`,
+    '',
+    `Retrieval on the test half: ${q.requests.test} requests over ${q.tools} tools of ${q.servers} MCP servers (targets for the embedded default: recall@5 ≥ 0.90, recall@1 ≥ 0.70).`,
+    '',
+    '| Rankers | recall@1 | recall@5 | MRR |',
+    '| --- | --- | --- | --- |',
+    ...q.components.map(
+      ({ label, test }) =>
+        `| ${label} | ${test.recallAt1.toFixed(3)} | ${test.recallAt5.toFixed(3)} | ${test.mrr.toFixed(3)} |`,
+    ),
+    '',
+    `The embedded default on the tuning half (${q.requests.tuning} requests), where its weights were chosen: recall@1 ${q.defaultOnTuning.recallAt1.toFixed(3)}, recall@5 ${q.defaultOnTuning.recallAt5.toFixed(3)}, MRR ${q.defaultOnTuning.mrr.toFixed(3)}.`,
   ];
-  if (q.misses.length > 0) {
-    lines.push('', 'Queries where a relevant tool was not in the top 5:');
-    for (const miss of q.misses) {
-      lines.push(
-        `- "${miss.query}": wanted ${miss.relevant.join(', ')}; got ${miss.got.join(', ') || 'nothing'}`,
-      );
-    }
-  }
   return lines.join('\n');
 }
 

@@ -3,7 +3,8 @@ import { McpSessions1795313067731 } from './1795313067731-McpSessions';
 import { LoginAttempts1795325639193 } from './1795325639193-LoginAttempts';
 import { McpCoreStreams1795458120392 } from './1795458120392-McpCoreStreams';
 import { ResourcesAndPrompts1795459245669 } from './1795459245669-ResourcesAndPrompts';
-import { Identity1795460000000 } from './1795460000000-Identity';
+import { ToolEmbeddings1795460000000 } from './1795460000000-ToolEmbeddings';
+import { Identity1795470000000 } from './1795470000000-Identity';
 import { ToolTextSearch1795323626806 } from './1795323626806-ToolTextSearch';
 
 /** Every migration, oldest first; the app and the migration job both run this list. */
@@ -14,5 +15,6 @@ export const MIGRATIONS = [
   LoginAttempts1795325639193,
   McpCoreStreams1795458120392,
   ResourcesAndPrompts1795459245669,
-  Identity1795460000000,
+  ToolEmbeddings1795460000000,
+  Identity1795470000000,
 ];

@@ -9,6 +9,8 @@ import { GatewaysModule } from './gateways/gateways.module';
 import { HealthModule } from './health/health.module';
 import { McpModule } from './mcp/mcp.module';
 import { OAuthModule } from './oauth/oauth.module';
+import { PromptsModule } from './prompts/prompts.module';
+import { ResourcesModule } from './resources/resources.module';
 import { ServersModule } from './servers/servers.module';
 import { SyncModule } from './sync/sync.module';
 import { TeamsModule } from './teams/teams.module';
@@ -25,16 +27,20 @@ export class AppModule {
         ConfigModule.forRoot(config),
         DatabaseModule,
         EventsModule.forRoot(config),
+        // First among the features, so that Express tries the MCP routes, the hot path, before
+        // every REST and admin route.
+        McpModule,
         AuthModule,
         UsersModule,
         TeamsModule,
         TokensModule,
         GatewaysModule,
         ToolsModule,
+        ResourcesModule,
+        PromptsModule,
         ServersModule,
         SyncModule,
         HealthModule,
-        McpModule,
         AdminModule,
         OAuthModule,
       ],

@@ -1,15 +1,10 @@
 import 'reflect-metadata';
-import { createApp } from './app.factory';
-import { ConfigError, loadConfig } from './config/app-config';
+import { ConfigError } from './config/app-config';
+import { DataDirLockedError } from './database/data-dir-lock';
+import { serve } from './serve';
 
-async function bootstrap(): Promise<void> {
-  const config = loadConfig(process.env);
-  const app = await createApp(config);
-  await app.listen(config.port);
-}
-
-bootstrap().catch((error: unknown) => {
-  if (error instanceof ConfigError) {
+serve(process.env).catch((error: unknown) => {
+  if (error instanceof ConfigError || error instanceof DataDirLockedError) {
     console.error(error.message);
   } else {
     console.error(error);

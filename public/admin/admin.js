@@ -1,8 +1,13 @@
 // Progressive enhancement only: every page works without this script.
 'use strict';
 
-/** The server form's tool picker: filter rows by text without losing ticks, pick shown rows. */
+/**
+ * A picker of the server form (tools, prompts, resources, templates): filter rows by text without
+ * losing ticks, pick shown rows. `data-picker` names the field its checkboxes post.
+ */
 function enhancePicker(picker) {
+  const field = picker.dataset.picker;
+  const noun = picker.dataset.pickerNoun;
   const filter = picker.querySelector('[data-picker-filter]');
   const selectedOnly = picker.querySelector('[data-picker-selected-only]');
   const status = picker.querySelector('[data-picker-status]');
@@ -22,7 +27,7 @@ function enhancePicker(picker) {
   function updateCount() {
     count.textContent = String(rows.filter(({ box }) => box.checked).length);
     for (const group of groups) {
-      const picked = group.querySelectorAll('input[name="toolIds"]:checked').length;
+      const picked = group.querySelectorAll(`input[name="${field}"]:checked`).length;
       group.querySelector('[data-picker-group-count]').textContent = String(picked);
     }
   }
@@ -42,7 +47,9 @@ function enhancePicker(picker) {
       if (any && (terms.length > 0 || onlyPicked)) group.open = true;
     }
     const filtering = terms.length > 0 || onlyPicked;
-    status.textContent = filtering ? `${shown} of ${rows.length} tools shown; picks are kept.` : '';
+    status.textContent = filtering
+      ? `${shown} of ${rows.length} ${noun} shown; picks are kept.`
+      : '';
   }
 
   let pending = 0;
@@ -56,7 +63,7 @@ function enhancePicker(picker) {
   });
   selectedOnly.addEventListener('change', apply);
   picker.addEventListener('change', (event) => {
-    if (event.target.name === 'toolIds') updateCount();
+    if (event.target.name === field) updateCount();
   });
   picker.addEventListener('click', (event) => {
     const button = event.target.closest('[data-picker-all], [data-picker-none]');

@@ -34,7 +34,7 @@ export class AdminCatalog {
   }
 }
 
-async function everyPage<T>(list: (page: PageQueryDto) => Promise<Page<T>>): Promise<T[]> {
+export async function everyPage<T>(list: (page: PageQueryDto) => Promise<Page<T>>): Promise<T[]> {
   const items: T[] = [];
   for (;;) {
     const page = await list({ limit: MAX_PAGE_SIZE, offset: items.length });

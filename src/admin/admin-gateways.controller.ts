@@ -8,6 +8,8 @@ import { type GatewayResponseDto } from '../gateways/dto/gateway-response.dto';
 import { GatewayUpdateDto } from '../gateways/dto/gateway-update.dto';
 import { GatewaysService } from '../gateways/gateways.service';
 import { type SyncReport } from '../sync/sync-report';
+import { PromptsService } from '../prompts/prompts.service';
+import { ResourcesService } from '../resources/resources.service';
 import { SyncService } from '../sync/sync.service';
 import { TeamsService } from '../teams/teams.service';
 import { ToolsService } from '../tools/tools.service';
@@ -38,6 +40,8 @@ export class AdminGatewaysController {
   constructor(
     private readonly gateways: GatewaysService,
     private readonly tools: ToolsService,
+    private readonly resources: ResourcesService,
+    private readonly prompts: PromptsService,
     private readonly sync: SyncService,
     private readonly pages: AdminPages,
     private readonly teams: TeamsService,
@@ -114,11 +118,17 @@ export class AdminGatewaysController {
       { gatewayId: id, limit: PAGE_SIZE, offset: offsetOf(page) },
       scope,
     );
+    const count = { gatewayId: id, limit: 1, offset: 0 };
     await this.pages.render(request, response, 'gateway', {
       title: `Gateway ${gateway.name}`,
       section: 'gateways',
       gateway: { ...gateway, manageable: scope.canManage(gateway.teamId) },
       teamName: await this.teamName(gateway.teamId),
+      counts: {
+        prompts: (await this.prompts.list(count)).total,
+        resources: (await this.resources.list(count)).total,
+        resourceTemplates: (await this.resources.listTemplates(count)).total,
+      },
       report: syncReportView(gateway.lastSyncReport),
       tools: tools.items,
       pager: pager(page, tools.total, (n) => hrefWith(`/admin/gateways/${id}`, { page: n })),

@@ -9,6 +9,8 @@ export type AdminSection =
   | 'dashboard'
   | 'gateways'
   | 'tools'
+  | 'resources'
+  | 'prompts'
   | 'servers'
   | 'tokens'
   | 'users'

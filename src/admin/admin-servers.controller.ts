@@ -2,7 +2,6 @@ import { Body, Get, Post, Query, Req, Res } from '@nestjs/common';
 import { type Request, type Response } from 'express';
 import { MinRole } from '../auth/auth.decorators';
 import { roleAtLeast } from '../auth/roles';
-import { type TeamScope } from '../auth/team-scope';
 import { type IssuedToken } from '../auth/token.service';
 import { MAX_PAGE_SIZE } from '../common/page.dto';
 import { UuidParam } from '../common/uuid-param';
@@ -11,9 +10,10 @@ import { type ServerResponseDto } from '../servers/dto/server-response.dto';
 import { ServerTokenRequestDto } from '../servers/dto/server-token-request.dto';
 import { ServerUpdateDto } from '../servers/dto/server-update.dto';
 import { ServersService } from '../servers/servers.service';
+import { PromptsService } from '../prompts/prompts.service';
+import { ResourcesService } from '../resources/resources.service';
 import { TeamsService } from '../teams/teams.service';
 import { ToolsService } from '../tools/tools.service';
-import { AdminCatalog } from './admin-catalog';
 import { AdminController } from './admin-controller.decorator';
 import { AdminPages } from './admin-pages.service';
 import { type FormBody, formField } from './form-body';
@@ -23,7 +23,8 @@ import { hrefWith, offsetOf, PAGE_SIZE, pageNumber, pager } from './pagination';
 import { pageScope, teamChoices, withTeamInput } from './team-field';
 import {
   emptyServerForm,
-  pickerQuery,
+  NAMING_OPTIONS,
+  pickerQueries,
   SERVER_FIELD_ALIASES,
   serverFormOf,
   serverFormValues,
@@ -31,12 +32,8 @@ import {
   type ServerFormValues,
   serverInput,
 } from './server-form';
-import {
-  PICKER_LIST_ALL_UP_TO,
-  PICKER_SEARCH_LIMIT,
-  type ToolPicker,
-  toolPicker,
-} from './tool-picker';
+import { type PickerKindName } from './member-picker';
+import { ServerPickersBuilder } from './server-pickers';
 
 /** Choices for a server token's lifetime; empty means TOKEN_TTL_SECONDS. */
 const TOKEN_LIFETIMES = [
@@ -54,7 +51,9 @@ export class AdminServersController {
   constructor(
     private readonly servers: ServersService,
     private readonly tools: ToolsService,
-    private readonly catalog: AdminCatalog,
+    private readonly resources: ResourcesService,
+    private readonly prompts: PromptsService,
+    private readonly pickers: ServerPickersBuilder,
     private readonly pages: AdminPages,
     private readonly teams: TeamsService,
   ) {}
@@ -139,7 +138,6 @@ export class AdminServersController {
     server: ServerResponseDto,
     outcome: { issued?: IssuedToken; tokenError?: FormErrors } = {},
   ): Promise<void> {
-    const tools = await this.tools.getMany(server.toolIds);
     await this.pages.render(
       request,
       response,
@@ -152,7 +150,10 @@ export class AdminServersController {
           pageScope(request).canManage(server.teamId) &&
           roleAtLeast(request.principal!.role, 'operator'),
         teamName: await this.teamName(server.teamId),
-        tools,
+        tools: await this.tools.getMany(server.toolIds),
+        resources: await this.resources.getMany(server.resourceIds),
+        resourceTemplates: await this.resources.getManyTemplates(server.resourceTemplateIds),
+        prompts: await this.prompts.getMany(server.promptIds),
         lifetimes: TOKEN_LIFETIMES,
         issued: outcome.issued ?? null,
         tokenError: outcome.tokenError?.fields.ttlSeconds ?? outcome.tokenError?.message ?? null,
@@ -192,7 +193,7 @@ export class AdminServersController {
   ): Promise<void> {
     const values = serverFormValues(body);
     if (serverFormIntent(body) === 'search') {
-      await this.renderForm(request, response, server, values, undefined, pickerQuery(body));
+      await this.renderForm(request, response, server, values, undefined, pickerQueries(body));
       return;
     }
     const input = withTeamInput(body, serverInput(values));
@@ -210,7 +211,7 @@ export class AdminServersController {
         server,
         values,
         submission.errors,
-        pickerQuery(body),
+        pickerQueries(body),
       );
       return;
     }
@@ -275,7 +276,12 @@ export class AdminServersController {
     server: ServerResponseDto | null,
     values: ServerFormValues,
     errors?: FormErrors,
-    query = '',
+    queries: Record<PickerKindName, string> = {
+      tools: '',
+      resources: '',
+      resourceTemplates: '',
+      prompts: '',
+    },
   ): Promise<void> {
     const editing = server !== null;
     await this.pages.render(
@@ -295,38 +301,15 @@ export class AdminServersController {
           (await this.teams.list({ limit: MAX_PAGE_SIZE, offset: 0 }, pageScope(request))).items,
           values.teamId ?? server?.teamId ?? null,
         ),
-        picker: await this.picker(pageScope(request), values.toolIds, query),
+        namingOptions: NAMING_OPTIONS.map((option) => ({
+          ...option,
+          selected: option.value === (values.naming || server?.naming || 'prefixed'),
+        })),
+        pickers: await this.pickers.build(values, queries, pageScope(request)),
         errors: errors?.fields ?? {},
         formError: errors?.message ?? null,
       },
       errors?.status ?? 200,
     );
-  }
-
-  /**
-   * The whole catalogue when it is small enough; otherwise the picked tools and the matches of
-   * `q`, already trimmed and cut by pickerQuery().
-   */
-  private async picker(scope: TeamScope, selectedIds: string[], q: string): Promise<ToolPicker> {
-    const gateways = await this.catalog.gatewayNames(scope);
-    const catalogueSize = (await this.tools.list({ limit: 1, offset: 0 }, scope)).total;
-    if (catalogueSize <= PICKER_LIST_ALL_UP_TO) {
-      const tools = await this.catalog.allTools(scope);
-      return toolPicker({ gateways, tools, selectedIds, mode: 'all', catalogueSize });
-    }
-    const picked = await this.tools.getMany(selectedIds);
-    const found = q
-      ? await this.tools.list({ q, limit: PICKER_SEARCH_LIMIT, offset: 0 }, scope)
-      : { items: [], total: 0 };
-    return toolPicker({
-      gateways,
-      tools: [...picked, ...found.items],
-      selectedIds,
-      mode: 'search',
-      catalogueSize,
-      query: q,
-      matches: q ? found.total : null,
-      matchesListed: found.items.length,
-    });
   }
 }

@@ -13,6 +13,7 @@ import { ToolsService } from '../tools/tools.service';
 import { AdminCatalog } from './admin-catalog';
 import { AdminController } from './admin-controller.decorator';
 import { AdminPages } from './admin-pages.service';
+import { ASK_LIMIT, AdminToolSearch } from './admin-tool-search';
 import { pageScope } from './team-field';
 import { type FormBody, formCheckbox, formField } from './form-body';
 import { type FormErrors } from './form-errors';
@@ -39,9 +40,13 @@ export class AdminToolsController {
     private readonly gateways: GatewaysService,
     private readonly catalog: AdminCatalog,
     private readonly pages: AdminPages,
+    private readonly toolSearch: AdminToolSearch,
   ) {}
 
-  /** The REST list with its filters; `?page=N` pages it 25 at a time. */
+  /**
+   * The REST list with its filters; `?page=N` pages it 25 at a time. `?ask=` ranks tools the way
+   * tool_search does, within the gateway filter.
+   */
   @Get()
   async list(
     @Req() request: Request,
@@ -68,6 +73,13 @@ export class AdminToolsController {
       ? submission.result
       : { items: [], total: 0 };
     const gateways = await this.catalog.gatewayNames(pageScope(request));
+    const ask = typeof query.ask === 'string' ? query.ask.trim() : '';
+    const asked = ask.slice(0, ASK_LIMIT);
+    // The search runs over every tool; an operator sees the hits of the gateways they see.
+    const visible = new Set(gateways.map((gateway) => gateway.id));
+    const hits = (
+      asked ? await this.toolSearch.ask(asked, submission.ok ? filter.gatewayId : '') : []
+    ).filter((hit) => visible.has(hit.gatewayId));
     await this.pages.render(
       request,
       response,
@@ -78,6 +90,10 @@ export class AdminToolsController {
         tools: result.items,
         filter,
         filtered: Boolean(filter.gatewayId || filter.q),
+        ask: asked,
+        asked: asked !== '',
+        hits,
+        askLimit: ASK_LIMIT,
         gateways: gateways.map((gateway) => ({
           id: gateway.id,
           name: gateway.name,

@@ -2,8 +2,8 @@ import { type NestExpressApplication } from '@nestjs/platform-express';
 import { type NextFunction, type Request, type Response } from 'express';
 import Handlebars from 'handlebars';
 import { create as createHbs } from 'hbs';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import {
   formatTime,
   isLongToolName,
@@ -12,6 +12,9 @@ import {
   serialNumber,
   truncate,
 } from './view-helpers';
+import { projectRoot } from '../common/project-root';
+
+export { projectRoot };
 
 /**
  * Strict policy for every admin response: scripts and styles only from Portico's own static files
@@ -28,17 +31,6 @@ export const ADMIN_CSP = [
   "base-uri 'none'",
 ].join('; ');
 
-/** The checkout or image root: the nearest folder up from here that has package.json. */
-export function projectRoot(from = __dirname): string {
-  let dir = from;
-  while (!existsSync(join(dir, 'package.json'))) {
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error(`No package.json above ${from}`);
-    dir = parent;
-  }
-  return dir;
-}
-
 /** A Handlebars environment with the admin helpers and partials, separate from the global one. */
 export function createViewEngine(viewsDir: string): typeof Handlebars {
   const handlebars = Handlebars.create();
@@ -50,6 +42,8 @@ export function createViewEngine(viewsDir: string): typeof Handlebars {
     longName: (name: string) => isLongToolName(name),
     plural: (count: number, singular: string) => plural(count, singular),
     eq: (a: unknown, b: unknown) => a === b,
+    // The last argument is Handlebars' options object.
+    concat: (...parts: unknown[]) => parts.slice(0, -1).join(''),
     join: (list: unknown[], separator: string) =>
       Array.isArray(list) ? list.join(typeof separator === 'string' ? separator : ', ') : '',
   };

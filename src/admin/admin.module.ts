@@ -1,5 +1,8 @@
 import { Module } from '@nestjs/common';
 import { GatewaysModule } from '../gateways/gateways.module';
+import { McpModule } from '../mcp/mcp.module';
+import { PromptsModule } from '../prompts/prompts.module';
+import { ResourcesModule } from '../resources/resources.module';
 import { TeamsModule } from '../teams/teams.module';
 import { TokensModule } from '../tokens/tokens.module';
 import { UsersModule } from '../users/users.module';
@@ -13,22 +16,29 @@ import { AdminGatewaysController } from './admin-gateways.controller';
 import { AdminLoginController } from './admin-login.controller';
 import { AdminNotFoundController } from './admin-not-found.controller';
 import { AdminPages } from './admin-pages.service';
+import { AdminPromptsController } from './admin-prompts.controller';
+import { AdminResourcesController } from './admin-resources.controller';
 import { AdminServersController } from './admin-servers.controller';
 import { AdminSessionGuard } from './admin-session.guard';
 import { AdminSsoController } from './admin-sso.controller';
 import { AdminTeamsController } from './admin-teams.controller';
 import { AdminTokensController } from './admin-tokens.controller';
+import { AdminToolSearch } from './admin-tool-search';
 import { AdminToolsController } from './admin-tools.controller';
 import { AdminUsersController } from './admin-users.controller';
 import { FlashMessages } from './flash.service';
+import { ServerPickersBuilder } from './server-pickers';
 
 /** Server-rendered admin pages over the same services as the REST API. */
 @Module({
   imports: [
     GatewaysModule,
     ToolsModule,
+    ResourcesModule,
+    PromptsModule,
     ServersModule,
     SyncModule,
+    McpModule,
     TeamsModule,
     TokensModule,
     UsersModule,
@@ -38,6 +48,8 @@ import { FlashMessages } from './flash.service';
     AdminDashboardController,
     AdminGatewaysController,
     AdminToolsController,
+    AdminPromptsController,
+    AdminResourcesController,
     AdminServersController,
     AdminTokensController,
     AdminUsersController,
@@ -45,7 +57,15 @@ import { FlashMessages } from './flash.service';
     AdminSsoController,
     AdminNotFoundController,
   ],
-  providers: [AdminSessionGuard, AdminExceptionFilter, AdminPages, AdminCatalog, FlashMessages],
+  providers: [
+    AdminSessionGuard,
+    AdminExceptionFilter,
+    AdminPages,
+    AdminCatalog,
+    AdminToolSearch,
+    FlashMessages,
+    ServerPickersBuilder,
+  ],
   exports: [AdminPages, AdminSessionGuard, AdminExceptionFilter],
 })
 export class AdminModule {}

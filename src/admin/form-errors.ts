@@ -2,6 +2,8 @@ import { AuthErrorCode, AuthException } from '../auth/auth.exception';
 import { type DomainErrorCode, statusOf } from '../common/problem.filter';
 import { RequestValidationException } from '../common/request-validation.exception';
 import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';
+import { PromptErrorCode, PromptException } from '../prompts/prompt.exception';
+import { ResourceErrorCode, ResourceException } from '../resources/resource.exception';
 import { ServerErrorCode, ServerException } from '../servers/server.exception';
 import { TeamErrorCode, TeamException } from '../teams/team.exception';
 import { TokenErrorCode, TokenException } from '../tokens/token.exception';
@@ -38,6 +40,14 @@ export function fieldOfCode(code: DomainErrorCode): string | null {
       return 'url';
     case ServerErrorCode.UnknownTools:
       return 'toolIds';
+    case ServerErrorCode.UnknownResources:
+      return 'resourceIds';
+    case ServerErrorCode.UnknownResourceTemplates:
+      return 'resourceTemplateIds';
+    case ServerErrorCode.UnknownPrompts:
+      return 'promptIds';
+    case ServerErrorCode.NameClash:
+      return 'naming';
     case ServerErrorCode.UnknownAlwaysLoaded:
       return 'alwaysLoaded';
     case AuthErrorCode.InvalidCredentials:
@@ -50,6 +60,9 @@ export function fieldOfCode(code: DomainErrorCode): string | null {
     case ToolErrorCode.NotFound:
     case ToolErrorCode.Disabled:
     case ToolErrorCode.UpstreamUnavailable:
+    case ResourceErrorCode.NotFound:
+    case ResourceErrorCode.TemplateNotFound:
+    case PromptErrorCode.NotFound:
     case ServerErrorCode.NotFound:
     case AuthErrorCode.TooManyAttempts:
     case AuthErrorCode.Unauthenticated:
@@ -85,6 +98,8 @@ export function formErrors(
     error instanceof GatewayException ||
     error instanceof ServerException ||
     error instanceof ToolException ||
+    error instanceof ResourceException ||
+    error instanceof PromptException ||
     error instanceof AuthException ||
     error instanceof UserException ||
     error instanceof TeamException ||

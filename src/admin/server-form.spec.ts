@@ -20,9 +20,31 @@ describe('server form', () => {
       description: 'For the agent',
       enabled: true,
       toolIds: [a, b],
+      resourceIds: [],
+      resourceTemplateIds: [],
+      promptIds: [],
       toolSearch: { enabled: false, alwaysLoaded: ['gw-one', 'gw-two'] },
     });
     await expect(validateDto(ServerCreateDto, input)).resolves.toBeInstanceOf(ServerCreateDto);
+  });
+
+  it('takes the naming and every kind of member, leaving naming out when the post has none', () => {
+    const input = serverInput(
+      serverFormValues({
+        name: 'S',
+        naming: 'original',
+        resourceIds: a,
+        resourceTemplateIds: [b, b],
+        promptIds: [a, b],
+      }),
+    );
+    expect(input).toMatchObject({
+      naming: 'original',
+      resourceIds: [a],
+      resourceTemplateIds: [b],
+      promptIds: [a, b],
+    });
+    expect(serverInput(serverFormValues({ name: 'S' }))).not.toHaveProperty('naming');
   });
 
   it('reads an unticked checkbox as off and a single tool as a list', () => {
@@ -39,5 +61,8 @@ describe('server form', () => {
     expect(serverFormIntent({ intent: 'enter', pickerQ: 'time', pickerShownQ: '' })).toBe('search');
     expect(serverFormIntent({ intent: 'enter', pickerQ: '', pickerShownQ: 'time' })).toBe('search');
     expect(serverFormIntent({ pickerQ: 'time', pickerShownQ: '' })).toBe('save');
+    expect(
+      serverFormIntent({ intent: 'enter', promptPickerQ: 'greet', promptPickerShownQ: '' }),
+    ).toBe('search');
   });
 });

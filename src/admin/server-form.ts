@@ -1,17 +1,35 @@
 import { type ServerResponseDto } from '../servers/dto/server-response.dto';
 import { type FormBody, formCheckbox, formField, formFields, formLines } from './form-body';
+import { PICKER_KINDS, type PickerKindName } from './member-picker';
 
 export interface ServerFormValues {
   name: string;
   description: string;
   enabled: boolean;
+  /** 'prefixed' or 'original'; empty when the post had no such field. */
+  naming: string;
   toolSearchEnabled: boolean;
   /** Virtual names, one per line. */
   alwaysLoaded: string;
   toolIds: string[];
+  resourceIds: string[];
+  resourceTemplateIds: string[];
+  promptIds: string[];
   /** The team chosen on a submitted form ('' for global); absent before one was submitted. */
   teamId?: string;
 }
+
+/** The choices of the naming select. */
+export const NAMING_OPTIONS = [
+  {
+    value: 'prefixed',
+    label: 'Prefixed: gateway-slug-name, slug+URI (members never clash)',
+  },
+  {
+    value: 'original',
+    label: 'Original: the upstreams’ own names and URIs (two members may not share one)',
+  },
+];
 
 /** DTO paths that the form shows under other names. */
 export const SERVER_FIELD_ALIASES: Record<string, string> = {
@@ -25,20 +43,29 @@ export function emptyServerForm(): ServerFormValues {
     name: '',
     description: '',
     enabled: true,
+    naming: 'prefixed',
     toolSearchEnabled: false,
     alwaysLoaded: '',
     toolIds: [],
+    resourceIds: [],
+    resourceTemplateIds: [],
+    promptIds: [],
   };
 }
 
 export function serverFormValues(body: FormBody): ServerFormValues {
+  const ids = (name: string) => [...new Set(formFields(body, name))];
   return {
     name: formField(body, 'name'),
     description: formField(body, 'description'),
     enabled: formCheckbox(body, 'enabled'),
+    naming: formField(body, 'naming'),
     toolSearchEnabled: formCheckbox(body, 'toolSearchEnabled'),
     alwaysLoaded: formLines(body, 'alwaysLoaded').join('\n'),
-    toolIds: [...new Set(formFields(body, 'toolIds'))],
+    toolIds: ids('toolIds'),
+    resourceIds: ids('resourceIds'),
+    resourceTemplateIds: ids('resourceTemplateIds'),
+    promptIds: ids('promptIds'),
     ...(body.teamId === undefined ? {} : { teamId: formField(body, 'teamId') }),
   };
 }
@@ -48,40 +75,64 @@ export function serverFormOf(server: ServerResponseDto): ServerFormValues {
     name: server.name,
     description: server.description,
     enabled: server.enabled,
+    naming: server.naming,
     toolSearchEnabled: server.toolSearch.enabled,
     alwaysLoaded: server.toolSearch.alwaysLoaded.join('\n'),
     toolIds: server.toolIds,
+    resourceIds: server.resourceIds,
+    resourceTemplateIds: server.resourceTemplateIds,
+    promptIds: server.promptIds,
   };
 }
 
 /** The longest picker search the form runs; longer text is cut. */
 export const PICKER_QUERY_MAX = 200;
 
-/** The picker search as the form runs it: trimmed and cut to length. */
-export function pickerQuery(body: FormBody): string {
-  return formField(body, 'pickerQ').trim().slice(0, PICKER_QUERY_MAX);
+/** One picker's search as the form runs it: trimmed and cut to length. */
+export function pickerQuery(body: FormBody, kind: PickerKindName = 'tools'): string {
+  return formField(body, PICKER_KINDS[kind].queryField).trim().slice(0, PICKER_QUERY_MAX);
+}
+
+/** Every picker's search. */
+export function pickerQueries(body: FormBody): Record<PickerKindName, string> {
+  return {
+    tools: pickerQuery(body, 'tools'),
+    resources: pickerQuery(body, 'resources'),
+    resourceTemplates: pickerQuery(body, 'resourceTemplates'),
+    prompts: pickerQuery(body, 'prompts'),
+  };
 }
 
 /**
- * What a post of the server form asks for. The picker's Search button says 'search'. Enter in a
+ * What a post of the server form asks for. A picker's Search button says 'search'. Enter in a
  * text field presses the form's first submit button, a hidden one that says 'enter': that saves,
- * unless the search box holds a query that has not been run yet, which is what Enter in the
- * search box leaves behind. The visible Save button always saves.
+ * unless a search box holds a query that has not been run yet, which is what Enter in a search
+ * box leaves behind. The visible Save button always saves.
  */
 export function serverFormIntent(body: FormBody): 'save' | 'search' {
   const intent = formField(body, 'intent');
   if (intent === 'search') return 'search';
-  if (intent === 'enter' && pickerQuery(body) !== formField(body, 'pickerShownQ')) return 'search';
+  const unrun = (Object.keys(PICKER_KINDS) as PickerKindName[]).some(
+    (kind) => pickerQuery(body, kind) !== formField(body, PICKER_KINDS[kind].shownQueryField),
+  );
+  if (intent === 'enter' && unrun) return 'search';
   return 'save';
 }
 
-/** The request body the REST API would receive for this form; `toolIds` replaces the membership. */
+/**
+ * The request body the REST API would receive for this form; each id list replaces that kind of
+ * member. A post without a naming field leaves the naming as it is (or the default).
+ */
 export function serverInput(values: ServerFormValues): Record<string, unknown> {
   return {
     name: values.name.trim(),
     description: values.description,
     enabled: values.enabled,
+    ...(values.naming === '' ? {} : { naming: values.naming }),
     toolIds: values.toolIds,
+    resourceIds: values.resourceIds,
+    resourceTemplateIds: values.resourceTemplateIds,
+    promptIds: values.promptIds,
     toolSearch: {
       enabled: values.toolSearchEnabled,
       alwaysLoaded: values.alwaysLoaded.split('\n').filter((line) => line !== ''),

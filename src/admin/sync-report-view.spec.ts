@@ -34,4 +34,25 @@ describe('syncReportView', () => {
     });
     expect(syncReportView(null)).toBeNull();
   });
+
+  it('adds a section for each other list the upstream offers, in a fixed order', () => {
+    const list = (added: string[]) => ({
+      added,
+      updated: [],
+      removed: [],
+      unchanged: 0,
+      conflicts: [],
+    });
+    const view = syncReportView({
+      ...list([]),
+      resources: { ...list(['file:///a']), conflicts: [{ name: 'file:///b', reason: 'too long' }] },
+      prompts: list(['greet']),
+    })!;
+    expect(view.changed).toBe(false);
+    expect(view.sections.map((section) => [section.title, section.summary])).toEqual([
+      ['Prompts', '1 added, 0 updated, 0 removed, 0 unchanged'],
+      ['Resources', '1 added, 0 updated, 0 removed, 0 unchanged, 1 conflict'],
+    ]);
+    expect(view.sections[1]).toMatchObject({ entryLabel: 'Upstream URI', changed: true });
+  });
 });

@@ -1,7 +1,7 @@
-import { type SyncConflict, type SyncReport } from '../sync/sync-report';
+import { type SyncConflict, type SyncListReport, type SyncReport } from '../sync/sync-report';
 import { plural } from './view-helpers';
 
-export interface SyncReportView {
+export interface SyncListView {
   added: string[];
   updated: string[];
   removed: string[];
@@ -13,9 +13,43 @@ export interface SyncReportView {
   summary: string;
 }
 
-/** A SyncReport as the pages show it: a diff with a one-line summary. */
+/** A section of the report beyond tools, such as the resources. */
+export interface SyncSectionView extends SyncListView {
+  title: string;
+  /** Prefix of the section's element ids. */
+  key: string;
+  /** What the lists hold: upstream names, or URIs. */
+  entryLabel: string;
+}
+
+export interface SyncReportView extends SyncListView {
+  /** Prompts, resources and templates, in that order; absent when the upstream offers none. */
+  sections: SyncSectionView[];
+}
+
+const SECTIONS = [
+  { field: 'prompts', title: 'Prompts', key: 'prompts', entryLabel: 'Upstream name' },
+  { field: 'resources', title: 'Resources', key: 'resources', entryLabel: 'Upstream URI' },
+  {
+    field: 'resourceTemplates',
+    title: 'Resource templates',
+    key: 'templates',
+    entryLabel: 'Upstream URI template',
+  },
+] as const;
+
+/** A SyncReport as the pages show it: diffs with one-line summaries. */
 export function syncReportView(report: SyncReport | null | undefined): SyncReportView | null {
   if (!report) return null;
+  const sections: SyncSectionView[] = [];
+  for (const { field, title, key, entryLabel } of SECTIONS) {
+    const section = report[field];
+    if (section) sections.push({ ...listView(section), title, key, entryLabel });
+  }
+  return { ...listView(report), sections };
+}
+
+function listView(report: SyncListReport): SyncListView {
   const warnings = report.warnings ?? [];
   const parts = [
     `${report.added.length} added`,

@@ -6,7 +6,7 @@ const DESCRIPTIONS: Record<number, string> = {
   401: 'Missing or invalid bearer token.',
   403: 'The token, or the role or teams of its user, may not do this.',
   404: 'No such record.',
-  409: 'Conflict with existing state (duplicate name, slug or URL; a clash of virtual names).',
+  409: 'Conflict with existing state (duplicate name, slug or URL; a clash of virtual or original names).',
   413: 'Request body too large.',
   422: 'Validation failed; `errors` lists the fields.',
   502: 'The upstream MCP server failed or is unreachable.',

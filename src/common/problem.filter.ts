@@ -9,6 +9,8 @@ import {
 import { type Request, type Response } from 'express';
 import { AuthErrorCode, AuthException } from '../auth/auth.exception';
 import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';
+import { PromptErrorCode, PromptException } from '../prompts/prompt.exception';
+import { ResourceErrorCode, ResourceException } from '../resources/resource.exception';
 import { ServerErrorCode, ServerException } from '../servers/server.exception';
 import { TeamErrorCode, TeamException } from '../teams/team.exception';
 import { TokenErrorCode, TokenException } from '../tokens/token.exception';
@@ -19,6 +21,8 @@ import { RequestValidationException } from './request-validation.exception';
 export type DomainErrorCode =
   | GatewayErrorCode
   | ToolErrorCode
+  | ResourceErrorCode
+  | PromptErrorCode
   | ServerErrorCode
   | AuthErrorCode
   | UserErrorCode
@@ -29,6 +33,9 @@ export function statusOf(code: DomainErrorCode): number {
   switch (code) {
     case GatewayErrorCode.NotFound:
     case ToolErrorCode.NotFound:
+    case ResourceErrorCode.NotFound:
+    case ResourceErrorCode.TemplateNotFound:
+    case PromptErrorCode.NotFound:
     case ServerErrorCode.NotFound:
     case UserErrorCode.NotFound:
     case TeamErrorCode.NotFound:
@@ -49,6 +56,7 @@ export function statusOf(code: DomainErrorCode): number {
     case UserErrorCode.NotLocal:
     case TeamErrorCode.NameTaken:
     case TeamErrorCode.InUse:
+    case ServerErrorCode.NameClash:
       return HttpStatus.CONFLICT;
     case GatewayErrorCode.SlugEmpty:
     case ServerErrorCode.UnknownTools:
@@ -57,6 +65,9 @@ export function statusOf(code: DomainErrorCode): number {
     case TeamErrorCode.Unknown:
     case TokenErrorCode.ScopeRequired:
     case TokenErrorCode.BeyondOwner:
+    case ServerErrorCode.UnknownResources:
+    case ServerErrorCode.UnknownResourceTemplates:
+    case ServerErrorCode.UnknownPrompts:
       return HttpStatus.UNPROCESSABLE_ENTITY;
     case GatewayErrorCode.UpstreamUnavailable:
     case ToolErrorCode.UpstreamUnavailable:
@@ -85,6 +96,8 @@ export function toProblem(error: unknown): Problem {
   if (
     error instanceof GatewayException ||
     error instanceof ToolException ||
+    error instanceof ResourceException ||
+    error instanceof PromptException ||
     error instanceof ServerException ||
     error instanceof AuthException ||
     error instanceof UserException ||

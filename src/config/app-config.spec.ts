@@ -113,4 +113,39 @@ describe('loadConfig', () => {
         .trustedProxies,
     ).toEqual(['10.0.0.7', '10.1.0.0/16', 'fd00::/8', 'loopback']);
   });
+
+  describe('the embeddings provider', () => {
+    it('is off unless EMBEDDINGS_URL is set', () => {
+      expect(loadConfig(base()).embeddings).toBeNull();
+    });
+
+    it('reads URL, model, key and budgets, keeping no trailing slash or credentials in the URL', () => {
+      const config = loadConfig({
+        ...base(),
+        EMBEDDINGS_URL: 'https://user:pass@embed.example/v1/',
+        EMBEDDINGS_MODEL: 'bge-small-en',
+        EMBEDDINGS_API_KEY: 'sk-1',
+        EMBEDDINGS_QUERY_TIMEOUT_MS: '150',
+      });
+      expect(config.embeddings).toEqual({
+        url: 'https://embed.example/v1',
+        model: 'bge-small-en',
+        apiKey: 'sk-1',
+        queryTimeoutMs: 150,
+        indexTimeoutMs: 30_000,
+      });
+    });
+
+    it.each([
+      [{ EMBEDDINGS_URL: 'http://e/v1' }, /EMBEDDINGS_MODEL must be set with EMBEDDINGS_URL/],
+      [{ EMBEDDINGS_MODEL: 'm' }, /EMBEDDINGS_MODEL needs EMBEDDINGS_URL/],
+      [{ EMBEDDINGS_URL: 'ftp://e', EMBEDDINGS_MODEL: 'm' }, /EMBEDDINGS_URL must be an absolute/],
+      [
+        { EMBEDDINGS_URL: 'http://e', EMBEDDINGS_MODEL: 'm', EMBEDDINGS_QUERY_TIMEOUT_MS: '0' },
+        /EMBEDDINGS_QUERY_TIMEOUT_MS must be an integer from 10/,
+      ],
+    ])('refuses %j', (env, message) => {
+      expect(() => loadConfig({ ...base(), ...env })).toThrow(message);
+    });
+  });
 });

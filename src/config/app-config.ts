@@ -36,6 +36,21 @@ export interface OidcConfig {
   label: string;
 }
 
+/**
+ * An OpenAI-compatible embeddings endpoint (`POST {url}/embeddings`) that tool search fuses with
+ * its embedded rankers. Null when EMBEDDINGS_URL is unset: the embedded rankers work alone.
+ */
+export interface EmbeddingsConfig {
+  url: string;
+  model: string;
+  /** Sent as a bearer token; never logged or returned. */
+  apiKey: string | null;
+  /** How long a search waits for the query's vector before it ranks without it. */
+  queryTimeoutMs: number;
+  /** How long one request for a batch of tool vectors may take. */
+  indexTimeoutMs: number;
+}
+
 export type DatabaseConfig =
   { mode: 'embedded'; dataDir: string | null } | { mode: 'postgres'; url: string };
 
@@ -66,6 +81,7 @@ export abstract class AppConfig {
   abstract readonly mcpPageSize: number;
   /** Tool search of the gateway-wide `/mcp`; virtual servers have their own setting. */
   abstract readonly mcpToolSearch: ToolSearchSettings;
+  abstract readonly embeddings: EmbeddingsConfig | null;
   abstract readonly redisUrl: string | null;
   abstract readonly runMigrations: boolean;
   abstract readonly logLevel: LogLevel;
@@ -237,6 +253,24 @@ function oidc(env: Env): OidcConfig | null {
   };
 }
 
+function embeddings(env: Env): EmbeddingsConfig | null {
+  const raw = value(env, 'EMBEDDINGS_URL');
+  const model = value(env, 'EMBEDDINGS_MODEL');
+  if (raw === undefined) {
+    if (model !== undefined) fail('EMBEDDINGS_MODEL', 'needs EMBEDDINGS_URL', model);
+    return null;
+  }
+  if (model === undefined) return fail('EMBEDDINGS_MODEL', 'must be set with EMBEDDINGS_URL', '');
+  if (model.length > 200) fail('EMBEDDINGS_MODEL', 'must be at most 200 characters', model);
+  return {
+    url: httpUrl('EMBEDDINGS_URL', raw),
+    model,
+    apiKey: value(env, 'EMBEDDINGS_API_KEY') ?? null,
+    queryTimeoutMs: integer(env, 'EMBEDDINGS_QUERY_TIMEOUT_MS', 300, 10, 60_000),
+    indexTimeoutMs: integer(env, 'EMBEDDINGS_INDEX_TIMEOUT_MS', 30_000, 100, 600_000),
+  };
+}
+
 export function loadConfig(env: Env): AppConfig {
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const dataDir = resolve(value(env, 'DATA_DIR') ?? './data');
@@ -319,6 +353,7 @@ export function loadConfig(env: Env): AppConfig {
     mcpSessionTtlSeconds: integer(env, 'MCP_SESSION_TTL_SECONDS', 24 * 3600, 60, 30 * 24 * 3600),
     mcpPageSize: integer(env, 'MCP_PAGE_SIZE', 500, 1, 10_000),
     mcpToolSearch: { enabled: boolean(env, 'MCP_TOOL_SEARCH', false), alwaysLoaded },
+    embeddings: embeddings(env),
     redisUrl,
     runMigrations: boolean(env, 'RUN_MIGRATIONS', true),
     logLevel,

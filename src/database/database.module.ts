@@ -10,10 +10,9 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { ToolNameQuery } from '../tools/tool-name.query';
 import { createDataSource } from './data-source';
-import { EmbeddedPostgres } from './embedded-postgres';
+import { BackupController } from './backup.controller';
+import { EMBEDDED_POSTGRES, EmbeddedPostgres } from './embedded-postgres';
 import { migrate } from './migrate';
-
-export const EMBEDDED_POSTGRES = Symbol('EmbeddedPostgres');
 
 @Injectable()
 class DatabaseShutdown implements OnApplicationShutdown {
@@ -30,6 +29,7 @@ class DatabaseShutdown implements OnApplicationShutdown {
 
 @Global()
 @Module({
+  controllers: [BackupController],
   providers: [
     ToolNameQuery,
     {

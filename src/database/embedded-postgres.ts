@@ -1,15 +1,36 @@
-import { mkdirSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync } from 'node:fs';
 import { type AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { type Extension, PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { DataDirLock } from './data-dir-lock';
 
 // The package ships a CommonJS build of its contrib extensions but declares only ESM types for them.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { pgcrypto } = require('@electric-sql/pglite/contrib/pgcrypto') as { pgcrypto: Extension };
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { pg_trgm } = require('@electric-sql/pglite/contrib/pg_trgm') as { pg_trgm: Extension };
+// pgvector, for the stored vectors of tool search's embeddings provider.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { vector } = require('@electric-sql/pglite-pgvector') as { vector: Extension };
 
 const MAX_CONNECTIONS = 20;
+
+/** Nest token of the running EmbeddedPostgres, or null on PostgreSQL. */
+export const EMBEDDED_POSTGRES = Symbol('EmbeddedPostgres');
+
+/**
+ * PostgreSQL settings of the embedded database, passed as start-up parameters after PGlite's own.
+ * PostgreSQL's default shared_buffers of 128 MB, plus what it sizes from it, is allocated and
+ * touched inside the WebAssembly heap at start, which never shrinks: it alone made up about
+ * 150 MiB of an idle process. One process with one backend and a small catalogue does not need
+ * it; the operating system's page cache still caches the data files.
+ */
+export const EMBEDDED_SETTINGS: Readonly<Record<string, string>> = {
+  shared_buffers: '16MB',
+  wal_buffers: '1MB',
+  temp_buffers: '4MB',
+  maintenance_work_mem: '16MB',
+};
 
 /**
  * PGlite served on a loopback socket, so that the app talks to it through the same `pg` driver,
@@ -20,31 +41,116 @@ export class EmbeddedPostgres {
     readonly url: string,
     private readonly db: PGlite,
     private readonly server: PGLiteSocketServer,
+    private readonly lock: DataDirLock | null,
   ) {}
 
   /**
    * `dataDir` null keeps the database in memory. The socket server drops connections beyond
    * MAX_CONNECTIONS, so every pool on it must stay below that (data sources default to 10).
+   * A data directory is locked while open: two processes writing one PGlite directory corrupt it.
    */
   static async start(dataDir: string | null): Promise<EmbeddedPostgres> {
-    if (dataDir !== null) mkdirSync(dataDir, { recursive: true });
-    const db = await PGlite.create({
-      dataDir: dataDir ?? undefined,
-      extensions: { pgcrypto, pg_trgm },
-    });
-    const server = new PGLiteSocketServer({
-      db,
-      host: '127.0.0.1',
-      port: 0,
-      maxConnections: MAX_CONNECTIONS,
-    });
-    await server.start();
-    const { port } = (server as unknown as { server: { address(): AddressInfo } }).server.address();
-    return new EmbeddedPostgres(`postgres://postgres@127.0.0.1:${port}/postgres`, db, server);
+    const lock = dataDir === null ? null : DataDirLock.acquire(dataDir, { takeOverForeign: true });
+    try {
+      if (dataDir !== null) await initialise(dataDir);
+      const db = await open(dataDir);
+      const server = new PGLiteSocketServer({
+        db,
+        host: '127.0.0.1',
+        port: 0,
+        maxConnections: MAX_CONNECTIONS,
+      });
+      await server.start();
+      const { port } = (
+        server as unknown as { server: { address(): AddressInfo } }
+      ).server.address();
+      return new EmbeddedPostgres(
+        `postgres://postgres@127.0.0.1:${port}/postgres`,
+        db,
+        server,
+        lock,
+      );
+    } catch (error) {
+      lock?.release();
+      throw error;
+    }
+  }
+
+  /** A copy of the live database (see embedded-backup.ts). */
+  dump(): Promise<Buffer> {
+    return dump(this.db);
   }
 
   async stop(): Promise<void> {
-    await this.server.stop();
-    await this.db.close();
+    try {
+      await this.server.stop();
+      await this.db.close();
+    } finally {
+      this.lock?.release();
+    }
   }
+}
+
+/** Opens PGlite on `dataDir` (null: in memory), or creates it from `load`, a dump's tarball. */
+export async function open(dataDir: string | null, load?: Blob): Promise<PGlite> {
+  if (dataDir !== null) mkdirSync(dataDir, { recursive: true });
+  return PGlite.create({
+    dataDir: dataDir ?? undefined,
+    extensions: { pg_trgm, vector },
+    startParams: [
+      ...PGlite.defaultStartParams,
+      ...Object.entries(EMBEDDED_SETTINGS).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
+    ],
+    ...(load ? { loadDataDir: load } : {}),
+  });
+}
+
+/**
+ * The database as a gzipped tarball of its data directory. PGlite runs one statement at a time,
+ * so nothing writes while the files are read; the CHECKPOINT first leaves little WAL to replay
+ * when the copy is opened.
+ */
+export async function dump(db: PGlite): Promise<Buffer> {
+  await db.query('CHECKPOINT');
+  const file = await db.dumpDataDir('gzip');
+  return Buffer.from(await file.arrayBuffer());
+}
+
+/**
+ * Creates the database cluster of a new data directory in a child process. PGlite runs initdb in
+ * a second WebAssembly instance whose memory the process keeps after it is closed (the idle
+ * process stayed about 150 MiB larger after a first start, and a worker thread kept most of it
+ * too); a process gives all of it back when it exits. The cluster is made beside the directory
+ * and moved into place, so that a creation cut short (a pod killed mid-way) leaves nothing behind.
+ */
+async function initialise(dataDir: string): Promise<void> {
+  if (existsSync(join(dataDir, 'PG_VERSION'))) return;
+  if (existsSync(dataDir) && readdirSync(dataDir).length > 0)
+    throw new Error(`${dataDir} is neither empty nor an embedded database: refusing to use it.`);
+  const staging = `${dataDir}.creating`;
+  rmSync(staging, { recursive: true, force: true });
+  mkdirSync(staging, { recursive: true });
+  const child = spawn(
+    process.execPath,
+    [
+      '-e',
+      `const [pglite, dataDir] = process.argv.slice(1);
+       require(pglite).PGlite.create({ dataDir }).then((db) => db.close());`,
+      require.resolve('@electric-sql/pglite'),
+      staging,
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  await new Promise<void>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) =>
+      code === 0
+        ? resolve()
+        : reject(new Error(`Creating the database in ${dataDir} failed (${code}): ${stderr}`)),
+    );
+  });
+  if (existsSync(dataDir)) rmdirSync(dataDir);
+  renameSync(staging, dataDir);
 }

@@ -1,3 +1,4 @@
+import { ToolEmbedding } from '../embeddings/tool-embedding.entity';
 import { LoginAttempt } from '../auth/login-attempt.entity';
 import { EventRelay } from '../events/event-relay.entity';
 import { Gateway } from '../gateways/gateway.entity';
@@ -46,4 +47,5 @@ export const ENTITIES = [
   McpSession,
   McpStreamEvent,
   EventRelay,
+  ToolEmbedding,
 ];

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { EmbeddingsModule } from '../embeddings/embeddings.module';
 import { PromptsModule } from '../prompts/prompts.module';
 import { ResourcesModule } from '../resources/resources.module';
 import { ToolsModule } from '../tools/tools.module';
@@ -24,7 +25,7 @@ import { StreamableHttpEndpoint } from './transport/streamable-http.endpoint';
  * calls (decides where a request goes), and the upstream module (talks to upstreams).
  */
 @Module({
-  imports: [ToolsModule, ResourcesModule, PromptsModule, UpstreamModule],
+  imports: [ToolsModule, ResourcesModule, PromptsModule, UpstreamModule, EmbeddingsModule],
   controllers: [McpController],
   providers: [
     StreamableHttpEndpoint,
@@ -42,6 +43,6 @@ import { StreamableHttpEndpoint } from './transport/streamable-http.endpoint';
     AppToolLookup,
     PrefabRenderer,
   ],
-  exports: [Directories],
+  exports: [Directories, ToolSearchService],
 })
 export class McpModule {}

@@ -1,9 +1,13 @@
 import { Module } from '@nestjs/common';
-import { ServedPromptsQuery } from './served-prompts.query';
+import { PromptPresenter } from './prompt.presenter';
 import { PromptWriter } from './prompt.writer';
+import { PromptsController } from './prompts.controller';
+import { PromptsService } from './prompts.service';
+import { ServedPromptsQuery } from './served-prompts.query';
 
 @Module({
-  providers: [PromptWriter, ServedPromptsQuery],
-  exports: [PromptWriter, ServedPromptsQuery],
+  controllers: [PromptsController],
+  providers: [PromptWriter, PromptPresenter, PromptsService, ServedPromptsQuery],
+  exports: [PromptWriter, PromptPresenter, PromptsService, ServedPromptsQuery],
 })
 export class PromptsModule {}

@@ -16,3 +16,8 @@ export function splitVirtualUri(uri: string): { gatewaySlug: string; uri: string
   if (at <= 0) return null;
   return { gatewaySlug: uri.slice(0, at), uri: uri.slice(at + 1) };
 }
+
+/** SQL for `virtualUri` of the row under `alias`, from its slug and the URI `column`. */
+export function virtualUriExpression(alias: string, column: 'uri' | 'uri_template'): string {
+  return `("${alias}"."gateway_slug" || '${URI_SLUG_SEPARATOR}' || "${alias}"."${column}")`;
+}

@@ -1,9 +1,13 @@
 import { Module } from '@nestjs/common';
-import { ServedResourcesQuery } from './served-resources.query';
 import { ResourceWriter } from './resource.writer';
+import { ResourceTemplatesController } from './resource-templates.controller';
+import { ResourcesController } from './resources.controller';
+import { ResourcesService } from './resources.service';
+import { ServedResourcesQuery } from './served-resources.query';
 
 @Module({
-  providers: [ResourceWriter, ServedResourcesQuery],
-  exports: [ResourceWriter, ServedResourcesQuery],
+  controllers: [ResourcesController, ResourceTemplatesController],
+  providers: [ResourceWriter, ResourcesService, ServedResourcesQuery],
+  exports: [ResourceWriter, ResourcesService, ServedResourcesQuery],
 })
 export class ResourcesModule {}

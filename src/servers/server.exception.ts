@@ -5,6 +5,11 @@ export enum ServerErrorCode {
   NameTaken = 'server.name_taken',
   UnknownTools = 'server.unknown_tools',
   UnknownAlwaysLoaded = 'server.unknown_always_loaded',
+  UnknownResources = 'server.unknown_resources',
+  UnknownResourceTemplates = 'server.unknown_resource_templates',
+  UnknownPrompts = 'server.unknown_prompts',
+  /** Under naming `original`, two members would show under one name or URI. */
+  NameClash = 'server.name_clash',
 }
 
 export class ServerException extends DomainException<ServerErrorCode> {}

@@ -37,7 +37,11 @@ export class ServersController {
   }
 
   @Post()
-  @ApiOperation({ summary: 'Compose a virtual server from tools' })
+  @ApiOperation({
+    summary: 'Compose a virtual server from tools, resources, resource templates and prompts',
+    description:
+      '422 names unknown member ids; 409 when the name is taken, or when naming `original` would show two members under one name (`server.name_clash`, with `clashes`).',
+  })
   @ApiCreatedResponse({ type: ServerResponseDto })
   @ApiProblems(400, 409, 413, 422)
   create(
@@ -57,7 +61,11 @@ export class ServersController {
   }
 
   @Patch(':id')
-  @ApiOperation({ summary: 'Edit a virtual server; `toolIds` replaces its tools' })
+  @ApiOperation({
+    summary: 'Edit a virtual server; each id list given replaces that kind of member',
+    description:
+      'Switching to naming `original`, or changing members of a server that has it, is refused with 409 `server.name_clash` when two members would show under one name.',
+  })
   @ApiOkResponse({ type: ServerResponseDto })
   @ApiProblems(400, 404, 409, 413, 422)
   update(
@@ -70,7 +78,7 @@ export class ServersController {
 
   @Delete(':id')
   @HttpCode(204)
-  @ApiOperation({ summary: 'Delete a virtual server (its tools stay)' })
+  @ApiOperation({ summary: 'Delete a virtual server (its members stay registered)' })
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiProblems(400, 404)
   remove(@UuidParam() id: string, @CurrentScope() scope: TeamScope): Promise<void> {

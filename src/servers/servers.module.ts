@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { OriginalNamesQuery } from './original-names.query';
+import { ServerMembersStore } from './server-members.store';
 import { TeamsModule } from '../teams/teams.module';
 import { TokensModule } from '../tokens/tokens.module';
 import { ServersController } from './servers.controller';
@@ -7,7 +9,7 @@ import { ServersService } from './servers.service';
 @Module({
   imports: [TeamsModule, TokensModule],
   controllers: [ServersController],
-  providers: [ServersService],
+  providers: [ServersService, ServerMembersStore, OriginalNamesQuery],
   exports: [ServersService],
 })
 export class ServersModule {}

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager, In } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { type Principal } from '../auth/principal';
 import { TeamScope } from '../auth/team-scope';
 import { type IssuedToken } from '../auth/token.service';
@@ -14,11 +14,10 @@ import { Tool } from '../tools/tool.entity';
 import { type ServerCreateDto } from './dto/server-create.dto';
 import { type ServerResponseDto } from './dto/server-response.dto';
 import { type ServerUpdateDto } from './dto/server-update.dto';
-import { ServerTool } from './server-tool.entity';
+import { describeClash, OriginalNamesQuery } from './original-names.query';
+import { MEMBER_FIELDS, type ServerMemberIds, ServerMembersStore } from './server-members.store';
 import { Server } from './server.entity';
 import { ServerErrorCode, ServerException } from './server.exception';
-
-const MEMBERSHIP_CHUNK = 5000;
 
 @Injectable()
 export class ServersService {
@@ -29,6 +28,8 @@ export class ServersService {
     private readonly bus: EventBus,
     private readonly tokens: TokensService,
     private readonly teams: TeamsService,
+    private readonly members: ServerMembersStore,
+    private readonly originalNames: OriginalNamesQuery,
   ) {}
 
   /** The servers this scope sees: its teams' and the global ones. */
@@ -40,16 +41,20 @@ export class ServersService {
       .skip(page.offset)
       .take(page.limit);
     const [servers, total] = await scope.visible(qb, 'server.team_id').getManyAndCount();
-    const members = await this.memberIds(servers.map((server) => server.id));
+    const members = await this.members.idsOf(
+      this.dataSource.manager,
+      servers.map((server) => server.id),
+    );
     return {
-      items: servers.map((server) => this.toResponse(server, members.get(server.id) ?? [])),
+      items: servers.map((server) => this.toResponse(server, members.get(server.id)!)),
       total,
     };
   }
 
   async get(id: string, scope: TeamScope): Promise<ServerResponseDto> {
     const server = await this.visible(id, scope);
-    return this.toResponse(server, (await this.memberIds([id])).get(id) ?? []);
+    const members = await this.members.idsOf(this.dataSource.manager, [id]);
+    return this.toResponse(server, members.get(id)!);
   }
 
   /** The server, if this scope sees it: one of another team is as missing as one that is not. */
@@ -57,8 +62,9 @@ export class ServersService {
     id: string,
     scope: TeamScope,
     em: EntityManager = this.dataSource.manager,
+    lock = false,
   ): Promise<Server> {
-    const server = await this.find(id, em);
+    const server = await this.find(id, em, lock);
     if (!scope.canSee(server.teamId)) throw notFound(id);
     return server;
   }
@@ -76,12 +82,15 @@ export class ServersService {
           name: dto.name,
           description: dto.description ?? '',
           enabled: dto.enabled ?? true,
+          naming: dto.naming ?? 'prefixed',
           toolSearchEnabled: dto.toolSearch?.enabled ?? false,
           toolSearchAlwaysLoaded: dto.toolSearch?.alwaysLoaded ?? [],
           teamId,
         }),
       );
-      await this.replaceTools(em, server.id, toolIds, scope);
+      for (const field of MEMBER_FIELDS)
+        await this.members.replace(em, server.id, field, dto[field] ?? [], scope);
+      if (server.naming === 'original') await this.assertOriginalNamesFree(em, server.id);
       return server.id;
     });
     await this.changed(id);
@@ -90,7 +99,9 @@ export class ServersService {
 
   async update(id: string, dto: ServerUpdateDto, scope: TeamScope): Promise<ServerResponseDto> {
     await this.writing(async (em) => {
-      const server = await this.visible(id, scope, em);
+      // Locked so that two edits of one server are checked one after the other, each against
+      // the members and naming the other left.
+      const server = await this.visible(id, scope, em, true);
       scope.assertManage(server.teamId, `Server '${server.name}'`);
       if (dto.teamId !== undefined && dto.teamId !== server.teamId) {
         scope.assertManage(dto.teamId, `Server '${server.name}'`);
@@ -102,19 +113,25 @@ export class ServersService {
       // something else must not fail because a sync has since removed a tool.
       const alwaysLoaded = dto.toolSearch?.alwaysLoaded;
       if (alwaysLoaded !== undefined) {
-        const toolIds = dto.toolIds ?? (await this.memberIds([id], em)).get(id) ?? [];
+        const toolIds = dto.toolIds ?? (await this.members.idsOf(em, [id])).get(id)!.toolIds;
         await this.assertToolSearch(em, toolIds, alwaysLoaded);
       }
       Object.assign(server, {
         name: dto.name ?? server.name,
         description: dto.description ?? server.description,
         enabled: dto.enabled ?? server.enabled,
+        naming: dto.naming ?? server.naming,
         toolSearchEnabled: dto.toolSearch?.enabled ?? server.toolSearchEnabled,
         toolSearchAlwaysLoaded: alwaysLoaded ?? server.toolSearchAlwaysLoaded,
         teamId: dto.teamId === undefined ? server.teamId : dto.teamId,
       });
       await em.getRepository(Server).save(server);
-      if (dto.toolIds !== undefined) await this.replaceTools(em, id, dto.toolIds, scope);
+      const replaced = MEMBER_FIELDS.filter((field) => dto[field] !== undefined);
+      for (const field of replaced) await this.members.replace(em, id, field, dto[field]!, scope);
+      // Like alwaysLoaded, only when the request touches names: a sync that has since made two
+      // members clash must not block an unrelated edit.
+      if (server.naming === 'original' && (dto.naming !== undefined || replaced.length > 0))
+        await this.assertOriginalNamesFree(em, id);
     });
     await this.changed(id);
     return this.get(id, scope);
@@ -146,8 +163,15 @@ export class ServersService {
     return { accessToken: created.token, tokenType: 'Bearer', expiresAt: created.expiresAt! };
   }
 
-  async find(id: string, em: EntityManager = this.dataSource.manager): Promise<Server> {
-    const server = await em.getRepository(Server).findOneBy({ id });
+  async find(
+    id: string,
+    em: EntityManager = this.dataSource.manager,
+    lock = false,
+  ): Promise<Server> {
+    const server = await em.getRepository(Server).findOne({
+      where: { id },
+      ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
+    });
     if (!server) throw notFound(id);
     return server;
   }
@@ -160,13 +184,14 @@ export class ServersService {
     return `${this.config.publicUrl}/servers/${serverId}/mcp`;
   }
 
-  private toResponse(server: Server, toolIds: string[]): ServerResponseDto {
+  private toResponse(server: Server, members: ServerMemberIds): ServerResponseDto {
     return {
       id: server.id,
       name: server.name,
       description: server.description,
       enabled: server.enabled,
-      toolIds,
+      ...members,
+      naming: server.naming,
       toolSearch: {
         enabled: server.toolSearchEnabled,
         alwaysLoaded: server.toolSearchAlwaysLoaded,
@@ -178,57 +203,16 @@ export class ServersService {
     };
   }
 
-  private async memberIds(
-    serverIds: string[],
-    em: EntityManager = this.dataSource.manager,
-  ): Promise<Map<string, string[]>> {
-    const members = new Map<string, string[]>();
-    if (serverIds.length === 0) return members;
-    const rows = await em
-      .getRepository(ServerTool)
-      .find({ where: { serverId: In(serverIds) }, order: { serverId: 'ASC', toolId: 'ASC' } });
-    for (const row of rows)
-      members.set(row.serverId, [...(members.get(row.serverId) ?? []), row.toolId]);
-    return members;
-  }
-
-  /** Tools of gateways the scope does not see count as unknown: they cannot be picked. */
-  private async replaceTools(
-    em: EntityManager,
-    serverId: string,
-    toolIds: string[],
-    scope: TeamScope,
-  ): Promise<void> {
-    const found = new Set<string>();
-    for (let start = 0; start < toolIds.length; start += MEMBERSHIP_CHUNK) {
-      const chunk = toolIds.slice(start, start + MEMBERSHIP_CHUNK);
-      const qb = em
-        .getRepository(Tool)
-        .createQueryBuilder('tool')
-        .select('tool.id', 'id')
-        .where('tool.id = ANY(:chunk)', { chunk });
-      const rows = await scope
-        .visibleThrough(qb, 'tool.gateway_id', 'gateway')
-        .getRawMany<{ id: string }>();
-      for (const row of rows) found.add(row.id);
-    }
-    const unknown = toolIds.filter((id) => !found.has(id));
-    if (unknown.length > 0) {
-      throw new ServerException(
-        ServerErrorCode.UnknownTools,
-        `Unknown tool ids: ${unknown.slice(0, 20).join(', ')}.`,
-        {
-          unknownToolIds: unknown,
-        },
-      );
-    }
-    await em.delete(ServerTool, { serverId });
-    for (let start = 0; start < toolIds.length; start += MEMBERSHIP_CHUNK) {
-      const rows = toolIds
-        .slice(start, start + MEMBERSHIP_CHUNK)
-        .map((toolId) => ({ serverId, toolId }));
-      await em.createQueryBuilder().insert().into(ServerTool).values(rows).execute();
-    }
+  private async assertOriginalNamesFree(em: EntityManager, serverId: string): Promise<void> {
+    const clashes = await this.originalNames.clashes(em, serverId);
+    if (clashes.length === 0) return;
+    const shown = clashes.slice(0, 10).map(describeClash);
+    if (clashes.length > shown.length) shown.push(`${clashes.length - shown.length} more`);
+    throw new ServerException(
+      ServerErrorCode.NameClash,
+      `With naming 'original' these members would show under one name: ${shown.join('; ')}. Leave one of each out, or use naming 'prefixed'.`,
+      { clashes },
+    );
   }
 
   /** Always-loaded names must name member tools, or the setting would silently do nothing. */

@@ -124,12 +124,16 @@ export class HttpChannel implements Channel {
       try {
         position = await readEventStream(current.body, onEvent, position);
       } catch (error) {
+        current.body.destroy();
         if (options.signal.aborted || error instanceof UpstreamFailure) throw error;
         // A dropped connection resumes like an early close, from the last event id seen.
-      } finally {
-        current.body.destroy();
       }
-      if (answer) return answer;
+      if (answer) {
+        // The upstream ends the stream after the answer; reading it to its end keeps the
+        // connection for the pool (destroying it would cost an error object and a connection).
+        void current.body.dump().catch(() => undefined);
+        return answer;
+      }
       if (position.lastEventId === undefined)
         throw new UpstreamFailure(
           'unreachable',

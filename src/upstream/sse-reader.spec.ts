@@ -1,9 +1,13 @@
+import { Readable } from 'node:stream';
 import { type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { MAX_MESSAGE_CHARS, readEventStream, readJsonBody } from './sse-reader';
 import { UpstreamFailure } from './upstream-error';
 
-async function* chunks(...parts: (string | Uint8Array)[]): AsyncIterable<Uint8Array | string> {
-  for (const part of parts) yield part;
+function chunks(...parts: (string | Uint8Array)[]): Readable {
+  return Readable.from(
+    parts.map((part) => (typeof part === 'string' ? Buffer.from(part) : Buffer.from(part))),
+    { objectMode: false },
+  );
 }
 
 const ping = { jsonrpc: '2.0', id: 1, method: 'ping' };

@@ -1,5 +1,7 @@
+import { type Readable } from 'node:stream';
 import { type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { readChunks } from '../common/read-chunks';
 import { UpstreamFailure } from './upstream-error';
 
 /** The largest message an upstream may send in one event or JSON body. */
@@ -18,7 +20,7 @@ export interface StreamPosition {
  * the stream's position when the body ends or the read stops.
  */
 export async function readEventStream(
-  body: AsyncIterable<Uint8Array | string>,
+  body: Readable,
   onMessage: (message: JSONRPCMessage) => boolean,
   position: StreamPosition = {},
 ): Promise<StreamPosition> {
@@ -42,12 +44,11 @@ export async function readEventStream(
         );
     },
   });
-  for await (const chunk of body) {
+  const stopped = await readChunks(body, (chunk) => {
     parser.feed(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
-    if (state.failure) throw state.failure;
-    if (state.stop) return position;
-  }
-  parser.feed(decoder.decode());
+    return state.failure !== null || state.stop;
+  });
+  if (!stopped) parser.feed(decoder.decode());
   if (state.failure) throw state.failure;
   return position;
 }
@@ -81,15 +82,14 @@ export function parseMessage(text: string): JSONRPCMessage | UpstreamFailure {
 }
 
 /** A JSON body, read to at most MAX_MESSAGE_CHARS. */
-export async function readJsonBody(
-  body: AsyncIterable<Uint8Array | string>,
-): Promise<JSONRPCMessage | UpstreamFailure> {
+export async function readJsonBody(body: Readable): Promise<JSONRPCMessage | UpstreamFailure> {
   const decoder = new TextDecoder();
   let text = '';
-  for await (const chunk of body) {
+  const tooLarge = await readChunks(body, (chunk) => {
     text += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
-    if (text.length > MAX_MESSAGE_CHARS)
-      return new UpstreamFailure('protocol', 'the upstream sent a message that is too large');
-  }
+    return text.length > MAX_MESSAGE_CHARS;
+  });
+  if (tooLarge)
+    return new UpstreamFailure('protocol', 'the upstream sent a message that is too large');
   return parseMessage(text + decoder.decode());
 }

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, type Page } from 'playwright-core';
-import { PICKER_LIST_ALL_UP_TO } from '../../src/admin/tool-picker';
+import { PICKER_LIST_ALL_UP_TO } from '../../src/admin/member-picker';
 import { factories } from '../support/factories';
 import { ADMIN_PASSWORD, startTestApp, type TestApp } from '../support/test-app';
 import { describeWithBrowser, launchChromium } from './support/launch-chromium';

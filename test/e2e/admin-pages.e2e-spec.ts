@@ -4,13 +4,14 @@ import { ModulesContainer } from '@nestjs/core';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { AdminSessionService } from '../../src/auth/admin-session.service';
-import { PICKER_LIST_ALL_UP_TO, PICKER_SEARCH_LIMIT } from '../../src/admin/tool-picker';
+import { PICKER_LIST_ALL_UP_TO, PICKER_SEARCH_LIMIT } from '../../src/admin/member-picker';
 import { truncate } from '../../src/admin/view-helpers';
 import { Gateway } from '../../src/gateways/gateway.entity';
 import { Server } from '../../src/servers/server.entity';
 import { DESCRIPTION_LIMIT } from '../../src/tools/tool-definition';
 import { type Tool } from '../../src/tools/tool.entity';
 import { csrfOf, loginAgent } from '../support/admin-browser-session';
+import { tableOf, textOf } from '../support/html-text';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { factories, toolDefinition } from '../support/factories';
 import { describeOnPostgres } from '../support/describe-on-postgres';
@@ -60,40 +61,6 @@ function adminUnsafeRoutes(app: INestApplication): string[] {
 
 function trimSlashes(path: string): string {
   return path.replace(/^\/+|\/+$/g, '');
-}
-
-const ENTITIES: Record<string, string> = {
-  lt: '<',
-  gt: '>',
-  quot: '"',
-  amp: '&',
-  '#x27': "'",
-  '#x3D': '=',
-  '#x60': '`',
-};
-
-/** Markup as a reader sees it: tags dropped, Handlebars' escapes undone, spaces collapsed. */
-function textOf(html: string): string {
-  return html
-    .replace(/<[^>]+>/g, '')
-    .replace(/&(lt|gt|quot|amp|#x27|#x3D|#x60);/g, (_, name: string) => ENTITIES[name]!)
-    .replace(/\s+/g, ' ')
-    .trim();
-}
-
-/** The header and body cells, as text, of the table with this class. */
-function tableOf(html: string, className: string): { columns: string[]; rows: string[][] } {
-  const table = new RegExp(`<table class="${className}">([\\s\\S]*?)</table>`).exec(html);
-  if (!table) throw new Error(`No table.${className} on the page`);
-  const [head, body] = table[1]!.split('</thead>');
-  const cells = (markup: string, tag: string) =>
-    [...markup.matchAll(new RegExp(`<${tag}(?:\\s[^>]*)?>([\\s\\S]*?)</${tag}>`, 'g'))].map(
-      (match) => textOf(match[1]!),
-    );
-  return {
-    columns: cells(head!, 'th'),
-    rows: [...(body ?? '').matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((row) => cells(row[1]!, 'td')),
-  };
 }
 
 /** The one row whose cell in `column` reads `text`. */
@@ -191,6 +158,7 @@ describe('admin pages', () => {
       `/admin/gateways/${gateway.id}/delete`,
       '/admin/tools',
       `/admin/tools?gatewayId=${gateway.id}&q=tool&page=2`,
+      '/admin/tools?ask=the+tool',
       `/admin/tools/${tools[0]!.id}`,
       '/admin/servers',
       '/admin/servers/new',
@@ -212,6 +180,48 @@ describe('admin pages', () => {
       expect(response.headers['cache-control']).toBe('no-store');
       expect(response.text).not.toMatch(/<script>|<style>|\sstyle="|\son[a-z]+=/);
     }
+  });
+
+  it('ranks tools on the tools page as tool_search does, within the gateway filter', async () => {
+    const mailer = await make.gateway({ name: 'Mailer' });
+    await make.tools(mailer, [
+      toolDefinition('send_email', {
+        title: 'Send email',
+        description: 'Send an email message to a recipient. Supports attachments.',
+        inputSchema: {
+          type: 'object',
+          properties: { to: { type: 'string' }, body: { type: 'string' } },
+          required: ['to'],
+        },
+      }),
+    ]);
+    const asked = 'email my boss <b>today</b>';
+    const page = (await agent.get('/admin/tools').query({ ask: asked }).expect(200)).text;
+    const hits = tableOf(page, 'tool-hits');
+    expect(hits.columns).toEqual([
+      'S. No.',
+      'Virtual name',
+      'Title',
+      'Description',
+      'Required arguments',
+    ]);
+    expect(hits.rows[0]).toEqual([
+      '1',
+      'mailer-send_email',
+      'Send email',
+      'Send an email message to a recipient',
+      'to (string)',
+    ]);
+    expect(page).not.toContain('<b>today</b>');
+    expect(page).toContain('email my boss &lt;b&gt;today&lt;/b&gt;');
+    // The same request within another gateway finds nothing of the mailer's.
+    const within = (
+      await agent
+        .get('/admin/tools')
+        .query({ ask: 'send an email', gatewayId: gateway.id })
+        .expect(200)
+    ).text;
+    expect(within).not.toContain('mailer-send_email');
   });
 
   it('starts every list with S. No., each column under its own header', async () => {
@@ -329,6 +339,9 @@ describe('admin pages', () => {
           'admin/servers/:id/delete',
           'admin/tools/:id',
           'admin/tools/:id/invoke',
+          'admin/prompts/:id',
+          'admin/resources/:id',
+          'admin/resources/templates/:id',
           'admin/*path',
         ].map((path) => `post ${path}`),
       ),

@@ -46,6 +46,15 @@ describe('OpenAPI document', () => {
         'GET /api/v1/servers/{id}',
         'PATCH /api/v1/servers/{id}',
         'DELETE /api/v1/servers/{id}',
+        'GET /api/v1/resources',
+        'GET /api/v1/resources/{id}',
+        'PATCH /api/v1/resources/{id}',
+        'GET /api/v1/resource-templates',
+        'GET /api/v1/resource-templates/{id}',
+        'PATCH /api/v1/resource-templates/{id}',
+        'GET /api/v1/prompts',
+        'GET /api/v1/prompts/{id}',
+        'PATCH /api/v1/prompts/{id}',
         'GET /healthz',
         'GET /readyz',
       ]),
@@ -98,5 +107,38 @@ describe('OpenAPI document', () => {
       ).requestBody.content['application/json']!.schema.$ref;
     expect(body('post')).toBe('#/components/schemas/ServerCreateDto');
     expect(body('patch')).toBe('#/components/schemas/ServerUpdateDto');
+  });
+
+  it('documents resources, templates, prompts and server membership', () => {
+    const { schemas } = document.components;
+    const fields = (name: string) => Object.keys(schemas[name]!.properties!);
+    expect(fields('ResourceResponseDto')).toEqual(
+      expect.arrayContaining([
+        'id',
+        'uri',
+        'originalUri',
+        'name',
+        'mimeType',
+        'size',
+        'gatewaySlug',
+      ]),
+    );
+    expect(fields('ResourceTemplateResponseDto')).toEqual(
+      expect.arrayContaining(['uriTemplate', 'originalUriTemplate', 'enabled']),
+    );
+    expect(fields('PromptResponseDto')).toEqual(
+      expect.arrayContaining(['name', 'originalName', 'arguments', 'gatewayId']),
+    );
+    expect(fields('PromptArgumentDto')).toEqual(['name', 'description', 'required']);
+    for (const name of ['ResourcePageDto', 'ResourceTemplatePageDto', 'PromptPageDto'])
+      expect(fields(name)).toEqual(['items', 'total']);
+    for (const name of ['ResourceUpdateDto', 'PromptUpdateDto'])
+      expect(fields(name)).toEqual(['enabled']);
+    for (const name of ['ServerCreateDto', 'ServerUpdateDto', 'ServerResponseDto']) {
+      expect(fields(name)).toEqual(
+        expect.arrayContaining(['naming', 'resourceIds', 'resourceTemplateIds', 'promptIds']),
+      );
+      expect(schemas[name]!.properties!.naming).toMatchObject({ enum: ['prefixed', 'original'] });
+    }
   });
 });

@@ -124,7 +124,14 @@ describe('deferred tool search over MCP', () => {
       description: 'Get the weather forecast for a city',
       inputSchema: { properties: { city: { type: 'string', description: 'City name' } } },
     });
-    expect(JSON.parse((result.content as { text: string }[])[0]!.text)).toEqual({ tools: found });
+    expect((result.structuredContent as { hits: unknown[] }).hits[0]).toEqual({
+      name: 'big-get_weather',
+      description: 'Get the weather forecast for a city',
+      required: [],
+    });
+    const [summary, json] = result.content as { text: string }[];
+    expect(summary!.text).toContain('1. big-get_weather - Get the weather forecast for a city');
+    expect(JSON.parse(json!.text)).toEqual(result.structuredContent);
     await eventually(() => expect(listChanged()).toBe(1));
 
     expect(names(await listAll(session))).toEqual([
@@ -202,12 +209,12 @@ describe('deferred tool search over MCP', () => {
     for (const query of ['', '   ', '+', '+(', 'select:', '*** ???']) {
       const result = await session.callTool({ name: 'tool_search', arguments: { query } });
       expect(result.isError).toBeFalsy();
-      expect(result.structuredContent).toEqual({ tools: [] });
+      expect(result.structuredContent).toEqual({ hits: [], tools: [] });
     }
     for (const args of [{}, { query: 42 }, { query: ['select:big-op_001'] }]) {
       const result = await session.callTool({ name: 'tool_search', arguments: args });
       expect(result.isError).toBeFalsy();
-      expect(result.structuredContent).toEqual({ tools: [] });
+      expect(result.structuredContent).toEqual({ hits: [], tools: [] });
     }
     expect(names(await listAll(session))).toEqual(['tool_search', 'big-always_on']);
   });
@@ -352,6 +359,44 @@ describe('deferred tool search over MCP', () => {
       const result = await session.callTool({ name: 'tool_search', arguments: { query } });
       return names((result.structuredContent as { tools: Tool[] }).tools);
     }
+
+    it('narrows a search to the gateway named by gateway or server', async () => {
+      const eastern = await gateway('Ledger East', ['post_entry', 'close_period']);
+      const western = await gateway('Ledger West', ['post_entry', 'close_period']);
+      const server = await t
+        .api()
+        .post('/api/v1/servers')
+        .send({
+          name: 'Ledgers',
+          toolIds: [...Object.values(eastern.ids), ...Object.values(western.ids)],
+          toolSearch: { enabled: true, alwaysLoaded: [] },
+        })
+        .expect(201);
+      const session = await serverSession(server.body.id as string);
+      const search = async (args: Record<string, unknown>) => {
+        const result = await session.callTool({ name: 'tool_search', arguments: args });
+        return names((result.structuredContent as { hits: { name: string }[] }).hits);
+      };
+      expect(await search({ query: 'post entry' })).toEqual(
+        expect.arrayContaining(['ledger-east-post_entry', 'ledger-west-post_entry']),
+      );
+      const west = await search({ query: 'post entry', gateway: 'ledger-west' });
+      expect(west[0]).toBe('ledger-west-post_entry');
+      expect(west.every((name) => name.startsWith('ledger-west-'))).toBe(true);
+      expect(await search({ query: 'post entry', server: 'Ledger-East', limit: 1 })).toEqual([
+        'ledger-east-post_entry',
+      ]);
+      const unknown = await session.callTool({
+        name: 'tool_search',
+        arguments: { query: 'post entry', gateway: 'ledger-north' },
+      });
+      expect(unknown.content).toEqual([
+        {
+          type: 'text',
+          text: 'No deferred tool belongs to gateway "ledger-north". Gateways with deferred tools: ledger-east, ledger-west.',
+        },
+      ]);
+    });
 
     it('keeps always-loaded tools listed across a gateway rename, and edits need not repeat them', async () => {
       const renamable = await gateway('Renamable', ['first_entry', 'second_entry']);

@@ -1,5 +1,7 @@
 import { Client } from 'pg';
-import { EmbeddedPostgres } from '../../src/database/embedded-postgres';
+import { readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { EMBEDDED_SETTINGS, EmbeddedPostgres } from '../../src/database/embedded-postgres';
 import { tempDataDir } from '../support/temp-dir';
 
 async function query<T>(url: string, sql: string): Promise<T[]> {
@@ -50,5 +52,49 @@ describe('EmbeddedPostgres', () => {
     } finally {
       await db.stop();
     }
+  });
+
+  it('runs with the lean settings and without pgcrypto, while UUID defaults still work', async () => {
+    const db = await EmbeddedPostgres.start(null);
+    try {
+      const settings = await query<{ name: string; setting: string }>(
+        db.url,
+        `SELECT name, current_setting(name) AS setting FROM unnest(ARRAY['shared_buffers', 'wal_buffers']) AS name`,
+      );
+      expect(settings).toEqual([
+        { name: 'shared_buffers', setting: EMBEDDED_SETTINGS.shared_buffers },
+        { name: 'wal_buffers', setting: EMBEDDED_SETTINGS.wal_buffers },
+      ]);
+      const [row] = await query<{ id: string; pgcrypto: boolean }>(
+        db.url,
+        `SELECT gen_random_uuid()::text AS id,
+                EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pgcrypto') AS pgcrypto`,
+      );
+      expect(row!.id).toMatch(
+        /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+      );
+      expect(row!.pgcrypto).toBe(false);
+    } finally {
+      await db.stop();
+    }
+  });
+
+  it('refuses a second start on a data directory that is open, and allows it after stop', async () => {
+    const dataDir = join(tempDataDir(), 'pgdata');
+    const first = await EmbeddedPostgres.start(dataDir);
+    try {
+      await expect(EmbeddedPostgres.start(dataDir)).rejects.toThrow(/already open/);
+    } finally {
+      await first.stop();
+    }
+    const second = await EmbeddedPostgres.start(dataDir);
+    await second.stop();
+  });
+
+  it('refuses a directory that holds something other than a database, and leaves it alone', async () => {
+    const dataDir = tempDataDir();
+    writeFileSync(join(dataDir, 'notes.txt'), 'mine');
+    await expect(EmbeddedPostgres.start(dataDir)).rejects.toThrow(/neither empty nor/);
+    expect(readdirSync(dataDir)).toEqual(['notes.txt']);
   });
 });

@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
-import { Identity1795460000000 } from '../../migrations/1795460000000-Identity';
+import { Identity1795470000000 } from '../../migrations/1795470000000-Identity';
 import { verifyPassword } from '../../src/auth/password-hash';
 import { createDataSource } from '../../src/database/data-source';
 import { EmbeddedPostgres } from '../../src/database/embedded-postgres';
@@ -38,7 +38,7 @@ describe('the identity migration on a wave-1 database', () => {
   }
 
   it('keeps the admin account, gateways, tools and servers, all global', async () => {
-    const waveOne = MIGRATIONS.slice(0, MIGRATIONS.indexOf(Identity1795460000000));
+    const waveOne = MIGRATIONS.slice(0, MIGRATIONS.indexOf(Identity1795470000000));
     expect(waveOne.length).toBe(MIGRATIONS.length - 1);
     await run(waveOne, async (db) => {
       await db.query(

@@ -5,6 +5,16 @@ import { EventBus } from '../../src/events/event-bus';
 import { type GatewayCreateDto } from '../../src/gateways/dto/gateway-create.dto';
 import { GatewaysService } from '../../src/gateways/gateways.service';
 import { Gateway } from '../../src/gateways/gateway.entity';
+import { type PromptDefinition } from '../../src/prompts/prompt-definition';
+import { Prompt } from '../../src/prompts/prompt.entity';
+import { PromptWriter } from '../../src/prompts/prompt.writer';
+import {
+  type ResourceDefinition,
+  type ResourceTemplateDefinition,
+} from '../../src/resources/resource-definition';
+import { ResourceTemplate } from '../../src/resources/resource-template.entity';
+import { Resource } from '../../src/resources/resource.entity';
+import { ResourceWriter } from '../../src/resources/resource.writer';
 import { type ServerCreateDto } from '../../src/servers/dto/server-create.dto';
 import { ServersService } from '../../src/servers/servers.service';
 import { type ToolDefinition } from '../../src/tools/tool-definition';
@@ -24,6 +34,54 @@ export function toolDefinition(
     inputSchema: { type: 'object', properties: {} },
     outputSchema: null,
     annotations: null,
+    meta: null,
+    ...overrides,
+  };
+}
+
+/** A resource as admission would store it; `name` and the rest default from the URI. */
+export function resourceDefinition(
+  uri: string,
+  overrides: Partial<ResourceDefinition> = {},
+): ResourceDefinition {
+  return {
+    uri,
+    name: uri.split('/').pop() || uri,
+    title: null,
+    description: `The ${uri} resource`,
+    mimeType: 'text/plain',
+    size: null,
+    annotations: null,
+    meta: null,
+    ...overrides,
+  };
+}
+
+export function templateDefinition(
+  uriTemplate: string,
+  overrides: Partial<ResourceTemplateDefinition> = {},
+): ResourceTemplateDefinition {
+  return {
+    uriTemplate,
+    name: uriTemplate,
+    title: null,
+    description: `The ${uriTemplate} template`,
+    mimeType: null,
+    annotations: null,
+    meta: null,
+    ...overrides,
+  };
+}
+
+export function promptDefinition(
+  name: string,
+  overrides: Partial<PromptDefinition> = {},
+): PromptDefinition {
+  return {
+    name,
+    title: null,
+    description: `The ${name} prompt`,
+    arguments: [],
     meta: null,
     ...overrides,
   };
@@ -66,6 +124,36 @@ export function factories(app: INestApplicationContext) {
         ]),
       );
       return inserted.map((tool) => byName.get(tool.originalName)!);
+    },
+
+    /** Stores resources for a gateway through the sync's writer; returns them by URI. */
+    async resources(gateway: Gateway, definitions: ResourceDefinition[]): Promise<Resource[]> {
+      await dataSource.transaction((em) =>
+        app.get(ResourceWriter).insertResources(em, gateway, definitions),
+      );
+      return dataSource
+        .getRepository(Resource)
+        .find({ where: { gatewayId: gateway.id }, order: { uri: 'ASC' } });
+    },
+
+    async templates(
+      gateway: Gateway,
+      definitions: ResourceTemplateDefinition[],
+    ): Promise<ResourceTemplate[]> {
+      await dataSource.transaction((em) =>
+        app.get(ResourceWriter).insertTemplates(em, gateway, definitions),
+      );
+      return dataSource
+        .getRepository(ResourceTemplate)
+        .find({ where: { gatewayId: gateway.id }, order: { uriTemplate: 'ASC' } });
+    },
+
+    /** Stores prompts for a gateway; returns the gateway's prompts by upstream name. */
+    async prompts(gateway: Gateway, definitions: PromptDefinition[]): Promise<Prompt[]> {
+      await dataSource.transaction((em) => app.get(PromptWriter).insert(em, gateway, definitions));
+      return dataSource
+        .getRepository(Prompt)
+        .find({ where: { gatewayId: gateway.id }, order: { originalName: 'ASC' } });
     },
 
     async server(dto: Partial<ServerCreateDto> = {}) {

@@ -1,8 +1,10 @@
 import { buildPrefabRenderer } from '../../src/mcp/apps/prefab/build-prefab-renderer';
 import { BROWSER_MISSING, browserAvailable } from '../browser/support/browser-available';
+import { KUBECTL_MISSING, kubectlAvailable } from '../deployment/kubectl-available';
 
 /** The app serves the built Prefab renderer page; tests run from sources, so build it first. */
 export default async function globalSetup(): Promise<void> {
   if (!browserAvailable) console.warn(`\n${BROWSER_MISSING}`);
+  if (!kubectlAvailable) console.warn(`\n${KUBECTL_MISSING}`);
   await buildPrefabRenderer();
 }

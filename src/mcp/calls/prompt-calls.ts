@@ -7,9 +7,9 @@ import {
 import { AppConfig } from '../../config/app-config';
 import { invalidParams } from '../mcp-errors';
 import { type SessionRuntime } from '../session/session-runtime';
+import { type UpstreamRef } from '../session/session-upstreams';
 import { paginate } from './paginate';
 import { type ScopeDirectory } from './scope-directory';
-import { onSessionUpstream, type UpstreamRef } from './session-upstream';
 
 /** What `completion/complete` completes, as the client names it. */
 type CompletionRef = { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string };
@@ -39,7 +39,7 @@ export class PromptCalls {
       throw invalidParams('prompts/get arguments must be an object');
     const prompt = directory.prompts.byName.get(name);
     if (!prompt) throw invalidParams(`Unknown prompt: ${name}`);
-    return onSessionUpstream(runtime, prompt, this.config.upstreamTimeoutMs, (connection) =>
+    return runtime.upstreams.call(prompt, (connection) =>
       connection.request<GetPromptResult>('prompts/get', {
         ...(params as Record<string, unknown>),
         name: prompt.originalName,
@@ -72,7 +72,7 @@ export class PromptCalls {
     } else {
       throw invalidParams('completion/complete needs a ref/prompt or ref/resource');
     }
-    return onSessionUpstream(runtime, owner, this.config.upstreamTimeoutMs, async (connection) =>
+    return runtime.upstreams.call(owner, async (connection) =>
       connection.serverCapabilities.completions
         ? connection.request<CompleteResult>('completion/complete', {
             ...(params as Record<string, unknown>),

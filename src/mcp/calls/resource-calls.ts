@@ -16,7 +16,6 @@ import { SessionStore } from '../session/session.store';
 import { paginate } from './paginate';
 import { type ResourceTarget } from './resource-directory';
 import { type ScopeDirectory } from './scope-directory';
-import { onSessionUpstream } from './session-upstream';
 
 /** Pages of an upstream's resource list searched for the entry of an app's page. */
 const UI_ENTRY_PAGES = 10;
@@ -65,7 +64,7 @@ export class ResourceCalls {
     const uri = uriOf(params, 'resources/read');
     if (this.apps.owns(uri)) return this.readUi(runtime, directory, uri);
     const target = this.target(directory, uri);
-    const read = await onSessionUpstream(runtime, target, this.timeoutMs, (connection) =>
+    const read = await runtime.upstreams.call(target, (connection) =>
       connection.request<ReadResourceResult>('resources/read', { uri: target.upstreamUri }),
     );
     return {
@@ -93,7 +92,7 @@ export class ResourceCalls {
     const method = subscribed ? 'resources/subscribe' : 'resources/unsubscribe';
     const uri = uriOf(params, method);
     const target = this.target(directory, uri);
-    await onSessionUpstream(runtime, target, this.timeoutMs, async (connection) => {
+    await runtime.upstreams.call(target, async (connection) => {
       if (!connection.serverCapabilities.resources?.subscribe)
         throw new RpcError(
           ErrorCode.MethodNotFound,
@@ -105,10 +104,6 @@ export class ResourceCalls {
     if (stored) runtime.session.subscriptions = stored;
     runtime.subscribedHere(uri, subscribed ? target : null);
     return {};
-  }
-
-  private get timeoutMs(): number {
-    return this.config.upstreamTimeoutMs;
   }
 
   private target(directory: ScopeDirectory, uri: string): ResourceTarget {
@@ -127,7 +122,7 @@ export class ResourceCalls {
     const plan = await this.apps.planRead(directory.tools, uri);
     if (plan.kind === 'built') return plan.result;
     const { tool, upstreamUri } = plan;
-    const ui = await onSessionUpstream(runtime, tool, this.timeoutMs, async (connection) => {
+    const ui = await runtime.upstreams.call(tool, async (connection) => {
       const [read, listed] = await Promise.all([
         connection.request<ReadResourceResult>('resources/read', { uri: upstreamUri }),
         // The list entry only adds to the CSP; an upstream that cannot list still serves its page.

@@ -12,8 +12,8 @@ import { McpApps } from '../apps/mcp-apps.service';
 import { invalidParams, unknownTool } from '../mcp-errors';
 import { ToolSearchService } from '../search/tool-search.service';
 import { type SessionRuntime } from '../session/session-runtime';
+import { type UpstreamRef } from '../session/session-upstreams';
 import { paginate } from './paginate';
-import { onSessionUpstream, type UpstreamRef } from './session-upstream';
 import { type ToolDirectory } from './tool-directory';
 
 /** tools/call params, checked only as far as routing needs; the upstream validates arguments. */
@@ -81,7 +81,7 @@ export class ToolCalls {
       directory.byName.get(call.name) ?? (await this.apps.resolveCall(directory, call.name));
     if (!tool) throw unknownTool(call.name);
     served.gateway = tool.gatewaySlug;
-    return onSessionUpstream(runtime, tool, this.config.upstreamTimeoutMs, (connection) =>
+    return runtime.upstreams.call(tool, (connection) =>
       connection.request('tools/call', { ...call, name: tool.originalName }, { signal, route }),
     );
   }

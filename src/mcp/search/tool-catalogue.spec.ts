@@ -1,5 +1,23 @@
+import { WordVectors } from '../../embeddings/word-vectors';
 import { type DirectoryTool } from '../calls/tool-directory';
-import { buildToolCatalogue, ToolCatalogue, TOOL_SEARCH_NAME } from './tool-catalogue';
+import { ToolAnalysisCache } from './tool-analysis';
+import { deferredTools, ToolCatalogue, TOOL_SEARCH_NAME } from './tool-catalogue';
+
+let vectors: WordVectors;
+beforeAll(async () => {
+  vectors = await WordVectors.load();
+});
+
+function buildToolCatalogue(
+  tools: readonly DirectoryTool[],
+  alwaysLoaded: readonly string[],
+  analyses = new ToolAnalysisCache(vectors),
+): Promise<ToolCatalogue> {
+  return ToolCatalogue.build(deferredTools(tools, alwaysLoaded), {
+    analyses,
+    wordVectors: vectors,
+  });
+}
 
 function tool(
   gateway: string,
@@ -49,10 +67,10 @@ const TOOLS = [
 const names = (tools: { name: string }[]) => tools.map((t) => t.name);
 
 describe('the deferred catalogue', () => {
-  it('defers every tool but the always-loaded ones, app-only tools and the built-in namesake', () => {
+  it('defers every tool but the always-loaded ones, app-only tools and the built-in namesake', async () => {
     const appOnly = tool('ui', 'refresh', 'App-only refresh', {}, { visibility: ['app'] });
     const namesake = { ...tool('x', 'y', 'Collides'), name: TOOL_SEARCH_NAME };
-    const catalogue = buildToolCatalogue([...TOOLS, appOnly, namesake], ['fs-read_file']);
+    const catalogue = await buildToolCatalogue([...TOOLS, appOnly, namesake], ['fs-read_file']);
     expect(catalogue.size).toBe(TOOLS.length - 1);
     expect(catalogue.has('fs-read_file')).toBe(false);
     expect(catalogue.has('ui-refresh')).toBe(false);
@@ -60,8 +78,8 @@ describe('the deferred catalogue', () => {
     expect(catalogue.has('github-create_issue')).toBe(true);
   });
 
-  it('counts deferred tools per gateway, most first', () => {
-    expect(buildToolCatalogue(TOOLS, ['fs-read_file']).gateways).toEqual([
+  it('counts deferred tools per gateway, most first', async () => {
+    expect((await buildToolCatalogue(TOOLS, ['fs-read_file'])).gateways).toEqual([
       { gateway: 'github', tools: 3 },
       { gateway: 'slack', tools: 2 },
       { gateway: 'fs', tools: 1 },
@@ -70,18 +88,18 @@ describe('the deferred catalogue', () => {
   });
 
   describe('hash', () => {
-    const hash = (tools: DirectoryTool[]) => new ToolCatalogue(tools).hash;
+    const hash = async (tools: DirectoryTool[]) => (await buildToolCatalogue(tools, [])).hash;
 
-    it('does not depend on the order of the tools, and is the same when built again', () => {
-      expect(hash([...TOOLS].reverse())).toBe(hash(TOOLS));
-      expect(hash(TOOLS.map((t) => ({ ...t, definition: structuredClone(t.definition) })))).toBe(
-        hash(TOOLS),
-      );
-      expect(hash(TOOLS)).toMatch(/^[0-9a-f]{64}$/);
+    it('does not depend on the order of the tools, and is the same when built again', async () => {
+      expect(await hash([...TOOLS].reverse())).toBe(await hash(TOOLS));
+      expect(
+        await hash(TOOLS.map((t) => ({ ...t, definition: structuredClone(t.definition) }))),
+      ).toBe(await hash(TOOLS));
+      expect(await hash(TOOLS)).toMatch(/^[0-9a-f]{64}$/);
     });
 
-    it('changes when a schema, a description or the set of names changes', () => {
-      const base = hash(TOOLS);
+    it('changes when a schema, a description or the set of names changes', async () => {
+      const base = await hash(TOOLS);
       const [first, ...rest] = TOOLS;
       const schema = {
         ...first!,
@@ -91,37 +109,40 @@ describe('the deferred catalogue', () => {
         },
       };
       const description = { ...first!, definition: { ...first!.definition, description: 'x' } };
-      expect(hash([schema, ...rest])).not.toBe(base);
-      expect(hash([description, ...rest])).not.toBe(base);
-      expect(hash(rest)).not.toBe(base);
+      expect(await hash([schema, ...rest])).not.toBe(base);
+      expect(await hash([description, ...rest])).not.toBe(base);
+      expect(await hash(rest)).not.toBe(base);
     });
 
-    it('changes with the always-loaded list, which changes what is deferred', () => {
-      expect(buildToolCatalogue(TOOLS, ['pg-query']).hash).not.toBe(
-        buildToolCatalogue(TOOLS, []).hash,
+    it('changes with the always-loaded list, which changes what is deferred', async () => {
+      expect((await buildToolCatalogue(TOOLS, ['pg-query'])).hash).not.toBe(
+        (await buildToolCatalogue(TOOLS, [])).hash,
       );
     });
   });
 
   describe('search', () => {
-    const catalogue = buildToolCatalogue(TOOLS, ['fs-read_file']);
+    let catalogue: ToolCatalogue;
+    beforeAll(async () => {
+      catalogue = await buildToolCatalogue(TOOLS, ['fs-read_file']);
+    });
 
-    it('select: returns the exact names asked for, in that order, skipping unknown ones', () => {
+    it('select: returns the exact names asked for, in that order, skipping unknown ones', async () => {
       expect(names(catalogue.search('select:pg-query,nope-nothing,github-search_code'))).toEqual([
         'pg-query',
         'github-search_code',
       ]);
     });
 
-    it('select: returns full definitions', () => {
+    it('select: returns full definitions', async () => {
       expect(catalogue.search('select:slack-post_message')).toEqual([TOOLS[3]!.definition]);
     });
 
-    it('select: does not return always-loaded tools, which are not deferred', () => {
+    it('select: does not return always-loaded tools, which are not deferred', async () => {
       expect(catalogue.search('select:fs-read_file')).toEqual([]);
     });
 
-    it('+term keeps names containing the term, case-insensitively, ranked by the rest', () => {
+    it('+term keeps names containing the term, case-insensitively, ranked by the rest', async () => {
       expect(names(catalogue.search('+GITHUB pull requests'))).toEqual([
         'github-list_pull_requests',
         'github-create_issue',
@@ -133,14 +154,14 @@ describe('the deferred catalogue', () => {
       ]);
     });
 
-    it('+term ranks only names with the term, even when others match the rest better', () => {
+    it('+term ranks only names with the term, even when others match the rest better', async () => {
       expect(names(catalogue.search('+slack issue repository'))).toEqual([
         'slack-list_channels',
         'slack-post_message',
       ]);
     });
 
-    it('free text ranks by name, description and argument names and descriptions', () => {
+    it('free text ranks by name, description and argument names and descriptions', async () => {
       expect(names(catalogue.search('post a message to slack')).at(0)).toBe('slack-post_message');
       expect(names(catalogue.search('open new issue')).at(0)).toBe('github-create_issue');
       expect(names(catalogue.search('run SQL against the database')).at(0)).toBe('pg-query');
@@ -150,11 +171,11 @@ describe('the deferred catalogue', () => {
       expect(names(catalogue.search('channel id')).at(0)).toBe('slack-post_message');
     });
 
-    it('free text returns only tools that match something', () => {
+    it('free text returns only tools that match something', async () => {
       expect(catalogue.search('kubernetes')).toEqual([]);
     });
 
-    it('honours limit', () => {
+    it('honours limit', async () => {
       expect(catalogue.search('+github', 2)).toHaveLength(2);
       expect(catalogue.search('list repository channels', 1)).toHaveLength(1);
       expect(catalogue.search('select:pg-query,github-search_code', 1)).toHaveLength(1);
@@ -162,13 +183,13 @@ describe('the deferred catalogue', () => {
 
     it.each(['', '   ', '+', '+  ', 'select:', '+(unclosed', '((( *** )))', 'select:[a-'])(
       'never raises, and finds nothing, for %j',
-      (query) => {
+      async (query) => {
         expect(catalogue.search(query)).toEqual([]);
       },
     );
 
-    it('searches an empty catalogue without raising', () => {
-      expect(buildToolCatalogue([], []).search('anything')).toEqual([]);
+    it('searches an empty catalogue without raising', async () => {
+      expect((await buildToolCatalogue([], [])).search('anything')).toEqual([]);
     });
   });
 });

@@ -1,7 +1,10 @@
 import { createHash } from 'node:crypto';
 import { type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { type WordVectors } from '../../embeddings/word-vectors';
 import { type DirectoryTool } from '../calls/tool-directory';
-import { Bm25Index, type WeightedText } from './bm25';
+import { HybridIndex, type RankingWeights } from './ranking/hybrid-index';
+import { TimeSlicer } from './ranking/time-slicer';
+import { type ToolAnalysis, type ToolAnalysisCache } from './tool-analysis';
 import { parseToolQuery, searchLimit } from './tool-query';
 
 /** The built-in search tool's name. With search on it takes precedence over any tool so named. */
@@ -13,37 +16,105 @@ export interface GatewayShare {
   tools: number;
 }
 
-/** Field boosts: a term in the name says more about a tool than one in a long description. */
-const NAME_WEIGHT = 3;
-const ARGUMENT_NAME_WEIGHT = 1.5;
-const TEXT_WEIGHT = 1;
+/** Longest a catalogue build holds the event loop before it lets other work run. */
+const BUILD_SLICE_MS = 10;
+
+/** What a catalogue build reuses and ranks with. */
+export interface CatalogueBuild {
+  analyses: ToolAnalysisCache;
+  /** The embedded word vectors; null ranks by BM25 (and the provider) alone. */
+  wordVectors: WordVectors | null;
+  weights?: RankingWeights;
+}
+
+/** Narrows and informs one search. */
+export interface SearchOptions {
+  /** Only tools of this gateway slug (case-insensitive). */
+  gateway?: string;
+  /** The query's vector from the embeddings provider, when there is one. */
+  providerVector?: Float32Array | null;
+}
 
 /**
  * The immutable deferred catalogue of one scope: every tool the scope serves to the model, except
  * the always-loaded ones. Built from a ToolDirectory, which has already applied every filter
  * (enabled tool, enabled gateway, server membership), so an unusable tool is never searchable.
  * Its `hash` covers the sorted names and definitions; promotions are only valid under it.
+ *
+ * Its ranking index can be swapped once for one that also holds the embeddings provider's
+ * vectors, when they arrive; what the catalogue holds never changes.
  */
 export class ToolCatalogue {
-  /** The deferred definitions, sorted by name. */
-  readonly tools: readonly McpTool[];
-  readonly hash: string;
-  /** Deferred tools per gateway, most first. */
-  readonly gateways: readonly GatewayShare[];
-  private readonly positions: ReadonlyMap<string, number>;
-  private readonly index: Bm25Index;
+  private constructor(
+    /** The deferred definitions, sorted by name. */
+    readonly tools: readonly McpTool[],
+    readonly hash: string,
+    /** Deferred tools per gateway, most first. */
+    readonly gateways: readonly GatewayShare[],
+    /** Per position, the tool's gateway slug in lower case. */
+    private readonly slugs: readonly string[],
+    /** Per position, what ranking knows of the tool. */
+    readonly analyses: readonly ToolAnalysis[],
+    private readonly positions: ReadonlyMap<string, number>,
+    private index: HybridIndex,
+    private readonly weights: RankingWeights | undefined,
+    private readonly wordVectors: WordVectors | null,
+  ) {}
 
-  constructor(deferred: readonly DirectoryTool[]) {
+  /**
+   * Builds in slices of the event loop, so that even 10,000 tools never hold it for long, and
+   * reuses the analysis of every tool that has not changed since an earlier build.
+   */
+  static async build(
+    deferred: readonly DirectoryTool[],
+    build: CatalogueBuild,
+  ): Promise<ToolCatalogue> {
+    const slicer = new TimeSlicer(BUILD_SLICE_MS);
     const sorted = [...deferred].sort((a, b) => compare(a.name, b.name));
-    this.tools = sorted.map((tool) => tool.definition);
-    this.positions = new Map(sorted.map((tool, position) => [tool.name, position]));
-    this.hash = contentHash(this.tools);
-    this.gateways = shares(sorted);
-    this.index = Bm25Index.build(this.tools.map(searchableFields));
+    const analyses: ToolAnalysis[] = [];
+    const hash = createHash('sha256');
+    for (const tool of sorted) {
+      const analysis = build.analyses.analyse(tool.id, tool.definition);
+      analyses.push(analysis);
+      hash.update(`${tool.name}\u0000${analysis.contentHash}\n`);
+      await slicer.check();
+    }
+    const index = await HybridIndex.build(
+      analyses.map((analysis) => ({ counts: analysis.counts, vector: analysis.vector })),
+      null,
+      slicer,
+      build.weights,
+    );
+    return new ToolCatalogue(
+      sorted.map((tool) => tool.definition),
+      hash.digest('hex'),
+      shares(sorted),
+      sorted.map((tool) => tool.gatewaySlug.toLowerCase()),
+      analyses,
+      new Map(sorted.map((tool, position) => [tool.name, position])),
+      index,
+      build.weights,
+      build.wordVectors,
+    );
   }
 
   get size(): number {
     return this.tools.length;
+  }
+
+  /** Whether the ranking holds the embeddings provider's tool vectors. */
+  get usesProviderVectors(): boolean {
+    return this.index.hasProviderVectors;
+  }
+
+  /** Adds the provider's vectors of the tools (by position) to the ranking. */
+  async attachProviderVectors(vectors: readonly (Float32Array | null)[]): Promise<void> {
+    this.index = await HybridIndex.build(
+      this.analyses.map((analysis) => ({ counts: analysis.counts, vector: analysis.vector })),
+      vectors,
+      new TimeSlicer(BUILD_SLICE_MS),
+      this.weights,
+    );
   }
 
   /** Whether `name` is deferred here. */
@@ -52,22 +123,30 @@ export class ToolCatalogue {
   }
 
   /** The definitions a `tool_search` query matches, best first. Never throws. */
-  search(query: string, limit?: number): McpTool[] {
+  search(query: string, limit?: number, options: SearchOptions = {}): McpTool[] {
     const parsed = parseToolQuery(query);
     const max = searchLimit(parsed, limit);
+    const gateway = options.gateway?.trim().toLowerCase();
+    const inGateway = (position: number) => !gateway || this.slugs[position] === gateway;
+    const vectors = (text: string) => ({
+      local: this.wordVectors?.embed(text) ?? null,
+      provider: options.providerVector ?? null,
+    });
     switch (parsed.kind) {
       case 'none':
         return [];
       case 'select':
         return parsed.names
           .map((name) => this.positions.get(name))
-          .filter((position) => position !== undefined)
+          .filter((position) => position !== undefined && inGateway(position))
           .slice(0, max)
-          .map((position) => this.tools[position]!);
+          .map((position) => this.tools[position!]!);
       case 'require': {
         const matching = (position: number) =>
-          this.tools[position]!.name.toLowerCase().includes(parsed.term);
-        const ranked = this.index.search(parsed.rest, max, matching).map((hit) => hit.doc);
+          inGateway(position) && this.tools[position]!.name.toLowerCase().includes(parsed.term);
+        const ranked = this.index
+          .rank(parsed.rest, vectors(parsed.rest), max, matching)
+          .map((hit) => hit.doc);
         // Names that hold the term but none of the ranking words still match; they come after,
         // in name order.
         const seen = new Set(ranked);
@@ -77,7 +156,9 @@ export class ToolCatalogue {
         return ranked.map((position) => this.tools[position]!);
       }
       case 'text':
-        return this.index.search(parsed.text, max).map((hit) => this.tools[hit.doc]!);
+        return this.index
+          .rank(parsed.text, vectors(parsed.text), max, gateway ? inGateway : undefined)
+          .map((hit) => this.tools[hit.doc]!);
     }
   }
 }
@@ -86,45 +167,15 @@ export class ToolCatalogue {
  * The catalogue for a scope's tools: all but the always-loaded ones, the built-in's namesake, and
  * tools only MCP Apps may call (hosts never show those to the model, so there is nothing to defer).
  */
-export function buildToolCatalogue(
+export function deferredTools(
   tools: readonly DirectoryTool[],
   alwaysLoaded: readonly string[],
-): ToolCatalogue {
+): DirectoryTool[] {
   const kept = new Set(alwaysLoaded);
-  return new ToolCatalogue(
-    tools.filter(
-      (tool) =>
-        tool.visibility.includes('model') && !kept.has(tool.name) && tool.name !== TOOL_SEARCH_NAME,
-    ),
+  return tools.filter(
+    (tool) =>
+      tool.visibility.includes('model') && !kept.has(tool.name) && tool.name !== TOOL_SEARCH_NAME,
   );
-}
-
-/** What BM25 ranks a tool by: its name, title and description, its arguments' names and descriptions. */
-function searchableFields(tool: McpTool): WeightedText[] {
-  const fields: WeightedText[] = [{ text: tool.name, weight: NAME_WEIGHT }];
-  const texts = [tool.title, tool.annotations?.title, tool.description];
-  for (const text of texts)
-    if (typeof text === 'string') fields.push({ text, weight: TEXT_WEIGHT });
-  const properties = (tool.inputSchema as { properties?: unknown } | null)?.properties;
-  if (typeof properties === 'object' && properties !== null) {
-    for (const [name, schema] of Object.entries(properties as Record<string, unknown>)) {
-      fields.push({ text: name, weight: ARGUMENT_NAME_WEIGHT });
-      const description = (schema as { description?: unknown } | null)?.description;
-      if (typeof description === 'string') fields.push({ text: description, weight: TEXT_WEIGHT });
-    }
-  }
-  return fields;
-}
-
-/**
- * sha256 over the definitions in name order. Plain JSON suffices: a definition's key order is
- * fixed by the presenter and by PostgreSQL, which stores jsonb keys in a normalised order, so
- * equal content always serialises alike (the directory fingerprint relies on the same).
- */
-function contentHash(sorted: readonly McpTool[]): string {
-  const hash = createHash('sha256');
-  for (const definition of sorted) hash.update(JSON.stringify(definition)).update('\n');
-  return hash.digest('hex');
 }
 
 function shares(tools: readonly DirectoryTool[]): GatewayShare[] {

@@ -1,5 +1,7 @@
 import { type CallToolResult, type JSONRPCNotification } from '@modelcontextprotocol/sdk/types.js';
 import { loadConfig, type ToolSearchSettings } from '../../config/app-config';
+import { LocalEmbeddings } from '../../embeddings/local-embeddings.service';
+import { type ProviderEmbeddings } from '../../embeddings/provider-embeddings.service';
 import { tempDataDir } from '../../../test/support/temp-dir';
 import { type DirectoryTool, ToolDirectory } from '../calls/tool-directory';
 import { RpcError } from '../mcp-errors';
@@ -62,10 +64,19 @@ function serverDirectory(settings: ToolSearchSettings, tools = TOOLS): ToolDirec
   );
 }
 
+/** Loaded once for the file: the table takes a few hundred milliseconds to decode. */
+const localEmbeddings = new LocalEmbeddings();
+const noProvider = { enabled: false } as ProviderEmbeddings;
+
 function setUp(env: Record<string, string> = {}) {
   const store = new FakeStore();
   const config = loadConfig({ DATA_DIR: tempDataDir(), ...env });
-  const service = new ToolSearchService(config, store as unknown as SessionStore);
+  const service = new ToolSearchService(
+    config,
+    store as unknown as SessionStore,
+    localEmbeddings,
+    noProvider,
+  );
   const notifications: JSONRPCNotification[] = [];
   const call = (directory: ToolDirectory, name: string, args?: Record<string, unknown>) =>
     service.intercept(directory, 'session-1', { name, arguments: args }, (n) =>
@@ -97,10 +108,15 @@ describe('ToolSearchService', () => {
   it('lists promoted tools once a search has promoted them, and says the list changed', async () => {
     const { service, call, notifications } = setUp();
     const result = (await call(on, TOOL_SEARCH_NAME, { query: 'weather forecast' }))!;
-    expect(result.structuredContent).toEqual({ tools: [TOOLS[3]!.definition] });
-    expect(JSON.parse((result.content[0] as { text: string }).text)).toEqual({
-      tools: [TOOLS[3]!.definition],
-    });
+    const hits = [{ name: 'gw-weather', description: 'Weather forecast for a city', required: [] }];
+    expect(result.structuredContent).toEqual({ hits, tools: [TOOLS[3]!.definition] });
+    expect(result.content).toEqual([
+      {
+        type: 'text',
+        text: '1 tool found, best first; now loaded and callable by name:\n1. gw-weather - Weather forecast for a city No required arguments.',
+      },
+      { type: 'text', text: JSON.stringify({ hits, tools: [TOOLS[3]!.definition] }) },
+    ]);
     expect(notifications).toEqual([{ jsonrpc: '2.0', method: 'notifications/tools/list_changed' }]);
     expect(listedNames(await service.listed(on, 'session-1'))).toEqual([
       TOOL_SEARCH_NAME,
@@ -160,7 +176,7 @@ describe('ToolSearchService', () => {
     const { call, notifications } = setUp();
     for (const query of ['', '   ', '+', '+(', 'select:']) {
       const result = (await call(on, TOOL_SEARCH_NAME, { query }))!;
-      expect(result.structuredContent).toEqual({ tools: [] });
+      expect(result.structuredContent).toEqual({ hits: [], tools: [] });
       expect(result.isError).toBeUndefined();
     }
     expect(notifications).toEqual([]);
@@ -170,7 +186,7 @@ describe('ToolSearchService', () => {
     const { call, notifications } = setUp();
     for (const args of [undefined, {}, { query: 3 }, { query: null }, { query: ['weather'] }]) {
       const result = (await call(on, TOOL_SEARCH_NAME, args))!;
-      expect(result.structuredContent).toEqual({ tools: [] });
+      expect(result.structuredContent).toEqual({ hits: [], tools: [] });
       expect(result.isError).toBeUndefined();
     }
     expect(notifications).toEqual([]);
@@ -178,7 +194,7 @@ describe('ToolSearchService', () => {
       query: 'select:gw-weather',
       limit: 'all',
     }))!;
-    expect(limited.structuredContent).toEqual({ tools: [TOOLS[3]!.definition] });
+    expect(limited.structuredContent).toMatchObject({ tools: [TOOLS[3]!.definition] });
   });
 
   it('refuses a deferred tool called by its hashed backend name, naming its virtual name', async () => {
@@ -220,11 +236,11 @@ describe('ToolSearchService', () => {
     expect(await call(directory, 'bbbbbbbbbbbb_weather')).toBeNull();
   });
 
-  it('builds a catalogue once per directory, and anew for a new directory', () => {
+  it('builds a catalogue once per directory, and anew for a new directory', async () => {
     const { service } = setUp();
-    const first = service.searchable(on);
-    expect(service.searchable(on)).toBe(first);
-    expect(service.searchable(serverDirectory({ enabled: true, alwaysLoaded: [] }))).not.toBe(
+    const first = await service.searchable(on);
+    expect(await service.searchable(on)).toBe(first);
+    expect(await service.searchable(serverDirectory({ enabled: true, alwaysLoaded: [] }))).not.toBe(
       first,
     );
   });
@@ -241,9 +257,95 @@ describe('ToolSearchService', () => {
     ]);
   });
 
+  describe('the gateway filter', () => {
+    const other = (name: string, description: string): DirectoryTool => ({
+      ...tool(name, description),
+      gatewayId: 'g2',
+      gatewaySlug: 'crm',
+      originalName: name.replace(/^crm-/, ''),
+    });
+    const mixed = serverDirectory({ enabled: true, alwaysLoaded: [] }, [
+      ...TOOLS,
+      other('crm-send_email', 'Send an email to a contact'),
+    ]);
+    const names = (result: CallToolResult | null) =>
+      (result!.structuredContent as { hits: { name: string }[] }).hits.map((hit) => hit.name);
+
+    it('keeps only tools of the gateway named by gateway or server, in any case', async () => {
+      const { call } = setUp();
+      expect(names(await call(mixed, TOOL_SEARCH_NAME, { query: 'send an email' }))).toEqual(
+        expect.arrayContaining(['gw-send_email', 'crm-send_email']),
+      );
+      for (const args of [
+        { gateway: 'crm' },
+        { server: 'CRM' },
+        { gateway: ' crm ', server: 'gw' },
+      ])
+        expect(
+          names(await call(mixed, TOOL_SEARCH_NAME, { query: 'send an email', ...args })),
+        ).toEqual(['crm-send_email']);
+      expect(
+        names(await call(mixed, TOOL_SEARCH_NAME, { query: 'select:gw-weather', gateway: 'crm' })),
+      ).toEqual([]);
+    });
+
+    it('names the gateways there are when it is given one that has no deferred tools', async () => {
+      const { call } = setUp();
+      const result = (await call(mixed, TOOL_SEARCH_NAME, { query: 'email', gateway: 'nope' }))!;
+      expect(result.content).toEqual([
+        {
+          type: 'text',
+          text: 'No deferred tool belongs to gateway "nope". Gateways with deferred tools: gw, crm.',
+        },
+      ]);
+    });
+
+    it('ignores a gateway that is not a string', async () => {
+      const { call } = setUp();
+      expect(
+        names(await call(mixed, TOOL_SEARCH_NAME, { query: 'weather forecast', gateway: 7 })),
+      ).toEqual(['gw-weather']);
+    });
+  });
+
+  it('ranks with the embeddings provider once its tool vectors arrive', async () => {
+    // A two-dimensional "model": email tools point one way, everything else the other.
+    const axis = (text: string) =>
+      Float32Array.from(/email|mail|inbox|letter/i.test(text) ? [1, 0] : [0, 1]);
+    const asked: string[] = [];
+    const provider = {
+      enabled: true,
+      embedTools: async (inputs: { text: string }[]) => inputs.map((input) => axis(input.text)),
+      embedQuery: async (query: string) => {
+        asked.push(query);
+        return axis('letter');
+      },
+      fallBack: () => null,
+    } as unknown as ProviderEmbeddings;
+    const service = new ToolSearchService(
+      loadConfig({ DATA_DIR: tempDataDir() }),
+      new FakeStore() as unknown as SessionStore,
+      localEmbeddings,
+      provider,
+    );
+    const scope = (await service.searchable(on))!;
+    await scope.providerVectors;
+    expect(scope.catalogue.usesProviderVectors).toBe(true);
+    const result = await service.intercept(
+      on,
+      'session-1',
+      { name: TOOL_SEARCH_NAME, arguments: { query: 'zzqx letter' } },
+      () => undefined,
+    );
+    expect(asked).toEqual(['zzqx letter']);
+    expect((result!.structuredContent as { hits: { name: string }[] }).hits[0]!.name).toBe(
+      'gw-send_email',
+    );
+  });
+
   describe('when the catalogue cannot be built', () => {
     class Broken extends ToolSearchService {
-      protected override buildCatalogue(): ToolCatalogue {
+      protected override async buildCatalogue(): Promise<ToolCatalogue> {
         throw new Error('out of memory');
       }
     }
@@ -251,6 +353,8 @@ describe('ToolSearchService', () => {
       new Broken(
         loadConfig({ DATA_DIR: tempDataDir(), LOG_LEVEL: 'error' }),
         new FakeStore() as unknown as SessionStore,
+        localEmbeddings,
+        noProvider,
       );
 
     it('fails closed: tools/list errors instead of listing every schema', async () => {

@@ -7,12 +7,21 @@ import {
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AppConfig, type ToolSearchSettings } from '../../config/app-config';
+import { LocalEmbeddings } from '../../embeddings/local-embeddings.service';
+import { ProviderEmbeddings } from '../../embeddings/provider-embeddings.service';
 import { answersToHashedName, parseHashedBackendName } from '../../tools/tool-hash';
 import { type ToolDirectory } from '../calls/tool-directory';
 import { RpcError } from '../mcp-errors';
 import { SessionStore } from '../session/session.store';
 import { promotedNames } from './promotions';
-import { buildToolCatalogue, TOOL_SEARCH_NAME, type ToolCatalogue } from './tool-catalogue';
+import { ToolAnalysisCache } from './tool-analysis';
+import { parseToolQuery } from './tool-query';
+import {
+  deferredTools,
+  type SearchOptions,
+  ToolCatalogue,
+  TOOL_SEARCH_NAME,
+} from './tool-catalogue';
 import {
   deferredToolRefusal,
   toolSearchArguments,
@@ -41,6 +50,11 @@ function deferredName(
 export interface SearchableScope {
   catalogue: ToolCatalogue;
   searchTool: McpTool;
+  /**
+   * Settles once the embeddings provider's tool vectors joined the ranking, or could not; at
+   * once without a provider. Searches do not wait for it.
+   */
+  providerVectors: Promise<void>;
 }
 
 const LIST_CHANGED: JSONRPCNotification = {
@@ -52,16 +66,21 @@ const LIST_CHANGED: JSONRPCNotification = {
  * Deferred tool search for MCP sessions. What a session sees follows from two values only: the
  * scope's immutable ToolDirectory (and the catalogue derived from it) and the session's stored
  * promotions. The catalogue is memoised per directory instance, so it is rebuilt exactly when the
- * directory is replaced and dropped with it.
+ * directory is replaced and dropped with it; the analysis of each unchanged tool is reused.
  */
 @Injectable()
 export class ToolSearchService {
   private readonly logger = new Logger(ToolSearchService.name);
-  private readonly built = new WeakMap<ToolDirectory, SearchableScope>();
+  private readonly built = new WeakMap<ToolDirectory, Promise<SearchableScope>>();
+  /** Catalogues of every model-visible tool, for the admin page's search. */
+  private readonly unfiltered = new WeakMap<ToolDirectory, Promise<SearchableScope>>();
+  private analyses?: Promise<ToolAnalysisCache>;
 
   constructor(
     private readonly config: AppConfig,
     private readonly store: SessionStore,
+    private readonly localEmbeddings: LocalEmbeddings,
+    private readonly providerEmbeddings: ProviderEmbeddings,
   ) {}
 
   settings(directory: ToolDirectory): ToolSearchSettings {
@@ -74,31 +93,44 @@ export class ToolSearchService {
    * The scope's catalogue; null when search is off. Fails closed: when search is on and the
    * catalogue cannot be built, this throws rather than let anyone serve every schema.
    */
-  searchable(directory: ToolDirectory): SearchableScope | null {
+  async searchable(directory: ToolDirectory): Promise<SearchableScope | null> {
     const settings = this.settings(directory);
     if (!settings.enabled) return null;
     let scope = this.built.get(directory);
     if (!scope) {
-      try {
-        const catalogue = this.buildCatalogue(directory, settings);
-        scope = { catalogue, searchTool: toolSearchDefinition(catalogue) };
-      } catch (error) {
-        this.logger.error(
-          `Tool search catalogue of ${directory.server ? `server ${directory.server.id}` : '/mcp'} could not be built: ${String(error)}`,
-        );
-        throw new RpcError(
-          ErrorCode.InternalError,
-          'Tool search is enabled but its catalogue could not be built; not listing deferred tools',
-        );
-      }
+      scope = this.buildScope(directory, settings);
       this.built.set(directory, scope);
+      scope.catch(() => this.built.get(directory) === scope && this.built.delete(directory));
     }
     return scope;
   }
 
+  /**
+   * Ranks `query` over every tool of `directory` the model may see, whether or not search is on
+   * for it: the admin tools page offers the same search to try it out. Nothing is promoted.
+   */
+  async rank(
+    directory: ToolDirectory,
+    query: string,
+    limit: number,
+    options: Pick<SearchOptions, 'gateway'> = {},
+  ): Promise<McpTool[]> {
+    let building = this.unfiltered.get(directory);
+    if (!building) {
+      building = this.buildScope(directory, { enabled: true, alwaysLoaded: [] });
+      this.unfiltered.set(directory, building);
+      building.catch(() => this.unfiltered.delete(directory));
+    }
+    const scope = await building;
+    return scope.catalogue.search(query, limit, {
+      ...options,
+      providerVector: await this.providerVector(scope.catalogue, query),
+    });
+  }
+
   /** `tools/list` of a session: null when search is off (then every tool is listed). */
   async listed(directory: ToolDirectory, sessionId: string): Promise<McpTool[] | null> {
-    const scope = this.searchable(directory);
+    const scope = await this.searchable(directory);
     if (!scope) return null;
     const { catalogue, searchTool } = scope;
     const promoted = promotedNames(await this.store.promotions(sessionId, true), catalogue.hash);
@@ -120,7 +152,7 @@ export class ToolSearchService {
     params: CallToolRequest['params'],
     notify: (notification: JSONRPCNotification) => void,
   ): Promise<CallToolResult | null> {
-    const scope = this.searchable(directory);
+    const scope = await this.searchable(directory);
     if (!scope) return null;
     if (params.name === TOOL_SEARCH_NAME) return this.search(scope, sessionId, params, notify);
     const name = deferredName(directory, scope.catalogue, params.name);
@@ -134,8 +166,75 @@ export class ToolSearchService {
   }
 
   /** Overridden in tests to prove that a catalogue that cannot be built fails closed. */
-  protected buildCatalogue(directory: ToolDirectory, settings: ToolSearchSettings): ToolCatalogue {
-    return buildToolCatalogue(directory.tools, settings.alwaysLoaded);
+  protected async buildCatalogue(
+    directory: ToolDirectory,
+    settings: ToolSearchSettings,
+  ): Promise<ToolCatalogue> {
+    return ToolCatalogue.build(deferredTools(directory.tools, settings.alwaysLoaded), {
+      analyses: await this.analysisCache(),
+      wordVectors: await this.localEmbeddings.load(),
+    });
+  }
+
+  private async buildScope(
+    directory: ToolDirectory,
+    settings: ToolSearchSettings,
+  ): Promise<SearchableScope> {
+    let catalogue: ToolCatalogue;
+    try {
+      catalogue = await this.buildCatalogue(directory, settings);
+    } catch (error) {
+      this.logger.error(
+        `Tool search catalogue of ${directory.server ? `server ${directory.server.id}` : '/mcp'} could not be built: ${String(error)}`,
+      );
+      throw new RpcError(
+        ErrorCode.InternalError,
+        'Tool search is enabled but its catalogue could not be built; not listing deferred tools',
+      );
+    }
+    return {
+      catalogue,
+      searchTool: toolSearchDefinition(catalogue),
+      providerVectors: this.attachProviderVectors(catalogue),
+    };
+  }
+
+  private analysisCache(): Promise<ToolAnalysisCache> {
+    this.analyses ??= this.localEmbeddings.load().then((vectors) => new ToolAnalysisCache(vectors));
+    return this.analyses;
+  }
+
+  /** Embeds the catalogue's tools with the provider, in the background of the first searches. */
+  private async attachProviderVectors(catalogue: ToolCatalogue): Promise<void> {
+    if (!this.providerEmbeddings.enabled || catalogue.size === 0) return;
+    try {
+      const vectors = await this.providerEmbeddings.embedTools(
+        catalogue.analyses.map((analysis) => ({
+          hash: analysis.providerHash,
+          text: analysis.providerText,
+        })),
+      );
+      await catalogue.attachProviderVectors(vectors);
+    } catch (error) {
+      this.logger.warn(
+        `Tool vectors from the embeddings provider are unavailable; ranking without them: ${String(error)}`,
+      );
+    }
+  }
+
+  /** The query's provider vector, when the query ranks and the catalogue has provider vectors. */
+  private async providerVector(
+    catalogue: ToolCatalogue,
+    query: string,
+  ): Promise<Float32Array | null> {
+    if (!this.providerEmbeddings.enabled) return null;
+    const parsed = parseToolQuery(query);
+    const text =
+      parsed.kind === 'text' ? parsed.text : parsed.kind === 'require' ? parsed.rest : '';
+    if (text.trim() === '') return null;
+    if (!catalogue.usesProviderVectors)
+      return this.providerEmbeddings.fallBack('tool_vectors_missing');
+    return this.providerEmbeddings.embedQuery(text);
   }
 
   private async search(
@@ -144,8 +243,11 @@ export class ToolSearchService {
     params: CallToolRequest['params'],
     notify: (notification: JSONRPCNotification) => void,
   ): Promise<CallToolResult> {
-    const { query, limit } = toolSearchArguments(params.arguments);
-    const matches = catalogue.search(query, limit);
+    const { query, limit, gateway } = toolSearchArguments(params.arguments);
+    const matches = catalogue.search(query, limit, {
+      gateway,
+      providerVector: await this.providerVector(catalogue, query),
+    });
     if (matches.length > 0) {
       const promoted = await this.store.promote(
         sessionId,
@@ -156,6 +258,6 @@ export class ToolSearchService {
       // replica serves the search and whether or not the client keeps a GET stream open.
       if (promoted?.changed) notify(LIST_CHANGED);
     }
-    return toolSearchResult(query, matches);
+    return toolSearchResult(catalogue, { query, gateway }, matches);
   }
 }

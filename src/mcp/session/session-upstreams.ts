@@ -5,9 +5,16 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { type UpstreamConnection, type UpstreamListener } from '../../upstream/upstream-connection';
 import { type UpstreamConnector } from '../../upstream/upstream-connector.service';
-import { UpstreamFailure } from '../../upstream/upstream-error';
+import { UpstreamFailure, UpstreamRpcError } from '../../upstream/upstream-error';
 import { sameTarget, type UpstreamTarget } from '../../upstream/upstream-target';
 import { type UpstreamTargets } from '../../upstream/upstream-targets.service';
+import { fromUpstream } from '../mcp-errors';
+
+/** The gateway a request is forwarded to, as the client's error messages name it. */
+export interface UpstreamRef {
+  gatewayId: string;
+  gatewaySlug: string;
+}
 
 interface Link {
   target: UpstreamTarget;
@@ -52,6 +59,23 @@ export class SessionUpstreams {
   /** The gateways this session has upstream sessions with. */
   get gatewayIds(): string[] {
     return [...this.links.keys()];
+  }
+
+  /**
+   * Runs a client's request on this session's connection to the gateway; what the upstream
+   * exchange threw becomes the JSON-RPC error the client gets.
+   */
+  async call<T>(
+    ref: UpstreamRef,
+    work: (connection: UpstreamConnection) => Promise<T>,
+  ): Promise<T> {
+    try {
+      return await this.with(ref.gatewayId, work);
+    } catch (error) {
+      if (error instanceof UpstreamFailure || error instanceof UpstreamRpcError)
+        throw fromUpstream(error, ref.gatewaySlug, this.connector.timeoutMs);
+      throw error;
+    }
   }
 
   /**

@@ -15,8 +15,7 @@ import { type SessionRuntime } from '../session/session-runtime';
 import { SessionRegistry } from '../session/session-registry.service';
 import { SessionStore } from '../session/session.store';
 import { SessionStreamExchange } from './exchange';
-import { classify } from './jsonrpc';
-import { readJsonBody } from './request-body';
+import { readIncoming } from './incoming';
 import { SseResponse } from './sse-response';
 import { negotiatedVersion, sessionOf, StreamableHttpEndpoint } from './streamable-http.endpoint';
 
@@ -84,9 +83,7 @@ export class LegacySseEndpoint {
     const session = await sessionOf(this.store, this.directories, id, scope, principal);
     if (session.transport !== 'sse')
       throw new McpRefusal(404, 'Session not found', ErrorCode.ConnectionClosed);
-    const incoming = classify(await readJsonBody(request, this.config.bodyLimitBytes));
-    if (incoming.kind === 'invalid')
-      throw new McpRefusal(400, incoming.reason, ErrorCode.InvalidRequest, incoming.id);
+    const incoming = await readIncoming(request, this.config.bodyLimitBytes);
     const runtime = this.registry.obtain(session);
     this.store.touch(session);
     if (incoming.kind === 'request') {

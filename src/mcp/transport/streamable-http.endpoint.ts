@@ -22,8 +22,7 @@ import { SessionRegistry } from '../session/session-registry.service';
 import { type SessionState, SessionStore } from '../session/session.store';
 import { parseEventId } from '../session/stream-events.store';
 import { type Exchange, HttpExchange } from './exchange';
-import { classify } from './jsonrpc';
-import { readJsonBody } from './request-body';
+import { readIncoming } from './incoming';
 import { SseResponse } from './sse-response';
 
 function accepts(request: Request, type: string): boolean {
@@ -62,9 +61,7 @@ export class StreamableHttpEndpoint {
       throw new McpRefusal(415, 'Content-Type must be application/json');
     if (!accepts(request, 'application/json') || !accepts(request, 'text/event-stream'))
       throw new McpRefusal(406, 'Accept must include application/json and text/event-stream');
-    const incoming = classify(await readJsonBody(request, this.config.bodyLimitBytes));
-    if (incoming.kind === 'invalid')
-      throw new McpRefusal(400, incoming.reason, ErrorCode.InvalidRequest, incoming.id);
+    const incoming = await readIncoming(request, this.config.bodyLimitBytes);
     if (incoming.kind === 'request' && incoming.message.method === 'initialize') {
       await this.initialize(request, response, scope, principal, incoming.message);
       return;

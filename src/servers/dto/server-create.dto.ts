@@ -1,9 +1,11 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   ArrayMaxSize,
   ArrayUnique,
   IsArray,
   IsBoolean,
+  IsIn,
   IsNotEmpty,
   IsOptional,
   IsString,
@@ -11,9 +13,29 @@ import {
   MaxLength,
 } from 'class-validator';
 import { NestedObject, Optional } from '../../common/validation';
+import { SERVER_NAMINGS, type ServerNaming } from '../server.entity';
 import { ServerToolSearchDto } from './server-tool-search.dto';
 
 export const MAX_SERVER_TOOLS = 10_000;
+/** The most resources, templates or prompts of each kind one server may have. */
+export const MAX_SERVER_MEMBERS = 10_000;
+
+/** A list of member ids: documented, unique, UUIDs. */
+function MemberIds(description: string): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({
+      description,
+      type: [String],
+      format: 'uuid',
+      maxItems: MAX_SERVER_MEMBERS,
+    }),
+    Optional(),
+    IsArray(),
+    ArrayMaxSize(MAX_SERVER_MEMBERS),
+    ArrayUnique(),
+    IsUUID(undefined, { each: true }),
+  );
+}
 
 export class ServerCreateDto {
   @ApiProperty({ description: 'Unique display name.', example: 'Support agent', maxLength: 200 })
@@ -45,6 +67,25 @@ export class ServerCreateDto {
   @ArrayUnique()
   @IsUUID(undefined, { each: true })
   toolIds?: string[];
+
+  @MemberIds('Ids of the resources it serves; replaces them all on update.')
+  resourceIds?: string[];
+
+  @MemberIds('Ids of the resource templates it serves; replaces them all on update.')
+  resourceTemplateIds?: string[];
+
+  @MemberIds('Ids of the prompts it serves; replaces them all on update.')
+  promptIds?: string[];
+
+  @ApiPropertyOptional({
+    description:
+      'How members are named. `prefixed`: tools and prompts under virtual names (gateway slug, separator, upstream name), resources under `<slug>+<upstream URI>`. `original`: under their upstream names and URIs, which must then not clash (409 `server.name_clash`); app-only tools keep their hashed names, and `toolSearch.alwaysLoaded` still holds virtual names.',
+    enum: SERVER_NAMINGS,
+    default: 'prefixed',
+  })
+  @Optional()
+  @IsIn(SERVER_NAMINGS)
+  naming?: ServerNaming;
 
   @ApiPropertyOptional({
     description:

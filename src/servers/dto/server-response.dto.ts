@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { SERVER_NAMINGS, type ServerNaming } from '../server.entity';
 import { ServerToolSearchDto } from './server-tool-search.dto';
 
 export class ServerResponseDto {
@@ -16,6 +17,26 @@ export class ServerResponseDto {
 
   @ApiProperty({ description: 'Ids of the tools it serves.', type: [String], format: 'uuid' })
   toolIds!: string[];
+
+  @ApiProperty({ description: 'Ids of the resources it serves.', type: [String], format: 'uuid' })
+  resourceIds!: string[];
+
+  @ApiProperty({
+    description: 'Ids of the resource templates it serves.',
+    type: [String],
+    format: 'uuid',
+  })
+  resourceTemplateIds!: string[];
+
+  @ApiProperty({ description: 'Ids of the prompts it serves.', type: [String], format: 'uuid' })
+  promptIds!: string[];
+
+  @ApiProperty({
+    description:
+      'How members are named: `prefixed` (virtual names, `<slug>+<uri>`) or `original` (upstream names and URIs).',
+    enum: SERVER_NAMINGS,
+  })
+  naming!: ServerNaming;
 
   @ApiProperty({ description: 'Deferred tool search settings.', type: ServerToolSearchDto })
   toolSearch!: ServerToolSearchDto;

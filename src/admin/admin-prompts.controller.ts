@@ -1,0 +1,122 @@
+import { Body, Get, Post, Query, Req, Res } from '@nestjs/common';
+import { type Request, type Response } from 'express';
+import { TeamScope } from '../auth/team-scope';
+import { UuidParam } from '../common/uuid-param';
+import { GatewaysService } from '../gateways/gateways.service';
+import { PromptListQueryDto } from '../prompts/dto/prompt-list-query.dto';
+import { type PromptResponseDto } from '../prompts/dto/prompt-response.dto';
+import { PromptUpdateDto } from '../prompts/dto/prompt-update.dto';
+import { PromptsService } from '../prompts/prompts.service';
+import { AdminCatalog } from './admin-catalog';
+import { AdminController } from './admin-controller.decorator';
+import { AdminPages } from './admin-pages.service';
+import { type FormBody, formCheckbox } from './form-body';
+import { type FormErrors } from './form-errors';
+import { submitForm } from './form-submission';
+import { listFilter } from './list-filter';
+import { hrefWith, offsetOf, PAGE_SIZE, pageNumber, pager } from './pagination';
+
+/** Admins only (no MinRole) until prompts and resources are scoped by team like tools. */
+@AdminController('admin/prompts')
+export class AdminPromptsController {
+  constructor(
+    private readonly prompts: PromptsService,
+    private readonly gateways: GatewaysService,
+    private readonly catalog: AdminCatalog,
+    private readonly pages: AdminPages,
+  ) {}
+
+  /** The REST list with its filters; `?page=N` pages it 25 at a time. */
+  @Get()
+  async list(
+    @Req() request: Request,
+    @Res() response: Response,
+    @Query() query: Record<string, unknown>,
+  ): Promise<void> {
+    const filter = listFilter(query);
+    const page = pageNumber(query.page);
+    const submission = await submitForm(
+      PromptListQueryDto,
+      { ...filter.input, limit: PAGE_SIZE, offset: offsetOf(page) },
+      {},
+      (dto) => this.prompts.list(dto),
+    );
+    const gateways = await this.catalog.gatewayNames(TeamScope.ALL);
+    await this.pages.render(
+      request,
+      response,
+      'prompts',
+      {
+        title: 'Prompts',
+        section: 'prompts',
+        prompts: submission.ok ? submission.result.items : [],
+        filter: filter.values,
+        filtered: filter.active,
+        gateways: gateways.map((gateway) => ({
+          ...gateway,
+          selected: gateway.id === filter.values.gatewayId,
+        })),
+        pager: pager(page, submission.ok ? submission.result.total : 0, (n) =>
+          hrefWith('/admin/prompts', { ...filter.values, page: n }),
+        ),
+        errors: submission.ok ? {} : submission.errors.fields,
+      },
+      submission.ok ? 200 : submission.errors.status,
+    );
+  }
+
+  @Get(':id')
+  async detail(
+    @Req() request: Request,
+    @Res() response: Response,
+    @UuidParam() id: string,
+  ): Promise<void> {
+    await this.renderDetail(request, response, await this.prompts.get(id));
+  }
+
+  /** Enable or disable the prompt, as `PATCH /api/v1/prompts/:id`. */
+  @Post(':id')
+  async update(
+    @Req() request: Request,
+    @Res() response: Response,
+    @UuidParam() id: string,
+    @Body() body: FormBody,
+  ): Promise<void> {
+    const prompt = await this.prompts.get(id);
+    const submission = await submitForm(
+      PromptUpdateDto,
+      { enabled: formCheckbox(body, 'enabled') },
+      {},
+      (dto) => this.prompts.update(id, dto),
+    );
+    if (!submission.ok) {
+      await this.renderDetail(request, response, prompt, submission.errors);
+      return;
+    }
+    this.pages.redirect(request, response, `/admin/prompts/${id}`, {
+      kind: 'success',
+      text: `Prompt '${submission.result.name}' saved.`,
+    });
+  }
+
+  private async renderDetail(
+    request: Request,
+    response: Response,
+    prompt: PromptResponseDto,
+    errors?: FormErrors,
+  ): Promise<void> {
+    await this.pages.render(
+      request,
+      response,
+      'prompt',
+      {
+        title: `Prompt ${prompt.name}`,
+        section: 'prompts',
+        prompt,
+        gateway: await this.gateways.get(prompt.gatewayId, TeamScope.ALL),
+        settingsError: errors?.message ?? null,
+      },
+      errors?.status ?? 200,
+    );
+  }
+}

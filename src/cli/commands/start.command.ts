@@ -1,0 +1,13 @@
+import type * as Serve from '../../serve';
+import { type Command } from 'commander';
+import { loadOnUse } from '../load-on-use';
+
+export function registerStart(program: Command): void {
+  program
+    .command('start')
+    .description('Start the server, configured by the environment (as npm run start:prod)')
+    .action(async () => {
+      const { serve } = loadOnUse<typeof Serve>(require.resolve('../../serve'));
+      await serve(process.env);
+    });
+}

@@ -1,0 +1,118 @@
+import { CliError } from './cli-error';
+
+const REQUEST_TIMEOUT_MS = 30_000;
+
+/** Where a running Portico is: `--url`, else PORTICO_URL, else this host's PORT. */
+export function porticoUrl(url: string | undefined, env: NodeJS.ProcessEnv): string {
+  const raw = url ?? env.PORTICO_URL ?? `http://127.0.0.1:${env.PORT ?? 3000}`;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new CliError(`Not a URL: '${raw}' (give --url or PORTICO_URL as http(s)://host[:port])`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new CliError(`Not an http(s) URL: '${raw}'`);
+  return parsed.origin + parsed.pathname.replace(/\/+$/, '');
+}
+
+interface ProblemBody {
+  title?: string;
+  detail?: string;
+}
+
+/**
+ * The REST API of a running Portico, for commands that drive one. It signs in once, lazily, with
+ * PORTICO_TOKEN, or by exchanging PORTICO_USERNAME and PORTICO_PASSWORD for a token.
+ */
+export class PorticoClient {
+  private token: Promise<string> | null = null;
+
+  constructor(
+    readonly baseUrl: string,
+    private readonly env: NodeJS.ProcessEnv,
+  ) {}
+
+  static from(url: string | undefined, env: NodeJS.ProcessEnv): PorticoClient {
+    return new PorticoClient(porticoUrl(url, env), env);
+  }
+
+  /** A JSON request with the bearer token; a problem+json answer becomes a CliError. */
+  async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const response = await this.send(method, path, body);
+    return (await response.json()) as T;
+  }
+
+  /** A GET whose answer is a file. */
+  async download(path: string): Promise<Buffer> {
+    const response = await this.send('GET', path);
+    return Buffer.from(await response.arrayBuffer());
+  }
+
+  private async send(method: string, path: string, body?: unknown): Promise<Response> {
+    const headers: Record<string, string> = { authorization: `Bearer ${await this.signIn()}` };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const response = await this.fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!response.ok) throw await problem(method, path, response);
+    return response;
+  }
+
+  private signIn(): Promise<string> {
+    this.token ??= this.obtainToken();
+    return this.token;
+  }
+
+  private async obtainToken(): Promise<string> {
+    const token = this.env.PORTICO_TOKEN?.trim();
+    if (token) return token;
+    const username = this.env.PORTICO_USERNAME?.trim();
+    const password = this.env.PORTICO_PASSWORD;
+    if (!username || !password) {
+      throw new CliError(
+        'Sign-in needed: set PORTICO_TOKEN, or PORTICO_USERNAME and PORTICO_PASSWORD.',
+      );
+    }
+    const response = await this.fetch('/api/v1/auth/token', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username, password }),
+    });
+    if (!response.ok) throw await problem('POST', '/api/v1/auth/token', response);
+    return ((await response.json()) as { accessToken: string }).accessToken;
+  }
+
+  private async fetch(path: string, init: RequestInit): Promise<Response> {
+    try {
+      return await fetch(`${this.baseUrl}${path}`, {
+        ...init,
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      });
+    } catch (error) {
+      throw new CliError(`Cannot reach Portico at ${this.baseUrl}: ${reason(error)}`);
+    }
+  }
+}
+
+async function problem(method: string, path: string, response: Response): Promise<CliError> {
+  let detail = '';
+  try {
+    const body = (await response.json()) as ProblemBody;
+    detail = body.detail ?? body.title ?? '';
+  } catch {
+    // Not JSON (a proxy's error page, say): the status line says enough.
+  }
+  const status = `${response.status} ${response.statusText}`.trim();
+  return new CliError(`${method} ${path}: ${status}${detail ? ` — ${detail}` : ''}`);
+}
+
+/** The useful part of a fetch failure: undici hides the socket error in `cause`. */
+export function reason(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = (error as { cause?: unknown }).cause;
+  if (cause instanceof Error) return (cause as NodeJS.ErrnoException).code ?? cause.message;
+  return error.name === 'TimeoutError' ? 'no answer in time' : error.message;
+}

@@ -1,0 +1,93 @@
+import {
+  ErrorCode,
+  type JSONRPCNotification,
+  type JSONRPCRequest,
+  type JSONRPCResponse,
+  type RequestId,
+} from '@modelcontextprotocol/sdk/types.js';
+import { type Request } from 'express';
+import { readChunks } from '../../common/read-chunks';
+import { McpRefusal } from '../mcp-errors';
+
+// Structural checks only: the SDK's own guards parse whole messages with zod, which is wasted work
+// on the hot path. Parameters are checked by the handler of each method.
+
+export type Incoming =
+  | { kind: 'request'; message: JSONRPCRequest }
+  | { kind: 'notification'; message: JSONRPCNotification }
+  | { kind: 'response'; message: JSONRPCResponse };
+
+/** The JSON-RPC message a client POSTed; every refusal is an McpRefusal with its status. */
+export async function readIncoming(request: Request, limit: number): Promise<Incoming> {
+  const incoming = classify(await readJsonBody(request, limit));
+  if (incoming.kind === 'invalid')
+    throw new McpRefusal(400, incoming.reason, ErrorCode.InvalidRequest, incoming.id);
+  return incoming;
+}
+
+type Invalid = { kind: 'invalid'; id: RequestId | null; reason: string };
+
+function isId(value: unknown): value is RequestId {
+  return typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value));
+}
+
+/** What a POSTed body holds. Batches are not part of the 2025-06-18+ protocol and are refused. */
+export function classify(body: unknown): Incoming | Invalid {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    return {
+      kind: 'invalid',
+      id: null,
+      reason: Array.isArray(body) ? 'Batches are not supported' : 'Not a JSON-RPC message',
+    };
+  }
+  const message = body as Record<string, unknown>;
+  const id = isId(message.id) ? message.id : null;
+  if (message.jsonrpc !== '2.0') return { kind: 'invalid', id, reason: 'jsonrpc must be "2.0"' };
+  if (
+    message.params !== undefined &&
+    (typeof message.params !== 'object' || message.params === null)
+  ) {
+    return { kind: 'invalid', id, reason: 'params must be an object' };
+  }
+  if (typeof message.method === 'string') {
+    if (message.id === undefined)
+      return { kind: 'notification', message: message as JSONRPCNotification };
+    if (id === null)
+      return { kind: 'invalid', id: null, reason: 'id must be a string or an integer' };
+    return { kind: 'request', message: message as JSONRPCRequest };
+  }
+  if (id !== null && ('result' in message || 'error' in message)) {
+    return { kind: 'response', message: message as JSONRPCResponse };
+  }
+  return { kind: 'invalid', id, reason: 'Not a JSON-RPC request, notification or response' };
+}
+
+/** JSON-RPC's parse error: the body is not JSON. */
+const PARSE_ERROR = -32700;
+
+/**
+ * The JSON body of an MCP POST, read here rather than by the app's body parser, so that every
+ * refusal is a JSON-RPC error: 413 past the limit, 415 for an encoding Portico does not decode
+ * (a lying `Content-Encoding` included), 400 for what is not JSON.
+ */
+async function readJsonBody(request: Request, limit: number): Promise<unknown> {
+  const encoding = (request.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  if (encoding !== 'identity')
+    throw new McpRefusal(415, `Content-Encoding '${encoding}' is not supported`);
+  const declared = Number(request.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit)
+    throw new McpRefusal(413, 'The request body is too large');
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const tooLarge = await readChunks(request, (chunk) => {
+    size += chunk.length;
+    chunks.push(chunk as Buffer);
+    return size > limit;
+  });
+  if (tooLarge) throw new McpRefusal(413, 'The request body is too large');
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+  } catch {
+    throw new McpRefusal(400, 'Parse error: the body is not valid JSON', PARSE_ERROR);
+  }
+}
