@@ -10,6 +10,7 @@ import { EventBus } from '../src/events/event-bus';
 import { Gateway } from '../src/gateways/gateway.entity';
 import { Directories } from '../src/mcp/calls/directories.service';
 import { ServersService } from '../src/servers/servers.service';
+import { TeamScope } from '../src/auth/team-scope';
 import { ToolNameQuery } from '../src/tools/tool-name.query';
 import { ToolWriter } from '../src/tools/tool.writer';
 import { Tool } from '../src/tools/tool.entity';
@@ -123,7 +124,7 @@ export async function scale(): Promise<ScaleResult> {
       .find({ select: { id: true }, take: SERVER_TOOLS, order: { id: 'ASC' } });
     const server = await app
       .get(ServersService)
-      .create({ name: 'Thousand', toolIds: serverTools.map((tool) => tool.id) });
+      .create({ name: 'Thousand', toolIds: serverTools.map((tool) => tool.id) }, TeamScope.ALL);
     const client = await mcpClient(`${baseUrl}/servers/${server.id}/mcp`, token);
     const listed = await client.listTools();
     if (listed.tools.length !== Math.min(SERVER_TOOLS, config.mcpPageSize))

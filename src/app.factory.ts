@@ -4,17 +4,20 @@ import { type NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { json, type NextFunction, type Request, type Response, urlencoded } from 'express';
 import { setUpAdminPages } from './admin/admin-views';
-import { AdminSessionService } from './admin/admin-session.service';
 import { AppModule } from './app.module';
 import { bearerToken } from './auth/auth.guard';
-import { TokenService } from './auth/token.service';
+import { AuthErrorCode, AuthException } from './auth/auth.exception';
+import { mcpOnly } from './auth/principal';
+import { PrincipalResolver } from './auth/principal-resolver';
 import { type AppConfig, type LogLevel } from './config/app-config';
+import { bodyDepthLimit } from './common/body-depth';
 import { NulCharacterPipe } from './common/nul-character.pipe';
 import { ProblemFilter, toProblem } from './common/problem.filter';
 import { RequestValidationException } from './common/request-validation.exception';
 import { VALIDATION_OPTIONS } from './common/validation';
 import { isMcpPath, originCheck } from './mcp/transport/origin-check';
 import { originAllowed } from './mcp/transport/origin-policy';
+import { setUpOAuth } from './oauth/oauth-routes';
 
 const LOG_LEVELS: LogLevel[] = ['error', 'warn', 'log', 'debug', 'verbose'];
 
@@ -25,7 +28,8 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
     logger: LOG_LEVELS.slice(0, LOG_LEVELS.indexOf(config.logLevel) + 1),
   });
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback, linklocal, uniquelocal');
+  // Any peer could otherwise choose its own req.ip (and so its login-throttle key) and req.secure.
+  app.set('trust proxy', config.trustedProxies.length > 0 ? [...config.trustedProxies] : false);
   app.use(originCheck(config));
   // The MCP endpoints read their own bodies, so that even a refused body gets a JSON-RPC error.
   const parsers = [
@@ -36,6 +40,7 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
     app.use((request: Request, response: Response, next: NextFunction) =>
       isMcpPath(request.path) ? next() : parser(request, response, next),
     );
+  app.use(bodyDepthLimit);
   app.useGlobalPipes(
     new NulCharacterPipe(),
     new ValidationPipe({
@@ -45,6 +50,7 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
     }),
   );
   app.useGlobalFilters(new ProblemFilter());
+  setUpOAuth(app);
   app.enableCors({
     origin: (origin, allow) => allow(null, originAllowed(origin, config)),
     methods: ['GET', 'POST', 'PATCH', 'DELETE'],
@@ -63,28 +69,53 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
   return app;
 }
 
-/** The API docs need a bearer token, or a signed-in admin session so that the pages can link them. */
+/** Swagger UI's page has inline styles and nothing else inline; its scripts are its own files. */
+const DOCS_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+].join('; ');
+
+/**
+ * The API docs need a token that may use the REST API (a token scoped to servers may not), or a
+ * signed-in admin session so that the pages can link them.
+ */
 function setUpApiDocs(app: INestApplication): void {
-  const tokens = app.get(TokenService);
-  const sessions = app.get(AdminSessionService);
+  const principals = app.get(PrincipalResolver);
   app.use(
     ['/api/docs', '/api/openapi.json'],
     (request: Request, response: Response, next: NextFunction) => {
-      if (sessions.read(request)) {
-        next();
-        return;
-      }
-      try {
-        tokens.verify(bearerToken(request));
-        next();
-      } catch (error) {
-        const problem = toProblem(error);
-        response
-          .status(problem.status)
-          .setHeader('WWW-Authenticate', 'Bearer')
-          .type('application/problem+json')
-          .send(JSON.stringify(problem));
-      }
+      response.setHeader('Content-Security-Policy', DOCS_CSP);
+      response.setHeader('X-Content-Type-Options', 'nosniff');
+      response.setHeader('X-Frame-Options', 'DENY');
+      response.setHeader('Referrer-Policy', 'same-origin');
+      response.setHeader('Cache-Control', 'no-store');
+      const check = async () => {
+        if (await principals.fromSession(request)) return;
+        if (mcpOnly(await principals.fromBearer(bearerToken(request)))) {
+          throw new AuthException(
+            AuthErrorCode.Forbidden,
+            'This token may only be used on MCP endpoints.',
+          );
+        }
+      };
+      check().then(
+        () => next(),
+        (error: unknown) => {
+          const problem = toProblem(error);
+          if (problem.status === 401) response.setHeader('WWW-Authenticate', 'Bearer');
+          response
+            .status(problem.status)
+            .type('application/problem+json')
+            .send(JSON.stringify(problem));
+        },
+      );
     },
   );
   const document = SwaggerModule.createDocument(

@@ -8,11 +8,15 @@ import { EventsModule } from './events/events.module';
 import { GatewaysModule } from './gateways/gateways.module';
 import { HealthModule } from './health/health.module';
 import { McpModule } from './mcp/mcp.module';
+import { OAuthModule } from './oauth/oauth.module';
 import { PromptsModule } from './prompts/prompts.module';
 import { ResourcesModule } from './resources/resources.module';
 import { ServersModule } from './servers/servers.module';
 import { SyncModule } from './sync/sync.module';
+import { TeamsModule } from './teams/teams.module';
+import { TokensModule } from './tokens/tokens.module';
 import { ToolsModule } from './tools/tools.module';
+import { UsersModule } from './users/users.module';
 
 @Module({})
 export class AppModule {
@@ -27,6 +31,9 @@ export class AppModule {
         // every REST and admin route.
         McpModule,
         AuthModule,
+        UsersModule,
+        TeamsModule,
+        TokensModule,
         GatewaysModule,
         ToolsModule,
         ResourcesModule,
@@ -35,6 +42,7 @@ export class AppModule {
         SyncModule,
         HealthModule,
         AdminModule,
+        OAuthModule,
       ],
     };
   }

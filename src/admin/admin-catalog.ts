@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { type TeamScope } from '../auth/team-scope';
 import { MAX_PAGE_SIZE, type Page, type PageQueryDto } from '../common/page.dto';
 import { type GatewayResponseDto } from '../gateways/dto/gateway-response.dto';
 import { GatewaysService } from '../gateways/gateways.service';
@@ -16,20 +17,20 @@ export class AdminCatalog {
     private readonly servers: ServersService,
   ) {}
 
-  allGateways(): Promise<GatewayResponseDto[]> {
-    return everyPage((page) => this.gateways.list(page));
+  allGateways(scope: TeamScope): Promise<GatewayResponseDto[]> {
+    return everyPage((page) => this.gateways.list(page, scope));
   }
 
-  gatewayNames(): ReturnType<GatewaysService['summaries']> {
-    return this.gateways.summaries();
+  gatewayNames(scope: TeamScope): ReturnType<GatewaysService['summaries']> {
+    return this.gateways.summaries(scope);
   }
 
-  allTools(): Promise<ToolResponseDto[]> {
-    return everyPage((page) => this.tools.list(page));
+  allTools(scope: TeamScope): Promise<ToolResponseDto[]> {
+    return everyPage((page) => this.tools.list(page, scope));
   }
 
-  allServers(): Promise<ServerResponseDto[]> {
-    return everyPage((page) => this.servers.list(page));
+  allServers(scope: TeamScope): Promise<ServerResponseDto[]> {
+    return everyPage((page) => this.servers.list(page, scope));
   }
 }
 

@@ -6,6 +6,7 @@ import {
   Logger,
 } from '@nestjs/common';
 import { type Request, type Response } from 'express';
+import { AuthErrorCode, AuthException } from '../auth/auth.exception';
 import { toProblem } from '../common/problem.filter';
 import { AdminErrorCode, AdminException } from './admin.exception';
 import { AdminPages } from './admin-pages.service';
@@ -27,14 +28,20 @@ export class AdminExceptionFilter implements ExceptionFilter {
     const request = host.switchToHttp().getRequest<Request>();
     const response = host.switchToHttp().getResponse<Response>();
     if (response.headersSent) return;
+    const sessionRequired =
+      (error instanceof AdminException && error.code === AdminErrorCode.SessionRequired) ||
+      (error instanceof AuthException && error.code === AuthErrorCode.Unauthenticated);
+    if (sessionRequired) {
+      if (request.method === 'GET' || request.method === 'HEAD') {
+        response.redirect(303, loginPath(request.originalUrl));
+        return;
+      }
+      this.page(request, response, 403, 'Session expired', 'Log in to continue.', true);
+      return;
+    }
     if (error instanceof AdminException) {
       switch (error.code) {
         case AdminErrorCode.SessionRequired:
-          if (request.method === 'GET' || request.method === 'HEAD') {
-            response.redirect(303, loginPath(request.originalUrl));
-            return;
-          }
-          this.page(request, response, 403, 'Session expired', error.message, true);
           return;
         case AdminErrorCode.CsrfRejected:
           this.page(request, response, 403, 'Form refused', error.message, false);

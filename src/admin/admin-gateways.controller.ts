@@ -1,5 +1,7 @@
 import { Body, Get, Post, Query, Req, Res } from '@nestjs/common';
 import { type Request, type Response } from 'express';
+import { MinRole } from '../auth/auth.decorators';
+import { MAX_PAGE_SIZE } from '../common/page.dto';
 import { UuidParam } from '../common/uuid-param';
 import { GatewayCreateDto } from '../gateways/dto/gateway-create.dto';
 import { type GatewayResponseDto } from '../gateways/dto/gateway-response.dto';
@@ -9,6 +11,7 @@ import { type SyncReport } from '../sync/sync-report';
 import { PromptsService } from '../prompts/prompts.service';
 import { ResourcesService } from '../resources/resources.service';
 import { SyncService } from '../sync/sync.service';
+import { TeamsService } from '../teams/teams.service';
 import { ToolsService } from '../tools/tools.service';
 import { AdminController } from './admin-controller.decorator';
 import { AdminPages } from './admin-pages.service';
@@ -28,9 +31,11 @@ import {
 import { safeNext } from './login-redirect';
 import { hrefWith, offsetOf, PAGE_SIZE, pageNumber, pager } from './pagination';
 import { syncReportView } from './sync-report-view';
+import { pageScope, teamChoices, withTeamInput } from './team-field';
 import { plural } from './view-helpers';
 
 @AdminController('admin/gateways')
+@MinRole('operator')
 export class AdminGatewaysController {
   constructor(
     private readonly gateways: GatewaysService,
@@ -39,6 +44,7 @@ export class AdminGatewaysController {
     private readonly prompts: PromptsService,
     private readonly sync: SyncService,
     private readonly pages: AdminPages,
+    private readonly teams: TeamsService,
   ) {}
 
   @Get()
@@ -48,11 +54,15 @@ export class AdminGatewaysController {
     @Query('page') rawPage?: string,
   ): Promise<void> {
     const page = pageNumber(rawPage);
-    const result = await this.gateways.list({ limit: PAGE_SIZE, offset: offsetOf(page) });
+    const scope = pageScope(request);
+    const result = await this.gateways.list({ limit: PAGE_SIZE, offset: offsetOf(page) }, scope);
     await this.pages.render(request, response, 'gateways', {
       title: 'Gateways',
       section: 'gateways',
-      gateways: result.items,
+      gateways: result.items.map((gateway) => ({
+        ...gateway,
+        manageable: scope.canManage(gateway.teamId),
+      })),
       pager: pager(page, result.total, (n) => hrefWith('/admin/gateways', { page: n })),
       returnTo: hrefWith('/admin/gateways', { page }),
     });
@@ -77,9 +87,9 @@ export class AdminGatewaysController {
     const { input, errors: own } = gatewayInput(body, false);
     const submission = await submitForm(
       GatewayCreateDto,
-      input,
+      withTeamInput(body, input),
       { own, aliases: GATEWAY_FIELD_ALIASES },
-      (dto) => this.gateways.create(dto),
+      (dto) => this.gateways.create(dto, pageScope(request)),
     );
     if (!submission.ok) {
       await this.renderForm(request, response, null, gatewayFormValues(body), submission.errors);
@@ -101,18 +111,19 @@ export class AdminGatewaysController {
     @UuidParam() id: string,
     @Query('page') rawPage?: string,
   ): Promise<void> {
-    const gateway = await this.gateways.get(id);
+    const scope = pageScope(request);
+    const gateway = await this.gateways.get(id, scope);
     const page = pageNumber(rawPage);
-    const tools = await this.tools.list({
-      gatewayId: id,
-      limit: PAGE_SIZE,
-      offset: offsetOf(page),
-    });
+    const tools = await this.tools.list(
+      { gatewayId: id, limit: PAGE_SIZE, offset: offsetOf(page) },
+      scope,
+    );
     const count = { gatewayId: id, limit: 1, offset: 0 };
     await this.pages.render(request, response, 'gateway', {
       title: `Gateway ${gateway.name}`,
       section: 'gateways',
-      gateway,
+      gateway: { ...gateway, manageable: scope.canManage(gateway.teamId) },
+      teamName: await this.teamName(gateway.teamId),
       counts: {
         prompts: (await this.prompts.list(count)).total,
         resources: (await this.resources.list(count)).total,
@@ -131,7 +142,7 @@ export class AdminGatewaysController {
     @Res() response: Response,
     @UuidParam() id: string,
   ): Promise<void> {
-    const gateway = await this.gateways.get(id);
+    const gateway = await this.manageable(request, id);
     await this.renderForm(request, response, gateway, gatewayFormOf(gateway));
   }
 
@@ -142,13 +153,13 @@ export class AdminGatewaysController {
     @UuidParam() id: string,
     @Body() body: FormBody,
   ): Promise<void> {
-    const gateway = await this.gateways.get(id);
+    const gateway = await this.manageable(request, id);
     const { input, errors: own } = gatewayInput(body, true);
     const submission = await submitForm(
       GatewayUpdateDto,
-      input,
+      withTeamInput(body, input),
       { own, aliases: GATEWAY_FIELD_ALIASES },
-      (dto) => this.gateways.update(id, dto),
+      (dto) => this.gateways.update(id, dto, pageScope(request)),
     );
     if (!submission.ok) {
       await this.renderForm(request, response, gateway, gatewayFormValues(body), submission.errors);
@@ -167,7 +178,7 @@ export class AdminGatewaysController {
     @UuidParam() id: string,
     @Body() body: FormBody,
   ): Promise<void> {
-    const gateway = await this.gateways.setEnabled(id, true);
+    const gateway = await this.gateways.setEnabled(id, true, pageScope(request));
     this.pages.redirect(request, response, this.returnTo(body, id), {
       kind: 'success',
       text: `Gateway '${gateway.name}' activated: its tools are served again.`,
@@ -181,7 +192,7 @@ export class AdminGatewaysController {
     @UuidParam() id: string,
     @Body() body: FormBody,
   ): Promise<void> {
-    const gateway = await this.gateways.setEnabled(id, false);
+    const gateway = await this.gateways.setEnabled(id, false, pageScope(request));
     this.pages.redirect(request, response, this.returnTo(body, id), {
       kind: 'success',
       text: `Gateway '${gateway.name}' deactivated: its tools are hidden from MCP clients and kept.`,
@@ -195,10 +206,10 @@ export class AdminGatewaysController {
     @Res() response: Response,
     @UuidParam() id: string,
   ): Promise<void> {
-    const gateway = await this.gateways.get(id);
+    const gateway = await this.manageable(request, id);
     let report: SyncReport;
     try {
-      report = await this.sync.sync(id);
+      report = await this.sync.syncNow(id);
     } catch (error) {
       const failure = formErrors(error);
       if (!failure) throw error;
@@ -220,7 +231,7 @@ export class AdminGatewaysController {
     @Res() response: Response,
     @UuidParam() id: string,
   ): Promise<void> {
-    const gateway = await this.gateways.get(id);
+    const gateway = await this.manageable(request, id);
     await this.pages.render(request, response, 'confirm-delete', {
       title: `Delete gateway ${gateway.name}`,
       section: 'gateways',
@@ -238,12 +249,23 @@ export class AdminGatewaysController {
     @Res() response: Response,
     @UuidParam() id: string,
   ): Promise<void> {
-    const gateway = await this.gateways.get(id);
-    await this.gateways.remove(id);
+    const gateway = await this.manageable(request, id);
+    await this.gateways.remove(id, pageScope(request));
     this.pages.redirect(request, response, '/admin/gateways', {
       kind: 'success',
       text: `Gateway '${gateway.name}' deleted.`,
     });
+  }
+
+  /** The gateway, if the signed-in user may change it (404 or 403 otherwise). */
+  private async manageable(request: Request, id: string): Promise<GatewayResponseDto> {
+    const scope = pageScope(request);
+    await this.gateways.manageable(id, scope);
+    return this.gateways.get(id, scope);
+  }
+
+  private async teamName(teamId: string | null): Promise<string | null> {
+    return teamId === null ? null : ((await this.teams.names([teamId])).get(teamId) ?? null);
   }
 
   private returnTo(body: FormBody, id: string): string {
@@ -276,6 +298,11 @@ export class AdminGatewaysController {
           selected: option.value === values.transport,
         })),
         authOptions: authOptions(editing, values.authType),
+        teams: teamChoices(
+          pageScope(request),
+          (await this.teams.list({ limit: MAX_PAGE_SIZE, offset: 0 }, pageScope(request))).items,
+          formTeam(values, gateway),
+        ),
         errors: errors?.fields ?? {},
         formError: errors?.message ?? null,
       },
@@ -303,4 +330,9 @@ function registrationFlash(gateway: GatewayResponseDto): Flash {
         text: `Gateway '${gateway.name}' registered; its first sync is still running. Reload to see its tools.`,
       };
   }
+}
+
+/** The team the form shows chosen: what was submitted, else the gateway's own. */
+function formTeam(values: GatewayFormValues, gateway: GatewayResponseDto | null): string | null {
+  return values.teamId ?? gateway?.teamId ?? null;
 }

@@ -1,11 +1,12 @@
 import { Body, Get, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
 import { type Request, type Response } from 'express';
-import { AdminUsersService } from '../auth/admin-users.service';
-import { Public } from '../auth/auth.decorators';
+import { MinRole, Public } from '../auth/auth.decorators';
+import { OidcLogin } from '../auth/oidc-login';
+import { PasswordLogin } from '../auth/password-login';
 import { TokenRequestDto } from '../auth/dto/token-request.dto';
 import { AdminController } from './admin-controller.decorator';
 import { AdminPages } from './admin-pages.service';
-import { AdminSessionService } from './admin-session.service';
+import { AdminSessionService } from '../auth/admin-session.service';
 import { type FormBody, formField } from './form-body';
 import { type FormErrors } from './form-errors';
 import { submitForm } from './form-submission';
@@ -14,9 +15,10 @@ import { safeNext } from './login-redirect';
 @AdminController('admin')
 export class AdminLoginController {
   constructor(
-    private readonly users: AdminUsersService,
+    private readonly login: PasswordLogin,
     private readonly sessions: AdminSessionService,
     private readonly pages: AdminPages,
+    private readonly oidc: OidcLogin,
   ) {}
 
   @Public()
@@ -33,7 +35,7 @@ export class AdminLoginController {
   /** The same credentials check, throttle included, as `POST /api/v1/auth/token`. */
   @Public()
   @Post('login')
-  async login(
+  async submit(
     @Req() request: Request,
     @Res() response: Response,
     @Body() body: FormBody,
@@ -44,7 +46,7 @@ export class AdminLoginController {
       TokenRequestDto,
       { username, password: formField(body, 'password') },
       {},
-      (dto) => this.users.authenticate(dto.username, dto.password, request.ip ?? 'unknown'),
+      (dto) => this.login.authenticate(dto.username, dto.password, request.ip ?? 'unknown'),
     );
     if (!submission.ok) {
       await this.render(request, response, { username, next }, submission.errors);
@@ -55,6 +57,7 @@ export class AdminLoginController {
   }
 
   @Post('logout')
+  @MinRole('member')
   @HttpCode(303)
   logout(@Req() request: Request, @Res() response: Response): void {
     this.sessions.end(request, response);
@@ -83,6 +86,15 @@ export class AdminLoginController {
         values,
         errors: errors?.fields ?? {},
         formError: errors?.message ?? null,
+        sso: this.oidc.enabled
+          ? {
+              label: this.oidc.label,
+              href:
+                values.next === '/admin'
+                  ? '/admin/sso/start'
+                  : `/admin/sso/start?next=${encodeURIComponent(values.next)}`,
+            }
+          : null,
       },
       errors?.status ?? 200,
     );

@@ -1,4 +1,5 @@
 import { Get, NotFoundException, Post } from '@nestjs/common';
+import { MinRole } from '../auth/auth.decorators';
 import { AdminController } from './admin-controller.decorator';
 
 /**
@@ -6,6 +7,7 @@ import { AdminController } from './admin-controller.decorator';
  * Registered last, so that every real admin route matches first.
  */
 @AdminController('admin')
+@MinRole('member')
 export class AdminNotFoundController {
   @Get('*path')
   page(): never {

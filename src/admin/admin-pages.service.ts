@@ -1,11 +1,23 @@
 import { Injectable } from '@nestjs/common';
 import { type Request, type Response } from 'express';
-import { AdminSessionService } from './admin-session.service';
+import { AdminSessionService } from '../auth/admin-session.service';
+import { roleAtLeast } from '../auth/roles';
 import { type Flash, FlashMessages } from './flash.service';
 
 /** The sections of the navigation; a page names the one it belongs to. */
 export type AdminSection =
-  'dashboard' | 'gateways' | 'tools' | 'resources' | 'prompts' | 'servers' | 'login' | 'error';
+  | 'dashboard'
+  | 'gateways'
+  | 'tools'
+  | 'resources'
+  | 'prompts'
+  | 'servers'
+  | 'tokens'
+  | 'users'
+  | 'teams'
+  | 'login'
+  | 'consent'
+  | 'error';
 
 export interface PageModel {
   title: string;
@@ -29,10 +41,18 @@ export class AdminPages {
     status = 200,
   ): Promise<void> {
     const session = request.adminSession;
+    const principal = session ? request.principal : undefined;
     const locals = {
       csrfToken: session ? this.sessions.csrfToken(session.sid) : undefined,
       ...model,
-      admin: session ? { username: session.username } : null,
+      admin: principal
+        ? {
+            username: principal.name,
+            role: principal.role,
+            operator: roleAtLeast(principal.role, 'operator'),
+            isAdmin: principal.role === 'admin',
+          }
+        : null,
       flash: this.flash.take(request, response),
     };
     const html = await new Promise<string>((resolve, reject) => {

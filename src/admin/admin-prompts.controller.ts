@@ -1,5 +1,6 @@
 import { Body, Get, Post, Query, Req, Res } from '@nestjs/common';
 import { type Request, type Response } from 'express';
+import { TeamScope } from '../auth/team-scope';
 import { UuidParam } from '../common/uuid-param';
 import { GatewaysService } from '../gateways/gateways.service';
 import { PromptListQueryDto } from '../prompts/dto/prompt-list-query.dto';
@@ -15,6 +16,7 @@ import { submitForm } from './form-submission';
 import { listFilter } from './list-filter';
 import { hrefWith, offsetOf, PAGE_SIZE, pageNumber, pager } from './pagination';
 
+/** Admins only (no MinRole) until prompts and resources are scoped by team like tools. */
 @AdminController('admin/prompts')
 export class AdminPromptsController {
   constructor(
@@ -39,7 +41,7 @@ export class AdminPromptsController {
       {},
       (dto) => this.prompts.list(dto),
     );
-    const gateways = await this.catalog.gatewayNames();
+    const gateways = await this.catalog.gatewayNames(TeamScope.ALL);
     await this.pages.render(
       request,
       response,
@@ -111,7 +113,7 @@ export class AdminPromptsController {
         title: `Prompt ${prompt.name}`,
         section: 'prompts',
         prompt,
-        gateway: await this.gateways.get(prompt.gatewayId),
+        gateway: await this.gateways.get(prompt.gatewayId, TeamScope.ALL),
         settingsError: errors?.message ?? null,
       },
       errors?.status ?? 200,

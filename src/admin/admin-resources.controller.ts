@@ -1,5 +1,6 @@
 import { Body, Get, Post, Query, Req, Res } from '@nestjs/common';
 import { type Request, type Response } from 'express';
+import { TeamScope } from '../auth/team-scope';
 import { UuidParam } from '../common/uuid-param';
 import { GatewaysService } from '../gateways/gateways.service';
 import { ResourceListQueryDto } from '../resources/dto/resource-list-query.dto';
@@ -19,6 +20,7 @@ import { listFilter } from './list-filter';
 import { hrefWith, offsetOf, PAGE_SIZE, pageNumber, pager } from './pagination';
 
 /** Resources and resource templates: one list page with both, a page for each entry. */
+/** Admins only (no MinRole) until prompts and resources are scoped by team like tools. */
 @AdminController('admin/resources')
 export class AdminResourcesController {
   constructor(
@@ -50,7 +52,7 @@ export class AdminResourcesController {
         page: params.page,
         templatesPage: params.templatesPage > 1 ? params.templatesPage : undefined,
       });
-    const gateways = await this.catalog.gatewayNames();
+    const gateways = await this.catalog.gatewayNames(TeamScope.ALL);
     await this.pages.render(
       request,
       response,
@@ -160,7 +162,7 @@ export class AdminResourcesController {
         title: `Resource ${resource.uri}`,
         section: 'resources',
         resource,
-        gateway: await this.gateways.get(resource.gatewayId),
+        gateway: await this.gateways.get(resource.gatewayId, TeamScope.ALL),
         settingsError: errors?.message ?? null,
       },
       errors?.status ?? 200,
@@ -181,7 +183,7 @@ export class AdminResourcesController {
         title: `Resource template ${template.uriTemplate}`,
         section: 'resources',
         template,
-        gateway: await this.gateways.get(template.gatewayId),
+        gateway: await this.gateways.get(template.gatewayId, TeamScope.ALL),
         settingsError: errors?.message ?? null,
       },
       errors?.status ?? 200,

@@ -1,7 +1,10 @@
 import { Body, Get, Post, Query, Req, Res } from '@nestjs/common';
 import { type Request, type Response } from 'express';
-import { UuidParam } from '../common/uuid-param';
+import { MinRole } from '../auth/auth.decorators';
+import { roleAtLeast } from '../auth/roles';
 import { type IssuedToken } from '../auth/token.service';
+import { MAX_PAGE_SIZE } from '../common/page.dto';
+import { UuidParam } from '../common/uuid-param';
 import { ServerCreateDto } from '../servers/dto/server-create.dto';
 import { type ServerResponseDto } from '../servers/dto/server-response.dto';
 import { ServerTokenRequestDto } from '../servers/dto/server-token-request.dto';
@@ -9,6 +12,7 @@ import { ServerUpdateDto } from '../servers/dto/server-update.dto';
 import { ServersService } from '../servers/servers.service';
 import { PromptsService } from '../prompts/prompts.service';
 import { ResourcesService } from '../resources/resources.service';
+import { TeamsService } from '../teams/teams.service';
 import { ToolsService } from '../tools/tools.service';
 import { AdminController } from './admin-controller.decorator';
 import { AdminPages } from './admin-pages.service';
@@ -16,6 +20,7 @@ import { type FormBody, formField } from './form-body';
 import { type FormErrors } from './form-errors';
 import { submitForm } from './form-submission';
 import { hrefWith, offsetOf, PAGE_SIZE, pageNumber, pager } from './pagination';
+import { pageScope, teamChoices, withTeamInput } from './team-field';
 import {
   emptyServerForm,
   NAMING_OPTIONS,
@@ -39,7 +44,9 @@ const TOKEN_LIFETIMES = [
   { seconds: String(365 * 24 * 3600), label: '1 year' },
 ];
 
+/** Members see their servers and issue tokens for them; operators manage their teams' servers. */
 @AdminController('admin/servers')
+@MinRole('member')
 export class AdminServersController {
   constructor(
     private readonly servers: ServersService,
@@ -48,6 +55,7 @@ export class AdminServersController {
     private readonly prompts: PromptsService,
     private readonly pickers: ServerPickersBuilder,
     private readonly pages: AdminPages,
+    private readonly teams: TeamsService,
   ) {}
 
   @Get()
@@ -57,21 +65,29 @@ export class AdminServersController {
     @Query('page') rawPage?: string,
   ): Promise<void> {
     const page = pageNumber(rawPage);
-    const result = await this.servers.list({ limit: PAGE_SIZE, offset: offsetOf(page) });
+    const scope = pageScope(request);
+    const result = await this.servers.list({ limit: PAGE_SIZE, offset: offsetOf(page) }, scope);
     await this.pages.render(request, response, 'servers', {
       title: 'Servers',
       section: 'servers',
-      servers: result.items,
+      servers: result.items.map((server) => ({
+        ...server,
+        manageable:
+          scope.canManage(server.teamId) && roleAtLeast(request.principal!.role, 'operator'),
+      })),
+      mayCreate: roleAtLeast(request.principal!.role, 'operator'),
       pager: pager(page, result.total, (n) => hrefWith('/admin/servers', { page: n })),
     });
   }
 
   @Get('new')
+  @MinRole('operator')
   async newForm(@Req() request: Request, @Res() response: Response): Promise<void> {
     await this.renderForm(request, response, null, emptyServerForm());
   }
 
   @Post()
+  @MinRole('operator')
   async create(
     @Req() request: Request,
     @Res() response: Response,
@@ -86,7 +102,7 @@ export class AdminServersController {
     @Res() response: Response,
     @UuidParam() id: string,
   ): Promise<void> {
-    await this.renderDetail(request, response, await this.servers.get(id));
+    await this.renderDetail(request, response, await this.servers.get(id, pageScope(request)));
   }
 
   /**
@@ -100,13 +116,13 @@ export class AdminServersController {
     @UuidParam() id: string,
     @Body() body: FormBody,
   ): Promise<void> {
-    const server = await this.servers.get(id);
+    const server = await this.servers.get(id, pageScope(request));
     const ttl = formField(body, 'ttlSeconds');
     const submission = await submitForm(
       ServerTokenRequestDto,
       ttl === '' ? {} : { ttlSeconds: Number(ttl) },
       {},
-      (dto) => this.servers.issueToken(id, dto.ttlSeconds),
+      (dto) => this.servers.issueToken(id, request.principal!, dto.ttlSeconds),
     );
     await this.renderDetail(
       request,
@@ -130,6 +146,10 @@ export class AdminServersController {
         title: `Server ${server.name}`,
         section: 'servers',
         server,
+        manageable:
+          pageScope(request).canManage(server.teamId) &&
+          roleAtLeast(request.principal!.role, 'operator'),
+        teamName: await this.teamName(server.teamId),
         tools: await this.tools.getMany(server.toolIds),
         resources: await this.resources.getMany(server.resourceIds),
         resourceTemplates: await this.resources.getManyTemplates(server.resourceTemplateIds),
@@ -143,23 +163,25 @@ export class AdminServersController {
   }
 
   @Get(':id/edit')
+  @MinRole('operator')
   async editForm(
     @Req() request: Request,
     @Res() response: Response,
     @UuidParam() id: string,
   ): Promise<void> {
-    const server = await this.servers.get(id);
+    const server = await this.manageable(request, id);
     await this.renderForm(request, response, server, serverFormOf(server));
   }
 
   @Post(':id')
+  @MinRole('operator')
   async update(
     @Req() request: Request,
     @Res() response: Response,
     @UuidParam() id: string,
     @Body() body: FormBody,
   ): Promise<void> {
-    await this.save(request, response, body, await this.servers.get(id));
+    await this.save(request, response, body, await this.manageable(request, id));
   }
 
   /** Creates (`server` null) or edits a server from the form, or runs the picker's search. */
@@ -174,13 +196,14 @@ export class AdminServersController {
       await this.renderForm(request, response, server, values, undefined, pickerQueries(body));
       return;
     }
-    const input = serverInput(values);
+    const input = withTeamInput(body, serverInput(values));
     const options = { aliases: SERVER_FIELD_ALIASES };
+    const scope = pageScope(request);
     const submission = server
       ? await submitForm(ServerUpdateDto, input, options, (dto) =>
-          this.servers.update(server.id, dto),
+          this.servers.update(server.id, dto, scope),
         )
-      : await submitForm(ServerCreateDto, input, options, (dto) => this.servers.create(dto));
+      : await submitForm(ServerCreateDto, input, options, (dto) => this.servers.create(dto, scope));
     if (!submission.ok) {
       await this.renderForm(
         request,
@@ -202,12 +225,13 @@ export class AdminServersController {
   }
 
   @Get(':id/delete')
+  @MinRole('operator')
   async confirmDelete(
     @Req() request: Request,
     @Res() response: Response,
     @UuidParam() id: string,
   ): Promise<void> {
-    const server = await this.servers.get(id);
+    const server = await this.manageable(request, id);
     await this.pages.render(request, response, 'confirm-delete', {
       title: `Delete server ${server.name}`,
       section: 'servers',
@@ -220,17 +244,30 @@ export class AdminServersController {
   }
 
   @Post(':id/delete')
+  @MinRole('operator')
   async remove(
     @Req() request: Request,
     @Res() response: Response,
     @UuidParam() id: string,
   ): Promise<void> {
-    const server = await this.servers.get(id);
-    await this.servers.remove(id);
+    const server = await this.manageable(request, id);
+    await this.servers.remove(id, pageScope(request));
     this.pages.redirect(request, response, '/admin/servers', {
       kind: 'success',
       text: `Server '${server.name}' deleted.`,
     });
+  }
+
+  /** The server, if the signed-in user may change it (404 or 403 otherwise). */
+  private async manageable(request: Request, id: string): Promise<ServerResponseDto> {
+    const scope = pageScope(request);
+    const server = await this.servers.get(id, scope);
+    scope.assertManage(server.teamId, `Server '${server.name}'`);
+    return server;
+  }
+
+  private async teamName(teamId: string | null): Promise<string | null> {
+    return teamId === null ? null : ((await this.teams.names([teamId])).get(teamId) ?? null);
   }
 
   private async renderForm(
@@ -259,11 +296,16 @@ export class AdminServersController {
         action: editing ? `/admin/servers/${server.id}` : '/admin/servers',
         cancel: editing ? `/admin/servers/${server.id}` : '/admin/servers',
         values,
+        teams: teamChoices(
+          pageScope(request),
+          (await this.teams.list({ limit: MAX_PAGE_SIZE, offset: 0 }, pageScope(request))).items,
+          values.teamId ?? server?.teamId ?? null,
+        ),
         namingOptions: NAMING_OPTIONS.map((option) => ({
           ...option,
           selected: option.value === (values.naming || server?.naming || 'prefixed'),
         })),
-        pickers: await this.pickers.build(values, queries),
+        pickers: await this.pickers.build(values, queries, pageScope(request)),
         errors: errors?.fields ?? {},
         formError: errors?.message ?? null,
       },

@@ -3,14 +3,14 @@ import { Reflector } from '@nestjs/core';
 import { type Request } from 'express';
 import { PUBLIC_ROUTE } from '../auth/auth.decorators';
 import { AdminErrorCode, AdminException } from './admin.exception';
-import { AdminSessionService } from './admin-session.service';
+import { AdminSessionService } from '../auth/admin-session.service';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD']);
 
 /**
- * Every admin route needs a valid session cookie, except the login page (marked `@Public()`).
- * Every admin form post needs the CSRF token bound to that session, or, for the login form, to
- * the browser's login nonce.
+ * Every admin form post needs the CSRF token bound to the session, or, for the login form, to the
+ * browser's login nonce. Whether a page may be seen at all is the global AuthGuard's decision,
+ * which has already read the session of every non-public admin route.
  */
 @Injectable()
 export class AdminSessionGuard implements CanActivate {
@@ -25,7 +25,7 @@ export class AdminSessionGuard implements CanActivate {
       context.getHandler(),
       context.getClass(),
     ]);
-    const session = this.sessions.read(request);
+    const session = request.adminSession ?? this.sessions.read(request);
     if (session) request.adminSession = session;
     if (!session && !isPublic) {
       throw new AdminException(AdminErrorCode.SessionRequired, 'Log in to continue.');

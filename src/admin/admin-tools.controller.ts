@@ -1,4 +1,5 @@
 import { Body, Get, Post, Query, Req, Res } from '@nestjs/common';
+import { MinRole } from '../auth/auth.decorators';
 import { type Request, type Response } from 'express';
 import { type Page } from '../common/page.dto';
 import { UuidParam } from '../common/uuid-param';
@@ -13,6 +14,7 @@ import { AdminCatalog } from './admin-catalog';
 import { AdminController } from './admin-controller.decorator';
 import { AdminPages } from './admin-pages.service';
 import { ASK_LIMIT, AdminToolSearch } from './admin-tool-search';
+import { pageScope } from './team-field';
 import { type FormBody, formCheckbox, formField } from './form-body';
 import { type FormErrors } from './form-errors';
 import { submitForm } from './form-submission';
@@ -30,6 +32,7 @@ interface InvokeOutcome {
 }
 
 @AdminController('admin/tools')
+@MinRole('operator')
 export class AdminToolsController {
   constructor(
     private readonly tools: ToolsService,
@@ -64,17 +67,19 @@ export class AdminToolsController {
         ...(filter.q.trim() ? { q: filter.q.trim() } : {}),
       },
       {},
-      (dto) => this.tools.list(dto),
+      (dto) => this.tools.list(dto, pageScope(request)),
     );
     const result: Page<ToolResponseDto> = submission.ok
       ? submission.result
       : { items: [], total: 0 };
+    const gateways = await this.catalog.gatewayNames(pageScope(request));
     const ask = typeof query.ask === 'string' ? query.ask.trim() : '';
     const asked = ask.slice(0, ASK_LIMIT);
-    const hits = asked
-      ? await this.toolSearch.ask(asked, submission.ok ? filter.gatewayId : '')
-      : [];
-    const gateways = await this.catalog.gatewayNames();
+    // The search runs over every tool; an operator sees the hits of the gateways they see.
+    const visible = new Set(gateways.map((gateway) => gateway.id));
+    const hits = (
+      asked ? await this.toolSearch.ask(asked, submission.ok ? filter.gatewayId : '') : []
+    ).filter((hit) => visible.has(hit.gatewayId));
     await this.pages.render(
       request,
       response,
@@ -107,7 +112,7 @@ export class AdminToolsController {
     @Res() response: Response,
     @UuidParam() id: string,
   ): Promise<void> {
-    await this.renderDetail(request, response, await this.tools.get(id));
+    await this.renderDetail(request, response, await this.tools.get(id, pageScope(request)));
   }
 
   /** Enable or disable the tool, and switch the Prefab renderer, as `PATCH /api/v1/tools/:id`. */
@@ -118,12 +123,12 @@ export class AdminToolsController {
     @UuidParam() id: string,
     @Body() body: FormBody,
   ): Promise<void> {
-    const tool = await this.tools.get(id);
+    const tool = await this.tools.get(id, pageScope(request));
     const prefab = formCheckbox(body, 'prefab');
     const input: Record<string, unknown> = { enabled: formCheckbox(body, 'enabled') };
     if (prefab !== Boolean(tool.appConfig?.prefab)) input.appConfig = { ...tool.appConfig, prefab };
     const submission = await submitForm(ToolUpdateDto, input, {}, (dto) =>
-      this.tools.update(id, dto),
+      this.tools.update(id, dto, pageScope(request)),
     );
     if (!submission.ok) {
       await this.renderDetail(request, response, tool, { settings: submission.errors });
@@ -146,7 +151,7 @@ export class AdminToolsController {
     @UuidParam() id: string,
     @Body() body: FormBody,
   ): Promise<void> {
-    const tool = await this.tools.get(id);
+    const tool = await this.tools.get(id, pageScope(request));
     const text = formField(body, 'arguments');
     const check = checkToolArguments(text, tool.inputSchema);
     if (!check.ok) {
@@ -157,7 +162,7 @@ export class AdminToolsController {
       return;
     }
     const submission = await submitForm(ToolInvokeDto, { arguments: check.arguments }, {}, (dto) =>
-      this.invoker.invoke(id, dto.arguments ?? {}),
+      this.invoker.invoke(id, dto.arguments ?? {}, pageScope(request)),
     );
     if (!submission.ok) {
       await this.renderDetail(request, response, tool, {
@@ -185,7 +190,8 @@ export class AdminToolsController {
     tool: ToolResponseDto,
     outcome: { settings?: FormErrors; invoke?: InvokeOutcome; status?: number } = {},
   ): Promise<void> {
-    const gateway = await this.gateways.get(tool.gatewayId);
+    const scope = pageScope(request);
+    const gateway = await this.gateways.get(tool.gatewayId, scope);
     await this.pages.render(
       request,
       response,
@@ -195,6 +201,7 @@ export class AdminToolsController {
         section: 'tools',
         tool,
         gateway,
+        manageable: scope.canManage(gateway.teamId),
         settingsError: outcome.settings?.message ?? null,
         invoke: outcome.invoke ?? { arguments: argumentsTemplate(tool.inputSchema) },
       },

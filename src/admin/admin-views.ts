@@ -67,7 +67,7 @@ function securityHeaders(_request: Request, response: Response, next: NextFuncti
   next();
 }
 
-/** Handlebars views from views/, the admin's static CSS and JS, and security headers on /admin. */
+/** Handlebars views from views/, the admin's static CSS and JS, and security headers on its pages. */
 export function setUpAdminPages(app: NestExpressApplication): void {
   const root = projectRoot();
   const viewsDir = join(root, 'views');
@@ -82,7 +82,7 @@ export function setUpAdminPages(app: NestExpressApplication): void {
   app.set('view options', { layout: 'layouts/main' });
   // Templates are part of the build; compiling each once keeps page renders cheap.
   app.set('view cache', true);
-  app.use('/admin', securityHeaders);
+  app.use(['/admin', '/oauth/consent'], securityHeaders);
   app.useStaticAssets(join(root, 'public', 'admin'), {
     prefix: '/admin/assets/',
     index: false,

@@ -3,6 +3,9 @@ import { GatewaysModule } from '../gateways/gateways.module';
 import { McpModule } from '../mcp/mcp.module';
 import { PromptsModule } from '../prompts/prompts.module';
 import { ResourcesModule } from '../resources/resources.module';
+import { TeamsModule } from '../teams/teams.module';
+import { TokensModule } from '../tokens/tokens.module';
+import { UsersModule } from '../users/users.module';
 import { ServersModule } from '../servers/servers.module';
 import { SyncModule } from '../sync/sync.module';
 import { ToolsModule } from '../tools/tools.module';
@@ -17,9 +20,12 @@ import { AdminPromptsController } from './admin-prompts.controller';
 import { AdminResourcesController } from './admin-resources.controller';
 import { AdminServersController } from './admin-servers.controller';
 import { AdminSessionGuard } from './admin-session.guard';
-import { AdminSessionService } from './admin-session.service';
+import { AdminSsoController } from './admin-sso.controller';
+import { AdminTeamsController } from './admin-teams.controller';
+import { AdminTokensController } from './admin-tokens.controller';
 import { AdminToolSearch } from './admin-tool-search';
 import { AdminToolsController } from './admin-tools.controller';
+import { AdminUsersController } from './admin-users.controller';
 import { FlashMessages } from './flash.service';
 import { ServerPickersBuilder } from './server-pickers';
 
@@ -33,6 +39,9 @@ import { ServerPickersBuilder } from './server-pickers';
     ServersModule,
     SyncModule,
     McpModule,
+    TeamsModule,
+    TokensModule,
+    UsersModule,
   ],
   controllers: [
     AdminLoginController,
@@ -42,10 +51,13 @@ import { ServerPickersBuilder } from './server-pickers';
     AdminPromptsController,
     AdminResourcesController,
     AdminServersController,
+    AdminTokensController,
+    AdminUsersController,
+    AdminTeamsController,
+    AdminSsoController,
     AdminNotFoundController,
   ],
   providers: [
-    AdminSessionService,
     AdminSessionGuard,
     AdminExceptionFilter,
     AdminPages,
@@ -54,6 +66,6 @@ import { ServerPickersBuilder } from './server-pickers';
     FlashMessages,
     ServerPickersBuilder,
   ],
-  exports: [AdminSessionService],
+  exports: [AdminPages, AdminSessionGuard, AdminExceptionFilter],
 })
 export class AdminModule {}

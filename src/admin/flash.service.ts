@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { type Request, type Response } from 'express';
 import { AppConfig } from '../config/app-config';
-import { cookieOptions } from './admin-session.service';
-import { parseCookies } from './cookie-header';
-import { deriveKey, signValue, verifyValue } from './signed-value';
+import { cookieOptions } from '../auth/admin-session.service';
+import { parseCookies } from '../common/cookie-header';
+import { deriveKey, signValue, verifyValue } from '../common/signed-value';
 
 const FLASH_COOKIE = 'portico_flash';
 const FLASH_SECONDS = 120;
@@ -23,13 +23,13 @@ export interface Flash {
 export class FlashMessages {
   private readonly key: Buffer;
 
-  constructor(config: AppConfig) {
+  constructor(private readonly config: AppConfig) {
     this.key = deriveKey(config.jwtSecret, 'admin-flash');
   }
 
   set(request: Request, response: Response, kind: FlashKind, text: string): void {
     response.cookie(FLASH_COOKIE, signValue(this.key, { kind, text: text.slice(0, 1000) }), {
-      ...cookieOptions(request, '/admin'),
+      ...cookieOptions(this.config, request, '/admin'),
       maxAge: FLASH_SECONDS * 1000,
     });
   }
@@ -38,7 +38,7 @@ export class FlashMessages {
   take(request: Request, response: Response): Flash | null {
     const value = parseCookies(request.headers.cookie).get(FLASH_COOKIE);
     if (!value) return null;
-    response.clearCookie(FLASH_COOKIE, cookieOptions(request, '/admin'));
+    response.clearCookie(FLASH_COOKIE, cookieOptions(this.config, request, '/admin'));
     const flash = verifyValue(this.key, value) as Partial<Flash> | null;
     if (
       typeof flash?.text !== 'string' ||

@@ -5,7 +5,10 @@ import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exceptio
 import { PromptErrorCode, PromptException } from '../prompts/prompt.exception';
 import { ResourceErrorCode, ResourceException } from '../resources/resource.exception';
 import { ServerErrorCode, ServerException } from '../servers/server.exception';
+import { TeamErrorCode, TeamException } from '../teams/team.exception';
+import { TokenErrorCode, TokenException } from '../tokens/token.exception';
 import { ToolErrorCode, ToolException } from '../tools/tool.exception';
+import { UserErrorCode, UserException } from '../users/user.exception';
 
 /** What a form shows after the service refused it: messages by field, and one for the form. */
 export interface FormErrors {
@@ -23,7 +26,16 @@ export function fieldOfCode(code: DomainErrorCode): string | null {
     case GatewayErrorCode.ToolNameClash:
     case GatewayErrorCode.ToolNameTooLong:
     case ServerErrorCode.NameTaken:
+    case TeamErrorCode.NameTaken:
       return 'name';
+    case UserErrorCode.UsernameTaken:
+      return 'username';
+    case UserErrorCode.UnknownTeams:
+    case TeamErrorCode.Unknown:
+      return 'teamIds';
+    case TokenErrorCode.ScopeRequired:
+    case TokenErrorCode.BeyondOwner:
+      return 'serverIds';
     case GatewayErrorCode.UrlTaken:
       return 'url';
     case ServerErrorCode.UnknownTools:
@@ -55,6 +67,12 @@ export function fieldOfCode(code: DomainErrorCode): string | null {
     case AuthErrorCode.TooManyAttempts:
     case AuthErrorCode.Unauthenticated:
     case AuthErrorCode.Forbidden:
+    case UserErrorCode.NotFound:
+    case UserErrorCode.BreakGlass:
+    case UserErrorCode.NotLocal:
+    case TeamErrorCode.NotFound:
+    case TeamErrorCode.InUse:
+    case TokenErrorCode.NotFound:
       return null;
   }
 }
@@ -82,7 +100,10 @@ export function formErrors(
     error instanceof ToolException ||
     error instanceof ResourceException ||
     error instanceof PromptException ||
-    error instanceof AuthException
+    error instanceof AuthException ||
+    error instanceof UserException ||
+    error instanceof TeamException ||
+    error instanceof TokenException
   ) {
     const status = statusOf(error.code);
     if (status === 404) return null;

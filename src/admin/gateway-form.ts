@@ -16,6 +16,8 @@ export interface GatewayFormValues {
   transport: string;
   /** A GatewayAuthChoice, or whatever an edited form sent. */
   authType: string;
+  /** The team chosen on a submitted form ('' for global); absent before one was submitted. */
+  teamId?: string;
 }
 
 /** DTO paths that the form shows under other names. */
@@ -55,6 +57,7 @@ export function gatewayFormValues(body: FormBody): GatewayFormValues {
     url: formField(body, 'url'),
     transport: formField(body, 'transport') || 'streamable-http',
     authType: formField(body, 'authType') || 'none',
+    ...(body.teamId === undefined ? {} : { teamId: formField(body, 'teamId') }),
   };
 }
 

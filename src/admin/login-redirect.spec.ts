@@ -13,10 +13,18 @@ describe('login redirects', () => {
       '/administrator',
       '/admin/login',
       '/admin/logout',
+      '/oauth/consented',
+      '/oauth/token',
       ['/admin/tools'],
     ]) {
       expect(safeNext(next)).toBe('/admin');
     }
+  });
+
+  it('returns to the OAuth consent page with its signed request', () => {
+    expect(safeNext('/oauth/consent?request=eyJjIjoiYSJ9.mac_-x')).toBe(
+      '/oauth/consent?request=eyJjIjoiYSJ9.mac_-x',
+    );
   });
 
   it('remembers the requested page in the login link', () => {

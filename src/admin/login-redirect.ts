@@ -1,7 +1,8 @@
-/** Admin paths a login may return to: same-site, under /admin, no tricks. */
-const SAFE_NEXT = /^\/admin(?:\/[A-Za-z0-9\-._~/]*)?(?:\?[A-Za-z0-9\-._~=&%+]*)?$/;
+/** Paths a login may return to: same-site, an admin page or the OAuth consent page, no tricks. */
+const SAFE_NEXT =
+  /^\/(?:admin(?:\/[A-Za-z0-9\-._~/]*)?|oauth\/consent)(?:\?[A-Za-z0-9\-._~=&%+]*)?$/;
 
-/** Where to go after logging in: the requested admin page, or the dashboard. */
+/** Where to go after logging in: the requested page, or the dashboard. */
 export function safeNext(next: unknown): string {
   if (typeof next !== 'string' || !SAFE_NEXT.test(next) || next.includes('..')) return '/admin';
   if (

@@ -15,6 +15,8 @@ export interface ServerFormValues {
   resourceIds: string[];
   resourceTemplateIds: string[];
   promptIds: string[];
+  /** The team chosen on a submitted form ('' for global); absent before one was submitted. */
+  teamId?: string;
 }
 
 /** The choices of the naming select. */
@@ -64,6 +66,7 @@ export function serverFormValues(body: FormBody): ServerFormValues {
     resourceIds: ids('resourceIds'),
     resourceTemplateIds: ids('resourceTemplateIds'),
     promptIds: ids('promptIds'),
+    ...(body.teamId === undefined ? {} : { teamId: formField(body, 'teamId') }),
   };
 }
 

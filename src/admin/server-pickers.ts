@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { type TeamScope } from '../auth/team-scope';
 import { type Page, type PageQueryDto } from '../common/page.dto';
 import { PromptsService } from '../prompts/prompts.service';
 import {
@@ -47,14 +48,23 @@ interface PickerCatalogue {
 /** The server form's four pickers, each over its own catalogue. */
 @Injectable()
 export class ServerPickersBuilder {
-  private readonly catalogues: Record<PickerKindName, PickerCatalogue>;
-
   constructor(
-    tools: ToolsService,
-    resources: ResourcesService,
-    prompts: PromptsService,
+    private readonly tools: ToolsService,
+    private readonly resources: ResourcesService,
+    private readonly prompts: PromptsService,
     private readonly catalog: AdminCatalog,
-  ) {
+  ) {}
+
+  /**
+   * The catalogues as this scope sees them: tools through their service's team filter; resources,
+   * templates and prompts (whose services know no teams yet) narrowed to the gateways it sees.
+   */
+  private catalogues(
+    scope: TeamScope,
+    visible: ReadonlySet<string>,
+  ): Record<PickerKindName, PickerCatalogue> {
+    const seen = (items: PickerSource[]) =>
+      scope.everything ? items : items.filter((item) => visible.has(item.gatewayId));
     const mapped =
       <T>(
         read: (query: PageQueryDto & { q?: string }) => Promise<Page<T>>,
@@ -62,33 +72,45 @@ export class ServerPickersBuilder {
       ) =>
       async (query: PageQueryDto & { q?: string }) => {
         const { items, total } = await read(query);
-        return { items: items.map(as), total };
+        const shown = seen(items.map(as));
+        return { items: shown, total: scope.everything ? total : shown.length };
       };
-    this.catalogues = {
-      tools: { list: (query) => tools.list(query), getMany: (ids) => tools.getMany(ids) },
+    return {
+      tools: {
+        list: (query) => this.tools.list(query, scope),
+        getMany: async (ids) => seen(await this.tools.getMany(ids)),
+      },
       resources: {
-        list: mapped((query) => resources.list(query), asResource),
-        getMany: async (ids) => (await resources.getMany(ids)).map(asResource),
+        list: mapped((query) => this.resources.list(query), asResource),
+        getMany: async (ids) => seen((await this.resources.getMany(ids)).map(asResource)),
       },
       resourceTemplates: {
-        list: mapped((query) => resources.listTemplates(query), asTemplate),
-        getMany: async (ids) => (await resources.getManyTemplates(ids)).map(asTemplate),
+        list: mapped((query) => this.resources.listTemplates(query), asTemplate),
+        getMany: async (ids) => seen((await this.resources.getManyTemplates(ids)).map(asTemplate)),
       },
-      prompts: { list: (query) => prompts.list(query), getMany: (ids) => prompts.getMany(ids) },
+      prompts: {
+        list: mapped(
+          (query) => this.prompts.list(query),
+          (prompt) => prompt,
+        ),
+        getMany: async (ids) => seen(await this.prompts.getMany(ids)),
+      },
     };
   }
 
   async build(
     values: ServerFormValues,
     queries: Record<PickerKindName, string>,
+    scope: TeamScope,
   ): Promise<ServerPickers> {
-    const gateways = await this.catalog.gatewayNames();
+    const gateways = await this.catalog.gatewayNames(scope);
+    const catalogues = this.catalogues(scope, new Set(gateways.map((gateway) => gateway.id)));
     const pickers = {} as ServerPickers;
     for (const name of Object.keys(PICKER_KINDS) as PickerKindName[]) {
       const kind = PICKER_KINDS[name];
       pickers[name] = await this.picker(
         kind,
-        this.catalogues[name],
+        catalogues[name],
         gateways,
         values[kind.field],
         queries[name],

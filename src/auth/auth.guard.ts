@@ -1,38 +1,106 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { type Request } from 'express';
-import { ADMIN_SESSION_ROUTE, PUBLIC_ROUTE, SERVER_TOKENS_ALLOWED } from './auth.decorators';
+import { type Request, type Response } from 'express';
+import { routeAccess } from './auth.decorators';
 import { AuthErrorCode, AuthException } from './auth.exception';
-import { TokenService } from './token.service';
+import { McpAccess, mcpTargetOf, targetKey } from './mcp-access';
+import { mcpOnly, type Principal } from './principal';
+import { PrincipalResolver } from './principal-resolver';
+import { roleAtLeast } from './roles';
+
+declare module 'express' {
+  interface Request {
+    /** Set by the AuthGuard once it allowed an MCP request: the endpoint it checked (targetKey). */
+    mcpAuthorized?: string;
+  }
+}
 
 /**
- * Global: every route needs an admin bearer token unless it is marked otherwise. Admin pages are
- * left to their session guard.
+ * Global, and the one place where authorization is decided, from each route's metadata:
+ * - `@Public()`: anyone;
+ * - `@McpRoute()`: a bearer token, and McpAccess on the endpoint the path names;
+ * - admin pages: the session cookie, and the route's least role;
+ * - anything else (the REST API): a bearer token that is not limited to MCP endpoints, and the
+ *   route's least role (admin unless the route says otherwise).
+ * What a permitted principal may then see (its teams' records) is the services' TeamScope.
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
-    private readonly tokens: TokenService,
+    private readonly resolver: PrincipalResolver,
+    private readonly mcp: McpAccess,
   ) {}
 
-  canActivate(context: ExecutionContext): boolean {
-    const targets = [context.getHandler(), context.getClass()];
-    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) return true;
-    if (this.reflector.getAllAndOverride<boolean>(ADMIN_SESSION_ROUTE, targets)) return true;
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const access = routeAccess(this.reflector, context);
     const request = context.switchToHttp().getRequest<Request>();
-    const principal = this.tokens.verify(bearerToken(request));
+    switch (access.kind) {
+      case 'public':
+        return true;
+      case 'mcp':
+        await this.authorizeMcp(request, context.switchToHttp().getResponse<Response>());
+        return true;
+      case 'admin-page': {
+        const principal = await this.resolver.fromSession(request);
+        if (!principal)
+          throw new AuthException(AuthErrorCode.Unauthenticated, 'Log in to continue.');
+        request.principal = principal;
+        this.requireRole(principal, access.minRole);
+        return true;
+      }
+      case 'api': {
+        const principal = await this.resolver.fromBearer(bearerToken(request));
+        request.principal = principal;
+        if (mcpOnly(principal)) {
+          throw new AuthException(
+            AuthErrorCode.Forbidden,
+            'This token may only be used on MCP endpoints.',
+          );
+        }
+        this.requireRole(principal, access.minRole);
+        return true;
+      }
+    }
+  }
+
+  private async authorizeMcp(request: Request, response: Response): Promise<void> {
+    const target = mcpTargetOf(request.path) ?? { kind: 'all' };
+    let principal: Principal;
+    try {
+      principal = await this.resolver.fromBearer(bearerToken(request));
+    } catch (error) {
+      if (error instanceof AuthException && error.code === AuthErrorCode.Unauthenticated) {
+        const presented = Boolean(request.headers.authorization);
+        response.setHeader(
+          'WWW-Authenticate',
+          this.mcp.challenge(
+            target,
+            presented ? { error: 'invalid_token', message: error.message } : undefined,
+          ),
+        );
+      }
+      throw error;
+    }
     request.principal = principal;
-    if (
-      principal.scope !== 'admin' &&
-      !this.reflector.getAllAndOverride<boolean>(SERVER_TOKENS_ALLOWED, targets)
-    ) {
+    const decision = await this.mcp.check(principal, target);
+    if (!decision.allowed) {
+      response.setHeader('WWW-Authenticate', this.mcp.challenge(target, decision));
       throw new AuthException(
-        AuthErrorCode.Forbidden,
-        'This token may only be used on MCP endpoints of its servers.',
+        decision.status === 401 ? AuthErrorCode.Unauthenticated : AuthErrorCode.Forbidden,
+        decision.message,
       );
     }
-    return true;
+    request.mcpAuthorized = targetKey(target);
+  }
+
+  private requireRole(principal: Principal, minRole: Principal['role']): void {
+    if (!roleAtLeast(principal.role, minRole)) {
+      throw new AuthException(
+        AuthErrorCode.Forbidden,
+        `This needs the ${minRole} role; ${principal.name} has ${principal.role}.`,
+      );
+    }
   }
 }
 

@@ -1,11 +1,31 @@
-/** Who a request acts for, from its verified bearer token. */
-export type Principal =
-  | { subject: string; scope: 'admin' }
-  /** May only use the MCP endpoints of these virtual servers. */
-  | { subject: string; scope: 'server'; serverIds: string[] };
+import { type Role } from './roles';
 
-export function mayUseServer(principal: Principal, serverId: string): boolean {
-  return principal.scope === 'admin' || principal.serverIds.includes(serverId);
+/** How the request proved who it acts for. */
+export type PrincipalSource =
+  'session' | 'login-token' | 'api-token' | 'oauth' | 'external' | 'legacy-token';
+
+/** Who a request acts for, and what it may reach; built once per request by the AuthGuard. */
+export interface Principal {
+  /** A stable id of who acts: MCP sessions belong to it. */
+  subject: string;
+  /** For people to read: a username, or a token's name. */
+  name: string;
+  /** The local user behind it, if any (an external token's person may have none). */
+  userId: string | null;
+  role: Role;
+  teamIds: readonly string[];
+  /** Set when it may use only the MCP endpoints of these servers, and nothing else. */
+  serverIds: readonly string[] | null;
+  /** Set for an OAuth access token bound (RFC 8707) to this MCP endpoint URL, and nothing else. */
+  audience: string | null;
+  /** The API token or OAuth grant it came from, if any. */
+  tokenId: string | null;
+  source: PrincipalSource;
+}
+
+/** A principal that may use MCP endpoints only (some of them), never the REST API or pages. */
+export function mcpOnly(principal: Principal): boolean {
+  return principal.serverIds !== null || principal.audience !== null;
 }
 
 declare module 'express' {

@@ -2,14 +2,27 @@ import { Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { AppConfig } from '../config/app-config';
 import { AuthErrorCode, AuthException } from './auth.exception';
-import { type Principal } from './principal';
 
-interface Claims {
+/** Claims of the tokens POST /api/v1/auth/token issues: a user, for a while. */
+interface LoginClaims {
   sub: string;
-  scope: Principal['scope'];
-  srv?: string[];
+  typ: 'login';
   exp: number;
 }
+
+/** Claims of tokens issued before users existed; they keep working until they expire. */
+interface LegacyClaims {
+  sub: string;
+  scope: 'admin' | 'server';
+  srv?: unknown;
+  exp: number;
+}
+
+/** What a verified signed token says; the PrincipalResolver turns it into a principal. */
+export type VerifiedToken =
+  | { kind: 'login'; userId: string }
+  | { kind: 'legacy-admin'; username: string }
+  | { kind: 'legacy-server'; subject: string; serverIds: string[] };
 
 export interface IssuedToken {
   accessToken: string;
@@ -18,60 +31,65 @@ export interface IssuedToken {
 }
 
 const VERIFIED_CACHE_LIMIT = 10_000;
+export const LOGIN_TOKEN_ISSUER = 'portico';
 
+/**
+ * HS256 tokens signed with JWT_SECRET: the short-lived login tokens of POST /api/v1/auth/token.
+ * They name a user, whose current role and teams apply on every request, so disabling or deleting
+ * the user ends them.
+ */
 @Injectable()
 export class TokenService {
   private readonly jwt: JwtService;
   /** Tokens already verified, until they expire: HS256 verification is costly per request. */
-  private readonly verified = new Map<string, { principal: Principal; expiresAt: number }>();
+  private readonly verified = new Map<string, { token: VerifiedToken; expiresAt: number }>();
 
   constructor(private readonly config: AppConfig) {
     this.jwt = new JwtService({
       secret: config.jwtSecret,
-      signOptions: { algorithm: 'HS256', issuer: 'portico' },
+      signOptions: { algorithm: 'HS256', issuer: LOGIN_TOKEN_ISSUER },
     });
   }
 
-  issue(principal: Principal, ttlSeconds = this.config.tokenTtlSeconds): IssuedToken {
-    const payload =
-      principal.scope === 'admin'
-        ? { sub: principal.subject, scope: principal.scope }
-        : { sub: principal.subject, scope: principal.scope, srv: principal.serverIds };
-    const accessToken = this.jwt.sign(payload, { expiresIn: ttlSeconds });
-    const { exp } = this.jwt.decode<Claims>(accessToken);
+  issueLogin(userId: string, ttlSeconds = this.config.tokenTtlSeconds): IssuedToken {
+    const accessToken = this.jwt.sign({ sub: userId, typ: 'login' }, { expiresIn: ttlSeconds });
+    const { exp } = this.jwt.decode<LoginClaims>(accessToken);
     return { accessToken, tokenType: 'Bearer', expiresAt: new Date(exp * 1000).toISOString() };
   }
 
-  verify(token: string): Principal {
+  verify(token: string, now = Date.now()): VerifiedToken {
     const cached = this.verified.get(token);
-    if (cached && cached.expiresAt > Date.now()) return cached.principal;
-    const { principal, exp } = this.verifySignature(token);
+    if (cached && cached.expiresAt > now) return cached.token;
+    const { verified, exp } = this.verifySignature(token);
     if (this.verified.size >= VERIFIED_CACHE_LIMIT) this.verified.clear();
-    this.verified.set(token, { principal, expiresAt: exp * 1000 });
-    return principal;
+    this.verified.set(token, { token: verified, expiresAt: exp * 1000 });
+    return verified;
   }
 
-  private verifySignature(token: string): { principal: Principal; exp: number } {
-    let claims: Claims;
+  private verifySignature(token: string): { verified: VerifiedToken; exp: number } {
+    let claims: Partial<LoginClaims & LegacyClaims>;
     try {
-      claims = this.jwt.verify<Claims>(token, { algorithms: ['HS256'], issuer: 'portico' });
+      claims = this.jwt.verify(token, { algorithms: ['HS256'], issuer: LOGIN_TOKEN_ISSUER });
     } catch {
-      throw new AuthException(
-        AuthErrorCode.Unauthenticated,
-        'The bearer token is invalid or expired.',
-      );
+      throw invalid('The bearer token is invalid or expired.');
     }
-    if (claims.scope === 'admin')
-      return { principal: { subject: claims.sub, scope: 'admin' }, exp: claims.exp };
-    if (claims.scope === 'server' && Array.isArray(claims.srv)) {
-      return {
-        principal: { subject: claims.sub, scope: 'server', serverIds: claims.srv },
-        exp: claims.exp,
-      };
+    const { sub, exp } = claims;
+    if (typeof sub !== 'string' || typeof exp !== 'number')
+      throw invalid('The bearer token is malformed.');
+    if (claims.typ === 'login') return { verified: { kind: 'login', userId: sub }, exp };
+    if (claims.scope === 'admin') return { verified: { kind: 'legacy-admin', username: sub }, exp };
+    const { srv } = claims;
+    if (
+      claims.scope === 'server' &&
+      Array.isArray(srv) &&
+      srv.every((id) => typeof id === 'string')
+    ) {
+      return { verified: { kind: 'legacy-server', subject: sub, serverIds: srv }, exp };
     }
-    throw new AuthException(
-      AuthErrorCode.Unauthenticated,
-      'The bearer token has an unknown scope.',
-    );
+    throw invalid('The bearer token has an unknown scope.');
   }
+}
+
+function invalid(message: string): AuthException {
+  return new AuthException(AuthErrorCode.Unauthenticated, message);
 }

@@ -4,7 +4,7 @@ import { ApiBearerAuth, ApiResponse } from '@nestjs/swagger';
 const DESCRIPTIONS: Record<number, string> = {
   400: 'Malformed request (bad JSON, malformed id).',
   401: 'Missing or invalid bearer token.',
-  403: 'The token may not do this.',
+  403: 'The token, or the role or teams of its user, may not do this.',
   404: 'No such record.',
   409: 'Conflict with existing state (duplicate name, slug or URL; a clash of virtual or original names).',
   413: 'Request body too large.',
@@ -12,16 +12,18 @@ const DESCRIPTIONS: Record<number, string> = {
   502: 'The upstream MCP server failed or is unreachable.',
 };
 
-/** Documents the problem+json answers of a protected route. */
+/** Documents the problem+json answers of a protected route: 401 and 403, and these. */
 export function ApiProblems(...statuses: number[]) {
   return applyDecorators(
     ApiBearerAuth(),
-    ...[401, ...statuses].map((status) =>
-      ApiResponse({
-        status,
-        description: DESCRIPTIONS[status],
-        content: { 'application/problem+json': {} },
-      }),
-    ),
+    ...[...new Set([401, 403, ...statuses])]
+      .sort((a, b) => a - b)
+      .map((status) =>
+        ApiResponse({
+          status,
+          description: DESCRIPTIONS[status],
+          content: { 'application/problem+json': {} },
+        }),
+      ),
   );
 }

@@ -12,7 +12,10 @@ import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exceptio
 import { PromptErrorCode, PromptException } from '../prompts/prompt.exception';
 import { ResourceErrorCode, ResourceException } from '../resources/resource.exception';
 import { ServerErrorCode, ServerException } from '../servers/server.exception';
+import { TeamErrorCode, TeamException } from '../teams/team.exception';
+import { TokenErrorCode, TokenException } from '../tokens/token.exception';
 import { ToolErrorCode, ToolException } from '../tools/tool.exception';
+import { UserErrorCode, UserException } from '../users/user.exception';
 import { RequestValidationException } from './request-validation.exception';
 
 export type DomainErrorCode =
@@ -21,7 +24,10 @@ export type DomainErrorCode =
   | ResourceErrorCode
   | PromptErrorCode
   | ServerErrorCode
-  | AuthErrorCode;
+  | AuthErrorCode
+  | UserErrorCode
+  | TeamErrorCode
+  | TokenErrorCode;
 
 export function statusOf(code: DomainErrorCode): number {
   switch (code) {
@@ -31,6 +37,9 @@ export function statusOf(code: DomainErrorCode): number {
     case ResourceErrorCode.TemplateNotFound:
     case PromptErrorCode.NotFound:
     case ServerErrorCode.NotFound:
+    case UserErrorCode.NotFound:
+    case TeamErrorCode.NotFound:
+    case TokenErrorCode.NotFound:
       return HttpStatus.NOT_FOUND;
     case GatewayErrorCode.NameTaken:
     case GatewayErrorCode.SlugTaken:
@@ -42,11 +51,20 @@ export function statusOf(code: DomainErrorCode): number {
     case GatewayErrorCode.SyncSuperseded:
     case ToolErrorCode.Disabled:
     case ServerErrorCode.NameTaken:
+    case UserErrorCode.UsernameTaken:
+    case UserErrorCode.BreakGlass:
+    case UserErrorCode.NotLocal:
+    case TeamErrorCode.NameTaken:
+    case TeamErrorCode.InUse:
     case ServerErrorCode.NameClash:
       return HttpStatus.CONFLICT;
     case GatewayErrorCode.SlugEmpty:
     case ServerErrorCode.UnknownTools:
     case ServerErrorCode.UnknownAlwaysLoaded:
+    case UserErrorCode.UnknownTeams:
+    case TeamErrorCode.Unknown:
+    case TokenErrorCode.ScopeRequired:
+    case TokenErrorCode.BeyondOwner:
     case ServerErrorCode.UnknownResources:
     case ServerErrorCode.UnknownResourceTemplates:
     case ServerErrorCode.UnknownPrompts:
@@ -81,7 +99,10 @@ export function toProblem(error: unknown): Problem {
     error instanceof ResourceException ||
     error instanceof PromptException ||
     error instanceof ServerException ||
-    error instanceof AuthException
+    error instanceof AuthException ||
+    error instanceof UserException ||
+    error instanceof TeamException ||
+    error instanceof TokenException
   ) {
     const status = statusOf(error.code);
     return {
@@ -123,11 +144,11 @@ export function toProblem(error: unknown): Problem {
   };
 }
 
-/** Errors thrown by Express's body parser carry `status` and `type`. */
+/** Errors thrown by Express's body parser carry `status`, and mostly `type`. */
 function bodyParserError(error: unknown): Problem | null {
-  if (typeof error !== 'object' || error === null || !('type' in error) || !('status' in error))
-    return null;
-  const { type, status } = error;
+  if (typeof error !== 'object' || error === null || !('status' in error)) return null;
+  const { status } = error;
+  const type = 'type' in error ? error.type : undefined;
   if (type === 'entity.too.large') {
     return {
       type: 'about:blank',
@@ -144,7 +165,16 @@ function bodyParserError(error: unknown): Problem | null {
       detail: 'The request body is not valid JSON.',
     };
   }
-  if (typeof status === 'number' && status >= 400 && status < 500) {
+  if (type === undefined && 'errno' in error && status === 400) {
+    // zlib failed on a body whose Content-Encoding (gzip, deflate, br) is not what it has.
+    return {
+      type: 'about:blank',
+      title: titleOf(400),
+      status: 400,
+      detail: 'The request body is not encoded as its Content-Encoding header says.',
+    };
+  }
+  if (type !== undefined && typeof status === 'number' && status >= 400 && status < 500) {
     return {
       type: 'about:blank',
       title: titleOf(status),
@@ -183,7 +213,10 @@ export class ProblemFilter implements ExceptionFilter {
       );
     }
     if (response.headersSent) return;
-    if (problem.status === 401) response.setHeader('WWW-Authenticate', 'Bearer');
+    if (problem.status === 401 && !response.hasHeader('WWW-Authenticate'))
+      response.setHeader('WWW-Authenticate', 'Bearer');
+    if (typeof problem.retryAfterSeconds === 'number')
+      response.setHeader('Retry-After', String(problem.retryAfterSeconds));
     response.status(problem.status).type('application/problem+json').send(JSON.stringify(problem));
   }
 }

@@ -1,5 +1,12 @@
-import { plainToInstance, type ClassConstructor } from 'class-transformer';
-import { ValidateIf, validate, type ValidatorOptions } from 'class-validator';
+import { applyDecorators } from '@nestjs/common';
+import { plainToInstance, Type, type ClassConstructor } from 'class-transformer';
+import {
+  IsObject,
+  ValidateIf,
+  ValidateNested,
+  validate,
+  type ValidatorOptions,
+} from 'class-validator';
 import { RequestValidationException } from './request-validation.exception';
 
 /** The one set of validation rules, for the REST API's ValidationPipe and the admin forms alike. */
@@ -26,4 +33,16 @@ export async function validateDto<T extends object>(
  */
 export function Optional(): PropertyDecorator {
   return ValidateIf((_object: object, value: unknown) => value !== undefined);
+}
+
+/**
+ * A nested DTO. An array is refused: class-transformer would turn `[]` into an empty array of the
+ * DTO, which ValidateNested accepts, and the service would take it for "no value".
+ */
+export function NestedObject(type: () => ClassConstructor<object>): PropertyDecorator {
+  return applyDecorators(
+    IsObject({ message: ({ property }) => `${property} must be an object` }),
+    ValidateNested(),
+    Type(type),
+  );
 }

@@ -62,6 +62,9 @@ describe('loadConfig', () => {
     ['ADMIN_PASSWORD', 'short'],
     ['MCP_TOOL_SEARCH', 'sometimes'],
     ['MCP_TOOL_SEARCH_ALWAYS_LOADED', 'gateway-1-ok, not a name'],
+    ['TRUSTED_PROXIES', '10.0.0.1, proxy.internal'],
+    ['TRUSTED_PROXIES', '10.0.0.0/33'],
+    ['TRUSTED_PROXIES', '*'],
   ])('refuses %s=%s with a one-line message naming it', (name, value) => {
     const attempt = () => loadConfig({ ...base(), [name]: value });
     expect(attempt).toThrow(ConfigError);
@@ -101,6 +104,14 @@ describe('loadConfig', () => {
       enabled: true,
       alwaysLoaded: ['gateway-1-get_time', 'github.search'],
     });
+  });
+
+  it('trusts no proxy unless TRUSTED_PROXIES names it', () => {
+    expect(loadConfig(base()).trustedProxies).toEqual([]);
+    expect(
+      loadConfig({ ...base(), TRUSTED_PROXIES: '10.0.0.7, 10.1.0.0/16, fd00::/8, loopback' })
+        .trustedProxies,
+    ).toEqual(['10.0.0.7', '10.1.0.0/16', 'fd00::/8', 'loopback']);
   });
 
   describe('the embeddings provider', () => {

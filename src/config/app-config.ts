@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
+import { isRole, type Role } from '../auth/roles';
 import { TOOL_NAME_RULE } from '../tools/tool-name';
 
 export type LogLevel = 'error' | 'warn' | 'log' | 'debug' | 'verbose';
@@ -10,6 +12,28 @@ export interface ToolSearchSettings {
   enabled: boolean;
   /** Virtual names that stay listed when search defers the rest. */
   alwaysLoaded: readonly string[];
+}
+
+/** An external OpenID Connect identity provider: admin SSO, and access tokens it issues. */
+export interface OidcConfig {
+  issuer: string;
+  /** Portico's client at the provider, for admin SSO; null: tokens only, no SSO. */
+  clientId: string | null;
+  clientSecret: string | null;
+  scopes: string;
+  /** `aud` values that make one of its access tokens good for any endpoint its user may use. */
+  audiences: readonly string[];
+  usernameClaim: string;
+  groupsClaim: string;
+  /** Group → role; a person gets the highest role of their groups. */
+  roleMap: ReadonlyMap<string, Role>;
+  /** Group → team names. */
+  teamMap: ReadonlyMap<string, readonly string[]>;
+  /** The role of someone in no mapped group; null: such people are refused. */
+  defaultRole: Role | null;
+  jwksCacheSeconds: number;
+  /** The SSO button's words. */
+  label: string;
 }
 
 /**
@@ -66,6 +90,12 @@ export abstract class AppConfig {
   abstract readonly bodyLimitBytes: number;
   /** A static bearer token for Prometheus scrapes of /metrics; null: admin tokens only. */
   abstract readonly metricsToken: string | null;
+  /**
+   * Proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (addresses, CIDR ranges or
+   * Express's names such as `loopback`); empty: the peer address is the client.
+   */
+  abstract readonly trustedProxies: readonly string[];
+  abstract readonly oidc: OidcConfig | null;
 }
 
 type Env = Record<string, string | undefined>;
@@ -151,6 +181,78 @@ function metricsToken(env: Env): string | null {
   if (token !== null && token.length < 16)
     fail('METRICS_TOKEN', 'must be at least 16 characters', '<redacted>');
   return token;
+}
+
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function trustedProxies(env: Env): string[] {
+  const entries = (value(env, 'TRUSTED_PROXIES') ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  for (const entry of entries) {
+    const [address = '', prefix, ...rest] = entry.split('/');
+    const family = isIP(address);
+    const prefixValid =
+      prefix === undefined ||
+      (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 6 ? 128 : 32));
+    if (!PROXY_NAMES.has(entry) && (family === 0 || !prefixValid || rest.length > 0)) {
+      fail(
+        'TRUSTED_PROXIES',
+        'must list IP addresses, CIDR ranges or loopback, linklocal, uniquelocal',
+        entry,
+      );
+    }
+  }
+  return entries;
+}
+
+/** `a=b, c=d` as pairs; names may hold anything but commas and equals signs. */
+function pairs(env: Env, name: string): [string, string][] {
+  return (value(env, name) ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '')
+    .map((entry) => {
+      const [key, mapped, ...rest] = entry.split('=').map((part) => part.trim());
+      if (!key || !mapped || rest.length > 0) fail(name, 'must be a list of group=value', entry);
+      return [key, mapped];
+    });
+}
+
+function oidc(env: Env): OidcConfig | null {
+  const raw = value(env, 'OIDC_ISSUER');
+  if (raw === undefined) return null;
+  // Validated as a URL, kept verbatim: tokens must name the issuer exactly as the provider does.
+  httpUrl('OIDC_ISSUER', raw);
+  const roleMap = new Map<string, Role>();
+  for (const [group, role] of pairs(env, 'OIDC_ROLE_MAP')) {
+    if (!isRole(role)) fail('OIDC_ROLE_MAP', 'must map groups to admin, operator or member', role);
+    roleMap.set(group, role);
+  }
+  const teamMap = new Map<string, string[]>();
+  for (const [group, team] of pairs(env, 'OIDC_TEAM_MAP'))
+    teamMap.set(group, [...(teamMap.get(group) ?? []), team]);
+  const defaultRole = value(env, 'OIDC_DEFAULT_ROLE') ?? null;
+  if (defaultRole !== null && !isRole(defaultRole))
+    fail('OIDC_DEFAULT_ROLE', 'must be admin, operator or member', defaultRole);
+  return {
+    issuer: raw,
+    clientId: value(env, 'OIDC_CLIENT_ID') ?? null,
+    clientSecret: value(env, 'OIDC_CLIENT_SECRET') ?? null,
+    scopes: value(env, 'OIDC_SCOPES') ?? 'openid profile email',
+    audiences: (value(env, 'OIDC_AUDIENCE') ?? '')
+      .split(',')
+      .map((audience) => audience.trim())
+      .filter((audience) => audience !== ''),
+    usernameClaim: value(env, 'OIDC_USERNAME_CLAIM') ?? 'preferred_username',
+    groupsClaim: value(env, 'OIDC_GROUPS_CLAIM') ?? 'groups',
+    roleMap,
+    teamMap,
+    defaultRole: defaultRole,
+    jwksCacheSeconds: integer(env, 'OIDC_JWKS_CACHE_SECONDS', 300, 1, 24 * 3600),
+    label: value(env, 'OIDC_LABEL') ?? 'single sign-on',
+  };
 }
 
 function embeddings(env: Env): EmbeddingsConfig | null {
@@ -260,5 +362,7 @@ export function loadConfig(env: Env): AppConfig {
     logLevel,
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 4 * 1024 * 1024, 1024, 256 * 1024 * 1024),
     metricsToken: metricsToken(env),
+    trustedProxies: trustedProxies(env),
+    oidc: oidc(env),
   };
 }

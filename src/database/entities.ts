@@ -1,4 +1,3 @@
-import { AdminUser } from '../auth/admin-user.entity';
 import { ToolEmbedding } from '../embeddings/tool-embedding.entity';
 import { LoginAttempt } from '../auth/login-attempt.entity';
 import { EventRelay } from '../events/event-relay.entity';
@@ -15,10 +14,25 @@ import {
 } from '../servers/server-members.entity';
 import { ServerTool } from '../servers/server-tool.entity';
 import { Server } from '../servers/server.entity';
+import { OAuthClient } from '../oauth/oauth-client.entity';
+import { OAuthCode } from '../oauth/oauth-code.entity';
+import { OAuthGrant } from '../oauth/oauth-grant.entity';
+import { OAuthRefreshToken } from '../oauth/oauth-refresh-token.entity';
+import { TeamMember } from '../teams/team-member.entity';
+import { Team } from '../teams/team.entity';
+import { ApiToken } from '../tokens/api-token.entity';
 import { Tool } from '../tools/tool.entity';
+import { User } from '../users/user.entity';
 
 export const ENTITIES = [
-  AdminUser,
+  User,
+  Team,
+  TeamMember,
+  ApiToken,
+  OAuthClient,
+  OAuthGrant,
+  OAuthCode,
+  OAuthRefreshToken,
   LoginAttempt,
   Gateway,
   Tool,

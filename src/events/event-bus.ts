@@ -13,6 +13,11 @@ export type PorticoEvent =
   | { type: 'catalog.changed'; gatewayIds: string[] }
   /** Virtual servers changed (membership, settings, deletion). No ids: any may have. */
   | { type: 'servers.changed'; serverIds: string[] }
+  /**
+   * Who may do what changed: these users (role, teams, disabled or deleted), these API tokens
+   * (revoked) or these OAuth grants (revoked). Every replica drops them from its caches at once.
+   */
+  | { type: 'identity.changed'; userIds: string[]; tokenIds: string[]; grantIds: string[] }
   /** A session's stored state changed (log level, promotions) or it ended. */
   | { type: 'mcp.session.changed'; sessionId: string; ended: boolean }
   /**

@@ -3,10 +3,13 @@ import {
   CreateDateColumn,
   Entity,
   Index,
+  JoinColumn,
+  ManyToOne,
   OneToMany,
   PrimaryGeneratedColumn,
   UpdateDateColumn,
 } from 'typeorm';
+import { Team } from '../teams/team.entity';
 import type { SyncReport } from '../sync/sync-report';
 import { Tool } from '../tools/tool.entity';
 
@@ -63,6 +66,15 @@ export class Gateway {
 
   @Column({ name: 'last_sync_report', type: 'jsonb', nullable: true })
   lastSyncReport!: SyncReport | null;
+
+  /** The owning team; null: global, managed by admins only. */
+  @Index('gateway_team_idx')
+  @Column({ name: 'team_id', type: 'uuid', nullable: true })
+  teamId!: string | null;
+
+  @ManyToOne(() => Team, { onDelete: 'RESTRICT' })
+  @JoinColumn({ name: 'team_id', foreignKeyConstraintName: 'gateway_team_fk' })
+  team?: Team;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;

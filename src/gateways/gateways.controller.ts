@@ -6,6 +6,9 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
+import { MinRole } from '../auth/auth.decorators';
+import { CurrentScope } from '../auth/current-principal.decorator';
+import { TeamScope } from '../auth/team-scope';
 import { ApiProblems } from '../common/api-problems.decorator';
 import { PageQueryDto } from '../common/page.dto';
 import { UuidParam } from '../common/uuid-param';
@@ -16,7 +19,9 @@ import { GatewayPageDto, GatewayResponseDto } from './dto/gateway-response.dto';
 import { GatewayUpdateDto } from './dto/gateway-update.dto';
 import { GatewaysService } from './gateways.service';
 
+/** Operators manage their teams' gateways (and read global ones); admins manage all. */
 @ApiTags('gateways')
+@MinRole('operator')
 @Controller('api/v1/gateways')
 export class GatewaysController {
   constructor(
@@ -28,8 +33,8 @@ export class GatewaysController {
   @ApiOperation({ summary: 'List gateways' })
   @ApiOkResponse({ type: GatewayPageDto })
   @ApiProblems(422)
-  list(@Query() page: PageQueryDto): Promise<GatewayPageDto> {
-    return this.gateways.list(page);
+  list(@Query() page: PageQueryDto, @CurrentScope() scope: TeamScope): Promise<GatewayPageDto> {
+    return this.gateways.list(page, scope);
   }
 
   @Post()
@@ -40,16 +45,19 @@ export class GatewaysController {
   })
   @ApiCreatedResponse({ type: GatewayResponseDto })
   @ApiProblems(400, 409, 413, 422)
-  create(@Body() dto: GatewayCreateDto): Promise<GatewayResponseDto> {
-    return this.gateways.create(dto);
+  create(
+    @Body() dto: GatewayCreateDto,
+    @CurrentScope() scope: TeamScope,
+  ): Promise<GatewayResponseDto> {
+    return this.gateways.create(dto, scope);
   }
 
   @Get(':id')
   @ApiOperation({ summary: 'Get a gateway' })
   @ApiOkResponse({ type: GatewayResponseDto })
   @ApiProblems(400, 404)
-  get(@UuidParam() id: string): Promise<GatewayResponseDto> {
-    return this.gateways.get(id);
+  get(@UuidParam() id: string, @CurrentScope() scope: TeamScope): Promise<GatewayResponseDto> {
+    return this.gateways.get(id, scope);
   }
 
   @Patch(':id')
@@ -59,8 +67,12 @@ export class GatewaysController {
   })
   @ApiOkResponse({ type: GatewayResponseDto })
   @ApiProblems(400, 404, 409, 413, 422)
-  update(@UuidParam() id: string, @Body() dto: GatewayUpdateDto): Promise<GatewayResponseDto> {
-    return this.gateways.update(id, dto);
+  update(
+    @UuidParam() id: string,
+    @Body() dto: GatewayUpdateDto,
+    @CurrentScope() scope: TeamScope,
+  ): Promise<GatewayResponseDto> {
+    return this.gateways.update(id, dto, scope);
   }
 
   @Delete(':id')
@@ -68,8 +80,8 @@ export class GatewaysController {
   @ApiOperation({ summary: 'Delete a gateway with its tools and their server memberships' })
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiProblems(400, 404)
-  remove(@UuidParam() id: string): Promise<void> {
-    return this.gateways.remove(id);
+  remove(@UuidParam() id: string, @CurrentScope() scope: TeamScope): Promise<void> {
+    return this.gateways.remove(id, scope);
   }
 
   @Post(':id/activate')
@@ -77,8 +89,8 @@ export class GatewaysController {
   @ApiOperation({ summary: 'Serve the gateway’s tools again, after syncing them' })
   @ApiOkResponse({ type: GatewayResponseDto })
   @ApiProblems(400, 404)
-  activate(@UuidParam() id: string): Promise<GatewayResponseDto> {
-    return this.gateways.setEnabled(id, true);
+  activate(@UuidParam() id: string, @CurrentScope() scope: TeamScope): Promise<GatewayResponseDto> {
+    return this.gateways.setEnabled(id, true, scope);
   }
 
   @Post(':id/deactivate')
@@ -88,8 +100,11 @@ export class GatewaysController {
   })
   @ApiOkResponse({ type: GatewayResponseDto })
   @ApiProblems(400, 404)
-  deactivate(@UuidParam() id: string): Promise<GatewayResponseDto> {
-    return this.gateways.setEnabled(id, false);
+  deactivate(
+    @UuidParam() id: string,
+    @CurrentScope() scope: TeamScope,
+  ): Promise<GatewayResponseDto> {
+    return this.gateways.setEnabled(id, false, scope);
   }
 
   @Post(':id/sync')
@@ -97,11 +112,12 @@ export class GatewaysController {
   @ApiOperation({
     summary: 'Sync the gateway’s tools from its upstream now',
     description:
-      'Lists every upstream tool and applies the difference in one transaction. Waits for a sync of the same gateway already running in this replica; 409 if another replica is applying one.',
+      'Lists every upstream tool and applies the difference in one transaction. Shares a sync of the same gateway already running in this replica (its report is the answer); 409 if another replica is applying one.',
   })
   @ApiOkResponse({ type: SyncReportDto })
   @ApiProblems(400, 404, 409, 502)
-  syncNow(@UuidParam() id: string): Promise<SyncReportDto> {
-    return this.sync.sync(id);
+  async syncNow(@UuidParam() id: string, @CurrentScope() scope: TeamScope): Promise<SyncReportDto> {
+    await this.gateways.manageable(id, scope);
+    return this.sync.syncNow(id);
   }
 }

@@ -1,10 +1,11 @@
 import { Module } from '@nestjs/common';
 import { SyncModule } from '../sync/sync.module';
+import { TeamsModule } from '../teams/teams.module';
 import { GatewaysController } from './gateways.controller';
 import { GatewaysService } from './gateways.service';
 
 @Module({
-  imports: [SyncModule],
+  imports: [SyncModule, TeamsModule],
   controllers: [GatewaysController],
   providers: [GatewaysService],
   exports: [GatewaysService],

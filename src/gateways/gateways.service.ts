@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import { type TeamScope } from '../auth/team-scope';
 import { AppConfig } from '../config/app-config';
 import { type Page, type PageQueryDto } from '../common/page.dto';
 import { RequestValidationException } from '../common/request-validation.exception';
@@ -7,6 +8,7 @@ import { uniqueViolation } from '../common/unique-violation';
 import { EventBus } from '../events/event-bus';
 import { Server } from '../servers/server.entity';
 import { SyncService } from '../sync/sync.service';
+import { TeamsService } from '../teams/teams.service';
 import { TOOL_NAME_MAX_LENGTH } from '../tools/tool-name';
 import { Prompt } from '../prompts/prompt.entity';
 import { ResourceTemplate } from '../resources/resource-template.entity';
@@ -47,12 +49,17 @@ export class GatewaysService {
     private readonly config: AppConfig,
     private readonly sync: SyncService,
     private readonly events: EventBus,
+    private readonly teams: TeamsService,
   ) {}
 
-  async list(page: PageQueryDto): Promise<Page<GatewayResponseDto>> {
-    const [gateways, total] = await this.dataSource
+  async list(page: PageQueryDto, scope: TeamScope): Promise<Page<GatewayResponseDto>> {
+    const qb = this.dataSource
       .getRepository(Gateway)
-      .findAndCount({ order: { name: 'ASC' }, skip: page.offset, take: page.limit });
+      .createQueryBuilder('gateway')
+      .orderBy('gateway.name', 'ASC')
+      .skip(page.offset)
+      .take(page.limit);
+    const [gateways, total] = await scope.visible(qb, 'gateway.team_id').getManyAndCount();
     const counts = await this.toolCounts(gateways.map((gateway) => gateway.id));
     return {
       items: gateways.map((gateway) => this.toResponse(gateway, counts.get(gateway.id) ?? 0)),
@@ -60,23 +67,53 @@ export class GatewaysService {
     };
   }
 
-  /** Every gateway's id, name and state, without counts: for filters and pickers. */
-  async summaries(): Promise<Pick<GatewayResponseDto, 'id' | 'name' | 'slug' | 'enabled'>[]> {
-    return this.dataSource.getRepository(Gateway).find({
-      select: { id: true, name: true, slug: true, enabled: true },
-      order: { name: 'ASC' },
-    });
+  /** Every visible gateway's id, name and state, without counts: for filters and pickers. */
+  async summaries(
+    scope: TeamScope,
+  ): Promise<Pick<GatewayResponseDto, 'id' | 'name' | 'slug' | 'enabled'>[]> {
+    const qb = this.dataSource
+      .getRepository(Gateway)
+      .createQueryBuilder('gateway')
+      .select(['gateway.id', 'gateway.name', 'gateway.slug', 'gateway.enabled'])
+      .orderBy('gateway.name', 'ASC');
+    return scope.visible(qb, 'gateway.team_id').getMany();
   }
 
-  async get(id: string): Promise<GatewayResponseDto> {
-    const gateway = await this.find(id);
+  async get(id: string, scope: TeamScope): Promise<GatewayResponseDto> {
+    const gateway = await this.visible(id, scope);
     return this.toResponse(gateway, (await this.toolCounts([id])).get(id) ?? 0);
   }
 
-  async create(dto: GatewayCreateDto): Promise<GatewayResponseDto> {
+  /** The gateway, if this scope sees it: one of another team is as missing as one that is not. */
+  async visible(
+    id: string,
+    scope: TeamScope,
+    em: EntityManager = this.dataSource.manager,
+    forUpdate = false,
+  ): Promise<Gateway> {
+    const gateway = await this.find(id, em, forUpdate);
+    if (!scope.canSee(gateway.teamId)) throw notFound(id);
+    return gateway;
+  }
+
+  /** The gateway, if this scope may change it (404 when it does not see it, 403 when it only sees it). */
+  async manageable(
+    id: string,
+    scope: TeamScope,
+    em: EntityManager = this.dataSource.manager,
+    forUpdate = false,
+  ): Promise<Gateway> {
+    const gateway = await this.visible(id, scope, em, forUpdate);
+    scope.assertManage(gateway.teamId, `Gateway '${gateway.name}'`);
+    return gateway;
+  }
+
+  async create(dto: GatewayCreateDto, scope: TeamScope): Promise<GatewayResponseDto> {
     const slug = this.slugOf(dto.name);
     const url = normaliseUrl(dto.url);
+    const teamId = scope.teamForNew(dto.teamId, `Gateway '${dto.name}'`);
     const gateway = await this.writing(async (em) => {
+      if (teamId !== null) await this.teams.assertExists(teamId, em);
       await this.assertUnique(em, { name: dto.name, slug, url });
       const repository = em.getRepository(Gateway);
       return repository.save(
@@ -85,20 +122,25 @@ export class GatewaysService {
           slug,
           url,
           transport: dto.transport ?? 'streamable-http',
+          teamId,
           ...this.sealAuth(dto.auth),
         }),
       );
     });
     await this.sync.syncAfterChange(gateway.id);
     await this.announce(gateway.id);
-    return this.get(gateway.id);
+    return this.get(gateway.id, scope);
   }
 
-  async update(id: string, dto: GatewayUpdateDto): Promise<GatewayResponseDto> {
+  async update(id: string, dto: GatewayUpdateDto, scope: TeamScope): Promise<GatewayResponseDto> {
     let reconnect = false;
     const gateway = await this.writing(async (em) => {
       // Locked so that a sync running now cannot add tools under the slug this may change.
-      const gateway = await this.find(id, em, true);
+      const gateway = await this.manageable(id, scope, em, true);
+      if (dto.teamId !== undefined && dto.teamId !== gateway.teamId) {
+        scope.assertManage(dto.teamId, `Gateway '${gateway.name}'`);
+        if (dto.teamId !== null) await this.teams.assertExists(dto.teamId, em);
+      }
       const slug = dto.name === undefined ? gateway.slug : this.slugOf(dto.name);
       const url = dto.url === undefined ? gateway.url : normaliseUrl(dto.url);
       await this.assertUnique(em, { id, name: dto.name ?? gateway.name, slug, url });
@@ -112,28 +154,31 @@ export class GatewaysService {
         slug,
         url,
         transport: dto.transport ?? gateway.transport,
+        teamId: dto.teamId === undefined ? gateway.teamId : dto.teamId,
         ...(dto.auth === undefined ? {} : this.sealAuth(dto.auth)),
       });
       return em.getRepository(Gateway).save(gateway);
     });
     if (reconnect && gateway.enabled) await this.sync.syncAfterChange(gateway.id);
     await this.announce(gateway.id);
-    return this.get(gateway.id);
+    return this.get(gateway.id, scope);
   }
 
-  async remove(id: string): Promise<void> {
+  async remove(id: string, scope: TeamScope): Promise<void> {
+    await this.manageable(id, scope);
     const result = await this.dataSource.getRepository(Gateway).delete({ id });
     if (!result.affected) throw notFound(id);
     await this.announce(id);
   }
 
   /** Deactivating keeps the tools stored (the MCP endpoint hides them); activating syncs again. */
-  async setEnabled(id: string, enabled: boolean): Promise<GatewayResponseDto> {
+  async setEnabled(id: string, enabled: boolean, scope: TeamScope): Promise<GatewayResponseDto> {
+    await this.manageable(id, scope);
     const result = await this.dataSource.getRepository(Gateway).update({ id }, { enabled });
     if (!result.affected) throw notFound(id);
     if (enabled) await this.sync.syncAfterChange(id);
     await this.announce(id);
-    return this.get(id);
+    return this.get(id, scope);
   }
 
   async find(
@@ -161,6 +206,7 @@ export class GatewaysService {
       slug: gateway.slug,
       url: gateway.url,
       transport: gateway.transport,
+      teamId: gateway.teamId,
       authType: gateway.authType,
       enabled: gateway.enabled,
       status: gateway.status,

@@ -5,7 +5,8 @@ import { timingSafeEqual } from 'node:crypto';
 import { Public } from '../auth/auth.decorators';
 import { AuthErrorCode, AuthException } from '../auth/auth.exception';
 import { bearerToken } from '../auth/auth.guard';
-import { TokenService } from '../auth/token.service';
+import { mcpOnly, type Principal } from '../auth/principal';
+import { PrincipalResolver } from '../auth/principal-resolver';
 import { AppConfig } from '../config/app-config';
 import { Metrics } from './metrics';
 
@@ -14,7 +15,7 @@ import { Metrics } from './metrics';
 export class MetricsController {
   constructor(
     private readonly metrics: Metrics,
-    private readonly tokens: TokenService,
+    private readonly principals: PrincipalResolver,
     private readonly config: AppConfig,
   ) {}
 
@@ -26,7 +27,7 @@ export class MetricsController {
   @ApiOkResponse({ description: 'Prometheus text exposition format.' })
   async scrape(@Req() request: Request): Promise<string> {
     const token = bearerToken(request);
-    if (!this.isMetricsToken(token) && this.tokens.verify(token).scope !== 'admin') {
+    if (!this.isMetricsToken(token) && !isAdmin(await this.principals.fromBearer(token))) {
       throw new AuthException(
         AuthErrorCode.Forbidden,
         'Metrics need an admin token or METRICS_TOKEN.',
@@ -41,4 +42,8 @@ export class MetricsController {
     if (expected === null || expected.length !== token.length) return false;
     return timingSafeEqual(Buffer.from(expected), Buffer.from(token));
   }
+}
+
+function isAdmin(principal: Principal): boolean {
+  return principal.role === 'admin' && !mcpOnly(principal);
 }

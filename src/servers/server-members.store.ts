@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { type EntityManager } from 'typeorm';
+import { type TeamScope } from '../auth/team-scope';
 import { ServerErrorCode, ServerException } from './server.exception';
 
 /** A server's members of every kind, as ids. */
@@ -92,18 +93,28 @@ export class ServerMembersStore {
     return members;
   }
 
-  /** Replaces the server's members of one kind; unknown ids refuse the whole change (422). */
+  /**
+   * Replaces the server's members of one kind; unknown ids refuse the whole change (422). Members
+   * of gateways the scope does not see count as unknown: they cannot be picked.
+   */
   async replace(
     em: EntityManager,
     serverId: string,
     field: MemberField,
     ids: string[],
+    scope: TeamScope,
   ): Promise<void> {
     const kind = KINDS[field];
+    const visible = scope.everything
+      ? ''
+      : ' AND gateway_id IN (SELECT id FROM gateway WHERE team_id IS NULL OR team_id = ANY($2::uuid[]))';
     const found: { id: string }[] =
       ids.length === 0
         ? []
-        : await em.query(`SELECT id FROM ${kind.target} WHERE id = ANY($1::uuid[])`, [ids]);
+        : await em.query(
+            `SELECT id FROM ${kind.target} WHERE id = ANY($1::uuid[])${visible}`,
+            scope.everything ? [ids] : [ids, [...scope.teamIds]],
+          );
     const known = new Set(found.map((row) => row.id));
     const unknown = ids.filter((id) => !known.has(id));
     if (unknown.length > 0) {

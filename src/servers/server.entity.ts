@@ -3,9 +3,12 @@ import {
   CreateDateColumn,
   Entity,
   Index,
+  JoinColumn,
+  ManyToOne,
   PrimaryGeneratedColumn,
   UpdateDateColumn,
 } from 'typeorm';
+import { Team } from '../teams/team.entity';
 
 /**
  * How a virtual server names its members: `prefixed` under their virtual names (gateway slug,
@@ -39,6 +42,15 @@ export class Server {
   /** Virtual names that stay listed when tool search defers the rest. */
   @Column({ name: 'tool_search_always_loaded', type: 'jsonb', default: () => "'[]'" })
   toolSearchAlwaysLoaded!: string[];
+
+  /** The owning team; null: global, managed by admins only. */
+  @Index('server_team_idx')
+  @Column({ name: 'team_id', type: 'uuid', nullable: true })
+  teamId!: string | null;
+
+  @ManyToOne(() => Team, { onDelete: 'RESTRICT' })
+  @JoinColumn({ name: 'team_id', foreignKeyConstraintName: 'server_team_fk' })
+  team?: Team;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;

@@ -1,11 +1,14 @@
-import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import { type Principal } from '../auth/principal';
+import { TeamScope } from '../auth/team-scope';
+import { type IssuedToken } from '../auth/token.service';
 import { AppConfig } from '../config/app-config';
-import { type IssuedToken, TokenService } from '../auth/token.service';
 import { EventBus } from '../events/event-bus';
 import { type Page, type PageQueryDto } from '../common/page.dto';
 import { uniqueViolation } from '../common/unique-violation';
+import { TeamsService } from '../teams/teams.service';
+import { TokensService } from '../tokens/tokens.service';
 import { ToolNameQuery } from '../tools/tool-name.query';
 import { Tool } from '../tools/tool.entity';
 import { type ServerCreateDto } from './dto/server-create.dto';
@@ -23,15 +26,21 @@ export class ServersService {
     private readonly names: ToolNameQuery,
     private readonly config: AppConfig,
     private readonly bus: EventBus,
-    private readonly tokens: TokenService,
+    private readonly tokens: TokensService,
+    private readonly teams: TeamsService,
     private readonly members: ServerMembersStore,
     private readonly originalNames: OriginalNamesQuery,
   ) {}
 
-  async list(page: PageQueryDto): Promise<Page<ServerResponseDto>> {
-    const [servers, total] = await this.dataSource
+  /** The servers this scope sees: its teams' and the global ones. */
+  async list(page: PageQueryDto, scope: TeamScope): Promise<Page<ServerResponseDto>> {
+    const qb = this.dataSource
       .getRepository(Server)
-      .findAndCount({ order: { name: 'ASC' }, skip: page.offset, take: page.limit });
+      .createQueryBuilder('server')
+      .orderBy('server.name', 'ASC')
+      .skip(page.offset)
+      .take(page.limit);
+    const [servers, total] = await scope.visible(qb, 'server.team_id').getManyAndCount();
     const members = await this.members.idsOf(
       this.dataSource.manager,
       servers.map((server) => server.id),
@@ -42,14 +51,28 @@ export class ServersService {
     };
   }
 
-  async get(id: string): Promise<ServerResponseDto> {
-    const server = await this.find(id);
+  async get(id: string, scope: TeamScope): Promise<ServerResponseDto> {
+    const server = await this.visible(id, scope);
     const members = await this.members.idsOf(this.dataSource.manager, [id]);
     return this.toResponse(server, members.get(id)!);
   }
 
-  async create(dto: ServerCreateDto): Promise<ServerResponseDto> {
+  /** The server, if this scope sees it: one of another team is as missing as one that is not. */
+  async visible(
+    id: string,
+    scope: TeamScope,
+    em: EntityManager = this.dataSource.manager,
+    lock = false,
+  ): Promise<Server> {
+    const server = await this.find(id, em, lock);
+    if (!scope.canSee(server.teamId)) throw notFound(id);
+    return server;
+  }
+
+  async create(dto: ServerCreateDto, scope: TeamScope): Promise<ServerResponseDto> {
+    const teamId = scope.teamForNew(dto.teamId, `Server '${dto.name}'`);
     const id = await this.writing(async (em) => {
+      if (teamId !== null) await this.teams.assertExists(teamId, em);
       await this.assertNameFree(em, dto.name);
       const toolIds = dto.toolIds ?? [];
       await this.assertToolSearch(em, toolIds, dto.toolSearch?.alwaysLoaded ?? []);
@@ -62,22 +85,28 @@ export class ServersService {
           naming: dto.naming ?? 'prefixed',
           toolSearchEnabled: dto.toolSearch?.enabled ?? false,
           toolSearchAlwaysLoaded: dto.toolSearch?.alwaysLoaded ?? [],
+          teamId,
         }),
       );
       for (const field of MEMBER_FIELDS)
-        await this.members.replace(em, server.id, field, dto[field] ?? []);
+        await this.members.replace(em, server.id, field, dto[field] ?? [], scope);
       if (server.naming === 'original') await this.assertOriginalNamesFree(em, server.id);
       return server.id;
     });
     await this.changed(id);
-    return this.get(id);
+    return this.get(id, scope);
   }
 
-  async update(id: string, dto: ServerUpdateDto): Promise<ServerResponseDto> {
+  async update(id: string, dto: ServerUpdateDto, scope: TeamScope): Promise<ServerResponseDto> {
     await this.writing(async (em) => {
       // Locked so that two edits of one server are checked one after the other, each against
       // the members and naming the other left.
-      const server = await this.find(id, em, true);
+      const server = await this.visible(id, scope, em, true);
+      scope.assertManage(server.teamId, `Server '${server.name}'`);
+      if (dto.teamId !== undefined && dto.teamId !== server.teamId) {
+        scope.assertManage(dto.teamId, `Server '${server.name}'`);
+        if (dto.teamId !== null) await this.teams.assertExists(dto.teamId, em);
+      }
       if (dto.name !== undefined && dto.name !== server.name)
         await this.assertNameFree(em, dto.name);
       // Checked only when given: what is stored was valid when written, and a request about
@@ -94,32 +123,44 @@ export class ServersService {
         naming: dto.naming ?? server.naming,
         toolSearchEnabled: dto.toolSearch?.enabled ?? server.toolSearchEnabled,
         toolSearchAlwaysLoaded: alwaysLoaded ?? server.toolSearchAlwaysLoaded,
+        teamId: dto.teamId === undefined ? server.teamId : dto.teamId,
       });
       await em.getRepository(Server).save(server);
       const replaced = MEMBER_FIELDS.filter((field) => dto[field] !== undefined);
-      for (const field of replaced) await this.members.replace(em, id, field, dto[field]!);
+      for (const field of replaced) await this.members.replace(em, id, field, dto[field]!, scope);
       // Like alwaysLoaded, only when the request touches names: a sync that has since made two
       // members clash must not block an unrelated edit.
       if (server.naming === 'original' && (dto.naming !== undefined || replaced.length > 0))
         await this.assertOriginalNamesFree(em, id);
     });
     await this.changed(id);
-    return this.get(id);
+    return this.get(id, scope);
   }
 
-  async remove(id: string): Promise<void> {
+  async remove(id: string, scope: TeamScope): Promise<void> {
+    const server = await this.visible(id, scope);
+    scope.assertManage(server.teamId, `Server '${server.name}'`);
     const result = await this.dataSource.getRepository(Server).delete({ id });
     if (!result.affected) throw notFound(id);
     await this.changed(id);
   }
 
-  /** A token scoped to this server; each token is its own subject, so its sessions are its own. */
-  async issueToken(id: string, ttlSeconds?: number): Promise<IssuedToken> {
-    await this.find(id);
-    return this.tokens.issue(
-      { subject: `token:${randomUUID()}`, scope: 'server', serverIds: [id] },
-      ttlSeconds,
+  /**
+   * A managed API token, owned by the caller, that may only use this server's MCP endpoint; it is
+   * listed and revoked with the caller's other tokens.
+   */
+  async issueToken(
+    id: string,
+    principal: Principal,
+    ttlSeconds = this.config.tokenTtlSeconds,
+  ): Promise<IssuedToken> {
+    const server = await this.visible(id, TeamScope.of(principal));
+    const created = await this.tokens.create(
+      principal,
+      { name: `Server ${server.name}`.slice(0, 200), serverIds: [id] },
+      ttlSeconds * 1000,
     );
+    return { accessToken: created.token, tokenType: 'Bearer', expiresAt: created.expiresAt! };
   }
 
   async find(
@@ -156,6 +197,7 @@ export class ServersService {
         alwaysLoaded: server.toolSearchAlwaysLoaded,
       },
       mcpUrl: this.mcpUrl(server.id),
+      teamId: server.teamId,
       createdAt: server.createdAt.toISOString(),
       updatedAt: server.updatedAt.toISOString(),
     };

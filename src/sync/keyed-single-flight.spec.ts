@@ -75,4 +75,32 @@ describe('KeyedSingleFlight', () => {
     expect(await next).toBe('ok');
     expect(flights.busy('g')).toBe(false);
   });
+
+  it('lets a joining call share the run going now instead of queueing another', async () => {
+    const flights = new KeyedSingleFlight<number>();
+    const control = controlledTask();
+    const first = flights.run('g', control.task);
+    await tick();
+    const joined = flights.join('g', control.task);
+    await control.finish(0);
+    expect(await Promise.all([first, joined])).toEqual([1, 1]);
+    expect(control.started()).toBe(1);
+    expect(flights.busy('g')).toBe(false);
+  });
+
+  it('lets a joining call share a queued run, and start one when nothing runs', async () => {
+    const flights = new KeyedSingleFlight<number>();
+    const control = controlledTask();
+    const first = flights.run('g', control.task);
+    await tick();
+    const queued = flights.run('g', control.task);
+    const joined = flights.join('g', control.task);
+    await control.finish(0);
+    await control.finish(1);
+    expect(await Promise.all([first, queued, joined])).toEqual([1, 2, 2]);
+    const fresh = flights.join('g', control.task);
+    await tick();
+    await control.finish(2);
+    expect(await fresh).toBe(3);
+  });
 });

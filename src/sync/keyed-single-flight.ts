@@ -3,6 +3,8 @@ interface Slot<T> {
   tail: Promise<void>;
   /** A run queued behind the current one and not started yet; newcomers share it. */
   queued: Promise<T> | null;
+  /** The run going now, if any. */
+  running: Promise<T> | null;
   runs: number;
 }
 
@@ -19,12 +21,13 @@ export class KeyedSingleFlight<T> {
     let slot = this.slots.get(key);
     if (slot?.queued) return slot.queued;
     if (!slot) {
-      slot = { tail: Promise.resolve(), queued: null, runs: 0 };
+      slot = { tail: Promise.resolve(), queued: null, running: null, runs: 0 };
       this.slots.set(key, slot);
     }
     const owner = slot;
     const run: Promise<T> = owner.tail.then(() => {
       if (owner.queued === run) owner.queued = null;
+      owner.running = run;
       return task();
     });
     owner.queued = run;
@@ -34,6 +37,15 @@ export class KeyedSingleFlight<T> {
       () => this.finish(key, owner),
     );
     return run;
+  }
+
+  /**
+   * The newest run for the key that is queued or going, shared; a new run only when there is none.
+   * For a caller who wants a result now rather than one fresher than its call.
+   */
+  join(key: string, task: () => Promise<T>): Promise<T> {
+    const slot = this.slots.get(key);
+    return slot?.queued ?? slot?.running ?? this.run(key, task);
   }
 
   /** Whether a run for the key is going or queued. */
@@ -48,6 +60,7 @@ export class KeyedSingleFlight<T> {
 
   private finish(key: string, slot: Slot<T>): void {
     slot.runs -= 1;
+    if (slot.queued === null) slot.running = null;
     if (slot.runs === 0 && this.slots.get(key) === slot) this.slots.delete(key);
   }
 }

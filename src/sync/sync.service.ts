@@ -48,6 +48,15 @@ export class SyncService implements OnModuleDestroy {
   }
 
   /**
+   * A sync someone asked for by hand: shares the sync of this gateway going or queued here, if
+   * any, rather than waiting for it and then running another (twice the upstream timeout when
+   * the upstream does not answer).
+   */
+  syncNow(gatewayId: string): Promise<SyncReport> {
+    return this.flights.join(gatewayId, () => this.syncOnce(gatewayId));
+  }
+
+  /**
    * The sync after a create, an activation or a connection edit. Never throws: a failure is
    * recorded on the gateway (status, last error), and the sync goes on in the background if it
    * outlasts CHANGE_SYNC_WAIT_MS.

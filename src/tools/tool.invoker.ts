@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { DataSource } from 'typeorm';
+import { type TeamScope } from '../auth/team-scope';
 import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';
 import { UpstreamConnector } from '../upstream/upstream-connector.service';
 import { upstreamFailure } from '../upstream/upstream-error';
@@ -22,11 +23,16 @@ export class ToolInvoker {
     private readonly names: ToolNameQuery,
   ) {}
 
-  async invoke(toolId: string, args: Record<string, unknown>): Promise<CallToolResult> {
+  /** Calls the tool if this scope sees its gateway (404 otherwise, as for a missing tool). */
+  async invoke(
+    toolId: string,
+    args: Record<string, unknown>,
+    scope: TeamScope,
+  ): Promise<CallToolResult> {
     const tool = await this.dataSource
       .getRepository(Tool)
       .findOne({ where: { id: toolId }, relations: { gateway: true } });
-    if (!tool?.gateway)
+    if (!tool?.gateway || !scope.canSee(tool.gateway.teamId))
       throw new ToolException(ToolErrorCode.NotFound, `Tool ${toolId} does not exist.`);
     const { gateway } = tool;
     const name = this.names.name(tool.gatewaySlug, tool.originalName);

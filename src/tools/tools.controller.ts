@@ -1,5 +1,8 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { MinRole } from '../auth/auth.decorators';
+import { CurrentScope } from '../auth/current-principal.decorator';
+import { TeamScope } from '../auth/team-scope';
 import { ApiProblems } from '../common/api-problems.decorator';
 import { UuidParam } from '../common/uuid-param';
 import { ToolInvokeDto, ToolInvokeResultDto } from './dto/tool-invoke.dto';
@@ -9,7 +12,9 @@ import { ToolUpdateDto } from './dto/tool-update.dto';
 import { ToolInvoker } from './tool.invoker';
 import { ToolsService } from './tools.service';
 
+/** Operators see the tools of their teams' and global gateways, and manage their teams' ones. */
 @ApiTags('tools')
+@MinRole('operator')
 @Controller('api/v1/tools')
 export class ToolsController {
   constructor(
@@ -21,32 +26,39 @@ export class ToolsController {
   @ApiOperation({ summary: 'List tools, ordered by virtual name' })
   @ApiOkResponse({ type: ToolPageDto })
   @ApiProblems(422)
-  list(@Query() query: ToolListQueryDto): Promise<ToolPageDto> {
-    return this.tools.list(query);
+  list(@Query() query: ToolListQueryDto, @CurrentScope() scope: TeamScope): Promise<ToolPageDto> {
+    return this.tools.list(query, scope);
   }
 
   @Get('by-name/:name')
   @ApiOperation({ summary: 'Look a tool up by its virtual name' })
   @ApiOkResponse({ type: ToolResponseDto })
   @ApiProblems(404)
-  getByName(@Param('name') name: string): Promise<ToolResponseDto> {
-    return this.tools.getByName(name);
+  getByName(
+    @Param('name') name: string,
+    @CurrentScope() scope: TeamScope,
+  ): Promise<ToolResponseDto> {
+    return this.tools.getByName(name, scope);
   }
 
   @Get(':id')
   @ApiOperation({ summary: 'Get a tool' })
   @ApiOkResponse({ type: ToolResponseDto })
   @ApiProblems(400, 404)
-  get(@UuidParam() id: string): Promise<ToolResponseDto> {
-    return this.tools.get(id);
+  get(@UuidParam() id: string, @CurrentScope() scope: TeamScope): Promise<ToolResponseDto> {
+    return this.tools.get(id, scope);
   }
 
   @Patch(':id')
   @ApiOperation({ summary: 'Enable or disable a tool, or set its MCP Apps settings' })
   @ApiOkResponse({ type: ToolResponseDto })
   @ApiProblems(400, 404, 422)
-  update(@UuidParam() id: string, @Body() dto: ToolUpdateDto): Promise<ToolResponseDto> {
-    return this.tools.update(id, dto);
+  update(
+    @UuidParam() id: string,
+    @Body() dto: ToolUpdateDto,
+    @CurrentScope() scope: TeamScope,
+  ): Promise<ToolResponseDto> {
+    return this.tools.update(id, dto, scope);
   }
 
   @Post(':id/invoke')
@@ -58,7 +70,11 @@ export class ToolsController {
   })
   @ApiOkResponse({ type: ToolInvokeResultDto })
   @ApiProblems(400, 404, 409, 422, 502)
-  invoke(@UuidParam() id: string, @Body() dto: ToolInvokeDto): Promise<ToolInvokeResultDto> {
-    return this.invoker.invoke(id, dto.arguments ?? {});
+  invoke(
+    @UuidParam() id: string,
+    @Body() dto: ToolInvokeDto,
+    @CurrentScope() scope: TeamScope,
+  ): Promise<ToolInvokeResultDto> {
+    return this.invoker.invoke(id, dto.arguments ?? {}, scope);
   }
 }

@@ -1,8 +1,8 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { TokenService } from '../../src/auth/token.service';
 import { loginAgent } from '../support/admin-browser-session';
 import { startTestApp, type TestApp, ADMIN_PASSWORD } from '../support/test-app';
+import { legacyToken, serverToken } from '../support/tokens';
 
 /** Paths that answer without a token, and nothing else. */
 const ALLOWLIST = new Set([
@@ -11,6 +11,10 @@ const ALLOWLIST = new Set([
   'GET /readyz',
   'GET /admin/login',
   'POST /admin/login',
+  'GET /admin/sso/start',
+  'GET /admin/sso/callback',
+  'GET /.well-known/oauth-protected-resource/mcp',
+  'GET /.well-known/oauth-protected-resource/servers/:serverId/mcp',
 ]);
 
 interface Layer {
@@ -30,7 +34,7 @@ function registeredRoutes(app: TestApp['app']): { method: string; path: string }
 }
 
 function isAdminPage(path: string): boolean {
-  return path === '/admin' || path.startsWith('/admin/');
+  return path === '/admin' || path.startsWith('/admin/') || path === '/oauth/consent';
 }
 
 function concrete(path: string): string {
@@ -136,9 +140,7 @@ describe('auth', () => {
 
   it('rejects a forged, expired or malformed token', async () => {
     const forged = t.token.slice(0, -4) + (t.token.endsWith('AAAA') ? 'BBBB' : 'AAAA');
-    const expired = t.app
-      .get(TokenService)
-      .issue({ subject: 'admin', scope: 'admin' }, -10).accessToken;
+    const expired = legacyToken(t, { sub: 'admin', scope: 'admin' }, -10);
     for (const header of [
       `Bearer ${forged}`,
       `Bearer ${expired}`,
@@ -177,9 +179,8 @@ describe('auth', () => {
   });
 
   it('refuses REST calls with a token scoped to servers', async () => {
-    const scoped = t.app
-      .get(TokenService)
-      .issue({ subject: 'agent', scope: 'server', serverIds: [] }).accessToken;
+    const server = await t.api().post('/api/v1/servers').send({ name: 'Scoped' }).expect(201);
+    const scoped = await serverToken(t, server.body.id as string);
     const response = await request(t.baseUrl)
       .get('/api/v1/gateways')
       .set('Authorization', `Bearer ${scoped}`)
@@ -188,8 +189,10 @@ describe('auth', () => {
   });
 
   it('stores only a hash of the admin password', async () => {
-    const [user] = await t.app.get(DataSource).query(`SELECT password_hash FROM admin_user`);
-    expect(user.password_hash).toMatch(/^scrypt\$/);
+    const [user] = await t.app
+      .get(DataSource)
+      .query(`SELECT password_hash FROM app_user WHERE username = 'admin'`);
+    expect(user.password_hash).toMatch(/^scrypt\$N=131072,r=8,p=1\$/);
     expect(user.password_hash).not.toContain(ADMIN_PASSWORD);
   });
 

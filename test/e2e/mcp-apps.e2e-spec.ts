@@ -1,7 +1,6 @@
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { DataSource } from 'typeorm';
-import { TokenService } from '../../src/auth/token.service';
 import { EventBus } from '../../src/events/event-bus';
 import {
   APP_MIME,
@@ -11,6 +10,7 @@ import {
 } from '../fixtures/app-upstream';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { connectClient, eventually } from '../support/mcp-client';
+import { serverToken } from '../support/tokens';
 import { startTestApp, type TestApp } from '../support/test-app';
 
 const UI = 'io.modelcontextprotocol/ui';
@@ -458,15 +458,12 @@ describe('MCP Apps through the gateway', () => {
           .send({ name: 'Saving', toolIds: [tool('deadbeefcafe', 'save').id] })
           .expect(201)
       ).body;
-      const tokens = t.app.get(TokenService);
       inside = await connect({
-        token: tokens.issue({ subject: 'app', scope: 'server', serverIds: [withAlpha.id] })
-          .accessToken,
+        token: await serverToken(t, withAlpha.id),
         path: `/servers/${withAlpha.id}/mcp`,
       });
       outside = await connect({
-        token: tokens.issue({ subject: 'app', scope: 'server', serverIds: [withoutAlpha.id] })
-          .accessToken,
+        token: await serverToken(t, withoutAlpha.id),
         path: `/servers/${withoutAlpha.id}/mcp`,
       });
     });

@@ -2,9 +2,9 @@ import { execFile } from 'node:child_process';
 import { dirname } from 'node:path';
 import { promisify } from 'node:util';
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { TokenService } from '../../src/auth/token.service';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { factories } from '../support/factories';
+import { serverToken } from '../support/tokens';
 import { connectClient } from '../support/mcp-client';
 import { startTestApp, type TestApp } from '../support/test-app';
 
@@ -144,9 +144,8 @@ describe('metrics', () => {
       fetch(`${t.baseUrl}/metrics`, token ? { headers: { Authorization: `Bearer ${token}` } } : {});
     expect((await scrape()).status).toBe(401);
     expect((await scrape('scrape-token-wrong-012345')).status).toBe(401);
-    const scoped = t.app
-      .get(TokenService)
-      .issue({ subject: 'agent', scope: 'server', serverIds: [] }).accessToken;
+    const server = await t.api().post('/api/v1/servers').send({ name: 'Scraped' }).expect(201);
+    const scoped = await serverToken(t, server.body.id as string);
     expect((await scrape(scoped)).status).toBe(403);
     for (const token of [t.token, 'scrape-token-0123456789']) {
       const response = await scrape(token);

@@ -70,11 +70,14 @@ describeOnPostgres('sync with two replicas on one PostgreSQL', () => {
     }
     const reports = responses.filter((r) => r.status === 200).map((r) => r.body);
     expect(reports.length).toBeGreaterThan(0);
-    const applied = reports.filter((report) => report.added.length > 0);
+    // Manual syncs on one replica share the sync running there, and so its report.
+    const applied = [
+      ...new Set(reports.filter((report) => report.added.length > 0).map((r) => JSON.stringify(r))),
+    ].map((text) => JSON.parse(text));
     expect(applied).toHaveLength(1);
     expect(applied[0].added).toHaveLength(20);
     expect(applied[0].removed).toEqual(['tool_0']);
-    for (const report of reports.filter((r) => r !== applied[0])) {
+    for (const report of reports.filter((r) => r.added.length === 0)) {
       expect(report).toMatchObject({ added: [], updated: [], removed: [], unchanged: 49 });
     }
     expect(await toolRows()).toEqual({ total: 49, distinct: 49 });

@@ -33,8 +33,9 @@ describe('a gateway watch', () => {
     );
     // The watch's signal goes to every ping; counted each time a ping has been answered.
     const counts: number[] = [];
-    let signal: AbortSignal | undefined;
-    const watch = new GatewayWatch(
+    const signalOf = (watch: GatewayWatch) =>
+      (watch as unknown as { abort: AbortController }).abort.signal;
+    const watch: GatewayWatch = new GatewayWatch(
       {
         id: 'g',
         slug: 'watched',
@@ -47,12 +48,11 @@ describe('a gateway watch', () => {
       {
         changed: () => undefined,
         lost: () => undefined,
-        seen: () => counts.push(getEventListeners(signal!, 'abort').length),
+        seen: () => counts.push(getEventListeners(signalOf(watch), 'abort').length),
       },
       new Logger('test'),
       5,
     );
-    signal = (watch as unknown as { abort: AbortController }).abort.signal;
     watch.start();
     try {
       await eventually(() => expect(counts.length).toBeGreaterThanOrEqual(100));

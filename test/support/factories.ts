@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { type INestApplicationContext } from '@nestjs/common';
+import { TeamScope } from '../../src/auth/team-scope';
 import { EventBus } from '../../src/events/event-bus';
 import { type GatewayCreateDto } from '../../src/gateways/dto/gateway-create.dto';
 import { GatewaysService } from '../../src/gateways/gateways.service';
@@ -92,11 +93,14 @@ export function factories(app: INestApplicationContext) {
   return {
     async gateway(dto: Partial<GatewayCreateDto> = {}): Promise<Gateway> {
       sequence += 1;
-      const created = await app.get(GatewaysService).create({
-        name: `Gateway ${sequence}`,
-        url: `http://127.0.0.1:9/mcp-${sequence}-${Date.now()}`,
-        ...dto,
-      });
+      const created = await app.get(GatewaysService).create(
+        {
+          name: `Gateway ${sequence}`,
+          url: `http://127.0.0.1:9/mcp-${sequence}-${Date.now()}`,
+          ...dto,
+        },
+        TeamScope.ALL,
+      );
       return dataSource.getRepository(Gateway).findOneByOrFail({ id: created.id });
     },
 
@@ -154,7 +158,7 @@ export function factories(app: INestApplicationContext) {
 
     async server(dto: Partial<ServerCreateDto> = {}) {
       sequence += 1;
-      return app.get(ServersService).create({ name: `Server ${sequence}`, ...dto });
+      return app.get(ServersService).create({ name: `Server ${sequence}`, ...dto }, TeamScope.ALL);
     },
   };
 }

@@ -1,4 +1,5 @@
 import { type NestExpressApplication } from '@nestjs/platform-express';
+import { type AddressInfo, createServer } from 'node:net';
 import request from 'supertest';
 import { createApp } from '../../src/app.factory';
 import { type AppConfig, loadConfig } from '../../src/config/app-config';
@@ -22,6 +23,13 @@ export interface TestApp {
 
 export interface TestAppOptions {
   env?: Record<string, string>;
+  /**
+   * Listen on a port chosen up front and make `http://127.0.0.1:<port>` the PUBLIC_URL, as OAuth
+   * needs: resource URLs, issuer and redirects are built from it.
+   */
+  publicUrl?: boolean;
+  /** The port to use with `publicUrl`, chosen beforehand (for a provider that must know it). */
+  port?: number;
   /** Share another instance's database, as a second replica would. */
   database?: TestDatabase;
 }
@@ -29,17 +37,19 @@ export interface TestAppOptions {
 /** The real AppModule on a random loopback port, on a fresh database unless one is given. */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const database = options.database ?? (await createTestDatabase());
+  const port = options.publicUrl ? (options.port ?? (await freePort())) : 0;
   const config = loadConfig({
     DATA_DIR: tempDataDir(),
     DATABASE_URL: database.url,
     ADMIN_PASSWORD,
     LOG_LEVEL: 'error',
     SYNC_INTERVAL_SECONDS: '0',
-    PORT: '0',
+    PORT: String(port),
+    ...(options.publicUrl ? { PUBLIC_URL: `http://127.0.0.1:${port}` } : {}),
     ...options.env,
   });
   const app = await createApp(config);
-  await app.listen(0, '127.0.0.1');
+  await app.listen(port, '127.0.0.1');
   const address = app.getHttpServer().address() as { port: number };
   const baseUrl = `http://127.0.0.1:${address.port}`;
   const response = await request(baseUrl)
@@ -59,6 +69,18 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       if (!options.database) await database.drop();
     },
   };
+}
+
+/** A loopback port free a moment ago. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }
 
 function authorised(baseUrl: string, token: string) {

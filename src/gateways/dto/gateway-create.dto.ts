@@ -1,8 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsIn, IsNotEmpty, IsString, IsUrl, MaxLength, ValidateNested } from 'class-validator';
+import { IsIn, IsNotEmpty, IsOptional, IsString, IsUUID, IsUrl, MaxLength } from 'class-validator';
 import { GATEWAY_TRANSPORTS, type GatewayTransport } from '../gateway.entity';
-import { Optional } from '../../common/validation';
+import { NestedObject, Optional } from '../../common/validation';
 import { GatewayAuthDto } from './gateway-auth.dto';
 
 export const UPSTREAM_URL_OPTIONS = {
@@ -46,9 +45,18 @@ export class GatewayCreateDto {
   @IsIn(GATEWAY_TRANSPORTS)
   transport?: GatewayTransport;
 
+  @ApiPropertyOptional({
+    description:
+      'The owning team; null (the default for admins) makes it global, which only admins manage. Operators must name one of their teams, unless they are in exactly one.',
+    format: 'uuid',
+    nullable: true,
+  })
+  @IsOptional()
+  @IsUUID()
+  teamId?: string | null;
+
   @ApiPropertyOptional({ description: 'Upstream credentials (write-only).', type: GatewayAuthDto })
   @Optional()
-  @ValidateNested()
-  @Type(() => GatewayAuthDto)
+  @NestedObject(() => GatewayAuthDto)
   auth?: GatewayAuthDto;
 }

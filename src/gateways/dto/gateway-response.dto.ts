@@ -67,6 +67,13 @@ export class GatewayResponseDto {
   @ApiProperty({ description: 'Number of stored tools.' })
   toolCount!: number;
 
+  @ApiProperty({
+    description: 'The owning team, or null when global.',
+    format: 'uuid',
+    nullable: true,
+  })
+  teamId!: string | null;
+
   @ApiProperty({ description: 'Creation time.', format: 'date-time' })
   createdAt!: string;
 

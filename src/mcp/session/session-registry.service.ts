@@ -146,6 +146,8 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
       case 'servers.changed':
         // Answered once the directories have dropped what they held: see ListChanges.
         return;
+      case 'identity.changed':
+        return;
     }
   }
 

@@ -1,7 +1,7 @@
 import { Controller, Delete, Get, Param, Post, Req, Res, UseFilters } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { type Request, type Response } from 'express';
-import { ServerTokensAllowed } from '../../auth/auth.decorators';
+import { McpRoute } from '../../auth/auth.decorators';
 import { CurrentPrincipal } from '../../auth/current-principal.decorator';
 import { type Principal } from '../../auth/principal';
 import { McpRefusal } from '../mcp-errors';
@@ -26,7 +26,7 @@ const ALL: McpScope = { kind: 'all' };
  * HTTP+SSE transport at `/sse` and `/servers/:id/sse` with its message URLs.
  */
 @ApiExcludeController()
-@ServerTokensAllowed()
+@McpRoute()
 @UseFilters(McpExceptionFilter)
 @Controller()
 export class McpController {
@@ -37,17 +37,17 @@ export class McpController {
 
   @Post('mcp')
   postAll(@Req() req: Request, @Res() res: Response, @CurrentPrincipal() who: Principal) {
-    return this.streamable.post(req, res, this.allowed(ALL, who), who);
+    return this.streamable.post(req, res, this.allowed(ALL, req), who);
   }
 
   @Get('mcp')
   getAll(@Req() req: Request, @Res() res: Response, @CurrentPrincipal() who: Principal) {
-    return this.streamable.get(req, res, this.allowed(ALL, who), who);
+    return this.streamable.get(req, res, this.allowed(ALL, req), who);
   }
 
   @Delete('mcp')
   deleteAll(@Req() req: Request, @Res() res: Response, @CurrentPrincipal() who: Principal) {
-    return this.streamable.delete(req, res, this.allowed(ALL, who), who);
+    return this.streamable.delete(req, res, this.allowed(ALL, req), who);
   }
 
   @Post('servers/:serverId/mcp')
@@ -57,7 +57,7 @@ export class McpController {
     @Res() res: Response,
     @CurrentPrincipal() who: Principal,
   ) {
-    return this.streamable.post(req, res, this.allowed(serverScope(id), who), who);
+    return this.streamable.post(req, res, this.allowed(serverScope(id), req), who);
   }
 
   @Get('servers/:serverId/mcp')
@@ -67,7 +67,7 @@ export class McpController {
     @Res() res: Response,
     @CurrentPrincipal() who: Principal,
   ) {
-    return this.streamable.get(req, res, this.allowed(serverScope(id), who), who);
+    return this.streamable.get(req, res, this.allowed(serverScope(id), req), who);
   }
 
   @Delete('servers/:serverId/mcp')
@@ -77,17 +77,17 @@ export class McpController {
     @Res() res: Response,
     @CurrentPrincipal() who: Principal,
   ) {
-    return this.streamable.delete(req, res, this.allowed(serverScope(id), who), who);
+    return this.streamable.delete(req, res, this.allowed(serverScope(id), req), who);
   }
 
   @Get('sse')
   openAll(@Req() req: Request, @Res() res: Response, @CurrentPrincipal() who: Principal) {
-    return this.legacy.open(req, res, this.allowed(ALL, who), who, '/messages');
+    return this.legacy.open(req, res, this.allowed(ALL, req), who, '/messages');
   }
 
   @Post('messages')
   messageAll(@Req() req: Request, @Res() res: Response, @CurrentPrincipal() who: Principal) {
-    return this.legacy.message(req, res, this.allowed(ALL, who), who);
+    return this.legacy.message(req, res, this.allowed(ALL, req), who);
   }
 
   @Get('servers/:serverId/sse')
@@ -97,7 +97,7 @@ export class McpController {
     @Res() res: Response,
     @CurrentPrincipal() who: Principal,
   ) {
-    const scope = this.allowed(serverScope(id), who);
+    const scope = this.allowed(serverScope(id), req);
     return this.legacy.open(req, res, scope, who, `/servers/${id.toLowerCase()}/messages`);
   }
 
@@ -108,11 +108,11 @@ export class McpController {
     @Res() res: Response,
     @CurrentPrincipal() who: Principal,
   ) {
-    return this.legacy.message(req, res, this.allowed(serverScope(id), who), who);
+    return this.legacy.message(req, res, this.allowed(serverScope(id), req), who);
   }
 
-  private allowed(scope: McpScope, principal: Principal): McpScope {
-    checkAccess(scope, principal);
+  private allowed(scope: McpScope, request: Request): McpScope {
+    checkAccess(scope, request);
     return scope;
   }
 }

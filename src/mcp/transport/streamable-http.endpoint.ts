@@ -9,7 +9,8 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
 import { type Request, type Response } from 'express';
-import { mayUseServer, type Principal } from '../../auth/principal';
+import { mcpAuthorized } from '../../auth/mcp-access';
+import { type Principal } from '../../auth/principal';
 import { AppConfig } from '../../config/app-config';
 import { Directories } from '../calls/directories.service';
 import { McpRouter } from '../calls/mcp-router';
@@ -213,9 +214,8 @@ export async function sessionOf(
   return session;
 }
 
-/** Whether the principal may use the endpoint of this scope. */
-export function checkAccess(scope: McpScope, principal: Principal): void {
-  const allowed =
-    scope.kind === 'all' ? principal.scope === 'admin' : mayUseServer(principal, scope.serverId);
-  if (!allowed) throw new McpRefusal(403, 'This token may not use this MCP endpoint');
+/** Whether the AuthGuard (McpAccess) authorized this request for the endpoint of this scope. */
+export function checkAccess(scope: McpScope, request: Request): void {
+  if (!mcpAuthorized(request, scope))
+    throw new McpRefusal(403, 'This token may not use this MCP endpoint');
 }

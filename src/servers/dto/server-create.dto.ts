@@ -1,6 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayUnique,
@@ -8,12 +7,12 @@ import {
   IsBoolean,
   IsIn,
   IsNotEmpty,
+  IsOptional,
   IsString,
   IsUUID,
   MaxLength,
-  ValidateNested,
 } from 'class-validator';
-import { Optional } from '../../common/validation';
+import { NestedObject, Optional } from '../../common/validation';
 import { SERVER_NAMINGS, type ServerNaming } from '../server.entity';
 import { ServerToolSearchDto } from './server-tool-search.dto';
 
@@ -88,9 +87,18 @@ export class ServerCreateDto {
   @IsIn(SERVER_NAMINGS)
   naming?: ServerNaming;
 
+  @ApiPropertyOptional({
+    description:
+      'The owning team; null (the default for admins) makes it global, which only admins manage. Operators must name one of their teams, unless they are in exactly one.',
+    format: 'uuid',
+    nullable: true,
+  })
+  @IsOptional()
+  @IsUUID()
+  teamId?: string | null;
+
   @ApiPropertyOptional({ description: 'Deferred tool search settings.', type: ServerToolSearchDto })
   @Optional()
-  @ValidateNested()
-  @Type(() => ServerToolSearchDto)
+  @NestedObject(() => ServerToolSearchDto)
   toolSearch?: ServerToolSearchDto;
 }

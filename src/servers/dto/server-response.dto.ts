@@ -47,6 +47,13 @@ export class ServerResponseDto {
   })
   mcpUrl!: string;
 
+  @ApiProperty({
+    description: 'The owning team, or null when global.',
+    format: 'uuid',
+    nullable: true,
+  })
+  teamId!: string | null;
+
   @ApiProperty({ description: 'Creation time.', format: 'date-time' })
   createdAt!: string;
 

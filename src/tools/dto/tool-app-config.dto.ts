@@ -1,12 +1,10 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   buildMessage,
   IsArray,
   IsBoolean,
   ValidateBy,
-  ValidateNested,
   type ValidationOptions,
 } from 'class-validator';
 import {
@@ -15,7 +13,7 @@ import {
   type ToolAppConfig,
   type UiPermission,
 } from '../tool-app-config';
-import { Optional } from '../../common/validation';
+import { NestedObject, Optional } from '../../common/validation';
 
 const ORIGINS_PER_LIST = 64;
 
@@ -146,8 +144,7 @@ export class ToolAppConfigDto implements ToolAppConfig {
     type: ToolAppCspDto,
   })
   @Optional()
-  @ValidateNested()
-  @Type(() => ToolAppCspDto)
+  @NestedObject(() => ToolAppCspDto)
   csp?: ToolAppCspDto;
 
   @ApiPropertyOptional({
@@ -155,8 +152,7 @@ export class ToolAppConfigDto implements ToolAppConfig {
     type: ToolAppPermissionsDto,
   })
   @Optional()
-  @ValidateNested()
-  @Type(() => ToolAppPermissionsDto)
+  @NestedObject(() => ToolAppPermissionsDto)
   permissions?: ToolAppPermissionsDto;
 
   @ApiPropertyOptional({

@@ -1,7 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsBoolean, IsOptional, ValidateNested } from 'class-validator';
-import { Optional } from '../../common/validation';
+import { IsBoolean, IsOptional } from 'class-validator';
+import { NestedObject, Optional } from '../../common/validation';
 import { ToolAppConfigDto } from './tool-app-config.dto';
 
 export class ToolUpdateDto {
@@ -16,7 +15,6 @@ export class ToolUpdateDto {
     nullable: true,
   })
   @IsOptional()
-  @ValidateNested()
-  @Type(() => ToolAppConfigDto)
+  @NestedObject(() => ToolAppConfigDto)
   appConfig?: ToolAppConfigDto | null;
 }

@@ -2,16 +2,16 @@ import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { type CookieOptions, type Request, type Response } from 'express';
 import { AppConfig } from '../config/app-config';
-import { parseCookies } from './cookie-header';
-import { deriveKey, mac, macEquals, signValue, verifyValue } from './signed-value';
+import { parseCookies } from '../common/cookie-header';
+import { deriveKey, mac, macEquals, signValue, verifyValue } from '../common/signed-value';
 
 export const SESSION_COOKIE = 'portico_session';
 export const LOGIN_COOKIE = 'portico_login';
 const LOGIN_NONCE_SECONDS = 3600;
 
-/** A signed-in admin, as read from the session cookie. */
+/** A signed-in user of the admin pages, as read from the session cookie. */
 export interface AdminSession {
-  username: string;
+  userId: string;
   /** Random per login; CSRF tokens are bound to it. */
   sid: string;
   expiresAt: Date;
@@ -44,22 +44,25 @@ export class AdminSessionService {
     this.csrfKey = deriveKey(config.jwtSecret, 'admin-csrf');
   }
 
-  start(request: Request, response: Response, username: string, now = Date.now()): AdminSession {
+  start(request: Request, response: Response, userId: string, now = Date.now()): AdminSession {
     const ttl = this.config.tokenTtlSeconds;
     const claims: SessionClaims = {
-      sub: username,
+      sub: userId,
       sid: randomBytes(16).toString('base64url'),
       exp: Math.floor(now / 1000) + ttl,
     };
     response.cookie(SESSION_COOKIE, signValue(this.sessionKey, claims), {
-      ...cookieOptions(request, '/'),
+      ...cookieOptions(this.config, request, '/'),
       maxAge: ttl * 1000,
     });
-    response.clearCookie(LOGIN_COOKIE, cookieOptions(request, '/admin'));
-    return { username, sid: claims.sid, expiresAt: new Date(claims.exp * 1000) };
+    response.clearCookie(LOGIN_COOKIE, cookieOptions(this.config, request, '/admin'));
+    return { userId, sid: claims.sid, expiresAt: new Date(claims.exp * 1000) };
   }
 
-  /** The session the request carries, if it is authentic, unexpired and for the current admin. */
+  /**
+   * The session the request carries, if it is authentic and unexpired. Whether its user may still
+   * sign in (exists, not disabled) is the AuthGuard's to check, on every request.
+   */
   read(request: Request, now = Date.now()): AdminSession | null {
     const value = parseCookies(request.headers.cookie).get(SESSION_COOKIE);
     if (!value) return null;
@@ -68,16 +71,15 @@ export class AdminSessionService {
       typeof claims?.sub !== 'string' ||
       typeof claims.sid !== 'string' ||
       typeof claims.exp !== 'number' ||
-      claims.exp * 1000 <= now ||
-      claims.sub !== this.config.adminUsername
+      claims.exp * 1000 <= now
     ) {
       return null;
     }
-    return { username: claims.sub, sid: claims.sid, expiresAt: new Date(claims.exp * 1000) };
+    return { userId: claims.sub, sid: claims.sid, expiresAt: new Date(claims.exp * 1000) };
   }
 
   end(request: Request, response: Response): void {
-    response.clearCookie(SESSION_COOKIE, cookieOptions(request, '/'));
+    response.clearCookie(SESSION_COOKIE, cookieOptions(this.config, request, '/'));
   }
 
   /** The nonce that login-form CSRF tokens are bound to; set as a cookie when missing. */
@@ -86,7 +88,7 @@ export class AdminSessionService {
     if (existing) return existing;
     const nonce = randomBytes(16).toString('base64url');
     response.cookie(LOGIN_COOKIE, nonce, {
-      ...cookieOptions(request, '/admin'),
+      ...cookieOptions(this.config, request, '/admin'),
       maxAge: LOGIN_NONCE_SECONDS * 1000,
     });
     return nonce;
@@ -106,7 +108,12 @@ export class AdminSessionService {
   }
 }
 
-/** httpOnly, SameSite=Strict, and Secure whenever the request came over TLS (directly or via a trusted proxy). */
-export function cookieOptions(request: Request, path: string): CookieOptions {
-  return { httpOnly: true, sameSite: 'strict', secure: request.secure, path };
+/**
+ * httpOnly, SameSite=Strict, and Secure whenever clients reach Portico over https (PUBLIC_URL) or
+ * the request came over TLS (directly or through a trusted proxy): a proxy that ends TLS and is
+ * not listed in TRUSTED_PROXIES still gets a Secure cookie.
+ */
+export function cookieOptions(config: AppConfig, request: Request, path: string): CookieOptions {
+  const secure = request.secure || config.publicUrl.startsWith('https:');
+  return { httpOnly: true, sameSite: 'strict', secure, path };
 }

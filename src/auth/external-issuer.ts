@@ -1,0 +1,134 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import type * as Jose from 'jose' with { 'resolution-mode': 'import' };
+import { AppConfig, type OidcConfig } from '../config/app-config';
+import { resourceTarget } from '../oauth/oauth-resource';
+import { AuthErrorCode, AuthException } from './auth.exception';
+import { mapClaims } from './claims-mapping';
+import { jose } from './jose';
+import { McpAccess } from './mcp-access';
+import { type Principal } from './principal';
+import { TeamNames } from './team-names';
+import { UserDirectory } from './user-directory';
+
+/** Asymmetric algorithms only: a symmetric one would let anyone holding the client secret mint tokens. */
+const ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+];
+
+type KeySet = ReturnType<typeof Jose.createRemoteJWKSet>;
+
+/**
+ * Access tokens of the configured OpenID Connect provider. The provider is found through its
+ * discovery document; its signing keys come from its JWKS through jose, which fetches them again
+ * when a token names an unknown key and after OIDC_JWKS_CACHE_SECONDS, so a rotated-out key stops
+ * working. Issuer, expiry and audience are checked; the audience must be one of OIDC_AUDIENCE, or
+ * the URL of an MCP endpoint, to which the token is then bound (RFC 8707).
+ */
+@Injectable()
+export class ExternalIssuer {
+  private readonly logger = new Logger(ExternalIssuer.name);
+  private keys: Promise<KeySet> | null = null;
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly users: UserDirectory,
+    private readonly teams: TeamNames,
+    private readonly mcp: McpAccess,
+  ) {}
+
+  get issuer(): string | null {
+    return this.config.oidc?.issuer ?? null;
+  }
+
+  async principal(token: string): Promise<Principal> {
+    const oidc = this.config.oidc;
+    if (!oidc) throw invalid('No identity provider is configured.');
+    const { jwtVerify } = await jose();
+    let payload: Jose.JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, await this.keySet(oidc), {
+        issuer: oidc.issuer,
+        algorithms: ALGORITHMS,
+        requiredClaims: ['sub', 'exp'],
+      }));
+    } catch (error) {
+      if (error instanceof AuthException) throw error;
+      throw invalid(`The identity provider's token was refused: ${(error as Error).message}`);
+    }
+    const audience = this.boundAudience(payload.aud, oidc);
+    const mapped = mapClaims(payload, oidc);
+    if (mapped.role === null)
+      throw invalid('None of this identity’s groups has a role in Portico.');
+    const sub = payload.sub!;
+    const userId = await this.users.idOfExternal(oidc.issuer, sub);
+    if (userId !== null && (await this.users.get(userId))?.disabled)
+      throw invalid('This user may no longer sign in.');
+    return {
+      subject: userId
+        ? `user:${userId}`
+        : `oidc:${createHash('sha256').update(`${oidc.issuer}\0${sub}`).digest('hex').slice(0, 40)}`,
+      name: mapped.username,
+      userId,
+      role: mapped.role,
+      teamIds: await this.teams.ids(mapped.teamNames),
+      serverIds: null,
+      audience,
+      tokenId: null,
+      source: 'external',
+    };
+  }
+
+  /** null: good for every endpoint its user may use; a URL: bound to that MCP endpoint. */
+  private boundAudience(aud: unknown, oidc: OidcConfig): string | null {
+    const audiences = (Array.isArray(aud) ? aud : [aud]).filter(
+      (value): value is string => typeof value === 'string',
+    );
+    if (audiences.some((value) => oidc.audiences.includes(value))) return null;
+    for (const value of audiences) {
+      const target = resourceTarget(value, this.config.publicUrl);
+      if (target) return this.mcp.resourceUrl(target);
+    }
+    throw invalid('The token was issued for another audience.');
+  }
+
+  /** The provider's key set, from its discovery document; looked up again after a failure. */
+  private keySet(oidc: OidcConfig): Promise<KeySet> {
+    this.keys ??= this.discover(oidc).catch((error: unknown) => {
+      this.keys = null;
+      this.logger.warn(`OpenID discovery of ${oidc.issuer} failed: ${(error as Error).message}`);
+      throw invalid('The identity provider cannot be reached.');
+    });
+    return this.keys;
+  }
+
+  private async discover(oidc: OidcConfig): Promise<KeySet> {
+    const url = `${oidc.issuer.replace(/\/$/, '')}/.well-known/openid-configuration`;
+    const response = await fetch(url, { signal: AbortSignal.timeout(10_000) });
+    if (!response.ok) throw new Error(`${url} answered ${response.status}`);
+    const document = (await response.json()) as { issuer?: unknown; jwks_uri?: unknown };
+    if (document.issuer !== oidc.issuer)
+      throw new Error(`the discovery document names the issuer ${String(document.issuer)}`);
+    if (typeof document.jwks_uri !== 'string')
+      throw new Error('the discovery document has no jwks_uri');
+    const { createRemoteJWKSet } = await jose();
+    const cacheMaxAge = oidc.jwksCacheSeconds * 1000;
+    return createRemoteJWKSet(new URL(document.jwks_uri), {
+      cacheMaxAge,
+      cooldownDuration: Math.min(30_000, cacheMaxAge),
+    });
+  }
+}
+
+function invalid(message: string): AuthException {
+  return new AuthException(AuthErrorCode.Unauthenticated, message);
+}

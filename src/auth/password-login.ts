@@ -1,0 +1,39 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { User } from '../users/user.entity';
+import { AuthErrorCode, AuthException } from './auth.exception';
+import { LoginThrottle } from './login-throttle';
+import { hashPassword, needsRehash, verifyPassword } from './password-hash';
+
+/** A hash to verify against when the username is unknown, so that both cost the same time. */
+const UNKNOWN_USER_HASH = hashPassword('portico:no-such-user');
+
+/**
+ * Password sign-in of local users, for the API's token route and the login pages alike. A stored
+ * hash of an older format or weaker parameters is replaced at the first successful login.
+ */
+@Injectable()
+export class PasswordLogin {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly throttle: LoginThrottle,
+  ) {}
+
+  /** The user's id; `client` (the remote address) keys the failed-login throttle. */
+  async authenticate(username: string, password: string, client: string): Promise<string> {
+    await this.throttle.attempt(client, username);
+    const repository = this.dataSource.getRepository(User);
+    const user = await repository.findOneBy({ username, source: 'local' });
+    const stored = user?.passwordHash ?? (await UNKNOWN_USER_HASH);
+    const valid = await verifyPassword(password, stored);
+    if (!user || user.passwordHash === null || !valid || user.disabled)
+      throw new AuthException(AuthErrorCode.InvalidCredentials, 'Wrong username or password.');
+    await this.throttle.succeeded(client, username);
+    const upgraded = needsRehash(user.passwordHash) ? await hashPassword(password) : undefined;
+    await repository.update(
+      { id: user.id },
+      { lastLoginAt: new Date(), ...(upgraded ? { passwordHash: upgraded } : {}) },
+    );
+    return user.id;
+  }
+}

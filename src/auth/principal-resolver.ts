@@ -1,0 +1,118 @@
+import { Injectable } from '@nestjs/common';
+import { type Request } from 'express';
+import { AdminSessionService } from './admin-session.service';
+import { ApiTokenVerifier } from './api-token-verifier';
+import { looksLikeApiToken } from './api-token-value';
+import { AuthErrorCode, AuthException } from './auth.exception';
+import { ExternalIssuer } from './external-issuer';
+import { GrantStatus } from './grant-status';
+import { OAuthAccessTokens } from './oauth-access-token';
+import { type Principal, type PrincipalSource } from './principal';
+import { TokenService } from './token.service';
+import { UserDirectory } from './user-directory';
+
+/**
+ * Finds who a request acts for: from a bearer token (a managed API token, a login token, or a
+ * token of an earlier version), or from the admin pages' session cookie. Throws 401 when the
+ * credential is missing, invalid, expired or revoked, or its user may no longer sign in.
+ */
+@Injectable()
+export class PrincipalResolver {
+  constructor(
+    private readonly tokens: TokenService,
+    private readonly apiTokens: ApiTokenVerifier,
+    private readonly users: UserDirectory,
+    private readonly sessions: AdminSessionService,
+    private readonly accessTokens: OAuthAccessTokens,
+    private readonly grants: GrantStatus,
+    private readonly external: ExternalIssuer,
+  ) {}
+
+  async fromBearer(token: string): Promise<Principal> {
+    if (looksLikeApiToken(token)) return this.apiTokens.verify(token);
+    const issuer = issuerOf(token);
+    if (issuer !== null && issuer === this.accessTokens.issuer) return this.fromAccessToken(token);
+    if (issuer !== null && issuer === this.external.issuer) return this.external.principal(token);
+    const verified = this.tokens.verify(token);
+    switch (verified.kind) {
+      case 'login':
+        return this.ofUser(verified.userId, 'login-token');
+      case 'legacy-admin': {
+        const id = await this.users.idOf(verified.username);
+        if (id === null) throw unauthenticated('The user of this token no longer exists.');
+        return this.ofUser(id, 'legacy-token');
+      }
+      case 'legacy-server':
+        return {
+          subject: verified.subject,
+          name: verified.subject,
+          userId: null,
+          role: 'member',
+          teamIds: [],
+          serverIds: verified.serverIds,
+          audience: null,
+          tokenId: null,
+          source: 'legacy-token',
+        };
+    }
+  }
+
+  /**
+   * An access token of the embedded authorization server: its user, bound (RFC 8707) to the one
+   * MCP endpoint it was issued for, while its grant stands.
+   */
+  private async fromAccessToken(token: string): Promise<Principal> {
+    const claims = await this.accessTokens.verify(token);
+    if (!(await this.grants.active(claims.gid)))
+      throw unauthenticated('The access token was revoked.');
+    const user = await this.ofUser(claims.sub, 'oauth');
+    return { ...user, audience: claims.aud, tokenId: claims.gid };
+  }
+
+  /** The admin pages' signed-in user, or null without a valid session. */
+  async fromSession(request: Request): Promise<Principal | null> {
+    const session = this.sessions.read(request);
+    if (!session) return null;
+    request.adminSession = session;
+    try {
+      return await this.ofUser(session.userId, 'session');
+    } catch (error) {
+      if (error instanceof AuthException) return null;
+      throw error;
+    }
+  }
+
+  /** A user acting as themselves, with their current role and teams. */
+  async ofUser(userId: string, source: PrincipalSource): Promise<Principal> {
+    const user = await this.users.get(userId);
+    if (!user || user.disabled) throw unauthenticated('This user may no longer sign in.');
+    return {
+      subject: `user:${user.id}`,
+      name: user.username,
+      userId: user.id,
+      role: user.role,
+      teamIds: user.teamIds,
+      serverIds: null,
+      audience: null,
+      tokenId: null,
+      source,
+    };
+  }
+}
+
+function unauthenticated(message: string): AuthException {
+  return new AuthException(AuthErrorCode.Unauthenticated, message);
+}
+
+/** The `iss` of a JWT, read without verifying it, only to pick who verifies it. */
+export function issuerOf(token: string): string | null {
+  const parts = token.split('.');
+  if (parts.length !== 3) return null;
+  try {
+    const payload: unknown = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8'));
+    const iss = (payload as { iss?: unknown } | null)?.iss;
+    return typeof iss === 'string' ? iss : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,31 @@
+import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+import type { OAuthClientMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
+
+/** A client registered through dynamic client registration (RFC 7591). */
+@Entity({ name: 'oauth_client' })
+export class OAuthClient {
+  @PrimaryColumn({
+    name: 'client_id',
+    type: 'varchar',
+    length: 64,
+    primaryKeyConstraintName: 'oauth_client_pk',
+  })
+  clientId!: string;
+
+  /**
+   * A confidential client's secret, sealed with ENCRYPTION_KEY (the SDK's client authentication
+   * compares the secret itself, so a one-way hash would not do); null for public clients.
+   */
+  @Column({ name: 'client_secret', type: 'text', nullable: true })
+  clientSecret!: string | null;
+
+  @Column({ name: 'client_secret_expires_at', type: 'timestamptz', nullable: true })
+  clientSecretExpiresAt!: Date | null;
+
+  /** The registered metadata (redirect URIs, name, grant types, ...), as the client sent it. */
+  @Column({ type: 'jsonb' })
+  metadata!: OAuthClientMetadata;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+}

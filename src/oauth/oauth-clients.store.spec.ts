@@ -1,0 +1,22 @@
+import { redirectUriProblem } from './oauth-clients.store';
+
+describe('redirectUriProblem', () => {
+  it.each([
+    'https://app.example.com/callback',
+    'http://127.0.0.1:33418/callback',
+    'http://localhost/cb',
+    'cursor://anysphere.cursor-retrieval/oauth/callback',
+  ])('accepts %s', (uri) => {
+    expect(redirectUriProblem(uri)).toBeNull();
+  });
+
+  it.each([
+    'http://app.example.com/callback',
+    'javascript:alert(1)',
+    'data:text/html,x',
+    'https://app.example.com/cb#frag',
+    'not a url',
+  ])('refuses %s', (uri) => {
+    expect(redirectUriProblem(uri)).not.toBeNull();
+  });
+});

@@ -1,0 +1,128 @@
+import { Body, Get, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
+import { type Request, type Response } from 'express';
+import { DataSource } from 'typeorm';
+import { AdminController } from '../admin/admin-controller.decorator';
+import { AdminPages } from '../admin/admin-pages.service';
+import { ADMIN_CSP } from '../admin/admin-views';
+import { type FormBody, formField } from '../admin/form-body';
+import { MinRole } from '../auth/auth.decorators';
+import { McpAccess } from '../auth/mcp-access';
+import { AppConfig } from '../config/app-config';
+import { Server } from '../servers/server.entity';
+import { type AuthorizationRequest } from './authorization-request';
+import { OAuthGrants } from './oauth-grants.service';
+import { resourceTarget } from './oauth-resource';
+import { PorticoOAuthProvider } from './oauth-server.provider';
+
+/**
+ * The consent step of the authorization code flow, in the admin pages' style: the user signs in
+ * (password or SSO, through the login page), sees which client wants which MCP endpoint, and
+ * allows or denies. Either way the browser goes back to the client's redirect URI.
+ */
+@AdminController('oauth/consent')
+@MinRole('member')
+export class OAuthConsentController {
+  constructor(
+    private readonly provider: PorticoOAuthProvider,
+    private readonly grants: OAuthGrants,
+    private readonly mcp: McpAccess,
+    private readonly pages: AdminPages,
+    private readonly dataSource: DataSource,
+    private readonly config: AppConfig,
+  ) {}
+
+  @Get()
+  async page(
+    @Req() request: Request,
+    @Res() response: Response,
+    @Query('request') sealed: unknown,
+  ): Promise<void> {
+    const pending = this.provider.requests.open(sealed);
+    if (!pending) return this.expired(request, response);
+    const client = await this.provider.clientsStore.getClient(pending.clientId);
+    const allowed = await this.allowed(request, pending);
+    // The decision's redirect leaves for the client's redirect URI, which form-action must allow.
+    response.setHeader('Content-Security-Policy', consentPolicy(pending.redirectUri));
+    await this.pages.render(
+      request,
+      response,
+      'consent',
+      {
+        title: 'Allow access',
+        section: 'consent',
+        request: sealed,
+        clientName: client?.client_name ?? pending.clientId,
+        clientUri: client?.client_uri ?? null,
+        redirectUri: pending.redirectUri,
+        resource: pending.resource,
+        serverName: await this.serverName(pending),
+        allowed,
+        username: request.principal!.name,
+      },
+      allowed ? 200 : 403,
+    );
+  }
+
+  @Post()
+  @HttpCode(303)
+  async decide(
+    @Req() request: Request,
+    @Res() response: Response,
+    @Body() body: FormBody,
+  ): Promise<void> {
+    const pending = this.provider.requests.open(formField(body, 'request'));
+    if (!pending) return this.expired(request, response);
+    const target = new URL(pending.redirectUri);
+    if (pending.state !== null) target.searchParams.set('state', pending.state);
+    target.searchParams.set('iss', new URL(this.config.publicUrl).origin);
+    if (formField(body, 'decision') === 'allow' && (await this.allowed(request, pending))) {
+      const code = await this.grants.authorize(request.principal!.userId!, pending);
+      target.searchParams.set('code', code);
+    } else {
+      target.searchParams.set('error', 'access_denied');
+    }
+    response.redirect(303, target.href);
+  }
+
+  /** Whether the signed-in user may use the endpoint the client asks for. */
+  private async allowed(request: Request, pending: AuthorizationRequest): Promise<boolean> {
+    const principal = request.principal!;
+    const target = resourceTarget(pending.resource, this.config.publicUrl);
+    if (!target || principal.userId === null) return false;
+    return (await this.mcp.check(principal, target)).allowed;
+  }
+
+  private async serverName(pending: AuthorizationRequest): Promise<string | null> {
+    const target = resourceTarget(pending.resource, this.config.publicUrl);
+    if (target?.kind !== 'server') return null;
+    const server = await this.dataSource
+      .getRepository(Server)
+      .findOne({ select: { name: true }, where: { id: target.serverId } });
+    return server?.name ?? null;
+  }
+
+  private async expired(request: Request, response: Response): Promise<void> {
+    await this.pages.render(
+      request,
+      response,
+      'error',
+      {
+        title: 'Sign-in request expired',
+        section: 'error',
+        status: 400,
+        message:
+          'This sign-in request is invalid or has expired. Start again from your MCP client.',
+        offerLogin: false,
+      },
+      400,
+    );
+  }
+}
+
+/** The admin policy, with form-action also allowing where the decision sends the browser. */
+export function consentPolicy(redirectUri: string): string {
+  const url = new URL(redirectUri);
+  const destination =
+    url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : url.protocol;
+  return ADMIN_CSP.replace("form-action 'self'", `form-action 'self' ${destination}`);
+}

@@ -1,0 +1,12 @@
+import { DomainException } from '../common/domain.exception';
+
+export enum TeamErrorCode {
+  NotFound = 'team.not_found',
+  NameTaken = 'team.name_taken',
+  /** It still owns gateways or servers: move or delete those first. */
+  InUse = 'team.in_use',
+  /** A gateway or server was given a team that does not exist. */
+  Unknown = 'team.unknown',
+}
+
+export class TeamException extends DomainException<TeamErrorCode> {}

@@ -1,0 +1,11 @@
+import { DomainException } from '../common/domain.exception';
+
+export enum TokenErrorCode {
+  NotFound = 'token.not_found',
+  /** Neither a role nor servers, or both. */
+  ScopeRequired = 'token.scope_required',
+  /** A role above the creator's own, or servers the creator may not use. */
+  BeyondOwner = 'token.beyond_owner',
+}
+
+export class TokenException extends DomainException<TokenErrorCode> {}

@@ -1,0 +1,284 @@
+import { auth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import request from 'supertest';
+import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
+import { createTeam, createUser, pageSession, USER_PASSWORD } from '../support/identities';
+import { initializeRequest, postMcp } from '../support/mcp-client';
+import { MemoryOAuthProvider, signInAndConsent } from '../support/oauth-client';
+import { ADMIN_PASSWORD, startTestApp, type TestApp } from '../support/test-app';
+
+const ADMIN = { username: 'admin', password: ADMIN_PASSWORD };
+
+describe('OAuth 2.1 for MCP clients, with the embedded authorization server', () => {
+  let t: TestApp;
+  let upstream: UpstreamFixture;
+  let serverA: string;
+  let serverB: string;
+
+  beforeAll(async () => {
+    upstream = await startUpstream({ tools: [echoTool('hello', 'up')] });
+    t = await startTestApp({ publicUrl: true });
+    const gateway = (
+      await t.api().post('/api/v1/gateways').send({ name: 'Up', url: upstream.url }).expect(201)
+    ).body;
+    const tools = (await t.api().get(`/api/v1/tools?gatewayId=${gateway.id}`).expect(200)).body;
+    const toolIds = tools.items.map((tool: { id: string }) => tool.id);
+    serverA = (await t.api().post('/api/v1/servers').send({ name: 'A', toolIds }).expect(201)).body
+      .id;
+    serverB = (await t.api().post('/api/v1/servers').send({ name: 'B', toolIds }).expect(201)).body
+      .id;
+  });
+
+  afterAll(async () => {
+    await t.close();
+    await upstream.close();
+  });
+
+  const endpoint = (serverId: string) => new URL(`/servers/${serverId}/mcp`, t.baseUrl);
+
+  async function connect(url: URL, provider: MemoryOAuthProvider): Promise<Client> {
+    const client = new Client({ name: 'oauth-test', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(url, { authProvider: provider }));
+    return client;
+  }
+
+  /** The whole first run of a client: 401, discovery, registration, sign-in, code exchange. */
+  async function authorizeClient(url: URL, credentials = ADMIN): Promise<MemoryOAuthProvider> {
+    const provider = new MemoryOAuthProvider();
+    const transport = new StreamableHTTPClientTransport(url, { authProvider: provider });
+    const client = new Client({ name: 'oauth-test', version: '1' });
+    await expect(client.connect(transport)).rejects.toBeInstanceOf(UnauthorizedError);
+    const landed = await signInAndConsent(provider.authorizationUrl!, credentials);
+    expect(`${landed.origin}${landed.pathname}`).toBe(provider.redirectUrl);
+    expect(landed.searchParams.get('iss')).toBe(t.baseUrl);
+    await transport.finishAuth(landed.searchParams.get('code')!);
+    return provider;
+  }
+
+  it('answers 401 with where to find the resource metadata, which names the authorization server', async () => {
+    const unauthorized = await postMcp(endpoint(serverA).href, '', initializeRequest(), {
+      Authorization: '',
+    });
+    expect(unauthorized.status).toBe(401);
+    const metadataUrl = `${t.baseUrl}/.well-known/oauth-protected-resource/servers/${serverA}/mcp`;
+    expect(unauthorized.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="${metadataUrl}"`,
+    );
+    const resource = await request(t.baseUrl).get(new URL(metadataUrl).pathname).expect(200);
+    expect(resource.body).toEqual({
+      resource: endpoint(serverA).href,
+      authorization_servers: [t.baseUrl],
+      scopes_supported: ['mcp'],
+      bearer_methods_supported: ['header'],
+      resource_name: expect.any(String),
+    });
+    const server = await request(t.baseUrl)
+      .get('/.well-known/oauth-authorization-server')
+      .expect(200);
+    expect(server.body).toMatchObject({
+      issuer: t.baseUrl,
+      authorization_endpoint: `${t.baseUrl}/oauth/authorize`,
+      token_endpoint: `${t.baseUrl}/oauth/token`,
+      registration_endpoint: `${t.baseUrl}/oauth/register`,
+      revocation_endpoint: `${t.baseUrl}/oauth/revoke`,
+      code_challenge_methods_supported: ['S256'],
+    });
+    await request(t.baseUrl).get('/.well-known/oauth-protected-resource/servers/x/mcp').expect(404);
+  });
+
+  it('runs the SDK client’s whole flow: discovery, registration, sign-in, token, MCP call, refresh, revoke', async () => {
+    const provider = await authorizeClient(endpoint(serverA));
+    expect(provider.client?.client_id).toEqual(expect.any(String));
+    const first = provider.saved!;
+    expect(first).toMatchObject({ token_type: 'Bearer', scope: 'mcp', expires_in: 3600 });
+
+    const client = await connect(endpoint(serverA), provider);
+    const result = await client.callTool({ name: 'up-hello', arguments: {} });
+    expect(result.content).toEqual([{ type: 'text', text: 'up:hello' }]);
+    await client.close();
+
+    // A refresh rotates both tokens; the old refresh token is spent.
+    expect(await auth(provider, { serverUrl: endpoint(serverA) })).toBe('AUTHORIZED');
+    const second = provider.saved!;
+    expect(second.access_token).not.toBe(first.access_token);
+    expect(second.refresh_token).not.toBe(first.refresh_token);
+    const again = await connect(endpoint(serverA), provider);
+    expect((await again.listTools()).tools.map((tool) => tool.name)).toEqual(['up-hello']);
+    await again.close();
+
+    // Revoking the refresh token (RFC 7009) ends the grant: its access token stops at once.
+    await request(t.baseUrl)
+      .post('/oauth/revoke')
+      .type('form')
+      .send({ token: second.refresh_token, client_id: provider.client!.client_id })
+      .expect(200);
+    const refused = await postMcp(endpoint(serverA).href, second.access_token, initializeRequest());
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toContain('error="invalid_token"');
+  });
+
+  it('revokes the whole grant when a spent refresh token comes back', async () => {
+    const provider = await authorizeClient(endpoint(serverA));
+    const stolen = provider.saved!.refresh_token!;
+    const refresh = (token: string) =>
+      request(t.baseUrl).post('/oauth/token').type('form').send({
+        grant_type: 'refresh_token',
+        refresh_token: token,
+        client_id: provider.client!.client_id,
+      });
+    const rotated = (await refresh(stolen).expect(200)).body;
+    const reuse = await refresh(stolen).expect(400);
+    expect(reuse.body.error).toBe('invalid_grant');
+    expect(
+      (await postMcp(endpoint(serverA).href, rotated.access_token, initializeRequest())).status,
+    ).toBe(401);
+    expect((await refresh(rotated.refresh_token).expect(400)).body.error).toBe('invalid_grant');
+  });
+
+  it('binds a token to its server: never another server, /mcp or the REST API', async () => {
+    const provider = await authorizeClient(endpoint(serverA));
+    const token = provider.saved!.access_token;
+    const other = await postMcp(endpoint(serverB).href, token, initializeRequest());
+    expect(other.status).toBe(401);
+    expect(other.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="${t.baseUrl}/.well-known/oauth-protected-resource/servers/${serverB}/mcp", error="invalid_token", error_description="This token was issued for another MCP endpoint."`,
+    );
+    expect((await postMcp(`${t.baseUrl}/mcp`, token, initializeRequest())).status).toBe(401);
+    await request(t.baseUrl)
+      .get('/api/v1/servers')
+      .set('Authorization', `Bearer ${token}`)
+      .expect(403);
+    const mine = await postMcp(endpoint(serverA).href, token, initializeRequest());
+    expect(mine.status).toBe(200);
+    await mine.text();
+  });
+
+  it('refuses an authorization without S256 PKCE, a resource, or with a foreign resource', async () => {
+    const provider = new MemoryOAuthProvider();
+    const registered = await request(t.baseUrl)
+      .post('/oauth/register')
+      .send(provider.clientMetadata)
+      .expect(201);
+    const base = {
+      client_id: registered.body.client_id,
+      redirect_uri: provider.redirectUrl,
+      response_type: 'code',
+      state: 's1',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+      resource: endpoint(serverA).href,
+    };
+    const errorOf = async (query: Record<string, string | undefined>) => {
+      const response = await request(t.baseUrl).get('/oauth/authorize').query(query).expect(302);
+      return new URL(response.headers.location!).searchParams.get('error');
+    };
+    expect(await errorOf({ ...base, code_challenge_method: 'plain' })).toBe('invalid_request');
+    expect(await errorOf({ ...base, code_challenge: undefined })).toBe('invalid_request');
+    expect(await errorOf({ ...base, resource: undefined })).toBe('invalid_target');
+    expect(await errorOf({ ...base, resource: 'https://evil.example.com/mcp' })).toBe(
+      'invalid_target',
+    );
+    expect(await errorOf({ ...base, scope: 'admin' })).toBe('invalid_scope');
+    const ok = await request(t.baseUrl).get('/oauth/authorize').query(base).expect(302);
+    expect(ok.headers.location).toMatch(/\/oauth\/consent\?request=/);
+    await request(t.baseUrl)
+      .post('/oauth/register')
+      .send({ ...provider.clientMetadata, redirect_uris: ['http://evil.example.com/cb'] })
+      .expect(400);
+  });
+
+  it('shows a client’s self-chosen name escaped, and only to a signed-in user', async () => {
+    const hostile = '<img src=x onerror=alert(1)>';
+    const provider = new MemoryOAuthProvider();
+    const registered = await request(t.baseUrl)
+      .post('/oauth/register')
+      .send({ ...provider.clientMetadata, client_name: hostile })
+      .expect(201);
+    const authorize = await request(t.baseUrl)
+      .get('/oauth/authorize')
+      .query({
+        client_id: registered.body.client_id,
+        redirect_uri: provider.redirectUrl,
+        response_type: 'code',
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        code_challenge_method: 'S256',
+        resource: endpoint(serverA).href,
+      })
+      .expect(302);
+    const consentPath =
+      new URL(authorize.headers.location!).pathname + new URL(authorize.headers.location!).search;
+    const anonymous = await request(t.baseUrl).get(consentPath).expect(303);
+    expect(anonymous.headers.location).toMatch(/^\/admin\/login\?next=%2Foauth%2Fconsent/);
+    const { cookie } = await pageSession(t, 'admin', ADMIN_PASSWORD);
+    const page = await request(t.baseUrl).get(consentPath).set('Cookie', cookie).expect(200);
+    expect(page.text).not.toContain(hostile);
+    expect(page.text).toContain('&lt;img src&#x3D;x onerror&#x3D;alert(1)&gt;');
+    expect(page.headers['content-security-policy']).toContain(
+      "form-action 'self' http://127.0.0.1:53682",
+    );
+    expect(page.headers['x-frame-options']).toBe('DENY');
+  });
+
+  it('refuses a code without the right PKCE verifier, and a code used twice', async () => {
+    const provider = new MemoryOAuthProvider();
+    const transport = new StreamableHTTPClientTransport(endpoint(serverA), {
+      authProvider: provider,
+    });
+    await expect(new Client({ name: 'x', version: '1' }).connect(transport)).rejects.toBeInstanceOf(
+      UnauthorizedError,
+    );
+    const landed = await signInAndConsent(provider.authorizationUrl!, ADMIN);
+    const exchange = (verifier: string) =>
+      request(t.baseUrl)
+        .post('/oauth/token')
+        .type('form')
+        .send({
+          grant_type: 'authorization_code',
+          code: landed.searchParams.get('code'),
+          code_verifier: verifier,
+          redirect_uri: provider.redirectUrl,
+          client_id: provider.client!.client_id,
+        });
+    expect((await exchange('x'.repeat(43)).expect(400)).body.error).toBe('invalid_grant');
+    const tokens = (await exchange(provider.verifier!).expect(200)).body;
+    expect((await exchange(provider.verifier!).expect(400)).body.error).toBe('invalid_grant');
+    // The replayed code revoked its grant.
+    expect(
+      (await postMcp(endpoint(serverA).href, tokens.access_token, initializeRequest())).status,
+    ).toBe(401);
+  });
+
+  it('sends the browser back with access_denied when the user denies', async () => {
+    const provider = new MemoryOAuthProvider();
+    const transport = new StreamableHTTPClientTransport(endpoint(serverA), {
+      authProvider: provider,
+    });
+    await expect(new Client({ name: 'x', version: '1' }).connect(transport)).rejects.toBeInstanceOf(
+      UnauthorizedError,
+    );
+    const landed = await signInAndConsent(provider.authorizationUrl!, ADMIN, 'deny');
+    expect(landed.searchParams.get('error')).toBe('access_denied');
+    expect(landed.searchParams.get('code')).toBeNull();
+  });
+
+  it('lets a member of another team not allow access to a team’s server', async () => {
+    const alpha = await createTeam(t, 'OAuth alpha');
+    const bravo = await createTeam(t, 'OAuth bravo');
+    await t.api().patch(`/api/v1/servers/${serverB}`).send({ teamId: bravo }).expect(200);
+    await createUser(t, 'oauth-alpha-member', 'member', [alpha]);
+    const provider = new MemoryOAuthProvider();
+    const transport = new StreamableHTTPClientTransport(endpoint(serverB), {
+      authProvider: provider,
+    });
+    await expect(new Client({ name: 'x', version: '1' }).connect(transport)).rejects.toBeInstanceOf(
+      UnauthorizedError,
+    );
+    const landed = await signInAndConsent(
+      provider.authorizationUrl!,
+      { username: 'oauth-alpha-member', password: USER_PASSWORD },
+      'allow',
+    );
+    expect(landed.searchParams.get('error')).toBe('access_denied');
+  });
+});
