@@ -180,6 +180,34 @@ describe('managed API tokens', () => {
     await bearer(t, another.token).get('/api/v1/servers').expect(401);
   });
 
+  it('ends the MCP event stream a token opened when the token is revoked', async () => {
+    const { id, token } = (
+      await t
+        .api()
+        .post('/api/v1/tokens')
+        .send({ name: 'streaming', serverIds: [serverA] })
+        .expect(201)
+    ).body;
+    const endpoint = `${t.baseUrl}/servers/${serverA}/mcp`;
+    const initialized = await postMcp(endpoint, token, initializeRequest());
+    expect(initialized.status).toBe(200);
+    const stream = await fetch(endpoint, {
+      headers: {
+        Authorization: `Bearer ${token}`,
+        Accept: 'text/event-stream',
+        'Mcp-Session-Id': initialized.headers.get('mcp-session-id')!,
+      },
+    });
+    expect(stream.status).toBe(200);
+    const ended = stream.text().then(() => 'ended');
+    await t.api().delete(`/api/v1/tokens/${id}`).expect(204);
+    const outcome = await Promise.race([
+      ended,
+      new Promise((resolve) => setTimeout(() => resolve('still open'), 3000)),
+    ]);
+    expect(outcome).toBe('ended');
+  });
+
   it('stops the tokens of a user who is disabled or deleted, at once', async () => {
     const user = await createUser(t, 'leaver', 'operator');
     const { token } = (

@@ -40,3 +40,13 @@ export interface ClientStream {
 export function primingId(streamId: string): string {
   return `${streamId}.0`;
 }
+
+/**
+ * Who opened a stream: a stream outlives the request that opened it, so it is ended when that
+ * credential is revoked (the client reconnects, and is checked again).
+ */
+export interface StreamOwner {
+  subject: string;
+  /** The API token or OAuth grant it came from, if any. */
+  tokenId: string | null;
+}

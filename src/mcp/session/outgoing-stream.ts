@@ -1,5 +1,5 @@
 import { type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { type ClientStream } from './client-stream';
+import { type ClientStream, type StreamOwner } from './client-stream';
 import { type StoredEvent } from './stream-events.store';
 
 interface Pending {
@@ -19,7 +19,10 @@ export class OutgoingStream {
   private replaying: Pending[] | null = null;
   private readonly written = new Set<string>();
 
-  constructor(private readonly sse: ClientStream) {}
+  constructor(
+    private readonly sse: ClientStream,
+    readonly owner: StreamOwner,
+  ) {}
 
   get open(): boolean {
     return this.sse.open;

@@ -147,8 +147,31 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
         // Answered once the directories have dropped what they held: see ListChanges.
         return;
       case 'identity.changed':
+        this.endStreamsOf(event);
         return;
     }
+  }
+
+  /**
+   * Users, API tokens or OAuth grants were changed or revoked: streams they opened end here, so
+   * that no client keeps hearing on a credential that no longer holds. Every new request is
+   * checked anyway; a client still entitled reconnects and resumes.
+   */
+  private endStreamsOf(changed: {
+    userIds: string[];
+    tokenIds: string[];
+    grantIds: string[];
+  }): void {
+    const subjects = new Set([
+      ...changed.userIds.map((id) => `user:${id}`),
+      ...changed.tokenIds.map((id) => `token:${id}`),
+    ]);
+    const tokens = new Set([...changed.tokenIds, ...changed.grantIds]);
+    for (const runtime of this.runtimes.values())
+      runtime.endStreams(
+        (owner) =>
+          subjects.has(owner.subject) || (owner.tokenId !== null && tokens.has(owner.tokenId)),
+      );
   }
 
   /**

@@ -12,7 +12,13 @@ import { passesLogLevel } from '../logging-level';
 import { jsonRpcError } from '../mcp-errors';
 import { scopeOf, type McpScope } from '../mcp-scope';
 import { ClientRequests } from './client-requests';
-import { type ClientStream, type Exchange, primingId, type StreamSink } from './client-stream';
+import {
+  type ClientStream,
+  type Exchange,
+  primingId,
+  type StreamOwner,
+  type StreamSink,
+} from './client-stream';
 import { type SessionState } from './session.store';
 import { type SessionUpstreams } from './session-upstreams';
 import { type Resumption, SESSION_STREAM, type StreamEvents } from './stream-events.store';
@@ -204,9 +210,9 @@ export class SessionRuntime implements StreamSink {
   }
 
   /** The session's own stream opened here: GET, or the older transport's SSE stream. */
-  openSessionStream(sse: ClientStream): boolean {
+  openSessionStream(sse: ClientStream, owner: StreamOwner): boolean {
     if (this.stream?.open) return false;
-    const stream = new OutgoingStream(sse);
+    const stream = new OutgoingStream(sse, owner);
     this.stream = stream;
     sse.onClose(() => {
       if (this.stream === stream) this.stream = null;
@@ -220,14 +226,14 @@ export class SessionRuntime implements StreamSink {
    * goes on here. A client that resumes its session's stream has lost the old one, though this
    * replica may not have noticed yet: the old one is ended.
    */
-  async resume(sse: ClientStream, position: Resumption): Promise<void> {
+  async resume(sse: ClientStream, position: Resumption, owner: StreamOwner): Promise<void> {
     let stream: OutgoingStream;
     if (position.streamId === SESSION_STREAM) {
       this.stream?.end();
-      this.openSessionStream(sse);
+      this.openSessionStream(sse, owner);
       stream = this.stream!;
     } else {
-      stream = new OutgoingStream(sse);
+      stream = new OutgoingStream(sse, owner);
       this.resumed.set(position.streamId, stream);
       sse.onClose(() => this.resumed.delete(position.streamId));
     }
@@ -248,10 +254,13 @@ export class SessionRuntime implements StreamSink {
     this.parts.relay.toClient(streamId, message, eventId, final);
   }
 
-  /** Ends the streams this replica holds for the session; the client resumes them elsewhere. */
-  endStreams(): void {
-    this.stream?.end();
-    for (const stream of this.resumed.values()) stream.end();
+  /**
+   * Ends the streams this replica holds for the session (those `owned` picks, or all); the client
+   * resumes them, elsewhere or after being checked again.
+   */
+  endStreams(owned: (owner: StreamOwner) => boolean = () => true): void {
+    for (const stream of [this.stream, ...this.resumed.values()])
+      if (stream && owned(stream.owner)) stream.end();
   }
 
   /**

@@ -66,7 +66,7 @@ export class LegacySseEndpoint {
     });
     const runtime = this.registry.obtain(session);
     const sse = new SseResponse(response, { keepalive: true });
-    runtime.openSessionStream(sse);
+    runtime.openSessionStream(sse, principal);
     sse.onClose(() => void this.end(session.id));
     sse.event('endpoint', `${messagesPath}?sessionId=${encodeURIComponent(session.id)}`);
   }

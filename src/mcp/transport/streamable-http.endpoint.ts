@@ -98,8 +98,8 @@ export class StreamableHttpEndpoint {
     for (const kind of LISTS)
       if (!runtime.seen.has(kind)) runtime.seen.set(kind, directory?.version(kind) ?? '');
     const sse = new SseResponse(response, { keepalive: true });
-    if (resumes) await runtime.resume(sse, resumes);
-    else runtime.openSessionStream(sse);
+    if (resumes) await runtime.resume(sse, resumes, principal);
+    else runtime.openSessionStream(sse, principal);
   }
 
   async delete(
