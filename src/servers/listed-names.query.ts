@@ -3,8 +3,9 @@ import { type EntityManager } from 'typeorm';
 import { ToolNameQuery } from '../tools/tool-name.query';
 import { toolVisibility } from '../tools/tool-visibility';
 import { type JsonObject } from '../tools/tool.entity';
-import { type NameClash } from './original-names.query';
-import { type ServerNaming } from './server.entity';
+import { describeClash, type NameClash } from './original-names.query';
+import { ServerErrorCode, ServerException } from './server.exception';
+import { type Server, type ServerNaming } from './server.entity';
 
 /**
  * Finds member tools of a server with overrides that the model would see under one name: an
@@ -49,4 +50,19 @@ export class ListedNamesQuery {
       .map(([name, gateways]) => ({ kind: 'tool' as const, name, gateways: gateways.sort() }))
       .sort((a, b) => a.name.localeCompare(b.name));
   }
+}
+
+/** 409 `server.name_clash` when overrides make two members of the server show under one name. */
+export async function assertNoClash(
+  em: EntityManager,
+  listedNames: ListedNamesQuery,
+  server: Pick<Server, 'id' | 'naming'>,
+): Promise<void> {
+  const clashes = await listedNames.clashes(em, server.id, server.naming);
+  if (clashes.length === 0) return;
+  throw new ServerException(
+    ServerErrorCode.NameClash,
+    `These member tools would show under one name: ${clashes.slice(0, 10).map(describeClash).join('; ')}. Choose another exposed name.`,
+    { clashes },
+  );
 }

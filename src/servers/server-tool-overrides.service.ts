@@ -8,8 +8,7 @@ import {
   type ServerToolOverrideListDto,
   type ServerToolOverrideResponseDto,
 } from './dto/server-tool-override.dto';
-import { ListedNamesQuery } from './listed-names.query';
-import { describeClash } from './original-names.query';
+import { assertNoClash, ListedNamesQuery } from './listed-names.query';
 import { ServerToolOverride } from './server-tool-override.entity';
 import { type Server } from './server.entity';
 import { ServerErrorCode, ServerException } from './server.exception';
@@ -92,21 +91,6 @@ export class ServerToolOverridesService {
   private changed(serverId: string): Promise<void> {
     return this.bus.publish({ type: 'servers.changed', serverIds: [serverId] });
   }
-}
-
-/** 409 `server.name_clash` when overrides make two members of the server show under one name. */
-export async function assertNoClash(
-  em: EntityManager,
-  listedNames: ListedNamesQuery,
-  server: Pick<Server, 'id' | 'naming'>,
-): Promise<void> {
-  const clashes = await listedNames.clashes(em, server.id, server.naming);
-  if (clashes.length === 0) return;
-  throw new ServerException(
-    ServerErrorCode.NameClash,
-    `These member tools would show under one name: ${clashes.slice(0, 10).map(describeClash).join('; ')}. Choose another exposed name.`,
-    { clashes },
-  );
 }
 
 function toResponse(override: ServerToolOverride): ServerToolOverrideResponseDto {
