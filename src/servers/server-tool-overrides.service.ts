@@ -70,7 +70,7 @@ export class ServerToolOverridesService {
   }
 
   async remove(serverId: string, toolId: string, scope: TeamScope): Promise<void> {
-    await this.managed(this.dataSource.manager, serverId, scope);
+    await this.managed(this.dataSource.manager, serverId, scope, false);
     const result = await this.dataSource
       .getRepository(ServerToolOverride)
       .delete({ serverId, toolId });
@@ -82,8 +82,14 @@ export class ServerToolOverridesService {
     await this.changed(serverId);
   }
 
-  private async managed(em: EntityManager, serverId: string, scope: TeamScope): Promise<Server> {
-    const server = await this.servers.visible(serverId, scope, em, true);
+  /** The server if this scope manages it; locked (in a transaction) while its names are checked. */
+  private async managed(
+    em: EntityManager,
+    serverId: string,
+    scope: TeamScope,
+    lock = true,
+  ): Promise<Server> {
+    const server = await this.servers.visible(serverId, scope, em, lock);
     scope.assertManage(server.teamId, `Server '${server.name}'`);
     return server;
   }
