@@ -6,6 +6,7 @@ import {
   RateLimiterRes,
   type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
+import { type Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { type Principal } from '../auth/principal';
 import { AppConfig } from '../config/app-config';
@@ -95,8 +96,8 @@ export class RateLimiter implements OnModuleDestroy {
         ? new RateLimiterRedis({ ...options, storeClient: this.redisClient() })
         : new RateLimiterPostgres({
             ...options,
-            storeClient: this.dataSource,
-            storeType: 'typeorm',
+            storeClient: this.unnamedQueries(),
+            storeType: 'client',
             tableName: 'rate_limit_counter',
             tableCreated: true,
             clearExpiredByTimeout: false,
@@ -104,6 +105,16 @@ export class RateLimiter implements OnModuleDestroy {
       this.limiters.set(key, limiter);
     }
     return limiter;
+  }
+
+  /**
+   * The app's pool, with the library's named prepared statements sent unnamed: the embedded
+   * database serves every pooled connection from one backend, where a statement one connection
+   * prepared already exists for the next, and preparing it again fails.
+   */
+  private unnamedQueries(): { query(q: { text: string; values?: unknown[] }): Promise<unknown> } {
+    const pool = (this.dataSource.driver as unknown as { master: Pool }).master;
+    return { query: (q) => pool.query(q.text, q.values) };
   }
 
   private redisClient(): Redis {
