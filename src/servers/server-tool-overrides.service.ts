@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { type TeamScope } from '../auth/team-scope';
 import { EventBus } from '../events/event-bus';
-import { type JsonObject } from '../tools/tool.entity';
 import {
   type ServerToolOverrideDto,
   type ServerToolOverrideListDto,
