@@ -1,11 +1,14 @@
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type CallToolResult, McpError } from '@modelcontextprotocol/sdk/types.js';
 import Redis from 'ioredis';
+import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { describeOnPostgres } from '../support/describe-on-postgres';
 import { connectClient } from '../support/mcp-client';
-import { startReplica, startTestApp, type TestApp } from '../support/test-app';
+import { textOf as htmlText } from '../support/html-text';
+import { pageSession } from '../support/identities';
+import { ADMIN_PASSWORD, startReplica, startTestApp, type TestApp } from '../support/test-app';
 import { serverToken } from '../support/tokens';
 
 const textOf = (result: unknown) =>
@@ -199,6 +202,52 @@ describe('rate limits', () => {
       .post('/api/v1/rate-limits')
       .send({ per: 'everyone', points: 0, windowSeconds: 1 })
       .expect(422);
+  });
+
+  it('is managed on the admin pages', async () => {
+    const { cookie, csrf } = await pageSession(t, 'admin', ADMIN_PASSWORD);
+    const page = (path: string) => request(t.baseUrl).get(path).set('Cookie', cookie);
+    const post = (path: string, form: Record<string, string>) =>
+      request(t.baseUrl)
+        .post(path)
+        .set('Cookie', cookie)
+        .type('form')
+        .send({ _csrf: csrf, ...form });
+    expect(htmlText((await page('/admin/rate-limits').expect(200)).text)).toContain('Rate limits');
+
+    const unknown = await post('/admin/rate-limits', {
+      per: 'user',
+      serverId: serverId,
+      tool: 'meter-nothing',
+      points: '5',
+      windowSeconds: '10',
+    }).expect(422);
+    expect(htmlText(unknown.text)).toContain("No tool is named 'meter-nothing'.");
+
+    await post('/admin/rate-limits', {
+      per: 'user',
+      serverId: otherServerId,
+      tool: 'meter-ping',
+      points: '7',
+      windowSeconds: '90',
+    }).expect(303);
+    const listed = await t.api().get('/api/v1/rate-limits').query({ limit: 500 }).expect(200);
+    const made = (listed.body.items as { id: string; points: number }[]).find(
+      (item) => item.points === 7,
+    );
+    expect(made).toMatchObject({ per: 'user', serverId: otherServerId, toolId: ids.ping });
+    const shown = htmlText((await page('/admin/rate-limits').expect(200)).text);
+    expect(shown).toContain('Unmetered meter-ping 7 calls / 90 s');
+
+    await post(`/admin/rate-limits/${made!.id}/delete`, {}).expect(303);
+    await t.api().get(`/api/v1/rate-limits/${made!.id}`).expect(404);
+    // Without the CSRF token nothing happens.
+    await request(t.baseUrl)
+      .post('/admin/rate-limits')
+      .set('Cookie', cookie)
+      .type('form')
+      .send({ per: 'user', points: '1', windowSeconds: '1' })
+      .expect(403);
   });
 });
 
