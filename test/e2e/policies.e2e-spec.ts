@@ -1,5 +1,9 @@
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { type CallToolResult, McpError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type CallToolResult,
+  McpError,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
@@ -209,6 +213,31 @@ describe('tool rules and call hooks', () => {
     await t.api().delete(`/api/v1/tool-rules/${rule.body.id}`).expect(204);
     const listed = await t.api().get('/api/v1/tool-rules').query({ toolId: toolIds.public_info });
     expect(listed.body.total).toBe(0);
+  });
+
+  it('tells connected sessions their tool list changed when a rule changes', async () => {
+    const mine = await client(operator.token);
+    let changed = 0;
+    mine.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      changed += 1;
+    });
+    const before = (await mine.listTools()).tools.map((tool) => tool.name);
+    expect(before).toContain('vault-read_config');
+    const rule = await t
+      .api()
+      .post('/api/v1/tool-rules')
+      .send({ toolId: toolIds.read_config, effect: 'deny', role: 'operator', serverId })
+      .expect(201);
+    await eventually(() => expect(changed).toBeGreaterThan(0));
+    expect((await mine.listTools()).tools.map((tool) => tool.name)).not.toContain(
+      'vault-read_config',
+    );
+    await t.api().delete(`/api/v1/tool-rules/${rule.body.id}`).expect(204);
+    await eventually(async () =>
+      expect((await mine.listTools()).tools.map((tool) => tool.name)).toContain(
+        'vault-read_config',
+      ),
+    );
   });
 
   it('refuses rules about unknown tools and teams, and rules from non-admins', async () => {
