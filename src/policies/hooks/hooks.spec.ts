@@ -64,6 +64,14 @@ describe('built-in hooks', () => {
     });
   });
 
+  it('redact a result without content, leaving it without', async () => {
+    const [hook] = buildHooks([{ name: 'secret-redaction' }]);
+    const result = await hook!.after!(context({}), {
+      structuredContent: { key: 'AKIAIOSFODNN7EXAMPLE' },
+    } as never);
+    expect(result).toEqual({ structuredContent: { key: '[redacted:aws-access-key-id]' } });
+  });
+
   it('refuse arguments and results over their size', async () => {
     const [hook] = buildHooks([
       { name: 'size-limit', config: { maxArgumentBytes: 20, maxResultBytes: 60 } },

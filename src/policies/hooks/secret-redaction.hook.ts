@@ -27,7 +27,8 @@ export function secretRedactionHook(config: Record<string, unknown>): ToolCallHo
   return {
     name: SECRET_REDACTION,
     after: (_context, result) => {
-      const content = result.content.map((block) => {
+      // An upstream may send a result without content; it is passed on as such, never unchecked.
+      const content = (Array.isArray(result.content) ? result.content : []).map((block) => {
         if (block.type === 'text') return { ...block, text: redactKnownSecrets(block.text).text };
         if (block.type === 'resource' && 'text' in block.resource)
           return {
@@ -36,7 +37,10 @@ export function secretRedactionHook(config: Record<string, unknown>): ToolCallHo
           };
         return block;
       });
-      const redacted: CallToolResult = { ...result, content };
+      const redacted: CallToolResult = {
+        ...result,
+        ...(Array.isArray(result.content) ? { content } : {}),
+      };
       if (result.structuredContent !== undefined)
         redacted.structuredContent = redactValue(result.structuredContent) as Record<
           string,
