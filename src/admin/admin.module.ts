@@ -19,6 +19,7 @@ import { AdminPages } from './admin-pages.service';
 import { AdminPromptsController } from './admin-prompts.controller';
 import { AdminRateLimitsController } from './admin-rate-limits.controller';
 import { RateLimitsModule } from '../rate-limits/rate-limits.module';
+import { PoliciesModule } from '../policies/policies.module';
 import { AdminResourcesController } from './admin-resources.controller';
 import { AdminServersController } from './admin-servers.controller';
 import { AdminSessionGuard } from './admin-session.guard';
@@ -45,6 +46,7 @@ import { ServerPickersBuilder } from './server-pickers';
     TokensModule,
     UsersModule,
     RateLimitsModule,
+    PoliciesModule,
   ],
   controllers: [
     AdminLoginController,

@@ -7,6 +7,6 @@ import { ToolRulesService } from './tool-rules.service';
 @Module({
   controllers: [ToolRulesController, ServerHooksController],
   providers: [ToolRulesService, ServerHooksService],
-  exports: [ToolRulesService],
+  exports: [ToolRulesService, ServerHooksService],
 })
 export class PoliciesModule {}

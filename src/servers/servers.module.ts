@@ -19,6 +19,6 @@ import { ServerToolOverridesService } from './server-tool-overrides.service';
     ListedNamesQuery,
     ServerToolOverridesService,
   ],
-  exports: [ServersService],
+  exports: [ServersService, ServerToolOverridesService],
 })
 export class ServersModule {}

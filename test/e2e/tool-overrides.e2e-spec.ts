@@ -2,7 +2,10 @@ import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type CallToolResult, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { connectClient, eventually } from '../support/mcp-client';
-import { startTestApp, type TestApp } from '../support/test-app';
+import request from 'supertest';
+import { tableOf, textOf as htmlText } from '../support/html-text';
+import { pageSession } from '../support/identities';
+import { ADMIN_PASSWORD, startTestApp, type TestApp } from '../support/test-app';
 
 const textOf = (result: unknown) =>
   (result as CallToolResult).content
@@ -94,6 +97,44 @@ describe('tool overrides per virtual server', () => {
       destructiveHint: false,
       openWorldHint: true,
     });
+  });
+
+  it('shows overrides and hooks on the server’s admin page, escaped', async () => {
+    await t
+      .api()
+      .put(`/api/v1/servers/${serverId}/tool-overrides/${ids['crm-lookup']}`)
+      .send({ description: '<img src=x onerror=alert(1)>' })
+      .expect(200);
+    await t
+      .api()
+      .put(`/api/v1/servers/${serverId}/hooks`)
+      .send({ hooks: [{ name: 'size-limit', config: { maxResultBytes: 100000 } }] })
+      .expect(200);
+    const { cookie } = await pageSession(t, 'admin', ADMIN_PASSWORD);
+    const html = (
+      await request(t.baseUrl).get(`/admin/servers/${serverId}`).set('Cookie', cookie).expect(200)
+    ).text;
+    expect(html).not.toContain('<img src=x');
+    const table = tableOf(html, 'overrides');
+    expect(table.rows.map((row) => row[0])).toEqual(['1', '2']);
+    expect(table.rows.map((row) => row.slice(1))).toEqual(
+      expect.arrayContaining([
+        [
+          'tickets-search',
+          'find_tickets',
+          'Find tickets',
+          'Find support tickets by free text',
+          expect.stringContaining('"readOnlyHint": true'),
+        ],
+        ['crm-lookup', 'as named', 'upstream’s', '<img src=x onerror=alert(1)>', 'upstream’s'],
+      ]),
+    );
+    expect(htmlText(html)).toContain('size-limit { "maxResultBytes": 100000 }');
+    await t
+      .api()
+      .delete(`/api/v1/servers/${serverId}/tool-overrides/${ids['crm-lookup']}`)
+      .expect(204);
+    await t.api().put(`/api/v1/servers/${serverId}/hooks`).send({ hooks: [] }).expect(200);
   });
 
   it('routes the exposed name to the upstream tool, and the old name no more', async () => {
