@@ -4,6 +4,8 @@ import { type NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { json, type NextFunction, type Request, type Response, urlencoded } from 'express';
 import { setUpAdminPages } from './admin/admin-views';
+import { auditChanges } from './audit/audit-changes.middleware';
+import { AuditTrail } from './audit/audit-trail.service';
 import { AppModule } from './app.module';
 import { bearerToken } from './auth/auth.guard';
 import { AuthErrorCode, AuthException } from './auth/auth.exception';
@@ -17,6 +19,7 @@ import { RequestValidationException } from './common/request-validation.exceptio
 import { VALIDATION_OPTIONS } from './common/validation';
 import { isMcpPath, originCheck } from './mcp/transport/origin-check';
 import { originAllowed } from './mcp/transport/origin-policy';
+import { requestContext } from './observability/request-context';
 import { setUpOAuth } from './oauth/oauth-routes';
 
 const LOG_LEVELS: LogLevel[] = ['error', 'warn', 'log', 'debug', 'verbose'];
@@ -30,6 +33,8 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
   app.disable('x-powered-by');
   // Any peer could otherwise choose its own req.ip (and so its login-throttle key) and req.secure.
   app.set('trust proxy', config.trustedProxies.length > 0 ? [...config.trustedProxies] : false);
+  app.use(requestContext);
+  app.use(auditChanges(app.get(AuditTrail)));
   app.use(originCheck(config));
   // The MCP endpoints read their own bodies, so that even a refused body gets a JSON-RPC error.
   const parsers = [

@@ -1,5 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { AdminModule } from './admin/admin.module';
+import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { type AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
@@ -27,6 +28,7 @@ export class AppModule {
         ConfigModule.forRoot(config),
         DatabaseModule,
         EventsModule.forRoot(config),
+        AuditModule,
         // First among the features, so that Express tries the MCP routes, the hot path, before
         // every REST and admin route.
         McpModule,

@@ -1,3 +1,4 @@
+import { AuditErrorCode } from '../audit/audit.exception';
 import { AuthErrorCode, AuthException } from '../auth/auth.exception';
 import { type DomainErrorCode, statusOf } from '../common/problem.filter';
 import { RequestValidationException } from '../common/request-validation.exception';
@@ -73,6 +74,7 @@ export function fieldOfCode(code: DomainErrorCode): string | null {
     case TeamErrorCode.NotFound:
     case TeamErrorCode.InUse:
     case TokenErrorCode.NotFound:
+    case AuditErrorCode.BadCursor:
       return null;
   }
 }

@@ -7,6 +7,7 @@ import {
   Logger,
 } from '@nestjs/common';
 import { type Request, type Response } from 'express';
+import { AuditErrorCode, AuditException } from '../audit/audit.exception';
 import { AuthErrorCode, AuthException } from '../auth/auth.exception';
 import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';
 import { PromptErrorCode, PromptException } from '../prompts/prompt.exception';
@@ -27,7 +28,8 @@ export type DomainErrorCode =
   | AuthErrorCode
   | UserErrorCode
   | TeamErrorCode
-  | TokenErrorCode;
+  | TokenErrorCode
+  | AuditErrorCode;
 
 export function statusOf(code: DomainErrorCode): number {
   switch (code) {
@@ -69,6 +71,8 @@ export function statusOf(code: DomainErrorCode): number {
     case ServerErrorCode.UnknownResourceTemplates:
     case ServerErrorCode.UnknownPrompts:
       return HttpStatus.UNPROCESSABLE_ENTITY;
+    case AuditErrorCode.BadCursor:
+      return HttpStatus.BAD_REQUEST;
     case GatewayErrorCode.UpstreamUnavailable:
     case ToolErrorCode.UpstreamUnavailable:
       return HttpStatus.BAD_GATEWAY;
@@ -95,6 +99,7 @@ export interface Problem {
 export function toProblem(error: unknown): Problem {
   if (
     error instanceof GatewayException ||
+    error instanceof AuditException ||
     error instanceof ToolException ||
     error instanceof ResourceException ||
     error instanceof PromptException ||

@@ -9,7 +9,12 @@ import {
   type Result,
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
+import { AuditTrail } from '../../audit/audit-trail.service';
+import { AUDITED_METHODS, mcpAuditRecord } from '../../audit/mcp-audit';
+import { type Principal } from '../../auth/principal';
+import { AppConfig } from '../../config/app-config';
 import { Metrics } from '../../health/metrics';
+import { inSpan } from '../../observability/spans';
 import { McpApps } from '../apps/mcp-apps.service';
 import { isLoggingLevel } from '../logging-level';
 import { errorResponse, invalidParams, RpcError } from '../mcp-errors';
@@ -53,15 +58,31 @@ export class McpRouter {
     private readonly prompts: PromptCalls,
     private readonly apps: McpApps,
     private readonly metrics: Metrics,
+    private readonly audit: AuditTrail,
+    private readonly config: AppConfig,
   ) {}
 
   /** The answer to a client request; it never throws. */
-  async answer(
+  answer(
     runtime: SessionRuntime,
     request: JSONRPCRequest,
     signal: AbortSignal,
+    principal: Principal,
   ): Promise<JSONRPCResponse> {
-    if (request.method === 'tools/call') return this.callTool(runtime, request, signal);
+    return inSpan(
+      `mcp ${request.method}`,
+      { 'mcp.method': request.method, 'mcp.session.id': runtime.id },
+      () =>
+        AUDITED_METHODS.has(request.method)
+          ? this.upstreamOperation(runtime, request, signal, principal)
+          : this.answerLocally(runtime, request),
+    );
+  }
+
+  private async answerLocally(
+    runtime: SessionRuntime,
+    request: JSONRPCRequest,
+  ): Promise<JSONRPCResponse> {
     try {
       const result = await this.route(runtime, request);
       return { jsonrpc: '2.0', id: request.id, result };
@@ -87,31 +108,60 @@ export class McpRouter {
     return directory;
   }
 
-  /** The hot path, kept apart for its metrics. */
-  private async callTool(
+  /**
+   * An operation that reaches an upstream (tools/call, the hot path, among them): timed, counted
+   * and put in the audit trail, whose write is buffered so that nothing here waits for it.
+   */
+  private async upstreamOperation(
     runtime: SessionRuntime,
     request: JSONRPCRequest,
     signal: AbortSignal,
+    principal: Principal,
   ): Promise<JSONRPCResponse> {
     const started = performance.now();
     const served = { gateway: '' };
     let answer: JSONRPCResponse;
     try {
       const directory = await this.directory(runtime);
-      const result = await this.tools.call(
-        runtime,
-        directory.tools,
-        request.id,
-        request.params,
-        signal,
-        served,
-      );
+      const result = await this.upstreamResult(runtime, directory, request, signal, served);
       answer = { jsonrpc: '2.0', id: request.id, result };
     } catch (error) {
       answer = errorResponse(request.id, error);
     }
-    this.metrics.recordCall(served.gateway, answer, (performance.now() - started) / 1000);
+    const durationMs = performance.now() - started;
+    if (request.method === 'tools/call')
+      this.metrics.recordCall(served.gateway, answer, durationMs / 1000);
+    this.audit.record(
+      mcpAuditRecord(request, answer, {
+        principal,
+        serverId: runtime.session.serverId,
+        clientName: runtime.session.initializeParams?.clientInfo.name ?? null,
+        gateway: served.gateway,
+        durationMs,
+        kept: this.config.audit.arguments,
+      }),
+    );
     return answer;
+  }
+
+  private upstreamResult(
+    runtime: SessionRuntime,
+    directory: ScopeDirectory,
+    request: JSONRPCRequest,
+    signal: AbortSignal,
+    served: { gateway: string },
+  ): Promise<Result> {
+    const { params } = request;
+    switch (request.method) {
+      case 'tools/call':
+        return this.tools.call(runtime, directory.tools, request.id, params, signal, served);
+      case 'resources/read':
+        return this.resources.read(runtime, directory, params, served);
+      case 'prompts/get':
+        return this.prompts.get(runtime, directory, params, served);
+      default:
+        return this.prompts.complete(runtime, directory, params, served);
+    }
   }
 
   private async route(runtime: SessionRuntime, request: JSONRPCRequest): Promise<Result> {
@@ -132,18 +182,12 @@ export class McpRouter {
         return this.resources.list(runtime, directory, cursorOf(params));
       case 'resources/templates/list':
         return this.resources.templates(directory, cursorOf(params));
-      case 'resources/read':
-        return this.resources.read(runtime, directory, params);
       case 'resources/subscribe':
         return this.resources.subscribe(runtime, directory, params, true);
       case 'resources/unsubscribe':
         return this.resources.subscribe(runtime, directory, params, false);
       case 'prompts/list':
         return this.prompts.list(runtime, directory, cursorOf(params));
-      case 'prompts/get':
-        return this.prompts.get(runtime, directory, params);
-      case 'completion/complete':
-        return this.prompts.complete(runtime, directory, params);
       default:
         throw new RpcError(ErrorCode.MethodNotFound, 'Method not found');
     }

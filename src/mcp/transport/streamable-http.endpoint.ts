@@ -71,7 +71,7 @@ export class StreamableHttpEndpoint {
     const runtime = this.registry.obtain(session);
     this.store.touch(session);
     if (incoming.kind === 'request') {
-      this.serve(runtime, incoming.message, new HttpExchange(response, runtime));
+      this.serve(runtime, incoming.message, new HttpExchange(response, runtime), principal);
       return;
     }
     this.receive(runtime, incoming.message);
@@ -115,9 +115,14 @@ export class StreamableHttpEndpoint {
   }
 
   /** A client request, answered on its exchange by the router. */
-  serve(runtime: SessionRuntime, message: JSONRPCRequest, exchange: Exchange): void {
+  serve(
+    runtime: SessionRuntime,
+    message: JSONRPCRequest,
+    exchange: Exchange,
+    principal: Principal,
+  ): void {
     void runtime.serve(message.id, exchange, (signal) =>
-      this.router.answer(runtime, message, signal),
+      this.router.answer(runtime, message, signal, principal),
     );
   }
 
@@ -175,7 +180,7 @@ export class StreamableHttpEndpoint {
     });
     const runtime = this.registry.obtain(session);
     response.setHeader('Mcp-Session-Id', session.id);
-    this.serve(runtime, message, new HttpExchange(response, runtime));
+    this.serve(runtime, message, new HttpExchange(response, runtime), principal);
   }
 
   /**
