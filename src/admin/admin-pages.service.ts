@@ -15,6 +15,7 @@ export type AdminSection =
   | 'tokens'
   | 'users'
   | 'teams'
+  | 'audit'
   | 'login'
   | 'consent'
   | 'error';

@@ -13,7 +13,8 @@ import {
   USER_PASSWORD,
 } from '../support/identities';
 import { connectClient } from '../support/mcp-client';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { tableOf, textOf } from '../support/html-text';
+import { ADMIN_PASSWORD, startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 
 interface AuditPage {
@@ -219,6 +220,50 @@ describe('Audit trail', () => {
     expect(rows).toHaveLength(lines.length + 1);
     await t.api().get('/api/v1/audit?cursor=bm9wZQ').expect(400);
     await t.api().get('/api/v1/audit?outcome=maybe').expect(422);
+  });
+
+  it('shows the trail on an admin page, filtered, with S. No., and exports it', async () => {
+    const admin = await pageSession(t, 'admin', ADMIN_PASSWORD);
+    const page = await request(t.baseUrl)
+      .get('/admin/audit')
+      .query({ tool: 'github-delete_repository', outcome: 'ok' })
+      .set('Cookie', admin.cookie)
+      .expect(200);
+    const table = tableOf(page.text, 'audit');
+    expect(table.columns.slice(0, 3)).toEqual(['S. No.', 'Time', 'Who']);
+    expect(table.rows).toHaveLength(1);
+    expect(table.rows[0]).toEqual([
+      '1',
+      expect.any(String),
+      'admin',
+      'audit-test-client',
+      'tools/call',
+      'github-delete_repository',
+      'github',
+      'ok',
+      expect.stringMatching(/ms$/),
+      expect.stringMatching(/^[0-9a-f]{12}…$/),
+    ]);
+    const csv = await request(t.baseUrl)
+      .get('/admin/audit/export')
+      .query({ tool: 'github-delete_repository', format: 'csv' })
+      .set('Cookie', admin.cookie)
+      .expect(200);
+    expect(csv.text.trim().split('\r\n')).toHaveLength(2);
+    const invalid = await request(t.baseUrl)
+      .get('/admin/audit?server=not-a-uuid')
+      .set('Cookie', admin.cookie)
+      .expect(200);
+    expect(textOf(invalid.text)).toContain('No entries match these filters');
+
+    const operatorPage = await pageSession(t, 'olivia');
+    const theirs = await request(t.baseUrl)
+      .get('/admin/audit')
+      .set('Cookie', operatorPage.cookie)
+      .expect(200);
+    const rows = tableOf(theirs.text, 'audit').rows;
+    expect(rows.some((row) => row[2] === 'olivia')).toBe(true);
+    expect(rows.some((row) => row[5] === 'github-delete_repository')).toBe(false);
   });
 
   it('prunes entries older than AUDIT_RETENTION_DAYS', async () => {
