@@ -20,6 +20,8 @@ import { VALIDATION_OPTIONS } from './common/validation';
 import { isMcpPath, originCheck } from './mcp/transport/origin-check';
 import { originAllowed } from './mcp/transport/origin-policy';
 import { requestContext } from './observability/request-context';
+import { httpMetrics } from './health/http-metrics.middleware';
+import { Metrics } from './health/metrics';
 import { setUpOAuth } from './oauth/oauth-routes';
 
 const LOG_LEVELS: LogLevel[] = ['error', 'warn', 'log', 'debug', 'verbose'];
@@ -34,6 +36,7 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
   // Any peer could otherwise choose its own req.ip (and so its login-throttle key) and req.secure.
   app.set('trust proxy', config.trustedProxies.length > 0 ? [...config.trustedProxies] : false);
   app.use(requestContext);
+  app.use(httpMetrics(app.get(Metrics)));
   app.use(auditChanges(app.get(AuditTrail)));
   app.use(originCheck(config));
   // The MCP endpoints read their own bodies, so that even a refused body gets a JSON-RPC error.

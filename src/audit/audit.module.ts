@@ -1,4 +1,5 @@
 import { Global, Module } from '@nestjs/common';
+import { AuditStats } from './audit-stats';
 import { AuditTrail } from './audit-trail.service';
 import { AuditController } from './audit.controller';
 import { AuditService } from './audit.service';
@@ -7,7 +8,7 @@ import { AuditService } from './audit.service';
 @Global()
 @Module({
   controllers: [AuditController],
-  providers: [AuditTrail, AuditService],
-  exports: [AuditTrail, AuditService],
+  providers: [AuditTrail, AuditService, AuditStats],
+  exports: [AuditTrail, AuditService, AuditStats],
 })
 export class AuditModule {}

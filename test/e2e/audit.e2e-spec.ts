@@ -2,6 +2,7 @@ import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { AuditTrail } from '../../src/audit/audit-trail.service';
+import { Metrics } from '../../src/health/metrics';
 import { type AuditEntryResponseDto } from '../../src/audit/dto/audit-entry-response.dto';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { factories } from '../support/factories';
@@ -264,6 +265,33 @@ describe('Audit trail', () => {
     const rows = tableOf(theirs.text, 'audit').rows;
     expect(rows.some((row) => row[2] === 'olivia')).toBe(true);
     expect(rows.some((row) => row[5] === 'github-delete_repository')).toBe(false);
+  });
+
+  it('draws the last hour on the dashboard as inline SVG', async () => {
+    const admin = await pageSession(t, 'admin', ADMIN_PASSWORD);
+    const page = await request(t.baseUrl).get('/admin').set('Cookie', admin.cookie).expect(200);
+    const calls = Number(/<span id="calls-last-hour">(\d+)<\/span>/.exec(page.text)?.[1]);
+    expect(calls).toBe(3);
+    expect(/<span id="error-rate">([\d.]+)<\/span>/.exec(page.text)?.[1]).toBe('66.7');
+    expect(page.text).toContain('<title>MCP calls per minute, last hour (UTC)</title>');
+    expect(page.text).toContain('<title>Error rate per minute, last hour (UTC)</title>');
+    expect(page.text).toMatch(/<text [^>]*>github-delete_repository — [\d.]+ ms p95<\/text>/);
+    expect(page.text).not.toMatch(/<script[^>]+src="https?:/);
+  });
+
+  it('exposes HTTP histograms, upstream health and rate-limit counters at /metrics', async () => {
+    t.app.get(Metrics).recordRateLimit('token', 'limited');
+    const body = (await t.api().get('/metrics').expect(200)).text;
+    expect(body).toMatch(
+      /portico_http_request_duration_seconds_count\{method="GET",route="\/api\/v1\/audit",status="200"\} [1-9]/,
+    );
+    expect(body).toMatch(
+      /portico_http_request_duration_seconds_count\{method="POST",route="\/mcp",status="200"\} [1-9]/,
+    );
+    expect(body).toContain('portico_upstream_up{gateway="github"} 1');
+    expect(body).toContain(
+      'portico_rate_limit_decisions_total{limit="token",decision="limited"} 1',
+    );
   });
 
   it('prunes entries older than AUDIT_RETENTION_DAYS', async () => {
