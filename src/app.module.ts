@@ -10,6 +10,7 @@ import { GatewaysModule } from './gateways/gateways.module';
 import { HealthModule } from './health/health.module';
 import { McpModule } from './mcp/mcp.module';
 import { OAuthModule } from './oauth/oauth.module';
+import { loggingModule } from './observability/logging';
 import { PromptsModule } from './prompts/prompts.module';
 import { ResourcesModule } from './resources/resources.module';
 import { ServersModule } from './servers/servers.module';
@@ -26,6 +27,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
+        loggingModule(config),
         DatabaseModule,
         EventsModule.forRoot(config),
         AuditModule,

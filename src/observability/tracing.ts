@@ -29,7 +29,7 @@ export function startTracing(env: NodeJS.ProcessEnv): boolean {
       new HttpInstrumentation({
         // Probes and scrapes would drown the traces that matter.
         ignoreIncomingRequestHook: (request) =>
-          /^\/(health|ready|metrics)(\/|\?|$)/.test(request.url ?? ''),
+          /^\/(healthz|readyz|metrics)(\?|$)/.test(request.url ?? ''),
       }),
       new PgInstrumentation({ requireParentSpan: true }),
     ],

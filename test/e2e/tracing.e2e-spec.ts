@@ -1,64 +1,23 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import { type AddressInfo } from 'node:net';
 import { startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { initializeRequest, postMcp } from '../support/mcp-client';
-import { freePort } from '../support/test-app';
-import { tempDataDir } from '../support/temp-dir';
+import { type OtlpReceiver, type OtlpSpan, startOtlpReceiver } from '../support/otlp-receiver';
+import { type PorticoProcess, startPorticoProcess } from '../support/portico-process';
 import { waitFor } from '../support/wait-for';
-
-interface OtlpSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  kind: number;
-  attributes?: { key: string }[];
-}
 
 const SERVER = 2;
 const CLIENT = 3;
 const PASSWORD = 'tracing-test-password';
 
-/** An OTLP/HTTP (JSON) trace receiver on loopback, keeping every span it is sent. */
-async function startReceiver(): Promise<{
-  url: string;
-  spans: OtlpSpan[];
-  close(): Promise<void>;
-}> {
-  const spans: OtlpSpan[] = [];
-  const server: Server = createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    request.on('end', () => {
-      if (request.url === '/v1/traces') {
-        const payload = JSON.parse(body) as {
-          resourceSpans?: { scopeSpans?: { spans?: OtlpSpan[] }[] }[];
-        };
-        for (const resource of payload.resourceSpans ?? [])
-          for (const scope of resource.scopeSpans ?? []) spans.push(...(scope.spans ?? []));
-      }
-      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    spans,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
 describe('OpenTelemetry tracing', () => {
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let receiver: OtlpReceiver;
   let upstream: UpstreamFixture;
-  let child: ChildProcess;
+  let portico: PorticoProcess;
   let baseUrl: string;
   const upstreamTraceparents: string[] = [];
 
   beforeAll(async () => {
-    receiver = await startReceiver();
+    receiver = await startOtlpReceiver();
     upstream = await startUpstream({
       name: 'traced',
       tools: [
@@ -71,39 +30,18 @@ describe('OpenTelemetry tracing', () => {
         },
       ],
     });
-    const port = await freePort();
-    baseUrl = `http://127.0.0.1:${port}`;
-    child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/main.ts'], {
-      env: {
-        PATH: process.env.PATH,
-        PORT: String(port),
-        DATA_DIR: tempDataDir(),
-        DATABASE_URL: 'pglite://memory',
-        ADMIN_PASSWORD: PASSWORD,
-        LOG_LEVEL: 'error',
-        SYNC_INTERVAL_SECONDS: '0',
-        AUDIT_FLUSH_INTERVAL_MS: '100',
-        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-        OTEL_BSP_SCHEDULE_DELAY: '100',
-        OTEL_SERVICE_NAME: 'portico-test',
-      },
-      stdio: ['ignore', 'ignore', 'pipe'],
+    portico = await startPorticoProcess({
+      ADMIN_PASSWORD: PASSWORD,
+      AUDIT_FLUSH_INTERVAL_MS: '100',
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+      OTEL_SERVICE_NAME: 'portico-test',
     });
-    let errors = '';
-    child.stderr!.on('data', (chunk: Buffer) => (errors += chunk.toString()));
-    await waitFor(
-      async () => (await fetch(`${baseUrl}/readyz`).catch(() => null))?.ok,
-      `Portico to start: ${errors}`,
-      60_000,
-      250,
-    );
+    baseUrl = portico.baseUrl;
   }, 90_000);
 
   afterAll(async () => {
-    if (child && child.exitCode === null) {
-      child.kill('SIGTERM');
-      await new Promise((resolve) => child.once('exit', resolve));
-    }
+    await portico?.stop();
     await upstream?.close();
     await receiver?.close();
   });
