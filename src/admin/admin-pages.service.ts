@@ -16,6 +16,7 @@ export type AdminSection =
   | 'users'
   | 'teams'
   | 'rate-limits'
+  | 'audit'
   | 'login'
   | 'consent'
   | 'error';

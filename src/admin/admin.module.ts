@@ -9,6 +9,7 @@ import { UsersModule } from '../users/users.module';
 import { ServersModule } from '../servers/servers.module';
 import { SyncModule } from '../sync/sync.module';
 import { ToolsModule } from '../tools/tools.module';
+import { AdminAuditController } from './admin-audit.controller';
 import { AdminCatalog } from './admin-catalog';
 import { AdminDashboardController } from './admin-dashboard.controller';
 import { AdminExceptionFilter } from './admin-exception.filter';
@@ -61,6 +62,7 @@ import { ServerPickersBuilder } from './server-pickers';
     AdminTeamsController,
     AdminRateLimitsController,
     AdminSsoController,
+    AdminAuditController,
     AdminNotFoundController,
   ],
   providers: [

@@ -1,3 +1,4 @@
+import { AuditErrorCode } from '../audit/audit.exception';
 import { AuthErrorCode, AuthException } from '../auth/auth.exception';
 import { type DomainErrorCode, statusOf } from '../common/problem.filter';
 import { RequestValidationException } from '../common/request-validation.exception';
@@ -80,6 +81,7 @@ export function fieldOfCode(code: DomainErrorCode): string | null {
     case RateLimitErrorCode.NotFound:
     case RateLimitErrorCode.Exceeded:
     case RateLimitErrorCode.Unavailable:
+    case AuditErrorCode.BadCursor:
       return null;
     case PolicyErrorCode.UnknownTarget:
     case RateLimitErrorCode.UnknownTarget:

@@ -7,6 +7,7 @@ import {
   Logger,
 } from '@nestjs/common';
 import { type Request, type Response } from 'express';
+import { AuditErrorCode, AuditException } from '../audit/audit.exception';
 import { AuthErrorCode, AuthException } from '../auth/auth.exception';
 import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';
 import { PromptErrorCode, PromptException } from '../prompts/prompt.exception';
@@ -31,7 +32,8 @@ export type DomainErrorCode =
   | TeamErrorCode
   | TokenErrorCode
   | PolicyErrorCode
-  | RateLimitErrorCode;
+  | RateLimitErrorCode
+  | AuditErrorCode;
 
 export function statusOf(code: DomainErrorCode): number {
   switch (code) {
@@ -82,6 +84,8 @@ export function statusOf(code: DomainErrorCode): number {
       return HttpStatus.TOO_MANY_REQUESTS;
     case RateLimitErrorCode.Unavailable:
       return HttpStatus.SERVICE_UNAVAILABLE;
+    case AuditErrorCode.BadCursor:
+      return HttpStatus.BAD_REQUEST;
     case GatewayErrorCode.UpstreamUnavailable:
     case ToolErrorCode.UpstreamUnavailable:
       return HttpStatus.BAD_GATEWAY;
@@ -108,6 +112,7 @@ export interface Problem {
 export function toProblem(error: unknown): Problem {
   if (
     error instanceof GatewayException ||
+    error instanceof AuditException ||
     error instanceof ToolException ||
     error instanceof ResourceException ||
     error instanceof PromptException ||

@@ -1,3 +1,4 @@
+import { AuditEntry } from '../audit/audit-entry.entity';
 import { ToolEmbedding } from '../embeddings/tool-embedding.entity';
 import { LoginAttempt } from '../auth/login-attempt.entity';
 import { EventRelay } from '../events/event-relay.entity';
@@ -55,4 +56,5 @@ export const ENTITIES = [
   ToolRule,
   RateLimit,
   RateLimitCounter,
+  AuditEntry,
 ];

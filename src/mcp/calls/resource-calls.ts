@@ -60,10 +60,12 @@ export class ResourceCalls {
     runtime: SessionRuntime,
     directory: ScopeDirectory,
     params: unknown,
+    served: { gateway: string },
   ): Promise<ReadResourceResult> {
     const uri = uriOf(params, 'resources/read');
-    if (this.apps.owns(uri)) return this.readUi(runtime, directory, uri);
+    if (this.apps.owns(uri)) return this.readUi(runtime, directory, uri, served);
     const target = this.target(directory, uri);
+    served.gateway = target.gatewaySlug;
     const read = await runtime.upstreams.call(target, (connection) =>
       connection.request<ReadResourceResult>('resources/read', { uri: target.upstreamUri }),
     );
@@ -118,10 +120,12 @@ export class ResourceCalls {
     runtime: SessionRuntime,
     directory: ScopeDirectory,
     uri: string,
+    served: { gateway: string },
   ): Promise<ReadResourceResult> {
     const plan = await this.apps.planRead(directory.tools, uri);
     if (plan.kind === 'built') return plan.result;
     const { tool, upstreamUri } = plan;
+    served.gateway = tool.gatewaySlug;
     const ui = await runtime.upstreams.call(tool, async (connection) => {
       const [read, listed] = await Promise.all([
         connection.request<ReadResourceResult>('resources/read', { uri: upstreamUri }),
