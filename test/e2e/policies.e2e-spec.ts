@@ -240,6 +240,52 @@ describe('tool rules and call hooks', () => {
     );
   });
 
+  it('leaves a denied tool’s UI resource out of resources/list', async () => {
+    const apps = await startUpstream({
+      name: 'apps',
+      tools: [
+        echoTool('chart', 'apps', { _meta: { ui: { resourceUri: 'ui://apps/chart.html' } } }),
+        echoTool('table', 'apps', { _meta: { ui: { resourceUri: 'ui://apps/table.html' } } }),
+      ],
+    });
+    try {
+      const gateway = await t
+        .api()
+        .post('/api/v1/gateways')
+        .send({ name: 'Apps', url: apps.url })
+        .expect(201);
+      const tools = (
+        await t.api().get('/api/v1/tools').query({ gatewayId: gateway.body.id }).expect(200)
+      ).body.items as { id: string; originalName: string; toolHash: string }[];
+      const chart = tools.find((tool) => tool.originalName === 'chart')!;
+      const table = tools.find((tool) => tool.originalName === 'table')!;
+      const appsServer = (
+        await t
+          .api()
+          .post('/api/v1/servers')
+          .send({ name: 'Apps', toolIds: tools.map((tool) => tool.id) })
+          .expect(201)
+      ).body.id as string;
+      await t
+        .api()
+        .post('/api/v1/tool-rules')
+        .send({ toolId: chart.id, effect: 'deny', teamId: red })
+        .expect(201);
+      const uris = async (token: string) =>
+        (await (await client(token, appsServer)).listResources()).resources.map(
+          (resource) => resource.uri,
+        );
+      const chartUri = `ui://prefab/tool/${chart.toolHash}/renderer.html`;
+      const tableUri = `ui://prefab/tool/${table.toolHash}/renderer.html`;
+      expect(await uris(t.token)).toEqual(expect.arrayContaining([chartUri, tableUri]));
+      const mine = await uris(operator.token);
+      expect(mine).toContain(tableUri);
+      expect(mine).not.toContain(chartUri);
+    } finally {
+      await apps.close();
+    }
+  });
+
   it('refuses rules about unknown tools and teams, and rules from non-admins', async () => {
     await t
       .api()

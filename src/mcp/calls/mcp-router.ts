@@ -203,7 +203,12 @@ export class McpRouter {
       case 'tools/list':
         return this.tools.list(runtime, this.guard.visible(directory, principal), cursorOf(params));
       case 'resources/list':
-        return this.resources.list(runtime, directory, cursorOf(params));
+        return this.resources.list(
+          runtime,
+          directory,
+          cursorOf(params),
+          this.guard.visible(directory, principal),
+        );
       case 'resources/templates/list':
         return this.resources.templates(directory, cursorOf(params));
       case 'resources/subscribe':
