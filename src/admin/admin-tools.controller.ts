@@ -162,7 +162,9 @@ export class AdminToolsController {
       return;
     }
     const submission = await submitForm(ToolInvokeDto, { arguments: check.arguments }, {}, (dto) =>
-      this.invoker.invoke(id, dto.arguments ?? {}, pageScope(request)),
+      this.invoker.invoke(id, dto.arguments ?? {}, pageScope(request), {
+        userId: request.principal?.userId ?? null,
+      }),
     );
     if (!submission.ok) {
       await this.renderDetail(request, response, tool, {

@@ -23,6 +23,8 @@ import { Team } from '../teams/team.entity';
 import { ApiToken } from '../tokens/api-token.entity';
 import { Tool } from '../tools/tool.entity';
 import { User } from '../users/user.entity';
+import { UpstreamOAuthClient } from '../upstream/oauth/upstream-oauth-client.entity';
+import { UpstreamOAuthToken } from '../upstream/oauth/upstream-oauth-token.entity';
 
 export const ENTITIES = [
   User,
@@ -48,4 +50,6 @@ export const ENTITIES = [
   McpStreamEvent,
   EventRelay,
   ToolEmbedding,
+  UpstreamOAuthClient,
+  UpstreamOAuthToken,
 ];

@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { type TeamScope } from '../auth/team-scope';
 import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';
 import { UpstreamConnector } from '../upstream/upstream-connector.service';
-import { upstreamFailure } from '../upstream/upstream-error';
+import { UpstreamAuthorizationRequired, upstreamFailure } from '../upstream/upstream-error';
 import { UpstreamTargets } from '../upstream/upstream-targets.service';
 import { ToolNameQuery } from './tool-name.query';
 import { Tool } from './tool.entity';
@@ -28,6 +28,8 @@ export class ToolInvoker {
     toolId: string,
     args: Record<string, unknown>,
     scope: TeamScope,
+    /** Who invokes it: a per-user OAuth upstream is called with this user's own token. */
+    actingFor: { userId: string | null },
   ): Promise<CallToolResult> {
     const tool = await this.dataSource
       .getRepository(Tool)
@@ -47,6 +49,7 @@ export class ToolInvoker {
     try {
       const connection = await this.connector.open(this.targets.targetOf(gateway), {
         listen: false,
+        actingFor,
       });
       try {
         return await connection.request<CallToolResult>('tools/call', {
@@ -57,9 +60,13 @@ export class ToolInvoker {
         await connection.close();
       }
     } catch (error) {
+      const connect =
+        error instanceof UpstreamAuthorizationRequired && error.connectUrl
+          ? ` Connect your account at ${error.connectUrl}`
+          : '';
       throw new ToolException(
         ToolErrorCode.UpstreamUnavailable,
-        `Calling '${tool.originalName}' on gateway '${gateway.name}' failed: ${upstreamFailure(error, this.connector.timeoutMs).message}.`,
+        `Calling '${tool.originalName}' on gateway '${gateway.name}' failed: ${upstreamFailure(error, this.connector.timeoutMs).message}.${connect}`,
       );
     }
   }

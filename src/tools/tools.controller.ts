@@ -1,7 +1,8 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { MinRole } from '../auth/auth.decorators';
-import { CurrentScope } from '../auth/current-principal.decorator';
+import { CurrentPrincipal, CurrentScope } from '../auth/current-principal.decorator';
+import { type Principal } from '../auth/principal';
 import { TeamScope } from '../auth/team-scope';
 import { ApiProblems } from '../common/api-problems.decorator';
 import { UuidParam } from '../common/uuid-param';
@@ -74,7 +75,8 @@ export class ToolsController {
     @UuidParam() id: string,
     @Body() dto: ToolInvokeDto,
     @CurrentScope() scope: TeamScope,
+    @CurrentPrincipal() principal: Principal,
   ): Promise<ToolInvokeResultDto> {
-    return this.invoker.invoke(id, dto.arguments ?? {}, scope);
+    return this.invoker.invoke(id, dto.arguments ?? {}, scope, { userId: principal.userId });
   }
 }

@@ -2,9 +2,16 @@ import { Injectable } from '@nestjs/common';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { AppConfig } from '../config/app-config';
-import { credentialHeaders, credentialSecrets } from '../gateways/gateway-credentials';
+import {
+  credentialHeaders,
+  credentialSecrets,
+  type OAuthSettings,
+} from '../gateways/gateway-credentials';
 import { type Channel } from './channel';
-import { HttpChannel } from './http-channel';
+import { type BearerSource, HttpChannel } from './http-channel';
+import { SHARED_OWNER } from './oauth/upstream-oauth-token.entity';
+import { UpstreamOAuth } from './oauth/upstream-oauth.service';
+import { UpstreamAuthorizationRequired } from './upstream-error';
 import { TransportChannel } from './transport-channel';
 import { UpstreamConnection, type UpstreamListener } from './upstream-connection';
 import { UpstreamPools } from './upstream-pools.service';
@@ -16,6 +23,12 @@ export interface OpenOptions {
   listener?: UpstreamListener;
   /** Whether to hear the upstream outside requests; one-off exchanges need not (default true). */
   listen?: boolean;
+  /**
+   * The person the connection acts for (the MCP caller, or who invokes a tool), whose own token
+   * a per-user OAuth upstream gets; absent for Portico's own work (sync, health), which uses the
+   * gateway's connected account.
+   */
+  actingFor?: { userId: string | null };
 }
 
 /** Opens connections to upstreams over the wire each gateway's transport needs. */
@@ -24,6 +37,7 @@ export class UpstreamConnector {
   constructor(
     private readonly config: AppConfig,
     private readonly pools: UpstreamPools,
+    private readonly oauth: UpstreamOAuth,
   ) {}
 
   get timeoutMs(): number {
@@ -31,9 +45,13 @@ export class UpstreamConnector {
   }
 
   /** Connects and runs the handshake; throws an UpstreamFailure. */
-  open(target: UpstreamTarget, options: OpenOptions = {}): Promise<UpstreamConnection> {
+  async open(target: UpstreamTarget, options: OpenOptions = {}): Promise<UpstreamConnection> {
     const { credentials } = target.endpoint;
-    return UpstreamConnection.open(this.channel(target.endpoint), {
+    const bearer =
+      credentials.type === 'oauth'
+        ? await this.bearer(target, credentials, options.actingFor)
+        : undefined;
+    return UpstreamConnection.open(await this.channel(target.endpoint, bearer), {
       timeoutMs: this.timeoutMs,
       capabilities: options.capabilities ?? {},
       secrets: credentialSecrets(credentials),
@@ -42,12 +60,44 @@ export class UpstreamConnector {
     });
   }
 
-  private channel(endpoint: UpstreamEndpoint): Channel {
-    const headers = credentialHeaders(endpoint.credentials);
+  /**
+   * Whose token an OAuth upstream gets. The first token is obtained here, so that a caller who
+   * has none learns it (with the link to connect) before anything is sent upstream.
+   */
+  private async bearer(
+    target: UpstreamTarget,
+    settings: OAuthSettings,
+    actingFor: OpenOptions['actingFor'],
+  ): Promise<BearerSource> {
+    let owner = SHARED_OWNER;
+    if (settings.mode === 'per-user' && actingFor) {
+      if (actingFor.userId === null)
+        throw new UpstreamAuthorizationRequired(
+          'Each user calls this upstream with their own account, and this credential belongs to no Portico user.',
+          null,
+        );
+      owner = actingFor.userId;
+    }
+    const upstream = { gatewayId: target.gatewayId, url: target.endpoint.url, settings };
+    const source: BearerSource = {
+      token: (stale) => this.oauth.accessToken(upstream, owner, stale),
+    };
+    await source.token();
+    return source;
+  }
+
+  private async channel(endpoint: UpstreamEndpoint, bearer?: BearerSource): Promise<Channel> {
+    const headers = {
+      ...credentialHeaders(endpoint.credentials),
+      // The older transport takes headers once: the token of the moment the session opens.
+      ...(bearer && endpoint.transport !== 'streamable-http'
+        ? { Authorization: `Bearer ${await bearer.token()}` }
+        : {}),
+    };
     const url = new URL(endpoint.url);
     switch (endpoint.transport) {
       case 'streamable-http':
-        return new HttpChannel({ url, headers, dispatchers: this.pools.for(url) });
+        return new HttpChannel({ url, headers, dispatchers: this.pools.for(url), bearer });
       case 'sse':
         return new TransportChannel(
           new SSEClientTransport(url, {

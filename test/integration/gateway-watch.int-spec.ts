@@ -1,3 +1,4 @@
+import { UpstreamOAuth } from '../../src/upstream/oauth/upstream-oauth.service';
 import { getEventListeners } from 'node:events';
 import { Logger } from '@nestjs/common';
 import { type DataSource } from 'typeorm';
@@ -28,7 +29,7 @@ describe('a gateway watch', () => {
     const config = loadConfig({ DATA_DIR: tempDataDir() });
     pools = new UpstreamPools();
     const reader = new CatalogueReader(
-      new UpstreamConnector(config, pools),
+      new UpstreamConnector(config, pools, new UpstreamOAuth(null as unknown as DataSource, config)),
       new UpstreamTargets(null as unknown as DataSource, config),
     );
     // The watch's signal goes to every ping; counted each time a ping has been answered.
