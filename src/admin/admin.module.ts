@@ -10,6 +10,7 @@ import { ServersModule } from '../servers/servers.module';
 import { SyncModule } from '../sync/sync.module';
 import { ToolsModule } from '../tools/tools.module';
 import { AdminCatalog } from './admin-catalog';
+import { AdminConnectionsController } from './admin-connections.controller';
 import { AdminDashboardController } from './admin-dashboard.controller';
 import { AdminExceptionFilter } from './admin-exception.filter';
 import { AdminGatewaysController } from './admin-gateways.controller';
@@ -55,6 +56,7 @@ import { ServerPickersBuilder } from './server-pickers';
     AdminUsersController,
     AdminTeamsController,
     AdminSsoController,
+    AdminConnectionsController,
     AdminNotFoundController,
   ],
   providers: [

@@ -198,8 +198,7 @@ export class GatewayConnections {
           GatewayErrorCode.NotOAuth,
           `Gateway '${gateway.name}' uses one account for everyone; there is no personal account to connect.`,
         );
-      if (!principal.userId)
-        throw forbidden('Only a Portico user can connect a personal account.');
+      if (!principal.userId) throw forbidden('Only a Portico user can connect a personal account.');
       return principal.userId;
     }
     if (!this.managesGateway(gateway, principal, TeamScope.of(principal)))

@@ -3,12 +3,13 @@ import { SyncModule } from '../sync/sync.module';
 import { TeamsModule } from '../teams/teams.module';
 import { UpstreamModule } from '../upstream/upstream.module';
 import { GatewaysController } from './gateways.controller';
+import { GatewayConnectionsController } from './gateway-connections.controller';
 import { GatewayConnections } from './gateway-connections.service';
 import { GatewaysService } from './gateways.service';
 
 @Module({
   imports: [SyncModule, TeamsModule, UpstreamModule],
-  controllers: [GatewaysController],
+  controllers: [GatewaysController, GatewayConnectionsController],
   providers: [GatewaysService, GatewayConnections],
   exports: [GatewaysService, GatewayConnections],
 })

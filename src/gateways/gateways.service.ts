@@ -95,6 +95,19 @@ export class GatewaysService {
     return this.toResponse(gateway, (await this.toolCounts([id])).get(id) ?? 0, connections);
   }
 
+  /** The OAuth gateways this scope sees, with the mode: where accounts can be connected. */
+  async oauthGateways(
+    scope: TeamScope,
+  ): Promise<Pick<Gateway, 'id' | 'name' | 'oauthMode' | 'enabled'>[]> {
+    const qb = this.dataSource
+      .getRepository(Gateway)
+      .createQueryBuilder('gateway')
+      .select(['gateway.id', 'gateway.name', 'gateway.oauthMode', 'gateway.enabled'])
+      .where("gateway.auth_type = 'oauth'")
+      .orderBy('gateway.name', 'ASC');
+    return scope.visible(qb, 'gateway.team_id').getMany();
+  }
+
   /** The gateway, if this scope sees it: one of another team is as missing as one that is not. */
   async visible(
     id: string,

@@ -29,7 +29,11 @@ describe('a gateway watch', () => {
     const config = loadConfig({ DATA_DIR: tempDataDir() });
     pools = new UpstreamPools();
     const reader = new CatalogueReader(
-      new UpstreamConnector(config, pools, new UpstreamOAuth(null as unknown as DataSource, config)),
+      new UpstreamConnector(
+        config,
+        pools,
+        new UpstreamOAuth(null as unknown as DataSource, config),
+      ),
       new UpstreamTargets(null as unknown as DataSource, config),
     );
     // The watch's signal goes to every ping; counted each time a ping has been answered.

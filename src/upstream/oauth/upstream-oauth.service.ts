@@ -196,7 +196,12 @@ export class UpstreamOAuth {
       result = await this.runAuth(upstream, provider);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      await this.failed(em, upstream.gatewayId, owner, `The token could not be refreshed: ${message}`);
+      await this.failed(
+        em,
+        upstream.gatewayId,
+        owner,
+        `The token could not be refreshed: ${message}`,
+      );
       return new UpstreamFailure('authorization', `the token could not be refreshed: ${message}`);
     }
     await this.keepClient(upstream, provider, em);
@@ -210,7 +215,9 @@ export class UpstreamOAuth {
     if (provider.tokensInvalidated) {
       const reason = 'The provider refused the refresh token: the grant was revoked or expired.';
       await this.failed(em, upstream.gatewayId, owner, reason, true);
-      this.logger.warn(`OAuth grant of gateway ${upstream.gatewayId} (${ownerLabel(owner)}) is gone`);
+      this.logger.warn(
+        `OAuth grant of gateway ${upstream.gatewayId} (${ownerLabel(owner)}) is gone`,
+      );
       return new UpstreamAuthorizationRequired(reason, this.connectUrl(upstream.gatewayId));
     }
     const reason = 'The token could not be refreshed: the provider did not answer as expected.';
@@ -282,7 +289,8 @@ export class UpstreamOAuth {
           : sameUrl
             ? (existing?.clientInformation ?? null)
             : null,
-        discovery: (provider.savedDiscovery as Record<string, unknown> | undefined) ??
+        discovery:
+          (provider.savedDiscovery as Record<string, unknown> | undefined) ??
           (sameUrl ? (existing?.discovery ?? null) : null),
       }),
     );
