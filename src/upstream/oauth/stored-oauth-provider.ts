@@ -42,11 +42,16 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     private readonly stored: StoredOAuthState,
   ) {
     if (settings.mode === 'client-credentials')
-      this.prepareTokenRequest = () =>
-        new URLSearchParams({
+      this.prepareTokenRequest = () => {
+        // As for a person's authorization (SEP-835): the configured scopes, else those the
+        // upstream advertises in its protected resource metadata, discovered by now.
+        const scope =
+          settings.scope ?? this.discoveryState()?.resourceMetadata?.scopes_supported?.join(' ');
+        return new URLSearchParams({
           grant_type: 'client_credentials',
-          ...(settings.scope ? { scope: settings.scope } : {}),
+          ...(scope ? { scope } : {}),
         });
+      };
   }
 
   prepareTokenRequest?: (scope?: string) => URLSearchParams;
