@@ -132,7 +132,16 @@ export class AdminConnectionsController {
       ...this.cookieOptions(request),
       maxAge: 10 * 60_000,
     });
-    response.redirect(303, started.authorizationUrl);
+    // A page that moves on by itself rather than a redirect: the pages' CSP allows forms to
+    // submit only to Portico (`form-action 'self'`), which browsers apply to the redirects a
+    // form post leads to as well. It also shows where the person is sent.
+    await this.pages.render(request, response, 'connection-redirect', {
+      title: 'Continue at the provider',
+      section: 'connections',
+      refreshTo: started.authorizationUrl,
+      authorizationUrl: started.authorizationUrl,
+      provider: new URL(started.authorizationUrl).origin,
+    });
   }
 
   @Post(':id/disconnect')

@@ -49,10 +49,12 @@ describe('OAuth 2.1 towards upstream MCP servers', () => {
       .set('Cookie', session.cookie)
       .type('form')
       .send({ _csrf: session.csrf, account })
-      .expect(303);
+      .expect(200);
     const pending = pendingCookie(started.headers['set-cookie']);
-    expect(started.headers.location).toMatch(new RegExp(`^${idp.issuer}/`));
-    const back = await idp.consent(started.headers.location!, providerAccount);
+    const authorizationUrl = authorizationLink(started.text);
+    expect(authorizationUrl).toMatch(new RegExp(`^${idp.issuer}/`));
+    expect(started.text).toContain(`<meta http-equiv="refresh" content="0;url=`);
+    const back = await idp.consent(authorizationUrl, providerAccount);
     expect(back.origin + back.pathname).toBe(`${t.baseUrl}/admin/connections/callback`);
     const done = await request(t.baseUrl)
       .get(back.pathname + back.search)
@@ -382,7 +384,7 @@ describe('OAuth 2.1 towards upstream MCP servers', () => {
         .set('Cookie', admin.cookie)
         .type('form')
         .send({ _csrf: admin.csrf, account: 'gateway' })
-        .expect(303);
+        .expect(200);
       const pending = pendingCookie(started.headers['set-cookie']);
       await request(t.baseUrl)
         .get('/admin/connections/callback?code=x&state=another')
@@ -408,4 +410,14 @@ function pendingCookie(setCookie: string | string[] | undefined): string {
     .find((value) => value.startsWith('portico_upstream_oauth='));
   if (!line) throw new Error('Connect set no pending cookie');
   return line.split(';')[0]!;
+}
+
+/** Where the page after Connect sends the browser, as the browser reads the escaped attribute. */
+function authorizationLink(html: string): string {
+  const href = /id="authorize" href="([^"]+)"/.exec(html)?.[1];
+  if (!href) throw new Error('No link to the provider on the page');
+  return href
+    .replace(/&amp;/g, '&')
+    .replace(/&#x3D;/g, '=')
+    .replace(/&#x27;/g, "'");
 }
