@@ -10,7 +10,8 @@ import {
 } from '../fixtures/oauth-upstream';
 import { createTeam, createUser, pageSession, type TestUser } from '../support/identities';
 import { connectClient, eventually } from '../support/mcp-client';
-import { ADMIN_PASSWORD, startTestApp, type TestApp } from '../support/test-app';
+import { describeOnPostgres } from '../support/describe-on-postgres';
+import { ADMIN_PASSWORD, startReplica, startTestApp, type TestApp } from '../support/test-app';
 
 /** Seconds an access token of the provider lives: short, so that refresh is exercised. */
 const TOKEN_TTL_SECONDS = 4;
@@ -307,6 +308,59 @@ describe('OAuth 2.1 towards upstream MCP servers', () => {
 
       await connect(own, gatewayId, 'mine', 'alice-at-provider');
       expect(await whoami(aliceClient, tool)).toBe('account:alice-at-provider');
+    });
+
+    it('refreshes an expired token once, however many calls need it at the same time', async () => {
+      const second = await connectClient(t.baseUrl, {
+        token: alice.token,
+        path: `/servers/${serverId}/mcp`,
+      });
+      try {
+        expect(await whoami(second, tool)).toBe('account:alice-at-provider');
+        await new Promise((resolve) => setTimeout(resolve, TOKEN_TTL_SECONDS * 1000 + 500));
+        const before = idp.issued('refresh_token');
+        const answers = await Promise.all(
+          [aliceClient, aliceClient, aliceClient, second, second].map((client) =>
+            whoami(client, tool),
+          ),
+        );
+        expect(answers).toEqual(Array(5).fill('account:alice-at-provider'));
+        // The provider rotates refresh tokens: a second refresh with the same one would fail.
+        expect(idp.issued('refresh_token')).toBe(before + 1);
+      } finally {
+        await second.close();
+      }
+    });
+
+    describeOnPostgres('with two replicas', () => {
+      let replica: TestApp;
+
+      beforeAll(async () => {
+        replica = await startReplica(t);
+      });
+
+      afterAll(async () => {
+        await replica.close();
+      });
+
+      it('refreshes once across replicas, and the other replica uses what the first stored', async () => {
+        const elsewhere = await connectClient(replica.baseUrl, {
+          token: bob.token,
+          path: `/servers/${serverId}/mcp`,
+        });
+        try {
+          expect(await whoami(elsewhere, tool)).toBe('account:bob-at-provider');
+          await new Promise((resolve) => setTimeout(resolve, TOKEN_TTL_SECONDS * 1000 + 500));
+          const before = idp.issued('refresh_token');
+          const answers = await Promise.all(
+            [bobClient, elsewhere, bobClient, elsewhere].map((client) => whoami(client, tool)),
+          );
+          expect(answers).toEqual(Array(4).fill('account:bob-at-provider'));
+          expect(idp.issued('refresh_token')).toBe(before + 1);
+        } finally {
+          await elsewhere.close();
+        }
+      });
     });
 
     it('refuses a member connecting the gateway’s own account', async () => {
