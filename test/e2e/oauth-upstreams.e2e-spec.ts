@@ -2,6 +2,7 @@ import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type CallToolResult, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
+import { OAuthRefreshScheduler } from '../../src/sync/oauth-refresh.scheduler';
 import { UpstreamOAuthToken } from '../../src/upstream/oauth/upstream-oauth-token.entity';
 import {
   MACHINE_CLIENT,
@@ -156,6 +157,20 @@ describe('OAuth 2.1 towards upstream MCP servers', () => {
       } finally {
         await client.close();
       }
+    });
+
+    it('refreshes the token before it expires even when no call needs it', async () => {
+      const [before] = await tokenRows(gatewayId);
+      const refreshesBefore = idp.issued('refresh_token');
+      // Due a quarter of its lifetime before it expires; swept 0.7 s before.
+      const expires = before!.expiresAt!.getTime();
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, expires - 700 - Date.now())));
+      await t.app.get(OAuthRefreshScheduler).sweep();
+      expect(Date.now()).toBeLessThan(expires);
+      const [after] = await tokenRows(gatewayId);
+      expect(idp.issued('refresh_token')).toBe(refreshesBefore + 1);
+      expect(after!.refreshedAt!.getTime()).toBeGreaterThan(before!.refreshedAt!.getTime());
+      expect(after!.expiresAt!.getTime()).toBeGreaterThan(before!.expiresAt!.getTime());
     });
 
     it('stores the tokens sealed, and no response carries them', async () => {
