@@ -169,6 +169,11 @@ export class GatewaysService {
       const url = dto.url === undefined ? gateway.url : normaliseUrl(dto.url);
       await this.assertUnique(em, { id, name: dto.name ?? gateway.name, slug, url });
       if (slug !== gateway.slug) await this.reslugTools(em, gateway.id, gateway.slug, slug);
+      if (
+        gateway.authType === 'oauth' &&
+        (url !== gateway.url || (dto.auth !== undefined && dto.auth.type !== 'oauth'))
+      )
+        await this.oauth.forgetGateway(em, gateway.id);
       reconnect =
         url !== gateway.url ||
         (dto.transport !== undefined && dto.transport !== gateway.transport) ||

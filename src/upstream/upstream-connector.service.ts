@@ -31,6 +31,8 @@ export interface OpenOptions {
   actingFor?: { userId: string | null };
 }
 
+const MAX_REMEMBERED_TOKENS = 4;
+
 /** Opens connections to upstreams over the wire each gateway's transport needs. */
 @Injectable()
 export class UpstreamConnector {
@@ -47,14 +49,16 @@ export class UpstreamConnector {
   /** Connects and runs the handshake; throws an UpstreamFailure. */
   async open(target: UpstreamTarget, options: OpenOptions = {}): Promise<UpstreamConnection> {
     const { credentials } = target.endpoint;
+    // One array, which the OAuth source extends with each token it hands out.
+    const secrets = credentialSecrets(credentials);
     const bearer =
       credentials.type === 'oauth'
-        ? await this.bearer(target, credentials, options.actingFor)
+        ? await this.bearer(target, credentials, options.actingFor, secrets)
         : undefined;
     return UpstreamConnection.open(await this.channel(target.endpoint, bearer), {
       timeoutMs: this.timeoutMs,
       capabilities: options.capabilities ?? {},
-      secrets: credentialSecrets(credentials),
+      secrets,
       listener: options.listener,
       listen: options.listen,
     });
@@ -68,6 +72,7 @@ export class UpstreamConnector {
     target: UpstreamTarget,
     settings: OAuthSettings,
     actingFor: OpenOptions['actingFor'],
+    secrets: string[],
   ): Promise<BearerSource> {
     let owner = SHARED_OWNER;
     if (settings.mode === 'per-user' && actingFor) {
@@ -80,7 +85,13 @@ export class UpstreamConnector {
     }
     const upstream = { gatewayId: target.gatewayId, url: target.endpoint.url, settings };
     const source: BearerSource = {
-      token: (stale) => this.oauth.accessToken(upstream, owner, stale),
+      token: async (stale) => {
+        const token = await this.oauth.accessToken(upstream, owner, stale);
+        // Cut out of any failure's text, as fixed credentials are; the last few are enough.
+        if (!secrets.includes(token)) secrets.push(token);
+        if (secrets.length > MAX_REMEMBERED_TOKENS) secrets.splice(0, 1);
+        return token;
+      },
     };
     await source.token();
     return source;

@@ -420,6 +420,14 @@ describe('OAuth 2.1 towards upstream MCP servers', () => {
       } finally {
         await client.close();
       }
+      expect(await tokenRows(created.body.id)).toHaveLength(1);
+      // Tokens belong to the upstream and the credentials they were obtained with.
+      await t
+        .api()
+        .patch(`/api/v1/gateways/${created.body.id}`)
+        .send({ auth: { type: 'none' } })
+        .expect(200);
+      expect(await tokenRows(created.body.id)).toHaveLength(0);
     });
 
     it('refuses client credentials without a client id and secret', async () => {

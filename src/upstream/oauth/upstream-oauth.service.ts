@@ -125,6 +125,17 @@ export class UpstreamOAuth {
     return (result.affected ?? 0) > 0;
   }
 
+  /**
+   * Forgets everything of the gateway's OAuth (tokens, registered client, discovery): its upstream
+   * moved, or it no longer uses OAuth. Tokens are bound to the upstream they were issued for.
+   */
+  async forgetGateway(em: EntityManager, gatewayId: string): Promise<void> {
+    for (const key of [...this.held.keys()])
+      if (key.startsWith(`${gatewayId}:`)) this.held.delete(key);
+    await em.getRepository(UpstreamOAuthToken).delete({ gatewayId });
+    await em.getRepository(UpstreamOAuthClient).delete({ gatewayId });
+  }
+
   /** The connections of these gateways, by gateway. */
   async connections(gatewayIds: string[]): Promise<Map<string, OAuthConnectionState[]>> {
     const byGateway = new Map<string, OAuthConnectionState[]>();
