@@ -105,12 +105,15 @@ export class GatewayAuthDto {
 
   @ApiPropertyOptional({
     description:
-      "OAuth client id registered beforehand at the upstream's authorization server. Without it Portico registers a client itself (dynamic client registration, RFC 7591). Required for 'client-credentials'.",
+      "OAuth client id registered beforehand at the upstream's authorization server (register `$PUBLIC_URL/admin/connections/callback` as its redirect URI). Without it Portico registers a client itself (dynamic client registration, RFC 7591). Required for 'client-credentials' and with a clientSecret.",
     maxLength: 512,
   })
   @ValidateIf(
     (auth: GatewayAuthDto) =>
-      auth.type === 'oauth' && (auth.clientId !== undefined || auth.mode === 'client-credentials'),
+      auth.type === 'oauth' &&
+      (auth.clientId !== undefined ||
+        auth.clientSecret !== undefined ||
+        auth.mode === 'client-credentials'),
   )
   @IsString()
   @IsNotEmpty()

@@ -84,7 +84,10 @@ export class UpstreamOAuth {
     const key = `${upstream.gatewayId}:${owner}`;
     const held = this.held.get(key);
     if (held && held.accessToken !== stale && Date.now() < held.freshUntil) return held.accessToken;
-    return this.flights.join(key, () => this.obtain(upstream, owner, key, stale));
+    const task = () => this.obtain(upstream, owner, key, stale);
+    // A refused token must not come back from a run that started before the refusal: such a
+    // caller waits for a run of its own (shared with others refused at the same time).
+    return stale === undefined ? this.flights.join(key, task) : this.flights.run(key, task);
   }
 
   /** Begins the authorization code flow (with PKCE) for `owner`. */
