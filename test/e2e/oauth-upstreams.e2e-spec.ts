@@ -218,6 +218,11 @@ describe('OAuth 2.1 towards upstream MCP servers', () => {
         })
         .expect(201);
       gatewayId = created.body.id;
+      await eventually(async () => {
+        const gateway = await t.api().get(`/api/v1/gateways/${gatewayId}`).expect(200);
+        expect(gateway.body.status).toBe('unreachable');
+        expect(gateway.body.lastError).toContain('for its catalogue sync');
+      });
       // Sync has no caller: it uses the account an operator connects for the gateway.
       await connect(admin, gatewayId, 'gateway', 'catalogue-bot');
       const toolId = await eventually(async () => {

@@ -246,9 +246,11 @@ export class UpstreamOAuth {
   ): UpstreamAuthorizationRequired {
     const why = row?.refreshError
       ? `${row.refreshError} Connect again.`
-      : owner === SHARED_OWNER
-        ? 'No account is connected to this upstream yet.'
-        : 'You have not connected your account to this upstream yet.';
+      : owner !== SHARED_OWNER
+        ? 'You have not connected your account to this upstream yet.'
+        : upstream.settings.mode === 'per-user'
+          ? 'No account is connected to this upstream yet for its catalogue sync; an operator connects one on the gateway’s page (calls use each user’s own).'
+          : 'No account is connected to this upstream yet.';
     return new UpstreamAuthorizationRequired(why, this.connectUrl(upstream.gatewayId));
   }
 
