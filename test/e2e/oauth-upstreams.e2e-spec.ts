@@ -325,6 +325,16 @@ describe('OAuth 2.1 towards upstream MCP servers', () => {
         .set('Cookie', own.cookie)
         .expect(200);
       expect(connection.text).toContain('Needs reconnecting');
+      const metrics = await t.api().get('/metrics').expect(200);
+      expect(metrics.text).toMatch(
+        /portico_upstream_oauth_refreshes_total\{outcome="revoked"\} 1\b/,
+      );
+      const list = await request(t.baseUrl)
+        .get('/admin/connections')
+        .set('Cookie', own.cookie)
+        .expect(200);
+      expect(list.text).toContain('Personal upstream');
+      expect(list.text).toContain(`/admin/connections/${gatewayId}`);
 
       await connect(own, gatewayId, 'mine', 'alice-at-provider');
       expect(await whoami(aliceClient, tool)).toBe('account:alice-at-provider');

@@ -1,10 +1,11 @@
-import { UpstreamOAuth } from '../../src/upstream/oauth/upstream-oauth.service';
 import { getEventListeners } from 'node:events';
 import { Logger } from '@nestjs/common';
 import { type DataSource } from 'typeorm';
 import { loadConfig } from '../../src/config/app-config';
+import { Metrics } from '../../src/health/metrics';
 import { CatalogueReader } from '../../src/sync/catalogue.reader';
 import { GatewayWatch } from '../../src/sync/gateway-watch';
+import { UpstreamOAuth } from '../../src/upstream/oauth/upstream-oauth.service';
 import { UpstreamConnector } from '../../src/upstream/upstream-connector.service';
 import { UpstreamPools } from '../../src/upstream/upstream-pools.service';
 import { UpstreamTargets } from '../../src/upstream/upstream-targets.service';
@@ -32,7 +33,7 @@ describe('a gateway watch', () => {
       new UpstreamConnector(
         config,
         pools,
-        new UpstreamOAuth(null as unknown as DataSource, config),
+        new UpstreamOAuth(null as unknown as DataSource, config, new Metrics()),
       ),
       new UpstreamTargets(null as unknown as DataSource, config),
     );

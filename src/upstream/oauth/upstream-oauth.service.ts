@@ -3,6 +3,7 @@ import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import { type OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { DataSource, type EntityManager, In } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
+import { Metrics } from '../../health/metrics';
 import { seal, unseal } from '../../common/secret-box';
 import { type OAuthSettings } from '../../gateways/gateway-credentials';
 import { KeyedSingleFlight } from '../../sync/keyed-single-flight';
@@ -65,6 +66,7 @@ export class UpstreamOAuth {
   constructor(
     private readonly dataSource: DataSource,
     private readonly config: AppConfig,
+    private readonly metrics: Metrics,
   ) {}
 
   get callbackUrl(): string {
@@ -209,6 +211,7 @@ export class UpstreamOAuth {
     try {
       result = await this.runAuth(upstream, provider);
     } catch (error) {
+      this.metrics.oauthRefreshes.inc({ outcome: 'failed' });
       const message = error instanceof Error ? error.message : String(error);
       await this.failed(
         em,
@@ -220,6 +223,7 @@ export class UpstreamOAuth {
     }
     await this.keepClient(upstream, provider, em);
     if (result === 'AUTHORIZED' && provider.savedTokens) {
+      this.metrics.oauthRefreshes.inc({ outcome: 'ok' });
       const saved = await this.store(em, upstream.gatewayId, owner, provider.savedTokens);
       return {
         accessToken: provider.savedTokens.access_token,
@@ -227,6 +231,7 @@ export class UpstreamOAuth {
       };
     }
     if (provider.tokensInvalidated) {
+      this.metrics.oauthRefreshes.inc({ outcome: 'revoked' });
       const reason = 'The provider refused the refresh token: the grant was revoked or expired.';
       await this.failed(em, upstream.gatewayId, owner, reason, true);
       this.logger.warn(
@@ -234,6 +239,7 @@ export class UpstreamOAuth {
       );
       return new UpstreamAuthorizationRequired(reason, this.connectUrl(upstream.gatewayId));
     }
+    this.metrics.oauthRefreshes.inc({ outcome: 'failed' });
     const reason = 'The token could not be refreshed: the provider did not answer as expected.';
     await this.failed(em, upstream.gatewayId, owner, reason);
     return new UpstreamFailure('authorization', reason);
