@@ -26,6 +26,7 @@ import {
   gatewayFormValues,
   type GatewayFormValues,
   gatewayInput,
+  oauthModeOptions,
   TRANSPORT_OPTIONS,
 } from './gateway-form';
 import { safeNext } from './login-redirect';
@@ -75,6 +76,9 @@ export class AdminGatewaysController {
       url: '',
       transport: 'streamable-http',
       authType: 'none',
+      oauthMode: 'shared',
+      oauthClientId: '',
+      oauthScope: '',
     });
   }
 
@@ -298,6 +302,7 @@ export class AdminGatewaysController {
           selected: option.value === values.transport,
         })),
         authOptions: authOptions(editing, values.authType),
+        oauthModes: oauthModeOptions(values.oauthMode),
         teams: teamChoices(
           pageScope(request),
           (await this.teams.list({ limit: MAX_PAGE_SIZE, offset: 0 }, pageScope(request))).items,

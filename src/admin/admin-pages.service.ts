@@ -17,6 +17,7 @@ export type AdminSection =
   | 'teams'
   | 'rate-limits'
   | 'audit'
+  | 'connections'
   | 'login'
   | 'consent'
   | 'error';

@@ -11,6 +11,7 @@ import { SyncModule } from '../sync/sync.module';
 import { ToolsModule } from '../tools/tools.module';
 import { AdminAuditController } from './admin-audit.controller';
 import { AdminCatalog } from './admin-catalog';
+import { AdminConnectionsController } from './admin-connections.controller';
 import { AdminDashboardController } from './admin-dashboard.controller';
 import { AdminExceptionFilter } from './admin-exception.filter';
 import { AdminGatewaysController } from './admin-gateways.controller';
@@ -63,6 +64,7 @@ import { ServerPickersBuilder } from './server-pickers';
     AdminRateLimitsController,
     AdminSsoController,
     AdminAuditController,
+    AdminConnectionsController,
     AdminNotFoundController,
   ],
   providers: [

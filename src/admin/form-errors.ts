@@ -60,6 +60,9 @@ export function fieldOfCode(code: DomainErrorCode): string | null {
     case GatewayErrorCode.SyncInProgress:
     case GatewayErrorCode.SyncSuperseded:
     case GatewayErrorCode.UpstreamUnavailable:
+    case GatewayErrorCode.NotOAuth:
+    case GatewayErrorCode.ConnectionForbidden:
+    case GatewayErrorCode.AuthorizationFailed:
     case ToolErrorCode.NotFound:
     case ToolErrorCode.Disabled:
     case ToolErrorCode.UpstreamUnavailable:

@@ -24,6 +24,34 @@ describe('gateway form', () => {
     await expect(validateDto(GatewayCreateDto, input)).resolves.toBeInstanceOf(GatewayCreateDto);
   });
 
+  it('turns the OAuth fields into the REST auth, leaving out what is blank', async () => {
+    const { input, errors } = gatewayInput(
+      {
+        name: 'G',
+        url: 'http://127.0.0.1:8001/mcp',
+        authType: 'oauth',
+        oauthMode: 'client-credentials',
+        oauthClientId: ' machine ',
+        oauthClientSecret: 'shh',
+        oauthScope: '',
+      },
+      false,
+    );
+    expect(errors).toEqual({});
+    expect(input.auth).toEqual({
+      type: 'oauth',
+      mode: 'client-credentials',
+      clientId: 'machine',
+      clientSecret: 'shh',
+    });
+    await expect(validateDto(GatewayCreateDto, input)).resolves.toBeInstanceOf(GatewayCreateDto);
+    const incomplete = gatewayInput(
+      { name: 'G', url: 'http://h/mcp', authType: 'oauth', oauthMode: 'client-credentials' },
+      false,
+    ).input;
+    await expect(validateDto(GatewayCreateDto, incomplete)).rejects.toThrow();
+  });
+
   it('keeps the stored credentials on edit unless others are chosen', () => {
     expect(
       gatewayInput({ name: 'G', url: 'http://h/mcp', authType: 'keep' }, true).input,

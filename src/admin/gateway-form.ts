@@ -3,6 +3,7 @@ import {
   GATEWAY_AUTH_TYPES,
   GATEWAY_TRANSPORTS,
   type GatewayAuthType,
+  OAUTH_MODES,
 } from '../gateways/gateway.entity';
 import { type FormBody, formField } from './form-body';
 
@@ -16,6 +17,10 @@ export interface GatewayFormValues {
   transport: string;
   /** A GatewayAuthChoice, or whatever an edited form sent. */
   authType: string;
+  /** For OAuth: the mode, and the non-secret client id and scope. */
+  oauthMode: string;
+  oauthClientId: string;
+  oauthScope: string;
   /** The team chosen on a submitted form ('' for global); absent before one was submitted. */
   teamId?: string;
 }
@@ -26,7 +31,25 @@ export const GATEWAY_FIELD_ALIASES: Record<string, string> = {
   'auth.type': 'authType',
   'auth.token': 'token',
   'auth.headers': 'headers',
+  'auth.mode': 'oauthMode',
+  'auth.clientId': 'oauthClientId',
+  'auth.clientSecret': 'oauthClientSecret',
+  'auth.scope': 'oauthScope',
 };
+
+const OAUTH_MODE_LABELS: Record<(typeof OAUTH_MODES)[number], string> = {
+  shared: 'Shared: an operator connects one account',
+  'per-user': 'Per user: each user connects their own account',
+  'client-credentials': 'Client credentials (machine to machine)',
+};
+
+export function oauthModeOptions(selected: string) {
+  return OAUTH_MODES.map((value) => ({
+    value,
+    label: OAUTH_MODE_LABELS[value],
+    selected: value === selected,
+  }));
+}
 
 export const TRANSPORT_OPTIONS = GATEWAY_TRANSPORTS.map((value) => ({
   value,
@@ -38,6 +61,7 @@ const AUTH_LABELS: Record<GatewayAuthChoice, string> = {
   none: 'None',
   bearer: 'Bearer token',
   headers: 'Custom headers',
+  oauth: 'OAuth 2.1',
 };
 
 export function authOptions(editing: boolean, selected: string) {
@@ -57,12 +81,23 @@ export function gatewayFormValues(body: FormBody): GatewayFormValues {
     url: formField(body, 'url'),
     transport: formField(body, 'transport') || 'streamable-http',
     authType: formField(body, 'authType') || 'none',
+    oauthMode: formField(body, 'oauthMode') || 'shared',
+    oauthClientId: formField(body, 'oauthClientId'),
+    oauthScope: formField(body, 'oauthScope'),
     ...(body.teamId === undefined ? {} : { teamId: formField(body, 'teamId') }),
   };
 }
 
 export function gatewayFormOf(gateway: GatewayResponseDto): GatewayFormValues {
-  return { name: gateway.name, url: gateway.url, transport: gateway.transport, authType: 'keep' };
+  return {
+    name: gateway.name,
+    url: gateway.url,
+    transport: gateway.transport,
+    authType: 'keep',
+    oauthMode: gateway.oauth?.mode ?? 'shared',
+    oauthClientId: '',
+    oauthScope: '',
+  };
 }
 
 /** `Name: value` lines as a header map; the DTO then applies the API's header rules. */
@@ -113,6 +148,17 @@ export function gatewayInput(
       const parsed = parseHeaderLines(formField(body, 'headers'));
       if ('error' in parsed) errors.headers = parsed.error;
       else input.auth = { type: 'headers', headers: parsed.headers };
+      break;
+    }
+    case 'oauth': {
+      const secret = formField(body, 'oauthClientSecret');
+      input.auth = {
+        type: 'oauth',
+        mode: values.oauthMode,
+        ...(values.oauthClientId.trim() ? { clientId: values.oauthClientId.trim() } : {}),
+        ...(secret ? { clientSecret: secret } : {}),
+        ...(values.oauthScope.trim() ? { scope: values.oauthScope.trim() } : {}),
+      };
       break;
     }
     default:

@@ -67,6 +67,8 @@ export function statusOf(code: DomainErrorCode): number {
     case ServerErrorCode.NameClash:
       return HttpStatus.CONFLICT;
     case GatewayErrorCode.SlugEmpty:
+    case GatewayErrorCode.NotOAuth:
+    case GatewayErrorCode.AuthorizationFailed:
     case ServerErrorCode.UnknownTools:
     case ServerErrorCode.UnknownAlwaysLoaded:
     case UserErrorCode.UnknownTeams:
@@ -93,6 +95,7 @@ export function statusOf(code: DomainErrorCode): number {
     case AuthErrorCode.Unauthenticated:
       return HttpStatus.UNAUTHORIZED;
     case AuthErrorCode.Forbidden:
+    case GatewayErrorCode.ConnectionForbidden:
       return HttpStatus.FORBIDDEN;
     case AuthErrorCode.TooManyAttempts:
       return HttpStatus.TOO_MANY_REQUESTS;

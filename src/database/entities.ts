@@ -27,6 +27,8 @@ import { ServerToolOverride } from '../servers/server-tool-override.entity';
 import { ToolRule } from '../policies/tool-rule.entity';
 import { RateLimit, RateLimitCounter } from '../rate-limits/rate-limit.entity';
 import { User } from '../users/user.entity';
+import { UpstreamOAuthClient } from '../upstream/oauth/upstream-oauth-client.entity';
+import { UpstreamOAuthToken } from '../upstream/oauth/upstream-oauth-token.entity';
 
 export const ENTITIES = [
   User,
@@ -57,4 +59,6 @@ export const ENTITIES = [
   RateLimit,
   RateLimitCounter,
   AuditEntry,
+  UpstreamOAuthClient,
+  UpstreamOAuthToken,
 ];

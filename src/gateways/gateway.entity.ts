@@ -16,8 +16,15 @@ import { Tool } from '../tools/tool.entity';
 export const GATEWAY_TRANSPORTS = ['streamable-http', 'sse'] as const;
 export type GatewayTransport = (typeof GATEWAY_TRANSPORTS)[number];
 
-export const GATEWAY_AUTH_TYPES = ['none', 'bearer', 'headers'] as const;
+export const GATEWAY_AUTH_TYPES = ['none', 'bearer', 'headers', 'oauth'] as const;
 export type GatewayAuthType = (typeof GATEWAY_AUTH_TYPES)[number];
+
+/**
+ * Whose OAuth tokens reach an `oauth` upstream: the gateway's one account (an operator connects
+ * it), each caller's own account, or Portico itself as a machine client (client credentials).
+ */
+export const OAUTH_MODES = ['shared', 'per-user', 'client-credentials'] as const;
+export type OAuthMode = (typeof OAUTH_MODES)[number];
 
 export const GATEWAY_STATUSES = ['unknown', 'healthy', 'unreachable'] as const;
 export type GatewayStatus = (typeof GATEWAY_STATUSES)[number];
@@ -44,6 +51,10 @@ export class Gateway {
 
   @Column({ name: 'auth_type', type: 'varchar', length: 16, default: 'none' })
   authType!: GatewayAuthType;
+
+  /** For `oauth` gateways: whose tokens are used; null otherwise. */
+  @Column({ name: 'oauth_mode', type: 'varchar', length: 24, nullable: true })
+  oauthMode!: OAuthMode | null;
 
   /** AES-256-GCM sealed JSON of the upstream credentials; never leaves the service layer. */
   @Column({ name: 'auth_secret', type: 'text', nullable: true })

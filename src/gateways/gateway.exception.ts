@@ -12,6 +12,12 @@ export enum GatewayErrorCode {
   SyncInProgress = 'gateway.sync_in_progress',
   SyncSuperseded = 'gateway.sync_superseded',
   UpstreamUnavailable = 'gateway.upstream_unavailable',
+  /** An OAuth connection was asked of a gateway (or mode) that has none of that kind. */
+  NotOAuth = 'gateway.not_oauth',
+  /** An OAuth connection that this principal may not make or remove. */
+  ConnectionForbidden = 'gateway.connection_forbidden',
+  /** The provider refused the authorization, or its answer did not match what was started. */
+  AuthorizationFailed = 'gateway.authorization_failed',
 }
 
 export class GatewayException extends DomainException<GatewayErrorCode> {}

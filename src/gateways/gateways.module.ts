@@ -1,13 +1,16 @@
 import { Module } from '@nestjs/common';
 import { SyncModule } from '../sync/sync.module';
 import { TeamsModule } from '../teams/teams.module';
+import { UpstreamModule } from '../upstream/upstream.module';
 import { GatewaysController } from './gateways.controller';
+import { GatewayConnectionsController } from './gateway-connections.controller';
+import { GatewayConnections } from './gateway-connections.service';
 import { GatewaysService } from './gateways.service';
 
 @Module({
-  imports: [SyncModule, TeamsModule],
-  controllers: [GatewaysController],
-  providers: [GatewaysService],
-  exports: [GatewaysService],
+  imports: [SyncModule, TeamsModule, UpstreamModule],
+  controllers: [GatewaysController, GatewayConnectionsController],
+  providers: [GatewaysService, GatewayConnections],
+  exports: [GatewaysService, GatewayConnections],
 })
 export class GatewaysModule {}

@@ -19,6 +19,8 @@ import {
   VIRTUAL_NAME_INDEX,
 } from '../tools/tool-name.query';
 import { Tool } from '../tools/tool.entity';
+import { type OAuthConnectionState, UpstreamOAuth } from '../upstream/oauth/upstream-oauth.service';
+import { SHARED_OWNER } from '../upstream/oauth/upstream-oauth-token.entity';
 import { type GatewayAuthDto } from './dto/gateway-auth.dto';
 import { type GatewayCreateDto, URL_MAX_LENGTH } from './dto/gateway-create.dto';
 import { type GatewayResponseDto } from './dto/gateway-response.dto';
@@ -50,6 +52,7 @@ export class GatewaysService {
     private readonly sync: SyncService,
     private readonly events: EventBus,
     private readonly teams: TeamsService,
+    private readonly oauth: UpstreamOAuth,
   ) {}
 
   async list(page: PageQueryDto, scope: TeamScope): Promise<Page<GatewayResponseDto>> {
@@ -60,9 +63,15 @@ export class GatewaysService {
       .skip(page.offset)
       .take(page.limit);
     const [gateways, total] = await scope.visible(qb, 'gateway.team_id').getManyAndCount();
-    const counts = await this.toolCounts(gateways.map((gateway) => gateway.id));
+    const ids = gateways.map((gateway) => gateway.id);
+    const counts = await this.toolCounts(ids);
+    const connections = await this.oauth.connections(
+      gateways.filter((gateway) => gateway.authType === 'oauth').map((gateway) => gateway.id),
+    );
     return {
-      items: gateways.map((gateway) => this.toResponse(gateway, counts.get(gateway.id) ?? 0)),
+      items: gateways.map((gateway) =>
+        this.toResponse(gateway, counts.get(gateway.id) ?? 0, connections.get(gateway.id) ?? []),
+      ),
       total,
     };
   }
@@ -81,7 +90,22 @@ export class GatewaysService {
 
   async get(id: string, scope: TeamScope): Promise<GatewayResponseDto> {
     const gateway = await this.visible(id, scope);
-    return this.toResponse(gateway, (await this.toolCounts([id])).get(id) ?? 0);
+    const connections =
+      gateway.authType === 'oauth' ? ((await this.oauth.connections([id])).get(id) ?? []) : [];
+    return this.toResponse(gateway, (await this.toolCounts([id])).get(id) ?? 0, connections);
+  }
+
+  /** The OAuth gateways this scope sees, with the mode: where accounts can be connected. */
+  async oauthGateways(
+    scope: TeamScope,
+  ): Promise<Pick<Gateway, 'id' | 'name' | 'oauthMode' | 'enabled'>[]> {
+    const qb = this.dataSource
+      .getRepository(Gateway)
+      .createQueryBuilder('gateway')
+      .select(['gateway.id', 'gateway.name', 'gateway.oauthMode', 'gateway.enabled'])
+      .where("gateway.auth_type = 'oauth'")
+      .orderBy('gateway.name', 'ASC');
+    return scope.visible(qb, 'gateway.team_id').getMany();
   }
 
   /** The gateway, if this scope sees it: one of another team is as missing as one that is not. */
@@ -145,6 +169,11 @@ export class GatewaysService {
       const url = dto.url === undefined ? gateway.url : normaliseUrl(dto.url);
       await this.assertUnique(em, { id, name: dto.name ?? gateway.name, slug, url });
       if (slug !== gateway.slug) await this.reslugTools(em, gateway.id, gateway.slug, slug);
+      if (
+        gateway.authType === 'oauth' &&
+        (url !== gateway.url || (dto.auth !== undefined && dto.auth.type !== 'oauth'))
+      )
+        await this.oauth.forgetGateway(em, gateway.id);
       reconnect =
         url !== gateway.url ||
         (dto.transport !== undefined && dto.transport !== gateway.transport) ||
@@ -199,7 +228,13 @@ export class GatewaysService {
     return openCredentials(this.config.encryptionKey, gateway);
   }
 
-  toResponse(gateway: Gateway, toolCount: number): GatewayResponseDto {
+  toResponse(
+    gateway: Gateway,
+    toolCount: number,
+    connections: readonly OAuthConnectionState[] = [],
+  ): GatewayResponseDto {
+    const shared = connections.find((connection) => connection.owner === SHARED_OWNER);
+    const users = connections.filter((connection) => connection.owner !== SHARED_OWNER);
     return {
       id: gateway.id,
       name: gateway.name,
@@ -208,6 +243,19 @@ export class GatewaysService {
       transport: gateway.transport,
       teamId: gateway.teamId,
       authType: gateway.authType,
+      oauth:
+        gateway.authType === 'oauth' && gateway.oauthMode
+          ? {
+              mode: gateway.oauthMode,
+              connected: shared?.connected ?? false,
+              expiresAt: shared?.expiresAt?.toISOString() ?? null,
+              refreshedAt: shared?.refreshedAt?.toISOString() ?? null,
+              refreshError: shared?.refreshError ?? null,
+              connectedUsers: users.filter((user) => user.connected).length,
+              failedUsers: users.filter((user) => user.refreshError !== null).length,
+              connectUrl: this.oauth.connectUrl(gateway.id),
+            }
+          : null,
       enabled: gateway.enabled,
       status: gateway.status,
       lastError: gateway.lastError,
@@ -250,14 +298,7 @@ export class GatewaysService {
   }
 
   private sealAuth(auth: GatewayAuthDto | undefined): SealedCredentials {
-    return sealCredentials(
-      this.config.encryptionKey,
-      auth?.type === 'bearer'
-        ? { type: 'bearer', token: auth.token! }
-        : auth?.type === 'headers'
-          ? { type: 'headers', headers: auth.headers! }
-          : { type: 'none' },
-    );
+    return sealCredentials(this.config.encryptionKey, credentialsOf(auth));
   }
 
   private async assertUnique(
@@ -401,4 +442,24 @@ function normaliseUrl(url: string): string {
     ]);
   }
   return href;
+}
+
+function credentialsOf(auth: GatewayAuthDto | undefined): GatewayCredentials {
+  switch (auth?.type) {
+    case undefined:
+    case 'none':
+      return { type: 'none' };
+    case 'bearer':
+      return { type: 'bearer', token: auth.token! };
+    case 'headers':
+      return { type: 'headers', headers: auth.headers! };
+    case 'oauth':
+      return {
+        type: 'oauth',
+        mode: auth.mode!,
+        ...(auth.clientId ? { clientId: auth.clientId } : {}),
+        ...(auth.clientSecret ? { clientSecret: auth.clientSecret } : {}),
+        ...(auth.scope ? { scope: auth.scope } : {}),
+      };
+  }
 }

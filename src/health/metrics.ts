@@ -81,6 +81,13 @@ export class Metrics {
 
   private upstreamHealth: (() => Promise<UpstreamHealth[]>) | null = null;
 
+  readonly oauthRefreshes = new Counter({
+    name: 'portico_upstream_oauth_refreshes_total',
+    help: 'Refreshes (and client-credentials fetches) of upstream OAuth tokens, by outcome: ok, failed (kept, retried), revoked (the grant is gone; the account must reconnect).',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'portico_' });
   }

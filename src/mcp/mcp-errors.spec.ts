@@ -1,12 +1,45 @@
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import {
   classifyUpstreamError,
+  UpstreamAuthorizationRequired,
   UpstreamFailure,
   UpstreamRpcError,
 } from '../upstream/upstream-error';
 import { errorResponse, fromUpstream, RpcError, UPSTREAM_UNAVAILABLE } from './mcp-errors';
 
 describe('fromUpstream', () => {
+  it('sends a user without a token of an OAuth upstream to the page that connects it', () => {
+    const url = 'https://portico.example.com/admin/connections/5f0c';
+    const failure = classifyUpstreamError(
+      new UpstreamAuthorizationRequired('You have not connected your account.', url),
+      1000,
+      ['secret'],
+    );
+    const error = fromUpstream(failure, 'tickets', 1000);
+    expect(error.code).toBe(ErrorCode.UrlElicitationRequired);
+    expect(error.message).toContain(url);
+    expect(error.data).toEqual({
+      elicitations: [
+        {
+          mode: 'url',
+          elicitationId: expect.stringMatching(/^[0-9a-f]{32}$/),
+          url,
+          message: "Connect your account at 'tickets' to use its tools.",
+        },
+      ],
+    });
+  });
+
+  it('reports an OAuth upstream without a link as unavailable, with the reason', () => {
+    const error = fromUpstream(
+      new UpstreamAuthorizationRequired('This credential belongs to no Portico user.', null),
+      'tickets',
+      1000,
+    );
+    expect(error.code).toBe(UPSTREAM_UNAVAILABLE);
+    expect(error.message).toContain('belongs to no Portico user');
+  });
+
   it('explains an unreachable upstream without the credentials it echoed', () => {
     const echoed = new UpstreamFailure(
       'http',

@@ -3,7 +3,12 @@ import {
   type JSONRPCErrorResponse,
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
-import { UpstreamFailure, type UpstreamRpcError } from '../upstream/upstream-error';
+import { createHash } from 'node:crypto';
+import {
+  UpstreamAuthorizationRequired,
+  UpstreamFailure,
+  type UpstreamRpcError,
+} from '../upstream/upstream-error';
 
 /** Implementation-defined JSON-RPC server error: the upstream could not be reached or dropped. */
 export const UPSTREAM_UNAVAILABLE = -32010;
@@ -98,6 +103,8 @@ export function fromUpstream(
       return new RpcError(UPSTREAM_UNAVAILABLE, `Upstream '${gateway}' lost the session`);
     case 'cancelled':
       return new RpcError(ErrorCode.ConnectionClosed, 'Request cancelled');
+    case 'authorization':
+      return authorizationRequired(error, gateway);
     case 'unreachable':
     case 'http':
     case 'protocol':
@@ -121,4 +128,27 @@ export function toolCallRefused(hook: string, message: string, refused: boolean)
       : `Hook '${hook}' failed, so the call was refused: ${message}`,
     { hook },
   );
+}
+
+/**
+ * The caller holds no token for an OAuth upstream: MCP's URL elicitation error (-32042), which
+ * tells the client where the user connects their account; its message carries the link too, for
+ * clients that only show text.
+ */
+function authorizationRequired(error: UpstreamFailure, gateway: string): RpcError {
+  const url = error instanceof UpstreamAuthorizationRequired ? error.connectUrl : null;
+  const message = url
+    ? `Upstream '${gateway}' needs your authorization: ${error.message} Connect your account at ${url}`
+    : `Upstream '${gateway}' needs authorization: ${error.message}`;
+  if (!url) return new RpcError(UPSTREAM_UNAVAILABLE, message);
+  return new RpcError(ErrorCode.UrlElicitationRequired, message, {
+    elicitations: [
+      {
+        mode: 'url',
+        elicitationId: createHash('sha256').update(url).digest('hex').slice(0, 32),
+        url,
+        message: `Connect your account at '${gateway}' to use its tools.`,
+      },
+    ],
+  });
 }

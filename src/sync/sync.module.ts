@@ -6,6 +6,7 @@ import { UpstreamModule } from '../upstream/upstream.module';
 import { CatalogueReader } from './catalogue.reader';
 import { GatewayWatchers } from './gateway-watchers';
 import { MemberListsApplier } from './member-lists.applier';
+import { OAuthRefreshScheduler } from './oauth-refresh.scheduler';
 import { SyncApplier } from './sync.applier';
 import { SyncLeadership } from './sync-leadership';
 import { SyncScheduler } from './sync.scheduler';
@@ -21,6 +22,7 @@ import { SyncService } from './sync.service';
     SyncLeadership,
     SyncScheduler,
     GatewayWatchers,
+    OAuthRefreshScheduler,
   ],
   exports: [SyncService],
 })

@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { type TeamScope } from '../auth/team-scope';
 import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';
 import { UpstreamConnector } from '../upstream/upstream-connector.service';
-import { upstreamFailure } from '../upstream/upstream-error';
+import { UpstreamAuthorizationRequired, upstreamFailure } from '../upstream/upstream-error';
 import { UpstreamTargets } from '../upstream/upstream-targets.service';
 import { ToolNameQuery } from './tool-name.query';
 import { Tool } from './tool.entity';
@@ -82,6 +82,8 @@ export class ToolInvoker {
     try {
       const connection = await this.connector.open(this.targets.targetOf(gateway), {
         listen: false,
+        // A per-user OAuth upstream is called with the invoking user's own token.
+        actingFor: { userId: principal?.userId ?? null },
       });
       try {
         return await connection.request<CallToolResult>('tools/call', {
@@ -92,9 +94,13 @@ export class ToolInvoker {
         await connection.close();
       }
     } catch (error) {
+      const connect =
+        error instanceof UpstreamAuthorizationRequired && error.connectUrl
+          ? ` Connect your account at ${error.connectUrl}`
+          : '';
       throw new ToolException(
         ToolErrorCode.UpstreamUnavailable,
-        `Calling '${tool.originalName}' on gateway '${gateway.name}' failed: ${upstreamFailure(error, this.connector.timeoutMs).message}.`,
+        `Calling '${tool.originalName}' on gateway '${gateway.name}' failed: ${upstreamFailure(error, this.connector.timeoutMs).message}.${connect}`,
       );
     }
   }

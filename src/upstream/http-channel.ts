@@ -38,6 +38,13 @@ export interface HttpChannelOptions {
   /** Credentials: sent with every request, never logged. */
   headers: Record<string, string>;
   dispatchers: UpstreamDispatchers;
+  /** An OAuth upstream: the bearer token is asked for per request, since it is refreshed. */
+  bearer?: BearerSource;
+}
+
+/** The current access token; `stale` is one the upstream refused, never to be handed out again. */
+export interface BearerSource {
+  token(stale?: string): Promise<string>;
 }
 
 /**
@@ -263,11 +270,31 @@ export class HttpChannel implements Channel {
     throw new UpstreamFailure('http', `HTTP ${response.statusCode}: ${text}`, response.statusCode);
   }
 
-  private dispatch(
+  /**
+   * Sends one HTTP request. With OAuth, a 401 means the token went bad before its time (revoked,
+   * or the upstream's clock): it is refreshed once and the request sent again.
+   */
+  private async dispatch(
     method: 'POST' | 'GET' | 'DELETE',
     message: JSONRPCMessage | null,
     dispatcher: Dispatcher,
     options: { signal?: AbortSignal; lastEventId?: string } = {},
+  ): Promise<Dispatcher.ResponseData> {
+    const { bearer } = this.options;
+    if (!bearer) return this.sendOnce(method, message, dispatcher, options, undefined);
+    const token = await bearer.token();
+    const response = await this.sendOnce(method, message, dispatcher, options, token);
+    if (response.statusCode !== 401) return response;
+    await response.body.dump();
+    return this.sendOnce(method, message, dispatcher, options, await bearer.token(token));
+  }
+
+  private sendOnce(
+    method: 'POST' | 'GET' | 'DELETE',
+    message: JSONRPCMessage | null,
+    dispatcher: Dispatcher,
+    options: { signal?: AbortSignal; lastEventId?: string },
+    token: string | undefined,
   ): Promise<Dispatcher.ResponseData> {
     const { url, headers } = this.options;
     return dispatcher.request({
@@ -276,6 +303,7 @@ export class HttpChannel implements Channel {
       method,
       headers: withTraceHeaders({
         ...headers,
+        ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
         ...(this.sessionId === undefined ? {} : { 'mcp-session-id': this.sessionId }),
         ...(this.protocolVersion === undefined
           ? {}

@@ -2,9 +2,16 @@ import { Injectable } from '@nestjs/common';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { AppConfig } from '../config/app-config';
-import { credentialHeaders, credentialSecrets } from '../gateways/gateway-credentials';
+import {
+  credentialHeaders,
+  credentialSecrets,
+  type OAuthSettings,
+} from '../gateways/gateway-credentials';
 import { type Channel } from './channel';
-import { HttpChannel } from './http-channel';
+import { type BearerSource, HttpChannel } from './http-channel';
+import { SHARED_OWNER } from './oauth/upstream-oauth-token.entity';
+import { UpstreamOAuth } from './oauth/upstream-oauth.service';
+import { UpstreamAuthorizationRequired } from './upstream-error';
 import { TransportChannel } from './transport-channel';
 import { UpstreamConnection, type UpstreamListener } from './upstream-connection';
 import { UpstreamPools } from './upstream-pools.service';
@@ -16,7 +23,15 @@ export interface OpenOptions {
   listener?: UpstreamListener;
   /** Whether to hear the upstream outside requests; one-off exchanges need not (default true). */
   listen?: boolean;
+  /**
+   * The person the connection acts for (the MCP caller, or who invokes a tool), whose own token
+   * a per-user OAuth upstream gets; absent for Portico's own work (sync, health), which uses the
+   * gateway's connected account.
+   */
+  actingFor?: { userId: string | null };
 }
+
+const MAX_REMEMBERED_TOKENS = 4;
 
 /** Opens connections to upstreams over the wire each gateway's transport needs. */
 @Injectable()
@@ -24,6 +39,7 @@ export class UpstreamConnector {
   constructor(
     private readonly config: AppConfig,
     private readonly pools: UpstreamPools,
+    private readonly oauth: UpstreamOAuth,
   ) {}
 
   get timeoutMs(): number {
@@ -31,23 +47,68 @@ export class UpstreamConnector {
   }
 
   /** Connects and runs the handshake; throws an UpstreamFailure. */
-  open(target: UpstreamTarget, options: OpenOptions = {}): Promise<UpstreamConnection> {
+  async open(target: UpstreamTarget, options: OpenOptions = {}): Promise<UpstreamConnection> {
     const { credentials } = target.endpoint;
-    return UpstreamConnection.open(this.channel(target.endpoint), {
+    // One array, which the OAuth source extends with each token it hands out.
+    const secrets = credentialSecrets(credentials);
+    const bearer =
+      credentials.type === 'oauth'
+        ? await this.bearer(target, credentials, options.actingFor, secrets)
+        : undefined;
+    return UpstreamConnection.open(await this.channel(target.endpoint, bearer), {
       timeoutMs: this.timeoutMs,
       capabilities: options.capabilities ?? {},
-      secrets: credentialSecrets(credentials),
+      secrets,
       listener: options.listener,
       listen: options.listen,
     });
   }
 
-  private channel(endpoint: UpstreamEndpoint): Channel {
-    const headers = credentialHeaders(endpoint.credentials);
+  /**
+   * Whose token an OAuth upstream gets. The first token is obtained here, so that a caller who
+   * has none learns it (with the link to connect) before anything is sent upstream.
+   */
+  private async bearer(
+    target: UpstreamTarget,
+    settings: OAuthSettings,
+    actingFor: OpenOptions['actingFor'],
+    secrets: string[],
+  ): Promise<BearerSource> {
+    let owner = SHARED_OWNER;
+    if (settings.mode === 'per-user' && actingFor) {
+      if (actingFor.userId === null)
+        throw new UpstreamAuthorizationRequired(
+          'Each user calls this upstream with their own account, and this credential belongs to no Portico user.',
+          null,
+        );
+      owner = actingFor.userId;
+    }
+    const upstream = { gatewayId: target.gatewayId, url: target.endpoint.url, settings };
+    const source: BearerSource = {
+      token: async (stale) => {
+        const token = await this.oauth.accessToken(upstream, owner, stale);
+        // Cut out of any failure's text, as fixed credentials are; the last few are enough.
+        if (!secrets.includes(token)) secrets.push(token);
+        if (secrets.length > MAX_REMEMBERED_TOKENS) secrets.splice(0, 1);
+        return token;
+      },
+    };
+    await source.token();
+    return source;
+  }
+
+  private async channel(endpoint: UpstreamEndpoint, bearer?: BearerSource): Promise<Channel> {
+    const headers = {
+      ...credentialHeaders(endpoint.credentials),
+      // The older transport takes headers once: the token of the moment the session opens.
+      ...(bearer && endpoint.transport !== 'streamable-http'
+        ? { Authorization: `Bearer ${await bearer.token()}` }
+        : {}),
+    };
     const url = new URL(endpoint.url);
     switch (endpoint.transport) {
       case 'streamable-http':
-        return new HttpChannel({ url, headers, dispatchers: this.pools.for(url) });
+        return new HttpChannel({ url, headers, dispatchers: this.pools.for(url), bearer });
       case 'sse':
         return new TransportChannel(
           new SSEClientTransport(url, {

@@ -11,10 +11,17 @@ const MESSAGE_LIMIT = 500;
  * - `session-expired`: the upstream no longer knows the session and ran nothing (HTTP 404);
  * - `http`: any other HTTP refusal;
  * - `protocol`: the upstream sent something that is not MCP (bad JSON, a malformed message);
- * - `cancelled`: the caller gave up, or the connection was closed under the request.
+ * - `cancelled`: the caller gave up, or the connection was closed under the request;
+ * - `authorization`: an OAuth upstream, and no usable token for whom the request acts.
  */
 export type UpstreamFailureKind =
-  'timeout' | 'unreachable' | 'session-expired' | 'http' | 'protocol' | 'cancelled';
+  | 'timeout'
+  | 'unreachable'
+  | 'session-expired'
+  | 'http'
+  | 'protocol'
+  | 'cancelled'
+  | 'authorization';
 
 /**
  * A failure to talk to an upstream, in words an operator can act on. It never carries
@@ -34,6 +41,25 @@ export class UpstreamFailure extends Error {
   redacted(secrets: readonly string[]): UpstreamFailure {
     const message = redactSecrets(this.message, secrets);
     return message === this.message ? this : new UpstreamFailure(this.kind, message, this.status);
+  }
+}
+
+/**
+ * An OAuth upstream for which whoever the request acts for holds no usable token (never
+ * connected, or the grant was revoked): `connectUrl` is where they connect their account.
+ */
+export class UpstreamAuthorizationRequired extends UpstreamFailure {
+  constructor(
+    message: string,
+    readonly connectUrl: string | null,
+  ) {
+    super('authorization', message, 401);
+    this.name = 'UpstreamAuthorizationRequired';
+  }
+
+  /** Its text is Portico's own and holds no credential. */
+  override redacted(): UpstreamFailure {
+    return this;
   }
 }
 

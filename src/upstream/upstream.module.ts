@@ -1,11 +1,12 @@
 import { Module } from '@nestjs/common';
+import { UpstreamOAuth } from './oauth/upstream-oauth.service';
 import { UpstreamConnector } from './upstream-connector.service';
 import { UpstreamPools } from './upstream-pools.service';
 import { UpstreamTargets } from './upstream-targets.service';
 
 /** The only code that talks to upstreams, whatever their transport. */
 @Module({
-  providers: [UpstreamConnector, UpstreamPools, UpstreamTargets],
-  exports: [UpstreamConnector, UpstreamTargets],
+  providers: [UpstreamConnector, UpstreamPools, UpstreamTargets, UpstreamOAuth],
+  exports: [UpstreamConnector, UpstreamTargets, UpstreamOAuth],
 })
 export class UpstreamModule {}

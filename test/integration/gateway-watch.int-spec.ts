@@ -2,8 +2,10 @@ import { getEventListeners } from 'node:events';
 import { Logger } from '@nestjs/common';
 import { type DataSource } from 'typeorm';
 import { loadConfig } from '../../src/config/app-config';
+import { Metrics } from '../../src/health/metrics';
 import { CatalogueReader } from '../../src/sync/catalogue.reader';
 import { GatewayWatch } from '../../src/sync/gateway-watch';
+import { UpstreamOAuth } from '../../src/upstream/oauth/upstream-oauth.service';
 import { UpstreamConnector } from '../../src/upstream/upstream-connector.service';
 import { UpstreamPools } from '../../src/upstream/upstream-pools.service';
 import { UpstreamTargets } from '../../src/upstream/upstream-targets.service';
@@ -28,7 +30,11 @@ describe('a gateway watch', () => {
     const config = loadConfig({ DATA_DIR: tempDataDir() });
     pools = new UpstreamPools();
     const reader = new CatalogueReader(
-      new UpstreamConnector(config, pools),
+      new UpstreamConnector(
+        config,
+        pools,
+        new UpstreamOAuth(null as unknown as DataSource, config, new Metrics()),
+      ),
       new UpstreamTargets(null as unknown as DataSource, config),
     );
     // The watch's signal goes to every ping; counted each time a ping has been answered.

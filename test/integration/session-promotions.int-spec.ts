@@ -28,6 +28,7 @@ describe('tool-search promotions in the session store', () => {
       id: randomUUID(),
       serverId: null,
       subject: 'admin',
+      userId: null,
       transport: 'streamable-http',
       protocolVersion: '2025-11-25',
       initializeParams: {

@@ -3,13 +3,19 @@ import {
   IsIn,
   IsNotEmpty,
   IsObject,
+  Matches,
   IsString,
   MaxLength,
   ValidateIf,
   registerDecorator,
   type ValidationArguments,
 } from 'class-validator';
-import { GATEWAY_AUTH_TYPES, type GatewayAuthType } from '../gateway.entity';
+import {
+  GATEWAY_AUTH_TYPES,
+  type GatewayAuthType,
+  OAUTH_MODES,
+  type OAuthMode,
+} from '../gateway.entity';
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/;
 // Headers the upstream client sets itself; an operator value would break the protocol.
@@ -87,4 +93,60 @@ export class GatewayAuthDto {
   @IsObject()
   @IsHeaderMap()
   headers?: Record<string, string>;
+
+  @ApiPropertyOptional({
+    description:
+      "Required when type is 'oauth'. `shared`: an operator connects one account (Connect on the gateway's page) and every call uses it. `per-user`: each user connects their own account and calls use the caller's token; sync uses the account an operator connected for the gateway. `client-credentials`: Portico is a machine client of the provider (needs clientId and clientSecret).",
+    enum: OAUTH_MODES,
+  })
+  @ValidateIf((auth: GatewayAuthDto) => auth.type === 'oauth')
+  @IsIn(OAUTH_MODES)
+  mode?: OAuthMode;
+
+  @ApiPropertyOptional({
+    description:
+      "OAuth client id registered beforehand at the upstream's authorization server (register `$PUBLIC_URL/admin/connections/callback` as its redirect URI). Without it Portico registers a client itself (dynamic client registration, RFC 7591). Required for 'client-credentials' and with a clientSecret.",
+    maxLength: 512,
+  })
+  @ValidateIf(
+    (auth: GatewayAuthDto) =>
+      auth.type === 'oauth' &&
+      (auth.clientId !== undefined ||
+        auth.clientSecret !== undefined ||
+        auth.mode === 'client-credentials'),
+  )
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(512)
+  clientId?: string;
+
+  @ApiPropertyOptional({
+    description:
+      "Secret of the pre-registered OAuth client (write-only). Required for 'client-credentials'.",
+    writeOnly: true,
+    maxLength: 2048,
+  })
+  @ValidateIf(
+    (auth: GatewayAuthDto) =>
+      auth.type === 'oauth' &&
+      (auth.clientSecret !== undefined || auth.mode === 'client-credentials'),
+  )
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(2048)
+  clientSecret?: string;
+
+  @ApiPropertyOptional({
+    description:
+      'OAuth scopes to ask for, space-separated; by default those the upstream advertises in its protected resource metadata.',
+    maxLength: 1024,
+    example: 'mcp',
+  })
+  @ValidateIf((auth: GatewayAuthDto) => auth.type === 'oauth' && auth.scope !== undefined)
+  @IsString()
+  @MaxLength(1024)
+  @Matches(/^[\x21\x23-\x5B\x5D-\x7E]+( [\x21\x23-\x5B\x5D-\x7E]+)*$/, {
+    message: 'scope must be space-separated OAuth scope tokens',
+  })
+  scope?: string;
 }

@@ -3,11 +3,59 @@ import {
   GATEWAY_AUTH_TYPES,
   GATEWAY_STATUSES,
   GATEWAY_TRANSPORTS,
+  OAUTH_MODES,
+  type OAuthMode,
   type GatewayAuthType,
   type GatewayStatus,
   type GatewayTransport,
 } from '../gateway.entity';
 import { SyncReportDto } from '../../sync/dto/sync-report.dto';
+
+/** The state of an OAuth upstream's accounts; never a token. */
+export class GatewayOAuthStateDto {
+  @ApiProperty({ description: 'Whose tokens reach the upstream.', enum: OAUTH_MODES })
+  mode!: OAuthMode;
+
+  @ApiProperty({
+    description:
+      "Whether the gateway's own account is connected (shared and client-credentials modes; in per-user mode the account sync uses).",
+  })
+  connected!: boolean;
+
+  @ApiProperty({
+    description: "When the gateway's own access token expires.",
+    nullable: true,
+    type: String,
+    format: 'date-time',
+  })
+  expiresAt!: string | null;
+
+  @ApiProperty({
+    description: "When the gateway's own tokens were last obtained or refreshed.",
+    nullable: true,
+    type: String,
+    format: 'date-time',
+  })
+  refreshedAt!: string | null;
+
+  @ApiProperty({
+    description: "Why the last refresh of the gateway's own tokens failed, if it did.",
+    nullable: true,
+    type: String,
+  })
+  refreshError!: string | null;
+
+  @ApiProperty({ description: 'Per-user mode: how many users have connected their account.' })
+  connectedUsers!: number;
+
+  @ApiProperty({ description: 'Per-user mode: how many users’ last refresh failed.' })
+  failedUsers!: number;
+
+  @ApiProperty({
+    description: 'The admin page where an account is connected (a person consents there).',
+  })
+  connectUrl!: string;
+}
 
 export class GatewayResponseDto {
   @ApiProperty({ description: 'Gateway id.', format: 'uuid' })
@@ -31,6 +79,13 @@ export class GatewayResponseDto {
     enum: GATEWAY_AUTH_TYPES,
   })
   authType!: GatewayAuthType;
+
+  @ApiProperty({
+    description: "For 'oauth' gateways, the state of their accounts; null otherwise.",
+    nullable: true,
+    type: GatewayOAuthStateDto,
+  })
+  oauth!: GatewayOAuthStateDto | null;
 
   @ApiProperty({ description: 'Whether its tools are served.' })
   enabled!: boolean;

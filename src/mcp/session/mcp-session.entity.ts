@@ -34,6 +34,13 @@ export class McpSession {
   @Column({ type: 'varchar', length: 128 })
   subject!: string;
 
+  /**
+   * The Portico user behind that subject, if any: the account whose own OAuth tokens per-user
+   * upstreams get. Fixed for the session's life, as the subject is.
+   */
+  @Column({ name: 'user_id', type: 'uuid', nullable: true })
+  userId!: string | null;
+
   @Column({ name: 'protocol_version', type: 'varchar', length: 32 })
   protocolVersion!: string;
 

@@ -113,6 +113,7 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
           () => runtime.session.initializeParams?.capabilities ?? {},
           this.connector,
           this.targets,
+          { userId: session.userId },
           (gatewayId) => ({
             notification: (notification) => {
               if (notification.method === 'notifications/resources/updated')

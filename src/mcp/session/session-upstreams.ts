@@ -52,6 +52,8 @@ export class SessionUpstreams {
     private readonly capabilities: () => ClientCapabilities,
     private readonly connector: UpstreamConnector,
     private readonly targets: UpstreamTargets,
+    /** Whose own OAuth tokens per-user upstreams get: the session's user. */
+    private readonly actingFor: { userId: string | null },
     /** Messages outside any call, with the gateway they came from. */
     private readonly listener: (gatewayId: string) => UpstreamListener,
   ) {}
@@ -169,6 +171,7 @@ export class SessionUpstreams {
     const connection = await this.connector.open(target, {
       capabilities: mirroredCapabilities(this.capabilities()),
       listener: this.listener(gatewayId),
+      actingFor: this.actingFor,
     });
     if (this.logLevel) await this.askLogLevel(connection, this.logLevel).catch(() => undefined);
     return { target, connection };

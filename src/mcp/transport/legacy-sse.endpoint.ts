@@ -57,6 +57,7 @@ export class LegacySseEndpoint {
       id: randomUUID(),
       serverId: scope.kind === 'server' ? scope.serverId : null,
       subject: principal.subject,
+      userId: principal.userId,
       transport: 'sse',
       protocolVersion: LEGACY_VERSION,
       initializeParams: null,

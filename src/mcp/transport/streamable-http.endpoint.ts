@@ -171,6 +171,7 @@ export class StreamableHttpEndpoint {
       id: randomUUID(),
       serverId: scope.kind === 'server' ? scope.serverId : null,
       subject: principal.subject,
+      userId: principal.userId,
       transport: 'streamable-http',
       protocolVersion: negotiatedVersion(parsed.data.params.protocolVersion),
       initializeParams: parsed.data.params,

@@ -1,0 +1,79 @@
+import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '../config/app-config';
+import { openCredentials } from '../gateways/gateway-credentials';
+import { Gateway } from '../gateways/gateway.entity';
+import { UpstreamOAuthToken } from '../upstream/oauth/upstream-oauth-token.entity';
+import { UpstreamOAuth } from '../upstream/oauth/upstream-oauth.service';
+import { SyncLeadership } from './sync-leadership';
+
+/** How often the leader looks for tokens about to expire. */
+const SWEEP_EVERY_MS = 30_000;
+/** Tokens expiring within this are looked at; each is refreshed once it is due (see UpstreamOAuth). */
+const HORIZON_MS = 90_000;
+
+/**
+ * Refreshes stored OAuth tokens of upstreams before they expire, even when no call needs them,
+ * so that an account nobody used for a while is still connected (refresh tokens often expire when
+ * idle). Runs in the leading replica; a refresh another replica runs at the same moment is kept
+ * apart by UpstreamOAuth's single flight.
+ */
+@Injectable()
+export class OAuthRefreshScheduler implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger(OAuthRefreshScheduler.name);
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> = Promise.resolve();
+  private unsubscribe: (() => void) | null = null;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly config: AppConfig,
+    private readonly leadership: SyncLeadership,
+    private readonly oauth: UpstreamOAuth,
+  ) {}
+
+  onModuleInit(): void {
+    this.unsubscribe = this.leadership.onChange((leading) => {
+      if (this.timer) clearInterval(this.timer);
+      this.timer = leading
+        ? setInterval(() => {
+            this.running = this.sweep();
+          }, SWEEP_EVERY_MS).unref()
+        : null;
+    });
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.unsubscribe?.();
+    if (this.timer) clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** Refreshes every stored token of an active gateway that is due; failures are recorded. */
+  async sweep(): Promise<void> {
+    const rows = await this.dataSource
+      .getRepository(UpstreamOAuthToken)
+      .createQueryBuilder('token')
+      .innerJoinAndMapOne('token.gateway', Gateway, 'gateway', 'gateway.id = token.gateway_id')
+      .where('token.tokens IS NOT NULL')
+      .andWhere('token.expires_at < :horizon', { horizon: new Date(Date.now() + HORIZON_MS) })
+      .andWhere('gateway.enabled')
+      .andWhere("gateway.auth_type = 'oauth'")
+      .getMany();
+    for (const row of rows) {
+      const gateway = row.gateway!;
+      try {
+        const settings = openCredentials(this.config.encryptionKey, gateway);
+        if (settings.type !== 'oauth') continue;
+        await this.oauth.accessToken(
+          { gatewayId: gateway.id, url: gateway.url, settings },
+          row.owner,
+        );
+      } catch (error) {
+        this.logger.warn(
+          `Could not refresh an OAuth token of gateway '${gateway.name}': ${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
+    }
+  }
+}

@@ -1,0 +1,396 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
+import { type OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { DataSource, type EntityManager, In } from 'typeorm';
+import { AppConfig } from '../../config/app-config';
+import { Metrics } from '../../health/metrics';
+import { seal, unseal } from '../../common/secret-box';
+import { type OAuthSettings } from '../../gateways/gateway-credentials';
+import { KeyedSingleFlight } from '../../sync/keyed-single-flight';
+import { UpstreamAuthorizationRequired, UpstreamFailure } from '../upstream-error';
+import { StoredOAuthProvider, type StoredOAuthState } from './stored-oauth-provider';
+import { UpstreamOAuthClient } from './upstream-oauth-client.entity';
+import { SHARED_OWNER, UpstreamOAuthToken } from './upstream-oauth-token.entity';
+
+/** Refresh this long before expiry at most (a quarter of a shorter lifetime otherwise). */
+const REFRESH_AHEAD_MS = 60_000;
+/** How long a replica trusts the token it holds before it reads the database again. */
+const CACHE_MS = 30_000;
+export const UPSTREAM_OAUTH_CALLBACK_PATH = '/admin/connections/callback';
+
+/** The upstream an OAuth exchange is about. */
+export interface OAuthUpstream {
+  gatewayId: string;
+  url: string;
+  settings: OAuthSettings;
+}
+
+/** A started authorization: send the person to `authorizationUrl`, keep the rest for the return. */
+export interface StartedAuthorization {
+  authorizationUrl: string;
+  codeVerifier: string;
+}
+
+/** One account's connection, as pages and the API show it (never a token). */
+export interface OAuthConnectionState {
+  owner: string;
+  userId: string | null;
+  connected: boolean;
+  expiresAt: Date | null;
+  refreshedAt: Date | null;
+  refreshError: string | null;
+}
+
+interface HeldToken {
+  accessToken: string;
+  /** When to stop using it without asking again (refresh ahead, or re-read the database). */
+  freshUntil: number;
+}
+
+/**
+ * OAuth 2.1 towards upstream MCP servers with the SDK's `auth()`: discovery (RFC 9728, then RFC
+ * 8414), dynamic client registration (RFC 7591) unless a client was registered beforehand, PKCE,
+ * resource indicators (RFC 8707), refresh, and client credentials. Tokens are sealed in the
+ * database, one row per gateway and owner (`shared`, or a user's id).
+ *
+ * Refreshes are single-flight: within a replica per key, and across replicas (on PostgreSQL) by
+ * a transaction-scoped advisory lock, under which the row is read again, so a replica that waited
+ * uses the tokens the other just stored instead of spending the (rotated) refresh token twice.
+ */
+@Injectable()
+export class UpstreamOAuth {
+  private readonly logger = new Logger(UpstreamOAuth.name);
+  private readonly held = new Map<string, HeldToken>();
+  private readonly flights = new KeyedSingleFlight<string>();
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly config: AppConfig,
+    private readonly metrics: Metrics,
+  ) {}
+
+  get callbackUrl(): string {
+    return new URL(UPSTREAM_OAUTH_CALLBACK_PATH, this.config.publicUrl).href;
+  }
+
+  /** Where a person connects their account (or an operator the gateway's) to this upstream. */
+  connectUrl(gatewayId: string): string {
+    return new URL(`/admin/connections/${gatewayId}`, this.config.publicUrl).href;
+  }
+
+  /**
+   * A usable access token of `owner` for the upstream, refreshed ahead of expiry. `stale`: the
+   * token the upstream just refused, which is then never handed out again.
+   */
+  async accessToken(upstream: OAuthUpstream, owner: string, stale?: string): Promise<string> {
+    const key = `${upstream.gatewayId}:${owner}`;
+    const held = this.held.get(key);
+    if (held && held.accessToken !== stale && Date.now() < held.freshUntil) return held.accessToken;
+    const task = () => this.obtain(upstream, owner, key, stale);
+    // A refused token must not come back from a run that started before the refusal: such a
+    // caller waits for a run of its own (shared with others refused at the same time).
+    return stale === undefined ? this.flights.join(key, task) : this.flights.run(key, task);
+  }
+
+  /** Begins the authorization code flow (with PKCE) for `owner`. */
+  async begin(upstream: OAuthUpstream, state: string): Promise<StartedAuthorization> {
+    const provider = await this.provider(upstream, { state });
+    const result = await this.runAuth(upstream, provider);
+    await this.keepClient(upstream, provider);
+    if (result !== 'REDIRECT' || !provider.authorizationUrl || !provider.savedCodeVerifier)
+      throw new UpstreamFailure('protocol', 'the provider did not start an authorization');
+    return {
+      authorizationUrl: provider.authorizationUrl.href,
+      codeVerifier: provider.savedCodeVerifier,
+    };
+  }
+
+  /** Exchanges the code the provider sent back, and stores the tokens of `owner`. */
+  async finish(
+    upstream: OAuthUpstream,
+    owner: string,
+    code: string,
+    codeVerifier: string,
+  ): Promise<void> {
+    const provider = await this.provider(upstream, { codeVerifier });
+    await this.runAuth(upstream, provider, code);
+    await this.keepClient(upstream, provider);
+    if (!provider.savedTokens)
+      throw new UpstreamFailure('protocol', 'the provider issued no tokens');
+    await this.store(this.dataSource.manager, upstream.gatewayId, owner, provider.savedTokens);
+    this.held.delete(`${upstream.gatewayId}:${owner}`);
+  }
+
+  /** Forgets the tokens of `owner` (Portico's side only: the provider's grant stays). */
+  async disconnect(gatewayId: string, owner: string): Promise<boolean> {
+    this.held.delete(`${gatewayId}:${owner}`);
+    const result = await this.dataSource
+      .getRepository(UpstreamOAuthToken)
+      .delete({ gatewayId, owner });
+    return (result.affected ?? 0) > 0;
+  }
+
+  /**
+   * Forgets everything of the gateway's OAuth (tokens, registered client, discovery): its upstream
+   * moved, or it no longer uses OAuth. Tokens are bound to the upstream they were issued for.
+   */
+  async forgetGateway(em: EntityManager, gatewayId: string): Promise<void> {
+    for (const key of [...this.held.keys()])
+      if (key.startsWith(`${gatewayId}:`)) this.held.delete(key);
+    await em.getRepository(UpstreamOAuthToken).delete({ gatewayId });
+    await em.getRepository(UpstreamOAuthClient).delete({ gatewayId });
+  }
+
+  /** The connections of these gateways, by gateway. */
+  async connections(gatewayIds: string[]): Promise<Map<string, OAuthConnectionState[]>> {
+    const byGateway = new Map<string, OAuthConnectionState[]>();
+    if (gatewayIds.length === 0) return byGateway;
+    const rows = await this.dataSource
+      .getRepository(UpstreamOAuthToken)
+      .find({ where: { gatewayId: In(gatewayIds) }, order: { createdAt: 'ASC' } });
+    for (const row of rows) {
+      const list = byGateway.get(row.gatewayId) ?? [];
+      list.push(stateOf(row));
+      byGateway.set(row.gatewayId, list);
+    }
+    return byGateway;
+  }
+
+  /** One account's connection to one gateway, or null when it never connected. */
+  async connection(gatewayId: string, owner: string): Promise<OAuthConnectionState | null> {
+    const row = await this.dataSource
+      .getRepository(UpstreamOAuthToken)
+      .findOneBy({ gatewayId, owner });
+    return row ? stateOf(row) : null;
+  }
+
+  private async obtain(
+    upstream: OAuthUpstream,
+    owner: string,
+    key: string,
+    stale: string | undefined,
+  ): Promise<string> {
+    const outcome =
+      this.config.database.mode === 'postgres'
+        ? await this.dataSource.transaction(async (em) => {
+            await em.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
+              `upstream-oauth:${key}`,
+            ]);
+            return this.current(em, upstream, owner, stale);
+          })
+        : await this.current(this.dataSource.manager, upstream, owner, stale);
+    // A failure is thrown only now, once what it recorded is committed.
+    if (outcome instanceof UpstreamFailure) throw outcome;
+    this.held.set(key, outcome);
+    return outcome.accessToken;
+  }
+
+  /** The stored token if still good, else a refreshed (or, for client credentials, new) one. */
+  private async current(
+    em: EntityManager,
+    upstream: OAuthUpstream,
+    owner: string,
+    stale: string | undefined,
+  ): Promise<HeldToken | UpstreamFailure> {
+    const row = await em
+      .getRepository(UpstreamOAuthToken)
+      .findOneBy({ gatewayId: upstream.gatewayId, owner });
+    const tokens = row?.tokens ? this.open(row.tokens) : undefined;
+    if (row && tokens && tokens.access_token !== stale) {
+      const refreshAt = refreshTime(row);
+      if (refreshAt === null || Date.now() < refreshAt)
+        return {
+          accessToken: tokens.access_token,
+          freshUntil: Math.min(refreshAt ?? Infinity, Date.now() + CACHE_MS),
+        };
+    }
+    const machine = upstream.settings.mode === 'client-credentials';
+    if (!machine && !tokens?.refresh_token) return this.notConnected(upstream, owner, row);
+    const provider = await this.provider(upstream, { tokens: machine ? undefined : tokens });
+    let result: 'AUTHORIZED' | 'REDIRECT';
+    try {
+      result = await this.runAuth(upstream, provider);
+    } catch (error) {
+      this.metrics.oauthRefreshes.inc({ outcome: 'failed' });
+      const message = error instanceof Error ? error.message : String(error);
+      await this.failed(
+        em,
+        upstream.gatewayId,
+        owner,
+        `The token could not be refreshed: ${message}`,
+      );
+      return new UpstreamFailure('authorization', `the token could not be refreshed: ${message}`);
+    }
+    await this.keepClient(upstream, provider, em);
+    if (result === 'AUTHORIZED' && provider.savedTokens) {
+      this.metrics.oauthRefreshes.inc({ outcome: 'ok' });
+      const saved = await this.store(em, upstream.gatewayId, owner, provider.savedTokens);
+      return {
+        accessToken: provider.savedTokens.access_token,
+        freshUntil: Math.min(refreshTime(saved) ?? Infinity, Date.now() + CACHE_MS),
+      };
+    }
+    if (provider.tokensInvalidated) {
+      this.metrics.oauthRefreshes.inc({ outcome: 'revoked' });
+      const reason = 'The provider refused the refresh token: the grant was revoked or expired.';
+      await this.failed(em, upstream.gatewayId, owner, reason, true);
+      this.logger.warn(
+        `OAuth grant of gateway ${upstream.gatewayId} (${ownerLabel(owner)}) is gone`,
+      );
+      return new UpstreamAuthorizationRequired(reason, this.connectUrl(upstream.gatewayId));
+    }
+    this.metrics.oauthRefreshes.inc({ outcome: 'failed' });
+    const reason = 'The token could not be refreshed: the provider did not answer as expected.';
+    await this.failed(em, upstream.gatewayId, owner, reason);
+    return new UpstreamFailure('authorization', reason);
+  }
+
+  private notConnected(
+    upstream: OAuthUpstream,
+    owner: string,
+    row: UpstreamOAuthToken | null,
+  ): UpstreamAuthorizationRequired {
+    const why = row?.refreshError
+      ? `${row.refreshError} Connect again.`
+      : owner !== SHARED_OWNER
+        ? 'You have not connected your account to this upstream yet.'
+        : upstream.settings.mode === 'per-user'
+          ? 'No account is connected to this upstream yet for its catalogue sync; an operator connects one on the gateway’s page (calls use each user’s own).'
+          : 'No account is connected to this upstream yet.';
+    return new UpstreamAuthorizationRequired(why, this.connectUrl(upstream.gatewayId));
+  }
+
+  private async runAuth(
+    upstream: OAuthUpstream,
+    provider: StoredOAuthProvider,
+    authorizationCode?: string,
+  ): Promise<'AUTHORIZED' | 'REDIRECT'> {
+    const timeoutMs = this.config.upstreamTimeoutMs;
+    return auth(provider, {
+      serverUrl: upstream.url,
+      ...(authorizationCode === undefined ? {} : { authorizationCode }),
+      ...(upstream.settings.scope ? { scope: upstream.settings.scope } : {}),
+      fetchFn: (input, init) =>
+        fetch(input, { ...init, signal: init?.signal ?? AbortSignal.timeout(timeoutMs) }),
+    });
+  }
+
+  private async provider(
+    upstream: OAuthUpstream,
+    state: Omit<StoredOAuthState, 'client' | 'discovery'>,
+  ): Promise<StoredOAuthProvider> {
+    const row = await this.dataSource
+      .getRepository(UpstreamOAuthClient)
+      .findOneBy({ gatewayId: upstream.gatewayId });
+    const current = row && row.upstreamUrl === upstream.url ? row : null;
+    return new StoredOAuthProvider(upstream.settings, this.callbackUrl, {
+      ...state,
+      client: current?.clientInformation
+        ? (JSON.parse(unseal(this.config.encryptionKey, current.clientInformation)) as never)
+        : undefined,
+      discovery: (current?.discovery as never) ?? undefined,
+    });
+  }
+
+  /** Keeps what `auth()` registered or discovered, for the next run (on any replica). */
+  private async keepClient(
+    upstream: OAuthUpstream,
+    provider: StoredOAuthProvider,
+    em: EntityManager = this.dataSource.manager,
+  ): Promise<void> {
+    if (!provider.savedClient && !provider.savedDiscovery) return;
+    const repository = em.getRepository(UpstreamOAuthClient);
+    const existing = await repository.findOneBy({ gatewayId: upstream.gatewayId });
+    const sameUrl = existing?.upstreamUrl === upstream.url;
+    await repository.save(
+      repository.create({
+        gatewayId: upstream.gatewayId,
+        upstreamUrl: upstream.url,
+        clientInformation: provider.savedClient
+          ? seal(this.config.encryptionKey, JSON.stringify(provider.savedClient))
+          : sameUrl
+            ? (existing?.clientInformation ?? null)
+            : null,
+        discovery:
+          (provider.savedDiscovery as Record<string, unknown> | undefined) ??
+          (sameUrl ? (existing?.discovery ?? null) : null),
+      }),
+    );
+  }
+
+  private async store(
+    em: EntityManager,
+    gatewayId: string,
+    owner: string,
+    tokens: OAuthTokens,
+  ): Promise<UpstreamOAuthToken> {
+    const now = new Date();
+    const values = {
+      gatewayId,
+      owner,
+      userId: owner === SHARED_OWNER ? null : owner,
+      tokens: seal(this.config.encryptionKey, JSON.stringify(tokens)),
+      expiresAt: tokens.expires_in ? new Date(now.getTime() + tokens.expires_in * 1000) : null,
+      refreshedAt: now,
+      refreshError: null,
+    };
+    await em.getRepository(UpstreamOAuthToken).upsert(values, ['gatewayId', 'owner']);
+    return Object.assign(new UpstreamOAuthToken(), values);
+  }
+
+  /** Records a failed refresh; `drop`: the tokens are worthless now and are forgotten. */
+  private async failed(
+    em: EntityManager,
+    gatewayId: string,
+    owner: string,
+    reason: string,
+    drop = false,
+  ): Promise<void> {
+    this.held.delete(`${gatewayId}:${owner}`);
+    const repository = em.getRepository(UpstreamOAuthToken);
+    const result = await repository.update(
+      { gatewayId, owner },
+      { refreshError: reason, ...(drop ? { tokens: null, expiresAt: null } : {}) },
+    );
+    // Client credentials have no row before their first token: the failure still shows.
+    if (!result.affected)
+      await repository.insert({
+        gatewayId,
+        owner,
+        userId: owner === SHARED_OWNER ? null : owner,
+        tokens: null,
+        refreshError: reason,
+      });
+  }
+
+  private open(sealed: string): OAuthTokens | undefined {
+    try {
+      return JSON.parse(unseal(this.config.encryptionKey, sealed)) as OAuthTokens;
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+/** When a stored token should be refreshed; null when its lifetime is unknown. */
+function refreshTime(row: Pick<UpstreamOAuthToken, 'expiresAt' | 'refreshedAt'>): number | null {
+  if (!row.expiresAt) return null;
+  const expires = row.expiresAt.getTime();
+  const lifetime = expires - (row.refreshedAt?.getTime() ?? expires);
+  return expires - Math.min(REFRESH_AHEAD_MS, Math.max(0, lifetime / 4));
+}
+
+function stateOf(row: UpstreamOAuthToken): OAuthConnectionState {
+  return {
+    owner: row.owner,
+    userId: row.userId,
+    connected: row.tokens !== null,
+    expiresAt: row.expiresAt,
+    refreshedAt: row.refreshedAt,
+    refreshError: row.refreshError,
+  };
+}
+
+function ownerLabel(owner: string): string {
+  return owner === SHARED_OWNER ? 'shared account' : `user ${owner}`;
+}
