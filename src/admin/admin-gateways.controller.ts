@@ -1,6 +1,7 @@
 import { Body, Get, Post, Query, Req, Res } from '@nestjs/common';
 import { type Request, type Response } from 'express';
 import { MinRole } from '../auth/auth.decorators';
+import { AppConfig } from '../config/app-config';
 import { MAX_PAGE_SIZE } from '../common/page.dto';
 import { UuidParam } from '../common/uuid-param';
 import { GatewayCreateDto } from '../gateways/dto/gateway-create.dto';
@@ -45,6 +46,7 @@ export class AdminGatewaysController {
     private readonly sync: SyncService,
     private readonly pages: AdminPages,
     private readonly teams: TeamsService,
+    private readonly config: AppConfig,
   ) {}
 
   @Get()
@@ -75,6 +77,9 @@ export class AdminGatewaysController {
       url: '',
       transport: 'streamable-http',
       authType: 'none',
+      command: '',
+      args: '',
+      cwd: '',
     });
   }
 
@@ -130,6 +135,7 @@ export class AdminGatewaysController {
         resourceTemplates: (await this.resources.listTemplates(count)).total,
       },
       report: syncReportView(gateway.lastSyncReport),
+      processes: gateway.transport === 'stdio' ? await this.gateways.processes(id, scope) : null,
       tools: tools.items,
       pager: pager(page, tools.total, (n) => hrefWith(`/admin/gateways/${id}`, { page: n })),
       returnTo: `/admin/gateways/${id}`,
@@ -298,6 +304,10 @@ export class AdminGatewaysController {
           selected: option.value === values.transport,
         })),
         authOptions: authOptions(editing, values.authType),
+        stdio: {
+          commands: this.config.stdioCommands.join(', '),
+          admin: pageScope(request).everything,
+        },
         teams: teamChoices(
           pageScope(request),
           (await this.teams.list({ limit: MAX_PAGE_SIZE, offset: 0 }, pageScope(request))).items,

@@ -59,6 +59,7 @@ export function statusOf(code: DomainErrorCode): number {
     case ServerErrorCode.NameClash:
       return HttpStatus.CONFLICT;
     case GatewayErrorCode.SlugEmpty:
+    case GatewayErrorCode.StdioCommandNotAllowed:
     case ServerErrorCode.UnknownTools:
     case ServerErrorCode.UnknownAlwaysLoaded:
     case UserErrorCode.UnknownTeams:

@@ -12,6 +12,7 @@ export enum GatewayErrorCode {
   SyncInProgress = 'gateway.sync_in_progress',
   SyncSuperseded = 'gateway.sync_superseded',
   UpstreamUnavailable = 'gateway.upstream_unavailable',
+  StdioCommandNotAllowed = 'gateway.stdio_command_not_allowed',
 }
 
 export class GatewayException extends DomainException<GatewayErrorCode> {}

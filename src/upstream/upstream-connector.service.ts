@@ -8,7 +8,10 @@ import { HttpChannel } from './http-channel';
 import { TransportChannel } from './transport-channel';
 import { UpstreamConnection, type UpstreamListener } from './upstream-connection';
 import { UpstreamPools } from './upstream-pools.service';
-import { type UpstreamEndpoint, type UpstreamTarget } from './upstream-target';
+import { StdioChannel } from './stdio/stdio-channel';
+import { StdioSupervisor } from './stdio/stdio-supervisor.service';
+import { UpstreamFailure } from './upstream-error';
+import { type UpstreamTarget } from './upstream-target';
 
 export interface OpenOptions {
   /** What Portico declares upstream; none by default. */
@@ -24,6 +27,7 @@ export class UpstreamConnector {
   constructor(
     private readonly config: AppConfig,
     private readonly pools: UpstreamPools,
+    private readonly stdio: StdioSupervisor,
   ) {}
 
   get timeoutMs(): number {
@@ -32,18 +36,30 @@ export class UpstreamConnector {
 
   /** Connects and runs the handshake; throws an UpstreamFailure. */
   open(target: UpstreamTarget, options: OpenOptions = {}): Promise<UpstreamConnection> {
-    const { credentials } = target.endpoint;
-    return UpstreamConnection.open(this.channel(target.endpoint), {
+    const { credentials, stdio } = target.endpoint;
+    let channel: Channel;
+    try {
+      channel = this.channel(target);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return UpstreamConnection.open(channel, {
       timeoutMs: this.timeoutMs,
       capabilities: options.capabilities ?? {},
-      secrets: credentialSecrets(credentials),
+      secrets: [...credentialSecrets(credentials), ...Object.values(stdio?.env ?? {})],
       listener: options.listener,
       listen: options.listen,
     });
   }
 
-  private channel(endpoint: UpstreamEndpoint): Channel {
+  private channel({ gatewayId, endpoint }: UpstreamTarget): Channel {
+    if (endpoint.transport === 'stdio') {
+      if (!endpoint.stdio)
+        throw new UpstreamFailure('unreachable', 'the stdio gateway has no command');
+      return new StdioChannel(this.stdio, gatewayId, endpoint.stdio);
+    }
     const headers = credentialHeaders(endpoint.credentials);
+    if (endpoint.url === null) throw new UpstreamFailure('unreachable', 'the gateway has no URL');
     const url = new URL(endpoint.url);
     switch (endpoint.transport) {
       case 'streamable-http':

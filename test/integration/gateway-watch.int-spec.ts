@@ -10,6 +10,7 @@ import { UpstreamTargets } from '../../src/upstream/upstream-targets.service';
 import { startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { eventually } from '../support/mcp-client';
 import { tempDataDir } from '../support/temp-dir';
+import { StdioSupervisor } from '../../src/upstream/stdio/stdio-supervisor.service';
 
 describe('a gateway watch', () => {
   let upstream: UpstreamFixture;
@@ -28,7 +29,11 @@ describe('a gateway watch', () => {
     const config = loadConfig({ DATA_DIR: tempDataDir() });
     pools = new UpstreamPools();
     const reader = new CatalogueReader(
-      new UpstreamConnector(config, pools),
+      new UpstreamConnector(
+        config,
+        pools,
+        new StdioSupervisor(config, null as unknown as DataSource),
+      ),
       new UpstreamTargets(null as unknown as DataSource, config),
     );
     // The watch's signal goes to every ping; counted each time a ping has been answered.
@@ -43,6 +48,10 @@ describe('a gateway watch', () => {
         transport: 'streamable-http',
         authType: 'none',
         authSecret: null,
+        stdioCommand: null,
+        stdioArgs: null,
+        stdioCwd: null,
+        stdioEnv: null,
       },
       reader,
       {
