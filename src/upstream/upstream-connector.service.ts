@@ -35,15 +35,9 @@ export class UpstreamConnector {
   }
 
   /** Connects and runs the handshake; throws an UpstreamFailure. */
-  open(target: UpstreamTarget, options: OpenOptions = {}): Promise<UpstreamConnection> {
+  async open(target: UpstreamTarget, options: OpenOptions = {}): Promise<UpstreamConnection> {
     const { credentials, stdio } = target.endpoint;
-    let channel: Channel;
-    try {
-      channel = this.channel(target);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return UpstreamConnection.open(channel, {
+    return UpstreamConnection.open(this.channel(target), {
       timeoutMs: this.timeoutMs,
       capabilities: options.capabilities ?? {},
       secrets: [...credentialSecrets(credentials), ...Object.values(stdio?.env ?? {})],
