@@ -11,6 +11,6 @@ describe('StderrRing', () => {
   it('clips long lines and skips blank ones', () => {
     const ring = new StderrRing(10, 5);
     ring.write('abcdefghij\n\n   \nxy\n', '[1] ');
-    expect(ring.tail()).toEqual(['[1] a…', '[1] xy']);
+    expect(ring.tail()).toEqual(['[1] abcde…', '[1] xy']);
   });
 });

@@ -15,15 +15,15 @@ export class StderrRing {
   write(chunk: string, prefix = ''): void {
     const parts = (this.partial + chunk).split(/\r?\n/);
     this.partial = (parts.pop() ?? '').slice(0, this.maxLineLength);
-    for (const line of parts) this.push(prefix + line);
+    for (const line of parts) this.push(line, prefix);
   }
 
-  /** Adds a line of Portico's own (a start, an exit). */
-  push(line: string): void {
+  /** Adds a line (or one of Portico's own: a start, an exit); blank ones are skipped. */
+  push(line: string, prefix = ''): void {
     if (line.trim() === '') return;
-    this.lines.push(
-      line.length > this.maxLineLength ? `${line.slice(0, this.maxLineLength)}…` : line,
-    );
+    const clipped =
+      line.length > this.maxLineLength ? `${line.slice(0, this.maxLineLength)}…` : line;
+    this.lines.push(prefix + clipped);
     if (this.lines.length > this.maxLines) this.lines.splice(0, this.lines.length - this.maxLines);
   }
 
