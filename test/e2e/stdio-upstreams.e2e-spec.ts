@@ -336,6 +336,46 @@ describe('stdio upstreams', () => {
     expect(fixed).toMatchObject({ status: 'healthy', envNames: ['TOKEN'] });
   });
 
+  it('switches a gateway between HTTP and stdio, each needing its own fields', async () => {
+    const gateway = await register({
+      name: 'Switch',
+      transport: 'stdio',
+      command: 'node',
+      args: [STDIO_SERVERS.memory],
+      env: { KEEP: 'x' },
+    });
+    const bad = await t
+      .api()
+      .patch(`/api/v1/gateways/${gateway.id}`)
+      .send({ transport: 'streamable-http' })
+      .expect(422);
+    expect(JSON.stringify(bad.body)).toContain('url is required unless transport is stdio');
+    const http = (
+      await t
+        .api()
+        .patch(`/api/v1/gateways/${gateway.id}`)
+        .send({ transport: 'streamable-http', url: 'http://127.0.0.1:9/mcp' })
+        .expect(200)
+    ).body as Record<string, unknown>;
+    expect(http).toMatchObject({
+      transport: 'streamable-http',
+      url: 'http://127.0.0.1:9/mcp',
+      command: null,
+      args: null,
+      envNames: null,
+      status: 'unreachable',
+    });
+    await t.api().patch(`/api/v1/gateways/${gateway.id}`).send({ transport: 'stdio' }).expect(422);
+    const back = (
+      await t
+        .api()
+        .patch(`/api/v1/gateways/${gateway.id}`)
+        .send({ transport: 'stdio', command: 'node', args: [STDIO_SERVERS.memory] })
+        .expect(200)
+    ).body as Record<string, unknown>;
+    expect(back).toMatchObject({ url: null, command: 'node', envNames: [], status: 'healthy' });
+  });
+
   it('ends every stdio process when Portico shuts down', async () => {
     expect(pids.size).toBeGreaterThan(3);
     const alive = [...pids].filter(processAlive);
