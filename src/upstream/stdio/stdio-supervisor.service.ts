@@ -39,6 +39,13 @@ class GatewayProcesses {
   }
 }
 
+/** Ends a gateway's spares; they are no longer starts whose outcome matters. */
+async function dropSpares(entry: GatewayProcesses): Promise<void> {
+  const spares = entry.warm.splice(0);
+  for (const spare of spares) entry.starting.delete(spare);
+  await Promise.all(spares.map((spare) => spare.kill()));
+}
+
 /**
  * Launches and supervises stdio upstreams on this replica. A process serves one upstream session
  * and is never handed to another, so two downstream sessions never share one. A warm spare per
@@ -134,7 +141,7 @@ export class StdioSupervisor implements OnApplicationShutdown {
     const entry = this.gateways.get(gatewayId);
     if (!entry) return;
     if (entry.idleTimer) clearTimeout(entry.idleTimer);
-    await Promise.all(entry.warm.splice(0).map((child) => child.kill()));
+    await dropSpares(entry);
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -172,6 +179,7 @@ export class StdioSupervisor implements OnApplicationShutdown {
     description: string,
   ): void {
     this.live.delete(child);
+    const failedStart = entry.starting.delete(child);
     const warmIndex = entry.warm.indexOf(child);
     if (warmIndex !== -1) entry.warm.splice(warmIndex, 1);
     const released = !entry.inUse.has(child) && warmIndex === -1;
@@ -180,7 +188,7 @@ export class StdioSupervisor implements OnApplicationShutdown {
     if (released || this.stopping || this.gateways.get(gatewayId) !== entry) return;
     entry.lastExit = redactSecrets(description, entry.secrets);
     entry.restarts += 1;
-    if (entry.starting.delete(child)) {
+    if (failedStart) {
       entry.failures += 1;
       entry.retryAt =
         Date.now() + Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** (entry.failures - 1));
@@ -214,6 +222,7 @@ export class StdioSupervisor implements OnApplicationShutdown {
       const spare = entry.warm.shift();
       if (spare) {
         this.live.delete(spare);
+        entry.starting.delete(spare);
         void spare.kill();
         return;
       }
@@ -229,7 +238,7 @@ export class StdioSupervisor implements OnApplicationShutdown {
     if (entry.idleTimer) clearTimeout(entry.idleTimer);
     entry.idleTimer = setTimeout(() => {
       entry.idleTimer = null;
-      void Promise.all(entry.warm.splice(0).map((child) => child.kill()));
+      void dropSpares(entry);
     }, this.config.stdioIdleSeconds * 1000);
     entry.idleTimer.unref();
   }
