@@ -6,6 +6,8 @@ import { ResourcesAndPrompts1795459245669 } from './1795459245669-ResourcesAndPr
 import { ToolEmbeddings1795460000000 } from './1795460000000-ToolEmbeddings';
 import { Identity1795470000000 } from './1795470000000-Identity';
 import { StdioGateways1795480000000 } from './1795480000000-StdioGateways';
+import { AuditTrail1795500000000 } from './1795500000000-AuditTrail';
+import { PoliciesAndLimits1795510000000 } from './1795510000000-PoliciesAndLimits';
 import { ToolTextSearch1795323626806 } from './1795323626806-ToolTextSearch';
 
 /** Every migration, oldest first; the app and the migration job both run this list. */
@@ -19,4 +21,6 @@ export const MIGRATIONS = [
   ToolEmbeddings1795460000000,
   Identity1795470000000,
   StdioGateways1795480000000,
+  AuditTrail1795500000000,
+  PoliciesAndLimits1795510000000,
 ];

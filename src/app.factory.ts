@@ -1,15 +1,18 @@
 import { type INestApplication, ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { Logger } from 'nestjs-pino';
 import { type NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { json, type NextFunction, type Request, type Response, urlencoded } from 'express';
 import { setUpAdminPages } from './admin/admin-views';
+import { auditChanges } from './audit/audit-changes.middleware';
+import { AuditTrail } from './audit/audit-trail.service';
 import { AppModule } from './app.module';
 import { bearerToken } from './auth/auth.guard';
 import { AuthErrorCode, AuthException } from './auth/auth.exception';
 import { mcpOnly } from './auth/principal';
 import { PrincipalResolver } from './auth/principal-resolver';
-import { type AppConfig, type LogLevel } from './config/app-config';
+import { type AppConfig } from './config/app-config';
 import { bodyDepthLimit } from './common/body-depth';
 import { NulCharacterPipe } from './common/nul-character.pipe';
 import { ProblemFilter, toProblem } from './common/problem.filter';
@@ -17,19 +20,24 @@ import { RequestValidationException } from './common/request-validation.exceptio
 import { VALIDATION_OPTIONS } from './common/validation';
 import { isMcpPath, originCheck } from './mcp/transport/origin-check';
 import { originAllowed } from './mcp/transport/origin-policy';
+import { requestContext } from './observability/request-context';
+import { httpMetrics } from './health/http-metrics.middleware';
+import { Metrics } from './health/metrics';
 import { setUpOAuth } from './oauth/oauth-routes';
-
-const LOG_LEVELS: LogLevel[] = ['error', 'warn', 'log', 'debug', 'verbose'];
 
 /** Builds the configured application; `main` listens on it, tests too. */
 export async function createApp(config: AppConfig): Promise<NestExpressApplication> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
     bodyParser: false,
-    logger: LOG_LEVELS.slice(0, LOG_LEVELS.indexOf(config.logLevel) + 1),
+    bufferLogs: true,
   });
+  app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
   // Any peer could otherwise choose its own req.ip (and so its login-throttle key) and req.secure.
   app.set('trust proxy', config.trustedProxies.length > 0 ? [...config.trustedProxies] : false);
+  app.use(requestContext);
+  app.use(httpMetrics(app.get(Metrics)));
+  app.use(auditChanges(app.get(AuditTrail)));
   app.use(originCheck(config));
   // The MCP endpoints read their own bodies, so that even a refused body gets a JSON-RPC error.
   const parsers = [

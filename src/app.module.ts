@@ -1,5 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { AdminModule } from './admin/admin.module';
+import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { type AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
@@ -9,9 +10,12 @@ import { GatewaysModule } from './gateways/gateways.module';
 import { HealthModule } from './health/health.module';
 import { McpModule } from './mcp/mcp.module';
 import { OAuthModule } from './oauth/oauth.module';
+import { loggingModule } from './observability/logging';
 import { PromptsModule } from './prompts/prompts.module';
 import { ResourcesModule } from './resources/resources.module';
 import { ServersModule } from './servers/servers.module';
+import { PoliciesModule } from './policies/policies.module';
+import { RateLimitsModule } from './rate-limits/rate-limits.module';
 import { SyncModule } from './sync/sync.module';
 import { TeamsModule } from './teams/teams.module';
 import { TokensModule } from './tokens/tokens.module';
@@ -25,8 +29,10 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
+        loggingModule(config),
         DatabaseModule,
         EventsModule.forRoot(config),
+        AuditModule,
         // First among the features, so that Express tries the MCP routes, the hot path, before
         // every REST and admin route.
         McpModule,
@@ -39,6 +45,8 @@ export class AppModule {
         ResourcesModule,
         PromptsModule,
         ServersModule,
+        PoliciesModule,
+        RateLimitsModule,
         SyncModule,
         HealthModule,
         AdminModule,

@@ -1,6 +1,7 @@
 import { type NestExpressApplication } from '@nestjs/platform-express';
 import { createApp } from './app.factory';
 import { loadConfig } from './config/app-config';
+import { stopTracing } from './observability/tracing';
 import { shutDownGracefully } from './shutdown';
 
 /** Portico's server, configured from `env` and listening: `npm start`, `portico start`. */
@@ -10,13 +11,15 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<NestExpressApplicat
   await app.listen(config.port);
   for (const signal of ['SIGTERM', 'SIGINT'] as const)
     process.once(signal, () => {
-      shutDownGracefully(app).then(
-        () => process.exit(0),
-        (error: unknown) => {
-          console.error(error);
-          process.exit(1);
-        },
-      );
+      shutDownGracefully(app)
+        .then(() => stopTracing())
+        .then(
+          () => process.exit(0),
+          (error: unknown) => {
+            console.error(error);
+            process.exit(1);
+          },
+        );
     });
   return app;
 }

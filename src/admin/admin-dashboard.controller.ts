@@ -1,5 +1,6 @@
 import { Get, Req, Res } from '@nestjs/common';
 import { type Request, type Response } from 'express';
+import { AuditStats } from '../audit/audit-stats';
 import { MinRole } from '../auth/auth.decorators';
 import { roleAtLeast } from '../auth/roles';
 import { AppConfig } from '../config/app-config';
@@ -7,6 +8,7 @@ import { ToolsService } from '../tools/tools.service';
 import { AdminCatalog } from './admin-catalog';
 import { AdminController } from './admin-controller.decorator';
 import { AdminPages } from './admin-pages.service';
+import { barChart, columnChart } from './svg-charts';
 import { syncReportView } from './sync-report-view';
 import { pageScope } from './team-field';
 
@@ -20,6 +22,7 @@ export class AdminDashboardController {
     private readonly tools: ToolsService,
     private readonly config: AppConfig,
     private readonly pages: AdminPages,
+    private readonly stats: AuditStats,
   ) {}
 
   /** Members see their servers and how to connect; operators and admins their catalogue too. */
@@ -35,7 +38,9 @@ export class AdminDashboardController {
       .sort((a, b) => b.lastSyncAt!.localeCompare(a.lastSyncAt!))
       .slice(0, RECENT_SYNCS)
       .map((gateway) => ({ gateway, report: syncReportView(gateway.lastSyncReport) }));
+    const charts = operator ? await this.lastHour(request) : null;
     await this.pages.render(request, response, 'dashboard', {
+      charts,
       title: 'Dashboard',
       section: 'dashboard',
       operator,
@@ -52,5 +57,43 @@ export class AdminDashboardController {
       tokenUrl: `${this.config.publicUrl}/api/v1/auth/token`,
       servers,
     });
+  }
+
+  /**
+   * Calls per minute, the share of them that failed, and the slowest tools, over the last hour
+   * of the audit trail (as far as this person reads it), drawn as inline SVG.
+   */
+  private async lastHour(request: Request) {
+    const principal = request.principal!;
+    const [minutes, slowest] = await Promise.all([
+      this.stats.perMinute(principal),
+      this.stats.slowestTools(principal),
+    ]);
+    const label = (minute: Date) => minute.toISOString().slice(11, 16);
+    const calls = minutes.reduce((sum, minute) => sum + minute.calls, 0);
+    const errors = minutes.reduce((sum, minute) => sum + minute.errors, 0);
+    return {
+      calls,
+      errorRate: calls === 0 ? '0' : ((100 * errors) / calls).toFixed(1),
+      callsSvg: columnChart(
+        minutes.map((minute) => ({ label: label(minute.minute), value: minute.calls })),
+        { title: 'MCP calls per minute, last hour (UTC)', unit: 'calls', cssClass: 'calls' },
+      ),
+      errorsSvg: columnChart(
+        minutes.map((minute) => ({
+          label: label(minute.minute),
+          value: minute.calls === 0 ? 0 : (100 * minute.errors) / minute.calls,
+        })),
+        { title: 'Error rate per minute, last hour (UTC)', unit: '%', cssClass: 'errors' },
+      ),
+      slowestSvg:
+        slowest.length === 0
+          ? null
+          : barChart(
+              slowest.map((tool) => ({ label: tool.tool, value: tool.p95Ms })),
+              { title: 'Slowest tools by 95th percentile, last hour', unit: 'ms p95' },
+            ),
+      slowest,
+    };
   }
 }

@@ -15,6 +15,8 @@ export type AdminSection =
   | 'tokens'
   | 'users'
   | 'teams'
+  | 'rate-limits'
+  | 'audit'
   | 'login'
   | 'consent'
   | 'error';

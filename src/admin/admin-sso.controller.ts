@@ -1,5 +1,6 @@
 import { Get, NotFoundException, Query, Req, Res } from '@nestjs/common';
 import { type Request, type Response } from 'express';
+import { AuditTrail } from '../audit/audit-trail.service';
 import { AdminSessionService, cookieOptions } from '../auth/admin-session.service';
 import { AuthErrorCode, AuthException } from '../auth/auth.exception';
 import { Public } from '../auth/auth.decorators';
@@ -28,6 +29,7 @@ export class AdminSsoController {
     private readonly sessions: AdminSessionService,
     private readonly pages: AdminPages,
     private readonly config: AppConfig,
+    private readonly audit: AuditTrail,
   ) {}
 
   @Public()
@@ -60,28 +62,51 @@ export class AdminSsoController {
       ...cookieOptions(this.config, request, '/admin/sso'),
       sameSite: 'lax',
     });
+    const started = performance.now();
+    let username: string | null = null;
     try {
       const query = request.originalUrl.split('?')[1] ?? '';
       const { identity, next } = await this.oidc.finish(query, pending);
+      username = identity.username;
       if (identity.role === null) {
         throw new AuthException(
           AuthErrorCode.InvalidCredentials,
           `${identity.username} signed in, but none of their groups has a role in Portico. Ask an admin.`,
         );
       }
+      const teamIds = await this.teams.ids(identity.teamNames);
       const userId = await this.users.signInFromProvider({
         issuer: identity.issuer,
         subject: identity.subject,
         username: identity.username,
         displayName: identity.displayName,
         role: identity.role,
-        teamIds: await this.teams.ids(identity.teamNames),
+        teamIds,
       });
       if (userId === null)
         throw new AuthException(AuthErrorCode.InvalidCredentials, 'This account is disabled here.');
       this.sessions.start(request, response, userId);
+      this.audit.record({
+        kind: 'login',
+        action: 'sso-login',
+        outcome: 'ok',
+        durationMs: performance.now() - started,
+        subject: `user:${userId}`,
+        username: identity.username.slice(0, 255),
+        userId,
+        teamIds: [...teamIds],
+      });
       response.redirect(303, safeNext(next));
     } catch (error) {
+      if (error instanceof AuthException)
+        this.audit.record({
+          kind: 'login',
+          action: 'sso-login',
+          outcome: 'denied',
+          durationMs: performance.now() - started,
+          username: username?.slice(0, 255) ?? null,
+          detail: error.message.slice(0, 500),
+        });
       await this.refuse(request, response, error);
     }
   }

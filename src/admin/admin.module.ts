@@ -9,6 +9,7 @@ import { UsersModule } from '../users/users.module';
 import { ServersModule } from '../servers/servers.module';
 import { SyncModule } from '../sync/sync.module';
 import { ToolsModule } from '../tools/tools.module';
+import { AdminAuditController } from './admin-audit.controller';
 import { AdminCatalog } from './admin-catalog';
 import { AdminDashboardController } from './admin-dashboard.controller';
 import { AdminExceptionFilter } from './admin-exception.filter';
@@ -17,6 +18,9 @@ import { AdminLoginController } from './admin-login.controller';
 import { AdminNotFoundController } from './admin-not-found.controller';
 import { AdminPages } from './admin-pages.service';
 import { AdminPromptsController } from './admin-prompts.controller';
+import { AdminRateLimitsController } from './admin-rate-limits.controller';
+import { RateLimitsModule } from '../rate-limits/rate-limits.module';
+import { PoliciesModule } from '../policies/policies.module';
 import { AdminResourcesController } from './admin-resources.controller';
 import { AdminServersController } from './admin-servers.controller';
 import { AdminSessionGuard } from './admin-session.guard';
@@ -42,6 +46,8 @@ import { ServerPickersBuilder } from './server-pickers';
     TeamsModule,
     TokensModule,
     UsersModule,
+    RateLimitsModule,
+    PoliciesModule,
   ],
   controllers: [
     AdminLoginController,
@@ -54,7 +60,9 @@ import { ServerPickersBuilder } from './server-pickers';
     AdminTokensController,
     AdminUsersController,
     AdminTeamsController,
+    AdminRateLimitsController,
     AdminSsoController,
+    AdminAuditController,
     AdminNotFoundController,
   ],
   providers: [

@@ -1,3 +1,4 @@
+import { AuditErrorCode } from '../audit/audit.exception';
 import { AuthErrorCode, AuthException } from '../auth/auth.exception';
 import { type DomainErrorCode, statusOf } from '../common/problem.filter';
 import { RequestValidationException } from '../common/request-validation.exception';
@@ -9,6 +10,8 @@ import { TeamErrorCode, TeamException } from '../teams/team.exception';
 import { TokenErrorCode, TokenException } from '../tokens/token.exception';
 import { ToolErrorCode, ToolException } from '../tools/tool.exception';
 import { UserErrorCode, UserException } from '../users/user.exception';
+import { PolicyErrorCode, PolicyException } from '../policies/policy.exception';
+import { RateLimitErrorCode, RateLimitException } from '../rate-limits/rate-limit.exception';
 
 /** What a form shows after the service refused it: messages by field, and one for the form. */
 export interface FormErrors {
@@ -75,7 +78,16 @@ export function fieldOfCode(code: DomainErrorCode): string | null {
     case TeamErrorCode.NotFound:
     case TeamErrorCode.InUse:
     case TokenErrorCode.NotFound:
+    case PolicyErrorCode.RuleNotFound:
+    case PolicyErrorCode.InvalidHooks:
+    case RateLimitErrorCode.NotFound:
+    case RateLimitErrorCode.Exceeded:
+    case RateLimitErrorCode.Unavailable:
+    case AuditErrorCode.BadCursor:
       return null;
+    case PolicyErrorCode.UnknownTarget:
+    case RateLimitErrorCode.UnknownTarget:
+      return 'target';
   }
 }
 
@@ -105,7 +117,9 @@ export function formErrors(
     error instanceof AuthException ||
     error instanceof UserException ||
     error instanceof TeamException ||
-    error instanceof TokenException
+    error instanceof TokenException ||
+    error instanceof PolicyException ||
+    error instanceof RateLimitException
   ) {
     const status = statusOf(error.code);
     if (status === 404) return null;

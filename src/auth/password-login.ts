@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { AuditTrail } from '../audit/audit-trail.service';
 import { User } from '../users/user.entity';
 import { AuthErrorCode, AuthException } from './auth.exception';
 import { LoginThrottle } from './login-throttle';
@@ -17,10 +18,50 @@ export class PasswordLogin {
   constructor(
     private readonly dataSource: DataSource,
     private readonly throttle: LoginThrottle,
+    private readonly audit: AuditTrail,
   ) {}
 
-  /** The user's id; `client` (the remote address) keys the failed-login throttle. */
+  /**
+   * The user's id; `client` (the remote address) keys the failed-login throttle. Every attempt,
+   * refused or not, goes into the audit trail (never the password).
+   */
   async authenticate(username: string, password: string, client: string): Promise<string> {
+    const started = performance.now();
+    try {
+      const userId = await this.check(username, password, client);
+      this.audit.record({
+        kind: 'login',
+        action: 'login',
+        outcome: 'ok',
+        durationMs: performance.now() - started,
+        subject: `user:${userId}`,
+        username: username.slice(0, 255),
+        userId,
+        teamIds: await this.teamIds(userId),
+      });
+      return userId;
+    } catch (error) {
+      this.audit.record({
+        kind: 'login',
+        action: 'login',
+        outcome: 'denied',
+        durationMs: performance.now() - started,
+        username: username.slice(0, 255),
+        detail: (error as Error).message.slice(0, 500),
+      });
+      throw error;
+    }
+  }
+
+  private async teamIds(userId: string): Promise<string[]> {
+    const rows: { team_id: string }[] = await this.dataSource.query(
+      'SELECT team_id FROM team_member WHERE user_id = $1',
+      [userId],
+    );
+    return rows.map((row) => row.team_id);
+  }
+
+  private async check(username: string, password: string, client: string): Promise<string> {
     await this.throttle.attempt(client, username);
     const repository = this.dataSource.getRepository(User);
     const user = await repository.findOneBy({ username, source: 'local' });

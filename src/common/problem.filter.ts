@@ -7,6 +7,7 @@ import {
   Logger,
 } from '@nestjs/common';
 import { type Request, type Response } from 'express';
+import { AuditErrorCode, AuditException } from '../audit/audit.exception';
 import { AuthErrorCode, AuthException } from '../auth/auth.exception';
 import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';
 import { PromptErrorCode, PromptException } from '../prompts/prompt.exception';
@@ -16,6 +17,8 @@ import { TeamErrorCode, TeamException } from '../teams/team.exception';
 import { TokenErrorCode, TokenException } from '../tokens/token.exception';
 import { ToolErrorCode, ToolException } from '../tools/tool.exception';
 import { UserErrorCode, UserException } from '../users/user.exception';
+import { PolicyErrorCode, PolicyException } from '../policies/policy.exception';
+import { RateLimitErrorCode, RateLimitException } from '../rate-limits/rate-limit.exception';
 import { RequestValidationException } from './request-validation.exception';
 
 export type DomainErrorCode =
@@ -27,7 +30,10 @@ export type DomainErrorCode =
   | AuthErrorCode
   | UserErrorCode
   | TeamErrorCode
-  | TokenErrorCode;
+  | TokenErrorCode
+  | PolicyErrorCode
+  | RateLimitErrorCode
+  | AuditErrorCode;
 
 export function statusOf(code: DomainErrorCode): number {
   switch (code) {
@@ -40,6 +46,8 @@ export function statusOf(code: DomainErrorCode): number {
     case UserErrorCode.NotFound:
     case TeamErrorCode.NotFound:
     case TokenErrorCode.NotFound:
+    case PolicyErrorCode.RuleNotFound:
+    case RateLimitErrorCode.NotFound:
       return HttpStatus.NOT_FOUND;
     case GatewayErrorCode.NameTaken:
     case GatewayErrorCode.SlugTaken:
@@ -69,7 +77,16 @@ export function statusOf(code: DomainErrorCode): number {
     case ServerErrorCode.UnknownResources:
     case ServerErrorCode.UnknownResourceTemplates:
     case ServerErrorCode.UnknownPrompts:
+    case PolicyErrorCode.UnknownTarget:
+    case PolicyErrorCode.InvalidHooks:
+    case RateLimitErrorCode.UnknownTarget:
       return HttpStatus.UNPROCESSABLE_ENTITY;
+    case RateLimitErrorCode.Exceeded:
+      return HttpStatus.TOO_MANY_REQUESTS;
+    case RateLimitErrorCode.Unavailable:
+      return HttpStatus.SERVICE_UNAVAILABLE;
+    case AuditErrorCode.BadCursor:
+      return HttpStatus.BAD_REQUEST;
     case GatewayErrorCode.UpstreamUnavailable:
     case ToolErrorCode.UpstreamUnavailable:
       return HttpStatus.BAD_GATEWAY;
@@ -96,6 +113,7 @@ export interface Problem {
 export function toProblem(error: unknown): Problem {
   if (
     error instanceof GatewayException ||
+    error instanceof AuditException ||
     error instanceof ToolException ||
     error instanceof ResourceException ||
     error instanceof PromptException ||
@@ -103,7 +121,9 @@ export function toProblem(error: unknown): Problem {
     error instanceof AuthException ||
     error instanceof UserException ||
     error instanceof TeamException ||
-    error instanceof TokenException
+    error instanceof TokenException ||
+    error instanceof PolicyException ||
+    error instanceof RateLimitException
   ) {
     const status = statusOf(error.code);
     return {

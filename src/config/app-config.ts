@@ -51,6 +51,18 @@ export interface EmbeddingsConfig {
   indexTimeoutMs: number;
 }
 
+/** How much of a call's arguments the audit trail keeps. */
+export type AuditArguments = 'none' | 'digest' | 'full';
+
+/** The audit trail: what it keeps, how often it writes, how long it keeps it. */
+export interface AuditConfig {
+  arguments: AuditArguments;
+  /** How often the buffered entries are written; a crash loses at most this much. */
+  flushIntervalMs: number;
+  /** Entries older than this many days are deleted; 0 keeps them for ever. */
+  retentionDays: number;
+}
+
 export type DatabaseConfig =
   { mode: 'embedded'; dataDir: string | null } | { mode: 'postgres'; url: string };
 
@@ -104,6 +116,9 @@ export abstract class AppConfig {
    */
   abstract readonly trustedProxies: readonly string[];
   abstract readonly oidc: OidcConfig | null;
+  abstract readonly audit: AuditConfig;
+  /** JSON log lines (production) or readable ones (development). */
+  abstract readonly logFormat: 'json' | 'pretty';
 }
 
 type Env = Record<string, string | undefined>;
@@ -389,5 +404,27 @@ export function loadConfig(env: Env): AppConfig {
     metricsToken: metricsToken(env),
     trustedProxies: trustedProxies(env),
     oidc: oidc(env),
+    audit: audit(env),
+    logFormat: logFormat(env),
   };
+}
+
+const AUDIT_ARGUMENTS: readonly AuditArguments[] = ['none', 'digest', 'full'];
+
+function audit(env: Env): AuditConfig {
+  const kept = (value(env, 'AUDIT_ARGUMENTS') ?? 'digest') as AuditArguments;
+  if (!AUDIT_ARGUMENTS.includes(kept))
+    fail('AUDIT_ARGUMENTS', `must be one of ${AUDIT_ARGUMENTS.join(', ')}`, kept);
+  return {
+    arguments: kept,
+    flushIntervalMs: integer(env, 'AUDIT_FLUSH_INTERVAL_MS', 1000, 50, 60_000),
+    retentionDays: integer(env, 'AUDIT_RETENTION_DAYS', 90, 0, 36_500),
+  };
+}
+
+function logFormat(env: Env): 'json' | 'pretty' {
+  const raw = value(env, 'LOG_FORMAT');
+  if (raw === undefined) return env.NODE_ENV === 'development' ? 'pretty' : 'json';
+  if (raw !== 'json' && raw !== 'pretty') fail('LOG_FORMAT', 'must be json or pretty', raw);
+  return raw;
 }

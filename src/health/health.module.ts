@@ -3,11 +3,12 @@ import { Draining } from './draining';
 import { HealthController } from './health.controller';
 import { Metrics } from './metrics';
 import { MetricsController } from './metrics.controller';
+import { UpstreamHealthMetrics } from './upstream-health.metrics';
 
 @Global()
 @Module({
   controllers: [HealthController, MetricsController],
-  providers: [Metrics, Draining],
+  providers: [Metrics, Draining, UpstreamHealthMetrics],
   exports: [Metrics, Draining],
 })
 export class HealthModule {}

@@ -4,6 +4,16 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 
 export type CallOutcome = 'ok' | 'tool_error' | 'error';
 
+/** A rate limit's decision on one request, for `portico_rate_limit_decisions_total`. */
+export type RateLimitDecision = 'allowed' | 'limited';
+
+/** One upstream's health as the registry last saw it, for `portico_upstream_up`. */
+export interface UpstreamHealth {
+  gateway: string;
+  /** 1 when its last contact succeeded, 0 when it was unreachable or is disabled. */
+  up: number;
+}
+
 /** Prometheus metrics of this replica, served at GET /metrics. */
 @Injectable()
 export class Metrics {
@@ -36,8 +46,61 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly httpRequestSeconds = new Histogram({
+    name: 'portico_http_request_duration_seconds',
+    help: 'HTTP requests served, by method, route pattern and status (MCP endpoints included; an event stream counts until it ends).',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+
+  /** Filled at each scrape from `upstreamHealth`, so that it always says what the database says. */
+  readonly upstreamUp = new Gauge({
+    name: 'portico_upstream_up',
+    help: 'Whether each enabled upstream (gateway) answered at its last contact: 1 up, 0 unreachable.',
+    labelNames: ['gateway'] as const,
+    registers: [this.registry],
+    collect: async () => {
+      if (!this.upstreamHealth) return;
+      const health = await this.upstreamHealth();
+      this.upstreamUp.reset();
+      for (const { gateway, up } of health) this.upstreamUp.set({ gateway }, up);
+    },
+  });
+
+  /**
+   * Rate-limit decisions, by the limit that decided (e.g. `token`, `user`, `server`, `tool`) and
+   * whether the request went on: count them with `recordRateLimit`.
+   */
+  readonly rateLimitDecisions = new Counter({
+    name: 'portico_rate_limit_decisions_total',
+    help: 'Rate-limit decisions, by limit and decision (allowed, limited).',
+    labelNames: ['limit', 'decision'] as const,
+    registers: [this.registry],
+  });
+
+  private upstreamHealth: (() => Promise<UpstreamHealth[]>) | null = null;
+
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'portico_' });
+  }
+
+  /** Where `portico_upstream_up` reads the upstreams' health at each scrape. */
+  readUpstreamHealthFrom(source: () => Promise<UpstreamHealth[]>): void {
+    this.upstreamHealth = source;
+  }
+
+  /**
+   * The rate-limit counter API: one call per decision of a limit. `limit` names the limit (a
+   * small fixed set, never a token or user id: labels must stay few).
+   */
+  recordRateLimit(limit: string, decision: RateLimitDecision): void {
+    this.rateLimitDecisions.inc({ limit, decision });
+  }
+
+  /** One HTTP request; `route` is the matched route pattern, never the raw path. */
+  recordHttpRequest(method: string, route: string, status: number, seconds: number): void {
+    this.httpRequestSeconds.observe({ method, route, status: String(status) }, seconds);
   }
 
   /** One tools/call; `gateway` is empty when no upstream was reached (unknown or local tool). */

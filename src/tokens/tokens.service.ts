@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { actor, AuditTrail } from '../audit/audit-trail.service';
 import { ApiTokenVerifier } from '../auth/api-token-verifier';
 import { newTokenValue } from '../auth/api-token-value';
 import { McpAccess } from '../auth/mcp-access';
@@ -31,6 +32,7 @@ export class TokensService {
     private readonly verifier: ApiTokenVerifier,
     private readonly mcp: McpAccess,
     private readonly bus: EventBus,
+    private readonly audit: AuditTrail,
   ) {}
 
   async list(principal: Principal, page: PageQueryDto): Promise<Page<TokenResponseDto>> {
@@ -83,6 +85,18 @@ export class TokensService {
       }),
     );
     const owner = await this.dataSource.getRepository(User).findOneByOrFail({ id: ownerId });
+    this.audit.record({
+      kind: 'token',
+      action: 'token.create',
+      outcome: 'ok',
+      ...actor(principal),
+      target: token.id,
+      detail:
+        `${token.name} (${token.role ?? 'servers'}, expires ${token.expiresAt?.toISOString() ?? 'never'})`.slice(
+          0,
+          500,
+        ),
+    });
     return { ...toResponse(token, owner), token: value };
   }
 
@@ -93,6 +107,14 @@ export class TokensService {
     if (!token || (principal.role !== 'admin' && token.ownerId !== principal.userId))
       throw new TokenException(TokenErrorCode.NotFound, `Token ${id} does not exist.`);
     await repository.delete({ id });
+    this.audit.record({
+      kind: 'token',
+      action: 'token.revoke',
+      outcome: 'ok',
+      ...actor(principal),
+      target: id,
+      detail: token.name.slice(0, 500),
+    });
     this.verifier.revoked([id]);
     await this.bus.publish({ type: 'identity.changed', userIds: [], tokenIds: [id], grantIds: [] });
   }

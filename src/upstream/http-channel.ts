@@ -7,6 +7,7 @@ import {
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import { type Dispatcher } from 'undici';
+import { inSpan, SpanKind, withTraceHeaders } from '../observability/spans';
 import {
   type Channel,
   type ChannelListener,
@@ -78,7 +79,25 @@ export class HttpChannel implements Channel {
     });
   }
 
-  async request(message: JSONRPCRequest, options: ChannelRequestOptions): Promise<JSONRPCResponse> {
+  /** One request to the upstream, in a client span whose context its `traceparent` carries. */
+  request(message: JSONRPCRequest, options: ChannelRequestOptions): Promise<JSONRPCResponse> {
+    return inSpan(
+      `upstream ${message.method}`,
+      {
+        'rpc.system': 'jsonrpc',
+        'rpc.method': message.method,
+        'server.address': this.options.url.hostname,
+        'url.full': this.options.url.origin + this.options.url.pathname,
+      },
+      () => this.exchange(message, options),
+      SpanKind.CLIENT,
+    );
+  }
+
+  private async exchange(
+    message: JSONRPCRequest,
+    options: ChannelRequestOptions,
+  ): Promise<JSONRPCResponse> {
     const response = await this.dispatch('POST', message, this.options.dispatchers.requests, {
       signal: options.signal,
     });
@@ -255,7 +274,7 @@ export class HttpChannel implements Channel {
       origin: url.origin,
       path: url.pathname + url.search,
       method,
-      headers: {
+      headers: withTraceHeaders({
         ...headers,
         ...(this.sessionId === undefined ? {} : { 'mcp-session-id': this.sessionId }),
         ...(this.protocolVersion === undefined
@@ -265,7 +284,7 @@ export class HttpChannel implements Channel {
         ...(message === null
           ? { accept: 'text/event-stream' }
           : { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }),
-      },
+      }),
       body: message === null ? null : JSON.stringify(message),
       signal: options.signal,
     });

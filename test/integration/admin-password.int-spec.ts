@@ -1,3 +1,4 @@
+import { AuditTrail } from '../../src/audit/audit-trail.service';
 import { BreakGlassAdmin } from '../../src/auth/break-glass-admin';
 import { LoginThrottle } from '../../src/auth/login-throttle';
 import { PasswordLogin } from '../../src/auth/password-login';
@@ -17,7 +18,11 @@ describe('the generated admin password', () => {
     db = await openTestDataSource();
     const config = loadConfig({ DATA_DIR: tempDataDir(), LOG_LEVEL: 'error' });
     admin = new BreakGlassAdmin(db.dataSource, config, new InProcessEventBus());
-    login = new PasswordLogin(db.dataSource, new LoginThrottle(db.dataSource));
+    login = new PasswordLogin(
+      db.dataSource,
+      new LoginThrottle(db.dataSource),
+      new AuditTrail(db.dataSource, config, { value: 'test' }),
+    );
     printed = [];
     spy = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
       printed.push(String(chunk));

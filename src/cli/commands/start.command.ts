@@ -1,5 +1,6 @@
 import type * as Serve from '../../serve';
 import { type Command } from 'commander';
+import { startTracing } from '../../observability/tracing';
 import { loadOnUse } from '../load-on-use';
 
 export function registerStart(program: Command): void {
@@ -7,6 +8,7 @@ export function registerStart(program: Command): void {
     .command('start')
     .description('Start the server, configured by the environment (as npm run start:prod)')
     .action(async () => {
+      startTracing(process.env);
       const { serve } = loadOnUse<typeof Serve>(require.resolve('../../serve'));
       await serve(process.env);
     });

@@ -9,7 +9,12 @@ import {
   type Result,
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
+import { AuditTrail } from '../../audit/audit-trail.service';
+import { AUDITED_METHODS, mcpAuditRecord } from '../../audit/mcp-audit';
+import { type Principal } from '../../auth/principal';
+import { AppConfig } from '../../config/app-config';
 import { Metrics } from '../../health/metrics';
+import { inSpan } from '../../observability/spans';
 import { McpApps } from '../apps/mcp-apps.service';
 import { isLoggingLevel } from '../logging-level';
 import { errorResponse, invalidParams, RpcError } from '../mcp-errors';
@@ -20,6 +25,7 @@ import { PromptCalls } from './prompt-calls';
 import { ResourceCalls } from './resource-calls';
 import { type ScopeDirectory } from '../directory/scope-directory';
 import { ToolCalls } from './tool-calls';
+import { CallGuard } from './call-guard';
 
 const PORTICO_VERSION = '1.0.0';
 
@@ -53,17 +59,35 @@ export class McpRouter {
     private readonly prompts: PromptCalls,
     private readonly apps: McpApps,
     private readonly metrics: Metrics,
+    private readonly audit: AuditTrail,
+    private readonly config: AppConfig,
+    private readonly guard: CallGuard,
   ) {}
 
   /** The answer to a client request; it never throws. */
-  async answer(
+  answer(
     runtime: SessionRuntime,
     request: JSONRPCRequest,
     signal: AbortSignal,
+    principal: Principal,
   ): Promise<JSONRPCResponse> {
-    if (request.method === 'tools/call') return this.callTool(runtime, request, signal);
+    return inSpan(
+      `mcp ${request.method}`,
+      { 'mcp.method': request.method, 'mcp.session.id': runtime.id },
+      () =>
+        AUDITED_METHODS.has(request.method)
+          ? this.upstreamOperation(runtime, request, signal, principal)
+          : this.answerLocally(runtime, request, principal),
+    );
+  }
+
+  private async answerLocally(
+    runtime: SessionRuntime,
+    request: JSONRPCRequest,
+    principal: Principal,
+  ): Promise<JSONRPCResponse> {
     try {
-      const result = await this.route(runtime, request);
+      const result = await this.route(runtime, request, principal);
       return { jsonrpc: '2.0', id: request.id, result };
     } catch (error) {
       return errorResponse(request.id, error);
@@ -87,34 +111,84 @@ export class McpRouter {
     return directory;
   }
 
-  /** The hot path, kept apart for its metrics. */
-  private async callTool(
+  /**
+   * An operation that reaches an upstream (tools/call, the hot path, among them): timed, counted
+   * and put in the audit trail, whose write is buffered so that nothing here waits for it.
+   */
+  private async upstreamOperation(
     runtime: SessionRuntime,
     request: JSONRPCRequest,
     signal: AbortSignal,
+    principal: Principal,
   ): Promise<JSONRPCResponse> {
     const started = performance.now();
     const served = { gateway: '' };
     let answer: JSONRPCResponse;
     try {
       const directory = await this.directory(runtime);
-      const result = await this.tools.call(
+      const result = await this.upstreamResult(
         runtime,
-        directory.tools,
-        request.id,
-        request.params,
+        directory,
+        request,
         signal,
+        principal,
         served,
       );
       answer = { jsonrpc: '2.0', id: request.id, result };
     } catch (error) {
       answer = errorResponse(request.id, error);
     }
-    this.metrics.recordCall(served.gateway, answer, (performance.now() - started) / 1000);
+    const durationMs = performance.now() - started;
+    if (request.method === 'tools/call')
+      this.metrics.recordCall(served.gateway, answer, durationMs / 1000);
+    this.audit.record(
+      mcpAuditRecord(request, answer, {
+        principal,
+        serverId: runtime.session.serverId,
+        clientName: runtime.session.initializeParams?.clientInfo.name ?? null,
+        gateway: served.gateway,
+        durationMs,
+        kept: this.config.audit.arguments,
+      }),
+    );
     return answer;
   }
 
-  private async route(runtime: SessionRuntime, request: JSONRPCRequest): Promise<Result> {
+  private upstreamResult(
+    runtime: SessionRuntime,
+    directory: ScopeDirectory,
+    request: JSONRPCRequest,
+    signal: AbortSignal,
+    principal: Principal,
+    served: { gateway: string },
+  ): Promise<Result> {
+    const { params } = request;
+    switch (request.method) {
+      case 'tools/call':
+        return this.tools.call(
+          runtime,
+          this.guard.visible(directory, principal),
+          directory.guard,
+          principal,
+          request.id,
+          params,
+          signal,
+          served,
+        );
+      case 'resources/read':
+        return this.resources.read(runtime, directory, params, served);
+      case 'prompts/get':
+        return this.prompts.get(runtime, directory, params, served);
+      default:
+        return this.prompts.complete(runtime, directory, params, served);
+    }
+  }
+
+  private async route(
+    runtime: SessionRuntime,
+    request: JSONRPCRequest,
+    principal: Principal,
+  ): Promise<Result> {
     const { params } = request;
     switch (request.method) {
       case 'ping':
@@ -127,23 +201,22 @@ export class McpRouter {
       case 'initialize':
         return this.initialize(runtime, directory);
       case 'tools/list':
-        return this.tools.list(runtime, directory.tools, cursorOf(params));
+        return this.tools.list(runtime, this.guard.visible(directory, principal), cursorOf(params));
       case 'resources/list':
-        return this.resources.list(runtime, directory, cursorOf(params));
+        return this.resources.list(
+          runtime,
+          directory,
+          cursorOf(params),
+          this.guard.visible(directory, principal),
+        );
       case 'resources/templates/list':
         return this.resources.templates(directory, cursorOf(params));
-      case 'resources/read':
-        return this.resources.read(runtime, directory, params);
       case 'resources/subscribe':
         return this.resources.subscribe(runtime, directory, params, true);
       case 'resources/unsubscribe':
         return this.resources.subscribe(runtime, directory, params, false);
       case 'prompts/list':
         return this.prompts.list(runtime, directory, cursorOf(params));
-      case 'prompts/get':
-        return this.prompts.get(runtime, directory, params);
-      case 'completion/complete':
-        return this.prompts.complete(runtime, directory, params);
       default:
         throw new RpcError(ErrorCode.MethodNotFound, 'Method not found');
     }

@@ -32,6 +32,7 @@ export class PromptCalls {
     runtime: SessionRuntime,
     directory: ScopeDirectory,
     params: unknown,
+    served: { gateway: string },
   ): Promise<GetPromptResult> {
     const { name, arguments: args } = (params ?? {}) as { name?: unknown; arguments?: unknown };
     if (typeof name !== 'string') throw invalidParams('prompts/get needs a prompt name');
@@ -39,6 +40,7 @@ export class PromptCalls {
       throw invalidParams('prompts/get arguments must be an object');
     const prompt = directory.prompts.byName.get(name);
     if (!prompt) throw invalidParams(`Unknown prompt: ${name}`);
+    served.gateway = prompt.gatewaySlug;
     return runtime.upstreams.call(prompt, (connection) =>
       connection.request<GetPromptResult>('prompts/get', {
         ...(params as Record<string, unknown>),
@@ -55,6 +57,7 @@ export class PromptCalls {
     runtime: SessionRuntime,
     directory: ScopeDirectory,
     params: unknown,
+    served: { gateway: string },
   ): Promise<CompleteResult> {
     const { ref } = (params ?? {}) as { ref?: CompletionRef };
     let owner: UpstreamRef;
@@ -72,6 +75,7 @@ export class PromptCalls {
     } else {
       throw invalidParams('completion/complete needs a ref/prompt or ref/resource');
     }
+    served.gateway = owner.gatewaySlug;
     return runtime.upstreams.call(owner, async (connection) =>
       connection.serverCapabilities.completions
         ? connection.request<CompleteResult>('completion/complete', {

@@ -15,6 +15,7 @@ import { type SessionRuntime } from '../session/session-runtime';
 import { SessionStore } from '../session/session.store';
 import { paginate } from './paginate';
 import { type ResourceTarget } from '../directory/resource-directory';
+import { type ToolDirectory } from '../directory/tool-directory';
 import { type ScopeDirectory } from '../directory/scope-directory';
 
 /** Pages of an upstream's resource list searched for the entry of an app's page. */
@@ -38,9 +39,17 @@ export class ResourceCalls {
     private readonly store: SessionStore,
   ) {}
 
-  /** The scope's resources, then the per-tool UI resources of MCP Apps. */
-  list(runtime: SessionRuntime, directory: ScopeDirectory, cursor?: string): ListResourcesResult {
-    const all = [...directory.resources.definitions, ...this.apps.listResources(directory.tools)];
+  /**
+   * The scope's resources, then the per-tool UI resources of MCP Apps of the tools the principal
+   * may see (`tools`).
+   */
+  list(
+    runtime: SessionRuntime,
+    directory: ScopeDirectory,
+    cursor?: string,
+    tools: ToolDirectory = directory.tools,
+  ): ListResourcesResult {
+    const all = [...directory.resources.definitions, ...this.apps.listResources(tools)];
     const page = paginate(all, cursor, this.config.mcpPageSize);
     if (!page) throw invalidParams('Invalid cursor');
     runtime.seen.set('resources', directory.version('resources'));
@@ -60,10 +69,12 @@ export class ResourceCalls {
     runtime: SessionRuntime,
     directory: ScopeDirectory,
     params: unknown,
+    served: { gateway: string },
   ): Promise<ReadResourceResult> {
     const uri = uriOf(params, 'resources/read');
-    if (this.apps.owns(uri)) return this.readUi(runtime, directory, uri);
+    if (this.apps.owns(uri)) return this.readUi(runtime, directory, uri, served);
     const target = this.target(directory, uri);
+    served.gateway = target.gatewaySlug;
     const read = await runtime.upstreams.call(target, (connection) =>
       connection.request<ReadResourceResult>('resources/read', { uri: target.upstreamUri }),
     );
@@ -118,10 +129,12 @@ export class ResourceCalls {
     runtime: SessionRuntime,
     directory: ScopeDirectory,
     uri: string,
+    served: { gateway: string },
   ): Promise<ReadResourceResult> {
     const plan = await this.apps.planRead(directory.tools, uri);
     if (plan.kind === 'built') return plan.result;
     const { tool, upstreamUri } = plan;
+    served.gateway = tool.gatewaySlug;
     const ui = await runtime.upstreams.call(tool, async (connection) => {
       const [read, listed] = await Promise.all([
         connection.request<ReadResourceResult>('resources/read', { uri: upstreamUri }),

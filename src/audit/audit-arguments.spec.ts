@@ -1,0 +1,35 @@
+import { auditedArguments, canonicalJson, withoutSecrets } from './audit-arguments';
+
+describe('audit arguments', () => {
+  it('digests equal arguments alike whatever the order of their keys', () => {
+    const a = auditedArguments({ b: 1, a: { y: [1, 2], x: 'z' } }, 'digest');
+    const b = auditedArguments({ a: { x: 'z', y: [1, 2] }, b: 1 }, 'digest');
+    expect(a.argumentsDigest).toMatch(/^[0-9a-f]{64}$/);
+    expect(a.argumentsDigest).toBe(b.argumentsDigest);
+    expect(a.arguments).toBeNull();
+    expect(auditedArguments({ b: 2 }, 'digest').argumentsDigest).not.toBe(a.argumentsDigest);
+  });
+
+  it('keeps nothing with none', () => {
+    expect(auditedArguments({ a: 1 }, 'none')).toEqual({ argumentsDigest: null, arguments: null });
+  });
+
+  it('keeps the arguments with full, but never a secret-named field', () => {
+    const kept = auditedArguments(
+      { repo: 'x', auth: { password: 'hunter22', apiKey: 'k-123456', nested: [{ token: 't' }] } },
+      'full',
+    );
+    expect(kept.arguments).toEqual({
+      repo: 'x',
+      auth: { password: '[redacted]', apiKey: '[redacted]', nested: [{ token: '[redacted]' }] },
+    });
+    expect(JSON.stringify(kept.arguments)).not.toContain('hunter22');
+  });
+
+  it('writes canonical JSON', () => {
+    expect(canonicalJson({ b: [1, { d: 1, c: 2 }], a: null, u: undefined })).toBe(
+      '{"a":null,"b":[1,{"c":2,"d":1}]}',
+    );
+    expect(withoutSecrets('plain')).toBe('plain');
+  });
+});

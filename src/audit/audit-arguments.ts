@@ -1,0 +1,46 @@
+import { createHash } from 'node:crypto';
+import { type AuditArguments } from '../config/app-config';
+
+/** Field names whose values are never kept, whatever AUDIT_ARGUMENTS says. */
+const SECRET_NAME =
+  /pass(word|phrase)?|secret|token|api[-_]?key|authori[sz]ation|credential|cookie|private[-_]?key|^key$/i;
+
+const REDACTED = '[redacted]';
+
+/** JSON with object keys sorted at every depth: equal arguments always give the same digest. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, item]) => item !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
+}
+
+/** `value` with the values of secret-named fields replaced, at every depth. */
+export function withoutSecrets(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(withoutSecrets);
+  return Object.fromEntries(
+    Object.entries(value as Record<string, unknown>).map(([key, item]) => [
+      key,
+      SECRET_NAME.test(key) ? REDACTED : withoutSecrets(item),
+    ]),
+  );
+}
+
+/**
+ * What the trail keeps of some arguments: nothing, their digest, or the digest and the arguments
+ * without their secret-named fields. The digest is of the arguments as sent, so that two calls
+ * with the same arguments can be matched without keeping them.
+ */
+export function auditedArguments(
+  args: unknown,
+  kept: AuditArguments,
+): { argumentsDigest: string | null; arguments: object | null } {
+  if (kept === 'none' || args === undefined) return { argumentsDigest: null, arguments: null };
+  const argumentsDigest = createHash('sha256').update(canonicalJson(args)).digest('hex');
+  if (kept !== 'full') return { argumentsDigest, arguments: null };
+  const stored = withoutSecrets(args);
+  return { argumentsDigest, arguments: typeof stored === 'object' ? stored : { value: stored } };
+}

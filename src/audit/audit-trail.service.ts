@@ -1,0 +1,153 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type BeforeApplicationShutdown,
+  Injectable,
+  Logger,
+  type OnModuleInit,
+} from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { type Principal } from '../auth/principal';
+import { AppConfig } from '../config/app-config';
+import { ReplicaId } from '../events/events.module';
+import { currentRequestId, currentTraceId, markAudited } from '../observability/request-context';
+import { AuditEntry } from './audit-entry.entity';
+
+/** What a caller says of an entry; the trail adds the id, the time, the request and the replica. */
+export type AuditRecord = Pick<AuditEntry, 'kind' | 'action' | 'outcome'> &
+  Partial<Omit<AuditEntry, 'id' | 'occurredAt' | 'replica'>>;
+
+/** Rows in one INSERT; a bigger buffer is written in several. */
+const BATCH_ROWS = 500;
+/** Entries kept while the database refuses them; beyond this the oldest are dropped (and logged). */
+const MAX_BUFFERED = 100_000;
+const PRUNE_EVERY_MS = 60 * 60 * 1000;
+/** Rows one prune statement deletes, so that a large backlog never holds a long lock. */
+const PRUNE_ROWS = 10_000;
+
+/** Who acted, as the trail records it. */
+export function actor(principal: Principal | undefined): Partial<AuditEntry> {
+  if (!principal) return {};
+  return {
+    subject: principal.subject,
+    username: principal.name,
+    userId: principal.userId,
+    tokenId: principal.tokenId,
+    teamIds: [...principal.teamIds],
+  };
+}
+
+/**
+ * The append-only audit trail. `record` only buffers in memory, so the hot path never waits on
+ * the database; the buffer is written in bulk every AUDIT_FLUSH_INTERVAL_MS and when the replica
+ * stops. A crash loses at most one interval. Ids are made here, so a batch retried after a failed
+ * write adds nothing twice.
+ */
+@Injectable()
+export class AuditTrail implements OnModuleInit, BeforeApplicationShutdown {
+  private readonly logger = new Logger(AuditTrail.name);
+  private buffer: AuditEntry[] = [];
+  private flushing: Promise<void> = Promise.resolve();
+  private flushTimer?: NodeJS.Timeout;
+  private pruneTimer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly config: AppConfig,
+    private readonly replica: ReplicaId,
+  ) {}
+
+  onModuleInit(): void {
+    this.flushTimer = setInterval(
+      () => void this.flush(),
+      this.config.audit.flushIntervalMs,
+    ).unref();
+    if (this.config.audit.retentionDays > 0) {
+      this.pruneTimer = setInterval(() => void this.prune(), PRUNE_EVERY_MS).unref();
+      setTimeout(() => void this.prune(), 5000).unref();
+    }
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    clearInterval(this.flushTimer);
+    clearInterval(this.pruneTimer);
+    await this.flush();
+  }
+
+  record(entry: AuditRecord): void {
+    if (entry.kind !== 'mcp') markAudited();
+    this.buffer.push({
+      subject: null,
+      username: null,
+      userId: null,
+      tokenId: null,
+      teamIds: [],
+      clientName: null,
+      serverId: null,
+      gateway: null,
+      target: null,
+      argumentsDigest: null,
+      arguments: null,
+      detail: null,
+      status: null,
+      durationMs: null,
+      requestId: currentRequestId(),
+      traceId: currentTraceId(),
+      ...entry,
+      id: randomUUID(),
+      occurredAt: new Date(),
+      replica: this.replica.value,
+    });
+    if (this.buffer.length > MAX_BUFFERED) {
+      const dropped = this.buffer.length - MAX_BUFFERED;
+      this.buffer.splice(0, dropped);
+      this.logger.error(`Audit buffer full: ${dropped} entries dropped`);
+    }
+  }
+
+  /** Writes what is buffered; one flush at a time, so entries keep their order. */
+  flush(): Promise<void> {
+    this.flushing = this.flushing.then(() => this.write());
+    return this.flushing;
+  }
+
+  private async write(): Promise<void> {
+    while (this.buffer.length > 0) {
+      const batch = this.buffer.slice(0, BATCH_ROWS);
+      try {
+        await this.dataSource
+          .createQueryBuilder()
+          .insert()
+          .into(AuditEntry)
+          .values(batch)
+          .orIgnore()
+          .execute();
+      } catch (error) {
+        this.logger.warn(
+          `Could not write the audit trail, will retry: ${(error as Error).message}`,
+        );
+        return;
+      }
+      this.buffer.splice(0, batch.length);
+    }
+  }
+
+  /** Deletes entries older than AUDIT_RETENTION_DAYS; every replica may run it, it is idempotent. */
+  async prune(): Promise<number> {
+    let deleted = 0;
+    try {
+      for (;;) {
+        const [, count] = await this.dataSource.query<[unknown, number]>(
+          `DELETE FROM audit_entry WHERE id IN (
+             SELECT id FROM audit_entry WHERE occurred_at < now() - make_interval(days => $1)
+              LIMIT ${PRUNE_ROWS})`,
+          [this.config.audit.retentionDays],
+        );
+        deleted += count;
+        if (count < PRUNE_ROWS) return deleted;
+      }
+    } catch (error) {
+      this.logger.warn(`Could not prune the audit trail: ${(error as Error).message}`);
+      return deleted;
+    }
+  }
+}

@@ -1,0 +1,67 @@
+import { type DataSource, type SelectQueryBuilder } from 'typeorm';
+import { type Principal } from '../auth/principal';
+import { AuditEntry } from './audit-entry.entity';
+import { AuditErrorCode, AuditException } from './audit.exception';
+import { type AuditQueryDto } from './dto/audit-query.dto';
+
+export type AuditFilters = Omit<AuditQueryDto, 'limit' | 'format' | 'cursor'>;
+
+interface Position {
+  at: Date;
+  id: string;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+export function encodeCursor(entry: Pick<AuditEntry, 'occurredAt' | 'id'>): string {
+  return Buffer.from(`${entry.occurredAt.toISOString()}|${entry.id}`).toString('base64url');
+}
+
+export function decodeCursor(cursor: string): Position {
+  const [at, id] = Buffer.from(cursor, 'base64url').toString().split('|');
+  const date = new Date(at ?? '');
+  if (Number.isNaN(date.getTime()) || !id || !UUID.test(id))
+    throw new AuditException(AuditErrorCode.BadCursor, 'The cursor is not one this API gave.');
+  return { at: date, id };
+}
+
+/**
+ * The audit entries a principal may read, filtered, newest first: admins read all of them; an
+ * operator reads those of people in their teams, and their own.
+ */
+export function auditQuery(
+  dataSource: DataSource,
+  principal: Principal,
+  filters: AuditFilters,
+  after: Position | null,
+): SelectQueryBuilder<AuditEntry> {
+  const qb = dataSource
+    .getRepository(AuditEntry)
+    .createQueryBuilder('entry')
+    .orderBy('entry.occurred_at', 'DESC')
+    .addOrderBy('entry.id', 'DESC');
+  if (principal.role !== 'admin')
+    qb.andWhere('(entry.team_ids && :scopeTeamIds::uuid[] OR entry.subject = :scopeSubject)', {
+      scopeTeamIds: [...principal.teamIds],
+      scopeSubject: principal.subject,
+    });
+  if (filters.from) qb.andWhere('entry.occurred_at >= :from', { from: filters.from });
+  if (filters.to) qb.andWhere('entry.occurred_at < :to', { to: filters.to });
+  if (filters.user !== undefined) qb.andWhere('entry.username = :user', { user: filters.user });
+  if (filters.server !== undefined)
+    qb.andWhere('entry.server_id = :server', { server: filters.server });
+  if (filters.gateway !== undefined)
+    qb.andWhere('entry.gateway = :gateway', { gateway: filters.gateway });
+  if (filters.tool !== undefined) qb.andWhere('entry.target = :tool', { tool: filters.tool });
+  if (filters.action !== undefined)
+    qb.andWhere('entry.action = :action', { action: filters.action });
+  if (filters.outcome !== undefined)
+    qb.andWhere('entry.outcome = :outcome', { outcome: filters.outcome });
+  if (filters.kind !== undefined) qb.andWhere('entry.kind = :kind', { kind: filters.kind });
+  if (after)
+    qb.andWhere('(entry.occurred_at, entry.id) < (:afterAt, :afterId)', {
+      afterAt: after.at,
+      afterId: after.id,
+    });
+  return qb;
+}

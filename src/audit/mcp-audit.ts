@@ -1,0 +1,67 @@
+import { type JSONRPCRequest, type JSONRPCResponse } from '@modelcontextprotocol/sdk/types.js';
+import { type Principal } from '../auth/principal';
+import { type AuditArguments } from '../config/app-config';
+import { auditedArguments } from './audit-arguments';
+import { type AuditOutcome } from './audit-entry.entity';
+import { actor, type AuditRecord } from './audit-trail.service';
+
+/** The MCP methods that reach an upstream, and so go into the audit trail. */
+export const AUDITED_METHODS: ReadonlySet<string> = new Set([
+  'tools/call',
+  'resources/read',
+  'prompts/get',
+  'completion/complete',
+]);
+
+const DETAIL_LIMIT = 500;
+
+/** What an MCP operation names: a tool or prompt, a resource URI, a completion's ref. */
+function targetOf(request: JSONRPCRequest): string | null {
+  const params = (request.params ?? {}) as {
+    name?: unknown;
+    uri?: unknown;
+    ref?: { name?: unknown; uri?: unknown };
+  };
+  const target = params.name ?? params.uri ?? params.ref?.name ?? params.ref?.uri;
+  return typeof target === 'string' ? target.slice(0, 1024) : null;
+}
+
+function argumentsOf(request: JSONRPCRequest): unknown {
+  const params = (request.params ?? {}) as { arguments?: unknown; argument?: unknown };
+  return request.method === 'completion/complete' ? params.argument : params.arguments;
+}
+
+export function mcpOutcome(answer: JSONRPCResponse): AuditOutcome {
+  if ('error' in answer) return 'error';
+  return (answer.result as { isError?: unknown }).isError === true ? 'tool_error' : 'ok';
+}
+
+/** The audit entry of one MCP operation. */
+export function mcpAuditRecord(
+  request: JSONRPCRequest,
+  answer: JSONRPCResponse,
+  context: {
+    principal: Principal;
+    serverId: string | null;
+    clientName: string | null;
+    gateway: string;
+    durationMs: number;
+    kept: AuditArguments;
+  },
+): AuditRecord {
+  const error = 'error' in answer ? (answer.error as { code: number; message: string }) : null;
+  return {
+    kind: 'mcp',
+    action: request.method,
+    outcome: mcpOutcome(answer),
+    status: error?.code ?? null,
+    durationMs: context.durationMs,
+    ...actor(context.principal),
+    clientName: context.clientName?.slice(0, 255) ?? null,
+    serverId: context.serverId,
+    gateway: context.gateway || null,
+    target: targetOf(request),
+    ...auditedArguments(argumentsOf(request), context.kept),
+    detail: error ? error.message.slice(0, DETAIL_LIMIT) : null,
+  };
+}

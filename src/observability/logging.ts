@@ -1,0 +1,92 @@
+import { type DynamicModule } from '@nestjs/common';
+import { type IncomingMessage, type ServerResponse } from 'node:http';
+import { LoggerModule } from 'nestjs-pino';
+import pino from 'pino';
+import pretty from 'pino-pretty';
+import { type AppConfig, type LogLevel } from '../config/app-config';
+import { currentRequestId, currentTraceId } from './request-context';
+
+const PINO_LEVELS: Record<LogLevel, pino.Level> = {
+  error: 'error',
+  warn: 'warn',
+  log: 'info',
+  debug: 'debug',
+  verbose: 'trace',
+};
+
+/** Probes and scrapes would bury the lines that matter. */
+const QUIET_PATHS = /^\/(healthz|readyz|metrics)(\?|$)/;
+
+/**
+ * What a log line says of a request: never its headers (credentials, cookies) nor its query (an
+ * OAuth code, a legacy SSE session id), only the path.
+ */
+export function requestSummary(request: IncomingMessage & { id?: unknown }) {
+  return {
+    id: request.id,
+    method: request.method,
+    path: (request.url ?? '').split('?')[0],
+    remoteAddress: request.socket?.remoteAddress,
+  };
+}
+
+function responseSummary(response: ServerResponse) {
+  return { statusCode: response.statusCode };
+}
+
+/** The pino options of every line: level, redaction, and the request and trace ids. */
+export function pinoOptions(config: AppConfig): pino.LoggerOptions {
+  return {
+    level: PINO_LEVELS[config.logLevel],
+    formatters: { level: (label) => ({ level: label }) },
+    mixin: () => {
+      const requestId = currentRequestId();
+      const traceId = currentTraceId();
+      return { ...(requestId ? { requestId } : {}), ...(traceId ? { traceId } : {}) };
+    },
+    // A second net, should an object carrying credentials ever be logged.
+    redact: {
+      paths: [
+        'req.headers.authorization',
+        'req.headers.cookie',
+        'res.headers["set-cookie"]',
+        '*.password',
+        '*.token',
+        '*.accessToken',
+        '*.clientSecret',
+      ],
+      censor: '[redacted]',
+    },
+  };
+}
+
+/**
+ * Logs through pino (nestjs-pino): JSON lines in production (LOG_FORMAT=json, the default), one
+ * readable line each in development (LOG_FORMAT=pretty, the default with NODE_ENV=development).
+ * Every line carries the request id and, with tracing on, the trace id; each request ends with
+ * one line of method, path, status and time.
+ */
+export function loggingModule(config: AppConfig): DynamicModule {
+  const destination =
+    config.logFormat === 'pretty'
+      ? pretty({ colorize: false, singleLine: true, translateTime: 'SYS:HH:MM:ss.l' })
+      : pino.destination({ dest: 1, sync: false });
+  return LoggerModule.forRoot({
+    pinoHttp: [
+      {
+        ...pinoOptions(config),
+        genReqId: (request) => (request as IncomingMessage & { id?: string }).id ?? '',
+        serializers: { req: requestSummary, res: responseSummary },
+        customLogLevel: (_request, response, error) =>
+          error || response.statusCode >= 500
+            ? 'error'
+            : response.statusCode >= 400
+              ? 'warn'
+              : 'info',
+        autoLogging: { ignore: (request) => QUIET_PATHS.test(request.url ?? '') },
+        quietReqLogger: true,
+      },
+      destination,
+    ],
+  });
+}

@@ -1,0 +1,309 @@
+import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
+import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { AuditTrail } from '../../src/audit/audit-trail.service';
+import { Metrics } from '../../src/health/metrics';
+import { type AuditEntryResponseDto } from '../../src/audit/dto/audit-entry-response.dto';
+import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
+import { factories } from '../support/factories';
+import {
+  createTeam,
+  createUser,
+  pageSession,
+  type TestUser,
+  USER_PASSWORD,
+} from '../support/identities';
+import { connectClient } from '../support/mcp-client';
+import { tableOf, textOf } from '../support/html-text';
+import { ADMIN_PASSWORD, startTestApp, type TestApp } from '../support/test-app';
+import { waitFor } from '../support/wait-for';
+
+interface AuditPage {
+  items: AuditEntryResponseDto[];
+  nextCursor: string | null;
+}
+
+describe('Audit trail', () => {
+  let t: TestApp;
+  let upstream: UpstreamFixture;
+  let client: Client;
+  let operator: TestUser;
+  let teamA: string;
+
+  const audit = async (query: Record<string, string>, token = t.token): Promise<AuditPage> =>
+    (
+      await request(t.baseUrl)
+        .get('/api/v1/audit')
+        .query(query)
+        .set('Authorization', `Bearer ${token}`)
+        .expect(200)
+    ).body as AuditPage;
+
+  /** Waits for the entries the query should find (the trail is written every 100 ms here). */
+  const entries = (query: Record<string, string>, count: number, token = t.token) =>
+    waitFor(
+      async () => {
+        const page = await audit({ ...query, limit: '1000' }, token);
+        return page.items.length >= count ? page.items : false;
+      },
+      `${count} audit entries for ${JSON.stringify(query)}`,
+    );
+
+  beforeAll(async () => {
+    t = await startTestApp({
+      env: { AUDIT_FLUSH_INTERVAL_MS: '100', AUDIT_ARGUMENTS: 'full' },
+    });
+    upstream = await startUpstream({
+      name: 'github',
+      tools: [
+        echoTool('delete_repository', 'github'),
+        {
+          definition: { name: 'fails', inputSchema: { type: 'object' } },
+          handler: () => ({ content: [{ type: 'text', text: 'no' }], isError: true }),
+        },
+      ],
+    });
+    const make = factories(t.app);
+    await make.tools(await make.gateway({ name: 'GitHub', url: upstream.url }), [
+      'delete_repository',
+      'fails',
+    ]);
+    client = await connectClient(t.baseUrl, { token: t.token, name: 'audit-test-client' });
+    teamA = await createTeam(t, 'Team A');
+    operator = await createUser(t, 'olivia', 'operator', [teamA]);
+  });
+
+  afterAll(async () => {
+    await client?.close();
+    await t?.close();
+    await upstream?.close();
+  });
+
+  it('answers "who called github-delete_repository, with what result"', async () => {
+    await client.callTool({
+      name: 'github-delete_repository',
+      arguments: { repo: 'acme/site', token: 'ghp-secret-value-123' },
+    });
+    await client.callTool({ name: 'github-fails', arguments: {} });
+    await expect(client.callTool({ name: 'github-nothing', arguments: {} })).rejects.toThrow();
+
+    const [entry] = await entries({ tool: 'github-delete_repository' }, 1);
+    expect(entry).toMatchObject({
+      kind: 'mcp',
+      action: 'tools/call',
+      outcome: 'ok',
+      username: 'admin',
+      clientName: 'audit-test-client',
+      gateway: 'github',
+      target: 'github-delete_repository',
+      arguments: { repo: 'acme/site', token: '[redacted]' },
+    });
+    expect(entry!.argumentsDigest).toMatch(/^[0-9a-f]{64}$/);
+    expect(entry!.durationMs).toBeGreaterThan(0);
+    expect(entry!.requestId).toBeTruthy();
+
+    const [failed] = await entries({ tool: 'github-fails' }, 1);
+    expect(failed).toMatchObject({ outcome: 'tool_error', gateway: 'github' });
+    const [unknown] = await entries({ tool: 'github-nothing' }, 1);
+    expect(unknown).toMatchObject({ outcome: 'error', status: -32602, gateway: null });
+    expect((await audit({ outcome: 'tool_error' })).items.map((e) => e.target)).toEqual([
+      'github-fails',
+    ]);
+  });
+
+  it('never stores a secret: not the tool argument, not a password, not a token value', async () => {
+    const created = await t
+      .api()
+      .post('/api/v1/tokens')
+      .send({ name: 'ci', role: 'member', expiresInDays: 1 })
+      .expect(201);
+    await t.api().delete(`/api/v1/tokens/${created.body.id}`).expect(204);
+    await request(t.baseUrl)
+      .post('/api/v1/auth/token')
+      .send({ username: 'admin', password: 'wrong-password-xyz' })
+      .expect(401);
+    await entries({ action: 'token.revoke' }, 1);
+    await entries({ action: 'login', outcome: 'denied' }, 1);
+    const rows: { row: string }[] = await t.app
+      .get(DataSource)
+      .query('SELECT row_to_json(a)::text AS row FROM audit_entry a');
+    const all = rows.map((r) => r.row).join('\n');
+    expect(all).toContain('github-delete_repository');
+    for (const secret of [
+      'ghp-secret-value-123',
+      'wrong-password-xyz',
+      USER_PASSWORD,
+      created.body.token as string,
+      t.token,
+    ])
+      expect(all).not.toContain(secret);
+  });
+
+  it('records logins, token creation and revocation', async () => {
+    const [created] = await entries({ action: 'token.create' }, 1);
+    expect(created).toMatchObject({ kind: 'token', outcome: 'ok', username: 'admin' });
+    const [revoked] = await entries({ action: 'token.revoke' }, 1);
+    expect(revoked!.target).toBe(created!.target);
+    const logins = await entries({ kind: 'login', user: 'olivia' }, 1);
+    expect(logins[0]).toMatchObject({ action: 'login', outcome: 'ok', teamIds: [teamA] });
+    const [denied] = await entries({ action: 'login', outcome: 'denied' }, 1);
+    expect(denied).toMatchObject({ username: 'admin', userId: null });
+  });
+
+  it('records every change through REST with its route, record and outcome, once', async () => {
+    const team = await t.api().post('/api/v1/teams').send({ name: 'Team B' }).expect(201);
+    await t.api().patch(`/api/v1/teams/${team.body.id}`).send({ description: 'x' }).expect(200);
+    await request(t.baseUrl)
+      .delete(`/api/v1/teams/${team.body.id}`)
+      .set('Authorization', `Bearer ${operator.token}`)
+      .expect(403);
+    const changes = await entries({ tool: team.body.id as string }, 3);
+    expect(changes.map((e) => [e.action, e.outcome, e.username])).toEqual([
+      ['DELETE /api/v1/teams/:id', 'denied', 'olivia'],
+      ['PATCH /api/v1/teams/:id', 'ok', 'admin'],
+      ['POST /api/v1/teams', 'ok', 'admin'],
+    ]);
+    // The token routes are in the trail as token entries, not again as changes.
+    expect((await audit({ action: 'POST /api/v1/tokens' })).items).toEqual([]);
+  });
+
+  it('records changes made through the admin pages', async () => {
+    const { cookie, csrf } = await pageSession(t, 'olivia');
+    await request(t.baseUrl)
+      .post('/admin/logout')
+      .set('Cookie', cookie)
+      .type('form')
+      .send({ _csrf: csrf })
+      .expect(303);
+    const logins = await entries({ kind: 'login', user: 'olivia' }, 2);
+    expect(logins[0]!.action).toBe('login');
+    const [change] = await entries({ action: 'POST /admin/logout' }, 1);
+    expect(change).toMatchObject({ kind: 'change', outcome: 'ok', username: 'olivia' });
+  });
+
+  it('lets an operator read only the entries of their teams', async () => {
+    const mine = await entries({}, 1, operator.token);
+    expect(mine.every((e) => e.username === 'olivia' || e.teamIds.includes(teamA))).toBe(true);
+    expect(mine.some((e) => e.target === 'github-delete_repository')).toBe(false);
+    const everything = await audit({ limit: '1000' });
+    expect(everything.items.some((e) => e.target === 'github-delete_repository')).toBe(true);
+    const member = await createUser(t, 'mo', 'member', [teamA]);
+    await request(t.baseUrl)
+      .get('/api/v1/audit')
+      .set('Authorization', `Bearer ${member.token}`)
+      .expect(403);
+  });
+
+  it('pages with a cursor, newest first, and exports NDJSON and CSV', async () => {
+    const all = (await audit({ limit: '1000' })).items;
+    expect(all.length).toBeGreaterThan(4);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: AuditPage = await audit({ limit: '2', ...(cursor ? { cursor } : {}) });
+      seen.push(...page.items.map((e) => e.id));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(seen.slice(0, all.length)).toEqual(all.map((e) => e.id));
+    const times = all.map((e) => e.occurredAt);
+    expect([...times].sort().reverse()).toEqual(times);
+
+    const ndjson = await t.api().get('/api/v1/audit?format=ndjson&kind=mcp').expect(200);
+    expect(ndjson.headers['content-type']).toContain('application/x-ndjson');
+    const lines = ndjson.text
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(lines.map((e: AuditEntryResponseDto) => e.target)).toContain('github-delete_repository');
+    const csv = await t.api().get('/api/v1/audit?format=csv&kind=mcp').expect(200);
+    const rows = csv.text.trim().split('\r\n');
+    expect(rows[0]).toMatch(/^occurredAt,kind,action,outcome/);
+    expect(rows).toHaveLength(lines.length + 1);
+    await t.api().get('/api/v1/audit?cursor=bm9wZQ').expect(400);
+    await t.api().get('/api/v1/audit?outcome=maybe').expect(422);
+  });
+
+  it('shows the trail on an admin page, filtered, with S. No., and exports it', async () => {
+    const admin = await pageSession(t, 'admin', ADMIN_PASSWORD);
+    const page = await request(t.baseUrl)
+      .get('/admin/audit')
+      .query({ tool: 'github-delete_repository', outcome: 'ok' })
+      .set('Cookie', admin.cookie)
+      .expect(200);
+    const table = tableOf(page.text, 'audit');
+    expect(table.columns.slice(0, 3)).toEqual(['S. No.', 'Time', 'Who']);
+    expect(table.rows).toHaveLength(1);
+    expect(table.rows[0]).toEqual([
+      '1',
+      expect.any(String),
+      'admin',
+      'audit-test-client',
+      'tools/call',
+      'github-delete_repository',
+      'github',
+      'ok',
+      expect.stringMatching(/ms$/),
+      expect.stringMatching(/^[0-9a-f]{12}…$/),
+    ]);
+    const csv = await request(t.baseUrl)
+      .get('/admin/audit/export')
+      .query({ tool: 'github-delete_repository', format: 'csv' })
+      .set('Cookie', admin.cookie)
+      .expect(200);
+    expect(csv.text.trim().split('\r\n')).toHaveLength(2);
+    const invalid = await request(t.baseUrl)
+      .get('/admin/audit?server=not-a-uuid')
+      .set('Cookie', admin.cookie)
+      .expect(200);
+    expect(textOf(invalid.text)).toContain('No entries match these filters');
+
+    const operatorPage = await pageSession(t, 'olivia');
+    const theirs = await request(t.baseUrl)
+      .get('/admin/audit')
+      .set('Cookie', operatorPage.cookie)
+      .expect(200);
+    const rows = tableOf(theirs.text, 'audit').rows;
+    expect(rows.some((row) => row[2] === 'olivia')).toBe(true);
+    expect(rows.some((row) => row[5] === 'github-delete_repository')).toBe(false);
+  });
+
+  it('draws the last hour on the dashboard as inline SVG', async () => {
+    const admin = await pageSession(t, 'admin', ADMIN_PASSWORD);
+    const page = await request(t.baseUrl).get('/admin').set('Cookie', admin.cookie).expect(200);
+    const calls = Number(/<span id="calls-last-hour">(\d+)<\/span>/.exec(page.text)?.[1]);
+    expect(calls).toBe(3);
+    expect(/<span id="error-rate">([\d.]+)<\/span>/.exec(page.text)?.[1]).toBe('66.7');
+    expect(page.text).toContain('<title>MCP calls per minute, last hour (UTC)</title>');
+    expect(page.text).toContain('<title>Error rate per minute, last hour (UTC)</title>');
+    expect(page.text).toMatch(/<text [^>]*>github-delete_repository — [\d.]+ ms p95<\/text>/);
+    expect(page.text).not.toMatch(/<script[^>]+src="https?:/);
+  });
+
+  it('exposes HTTP histograms, upstream health and rate-limit counters at /metrics', async () => {
+    t.app.get(Metrics).recordRateLimit('token', 'limited');
+    const body = (await t.api().get('/metrics').expect(200)).text;
+    expect(body).toMatch(
+      /portico_http_request_duration_seconds_count\{method="GET",route="\/api\/v1\/audit",status="200"\} [1-9]/,
+    );
+    expect(body).toMatch(
+      /portico_http_request_duration_seconds_count\{method="POST",route="\/mcp",status="200"\} [1-9]/,
+    );
+    expect(body).toContain('portico_upstream_up{gateway="github"} 1');
+    expect(body).toContain(
+      'portico_rate_limit_decisions_total{limit="token",decision="limited"} 1',
+    );
+  });
+
+  it('prunes entries older than AUDIT_RETENTION_DAYS', async () => {
+    const dataSource = t.app.get(DataSource);
+    await dataSource.query(
+      `INSERT INTO audit_entry (id, occurred_at, kind, action, outcome, replica)
+       VALUES (gen_random_uuid(), now() - interval '400 days', 'mcp', 'tools/call', 'ok', 'old')`,
+    );
+    expect(await t.app.get(AuditTrail).prune()).toBe(1);
+    const [{ count }] = await dataSource.query(
+      "SELECT count(*)::int AS count FROM audit_entry WHERE replica = 'old'",
+    );
+    expect(count).toBe(0);
+  });
+});

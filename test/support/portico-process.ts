@@ -1,0 +1,57 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { freePort } from './test-app';
+import { tempDataDir } from './temp-dir';
+import { waitFor } from './wait-for';
+
+export interface PorticoProcess {
+  baseUrl: string;
+  /** Everything it wrote to stdout and stderr so far. */
+  output(): string;
+  /** SIGTERM, and waits for it to exit. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Portico as `npm start` runs it (src/main.ts, in its own process) on an in-memory database, for
+ * what must be set up before any module loads: tracing, and the logs of a whole process.
+ */
+export async function startPorticoProcess(env: Record<string, string>): Promise<PorticoProcess> {
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['-r', 'ts-node/register/transpile-only', 'src/main.ts'],
+    {
+      env: {
+        PATH: process.env.PATH,
+        PORT: String(port),
+        DATA_DIR: tempDataDir(),
+        DATABASE_URL: 'pglite://memory',
+        LOG_LEVEL: 'error',
+        SYNC_INTERVAL_SECONDS: '0',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited;
+  };
+  try {
+    await waitFor(
+      async () => (await fetch(`${baseUrl}/readyz`).catch(() => null))?.ok,
+      'Portico to start',
+      60_000,
+      250,
+    );
+  } catch (error) {
+    await stop();
+    throw new Error(`${(error as Error).message}: ${output}`);
+  }
+  return { baseUrl, output: () => output, stop };
+}
