@@ -5,6 +5,7 @@ import { McpCoreStreams1795458120392 } from './1795458120392-McpCoreStreams';
 import { ResourcesAndPrompts1795459245669 } from './1795459245669-ResourcesAndPrompts';
 import { ToolEmbeddings1795460000000 } from './1795460000000-ToolEmbeddings';
 import { Identity1795470000000 } from './1795470000000-Identity';
+import { StdioGateways1795480000000 } from './1795480000000-StdioGateways';
 import { UpstreamOAuth1795490000000 } from './1795490000000-UpstreamOAuth';
 import { AuditTrail1795500000000 } from './1795500000000-AuditTrail';
 import { PoliciesAndLimits1795510000000 } from './1795510000000-PoliciesAndLimits';
@@ -20,6 +21,7 @@ export const MIGRATIONS = [
   ResourcesAndPrompts1795459245669,
   ToolEmbeddings1795460000000,
   Identity1795470000000,
+  StdioGateways1795480000000,
   UpstreamOAuth1795490000000,
   AuditTrail1795500000000,
   PoliciesAndLimits1795510000000,

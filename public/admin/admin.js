@@ -89,8 +89,22 @@ function enhanceCredentials(select) {
   apply();
 }
 
+/** The gateway form: show only the fields of the chosen transport (URL and credentials, or a command). */
+function enhanceTransport(select) {
+  const form = select.form;
+  function apply() {
+    for (const field of form.querySelectorAll('[data-transport]')) {
+      field.hidden = !field.dataset.transport.split(' ').includes(select.value);
+    }
+  }
+  select.addEventListener('change', apply);
+  apply();
+}
+
 document.addEventListener('DOMContentLoaded', () => {
   for (const picker of document.querySelectorAll('[data-picker]')) enhancePicker(picker);
   const authType = document.getElementById('authType');
   if (authType) enhanceCredentials(authType);
+  const transport = document.getElementById('transport');
+  if (transport) enhanceTransport(transport);
 });

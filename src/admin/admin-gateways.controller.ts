@@ -1,6 +1,7 @@
 import { Body, Get, Post, Query, Req, Res } from '@nestjs/common';
 import { type Request, type Response } from 'express';
 import { MinRole } from '../auth/auth.decorators';
+import { AppConfig } from '../config/app-config';
 import { MAX_PAGE_SIZE } from '../common/page.dto';
 import { UuidParam } from '../common/uuid-param';
 import { GatewayCreateDto } from '../gateways/dto/gateway-create.dto';
@@ -46,6 +47,7 @@ export class AdminGatewaysController {
     private readonly sync: SyncService,
     private readonly pages: AdminPages,
     private readonly teams: TeamsService,
+    private readonly config: AppConfig,
   ) {}
 
   @Get()
@@ -79,6 +81,9 @@ export class AdminGatewaysController {
       oauthMode: 'shared',
       oauthClientId: '',
       oauthScope: '',
+      command: '',
+      args: '',
+      cwd: '',
     });
   }
 
@@ -134,6 +139,7 @@ export class AdminGatewaysController {
         resourceTemplates: (await this.resources.listTemplates(count)).total,
       },
       report: syncReportView(gateway.lastSyncReport),
+      processes: gateway.transport === 'stdio' ? await this.gateways.processes(id, scope) : null,
       tools: tools.items,
       pager: pager(page, tools.total, (n) => hrefWith(`/admin/gateways/${id}`, { page: n })),
       returnTo: `/admin/gateways/${id}`,
@@ -303,6 +309,10 @@ export class AdminGatewaysController {
         })),
         authOptions: authOptions(editing, values.authType),
         oauthModes: oauthModeOptions(values.oauthMode),
+        stdio: {
+          commands: this.config.stdioCommands.join(', '),
+          admin: pageScope(request).everything,
+        },
         teams: teamChoices(
           pageScope(request),
           (await this.teams.list({ limit: MAX_PAGE_SIZE, offset: 0 }, pageScope(request))).items,

@@ -42,6 +42,7 @@ export function createViewEngine(viewsDir: string): typeof Handlebars {
     longName: (name: string) => isLongToolName(name),
     plural: (count: number, singular: string) => plural(count, singular),
     eq: (a: unknown, b: unknown) => a === b,
+    mebibytes: (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`,
     // The last argument is Handlebars' options object.
     concat: (...parts: unknown[]) => parts.slice(0, -1).join(''),
     join: (list: unknown[], separator: string) =>

@@ -41,6 +41,8 @@ export function fieldOfCode(code: DomainErrorCode): string | null {
       return 'serverIds';
     case GatewayErrorCode.UrlTaken:
       return 'url';
+    case GatewayErrorCode.StdioCommandNotAllowed:
+      return 'command';
     case ServerErrorCode.UnknownTools:
       return 'toolIds';
     case ServerErrorCode.UnknownResources:

@@ -1,6 +1,6 @@
 import { validateDto } from '../common/validation';
 import { GatewayCreateDto } from '../gateways/dto/gateway-create.dto';
-import { gatewayInput, parseHeaderLines } from './gateway-form';
+import { gatewayInput, parseEnvLines, parseHeaderLines } from './gateway-form';
 
 describe('gateway form', () => {
   it('turns the fields into the REST create body', async () => {
@@ -75,5 +75,44 @@ describe('gateway form', () => {
       false,
     );
     expect(errors.headers).toMatch(/Header-Name: value/);
+  });
+
+  it('turns the stdio fields into the REST body, without URL or credentials', async () => {
+    const { input, errors } = gatewayInput(
+      {
+        name: 'Files',
+        url: 'http://ignored/mcp',
+        transport: 'stdio',
+        authType: 'bearer',
+        token: 'ignored',
+        command: ' npx ',
+        args: '-y\r\n@modelcontextprotocol/server-filesystem\n\n/srv/data with space\n',
+        cwd: '/srv',
+        env: 'API_KEY=a=b\nEMPTY=',
+      },
+      false,
+    );
+    expect(errors).toEqual({});
+    expect(input).toEqual({
+      name: 'Files',
+      transport: 'stdio',
+      command: 'npx',
+      args: ['-y', '@modelcontextprotocol/server-filesystem', '/srv/data with space'],
+      cwd: '/srv',
+      env: { API_KEY: 'a=b', EMPTY: '' },
+    });
+    await expect(validateDto(GatewayCreateDto, input)).resolves.toBeInstanceOf(GatewayCreateDto);
+    // On edit an empty environment keeps the stored one.
+    const edit = gatewayInput(
+      { name: 'Files', transport: 'stdio', command: 'npx', env: ' ' },
+      true,
+    );
+    expect(edit.input).not.toHaveProperty('env');
+  });
+
+  it('reads NAME=value lines, refusing malformed and repeated ones', () => {
+    expect(parseEnvLines('A=1\n\nB=two words')).toEqual({ env: { A: '1', B: 'two words' } });
+    expect(parseEnvLines('novalue')).toEqual({ error: 'Line 1 is not of the form "NAME=value".' });
+    expect(parseEnvLines('A=1\nA=2')).toEqual({ error: "The variable 'A' is given twice." });
   });
 });

@@ -5,7 +5,7 @@ import {
   type GatewayAuthType,
   OAUTH_MODES,
 } from '../gateways/gateway.entity';
-import { type FormBody, formField } from './form-body';
+import { type FormBody, formField, formLines } from './form-body';
 
 /** On the edit form, 'keep' leaves the stored credentials as they are. */
 export type GatewayAuthChoice = 'keep' | GatewayAuthType;
@@ -23,6 +23,10 @@ export interface GatewayFormValues {
   oauthScope: string;
   /** The team chosen on a submitted form ('' for global); absent before one was submitted. */
   teamId?: string;
+  /** For stdio: the command, its arguments one a line, the working directory. */
+  command: string;
+  args: string;
+  cwd: string;
 }
 
 /** DTO paths that the form shows under other names. */
@@ -35,6 +39,7 @@ export const GATEWAY_FIELD_ALIASES: Record<string, string> = {
   'auth.clientId': 'oauthClientId',
   'auth.clientSecret': 'oauthClientSecret',
   'auth.scope': 'oauthScope',
+  env: 'env',
 };
 
 const OAUTH_MODE_LABELS: Record<(typeof OAUTH_MODES)[number], string> = {
@@ -53,7 +58,12 @@ export function oauthModeOptions(selected: string) {
 
 export const TRANSPORT_OPTIONS = GATEWAY_TRANSPORTS.map((value) => ({
   value,
-  label: value === 'sse' ? 'SSE (legacy)' : 'Streamable HTTP',
+  label:
+    value === 'sse'
+      ? 'SSE (legacy)'
+      : value === 'stdio'
+        ? 'stdio (a command Portico runs)'
+        : 'Streamable HTTP',
 }));
 
 const AUTH_LABELS: Record<GatewayAuthChoice, string> = {
@@ -85,19 +95,59 @@ export function gatewayFormValues(body: FormBody): GatewayFormValues {
     oauthClientId: formField(body, 'oauthClientId'),
     oauthScope: formField(body, 'oauthScope'),
     ...(body.teamId === undefined ? {} : { teamId: formField(body, 'teamId') }),
+    command: formField(body, 'command'),
+    args: formField(body, 'args'),
+    cwd: formField(body, 'cwd'),
   };
 }
 
 export function gatewayFormOf(gateway: GatewayResponseDto): GatewayFormValues {
   return {
     name: gateway.name,
-    url: gateway.url,
+    url: gateway.url ?? '',
     transport: gateway.transport,
     authType: 'keep',
     oauthMode: gateway.oauth?.mode ?? 'shared',
     oauthClientId: '',
     oauthScope: '',
+    command: gateway.command ?? '',
+    args: (gateway.args ?? []).join('\n'),
+    cwd: gateway.cwd ?? '',
   };
+}
+
+/** `NAME=value` lines as an environment; the DTO then applies the API's rules. */
+export function parseEnvLines(text: string): { env: Record<string, string> } | { error: string } {
+  const env: Record<string, string> = {};
+  for (const [index, line] of text.split(/\r?\n/).entries()) {
+    if (line.trim() === '') continue;
+    const equals = line.indexOf('=');
+    if (equals <= 0) return { error: `Line ${index + 1} is not of the form "NAME=value".` };
+    const name = line.slice(0, equals).trim();
+    if (name in env) return { error: `The variable '${name}' is given twice.` };
+    env[name] = line.slice(equals + 1);
+  }
+  return { env };
+}
+
+/** The stdio fields of the request body; an empty environment on the edit form keeps the stored one. */
+function stdioInput(
+  body: FormBody,
+  editing: boolean,
+  input: Record<string, unknown>,
+  errors: Record<string, string>,
+): void {
+  delete input.url;
+  delete input.auth;
+  input.command = formField(body, 'command').trim();
+  input.args = formLines(body, 'args');
+  const cwd = formField(body, 'cwd').trim();
+  if (cwd !== '') input.cwd = cwd;
+  const envText = formField(body, 'env');
+  if (editing && envText.trim() === '') return;
+  const parsed = parseEnvLines(envText);
+  if ('error' in parsed) errors.env = parsed.error;
+  else input.env = parsed.env;
 }
 
 /** `Name: value` lines as a header map; the DTO then applies the API's header rules. */
@@ -164,5 +214,6 @@ export function gatewayInput(
     default:
       input.auth = { type: values.authType };
   }
+  if (values.transport === 'stdio') stdioInput(body, editing, input, errors);
   return { input, errors };
 }

@@ -69,6 +69,7 @@ export function statusOf(code: DomainErrorCode): number {
     case GatewayErrorCode.SlugEmpty:
     case GatewayErrorCode.NotOAuth:
     case GatewayErrorCode.AuthorizationFailed:
+    case GatewayErrorCode.StdioCommandNotAllowed:
     case ServerErrorCode.UnknownTools:
     case ServerErrorCode.UnknownAlwaysLoaded:
     case UserErrorCode.UnknownTeams:

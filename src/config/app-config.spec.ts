@@ -16,6 +16,25 @@ describe('loadConfig', () => {
     expect(config.runMigrations).toBe(true);
   });
 
+  it('leaves stdio off unless STDIO_COMMANDS lists commands, names or absolute paths only', () => {
+    const off = loadConfig(base());
+    expect(off.stdioCommands).toEqual([]);
+    expect(off.stdioMaxProcesses).toBe(50);
+    expect(off.stdioWarmProcesses).toBe(1);
+    expect(off.stdioIdleSeconds).toBe(600);
+    const on = loadConfig({
+      ...base(),
+      STDIO_COMMANDS: ' npx, node ,uvx,/usr/bin/node,npx',
+      STDIO_MAX_PROCESSES: '8',
+      STDIO_IDLE_SECONDS: '30',
+    });
+    expect(on.stdioCommands).toEqual(['npx', 'node', 'uvx', '/usr/bin/node']);
+    expect(on.stdioMaxProcesses).toBe(8);
+    expect(on.stdioIdleSeconds).toBe(30);
+    for (const bad of ['sh -c', 'node;rm', '../bin/node'])
+      expect(() => loadConfig({ ...base(), STDIO_COMMANDS: bad })).toThrow(ConfigError);
+  });
+
   it('generates JWT_SECRET and ENCRYPTION_KEY once and keeps them in DATA_DIR', () => {
     const env = base();
     const first = loadConfig(env);

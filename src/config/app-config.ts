@@ -86,6 +86,14 @@ export abstract class AppConfig {
   abstract readonly encryptionKey: Buffer;
   abstract readonly syncIntervalSeconds: number;
   abstract readonly upstreamTimeoutMs: number;
+  /** Commands a stdio gateway may launch (exact names, no shell); empty: stdio is off. */
+  abstract readonly stdioCommands: readonly string[];
+  /** Stdio processes this replica runs at most, spares included. */
+  abstract readonly stdioMaxProcesses: number;
+  /** Spare processes kept started per stdio gateway, so a new session does not wait. */
+  abstract readonly stdioWarmProcesses: number;
+  /** How long a stdio gateway's spares outlive its last use. */
+  abstract readonly stdioIdleSeconds: number;
   abstract readonly allowedOrigins: readonly string[];
   /** Host header values the MCP endpoints accept, beside loopback names (DNS-rebinding defence). */
   abstract readonly allowedHosts: readonly string[];
@@ -288,6 +296,19 @@ function embeddings(env: Env): EmbeddingsConfig | null {
   };
 }
 
+function stdioCommands(env: Env): string[] {
+  const commands = (value(env, 'STDIO_COMMANDS') ?? '')
+    .split(',')
+    .map((command) => command.trim())
+    .filter((command) => command !== '');
+  for (const command of commands) {
+    // Names or absolute paths only: the command is run without a shell, exactly as listed.
+    if (!/^[A-Za-z0-9_./+-]{1,1024}$/.test(command) || command.includes('..'))
+      fail('STDIO_COMMANDS', 'must list command names or absolute paths, comma-separated', command);
+  }
+  return [...new Set(commands)];
+}
+
 export function loadConfig(env: Env): AppConfig {
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const dataDir = resolve(value(env, 'DATA_DIR') ?? './data');
@@ -361,6 +382,10 @@ export function loadConfig(env: Env): AppConfig {
     ),
     syncIntervalSeconds: integer(env, 'SYNC_INTERVAL_SECONDS', 300, 0, 7 * 24 * 3600),
     upstreamTimeoutMs: integer(env, 'UPSTREAM_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    stdioCommands: stdioCommands(env),
+    stdioMaxProcesses: integer(env, 'STDIO_MAX_PROCESSES', 50, 1, 10_000),
+    stdioWarmProcesses: integer(env, 'STDIO_WARM_PROCESSES', 1, 0, 100),
+    stdioIdleSeconds: integer(env, 'STDIO_IDLE_SECONDS', 600, 1, 7 * 24 * 3600),
     allowedOrigins: [...new Set([new URL(publicUrl).origin, ...allowedOrigins])],
     allowedHosts: [
       ...new Set(

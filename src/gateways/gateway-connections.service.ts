@@ -218,7 +218,7 @@ export class GatewayConnections {
 
   private upstreamOf(gateway: Gateway): OAuthUpstream {
     const settings = openCredentials(this.config.encryptionKey, gateway);
-    if (settings.type !== 'oauth') throw notOAuth(gateway);
+    if (settings.type !== 'oauth' || gateway.url === null) throw notOAuth(gateway);
     return { gatewayId: gateway.id, url: gateway.url, settings };
   }
 

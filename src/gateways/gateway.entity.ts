@@ -13,7 +13,7 @@ import { Team } from '../teams/team.entity';
 import type { SyncReport } from '../sync/sync-report';
 import { Tool } from '../tools/tool.entity';
 
-export const GATEWAY_TRANSPORTS = ['streamable-http', 'sse'] as const;
+export const GATEWAY_TRANSPORTS = ['streamable-http', 'sse', 'stdio'] as const;
 export type GatewayTransport = (typeof GATEWAY_TRANSPORTS)[number];
 
 export const GATEWAY_AUTH_TYPES = ['none', 'bearer', 'headers', 'oauth'] as const;
@@ -42,9 +42,10 @@ export class Gateway {
   @Column({ type: 'varchar', length: 64 })
   slug!: string;
 
+  /** The upstream endpoint; null for a stdio gateway, which Portico launches instead. */
   @Index('gateway_url_uq', { unique: true })
-  @Column({ type: 'varchar', length: 2048 })
-  url!: string;
+  @Column({ type: 'varchar', length: 2048, nullable: true })
+  url!: string | null;
 
   @Column({ type: 'varchar', length: 32, default: 'streamable-http' })
   transport!: GatewayTransport;
@@ -59,6 +60,24 @@ export class Gateway {
   /** AES-256-GCM sealed JSON of the upstream credentials; never leaves the service layer. */
   @Column({ name: 'auth_secret', type: 'text', nullable: true })
   authSecret!: string | null;
+
+  /** What a stdio gateway launches, run without a shell; null for HTTP gateways. */
+  @Column({ name: 'stdio_command', type: 'varchar', length: 1024, nullable: true })
+  stdioCommand!: string | null;
+
+  @Column({ name: 'stdio_args', type: 'jsonb', nullable: true })
+  stdioArgs!: string[] | null;
+
+  @Column({ name: 'stdio_cwd', type: 'varchar', length: 1024, nullable: true })
+  stdioCwd!: string | null;
+
+  /** The names of the stdio environment variables; their values are sealed in `stdio_env`. */
+  @Column({ name: 'stdio_env_names', type: 'jsonb', nullable: true })
+  stdioEnvNames!: string[] | null;
+
+  /** AES-256-GCM sealed JSON of the stdio environment; never leaves the service layer. */
+  @Column({ name: 'stdio_env', type: 'text', nullable: true })
+  stdioEnv!: string | null;
 
   @Column({ type: 'boolean', default: true })
   enabled!: boolean;

@@ -18,6 +18,7 @@ export enum GatewayErrorCode {
   ConnectionForbidden = 'gateway.connection_forbidden',
   /** The provider refused the authorization, or its answer did not match what was started. */
   AuthorizationFailed = 'gateway.authorization_failed',
+  StdioCommandNotAllowed = 'gateway.stdio_command_not_allowed',
 }
 
 export class GatewayException extends DomainException<GatewayErrorCode> {}

@@ -15,6 +15,7 @@ import { UuidParam } from '../common/uuid-param';
 import { SyncReportDto } from '../sync/dto/sync-report.dto';
 import { SyncService } from '../sync/sync.service';
 import { GatewayCreateDto } from './dto/gateway-create.dto';
+import { GatewayProcessesDto } from './dto/gateway-processes.dto';
 import { GatewayPageDto, GatewayResponseDto } from './dto/gateway-response.dto';
 import { GatewayUpdateDto } from './dto/gateway-update.dto';
 import { GatewaysService } from './gateways.service';
@@ -41,10 +42,10 @@ export class GatewaysController {
   @ApiOperation({
     summary: 'Register an upstream MCP server and sync its tools',
     description:
-      'Waits a few seconds for the first sync; an unreachable upstream is recorded in `status` and `lastError`, and the gateway is created all the same.',
+      'Waits a few seconds for the first sync; an unreachable upstream is recorded in `status` and `lastError`, and the gateway is created all the same. A `stdio` gateway (Portico launches `command` with `args`, `env`, `cwd`, never through a shell) may be registered by admins only (403 otherwise), with a command on STDIO_COMMANDS (422 otherwise).',
   })
   @ApiCreatedResponse({ type: GatewayResponseDto })
-  @ApiProblems(400, 409, 413, 422)
+  @ApiProblems(400, 403, 409, 413, 422)
   create(
     @Body() dto: GatewayCreateDto,
     @CurrentScope() scope: TeamScope,
@@ -60,13 +61,28 @@ export class GatewaysController {
     return this.gateways.get(id, scope);
   }
 
+  @Get(':id/processes')
+  @ApiOperation({
+    summary: 'The stdio processes the answering replica runs for the gateway',
+    description:
+      'Each replica runs its own processes: live ones (warm spares and in-use), restarts, failed starts with their backoff, and the last stderr lines with secrets cut out. Empty for HTTP gateways.',
+  })
+  @ApiOkResponse({ type: GatewayProcessesDto })
+  @ApiProblems(400, 404)
+  processes(
+    @UuidParam() id: string,
+    @CurrentScope() scope: TeamScope,
+  ): Promise<GatewayProcessesDto> {
+    return this.gateways.processes(id, scope);
+  }
+
   @Patch(':id')
   @ApiOperation({
     summary: 'Edit a gateway; a new name re-slugs all of its tools atomically',
     description: 'A new URL, transport or auth syncs the gateway again.',
   })
   @ApiOkResponse({ type: GatewayResponseDto })
-  @ApiProblems(400, 404, 409, 413, 422)
+  @ApiProblems(400, 403, 404, 409, 413, 422)
   update(
     @UuidParam() id: string,
     @Body() dto: GatewayUpdateDto,

@@ -1,6 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import { AuthErrorCode, AuthException } from '../auth/auth.exception';
 import { type TeamScope } from '../auth/team-scope';
+import { StdioSupervisor } from '../upstream/stdio/stdio-supervisor.service';
+import { upstreamFingerprint } from '../upstream/upstream-target';
 import { AppConfig } from '../config/app-config';
 import { type Page, type PageQueryDto } from '../common/page.dto';
 import { RequestValidationException } from '../common/request-validation.exception';
@@ -23,6 +26,7 @@ import { type OAuthConnectionState, UpstreamOAuth } from '../upstream/oauth/upst
 import { SHARED_OWNER } from '../upstream/oauth/upstream-oauth-token.entity';
 import { type GatewayAuthDto } from './dto/gateway-auth.dto';
 import { type GatewayCreateDto, URL_MAX_LENGTH } from './dto/gateway-create.dto';
+import { type GatewayProcessesDto } from './dto/gateway-processes.dto';
 import { type GatewayResponseDto } from './dto/gateway-response.dto';
 import { type GatewayUpdateDto } from './dto/gateway-update.dto';
 import {
@@ -32,6 +36,7 @@ import {
   sealCredentials,
 } from './gateway-credentials';
 import { gatewaySlug } from './gateway-slug';
+import { sealStdioEnv } from './gateway-stdio';
 import { Gateway } from './gateway.entity';
 import { GatewayErrorCode, GatewayException } from './gateway.exception';
 
@@ -53,7 +58,23 @@ export class GatewaysService {
     private readonly events: EventBus,
     private readonly teams: TeamsService,
     private readonly oauth: UpstreamOAuth,
+    private readonly stdio: StdioSupervisor,
   ) {}
+
+  /** The stdio processes this replica runs for the gateway; none for HTTP gateways. */
+  async processes(id: string, scope: TeamScope): Promise<GatewayProcessesDto> {
+    const gateway = await this.visible(id, scope);
+    return (
+      this.stdio.status(gateway.id) ?? {
+        processes: [],
+        restarts: 0,
+        failures: 0,
+        lastExit: null,
+        retryAt: null,
+        stderr: [],
+      }
+    );
+  }
 
   async list(page: PageQueryDto, scope: TeamScope): Promise<Page<GatewayResponseDto>> {
     const qb = this.dataSource
@@ -134,18 +155,17 @@ export class GatewaysService {
 
   async create(dto: GatewayCreateDto, scope: TeamScope): Promise<GatewayResponseDto> {
     const slug = this.slugOf(dto.name);
-    const url = normaliseUrl(dto.url);
+    const transport = this.transportColumns(dto, null, scope);
     const teamId = scope.teamForNew(dto.teamId, `Gateway '${dto.name}'`);
     const gateway = await this.writing(async (em) => {
       if (teamId !== null) await this.teams.assertExists(teamId, em);
-      await this.assertUnique(em, { name: dto.name, slug, url });
+      await this.assertUnique(em, { name: dto.name, slug, url: transport.url });
       const repository = em.getRepository(Gateway);
       return repository.save(
         repository.create({
           name: dto.name,
           slug,
-          url,
-          transport: dto.transport ?? 'streamable-http',
+          ...transport,
           teamId,
           ...this.sealAuth(dto.auth),
         }),
@@ -166,26 +186,28 @@ export class GatewaysService {
         if (dto.teamId !== null) await this.teams.assertExists(dto.teamId, em);
       }
       const slug = dto.name === undefined ? gateway.slug : this.slugOf(dto.name);
-      const url = dto.url === undefined ? gateway.url : normaliseUrl(dto.url);
-      await this.assertUnique(em, { id, name: dto.name ?? gateway.name, slug, url });
+      const transport = this.transportColumns(dto, gateway, scope);
+      await this.assertUnique(em, {
+        id,
+        name: dto.name ?? gateway.name,
+        slug,
+        url: transport.url,
+      });
       if (slug !== gateway.slug) await this.reslugTools(em, gateway.id, gateway.slug, slug);
       if (
         gateway.authType === 'oauth' &&
-        (url !== gateway.url || (dto.auth !== undefined && dto.auth.type !== 'oauth'))
+        (transport.url !== gateway.url || (dto.auth !== undefined && dto.auth.type !== 'oauth'))
       )
         await this.oauth.forgetGateway(em, gateway.id);
-      reconnect =
-        url !== gateway.url ||
-        (dto.transport !== undefined && dto.transport !== gateway.transport) ||
-        dto.auth !== undefined;
+      const before = upstreamFingerprint(gateway);
       Object.assign(gateway, {
         name: dto.name ?? gateway.name,
         slug,
-        url,
-        transport: dto.transport ?? gateway.transport,
+        ...transport,
         teamId: dto.teamId === undefined ? gateway.teamId : dto.teamId,
         ...(dto.auth === undefined ? {} : this.sealAuth(dto.auth)),
       });
+      reconnect = upstreamFingerprint(gateway) !== before;
       return em.getRepository(Gateway).save(gateway);
     });
     if (reconnect && gateway.enabled) await this.sync.syncAfterChange(gateway.id);
@@ -241,6 +263,10 @@ export class GatewaysService {
       slug: gateway.slug,
       url: gateway.url,
       transport: gateway.transport,
+      command: gateway.stdioCommand,
+      args: gateway.stdioArgs,
+      cwd: gateway.stdioCwd,
+      envNames: gateway.stdioEnvNames,
       teamId: gateway.teamId,
       authType: gateway.authType,
       oauth:
@@ -301,9 +327,58 @@ export class GatewaysService {
     return sealCredentials(this.config.encryptionKey, credentialsOf(auth));
   }
 
+  /**
+   * Where the upstream is, as stored: a URL, or for stdio what to launch. A stdio command is code
+   * run on Portico's host, so only admins set or change a stdio gateway, and only with a command
+   * on STDIO_COMMANDS.
+   */
+  private transportColumns(
+    dto: GatewayUpdateDto,
+    existing: Gateway | null,
+    scope: TeamScope,
+  ): TransportColumns {
+    const transport = dto.transport ?? existing?.transport ?? 'streamable-http';
+    const wasStdio = existing?.transport === 'stdio';
+    if ((transport === 'stdio' || wasStdio) && !scope.everything)
+      throw new AuthException(
+        AuthErrorCode.Forbidden,
+        'Only admins may create or edit a stdio gateway: its command runs on the Portico host.',
+      );
+    if (transport !== 'stdio') {
+      for (const field of ['command', 'args', 'env', 'cwd'] as const)
+        if (dto[field] !== undefined)
+          throw fieldProblem(field, `${field} applies only to the stdio transport`);
+      const url = dto.url ?? existing?.url ?? null;
+      if (url === null) throw fieldProblem('url', 'url is required unless transport is stdio');
+      return { transport, url: normaliseUrl(url), ...NO_STDIO };
+    }
+    if (dto.url !== undefined) throw fieldProblem('url', 'url does not apply to stdio');
+    if (dto.auth !== undefined && dto.auth.type !== 'none')
+      throw fieldProblem('auth', 'a stdio gateway takes its secrets in env, not auth');
+    const command = dto.command ?? (wasStdio ? existing.stdioCommand : null);
+    if (!command) throw fieldProblem('command', 'command is required for the stdio transport');
+    if (!this.config.stdioCommands.includes(command))
+      throw new GatewayException(
+        GatewayErrorCode.StdioCommandNotAllowed,
+        this.config.stdioCommands.length === 0
+          ? 'Stdio upstreams are off: set STDIO_COMMANDS (for example npx,node,uvx) to the commands Portico may launch.'
+          : `The command '${command}' is not on STDIO_COMMANDS (${this.config.stdioCommands.join(', ')}).`,
+      );
+    return {
+      transport,
+      url: null,
+      stdioCommand: command,
+      stdioArgs: dto.args ?? (wasStdio ? existing.stdioArgs : null) ?? [],
+      stdioCwd: dto.cwd ?? (wasStdio ? existing.stdioCwd : null),
+      ...(dto.env === undefined && wasStdio
+        ? { stdioEnvNames: existing.stdioEnvNames, stdioEnv: existing.stdioEnv }
+        : sealStdioEnv(this.config.encryptionKey, dto.env ?? {})),
+    };
+  }
+
   private async assertUnique(
     em: EntityManager,
-    wanted: { id?: string; name: string; slug: string; url: string },
+    wanted: { id?: string; name: string; slug: string; url: string | null },
   ): Promise<void> {
     const qb = em
       .getRepository(Gateway)
@@ -426,6 +501,25 @@ export class GatewaysService {
       throw error;
     }
   }
+}
+
+type TransportColumns = Pick<
+  Gateway,
+  'transport' | 'url' | 'stdioCommand' | 'stdioArgs' | 'stdioCwd' | 'stdioEnvNames' | 'stdioEnv'
+>;
+
+const NO_STDIO = {
+  stdioCommand: null,
+  stdioArgs: null,
+  stdioCwd: null,
+  stdioEnvNames: null,
+  stdioEnv: null,
+} as const;
+
+function fieldProblem(property: string, message: string): RequestValidationException {
+  return new RequestValidationException([
+    { property, constraints: { transport: message }, children: [] },
+  ]);
 }
 
 function notFound(id: string): GatewayException {

@@ -15,6 +15,10 @@ const WATCHED_COLUMNS = {
   transport: true,
   authType: true,
   authSecret: true,
+  stdioCommand: true,
+  stdioArgs: true,
+  stdioCwd: true,
+  stdioEnv: true,
   enabled: true,
 } as const;
 

@@ -64,7 +64,7 @@ export class OAuthRefreshScheduler implements OnModuleInit, OnModuleDestroy {
       const gateway = row.gateway!;
       try {
         const settings = openCredentials(this.config.encryptionKey, gateway);
-        if (settings.type !== 'oauth') continue;
+        if (settings.type !== 'oauth' || gateway.url === null) continue;
         await this.oauth.accessToken(
           { gatewayId: gateway.id, url: gateway.url, settings },
           row.owner,

@@ -11,11 +11,13 @@ import { type Channel } from './channel';
 import { type BearerSource, HttpChannel } from './http-channel';
 import { SHARED_OWNER } from './oauth/upstream-oauth-token.entity';
 import { UpstreamOAuth } from './oauth/upstream-oauth.service';
-import { UpstreamAuthorizationRequired } from './upstream-error';
 import { TransportChannel } from './transport-channel';
 import { UpstreamConnection, type UpstreamListener } from './upstream-connection';
 import { UpstreamPools } from './upstream-pools.service';
-import { type UpstreamEndpoint, type UpstreamTarget } from './upstream-target';
+import { StdioChannel } from './stdio/stdio-channel';
+import { StdioSupervisor } from './stdio/stdio-supervisor.service';
+import { UpstreamAuthorizationRequired, UpstreamFailure } from './upstream-error';
+import { type UpstreamTarget } from './upstream-target';
 
 export interface OpenOptions {
   /** What Portico declares upstream; none by default. */
@@ -40,6 +42,7 @@ export class UpstreamConnector {
     private readonly config: AppConfig,
     private readonly pools: UpstreamPools,
     private readonly oauth: UpstreamOAuth,
+    private readonly stdio: StdioSupervisor,
   ) {}
 
   get timeoutMs(): number {
@@ -48,14 +51,14 @@ export class UpstreamConnector {
 
   /** Connects and runs the handshake; throws an UpstreamFailure. */
   async open(target: UpstreamTarget, options: OpenOptions = {}): Promise<UpstreamConnection> {
-    const { credentials } = target.endpoint;
+    const { credentials, stdio } = target.endpoint;
     // One array, which the OAuth source extends with each token it hands out.
-    const secrets = credentialSecrets(credentials);
+    const secrets = [...credentialSecrets(credentials), ...Object.values(stdio?.env ?? {})];
     const bearer =
       credentials.type === 'oauth'
         ? await this.bearer(target, credentials, options.actingFor, secrets)
         : undefined;
-    return UpstreamConnection.open(await this.channel(target.endpoint, bearer), {
+    return UpstreamConnection.open(await this.channel(target, bearer), {
       timeoutMs: this.timeoutMs,
       capabilities: options.capabilities ?? {},
       secrets,
@@ -83,7 +86,9 @@ export class UpstreamConnector {
         );
       owner = actingFor.userId;
     }
-    const upstream = { gatewayId: target.gatewayId, url: target.endpoint.url, settings };
+    const { url } = target.endpoint;
+    if (url === null) throw new UpstreamFailure('unreachable', 'the gateway has no URL');
+    const upstream = { gatewayId: target.gatewayId, url, settings };
     const source: BearerSource = {
       token: async (stale) => {
         const token = await this.oauth.accessToken(upstream, owner, stale);
@@ -97,7 +102,16 @@ export class UpstreamConnector {
     return source;
   }
 
-  private async channel(endpoint: UpstreamEndpoint, bearer?: BearerSource): Promise<Channel> {
+  private async channel(
+    { gatewayId, endpoint }: UpstreamTarget,
+    bearer?: BearerSource,
+  ): Promise<Channel> {
+    if (endpoint.transport === 'stdio') {
+      if (!endpoint.stdio)
+        throw new UpstreamFailure('unreachable', 'the stdio gateway has no command');
+      return new StdioChannel(this.stdio, gatewayId, endpoint.stdio);
+    }
+    if (endpoint.url === null) throw new UpstreamFailure('unreachable', 'the gateway has no URL');
     const headers = {
       ...credentialHeaders(endpoint.credentials),
       // The older transport takes headers once: the token of the moment the session opens.

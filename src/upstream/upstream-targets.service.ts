@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { openCredentials } from '../gateways/gateway-credentials';
 import { Gateway } from '../gateways/gateway.entity';
+import { stdioLaunchOf } from '../gateways/gateway-stdio';
 import { UpstreamFailure } from './upstream-error';
 import { type UpstreamGateway, type UpstreamTarget } from './upstream-target';
 
@@ -16,8 +17,10 @@ export class UpstreamTargets {
 
   targetOf(gateway: UpstreamGateway): UpstreamTarget {
     let credentials;
+    let stdio;
     try {
       credentials = openCredentials(this.config.encryptionKey, gateway);
+      stdio = stdioLaunchOf(this.config.encryptionKey, gateway);
     } catch {
       throw new UpstreamFailure(
         'unreachable',
@@ -27,7 +30,7 @@ export class UpstreamTargets {
     return {
       gatewayId: gateway.id,
       slug: gateway.slug,
-      endpoint: { url: gateway.url, transport: gateway.transport, credentials },
+      endpoint: { url: gateway.url, transport: gateway.transport, credentials, stdio },
     };
   }
 

@@ -1,12 +1,13 @@
 import { Module } from '@nestjs/common';
 import { UpstreamOAuth } from './oauth/upstream-oauth.service';
+import { StdioSupervisor } from './stdio/stdio-supervisor.service';
 import { UpstreamConnector } from './upstream-connector.service';
 import { UpstreamPools } from './upstream-pools.service';
 import { UpstreamTargets } from './upstream-targets.service';
 
 /** The only code that talks to upstreams, whatever their transport. */
 @Module({
-  providers: [UpstreamConnector, UpstreamPools, UpstreamTargets, UpstreamOAuth],
-  exports: [UpstreamConnector, UpstreamTargets, UpstreamOAuth],
+  providers: [UpstreamConnector, UpstreamPools, UpstreamTargets, UpstreamOAuth, StdioSupervisor],
+  exports: [UpstreamConnector, UpstreamTargets, UpstreamOAuth, StdioSupervisor],
 })
 export class UpstreamModule {}

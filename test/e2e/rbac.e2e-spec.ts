@@ -33,6 +33,7 @@ const EXPECTED: Record<string, Need> = {
   'POST /api/v1/gateways/:id/activate': 'operator',
   'POST /api/v1/gateways/:id/deactivate': 'operator',
   'POST /api/v1/gateways/:id/sync': 'operator',
+  'GET /api/v1/gateways/:id/processes': 'operator',
   'GET /api/v1/tools': 'operator',
   'GET /api/v1/tools/by-name/:name': 'operator',
   'GET /api/v1/tools/:id': 'operator',

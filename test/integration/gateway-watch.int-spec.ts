@@ -12,6 +12,7 @@ import { UpstreamTargets } from '../../src/upstream/upstream-targets.service';
 import { startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { eventually } from '../support/mcp-client';
 import { tempDataDir } from '../support/temp-dir';
+import { StdioSupervisor } from '../../src/upstream/stdio/stdio-supervisor.service';
 
 describe('a gateway watch', () => {
   let upstream: UpstreamFixture;
@@ -34,6 +35,7 @@ describe('a gateway watch', () => {
         config,
         pools,
         new UpstreamOAuth(null as unknown as DataSource, config, new Metrics()),
+        new StdioSupervisor(config, null as unknown as DataSource),
       ),
       new UpstreamTargets(null as unknown as DataSource, config),
     );
@@ -49,6 +51,10 @@ describe('a gateway watch', () => {
         transport: 'streamable-http',
         authType: 'none',
         authSecret: null,
+        stdioCommand: null,
+        stdioArgs: null,
+        stdioCwd: null,
+        stdioEnv: null,
       },
       reader,
       {

@@ -1,8 +1,21 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsNotEmpty, IsOptional, IsString, IsUUID, IsUrl, MaxLength } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsIn,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  IsUUID,
+  IsUrl,
+  Matches,
+  MaxLength,
+  ValidateIf,
+} from 'class-validator';
 import { GATEWAY_TRANSPORTS, type GatewayTransport } from '../gateway.entity';
 import { NestedObject, Optional } from '../../common/validation';
 import { GatewayAuthDto } from './gateway-auth.dto';
+import { IsEnvMap } from './stdio-env';
 
 export const UPSTREAM_URL_OPTIONS = {
   protocols: ['http', 'https'],
@@ -26,18 +39,20 @@ export class GatewayCreateDto {
   @MaxLength(200)
   name!: string;
 
-  @ApiProperty({
-    description: 'The upstream MCP endpoint.',
+  @ApiPropertyOptional({
+    description: "The upstream MCP endpoint; required unless transport is 'stdio', refused then.",
     example: 'http://127.0.0.1:8080/mcp',
     maxLength: URL_MAX_LENGTH,
   })
+  @ValidateIf((dto: GatewayCreateDto) => dto.transport !== 'stdio' || dto.url !== undefined)
   @IsString()
   @MaxLength(URL_MAX_LENGTH)
   @IsUrl(UPSTREAM_URL_OPTIONS, { message: 'url must be an absolute http(s) URL' })
-  url!: string;
+  url?: string;
 
   @ApiPropertyOptional({
-    description: 'Upstream transport.',
+    description:
+      "Upstream transport. 'stdio' makes Portico launch `command` itself (admins only, and only commands on STDIO_COMMANDS).",
     enum: GATEWAY_TRANSPORTS,
     default: 'streamable-http',
   })
@@ -54,6 +69,53 @@ export class GatewayCreateDto {
   @IsOptional()
   @IsUUID()
   teamId?: string | null;
+
+  @ApiPropertyOptional({
+    description:
+      "For 'stdio': the program to run, without a shell. Must be on the STDIO_COMMANDS allowlist exactly as written (for example `npx`).",
+    example: 'npx',
+    maxLength: 1024,
+  })
+  @ValidateIf((dto: GatewayCreateDto) => dto.transport === 'stdio' || dto.command !== undefined)
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(1024)
+  command?: string;
+
+  @ApiPropertyOptional({
+    description: "For 'stdio': the arguments, each passed as is (never through a shell).",
+    example: ['-y', '@modelcontextprotocol/server-filesystem', '/srv/data'],
+    type: [String],
+  })
+  @Optional()
+  @IsArray()
+  @ArrayMaxSize(64)
+  @IsString({ each: true })
+  @MaxLength(4096, { each: true })
+  args?: string[];
+
+  @ApiPropertyOptional({
+    description:
+      "For 'stdio': environment variables of the process. Secrets: stored encrypted, never returned (only their names are), cut out of errors and logs. A new value replaces all stored ones.",
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    writeOnly: true,
+    example: { API_KEY: 'secret' },
+  })
+  @Optional()
+  @IsEnvMap()
+  env?: Record<string, string>;
+
+  @ApiPropertyOptional({
+    description: "For 'stdio': the working directory, an absolute path; Portico's own by default.",
+    example: '/srv/data',
+    maxLength: 1024,
+  })
+  @Optional()
+  @IsString()
+  @MaxLength(1024)
+  @Matches(/^\//, { message: 'cwd must be an absolute path' })
+  cwd?: string;
 
   @ApiPropertyOptional({ description: 'Upstream credentials (write-only).', type: GatewayAuthDto })
   @Optional()

@@ -67,11 +67,44 @@ export class GatewayResponseDto {
   @ApiProperty({ description: 'Slug of the name; the prefix of its tools’ virtual names.' })
   slug!: string;
 
-  @ApiProperty({ description: 'Upstream MCP endpoint.' })
-  url!: string;
+  @ApiProperty({
+    description: 'Upstream MCP endpoint; null for stdio.',
+    nullable: true,
+    type: String,
+  })
+  url!: string | null;
 
   @ApiProperty({ description: 'Upstream transport.', enum: GATEWAY_TRANSPORTS })
   transport!: GatewayTransport;
+
+  @ApiProperty({
+    description: 'For stdio: the program Portico runs; null otherwise.',
+    nullable: true,
+    type: String,
+  })
+  command!: string | null;
+
+  @ApiProperty({
+    description: 'For stdio: its arguments; null otherwise.',
+    nullable: true,
+    type: [String],
+  })
+  args!: string[] | null;
+
+  @ApiProperty({
+    description: 'For stdio: its working directory, null for Portico’s own.',
+    nullable: true,
+    type: String,
+  })
+  cwd!: string | null;
+
+  @ApiProperty({
+    description:
+      'For stdio: the names of its environment variables; their values are never returned.',
+    nullable: true,
+    type: [String],
+  })
+  envNames!: string[] | null;
 
   @ApiProperty({
     description:

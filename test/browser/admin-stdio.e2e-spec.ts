@@ -1,0 +1,89 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Browser, type Page } from 'playwright-core';
+import { STDIO_SERVERS } from '../fixtures/stdio-servers';
+import { ADMIN_PASSWORD, startTestApp, type TestApp } from '../support/test-app';
+import { describeWithBrowser, launchChromium } from './support/launch-chromium';
+
+describeWithBrowser('registering a stdio server from the admin pages in Chromium', () => {
+  let t: TestApp;
+  let browser: Browser;
+  const problems: string[] = [];
+
+  async function login(page: Page): Promise<void> {
+    await page.goto('/admin/login');
+    await page.getByLabel('Username').fill('admin');
+    await page.getByLabel('Password').fill(ADMIN_PASSWORD);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.waitForURL('**/admin');
+  }
+
+  beforeAll(async () => {
+    t = await startTestApp({ env: { STDIO_COMMANDS: 'node' } });
+    browser = await launchChromium();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  it('shows the fields of the chosen transport, and registers server-filesystem', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'portico-browser-fs-'));
+    writeFileSync(join(dir, 'readme.txt'), 'hi');
+    const context = await browser.newContext({ baseURL: t.baseUrl });
+    context.setDefaultTimeout(15_000);
+    const page = await context.newPage();
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page.on('console', (message) => {
+      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource'))
+        problems.push(`console: ${message.text()}`);
+    });
+    await login(page);
+    await page.goto('/admin/gateways/new');
+    expect(await page.getByLabel('Upstream MCP URL').isVisible()).toBe(true);
+    expect(await page.getByLabel('Command', { exact: true }).isVisible()).toBe(false);
+
+    await page.getByLabel('Transport').selectOption('stdio');
+    expect(await page.getByLabel('Upstream MCP URL').isVisible()).toBe(false);
+    expect(await page.getByLabel('Authentication').isVisible()).toBe(false);
+    await page.getByLabel('Name', { exact: true }).fill('Files');
+    await page.getByLabel('Command', { exact: true }).fill('node');
+    await page.getByLabel(/^Arguments/).fill(`${STDIO_SERVERS.filesystem}\n${dir}`);
+    await page.getByRole('button', { name: 'Register' }).click();
+    await page.waitForURL(/\/admin\/gateways\/[0-9a-f-]{36}$/);
+    expect(await page.getByRole('status').textContent()).toContain(
+      "Gateway 'Files' registered with 14 tools.",
+    );
+    expect(await page.locator('#processes-heading').textContent()).toBe(
+      'Processes on this replica',
+    );
+
+    await page.getByRole('link', { name: 'Edit Files' }).click();
+    expect(await page.getByLabel('Command', { exact: true }).inputValue()).toBe('node');
+    expect(await page.getByLabel('Upstream MCP URL').isVisible()).toBe(false);
+    await context.close();
+    expect(problems).toEqual([]);
+  });
+
+  it('shows every field without JavaScript, and registers all the same', async () => {
+    const context = await browser.newContext({ baseURL: t.baseUrl, javaScriptEnabled: false });
+    context.setDefaultTimeout(15_000);
+    const page = await context.newPage();
+    await login(page);
+    await page.goto('/admin/gateways/new');
+    expect(await page.getByLabel('Upstream MCP URL').isVisible()).toBe(true);
+    expect(await page.getByLabel('Command', { exact: true }).isVisible()).toBe(true);
+    await page.getByLabel('Transport').selectOption('stdio');
+    await page.getByLabel('Name', { exact: true }).fill('Memory');
+    await page.getByLabel('Command', { exact: true }).fill('node');
+    await page.getByLabel(/^Arguments/).fill(STDIO_SERVERS.memory);
+    await page.getByRole('button', { name: 'Register' }).click();
+    await page.waitForURL(/\/admin\/gateways\/[0-9a-f-]{36}$/);
+    expect(await page.getByRole('status').textContent()).toContain(
+      "Gateway 'Memory' registered with 9 tools.",
+    );
+    await context.close();
+  });
+});
