@@ -89,8 +89,10 @@ export function loggingModule(config: AppConfig): DynamicModule {
 }
 
 /**
- * One line for each request when it ends: method, path, status and time (`warn` for 4xx, `error`
- * for 5xx); every line of the request carries its request id and, with tracing on, its trace id.
+ * One line for each request when it ends: method, path, status and time. Failures are `warn`
+ * (4xx) and `error` (5xx); the rest are `debug`, so that the default level does not put a write
+ * on every tools/call. Every line of the request carries its request id and, with tracing on,
+ * its trace id.
  */
 export function requestLogging(config: AppConfig) {
   return pinoHttp({
@@ -98,7 +100,7 @@ export function requestLogging(config: AppConfig) {
     genReqId: (request) => (request as IncomingMessage & { id?: string }).id ?? '',
     serializers: { req: requestSummary, res: responseSummary },
     customLogLevel: (_request, response, error) =>
-      error || response.statusCode >= 500 ? 'error' : response.statusCode >= 400 ? 'warn' : 'info',
+      error || response.statusCode >= 500 ? 'error' : response.statusCode >= 400 ? 'warn' : 'debug',
     autoLogging: { ignore: (request) => QUIET_PATHS.test(request.url ?? '') },
     quietReqLogger: true,
   });
