@@ -1,8 +1,8 @@
 import { type DynamicModule } from '@nestjs/common';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
+import { type NextFunction, type Request, type Response } from 'express';
 import { LoggerModule } from 'nestjs-pino';
 import pino from 'pino';
-import { pinoHttp } from 'pino-http';
 import pretty from 'pino-pretty';
 import { type AppConfig, type LogLevel } from '../config/app-config';
 import { currentRequestId, currentTraceId } from './request-context';
@@ -90,18 +90,36 @@ export function loggingModule(config: AppConfig): DynamicModule {
 
 /**
  * One line for each request when it ends: method, path, status and time. Failures are `warn`
- * (4xx) and `error` (5xx); the rest are `debug`, so that the default level does not put a write
- * on every tools/call. Every line of the request carries its request id and, with tracing on,
- * its trace id.
+ * (4xx) and `error` (5xx); the rest are `debug`, so that at the default level a tools/call costs
+ * no log write (nor a child logger: this is a plain `close` listener, not pino-http). Every line
+ * of the request carries its request id and, with tracing on, its trace id.
  */
 export function requestLogging(config: AppConfig) {
-  return pinoHttp({
-    logger: rootLogger(config),
-    genReqId: (request) => (request as IncomingMessage & { id?: string }).id ?? '',
-    serializers: { req: requestSummary, res: responseSummary },
-    customLogLevel: (_request, response, error) =>
-      error || response.statusCode >= 500 ? 'error' : response.statusCode >= 400 ? 'warn' : 'debug',
-    autoLogging: { ignore: (request) => QUIET_PATHS.test(request.url ?? '') },
-    quietReqLogger: true,
-  });
+  const logger = rootLogger(config);
+  return (request: Request, response: Response, next: NextFunction): void => {
+    if (QUIET_PATHS.test(request.url)) {
+      next();
+      return;
+    }
+    const started = performance.now();
+    // `close` comes outside the request's async context: keep its ids now.
+    const requestId = currentRequestId();
+    const traceId = currentTraceId();
+    response.once('close', () => {
+      const status = response.statusCode;
+      const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'debug';
+      if (!logger.isLevelEnabled(level)) return;
+      logger[level](
+        {
+          ...(requestId ? { requestId } : {}),
+          ...(traceId ? { traceId } : {}),
+          req: requestSummary(request),
+          res: responseSummary(response),
+          responseTime: Math.round(performance.now() - started),
+        },
+        'request completed',
+      );
+    });
+    next();
+  };
 }
