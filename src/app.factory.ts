@@ -20,6 +20,7 @@ import { RequestValidationException } from './common/request-validation.exceptio
 import { VALIDATION_OPTIONS } from './common/validation';
 import { isMcpPath, originCheck } from './mcp/transport/origin-check';
 import { originAllowed } from './mcp/transport/origin-policy';
+import { requestLogging } from './observability/logging';
 import { requestContext } from './observability/request-context';
 import { httpMetrics } from './health/http-metrics.middleware';
 import { Metrics } from './health/metrics';
@@ -36,6 +37,7 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
   // Any peer could otherwise choose its own req.ip (and so its login-throttle key) and req.secure.
   app.set('trust proxy', config.trustedProxies.length > 0 ? [...config.trustedProxies] : false);
   app.use(requestContext);
+  app.use(requestLogging(config));
   app.use(httpMetrics(app.get(Metrics)));
   app.use(auditChanges(app.get(AuditTrail)));
   app.use(originCheck(config));

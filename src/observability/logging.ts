@@ -1,5 +1,6 @@
 import { type DynamicModule } from '@nestjs/common';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
+import { type NextFunction, type Request, type Response } from 'express';
 import { LoggerModule } from 'nestjs-pino';
 import pino from 'pino';
 import pretty from 'pino-pretty';
@@ -60,33 +61,65 @@ export function pinoOptions(config: AppConfig): pino.LoggerOptions {
   };
 }
 
+const roots = new WeakMap<AppConfig, pino.Logger>();
+
+/** The one pino logger of an app: Nest's log lines and the request lines both go through it. */
+function rootLogger(config: AppConfig): pino.Logger {
+  let root = roots.get(config);
+  if (!root) {
+    root = pino(
+      pinoOptions(config),
+      config.logFormat === 'pretty'
+        ? pretty({ colorize: false, singleLine: true, translateTime: 'SYS:HH:MM:ss.l' })
+        : pino.destination({ dest: 1, sync: false }),
+    );
+    roots.set(config, root);
+  }
+  return root;
+}
+
 /**
- * Logs through pino (nestjs-pino): JSON lines in production (LOG_FORMAT=json, the default), one
- * readable line each in development (LOG_FORMAT=pretty, the default with NODE_ENV=development).
- * Every line carries the request id and, with tracing on, the trace id; each request ends with
- * one line of method, path, status and time.
+ * Nest's logger through pino (nestjs-pino): JSON lines in production (LOG_FORMAT=json, the
+ * default), one readable line each in development (LOG_FORMAT=pretty, the default with
+ * NODE_ENV=development). Its own request middleware is not mounted (`forRoutes: []`): mounted by
+ * Nest it would be a catch-all route; `requestLogging` is plain Express middleware instead.
  */
 export function loggingModule(config: AppConfig): DynamicModule {
-  const destination =
-    config.logFormat === 'pretty'
-      ? pretty({ colorize: false, singleLine: true, translateTime: 'SYS:HH:MM:ss.l' })
-      : pino.destination({ dest: 1, sync: false });
-  return LoggerModule.forRoot({
-    pinoHttp: [
-      {
-        ...pinoOptions(config),
-        genReqId: (request) => (request as IncomingMessage & { id?: string }).id ?? '',
-        serializers: { req: requestSummary, res: responseSummary },
-        customLogLevel: (_request, response, error) =>
-          error || response.statusCode >= 500
-            ? 'error'
-            : response.statusCode >= 400
-              ? 'warn'
-              : 'info',
-        autoLogging: { ignore: (request) => QUIET_PATHS.test(request.url ?? '') },
-        quietReqLogger: true,
-      },
-      destination,
-    ],
-  });
+  return LoggerModule.forRoot({ pinoHttp: { logger: rootLogger(config) }, forRoutes: [] });
+}
+
+/**
+ * One line for each request when it ends: method, path, status and time. Failures are `warn`
+ * (4xx) and `error` (5xx); the rest are `debug`, so that at the default level a tools/call costs
+ * no log write (nor a child logger: this is a plain `close` listener, not pino-http). Every line
+ * of the request carries its request id and, with tracing on, its trace id.
+ */
+export function requestLogging(config: AppConfig) {
+  const logger = rootLogger(config);
+  return (request: Request, response: Response, next: NextFunction): void => {
+    if (QUIET_PATHS.test(request.url)) {
+      next();
+      return;
+    }
+    const started = performance.now();
+    // `close` comes outside the request's async context: keep its ids now.
+    const requestId = currentRequestId();
+    const traceId = currentTraceId();
+    response.once('close', () => {
+      const status = response.statusCode;
+      const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'debug';
+      if (!logger.isLevelEnabled(level)) return;
+      logger[level](
+        {
+          ...(requestId ? { requestId } : {}),
+          ...(traceId ? { traceId } : {}),
+          req: requestSummary(request),
+          res: responseSummary(response),
+          responseTime: Math.round(performance.now() - started),
+        },
+        'request completed',
+      );
+    });
+    next();
+  };
 }

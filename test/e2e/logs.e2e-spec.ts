@@ -142,7 +142,7 @@ describe('Structured logs', () => {
       expect(line.traceId).toMatch(/^[0-9a-f]{32}$/);
     }
     const mcpCall = finished.find((line) => line.req!.path === '/mcp' && line.traceId === traceId);
-    expect(mcpCall).toMatchObject({ level: 'info', res: { statusCode: 200 } });
+    expect(mcpCall).toMatchObject({ level: 'debug', res: { statusCode: 200 } });
     expect(finished.find((line) => line.res!.statusCode === 401)?.level).toBe('warn');
 
     await portico.stop();
