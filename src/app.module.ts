@@ -2,6 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { AdminModule } from './admin/admin.module';
 import { AuthModule } from './auth/auth.module';
 import { type AppConfig } from './config/app-config';
+import { ConfigAsCodeModule } from './config-as-code/config-as-code.module';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { EventsModule } from './events/events.module';
@@ -43,6 +44,7 @@ export class AppModule {
         HealthModule,
         AdminModule,
         OAuthModule,
+        ConfigAsCodeModule,
       ],
     };
   }

@@ -8,6 +8,10 @@ import {
 } from '@nestjs/common';
 import { type Request, type Response } from 'express';
 import { AuthErrorCode, AuthException } from '../auth/auth.exception';
+import {
+  ConfigDocumentErrorCode,
+  ConfigDocumentException,
+} from '../config-as-code/config-document.exception';
 import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';
 import { PromptErrorCode, PromptException } from '../prompts/prompt.exception';
 import { ResourceErrorCode, ResourceException } from '../resources/resource.exception';
@@ -27,7 +31,8 @@ export type DomainErrorCode =
   | AuthErrorCode
   | UserErrorCode
   | TeamErrorCode
-  | TokenErrorCode;
+  | TokenErrorCode
+  | ConfigDocumentErrorCode;
 
 export function statusOf(code: DomainErrorCode): number {
   switch (code) {
@@ -57,6 +62,7 @@ export function statusOf(code: DomainErrorCode): number {
     case TeamErrorCode.NameTaken:
     case TeamErrorCode.InUse:
     case ServerErrorCode.NameClash:
+    case ConfigDocumentErrorCode.Conflict:
       return HttpStatus.CONFLICT;
     case GatewayErrorCode.SlugEmpty:
     case ServerErrorCode.UnknownTools:
@@ -68,6 +74,9 @@ export function statusOf(code: DomainErrorCode): number {
     case ServerErrorCode.UnknownResources:
     case ServerErrorCode.UnknownResourceTemplates:
     case ServerErrorCode.UnknownPrompts:
+    case ConfigDocumentErrorCode.Invalid:
+    case ConfigDocumentErrorCode.SecretUnavailable:
+    case ConfigDocumentErrorCode.UnknownReference:
       return HttpStatus.UNPROCESSABLE_ENTITY;
     case GatewayErrorCode.UpstreamUnavailable:
     case ToolErrorCode.UpstreamUnavailable:
@@ -102,7 +111,8 @@ export function toProblem(error: unknown): Problem {
     error instanceof AuthException ||
     error instanceof UserException ||
     error instanceof TeamException ||
-    error instanceof TokenException
+    error instanceof TokenException ||
+    error instanceof ConfigDocumentException
   ) {
     const status = statusOf(error.code);
     return {

@@ -96,6 +96,12 @@ export abstract class AppConfig {
    */
   abstract readonly trustedProxies: readonly string[];
   abstract readonly oidc: OidcConfig | null;
+  /** A configuration document applied at start-up, once per change (a ConfigMap); null: none. */
+  abstract readonly configFile: string | null;
+  /** Whether the start-up apply of CONFIG_FILE deletes what the file does not name. */
+  abstract readonly configPrune: boolean;
+  /** Where `fromFile` credential references may point (mounted Kubernetes secrets). */
+  abstract readonly configSecretsDir: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -364,5 +370,9 @@ export function loadConfig(env: Env): AppConfig {
     metricsToken: metricsToken(env),
     trustedProxies: trustedProxies(env),
     oidc: oidc(env),
+    configFile:
+      value(env, 'CONFIG_FILE') === undefined ? null : resolve(value(env, 'CONFIG_FILE')!),
+    configPrune: boolean(env, 'CONFIG_PRUNE', false),
+    configSecretsDir: resolve(value(env, 'CONFIG_SECRETS_DIR') ?? '/var/run/secrets'),
   };
 }

@@ -1,3 +1,4 @@
+import { ConfigApply } from '../config-as-code/config-apply.entity';
 import { ToolEmbedding } from '../embeddings/tool-embedding.entity';
 import { LoginAttempt } from '../auth/login-attempt.entity';
 import { EventRelay } from '../events/event-relay.entity';
@@ -48,4 +49,5 @@ export const ENTITIES = [
   McpStreamEvent,
   EventRelay,
   ToolEmbedding,
+  ConfigApply,
 ];

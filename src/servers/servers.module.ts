@@ -10,6 +10,6 @@ import { ServersService } from './servers.service';
   imports: [TeamsModule, TokensModule],
   controllers: [ServersController],
   providers: [ServersService, ServerMembersStore, OriginalNamesQuery],
-  exports: [ServersService],
+  exports: [ServersService, ServerMembersStore, OriginalNamesQuery],
 })
 export class ServersModule {}
