@@ -192,7 +192,7 @@ describe('configuration as code', () => {
     outside.gateways[1]!.auth = {
       type: 'headers',
       headers: { 'X-API-Key': { fromFile: '/etc/hostname' } },
-    } as never;
+    };
     const escaped = await app.api().put('/api/v1/config').send(outside).expect(422);
     expect((escaped.body as { detail: string }).detail).toMatch(/cannot be read|outside/);
   });
@@ -282,9 +282,7 @@ describeOnPostgres('CONFIG_FILE with several replicas', () => {
       };
       expect(gateways.items.map((g) => g.name)).toEqual(['Clock']);
       const appliedAt = async () =>
-        (await first.app
-          .get(DataSource)
-          .query('SELECT source, applied_at FROM config_apply')) as unknown[];
+        first.app.get(DataSource).query<unknown[]>('SELECT source, applied_at FROM config_apply');
       const once = await appliedAt();
       expect(once).toHaveLength(1);
       await Promise.all(replicas.map((replica) => replica.close()));
