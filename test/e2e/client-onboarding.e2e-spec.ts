@@ -108,10 +108,10 @@ describe('client onboarding on the server page', () => {
     const token = entry.headers.Authorization!.slice('Bearer '.length);
     expect(snippet(issued.text, 'claude-code-token')).toContain(`'Authorization: Bearer ${token}'`);
     expect((await agent.get(`/admin/servers/${serverId}`).expect(200)).text).not.toContain(token);
-    const listed = (await app.api().get('/api/v1/tokens').expect(200)).body as {
+    const tokens = (await app.api().get('/api/v1/tokens').expect(200)).body as {
       items: { serverIds: string[]; prefix: string }[];
     };
-    expect(listed.items).toContainEqual(
+    expect(tokens.items).toContainEqual(
       expect.objectContaining({ serverIds: [serverId], prefix: token.slice(0, 10) }),
     );
   });
