@@ -59,16 +59,20 @@ export function resolveSecret(ref: SecretRef, source: SecretSource, where: strin
   const dir = resolve(source.secretsDir);
   const path = resolve(dir, ref.fromFile);
   let real: string;
-  let value: string;
   try {
     real = realpathSync(path);
-    value = readFileSync(real, 'utf8').replace(/\r?\n$/, '');
   } catch {
     throw secretProblem(where, `names the file ${ref.fromFile}, which cannot be read`);
   }
   const inside = relative(realpathOr(dir), real);
   if (inside === '' || inside.startsWith('..') || isAbsolute(inside))
     throw secretProblem(where, `names a file outside CONFIG_SECRETS_DIR (${dir})`);
+  let value: string;
+  try {
+    value = readFileSync(real, 'utf8').replace(/\r?\n$/, '');
+  } catch {
+    throw secretProblem(where, `names the file ${ref.fromFile}, which cannot be read`);
+  }
   if (value === '') throw secretProblem(where, `names the file ${ref.fromFile}, which is empty`);
   return value;
 }
