@@ -1,3 +1,4 @@
+import Ajv2020 from 'ajv/dist/2020';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
@@ -229,6 +230,31 @@ describe('configuration as code', () => {
     expect(schema.body).toMatchObject({ $id: 'urn:portico:config:v1' });
     await request(app.baseUrl).get('/api/v1/config').expect(401);
     await request(app.baseUrl).put('/api/v1/config').send({}).expect(401);
+  });
+
+  it('moves records between a team and global, and exports a document the published schema accepts', async () => {
+    const moved = document(github, jira);
+    moved.gateways[1]!.team = 'platform';
+    delete (moved.servers[0] as { team?: string }).team;
+    moved.servers[0]!.tools = ['github-create_issue', 'github-list_repos'];
+    const result = await apply(moved);
+    expect(result.plan).toContain('~ gateway "Jira"\n    team: null -> "platform"');
+    expect(result.plan).toContain('~ server "Support agent"\n    team: "platform" -> null');
+    expect((await apply(moved)).changes).toEqual([]);
+
+    const exported = (await app.api().get('/api/v1/config').expect(200)).body as object;
+    const schema = (await request(app.baseUrl).get('/api/v1/config/schema').expect(200))
+      .body as object;
+    const validate = new Ajv2020({ strict: false }).compile(schema);
+    expect(validate(exported)).toBe(true);
+    expect(exported).toMatchObject({
+      gateways: [
+        { name: 'GitHub', team: 'platform' },
+        { name: 'Jira', team: 'platform' },
+      ],
+      servers: [{ name: 'Support agent' }],
+    });
+    expect((exported as { servers: object[] }).servers[0]).not.toHaveProperty('team');
   });
 });
 

@@ -82,6 +82,13 @@ export function teamIdOf(ctx: ApplyContext, team: string | null, where: string):
   return id;
 }
 
+/** The name of a stored record's team, as the document would write it. */
+export function teamNameOf(ctx: ApplyContext, teamId: string | null): string | null {
+  if (teamId === null) return null;
+  for (const [name, id] of ctx.teamIds) if (id === teamId) return name;
+  return `(team ${teamId})`;
+}
+
 export function unknownReference(message: string): ConfigDocumentException {
   return new ConfigDocumentException(ConfigDocumentErrorCode.UnknownReference, `${message}.`);
 }

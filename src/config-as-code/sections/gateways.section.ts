@@ -13,7 +13,7 @@ import { Team } from '../../teams/team.entity';
 import { type FieldChange, SECRET_SHOWN, scalarChanges } from '../config-change';
 import { ConfigDocumentErrorCode, ConfigDocumentException } from '../config-document.exception';
 import { resolveSecret, secretRefSchema } from '../secret-ref';
-import { type ApplyContext, defineSection, teamIdOf } from './config-section';
+import { type ApplyContext, defineSection, teamIdOf, teamNameOf } from './config-section';
 
 const gatewayAuth = z.discriminatedUnion('type', [
   z.object({ type: z.literal('none') }).strict(),
@@ -90,7 +90,7 @@ export const gatewaysSection = defineSection({
         gateway && {
           url: gateway.url,
           transport: gateway.transport,
-          team: item.team === null || gateway.teamId === teamId ? item.team : '(another team)',
+          team: teamNameOf(ctx, gateway.teamId),
           enabled: gateway.enabled,
         },
         { url, transport: item.transport, team: item.team, enabled: item.enabled },

@@ -13,6 +13,7 @@ import {
   defineSection,
   type ExportContext,
   teamIdOf,
+  teamNameOf,
   unknownReference,
 } from './config-section';
 
@@ -140,7 +141,7 @@ export const serversSection = defineSection({
           description: server.description,
           enabled: server.enabled,
           naming: server.naming,
-          team: item.team === null || server.teamId === teamId ? item.team : '(another team)',
+          team: teamNameOf(ctx, server.teamId),
           toolSearch: {
             enabled: server.toolSearchEnabled,
             alwaysLoaded: server.toolSearchAlwaysLoaded,
