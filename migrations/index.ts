@@ -5,6 +5,7 @@ import { McpCoreStreams1795458120392 } from './1795458120392-McpCoreStreams';
 import { ResourcesAndPrompts1795459245669 } from './1795459245669-ResourcesAndPrompts';
 import { ToolEmbeddings1795460000000 } from './1795460000000-ToolEmbeddings';
 import { Identity1795470000000 } from './1795470000000-Identity';
+import { PoliciesAndLimits1795510000000 } from './1795510000000-PoliciesAndLimits';
 import { ConfigApply1795520000000 } from './1795520000000-ConfigApply';
 import { ToolTextSearch1795323626806 } from './1795323626806-ToolTextSearch';
 
@@ -18,5 +19,6 @@ export const MIGRATIONS = [
   ResourcesAndPrompts1795459245669,
   ToolEmbeddings1795460000000,
   Identity1795470000000,
+  PoliciesAndLimits1795510000000,
   ConfigApply1795520000000,
 ];

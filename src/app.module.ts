@@ -13,6 +13,8 @@ import { OAuthModule } from './oauth/oauth.module';
 import { PromptsModule } from './prompts/prompts.module';
 import { ResourcesModule } from './resources/resources.module';
 import { ServersModule } from './servers/servers.module';
+import { PoliciesModule } from './policies/policies.module';
+import { RateLimitsModule } from './rate-limits/rate-limits.module';
 import { SyncModule } from './sync/sync.module';
 import { TeamsModule } from './teams/teams.module';
 import { TokensModule } from './tokens/tokens.module';
@@ -40,6 +42,8 @@ export class AppModule {
         ResourcesModule,
         PromptsModule,
         ServersModule,
+        PoliciesModule,
+        RateLimitsModule,
         SyncModule,
         HealthModule,
         AdminModule,

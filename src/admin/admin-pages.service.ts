@@ -15,6 +15,7 @@ export type AdminSection =
   | 'tokens'
   | 'users'
   | 'teams'
+  | 'rate-limits'
   | 'login'
   | 'consent'
   | 'error';

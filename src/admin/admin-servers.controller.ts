@@ -10,6 +10,8 @@ import { type ServerResponseDto } from '../servers/dto/server-response.dto';
 import { ServerTokenRequestDto } from '../servers/dto/server-token-request.dto';
 import { ServerUpdateDto } from '../servers/dto/server-update.dto';
 import { ServersService } from '../servers/servers.service';
+import { ServerToolOverridesService } from '../servers/server-tool-overrides.service';
+import { ServerHooksService } from '../policies/server-hooks.service';
 import { PromptsService } from '../prompts/prompts.service';
 import { ResourcesService } from '../resources/resources.service';
 import { TeamsService } from '../teams/teams.service';
@@ -57,6 +59,8 @@ export class AdminServersController {
     private readonly pickers: ServerPickersBuilder,
     private readonly pages: AdminPages,
     private readonly teams: TeamsService,
+    private readonly overrides: ServerToolOverridesService,
+    private readonly hooks: ServerHooksService,
   ) {}
 
   @Get()
@@ -139,6 +143,9 @@ export class AdminServersController {
     server: ServerResponseDto,
     outcome: { issued?: IssuedToken; tokenError?: FormErrors } = {},
   ): Promise<void> {
+    const tools = await this.tools.getMany(server.toolIds);
+    const overrides = await this.overrides.list(server.id, pageScope(request));
+    const toolNames = new Map(tools.map((tool) => [tool.id, tool.name]));
     await this.pages.render(
       request,
       response,
@@ -151,7 +158,12 @@ export class AdminServersController {
           pageScope(request).canManage(server.teamId) &&
           roleAtLeast(request.principal!.role, 'operator'),
         teamName: await this.teamName(server.teamId),
-        tools: await this.tools.getMany(server.toolIds),
+        tools,
+        overrides: overrides.items.map((override) => ({
+          ...override,
+          tool: toolNames.get(override.toolId) ?? override.toolId,
+        })),
+        hooks: (await this.hooks.get(server.id, pageScope(request))).hooks,
         resources: await this.resources.getMany(server.resourceIds),
         resourceTemplates: await this.resources.getManyTemplates(server.resourceTemplateIds),
         prompts: await this.prompts.getMany(server.promptIds),

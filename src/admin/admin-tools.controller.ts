@@ -162,7 +162,7 @@ export class AdminToolsController {
       return;
     }
     const submission = await submitForm(ToolInvokeDto, { arguments: check.arguments }, {}, (dto) =>
-      this.invoker.invoke(id, dto.arguments ?? {}, pageScope(request)),
+      this.invoker.invoke(id, dto.arguments ?? {}, pageScope(request), request.principal!),
     );
     if (!submission.ok) {
       await this.renderDetail(request, response, tool, {

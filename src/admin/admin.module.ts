@@ -17,6 +17,9 @@ import { AdminLoginController } from './admin-login.controller';
 import { AdminNotFoundController } from './admin-not-found.controller';
 import { AdminPages } from './admin-pages.service';
 import { AdminPromptsController } from './admin-prompts.controller';
+import { AdminRateLimitsController } from './admin-rate-limits.controller';
+import { RateLimitsModule } from '../rate-limits/rate-limits.module';
+import { PoliciesModule } from '../policies/policies.module';
 import { AdminResourcesController } from './admin-resources.controller';
 import { AdminServersController } from './admin-servers.controller';
 import { AdminSessionGuard } from './admin-session.guard';
@@ -42,6 +45,8 @@ import { ServerPickersBuilder } from './server-pickers';
     TeamsModule,
     TokensModule,
     UsersModule,
+    RateLimitsModule,
+    PoliciesModule,
   ],
   controllers: [
     AdminLoginController,
@@ -54,6 +59,7 @@ import { ServerPickersBuilder } from './server-pickers';
     AdminTokensController,
     AdminUsersController,
     AdminTeamsController,
+    AdminRateLimitsController,
     AdminSsoController,
     AdminNotFoundController,
   ],

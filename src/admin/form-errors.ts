@@ -10,6 +10,8 @@ import { TeamErrorCode, TeamException } from '../teams/team.exception';
 import { TokenErrorCode, TokenException } from '../tokens/token.exception';
 import { ToolErrorCode, ToolException } from '../tools/tool.exception';
 import { UserErrorCode, UserException } from '../users/user.exception';
+import { PolicyErrorCode, PolicyException } from '../policies/policy.exception';
+import { RateLimitErrorCode, RateLimitException } from '../rate-limits/rate-limit.exception';
 
 /** What a form shows after the service refused it: messages by field, and one for the form. */
 export interface FormErrors {
@@ -78,7 +80,15 @@ export function fieldOfCode(code: DomainErrorCode): string | null {
     case ConfigDocumentErrorCode.SecretUnavailable:
     case ConfigDocumentErrorCode.UnknownReference:
     case ConfigDocumentErrorCode.Conflict:
+    case PolicyErrorCode.RuleNotFound:
+    case PolicyErrorCode.InvalidHooks:
+    case RateLimitErrorCode.NotFound:
+    case RateLimitErrorCode.Exceeded:
+    case RateLimitErrorCode.Unavailable:
       return null;
+    case PolicyErrorCode.UnknownTarget:
+    case RateLimitErrorCode.UnknownTarget:
+      return 'target';
   }
 }
 
@@ -108,7 +118,9 @@ export function formErrors(
     error instanceof AuthException ||
     error instanceof UserException ||
     error instanceof TeamException ||
-    error instanceof TokenException
+    error instanceof TokenException ||
+    error instanceof PolicyException ||
+    error instanceof RateLimitException
   ) {
     const status = statusOf(error.code);
     if (status === 404) return null;

@@ -9,6 +9,7 @@ const DESCRIPTIONS: Record<number, string> = {
   409: 'Conflict with existing state (duplicate name, slug or URL; a clash of virtual or original names).',
   413: 'Request body too large.',
   422: 'Validation failed; `errors` lists the fields.',
+  429: 'Too many calls: a rate limit holds; `Retry-After` says when to try again.',
   502: 'The upstream MCP server failed or is unreachable.',
 };
 

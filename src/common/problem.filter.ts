@@ -20,6 +20,8 @@ import { TeamErrorCode, TeamException } from '../teams/team.exception';
 import { TokenErrorCode, TokenException } from '../tokens/token.exception';
 import { ToolErrorCode, ToolException } from '../tools/tool.exception';
 import { UserErrorCode, UserException } from '../users/user.exception';
+import { PolicyErrorCode, PolicyException } from '../policies/policy.exception';
+import { RateLimitErrorCode, RateLimitException } from '../rate-limits/rate-limit.exception';
 import { RequestValidationException } from './request-validation.exception';
 
 export type DomainErrorCode =
@@ -32,7 +34,9 @@ export type DomainErrorCode =
   | UserErrorCode
   | TeamErrorCode
   | TokenErrorCode
-  | ConfigDocumentErrorCode;
+  | ConfigDocumentErrorCode
+  | PolicyErrorCode
+  | RateLimitErrorCode;
 
 export function statusOf(code: DomainErrorCode): number {
   switch (code) {
@@ -45,6 +49,8 @@ export function statusOf(code: DomainErrorCode): number {
     case UserErrorCode.NotFound:
     case TeamErrorCode.NotFound:
     case TokenErrorCode.NotFound:
+    case PolicyErrorCode.RuleNotFound:
+    case RateLimitErrorCode.NotFound:
       return HttpStatus.NOT_FOUND;
     case GatewayErrorCode.NameTaken:
     case GatewayErrorCode.SlugTaken:
@@ -77,7 +83,14 @@ export function statusOf(code: DomainErrorCode): number {
     case ConfigDocumentErrorCode.Invalid:
     case ConfigDocumentErrorCode.SecretUnavailable:
     case ConfigDocumentErrorCode.UnknownReference:
+    case PolicyErrorCode.UnknownTarget:
+    case PolicyErrorCode.InvalidHooks:
+    case RateLimitErrorCode.UnknownTarget:
       return HttpStatus.UNPROCESSABLE_ENTITY;
+    case RateLimitErrorCode.Exceeded:
+      return HttpStatus.TOO_MANY_REQUESTS;
+    case RateLimitErrorCode.Unavailable:
+      return HttpStatus.SERVICE_UNAVAILABLE;
     case GatewayErrorCode.UpstreamUnavailable:
     case ToolErrorCode.UpstreamUnavailable:
       return HttpStatus.BAD_GATEWAY;
@@ -112,7 +125,9 @@ export function toProblem(error: unknown): Problem {
     error instanceof UserException ||
     error instanceof TeamException ||
     error instanceof TokenException ||
-    error instanceof ConfigDocumentException
+    error instanceof ConfigDocumentException ||
+    error instanceof PolicyException ||
+    error instanceof RateLimitException
   ) {
     const status = statusOf(error.code);
     return {

@@ -23,6 +23,9 @@ import { TeamMember } from '../teams/team-member.entity';
 import { Team } from '../teams/team.entity';
 import { ApiToken } from '../tokens/api-token.entity';
 import { Tool } from '../tools/tool.entity';
+import { ServerToolOverride } from '../servers/server-tool-override.entity';
+import { ToolRule } from '../policies/tool-rule.entity';
+import { RateLimit, RateLimitCounter } from '../rate-limits/rate-limit.entity';
 import { User } from '../users/user.entity';
 
 export const ENTITIES = [
@@ -49,5 +52,9 @@ export const ENTITIES = [
   McpStreamEvent,
   EventRelay,
   ToolEmbedding,
+  ServerToolOverride,
+  ToolRule,
+  RateLimit,
+  RateLimitCounter,
   ConfigApply,
 ];

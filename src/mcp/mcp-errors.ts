@@ -8,6 +8,15 @@ import { UpstreamFailure, type UpstreamRpcError } from '../upstream/upstream-err
 /** Implementation-defined JSON-RPC server error: the upstream could not be reached or dropped. */
 export const UPSTREAM_UNAVAILABLE = -32010;
 
+/** Implementation-defined: a hook of the virtual server refused the call, or failed. */
+export const TOOL_CALL_REFUSED = -32011;
+
+/**
+ * Implementation-defined: a rate limit refused the call. `data.retryAfterSeconds` says when to
+ * try again; the session itself goes on.
+ */
+export const RATE_LIMITED = -32029;
+
 /** MCP's JSON-RPC error for an unknown resource. */
 export const RESOURCE_NOT_FOUND = -32002;
 
@@ -97,4 +106,19 @@ export function fromUpstream(
         `Upstream '${gateway}' is unavailable: ${error.message}`,
       );
   }
+}
+
+export function rateLimited(message: string, retryAfterSeconds: number, retryAt: string): RpcError {
+  return new RpcError(RATE_LIMITED, message, { retryAfterSeconds, retryAt });
+}
+
+/** A hook refused the call (`refused`), or failed; either way the call did not go through. */
+export function toolCallRefused(hook: string, message: string, refused: boolean): RpcError {
+  return new RpcError(
+    TOOL_CALL_REFUSED,
+    refused
+      ? `Refused by hook '${hook}': ${message}`
+      : `Hook '${hook}' failed, so the call was refused: ${message}`,
+    { hook },
+  );
 }

@@ -13,6 +13,8 @@ import { McpRouter } from './calls/mcp-router';
 import { PromptCalls } from './calls/prompt-calls';
 import { ResourceCalls } from './calls/resource-calls';
 import { ToolCalls } from './calls/tool-calls';
+import { CallGuard } from './calls/call-guard';
+import { RateLimitsModule } from '../rate-limits/rate-limits.module';
 import { ToolSearchService } from './search/tool-search.service';
 import { SessionRegistry } from './session/session-registry.service';
 import { SessionStore } from './session/session.store';
@@ -26,7 +28,14 @@ import { StreamableHttpEndpoint } from './transport/streamable-http.endpoint';
  * calls (decides where a request goes), and the upstream module (talks to upstreams).
  */
 @Module({
-  imports: [ToolsModule, ResourcesModule, PromptsModule, UpstreamModule, EmbeddingsModule],
+  imports: [
+    ToolsModule,
+    ResourcesModule,
+    PromptsModule,
+    UpstreamModule,
+    EmbeddingsModule,
+    RateLimitsModule,
+  ],
   controllers: [McpController],
   providers: [
     StreamableHttpEndpoint,
@@ -36,6 +45,7 @@ import { StreamableHttpEndpoint } from './transport/streamable-http.endpoint';
     StreamEvents,
     McpRouter,
     ToolCalls,
+    CallGuard,
     ResourceCalls,
     PromptCalls,
     Directories,

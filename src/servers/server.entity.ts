@@ -8,6 +8,7 @@ import {
   PrimaryGeneratedColumn,
   UpdateDateColumn,
 } from 'typeorm';
+import { type HookConfig } from '../policies/hooks/hook-config';
 import { Team } from '../teams/team.entity';
 
 /**
@@ -42,6 +43,13 @@ export class Server {
   /** Virtual names that stay listed when tool search defers the rest. */
   @Column({ name: 'tool_search_always_loaded', type: 'jsonb', default: () => "'[]'" })
   toolSearchAlwaysLoaded!: string[];
+
+  /**
+   * The hooks run around each tool call on this server, in order: a name from the hook registry
+   * and its settings.
+   */
+  @Column({ type: 'jsonb', default: () => "'[]'" })
+  hooks!: HookConfig[];
 
   /** The owning team; null: global, managed by admins only. */
   @Index('server_team_idx')

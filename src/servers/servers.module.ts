@@ -5,11 +5,20 @@ import { TeamsModule } from '../teams/teams.module';
 import { TokensModule } from '../tokens/tokens.module';
 import { ServersController } from './servers.controller';
 import { ServersService } from './servers.service';
+import { ListedNamesQuery } from './listed-names.query';
+import { ServerToolOverridesController } from './server-tool-overrides.controller';
+import { ServerToolOverridesService } from './server-tool-overrides.service';
 
 @Module({
   imports: [TeamsModule, TokensModule],
-  controllers: [ServersController],
-  providers: [ServersService, ServerMembersStore, OriginalNamesQuery],
-  exports: [ServersService, ServerMembersStore, OriginalNamesQuery],
+  controllers: [ServersController, ServerToolOverridesController],
+  providers: [
+    ServersService,
+    ServerMembersStore,
+    OriginalNamesQuery,
+    ListedNamesQuery,
+    ServerToolOverridesService,
+  ],
+  exports: [ServersService, ServerToolOverridesService, ServerMembersStore, OriginalNamesQuery],
 })
 export class ServersModule {}

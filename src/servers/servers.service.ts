@@ -15,6 +15,7 @@ import { type ServerCreateDto } from './dto/server-create.dto';
 import { type ServerResponseDto } from './dto/server-response.dto';
 import { type ServerUpdateDto } from './dto/server-update.dto';
 import { describeClash, OriginalNamesQuery } from './original-names.query';
+import { assertNoClash, ListedNamesQuery } from './listed-names.query';
 import { MEMBER_FIELDS, type ServerMemberIds, ServerMembersStore } from './server-members.store';
 import { Server } from './server.entity';
 import { ServerErrorCode, ServerException } from './server.exception';
@@ -30,6 +31,7 @@ export class ServersService {
     private readonly teams: TeamsService,
     private readonly members: ServerMembersStore,
     private readonly originalNames: OriginalNamesQuery,
+    private readonly listedNames: ListedNamesQuery,
   ) {}
 
   /** The servers this scope sees: its teams' and the global ones. */
@@ -132,6 +134,8 @@ export class ServersService {
       // members clash must not block an unrelated edit.
       if (server.naming === 'original' && (dto.naming !== undefined || replaced.length > 0))
         await this.assertOriginalNamesFree(em, id);
+      if (dto.naming !== undefined || dto.toolIds !== undefined)
+        await assertNoClash(em, this.listedNames, server);
     });
     await this.changed(id);
     return this.get(id, scope);

@@ -9,6 +9,11 @@ import { UpstreamTargets } from '../upstream/upstream-targets.service';
 import { ToolNameQuery } from './tool-name.query';
 import { Tool } from './tool.entity';
 import { ToolErrorCode, ToolException } from './tool.exception';
+import { type Principal } from '../auth/principal';
+import { ToolRulesService } from '../policies/tool-rules.service';
+import { RateLimitMetrics } from '../rate-limits/rate-limit-metrics';
+import { RateLimitErrorCode, RateLimitException } from '../rate-limits/rate-limit.exception';
+import { type LimitRule, RateLimiter } from '../rate-limits/rate-limiter.service';
 
 /**
  * Calls a stored tool on its own upstream under its original name, over a short-lived session.
@@ -21,18 +26,47 @@ export class ToolInvoker {
     private readonly connector: UpstreamConnector,
     private readonly targets: UpstreamTargets,
     private readonly names: ToolNameQuery,
+    private readonly rules: ToolRulesService,
+    private readonly limiter: RateLimiter,
+    private readonly limitMetrics: RateLimitMetrics,
   ) {}
 
-  /** Calls the tool if this scope sees its gateway (404 otherwise, as for a missing tool). */
+  /** The global rate limits that count this call; 429 past any of them. */
+  private async limit(principal: Principal, toolId: string): Promise<void> {
+    const limits: LimitRule[] = await this.dataSource.query(
+      `SELECT id, per, server_id AS "serverId", tool_id AS "toolId", points,
+              window_seconds AS "windowSeconds"
+       FROM rate_limit WHERE server_id IS NULL AND (tool_id IS NULL OR tool_id = $1)`,
+      [toolId],
+    );
+    if (limits.length === 0) return;
+    try {
+      await this.limiter.consume(limits, principal, toolId);
+    } catch (error) {
+      if (error instanceof RateLimitException && error.code === RateLimitErrorCode.Exceeded)
+        this.limitMetrics.rejections.inc({ surface: 'rest' });
+      throw error;
+    }
+  }
+
+  /**
+   * Calls the tool if this scope sees its gateway and the global tool rules let the principal use
+   * it (404 otherwise, as for a missing tool), within the global rate limits (429).
+   */
   async invoke(
     toolId: string,
     args: Record<string, unknown>,
     scope: TeamScope,
+    principal: Principal | null,
   ): Promise<CallToolResult> {
     const tool = await this.dataSource
       .getRepository(Tool)
       .findOne({ where: { id: toolId }, relations: { gateway: true } });
-    if (!tool?.gateway || !scope.canSee(tool.gateway.teamId))
+    if (
+      !tool?.gateway ||
+      !scope.canSee(tool.gateway.teamId) ||
+      (principal !== null && !(await this.rules.allowsEverywhere(principal, toolId)))
+    )
       throw new ToolException(ToolErrorCode.NotFound, `Tool ${toolId} does not exist.`);
     const { gateway } = tool;
     const name = this.names.name(tool.gatewaySlug, tool.originalName);
@@ -44,6 +78,7 @@ export class ToolInvoker {
     }
     if (!tool.enabled)
       throw new ToolException(ToolErrorCode.Disabled, `Tool '${name}' is disabled.`);
+    if (principal !== null) await this.limit(principal, toolId);
     try {
       const connection = await this.connector.open(this.targets.targetOf(gateway), {
         listen: false,

@@ -1,7 +1,8 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { MinRole } from '../auth/auth.decorators';
-import { CurrentScope } from '../auth/current-principal.decorator';
+import { CurrentPrincipal, CurrentScope } from '../auth/current-principal.decorator';
+import { type Principal } from '../auth/principal';
 import { TeamScope } from '../auth/team-scope';
 import { ApiProblems } from '../common/api-problems.decorator';
 import { UuidParam } from '../common/uuid-param';
@@ -66,15 +67,16 @@ export class ToolsController {
   @ApiOperation({
     summary: 'Call the tool on its upstream under its original name',
     description:
-      'Returns the MCP CallToolResult as is; a tool that reports a failure answers 200 with `isError: true`. 409 when the tool or its gateway is disabled, 502 when the upstream fails or does not answer within UPSTREAM_TIMEOUT_MS.',
+      'Returns the MCP CallToolResult as is; a tool that reports a failure answers 200 with `isError: true`. 404 also when a global tool rule denies the tool to the caller; 409 when the tool or its gateway is disabled; 429 with `Retry-After` past a global rate limit; 502 when the upstream fails or does not answer within UPSTREAM_TIMEOUT_MS.',
   })
   @ApiOkResponse({ type: ToolInvokeResultDto })
-  @ApiProblems(400, 404, 409, 422, 502)
+  @ApiProblems(400, 404, 409, 422, 429, 502)
   invoke(
     @UuidParam() id: string,
     @Body() dto: ToolInvokeDto,
     @CurrentScope() scope: TeamScope,
+    @CurrentPrincipal() principal: Principal,
   ): Promise<ToolInvokeResultDto> {
-    return this.invoker.invoke(id, dto.arguments ?? {}, scope);
+    return this.invoker.invoke(id, dto.arguments ?? {}, scope, principal);
   }
 }

@@ -24,6 +24,7 @@ import { mergeUiResourceMeta } from './ui-resource-meta';
 
 /** Where a tools/call goes: the tool's gateway, under its upstream name. */
 export interface CallTarget {
+  id: string;
   gatewayId: string;
   gatewaySlug: string;
   originalName: string;

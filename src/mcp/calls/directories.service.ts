@@ -22,7 +22,13 @@ import {
   isAppPage,
   ResourceDirectory,
 } from '../directory/resource-directory';
-import { ScopeDirectory } from '../directory/scope-directory';
+import { type ScopeGuard, ScopeDirectory } from '../directory/scope-directory';
+import { buildHooks } from '../../policies/hooks/hook-registry';
+import { type HookConfig } from '../../policies/hooks/hook-config';
+import { HookRefusal, type ToolCallHook } from '../../policies/hooks/tool-call-hook';
+import { type PolicyRule, ToolPolicy } from '../../policies/tool-policy';
+import { type LimitRule } from '../../rate-limits/rate-limiter.service';
+import { applyToolOverride, type ToolOverrideValues } from '../../servers/tool-override';
 import {
   type DirectoryServer,
   type DirectoryTool,
@@ -35,6 +41,8 @@ const BUILD_SLICE = 2000;
 /** How a scope names its members: the gateway-wide endpoint always prefixes. */
 interface Naming {
   original: boolean;
+  /** The server's overrides, by tool id. */
+  overrides: ReadonlyMap<string, ToolOverrideValues>;
 }
 
 /**
@@ -96,7 +104,8 @@ export class Directories implements OnModuleInit, OnModuleDestroy {
 
   private async load(scope: McpScope): Promise<ScopeDirectory | null> {
     let server: DirectoryServer | null = null;
-    const naming: Naming = { original: false };
+    let hooks: HookConfig[] = [];
+    const naming: Naming = { original: false, overrides: new Map() };
     if (scope.kind === 'server') {
       const row = await this.dataSource
         .getRepository(Server)
@@ -109,8 +118,15 @@ export class Directories implements OnModuleInit, OnModuleDestroy {
         toolSearchAlwaysLoaded: row.toolSearchAlwaysLoaded,
       };
       naming.original = row.naming === 'original';
+      hooks = row.hooks;
     }
     const serverId = server?.id ?? null;
+    const [overrides, rules, limits] = await Promise.all([
+      serverId === null ? [] : this.overridesOf(serverId),
+      this.rulesOf(serverId),
+      this.limitsOf(serverId),
+    ]);
+    naming.overrides = new Map(overrides.map(({ toolId, ...values }) => [toolId, values]));
     const [tools, resources, templates, prompts, gateways] = await Promise.all([
       this.tools.ofScope(serverId),
       this.resources.resources(serverId),
@@ -125,8 +141,8 @@ export class Directories implements OnModuleInit, OnModuleDestroy {
       for (const tool of tools.slice(start, start + BUILD_SLICE))
         toolEntries.push(this.tool(tool, naming));
     }
-    if (server && naming.original) {
-      // Always-loaded tools are stored by virtual name; this server lists them by upstream name.
+    if (server && (naming.original || naming.overrides.size > 0)) {
+      // Always-loaded tools are stored by virtual name; this server may list them otherwise.
       const listed = new Map(toolEntries.map((entry) => [entry.virtualName, entry.name]));
       server.toolSearchAlwaysLoaded = server.toolSearchAlwaysLoaded.map(
         (name) => listed.get(name) ?? name,
@@ -135,10 +151,17 @@ export class Directories implements OnModuleInit, OnModuleDestroy {
     const slugs = new Map(
       [...resources, ...templates].map((entry) => [entry.gatewaySlug, entry.gatewayId]),
     );
+    const guard: ScopeGuard = {
+      policy: rules.length === 0 ? ToolPolicy.OPEN : new ToolPolicy(rules),
+      limits,
+      hooks: guardHooks(hooks),
+    };
     return new ScopeDirectory(
       scope,
       server,
-      new ToolDirectory(scope, server, toolEntries),
+      new ToolDirectory(scope, server, toolEntries, {
+        stamp: rules.length === 0 ? '' : JSON.stringify(rules),
+      }),
       new ResourceDirectory(
         resources
           .filter((resource) => !isAppPage(resource.uri))
@@ -147,16 +170,47 @@ export class Directories implements OnModuleInit, OnModuleDestroy {
         naming.original ? null : { gateways: gateways ?? slugs, readAny: gateways !== null },
       ),
       new PromptDirectory(prompts.map((prompt) => this.prompt(prompt, naming))),
+      guard,
+    );
+  }
+
+  private overridesOf(serverId: string): Promise<(ToolOverrideValues & { toolId: string })[]> {
+    return this.dataSource.query(
+      `SELECT tool_id AS "toolId", name, title, description, annotations
+       FROM server_tool_override WHERE server_id = $1`,
+      [serverId],
+    );
+  }
+
+  /** The scope's tool rules: the global ones, and its server's. Ordered, for a stable version. */
+  private rulesOf(serverId: string | null): Promise<PolicyRule[]> {
+    return this.dataSource.query(
+      `SELECT tool_id AS "toolId", effect, team_id AS "teamId", role FROM tool_rule
+       WHERE server_id IS NULL${serverId === null ? '' : ' OR server_id = $1'}
+       ORDER BY id`,
+      serverId === null ? [] : [serverId],
+    );
+  }
+
+  private limitsOf(serverId: string | null): Promise<LimitRule[]> {
+    return this.dataSource.query(
+      `SELECT id, per, server_id AS "serverId", tool_id AS "toolId", points,
+              window_seconds AS "windowSeconds"
+       FROM rate_limit WHERE server_id IS NULL${serverId === null ? '' : ' OR server_id = $1'}
+       ORDER BY id`,
+      serverId === null ? [] : [serverId],
     );
   }
 
   private tool(tool: Tool, naming: Naming): DirectoryTool & { virtualName: string } {
     const visibility = toolVisibility(tool.meta);
     const presented = this.presenter.toMcpTool(tool);
-    const definition =
+    const override = visibility.includes('model') ? naming.overrides.get(tool.id) : undefined;
+    let definition =
       naming.original && visibility.includes('model')
         ? { ...presented, name: tool.originalName }
         : presented;
+    if (override) definition = applyToolOverride(definition, override);
     return {
       virtualName: presented.name,
       id: tool.id,
@@ -169,6 +223,7 @@ export class Directories implements OnModuleInit, OnModuleDestroy {
       definition,
       appConfig: tool.appConfig,
       contentHash: tool.contentHash,
+      override: override ?? null,
     };
   }
 
@@ -230,5 +285,26 @@ export class Directories implements OnModuleInit, OnModuleDestroy {
         ...(prompt.meta === null ? {} : { _meta: prompt.meta }),
       },
     };
+  }
+}
+
+/**
+ * The server's hooks. Settings were checked when saved; should they no longer build (a hook gone
+ * from this version), every call fails with the reason rather than running without them.
+ */
+function guardHooks(configs: readonly HookConfig[]): readonly ToolCallHook[] {
+  if (configs.length === 0) return [];
+  try {
+    return buildHooks(configs);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return [
+      {
+        name: 'configuration',
+        before: () => {
+          throw new HookRefusal(`This server's hooks cannot run: ${reason}`);
+        },
+      },
+    ];
   }
 }

@@ -20,6 +20,8 @@ import { PromptCalls } from './prompt-calls';
 import { ResourceCalls } from './resource-calls';
 import { type ScopeDirectory } from '../directory/scope-directory';
 import { ToolCalls } from './tool-calls';
+import { CallGuard } from './call-guard';
+import { type Principal } from '../../auth/principal';
 
 const PORTICO_VERSION = '1.0.0';
 
@@ -53,6 +55,7 @@ export class McpRouter {
     private readonly prompts: PromptCalls,
     private readonly apps: McpApps,
     private readonly metrics: Metrics,
+    private readonly guard: CallGuard,
   ) {}
 
   /** The answer to a client request; it never throws. */
@@ -60,10 +63,11 @@ export class McpRouter {
     runtime: SessionRuntime,
     request: JSONRPCRequest,
     signal: AbortSignal,
+    principal: Principal,
   ): Promise<JSONRPCResponse> {
-    if (request.method === 'tools/call') return this.callTool(runtime, request, signal);
+    if (request.method === 'tools/call') return this.callTool(runtime, request, signal, principal);
     try {
-      const result = await this.route(runtime, request);
+      const result = await this.route(runtime, request, principal);
       return { jsonrpc: '2.0', id: request.id, result };
     } catch (error) {
       return errorResponse(request.id, error);
@@ -92,6 +96,7 @@ export class McpRouter {
     runtime: SessionRuntime,
     request: JSONRPCRequest,
     signal: AbortSignal,
+    principal: Principal,
   ): Promise<JSONRPCResponse> {
     const started = performance.now();
     const served = { gateway: '' };
@@ -100,7 +105,9 @@ export class McpRouter {
       const directory = await this.directory(runtime);
       const result = await this.tools.call(
         runtime,
-        directory.tools,
+        this.guard.visible(directory, principal),
+        directory.guard,
+        principal,
         request.id,
         request.params,
         signal,
@@ -114,7 +121,11 @@ export class McpRouter {
     return answer;
   }
 
-  private async route(runtime: SessionRuntime, request: JSONRPCRequest): Promise<Result> {
+  private async route(
+    runtime: SessionRuntime,
+    request: JSONRPCRequest,
+    principal: Principal,
+  ): Promise<Result> {
     const { params } = request;
     switch (request.method) {
       case 'ping':
@@ -127,7 +138,7 @@ export class McpRouter {
       case 'initialize':
         return this.initialize(runtime, directory);
       case 'tools/list':
-        return this.tools.list(runtime, directory.tools, cursorOf(params));
+        return this.tools.list(runtime, this.guard.visible(directory, principal), cursorOf(params));
       case 'resources/list':
         return this.resources.list(runtime, directory, cursorOf(params));
       case 'resources/templates/list':

@@ -15,6 +15,9 @@ import { type SessionRuntime } from '../session/session-runtime';
 import { type UpstreamRef } from '../session/session-upstreams';
 import { paginate } from './paginate';
 import { type ToolDirectory } from '../directory/tool-directory';
+import { type ScopeGuard } from '../directory/scope-directory';
+import { type Principal } from '../../auth/principal';
+import { CallGuard } from './call-guard';
 
 /** tools/call params, checked only as far as routing needs; the upstream validates arguments. */
 export function callParams(params: unknown): CallToolRequest['params'] {
@@ -45,6 +48,7 @@ export class ToolCalls {
     private readonly config: AppConfig,
     private readonly toolSearch: ToolSearchService,
     private readonly apps: McpApps,
+    private readonly guard: CallGuard,
   ) {}
 
   async list(
@@ -59,10 +63,15 @@ export class ToolCalls {
     return { tools: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
   }
 
-  /** Calls the tool; `served.gateway` says which gateway served it, for the metrics. */
+  /**
+   * Calls the tool; `served.gateway` says which gateway served it, for the metrics. `directory`
+   * is what the principal may see; `guard` the scope's rules, limits and hooks.
+   */
   async call(
     runtime: SessionRuntime,
     directory: ToolDirectory,
+    guard: ScopeGuard,
+    principal: Principal,
     id: RequestId,
     params: unknown,
     signal: AbortSignal,
@@ -77,12 +86,35 @@ export class ToolCalls {
       (notification: JSONRPCNotification) => route.notify(notification),
     );
     if (searched) return searched;
-    const tool: (UpstreamRef & { originalName: string }) | null =
+    const tool: (UpstreamRef & { id: string; originalName: string }) | null =
       directory.byName.get(call.name) ?? (await this.apps.resolveCall(directory, call.name));
     if (!tool) throw unknownTool(call.name);
     served.gateway = tool.gatewaySlug;
-    return runtime.upstreams.call(tool, (connection) =>
-      connection.request('tools/call', { ...call, name: tool.originalName }, { signal, route }),
+    // Sent as the client sent them (absent stays absent) unless a hook replaced them.
+    const given = call.arguments ?? {};
+    return this.guard.call(
+      guard,
+      {
+        serverId: directory.server?.id ?? null,
+        toolName: call.name,
+        toolId: tool.id,
+        gatewaySlug: tool.gatewaySlug,
+        principal,
+        arguments: given,
+      },
+      tool,
+      (args) =>
+        runtime.upstreams.call(tool, (connection) =>
+          connection.request(
+            'tools/call',
+            {
+              ...call,
+              ...(args === given ? {} : { arguments: args }),
+              name: tool.originalName,
+            },
+            { signal, route },
+          ),
+        ),
     );
   }
 }

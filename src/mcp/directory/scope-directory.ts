@@ -2,7 +2,19 @@ import { createHash } from 'node:crypto';
 import { type McpScope } from '../mcp-scope';
 import { type PromptDirectory } from './prompt-directory';
 import { type ResourceDirectory } from './resource-directory';
+import { type ToolPolicy } from '../../policies/tool-policy';
+import { type ToolCallHook } from '../../policies/hooks/tool-call-hook';
+import { type LimitRule } from '../../rate-limits/rate-limiter.service';
 import { type DirectoryServer, type ToolDirectory } from './tool-directory';
+
+/** What stands between a client and a call in one scope: rules, rate limits, hooks. */
+export interface ScopeGuard {
+  policy: ToolPolicy;
+  /** The rate limits that hold in this scope (its server's and the global ones). */
+  limits: readonly LimitRule[];
+  /** The server's hooks, in order. */
+  hooks: readonly ToolCallHook[];
+}
 
 /** The lists a client can be told have changed, each with its own version. */
 export const LISTS = ['tools', 'resources', 'prompts'] as const;
@@ -23,6 +35,7 @@ export class ScopeDirectory {
     readonly tools: ToolDirectory,
     readonly resources: ResourceDirectory,
     readonly prompts: PromptDirectory,
+    readonly guard: ScopeGuard,
   ) {
     const hash = createHash('sha256');
     for (const tool of tools.tools)

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { type ToolAppConfig } from '../../tools/tool-app-config';
 import { type ToolVisibility } from '../../tools/tool-visibility';
+import { type ToolOverrideValues } from '../../servers/tool-override';
 import { type McpScope } from '../mcp-scope';
 
 /** One tool as an MCP endpoint resolves and lists it. */
@@ -23,6 +24,8 @@ export interface DirectoryTool {
    * for the listed definition in the fingerprint, far cheaper than hashing every definition.
    */
   contentHash?: string;
+  /** The server's override of how it shows this tool, when it has one. */
+  override?: ToolOverrideValues | null;
 }
 
 /** Settings of the virtual server behind a scope; null for the gateway-wide endpoint. */
@@ -57,6 +60,12 @@ export class ToolDirectory {
     readonly server: DirectoryServer | null,
     /** Ordered by virtual name. */
     readonly tools: readonly DirectoryTool[],
+    options: {
+      /** More that decides what the list shows (the scope's tool rules). */
+      stamp?: string;
+      /** Taken as it is: a view of another directory keeps that one's version. */
+      fingerprint?: string;
+    } = {},
   ) {
     const byName = new Map<string, DirectoryTool>();
     for (const tool of tools) if (listedByVirtualName(tool)) byName.set(tool.name, tool);
@@ -67,18 +76,33 @@ export class ToolDirectory {
       .filter((tool) => byName.get(tool.name) === tool)
       .map((tool) => tool.definition);
     this.gatewayIds = new Set(tools.map((tool) => tool.gatewayId));
+    if (options.fingerprint !== undefined) {
+      this.fingerprint = options.fingerprint;
+      return;
+    }
     const hash = createHash('sha256');
     for (const tool of tools) {
       if (byName.get(tool.name) !== tool) continue;
       hash.update(
         tool.contentHash === undefined
           ? JSON.stringify(tool.definition)
-          : `${tool.name}\0${tool.contentHash}\0${JSON.stringify(tool.appConfig ?? null)}`,
+          : `${tool.name}\0${tool.contentHash}\0${JSON.stringify(tool.appConfig ?? null)}\0${JSON.stringify(tool.override ?? null)}`,
       );
       hash.update('\n');
     }
     hash.update(JSON.stringify(server));
+    hash.update(options.stamp ?? '');
     this.fingerprint = hash.digest('hex');
+  }
+
+  /**
+   * The same directory without the tools `keep` refuses, under the same version: what one
+   * principal may see when tool rules hide some tools from it.
+   */
+  restrictedTo(keep: (tool: DirectoryTool) => boolean): ToolDirectory {
+    return new ToolDirectory(this.scope, this.server, this.tools.filter(keep), {
+      fingerprint: this.fingerprint,
+    });
   }
 }
 

@@ -88,8 +88,8 @@ export class LegacySseEndpoint {
     this.store.touch(session);
     if (incoming.kind === 'request') {
       if (incoming.message.method === 'initialize')
-        await this.initialize(runtime, incoming.message);
-      else this.streamable.serve(runtime, incoming.message, this.exchange(runtime));
+        await this.initialize(runtime, incoming.message, principal);
+      else this.streamable.serve(runtime, incoming.message, this.exchange(runtime), principal);
     } else {
       this.streamable.receive(runtime, incoming.message);
     }
@@ -97,7 +97,11 @@ export class LegacySseEndpoint {
   }
 
   /** The client's initialize: stored for every replica, then answered on the stream. */
-  private async initialize(runtime: SessionRuntime, message: JSONRPCRequest): Promise<void> {
+  private async initialize(
+    runtime: SessionRuntime,
+    message: JSONRPCRequest,
+    principal: Principal,
+  ): Promise<void> {
     const parsed = InitializeRequestSchema.safeParse(message);
     if (!parsed.success) {
       runtime.toClient(
@@ -115,7 +119,7 @@ export class LegacySseEndpoint {
     };
     await this.store.update(runtime.id, state);
     Object.assign(runtime.session, state);
-    this.streamable.serve(runtime, message, this.exchange(runtime));
+    this.streamable.serve(runtime, message, this.exchange(runtime), principal);
   }
 
   private exchange(runtime: SessionRuntime): SessionStreamExchange {

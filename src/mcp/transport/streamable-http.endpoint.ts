@@ -71,7 +71,7 @@ export class StreamableHttpEndpoint {
     const runtime = this.registry.obtain(session);
     this.store.touch(session);
     if (incoming.kind === 'request') {
-      this.serve(runtime, incoming.message, new HttpExchange(response, runtime));
+      this.serve(runtime, incoming.message, new HttpExchange(response, runtime), principal);
       return;
     }
     this.receive(runtime, incoming.message);
@@ -114,10 +114,15 @@ export class StreamableHttpEndpoint {
     response.status(200).end();
   }
 
-  /** A client request, answered on its exchange by the router. */
-  serve(runtime: SessionRuntime, message: JSONRPCRequest, exchange: Exchange): void {
+  /** A client request, answered on its exchange by the router, for the principal that sent it. */
+  serve(
+    runtime: SessionRuntime,
+    message: JSONRPCRequest,
+    exchange: Exchange,
+    principal: Principal,
+  ): void {
     void runtime.serve(message.id, exchange, (signal) =>
-      this.router.answer(runtime, message, signal),
+      this.router.answer(runtime, message, signal, principal),
     );
   }
 
@@ -175,7 +180,7 @@ export class StreamableHttpEndpoint {
     });
     const runtime = this.registry.obtain(session);
     response.setHeader('Mcp-Session-Id', session.id);
-    this.serve(runtime, message, new HttpExchange(response, runtime));
+    this.serve(runtime, message, new HttpExchange(response, runtime), principal);
   }
 
   /**

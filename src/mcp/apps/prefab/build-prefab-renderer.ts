@@ -1,4 +1,4 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { build, type Plugin } from 'esbuild';
 import {
@@ -56,7 +56,10 @@ export async function buildPrefabRenderer(output = prefabRendererFile()): Promis
   }
   const page = template.replace(SCRIPT_PLACEHOLDER, () => script);
   await mkdir(dirname(output), { recursive: true });
-  await writeFile(output, page);
+  // Written aside and renamed: a reader (another test run, a starting replica) never sees half a page.
+  const partial = `${output}.${process.pid}.partial`;
+  await writeFile(partial, page);
+  await rename(partial, output);
   return output;
 }
 

@@ -1,0 +1,52 @@
+import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { HookConfigError, type ToolCallHook } from './tool-call-hook';
+import { redactKnownSecrets } from './secret-patterns';
+
+export const SECRET_REDACTION = 'secret-redaction';
+
+/** Every string in a JSON value, redacted; the shape is kept. */
+function redactValue(value: unknown): unknown {
+  if (typeof value === 'string') return redactKnownSecrets(value).text;
+  if (Array.isArray(value)) return value.map(redactValue);
+  if (typeof value === 'object' && value !== null) {
+    const out: Record<string, unknown> = {};
+    for (const [key, member] of Object.entries(value)) out[key] = redactValue(member);
+    return out;
+  }
+  return value;
+}
+
+/**
+ * Cuts credentials of common formats (AWS, GitHub, OpenAI, Anthropic, Slack, Google, Stripe keys,
+ * private keys, JWTs) out of tool results: text content, embedded resources' text and structured
+ * content alike. Binary content (images, audio, blobs) passes as it is.
+ */
+export function secretRedactionHook(config: Record<string, unknown>): ToolCallHook {
+  if (Object.keys(config).length > 0)
+    throw new HookConfigError(`Hook '${SECRET_REDACTION}' takes no settings.`);
+  return {
+    name: SECRET_REDACTION,
+    after: (_context, result) => {
+      // An upstream may send a result without content; it is passed on as such, never unchecked.
+      const content = (Array.isArray(result.content) ? result.content : []).map((block) => {
+        if (block.type === 'text') return { ...block, text: redactKnownSecrets(block.text).text };
+        if (block.type === 'resource' && 'text' in block.resource)
+          return {
+            ...block,
+            resource: { ...block.resource, text: redactKnownSecrets(block.resource.text).text },
+          };
+        return block;
+      });
+      const redacted: CallToolResult = {
+        ...result,
+        ...(Array.isArray(result.content) ? { content } : {}),
+      };
+      if (result.structuredContent !== undefined)
+        redacted.structuredContent = redactValue(result.structuredContent) as Record<
+          string,
+          unknown
+        >;
+      return redacted;
+    },
+  };
+}

@@ -1,0 +1,44 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { RATE_LIMIT_KEYS, type RateLimitKey } from '../rate-limit.entity';
+
+export class RateLimitResponseDto {
+  @ApiProperty({ description: 'Rate limit id.', format: 'uuid' })
+  id!: string;
+
+  @ApiProperty({ description: 'Whose calls one counter counts.', enum: RATE_LIMIT_KEYS })
+  per!: RateLimitKey;
+
+  @ApiProperty({
+    description: 'The virtual server it holds on, or null for everywhere.',
+    format: 'uuid',
+    nullable: true,
+  })
+  serverId!: string | null;
+
+  @ApiProperty({
+    description: 'The tool it counts, or null for all tools together.',
+    format: 'uuid',
+    nullable: true,
+  })
+  toolId!: string | null;
+
+  @ApiProperty({ description: 'Calls allowed per window.' })
+  points!: number;
+
+  @ApiProperty({ description: 'The window in seconds.' })
+  windowSeconds!: number;
+
+  @ApiProperty({ description: 'Creation time.', format: 'date-time' })
+  createdAt!: string;
+
+  @ApiProperty({ description: 'Last change.', format: 'date-time' })
+  updatedAt!: string;
+}
+
+export class RateLimitPageDto {
+  @ApiProperty({ description: 'This page of rate limits.', type: [RateLimitResponseDto] })
+  items!: RateLimitResponseDto[];
+
+  @ApiProperty({ description: 'Number of rate limits in all pages.' })
+  total!: number;
+}

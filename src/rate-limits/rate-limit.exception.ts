@@ -1,0 +1,12 @@
+import { DomainException } from '../common/domain.exception';
+
+export enum RateLimitErrorCode {
+  NotFound = 'rate_limit.not_found',
+  /** A call beyond a limit; details carry `retryAfterSeconds`. */
+  Exceeded = 'rate_limit.exceeded',
+  /** The counters could not be reached: calls are refused rather than let through uncounted. */
+  Unavailable = 'rate_limit.unavailable',
+  UnknownTarget = 'rate_limit.unknown_target',
+}
+
+export class RateLimitException extends DomainException<RateLimitErrorCode> {}

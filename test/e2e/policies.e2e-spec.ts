@@ -1,0 +1,350 @@
+import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  type CallToolResult,
+  McpError,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
+import { createTeam, createUser, type TestUser } from '../support/identities';
+import { connectClient, eventually } from '../support/mcp-client';
+import { startTestApp, type TestApp } from '../support/test-app';
+
+const AWS_KEY = 'AKIAIOSFODNN7EXAMPLE';
+const GITHUB_TOKEN = `ghp_${'a1B2c3D4e5'.repeat(3)}abcdef`;
+const OPENAI_KEY = `sk-proj-${'Zx9Yw8Vu7T'.repeat(3)}`;
+
+/** An upstream whose `read_config` leaks credentials, as a careless tool would. */
+function vaultUpstream(): Promise<UpstreamFixture> {
+  return startUpstream({
+    name: 'vault',
+    tools: [
+      {
+        definition: {
+          name: 'read_config',
+          description: 'Read the deployment configuration',
+          inputSchema: { type: 'object', properties: {} },
+        },
+        handler: () => ({
+          content: [
+            {
+              type: 'text',
+              text: `aws_access_key_id=${AWS_KEY}\ngithub=${GITHUB_TOKEN}\nopenai=${OPENAI_KEY}\nregion=eu-west-1`,
+            },
+          ],
+          structuredContent: {
+            aws: { keyId: AWS_KEY },
+            tokens: [GITHUB_TOKEN],
+            region: 'eu-west-1',
+          },
+        }),
+      },
+      echoTool('drop_table', 'vault', { description: 'Drop a database table for good' }),
+      echoTool('public_info', 'vault', {
+        description: 'Public information about the vault',
+        inputSchema: { type: 'object', properties: { note: { type: 'string' } } },
+      }),
+    ],
+  });
+}
+
+const textOf = (result: unknown) =>
+  (result as CallToolResult).content
+    .map((block) => (block.type === 'text' ? block.text : ''))
+    .join('\n');
+
+async function rpcError(call: Promise<unknown>): Promise<McpError> {
+  try {
+    await call;
+  } catch (error) {
+    if (error instanceof McpError) return error;
+    throw error;
+  }
+  throw new Error('the call succeeded');
+}
+
+describe('tool rules and call hooks', () => {
+  let t: TestApp;
+  let upstream: UpstreamFixture;
+  let toolIds: Record<string, string>;
+  let serverId: string;
+  let searchServerId: string;
+  let red: string;
+  let operator: TestUser;
+  const clients: Client[] = [];
+
+  const client = async (token: string, id = serverId) => {
+    const connected = await connectClient(t.baseUrl, { token, path: `/servers/${id}/mcp` });
+    clients.push(connected);
+    return connected;
+  };
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    upstream = await vaultUpstream();
+    const gateway = await t
+      .api()
+      .post('/api/v1/gateways')
+      .send({ name: 'Vault', url: upstream.url })
+      .expect(201);
+    const tools = await t
+      .api()
+      .get('/api/v1/tools')
+      .query({ gatewayId: gateway.body.id })
+      .expect(200);
+    toolIds = Object.fromEntries(
+      (tools.body.items as { id: string; originalName: string }[]).map((tool) => [
+        tool.originalName,
+        tool.id,
+      ]),
+    );
+    const all = Object.values(toolIds);
+    serverId = (
+      await t.api().post('/api/v1/servers').send({ name: 'Vault', toolIds: all }).expect(201)
+    ).body.id;
+    searchServerId = (
+      await t
+        .api()
+        .post('/api/v1/servers')
+        .send({
+          name: 'Vault search',
+          toolIds: all,
+          toolSearch: { enabled: true, alwaysLoaded: [] },
+        })
+        .expect(201)
+    ).body.id;
+    red = await createTeam(t, 'Red');
+    operator = await createUser(t, 'red-operator', 'operator', [red]);
+  });
+
+  afterAll(async () => {
+    for (const connected of clients) await connected.close();
+    await t.close();
+    await upstream.close();
+  });
+
+  describe('a tool denied to a team', () => {
+    beforeAll(async () => {
+      await t
+        .api()
+        .post('/api/v1/tool-rules')
+        .send({ toolId: toolIds.drop_table, effect: 'deny', teamId: red })
+        .expect(201);
+    });
+
+    it('is not listed for members of the team, and still is for others', async () => {
+      const mine = await client(operator.token);
+      const names = (await mine.listTools()).tools.map((tool) => tool.name);
+      expect(names).toEqual(['vault-public_info', 'vault-read_config']);
+      const admin = await client(t.token);
+      expect((await admin.listTools()).tools.map((tool) => tool.name)).toContain(
+        'vault-drop_table',
+      );
+    });
+
+    it('cannot be called over MCP, by name or by hashed backend name', async () => {
+      const mine = await client(operator.token);
+      const byName = await rpcError(mine.callTool({ name: 'vault-drop_table', arguments: {} }));
+      expect(byName.message).toContain('Unknown tool: vault-drop_table');
+      const hash = (await t.api().get(`/api/v1/tools/${toolIds.drop_table}`).expect(200)).body
+        .toolHash as string;
+      const byHash = await rpcError(mine.callTool({ name: `${hash}_drop_table`, arguments: {} }));
+      expect(byHash.message).toContain('Unknown tool');
+      const admin = await client(t.token);
+      expect(textOf(await admin.callTool({ name: 'vault-drop_table', arguments: {} }))).toBe(
+        'vault:drop_table',
+      );
+    });
+
+    it('is not found by tool search', async () => {
+      const mine = await client(operator.token, searchServerId);
+      const found = await mine.callTool({
+        name: 'tool_search',
+        arguments: { query: 'select:vault-drop_table,vault-public_info' },
+      });
+      expect(JSON.stringify(found)).toContain('vault-public_info');
+      expect(JSON.stringify(found)).not.toContain('drop_table');
+      const freeText = await mine.callTool({
+        name: 'tool_search',
+        arguments: { query: 'drop table' },
+      });
+      expect(JSON.stringify(freeText)).not.toContain('drop_table');
+      const admin = await client(t.token, searchServerId);
+      const adminFound = await admin.callTool({
+        name: 'tool_search',
+        arguments: { query: 'select:vault-drop_table' },
+      });
+      expect(JSON.stringify(adminFound)).toContain('vault-drop_table');
+    });
+
+    it('is a 404 to REST invoke', async () => {
+      await request(t.baseUrl)
+        .post(`/api/v1/tools/${toolIds.drop_table}/invoke`)
+        .set('Authorization', `Bearer ${operator.token}`)
+        .send({ arguments: {} })
+        .expect(404);
+      await request(t.baseUrl)
+        .post(`/api/v1/tools/${toolIds.public_info}/invoke`)
+        .set('Authorization', `Bearer ${operator.token}`)
+        .send({ arguments: {} })
+        .expect(200);
+    });
+  });
+
+  it('lets only principals matching an allow rule use a tool, on the rule’s server only', async () => {
+    const rule = await t
+      .api()
+      .post('/api/v1/tool-rules')
+      .send({ toolId: toolIds.public_info, effect: 'allow', role: 'admin', serverId })
+      .expect(201);
+    await eventually(async () => {
+      const mine = await client(operator.token);
+      expect((await mine.listTools()).tools.map((tool) => tool.name)).toEqual([
+        'vault-read_config',
+      ]);
+    });
+    const elsewhere = await client(operator.token, searchServerId);
+    const found = await elsewhere.callTool({
+      name: 'tool_search',
+      arguments: { query: 'select:vault-public_info' },
+    });
+    expect(JSON.stringify(found)).toContain('vault-public_info');
+    await t.api().delete(`/api/v1/tool-rules/${rule.body.id}`).expect(204);
+    const listed = await t.api().get('/api/v1/tool-rules').query({ toolId: toolIds.public_info });
+    expect(listed.body.total).toBe(0);
+  });
+
+  it('tells connected sessions their tool list changed when a rule changes', async () => {
+    const mine = await client(operator.token);
+    let changed = 0;
+    mine.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      changed += 1;
+    });
+    const before = (await mine.listTools()).tools.map((tool) => tool.name);
+    expect(before).toContain('vault-read_config');
+    const rule = await t
+      .api()
+      .post('/api/v1/tool-rules')
+      .send({ toolId: toolIds.read_config, effect: 'deny', role: 'operator', serverId })
+      .expect(201);
+    await eventually(() => expect(changed).toBeGreaterThan(0));
+    expect((await mine.listTools()).tools.map((tool) => tool.name)).not.toContain(
+      'vault-read_config',
+    );
+    await t.api().delete(`/api/v1/tool-rules/${rule.body.id}`).expect(204);
+    await eventually(async () =>
+      expect((await mine.listTools()).tools.map((tool) => tool.name)).toContain(
+        'vault-read_config',
+      ),
+    );
+  });
+
+  it('refuses rules about unknown tools and teams, and rules from non-admins', async () => {
+    await t
+      .api()
+      .post('/api/v1/tool-rules')
+      .send({ toolId: '00000000-0000-4000-8000-000000000000', effect: 'deny' })
+      .expect(422);
+    await request(t.baseUrl)
+      .post('/api/v1/tool-rules')
+      .set('Authorization', `Bearer ${operator.token}`)
+      .send({ toolId: toolIds.public_info, effect: 'deny' })
+      .expect(403);
+  });
+
+  describe('hooks', () => {
+    afterEach(async () => {
+      await t.api().put(`/api/v1/servers/${serverId}/hooks`).send({ hooks: [] }).expect(200);
+    });
+
+    it('redact secrets in a real upstream’s result', async () => {
+      const admin = await client(t.token);
+      const raw = textOf(await admin.callTool({ name: 'vault-read_config', arguments: {} }));
+      expect(raw).toContain(AWS_KEY);
+
+      await t
+        .api()
+        .put(`/api/v1/servers/${serverId}/hooks`)
+        .send({ hooks: [{ name: 'secret-redaction' }] })
+        .expect(200);
+      await eventually(async () => {
+        const result = (await admin.callTool({
+          name: 'vault-read_config',
+          arguments: {},
+        })) as CallToolResult;
+        const everything = JSON.stringify(result);
+        for (const secret of [AWS_KEY, GITHUB_TOKEN, OPENAI_KEY])
+          expect(everything).not.toContain(secret);
+        expect(textOf(result)).toContain('aws_access_key_id=[redacted:aws-access-key-id]');
+        expect(textOf(result)).toContain('github=[redacted:github-token]');
+        expect(textOf(result)).toContain('openai=[redacted:openai-key]');
+        expect(textOf(result)).toContain('region=eu-west-1');
+        expect(result.structuredContent).toEqual({
+          aws: { keyId: '[redacted:aws-access-key-id]' },
+          tokens: ['[redacted:github-token]'],
+          region: 'eu-west-1',
+        });
+      });
+      const stored = await t.api().get(`/api/v1/servers/${serverId}/hooks`).expect(200);
+      expect(stored.body).toEqual({ hooks: [{ name: 'secret-redaction' }] });
+    });
+
+    it('refuse oversized arguments and results in order, and the session goes on', async () => {
+      await t
+        .api()
+        .put(`/api/v1/servers/${serverId}/hooks`)
+        .send({
+          hooks: [{ name: 'size-limit', config: { maxArgumentBytes: 40, maxResultBytes: 200 } }],
+        })
+        .expect(200);
+      const admin = await client(t.token);
+      const big = await eventually(() =>
+        rpcError(
+          admin.callTool({ name: 'vault-public_info', arguments: { note: 'x'.repeat(100) } }),
+        ),
+      );
+      expect(big.code).toBe(-32011);
+      expect(big.message).toContain("Refused by hook 'size-limit'");
+      expect(big.message).toContain('over this server');
+      const small = await admin.callTool({ name: 'vault-public_info', arguments: { note: 'hi' } });
+      expect(textOf(small)).toBe('vault:public_info');
+      const leaky = await rpcError(admin.callTool({ name: 'vault-read_config', arguments: {} }));
+      expect(leaky.message).toContain('The result is');
+      expect(leaky.message).not.toContain(AWS_KEY);
+    });
+
+    it('refuse settings they cannot run with', async () => {
+      const unknown = await t
+        .api()
+        .put(`/api/v1/servers/${serverId}/hooks`)
+        .send({ hooks: [{ name: 'no-such-hook' }] })
+        .expect(422);
+      expect(unknown.body.code).toBe('policy.invalid_hooks');
+      await t
+        .api()
+        .put(`/api/v1/servers/${serverId}/hooks`)
+        .send({ hooks: [{ name: 'size-limit', config: { maxResultBytes: -1 } }] })
+        .expect(422);
+    });
+
+    it('fail closed when the stored hooks cannot run', async () => {
+      const dataSource = t.app.get(DataSource);
+      await dataSource.query(`UPDATE server SET hooks = '[{"name":"gone-hook"}]' WHERE id = $1`, [
+        serverId,
+      ]);
+      // Any edit of the server drops the cached directories, which then read the stored hooks.
+      await t
+        .api()
+        .patch(`/api/v1/servers/${serverId}`)
+        .send({ description: 'edited' })
+        .expect(200);
+      const admin = await client(t.token);
+      const refused = await eventually(() =>
+        rpcError(admin.callTool({ name: 'vault-read_config', arguments: {} })),
+      );
+      expect(refused.code).toBe(-32011);
+      expect(refused.message).toContain("there is no hook 'gone-hook'");
+    });
+  });
+});

@@ -1,0 +1,311 @@
+import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { type CallToolResult, McpError } from '@modelcontextprotocol/sdk/types.js';
+import Redis from 'ioredis';
+import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
+import { describeOnPostgres } from '../support/describe-on-postgres';
+import { connectClient } from '../support/mcp-client';
+import { textOf as htmlText } from '../support/html-text';
+import { pageSession } from '../support/identities';
+import { ADMIN_PASSWORD, startReplica, startTestApp, type TestApp } from '../support/test-app';
+import { serverToken } from '../support/tokens';
+
+const textOf = (result: unknown) =>
+  (result as CallToolResult).content
+    .map((block) => (block.type === 'text' ? block.text : ''))
+    .join('\n');
+
+async function rpcError(call: Promise<unknown>): Promise<McpError> {
+  try {
+    await call;
+  } catch (error) {
+    if (error instanceof McpError) return error;
+    throw error;
+  }
+  throw new Error('the call succeeded');
+}
+
+/** An upstream with three tools, registered on `t`, and a server serving them all. */
+async function catalogue(t: TestApp, upstream: UpstreamFixture) {
+  await t.api().post('/api/v1/gateways').send({ name: 'Meter', url: upstream.url }).expect(201);
+  const tools = await t.api().get('/api/v1/tools').expect(200);
+  const ids: Record<string, string> = Object.fromEntries(
+    (tools.body.items as { id: string; originalName: string }[]).map((tool) => [
+      tool.originalName,
+      tool.id,
+    ]),
+  );
+  const serverId = (
+    await t
+      .api()
+      .post('/api/v1/servers')
+      .send({ name: 'Metered', toolIds: Object.values(ids) })
+      .expect(201)
+  ).body.id as string;
+  return { ids, serverId };
+}
+
+const meterUpstream = () =>
+  startUpstream({
+    name: 'meter',
+    tools: [echoTool('ping', 'meter'), echoTool('pong', 'meter'), echoTool('report', 'meter')],
+  });
+
+describe('rate limits', () => {
+  let t: TestApp;
+  let upstream: UpstreamFixture;
+  let ids: Record<string, string>;
+  let serverId: string;
+  let otherServerId: string;
+  const clients: Client[] = [];
+
+  const client = async (token: string, id = serverId) => {
+    const connected = await connectClient(t.baseUrl, { token, path: `/servers/${id}/mcp` });
+    clients.push(connected);
+    return connected;
+  };
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    upstream = await meterUpstream();
+    ({ ids, serverId } = await catalogue(t, upstream));
+    otherServerId = (
+      await t
+        .api()
+        .post('/api/v1/servers')
+        .send({ name: 'Unmetered', toolIds: [ids.ping] })
+        .expect(201)
+    ).body.id;
+  });
+
+  afterAll(async () => {
+    for (const connected of clients) await connected.close();
+    await t.close();
+    await upstream.close();
+  });
+
+  it('refuses MCP calls past a per-token limit of a server with when to retry, and the session goes on', async () => {
+    const limit = await t
+      .api()
+      .post('/api/v1/rate-limits')
+      .send({ per: 'token', serverId, toolId: ids.ping, points: 2, windowSeconds: 60 })
+      .expect(201);
+    expect(limit.body).toMatchObject({ per: 'token', points: 2, windowSeconds: 60, serverId });
+    const token = await serverToken(t, serverId, otherServerId);
+    const mcp = await client(token);
+    for (let i = 0; i < 2; i++)
+      expect(textOf(await mcp.callTool({ name: 'meter-ping', arguments: {} }))).toBe('meter:ping');
+    const refused = await rpcError(mcp.callTool({ name: 'meter-ping', arguments: {} }));
+    expect(refused.code).toBe(-32029);
+    expect(refused.message).toMatch(/Rate limit exceeded; retry after \d+ s\./);
+    const data = refused.data as { retryAfterSeconds: number; retryAt: string };
+    expect(data.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    expect(data.retryAfterSeconds).toBeLessThanOrEqual(60);
+    expect(Date.parse(data.retryAt)).toBeGreaterThan(Date.now());
+
+    // The same session still lists and calls what no limit holds back.
+    expect((await mcp.listTools()).tools).toHaveLength(3);
+    expect(textOf(await mcp.callTool({ name: 'meter-pong', arguments: {} }))).toBe('meter:pong');
+    // Another token has its own counter; another server has no limit.
+    const other = await client(await serverToken(t, serverId));
+    expect(textOf(await other.callTool({ name: 'meter-ping', arguments: {} }))).toBe('meter:ping');
+    const elsewhere = await client(token, otherServerId);
+    expect(textOf(await elsewhere.callTool({ name: 'meter-ping', arguments: {} }))).toBe(
+      'meter:ping',
+    );
+
+    const metrics = await t.api().get('/metrics').expect(200);
+    expect(metrics.text).toMatch(/portico_rate_limit_rejections_total\{surface="mcp"\} [1-9]/);
+  });
+
+  it('counts a person’s tokens together with a per-user limit', async () => {
+    await t
+      .api()
+      .post('/api/v1/rate-limits')
+      .send({ per: 'user', serverId, toolId: ids.pong, points: 3, windowSeconds: 60 })
+      .expect(201);
+    const first = await client(await serverToken(t, serverId));
+    const second = await client(await serverToken(t, serverId));
+    // One call was made by the first test already, by the same person.
+    await first.callTool({ name: 'meter-pong', arguments: {} });
+    await second.callTool({ name: 'meter-pong', arguments: {} });
+    await first.callTool({ name: 'meter-pong', arguments: {} });
+    const refused = await rpcError(second.callTool({ name: 'meter-pong', arguments: {} }));
+    expect(refused.code).toBe(-32029);
+  });
+
+  it('answers REST invoke past a global limit with 429 and Retry-After', async () => {
+    await t
+      .api()
+      .post('/api/v1/rate-limits')
+      .send({ per: 'token', toolId: ids.report, points: 1, windowSeconds: 30 })
+      .expect(201);
+    await t.api().post(`/api/v1/tools/${ids.report}/invoke`).send({ arguments: {} }).expect(200);
+    const refused = await t
+      .api()
+      .post(`/api/v1/tools/${ids.report}/invoke`)
+      .send({ arguments: {} })
+      .expect(429);
+    expect(refused.headers['content-type']).toContain('application/problem+json');
+    expect(refused.body.code).toBe('rate_limit.exceeded');
+    const retryAfter = Number(refused.headers['retry-after']);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(30);
+    expect(refused.body.retryAfterSeconds).toBe(retryAfter);
+    // A global limit holds on the MCP endpoints too.
+    const mcp = await client(t.token, otherServerId);
+    const direct = await connectClient(t.baseUrl, { token: t.token });
+    clients.push(direct);
+    expect((await rpcError(direct.callTool({ name: 'meter-report', arguments: {} }))).code).toBe(
+      -32029,
+    );
+    expect(textOf(await mcp.callTool({ name: 'meter-ping', arguments: {} }))).toBe('meter:ping');
+  });
+
+  it('is managed by admins through REST', async () => {
+    const created = await t
+      .api()
+      .post('/api/v1/rate-limits')
+      .send({ per: 'user', points: 100, windowSeconds: 3600 })
+      .expect(201);
+    const id = created.body.id as string;
+    const edited = await t
+      .api()
+      .patch(`/api/v1/rate-limits/${id}`)
+      .send({ points: 50 })
+      .expect(200);
+    expect(edited.body).toMatchObject({
+      id,
+      per: 'user',
+      points: 50,
+      serverId: null,
+      toolId: null,
+    });
+    const list = await t.api().get('/api/v1/rate-limits').expect(200);
+    expect(list.body.items.map((item: { id: string }) => item.id)).toContain(id);
+    await t.api().delete(`/api/v1/rate-limits/${id}`).expect(204);
+    await t.api().get(`/api/v1/rate-limits/${id}`).expect(404);
+    const unknown = await t
+      .api()
+      .post('/api/v1/rate-limits')
+      .send({
+        per: 'user',
+        toolId: '00000000-0000-4000-8000-000000000000',
+        points: 1,
+        windowSeconds: 1,
+      })
+      .expect(422);
+    expect(unknown.body.code).toBe('rate_limit.unknown_target');
+    await t
+      .api()
+      .post('/api/v1/rate-limits')
+      .send({ per: 'everyone', points: 0, windowSeconds: 1 })
+      .expect(422);
+  });
+
+  it('is managed on the admin pages', async () => {
+    const { cookie, csrf } = await pageSession(t, 'admin', ADMIN_PASSWORD);
+    const page = (path: string) => request(t.baseUrl).get(path).set('Cookie', cookie);
+    const post = (path: string, form: Record<string, string>) =>
+      request(t.baseUrl)
+        .post(path)
+        .set('Cookie', cookie)
+        .type('form')
+        .send({ _csrf: csrf, ...form });
+    expect(htmlText((await page('/admin/rate-limits').expect(200)).text)).toContain('Rate limits');
+
+    const unknown = await post('/admin/rate-limits', {
+      per: 'user',
+      serverId: serverId,
+      tool: 'meter-nothing',
+      points: '5',
+      windowSeconds: '10',
+    }).expect(422);
+    expect(htmlText(unknown.text)).toContain("No tool is named 'meter-nothing'.");
+
+    await post('/admin/rate-limits', {
+      per: 'user',
+      serverId: otherServerId,
+      tool: 'meter-ping',
+      points: '7',
+      windowSeconds: '90',
+    }).expect(303);
+    const listed = await t.api().get('/api/v1/rate-limits').query({ limit: 500 }).expect(200);
+    const made = (listed.body.items as { id: string; points: number }[]).find(
+      (item) => item.points === 7,
+    );
+    expect(made).toMatchObject({ per: 'user', serverId: otherServerId, toolId: ids.ping });
+    const shown = htmlText((await page('/admin/rate-limits').expect(200)).text);
+    expect(shown).toContain('Unmetered meter-ping 7 calls / 90 s');
+
+    await post(`/admin/rate-limits/${made!.id}/delete`, {}).expect(303);
+    await t.api().get(`/api/v1/rate-limits/${made!.id}`).expect(404);
+    // Without the CSRF token nothing happens.
+    await request(t.baseUrl)
+      .post('/admin/rate-limits')
+      .set('Cookie', cookie)
+      .type('form')
+      .send({ per: 'user', points: '1', windowSeconds: '1' })
+      .expect(403);
+  });
+});
+
+describeOnPostgres.each([
+  ['PostgreSQL', {}],
+  ...(process.env.REDIS_URL ? [['Redis', { REDIS_URL: process.env.REDIS_URL }] as const] : []),
+] as [string, Record<string, string>][])('a rate limit across two replicas (%s)', (_name, env) => {
+  let a: TestApp;
+  let b: TestApp;
+  let upstream: UpstreamFixture;
+  const clients: Client[] = [];
+
+  beforeAll(async () => {
+    a = await startTestApp({ env });
+    b = await startReplica(a, env);
+    upstream = await meterUpstream();
+  });
+
+  afterAll(async () => {
+    for (const connected of clients) await connected.close();
+    await b.close();
+    await a.close();
+    await upstream.close();
+  });
+
+  it('is one counter for both', async () => {
+    const { serverId } = await catalogue(a, upstream);
+    const limitId = (
+      await a
+        .api()
+        .post('/api/v1/rate-limits')
+        .send({ per: 'token', serverId, points: 3, windowSeconds: 60 })
+        .expect(201)
+    ).body.id as string;
+    const token = await serverToken(a, serverId);
+    const onA = await connectClient(a.baseUrl, { token, path: `/servers/${serverId}/mcp` });
+    const onB = await connectClient(b.baseUrl, { token, path: `/servers/${serverId}/mcp` });
+    clients.push(onA, onB);
+    await onA.callTool({ name: 'meter-ping', arguments: {} });
+    await onB.callTool({ name: 'meter-pong', arguments: {} });
+    await onA.callTool({ name: 'meter-report', arguments: {} });
+    expect((await rpcError(onB.callTool({ name: 'meter-ping', arguments: {} }))).code).toBe(-32029);
+    expect((await rpcError(onA.callTool({ name: 'meter-ping', arguments: {} }))).code).toBe(-32029);
+
+    // The counter is where the deployment keeps it: Redis when set, else the database.
+    const stored: { key: string }[] = await a.app
+      .get(DataSource)
+      .query('SELECT key FROM rate_limit_counter WHERE key LIKE $1', [`portico:rl:${limitId}%`]);
+    if (env.REDIS_URL) {
+      const redis = new Redis(env.REDIS_URL);
+      try {
+        expect(await redis.keys(`portico:rl:${limitId}*`)).toHaveLength(1);
+      } finally {
+        await redis.quit();
+      }
+      expect(stored).toHaveLength(0);
+    } else {
+      expect(stored).toHaveLength(1);
+    }
+  });
+});
