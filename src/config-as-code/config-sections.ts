@@ -1,5 +1,6 @@
 import { type ConfigSection } from './sections/config-section';
 import { gatewaysSection } from './sections/gateways.section';
+import { rateLimitsSection } from './sections/rate-limits.section';
 import { serversSection } from './sections/servers.section';
 import { teamsSection } from './sections/teams.section';
 
@@ -11,4 +12,5 @@ export const CONFIG_SECTIONS: readonly ConfigSection[] = [
   teamsSection,
   gatewaysSection,
   serversSection,
+  rateLimitsSection,
 ];

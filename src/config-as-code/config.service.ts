@@ -143,7 +143,12 @@ export class ConfigService {
       gatewaysToSync: new Set(),
       pendingSlugs: new Set(),
       pendingMembers: false,
-      changed: { gatewayIds: new Set(), serverIds: new Set(), userIds: new Set() },
+      changed: {
+        gatewayIds: new Set(),
+        serverIds: new Set(),
+        userIds: new Set(),
+        everyServer: false,
+      },
     };
     for (const section of CONFIG_SECTIONS) {
       const items = document.sections.get(section.key);
@@ -187,10 +192,12 @@ export class ConfigService {
   }
 
   private async announce(context: ApplyContext): Promise<void> {
-    const { gatewayIds, serverIds, userIds } = context.changed;
+    const { gatewayIds, serverIds, userIds, everyServer } = context.changed;
     if (gatewayIds.size > 0)
       await this.bus.publish({ type: 'catalog.changed', gatewayIds: [...gatewayIds] });
-    if (serverIds.size > 0)
+    // An empty list means every server's directory.
+    if (everyServer) await this.bus.publish({ type: 'servers.changed', serverIds: [] });
+    else if (serverIds.size > 0)
       await this.bus.publish({ type: 'servers.changed', serverIds: [...serverIds] });
     if (userIds.size > 0) {
       await this.bus.publish({

@@ -256,6 +256,65 @@ describe('configuration as code', () => {
     });
     expect((exported as { servers: object[] }).servers[0]).not.toHaveProperty('team');
   });
+
+  it('applies rate limits by server and tool name, enforced at once, and prunes them', async () => {
+    const limited = document(github, jira, {
+      rateLimits: [
+        {
+          per: 'token',
+          server: 'Support agent',
+          tool: 'github-create_issue',
+          points: 1,
+          windowSeconds: 3600,
+        },
+        { per: 'user', points: 1000, windowSeconds: 60 },
+      ],
+    });
+    limited.servers[0]!.tools = ['github-create_issue', 'github-list_repos'];
+    delete (limited.servers[0] as { team?: string }).team;
+    limited.gateways[1]!.team = 'platform';
+    const result = await apply(limited);
+    expect(result.changes.map((c) => `${c.action} ${c.name}`)).toEqual([
+      'create per token on "Support agent" for github-create_issue',
+      'create per user on every endpoint for all tools',
+    ]);
+    expect((await apply(limited)).changes).toEqual([]);
+
+    const servers = (await app.api().get('/api/v1/servers').expect(200)).body as {
+      items: { id: string }[];
+    };
+    const client = await connectClient(app.baseUrl, {
+      token: app.token,
+      path: `/servers/${servers.items[0]!.id}/mcp`,
+    });
+    try {
+      const first = await client.callTool({ name: 'github-create_issue', arguments: {} });
+      expect(first.isError).toBeFalsy();
+      const second = await client.callTool({ name: 'github-create_issue', arguments: {} }).then(
+        (r) => JSON.stringify(r),
+        (error: Error) => error.message,
+      );
+      expect(second).toMatch(/rate|limit|too many/i);
+    } finally {
+      await client.close();
+    }
+
+    const exported = (await app.api().get('/api/v1/config').expect(200)).body as {
+      rateLimits: unknown[];
+    };
+    expect(exported.rateLimits).toEqual([
+      { per: 'user', points: 1000, windowSeconds: 60 },
+      {
+        per: 'token',
+        server: 'Support agent',
+        tool: 'github-create_issue',
+        points: 1,
+        windowSeconds: 3600,
+      },
+    ]);
+    const pruned = await apply({ ...limited, rateLimits: [] }, '?prune=true');
+    expect(pruned.changes.map((c) => c.action)).toEqual(['delete', 'delete']);
+  });
 });
 
 describe('CONFIG_FILE at start-up', () => {

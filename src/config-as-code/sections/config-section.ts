@@ -28,7 +28,13 @@ export interface ApplyContext {
   pendingSlugs: Set<string>;
   /** Whether members are still waiting after this pass (then another pass follows the syncs). */
   pendingMembers: boolean;
-  changed: { gatewayIds: Set<string>; serverIds: Set<string>; userIds: Set<string> };
+  changed: {
+    gatewayIds: Set<string>;
+    serverIds: Set<string>;
+    userIds: Set<string>;
+    /** Something every endpoint's directory depends on changed (a global rate limit). */
+    everyServer: boolean;
+  };
 }
 
 export interface ExportContext {
