@@ -9,6 +9,7 @@ import { StdioGateways1795480000000 } from './1795480000000-StdioGateways';
 import { UpstreamOAuth1795490000000 } from './1795490000000-UpstreamOAuth';
 import { AuditTrail1795500000000 } from './1795500000000-AuditTrail';
 import { PoliciesAndLimits1795510000000 } from './1795510000000-PoliciesAndLimits';
+import { ConfigApply1795520000000 } from './1795520000000-ConfigApply';
 import { ToolTextSearch1795323626806 } from './1795323626806-ToolTextSearch';
 
 /** Every migration, oldest first; the app and the migration job both run this list. */
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   UpstreamOAuth1795490000000,
   AuditTrail1795500000000,
   PoliciesAndLimits1795510000000,
+  ConfigApply1795520000000,
 ];

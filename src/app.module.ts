@@ -3,6 +3,7 @@ import { AdminModule } from './admin/admin.module';
 import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { type AppConfig } from './config/app-config';
+import { ConfigAsCodeModule } from './config-as-code/config-as-code.module';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { EventsModule } from './events/events.module';
@@ -51,6 +52,7 @@ export class AppModule {
         HealthModule,
         AdminModule,
         OAuthModule,
+        ConfigAsCodeModule,
       ],
     };
   }

@@ -101,7 +101,24 @@ function enhanceTransport(select) {
   apply();
 }
 
+/** A Copy button beside a set-up snippet; the snippet stays selectable without it. */
+function enhanceCopy(code) {
+  if (!navigator.clipboard) return;
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.className = 'small copy-button';
+  button.textContent = 'Copy';
+  button.addEventListener('click', () => {
+    navigator.clipboard.writeText(code.textContent).then(
+      () => (button.textContent = 'Copied'),
+      () => (button.textContent = 'Select and copy'),
+    );
+  });
+  code.parentElement.after(button);
+}
+
 document.addEventListener('DOMContentLoaded', () => {
+  for (const code of document.querySelectorAll('code[data-setup]')) enhanceCopy(code);
   for (const picker of document.querySelectorAll('[data-picker]')) enhancePicker(picker);
   const authType = document.getElementById('authType');
   if (authType) enhanceCredentials(authType);

@@ -17,6 +17,7 @@ import { ResourcesService } from '../resources/resources.service';
 import { TeamsService } from '../teams/teams.service';
 import { ToolsService } from '../tools/tools.service';
 import { AdminController } from './admin-controller.decorator';
+import { clientSetups } from './client-setups';
 import { AdminPages } from './admin-pages.service';
 import { type FormBody, formField } from './form-body';
 import { type FormErrors } from './form-errors';
@@ -168,6 +169,11 @@ export class AdminServersController {
         prompts: await this.prompts.getMany(server.promptIds),
         lifetimes: TOKEN_LIFETIMES,
         issued: outcome.issued ?? null,
+        setups: clientSetups({
+          serverName: server.name,
+          mcpUrl: server.mcpUrl,
+          token: outcome.issued?.accessToken ?? null,
+        }),
         tokenError: outcome.tokenError?.fields.ttlSeconds ?? outcome.tokenError?.message ?? null,
       },
       outcome.tokenError?.status ?? 200,

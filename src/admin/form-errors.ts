@@ -1,6 +1,7 @@
 import { AuditErrorCode } from '../audit/audit.exception';
 import { AuthErrorCode, AuthException } from '../auth/auth.exception';
 import { type DomainErrorCode, statusOf } from '../common/problem.filter';
+import { ConfigDocumentErrorCode } from '../config-as-code/config-document.exception';
 import { RequestValidationException } from '../common/request-validation.exception';
 import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';
 import { PromptErrorCode, PromptException } from '../prompts/prompt.exception';
@@ -81,6 +82,10 @@ export function fieldOfCode(code: DomainErrorCode): string | null {
     case TeamErrorCode.NotFound:
     case TeamErrorCode.InUse:
     case TokenErrorCode.NotFound:
+    case ConfigDocumentErrorCode.Invalid:
+    case ConfigDocumentErrorCode.SecretUnavailable:
+    case ConfigDocumentErrorCode.UnknownReference:
+    case ConfigDocumentErrorCode.Conflict:
     case PolicyErrorCode.RuleNotFound:
     case PolicyErrorCode.InvalidHooks:
     case RateLimitErrorCode.NotFound:

@@ -6,6 +6,7 @@ import { projectRoot } from '../common/project-root';
 import { DataDirLockedError } from '../database/data-dir-lock';
 import { CliError } from './cli-error';
 import { registerBackup } from './commands/backup.command';
+import { registerConfig } from './commands/config.command';
 import { registerHealth } from './commands/health.command';
 import { registerMigrate } from './commands/migrate.command';
 import { registerRestore } from './commands/restore.command';
@@ -34,6 +35,7 @@ export function buildProgram(): Command {
     registerBackup,
     registerRestore,
     registerToken,
+    registerConfig,
   ])
     register(program);
   return program;

@@ -9,6 +9,10 @@ import {
 import { type Request, type Response } from 'express';
 import { AuditErrorCode, AuditException } from '../audit/audit.exception';
 import { AuthErrorCode, AuthException } from '../auth/auth.exception';
+import {
+  ConfigDocumentErrorCode,
+  ConfigDocumentException,
+} from '../config-as-code/config-document.exception';
 import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';
 import { PromptErrorCode, PromptException } from '../prompts/prompt.exception';
 import { ResourceErrorCode, ResourceException } from '../resources/resource.exception';
@@ -31,6 +35,7 @@ export type DomainErrorCode =
   | UserErrorCode
   | TeamErrorCode
   | TokenErrorCode
+  | ConfigDocumentErrorCode
   | PolicyErrorCode
   | RateLimitErrorCode
   | AuditErrorCode;
@@ -65,6 +70,7 @@ export function statusOf(code: DomainErrorCode): number {
     case TeamErrorCode.NameTaken:
     case TeamErrorCode.InUse:
     case ServerErrorCode.NameClash:
+    case ConfigDocumentErrorCode.Conflict:
       return HttpStatus.CONFLICT;
     case GatewayErrorCode.SlugEmpty:
     case GatewayErrorCode.NotOAuth:
@@ -79,6 +85,9 @@ export function statusOf(code: DomainErrorCode): number {
     case ServerErrorCode.UnknownResources:
     case ServerErrorCode.UnknownResourceTemplates:
     case ServerErrorCode.UnknownPrompts:
+    case ConfigDocumentErrorCode.Invalid:
+    case ConfigDocumentErrorCode.SecretUnavailable:
+    case ConfigDocumentErrorCode.UnknownReference:
     case PolicyErrorCode.UnknownTarget:
     case PolicyErrorCode.InvalidHooks:
     case RateLimitErrorCode.UnknownTarget:
@@ -125,6 +134,7 @@ export function toProblem(error: unknown): Problem {
     error instanceof UserException ||
     error instanceof TeamException ||
     error instanceof TokenException ||
+    error instanceof ConfigDocumentException ||
     error instanceof PolicyException ||
     error instanceof RateLimitException
   ) {

@@ -109,6 +109,26 @@ describe('loadConfig', () => {
     ]);
   });
 
+  it('reads the configuration file settings, with no file by default', () => {
+    const defaults = loadConfig(base());
+    expect([defaults.configFile, defaults.configPrune, defaults.configSecretsDir]).toEqual([
+      null,
+      false,
+      '/var/run/secrets',
+    ]);
+    const set = loadConfig({
+      ...base(),
+      CONFIG_FILE: '/etc/portico/portico.yaml',
+      CONFIG_PRUNE: 'true',
+      CONFIG_SECRETS_DIR: '/mnt/secrets/',
+    });
+    expect([set.configFile, set.configPrune, set.configSecretsDir]).toEqual([
+      '/etc/portico/portico.yaml',
+      true,
+      '/mnt/secrets',
+    ]);
+  });
+
   it('leaves tool search of /mcp off unless configured', () => {
     expect(loadConfig(base()).mcpToolSearch).toEqual({ enabled: false, alwaysLoaded: [] });
   });

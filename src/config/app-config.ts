@@ -119,6 +119,12 @@ export abstract class AppConfig {
   abstract readonly audit: AuditConfig;
   /** JSON log lines (production) or readable ones (development). */
   abstract readonly logFormat: 'json' | 'pretty';
+  /** A configuration document applied at start-up, once per change (a ConfigMap); null: none. */
+  abstract readonly configFile: string | null;
+  /** Whether the start-up apply of CONFIG_FILE deletes what the file does not name. */
+  abstract readonly configPrune: boolean;
+  /** Where `fromFile` credential references may point (mounted Kubernetes secrets). */
+  abstract readonly configSecretsDir: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -406,6 +412,10 @@ export function loadConfig(env: Env): AppConfig {
     oidc: oidc(env),
     audit: audit(env),
     logFormat: logFormat(env),
+    configFile:
+      value(env, 'CONFIG_FILE') === undefined ? null : resolve(value(env, 'CONFIG_FILE')!),
+    configPrune: boolean(env, 'CONFIG_PRUNE', false),
+    configSecretsDir: resolve(value(env, 'CONFIG_SECRETS_DIR') ?? '/var/run/secrets'),
   };
 }
 

@@ -1,4 +1,5 @@
 import { AuditEntry } from '../audit/audit-entry.entity';
+import { ConfigApply } from '../config-as-code/config-apply.entity';
 import { ToolEmbedding } from '../embeddings/tool-embedding.entity';
 import { LoginAttempt } from '../auth/login-attempt.entity';
 import { EventRelay } from '../events/event-relay.entity';
@@ -61,4 +62,5 @@ export const ENTITIES = [
   AuditEntry,
   UpstreamOAuthClient,
   UpstreamOAuthToken,
+  ConfigApply,
 ];

@@ -19,6 +19,6 @@ import { ServerToolOverridesService } from './server-tool-overrides.service';
     ListedNamesQuery,
     ServerToolOverridesService,
   ],
-  exports: [ServersService, ServerToolOverridesService],
+  exports: [ServersService, ServerToolOverridesService, ServerMembersStore, OriginalNamesQuery],
 })
 export class ServersModule {}

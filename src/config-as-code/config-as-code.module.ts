@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { ServersModule } from '../servers/servers.module';
+import { SyncModule } from '../sync/sync.module';
+import { ToolsModule } from '../tools/tools.module';
+import { ConfigFileStartup } from './config-file.startup';
+import { ConfigController } from './config.controller';
+import { ConfigService } from './config.service';
+
+@Module({
+  imports: [ServersModule, SyncModule, ToolsModule],
+  controllers: [ConfigController],
+  providers: [ConfigService, ConfigFileStartup],
+})
+export class ConfigAsCodeModule {}

@@ -1,0 +1,127 @@
+import Ajv2020 from 'ajv/dist/2020';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { projectRoot } from '../common/project-root';
+import { renderPlan } from './config-change';
+import { configJsonSchema, parseConfigDocument, parseConfigText } from './config-document';
+import { ConfigDocumentException } from './config-document.exception';
+
+const EXAMPLE = `
+apiVersion: portico/v1
+teams:
+  - name: platform
+gateways:
+  - name: GitHub
+    url: https://github-mcp.internal/mcp
+    team: platform
+    auth:
+      type: bearer
+      token: { fromEnv: GITHUB_TOKEN }
+  - name: Jira
+    url: https://jira-mcp.internal/mcp
+    auth:
+      type: headers
+      headers:
+        X-API-Key: { fromFile: jira/api-key }
+servers:
+  - name: Support agent
+    team: platform
+    tools: [github-create_issue]
+    toolSearch: { enabled: true, alwaysLoaded: [github-create_issue] }
+`;
+
+function validator() {
+  return new Ajv2020({ strict: false }).compile(configJsonSchema());
+}
+
+describe('configuration document', () => {
+  it('publishes the schema the sections generate, in docs/portico-config.schema.json', () => {
+    const published: unknown = JSON.parse(
+      readFileSync(join(projectRoot(), 'docs', 'portico-config.schema.json'), 'utf8'),
+    );
+    // When this fails, run `npm run config:schema` and commit the file.
+    expect(published).toEqual(configJsonSchema());
+  });
+
+  it('accepts a document with credentials by reference, in the schema and the parser', () => {
+    const validate = validator();
+    const document = parseConfigText(EXAMPLE);
+    expect([...document.sections.keys()]).toEqual(['teams', 'gateways', 'servers']);
+    expect(validate(parseYaml(EXAMPLE))).toBe(true);
+  });
+
+  it('validates the example of the README against the published schema', () => {
+    const readme = readFileSync(join(projectRoot(), 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## Configuration as code'));
+    const example = /```yaml\n([\s\S]*?)```/.exec(section)?.[1];
+    expect(example).toBeDefined();
+    expect(validator()(parseYaml(example!))).toBe(true);
+    expect(parseConfigText(example!).sections.get('servers')).toHaveLength(1);
+  });
+
+  it.each([
+    ['an inline token', { type: 'bearer', token: 'ghp_secret' }],
+    ['an inline header value', { type: 'headers', headers: { 'X-API-Key': 'secret' } }],
+    ['a reference with both sources', { type: 'bearer', token: { fromEnv: 'A', fromFile: 'b' } }],
+  ])('refuses %s, in the schema and the parser', (_what, auth) => {
+    const document = {
+      apiVersion: 'portico/v1',
+      gateways: [{ name: 'GitHub', url: 'https://github-mcp.internal/mcp', auth }],
+    };
+    expect(validator()(document)).toBe(false);
+    expect(() => parseConfigDocument(document)).toThrow(ConfigDocumentException);
+  });
+
+  it('refuses unknown fields and a wrong apiVersion, naming where', () => {
+    expect(() =>
+      parseConfigDocument({ apiVersion: 'portico/v1', servers: [{ name: 'a', tols: [] }] }),
+    ).toThrow(/servers\.0/);
+    expect(() => parseConfigDocument({ apiVersion: 'v2' })).toThrow(/apiVersion/);
+    expect(() => parseConfigText('a: [')).toThrow(/not YAML/);
+  });
+
+  it('leaves absent sections out, so that they are not touched', () => {
+    const document = parseConfigDocument({ apiVersion: 'portico/v1', teams: [] });
+    expect(document.sections.has('teams')).toBe(true);
+    expect(document.sections.has('gateways')).toBe(false);
+  });
+});
+
+describe('renderPlan', () => {
+  it('prints creates, updates with their fields, and deletes as a diff', () => {
+    const plan = renderPlan([
+      {
+        action: 'create',
+        kind: 'team',
+        name: 'platform',
+        fields: [{ field: 'description', to: '' }],
+      },
+      {
+        action: 'update',
+        kind: 'server',
+        name: 'Support',
+        fields: [
+          { field: 'enabled', from: true, to: false },
+          { field: 'tools', added: ['gh-b'], removed: ['gh-a'] },
+        ],
+      },
+      { action: 'delete', kind: 'gateway', name: 'Old', fields: [] },
+    ]);
+    expect(plan).toBe(
+      [
+        '+ team "platform"',
+        '    description: ""',
+        '~ server "Support"',
+        '    enabled: true -> false',
+        '    + tools: gh-b',
+        '    - tools: gh-a',
+        '- gateway "Old"',
+        '',
+        'Plan: 1 to create, 1 to update, 1 to delete.',
+        '',
+      ].join('\n'),
+    );
+    expect(renderPlan([])).toMatch(/^No changes/);
+  });
+});

@@ -1,0 +1,98 @@
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { z } from 'zod';
+import { ConfigDocumentErrorCode, ConfigDocumentException } from './config-document.exception';
+import { CONFIG_SECTIONS } from './config-sections';
+
+export const CONFIG_API_VERSION = 'portico/v1';
+export const CONFIG_SCHEMA_ID = 'urn:portico:config:v1';
+/** Where a running Portico publishes the schema (no sign-in needed). */
+export const CONFIG_SCHEMA_PATH = '/api/v1/config/schema';
+
+/** A parsed document: its sections by key, each an array of that section's items. */
+export interface ConfigDocument {
+  apiVersion: typeof CONFIG_API_VERSION;
+  sections: Map<string, unknown[]>;
+}
+
+const documentSchema = z
+  .object({
+    apiVersion: z.literal(CONFIG_API_VERSION).describe('The document format.'),
+    ...Object.fromEntries(
+      CONFIG_SECTIONS.map((section) => [
+        section.key,
+        z
+          .array(section.item)
+          .optional()
+          .describe(`${section.description} Absent: left as it is; present: made to match.`),
+      ]),
+    ),
+  })
+  .strict()
+  .describe("Portico's configuration as code: `portico apply -f` makes the registry match it.");
+
+/** The document's JSON Schema, for editors and for `GET /api/v1/config/schema`. */
+export function configJsonSchema(): Record<string, unknown> {
+  const generated = z.toJSONSchema(documentSchema, { io: 'input', target: 'draft-2020-12' });
+  return {
+    ...generated,
+    $id: CONFIG_SCHEMA_ID,
+    title: 'Portico configuration',
+    properties: { $schema: { type: 'string' }, ...(generated.properties as object) },
+  };
+}
+
+/** Checks a document (already parsed from YAML or JSON) against the schema. */
+export function parseConfigDocument(input: unknown): ConfigDocument {
+  const withoutSchema =
+    typeof input === 'object' && input !== null && !Array.isArray(input)
+      ? Object.fromEntries(Object.entries(input).filter(([key]) => key !== '$schema'))
+      : input;
+  const result = documentSchema.safeParse(withoutSchema);
+  if (!result.success) {
+    const issues = result.error.issues.map((issue) => ({
+      path: issue.path.map(String).join('.'),
+      message: issue.message,
+    }));
+    const shown = issues
+      .slice(0, 10)
+      .map((issue) => `${issue.path || '(document)'}: ${issue.message}`)
+      .join('; ');
+    throw new ConfigDocumentException(
+      ConfigDocumentErrorCode.Invalid,
+      `The configuration document is not valid: ${shown}.`,
+      { issues },
+    );
+  }
+  const data = result.data as Record<string, unknown>;
+  const sections = new Map<string, unknown[]>();
+  for (const section of CONFIG_SECTIONS) {
+    const items = data[section.key];
+    if (Array.isArray(items)) sections.set(section.key, items);
+  }
+  return { apiVersion: CONFIG_API_VERSION, sections };
+}
+
+/** YAML (or JSON, which is YAML) text to a document. */
+export function parseConfigText(text: string): ConfigDocument {
+  return parseConfigDocument(parseYamlText(text));
+}
+
+export function parseYamlText(text: string): unknown {
+  try {
+    return parseYaml(text, { maxAliasCount: 100 });
+  } catch (error) {
+    throw new ConfigDocumentException(
+      ConfigDocumentErrorCode.Invalid,
+      `The configuration document is not YAML: ${(error as Error).message}`,
+    );
+  }
+}
+
+export function configYaml(document: Record<string, unknown>, publicUrl: string): string {
+  return [
+    '# Portico configuration. Apply with: portico apply -f portico.yaml',
+    '# Credentials are references: provide the environment variables (or files) they name.',
+    `# yaml-language-server: $schema=${publicUrl}${CONFIG_SCHEMA_PATH}`,
+    stringifyYaml(document, { lineWidth: 0 }),
+  ].join('\n');
+}

@@ -1,0 +1,100 @@
+import { type EntityManager } from 'typeorm';
+import { type z } from 'zod';
+import { type ServerMembersStore } from '../../servers/server-members.store';
+import { type OriginalNamesQuery } from '../../servers/original-names.query';
+import { type ToolNameQuery } from '../../tools/tool-name.query';
+import { type ConfigChange } from '../config-change';
+import { ConfigDocumentErrorCode, ConfigDocumentException } from '../config-document.exception';
+import { type SecretSource } from '../secret-ref';
+
+/** What the section appliers share while one document is applied in one transaction. */
+export interface ApplyContext {
+  em: EntityManager;
+  secrets: SecretSource;
+  encryptionKey: Buffer;
+  names: ToolNameQuery;
+  members: ServerMembersStore;
+  originalNames: OriginalNamesQuery;
+  changes: ConfigChange[];
+  warnings: string[];
+  /** Team ids by name, filled by the teams section (or read when the document has none). */
+  teamIds: Map<string, string>;
+  /** Gateways to sync once the transaction has committed; never called inside it. */
+  gatewaysToSync: Set<string>;
+  /**
+   * Slugs of gateways this apply created or reconnected: their tools arrive with the sync after
+   * the commit, so members named under them wait for a second pass instead of failing.
+   */
+  pendingSlugs: Set<string>;
+  /** Whether members are still waiting after this pass (then another pass follows the syncs). */
+  pendingMembers: boolean;
+  changed: {
+    gatewayIds: Set<string>;
+    serverIds: Set<string>;
+    userIds: Set<string>;
+    /** Something every endpoint's directory depends on changed (a global rate limit). */
+    everyServer: boolean;
+  };
+}
+
+export interface ExportContext {
+  em: EntityManager;
+  names: ToolNameQuery;
+  encryptionKey: Buffer;
+}
+
+/**
+ * One top-level list of the document (`teams`, `gateways`, `servers`, …). A section absent from a
+ * document is left alone; a present one is made to match, and with prune, what it does not name
+ * is deleted. Adding a section is one file and one line in CONFIG_SECTIONS.
+ */
+export interface ConfigSection {
+  key: string;
+  description: string;
+  item: z.ZodType;
+  export(ctx: ExportContext): Promise<unknown[]>;
+  /** Creates and updates, in document order of sections. */
+  upsert(items: unknown[], ctx: ApplyContext): Promise<void>;
+  /** Deletes what the document does not name; runs in reverse order of sections. */
+  prune(items: unknown[], ctx: ApplyContext): Promise<void>;
+}
+
+/** A section whose appliers get their items typed by the section's own schema. */
+export function defineSection<S extends z.ZodType>(spec: {
+  key: string;
+  description: string;
+  item: S;
+  export(ctx: ExportContext): Promise<z.input<S>[]>;
+  upsert(items: z.output<S>[], ctx: ApplyContext): Promise<void>;
+  prune(items: z.output<S>[], ctx: ApplyContext): Promise<void>;
+}): ConfigSection {
+  const typed = (items: unknown[]) => items.map((item) => spec.item.parse(item));
+  return {
+    key: spec.key,
+    description: spec.description,
+    item: spec.item,
+    export: (ctx) => spec.export(ctx),
+    upsert: (items, ctx) => spec.upsert(typed(items), ctx),
+    prune: (items, ctx) => spec.prune(typed(items), ctx),
+  };
+}
+
+/** Team name → id, or a 422 naming the record that asked for it. */
+export function teamIdOf(ctx: ApplyContext, team: string | null, where: string): string | null {
+  if (team === null) return null;
+  const id = ctx.teamIds.get(team);
+  if (id === undefined)
+    throw unknownReference(`${where} names the team '${team}', which does not exist`);
+  return id;
+}
+
+/** The name of a stored record's team, as the document would write it. */
+export function teamNameOf(ctx: ApplyContext, teamId: string | null): string | null {
+  if (teamId === null) return null;
+  for (const [name, id] of ctx.teamIds) if (id === teamId) return name;
+  return `(team ${teamId})`;
+}
+
+export function unknownReference(message: string): ConfigDocumentException {
+  return new ConfigDocumentException(ConfigDocumentErrorCode.UnknownReference, `${message}.`);
+}

@@ -1,0 +1,220 @@
+import { isURL } from 'class-validator';
+import { z } from 'zod';
+import { headerMapProblem } from '../../gateways/dto/gateway-auth.dto';
+import { UPSTREAM_URL_OPTIONS, URL_MAX_LENGTH } from '../../gateways/dto/gateway-create.dto';
+import {
+  type GatewayCredentials,
+  openCredentials,
+  sealCredentials,
+} from '../../gateways/gateway-credentials';
+import { gatewaySlug } from '../../gateways/gateway-slug';
+import { GATEWAY_TRANSPORTS, Gateway } from '../../gateways/gateway.entity';
+import { Team } from '../../teams/team.entity';
+import { type FieldChange, SECRET_SHOWN, scalarChanges } from '../config-change';
+import { ConfigDocumentErrorCode, ConfigDocumentException } from '../config-document.exception';
+import { resolveSecret, secretRefSchema } from '../secret-ref';
+import { type ApplyContext, defineSection, teamIdOf, teamNameOf } from './config-section';
+
+const gatewayAuth = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('none') }).strict(),
+  z
+    .object({
+      type: z.literal('bearer'),
+      token: secretRefSchema.describe('Where the bearer token is; never the token itself.'),
+    })
+    .strict(),
+  z
+    .object({
+      type: z.literal('headers'),
+      headers: z
+        .record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/), secretRefSchema)
+        .describe('Header name → where its value is.'),
+    })
+    .strict(),
+]);
+
+const gatewayItem = z
+  .object({
+    name: z
+      .string()
+      .min(1)
+      .max(200)
+      .describe('Unique name; its slug prefixes every tool name of the gateway.'),
+    url: z.string().max(URL_MAX_LENGTH).describe('The upstream MCP endpoint, http(s).'),
+    transport: z.enum(GATEWAY_TRANSPORTS).default('streamable-http'),
+    team: z
+      .string()
+      .nullable()
+      .default(null)
+      .describe('Name of the owning team; null or absent: global.'),
+    enabled: z.boolean().default(true),
+    auth: gatewayAuth
+      .default({ type: 'none' })
+      .describe('How Portico signs in to the upstream; credentials by reference only.'),
+  })
+  .strict();
+
+type GatewayItem = z.output<typeof gatewayItem>;
+
+/** Upstream MCP servers by name. Their tools come from syncs, which run after the commit. */
+export const gatewaysSection = defineSection({
+  key: 'gateways',
+  description: 'Upstream MCP servers, by name.',
+  item: gatewayItem,
+
+  async export({ em, encryptionKey }) {
+    const gateways = await em.getRepository(Gateway).find({ order: { name: 'ASC' } });
+    const teams = new Map((await em.getRepository(Team).find()).map((t) => [t.id, t.name]));
+    return gateways.map((gateway) => ({
+      name: gateway.name,
+      // Stdio and OAuth gateways are not described by the document yet (exported without them).
+      url: gateway.url ?? '',
+      ...(gateway.transport === 'streamable-http' ? {} : { transport: gateway.transport }),
+      ...(gateway.teamId === null ? {} : { team: teams.get(gateway.teamId) ?? null }),
+      ...(gateway.enabled ? {} : { enabled: false }),
+      ...authPlaceholder(gateway, encryptionKey),
+    }));
+  },
+
+  async upsert(items, ctx) {
+    const repository = ctx.em.getRepository(Gateway);
+    const existing = new Map((await repository.find()).map((gateway) => [gateway.name, gateway]));
+    for (const item of items) {
+      const where = `Gateway '${item.name}'`;
+      const slug = gatewaySlug(item.name);
+      if (!slug) throw invalid(`${where} has no letters or digits to make a slug from`);
+      const url = upstreamUrl(item.url, where);
+      const teamId = teamIdOf(ctx, item.team, where);
+      const credentials = resolveCredentials(item, ctx);
+      const gateway = existing.get(item.name) ?? null;
+      const fields = scalarChanges(
+        gateway && {
+          url: gateway.url,
+          transport: gateway.transport,
+          team: teamNameOf(ctx, gateway.teamId),
+          enabled: gateway.enabled,
+        },
+        { url, transport: item.transport, team: item.team, enabled: item.enabled },
+      );
+      const current = gateway && openCredentials(ctx.encryptionKey, gateway);
+      const authChanged = JSON.stringify(current) !== JSON.stringify(credentials);
+      if (authChanged) fields.push(authChange(current, credentials));
+      if (gateway !== null && fields.length === 0) continue;
+      const saved = await repository.save(
+        Object.assign(gateway ?? repository.create(), {
+          name: item.name,
+          slug,
+          url,
+          transport: item.transport,
+          teamId,
+          enabled: item.enabled,
+          ...(authChanged ? sealCredentials(ctx.encryptionKey, credentials) : {}),
+        }),
+      );
+      const reconnect =
+        gateway === null ||
+        authChanged ||
+        gateway.url !== url ||
+        gateway.transport !== item.transport;
+      if (item.enabled && (reconnect || !gateway?.enabled)) ctx.gatewaysToSync.add(saved.id);
+      if (reconnect) ctx.pendingSlugs.add(slug);
+      ctx.changed.gatewayIds.add(saved.id);
+      ctx.changes.push({
+        action: gateway === null ? 'create' : 'update',
+        kind: 'gateway',
+        name: item.name,
+        fields,
+      });
+    }
+  },
+
+  async prune(items, ctx) {
+    const named = new Set(items.map((item) => item.name));
+    const gateways = await ctx.em.getRepository(Gateway).find({ order: { name: 'ASC' } });
+    for (const gateway of gateways.filter((gateway) => !named.has(gateway.name))) {
+      await ctx.em.getRepository(Gateway).delete({ id: gateway.id });
+      ctx.changed.gatewayIds.add(gateway.id);
+      ctx.changes.push({ action: 'delete', kind: 'gateway', name: gateway.name, fields: [] });
+    }
+  },
+});
+
+function upstreamUrl(raw: string, where: string): string {
+  if (!isURL(raw, UPSTREAM_URL_OPTIONS))
+    throw invalid(`${where} has url '${raw}', which is not an absolute http(s) URL`);
+  const href = new URL(raw).href;
+  if (href.length > URL_MAX_LENGTH) throw invalid(`${where} has a url that is too long`);
+  return href;
+}
+
+function resolveCredentials(item: GatewayItem, ctx: ApplyContext): GatewayCredentials {
+  const where = `Gateway '${item.name}'`;
+  const auth = item.auth;
+  switch (auth.type) {
+    case 'none':
+      return { type: 'none' };
+    case 'bearer': {
+      const token = resolveSecret(auth.token, ctx.secrets, `${where} auth.token`);
+      if (token.length > 8192 || /[\r\n\0]/.test(token))
+        throw invalid(`${where} auth.token must be one line of at most 8192 characters`);
+      return { type: 'bearer', token };
+    }
+    case 'headers': {
+      const headers = Object.fromEntries(
+        Object.entries(auth.headers).map(([name, ref]) => [
+          name,
+          resolveSecret(ref, ctx.secrets, `${where} auth.headers.${name}`),
+        ]),
+      );
+      const problem = headerMapProblem(headers);
+      if (problem !== null) throw invalid(`${where} auth.headers ${problem}`);
+      return { type: 'headers', headers };
+    }
+  }
+}
+
+/** Which part of the credentials changed, never their values. */
+function authChange(current: GatewayCredentials | null, wanted: GatewayCredentials): FieldChange {
+  if (current === null || current.type !== wanted.type)
+    return { field: 'auth', from: current?.type, to: wanted.type };
+  return { field: 'auth', from: SECRET_SHOWN, to: `${SECRET_SHOWN}, changed` };
+}
+
+/**
+ * Export never writes a credential: it names an environment variable the operator must provide
+ * (or replaces with a `fromFile` reference to a mounted secret).
+ */
+function authPlaceholder(gateway: Gateway, key: Buffer): { auth?: z.input<typeof gatewayAuth> } {
+  const prefix = gateway.slug.toUpperCase().replace(/[^A-Z0-9]+/g, '_');
+  switch (gateway.authType) {
+    case 'none':
+    case 'oauth':
+      return {};
+    case 'bearer':
+      return { auth: { type: 'bearer', token: { fromEnv: `${prefix}_TOKEN` } } };
+    case 'headers': {
+      const names = headerNames(gateway, key);
+      return {
+        auth: {
+          type: 'headers',
+          headers: Object.fromEntries(
+            names.map((name) => [
+              name,
+              { fromEnv: `${prefix}_${name.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}` },
+            ]),
+          ),
+        },
+      };
+    }
+  }
+}
+
+/** Header names are not secret; they are sealed with the values, so they are read from there. */
+function headerNames(gateway: Gateway, key: Buffer): string[] {
+  const credentials = openCredentials(key, gateway);
+  return credentials.type === 'headers' ? Object.keys(credentials.headers).sort() : [];
+}
+
+function invalid(message: string): ConfigDocumentException {
+  return new ConfigDocumentException(ConfigDocumentErrorCode.Invalid, `${message}.`);
+}

@@ -1,0 +1,158 @@
+import { z } from 'zod';
+import { RATE_LIMIT_KEYS, RateLimit } from '../../rate-limits/rate-limit.entity';
+import { Server } from '../../servers/server.entity';
+import { type FieldChange, scalarChanges } from '../config-change';
+import { ConfigDocumentErrorCode, ConfigDocumentException } from '../config-document.exception';
+import { type ApplyContext, defineSection, unknownReference } from './config-section';
+
+const rateLimitItem = z
+  .object({
+    per: z
+      .enum(RATE_LIMIT_KEYS)
+      .describe('Whose calls one bucket counts: each token’s, or each user’s.'),
+    server: z
+      .string()
+      .nullable()
+      .default(null)
+      .describe('Name of the virtual server it applies to; null or absent: every endpoint.'),
+    tool: z
+      .string()
+      .nullable()
+      .default(null)
+      .describe('Virtual name of the one tool it counts; null or absent: all tools together.'),
+    points: z.number().int().min(1).max(1_000_000).describe('Calls allowed per window.'),
+    windowSeconds: z.number().int().min(1).max(86_400).describe('The window, in seconds.'),
+  })
+  .strict();
+
+type RateLimitItem = z.output<typeof rateLimitItem>;
+
+/** Tool call limits, each known by whom it counts, where, and for which tool. */
+export const rateLimitsSection = defineSection({
+  key: 'rateLimits',
+  description: 'Tool call rate limits, each known by `per`, `server` and `tool`.',
+  item: rateLimitItem,
+
+  async export({ em, names }) {
+    const rows: (RateLimit & { serverName: string | null; toolName: string | null })[] =
+      await em.query(
+        `SELECT l.per, l.points, l.window_seconds AS "windowSeconds", s.name AS "serverName",
+                (t.gateway_slug || '${names.separator}' || t.original_name) AS "toolName"
+         FROM rate_limit l LEFT JOIN server s ON s.id = l.server_id LEFT JOIN tool t ON t.id = l.tool_id
+         ORDER BY s.name NULLS FIRST, 5 NULLS FIRST, l.per`,
+      );
+    return rows.map((row) => ({
+      per: row.per,
+      ...(row.serverName === null ? {} : { server: row.serverName }),
+      ...(row.toolName === null ? {} : { tool: row.toolName }),
+      points: row.points,
+      windowSeconds: row.windowSeconds,
+    }));
+  },
+
+  async upsert(items, ctx) {
+    const seen = new Set<string>();
+    const existing = await storedByKey(ctx);
+    for (const item of items) {
+      const key = keyOf(item);
+      if (seen.has(key)) throw invalid(`The rate limit ${key} is named twice`);
+      seen.add(key);
+      const target = await targetOf(item, ctx);
+      if (target === null) continue;
+      const limit = existing.get(key) ?? null;
+      const fields: FieldChange[] = scalarChanges(
+        limit && { points: limit.points, windowSeconds: limit.windowSeconds },
+        { points: item.points, windowSeconds: item.windowSeconds },
+      );
+      if (limit !== null && fields.length === 0) continue;
+      const repository = ctx.em.getRepository(RateLimit);
+      await repository.save(
+        Object.assign(limit ?? repository.create(), {
+          per: item.per,
+          ...target,
+          points: item.points,
+          windowSeconds: item.windowSeconds,
+        }),
+      );
+      markChanged(ctx, target.serverId);
+      ctx.changes.push({
+        action: limit === null ? 'create' : 'update',
+        kind: 'rate limit',
+        name: key,
+        fields,
+      });
+    }
+  },
+
+  async prune(items, ctx) {
+    const named = new Set(items.map(keyOf));
+    for (const [key, limit] of await storedByKey(ctx)) {
+      if (named.has(key)) continue;
+      await ctx.em.getRepository(RateLimit).delete({ id: limit.id });
+      markChanged(ctx, limit.serverId);
+      ctx.changes.push({ action: 'delete', kind: 'rate limit', name: key, fields: [] });
+    }
+  },
+});
+
+/** How the plan names a limit: `per token on "Support" for github-create_issue`. */
+function keyOf(item: Pick<RateLimitItem, 'per' | 'server' | 'tool'>): string {
+  return `per ${item.per} on ${item.server === null ? 'every endpoint' : `"${item.server}"`} for ${item.tool ?? 'all tools'}`;
+}
+
+async function storedByKey(ctx: ApplyContext): Promise<Map<string, RateLimit>> {
+  const rows: (RateLimit & { serverName: string | null; toolName: string | null })[] =
+    await ctx.em.query(
+      `SELECT l.id, l.per, l.server_id AS "serverId", l.tool_id AS "toolId", l.points,
+              l.window_seconds AS "windowSeconds", s.name AS "serverName",
+              (t.gateway_slug || '${ctx.names.separator}' || t.original_name) AS "toolName"
+       FROM rate_limit l LEFT JOIN server s ON s.id = l.server_id LEFT JOIN tool t ON t.id = l.tool_id`,
+    );
+  return new Map(
+    rows.map((row) => [keyOf({ per: row.per, server: row.serverName, tool: row.toolName }), row]),
+  );
+}
+
+/** The ids the item names; null when its tool waits for its gateway's first sync. */
+async function targetOf(
+  item: RateLimitItem,
+  ctx: ApplyContext,
+): Promise<{ serverId: string | null; toolId: string | null } | null> {
+  const where = `Rate limit ${keyOf(item)}`;
+  let serverId: string | null = null;
+  if (item.server !== null) {
+    const server = await ctx.em.getRepository(Server).findOneBy({ name: item.server });
+    if (!server)
+      throw unknownReference(`${where} names the server '${item.server}', which does not exist`);
+    serverId = server.id;
+  }
+  let toolId: string | null = null;
+  if (item.tool !== null) {
+    const rows: { id: string }[] = await ctx.em.query(
+      `SELECT id FROM tool WHERE (gateway_slug || '${ctx.names.separator}' || original_name) = $1`,
+      [item.tool],
+    );
+    if (rows.length === 0) {
+      if (
+        [...ctx.pendingSlugs].some((slug) => item.tool!.startsWith(`${slug}${ctx.names.separator}`))
+      ) {
+        ctx.pendingMembers = true;
+        ctx.warnings.push(`${where} waits for its gateway's first sync.`);
+        return null;
+      }
+      throw unknownReference(`${where} names the tool '${item.tool}', which does not exist`);
+    }
+    toolId = rows[0]!.id;
+  }
+  return { serverId, toolId };
+}
+
+/** A server's limits change its directory; a global one every directory. */
+function markChanged(ctx: ApplyContext, serverId: string | null): void {
+  if (serverId === null) ctx.changed.everyServer = true;
+  else ctx.changed.serverIds.add(serverId);
+}
+
+function invalid(message: string): ConfigDocumentException {
+  return new ConfigDocumentException(ConfigDocumentErrorCode.Invalid, `${message}.`);
+}

@@ -1,0 +1,112 @@
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
+import { tempDataDir } from '../support/temp-dir';
+import { ADMIN_PASSWORD, startTestApp, type TestApp } from '../support/test-app';
+
+const ROOT = join(__dirname, '..', '..');
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function portico(args: string[], env: Record<string, string>): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ['-r', 'ts-node/register/transpile-only', 'src/cli/portico.ts', ...args],
+      { cwd: ROOT, env: { PATH: process.env.PATH, ...env } },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('error', reject);
+    child.once('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('portico apply and export', () => {
+  let app: TestApp;
+  let upstream: UpstreamFixture;
+  let env: Record<string, string>;
+  const dir = tempDataDir();
+  const file = join(dir, 'portico.yaml');
+
+  beforeAll(async () => {
+    upstream = await startUpstream({ tools: [echoTool('now', 'clock')] });
+    app = await startTestApp();
+    env = { PORTICO_URL: app.baseUrl, PORTICO_USERNAME: 'admin', PORTICO_PASSWORD: ADMIN_PASSWORD };
+    writeFileSync(
+      file,
+      [
+        'apiVersion: portico/v1',
+        'teams:',
+        '  - name: platform',
+        'gateways:',
+        '  - name: Clock',
+        `    url: ${upstream.url}`,
+        '    team: platform',
+        'servers:',
+        '  - name: Clocks',
+        '    team: platform',
+        '    tools: [clock-now]',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  afterAll(async () => {
+    await app.close();
+    await upstream.close();
+  });
+
+  it('prints the plan of a dry run and changes nothing, then applies, then has nothing to do', async () => {
+    const dry = await portico(['apply', '-f', file, '--dry-run'], env);
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain('+ team "platform"');
+    expect(dry.stdout).toContain('+ gateway "Clock"');
+    expect(dry.stdout).toContain('+ server "Clocks"');
+    expect(dry.stdout).toContain('Dry run: nothing was changed.');
+    const none = (await app.api().get('/api/v1/gateways').expect(200)).body as { total: number };
+    expect(none.total).toBe(0);
+
+    const applied = await portico(['apply', '-f', file], { ...env });
+    expect(applied).toMatchObject({ code: 0, stderr: '' });
+    expect(applied.stdout).toContain('Plan: 3 to create, 0 to update, 0 to delete.');
+    const servers = (await app.api().get('/api/v1/servers').expect(200)).body as {
+      items: { name: string; toolIds: string[] }[];
+    };
+    expect(servers.items.map((s) => [s.name, s.toolIds.length])).toEqual([['Clocks', 1]]);
+
+    const again = await portico(['apply', '-f', file], env);
+    expect(again.stdout).toMatch(/^No changes/);
+  });
+
+  it('exports a file that applies back to no changes', async () => {
+    const exported = join(dir, 'exported.yaml');
+    const run = await portico(['export', '-o', exported], { ...env });
+    expect(run.code).toBe(0);
+    const text = readFileSync(exported, 'utf8');
+    expect(text).toContain(`$schema=${app.config.publicUrl}/api/v1/config/schema`);
+    expect(parseYaml(text)).toMatchObject({
+      teams: [{ name: 'platform' }],
+      gateways: [{ name: 'Clock', team: 'platform' }],
+      servers: [{ name: 'Clocks', tools: ['clock-now'] }],
+    });
+    const again = await portico(['apply', '-f', exported, '--prune'], env);
+    expect(again.stdout).toMatch(/^No changes/);
+  });
+
+  it('fails with the server’s problem for a document that does not apply', async () => {
+    const bad = join(dir, 'bad.yaml');
+    writeFileSync(bad, 'apiVersion: portico/v1\nservers:\n  - name: X\n    tools: [nope-x]\n');
+    const run = await portico(['apply', '-f', bad], env);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^portico: PUT \/api\/v1\/config: 422 .*nope-x/);
+  });
+});
