@@ -16,6 +16,45 @@ import { AuditEntry } from './audit-entry.entity';
 export type AuditRecord = Pick<AuditEntry, 'kind' | 'action' | 'outcome'> &
   Partial<Omit<AuditEntry, 'id' | 'occurredAt' | 'replica'>>;
 
+const COLUMNS = `id uuid, occurred_at timestamptz, kind varchar, action varchar, outcome varchar,
+  status integer, duration_ms double precision, subject varchar, username varchar, user_id uuid,
+  token_id uuid, team_ids uuid[], client_name varchar, server_id uuid, gateway varchar,
+  target varchar, arguments_digest char(64), arguments jsonb, detail varchar, request_id varchar,
+  trace_id char(32), replica varchar`;
+const NAMES = COLUMNS.split(',')
+  .map((column) => column.trim().split(' ')[0])
+  .join(', ');
+const INSERT_BATCH = `INSERT INTO audit_entry (${NAMES})
+  SELECT ${NAMES} FROM jsonb_to_recordset($1::jsonb) AS x(${COLUMNS})
+  ON CONFLICT (id) DO NOTHING`;
+
+function toRow(entry: AuditEntry): Record<string, unknown> {
+  return {
+    id: entry.id,
+    occurred_at: entry.occurredAt.toISOString(),
+    kind: entry.kind,
+    action: entry.action,
+    outcome: entry.outcome,
+    status: entry.status,
+    duration_ms: entry.durationMs,
+    subject: entry.subject,
+    username: entry.username,
+    user_id: entry.userId,
+    token_id: entry.tokenId,
+    team_ids: entry.teamIds,
+    client_name: entry.clientName,
+    server_id: entry.serverId,
+    gateway: entry.gateway,
+    target: entry.target,
+    arguments_digest: entry.argumentsDigest,
+    arguments: entry.arguments,
+    detail: entry.detail,
+    request_id: entry.requestId,
+    trace_id: entry.traceId,
+    replica: entry.replica,
+  };
+}
+
 /** Rows in one INSERT; a bigger buffer is written in several. */
 const BATCH_ROWS = 500;
 /** Entries kept while the database refuses them; beyond this the oldest are dropped (and logged). */
@@ -114,13 +153,9 @@ export class AuditTrail implements OnModuleInit, BeforeApplicationShutdown {
     while (this.buffer.length > 0) {
       const batch = this.buffer.slice(0, BATCH_ROWS);
       try {
-        await this.dataSource
-          .createQueryBuilder()
-          .insert()
-          .into(AuditEntry)
-          .values(batch)
-          .orIgnore()
-          .execute();
+        // One JSON parameter for the whole batch: far cheaper to build than a row of
+        // parameters per entry, which matters when the database runs in this process (PGlite).
+        await this.dataSource.query(INSERT_BATCH, [JSON.stringify(batch.map(toRow))]);
       } catch (error) {
         this.logger.warn(
           `Could not write the audit trail, will retry: ${(error as Error).message}`,
