@@ -4,9 +4,6 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 
 export type CallOutcome = 'ok' | 'tool_error' | 'error';
 
-/** A rate limit's decision on one request, for `portico_rate_limit_decisions_total`. */
-export type RateLimitDecision = 'allowed' | 'limited';
-
 /** One upstream's health as the registry last saw it, for `portico_upstream_up`. */
 export interface UpstreamHealth {
   gateway: string;
@@ -68,17 +65,6 @@ export class Metrics {
     },
   });
 
-  /**
-   * Rate-limit decisions, by the limit that decided (e.g. `token`, `user`, `server`, `tool`) and
-   * whether the request went on: count them with `recordRateLimit`.
-   */
-  readonly rateLimitDecisions = new Counter({
-    name: 'portico_rate_limit_decisions_total',
-    help: 'Rate-limit decisions, by limit and decision (allowed, limited).',
-    labelNames: ['limit', 'decision'] as const,
-    registers: [this.registry],
-  });
-
   private upstreamHealth: (() => Promise<UpstreamHealth[]>) | null = null;
 
   readonly oauthRefreshes = new Counter({
@@ -95,14 +81,6 @@ export class Metrics {
   /** Where `portico_upstream_up` reads the upstreams' health at each scrape. */
   readUpstreamHealthFrom(source: () => Promise<UpstreamHealth[]>): void {
     this.upstreamHealth = source;
-  }
-
-  /**
-   * The rate-limit counter API: one call per decision of a limit. `limit` names the limit (a
-   * small fixed set, never a token or user id: labels must stay few).
-   */
-  recordRateLimit(limit: string, decision: RateLimitDecision): void {
-    this.rateLimitDecisions.inc({ limit, decision });
   }
 
   /** One HTTP request; `route` is the matched route pattern, never the raw path. */
