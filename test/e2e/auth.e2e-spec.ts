@@ -15,6 +15,11 @@ const ALLOWLIST = new Set([
   'GET /admin/sso/callback',
   'GET /.well-known/oauth-protected-resource/mcp',
   'GET /.well-known/oauth-protected-resource/servers/:serverId/mcp',
+  // The configuration document's JSON Schema, for editors; it holds no data.
+  'GET /api/v1/config/schema',
+  // An upstream provider sends the browser back here cross-site, where the (SameSite) session
+  // cookie does not come along; the flow's own sealed cookie and state stand in for it.
+  'GET /admin/connections/callback',
 ]);
 
 interface Layer {
