@@ -3,7 +3,6 @@ import {
   type JSONRPCNotification,
   type JSONRPCRequest,
   type JSONRPCResponse,
-  type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import {
   type Channel,
@@ -11,20 +10,16 @@ import {
   type ChannelRequestOptions,
   isJsonRpcResponse,
 } from './channel';
+import { PendingRequests } from './pending-requests';
 import { UpstreamFailure } from './upstream-error';
 
-interface Pending {
-  resolve(response: JSONRPCResponse): void;
-  reject(reason: unknown): void;
-}
-
 /**
- * An upstream session over one of the SDK's client transports whose messages all share one pipe:
- * the older HTTP+SSE transport, or stdio. Answers are matched to requests by id; everything else
+ * An upstream session over one of the SDK's client transports whose messages all share one pipe
+ * (the older HTTP+SSE transport). Answers are matched to requests by id; everything else
  * reaches the listener, which tells calls apart as well as the messages allow.
  */
 export class TransportChannel implements Channel {
-  private readonly pending = new Map<RequestId, Pending>();
+  private readonly pending = new PendingRequests();
   private listener: ChannelListener | null = null;
   private closed = false;
 
@@ -33,14 +28,8 @@ export class TransportChannel implements Channel {
   async start(listener: ChannelListener): Promise<void> {
     this.listener = listener;
     this.transport.onmessage = (message) => {
-      if (!isJsonRpcResponse(message)) {
-        listener.message(message);
-        return;
-      }
-      if (message.id === undefined) return;
-      const pending = this.pending.get(message.id);
-      this.pending.delete(message.id);
-      pending?.resolve(message);
+      if (isJsonRpcResponse(message)) this.pending.answer(message);
+      else listener.message(message);
     };
     this.transport.onclose = () =>
       this.lose(new UpstreamFailure('unreachable', 'the upstream closed the connection'));
@@ -66,31 +55,7 @@ export class TransportChannel implements Channel {
       return Promise.reject(
         new UpstreamFailure('unreachable', 'the upstream connection is closed'),
       );
-    return new Promise((resolve, reject) => {
-      const onAbort = () => {
-        this.pending.delete(message.id);
-        reject(options.signal.reason as Error);
-      };
-      if (options.signal.aborted) {
-        onAbort();
-        return;
-      }
-      options.signal.addEventListener('abort', onAbort, { once: true });
-      const settle =
-        <T>(done: (value: T) => void) =>
-        (value: T) => {
-          options.signal.removeEventListener('abort', onAbort);
-          done(value);
-        };
-      this.pending.set(message.id, {
-        resolve: settle(resolve),
-        reject: settle(reject),
-      });
-      this.transport.send(message).catch((error: unknown) => {
-        this.pending.delete(message.id);
-        settle(reject)(error);
-      });
-    });
+    return this.pending.add(message.id, options.signal, () => this.transport.send(message));
   }
 
   async send(message: JSONRPCNotification | JSONRPCResponse): Promise<void> {
@@ -105,9 +70,7 @@ export class TransportChannel implements Channel {
   private lose(reason: UpstreamFailure): void {
     if (this.closed && this.pending.size === 0) return;
     this.closed = true;
-    const pending = [...this.pending.values()];
-    this.pending.clear();
-    for (const entry of pending) entry.reject(reason);
+    this.pending.failAll(reason);
     this.listener?.lost(reason);
   }
 }

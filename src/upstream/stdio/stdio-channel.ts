@@ -2,7 +2,6 @@ import {
   type JSONRPCNotification,
   type JSONRPCRequest,
   type JSONRPCResponse,
-  type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import {
   type Channel,
@@ -10,14 +9,10 @@ import {
   type ChannelRequestOptions,
   isJsonRpcResponse,
 } from '../channel';
+import { PendingRequests } from '../pending-requests';
 import { UpstreamFailure } from '../upstream-error';
 import { type StdioLaunch, type StdioProcess } from './stdio-process';
 import { type StdioSupervisor } from './stdio-supervisor.service';
-
-interface Pending {
-  resolve(response: JSONRPCResponse): void;
-  reject(reason: unknown): void;
-}
 
 const SHOWN_GARBAGE = 120;
 
@@ -27,7 +22,7 @@ const SHOWN_GARBAGE = 120;
  * stdout, fails what is in flight at once with a clear reason: nothing waits for its timeout.
  */
 export class StdioChannel implements Channel {
-  private readonly pending = new Map<RequestId, Pending>();
+  private readonly pending = new PendingRequests();
   private child: StdioProcess | null = null;
   private listener: ChannelListener | null = null;
   private failure: UpstreamFailure | null = null;
@@ -45,14 +40,8 @@ export class StdioChannel implements Channel {
     this.child = child;
     child.attach({
       message: (message) => {
-        if (!isJsonRpcResponse(message)) {
-          listener.message(message);
-          return;
-        }
-        if (message.id === undefined) return;
-        const pending = this.pending.get(message.id);
-        this.pending.delete(message.id);
-        pending?.resolve(message);
+        if (isJsonRpcResponse(message)) this.pending.answer(message);
+        else listener.message(message);
       },
       garbage: (line) => {
         const shown = line.length > SHOWN_GARBAGE ? `${line.slice(0, SHOWN_GARBAGE)}…` : line;
@@ -84,25 +73,10 @@ export class StdioChannel implements Channel {
     if (this.failure) return Promise.reject(this.failure);
     if (this.closed || !child)
       return Promise.reject(new UpstreamFailure('unreachable', 'the stdio session is closed'));
-    return new Promise((resolve, reject) => {
-      const onAbort = () => {
-        this.pending.delete(message.id);
-        reject(options.signal.reason as Error);
-      };
-      if (options.signal.aborted) {
-        onAbort();
-        return;
-      }
-      options.signal.addEventListener('abort', onAbort, { once: true });
-      const settle =
-        <T>(done: (value: T) => void) =>
-        (value: T) => {
-          options.signal.removeEventListener('abort', onAbort);
-          done(value);
-        };
-      this.pending.set(message.id, { resolve: settle(resolve), reject: settle(reject) });
-      child.send(message).catch(() => undefined);
-    });
+    // A write that fails means the process is gone, which its exit reports to everything pending.
+    return this.pending.add(message.id, options.signal, () =>
+      child.send(message).catch(() => undefined),
+    );
   }
 
   async send(message: JSONRPCNotification | JSONRPCResponse): Promise<void> {
@@ -120,9 +94,7 @@ export class StdioChannel implements Channel {
   private lose(reason: UpstreamFailure): void {
     if (this.failure) return;
     this.failure = reason;
-    const pending = [...this.pending.values()];
-    this.pending.clear();
-    for (const entry of pending) entry.reject(reason);
+    this.pending.failAll(reason);
     if (!this.closed) this.listener?.lost(reason);
   }
 }
