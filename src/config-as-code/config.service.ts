@@ -8,6 +8,7 @@ import { ServerMembersStore } from '../servers/server-members.store';
 import { SyncService } from '../sync/sync.service';
 import { Team } from '../teams/team.entity';
 import { ToolNameQuery } from '../tools/tool-name.query';
+import { UpstreamOAuth } from '../upstream/oauth/upstream-oauth.service';
 import { uniqueViolation } from '../common/unique-violation';
 import { ConfigApply } from './config-apply.entity';
 import { type ConfigChange, renderPlan } from './config-change';
@@ -56,6 +57,7 @@ export class ConfigService {
     private readonly originalNames: OriginalNamesQuery,
     private readonly sync: SyncService,
     private readonly bus: EventBus,
+    private readonly oauth: UpstreamOAuth,
   ) {}
 
   /** The registry as a document; credentials as references to fill in, never values. */
@@ -134,6 +136,8 @@ export class ConfigService {
       em,
       secrets: this.secretSource(),
       encryptionKey: this.config.encryptionKey,
+      stdioCommands: this.config.stdioCommands,
+      forgetOAuth: (em, gatewayId) => this.oauth.forgetGateway(em, gatewayId),
       names: this.names,
       members: this.members,
       originalNames: this.originalNames,

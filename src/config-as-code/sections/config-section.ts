@@ -12,6 +12,10 @@ export interface ApplyContext {
   em: EntityManager;
   secrets: SecretSource;
   encryptionKey: Buffer;
+  /** The commands a stdio gateway may launch (STDIO_COMMANDS). */
+  stdioCommands: readonly string[];
+  /** Drops a gateway's upstream OAuth tokens and client, when its URL or auth changes. */
+  forgetOAuth(em: EntityManager, gatewayId: string): Promise<void>;
   names: ToolNameQuery;
   members: ServerMembersStore;
   originalNames: OriginalNamesQuery;

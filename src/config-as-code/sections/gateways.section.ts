@@ -8,7 +8,9 @@ import {
   sealCredentials,
 } from '../../gateways/gateway-credentials';
 import { gatewaySlug } from '../../gateways/gateway-slug';
-import { GATEWAY_TRANSPORTS, Gateway } from '../../gateways/gateway.entity';
+import { envMapProblem } from '../../gateways/dto/stdio-env';
+import { sealStdioEnv, stdioLaunchOf } from '../../gateways/gateway-stdio';
+import { GATEWAY_TRANSPORTS, Gateway, OAUTH_MODES } from '../../gateways/gateway.entity';
 import { Team } from '../../teams/team.entity';
 import { type FieldChange, SECRET_SHOWN, scalarChanges } from '../config-change';
 import { ConfigDocumentErrorCode, ConfigDocumentException } from '../config-document.exception';
@@ -31,6 +33,19 @@ const gatewayAuth = z.discriminatedUnion('type', [
         .describe('Header name → where its value is.'),
     })
     .strict(),
+  z
+    .object({
+      type: z.literal('oauth'),
+      mode: z
+        .enum(OAUTH_MODES)
+        .describe(
+          'shared: one connected account; per-user: each caller their own; client-credentials.',
+        ),
+      clientId: z.string().min(1).max(512).optional().describe('A client registered beforehand.'),
+      clientSecret: secretRefSchema.optional().describe('Where that client secret is.'),
+      scope: z.string().max(1024).optional().describe('Scopes to ask for, space-separated.'),
+    })
+    .strict(),
 ]);
 
 const gatewayItem = z
@@ -40,8 +55,24 @@ const gatewayItem = z
       .min(1)
       .max(200)
       .describe('Unique name; its slug prefixes every tool name of the gateway.'),
-    url: z.string().max(URL_MAX_LENGTH).describe('The upstream MCP endpoint, http(s).'),
+    url: z
+      .string()
+      .max(URL_MAX_LENGTH)
+      .optional()
+      .describe('The upstream MCP endpoint, http(s); required unless the transport is stdio.'),
     transport: z.enum(GATEWAY_TRANSPORTS).default('streamable-http'),
+    command: z
+      .string()
+      .min(1)
+      .max(1024)
+      .optional()
+      .describe('stdio: the command Portico launches (on STDIO_COMMANDS); never run by a shell.'),
+    args: z.array(z.string().max(4096)).max(256).optional().describe('stdio: its arguments.'),
+    cwd: z.string().max(4096).optional().describe('stdio: its working directory.'),
+    env: z
+      .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/), secretRefSchema)
+      .optional()
+      .describe('stdio: environment variable → where its value is.'),
     team: z
       .string()
       .nullable()
@@ -67,9 +98,9 @@ export const gatewaysSection = defineSection({
     const teams = new Map((await em.getRepository(Team).find()).map((t) => [t.id, t.name]));
     return gateways.map((gateway) => ({
       name: gateway.name,
-      // Stdio and OAuth gateways are not described by the document yet (exported without them).
-      url: gateway.url ?? '',
+      ...(gateway.url === null ? {} : { url: gateway.url }),
       ...(gateway.transport === 'streamable-http' ? {} : { transport: gateway.transport }),
+      ...stdioPlaceholder(gateway),
       ...(gateway.teamId === null ? {} : { team: teams.get(gateway.teamId) ?? null }),
       ...(gateway.enabled ? {} : { enabled: false }),
       ...authPlaceholder(gateway, encryptionKey),
@@ -83,23 +114,41 @@ export const gatewaysSection = defineSection({
       const where = `Gateway '${item.name}'`;
       const slug = gatewaySlug(item.name);
       if (!slug) throw invalid(`${where} has no letters or digits to make a slug from`);
-      const url = upstreamUrl(item.url, where);
+      const stdio = stdioOf(item, ctx, where);
+      const url = stdio ? null : upstreamUrl(item.url, where);
       const teamId = teamIdOf(ctx, item.team, where);
       const credentials = resolveCredentials(item, ctx);
       const gateway = existing.get(item.name) ?? null;
+      const current = gateway && openCredentials(ctx.encryptionKey, gateway);
+      const launch = gateway && stdioLaunchOf(ctx.encryptionKey, gateway);
       const fields = scalarChanges(
         gateway && {
           url: gateway.url,
           transport: gateway.transport,
           team: teamNameOf(ctx, gateway.teamId),
           enabled: gateway.enabled,
+          command: launch?.command ?? null,
+          args: JSON.stringify(launch?.args ?? null),
+          cwd: launch?.cwd ?? null,
         },
-        { url, transport: item.transport, team: item.team, enabled: item.enabled },
+        {
+          url,
+          transport: item.transport,
+          team: item.team,
+          enabled: item.enabled,
+          command: stdio?.command ?? null,
+          args: JSON.stringify(stdio?.args ?? null),
+          cwd: stdio?.cwd ?? null,
+        },
       );
-      const current = gateway && openCredentials(ctx.encryptionKey, gateway);
       const authChanged = JSON.stringify(current) !== JSON.stringify(credentials);
       if (authChanged) fields.push(authChange(current, credentials));
+      const envChanged = JSON.stringify(launch?.env ?? {}) !== JSON.stringify(stdio?.env ?? {});
+      if (envChanged)
+        fields.push({ field: 'env', from: SECRET_SHOWN, to: `${SECRET_SHOWN}, changed` });
       if (gateway !== null && fields.length === 0) continue;
+      if (gateway?.authType === 'oauth' && (authChanged || gateway.url !== url))
+        await ctx.forgetOAuth(ctx.em, gateway.id);
       const saved = await repository.save(
         Object.assign(gateway ?? repository.create(), {
           name: item.name,
@@ -108,14 +157,20 @@ export const gatewaysSection = defineSection({
           transport: item.transport,
           teamId,
           enabled: item.enabled,
+          stdioCommand: stdio?.command ?? null,
+          stdioArgs: stdio ? stdio.args : null,
+          stdioCwd: stdio?.cwd ?? null,
+          ...(envChanged || gateway === null
+            ? stdio
+              ? sealStdioEnv(ctx.encryptionKey, stdio.env)
+              : { stdioEnvNames: null, stdioEnv: null }
+            : {}),
           ...(authChanged ? sealCredentials(ctx.encryptionKey, credentials) : {}),
         }),
       );
       const reconnect =
         gateway === null ||
-        authChanged ||
-        gateway.url !== url ||
-        gateway.transport !== item.transport;
+        fields.some((field) => field.field !== 'team' && field.field !== 'enabled');
       if (item.enabled && (reconnect || !gateway?.enabled)) ctx.gatewaysToSync.add(saved.id);
       if (reconnect) ctx.pendingSlugs.add(slug);
       ctx.changed.gatewayIds.add(saved.id);
@@ -139,7 +194,8 @@ export const gatewaysSection = defineSection({
   },
 });
 
-function upstreamUrl(raw: string, where: string): string {
+function upstreamUrl(raw: string | undefined, where: string): string {
+  if (raw === undefined) throw invalid(`${where} needs a url (or transport: stdio and a command)`);
   if (!isURL(raw, UPSTREAM_URL_OPTIONS))
     throw invalid(`${where} has url '${raw}', which is not an absolute http(s) URL`);
   const href = new URL(raw).href;
@@ -170,7 +226,79 @@ function resolveCredentials(item: GatewayItem, ctx: ApplyContext): GatewayCreden
       if (problem !== null) throw invalid(`${where} auth.headers ${problem}`);
       return { type: 'headers', headers };
     }
+    case 'oauth': {
+      if (auth.clientSecret !== undefined && auth.clientId === undefined)
+        throw invalid(`${where} auth.clientSecret needs auth.clientId`);
+      return {
+        type: 'oauth',
+        mode: auth.mode,
+        ...(auth.clientId === undefined ? {} : { clientId: auth.clientId }),
+        ...(auth.clientSecret === undefined
+          ? {}
+          : {
+              clientSecret: resolveSecret(
+                auth.clientSecret,
+                ctx.secrets,
+                `${where} auth.clientSecret`,
+              ),
+            }),
+        ...(auth.scope === undefined ? {} : { scope: auth.scope }),
+      };
+    }
   }
+}
+
+interface StdioWanted {
+  command: string;
+  args: string[];
+  cwd: string | null;
+  env: Record<string, string>;
+}
+
+/**
+ * What a stdio gateway launches, its environment read from its references; null for HTTP. The
+ * rules are the REST API's: a command on STDIO_COMMANDS, never a shell, secrets only in env.
+ */
+function stdioOf(item: GatewayItem, ctx: ApplyContext, where: string): StdioWanted | null {
+  if (item.transport !== 'stdio') {
+    for (const field of ['command', 'args', 'cwd', 'env'] as const)
+      if (item[field] !== undefined) throw invalid(`${where}: ${field} applies only to stdio`);
+    return null;
+  }
+  if (item.url !== undefined) throw invalid(`${where}: url does not apply to stdio`);
+  if (item.auth.type !== 'none')
+    throw invalid(`${where}: a stdio gateway takes its secrets in env`);
+  if (item.command === undefined) throw invalid(`${where} needs a command for the stdio transport`);
+  if (!ctx.stdioCommands.includes(item.command))
+    throw invalid(
+      ctx.stdioCommands.length === 0
+        ? `${where}: stdio upstreams are off; set STDIO_COMMANDS to the commands Portico may launch`
+        : `${where}: the command '${item.command}' is not on STDIO_COMMANDS (${ctx.stdioCommands.join(', ')})`,
+    );
+  const env = Object.fromEntries(
+    Object.entries(item.env ?? {}).map(([name, ref]) => [
+      name,
+      resolveSecret(ref, ctx.secrets, `${where} env.${name}`),
+    ]),
+  );
+  const problem = envMapProblem(env);
+  if (problem !== null) throw invalid(`${where} env ${problem}`);
+  return { command: item.command, args: item.args ?? [], cwd: item.cwd ?? null, env };
+}
+
+/** A stdio gateway's launch; its environment as references the operator must provide. */
+function stdioPlaceholder(gateway: Gateway): Partial<z.input<typeof gatewayItem>> {
+  if (gateway.transport !== 'stdio' || gateway.stdioCommand === null) return {};
+  const prefix = gateway.slug.toUpperCase().replace(/[^A-Z0-9]+/g, '_');
+  const names = gateway.stdioEnvNames ?? [];
+  return {
+    command: gateway.stdioCommand,
+    ...(gateway.stdioArgs && gateway.stdioArgs.length > 0 ? { args: gateway.stdioArgs } : {}),
+    ...(gateway.stdioCwd === null ? {} : { cwd: gateway.stdioCwd }),
+    ...(names.length === 0
+      ? {}
+      : { env: Object.fromEntries(names.map((name) => [name, { fromEnv: `${prefix}_${name}` }])) }),
+  };
 }
 
 /** Which part of the credentials changed, never their values. */
@@ -188,8 +316,22 @@ function authPlaceholder(gateway: Gateway, key: Buffer): { auth?: z.input<typeof
   const prefix = gateway.slug.toUpperCase().replace(/[^A-Z0-9]+/g, '_');
   switch (gateway.authType) {
     case 'none':
-    case 'oauth':
       return {};
+    case 'oauth': {
+      const settings = openCredentials(key, gateway);
+      if (settings.type !== 'oauth') return {};
+      return {
+        auth: {
+          type: 'oauth',
+          mode: settings.mode,
+          ...(settings.clientId === undefined ? {} : { clientId: settings.clientId }),
+          ...(settings.clientSecret === undefined
+            ? {}
+            : { clientSecret: { fromEnv: `${prefix}_CLIENT_SECRET` } }),
+          ...(settings.scope === undefined ? {} : { scope: settings.scope }),
+        },
+      };
+    }
     case 'bearer':
       return { auth: { type: 'bearer', token: { fromEnv: `${prefix}_TOKEN` } } };
     case 'headers': {
