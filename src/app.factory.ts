@@ -1,4 +1,5 @@
 import { type INestApplication, ValidationPipe } from '@nestjs/common';
+import { type Server } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
 import { type NestExpressApplication } from '@nestjs/platform-express';
@@ -26,6 +27,9 @@ import { httpMetrics } from './health/http-metrics.middleware';
 import { Metrics } from './health/metrics';
 import { setUpOAuth } from './oauth/oauth-routes';
 
+/** Longer than the idle limit of the clients and load balancers in front of Portico. */
+const KEEP_ALIVE_MS = 65_000;
+
 /** Builds the configured application; `main` listens on it, tests too. */
 export async function createApp(config: AppConfig): Promise<NestExpressApplication> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
@@ -34,6 +38,12 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
   });
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
+  // Clients and load balancers keep connections to Portico open between calls. Node's 5 s idle
+  // limit is shorter than theirs, so a connection reused just as Portico closes it resets
+  // (ECONNRESET); outlast them instead (common load balancers idle out at 60 s).
+  const server: Server = app.getHttpServer();
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
+  server.headersTimeout = KEEP_ALIVE_MS + 1000;
   // Any peer could otherwise choose its own req.ip (and so its login-throttle key) and req.secure.
   app.set('trust proxy', config.trustedProxies.length > 0 ? [...config.trustedProxies] : false);
   app.use(requestContext);
