@@ -42,7 +42,8 @@ describe('ProviderEmbeddings', () => {
         DATA_DIR: tempDataDir(),
         EMBEDDINGS_URL: fixture.url,
         EMBEDDINGS_MODEL: 'concepts-1',
-        EMBEDDINGS_QUERY_TIMEOUT_MS: '50',
+        // Far below the fixture's 2 s when slow, yet room for a loaded machine's first answer.
+        EMBEDDINGS_QUERY_TIMEOUT_MS: '500',
       }),
       store as unknown as ToolVectorStore,
       metrics,
