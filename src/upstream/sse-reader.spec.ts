@@ -38,6 +38,15 @@ describe('readEventStream', () => {
     expect(position).toEqual({ lastEventId: 'p.0', retryMs: 200 });
   });
 
+  it('skips a priming event replayed as `{}`, as SDK event stores do when resuming', async () => {
+    const { messages, position } = await read(
+      `id: s_1_b\ndata: {}\n\n`,
+      `id: s_1_c\ndata: ${JSON.stringify(ping)}\n\n`,
+    );
+    expect(messages).toEqual([ping]);
+    expect(position).toEqual({ lastEventId: 's_1_c' });
+  });
+
   it('reads CR, LF and CRLF line ends, comments, and data split across lines and chunks', async () => {
     const json = JSON.stringify(answer);
     const { messages } = await read(

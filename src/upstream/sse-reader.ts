@@ -53,9 +53,13 @@ export async function readEventStream(
   return position;
 }
 
-/** The event's message; null for one that carries none (priming, or another event type). */
+/**
+ * The event's message; null for one that carries none: priming (empty data), another event type,
+ * or `{}`, which is how the SDK's event stores keep a priming event and may replay it on resumption.
+ */
 function messageOf(event: EventSourceMessage): JSONRPCMessage | UpstreamFailure | null {
   if (event.data === '' || (event.event !== undefined && event.event !== 'message')) return null;
+  if (event.data.trim() === '{}') return null;
   return parseMessage(event.data);
 }
 
