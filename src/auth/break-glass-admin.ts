@@ -37,6 +37,10 @@ export class BreakGlassAdmin implements OnApplicationBootstrap, OnModuleDestroy 
     this.cancel?.();
   }
 
+  private hash(password: string): Promise<string> {
+    return hashPassword(password, this.config.passwordHashing);
+  }
+
   async ensure(): Promise<void> {
     const repository = this.dataSource.getRepository(User);
     const { adminUsername: username, adminPassword } = this.config;
@@ -52,11 +56,11 @@ export class BreakGlassAdmin implements OnApplicationBootstrap, OnModuleDestroy 
         existing.passwordHash === null ||
         (adminPassword !== null && !(await verifyPassword(adminPassword, existing.passwordHash)));
       if (stale && adminPassword !== null) {
-        repairs.passwordHash = await hashPassword(adminPassword);
+        repairs.passwordHash = await this.hash(adminPassword);
         this.logger.log(`Admin password for '${username}' updated from ADMIN_PASSWORD.`);
       } else if (existing.passwordHash === null) {
         const generated = randomBytes(15).toString('base64url');
-        repairs.passwordHash = await hashPassword(generated);
+        repairs.passwordHash = await this.hash(generated);
         printGenerated(username, generated);
       }
       if (Object.keys(repairs).length > 0) {
@@ -74,7 +78,7 @@ export class BreakGlassAdmin implements OnApplicationBootstrap, OnModuleDestroy 
     const inserted = await repository
       .createQueryBuilder()
       .insert()
-      .values({ username, passwordHash: await hashPassword(password), role: 'admin' })
+      .values({ username, passwordHash: await this.hash(password), role: 'admin' })
       .orIgnore()
       .returning(['id'])
       .execute();

@@ -7,12 +7,18 @@ export interface ScryptParameters {
   p: number;
 }
 
+/** The parameters of PASSWORD_HASH_COST: N = 2^cost, with OWASP's r = 8 and p = 1. */
+export function parametersOfCost(cost: number): ScryptParameters {
+  return { N: 2 ** cost, r: 8, p: 1 };
+}
+
 /**
  * OWASP's scrypt guidance (Password Storage Cheat Sheet): N = 2^17, r = 8, p = 1, which needs
- * 128 MiB per hash. Stored hashes carry their parameters, so raising these later upgrades each
- * account at its next login.
+ * 128 MiB per hash; PASSWORD_HASH_COST's default. Stored hashes carry their parameters, so
+ * raising the cost later upgrades each account at its next login.
  */
-export const CURRENT_PARAMETERS: ScryptParameters = { N: 2 ** 17, r: 8, p: 1 };
+export const DEFAULT_HASH_COST = 17;
+export const CURRENT_PARAMETERS: ScryptParameters = parametersOfCost(DEFAULT_HASH_COST);
 
 /** Node's scrypt defaults, which the first stored format (`scrypt$salt$key`) used implicitly. */
 const LEGACY_PARAMETERS: ScryptParameters = { N: 2 ** 14, r: 8, p: 1 };

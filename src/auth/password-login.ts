@@ -4,10 +4,8 @@ import { AuditTrail } from '../audit/audit-trail.service';
 import { User } from '../users/user.entity';
 import { AuthErrorCode, AuthException } from './auth.exception';
 import { LoginThrottle } from './login-throttle';
+import { AppConfig } from '../config/app-config';
 import { hashPassword, needsRehash, verifyPassword } from './password-hash';
-
-/** A hash to verify against when the username is unknown, so that both cost the same time. */
-const UNKNOWN_USER_HASH = hashPassword('portico:no-such-user');
 
 /**
  * Password sign-in of local users, for the API's token route and the login pages alike. A stored
@@ -15,10 +13,14 @@ const UNKNOWN_USER_HASH = hashPassword('portico:no-such-user');
  */
 @Injectable()
 export class PasswordLogin {
+  /** A hash to verify against when the username is unknown, so that both cost the same time. */
+  private unknownUserHash?: Promise<string>;
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly throttle: LoginThrottle,
     private readonly audit: AuditTrail,
+    private readonly config: AppConfig,
   ) {}
 
   /**
@@ -65,12 +67,19 @@ export class PasswordLogin {
     await this.throttle.attempt(client, username);
     const repository = this.dataSource.getRepository(User);
     const user = await repository.findOneBy({ username, source: 'local' });
-    const stored = user?.passwordHash ?? (await UNKNOWN_USER_HASH);
+    const stored =
+      user?.passwordHash ??
+      (await (this.unknownUserHash ??= hashPassword(
+        'portico:no-such-user',
+        this.config.passwordHashing,
+      )));
     const valid = await verifyPassword(password, stored);
     if (!user || user.passwordHash === null || !valid || user.disabled)
       throw new AuthException(AuthErrorCode.InvalidCredentials, 'Wrong username or password.');
     await this.throttle.succeeded(client, username);
-    const upgraded = needsRehash(user.passwordHash) ? await hashPassword(password) : undefined;
+    const upgraded = needsRehash(user.passwordHash, this.config.passwordHashing)
+      ? await hashPassword(password, this.config.passwordHashing)
+      : undefined;
     await repository.update(
       { id: user.id },
       { lastLoginAt: new Date(), ...(upgraded ? { passwordHash: upgraded } : {}) },

@@ -7,7 +7,7 @@ import { CliError } from './cli-error';
  */
 export function embeddedDatabaseDir(dataDirOption: string | undefined, env: NodeJS.ProcessEnv) {
   const url = env.DATABASE_URL?.trim();
-  if (url === 'pglite://memory')
+  if (url?.startsWith('pglite://memory'))
     throw new CliError(
       'DATABASE_URL=pglite://memory keeps the database in memory: there is no file to back up or restore.',
     );

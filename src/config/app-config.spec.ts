@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDataDir } from '../../test/support/temp-dir';
 import { ConfigError, loadConfig } from './app-config';
@@ -14,6 +14,13 @@ describe('loadConfig', () => {
     expect(config.toolNameSeparator).toBe('-');
     expect(config.allowedOrigins).toEqual(['http://localhost:3000']);
     expect(config.runMigrations).toBe(true);
+    expect(config.passwordHashing).toEqual({ N: 2 ** 17, r: 8, p: 1 });
+  });
+
+  it('reads PASSWORD_HASH_COST as a power of two, 2^14 to 2^20', () => {
+    expect(loadConfig({ ...base(), PASSWORD_HASH_COST: '15' }).passwordHashing.N).toBe(2 ** 15);
+    for (const cost of ['13', '21', '16.5', 'high'])
+      expect(() => loadConfig({ ...base(), PASSWORD_HASH_COST: cost })).toThrow(ConfigError);
   });
 
   it('leaves stdio off unless STDIO_COMMANDS lists commands, names or absolute paths only', () => {
@@ -61,6 +68,22 @@ describe('loadConfig', () => {
       mode: 'embedded',
       dataDir: null,
     });
+  });
+
+  it('reads an in-memory database that starts as a copy of an existing backup file', () => {
+    const env = base();
+    const backup = join(env.DATA_DIR, 'backup 1.tar.gz');
+    writeFileSync(backup, '');
+    const url = `pglite://memory?from=${encodeURIComponent(backup)}`;
+    expect(loadConfig({ ...env, DATABASE_URL: url }).database).toEqual({
+      mode: 'embedded',
+      dataDir: null,
+      from: backup,
+    });
+    for (const from of ['backup.tar.gz', join(env.DATA_DIR, 'missing.tar.gz')])
+      expect(() => loadConfig({ ...env, DATABASE_URL: `pglite://memory?from=${from}` })).toThrow(
+        ConfigError,
+      );
   });
 
   it.each([

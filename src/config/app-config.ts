@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
-import { join, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
+import { DEFAULT_HASH_COST, parametersOfCost, type ScryptParameters } from '../auth/password-hash';
 import { isRole, type Role } from '../auth/roles';
 import { TOOL_NAME_RULE } from '../tools/tool-name';
 
@@ -63,8 +64,12 @@ export interface AuditConfig {
   retentionDays: number;
 }
 
+/**
+ * The embedded database keeps its files in `dataDir`, or in memory when that is null; an in-memory
+ * one may start as a copy of a backup (`from`, the path of a `portico backup` file).
+ */
 export type DatabaseConfig =
-  { mode: 'embedded'; dataDir: string | null } | { mode: 'postgres'; url: string };
+  { mode: 'embedded'; dataDir: string | null; from?: string } | { mode: 'postgres'; url: string };
 
 /** A bad environment value; main prints `message` as one line and exits. */
 export class ConfigError extends Error {}
@@ -81,6 +86,8 @@ export abstract class AppConfig {
   abstract readonly toolNameSeparator: string;
   abstract readonly adminUsername: string;
   abstract readonly adminPassword: string | null;
+  /** scrypt's parameters for new password hashes: N = 2^PASSWORD_HASH_COST. */
+  abstract readonly passwordHashing: ScryptParameters;
   abstract readonly jwtSecret: string;
   abstract readonly tokenTtlSeconds: number;
   abstract readonly encryptionKey: Buffer;
@@ -176,6 +183,13 @@ function database(env: Env, dataDir: string): DatabaseConfig {
   const raw = value(env, 'DATABASE_URL');
   if (raw === undefined) return { mode: 'embedded', dataDir: join(dataDir, 'pgdata') };
   if (raw === 'pglite://memory') return { mode: 'embedded', dataDir: null };
+  const copy = /^pglite:\/\/memory\?from=(.+)$/.exec(raw);
+  if (copy) {
+    const from = decodeURIComponent(copy[1]!);
+    if (!isAbsolute(from) || !existsSync(from))
+      fail('DATABASE_URL', 'must name an existing backup file by its absolute path', raw);
+    return { mode: 'embedded', dataDir: null, from };
+  }
   if (!/^postgres(ql)?:\/\//.test(raw)) {
     fail('DATABASE_URL', "must be a postgres:// URL or 'pglite://memory'", raw);
   }
@@ -379,6 +393,9 @@ export function loadConfig(env: Env): AppConfig {
     toolNameSeparator: separator,
     adminUsername,
     adminPassword,
+    passwordHashing: parametersOfCost(
+      integer(env, 'PASSWORD_HASH_COST', DEFAULT_HASH_COST, 14, 20),
+    ),
     jwtSecret: persistedSecret(env, 'JWT_SECRET', dataDir, () =>
       randomBytes(48).toString('base64url'),
     ),

@@ -37,9 +37,10 @@ class DatabaseShutdown implements OnApplicationShutdown {
       inject: [AppConfig],
       useFactory: async (config: AppConfig) => {
         if (config.database.mode !== 'embedded') return null;
-        const embedded = await EmbeddedPostgres.start(config.database.dataDir);
+        const { dataDir, from } = config.database;
+        const embedded = await EmbeddedPostgres.start(dataDir, from);
         new Logger('Database').log(
-          `Embedded PostgreSQL (PGlite) at ${config.database.dataDir ?? 'memory'}`,
+          `Embedded PostgreSQL (PGlite) at ${dataDir ?? 'memory'}${from ? `, a copy of ${from}` : ''}`,
         );
         return embedded;
       },

@@ -1,5 +1,13 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+} from 'node:fs';
 import { type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { type Extension, PGlite } from '@electric-sql/pglite';
@@ -45,15 +53,16 @@ export class EmbeddedPostgres {
   ) {}
 
   /**
-   * `dataDir` null keeps the database in memory. The socket server drops connections beyond
+   * `dataDir` null keeps the database in memory, which then starts empty or as a copy of `from`,
+   * the path of a backup (see embedded-backup.ts). The socket server drops connections beyond
    * MAX_CONNECTIONS, so every pool on it must stay below that (data sources default to 10).
    * A data directory is locked while open: two processes writing one PGlite directory corrupt it.
    */
-  static async start(dataDir: string | null): Promise<EmbeddedPostgres> {
+  static async start(dataDir: string | null, from?: string): Promise<EmbeddedPostgres> {
     const lock = dataDir === null ? null : DataDirLock.acquire(dataDir, { takeOverForeign: true });
     try {
       if (dataDir !== null) await initialise(dataDir);
-      const db = await open(dataDir);
+      const db = await open(dataDir, from ? new Blob([readFileSync(from)]) : undefined);
       const server = new PGLiteSocketServer({
         db,
         host: '127.0.0.1',

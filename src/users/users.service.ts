@@ -39,7 +39,7 @@ export class UsersService {
   }
 
   async create(dto: UserCreateDto): Promise<UserResponseDto> {
-    const passwordHash = await hashPassword(dto.password);
+    const passwordHash = await hashPassword(dto.password, this.config.passwordHashing);
     const id = await this.writing(async (em) => {
       if (await em.getRepository(User).existsBy({ username: dto.username }))
         throw taken(dto.username);
@@ -59,7 +59,10 @@ export class UsersService {
   }
 
   async update(id: string, dto: UserUpdateDto): Promise<UserResponseDto> {
-    const passwordHash = dto.password === undefined ? undefined : await hashPassword(dto.password);
+    const passwordHash =
+      dto.password === undefined
+        ? undefined
+        : await hashPassword(dto.password, this.config.passwordHashing);
     await this.writing(async (em) => {
       const user = await this.find(id, em);
       if (this.isBreakGlass(user)) {

@@ -193,11 +193,12 @@ describe('auth', () => {
     expect(response.body.code).toBe('auth.forbidden');
   });
 
-  it('stores only a hash of the admin password', async () => {
+  it('stores only a hash of the admin password, at the configured cost', async () => {
     const [user] = await t.app
       .get(DataSource)
       .query(`SELECT password_hash FROM app_user WHERE username = 'admin'`);
-    expect(user.password_hash).toMatch(/^scrypt\$N=131072,r=8,p=1\$/);
+    expect(t.config.passwordHashing.N).toBe(2 ** 14);
+    expect(user.password_hash).toMatch(/^scrypt\$N=16384,r=8,p=1\$/);
     expect(user.password_hash).not.toContain(ADMIN_PASSWORD);
   });
 

@@ -269,7 +269,7 @@ describe('passwords', () => {
       .send({ username: 'old-timer', password: USER_PASSWORD })
       .expect(200);
     const [row] = await db.query(`SELECT password_hash FROM app_user WHERE id = $1`, [user.id]);
-    expect(row.password_hash).toMatch(/^scrypt\$N=131072,r=8,p=1\$/);
+    expect(row.password_hash).toMatch(`scrypt$N=${t.config.passwordHashing.N},r=8,p=1$`);
     await request(t.baseUrl)
       .post('/api/v1/auth/token')
       .send({ username: 'old-timer', password: USER_PASSWORD })

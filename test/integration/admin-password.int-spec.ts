@@ -22,6 +22,7 @@ describe('the generated admin password', () => {
       db.dataSource,
       new LoginThrottle(db.dataSource),
       new AuditTrail(db.dataSource, config, { value: 'test' }),
+      config,
     );
     printed = [];
     spy = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {

@@ -34,6 +34,27 @@ describe('EmbeddedPostgres', () => {
     }
   });
 
+  it('starts an in-memory database as a copy of a backup, and leaves the backup as it was', async () => {
+    const original = await EmbeddedPostgres.start(null);
+    await query(original.url, `CREATE TABLE kept (value text); INSERT INTO kept VALUES ('copied')`);
+    const backup = join(tempDataDir(), 'backup.tar.gz');
+    writeFileSync(backup, await original.dump());
+    await original.stop();
+
+    const copies = [
+      await EmbeddedPostgres.start(null, backup),
+      await EmbeddedPostgres.start(null, backup),
+    ];
+    try {
+      await query(copies[0]!.url, `INSERT INTO kept VALUES ('only in the first copy')`);
+      expect(await query<{ value: string }>(copies[1]!.url, 'SELECT value FROM kept')).toEqual([
+        { value: 'copied' },
+      ]);
+    } finally {
+      for (const copy of copies) await copy.stop();
+    }
+  });
+
   it('serves several connections at once through the pg driver', async () => {
     const db = await EmbeddedPostgres.start(null);
     try {

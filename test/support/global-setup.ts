@@ -1,10 +1,16 @@
 import { buildPrefabRenderer } from '../../src/mcp/apps/prefab/build-prefab-renderer';
 import { BROWSER_MISSING, browserAvailable } from '../browser/support/browser-available';
 import { KUBECTL_MISSING, kubectlAvailable } from '../deployment/kubectl-available';
+import { embeddedTemplate } from './embedded-template';
 
-/** The app serves the built Prefab renderer page; tests run from sources, so build it first. */
+/**
+ * The app serves the built Prefab renderer page; tests run from sources, so build it first. On
+ * the embedded database, test apps start from one migrated template (the workers inherit the
+ * variable that names it).
+ */
 export default async function globalSetup(): Promise<void> {
   if (!browserAvailable) console.warn(`\n${BROWSER_MISSING}`);
   if (!kubectlAvailable) console.warn(`\n${KUBECTL_MISSING}`);
   await buildPrefabRenderer();
+  if (!process.env.TEST_DATABASE_URL) process.env.TEST_EMBEDDED_TEMPLATE = await embeddedTemplate();
 }

@@ -28,6 +28,7 @@ export async function startPorticoProcess(env: Record<string, string>): Promise<
         DATA_DIR: tempDataDir(),
         DATABASE_URL: 'pglite://memory',
         LOG_LEVEL: 'error',
+        PASSWORD_HASH_COST: '14',
         SYNC_INTERVAL_SECONDS: '0',
         ...env,
       },

@@ -3,7 +3,8 @@ import { Client } from 'pg';
 
 /**
  * A fresh, empty database for one test file: a new database on the PostgreSQL server named by
- * TEST_DATABASE_URL when set (as in CI), otherwise an in-memory embedded PGlite.
+ * TEST_DATABASE_URL when set (as in CI), otherwise an in-memory embedded PGlite, a copy of the
+ * migrated template that the global set-up made (TEST_EMBEDDED_TEMPLATE).
  */
 export interface TestDatabase {
   /** The DATABASE_URL to give the app. */
@@ -16,7 +17,13 @@ export const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
 
 export async function createTestDatabase(): Promise<TestDatabase> {
   const server = process.env.TEST_DATABASE_URL;
-  if (!server) return { url: 'pglite://memory', onPostgres: false, drop: async () => undefined };
+  if (!server) {
+    const template = process.env.TEST_EMBEDDED_TEMPLATE;
+    const url = template
+      ? `pglite://memory?from=${encodeURIComponent(template)}`
+      : 'pglite://memory';
+    return { url, onPostgres: false, drop: async () => undefined };
+  }
   const name = `portico_test_${randomBytes(6).toString('hex')}`;
   await withClient(server, (client) => client.query(`CREATE DATABASE ${name}`));
   const url = new URL(server);
