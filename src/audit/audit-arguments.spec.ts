@@ -1,4 +1,5 @@
-import { auditedArguments, canonicalJson, withoutSecrets } from './audit-arguments';
+import { canonicalJson } from '../common/canonical-json';
+import { auditedArguments, withoutSecrets } from './audit-arguments';
 
 describe('audit arguments', () => {
   it('digests equal arguments alike whatever the order of their keys', () => {

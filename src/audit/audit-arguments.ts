@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { canonicalJson } from '../common/canonical-json';
 import { type AuditArguments } from '../config/app-config';
 
 /** Field names whose values are never kept, whatever AUDIT_ARGUMENTS says. */
@@ -6,16 +7,6 @@ const SECRET_NAME =
   /pass(word|phrase)?|secret|token|api[-_]?key|authori[sz]ation|credential|cookie|private[-_]?key|^key$/i;
 
 const REDACTED = '[redacted]';
-
-/** JSON with object keys sorted at every depth: equal arguments always give the same digest. */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, item]) => item !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
-}
 
 /** `value` with the values of secret-named fields replaced, at every depth. */
 export function withoutSecrets(value: unknown): unknown {

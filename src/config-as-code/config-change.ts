@@ -1,3 +1,5 @@
+import { canonicalJson } from '../common/canonical-json';
+
 /** What applying a document did, or would do, to one record. */
 export interface ConfigChange {
   action: 'create' | 'update' | 'delete';
@@ -55,7 +57,10 @@ function show(value: unknown): string {
   return value === undefined ? '(unset)' : JSON.stringify(value);
 }
 
-/** The fields that differ between what is stored and what the document wants. */
+/**
+ * The fields that differ between what is stored and what the document wants; objects compare by
+ * content, whatever order of keys `jsonb` gave back.
+ */
 export function scalarChanges(
   current: Record<string, unknown> | null,
   wanted: Record<string, unknown>,
@@ -63,7 +68,7 @@ export function scalarChanges(
   const changes: FieldChange[] = [];
   for (const [field, to] of Object.entries(wanted)) {
     const from = current?.[field];
-    if (current === null || JSON.stringify(from) !== JSON.stringify(to))
+    if (current === null || canonicalJson(from) !== canonicalJson(to))
       changes.push(current === null ? { field, to } : { field, from, to });
   }
   return changes;

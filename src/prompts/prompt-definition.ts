@@ -8,7 +8,7 @@ import {
 } from '../common/untrusted-text';
 import { type Admission } from '../resources/resource-definition';
 import { DESCRIPTION_LIMIT, TITLE_LIMIT } from '../tools/tool-definition';
-import { canonicalJson } from '../tools/tool-hash';
+import { canonicalJson } from '../common/canonical-json';
 import { TOOL_NAME_RULE } from '../tools/tool-name';
 import { type PromptArgument } from './prompt.entity';
 

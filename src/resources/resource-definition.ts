@@ -6,7 +6,7 @@ import {
   optionalText,
   unstorableJson,
 } from '../common/untrusted-text';
-import { canonicalJson } from '../tools/tool-hash';
+import { canonicalJson } from '../common/canonical-json';
 import { DESCRIPTION_LIMIT, TITLE_LIMIT } from '../tools/tool-definition';
 
 /** The longest URI or URI template stored. */

@@ -4,7 +4,7 @@ import {
   optionalText,
   unstorableJson,
 } from '../common/untrusted-text';
-import { canonicalJson } from './tool-hash';
+import { canonicalJson } from '../common/canonical-json';
 import { TOOL_NAME_RULE } from './tool-name';
 import { type JsonObject } from './tool.entity';
 

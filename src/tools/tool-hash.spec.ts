@@ -1,11 +1,6 @@
 import { createHash } from 'node:crypto';
-import {
-  canonicalJson,
-  contentHash,
-  hashedBackendName,
-  parseHashedBackendName,
-  toolHash,
-} from './tool-hash';
+import { canonicalJson } from '../common/canonical-json';
+import { contentHash, hashedBackendName, parseHashedBackendName, toolHash } from './tool-hash';
 
 describe('toolHash', () => {
   const gatewayId = '7d3f8f4e-2c1a-4c55-9a59-2e1c0f6b9a10';

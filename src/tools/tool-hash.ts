@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { canonicalJson } from '../common/canonical-json';
 
 export const TOOL_HASH_LENGTH = 12;
 const HASHED_NAME = /^([0-9a-f]{12})_(.+)$/;
@@ -35,19 +36,6 @@ export function answersToHashedName(
   name: HashedBackendName,
 ): boolean {
   return tool.originalName === name.originalName && tool.visibility.includes('app');
-}
-
-/** JSON with object keys sorted, so that equal values always serialise alike. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, inner: unknown) =>
-    inner !== null && typeof inner === 'object' && !Array.isArray(inner)
-      ? Object.fromEntries(
-          Object.entries(inner as Record<string, unknown>).sort(([a], [b]) =>
-            a < b ? -1 : a > b ? 1 : 0,
-          ),
-        )
-      : inner,
-  );
 }
 
 export interface ToolDefinitionContent {
