@@ -1,4 +1,4 @@
-import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import Redis from 'ioredis';
 import {
   RateLimiterPostgres,
@@ -30,23 +30,33 @@ export function bucketOf(per: RateLimitKey, principal: Principal): string {
     : `token:${principal.tokenId ?? principal.subject}`;
 }
 
+/** How often the counters of ended windows are deleted from PostgreSQL (Redis expires its own). */
+const PRUNE_EVERY_MS = 60 * 60 * 1000;
+
 /**
  * Counts tool calls against limits with `rate-limiter-flexible`, in Redis when REDIS_URL is set
  * and else in PostgreSQL (the `rate_limit_counter` table), so every replica counts in one place.
  * A limit's counters are keyed by its id, window and points: editing a limit starts it afresh.
  */
 @Injectable()
-export class RateLimiter implements OnModuleDestroy {
+export class RateLimiter implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(RateLimiter.name);
   private readonly limiters = new Map<string, RateLimiterAbstract>();
   private redis: Redis | null = null;
+  private pruneTimer?: NodeJS.Timeout;
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly config: AppConfig,
   ) {}
 
+  onModuleInit(): void {
+    if (!this.config.redisUrl)
+      this.pruneTimer = setInterval(() => void this.prune(), PRUNE_EVERY_MS).unref();
+  }
+
   async onModuleDestroy(): Promise<void> {
+    clearInterval(this.pruneTimer);
     this.limiters.clear();
     if (this.redis) await this.redis.quit().catch(() => undefined);
   }
@@ -80,6 +90,18 @@ export class RateLimiter implements OnModuleDestroy {
         `Rate limit exceeded; retry after ${retryAfterSeconds} s.`,
         { retryAfterSeconds, retryAt: new Date(Date.now() + retryAfterMs).toISOString() },
       );
+    }
+  }
+
+  /**
+   * Deletes the PostgreSQL counters of windows that have ended, which would otherwise stay for
+   * ever (one row per bucket and limit). Any replica may run it; a failure waits for the next.
+   */
+  async prune(): Promise<void> {
+    try {
+      await this.dataSource.query('DELETE FROM rate_limit_counter WHERE expire < $1', [Date.now()]);
+    } catch (error) {
+      this.logger.warn(`Pruning ended rate limit windows failed: ${String(error)}`);
     }
   }
 

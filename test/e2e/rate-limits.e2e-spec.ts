@@ -10,6 +10,7 @@ import { textOf as htmlText } from '../support/html-text';
 import { pageSession } from '../support/identities';
 import { ADMIN_PASSWORD, startReplica, startTestApp, type TestApp } from '../support/test-app';
 import { serverToken } from '../support/tokens';
+import { RateLimiter } from '../../src/rate-limits/rate-limiter.service';
 
 const textOf = (result: unknown) =>
   (result as CallToolResult).content
@@ -133,6 +134,23 @@ describe('rate limits', () => {
     await first.callTool({ name: 'meter-pong', arguments: {} });
     const refused = await rpcError(second.callTool({ name: 'meter-pong', arguments: {} }));
     expect(refused.code).toBe(-32029);
+  });
+
+  it('deletes the counters of ended windows from PostgreSQL, and keeps the live ones', async () => {
+    const db = t.app.get(DataSource);
+    const keys = async () =>
+      (await db.query<{ key: string }[]>('SELECT key FROM rate_limit_counter'))
+        .map((row) => row.key)
+        .sort();
+    // The counters of the calls above are in windows of 60 s, still open.
+    const live = await keys();
+    expect(live.length).toBeGreaterThan(0);
+    await db.query(
+      `INSERT INTO rate_limit_counter (key, points, expire) VALUES ('ended', 3, $1), ('open', 1, NULL)`,
+      [Date.now() - 1000],
+    );
+    await t.app.get(RateLimiter).prune();
+    expect(await keys()).toEqual([...live, 'open'].sort());
   });
 
   it('answers REST invoke past a global limit with 429 and Retry-After', async () => {
