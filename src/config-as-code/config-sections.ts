@@ -3,14 +3,16 @@ import { gatewaysSection } from './sections/gateways.section';
 import { rateLimitsSection } from './sections/rate-limits.section';
 import { serversSection } from './sections/servers.section';
 import { teamsSection } from './sections/teams.section';
+import { toolRulesSection } from './sections/tool-rules.section';
 
 /**
  * The document's sections in the order they are applied (each may refer to those before it);
- * pruning runs in reverse. A new section (overrides, rate limits, policies) is one entry here.
+ * pruning runs in reverse. A new section is one entry here.
  */
 export const CONFIG_SECTIONS: readonly ConfigSection[] = [
   teamsSection,
   gatewaysSection,
   serversSection,
   rateLimitsSection,
+  toolRulesSection,
 ];

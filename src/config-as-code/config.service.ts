@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { EventBus } from '../events/event-bus';
+import { ListedNamesQuery } from '../servers/listed-names.query';
 import { OriginalNamesQuery } from '../servers/original-names.query';
 import { ServerMembersStore } from '../servers/server-members.store';
 import { SyncService } from '../sync/sync.service';
@@ -55,6 +56,7 @@ export class ConfigService {
     private readonly names: ToolNameQuery,
     private readonly members: ServerMembersStore,
     private readonly originalNames: OriginalNamesQuery,
+    private readonly listedNames: ListedNamesQuery,
     private readonly sync: SyncService,
     private readonly bus: EventBus,
     private readonly oauth: UpstreamOAuth,
@@ -141,6 +143,7 @@ export class ConfigService {
       names: this.names,
       members: this.members,
       originalNames: this.originalNames,
+      listedNames: this.listedNames,
       changes: [],
       warnings: [],
       teamIds: new Map((await em.getRepository(Team).find()).map((team) => [team.name, team.id])),

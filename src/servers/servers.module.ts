@@ -19,6 +19,12 @@ import { ServerToolOverridesService } from './server-tool-overrides.service';
     ListedNamesQuery,
     ServerToolOverridesService,
   ],
-  exports: [ServersService, ServerToolOverridesService, ServerMembersStore, OriginalNamesQuery],
+  exports: [
+    ServersService,
+    ServerToolOverridesService,
+    ServerMembersStore,
+    OriginalNamesQuery,
+    ListedNamesQuery,
+  ],
 })
 export class ServersModule {}

@@ -1,6 +1,8 @@
 import { type EntityManager } from 'typeorm';
 import { type z } from 'zod';
 import { type ServerMembersStore } from '../../servers/server-members.store';
+import { Server } from '../../servers/server.entity';
+import { type ListedNamesQuery } from '../../servers/listed-names.query';
 import { type OriginalNamesQuery } from '../../servers/original-names.query';
 import { type ToolNameQuery } from '../../tools/tool-name.query';
 import { type ConfigChange } from '../config-change';
@@ -19,6 +21,8 @@ export interface ApplyContext {
   names: ToolNameQuery;
   members: ServerMembersStore;
   originalNames: OriginalNamesQuery;
+  /** Finds members that overrides would show under one name. */
+  listedNames: ListedNamesQuery;
   changes: ConfigChange[];
   warnings: string[];
   /** Team ids by name, filled by the teams section (or read when the document has none). */
@@ -97,6 +101,47 @@ export function teamNameOf(ctx: ApplyContext, teamId: string | null): string | n
   if (teamId === null) return null;
   for (const [name, id] of ctx.teamIds) if (id === teamId) return name;
   return `(team ${teamId})`;
+}
+
+/** Server name → id (null for none), or a 422 naming the record that asked for it. */
+export async function serverIdOf(
+  ctx: ApplyContext,
+  server: string | null,
+  where: string,
+): Promise<string | null> {
+  if (server === null) return null;
+  const found = await ctx.em.getRepository(Server).findOneBy({ name: server });
+  if (!found) throw unknownReference(`${where} names the server '${server}', which does not exist`);
+  return found.id;
+}
+
+/**
+ * A tool's id by virtual name (null for none); also null, with a warning, when the tool waits
+ * for the first sync of a gateway this apply created; else a 422 for an unknown one.
+ */
+export async function toolIdOf(
+  ctx: ApplyContext,
+  tool: string | null,
+  where: string,
+): Promise<string | null> {
+  if (tool === null) return null;
+  const rows: { id: string }[] = await ctx.em.query(
+    `SELECT id FROM tool WHERE (gateway_slug || '${ctx.names.separator}' || original_name) = $1`,
+    [tool],
+  );
+  if (rows.length > 0) return rows[0]!.id;
+  if ([...ctx.pendingSlugs].some((slug) => tool.startsWith(`${slug}${ctx.names.separator}`))) {
+    ctx.pendingMembers = true;
+    ctx.warnings.push(`${where} waits for its gateway's first sync.`);
+    return null;
+  }
+  throw unknownReference(`${where} names the tool '${tool}', which does not exist`);
+}
+
+/** A record of one server changes that server's directory; a global one every directory. */
+export function markServerChanged(ctx: ApplyContext, serverId: string | null): void {
+  if (serverId === null) ctx.changed.everyServer = true;
+  else ctx.changed.serverIds.add(serverId);
 }
 
 export function unknownReference(message: string): ConfigDocumentException {

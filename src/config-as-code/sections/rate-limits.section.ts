@@ -1,9 +1,14 @@
 import { z } from 'zod';
 import { RATE_LIMIT_KEYS, RateLimit } from '../../rate-limits/rate-limit.entity';
-import { Server } from '../../servers/server.entity';
 import { type FieldChange, scalarChanges } from '../config-change';
 import { ConfigDocumentErrorCode, ConfigDocumentException } from '../config-document.exception';
-import { type ApplyContext, defineSection, unknownReference } from './config-section';
+import {
+  type ApplyContext,
+  defineSection,
+  markServerChanged,
+  serverIdOf,
+  toolIdOf,
+} from './config-section';
 
 const rateLimitItem = z
   .object({
@@ -74,7 +79,7 @@ export const rateLimitsSection = defineSection({
           windowSeconds: item.windowSeconds,
         }),
       );
-      markChanged(ctx, target.serverId);
+      markServerChanged(ctx, target.serverId);
       ctx.changes.push({
         action: limit === null ? 'create' : 'update',
         kind: 'rate limit',
@@ -89,7 +94,7 @@ export const rateLimitsSection = defineSection({
     for (const [key, limit] of await storedByKey(ctx)) {
       if (named.has(key)) continue;
       await ctx.em.getRepository(RateLimit).delete({ id: limit.id });
-      markChanged(ctx, limit.serverId);
+      markServerChanged(ctx, limit.serverId);
       ctx.changes.push({ action: 'delete', kind: 'rate limit', name: key, fields: [] });
     }
   },
@@ -119,38 +124,10 @@ async function targetOf(
   ctx: ApplyContext,
 ): Promise<{ serverId: string | null; toolId: string | null } | null> {
   const where = `Rate limit ${keyOf(item)}`;
-  let serverId: string | null = null;
-  if (item.server !== null) {
-    const server = await ctx.em.getRepository(Server).findOneBy({ name: item.server });
-    if (!server)
-      throw unknownReference(`${where} names the server '${item.server}', which does not exist`);
-    serverId = server.id;
-  }
-  let toolId: string | null = null;
-  if (item.tool !== null) {
-    const rows: { id: string }[] = await ctx.em.query(
-      `SELECT id FROM tool WHERE (gateway_slug || '${ctx.names.separator}' || original_name) = $1`,
-      [item.tool],
-    );
-    if (rows.length === 0) {
-      if (
-        [...ctx.pendingSlugs].some((slug) => item.tool!.startsWith(`${slug}${ctx.names.separator}`))
-      ) {
-        ctx.pendingMembers = true;
-        ctx.warnings.push(`${where} waits for its gateway's first sync.`);
-        return null;
-      }
-      throw unknownReference(`${where} names the tool '${item.tool}', which does not exist`);
-    }
-    toolId = rows[0]!.id;
-  }
+  const serverId = await serverIdOf(ctx, item.server, where);
+  const toolId = await toolIdOf(ctx, item.tool, where);
+  if (item.tool !== null && toolId === null) return null;
   return { serverId, toolId };
-}
-
-/** A server's limits change its directory; a global one every directory. */
-function markChanged(ctx: ApplyContext, serverId: string | null): void {
-  if (serverId === null) ctx.changed.everyServer = true;
-  else ctx.changed.serverIds.add(serverId);
 }
 
 function invalid(message: string): ConfigDocumentException {

@@ -6,6 +6,8 @@ import { type MemberField, type ServerMemberIds } from '../../servers/server-mem
 import { SERVER_NAMINGS, Server } from '../../servers/server.entity';
 import { Team } from '../../teams/team.entity';
 import { TOOL_NAME_RULE } from '../../tools/tool-name';
+import { buildHooks } from '../../policies/hooks/hook-registry';
+import { HookConfigError } from '../../policies/hooks/tool-call-hook';
 import { type FieldChange, listChange, scalarChanges } from '../config-change';
 import { ConfigDocumentErrorCode, ConfigDocumentException } from '../config-document.exception';
 import {
@@ -16,6 +18,7 @@ import {
   teamNameOf,
   unknownReference,
 } from './config-section';
+import { applyOverrides, overridesOf, toolOverrides } from './server-overrides';
 
 /** How the document names each kind of member: the name a prefixed server shows it under. */
 interface MemberKind {
@@ -79,6 +82,23 @@ const serverItem = z
       .strict()
       .default({ enabled: false, alwaysLoaded: [] })
       .describe('Deferred tool search.'),
+    overrides: toolOverrides,
+    hooks: z
+      .array(
+        z
+          .object({
+            name: z
+              .string()
+              .min(1)
+              .max(64)
+              .describe('A built-in hook: secret-redaction, size-limit.'),
+            config: z.record(z.string(), z.unknown()).optional().describe('The hook’s settings.'),
+          })
+          .strict(),
+      )
+      .max(20)
+      .default([])
+      .describe('Hooks run around every tool call of the server, in this order.'),
   })
   .strict();
 
@@ -87,16 +107,16 @@ type ServerItem = z.output<typeof serverItem>;
 /** Virtual servers by name, with their members by the names clients see. */
 export const serversSection = defineSection({
   key: 'servers',
-  description: 'Virtual servers, by name, with their members and tool search settings.',
+  description:
+    'Virtual servers, by name, with their members, tool overrides, hooks and tool search settings.',
   item: serverItem,
 
   async export(ctx) {
     const servers = await ctx.em.getRepository(Server).find({ order: { name: 'ASC' } });
     const teams = new Map((await ctx.em.getRepository(Team).find()).map((t) => [t.id, t.name]));
-    const members = await memberReferences(
-      ctx,
-      servers.map((server) => server.id),
-    );
+    const ids = servers.map((server) => server.id);
+    const members = await memberReferences(ctx, ids);
+    const overrides = await overridesOf(ctx, ids);
     return servers.map((server) => {
       const own = members.get(server.id);
       return {
@@ -119,6 +139,8 @@ export const serversSection = defineSection({
               },
             }
           : {}),
+        ...(overrides.has(server.id) ? { overrides: overrides.get(server.id) } : {}),
+        ...(server.hooks.length > 0 ? { hooks: server.hooks } : {}),
       };
     });
   },
@@ -133,6 +155,7 @@ export const serversSection = defineSection({
     for (const item of items) {
       const where = `Server '${item.name}'`;
       const teamId = teamIdOf(ctx, item.team, where);
+      checkHooks(item, where);
       const wanted = await resolveMembers(item, ctx);
       const alwaysLoaded = await checkAlwaysLoaded(item, wanted.toolIds, ctx);
       const server = existing.get(item.name) ?? null;
@@ -146,6 +169,7 @@ export const serversSection = defineSection({
             enabled: server.toolSearchEnabled,
             alwaysLoaded: server.toolSearchAlwaysLoaded,
           },
+          hooks: server.hooks,
         },
         {
           description: item.description,
@@ -153,26 +177,39 @@ export const serversSection = defineSection({
           naming: item.naming,
           team: item.team,
           toolSearch: { enabled: item.toolSearch.enabled, alwaysLoaded },
+          hooks: item.hooks,
         },
       );
       const had = server === null ? null : current.get(server.id)!;
       const memberFields = await memberChanges(had, wanted, ctx);
-      if (server !== null && fields.length === 0 && memberFields.length === 0) continue;
-      const saved = await repository.save(
-        Object.assign(server ?? repository.create(), {
-          name: item.name,
-          description: item.description,
-          enabled: item.enabled,
-          naming: item.naming,
-          teamId,
-          toolSearchEnabled: item.toolSearch.enabled,
-          toolSearchAlwaysLoaded: alwaysLoaded,
-        }),
-      );
-      for (const kind of MEMBER_KINDS) {
-        if (had !== null && sameIds(had[kind.field], wanted[kind.field])) continue;
-        await ctx.members.replace(ctx.em, saved.id, kind.field, wanted[kind.field], TeamScope.ALL);
+      let saved = server;
+      if (saved === null || fields.length > 0 || memberFields.length > 0) {
+        saved = await repository.save(
+          Object.assign(server ?? repository.create(), {
+            name: item.name,
+            description: item.description,
+            enabled: item.enabled,
+            naming: item.naming,
+            teamId,
+            toolSearchEnabled: item.toolSearch.enabled,
+            toolSearchAlwaysLoaded: alwaysLoaded,
+            hooks: item.hooks,
+          }),
+        );
+        for (const kind of MEMBER_KINDS) {
+          if (had !== null && sameIds(had[kind.field], wanted[kind.field])) continue;
+          await ctx.members.replace(
+            ctx.em,
+            saved.id,
+            kind.field,
+            wanted[kind.field],
+            TeamScope.ALL,
+          );
+        }
       }
+      const overrideFields = await applyOverrides(saved, item.overrides, wanted.toolIds, ctx);
+      if (server !== null && fields.length + memberFields.length + overrideFields.length === 0)
+        continue;
       if (saved.naming === 'original') {
         const clashes = await ctx.originalNames.clashes(ctx.em, saved.id);
         if (clashes.length > 0) {
@@ -190,7 +227,7 @@ export const serversSection = defineSection({
         action: server === null ? 'create' : 'update',
         kind: 'server',
         name: item.name,
-        fields: [...fields, ...memberFields],
+        fields: [...fields, ...memberFields, ...overrideFields],
       });
     }
   },
@@ -283,6 +320,19 @@ function isPending(ref: string, kind: MemberKind, ctx: ApplyContext): boolean {
       ? URI_SLUG_SEPARATOR
       : ctx.names.separator;
   return [...ctx.pendingSlugs].some((slug) => ref.startsWith(`${slug}${separator}`));
+}
+
+/** Hooks are checked as PUT /api/v1/servers/:id/hooks checks them, with the same messages. */
+function checkHooks(item: ServerItem, where: string): void {
+  try {
+    buildHooks(item.hooks);
+  } catch (error) {
+    if (!(error instanceof HookConfigError)) throw error;
+    throw new ConfigDocumentException(
+      ConfigDocumentErrorCode.Invalid,
+      `${where} hooks: ${error.message}`,
+    );
+  }
 }
 
 /** Always-loaded names must be member tools; those of pending members are kept for later. */
