@@ -56,13 +56,17 @@ export async function startUpstream(tools: number): Promise<Running & { url: str
   return { ...running, url: running.match[0] };
 }
 
-/** Portico from dist/ in its own process, on the embedded database unless BENCH_DATABASE_URL is set. */
+/**
+ * Portico from dist/ in its own process, on the embedded database unless BENCH_DATABASE_URL is set.
+ * BENCH_CPU_PROFILE names a folder for a V8 CPU profile of the Portico process, written as it exits.
+ */
 export async function startPortico(
   port: number,
   env: Record<string, string> = {},
 ): Promise<Running & { baseUrl: string; token: string }> {
+  const profile = process.env.BENCH_CPU_PROFILE;
   const running = await startProcess(
-    ['dist/src/main.js'],
+    [...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []), 'dist/src/main.js'],
     {
       PORT: String(port),
       DATA_DIR: mkdtempSync(join(tmpdir(), 'portico-bench-')),

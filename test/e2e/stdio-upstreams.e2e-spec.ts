@@ -184,19 +184,21 @@ describe('stdio upstreams', () => {
     });
 
     it('reports a killed process clearly, then serves the session from a new one', async () => {
+      const inUse = async () =>
+        (await processes(gateway.id)).processes
+          .filter((p) => p.state === 'in-use')
+          .map((p) => p.pid);
+      const earlier = new Set(await inUse());
       const client = await connectClient(t.baseUrl, { token: t.token });
       clients.push(client);
       const echo = (message: string) =>
         client.callTool({ name: `${gateway.slug}-echo`, arguments: { message } });
       expect(text(await echo('before'))).toBe('Echo: before');
-      const before = new Set(
-        (await processes(gateway.id)).processes
-          .filter((p) => p.state === 'in-use')
-          .map((p) => p.pid),
-      );
-      // The newest in-use process is this session's.
-      const mine = Math.max(...before);
-      process.kill(mine, 'SIGKILL');
+      // This session's process is the one in use now that was not before it started (not the
+      // newest pid: the leader's watch may have been restarted after it).
+      const mine = (await inUse()).filter((pid) => !earlier.has(pid));
+      expect(mine).toHaveLength(1);
+      process.kill(mine[0]!, 'SIGKILL');
       await expect(echo('during')).rejects.toThrow(
         /stdio process ended: the process was ended by SIGKILL/,
       );
