@@ -8,7 +8,7 @@ import {
 import { DataSource } from 'typeorm';
 import { type Principal } from '../auth/principal';
 import { AppConfig } from '../config/app-config';
-import { ReplicaId } from '../events/events.module';
+import { ReplicaId } from '../events/replica-id';
 import { currentRequestId, currentTraceId, markAudited } from '../observability/request-context';
 import { AuditEntry } from './audit-entry.entity';
 

@@ -5,11 +5,7 @@ import { EventBus } from './event-bus';
 import { InProcessEventBus } from './in-process-event-bus';
 import { PgNotifyEventBus } from './pg-notify-event-bus';
 import { RedisEventBus } from './redis-event-bus';
-
-/** This app instance among the replicas; random per start. */
-export abstract class ReplicaId {
-  abstract readonly value: string;
-}
+import { ReplicaId } from './replica-id';
 
 @Global()
 @Module({})

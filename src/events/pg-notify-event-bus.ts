@@ -1,10 +1,11 @@
-import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { Client } from 'pg';
 import { DataSource, LessThan } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { EventRelay } from './event-relay.entity';
-import { type PorticoEvent, RESYNC } from './event-bus';
-import { InProcessEventBus } from './in-process-event-bus';
+import { RESYNC } from './event-bus';
+import { ReplicaId } from './replica-id';
+import { type Envelope, ReplicatedEventBus } from './replicated-event-bus';
 
 const CHANNEL = 'portico_events';
 /** NOTIFY payloads must stay under 8000 bytes; larger events travel through `event_relay`. */
@@ -14,8 +15,7 @@ const RECONNECT_MS = 1000;
 
 /** Crosses replicas with PostgreSQL LISTEN/NOTIFY on a dedicated connection. */
 @Injectable()
-export class PgNotifyEventBus extends InProcessEventBus implements OnModuleInit, OnModuleDestroy {
-  private readonly log = new Logger(PgNotifyEventBus.name);
+export class PgNotifyEventBus extends ReplicatedEventBus implements OnModuleInit, OnModuleDestroy {
   private listener: Client | null = null;
   private closed = false;
   private cleanup?: NodeJS.Timeout;
@@ -23,8 +23,9 @@ export class PgNotifyEventBus extends InProcessEventBus implements OnModuleInit,
   constructor(
     private readonly dataSource: DataSource,
     private readonly config: AppConfig,
+    replica: ReplicaId,
   ) {
-    super();
+    super(replica);
   }
 
   async onModuleInit(): Promise<void> {
@@ -38,11 +39,11 @@ export class PgNotifyEventBus extends InProcessEventBus implements OnModuleInit,
     await this.listener?.end().catch(() => undefined);
   }
 
-  override async publish(event: PorticoEvent): Promise<void> {
-    let payload = JSON.stringify(event);
+  protected override async send(envelope: string): Promise<void> {
+    let payload = envelope;
     if (Buffer.byteLength(payload) > INLINE_LIMIT) {
       const relay = await this.dataSource.getRepository(EventRelay).save({ payload });
-      payload = JSON.stringify({ relay: relay.id });
+      payload = JSON.stringify({ origin: this.replica.value, relay: relay.id });
     }
     await this.dataSource.query('SELECT pg_notify($1, $2)', [CHANNEL, payload]);
   }
@@ -51,7 +52,7 @@ export class PgNotifyEventBus extends InProcessEventBus implements OnModuleInit,
     if (this.config.database.mode !== 'postgres')
       throw new Error('PgNotifyEventBus needs PostgreSQL');
     const client = new Client({ connectionString: this.config.database.url });
-    client.on('notification', (notification) => void this.receive(notification.payload ?? ''));
+    client.on('notification', (notification) => void this.notified(notification.payload ?? ''));
     client.on('error', (error) => {
       this.log.warn(`Event listener connection lost: ${error.message}`);
       void this.reconnect(client);
@@ -81,21 +82,19 @@ export class PgNotifyEventBus extends InProcessEventBus implements OnModuleInit,
     }
   }
 
-  private async receive(payload: string): Promise<void> {
+  /** A notification: an envelope, or where the relay table keeps a large one. */
+  private async notified(payload: string): Promise<void> {
     try {
-      const parsed = JSON.parse(payload) as PorticoEvent | { relay: string };
-      if ('relay' in parsed) {
-        const relay = await this.dataSource
-          .getRepository(EventRelay)
-          .findOneBy({ id: parsed.relay });
-        if (relay) this.deliver(JSON.parse(relay.payload) as PorticoEvent);
+      const parsed = JSON.parse(payload) as Envelope | { origin?: string; relay: string };
+      if (!('relay' in parsed)) {
+        this.receive(parsed);
         return;
       }
-      this.deliver(parsed);
+      if (this.isOwn(parsed)) return;
+      const relay = await this.dataSource.getRepository(EventRelay).findOneBy({ id: parsed.relay });
+      if (relay) this.receive(JSON.parse(relay.payload) as Envelope);
     } catch (error) {
-      this.log.error(
-        `Undeliverable event: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      this.undeliverable(error);
     }
   }
 

@@ -1,20 +1,23 @@
-import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import Redis from 'ioredis';
 import { AppConfig } from '../config/app-config';
-import { type PorticoEvent, RESYNC } from './event-bus';
-import { InProcessEventBus } from './in-process-event-bus';
+import { RESYNC } from './event-bus';
+import { ReplicaId } from './replica-id';
+import { type Envelope, ReplicatedEventBus } from './replicated-event-bus';
 
 const CHANNEL = 'portico:events';
 
 /** Crosses replicas with Redis pub/sub (REDIS_URL). */
 @Injectable()
-export class RedisEventBus extends InProcessEventBus implements OnModuleInit, OnModuleDestroy {
-  private readonly log = new Logger(RedisEventBus.name);
+export class RedisEventBus extends ReplicatedEventBus implements OnModuleInit, OnModuleDestroy {
   private publisher!: Redis;
   private subscriber!: Redis;
 
-  constructor(private readonly config: AppConfig) {
-    super();
+  constructor(
+    private readonly config: AppConfig,
+    replica: ReplicaId,
+  ) {
+    super(replica);
   }
 
   async onModuleInit(): Promise<void> {
@@ -27,11 +30,9 @@ export class RedisEventBus extends InProcessEventBus implements OnModuleInit, On
     await Promise.all([this.publisher.connect(), this.subscriber.connect()]);
     this.subscriber.on('message', (_channel: string, payload: string) => {
       try {
-        this.deliver(JSON.parse(payload) as PorticoEvent);
+        this.receive(JSON.parse(payload) as Envelope);
       } catch (error) {
-        this.log.error(
-          `Undeliverable event: ${error instanceof Error ? error.message : String(error)}`,
-        );
+        this.undeliverable(error);
       }
     });
     await this.subscriber.subscribe(CHANNEL);
@@ -51,7 +52,7 @@ export class RedisEventBus extends InProcessEventBus implements OnModuleInit, On
     this.publisher.disconnect();
   }
 
-  override async publish(event: PorticoEvent): Promise<void> {
-    await this.publisher.publish(CHANNEL, JSON.stringify(event));
+  protected override async send(envelope: string): Promise<void> {
+    await this.publisher.publish(CHANNEL, envelope);
   }
 }

@@ -9,6 +9,7 @@ import {
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
+import { EventBus, type PorticoEvent } from '../../src/events/event-bus';
 import { proxyTools } from '../fixtures/proxy-tools';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { eventually, postMcp } from '../support/mcp-client';
@@ -193,6 +194,32 @@ describeOnPostgres.each(buses)('two replicas on one database (%s)', (_bus, env) 
       expect(response.status).toBe(404);
     });
     await client.close();
+  });
+
+  it('hears its own event at once and once, and the other replica hears it once', async () => {
+    const heard = (app: TestApp) => {
+      const events: PorticoEvent[] = [];
+      app.app.get(EventBus).subscribe((event) => events.push(event));
+      return events;
+    };
+    const onA = heard(a);
+    const onB = heard(b);
+    const event: PorticoEvent = { type: 'servers.changed', serverIds: ['a-server'] };
+    const published = a.app.get(EventBus).publish(event);
+    // Before the channel could echo it: what a request changed, the next one on A reads.
+    expect(onA).toEqual([event]);
+    await published;
+    await eventually(async () => expect(onB).toEqual([event]));
+    // A large event goes through the relay table on PostgreSQL; every replica reads it once too.
+    const large: PorticoEvent = {
+      type: 'servers.changed',
+      serverIds: Array(400).fill('x'.repeat(36)),
+    };
+    await b.app.get(EventBus).publish(large);
+    await eventually(async () => expect(onA).toEqual([event, large]));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(onA).toEqual([event, large]);
+    expect(onB).toEqual([event, large]);
   });
 
   it('drops its caches when the bus reconnects, as events may have been lost meanwhile', async () => {

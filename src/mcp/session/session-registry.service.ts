@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { EventBus, isResync, type PorticoEvent } from '../../events/event-bus';
-import { ReplicaId } from '../../events/events.module';
+import { ReplicaId } from '../../events/replica-id';
 import { Metrics } from '../../health/metrics';
 import { UpstreamConnector } from '../../upstream/upstream-connector.service';
 import { UpstreamTargets } from '../../upstream/upstream-targets.service';
