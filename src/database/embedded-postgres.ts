@@ -8,11 +8,10 @@ import {
   rmdirSync,
   rmSync,
 } from 'node:fs';
-import { type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { type Extension, PGlite } from '@electric-sql/pglite';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { DataDirLock } from './data-dir-lock';
+import { EmbeddedSocketServer } from './embedded-socket';
 
 // The package ships a CommonJS build of its contrib extensions but declares only ESM types for them.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -48,7 +47,7 @@ export class EmbeddedPostgres {
   private constructor(
     readonly url: string,
     private readonly db: PGlite,
-    private readonly server: PGLiteSocketServer,
+    private readonly server: EmbeddedSocketServer,
     private readonly lock: DataDirLock | null,
   ) {}
 
@@ -63,18 +62,9 @@ export class EmbeddedPostgres {
     try {
       if (dataDir !== null) await initialise(dataDir);
       const db = await open(dataDir, from ? new Blob([readFileSync(from)]) : undefined);
-      const server = new PGLiteSocketServer({
-        db,
-        host: '127.0.0.1',
-        port: 0,
-        maxConnections: MAX_CONNECTIONS,
-      });
-      await server.start();
-      const { port } = (
-        server as unknown as { server: { address(): AddressInfo } }
-      ).server.address();
+      const server = await EmbeddedSocketServer.start(db, MAX_CONNECTIONS);
       return new EmbeddedPostgres(
-        `postgres://postgres@127.0.0.1:${port}/postgres`,
+        `postgres://postgres@127.0.0.1:${server.port}/postgres`,
         db,
         server,
         lock,

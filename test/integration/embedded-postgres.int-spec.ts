@@ -75,6 +75,45 @@ describe('EmbeddedPostgres', () => {
     }
   });
 
+  it("keeps one connection's statements out of another's transaction, and frees the session of one that left mid-transaction", async () => {
+    const db = await EmbeddedPostgres.start(null);
+    const connect = async () => {
+      const client = new Client({ connectionString: db.url });
+      await client.connect();
+      return client;
+    };
+    const [rolling, writing] = [await connect(), await connect()];
+    try {
+      await writing.query('CREATE TABLE written (value int, note text)');
+      // An extended query (Parse, Bind, … Sync) large enough to reach the server in several
+      // chunks, beside a transaction that is rolled back: each insert must stay outside it.
+      const note = 'n'.repeat(256 * 1024);
+      for (let i = 0; i < 20; i++)
+        await Promise.all([
+          writing.query('INSERT INTO written VALUES ($1, $2)', [i, note]),
+          (async () => {
+            await rolling.query('BEGIN');
+            await rolling.query('SELECT $1::int', [i]);
+            await rolling.query('ROLLBACK');
+          })(),
+        ]);
+      const count = await writing.query<{ n: number }>('SELECT count(*)::int AS n FROM written');
+      expect(count.rows[0]!.n).toBe(20);
+
+      // A connection that goes away inside a transaction leaves nothing open behind it.
+      const leaving = await connect();
+      leaving.on('error', () => undefined);
+      await leaving.query('BEGIN');
+      await leaving.query('INSERT INTO written VALUES (-1, null)');
+      const waiting = writing.query<{ n: number }>('SELECT count(*)::int AS n FROM written');
+      leaving.connection.stream.destroy();
+      expect((await waiting).rows[0]!.n).toBe(20);
+    } finally {
+      await Promise.all([rolling.end(), writing.end()]);
+      await db.stop();
+    }
+  });
+
   it('runs with the lean settings and without pgcrypto, while UUID defaults still work', async () => {
     const db = await EmbeddedPostgres.start(null);
     try {
