@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Client as PgClient } from 'pg';
 import {
@@ -21,11 +22,27 @@ const LATENCY_BATCH = 100;
 /** Where Portico keeps its data during the bench. */
 export type BenchDatabase = 'embedded' | 'postgres';
 
+/** CPU seconds (user and system) a process has used so far; null where /proc is missing. */
+function cpuSeconds(pid: number | undefined): number | null {
+  try {
+    // Fields 14 and 15 of /proc/PID/stat, in clock ticks (100 per second on Linux).
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
+}
+
+interface Round {
+  callsPerSecond: number;
+  calls: number;
+}
+
 /**
  * Calls per second from `sessions` SDK clients, each connected as a client connects (its GET
  * stream open) and having listed the tools, calling in a loop for `ms`.
  */
-async function throughput(url: string, tool: string, ms: number, token?: string): Promise<number> {
+async function throughput(url: string, tool: string, ms: number, token?: string): Promise<Round> {
   const clients = await Promise.all(Array.from({ length: SESSIONS }, () => mcpClient(url, token)));
   for (const client of clients) await client.listTools();
   let calls = 0;
@@ -39,7 +56,7 @@ async function throughput(url: string, tool: string, ms: number, token?: string)
     }),
   );
   await Promise.all(clients.map((client) => client.close()));
-  return (calls / ms) * 1000;
+  return { callsPerSecond: (calls / ms) * 1000, calls };
 }
 
 async function batch(client: Client, tool: string, into: number[]): Promise<void> {
@@ -60,6 +77,11 @@ export interface OverheadResult {
   directP50Ms: number;
   gatewayP50Ms: number;
   addedP50Ms: number;
+  /**
+   * CPU time the Portico process spent per call in the measured gateway rounds: unlike the
+   * ratio, it does not move with what else the machine runs. Null where /proc is missing.
+   */
+  gatewayCpuMsPerCall: number | null;
 }
 
 /**
@@ -83,8 +105,17 @@ export async function gatewayOverhead(
       url: upstream.url,
     });
     const mcp = `${portico.baseUrl}/mcp`;
-    const direct = () => throughput(upstream.url, 'tool_1', LOAD_MS);
-    const gateway = () => throughput(mcp, 'bench-tool_1', LOAD_MS, portico.token);
+    let gatewayCpu = 0;
+    let gatewayCalls = 0;
+    const direct = async () => (await throughput(upstream.url, 'tool_1', LOAD_MS)).callsPerSecond;
+    const gateway = async () => {
+      const before = cpuSeconds(portico.child.pid);
+      const round = await throughput(mcp, 'bench-tool_1', LOAD_MS, portico.token);
+      const after = cpuSeconds(portico.child.pid);
+      if (before !== null && after !== null) gatewayCpu += after - before;
+      gatewayCalls += round.calls;
+      return round.callsPerSecond;
+    };
     await throughput(upstream.url, 'tool_1', WARMUP_MS);
     await throughput(mcp, 'bench-tool_1', WARMUP_MS, portico.token);
     const rounds: { direct: number; gateway: number }[] = [];
@@ -124,6 +155,8 @@ export async function gatewayOverhead(
       directP50Ms: percentile(directTimes, 0.5),
       gatewayP50Ms: percentile(gatewayTimes, 0.5),
       addedP50Ms: percentile(gatewayTimes, 0.5) - percentile(directTimes, 0.5),
+      gatewayCpuMsPerCall:
+        cpuSeconds(portico.child.pid) === null ? null : (gatewayCpu * 1000) / gatewayCalls,
     };
   } finally {
     portico.stop();

@@ -28,7 +28,7 @@ async function main(): Promise<void> {
     rows.push(
       row(
         `tools/call throughput ≥ 0.85× direct (32 sessions, ${database})`,
-        `${overhead.gatewayCallsPerSecond.toFixed(0)}/s vs ${overhead.directCallsPerSecond.toFixed(0)}/s direct = ${overhead.throughputRatio.toFixed(2)}× (rounds ${overhead.roundRatios.map((ratio) => ratio.toFixed(2)).join(', ')})`,
+        `${overhead.gatewayCallsPerSecond.toFixed(0)}/s vs ${overhead.directCallsPerSecond.toFixed(0)}/s direct = ${overhead.throughputRatio.toFixed(2)}× (rounds ${overhead.roundRatios.map((ratio) => ratio.toFixed(2)).join(', ')})${overhead.gatewayCpuMsPerCall === null ? '' : `; Portico CPU ${(overhead.gatewayCpuMsPerCall * 1000).toFixed(0)} µs per call`}`,
         overhead.throughputRatio / 0.85,
       ),
       row(

@@ -1,7 +1,7 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { type Request, type Response } from 'express';
-import { routeAccess } from './auth.decorators';
+import { routeAccess, type RouteAccess } from './auth.decorators';
 import { AuthErrorCode, AuthException } from './auth.exception';
 import { McpAccess, mcpTargetOf, targetKey } from './mcp-access';
 import { mcpOnly, type Principal } from './principal';
@@ -26,6 +26,9 @@ declare module 'express' {
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
+  /** Each route handler's access, read from its metadata once (no controller extends another). */
+  private readonly access = new WeakMap<object, RouteAccess>();
+
   constructor(
     private readonly reflector: Reflector,
     private readonly resolver: PrincipalResolver,
@@ -33,7 +36,11 @@ export class AuthGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const access = routeAccess(this.reflector, context);
+    let access = this.access.get(context.getHandler());
+    if (!access) {
+      access = routeAccess(this.reflector, context);
+      this.access.set(context.getHandler(), access);
+    }
     const request = context.switchToHttp().getRequest<Request>();
     switch (access.kind) {
       case 'public':

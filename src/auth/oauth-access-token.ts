@@ -27,14 +27,12 @@ export interface AccessTokenClaims {
 @Injectable()
 export class OAuthAccessTokens {
   private readonly key: Uint8Array;
-
-  constructor(private readonly config: AppConfig) {
-    this.key = deriveKey(config.jwtSecret, 'oauth-access-token');
-  }
-
   /** The embedded authorization server's issuer identifier. */
-  get issuer(): string {
-    return new URL(this.config.publicUrl).origin;
+  readonly issuer: string;
+
+  constructor(config: AppConfig) {
+    this.key = deriveKey(config.jwtSecret, 'oauth-access-token');
+    this.issuer = new URL(config.publicUrl).origin;
   }
 
   async sign(claims: Omit<AccessTokenClaims, 'exp'>, ttlSeconds: number): Promise<string> {

@@ -18,6 +18,9 @@ import { UserDirectory } from './user-directory';
  */
 @Injectable()
 export class PrincipalResolver {
+  /** Each valid bearer JWT's issuer, read once: a client presents the same token call after call. */
+  private readonly issuers = new Map<string, string | null>();
+
   constructor(
     private readonly tokens: TokenService,
     private readonly apiTokens: ApiTokenVerifier,
@@ -30,7 +33,19 @@ export class PrincipalResolver {
 
   async fromBearer(token: string): Promise<Principal> {
     if (looksLikeApiToken(token)) return this.apiTokens.verify(token);
-    const issuer = issuerOf(token);
+    const known = this.issuers.get(token);
+    const issuer = known === undefined ? issuerOf(token) : known;
+    const principal = await this.fromJwt(token, issuer);
+    // Only a token that proved valid is remembered, so junk tokens cannot fill the memory.
+    if (known === undefined) {
+      if (this.issuers.size >= ISSUER_MEMORY) this.issuers.clear();
+      this.issuers.set(token, issuer);
+    }
+    return principal;
+  }
+
+  /** A JWT, verified by whoever issued it: Portico's OAuth server, the OIDC issuer, or logins. */
+  private async fromJwt(token: string, issuer: string | null): Promise<Principal> {
     if (issuer !== null && issuer === this.accessTokens.issuer) return this.fromAccessToken(token);
     if (issuer !== null && issuer === this.external.issuer) return this.external.principal(token);
     const verified = this.tokens.verify(token);
@@ -103,6 +118,9 @@ export class PrincipalResolver {
 function unauthenticated(message: string): AuthException {
   return new AuthException(AuthErrorCode.Unauthenticated, message);
 }
+
+/** The most tokens whose issuer is remembered; past it the memory starts over. */
+const ISSUER_MEMORY = 10_000;
 
 /** The `iss` of a JWT, read without verifying it, only to pick who verifies it. */
 export function issuerOf(token: string): string | null {
