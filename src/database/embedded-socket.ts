@@ -49,8 +49,9 @@ export class SessionQueue {
   /** A connection that closed while it had the session: what it left open is rolled back. */
   async clearTransactionIfNeeded(connection: number): Promise<void> {
     if (this.owner !== connection) return;
-    this.owner = null;
+    // Until the rollback is done the session stays this connection's, so nobody runs inside it.
     await this.db.exec('ROLLBACK').catch(() => undefined);
+    this.owner = null;
     void this.run();
   }
 
