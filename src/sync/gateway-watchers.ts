@@ -107,12 +107,13 @@ export class GatewayWatchers implements OnModuleInit, OnModuleDestroy {
         await current.stop();
       }
       if (gateway && this.leadership.isLeader) {
+        const fingerprint = upstreamFingerprint(gateway);
         const watch = new GatewayWatch(
           gateway,
           this.reader,
           {
             changed: (reason) => void this.sync.trigger(id, reason),
-            lost: (reason) => this.health(this.sync.markUnreachable(id, reason)),
+            lost: (reason) => this.health(this.sync.markUnreachable(id, reason, fingerprint)),
             seen: () => this.health(this.sync.markSeen(id)),
           },
           this.logger,

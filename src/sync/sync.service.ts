@@ -119,7 +119,8 @@ export class SyncService implements OnModuleDestroy {
     } catch (error) {
       const reason = upstreamFailure(error, this.reader.timeoutMs).message;
       this.metrics.syncs.inc({ outcome: 'unreachable' });
-      if (!this.shutdown.signal.aborted) await this.markUnreachable(gatewayId, reason);
+      if (!this.shutdown.signal.aborted)
+        await this.markUnreachable(gatewayId, reason, upstreamFingerprint(gateway));
       throw new GatewayException(
         GatewayErrorCode.UpstreamUnavailable,
         `Could not sync gateway '${gateway.name}' from ${gateway.url}: ${reason}.`,
@@ -136,11 +137,22 @@ export class SyncService implements OnModuleDestroy {
     return report;
   }
 
-  /** The stored catalogue stays as it was; only the health columns say what went wrong. */
-  async markUnreachable(gatewayId: string, reason: string): Promise<void> {
-    await this.dataSource
-      .getRepository(Gateway)
-      .update(gatewayId, { status: 'unreachable', lastError: reason });
+  /**
+   * The stored catalogue stays as it was; only the health columns say what went wrong. `failed`
+   * is the upstream fingerprint that failed: once an edit points the gateway elsewhere, a late
+   * failure of the old upstream (a watch or a sync still on it) no longer speaks for the gateway,
+   * whose new upstream a sync may already have found healthy.
+   */
+  async markUnreachable(gatewayId: string, reason: string, failed: string): Promise<void> {
+    await this.dataSource.transaction(async (em) => {
+      const gateway = await em
+        .getRepository(Gateway)
+        .findOne({ where: { id: gatewayId }, lock: { mode: 'pessimistic_write' } });
+      if (gateway && upstreamFingerprint(gateway) === failed)
+        await em
+          .getRepository(Gateway)
+          .update(gatewayId, { status: 'unreachable', lastError: reason });
+    });
   }
 
   /** The upstream answered a ping: it was seen, though only a sync makes it healthy again. */

@@ -1,4 +1,8 @@
+import { DataSource } from 'typeorm';
+import { Gateway } from '../../src/gateways/gateway.entity';
 import { GatewayWatchers } from '../../src/sync/gateway-watchers';
+import { SyncService } from '../../src/sync/sync.service';
+import { upstreamFingerprint } from '../../src/upstream/upstream-target';
 import { LIST_CHANGED_MAX_WAIT_MS } from '../../src/sync/gateway-watch';
 import { echoTool, startUpstream, UpstreamFixture } from '../fixtures/upstream-server';
 import { startTestApp, type TestApp } from '../support/test-app';
@@ -101,6 +105,30 @@ describe('sync without manual action, periodic sync off', () => {
     expect(t.app.get(GatewayWatchers).watchedGatewayIds).not.toContain(created.id);
     await t.api().post(`/api/v1/gateways/${created.id}/activate`).expect(200);
     await waitFor(() => fixture.openStreams === 1, 'the stream to open again');
+  });
+
+  it('lets a late failure of the upstream a gateway left leave its health alone', async () => {
+    const [first, second] = [
+      await upstream({ tools: [echoTool('moved', 'first')] }),
+      await upstream({ tools: [echoTool('moved', 'second')] }),
+    ];
+    const created = await register(t, 'Moving', first.url);
+    const gateways = t.app.get(DataSource).getRepository(Gateway);
+    const left = upstreamFingerprint(await gateways.findOneByOrFail({ id: created.id }));
+    await t.api().patch(`/api/v1/gateways/${created.id}`).send({ url: second.url }).expect(200);
+    const sync = t.app.get(SyncService);
+    // What a watch or a sync still on the first upstream reports after the move.
+    await sync.markUnreachable(created.id, 'the first upstream went away', left);
+    expect(await gateways.findOneByOrFail({ id: created.id })).toMatchObject({
+      status: 'healthy',
+      lastError: null,
+    });
+    const now = upstreamFingerprint(await gateways.findOneByOrFail({ id: created.id }));
+    await sync.markUnreachable(created.id, 'the second upstream went away', now);
+    expect(await gateways.findOneByOrFail({ id: created.id })).toMatchObject({
+      status: 'unreachable',
+      lastError: 'the second upstream went away',
+    });
   });
 });
 
