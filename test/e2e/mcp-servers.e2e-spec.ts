@@ -163,6 +163,11 @@ describe('virtual servers over MCP', () => {
       10_000,
       300,
     );
+    // The last renames may still be announcing: wait for a quiet 400 ms before counting afresh.
+    for (let seen = -1; seen !== changes;) {
+      seen = changes;
+      await new Promise((resolve) => setTimeout(resolve, 400));
+    }
     await client.listTools();
     changes = 0;
     await t
