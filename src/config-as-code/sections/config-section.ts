@@ -126,16 +126,34 @@ export async function toolIdOf(
 ): Promise<string | null> {
   if (tool === null) return null;
   const rows: { id: string }[] = await ctx.em.query(
-    `SELECT id FROM tool WHERE (gateway_slug || '${ctx.names.separator}' || original_name) = $1`,
+    `SELECT id FROM tool WHERE ${ctx.names.expression('tool')} = $1`,
     [tool],
   );
   if (rows.length > 0) return rows[0]!.id;
-  if ([...ctx.pendingSlugs].some((slug) => tool.startsWith(`${slug}${ctx.names.separator}`))) {
-    ctx.pendingMembers = true;
-    ctx.warnings.push(`${where} waits for its gateway's first sync.`);
-    return null;
-  }
+  if (waitsForFirstSync(ctx, tool, ctx.names.separator, where)) return null;
   throw unknownReference(`${where} names the tool '${tool}', which does not exist`);
+}
+
+/** Whether `reference` (slug, separator, name) is of a gateway this apply created. */
+export function ofPendingGateway(ctx: ApplyContext, reference: string, separator: string): boolean {
+  return [...ctx.pendingSlugs].some((slug) => reference.startsWith(`${slug}${separator}`));
+}
+
+/**
+ * Whether `reference` (slug, separator, name) is of a gateway this apply created, whose first
+ * sync has not run yet: then what names it waits for that sync, with a warning, instead of
+ * failing.
+ */
+export function waitsForFirstSync(
+  ctx: ApplyContext,
+  reference: string,
+  separator: string,
+  what: string,
+): boolean {
+  if (!ofPendingGateway(ctx, reference, separator)) return false;
+  ctx.pendingMembers = true;
+  ctx.warnings.push(`${what} waits for its gateway's first sync.`);
+  return true;
 }
 
 /** A record of one server changes that server's directory; a global one every directory. */

@@ -42,7 +42,7 @@ export const rateLimitsSection = defineSection({
     const rows: (RateLimit & { serverName: string | null; toolName: string | null })[] =
       await em.query(
         `SELECT l.per, l.points, l.window_seconds AS "windowSeconds", s.name AS "serverName",
-                (t.gateway_slug || '${names.separator}' || t.original_name) AS "toolName"
+                ${names.expression('t')} AS "toolName"
          FROM rate_limit l LEFT JOIN server s ON s.id = l.server_id LEFT JOIN tool t ON t.id = l.tool_id
          ORDER BY s.name NULLS FIRST, 5 NULLS FIRST, l.per`,
       );
@@ -110,7 +110,7 @@ async function storedByKey(ctx: ApplyContext): Promise<Map<string, RateLimit>> {
     await ctx.em.query(
       `SELECT l.id, l.per, l.server_id AS "serverId", l.tool_id AS "toolId", l.points,
               l.window_seconds AS "windowSeconds", s.name AS "serverName",
-              (t.gateway_slug || '${ctx.names.separator}' || t.original_name) AS "toolName"
+              ${ctx.names.expression('t')} AS "toolName"
        FROM rate_limit l LEFT JOIN server s ON s.id = l.server_id LEFT JOIN tool t ON t.id = l.tool_id`,
     );
   return new Map(

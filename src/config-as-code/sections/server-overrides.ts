@@ -9,7 +9,12 @@ import { type JsonObject } from '../../tools/tool.entity';
 import { canonicalJson } from '../../common/canonical-json';
 import { type FieldChange } from '../config-change';
 import { ConfigDocumentErrorCode, ConfigDocumentException } from '../config-document.exception';
-import { type ApplyContext, type ExportContext, unknownReference } from './config-section';
+import {
+  type ApplyContext,
+  type ExportContext,
+  unknownReference,
+  waitsForFirstSync,
+} from './config-section';
 
 /** How a server shows one member tool, as PUT /api/v1/servers/:id/tools/:toolId/override takes it. */
 const overrideItem = z
@@ -60,7 +65,7 @@ export async function overridesOf(
   const result = new Map<string, Record<string, Partial<OverrideItem>>>();
   if (serverIds.length === 0) return result;
   const rows: (OverrideItem & { serverId: string; ref: string })[] = await ctx.em.query(
-    `SELECT o.server_id AS "serverId", (t.gateway_slug || '${ctx.names.separator}' || t.original_name) AS ref,
+    `SELECT o.server_id AS "serverId", ${ctx.names.expression('t')} AS ref,
             o.name, o.title, o.description, o.annotations
      FROM server_tool_override o JOIN tool t ON t.id = o.tool_id
      WHERE o.server_id = ANY($1::uuid[]) ORDER BY 2`,
@@ -87,7 +92,7 @@ export async function applyOverrides(
 ): Promise<FieldChange[]> {
   const where = `Server '${server.name}'`;
   const rows: { id: string; ref: string }[] = await ctx.em.query(
-    `SELECT m.id, (m.gateway_slug || '${ctx.names.separator}' || m.original_name) AS ref
+    `SELECT m.id, ${ctx.names.expression('m')} AS ref
      FROM tool m WHERE m.id = ANY($1::uuid[])`,
     [memberToolIds],
   );
@@ -98,12 +103,9 @@ export async function applyOverrides(
   for (const [ref, override] of Object.entries(wanted)) {
     const toolId = members.get(ref);
     if (toolId === undefined) {
-      const slug = [...ctx.pendingSlugs].find((s) => ref.startsWith(`${s}${ctx.names.separator}`));
-      if (slug === undefined)
-        throw unknownReference(`${where} overrides '${ref}', which is not among its tools`);
-      ctx.pendingMembers = true;
-      ctx.warnings.push(`${where}: the override of '${ref}' waits for its gateway's first sync.`);
-      continue;
+      const what = `${where}: the override of '${ref}'`;
+      if (waitsForFirstSync(ctx, ref, ctx.names.separator, what)) continue;
+      throw unknownReference(`${where} overrides '${ref}', which is not among its tools`);
     }
     const to = written(override);
     if (canonicalJson(stored[ref]) === canonicalJson(to)) continue;
@@ -126,7 +128,7 @@ export async function applyOverrides(
     await ctx.em.query(
       `DELETE FROM server_tool_override o USING tool t
        WHERE o.server_id = $1 AND t.id = o.tool_id
-         AND (t.gateway_slug || '${ctx.names.separator}' || t.original_name) = $2`,
+         AND ${ctx.names.expression('t')} = $2`,
       [server.id, ref],
     );
     changes.push({ field: `overrides.${ref}`, from: override });

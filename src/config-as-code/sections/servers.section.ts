@@ -14,9 +14,11 @@ import {
   type ApplyContext,
   defineSection,
   type ExportContext,
+  ofPendingGateway,
   teamIdOf,
   teamNameOf,
   unknownReference,
+  waitsForFirstSync,
 } from './config-section';
 import { applyOverrides, overridesOf, toolOverrides } from './server-overrides';
 
@@ -298,12 +300,9 @@ async function resolveMembers(item: ServerItem, ctx: ApplyContext): Promise<Serv
     const found = new Map(rows.map((row) => [row.ref, row.id]));
     ids[kind.field] = [...found.values()].sort();
     for (const ref of wanted.filter((ref) => !found.has(ref))) {
-      if (isPending(ref, kind, ctx)) {
-        ctx.pendingMembers = true;
-        ctx.warnings.push(
-          `Server '${item.name}': ${kind.key} '${ref}' waits for its gateway's first sync.`,
-        );
-      } else unknown.push(`${kind.key} '${ref}'`);
+      const what = `Server '${item.name}': ${kind.key} '${ref}'`;
+      if (!waitsForFirstSync(ctx, ref, separatorOf(kind, ctx), what))
+        unknown.push(`${kind.key} '${ref}'`);
     }
   }
   if (unknown.length > 0) {
@@ -314,12 +313,11 @@ async function resolveMembers(item: ServerItem, ctx: ApplyContext): Promise<Serv
   return ids;
 }
 
-function isPending(ref: string, kind: MemberKind, ctx: ApplyContext): boolean {
-  const separator =
-    kind.key === 'resources' || kind.key === 'resourceTemplates'
-      ? URI_SLUG_SEPARATOR
-      : ctx.names.separator;
-  return [...ctx.pendingSlugs].some((slug) => ref.startsWith(`${slug}${separator}`));
+/** What joins a member's gateway slug to its name or URI. */
+function separatorOf(kind: MemberKind, ctx: ApplyContext): string {
+  return kind.key === 'resources' || kind.key === 'resourceTemplates'
+    ? URI_SLUG_SEPARATOR
+    : ctx.names.separator;
 }
 
 /** Hooks are checked as PUT /api/v1/servers/:id/hooks checks them, with the same messages. */
@@ -350,7 +348,7 @@ async function checkAlwaysLoaded(
   );
   const members = new Set(rows.map((row) => row.ref));
   const missing = names.filter(
-    (name) => !members.has(name) && !isPending(name, MEMBER_KINDS[0]!, ctx),
+    (name) => !members.has(name) && !ofPendingGateway(ctx, name, ctx.names.separator),
   );
   if (missing.length > 0) {
     throw unknownReference(

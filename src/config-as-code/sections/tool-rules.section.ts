@@ -116,7 +116,7 @@ function keyOf(rule: Pick<ToolRuleItem, 'effect' | 'tool' | 'server' | 'team' | 
 async function storedRules(ctx: Pick<ApplyContext, 'em' | 'names'>): Promise<StoredRule[]> {
   return ctx.em.query(
     `SELECT r.id, r.effect, r.role, r.server_id AS "serverId", s.name AS server, m.name AS team,
-            (t.gateway_slug || '${ctx.names.separator}' || t.original_name) AS tool
+            ${ctx.names.expression('t')} AS tool
      FROM tool_rule r JOIN tool t ON t.id = r.tool_id
      LEFT JOIN server s ON s.id = r.server_id LEFT JOIN team m ON m.id = r.team_id
      ORDER BY tool, s.name NULLS FIRST, m.name NULLS FIRST, r.role NULLS FIRST, r.effect`,
