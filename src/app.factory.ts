@@ -1,5 +1,10 @@
 import { type INestApplication, ValidationPipe } from '@nestjs/common';
-import { type Server } from 'node:http';
+import {
+  type IncomingMessage,
+  type RequestListener,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
 import { type NestExpressApplication } from '@nestjs/platform-express';
@@ -9,18 +14,22 @@ import { setUpAdminPages } from './admin/admin-views';
 import { auditChanges } from './audit/audit-changes.middleware';
 import { AuditTrail } from './audit/audit-trail.service';
 import { AppModule } from './app.module';
-import { bearerToken } from './auth/auth.guard';
 import { AuthErrorCode, AuthException } from './auth/auth.exception';
 import { mcpOnly } from './auth/principal';
-import { PrincipalResolver } from './auth/principal-resolver';
+import { bearerToken, PrincipalResolver } from './auth/principal-resolver';
 import { type AppConfig } from './config/app-config';
 import { bodyDepthLimit } from './common/body-depth';
 import { NulCharacterPipe } from './common/nul-character.pipe';
 import { ProblemFilter, toProblem } from './common/problem.filter';
 import { RequestValidationException } from './common/request-validation.exception';
 import { VALIDATION_OPTIONS } from './common/validation';
+import { McpHttpHandler } from './mcp/transport/mcp-http.handler';
 import { isMcpPath, originCheck } from './mcp/transport/origin-check';
-import { originAllowed } from './mcp/transport/origin-policy';
+import {
+  CORS_ALLOWED_HEADERS,
+  CORS_EXPOSED_HEADERS,
+  originAllowed,
+} from './mcp/transport/origin-policy';
 import { requestLogging } from './observability/logging';
 import { requestContext } from './observability/request-context';
 import { httpMetrics } from './health/http-metrics.middleware';
@@ -44,6 +53,7 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
   const server: Server = app.getHttpServer();
   server.keepAliveTimeout = KEEP_ALIVE_MS;
   server.headersTimeout = KEEP_ALIVE_MS + 1000;
+  serveMcpAheadOfExpress(server, app.get(McpHttpHandler));
   // Any peer could otherwise choose its own req.ip (and so its login-throttle key) and req.secure.
   app.set('trust proxy', config.trustedProxies.length > 0 ? [...config.trustedProxies] : false);
   app.use(requestContext);
@@ -74,19 +84,26 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
   app.enableCors({
     origin: (origin, allow) => allow(null, originAllowed(origin, config)),
     methods: ['GET', 'POST', 'PATCH', 'DELETE'],
-    allowedHeaders: [
-      'Authorization',
-      'Content-Type',
-      'Mcp-Session-Id',
-      'Mcp-Protocol-Version',
-      'Last-Event-ID',
-    ],
-    exposedHeaders: ['Mcp-Session-Id', 'WWW-Authenticate'],
+    allowedHeaders: CORS_ALLOWED_HEADERS,
+    exposedHeaders: CORS_EXPOSED_HEADERS,
     maxAge: 600,
   });
   setUpAdminPages(app);
   setUpApiDocs(app);
   return app;
+}
+
+/**
+ * The Streamable HTTP endpoints are answered by McpHttpHandler before Express sees the request
+ * (see there why); everything else goes to Express as Nest set it up.
+ */
+function serveMcpAheadOfExpress(server: Server, mcp: McpHttpHandler): void {
+  const listeners = server.listeners('request') as RequestListener[];
+  server.removeAllListeners('request');
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    if (mcp.handle(request, response)) return;
+    for (const listener of listeners) listener(request, response);
+  });
 }
 
 /** Swagger UI's page has inline styles and nothing else inline; its scripts are its own files. */

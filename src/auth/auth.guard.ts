@@ -3,9 +3,10 @@ import { Reflector } from '@nestjs/core';
 import { type Request, type Response } from 'express';
 import { routeAccess, type RouteAccess } from './auth.decorators';
 import { AuthErrorCode, AuthException } from './auth.exception';
-import { McpAccess, mcpTargetOf, targetKey } from './mcp-access';
+import { mcpTargetOf, targetKey } from './mcp-access';
+import { McpAuthorizer } from './mcp-authorizer';
 import { mcpOnly, type Principal } from './principal';
-import { PrincipalResolver } from './principal-resolver';
+import { bearerToken, PrincipalResolver } from './principal-resolver';
 import { roleAtLeast } from './roles';
 
 declare module 'express' {
@@ -32,7 +33,7 @@ export class AuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly resolver: PrincipalResolver,
-    private readonly mcp: McpAccess,
+    private readonly mcp: McpAuthorizer,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -73,31 +74,7 @@ export class AuthGuard implements CanActivate {
 
   private async authorizeMcp(request: Request, response: Response): Promise<void> {
     const target = mcpTargetOf(request.path) ?? { kind: 'all' };
-    let principal: Principal;
-    try {
-      principal = await this.resolver.fromBearer(bearerToken(request));
-    } catch (error) {
-      if (error instanceof AuthException && error.code === AuthErrorCode.Unauthenticated) {
-        const presented = Boolean(request.headers.authorization);
-        response.setHeader(
-          'WWW-Authenticate',
-          this.mcp.challenge(
-            target,
-            presented ? { error: 'invalid_token', message: error.message } : undefined,
-          ),
-        );
-      }
-      throw error;
-    }
-    request.principal = principal;
-    const decision = await this.mcp.check(principal, target);
-    if (!decision.allowed) {
-      response.setHeader('WWW-Authenticate', this.mcp.challenge(target, decision));
-      throw new AuthException(
-        decision.status === 401 ? AuthErrorCode.Unauthenticated : AuthErrorCode.Forbidden,
-        decision.message,
-      );
-    }
+    request.principal = await this.mcp.authorize(request, target, response);
     request.mcpAuthorized = targetKey(target);
   }
 
@@ -109,10 +86,4 @@ export class AuthGuard implements CanActivate {
       );
     }
   }
-}
-
-export function bearerToken(request: Request): string {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
-  if (!match) throw new AuthException(AuthErrorCode.Unauthenticated, 'A bearer token is required.');
-  return match[1]!;
 }

@@ -9,6 +9,7 @@ import { ExternalIssuer } from './external-issuer';
 import { GrantStatus } from './grant-status';
 import { LoginThrottle } from './login-throttle';
 import { McpAccess } from './mcp-access';
+import { McpAuthorizer } from './mcp-authorizer';
 import { OAuthAccessTokens } from './oauth-access-token';
 import { OidcLogin } from './oidc-login';
 import { PasswordLogin } from './password-login';
@@ -31,6 +32,7 @@ import { UserDirectory } from './user-directory';
     GrantStatus,
     LoginThrottle,
     McpAccess,
+    McpAuthorizer,
     OAuthAccessTokens,
     OidcLogin,
     PasswordLogin,
@@ -49,6 +51,7 @@ import { UserDirectory } from './user-directory';
     ApiTokenVerifier,
     GrantStatus,
     McpAccess,
+    McpAuthorizer,
     OAuthAccessTokens,
     OidcLogin,
     PasswordLogin,

@@ -1,3 +1,4 @@
+import { type IncomingMessage } from 'node:http';
 import { Injectable } from '@nestjs/common';
 import { type Request } from 'express';
 import { AdminSessionService } from './admin-session.service';
@@ -133,4 +134,11 @@ export function issuerOf(token: string): string | null {
   } catch {
     return null;
   }
+}
+
+/** The token of the request's `Authorization: Bearer …` header. */
+export function bearerToken(request: Pick<IncomingMessage, 'headers'>): string {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
+  if (!match) throw new AuthException(AuthErrorCode.Unauthenticated, 'A bearer token is required.');
+  return match[1]!;
 }

@@ -6,6 +6,7 @@ import {
   HttpStatus,
   Logger,
 } from '@nestjs/common';
+import { type ServerResponse } from 'node:http';
 import { type Request, type Response } from 'express';
 import { AuditErrorCode, AuditException } from '../audit/audit.exception';
 import { AuthErrorCode, AuthException } from '../auth/auth.exception';
@@ -246,11 +247,21 @@ export class ProblemFilter implements ExceptionFilter {
         error instanceof Error ? error.stack : String(error),
       );
     }
-    if (response.headersSent) return;
-    if (problem.status === 401 && !response.hasHeader('WWW-Authenticate'))
-      response.setHeader('WWW-Authenticate', 'Bearer');
-    if (typeof problem.retryAfterSeconds === 'number')
-      response.setHeader('Retry-After', String(problem.retryAfterSeconds));
-    response.status(problem.status).type('application/problem+json').send(JSON.stringify(problem));
+    sendProblem(response, problem);
   }
+}
+
+/** A problem document as the response, unless the response has begun already. */
+export function sendProblem(response: ServerResponse, problem: Problem): void {
+  if (response.headersSent) return;
+  if (problem.status === 401 && !response.hasHeader('WWW-Authenticate'))
+    response.setHeader('WWW-Authenticate', 'Bearer');
+  if (typeof problem.retryAfterSeconds === 'number')
+    response.setHeader('Retry-After', String(problem.retryAfterSeconds));
+  const body = JSON.stringify(problem);
+  response.writeHead(problem.status, {
+    'Content-Type': 'application/problem+json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(body),
+  });
+  response.end(body);
 }

@@ -1,3 +1,4 @@
+import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { type NextFunction, type Request, type Response } from 'express';
 import { type Metrics } from './metrics';
 
@@ -7,16 +8,28 @@ import { type Metrics } from './metrics';
  */
 export function httpMetrics(metrics: Metrics) {
   return (request: Request, response: Response, next: NextFunction): void => {
-    const started = performance.now();
-    response.once('close', () => {
+    timeRequest(metrics, request, response, () => {
       const route = (request.route as { path?: unknown } | undefined)?.path;
-      metrics.recordHttpRequest(
-        request.method,
-        typeof route === 'string' ? `${request.baseUrl}${route}` : 'unmatched',
-        response.statusCode,
-        (performance.now() - started) / 1000,
-      );
+      return typeof route === 'string' ? `${request.baseUrl}${route}` : 'unmatched';
     });
     next();
   };
+}
+
+/** Times one request from now until its response closes, under the route `routeOf` names then. */
+export function timeRequest(
+  metrics: Metrics,
+  request: IncomingMessage,
+  response: ServerResponse,
+  routeOf: () => string,
+): void {
+  const started = performance.now();
+  response.once('close', () =>
+    metrics.recordHttpRequest(
+      request.method ?? '',
+      routeOf(),
+      response.statusCode,
+      (performance.now() - started) / 1000,
+    ),
+  );
 }

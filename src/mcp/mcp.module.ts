@@ -20,7 +20,8 @@ import { SessionRegistry } from './session/session-registry.service';
 import { SessionStore } from './session/session.store';
 import { StreamEvents } from './session/stream-events.store';
 import { LegacySseEndpoint } from './transport/legacy-sse.endpoint';
-import { McpController } from './transport/mcp.controller';
+import { LegacySseController } from './transport/legacy-sse.controller';
+import { McpHttpHandler } from './transport/mcp-http.handler';
 import { StreamableHttpEndpoint } from './transport/streamable-http.endpoint';
 
 /**
@@ -36,9 +37,10 @@ import { StreamableHttpEndpoint } from './transport/streamable-http.endpoint';
     EmbeddingsModule,
     RateLimitsModule,
   ],
-  controllers: [McpController],
+  controllers: [LegacySseController],
   providers: [
     StreamableHttpEndpoint,
+    McpHttpHandler,
     LegacySseEndpoint,
     SessionStore,
     SessionRegistry,
@@ -55,6 +57,6 @@ import { StreamableHttpEndpoint } from './transport/streamable-http.endpoint';
     AppToolLookup,
     PrefabRenderer,
   ],
-  exports: [Directories, ToolSearchService],
+  exports: [Directories, ToolSearchService, McpHttpHandler],
 })
 export class McpModule {}

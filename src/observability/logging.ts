@@ -1,6 +1,5 @@
 import { type DynamicModule } from '@nestjs/common';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
-import { type NextFunction, type Request, type Response } from 'express';
 import { LoggerModule } from 'nestjs-pino';
 import pino from 'pino';
 import pretty from 'pino-pretty';
@@ -96,8 +95,8 @@ export function loggingModule(config: AppConfig): DynamicModule {
  */
 export function requestLogging(config: AppConfig) {
   const logger = rootLogger(config);
-  return (request: Request, response: Response, next: NextFunction): void => {
-    if (QUIET_PATHS.test(request.url)) {
+  return (request: IncomingMessage, response: ServerResponse, next: () => void): void => {
+    if (QUIET_PATHS.test(request.url ?? '')) {
       next();
       return;
     }

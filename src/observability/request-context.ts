@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { trace } from '@opentelemetry/api';
-import { type NextFunction, type Request, type Response } from 'express';
+import { type IncomingMessage, type ServerResponse } from 'node:http';
 
 interface RequestContext {
   requestId: string;
@@ -18,12 +18,16 @@ const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
  * Gives every HTTP request an id (the client's `X-Request-Id` when sane), echoed in the response,
  * and keeps it for everything the request does: log lines and audit entries carry it.
  */
-export function requestContext(request: Request, response: Response, next: NextFunction): void {
+export function requestContext(
+  request: IncomingMessage,
+  response: ServerResponse,
+  next: () => void,
+): void {
   const given = request.headers['x-request-id'];
   const requestId =
     typeof given === 'string' && CLIENT_REQUEST_ID.test(given) ? given : randomUUID();
   response.setHeader('X-Request-Id', requestId);
-  (request as Request & { id?: string }).id = requestId;
+  (request as IncomingMessage & { id?: string }).id = requestId;
   storage.run({ requestId, audited: false }, next);
 }
 

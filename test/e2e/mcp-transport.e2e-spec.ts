@@ -271,4 +271,40 @@ describe('MCP Streamable HTTP transport rules', () => {
       (await preflight('https://evil.example')).headers.get('access-control-allow-origin'),
     ).toBeNull();
   });
+
+  it('lets a page of an allowed origin read the answer and its session id, and refuses others', async () => {
+    const allowed = await post(initializeRequest(1), { Origin: 'http://localhost:6274' });
+    expect(allowed.status).toBe(200);
+    expect(allowed.headers.get('access-control-allow-origin')).toBe('http://localhost:6274');
+    expect(allowed.headers.get('access-control-expose-headers')).toMatch(/Mcp-Session-Id/);
+    expect(allowed.headers.get('mcp-session-id')).toBeTruthy();
+    const foreign = await post(initializeRequest(1), { Origin: 'https://evil.example' });
+    expect(foreign.status).toBe(403);
+    expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
+    expect(await foreign.json()).toMatchObject({ error: { message: 'Origin not allowed' } });
+    // Refused before the token is looked at: a rebinding page learns nothing from a 401.
+    const anonymous = await fetch(`${t.baseUrl}/mcp`, {
+      method: 'POST',
+      headers: { Origin: 'https://evil.example', 'Content-Type': 'application/json' },
+      body: JSON.stringify(initializeRequest(1)),
+    });
+    expect(anonymous.status).toBe(403);
+  });
+
+  it('gives every answer a request id, the client’s own when it is plain', async () => {
+    const { sessionId } = await open();
+    const ping = { jsonrpc: '2.0', id: 2, method: 'ping' };
+    const own = await post(ping, { 'Mcp-Session-Id': sessionId, 'X-Request-Id': 'trace-42' });
+    expect(own.headers.get('x-request-id')).toBe('trace-42');
+    const odd = await post(ping, { 'Mcp-Session-Id': sessionId, 'X-Request-Id': 'a b<c>' });
+    expect(odd.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const unauthenticated = await fetch(`${t.baseUrl}/MCP/`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(ping),
+    });
+    expect(unauthenticated.status).toBe(401);
+    expect(unauthenticated.headers.get('www-authenticate')).toMatch(/resource_metadata=/);
+    expect(unauthenticated.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
 });

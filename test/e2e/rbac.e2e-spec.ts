@@ -2,6 +2,7 @@ import { RequestMethod } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { ModulesContainer } from '@nestjs/core';
 import request from 'supertest';
+import { STREAMABLE_HTTP_ROUTES } from '../../src/mcp/transport/mcp-http.handler';
 import { ADMIN_PASSWORD, startTestApp, type TestApp } from '../support/test-app';
 import { createTeam, createUser, pageSession } from '../support/identities';
 import { serverToken } from '../support/tokens';
@@ -272,8 +273,8 @@ describe('every route, for every role', () => {
     await t.close();
   });
 
-  it('knows every route Nest serves, and no route that is gone', () => {
-    const routes = nestRoutes(t);
+  it('knows every route Nest and the MCP handler serve, and no route that is gone', () => {
+    const routes = [...nestRoutes(t), ...STREAMABLE_HTTP_ROUTES];
     expect(routes.length).toBeGreaterThan(60);
     expect([...routes].sort()).toEqual(Object.keys(EXPECTED).sort());
   });

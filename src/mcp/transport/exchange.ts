@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { type Response } from 'express';
+import { type ServerResponse } from 'node:http';
 import { type Exchange, primingId, type StreamSink } from '../session/client-stream';
 import { SseResponse } from './sse-response';
 
@@ -19,7 +19,7 @@ export class HttpExchange implements Exchange {
   private delivery: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly response: Response,
+    private readonly response: ServerResponse,
     private readonly sink: StreamSink,
   ) {
     response.on('close', () => {

@@ -5,7 +5,7 @@ import {
   type JSONRPCResponse,
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
-import { type Request } from 'express';
+import { type IncomingMessage } from 'node:http';
 import { readChunks } from '../../common/read-chunks';
 import { McpRefusal } from '../mcp-errors';
 
@@ -18,7 +18,7 @@ export type Incoming =
   | { kind: 'response'; message: JSONRPCResponse };
 
 /** The JSON-RPC message a client POSTed; every refusal is an McpRefusal with its status. */
-export async function readIncoming(request: Request, limit: number): Promise<Incoming> {
+export async function readIncoming(request: IncomingMessage, limit: number): Promise<Incoming> {
   const incoming = classify(await readJsonBody(request, limit));
   if (incoming.kind === 'invalid')
     throw new McpRefusal(400, incoming.reason, ErrorCode.InvalidRequest, incoming.id);
@@ -70,7 +70,7 @@ const PARSE_ERROR = -32700;
  * refusal is a JSON-RPC error: 413 past the limit, 415 for an encoding Portico does not decode
  * (a lying `Content-Encoding` included), 400 for what is not JSON.
  */
-async function readJsonBody(request: Request, limit: number): Promise<unknown> {
+async function readJsonBody(request: IncomingMessage, limit: number): Promise<unknown> {
   const encoding = (request.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
   if (encoding !== 'identity')
     throw new McpRefusal(415, `Content-Encoding '${encoding}' is not supported`);

@@ -1,8 +1,9 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, Logger } from '@nestjs/common';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { type ServerResponse } from 'node:http';
 import { type Response } from 'express';
 import { AuthException } from '../../auth/auth.exception';
-import { ProblemFilter } from '../../common/problem.filter';
+import { sendProblem, toProblem } from '../../common/problem.filter';
 import { jsonRpcError, McpRefusal } from '../mcp-errors';
 
 /**
@@ -13,24 +14,35 @@ import { jsonRpcError, McpRefusal } from '../mcp-errors';
 @Catch()
 export class McpExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger(McpExceptionFilter.name);
-  private readonly problems = new ProblemFilter();
 
   catch(error: unknown, host: ArgumentsHost): void {
-    if (error instanceof AuthException) {
-      this.problems.catch(error, host);
-      return;
-    }
-    const response = host.switchToHttp().getResponse<Response>();
-    if (!(error instanceof McpRefusal))
-      this.logger.error('MCP request failed', error instanceof Error ? error.stack : String(error));
-    if (response.headersSent) {
-      response.end();
-      return;
-    }
-    const refusal =
-      error instanceof McpRefusal
-        ? error
-        : new McpRefusal(500, 'Internal error', ErrorCode.InternalError);
-    response.status(refusal.status).json(jsonRpcError(refusal.id, refusal.code, refusal.message));
+    sendMcpError(host.switchToHttp().getResponse<Response>(), error, this.logger);
   }
+}
+
+/**
+ * An MCP endpoint's failure as its response: the problem document of an AuthException, else the
+ * JSON-RPC error of an McpRefusal with its status, else a logged 500 that shows nothing of it.
+ */
+export function sendMcpError(response: ServerResponse, error: unknown, logger: Logger): void {
+  if (error instanceof AuthException) {
+    sendProblem(response, toProblem(error));
+    return;
+  }
+  if (!(error instanceof McpRefusal))
+    logger.error('MCP request failed', error instanceof Error ? error.stack : String(error));
+  if (response.headersSent) {
+    response.end();
+    return;
+  }
+  const refusal =
+    error instanceof McpRefusal
+      ? error
+      : new McpRefusal(500, 'Internal error', ErrorCode.InternalError);
+  const body = JSON.stringify(jsonRpcError(refusal.id, refusal.code, refusal.message));
+  response.writeHead(refusal.status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(body),
+  });
+  response.end(body);
 }

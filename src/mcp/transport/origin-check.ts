@@ -1,4 +1,5 @@
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { type IncomingHttpHeaders } from 'node:http';
 import { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { jsonRpcError } from '../mcp-errors';
 import { hostAllowed, originAllowed, type OriginPolicy } from './origin-policy';
@@ -24,15 +25,18 @@ export function originCheck(policy: OriginPolicy): RequestHandler {
       next();
       return;
     }
-    const refusal = !originAllowed(request.headers.origin, policy)
-      ? 'Origin not allowed'
-      : !hostAllowed(request.headers.host, policy)
-        ? 'Host not allowed'
-        : null;
+    const refusal = originRefusal(request.headers, policy);
     if (refusal === null) {
       next();
       return;
     }
     response.status(403).json(jsonRpcError(null, ErrorCode.InvalidRequest, refusal));
   };
+}
+
+/** Why a request to an MCP endpoint is refused for its Origin or Host (403), or null. */
+export function originRefusal(headers: IncomingHttpHeaders, policy: OriginPolicy): string | null {
+  if (!originAllowed(headers.origin, policy)) return 'Origin not allowed';
+  if (!hostAllowed(headers.host, policy)) return 'Host not allowed';
+  return null;
 }

@@ -1,5 +1,15 @@
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
+/** What a browser page may send to and read from Portico's endpoints (CORS). */
+export const CORS_ALLOWED_HEADERS = [
+  'Authorization',
+  'Content-Type',
+  'Mcp-Session-Id',
+  'Mcp-Protocol-Version',
+  'Last-Event-ID',
+];
+export const CORS_EXPOSED_HEADERS = ['Mcp-Session-Id', 'WWW-Authenticate'];
+
 export interface OriginPolicy {
   allowedOrigins: readonly string[];
   allowedHosts: readonly string[];

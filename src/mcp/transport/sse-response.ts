@@ -1,5 +1,5 @@
 import { type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { type Response } from 'express';
+import { type ServerResponse } from 'node:http';
 import { type ClientStream } from '../session/client-stream';
 
 const SSE_HEADERS = {
@@ -21,7 +21,7 @@ export class SseResponse implements ClientStream {
   private readonly closeListeners: (() => void)[] = [];
 
   constructor(
-    private readonly response: Response,
+    private readonly response: ServerResponse,
     options: { keepalive?: boolean } = {},
   ) {
     if (!response.headersSent) response.writeHead(200, SSE_HEADERS);

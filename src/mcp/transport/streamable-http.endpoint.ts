@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { Injectable } from '@nestjs/common';
 import {
   ErrorCode,
@@ -8,8 +9,6 @@ import {
   LATEST_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
-import { type Request, type Response } from 'express';
-import { mcpAuthorized } from '../../auth/mcp-access';
 import { type Principal } from '../../auth/principal';
 import { AppConfig } from '../../config/app-config';
 import { Directories } from '../calls/directories.service';
@@ -26,9 +25,16 @@ import { HttpExchange } from './exchange';
 import { readIncoming } from './incoming';
 import { SseResponse } from './sse-response';
 
-function accepts(request: Request, type: string): boolean {
+function accepts(request: IncomingMessage, type: string): boolean {
   const accept = request.headers.accept ?? '';
   return accept.includes(type) || accept.includes('*/*');
+}
+
+/** Whether the body is declared `application/json` (parameters such as charset aside). */
+function isJson(request: IncomingMessage): boolean {
+  const type = request.headers['content-type'] ?? '';
+  const end = type.indexOf(';');
+  return (end === -1 ? type : type.slice(0, end)).trim().toLowerCase() === 'application/json';
 }
 
 /** The protocol version an initialize settles on: the client's when supported, else the latest. */
@@ -53,13 +59,12 @@ export class StreamableHttpEndpoint {
   ) {}
 
   async post(
-    request: Request,
-    response: Response,
+    request: IncomingMessage,
+    response: ServerResponse,
     scope: McpScope,
     principal: Principal,
   ): Promise<void> {
-    if (!request.is('application/json'))
-      throw new McpRefusal(415, 'Content-Type must be application/json');
+    if (!isJson(request)) throw new McpRefusal(415, 'Content-Type must be application/json');
     if (!accepts(request, 'application/json') || !accepts(request, 'text/event-stream'))
       throw new McpRefusal(406, 'Accept must include application/json and text/event-stream');
     const incoming = await readIncoming(request, this.config.bodyLimitBytes);
@@ -75,12 +80,12 @@ export class StreamableHttpEndpoint {
       return;
     }
     this.receive(runtime, incoming.message);
-    response.status(202).end();
+    response.writeHead(202).end();
   }
 
   async get(
-    request: Request,
-    response: Response,
+    request: IncomingMessage,
+    response: ServerResponse,
     scope: McpScope,
     principal: Principal,
   ): Promise<void> {
@@ -103,15 +108,15 @@ export class StreamableHttpEndpoint {
   }
 
   async delete(
-    request: Request,
-    response: Response,
+    request: IncomingMessage,
+    response: ServerResponse,
     scope: McpScope,
     principal: Principal,
   ): Promise<void> {
     const session = await this.session(request, scope, principal);
     await this.store.end(session.id);
     await this.registry.close(session.id);
-    response.status(200).end();
+    response.writeHead(200).end();
   }
 
   /** A client request, answered on its exchange by the router, for the principal that sent it. */
@@ -149,8 +154,8 @@ export class StreamableHttpEndpoint {
   }
 
   private async initialize(
-    request: Request,
-    response: Response,
+    request: IncomingMessage,
+    response: ServerResponse,
     scope: McpScope,
     principal: Principal,
     message: JSONRPCRequest,
@@ -189,7 +194,7 @@ export class StreamableHttpEndpoint {
    * unknown protocol version. Any version the SDK supports is accepted, not only the negotiated.
    */
   private async session(
-    request: Request,
+    request: IncomingMessage,
     scope: McpScope,
     principal: Principal,
   ): Promise<SessionState> {
@@ -218,10 +223,4 @@ export async function sessionOf(
   if (!(await directories.get(scope)))
     throw new McpRefusal(404, 'No such virtual server, or it is disabled');
   return session;
-}
-
-/** Whether the AuthGuard (McpAccess) authorized this request for the endpoint of this scope. */
-export function checkAccess(scope: McpScope, request: Request): void {
-  if (!mcpAuthorized(request, scope))
-    throw new McpRefusal(403, 'This token may not use this MCP endpoint');
 }

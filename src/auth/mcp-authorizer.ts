@@ -1,0 +1,55 @@
+import { type IncomingMessage, type ServerResponse } from 'node:http';
+import { Injectable } from '@nestjs/common';
+import { AuthErrorCode, AuthException } from './auth.exception';
+import { McpAccess, type McpTarget } from './mcp-access';
+import { type Principal } from './principal';
+import { bearerToken, PrincipalResolver } from './principal-resolver';
+
+/**
+ * Who an MCP request acts for, and whether they may use its endpoint: for the AuthGuard (the older
+ * HTTP+SSE transport) and McpHttpHandler (Streamable HTTP) alike.
+ */
+@Injectable()
+export class McpAuthorizer {
+  constructor(
+    private readonly resolver: PrincipalResolver,
+    private readonly access: McpAccess,
+  ) {}
+
+  /**
+   * The principal of a request's bearer token, allowed to use the endpoint; else an
+   * AuthException, with the `WWW-Authenticate` challenge clients follow set on the response.
+   */
+  async authorize(
+    request: IncomingMessage,
+    target: McpTarget,
+    response: ServerResponse,
+  ): Promise<Principal> {
+    let principal: Principal;
+    try {
+      principal = await this.resolver.fromBearer(bearerToken(request));
+    } catch (error) {
+      if (error instanceof AuthException && error.code === AuthErrorCode.Unauthenticated) {
+        response.setHeader(
+          'WWW-Authenticate',
+          this.access.challenge(
+            target,
+            request.headers.authorization
+              ? { error: 'invalid_token', message: error.message }
+              : undefined,
+          ),
+        );
+      }
+      throw error;
+    }
+    const decision = await this.access.check(principal, target);
+    if (!decision.allowed) {
+      response.setHeader('WWW-Authenticate', this.access.challenge(target, decision));
+      throw new AuthException(
+        decision.status === 401 ? AuthErrorCode.Unauthenticated : AuthErrorCode.Forbidden,
+        decision.message,
+      );
+    }
+    return principal;
+  }
+}
