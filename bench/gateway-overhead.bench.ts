@@ -9,13 +9,14 @@ import {
   percentile,
   runAlone,
   startPortico,
+  startProcess,
   startUpstream,
 } from './support';
 
 const SESSIONS = 32;
 const LOAD_MS = Number(process.env.BENCH_LOAD_MS ?? 8000);
 const WARMUP_MS = 2000;
-const ROUNDS = 3;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const LATENCY_BATCHES = 10;
 const LATENCY_BATCH = 100;
 
@@ -71,7 +72,7 @@ export interface OverheadResult {
   database: BenchDatabase;
   directCallsPerSecond: number;
   gatewayCallsPerSecond: number;
-  /** The median of the rounds' ratios, each round gateway then direct back to back. */
+  /** The median of the rounds' ratios, each round's sides measured back to back. */
   throughputRatio: number;
   roundRatios: number[];
   directP50Ms: number;
@@ -82,7 +83,42 @@ export interface OverheadResult {
    * ratio, it does not move with what else the machine runs. Null where /proc is missing.
    */
   gatewayCpuMsPerCall: number | null;
+  /**
+   * The same measures of a pass-through reverse proxy (`pass-through-proxy.ts`) in the same
+   * rounds: the floor any Node gateway stands on, on this machine.
+   */
+  proxy: {
+    callsPerSecond: number;
+    throughputRatio: number;
+    roundRatios: number[];
+    addedP50Ms: number;
+    cpuMsPerCall: number | null;
+  };
 }
+
+/** One way of reaching the upstream's tools that the bench measures. */
+interface Side {
+  url: string;
+  tool: string;
+  token?: string;
+  pid?: number;
+  cpuSeconds: number;
+  calls: number;
+}
+
+/** One throughput round of a side, adding to its CPU and call counts. */
+async function measure(side: Side, ms: number): Promise<number> {
+  const before = cpuSeconds(side.pid);
+  const round = await throughput(side.url, side.tool, ms, side.token);
+  const after = cpuSeconds(side.pid);
+  if (before !== null && after !== null) side.cpuSeconds += after - before;
+  side.calls += round.calls;
+  return round.callsPerSecond;
+}
+
+const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
 
 /**
  * DESIGN §4 "Gateway overhead", as an SDK client sees it: tools/call through Portico against the
@@ -99,66 +135,80 @@ export async function gatewayOverhead(
     Number(process.env.BENCH_PORT ?? 39_170),
     postgres ? { DATABASE_URL: postgres.url } : { DATABASE_URL: '' },
   );
+  const proxy = await startProcess(
+    ['-r', 'ts-node/register/transpile-only', 'bench/pass-through-proxy.ts'],
+    { TARGET: upstream.url, PORT: String(Number(process.env.BENCH_PORT ?? 39_170) + 1) },
+    /http:\/\/\S+\/mcp/,
+  );
   try {
     await api(portico.baseUrl, portico.token, 'POST', '/api/v1/gateways', {
       name: 'bench',
       url: upstream.url,
     });
-    const mcp = `${portico.baseUrl}/mcp`;
-    let gatewayCpu = 0;
-    let gatewayCalls = 0;
-    const direct = async () => (await throughput(upstream.url, 'tool_1', LOAD_MS)).callsPerSecond;
-    const gateway = async () => {
-      const before = cpuSeconds(portico.child.pid);
-      const round = await throughput(mcp, 'bench-tool_1', LOAD_MS, portico.token);
-      const after = cpuSeconds(portico.child.pid);
-      if (before !== null && after !== null) gatewayCpu += after - before;
-      gatewayCalls += round.calls;
-      return round.callsPerSecond;
+    const direct: Side = { url: upstream.url, tool: 'tool_1', cpuSeconds: 0, calls: 0 };
+    const gateway: Side = {
+      url: `${portico.baseUrl}/mcp`,
+      tool: 'bench-tool_1',
+      token: portico.token,
+      pid: portico.child.pid,
+      cpuSeconds: 0,
+      calls: 0,
     };
-    await throughput(upstream.url, 'tool_1', WARMUP_MS);
-    await throughput(mcp, 'bench-tool_1', WARMUP_MS, portico.token);
-    const rounds: { direct: number; gateway: number }[] = [];
+    const passThrough: Side = {
+      url: proxy.match[0],
+      tool: 'tool_1',
+      pid: proxy.child.pid,
+      cpuSeconds: 0,
+      calls: 0,
+    };
+    const sides = [direct, gateway, passThrough];
+    for (const side of sides) await throughput(side.url, side.tool, WARMUP_MS, side.token);
+    const rounds: Map<Side, number>[] = [];
     for (let round = 0; round < ROUNDS; round++) {
-      // Alternate which side goes first, to spread drift in machine load over both.
-      const first = round % 2 === 0 ? await direct() : await gateway();
-      const second = round % 2 === 0 ? await gateway() : await direct();
-      rounds.push(
-        round % 2 === 0 ? { direct: first, gateway: second } : { direct: second, gateway: first },
+      // Rotate which side goes first, to spread drift in machine load over all of them.
+      const result = new Map<Side, number>();
+      for (let i = 0; i < sides.length; i++) {
+        const side = sides[(round + i) % sides.length]!;
+        result.set(side, await measure(side, LOAD_MS));
+      }
+      rounds.push(result);
+    }
+
+    const times = new Map<Side, number[]>(sides.map((side) => [side, []]));
+    const clients = new Map<Side, Client>();
+    for (const side of sides) clients.set(side, await mcpClient(side.url, side.token));
+    for (const side of sides) await batch(clients.get(side)!, side.tool, []);
+    for (let i = 0; i < LATENCY_BATCHES; i++)
+      for (const side of sides) await batch(clients.get(side)!, side.tool, times.get(side)!);
+    for (const client of clients.values()) await client.close();
+    const p50 = (side: Side) =>
+      percentile(
+        [...times.get(side)!].sort((a, b) => a - b),
+        0.5,
       );
-    }
-
-    const directClient = await mcpClient(upstream.url);
-    const gatewayClient = await mcpClient(mcp, portico.token);
-    const directTimes: number[] = [];
-    const gatewayTimes: number[] = [];
-    await batch(directClient, 'tool_1', []);
-    await batch(gatewayClient, 'bench-tool_1', []);
-    for (let i = 0; i < LATENCY_BATCHES; i++) {
-      await batch(directClient, 'tool_1', directTimes);
-      await batch(gatewayClient, 'bench-tool_1', gatewayTimes);
-    }
-    await directClient.close();
-    await gatewayClient.close();
-    directTimes.sort((a, b) => a - b);
-    gatewayTimes.sort((a, b) => a - b);
-
-    const ratios = rounds.map((round) => round.gateway / round.direct).sort((a, b) => a - b);
-    const mean = (values: number[]) =>
-      values.reduce((sum, value) => sum + value, 0) / values.length;
+    const ratios = (side: Side) => rounds.map((round) => round.get(side)! / round.get(direct)!);
+    const cpuMsPerCall = (side: Side) =>
+      cpuSeconds(side.pid) === null ? null : (side.cpuSeconds * 1000) / side.calls;
     return {
       database,
-      directCallsPerSecond: mean(rounds.map((round) => round.direct)),
-      gatewayCallsPerSecond: mean(rounds.map((round) => round.gateway)),
-      throughputRatio: ratios[Math.floor(ratios.length / 2)]!,
-      roundRatios: rounds.map((round) => round.gateway / round.direct),
-      directP50Ms: percentile(directTimes, 0.5),
-      gatewayP50Ms: percentile(gatewayTimes, 0.5),
-      addedP50Ms: percentile(gatewayTimes, 0.5) - percentile(directTimes, 0.5),
-      gatewayCpuMsPerCall:
-        cpuSeconds(portico.child.pid) === null ? null : (gatewayCpu * 1000) / gatewayCalls,
+      directCallsPerSecond: mean(rounds.map((round) => round.get(direct)!)),
+      gatewayCallsPerSecond: mean(rounds.map((round) => round.get(gateway)!)),
+      throughputRatio: median(ratios(gateway)),
+      roundRatios: ratios(gateway),
+      directP50Ms: p50(direct),
+      gatewayP50Ms: p50(gateway),
+      addedP50Ms: p50(gateway) - p50(direct),
+      gatewayCpuMsPerCall: cpuMsPerCall(gateway),
+      proxy: {
+        callsPerSecond: mean(rounds.map((round) => round.get(passThrough)!)),
+        throughputRatio: median(ratios(passThrough)),
+        roundRatios: ratios(passThrough),
+        addedP50Ms: p50(passThrough) - p50(direct),
+        cpuMsPerCall: cpuMsPerCall(passThrough),
+      },
     };
   } finally {
+    proxy.stop();
     portico.stop();
     upstream.stop();
     await postgres?.drop();

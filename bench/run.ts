@@ -32,6 +32,11 @@ async function main(): Promise<void> {
         overhead.throughputRatio / 0.85,
       ),
       row(
+        `reference: a pass-through proxy in the same rounds (${database} run)`,
+        `${overhead.proxy.callsPerSecond.toFixed(0)}/s = ${overhead.proxy.throughputRatio.toFixed(2)}× (rounds ${overhead.proxy.roundRatios.map((ratio) => ratio.toFixed(2)).join(', ')}), +${ms(overhead.proxy.addedP50Ms)} p50${overhead.proxy.cpuMsPerCall === null ? '' : `; proxy CPU ${(overhead.proxy.cpuMsPerCall * 1000).toFixed(0)} µs per call`}`,
+        overhead.proxy.throughputRatio / 0.85,
+      ),
+      row(
         `p50 added latency ≤ 0.5 ms (one session, ${database})`,
         `${ms(overhead.addedP50Ms)} (${ms(overhead.gatewayP50Ms)} vs ${ms(overhead.directP50Ms)})`,
         0.5 / Math.max(overhead.addedP50Ms, 0.001),
