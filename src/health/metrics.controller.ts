@@ -4,9 +4,8 @@ import { type Request } from 'express';
 import { timingSafeEqual } from 'node:crypto';
 import { Public } from '../auth/auth.decorators';
 import { AuthErrorCode, AuthException } from '../auth/auth.exception';
-import { bearerToken } from '../auth/principal-resolver';
 import { mcpOnly, type Principal } from '../auth/principal';
-import { PrincipalResolver } from '../auth/principal-resolver';
+import { bearerToken, PrincipalResolver } from '../auth/principal-resolver';
 import { AppConfig } from '../config/app-config';
 import { Metrics } from './metrics';
 
