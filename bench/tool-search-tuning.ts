@@ -31,6 +31,11 @@ async function main(): Promise<void> {
         const weights = { synonyms, lexical: 1, semantic };
         results.push({ weights, result: await retrieval(corpus, 'tuning', weights) });
       }
+    for (const intentMatch of [0, 0.25, 0.5, 1, 1.5, 2])
+      for (const intentConflict of [0, 0.25, 0.5, 1, 1.5, 2]) {
+        const weights = { intentMatch, intentConflict };
+        results.push({ weights, result: await retrieval(corpus, 'tuning', weights) });
+      }
   }
   results.sort(
     (a, b) =>

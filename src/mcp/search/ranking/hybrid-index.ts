@@ -1,5 +1,6 @@
 import { Bm25Index, type TermCounts } from './bm25';
 import { type Ranked, standardise, standardiseSparse, TopK } from './fusion';
+import { Action, agreement, queryAction } from './intent';
 import { type TimeSlicer } from './time-slicer';
 
 /** How the rankers combine; chosen on the tuning half of the evaluation set (see bench/). */
@@ -17,6 +18,10 @@ export interface RankingWeights {
    * many deviations above the mean: near in meaning, not merely less far than the rest.
    */
   semanticOnlyZ: number;
+  /** Added when a tool's action is the one the request asks for (in deviations of the fusion). */
+  intentMatch: number;
+  /** Taken off when a tool's action is one the request does not ask for. */
+  intentConflict: number;
 }
 
 export const RANKING_WEIGHTS: RankingWeights = {
@@ -25,6 +30,8 @@ export const RANKING_WEIGHTS: RankingWeights = {
   semantic: 0.5,
   provider: 0.5,
   semanticOnlyZ: 2.5,
+  intentMatch: 1,
+  intentConflict: 1,
 };
 
 /** What the index keeps of one document. */
@@ -32,6 +39,8 @@ export interface IndexedDocument {
   counts: TermCounts;
   /** Unit-length vector from the embedded word vectors; null when none of its words is known. */
   vector: Float32Array | null;
+  /** What the tool does, from the verb of its name; null or absent when it names none. */
+  action?: Action | null;
 }
 
 /** Vectors of one embedding space, one row per document (zeros where a document has none). */
@@ -104,6 +113,8 @@ export class HybridIndex {
     private readonly bm25: Bm25Index,
     private readonly local: VectorMatrix | null,
     private readonly provider: VectorMatrix | null,
+    /** Per document, its Action, or 0 when it has none. */
+    private readonly actions: Uint8Array,
     readonly size: number,
     private readonly weights: RankingWeights,
   ) {}
@@ -123,7 +134,8 @@ export class HybridIndex {
       slicer,
     );
     const provider = providerVectors && (await VectorMatrix.build(providerVectors, slicer));
-    return new HybridIndex(bm25, local, provider, documents.length, weights);
+    const actions = Uint8Array.from(documents, (doc) => doc.action ?? 0);
+    return new HybridIndex(bm25, local, provider, actions, documents.length, weights);
   }
 
   /** Whether provider vectors were indexed, so that a provider query vector is worth asking for. */
@@ -163,6 +175,7 @@ export class HybridIndex {
     }
     if (lexical.touched.length === 0 && semantic.length === 0) return [];
     const lexicalScale = weights.lexical * lexicalZ.inverseDeviation;
+    const intent = this.intentScores(query);
     const top = new TopK(limit);
     for (let doc = 0; doc < size; doc++) {
       let semanticScore = 0;
@@ -175,8 +188,22 @@ export class HybridIndex {
       }
       if (!near) continue;
       if (accept && !accept(doc)) continue;
-      top.offer(doc, lexicalScale * (lexical.scores[doc]! - lexicalZ.mean) + semanticScore);
+      const fused = lexicalScale * (lexical.scores[doc]! - lexicalZ.mean) + semanticScore;
+      top.offer(doc, fused + intent[this.actions[doc]!]!);
     }
     return top.items;
+  }
+
+  /** What a tool of each action (by its number; 0 for none) gains or loses for this query. */
+  private intentScores(query: string): number[] {
+    const scores = [0, 0, 0, 0, 0, 0, 0];
+    const wanted = queryAction(query);
+    if (wanted === null) return scores;
+    for (let action = Action.Read; action <= Action.Run; action++) {
+      const agree = agreement(wanted, action);
+      scores[action] =
+        agree > 0 ? this.weights.intentMatch : agree < 0 ? -this.weights.intentConflict : 0;
+    }
+    return scores;
   }
 }

@@ -1,0 +1,54 @@
+import { Action, agreement, queryAction, toolAction } from './intent';
+
+describe('toolAction', () => {
+  it('reads the first verb of a name in any identifier style', () => {
+    expect(toolAction('list_issues')).toBe(Action.Read);
+    expect(toolAction('createPullRequest')).toBe(Action.Create);
+    expect(toolAction('slack_post_message')).toBe(Action.Send);
+    expect(toolAction('kubectl_delete')).toBe(Action.Delete);
+    expect(toolAction('update-feature-flag')).toBe(Action.Update);
+    expect(toolAction('start_process')).toBe(Action.Run);
+  });
+
+  it('is null for a name without a verb', () => {
+    expect(toolAction('collection-schema')).toBeNull();
+  });
+});
+
+describe('queryAction', () => {
+  it('reads a question as a wish to read', () => {
+    expect(queryAction('which channels exist in our slack')).toBe(Action.Read);
+    expect(queryAction("what's inside config.yaml")).toBe(Action.Read);
+    expect(queryAction('are the checks green on PR 42')).toBe(Action.Read);
+  });
+
+  it('takes the first verb past the filler', () => {
+    expect(queryAction('could you please make a folder for invoices')).toBe(Action.Create);
+    expect(queryAction('email the team that standup moved')).toBe(Action.Send);
+    expect(queryAction('run the tests')).toBe(Action.Run);
+  });
+
+  it('reads multi-word verbs as the verb they mean', () => {
+    expect(queryAction('get rid of the old branches')).toBe(Action.Delete);
+    expect(queryAction('set up a project for billing')).toBe(Action.Create);
+    expect(queryAction('give me the page as markdown')).toBe(Action.Read);
+  });
+
+  it('tells opening something new from opening something there is', () => {
+    expect(queryAction('open a pull request from my branch')).toBe(Action.Create);
+    expect(queryAction('open the latest message')).toBe(Action.Read);
+  });
+
+  it('is null when the request opens with neither a question nor a verb', () => {
+    expect(queryAction('phone number of that cafe')).toBeNull();
+    expect(queryAction('please')).toBeNull();
+  });
+});
+
+describe('agreement', () => {
+  it('agrees with itself, tolerates a related action and conflicts with the rest', () => {
+    expect(agreement(Action.Read, Action.Read)).toBe(1);
+    expect(agreement(Action.Create, Action.Send)).toBe(0);
+    expect(agreement(Action.Read, Action.Delete)).toBe(-1);
+  });
+});

@@ -1,0 +1,138 @@
+import { stem, words } from './terms';
+
+/**
+ * What a tool does to its resource, read from the verb its name starts with, and what a request
+ * asks for, read from how it starts. Sibling tools of one server mostly differ by this verb alone
+ * (`list_issues`, `create_issue`, `update_issue`), while a request often says it in words the tool
+ * never uses ("show open bugs", "get rid of", "which channels exist").
+ */
+export enum Action {
+  Read = 1,
+  Create = 2,
+  Update = 3,
+  Delete = 4,
+  Send = 5,
+  Run = 6,
+}
+
+/** How far two actions agree: 1 the same, 0 neither conflicts, -1 one is not the other. */
+export function agreement(query: Action, tool: Action): number {
+  if (query === tool) return 1;
+  return compatible(query, tool) ? 0 : -1;
+}
+
+/** Sending a message or running a job also creates something: neither excludes the other. */
+function compatible(a: Action, b: Action): boolean {
+  const pair = (x: Action, y: Action) => (a === x && b === y) || (a === y && b === x);
+  return pair(Action.Create, Action.Send) || pair(Action.Create, Action.Run);
+}
+
+/** Verbs of tool names and requests, by the action they ask for. General English, no catalogue. */
+const VERBS: [Action, string][] = [
+  [
+    Action.Read,
+    'get read list show view fetch retrieve describe display search find query lookup count ' +
+      'browse explore inspect check download export extract scrape crawl analyze analyse explain ' +
+      'summarize summarise load see look give dump grab pull watch monitor compare diff ' +
+      'print open take capture screenshot resolve',
+  ],
+  [
+    Action.Create,
+    'create add new make generate build insert upload write compose draft book setup register ' +
+      'init initialize initialise clone fork duplicate copy',
+  ],
+  [
+    Action.Update,
+    'update edit modify change set patch rename move mark toggle enable disable switch close ' +
+      'reopen archive assign unassign label approve replace reschedule protect unprotect star ' +
+      'pin unpin rotate resize scale fill',
+  ],
+  [
+    Action.Delete,
+    'delete remove drop destroy erase purge trash clear cancel kill terminate discard ' +
+      'uninstall revoke unsubscribe',
+  ],
+  [Action.Send, 'send post reply respond notify email message forward share publish announce tell'],
+  [
+    Action.Run,
+    'run execute start trigger launch rerun retry restart evaluate invoke deploy install ' +
+      'navigate click press type',
+  ],
+];
+
+function verbMap(): ReadonlyMap<string, Action> {
+  const map = new Map<string, Action>();
+  for (const [action, list] of VERBS)
+    for (const word of list.split(' ')) {
+      const key = stem(word);
+      if (!map.has(key)) map.set(key, action);
+    }
+  return map;
+}
+
+const ACTIONS = verbMap();
+
+/** The action of a tool: that of the first verb among the words of its name. */
+export function toolAction(name: string): Action | null {
+  for (const word of words(name)) {
+    const action = ACTIONS.get(stem(word));
+    if (action !== undefined) return action;
+  }
+  return null;
+}
+
+/** Words a request opens with that say nothing of what it wants ("could you please …"). */
+const FILLER = new Set(
+  (
+    'please can could would will you i we want wanna need to let lets me us go ahead kindly just ' +
+    'quickly hey now also then and ok okay so try help like d s'
+  ).split(' '),
+);
+
+/** A request that opens with one of these is a question: it wants to read, not to change. */
+const QUESTION = new Set(
+  (
+    'what whats which who whose when where why how is are was were does did has have any ' +
+    'anything'
+  ).split(' '),
+);
+
+/** Multi-word verbs, read as the one-word verb they mean. */
+const PHRASAL: [RegExp, string][] = [
+  [/\bget rid of\b/g, 'delete'],
+  [/\bthrow (?:away|out)\b/g, 'delete'],
+  [/\bclean up\b/g, 'delete'],
+  [/\bwipe out\b/g, 'delete'],
+  [/\bset up\b/g, 'create'],
+  [/\bspin up\b/g, 'create'],
+  [/\bsign up\b/g, 'create'],
+  [/\blook (?:up|for|at|into)\b/g, 'search'],
+  [/\bfind out\b/g, 'read'],
+  [/\bturn (?:on|off)\b/g, 'toggle'],
+  [/\bkick off\b/g, 'start'],
+  [/\b(?:do|don't|dont) you\b/g, 'what'],
+  [/\btell me\b/g, 'what'],
+  [/\bgive me\b/g, 'get'],
+  [/\bshow me\b/g, 'show'],
+];
+
+/**
+ * The action a request asks for: a question wants to read; else its first verb, skipping filler.
+ * "Open" with an indefinite article makes something new ("open a pull request"); with a definite
+ * one it reads ("open the latest message"). Null when the request opens with neither.
+ */
+export function queryAction(query: string): Action | null {
+  let text = query.toLowerCase();
+  for (const [phrase, verb] of PHRASAL) text = text.replace(phrase, verb);
+  const list = words(text);
+  let at = 0;
+  while (at < list.length && FILLER.has(list[at]!)) at++;
+  const first = list[at];
+  if (first === undefined) return null;
+  if (QUESTION.has(first)) return Action.Read;
+  if (first === 'open') {
+    const next = list[at + 1];
+    return next === 'a' || next === 'an' || next === 'new' ? Action.Create : Action.Read;
+  }
+  return ACTIONS.get(stem(first)) ?? null;
+}
