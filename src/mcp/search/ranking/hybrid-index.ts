@@ -1,6 +1,6 @@
 import { Bm25Index, type TermCounts } from './bm25';
 import { type Ranked, standardise, standardiseSparse, TopK } from './fusion';
-import { Action, agreement, queryAction } from './intent';
+import { Action, Agreement, agreement, queryAction } from './intent';
 import { type TimeSlicer } from './time-slicer';
 
 /** How the rankers combine; chosen on the tuning half of the evaluation set (see bench/). */
@@ -20,6 +20,8 @@ export interface RankingWeights {
   semanticOnlyZ: number;
   /** Added when a tool's action is the one the request asks for (in deviations of the fusion). */
   intentMatch: number;
+  /** Added when both read, in different ways (listing, searching, getting one). */
+  intentNear: number;
   /** Taken off when a tool's action is one the request does not ask for. */
   intentConflict: number;
 }
@@ -31,6 +33,7 @@ export const RANKING_WEIGHTS: RankingWeights = {
   provider: 0.5,
   semanticOnlyZ: 2.5,
   intentMatch: 1,
+  intentNear: 0,
   intentConflict: 1,
 };
 
@@ -195,14 +198,21 @@ export class HybridIndex {
   }
 
   /** What a tool of each action (by its number; 0 for none) gains or loses for this query. */
-  private intentScores(query: string): number[] {
-    const scores = [0, 0, 0, 0, 0, 0, 0];
+  private intentScores(query: string): Float64Array {
+    const scores = new Float64Array(Action.Run + 1);
     const wanted = queryAction(query);
     if (wanted === null) return scores;
+    const { intentMatch, intentNear, intentConflict } = this.weights;
     for (let action = Action.Read; action <= Action.Run; action++) {
       const agree = agreement(wanted, action);
       scores[action] =
-        agree > 0 ? this.weights.intentMatch : agree < 0 ? -this.weights.intentConflict : 0;
+        agree === Agreement.Same
+          ? intentMatch
+          : agree === Agreement.Near
+            ? intentNear
+            : agree === Agreement.Conflict
+              ? -intentConflict
+              : 0;
     }
     return scores;
   }

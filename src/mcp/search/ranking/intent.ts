@@ -7,18 +7,33 @@ import { stem, words } from './terms';
  * never uses ("show open bugs", "get rid of", "which channels exist").
  */
 export enum Action {
+  /** Reading in general; as a tool's verb, reading one thing (`get_issue`, `read_file`). */
   Read = 1,
-  Create = 2,
-  Update = 3,
-  Delete = 4,
-  Send = 5,
-  Run = 6,
+  List = 2,
+  Search = 3,
+  Create = 4,
+  Update = 5,
+  Delete = 6,
+  Send = 7,
+  Run = 8,
 }
 
-/** How far two actions agree: 1 the same, 0 neither conflicts, -1 one is not the other. */
-export function agreement(query: Action, tool: Action): number {
-  if (query === tool) return 1;
-  return compatible(query, tool) ? 0 : -1;
+/** How far a tool's action agrees with the one a request asks for. */
+export enum Agreement {
+  Same,
+  /** Both read, in different ways: a request to list, and a tool that gets one thing. */
+  Near,
+  Neutral,
+  Conflict,
+}
+
+const READING = new Set([Action.Read, Action.List, Action.Search]);
+
+/** A request to read in general agrees with any way of reading. */
+export function agreement(query: Action, tool: Action): Agreement {
+  if (query === tool || (query === Action.Read && READING.has(tool))) return Agreement.Same;
+  if (READING.has(query) && READING.has(tool)) return Agreement.Near;
+  return compatible(query, tool) ? Agreement.Neutral : Agreement.Conflict;
 }
 
 /** Sending a message or running a job also creates something: neither excludes the other. */
@@ -31,11 +46,13 @@ function compatible(a: Action, b: Action): boolean {
 const VERBS: [Action, string][] = [
   [
     Action.Read,
-    'get read list show view fetch retrieve describe display search find query lookup count ' +
-      'browse explore inspect check download export extract scrape crawl analyze analyse explain ' +
+    'get read show view fetch retrieve describe display inspect check download export extract ' +
+      'scrape crawl analyze analyse explain ' +
       'summarize summarise load see look give dump grab pull watch monitor compare diff ' +
       'print open take capture screenshot resolve',
   ],
+  [Action.List, 'list enumerate browse count'],
+  [Action.Search, 'search find query lookup locate filter explore'],
   [
     Action.Create,
     'create add new make generate build insert upload write compose draft book setup register ' +
@@ -97,6 +114,9 @@ const QUESTION = new Set(
   ).split(' '),
 );
 
+/** A question with one of these asks for a list ("which channels exist", "are there any …"). */
+const ENUMERATING = /\b(?:exists?|are there|all|every|how many)\b/;
+
 /** Multi-word verbs, read as the one-word verb they mean. */
 const PHRASAL: [RegExp, string][] = [
   [/\bget rid of\b/g, 'delete'],
@@ -129,7 +149,7 @@ export function queryAction(query: string): Action | null {
   while (at < list.length && FILLER.has(list[at]!)) at++;
   const first = list[at];
   if (first === undefined) return null;
-  if (QUESTION.has(first)) return Action.Read;
+  if (QUESTION.has(first)) return ENUMERATING.test(text) ? Action.List : Action.Read;
   if (first === 'open') {
     const next = list[at + 1];
     return next === 'a' || next === 'an' || next === 'new' ? Action.Create : Action.Read;
