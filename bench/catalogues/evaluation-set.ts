@@ -135,6 +135,7 @@ export async function retrieval(
       counts: analysis.counts,
       vector: analysis.vector,
       action: analysis.action,
+      name: analysis.name,
     })),
     provider?.tools ?? null,
     new TimeSlicer(Infinity),

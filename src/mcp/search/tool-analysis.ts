@@ -3,6 +3,7 @@ import { type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { type WordVectors } from '../../embeddings/word-vectors';
 import { type TermCounts, termCounts } from './ranking/bm25';
 import { type Action, toolAction } from './ranking/intent';
+import { nameTerms } from './ranking/name-coverage';
 import { lexicalFields, providerText, semanticText } from './ranking/tool-text';
 
 /** What ranking needs of one tool, worked out once per tool content. */
@@ -14,6 +15,8 @@ export interface ToolAnalysis {
   vector: Float32Array | null;
   /** What the tool does, from the first verb of its upstream name. */
   action: Action | null;
+  /** The distinct terms of its upstream name. */
+  name: string[];
   /** What the embeddings provider embeds, and its sha256, which keys the provider's vector. */
   providerText: string;
   providerHash: string;
@@ -59,6 +62,7 @@ export class ToolAnalysisCache {
         counts: termCounts(lexicalFields(definition)),
         vector: this.vectors?.embed(semanticText(definition)) ?? null,
         action: toolAction(originalName),
+        name: nameTerms(originalName),
         providerText: text,
         providerHash: sha256(text),
       };

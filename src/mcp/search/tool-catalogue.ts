@@ -175,7 +175,12 @@ export function deferredTools(
 
 /** What the ranking index keeps of an analysed tool. */
 function indexed(analysis: ToolAnalysis): IndexedDocument {
-  return { counts: analysis.counts, vector: analysis.vector, action: analysis.action };
+  return {
+    counts: analysis.counts,
+    vector: analysis.vector,
+    action: analysis.action,
+    name: analysis.name,
+  };
 }
 
 function shares(tools: readonly DirectoryTool[]): GatewayShare[] {

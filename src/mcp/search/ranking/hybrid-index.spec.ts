@@ -82,4 +82,17 @@ describe('HybridIndex', () => {
     expect(first('get rid of that issue entry')).toEqual([2]);
     expect(first('make an issue entry')).toEqual([0]);
   });
+
+  it('prefers, among tools the words match alike, the one whose name the request says more of', async () => {
+    const siblings = [
+      ['channel', 'histori'],
+      ['list', 'channel'],
+    ].map((name) => ({
+      ...doc('slack channel messages', null),
+      name,
+    }));
+    const index = await build([...siblings, ...DOCS]);
+    const hits = index.rank('slack channel list', { local: null, provider: null }, 2);
+    expect(hits.map((hit) => hit.doc)).toEqual([1, 0]);
+  });
 });

@@ -1,5 +1,6 @@
 import { Bm25Index, type TermCounts } from './bm25';
 import { type Ranked, standardise, standardiseSparse, TopK } from './fusion';
+import { NameIndex } from './name-coverage';
 import { Action, Agreement, agreement, queryAction } from './intent';
 import { type TimeSlicer } from './time-slicer';
 
@@ -20,6 +21,8 @@ export interface RankingWeights {
   semanticOnlyZ: number;
   /** Added when a tool's action is the one the request asks for (in deviations of the fusion). */
   intentMatch: number;
+  /** Weight of the share of a tool's name the query covers. */
+  nameCoverage: number;
   /** Added when both read, in different ways (listing, searching, getting one). */
   intentNear: number;
   /** Taken off when a tool's action is one the request does not ask for. */
@@ -32,6 +35,7 @@ export const RANKING_WEIGHTS: RankingWeights = {
   semantic: 0.5,
   provider: 0.5,
   semanticOnlyZ: 2.5,
+  nameCoverage: 3,
   intentMatch: 1,
   intentNear: 0,
   intentConflict: 1,
@@ -44,6 +48,8 @@ export interface IndexedDocument {
   vector: Float32Array | null;
   /** What the tool does, from the verb of its name; null or absent when it names none. */
   action?: Action | null;
+  /** The distinct terms of its upstream name (see nameTerms); absent counts as none. */
+  name?: readonly string[];
 }
 
 /** Vectors of one embedding space, one row per document (zeros where a document has none). */
@@ -114,6 +120,7 @@ export interface QueryVectors {
 export class HybridIndex {
   private constructor(
     private readonly bm25: Bm25Index,
+    private readonly names: NameIndex,
     private readonly local: VectorMatrix | null,
     private readonly provider: VectorMatrix | null,
     /** Per document, its Action, or 0 when it has none. */
@@ -132,13 +139,17 @@ export class HybridIndex {
       documents.map((doc) => doc.counts),
       slicer,
     );
+    const names = await NameIndex.build(
+      documents.map((doc) => doc.name ?? []),
+      slicer,
+    );
     const local = await VectorMatrix.build(
       documents.map((doc) => doc.vector),
       slicer,
     );
     const provider = providerVectors && (await VectorMatrix.build(providerVectors, slicer));
     const actions = Uint8Array.from(documents, (doc) => doc.action ?? 0);
-    return new HybridIndex(bm25, local, provider, actions, documents.length, weights);
+    return new HybridIndex(bm25, names, local, provider, actions, documents.length, weights);
   }
 
   /** Whether provider vectors were indexed, so that a provider query vector is worth asking for. */
@@ -179,6 +190,7 @@ export class HybridIndex {
     if (lexical.touched.length === 0 && semantic.length === 0) return [];
     const lexicalScale = weights.lexical * lexicalZ.inverseDeviation;
     const intent = this.intentScores(query);
+    const names = this.names.coverage(query, weights.synonyms).scores;
     const top = new TopK(limit);
     for (let doc = 0; doc < size; doc++) {
       let semanticScore = 0;
@@ -192,7 +204,8 @@ export class HybridIndex {
       if (!near) continue;
       if (accept && !accept(doc)) continue;
       const fused = lexicalScale * (lexical.scores[doc]! - lexicalZ.mean) + semanticScore;
-      top.offer(doc, fused + intent[this.actions[doc]!]!);
+      const structure = weights.nameCoverage * names[doc]! + intent[this.actions[doc]!]!;
+      top.offer(doc, fused + structure);
     }
     return top.items;
   }

@@ -1,8 +1,10 @@
-import { Action, agreement, queryAction, toolAction } from './intent';
+import { Action, Agreement, agreement, queryAction, toolAction } from './intent';
 
 describe('toolAction', () => {
   it('reads the first verb of a name in any identifier style', () => {
-    expect(toolAction('list_issues')).toBe(Action.Read);
+    expect(toolAction('get_issue')).toBe(Action.Read);
+    expect(toolAction('list_issues')).toBe(Action.List);
+    expect(toolAction('search_code')).toBe(Action.Search);
     expect(toolAction('createPullRequest')).toBe(Action.Create);
     expect(toolAction('slack_post_message')).toBe(Action.Send);
     expect(toolAction('kubectl_delete')).toBe(Action.Delete);
@@ -17,15 +19,20 @@ describe('toolAction', () => {
 
 describe('queryAction', () => {
   it('reads a question as a wish to read', () => {
-    expect(queryAction('which channels exist in our slack')).toBe(Action.Read);
     expect(queryAction("what's inside config.yaml")).toBe(Action.Read);
     expect(queryAction('are the checks green on PR 42')).toBe(Action.Read);
+  });
+
+  it('reads a question for every or all of something as a wish to list', () => {
+    expect(queryAction('which channels exist in our slack')).toBe(Action.List);
+    expect(queryAction('are there any open incidents')).toBe(Action.List);
   });
 
   it('takes the first verb past the filler', () => {
     expect(queryAction('could you please make a folder for invoices')).toBe(Action.Create);
     expect(queryAction('email the team that standup moved')).toBe(Action.Send);
     expect(queryAction('run the tests')).toBe(Action.Run);
+    expect(queryAction('find every .env file')).toBe(Action.Search);
   });
 
   it('reads multi-word verbs as the verb they mean', () => {
@@ -46,9 +53,17 @@ describe('queryAction', () => {
 });
 
 describe('agreement', () => {
-  it('agrees with itself, tolerates a related action and conflicts with the rest', () => {
-    expect(agreement(Action.Read, Action.Read)).toBe(1);
-    expect(agreement(Action.Create, Action.Send)).toBe(0);
-    expect(agreement(Action.Read, Action.Delete)).toBe(-1);
+  it('agrees with itself, and a wish to read with any way of reading', () => {
+    expect(agreement(Action.Delete, Action.Delete)).toBe(Agreement.Same);
+    expect(agreement(Action.Read, Action.List)).toBe(Agreement.Same);
+  });
+
+  it('is near between two ways of reading', () => {
+    expect(agreement(Action.List, Action.Read)).toBe(Agreement.Near);
+  });
+
+  it('tolerates a related action and conflicts with the rest', () => {
+    expect(agreement(Action.Create, Action.Send)).toBe(Agreement.Neutral);
+    expect(agreement(Action.Read, Action.Delete)).toBe(Agreement.Conflict);
   });
 });
