@@ -1,5 +1,5 @@
 import { expand } from './synonyms';
-import { terms } from './terms';
+import { queryTerms, terms } from './terms';
 import { type TimeSlicer } from './time-slicer';
 
 /** Share of each document's name terms that one query reaches, and which documents have any. */
@@ -57,7 +57,7 @@ export class NameIndex {
     for (const doc of touched) scores[doc] = 0;
     touched.length = 0;
     const reached = new Map<string, number>();
-    for (const term of new Set(terms(query)))
+    for (const term of new Set(queryTerms(query)))
       for (const { term: other, weight } of expand(term, synonymWeight))
         if (weight > (reached.get(other) ?? 0)) reached.set(other, weight);
     for (const [term, weight] of reached) {

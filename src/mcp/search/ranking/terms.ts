@@ -139,3 +139,23 @@ export function terms(text: string): string[] {
   }
   return result;
 }
+
+/**
+ * A file name or path in a request ("config/settings.yaml", ".env", "server.ts"): all lower
+ * case, as file names mostly are and product names ("Next.js") mostly are not. A web address
+ * is no file.
+ */
+const FILE_NAME =
+  /(?:^|\s)(?!https?:|www\.)(?:[\w.~-]*\/)*\.?[\w-]*\.[a-z0-9]{1,5}(?=[\s,;:!?)]|$)/;
+
+/**
+ * The terms of a request: its own, and "file" when it names a file, so that a request that only
+ * says which file still reaches the tools that work on files.
+ */
+export function queryTerms(query: string): string[] {
+  const result = terms(query);
+  const named = query.match(FILE_NAME)?.[0].trim();
+  if (named !== undefined && named === named.toLowerCase() && !/\.\d+$/.test(named))
+    result.push(stem('file'));
+  return result;
+}
