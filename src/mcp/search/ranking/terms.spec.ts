@@ -18,6 +18,7 @@ describe('words', () => {
     expect(words('my To-Do list')).toEqual(['my', 'todo', 'list']);
     expect(words('sign in, then log out')).toEqual(['login', 'then', 'logout']);
     expect(words('how many rows')).toEqual(['count', 'rows']);
+    expect(words('who last touched this line')).toEqual(['who', 'history', 'this', 'line']);
   });
 });
 
@@ -46,6 +47,10 @@ describe('terms', () => {
       'folder',
       's3',
     ]);
+  });
+
+  it('keeps "all": a request for all of something wants the tools that do many at once', () => {
+    expect(terms('archive all the newsletters')).toContain('all');
   });
 
   it('spells abbreviations out, so that either form meets the other', () => {

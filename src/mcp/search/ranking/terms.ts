@@ -6,7 +6,7 @@ import stemPorter2 from 'wink-porter2-stemmer';
  */
 const STOPWORDS = new Set(
   (
-    'a about above after again all also am an and any are as at be been being but by can could ' +
+    'a about above after again also am an and any are as at be been being but by can could ' +
     'did do does doing done for from get give got had has have having he her here hers him his ' +
     'how i if in into is it its itself just let lets me mine my myself need no nor not now of ' +
     'off on once only or other our ours out over own please right same she should so some such ' +
@@ -93,6 +93,8 @@ const PHRASES: [RegExp, string][] = [
   [/\blook[\s-]up\b/g, 'lookup'],
   [/\broll[\s-]back\b/g, 'rollback'],
   [/\bkick[\s-]off\b/g, 'start'],
+  // Who changed something is a question for its history.
+  [/\bwho (?:last |recently )?(?:changed|touched|edited|modified|updated|wrote)\b/g, 'who history'],
 ];
 
 /** Bounded memo of stems: vocabularies are small, and stemming is most of tokenising. */
