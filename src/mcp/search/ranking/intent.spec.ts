@@ -12,6 +12,12 @@ describe('toolAction', () => {
     expect(toolAction('start_process')).toBe(Action.Run);
   });
 
+  it('reads past an HTTP method to the verb that follows it, as OpenAPI-made names go', () => {
+    expect(toolAction('API-post-search')).toBe(Action.Search);
+    expect(toolAction('API-post-page')).toBe(Action.Send);
+    expect(toolAction('get_file_contents')).toBe(Action.Read);
+  });
+
   it('is null for a name without a verb', () => {
     expect(toolAction('collection-schema')).toBeNull();
   });

@@ -89,13 +89,22 @@ function verbMap(): ReadonlyMap<string, Action> {
 
 const ACTIONS = verbMap();
 
+/**
+ * HTTP methods, as tools generated from an OpenAPI description start their names
+ * (`API-post-search`, `API-patch-page`): when another verb follows, that one says what it does.
+ */
+const METHODS = new Set(['get', 'post', 'put', 'patch', 'delete']);
+
 /** The action of a tool: that of the first verb among the words of its name. */
 export function toolAction(name: string): Action | null {
+  let method: Action | null = null;
   for (const word of words(name)) {
     const action = ACTIONS.get(stem(word));
-    if (action !== undefined) return action;
+    if (action === undefined) continue;
+    if (method === null && METHODS.has(word)) method = action;
+    else return action;
   }
-  return null;
+  return method;
 }
 
 /** Words a request opens with that say nothing of what it wants ("could you please …"). */
