@@ -32,7 +32,7 @@ export interface RankingWeights {
 export const RANKING_WEIGHTS: RankingWeights = {
   synonyms: 0.7,
   lexical: 1,
-  semantic: 0.5,
+  semantic: 0.25,
   provider: 0.5,
   semanticOnlyZ: 2.5,
   nameCoverage: 3,
