@@ -33,7 +33,7 @@ export const RANKING_WEIGHTS: RankingWeights = {
   synonyms: 0.7,
   lexical: 1,
   semantic: 0.25,
-  provider: 0.5,
+  provider: 0.25,
   semanticOnlyZ: 2.5,
   nameCoverage: 3,
   intentMatch: 1,
