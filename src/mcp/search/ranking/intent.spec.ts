@@ -70,6 +70,7 @@ describe('agreement', () => {
 
   it('tolerates a related action and conflicts with the rest', () => {
     expect(agreement(Action.Create, Action.Send)).toBe(Agreement.Neutral);
+    expect(agreement(Action.Update, Action.Create)).toBe(Agreement.Neutral);
     expect(agreement(Action.Read, Action.Delete)).toBe(Agreement.Conflict);
   });
 });

@@ -36,10 +36,17 @@ export function agreement(query: Action, tool: Action): Agreement {
   return compatible(query, tool) ? Agreement.Neutral : Agreement.Conflict;
 }
 
-/** Sending a message or running a job also creates something: neither excludes the other. */
+/**
+ * Sending a message or running a job also creates something, and adding a thing to another
+ * ("add a label to the issue") updates that other: neither excludes the other.
+ */
 function compatible(a: Action, b: Action): boolean {
   const pair = (x: Action, y: Action) => (a === x && b === y) || (a === y && b === x);
-  return pair(Action.Create, Action.Send) || pair(Action.Create, Action.Run);
+  return (
+    pair(Action.Create, Action.Send) ||
+    pair(Action.Create, Action.Run) ||
+    pair(Action.Create, Action.Update)
+  );
 }
 
 /** Verbs of tool names and requests, by the action they ask for. General English, no catalogue. */
