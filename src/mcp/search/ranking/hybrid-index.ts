@@ -1,7 +1,7 @@
 import { Bm25Index, type TermCounts } from './bm25';
 import { type Ranked, standardise, standardiseSparse, TopK } from './fusion';
-import { NameIndex } from './name-coverage';
 import { Action, Agreement, agreement, queryAction } from './intent';
+import { NameIndex } from './name-coverage';
 import { type TimeSlicer } from './time-slicer';
 
 /** How the rankers combine; chosen on the tuning half of the evaluation set (see bench/). */
@@ -19,10 +19,10 @@ export interface RankingWeights {
    * many deviations above the mean: near in meaning, not merely less far than the rest.
    */
   semanticOnlyZ: number;
-  /** Added when a tool's action is the one the request asks for (in deviations of the fusion). */
-  intentMatch: number;
   /** Weight of the share of a tool's name the query covers. */
   nameCoverage: number;
+  /** Added when a tool's action is the one the request asks for (in deviations of the fusion). */
+  intentMatch: number;
   /** Added when both read, in different ways (listing, searching, getting one). */
   intentNear: number;
   /** Taken off when a tool's action is one the request does not ask for. */
@@ -215,18 +215,21 @@ export class HybridIndex {
     const scores = new Float64Array(Action.Run + 1);
     const wanted = queryAction(query);
     if (wanted === null) return scores;
-    const { intentMatch, intentNear, intentConflict } = this.weights;
-    for (let action = Action.Read; action <= Action.Run; action++) {
-      const agree = agreement(wanted, action);
-      scores[action] =
-        agree === Agreement.Same
-          ? intentMatch
-          : agree === Agreement.Near
-            ? intentNear
-            : agree === Agreement.Conflict
-              ? -intentConflict
-              : 0;
-    }
+    for (let action = Action.Read; action <= Action.Run; action++)
+      scores[action] = this.intentWeight(agreement(wanted, action));
     return scores;
+  }
+
+  private intentWeight(agree: Agreement): number {
+    switch (agree) {
+      case Agreement.Same:
+        return this.weights.intentMatch;
+      case Agreement.Near:
+        return this.weights.intentNear;
+      case Agreement.Neutral:
+        return 0;
+      case Agreement.Conflict:
+        return -this.weights.intentConflict;
+    }
   }
 }
