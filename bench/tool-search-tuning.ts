@@ -10,8 +10,8 @@ import { sentenceEncoderProvider } from './tool-search.bench';
 // Chooses the ranking weights on the TUNING half of the evaluation set, never the test half:
 //   node -r ts-node/register/transpile-only bench/tool-search-tuning.ts [--provider]
 // With --provider it weighs the provider's vectors (the full sentence encoder on loopback) instead.
-// Prints each weighting tried, best recall@5, then recall@1, then MRR first. The chosen weights
-// are RANKING_WEIGHTS in src/mcp/search/ranking/hybrid-index.ts.
+// Prints each weighting tried, best first: by recall@1 + recall@5 (both have targets), then MRR.
+// The chosen weights are RANKING_WEIGHTS in src/mcp/search/ranking/hybrid-index.ts.
 
 async function main(): Promise<void> {
   const corpus = await evaluationCorpus();
@@ -31,13 +31,17 @@ async function main(): Promise<void> {
         const weights = { synonyms, lexical: 1, semantic };
         results.push({ weights, result: await retrieval(corpus, 'tuning', weights) });
       }
+    for (const nameCoverage of [0, 1, 2, 3, 4])
+      for (const intentMatch of [0, 0.5, 1, 1.5])
+        for (const intentConflict of [0, 0.5, 1, 1.5])
+          for (const intentNear of [0, 0.5]) {
+            const weights = { nameCoverage, intentMatch, intentConflict, intentNear };
+            results.push({ weights, result: await retrieval(corpus, 'tuning', weights) });
+          }
   }
-  results.sort(
-    (a, b) =>
-      b.result.recallAt5 - a.result.recallAt5 ||
-      b.result.recallAt1 - a.result.recallAt1 ||
-      b.result.mrr - a.result.mrr,
-  );
+  // Both targets count: recall@1 and recall@5 together, then MRR.
+  const merit = (result: Retrieval) => result.recallAt1 + result.recallAt5;
+  results.sort((a, b) => merit(b.result) - merit(a.result) || b.result.mrr - a.result.mrr);
   for (const { weights, result } of results)
     console.log(
       `${JSON.stringify(weights)}: recall@1 ${result.recallAt1.toFixed(3)}, recall@5 ${result.recallAt5.toFixed(3)}, MRR ${result.mrr.toFixed(3)}`,

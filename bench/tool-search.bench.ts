@@ -69,8 +69,8 @@ export interface ToolSearchBenchReport {
     servers: number;
     tools: number;
     requests: { tuning: number; test: number };
-    /** Test half, each ranker on and off. */
-    components: { label: string; test: Retrieval }[];
+    /** Each ranker and feature on and off, on the test half and the tuning half. */
+    components: { label: string; test: Retrieval; tuning: Retrieval }[];
     /** The default, on the tuning half its weights were chosen on. */
     defaultOnTuning: Retrieval;
   };
@@ -262,38 +262,50 @@ export async function sentenceEncoderProvider(
   }
 }
 
+/** Each ranking component off, so that a row shows what the others do without it. */
+const NO_STRUCTURE = { nameCoverage: 0, intentMatch: 0, intentConflict: 0, intentNear: 0 };
+
 async function quality(): Promise<ToolSearchBenchReport['quality']> {
   const corpus = await evaluationCorpus();
   const provider = await sentenceEncoderProvider(corpus.analyses.map((a) => a.providerText));
   const everything = { semanticOnlyZ: -Infinity };
-  const components: { label: string; test: Retrieval }[] = [];
+  const components: ToolSearchBenchReport['quality']['components'] = [];
   const add = async (
     label: string,
     weights: Parameters<typeof retrieval>[2],
     withProvider = false,
-  ) =>
+  ) => {
+    const vectors = withProvider ? provider : undefined;
     components.push({
       label,
-      test: await retrieval(corpus, 'test', weights, withProvider ? provider : undefined),
+      test: await retrieval(corpus, 'test', weights, vectors),
+      tuning: await retrieval(corpus, 'tuning', weights, vectors),
     });
+  };
   await add('BM25 alone (Porter2 stems, split identifiers, stopwords)', {
     synonyms: 0,
     semantic: 0,
+    ...NO_STRUCTURE,
   });
-  await add('BM25 + synonyms and abbreviations', { semantic: 0 });
-  await add('Word vectors alone', { lexical: 0, ...everything });
-  await add('Hybrid: BM25 + synonyms + word vectors (the embedded default)', {});
+  await add('BM25 + synonyms and abbreviations', { semantic: 0, ...NO_STRUCTURE });
+  await add('Word vectors alone', { lexical: 0, ...everything, ...NO_STRUCTURE });
+  await add('BM25 + synonyms + word vectors (the hybrid before action and name)', NO_STRUCTURE);
+  await add('… + the action asked for against the tool’s verb', { nameCoverage: 0 });
+  await add('… + how much of the tool’s name the request says', {
+    intentMatch: 0,
+    intentConflict: 0,
+    intentNear: 0,
+  });
+  await add('**All four: the embedded default**', {});
+  await add('The default without word vectors', { semantic: 0 });
+  await add('The default without synonyms', { synonyms: 0 });
   await add(
     'Provider alone (full sentence encoder on loopback)',
-    {
-      lexical: 0,
-      semantic: 0,
-      ...everything,
-    },
+    { lexical: 0, semantic: 0, ...everything, ...NO_STRUCTURE },
     true,
   );
-  await add('BM25 + synonyms + provider', { semantic: 0 }, true);
-  await add('Hybrid + provider', {}, true);
+  await add('The default with the provider instead of word vectors', { semantic: 0 }, true);
+  await add('The default + provider', {}, true);
   return {
     servers: recordedCatalogues().length,
     tools: corpus.tools.length,
@@ -351,12 +363,12 @@ export function toolSearchMarkdown(report: ToolSearchBenchReport): string {
     '',
     `Retrieval on the test half: ${q.requests.test} requests over ${q.tools} tools of ${q.servers} MCP servers (targets for the embedded default: recall@5 ≥ 0.90, recall@1 ≥ 0.70).`,
     '',
-    '| Rankers | recall@1 | recall@5 | MRR |',
+    '| Rankers, test half (tuning half) | recall@1 | recall@5 | MRR |',
     '| --- | --- | --- | --- |',
-    ...q.components.map(
-      ({ label, test }) =>
-        `| ${label} | ${test.recallAt1.toFixed(3)} | ${test.recallAt5.toFixed(3)} | ${test.mrr.toFixed(3)} |`,
-    ),
+    ...q.components.map(({ label, test, tuning }) => {
+      const cell = (a: number, b: number) => `${a.toFixed(3)} (${b.toFixed(3)})`;
+      return `| ${label} | ${cell(test.recallAt1, tuning.recallAt1)} | ${cell(test.recallAt5, tuning.recallAt5)} | ${cell(test.mrr, tuning.mrr)} |`;
+    }),
     '',
     `The embedded default on the tuning half (${q.requests.tuning} requests), where its weights were chosen: recall@1 ${q.defaultOnTuning.recallAt1.toFixed(3)}, recall@5 ${q.defaultOnTuning.recallAt5.toFixed(3)}, MRR ${q.defaultOnTuning.mrr.toFixed(3)}.`,
   ];

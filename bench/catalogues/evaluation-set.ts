@@ -110,7 +110,11 @@ export async function evaluationCorpus(): Promise<EvaluationCorpus> {
   const vectors = await WordVectors.load();
   const cache = new ToolAnalysisCache(vectors);
   const tools = evaluationTools(recordedCatalogues());
-  return { tools, analyses: tools.map((tool) => cache.analyse(tool.id, tool.definition)), vectors };
+  return {
+    tools,
+    analyses: tools.map((tool) => cache.analyse(tool.id, tool.definition, tool.originalName)),
+    vectors,
+  };
 }
 
 /** Provider vectors for the evaluation: one per tool, and a way to embed each request. */
@@ -127,7 +131,12 @@ export async function retrieval(
   provider?: EvaluationProvider,
 ): Promise<Retrieval> {
   const index = await HybridIndex.build(
-    corpus.analyses.map((analysis) => ({ counts: analysis.counts, vector: analysis.vector })),
+    corpus.analyses.map((analysis) => ({
+      counts: analysis.counts,
+      vector: analysis.vector,
+      action: analysis.action,
+      name: analysis.name,
+    })),
     provider?.tools ?? null,
     new TimeSlicer(Infinity),
     { ...RANKING_WEIGHTS, ...weights },

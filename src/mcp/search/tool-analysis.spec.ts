@@ -1,3 +1,4 @@
+import { Action } from './ranking/intent';
 import { ToolAnalysisCache } from './tool-analysis';
 
 const definition = (description: string) => ({
@@ -20,6 +21,15 @@ describe('ToolAnalysisCache', () => {
     expect(first.counts.terms).toEqual(expect.arrayContaining(['read', 'file']));
     expect(first.vector).toBeNull();
     expect(first.providerHash).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('reads the verb and name terms from the upstream name, not the gateway slug', () => {
+    const cache = new ToolAnalysisCache(null);
+    const tool = { ...definition('Search the web'), name: 'brave-search-post_summary' };
+    const analysis = cache.analyse('t1', tool, 'post_summary');
+    expect(analysis.action).toBe(Action.Send);
+    expect(analysis.name).toEqual(['post', 'summari']);
+    expect(cache.analyse('t2', tool).action).toBe(Action.Search);
   });
 
   it('stays bounded: entries no build asked for since the last turnover are dropped', () => {

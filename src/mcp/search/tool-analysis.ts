@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { type WordVectors } from '../../embeddings/word-vectors';
 import { type TermCounts, termCounts } from './ranking/bm25';
+import { type Action, toolAction } from './ranking/intent';
+import { nameTerms } from './ranking/name-coverage';
 import { lexicalFields, providerText, semanticText } from './ranking/tool-text';
 
 /** What ranking needs of one tool, worked out once per tool content. */
@@ -11,6 +13,10 @@ export interface ToolAnalysis {
   counts: TermCounts;
   /** From the embedded word vectors; null when none of its words is known. */
   vector: Float32Array | null;
+  /** What the tool does, from the first verb of its upstream name. */
+  action: Action | null;
+  /** The distinct terms of its upstream name. */
+  name: string[];
   /** What the embeddings provider embeds, and its sha256, which keys the provider's vector. */
   providerText: string;
   providerHash: string;
@@ -34,7 +40,11 @@ export class ToolAnalysisCache {
     private readonly capacity = 50_000,
   ) {}
 
-  analyse(id: string, definition: McpTool): ToolAnalysis {
+  /**
+   * `originalName` is the tool's name upstream: the verb is read from it rather than from the
+   * virtual name, whose gateway slug may hold a verb of its own ("brave-search").
+   */
+  analyse(id: string, definition: McpTool, originalName = definition.name): ToolAnalysis {
     const contentHash = sha256(JSON.stringify(definition));
     const key = `${id}\u0000${contentHash}`;
     let analysis = this.current.get(key);
@@ -51,6 +61,8 @@ export class ToolAnalysisCache {
         contentHash,
         counts: termCounts(lexicalFields(definition)),
         vector: this.vectors?.embed(semanticText(definition)) ?? null,
+        action: toolAction(originalName),
+        name: nameTerms(originalName),
         providerText: text,
         providerHash: sha256(text),
       };

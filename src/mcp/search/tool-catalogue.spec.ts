@@ -127,6 +127,22 @@ describe('the deferred catalogue', () => {
       catalogue = await buildToolCatalogue(TOOLS, ['fs-read_file']);
     });
 
+    it('ranks first, among siblings the words match alike, the one that does what is asked', async () => {
+      const siblings = ['list_issues', 'create_issue', 'delete_issue'].map((name) =>
+        tool('tracker', name, 'An issue of the tracker'),
+      );
+      const tracker = await buildToolCatalogue(siblings, []);
+      expect(names(tracker.search('which issues are there in the tracker', 1))).toEqual([
+        'tracker-list_issues',
+      ]);
+      expect(names(tracker.search('get rid of tracker issue 12', 1))).toEqual([
+        'tracker-delete_issue',
+      ]);
+      expect(names(tracker.search('open a tracker issue about the outage', 1))).toEqual([
+        'tracker-create_issue',
+      ]);
+    });
+
     it('select: returns the exact names asked for, in that order, skipping unknown ones', async () => {
       expect(names(catalogue.search('select:pg-query,nope-nothing,github-search_code'))).toEqual([
         'pg-query',

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { type WordVectors } from '../../embeddings/word-vectors';
 import { type DirectoryTool } from '../directory/tool-directory';
-import { HybridIndex, type RankingWeights } from './ranking/hybrid-index';
+import { HybridIndex, type IndexedDocument, type RankingWeights } from './ranking/hybrid-index';
 import { TimeSlicer } from './ranking/time-slicer';
 import { type ToolAnalysis, type ToolAnalysisCache } from './tool-analysis';
 import { parseToolQuery, searchLimit } from './tool-query';
@@ -74,17 +74,12 @@ export class ToolCatalogue {
     const analyses: ToolAnalysis[] = [];
     const hash = createHash('sha256');
     for (const tool of sorted) {
-      const analysis = build.analyses.analyse(tool.id, tool.definition);
+      const analysis = build.analyses.analyse(tool.id, tool.definition, tool.originalName);
       analyses.push(analysis);
       hash.update(`${tool.name}\u0000${analysis.contentHash}\n`);
       await slicer.check();
     }
-    const index = await HybridIndex.build(
-      analyses.map((analysis) => ({ counts: analysis.counts, vector: analysis.vector })),
-      null,
-      slicer,
-      build.weights,
-    );
+    const index = await HybridIndex.build(analyses.map(indexed), null, slicer, build.weights);
     return new ToolCatalogue(
       sorted.map((tool) => tool.definition),
       hash.digest('hex'),
@@ -110,7 +105,7 @@ export class ToolCatalogue {
   /** Adds the provider's vectors of the tools (by position) to the ranking. */
   async attachProviderVectors(vectors: readonly (Float32Array | null)[]): Promise<void> {
     this.index = await HybridIndex.build(
-      this.analyses.map((analysis) => ({ counts: analysis.counts, vector: analysis.vector })),
+      this.analyses.map(indexed),
       vectors,
       new TimeSlicer(BUILD_SLICE_MS),
       this.weights,
@@ -176,6 +171,16 @@ export function deferredTools(
     (tool) =>
       tool.visibility.includes('model') && !kept.has(tool.name) && tool.name !== TOOL_SEARCH_NAME,
   );
+}
+
+/** What the ranking index keeps of an analysed tool. */
+function indexed(analysis: ToolAnalysis): IndexedDocument {
+  return {
+    counts: analysis.counts,
+    vector: analysis.vector,
+    action: analysis.action,
+    name: analysis.name,
+  };
 }
 
 function shares(tools: readonly DirectoryTool[]): GatewayShare[] {

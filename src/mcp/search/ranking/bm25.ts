@@ -1,5 +1,5 @@
 import { expand } from './synonyms';
-import { terms } from './terms';
+import { queryTerms, terms } from './terms';
 import { type TimeSlicer } from './time-slicer';
 
 /** One field of a document and how much a term in it counts (a BM25F-style boost). */
@@ -119,7 +119,7 @@ export class Bm25Index {
     const touched = this.touched;
     touched.length = 0;
     const reached: number[] = [];
-    for (const term of new Set(terms(query))) {
+    for (const term of new Set(queryTerms(query))) {
       for (const { term: other, weight } of expand(term, synonymWeight)) {
         const posting = this.postings.get(other);
         if (!posting) continue;

@@ -1,5 +1,6 @@
 import { termCounts } from './bm25';
 import { HybridIndex, type IndexedDocument, RANKING_WEIGHTS } from './hybrid-index';
+import { Action } from './intent';
 import { TimeSlicer } from './time-slicer';
 
 const unit = (...values: number[]) => {
@@ -67,5 +68,31 @@ describe('HybridIndex', () => {
     expect(index.rank('ledger', { local: null, provider: null }, 0)).toEqual([]);
     expect(index.rank('zzqx', { local: null, provider: null }, 5)).toEqual([]);
     expect((await build([])).rank('weather', { local: unit(1, 0), provider: null }, 5)).toEqual([]);
+  });
+
+  it('prefers, among tools the words match alike, the one whose verb the request asks for', async () => {
+    const siblings = [Action.Create, Action.Read, Action.Delete].map((action) => ({
+      ...doc('issue tracker entry', null),
+      action,
+    }));
+    const index = await build([...siblings, ...DOCS]);
+    const first = (query: string) =>
+      index.rank(query, { local: null, provider: null }, 1).map((hit) => hit.doc);
+    expect(first('which issue entries are there')).toEqual([1]);
+    expect(first('get rid of that issue entry')).toEqual([2]);
+    expect(first('make an issue entry')).toEqual([0]);
+  });
+
+  it('prefers, among tools the words match alike, the one whose name the request says more of', async () => {
+    const siblings = [
+      ['channel', 'histori'],
+      ['list', 'channel'],
+    ].map((name) => ({
+      ...doc('slack channel messages', null),
+      name,
+    }));
+    const index = await build([...siblings, ...DOCS]);
+    const hits = index.rank('slack channel list', { local: null, provider: null }, 2);
+    expect(hits.map((hit) => hit.doc)).toEqual([1, 0]);
   });
 });

@@ -1,5 +1,7 @@
 import { Bm25Index, type TermCounts } from './bm25';
 import { type Ranked, standardise, standardiseSparse, TopK } from './fusion';
+import { Action, Agreement, agreement, queryAction } from './intent';
+import { NameIndex } from './name-coverage';
 import { type TimeSlicer } from './time-slicer';
 
 /** How the rankers combine; chosen on the tuning half of the evaluation set (see bench/). */
@@ -17,14 +19,26 @@ export interface RankingWeights {
    * many deviations above the mean: near in meaning, not merely less far than the rest.
    */
   semanticOnlyZ: number;
+  /** Weight of the share of a tool's name the query covers. */
+  nameCoverage: number;
+  /** Added when a tool's action is the one the request asks for (in deviations of the fusion). */
+  intentMatch: number;
+  /** Added when both read, in different ways (listing, searching, getting one). */
+  intentNear: number;
+  /** Taken off when a tool's action is one the request does not ask for. */
+  intentConflict: number;
 }
 
 export const RANKING_WEIGHTS: RankingWeights = {
   synonyms: 0.7,
   lexical: 1,
-  semantic: 0.5,
-  provider: 0.5,
+  semantic: 0.25,
+  provider: 0.25,
   semanticOnlyZ: 2.5,
+  nameCoverage: 3,
+  intentMatch: 1,
+  intentNear: 0,
+  intentConflict: 1,
 };
 
 /** What the index keeps of one document. */
@@ -32,6 +46,10 @@ export interface IndexedDocument {
   counts: TermCounts;
   /** Unit-length vector from the embedded word vectors; null when none of its words is known. */
   vector: Float32Array | null;
+  /** What the tool does, from the verb of its name; null or absent when it names none. */
+  action?: Action | null;
+  /** The distinct terms of its upstream name (see nameTerms); absent counts as none. */
+  name?: readonly string[];
 }
 
 /** Vectors of one embedding space, one row per document (zeros where a document has none). */
@@ -102,8 +120,11 @@ export interface QueryVectors {
 export class HybridIndex {
   private constructor(
     private readonly bm25: Bm25Index,
+    private readonly names: NameIndex,
     private readonly local: VectorMatrix | null,
     private readonly provider: VectorMatrix | null,
+    /** Per document, its Action, or 0 when it has none. */
+    private readonly actions: Uint8Array,
     readonly size: number,
     private readonly weights: RankingWeights,
   ) {}
@@ -118,12 +139,17 @@ export class HybridIndex {
       documents.map((doc) => doc.counts),
       slicer,
     );
+    const names = await NameIndex.build(
+      documents.map((doc) => doc.name ?? []),
+      slicer,
+    );
     const local = await VectorMatrix.build(
       documents.map((doc) => doc.vector),
       slicer,
     );
     const provider = providerVectors && (await VectorMatrix.build(providerVectors, slicer));
-    return new HybridIndex(bm25, local, provider, documents.length, weights);
+    const actions = Uint8Array.from(documents, (doc) => doc.action ?? 0);
+    return new HybridIndex(bm25, names, local, provider, actions, documents.length, weights);
   }
 
   /** Whether provider vectors were indexed, so that a provider query vector is worth asking for. */
@@ -163,6 +189,8 @@ export class HybridIndex {
     }
     if (lexical.touched.length === 0 && semantic.length === 0) return [];
     const lexicalScale = weights.lexical * lexicalZ.inverseDeviation;
+    const intent = this.intentScores(query);
+    const names = this.names.coverage(query, weights.synonyms).scores;
     const top = new TopK(limit);
     for (let doc = 0; doc < size; doc++) {
       let semanticScore = 0;
@@ -175,8 +203,33 @@ export class HybridIndex {
       }
       if (!near) continue;
       if (accept && !accept(doc)) continue;
-      top.offer(doc, lexicalScale * (lexical.scores[doc]! - lexicalZ.mean) + semanticScore);
+      const fused = lexicalScale * (lexical.scores[doc]! - lexicalZ.mean) + semanticScore;
+      const structure = weights.nameCoverage * names[doc]! + intent[this.actions[doc]!]!;
+      top.offer(doc, fused + structure);
     }
     return top.items;
+  }
+
+  /** What a tool of each action (by its number; 0 for none) gains or loses for this query. */
+  private intentScores(query: string): Float64Array {
+    const scores = new Float64Array(Action.Run + 1);
+    const wanted = queryAction(query);
+    if (wanted === null) return scores;
+    for (let action = Action.Read; action <= Action.Run; action++)
+      scores[action] = this.intentWeight(agreement(wanted, action));
+    return scores;
+  }
+
+  private intentWeight(agree: Agreement): number {
+    switch (agree) {
+      case Agreement.Same:
+        return this.weights.intentMatch;
+      case Agreement.Near:
+        return this.weights.intentNear;
+      case Agreement.Neutral:
+        return 0;
+      case Agreement.Conflict:
+        return -this.weights.intentConflict;
+    }
   }
 }

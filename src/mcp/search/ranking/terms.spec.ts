@@ -1,4 +1,4 @@
-import { stem, terms, words } from './terms';
+import { queryTerms, stem, terms, words } from './terms';
 
 describe('words', () => {
   it('splits camelCase, snake_case, kebab-case and dotted names into lower-case words', () => {
@@ -18,6 +18,7 @@ describe('words', () => {
     expect(words('my To-Do list')).toEqual(['my', 'todo', 'list']);
     expect(words('sign in, then log out')).toEqual(['login', 'then', 'logout']);
     expect(words('how many rows')).toEqual(['count', 'rows']);
+    expect(words('who last touched this line')).toEqual(['who', 'history', 'this', 'line']);
   });
 });
 
@@ -48,9 +49,26 @@ describe('terms', () => {
     ]);
   });
 
+  it('keeps "all": a request for all of something wants the tools that do many at once', () => {
+    expect(terms('archive all the newsletters')).toContain('all');
+  });
+
   it('spells abbreviations out, so that either form meets the other', () => {
     expect(terms('merge PR 42')).toEqual(['merg', 'pull', 'request', '42']);
     expect(terms('list_merge_requests')).toEqual(terms('list MRs'));
     expect(terms('k8s db')).toEqual(['kubernet', 'databas']);
+  });
+});
+
+describe('queryTerms', () => {
+  it('adds "file" when a request names a file or a path', () => {
+    expect(queryTerms('who touched line 120 of server.ts')).toContain('file');
+    expect(queryTerms("what's inside config/settings.yaml")).toContain('file');
+    expect(queryTerms('find every .env under the repo')).toContain('file');
+  });
+
+  it('adds nothing for a product name, a version or a web address', () => {
+    for (const query of ['docs for Next.js', 'upgrade to 1.2.3', 'open https://example.com/a.html'])
+      expect(queryTerms(query)).toEqual(terms(query));
   });
 });

@@ -6,7 +6,7 @@ import stemPorter2 from 'wink-porter2-stemmer';
  */
 const STOPWORDS = new Set(
   (
-    'a about above after again all also am an and any are as at be been being but by can could ' +
+    'a about above after again also am an and any are as at be been being but by can could ' +
     'did do does doing done for from get give got had has have having he her here hers him his ' +
     'how i if in into is it its itself just let lets me mine my myself need no nor not now of ' +
     'off on once only or other our ours out over own please right same she should so some such ' +
@@ -93,6 +93,8 @@ const PHRASES: [RegExp, string][] = [
   [/\blook[\s-]up\b/g, 'lookup'],
   [/\broll[\s-]back\b/g, 'rollback'],
   [/\bkick[\s-]off\b/g, 'start'],
+  // Who changed something is a question for its history.
+  [/\bwho (?:last |recently )?(?:changed|touched|edited|modified|updated|wrote)\b/g, 'who history'],
 ];
 
 /** Bounded memo of stems: vocabularies are small, and stemming is most of tokenising. */
@@ -137,5 +139,25 @@ export function terms(text: string): string[] {
     if (long === undefined) result.push(stem(word));
     else for (const part of long.split(' ')) result.push(stem(part));
   }
+  return result;
+}
+
+/**
+ * A file name or path in a request ("config/settings.yaml", ".env", "server.ts"): all lower
+ * case, as file names mostly are and product names ("Next.js") mostly are not. A web address
+ * is no file.
+ */
+const FILE_NAME =
+  /(?:^|\s)(?!https?:|www\.)(?:[\w.~-]*\/)*\.?[\w-]*\.[a-z0-9]{1,5}(?=[\s,;:!?)]|$)/;
+
+/**
+ * The terms of a request: its own, and "file" when it names a file, so that a request that only
+ * says which file still reaches the tools that work on files.
+ */
+export function queryTerms(query: string): string[] {
+  const result = terms(query);
+  const named = query.match(FILE_NAME)?.[0].trim();
+  if (named !== undefined && named === named.toLowerCase() && !/\.\d+$/.test(named))
+    result.push(stem('file'));
   return result;
 }
