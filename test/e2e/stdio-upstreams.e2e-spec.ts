@@ -309,13 +309,18 @@ describe('stdio upstreams', () => {
       .expect(200);
     // The PATCH answers after at most CHANGE_SYNC_WAIT_MS; on a loaded machine starting the fixed
     // process and syncing it can take longer, so the recovery is awaited, not read from the PATCH.
+    let last = '';
     const fixed = await waitFor(async () => {
       const body = (await t.api().get(`/api/v1/gateways/${gateway.id}`).expect(200)).body as {
         status: string;
+        lastError: string | null;
         toolCount: number;
       };
+      last = `${body.status}: ${body.lastError}`;
       return body.status === 'healthy' && body;
-    }, 'the fixed gateway to be healthy');
+    }, 'the fixed gateway to be healthy').catch((error: Error) => {
+      throw new Error(`${error.message}; the gateway was ${last}`);
+    });
     expect(fixed.toolCount).toBeGreaterThan(0);
   });
 
