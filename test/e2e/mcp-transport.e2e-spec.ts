@@ -291,6 +291,32 @@ describe('MCP Streamable HTTP transport rules', () => {
     expect(anonymous.status).toBe(403);
   });
 
+  it('serves a request whose target is in absolute form, as an HTTP proxy may send it', async () => {
+    const body = JSON.stringify(initializeRequest(1));
+    const status = await new Promise<number>((resolve, reject) => {
+      const request = httpRequest(
+        {
+          host: '127.0.0.1',
+          port: new URL(t.baseUrl).port,
+          method: 'POST',
+          path: `${t.baseUrl}/mcp`,
+          headers: {
+            Authorization: `Bearer ${t.token}`,
+            'Content-Type': 'application/json',
+            Accept: 'application/json, text/event-stream',
+          },
+        },
+        (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        },
+      );
+      request.on('error', reject);
+      request.end(body);
+    });
+    expect(status).toBe(200);
+  });
+
   it('gives every answer a request id, the client’s own when it is plain', async () => {
     const { sessionId } = await open();
     const ping = { jsonrpc: '2.0', id: 2, method: 'ping' };

@@ -37,6 +37,19 @@ export function serverScope(serverId: string): McpScope {
 
 const ALL: McpScope = { kind: 'all' };
 
+/** The path of a request target: origin-form (`/mcp?x`), or absolute-form as proxies may send. */
+function pathOf(target: string): string {
+  if (!target.startsWith('/')) {
+    try {
+      return new URL(target).pathname;
+    } catch {
+      return target;
+    }
+  }
+  const query = target.indexOf('?');
+  return query === -1 ? target : target.slice(0, query);
+}
+
 /**
  * The Streamable HTTP endpoints (POST, GET and DELETE on `/mcp` and `/servers/:id/mcp`), served
  * straight from Node's HTTP server ahead of Express: every tools/call comes this way, and Express's
@@ -63,9 +76,7 @@ export class McpHttpHandler {
   handle(request: IncomingMessage, response: ServerResponse): boolean {
     const method = request.method as Method;
     if (!METHODS.includes(method)) return false;
-    const url = request.url ?? '';
-    const query = url.indexOf('?');
-    const match = STREAMABLE_PATH.exec(query === -1 ? url : url.slice(0, query));
+    const match = STREAMABLE_PATH.exec(pathOf(request.url ?? ''));
     if (!match) return false;
     const serverId = match[1];
     const route = serverId === undefined ? ALL_PATH : SERVER_PATH;
