@@ -2,6 +2,7 @@ import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
 import { Gateway } from '../../gateways/gateway.entity';
+import { stdioLaunchOf } from '../../gateways/gateway-stdio';
 import { redactSecrets } from '../redact-secrets';
 import { UpstreamFailure } from '../upstream-error';
 import { StderrRing } from './stderr-ring';
@@ -14,6 +15,11 @@ const BACKOFF_MAX_MS = 30_000;
 /** Whether the command may run: its name, exactly as given, is on STDIO_COMMANDS. */
 export function commandAllowed(command: string, allowlist: readonly string[]): boolean {
   return allowlist.includes(command);
+}
+
+/** One string per launch: two launches run the same process exactly when their keys are equal. */
+function launchKey(launch: StdioLaunch): string {
+  return JSON.stringify([launch.command, launch.args, launch.cwd, launch.env]);
 }
 
 /** The processes of one gateway on this replica. */
@@ -97,12 +103,13 @@ export class StdioSupervisor implements OnApplicationShutdown {
   /** The process finished its handshake: the gateway starts fine again. */
   ready(gatewayId: string, child: StdioProcess): void {
     const entry = this.gateways.get(gatewayId);
-    if (!entry) return;
+    // A process of a command the gateway no longer runs says nothing about the current one.
+    if (!entry?.inUse.has(child)) return;
     entry.starting.delete(child);
     if (entry.failures > 0) {
       entry.failures = 0;
       entry.retryAt = 0;
-      void this.markHealth(gatewayId, null);
+      void this.markHealth(gatewayId, entry, null);
     }
     this.refill(entry, gatewayId);
   }
@@ -152,7 +159,7 @@ export class StdioSupervisor implements OnApplicationShutdown {
   }
 
   private entry(gatewayId: string, launch: StdioLaunch): GatewayProcesses {
-    const key = JSON.stringify(launch);
+    const key = launchKey(launch);
     const existing = this.gateways.get(gatewayId);
     if (existing?.key === key) return existing;
     // The gateway was edited: what was spawned for the old command serves nobody new.
@@ -195,7 +202,11 @@ export class StdioSupervisor implements OnApplicationShutdown {
       this.logger.warn(
         `A stdio process of gateway ${gatewayId} failed to start: ${entry.lastExit}`,
       );
-      void this.markHealth(gatewayId, `the stdio process failed to start: ${entry.lastExit}`);
+      void this.markHealth(
+        gatewayId,
+        entry,
+        `the stdio process failed to start: ${entry.lastExit}`,
+      );
     } else {
       this.logger.warn(`A stdio process of gateway ${gatewayId} ended: ${entry.lastExit}`);
     }
@@ -243,16 +254,32 @@ export class StdioSupervisor implements OnApplicationShutdown {
     entry.idleTimer.unref();
   }
 
-  private async markHealth(gatewayId: string, error: string | null): Promise<void> {
+  /**
+   * Records how the gateway starts, unless it was edited since this launch: a session or watch
+   * still on the old command (a late start of it, failed or fine) does not speak for the new one,
+   * whose own sync may already have found it healthy.
+   */
+  private async markHealth(
+    gatewayId: string,
+    entry: GatewayProcesses,
+    error: string | null,
+  ): Promise<void> {
     try {
-      await this.dataSource
-        .getRepository(Gateway)
-        .update(
+      await this.dataSource.transaction(async (em) => {
+        const gateways = em.getRepository(Gateway);
+        const gateway = await gateways.findOne({
+          where: { id: gatewayId },
+          lock: { mode: 'pessimistic_write' },
+        });
+        const current = gateway && stdioLaunchOf(this.config.encryptionKey, gateway);
+        if (!current || launchKey(current) !== entry.key) return;
+        await gateways.update(
           gatewayId,
           error === null
             ? { status: 'healthy', lastError: null, lastSeenAt: new Date() }
             : { status: 'unreachable', lastError: error },
         );
+      });
     } catch (failure) {
       this.logger.warn(`Could not record the health of gateway ${gatewayId}: ${String(failure)}`);
     }

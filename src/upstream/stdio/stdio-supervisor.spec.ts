@@ -11,7 +11,13 @@ const STAYS: StdioLaunch = {
   cwd: null,
 };
 
-function supervisor(settings: Partial<AppConfig> = {}): StdioSupervisor {
+/** The gateway row the supervisor reads back before recording health, and what it recorded. */
+interface Stored {
+  launch: StdioLaunch;
+  health: { status: string; lastError: string | null }[];
+}
+
+function supervisor(settings: Partial<AppConfig> = {}, stored?: Stored): StdioSupervisor {
   const config = {
     stdioCommands: ['node'],
     stdioMaxProcesses: 10,
@@ -19,9 +25,24 @@ function supervisor(settings: Partial<AppConfig> = {}): StdioSupervisor {
     stdioIdleSeconds: 60,
     ...settings,
   } as AppConfig;
-  // Health updates go nowhere: these tests are about processes, not records.
+  const gateways = {
+    findOne: () =>
+      Promise.resolve(
+        stored && {
+          transport: 'stdio',
+          stdioCommand: stored.launch.command,
+          stdioArgs: stored.launch.args,
+          stdioCwd: stored.launch.cwd,
+          stdioEnv: null,
+        },
+      ),
+    update: (_id: string, health: Stored['health'][number]) => {
+      stored?.health.push(health);
+      return Promise.resolve();
+    },
+  };
   const dataSource = {
-    getRepository: () => ({ update: () => Promise.resolve() }),
+    transaction: (work: (em: unknown) => Promise<void>) => work({ getRepository: () => gateways }),
   } as unknown as DataSource;
   return new StdioSupervisor(config, dataSource);
 }
@@ -86,6 +107,27 @@ describe('StdioSupervisor', () => {
     expect(() => under.acquire('g', failing)).toThrow(/failed to start 1 time\(s\) in a row/);
     // A changed command is a new start, without the old one's backoff.
     expect(under.acquire('g', STAYS).alive).toBe(true);
+  });
+
+  it('records a failed start only while the gateway still runs that command', async () => {
+    const failing = { ...STAYS, args: ['-e', 'process.exit(7)'] };
+    const stored: Stored = { launch: failing, health: [] };
+    under = supervisor({}, stored);
+    await under.acquire('g', failing).exited;
+    await until(() => stored.health.length === 1, 'the failure to be recorded');
+    expect(stored.health[0]).toEqual({
+      status: 'unreachable',
+      lastError: 'the stdio process failed to start: the process exited with code 7',
+    });
+
+    // The gateway was edited to a working command, and its sync found it healthy; a session or
+    // watch still on the old command starts it once more, and it fails again.
+    stored.launch = STAYS;
+    const late = { ...failing, args: ['-e', 'process.exit(8)'] };
+    await under.acquire('g', late).exited;
+    await until(() => under.status('g')!.failures === 1, 'the late failure to count');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(stored.health).toHaveLength(1);
   });
 
   it('keeps within STDIO_MAX_PROCESSES, letting a spare give way first', () => {
