@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { DataSource } from 'typeorm';
@@ -315,6 +316,22 @@ describe('MCP Streamable HTTP transport rules', () => {
       request.end(body);
     });
     expect(status).toBe(200);
+  });
+
+  it('answers another method on the endpoint with 405 and the methods it has', async () => {
+    for (const method of ['HEAD', 'PUT', 'PATCH']) {
+      const response = await fetch(`${t.baseUrl}/mcp`, {
+        method,
+        headers: { Authorization: `Bearer ${t.token}` },
+      });
+      expect({ method, status: response.status }).toEqual({ method, status: 405 });
+      expect(response.headers.get('allow')).toBe('POST, GET, DELETE');
+    }
+    const put = await fetch(`${t.baseUrl}/servers/${randomUUID()}/mcp`, { method: 'PUT' });
+    expect(put.status).toBe(405);
+    expect(((await put.json()) as { error: { message: string } }).error.message).toBe(
+      'PUT is not a method of the MCP endpoint',
+    );
   });
 
   it('gives every answer a request id, the client’s own when it is plain', async () => {

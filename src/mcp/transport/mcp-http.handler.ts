@@ -20,6 +20,10 @@ const STREAMABLE_PATH = /^\/(?:servers\/([^/]+)\/)?mcp\/?$/i;
 const METHODS = ['POST', 'GET', 'DELETE'] as const;
 type Method = (typeof METHODS)[number];
 const ALL_PATH = '/mcp';
+
+function isMethod(method: string): method is Method {
+  return (METHODS as readonly string[]).includes(method);
+}
 const SERVER_PATH = '/servers/:serverId/mcp';
 
 /** What McpHttpHandler serves, as Express would name the routes (`POST /servers/:serverId/mcp`). */
@@ -74,10 +78,11 @@ export class McpHttpHandler {
 
   /** Serves the request when it is for a Streamable HTTP endpoint (true); false leaves it alone. */
   handle(request: IncomingMessage, response: ServerResponse): boolean {
-    const method = request.method as Method;
-    if (!METHODS.includes(method)) return false;
+    // CORS preflights stay with Express, whose CORS middleware answers them.
+    if (request.method === 'OPTIONS') return false;
     const match = STREAMABLE_PATH.exec(pathOf(request.url ?? ''));
     if (!match) return false;
+    const method = request.method ?? '';
     const serverId = match[1];
     const route = serverId === undefined ? ALL_PATH : SERVER_PATH;
     requestContext(request, response, () => {
@@ -93,12 +98,16 @@ export class McpHttpHandler {
   private async serve(
     request: IncomingMessage,
     response: ServerResponse,
-    method: Method,
+    method: string,
     serverId: string | undefined,
   ): Promise<void> {
     // A page of a foreign origin (DNS rebinding) must not learn even from a 401 that it got here.
     const refusal = originRefusal(request.headers, this.config);
     if (refusal !== null) throw new McpRefusal(403, refusal, ErrorCode.InvalidRequest);
+    if (!isMethod(method)) {
+      response.setHeader('Allow', METHODS.join(', '));
+      throw new McpRefusal(405, `${method} is not a method of the MCP endpoint`);
+    }
     const { origin } = request.headers;
     if (origin !== undefined) {
       response.setHeader('Access-Control-Allow-Origin', origin);
