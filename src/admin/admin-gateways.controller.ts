@@ -134,9 +134,9 @@ export class AdminGatewaysController {
       gateway: { ...gateway, manageable: scope.canManage(gateway.teamId) },
       teamName: await this.teamName(gateway.teamId),
       counts: {
-        prompts: (await this.prompts.list(count)).total,
-        resources: (await this.resources.list(count)).total,
-        resourceTemplates: (await this.resources.listTemplates(count)).total,
+        prompts: (await this.prompts.list(count, scope)).total,
+        resources: (await this.resources.list(count, scope)).total,
+        resourceTemplates: (await this.resources.listTemplates(count, scope)).total,
       },
       report: syncReportView(gateway.lastSyncReport),
       processes: gateway.transport === 'stdio' ? await this.gateways.processes(id, scope) : null,

@@ -1,6 +1,6 @@
 import { Body, Get, Post, Query, Req, Res } from '@nestjs/common';
 import { type Request, type Response } from 'express';
-import { TeamScope } from '../auth/team-scope';
+import { MinRole } from '../auth/auth.decorators';
 import { UuidParam } from '../common/uuid-param';
 import { GatewaysService } from '../gateways/gateways.service';
 import { PromptListQueryDto } from '../prompts/dto/prompt-list-query.dto';
@@ -15,8 +15,13 @@ import { type FormErrors } from './form-errors';
 import { submitForm } from './form-submission';
 import { listFilter } from './list-filter';
 import { hrefWith, offsetOf, PAGE_SIZE, pageNumber, pager } from './pagination';
+import { pageGateway, pageScope } from './team-field';
 
-/** Admins only (no MinRole) until prompts and resources are scoped by team like tools. */
+/**
+ * Operators see the entries of their teams' and global gateways, and enable or disable their
+ * teams' ones.
+ */
+@MinRole('operator')
 @AdminController('admin/prompts')
 export class AdminPromptsController {
   constructor(
@@ -39,9 +44,9 @@ export class AdminPromptsController {
       PromptListQueryDto,
       { ...filter.input, limit: PAGE_SIZE, offset: offsetOf(page) },
       {},
-      (dto) => this.prompts.list(dto),
+      (dto) => this.prompts.list(dto, pageScope(request)),
     );
-    const gateways = await this.catalog.gatewayNames(TeamScope.ALL);
+    const gateways = await this.catalog.gatewayNames(pageScope(request));
     await this.pages.render(
       request,
       response,
@@ -71,7 +76,7 @@ export class AdminPromptsController {
     @Res() response: Response,
     @UuidParam() id: string,
   ): Promise<void> {
-    await this.renderDetail(request, response, await this.prompts.get(id));
+    await this.renderDetail(request, response, await this.prompts.get(id, pageScope(request)));
   }
 
   /** Enable or disable the prompt, as `PATCH /api/v1/prompts/:id`. */
@@ -82,12 +87,12 @@ export class AdminPromptsController {
     @UuidParam() id: string,
     @Body() body: FormBody,
   ): Promise<void> {
-    const prompt = await this.prompts.get(id);
+    const prompt = await this.prompts.get(id, pageScope(request));
     const submission = await submitForm(
       PromptUpdateDto,
       { enabled: formCheckbox(body, 'enabled') },
       {},
-      (dto) => this.prompts.update(id, dto),
+      (dto) => this.prompts.update(id, dto, pageScope(request)),
     );
     if (!submission.ok) {
       await this.renderDetail(request, response, prompt, submission.errors);
@@ -113,7 +118,7 @@ export class AdminPromptsController {
         title: `Prompt ${prompt.name}`,
         section: 'prompts',
         prompt,
-        gateway: await this.gateways.get(prompt.gatewayId, TeamScope.ALL),
+        ...(await pageGateway(this.gateways, request, prompt.gatewayId)),
         settingsError: errors?.message ?? null,
       },
       errors?.status ?? 200,

@@ -1,6 +1,6 @@
 import { Body, Get, Post, Query, Req, Res } from '@nestjs/common';
 import { type Request, type Response } from 'express';
-import { TeamScope } from '../auth/team-scope';
+import { MinRole } from '../auth/auth.decorators';
 import { UuidParam } from '../common/uuid-param';
 import { GatewaysService } from '../gateways/gateways.service';
 import { ResourceListQueryDto } from '../resources/dto/resource-list-query.dto';
@@ -18,9 +18,13 @@ import { type FormErrors } from './form-errors';
 import { submitForm } from './form-submission';
 import { listFilter } from './list-filter';
 import { hrefWith, offsetOf, PAGE_SIZE, pageNumber, pager } from './pagination';
+import { pageGateway, pageScope } from './team-field';
 
-/** Resources and resource templates: one list page with both, a page for each entry. */
-/** Admins only (no MinRole) until prompts and resources are scoped by team like tools. */
+/**
+ * Resources and resource templates: one list page with both, a page for each entry. Operators see
+ * the entries of their teams' and global gateways, and enable or disable their teams' ones.
+ */
+@MinRole('operator')
 @AdminController('admin/resources')
 export class AdminResourcesController {
   constructor(
@@ -42,9 +46,11 @@ export class AdminResourcesController {
     const templatesPage = pageNumber(query.templatesPage);
     const run = <R>(offset: number, action: (dto: ResourceListQueryDto) => Promise<R>) =>
       submitForm(ResourceListQueryDto, { ...filter.input, limit: PAGE_SIZE, offset }, {}, action);
-    const resources = await run(offsetOf(page), (dto) => this.resources.list(dto));
+    const resources = await run(offsetOf(page), (dto) =>
+      this.resources.list(dto, pageScope(request)),
+    );
     const templates = await run(offsetOf(templatesPage), (dto) =>
-      this.resources.listTemplates(dto),
+      this.resources.listTemplates(dto, pageScope(request)),
     );
     const href = (params: { page: number; templatesPage: number }) =>
       hrefWith('/admin/resources', {
@@ -52,7 +58,7 @@ export class AdminResourcesController {
         page: params.page,
         templatesPage: params.templatesPage > 1 ? params.templatesPage : undefined,
       });
-    const gateways = await this.catalog.gatewayNames(TeamScope.ALL);
+    const gateways = await this.catalog.gatewayNames(pageScope(request));
     await this.pages.render(
       request,
       response,
@@ -86,7 +92,11 @@ export class AdminResourcesController {
     @Res() response: Response,
     @UuidParam() id: string,
   ): Promise<void> {
-    await this.renderTemplate(request, response, await this.resources.getTemplate(id));
+    await this.renderTemplate(
+      request,
+      response,
+      await this.resources.getTemplate(id, pageScope(request)),
+    );
   }
 
   /** Enable or disable the template, as `PATCH /api/v1/resource-templates/:id`. */
@@ -97,12 +107,12 @@ export class AdminResourcesController {
     @UuidParam() id: string,
     @Body() body: FormBody,
   ): Promise<void> {
-    const template = await this.resources.getTemplate(id);
+    const template = await this.resources.getTemplate(id, pageScope(request));
     const submission = await submitForm(
       ResourceUpdateDto,
       { enabled: formCheckbox(body, 'enabled') },
       {},
-      (dto) => this.resources.updateTemplate(id, dto),
+      (dto) => this.resources.updateTemplate(id, dto, pageScope(request)),
     );
     if (!submission.ok) {
       await this.renderTemplate(request, response, template, submission.errors);
@@ -120,7 +130,7 @@ export class AdminResourcesController {
     @Res() response: Response,
     @UuidParam() id: string,
   ): Promise<void> {
-    await this.renderResource(request, response, await this.resources.get(id));
+    await this.renderResource(request, response, await this.resources.get(id, pageScope(request)));
   }
 
   /** Enable or disable the resource, as `PATCH /api/v1/resources/:id`. */
@@ -131,12 +141,12 @@ export class AdminResourcesController {
     @UuidParam() id: string,
     @Body() body: FormBody,
   ): Promise<void> {
-    const resource = await this.resources.get(id);
+    const resource = await this.resources.get(id, pageScope(request));
     const submission = await submitForm(
       ResourceUpdateDto,
       { enabled: formCheckbox(body, 'enabled') },
       {},
-      (dto) => this.resources.update(id, dto),
+      (dto) => this.resources.update(id, dto, pageScope(request)),
     );
     if (!submission.ok) {
       await this.renderResource(request, response, resource, submission.errors);
@@ -162,7 +172,7 @@ export class AdminResourcesController {
         title: `Resource ${resource.uri}`,
         section: 'resources',
         resource,
-        gateway: await this.gateways.get(resource.gatewayId, TeamScope.ALL),
+        ...(await pageGateway(this.gateways, request, resource.gatewayId)),
         settingsError: errors?.message ?? null,
       },
       errors?.status ?? 200,
@@ -183,7 +193,7 @@ export class AdminResourcesController {
         title: `Resource template ${template.uriTemplate}`,
         section: 'resources',
         template,
-        gateway: await this.gateways.get(template.gatewayId, TeamScope.ALL),
+        ...(await pageGateway(this.gateways, request, template.gatewayId)),
         settingsError: errors?.message ?? null,
       },
       errors?.status ?? 200,

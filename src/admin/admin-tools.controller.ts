@@ -14,7 +14,7 @@ import { AdminCatalog } from './admin-catalog';
 import { AdminController } from './admin-controller.decorator';
 import { AdminPages } from './admin-pages.service';
 import { ASK_LIMIT, AdminToolSearch } from './admin-tool-search';
-import { pageScope } from './team-field';
+import { pageGateway, pageScope } from './team-field';
 import { type FormBody, formCheckbox, formField } from './form-body';
 import { type FormErrors } from './form-errors';
 import { submitForm } from './form-submission';
@@ -190,8 +190,6 @@ export class AdminToolsController {
     tool: ToolResponseDto,
     outcome: { settings?: FormErrors; invoke?: InvokeOutcome; status?: number } = {},
   ): Promise<void> {
-    const scope = pageScope(request);
-    const gateway = await this.gateways.get(tool.gatewayId, scope);
     await this.pages.render(
       request,
       response,
@@ -200,8 +198,7 @@ export class AdminToolsController {
         title: `Tool ${tool.name}`,
         section: 'tools',
         tool,
-        gateway,
-        manageable: scope.canManage(gateway.teamId),
+        ...(await pageGateway(this.gateways, request, tool.gatewayId)),
         settingsError: outcome.settings?.message ?? null,
         invoke: outcome.invoke ?? { arguments: argumentsTemplate(tool.inputSchema) },
       },

@@ -56,8 +56,8 @@ export class ServerPickersBuilder {
   ) {}
 
   /**
-   * The catalogues as this scope sees them: tools through their service's team filter; resources,
-   * templates and prompts (whose services know no teams yet) narrowed to the gateways it sees.
+   * The catalogues as this scope sees them: lists through the services' team filter, and entries
+   * asked for by id narrowed to the gateways it sees.
    */
   private catalogues(
     scope: TeamScope,
@@ -72,8 +72,7 @@ export class ServerPickersBuilder {
       ) =>
       async (query: PageQueryDto & { q?: string }) => {
         const { items, total } = await read(query);
-        const shown = seen(items.map(as));
-        return { items: shown, total: scope.everything ? total : shown.length };
+        return { items: items.map(as), total };
       };
     return {
       tools: {
@@ -81,18 +80,15 @@ export class ServerPickersBuilder {
         getMany: async (ids) => seen(await this.tools.getMany(ids)),
       },
       resources: {
-        list: mapped((query) => this.resources.list(query), asResource),
+        list: mapped((query) => this.resources.list(query, scope), asResource),
         getMany: async (ids) => seen((await this.resources.getMany(ids)).map(asResource)),
       },
       resourceTemplates: {
-        list: mapped((query) => this.resources.listTemplates(query), asTemplate),
+        list: mapped((query) => this.resources.listTemplates(query, scope), asTemplate),
         getMany: async (ids) => seen((await this.resources.getManyTemplates(ids)).map(asTemplate)),
       },
       prompts: {
-        list: mapped(
-          (query) => this.prompts.list(query),
-          (prompt) => prompt,
-        ),
+        list: (query) => this.prompts.list(query, scope),
         getMany: async (ids) => seen(await this.prompts.getMany(ids)),
       },
     };

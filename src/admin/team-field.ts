@@ -1,5 +1,7 @@
 import { type Request } from 'express';
 import { TeamScope } from '../auth/team-scope';
+import { type GatewayResponseDto } from '../gateways/dto/gateway-response.dto';
+import { type GatewaysService } from '../gateways/gateways.service';
 import { type FormBody, formField } from './form-body';
 
 export interface TeamChoice {
@@ -11,6 +13,20 @@ export interface TeamChoice {
 /** What the request's signed-in user sees and manages; the AuthGuard has set the principal. */
 export function pageScope(request: Request): TeamScope {
   return TeamScope.of(request.principal!);
+}
+
+/**
+ * The gateway a page's tool, prompt or resource belongs to, as the page's user sees it, and
+ * whether they may change what belongs to it.
+ */
+export async function pageGateway(
+  gateways: GatewaysService,
+  request: Request,
+  gatewayId: string,
+): Promise<{ gateway: GatewayResponseDto; manageable: boolean }> {
+  const scope = pageScope(request);
+  const gateway = await gateways.get(gatewayId, scope);
+  return { gateway, manageable: scope.canManage(gateway.teamId) };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { isUUID } from 'class-validator';
 import { DataSource } from 'typeorm';
+import { type TeamScope } from '../auth/team-scope';
 import { type Page } from '../common/page.dto';
 import { EventBus } from '../events/event-bus';
 import { ToolNameQuery } from '../tools/tool-name.query';
@@ -13,7 +14,10 @@ import { PromptErrorCode, PromptException } from './prompt.exception';
 
 const ALIAS = 'prompt';
 
-/** The registry's prompts, as the REST API and admin pages read them. */
+/**
+ * The registry's prompts, as the REST API and admin pages read them. A scope sees the prompts of
+ * the gateways it sees, and changes those of the gateways it manages, as with tools.
+ */
 @Injectable()
 export class PromptsService {
   constructor(
@@ -23,8 +27,12 @@ export class PromptsService {
     private readonly bus: EventBus,
   ) {}
 
-  async list(query: PromptListQueryDto): Promise<Page<PromptResponseDto>> {
-    const qb = this.dataSource.getRepository(Prompt).createQueryBuilder(ALIAS);
+  async list(query: PromptListQueryDto, scope: TeamScope): Promise<Page<PromptResponseDto>> {
+    const qb = scope.visibleThrough(
+      this.dataSource.getRepository(Prompt).createQueryBuilder(ALIAS),
+      'prompt.gateway_id',
+      'gateway',
+    );
     if (query.gatewayId)
       qb.andWhere('prompt.gateway_id = :gatewayId', { gatewayId: query.gatewayId });
     if (query.q) this.names.whereMatches(qb, query.q, ALIAS);
@@ -33,8 +41,8 @@ export class PromptsService {
     return { items: prompts.map((prompt) => this.presenter.toResponse(prompt)), total };
   }
 
-  async get(id: string): Promise<PromptResponseDto> {
-    return this.presenter.toResponse(await this.find(id));
+  async get(id: string, scope: TeamScope): Promise<PromptResponseDto> {
+    return this.presenter.toResponse(await this.find(id, scope));
   }
 
   /**
@@ -52,17 +60,21 @@ export class PromptsService {
     return prompts.map((prompt) => this.presenter.toResponse(prompt));
   }
 
-  async update(id: string, dto: PromptUpdateDto): Promise<PromptResponseDto> {
-    const prompt = await this.find(id);
+  async update(id: string, dto: PromptUpdateDto, scope: TeamScope): Promise<PromptResponseDto> {
+    const prompt = await this.find(id, scope);
+    scope.assertManage(prompt.gateway!.teamId, `The gateway of '${prompt.originalName}'`);
     prompt.enabled = dto.enabled;
     const saved = await this.dataSource.getRepository(Prompt).save(prompt);
     await this.bus.publish({ type: 'catalog.changed', gatewayIds: [prompt.gatewayId] });
     return this.presenter.toResponse(saved);
   }
 
-  private async find(id: string): Promise<Prompt> {
-    const prompt = await this.dataSource.getRepository(Prompt).findOneBy({ id });
-    if (!prompt)
+  /** The prompt with its gateway, if this scope sees the gateway; 404 otherwise. */
+  private async find(id: string, scope: TeamScope): Promise<Prompt> {
+    const prompt = await this.dataSource
+      .getRepository(Prompt)
+      .findOne({ where: { id }, relations: { gateway: true } });
+    if (!prompt?.gateway || !scope.canSee(prompt.gateway.teamId))
       throw new PromptException(PromptErrorCode.NotFound, `Prompt ${id} does not exist.`);
     return prompt;
   }

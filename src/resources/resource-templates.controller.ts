@@ -1,5 +1,8 @@
 import { Body, Controller, Get, Patch, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { MinRole } from '../auth/auth.decorators';
+import { CurrentScope } from '../auth/current-principal.decorator';
+import { TeamScope } from '../auth/team-scope';
 import { ApiProblems } from '../common/api-problems.decorator';
 import { UuidParam } from '../common/uuid-param';
 import { ResourceListQueryDto } from './dto/resource-list-query.dto';
@@ -7,7 +10,10 @@ import { ResourceTemplatePageDto, ResourceTemplateResponseDto } from './dto/reso
 import { ResourceUpdateDto } from './dto/resource-update.dto';
 import { ResourcesService } from './resources.service';
 
+/** Operators see the resource templates of their teams' and global gateways, and enable or disable
+ * their teams' ones. */
 @ApiTags('resources')
+@MinRole('operator')
 @Controller('api/v1/resource-templates')
 export class ResourceTemplatesController {
   constructor(private readonly resources: ResourcesService) {}
@@ -16,16 +22,22 @@ export class ResourceTemplatesController {
   @ApiOperation({ summary: 'List resource templates, ordered by prefixed template' })
   @ApiOkResponse({ type: ResourceTemplatePageDto })
   @ApiProblems(422)
-  list(@Query() query: ResourceListQueryDto): Promise<ResourceTemplatePageDto> {
-    return this.resources.listTemplates(query);
+  list(
+    @Query() query: ResourceListQueryDto,
+    @CurrentScope() scope: TeamScope,
+  ): Promise<ResourceTemplatePageDto> {
+    return this.resources.listTemplates(query, scope);
   }
 
   @Get(':id')
   @ApiOperation({ summary: 'Get a resource template' })
   @ApiOkResponse({ type: ResourceTemplateResponseDto })
   @ApiProblems(400, 404)
-  get(@UuidParam() id: string): Promise<ResourceTemplateResponseDto> {
-    return this.resources.getTemplate(id);
+  get(
+    @UuidParam() id: string,
+    @CurrentScope() scope: TeamScope,
+  ): Promise<ResourceTemplateResponseDto> {
+    return this.resources.getTemplate(id, scope);
   }
 
   @Patch(':id')
@@ -35,7 +47,8 @@ export class ResourceTemplatesController {
   update(
     @UuidParam() id: string,
     @Body() dto: ResourceUpdateDto,
+    @CurrentScope() scope: TeamScope,
   ): Promise<ResourceTemplateResponseDto> {
-    return this.resources.updateTemplate(id, dto);
+    return this.resources.updateTemplate(id, dto, scope);
   }
 }

@@ -1,5 +1,8 @@
 import { Body, Controller, Get, Patch, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { MinRole } from '../auth/auth.decorators';
+import { CurrentScope } from '../auth/current-principal.decorator';
+import { TeamScope } from '../auth/team-scope';
 import { ApiProblems } from '../common/api-problems.decorator';
 import { UuidParam } from '../common/uuid-param';
 import { ResourceListQueryDto } from './dto/resource-list-query.dto';
@@ -7,7 +10,10 @@ import { ResourcePageDto, ResourceResponseDto } from './dto/resource-response.dt
 import { ResourceUpdateDto } from './dto/resource-update.dto';
 import { ResourcesService } from './resources.service';
 
+/** Operators see the resources of their teams' and global gateways, and enable or disable their
+ * teams' ones. */
 @ApiTags('resources')
+@MinRole('operator')
 @Controller('api/v1/resources')
 export class ResourcesController {
   constructor(private readonly resources: ResourcesService) {}
@@ -16,23 +22,30 @@ export class ResourcesController {
   @ApiOperation({ summary: 'List resources, ordered by prefixed URI' })
   @ApiOkResponse({ type: ResourcePageDto })
   @ApiProblems(422)
-  list(@Query() query: ResourceListQueryDto): Promise<ResourcePageDto> {
-    return this.resources.list(query);
+  list(
+    @Query() query: ResourceListQueryDto,
+    @CurrentScope() scope: TeamScope,
+  ): Promise<ResourcePageDto> {
+    return this.resources.list(query, scope);
   }
 
   @Get(':id')
   @ApiOperation({ summary: 'Get a resource' })
   @ApiOkResponse({ type: ResourceResponseDto })
   @ApiProblems(400, 404)
-  get(@UuidParam() id: string): Promise<ResourceResponseDto> {
-    return this.resources.get(id);
+  get(@UuidParam() id: string, @CurrentScope() scope: TeamScope): Promise<ResourceResponseDto> {
+    return this.resources.get(id, scope);
   }
 
   @Patch(':id')
   @ApiOperation({ summary: 'Enable or disable a resource' })
   @ApiOkResponse({ type: ResourceResponseDto })
   @ApiProblems(400, 404, 422)
-  update(@UuidParam() id: string, @Body() dto: ResourceUpdateDto): Promise<ResourceResponseDto> {
-    return this.resources.update(id, dto);
+  update(
+    @UuidParam() id: string,
+    @Body() dto: ResourceUpdateDto,
+    @CurrentScope() scope: TeamScope,
+  ): Promise<ResourceResponseDto> {
+    return this.resources.update(id, dto, scope);
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { isUUID } from 'class-validator';
 import { DataSource, type ObjectLiteral, type SelectQueryBuilder } from 'typeorm';
+import { type TeamScope } from '../auth/team-scope';
 import { containsPattern } from '../common/like-pattern';
 import { type Page } from '../common/page.dto';
 import { EventBus } from '../events/event-bus';
@@ -21,6 +22,8 @@ type Entry = Resource | ResourceTemplate;
 /** One kind of entry: its entity, URI column, presenter and missing-record error. */
 interface Kind<T extends Entry, R> {
   entity: new () => T;
+  /** What a 403 calls an entry of this kind. */
+  noun: string;
   uriColumn: 'uri' | 'uri_template';
   present: (entry: T) => R;
   notFound: (id: string) => ResourceException;
@@ -28,6 +31,7 @@ interface Kind<T extends Entry, R> {
 
 const RESOURCES: Kind<Resource, ResourceResponseDto> = {
   entity: Resource,
+  noun: 'resource',
   uriColumn: 'uri',
   present: resourceResponse,
   notFound: (id) =>
@@ -36,6 +40,7 @@ const RESOURCES: Kind<Resource, ResourceResponseDto> = {
 
 const TEMPLATES: Kind<ResourceTemplate, ResourceTemplateResponseDto> = {
   entity: ResourceTemplate,
+  noun: 'resource template',
   uriColumn: 'uri_template',
   present: resourceTemplateResponse,
   notFound: (id) =>
@@ -45,7 +50,11 @@ const TEMPLATES: Kind<ResourceTemplate, ResourceTemplateResponseDto> = {
     ),
 };
 
-/** The registry's resources and resource templates, as the REST API and admin pages read them. */
+/**
+ * The registry's resources and resource templates, as the REST API and admin pages read them. A
+ * scope sees the entries of the gateways it sees, and changes those of the gateways it manages,
+ * as with tools.
+ */
 @Injectable()
 export class ResourcesService {
   constructor(
@@ -53,43 +62,55 @@ export class ResourcesService {
     private readonly bus: EventBus,
   ) {}
 
-  list(query: ResourceListQueryDto): Promise<Page<ResourceResponseDto>> {
-    return this.listOf(RESOURCES, query);
+  list(query: ResourceListQueryDto, scope: TeamScope): Promise<Page<ResourceResponseDto>> {
+    return this.listOf(RESOURCES, query, scope);
   }
 
-  get(id: string): Promise<ResourceResponseDto> {
-    return this.getOf(RESOURCES, id);
+  get(id: string, scope: TeamScope): Promise<ResourceResponseDto> {
+    return this.getOf(RESOURCES, id, scope);
   }
 
   getMany(ids: string[]): Promise<ResourceResponseDto[]> {
     return this.getManyOf(RESOURCES, ids);
   }
 
-  update(id: string, dto: ResourceUpdateDto): Promise<ResourceResponseDto> {
-    return this.updateOf(RESOURCES, id, dto);
+  update(id: string, dto: ResourceUpdateDto, scope: TeamScope): Promise<ResourceResponseDto> {
+    return this.updateOf(RESOURCES, id, dto, scope);
   }
 
-  listTemplates(query: ResourceListQueryDto): Promise<Page<ResourceTemplateResponseDto>> {
-    return this.listOf(TEMPLATES, query);
+  listTemplates(
+    query: ResourceListQueryDto,
+    scope: TeamScope,
+  ): Promise<Page<ResourceTemplateResponseDto>> {
+    return this.listOf(TEMPLATES, query, scope);
   }
 
-  getTemplate(id: string): Promise<ResourceTemplateResponseDto> {
-    return this.getOf(TEMPLATES, id);
+  getTemplate(id: string, scope: TeamScope): Promise<ResourceTemplateResponseDto> {
+    return this.getOf(TEMPLATES, id, scope);
   }
 
   getManyTemplates(ids: string[]): Promise<ResourceTemplateResponseDto[]> {
     return this.getManyOf(TEMPLATES, ids);
   }
 
-  updateTemplate(id: string, dto: ResourceUpdateDto): Promise<ResourceTemplateResponseDto> {
-    return this.updateOf(TEMPLATES, id, dto);
+  updateTemplate(
+    id: string,
+    dto: ResourceUpdateDto,
+    scope: TeamScope,
+  ): Promise<ResourceTemplateResponseDto> {
+    return this.updateOf(TEMPLATES, id, dto, scope);
   }
 
   private async listOf<T extends Entry, R>(
     kind: Kind<T, R>,
     query: ResourceListQueryDto,
+    scope: TeamScope,
   ): Promise<Page<R>> {
-    const qb = this.dataSource.getRepository(kind.entity).createQueryBuilder('entry');
+    const qb = scope.visibleThrough(
+      this.dataSource.getRepository(kind.entity).createQueryBuilder('entry'),
+      'entry.gateway_id',
+      'gateway',
+    );
     if (query.gatewayId)
       qb.andWhere('entry.gateway_id = :gatewayId', { gatewayId: query.gatewayId });
     if (query.q) {
@@ -105,8 +126,12 @@ export class ResourcesService {
     return { items: entries.map((entry) => kind.present(entry)), total };
   }
 
-  private async getOf<T extends Entry, R>(kind: Kind<T, R>, id: string): Promise<R> {
-    return kind.present(await this.find(kind, id));
+  private async getOf<T extends Entry, R>(
+    kind: Kind<T, R>,
+    id: string,
+    scope: TeamScope,
+  ): Promise<R> {
+    return kind.present(await this.find(kind, id, scope));
   }
 
   /**
@@ -127,17 +152,26 @@ export class ResourcesService {
     kind: Kind<T, R>,
     id: string,
     dto: ResourceUpdateDto,
+    scope: TeamScope,
   ): Promise<R> {
-    const entry = await this.find(kind, id);
+    const entry = await this.find(kind, id, scope);
+    scope.assertManage(entry.gateway!.teamId, `The gateway of this ${kind.noun}`);
     entry.enabled = dto.enabled;
     const saved = await this.dataSource.getRepository(kind.entity).save(entry);
     await this.bus.publish({ type: 'catalog.changed', gatewayIds: [entry.gatewayId] });
     return kind.present(saved);
   }
 
-  private async find<T extends Entry, R>(kind: Kind<T, R>, id: string): Promise<T> {
-    const entry = await this.dataSource.getRepository<Entry>(kind.entity).findOneBy({ id });
-    if (!entry) throw kind.notFound(id);
+  /** The entry with its gateway, if this scope sees the gateway; 404 otherwise. */
+  private async find<T extends Entry, R>(
+    kind: Kind<T, R>,
+    id: string,
+    scope: TeamScope,
+  ): Promise<T> {
+    const entry = await this.dataSource
+      .getRepository<Entry>(kind.entity)
+      .findOne({ where: { id }, relations: { gateway: true } });
+    if (!entry?.gateway || !scope.canSee(entry.gateway.teamId)) throw kind.notFound(id);
     return entry as T;
   }
 }

@@ -9,8 +9,7 @@ import { serverToken } from '../support/tokens';
 
 /**
  * Who may reach each route, written out by hand: the test fails for a route missing here, so a new
- * route cannot go unconsidered. Prompts, resources and templates stay admin-only until they are
- * scoped by team like tools. `mcp-all` is /mcp (admins); `mcp-server` a server's endpoint
+ * route cannot go unconsidered. `mcp-all` is /mcp (admins); `mcp-server` a server's endpoint
  * (anyone who may use that server); `metrics` is public to the guard and checks admin itself.
  */
 type Need = 'public' | 'member' | 'operator' | 'admin' | 'mcp-all' | 'mcp-server';
@@ -53,23 +52,23 @@ const EXPECTED: Record<string, Need> = {
   'GET /api/v1/config': 'admin',
   'PUT /api/v1/config': 'admin',
   'GET /api/v1/config/schema': 'public',
-  'GET /api/v1/prompts': 'admin',
-  'GET /api/v1/prompts/:id': 'admin',
-  'PATCH /api/v1/prompts/:id': 'admin',
-  'GET /api/v1/resources': 'admin',
-  'GET /api/v1/resources/:id': 'admin',
-  'PATCH /api/v1/resources/:id': 'admin',
-  'GET /api/v1/resource-templates': 'admin',
-  'GET /api/v1/resource-templates/:id': 'admin',
-  'PATCH /api/v1/resource-templates/:id': 'admin',
-  'GET /admin/prompts': 'admin',
-  'GET /admin/prompts/:id': 'admin',
-  'POST /admin/prompts/:id': 'admin',
-  'GET /admin/resources': 'admin',
-  'GET /admin/resources/:id': 'admin',
-  'POST /admin/resources/:id': 'admin',
-  'GET /admin/resources/templates/:id': 'admin',
-  'POST /admin/resources/templates/:id': 'admin',
+  'GET /api/v1/prompts': 'operator',
+  'GET /api/v1/prompts/:id': 'operator',
+  'PATCH /api/v1/prompts/:id': 'operator',
+  'GET /api/v1/resources': 'operator',
+  'GET /api/v1/resources/:id': 'operator',
+  'PATCH /api/v1/resources/:id': 'operator',
+  'GET /api/v1/resource-templates': 'operator',
+  'GET /api/v1/resource-templates/:id': 'operator',
+  'PATCH /api/v1/resource-templates/:id': 'operator',
+  'GET /admin/prompts': 'operator',
+  'GET /admin/prompts/:id': 'operator',
+  'POST /admin/prompts/:id': 'operator',
+  'GET /admin/resources': 'operator',
+  'GET /admin/resources/:id': 'operator',
+  'POST /admin/resources/:id': 'operator',
+  'GET /admin/resources/templates/:id': 'operator',
+  'POST /admin/resources/templates/:id': 'operator',
   'GET /api/v1/users': 'admin',
   'POST /api/v1/users': 'admin',
   'GET /api/v1/users/:id': 'admin',

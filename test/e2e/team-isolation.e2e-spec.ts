@@ -8,10 +8,20 @@ interface Owned {
   gatewayId: string;
   toolId: string;
   serverId: string;
+  promptId: string;
+  resourceId: string;
+  templateId: string;
 }
 
 /** Every name of team B's things: none may show anywhere a team A user looks. */
-const TEAM_B_NAMES = ['Bravo gateway', 'bravo-gateway-secret_tool', 'Bravo server'];
+const TEAM_B_NAMES = [
+  'Bravo gateway',
+  'bravo-gateway-secret_tool',
+  'Bravo server',
+  'secret_prompt',
+  'secret-resource',
+  'secret-template',
+];
 
 function leaks(text: string): string[] {
   return TEAM_B_NAMES.filter((name) => text.includes(name));
@@ -32,7 +42,36 @@ describe('a user of team A and the things of team B', () => {
     const gateway = await make.gateway({ name: `${name} gateway`, teamId });
     const [stored] = await make.tools(gateway, [tool]);
     const server = await make.server({ name: `${name} server`, toolIds: [stored!.id], teamId });
-    return { gatewayId: gateway.id, toolId: stored!.id, serverId: server.id };
+    const prefix = tool.replace('_tool', '');
+    const base = { title: null, description: `${name}'s`, mimeType: null, annotations: null };
+    const [prompt] = await make.prompts(gateway, [
+      { name: `${prefix}_prompt`, title: null, description: '', arguments: [], meta: null },
+    ]);
+    const [resource] = await make.resources(gateway, [
+      {
+        ...base,
+        name: `${prefix}-resource`,
+        uri: `file:///${prefix}-resource`,
+        size: null,
+        meta: null,
+      },
+    ]);
+    const [template] = await make.templates(gateway, [
+      {
+        ...base,
+        name: `${prefix}-template`,
+        uriTemplate: `file:///${prefix}-template/{id}`,
+        meta: null,
+      },
+    ]);
+    return {
+      gatewayId: gateway.id,
+      toolId: stored!.id,
+      serverId: server.id,
+      promptId: prompt!.id,
+      resourceId: resource!.id,
+      templateId: template!.id,
+    };
   }
 
   beforeAll(async () => {
@@ -142,6 +181,33 @@ describe('a user of team A and the things of team B', () => {
       .expect(403);
   });
 
+  it('shows an operator the prompts, resources and templates of team A’s and global gateways, and lets them change team A’s only', async () => {
+    await as(member).get('/api/v1/prompts').expect(403);
+    for (const [path, field] of [
+      ['/api/v1/prompts', 'promptId'],
+      ['/api/v1/resources', 'resourceId'],
+      ['/api/v1/resource-templates', 'templateId'],
+    ] as const) {
+      const listed = await as(operator).get(`${path}?limit=500`).expect(200);
+      expect(listed.body.items.map((item: { id: string }) => item.id).sort()).toEqual(
+        [a[field], global[field]].sort(),
+      );
+      expect({ path, leaks: leaks(listed.text) }).toEqual({ path, leaks: [] });
+      await as(operator).get(`${path}?q=secret`).expect(200, { items: [], total: 0 });
+      await as(operator).get(`${path}/${b[field]}`).expect(404);
+      await as(operator).patch(`${path}/${b[field]}`).send({ enabled: false }).expect(404);
+      await as(operator).get(`${path}/${global[field]}`).expect(200);
+      await as(operator).patch(`${path}/${global[field]}`).send({ enabled: false }).expect(403);
+      const changed = await as(operator)
+        .patch(`${path}/${a[field]}`)
+        .send({ enabled: false })
+        .expect(200);
+      expect(changed.body.enabled).toBe(false);
+      await as(operator).patch(`${path}/${a[field]}`).send({ enabled: true }).expect(200);
+      await t.api().get(`${path}/${b[field]}`).expect(200);
+    }
+  });
+
   it('never lets an operator put team B’s tool into a server, or a server into team B', async () => {
     const refused = await as(operator)
       .post('/api/v1/servers')
@@ -163,6 +229,11 @@ describe('a user of team A and the things of team B', () => {
       '/admin/gateways',
       '/admin/tools',
       '/admin/tools?q=secret',
+      '/admin/prompts',
+      '/admin/resources',
+      `/admin/prompts/${global.promptId}`,
+      `/admin/resources/${global.resourceId}`,
+      `/admin/resources/templates/${global.templateId}`,
       '/admin/servers',
       '/admin/servers/new',
       '/admin/tokens',
@@ -173,11 +244,24 @@ describe('a user of team A and the things of team B', () => {
     for (const path of [
       `/admin/gateways/${b.gatewayId}`,
       `/admin/tools/${b.toolId}`,
+      `/admin/prompts/${b.promptId}`,
+      `/admin/resources/${b.resourceId}`,
+      `/admin/resources/templates/${b.templateId}`,
       `/admin/servers/${b.serverId}`,
       `/admin/servers/${b.serverId}/edit`,
     ]) {
       const page = await request(t.baseUrl).get(path).set('Cookie', cookie).expect(404);
       expect(leaks(page.text)).toEqual([]);
+    }
+    // The enable form shows where the operator may use it: team A's entries, not global ones.
+    for (const [path, own] of [
+      [`/admin/prompts/${a.promptId}`, true],
+      [`/admin/prompts/${global.promptId}`, false],
+      [`/admin/resources/${a.resourceId}`, true],
+      [`/admin/resources/templates/${global.templateId}`, false],
+    ] as const) {
+      const page = await request(t.baseUrl).get(path).set('Cookie', cookie).expect(200);
+      expect({ path, form: page.text.includes(`action="${path}"`) }).toEqual({ path, form: own });
     }
   });
 });
