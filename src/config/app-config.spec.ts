@@ -100,6 +100,8 @@ describe('loadConfig', () => {
     ['ALLOWED_ORIGINS', 'ftp://x'],
     ['PUBLIC_URL', 'not a url'],
     ['REDIS_URL', 'http://x'],
+    ['REDIS_NAMESPACE', 'a b'],
+    ['REDIS_NAMESPACE', 'x'.repeat(65)],
     ['ENCRYPTION_KEY', 'short'],
     ['ADMIN_PASSWORD', 'short'],
     ['MCP_TOOL_SEARCH', 'sometimes'],

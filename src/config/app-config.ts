@@ -112,6 +112,11 @@ export abstract class AppConfig {
   abstract readonly mcpToolSearch: ToolSearchSettings;
   abstract readonly embeddings: EmbeddingsConfig | null;
   abstract readonly redisUrl: string | null;
+  /**
+   * What this deployment's Redis channel and keys start with, so that deployments sharing one
+   * Redis stay apart.
+   */
+  abstract readonly redisNamespace: string;
   abstract readonly runMigrations: boolean;
   abstract readonly logLevel: LogLevel;
   abstract readonly bodyLimitBytes: number;
@@ -378,6 +383,9 @@ export function loadConfig(env: Env): AppConfig {
   const redisUrl = value(env, 'REDIS_URL') ?? null;
   if (redisUrl !== null && !/^rediss?:\/\//.test(redisUrl))
     fail('REDIS_URL', 'must be a redis:// URL', redisUrl);
+  const redisNamespace = value(env, 'REDIS_NAMESPACE') ?? 'portico';
+  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(redisNamespace))
+    fail('REDIS_NAMESPACE', 'must be 1-64 of A-Z a-z 0-9 _ . -', redisNamespace);
 
   const adminUsername = value(env, 'ADMIN_USERNAME') ?? 'admin';
   const adminPassword = value(env, 'ADMIN_PASSWORD') ?? null;
@@ -421,6 +429,7 @@ export function loadConfig(env: Env): AppConfig {
     mcpToolSearch: { enabled: boolean(env, 'MCP_TOOL_SEARCH', false), alwaysLoaded },
     embeddings: embeddings(env),
     redisUrl,
+    redisNamespace,
     runMigrations: boolean(env, 'RUN_MIGRATIONS', true),
     logLevel,
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 4 * 1024 * 1024, 1024, 256 * 1024 * 1024),

@@ -5,19 +5,22 @@ import { RESYNC } from './event-bus';
 import { ReplicaId } from './replica-id';
 import { type Envelope, ReplicatedEventBus } from './replicated-event-bus';
 
-const CHANNEL = 'portico:events';
-
-/** Crosses replicas with Redis pub/sub (REDIS_URL). */
+/**
+ * Crosses replicas with Redis pub/sub (REDIS_URL), on the channel `<REDIS_NAMESPACE>:events`: the
+ * replicas of one deployment share it, another deployment on the same Redis has its own.
+ */
 @Injectable()
 export class RedisEventBus extends ReplicatedEventBus implements OnModuleInit, OnModuleDestroy {
   private publisher!: Redis;
   private subscriber!: Redis;
+  private readonly channel: string;
 
   constructor(
     private readonly config: AppConfig,
     replica: ReplicaId,
   ) {
     super(replica);
+    this.channel = `${config.redisNamespace}:events`;
   }
 
   async onModuleInit(): Promise<void> {
@@ -35,11 +38,11 @@ export class RedisEventBus extends ReplicatedEventBus implements OnModuleInit, O
         this.undeliverable(error);
       }
     });
-    await this.subscriber.subscribe(CHANNEL);
+    await this.subscriber.subscribe(this.channel);
     // After a reconnect ioredis subscribes again by itself; ours queues behind that, so once it is
     // answered the channel is live and the caches may drop what they hold.
     this.subscriber.on('ready', () => {
-      this.subscriber.subscribe(CHANNEL).then(
+      this.subscriber.subscribe(this.channel).then(
         () => this.deliver(RESYNC),
         (error: Error) => this.log.warn(`Redis: could not subscribe again: ${error.message}`),
       );
@@ -53,6 +56,6 @@ export class RedisEventBus extends ReplicatedEventBus implements OnModuleInit, O
   }
 
   protected override async send(envelope: string): Promise<void> {
-    await this.publisher.publish(CHANNEL, envelope);
+    await this.publisher.publish(this.channel, envelope);
   }
 }

@@ -110,7 +110,7 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
     let limiter = this.limiters.get(key);
     if (!limiter) {
       const options = {
-        keyPrefix: `portico:rl:${key}`,
+        keyPrefix: `${this.config.redisNamespace}:rl:${key}`,
         points: limit.points,
         duration: limit.windowSeconds,
       };
