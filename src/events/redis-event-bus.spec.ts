@@ -1,20 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { type AppConfig } from '../config/app-config';
 import { type PorticoEvent } from './event-bus';
+import { waitFor } from '../../test/support/wait-for';
 import { RedisEventBus } from './redis-event-bus';
 
 const redisUrl = process.env.REDIS_URL;
 
 /** Needs a Redis server (REDIS_URL), as in the PostgreSQL run; skipped without one. */
 const describeOnRedis = redisUrl ? describe : describe.skip;
-
-async function until(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 describeOnRedis('RedisEventBus', () => {
   const started: RedisEventBus[] = [];
@@ -48,11 +41,11 @@ describeOnRedis('RedisEventBus', () => {
     const otherSibling = await bus(`${namespace}-other`);
 
     await publisher.publish({ type: 'catalog.changed', gatewayIds: ['from-first'] });
-    await until(() => sibling.includes('from-first'), 'the sibling replica to hear it');
+    await waitFor(() => sibling.includes('from-first'), 'the sibling replica to hear it');
     // Redis delivers in the order it was given: once the other deployment hears its own later
     // event, an earlier one of the first deployment would have reached it before.
     await otherSibling.publish({ type: 'catalog.changed', gatewayIds: ['from-other'] });
-    await until(() => other.includes('from-other'), 'the other deployment to hear its own');
+    await waitFor(() => other.includes('from-other'), 'the other deployment to hear its own');
     expect(other).toEqual(['from-other']);
     expect(sibling).toEqual(['from-first']);
   });

@@ -2,6 +2,7 @@ import { type DataSource } from 'typeorm';
 import { type AppConfig } from '../../config/app-config';
 import { UpstreamFailure } from '../upstream-error';
 import { type StdioLaunch } from './stdio-process';
+import { waitFor } from '../../../test/support/wait-for';
 import { StdioSupervisor } from './stdio-supervisor.service';
 
 const STAYS: StdioLaunch = {
@@ -47,14 +48,6 @@ function supervisor(settings: Partial<AppConfig> = {}, stored?: Stored): StdioSu
   return new StdioSupervisor(config, dataSource);
 }
 
-async function until(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 describe('StdioSupervisor', () => {
   let under: StdioSupervisor;
 
@@ -84,7 +77,7 @@ describe('StdioSupervisor', () => {
     under.ready('g', second);
     expect(warm()).toHaveLength(1);
     // Idle: the spare ends, and the next session's start warms the pool again.
-    await until(() => warm().length === 0, 'the idle spare to end');
+    await waitFor(() => warm().length === 0, 'the idle spare to end');
     const third = under.acquire('g', STAYS);
     under.ready('g', third);
     expect(warm()).toHaveLength(1);
@@ -99,7 +92,7 @@ describe('StdioSupervisor', () => {
     const failing = { ...STAYS, args: ['-e', 'process.exit(7)'] };
     const child = under.acquire('g', failing);
     await child.exited;
-    await until(() => under.status('g')!.failures === 1, 'the failure to count');
+    await waitFor(() => under.status('g')!.failures === 1, 'the failure to count');
     expect(under.status('g')).toMatchObject({
       lastExit: 'the process exited with code 7',
       restarts: 1,
@@ -114,7 +107,7 @@ describe('StdioSupervisor', () => {
     const stored: Stored = { launch: failing, health: [] };
     under = supervisor({}, stored);
     await under.acquire('g', failing).exited;
-    await until(() => stored.health.length === 1, 'the failure to be recorded');
+    await waitFor(() => stored.health.length === 1, 'the failure to be recorded');
     expect(stored.health[0]).toEqual({
       status: 'unreachable',
       lastError: 'the stdio process failed to start: the process exited with code 7',
@@ -125,7 +118,7 @@ describe('StdioSupervisor', () => {
     stored.launch = STAYS;
     const late = { ...failing, args: ['-e', 'process.exit(8)'] };
     await under.acquire('g', late).exited;
-    await until(() => under.status('g')!.failures === 1, 'the late failure to count');
+    await waitFor(() => under.status('g')!.failures === 1, 'the late failure to count');
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(stored.health).toHaveLength(1);
   });
