@@ -19,6 +19,7 @@ import { mcpOnly } from './auth/principal';
 import { bearerToken, PrincipalResolver } from './auth/principal-resolver';
 import { type AppConfig } from './config/app-config';
 import { bodyDepthLimit } from './common/body-depth';
+import { capConnections, LimitedExpressAdapter } from './common/http-server-limits';
 import { NulCharacterPipe } from './common/nul-character.pipe';
 import { ProblemFilter, toProblem } from './common/problem.filter';
 import { RequestValidationException } from './common/request-validation.exception';
@@ -36,29 +37,24 @@ import { httpMetrics } from './health/http-metrics.middleware';
 import { Metrics } from './health/metrics';
 import { setUpOAuth } from './oauth/oauth-routes';
 
-/** Longer than the idle limit of the clients and load balancers in front of Portico. */
-const KEEP_ALIVE_MS = 65_000;
-
 /** Builds the configured application; `main` listens on it, tests too. */
 export async function createApp(config: AppConfig): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
-    bodyParser: false,
-    bufferLogs: true,
-  });
+  const app = await NestFactory.create<NestExpressApplication>(
+    AppModule.forRoot(config),
+    new LimitedExpressAdapter(config.httpLimits),
+    { bodyParser: false, bufferLogs: true },
+  );
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
-  // Clients and load balancers keep connections to Portico open between calls. Node's 5 s idle
-  // limit is shorter than theirs, so a connection reused just as Portico closes it resets
-  // (ECONNRESET); outlast them instead (common load balancers idle out at 60 s).
   const server: Server = app.getHttpServer();
-  server.keepAliveTimeout = KEEP_ALIVE_MS;
-  server.headersTimeout = KEEP_ALIVE_MS + 1000;
+  const metrics = app.get(Metrics);
+  capConnections(server, config.httpLimits, () => metrics.connectionsDropped.inc());
   serveMcpAheadOfExpress(server, app.get(McpHttpHandler));
   // Any peer could otherwise choose its own req.ip (and so its login-throttle key) and req.secure.
   app.set('trust proxy', config.trustedProxies.length > 0 ? [...config.trustedProxies] : false);
   app.use(requestContext);
   app.use(requestLogging(config));
-  app.use(httpMetrics(app.get(Metrics)));
+  app.use(httpMetrics(metrics));
   app.use(auditChanges(app.get(AuditTrail)));
   app.use(originCheck(config));
   // The MCP endpoints read their own bodies, so that even a refused body gets a JSON-RPC error.

@@ -1,6 +1,6 @@
 import { type NestExpressApplication } from '@nestjs/platform-express';
 import { createApp } from './app.factory';
-import { loadConfig } from './config/app-config';
+import { type AppConfig, loadConfig } from './config/app-config';
 import { stopTracing } from './observability/tracing';
 import { shutDownGracefully } from './shutdown';
 
@@ -8,7 +8,7 @@ import { shutDownGracefully } from './shutdown';
 export async function serve(env: NodeJS.ProcessEnv): Promise<NestExpressApplication> {
   const config = loadConfig(env);
   const app = await createApp(config);
-  await app.listen(config.port);
+  await listen(app, config);
   for (const signal of ['SIGTERM', 'SIGINT'] as const)
     process.once(signal, () => {
       shutDownGracefully(app)
@@ -22,4 +22,10 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<NestExpressApplicat
         );
     });
   return app;
+}
+
+/** Listens on PORT, on the HOST address, else on every interface. */
+export async function listen(app: NestExpressApplication, config: AppConfig): Promise<void> {
+  if (config.host === null) await app.listen(config.port);
+  else await app.listen(config.port, config.host);
 }

@@ -4,7 +4,7 @@ import { InvalidArgumentError, Option } from 'commander';
 export function urlOption(): Option {
   return new Option(
     '--url <url>',
-    'URL of the running Portico (default: PORTICO_URL, else http://127.0.0.1:$PORT)',
+    'URL of the running Portico (default: PORTICO_URL, else http://$HOST:$PORT, 127.0.0.1 for an unset or wildcard HOST)',
   );
 }
 

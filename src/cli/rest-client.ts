@@ -1,10 +1,20 @@
+import { isIPv6 } from 'node:net';
 import { CliError } from './cli-error';
 
 const REQUEST_TIMEOUT_MS = 30_000;
 
-/** Where a running Portico is: `--url`, else PORTICO_URL, else this host's PORT. */
+/**
+ * Where this host's Portico listens: HOST (loopback when it listens on every interface) and PORT.
+ */
+function localUrl(env: NodeJS.ProcessEnv): string {
+  const host = env.HOST?.trim().replace(/^\[(.*)\]$/, '$1') ?? '';
+  const address = ['', '0.0.0.0', '::'].includes(host) ? '127.0.0.1' : host;
+  return `http://${isIPv6(address) ? `[${address}]` : address}:${env.PORT?.trim() || 3000}`;
+}
+
+/** Where a running Portico is: `--url`, else PORTICO_URL, else this host's HOST and PORT. */
 export function porticoUrl(url: string | undefined, env: NodeJS.ProcessEnv): string {
-  const raw = url ?? env.PORTICO_URL ?? `http://127.0.0.1:${env.PORT ?? 3000}`;
+  const raw = url ?? env.PORTICO_URL ?? localUrl(env);
   let parsed: URL;
   try {
     parsed = new URL(raw);

@@ -71,6 +71,21 @@ export interface AuditConfig {
 export type DatabaseConfig =
   { mode: 'embedded'; dataDir: string | null; from?: string } | { mode: 'postgres'; url: string };
 
+/**
+ * What the HTTP server allows each client, so that slow or greedy clients cannot starve the rest.
+ * A limit of 0 is no limit.
+ */
+export interface HttpLimits {
+  /** How long a client may take to send a request's headers (408 after). */
+  headersTimeoutMs: number;
+  /** How long it may take to send a whole request, body included; responses are not limited. */
+  requestTimeoutMs: number;
+  /** Connections this replica holds at once; past it, new ones are closed unanswered. */
+  maxConnections: number;
+  /** MCP event streams one principal holds open on this replica at once; past it, 429. */
+  maxStreamsPerPrincipal: number;
+}
+
 /** A bad environment value; main prints `message` as one line and exits. */
 export class ConfigError extends Error {}
 
@@ -80,6 +95,9 @@ export class ConfigError extends Error {}
  */
 export abstract class AppConfig {
   abstract readonly port: number;
+  /** The address to listen on; null: every interface. */
+  abstract readonly host: string | null;
+  abstract readonly httpLimits: HttpLimits;
   abstract readonly publicUrl: string;
   abstract readonly database: DatabaseConfig;
   abstract readonly dataDir: string;
@@ -395,6 +413,8 @@ export function loadConfig(env: Env): AppConfig {
 
   return {
     port,
+    host: host(env),
+    httpLimits: httpLimits(env),
     publicUrl,
     database: database(env, dataDir),
     dataDir,
@@ -442,6 +462,40 @@ export function loadConfig(env: Env): AppConfig {
       value(env, 'CONFIG_FILE') === undefined ? null : resolve(value(env, 'CONFIG_FILE')!),
     configPrune: boolean(env, 'CONFIG_PRUNE', false),
     configSecretsDir: resolve(value(env, 'CONFIG_SECRETS_DIR') ?? '/var/run/secrets'),
+  };
+}
+
+/** RFC 1123 host names: dot-separated labels of letters, digits and inner hyphens. */
+const HOST_NAME =
+  /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
+
+function host(env: Env): string | null {
+  const raw = value(env, 'HOST');
+  if (raw === undefined) return null;
+  // An IPv6 address may come bracketed, as in a URL.
+  const bracketed = /^\[(.*)\]$/.exec(raw)?.[1];
+  const address = bracketed ?? raw;
+  const valid =
+    bracketed === undefined ? isIP(raw) !== 0 || HOST_NAME.test(raw) : isIP(bracketed) === 6;
+  if (!valid) fail('HOST', 'must be an IP address or a host name', raw);
+  return address;
+}
+
+function httpLimits(env: Env): HttpLimits {
+  const headersTimeoutMs = integer(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000);
+  const requestTimeoutMs = integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000);
+  // Node refuses it the other way round: the headers are part of the request.
+  if (requestTimeoutMs < headersTimeoutMs)
+    fail(
+      'HTTP_REQUEST_TIMEOUT_MS',
+      `must not be shorter than HTTP_HEADERS_TIMEOUT_MS (${headersTimeoutMs})`,
+      String(requestTimeoutMs),
+    );
+  return {
+    headersTimeoutMs,
+    requestTimeoutMs,
+    maxConnections: integer(env, 'HTTP_MAX_CONNECTIONS', 10_000, 0, 1_000_000),
+    maxStreamsPerPrincipal: integer(env, 'MCP_MAX_STREAMS_PER_PRINCIPAL', 32, 0, 100_000),
   };
 }
 

@@ -74,6 +74,12 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly connectionsDropped = new Counter({
+    name: 'portico_http_connections_dropped_total',
+    help: 'Connections closed unanswered because this replica held HTTP_MAX_CONNECTIONS already.',
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'portico_' });
   }

@@ -23,6 +23,7 @@ import { LegacySseEndpoint } from './transport/legacy-sse.endpoint';
 import { LegacySseController } from './transport/legacy-sse.controller';
 import { McpHttpHandler } from './transport/mcp-http.handler';
 import { StreamableHttpEndpoint } from './transport/streamable-http.endpoint';
+import { StreamQuota } from './transport/stream-quota';
 
 /**
  * The MCP endpoints, one way through: transport (receives and answers), session (keeps state),
@@ -42,6 +43,7 @@ import { StreamableHttpEndpoint } from './transport/streamable-http.endpoint';
     StreamableHttpEndpoint,
     McpHttpHandler,
     LegacySseEndpoint,
+    StreamQuota,
     SessionStore,
     SessionRegistry,
     StreamEvents,

@@ -71,6 +71,39 @@ describe('OpenAPI document', () => {
     expect(undocumented).toEqual([]);
   });
 
+  /** Every schema in the document with where it is, walked iteratively. */
+  function schemas(): [string, { type?: unknown; format?: unknown; maxLength?: unknown }][] {
+    const found: [string, { type?: unknown; format?: unknown; maxLength?: unknown }][] = [];
+    const pending: [string, unknown][] = [['#', document]];
+    for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+      const [path, node] = next;
+      if (typeof node !== 'object' || node === null) continue;
+      found.push([path, node]);
+      for (const [key, child] of Object.entries(node)) pending.push([`${path}/${key}`, child]);
+    }
+    return found;
+  }
+
+  // A `string | null` field reflects as Object unless its decorator names the type.
+  it('types every uuid as a string, nullable or not', () => {
+    const uuids = schemas().filter(([, schema]) => schema.format === 'uuid');
+    expect(uuids.length).toBeGreaterThan(20);
+    expect(uuids.filter(([, schema]) => schema.type !== 'string').map(([path]) => path)).toEqual(
+      [],
+    );
+  });
+
+  it('types every field with a string format or a length limit as a string', () => {
+    const stringy = schemas().filter(
+      ([, schema]) =>
+        ['uuid', 'date-time', 'date', 'uri', 'email'].includes(String(schema.format)) ||
+        (schema.maxLength !== undefined && schema.type !== 'array'),
+    );
+    expect(stringy.filter(([, schema]) => schema.type !== 'string').map(([path]) => path)).toEqual(
+      [],
+    );
+  });
+
   it('never exposes credentials in a response schema', () => {
     const gateway = document.components.schemas.GatewayResponseDto!;
     const fields = Object.keys(gateway.properties!);

@@ -8,7 +8,7 @@ export class MeResponseDto {
   @ApiProperty({ description: 'A username, or a token’s name.' })
   name!: string;
 
-  @ApiProperty({ description: 'The user behind it.', format: 'uuid', nullable: true })
+  @ApiProperty({ type: String, description: 'The user behind it.', format: 'uuid', nullable: true })
   userId!: string | null;
 
   @ApiProperty({ description: 'What it may do.', enum: ROLES })

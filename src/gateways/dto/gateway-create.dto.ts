@@ -61,6 +61,7 @@ export class GatewayCreateDto {
   transport?: GatewayTransport;
 
   @ApiPropertyOptional({
+    type: String,
     description:
       'The owning team; null (the default for admins) makes it global, which only admins manage. Operators must name one of their teams, unless they are in exactly one.',
     format: 'uuid',

@@ -156,6 +156,7 @@ export class GatewayResponseDto {
   toolCount!: number;
 
   @ApiProperty({
+    type: String,
     description: 'The owning team, or null when global.',
     format: 'uuid',
     nullable: true,

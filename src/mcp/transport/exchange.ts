@@ -18,9 +18,11 @@ export class HttpExchange implements Exchange {
   private detached = false;
   private delivery: Promise<void> = Promise.resolve();
 
+  /** `streaming` hears when the answer becomes an event stream. */
   constructor(
     private readonly response: ServerResponse,
     private readonly sink: StreamSink,
+    private readonly streaming: () => void = () => undefined,
   ) {
     response.on('close', () => {
       if (!this.done || this.sse) this.detached = true;
@@ -76,6 +78,7 @@ export class HttpExchange implements Exchange {
   private stream(): SseResponse {
     this.streamId = randomBytes(8).toString('hex');
     this.sse = new SseResponse(this.response);
+    this.streaming();
     this.sse.prime(primingId(this.streamId));
     return this.sse;
   }

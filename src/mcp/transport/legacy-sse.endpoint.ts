@@ -17,6 +17,7 @@ import { SessionStore } from '../session/session.store';
 import { SessionStreamExchange } from './exchange';
 import { readIncoming } from './incoming';
 import { SseResponse } from './sse-response';
+import { StreamQuota } from './stream-quota';
 import { negotiatedVersion, sessionOf, StreamableHttpEndpoint } from './streamable-http.endpoint';
 
 /** The protocol revision of the HTTP+SSE transport. */
@@ -38,6 +39,7 @@ export class LegacySseEndpoint {
     private readonly registry: SessionRegistry,
     private readonly directories: Directories,
     private readonly streamable: StreamableHttpEndpoint,
+    private readonly quota: StreamQuota,
   ) {}
 
   /** Opens a session and its stream; the session ends when the stream closes. */
@@ -51,6 +53,8 @@ export class LegacySseEndpoint {
     const accept = request.headers.accept ?? '';
     if (!accept.includes('text/event-stream') && !accept.includes('*/*'))
       throw new McpRefusal(406, 'Accept must include text/event-stream');
+    // Before the session is made: a refused stream leaves nothing behind.
+    this.quota.admit(principal, response);
     if (!(await this.directories.get(scope)))
       throw new McpRefusal(404, 'No such virtual server, or it is disabled');
     const session = await this.store.create({

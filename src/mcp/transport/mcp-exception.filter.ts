@@ -25,6 +25,12 @@ export class McpExceptionFilter implements ExceptionFilter {
  * JSON-RPC error of an McpRefusal with its status, else a logged 500 that shows nothing of it.
  */
 export function sendMcpError(response: ServerResponse, error: unknown, logger: Logger): void {
+  // The connection is gone (the client left, or a timeout cut its request short): there is no one
+  // to answer, and nothing failed here; slow clients cut by the hundred must not flood the log.
+  if (response.destroyed) {
+    logger.debug(`MCP request ended with its connection: ${String(error)}`);
+    return;
+  }
   if (error instanceof AuthException) {
     sendProblem(response, toProblem(error));
     return;

@@ -24,6 +24,7 @@ import { type Exchange } from '../session/client-stream';
 import { HttpExchange } from './exchange';
 import { readIncoming } from './incoming';
 import { SseResponse } from './sse-response';
+import { StreamQuota } from './stream-quota';
 
 function accepts(request: IncomingMessage, type: string): boolean {
   const accept = request.headers.accept ?? '';
@@ -56,6 +57,7 @@ export class StreamableHttpEndpoint {
     private readonly registry: SessionRegistry,
     private readonly directories: Directories,
     private readonly router: McpRouter,
+    private readonly quota: StreamQuota,
   ) {}
 
   async post(
@@ -76,7 +78,7 @@ export class StreamableHttpEndpoint {
     const runtime = this.registry.obtain(session);
     this.store.touch(session);
     if (incoming.kind === 'request') {
-      this.serve(runtime, incoming.message, new HttpExchange(response, runtime), principal);
+      this.serve(runtime, incoming.message, this.exchange(response, runtime, principal), principal);
       return;
     }
     this.receive(runtime, incoming.message);
@@ -102,6 +104,7 @@ export class StreamableHttpEndpoint {
     const directory = await this.directories.get(scope);
     for (const kind of LISTS)
       if (!runtime.seen.has(kind)) runtime.seen.set(kind, directory?.version(kind) ?? '');
+    this.quota.admit(principal, response);
     const sse = new SseResponse(response, { keepalive: true });
     if (resumes) await runtime.resume(sse, resumes, principal);
     else runtime.openSessionStream(sse, principal);
@@ -129,6 +132,15 @@ export class StreamableHttpEndpoint {
     void runtime.serve(message.id, exchange, (signal) =>
       this.router.answer(runtime, message, signal, principal),
     );
+  }
+
+  /** Where the answer to a POSTed request goes; if it becomes a stream, the principal holds it. */
+  private exchange(
+    response: ServerResponse,
+    runtime: SessionRuntime,
+    principal: Principal,
+  ): HttpExchange {
+    return new HttpExchange(response, runtime, () => this.quota.count(principal, response));
   }
 
   /** A client notification or response. */
@@ -186,7 +198,7 @@ export class StreamableHttpEndpoint {
     });
     const runtime = this.registry.obtain(session);
     response.setHeader('Mcp-Session-Id', session.id);
-    this.serve(runtime, message, new HttpExchange(response, runtime), principal);
+    this.serve(runtime, message, this.exchange(response, runtime, principal), principal);
   }
 
   /**

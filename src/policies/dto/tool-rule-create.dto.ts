@@ -17,6 +17,7 @@ export class ToolRuleCreateDto {
   effect!: RuleEffect;
 
   @ApiPropertyOptional({
+    type: String,
     description:
       'The virtual server it holds on; null or absent: everywhere (`/mcp`, every server, REST invoke).',
     format: 'uuid',
@@ -27,6 +28,7 @@ export class ToolRuleCreateDto {
   serverId?: string | null;
 
   @ApiPropertyOptional({
+    type: String,
     description: 'Matches members of this team; null or absent: any team.',
     format: 'uuid',
     nullable: true,

@@ -13,13 +13,19 @@ export class ToolRuleResponseDto {
   effect!: RuleEffect;
 
   @ApiProperty({
+    type: String,
     description: 'The server it holds on, or null for everywhere.',
     format: 'uuid',
     nullable: true,
   })
   serverId!: string | null;
 
-  @ApiProperty({ description: 'The team it matches, or null.', format: 'uuid', nullable: true })
+  @ApiProperty({
+    type: String,
+    description: 'The team it matches, or null.',
+    format: 'uuid',
+    nullable: true,
+  })
   teamId!: string | null;
 
   @ApiProperty({ description: 'The role it matches, or null.', enum: ROLES, nullable: true })

@@ -15,6 +15,7 @@ export class RateLimitCreateDto {
   per!: RateLimitKey;
 
   @ApiPropertyOptional({
+    type: String,
     description:
       'The virtual server it holds on; null or absent: everywhere (`/mcp`, every server, REST invoke).',
     format: 'uuid',
@@ -25,6 +26,7 @@ export class RateLimitCreateDto {
   serverId?: string | null;
 
   @ApiPropertyOptional({
+    type: String,
     description: 'The one tool it counts; null or absent: every tool, counted together.',
     format: 'uuid',
     nullable: true,

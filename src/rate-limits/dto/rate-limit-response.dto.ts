@@ -9,6 +9,7 @@ export class RateLimitResponseDto {
   per!: RateLimitKey;
 
   @ApiProperty({
+    type: String,
     description: 'The virtual server it holds on, or null for everywhere.',
     format: 'uuid',
     nullable: true,
@@ -16,6 +17,7 @@ export class RateLimitResponseDto {
   serverId!: string | null;
 
   @ApiProperty({
+    type: String,
     description: 'The tool it counts, or null for all tools together.',
     format: 'uuid',
     nullable: true,

@@ -88,6 +88,7 @@ export class ServerCreateDto {
   naming?: ServerNaming;
 
   @ApiPropertyOptional({
+    type: String,
     description:
       'The owning team; null (the default for admins) makes it global, which only admins manage. Operators must name one of their teams, unless they are in exactly one.',
     format: 'uuid',

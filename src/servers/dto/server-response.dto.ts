@@ -48,6 +48,7 @@ export class ServerResponseDto {
   mcpUrl!: string;
 
   @ApiProperty({
+    type: String,
     description: 'The owning team, or null when global.',
     format: 'uuid',
     nullable: true,

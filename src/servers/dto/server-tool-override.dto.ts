@@ -41,6 +41,7 @@ export class ToolAnnotationsDto {
 /** How a server shows one member tool; each field null or absent keeps the upstream's. */
 export class ServerToolOverrideDto {
   @ApiPropertyOptional({
+    type: String,
     description:
       'The name the server lists and routes instead of its naming; it must not clash with another member (409 `server.name_clash`).',
     example: 'search_tickets',
@@ -55,6 +56,7 @@ export class ServerToolOverrideDto {
   name?: string | null;
 
   @ApiPropertyOptional({
+    type: String,
     description: 'The title shown to people.',
     nullable: true,
     maxLength: TITLE_LIMIT,
@@ -66,6 +68,7 @@ export class ServerToolOverrideDto {
   title?: string | null;
 
   @ApiPropertyOptional({
+    type: String,
     description: 'The description the model reads.',
     nullable: true,
     maxLength: DESCRIPTION_LIMIT,
@@ -92,13 +95,21 @@ export class ServerToolOverrideResponseDto {
   @ApiProperty({ description: 'The tool.', format: 'uuid' })
   toolId!: string;
 
-  @ApiProperty({ description: 'Exposed name, or null for the naming’s.', nullable: true })
+  @ApiProperty({
+    type: String,
+    description: 'Exposed name, or null for the naming’s.',
+    nullable: true,
+  })
   name!: string | null;
 
-  @ApiProperty({ description: 'Title, or null for the upstream’s.', nullable: true })
+  @ApiProperty({ type: String, description: 'Title, or null for the upstream’s.', nullable: true })
   title!: string | null;
 
-  @ApiProperty({ description: 'Description, or null for the upstream’s.', nullable: true })
+  @ApiProperty({
+    type: String,
+    description: 'Description, or null for the upstream’s.',
+    nullable: true,
+  })
   description!: string | null;
 
   @ApiProperty({

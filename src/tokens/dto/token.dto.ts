@@ -94,10 +94,16 @@ export class TokenResponseDto {
   @ApiProperty({ description: 'That user’s username.' })
   ownerName!: string;
 
-  @ApiProperty({ description: 'When it stops working.', format: 'date-time', nullable: true })
+  @ApiProperty({
+    type: String,
+    description: 'When it stops working.',
+    format: 'date-time',
+    nullable: true,
+  })
   expiresAt!: string | null;
 
   @ApiProperty({
+    type: String,
     description: 'When it was last used (recorded every few seconds).',
     format: 'date-time',
     nullable: true,

@@ -30,7 +30,7 @@ export class UserResponseDto {
   @ApiProperty({ description: 'Whether the user is barred from signing in.' })
   disabled!: boolean;
 
-  @ApiProperty({ description: 'Last sign-in.', format: 'date-time', nullable: true })
+  @ApiProperty({ type: String, description: 'Last sign-in.', format: 'date-time', nullable: true })
   lastLoginAt!: string | null;
 
   @ApiProperty({ description: 'Creation time.', format: 'date-time' })
