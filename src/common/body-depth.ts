@@ -19,5 +19,7 @@ export class BodyTooDeepError extends Error {
  */
 export function bodyDepthLimit(maxDepth: number): RequestHandler {
   return (request: Request, _response: Response, next: NextFunction) =>
-    next(nestingDepth(request.body, maxDepth) > maxDepth ? new BodyTooDeepError(maxDepth) : undefined);
+    next(
+      nestingDepth(request.body, maxDepth) > maxDepth ? new BodyTooDeepError(maxDepth) : undefined,
+    );
 }

@@ -37,7 +37,8 @@ describe('canonicalJson', () => {
       JSON.parse('{"__proto__": {"a": 1}, "constructor": 2}'),
       { inputSchema: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } },
     ];
-    for (const sample of samples) expect(canonicalJson(sample)).toBe(recursiveCanonicalJson(sample));
+    for (const sample of samples)
+      expect(canonicalJson(sample)).toBe(recursiveCanonicalJson(sample));
   });
 
   it('serialises values nested far deeper than the call stack allows', () => {

@@ -27,7 +27,9 @@ function canonicalKeys(value: object): string[] {
 /** What JSON.stringify serialises in place of `value`: the result of its `toJSON`, if any. */
 function jsonValue(value: unknown, key: string): unknown {
   const toJSON = (value as { toJSON?: unknown } | null | undefined)?.toJSON;
-  return typeof toJSON === 'function' ? (toJSON as (key: string) => unknown).call(value, key) : value;
+  return typeof toJSON === 'function'
+    ? (toJSON as (key: string) => unknown).call(value, key)
+    : value;
 }
 
 /** Whether JSON.stringify leaves an object member out (and writes null for an array item). */

@@ -43,7 +43,7 @@ describe('boundMessage', () => {
         },
       }),
       16,
-    ) as { result: { resources: unknown[]; resourceTemplates: unknown[] } };
+    ) as unknown as { result: { resources: unknown[]; resourceTemplates: unknown[] } };
     const [fine, deep] = bounded.result.resources;
     expect(refusalOf(fine)).toBeNull();
     expect(JSON.parse(JSON.stringify(deep))).toEqual({ uri: 'file:///deep', name: 'deep' });

@@ -25,7 +25,7 @@ const REFUSED = Symbol('refused list entry');
 /** Why the entry was refused when it arrived, or null for an entry as it was sent. */
 export function refusalOf(entry: unknown): string | null {
   return typeof entry === 'object' && entry !== null && REFUSED in entry
-    ? String((entry as { [REFUSED]: unknown })[REFUSED])
+    ? String(entry[REFUSED])
     : null;
 }
 

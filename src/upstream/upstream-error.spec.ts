@@ -35,7 +35,7 @@ describe('classifyUpstreamError', () => {
     expect(failure.message).toBe('the upstream sent invalid JSON (Unexpected end of JSON input)');
   });
 
-  it("blames Portico, not the upstream, for a stack overflow or a JSON limit of its own", () => {
+  it('blames Portico, not the upstream, for a stack overflow or a JSON limit of its own', () => {
     for (const local of [
       new RangeError('Maximum call stack size exceeded'),
       { name: 'JsonLimitError', message: 'the value is nested too deep' },

@@ -100,8 +100,7 @@ export class McpRouter {
   ): JSONRPCErrorResponse {
     if (!(error instanceof RpcError)) {
       const context = `${request.method} (id ${String(request.id)}) of session ${runtime.id}`;
-      if (error instanceof JsonLimitError)
-        this.logger.warn(`${context} refused: ${error.message}`);
+      if (error instanceof JsonLimitError) this.logger.warn(`${context} refused: ${error.message}`);
       else
         this.logger.error(
           `${context} failed`,

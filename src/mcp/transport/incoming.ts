@@ -25,7 +25,10 @@ export interface BodyLimits {
 }
 
 /** The JSON-RPC message a client POSTed; every refusal is an McpRefusal with its status. */
-export async function readIncoming(request: IncomingMessage, limits: BodyLimits): Promise<Incoming> {
+export async function readIncoming(
+  request: IncomingMessage,
+  limits: BodyLimits,
+): Promise<Incoming> {
   const body = await readJsonBody(request, limits.maxBytes);
   refuseTooDeep(body, limits.maxDepth);
   const incoming = classify(body);
