@@ -66,7 +66,7 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
     app.use((request: Request, response: Response, next: NextFunction) =>
       isMcpPath(request.path) ? next() : parser(request, response, next),
     );
-  app.use(bodyDepthLimit);
+  app.use(bodyDepthLimit(config.jsonMaxDepth));
   app.useGlobalPipes(
     new NulCharacterPipe(),
     new ValidationPipe({

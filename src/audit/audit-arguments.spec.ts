@@ -27,6 +27,15 @@ describe('audit arguments', () => {
     expect(JSON.stringify(kept.arguments)).not.toContain('hunter22');
   });
 
+  it('digests and keeps arguments nested 10,000 deep without overflowing the stack', () => {
+    let deep: unknown = { token: 'secret-value' };
+    for (let i = 0; i < 10_000; i++) deep = { a: [deep] };
+    const kept = auditedArguments(deep, 'full');
+    expect(kept.argumentsDigest).toMatch(/^[0-9a-f]{64}$/);
+    expect(canonicalJson(kept.arguments)).toContain('"token":"[redacted]"');
+    expect(canonicalJson(kept.arguments)).not.toContain('secret-value');
+  });
+
   it('writes canonical JSON', () => {
     expect(canonicalJson({ b: [1, { d: 1, c: 2 }], a: null, u: undefined })).toBe(
       '{"a":null,"b":[1,{"c":2,"d":1}]}',

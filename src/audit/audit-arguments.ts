@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../common/canonical-json';
+import { rewriteJson } from '../common/json-walk';
 import { type AuditArguments } from '../config/app-config';
 
 /** Field names whose values are never kept, whatever AUDIT_ARGUMENTS says. */
@@ -10,13 +11,8 @@ const REDACTED = '[redacted]';
 
 /** `value` with the values of secret-named fields replaced, at every depth. */
 export function withoutSecrets(value: unknown): unknown {
-  if (value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map(withoutSecrets);
-  return Object.fromEntries(
-    Object.entries(value as Record<string, unknown>).map(([key, item]) => [
-      key,
-      SECRET_NAME.test(key) ? REDACTED : withoutSecrets(item),
-    ]),
+  return rewriteJson(value, (member, key) =>
+    key !== undefined && SECRET_NAME.test(key) ? REDACTED : member,
   );
 }
 

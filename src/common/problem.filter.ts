@@ -185,11 +185,15 @@ function bodyParserError(error: unknown): Problem | null {
   const { status } = error;
   const type = 'type' in error ? error.type : undefined;
   if (type === 'entity.too.large') {
+    const limit = 'limit' in error ? error.limit : undefined;
     return {
       type: 'about:blank',
       title: titleOf(413),
       status: 413,
-      detail: 'The request body is too large.',
+      detail:
+        typeof limit === 'number'
+          ? `The request body is larger than ${limit} bytes, past the limit (BODY_LIMIT_BYTES).`
+          : 'The request body is too large.',
     };
   }
   if (type === 'entity.parse.failed') {

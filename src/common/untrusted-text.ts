@@ -3,6 +3,7 @@
  * what PostgreSQL cannot store in text or jsonb would fail a whole sync, so it is repaired or
  * refused item by item.
  */
+import { someString } from './json-walk';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -30,16 +31,6 @@ export function storableText(member: string, text: string, warnings: string[]): 
     storable = storable.replace(UNPAIRED_SURROGATE, '\uFFFD');
   }
   return storable;
-}
-
-/** Whether any string in the JSON value, object keys included, matches. */
-export function someString(value: unknown, matches: (text: string) => boolean): boolean {
-  if (typeof value === 'string') return matches(value);
-  if (Array.isArray(value)) return value.some((inner) => someString(inner, matches));
-  if (typeof value === 'object' && value !== null) {
-    return Object.entries(value).some(([key, inner]) => matches(key) || someString(inner, matches));
-  }
-  return false;
 }
 
 /** Why JSON values cannot be stored in jsonb, or null when they can. */

@@ -42,6 +42,26 @@ describe('loadConfig', () => {
       expect(() => loadConfig({ ...base(), STDIO_COMMANDS: bad })).toThrow(ConfigError);
   });
 
+  it('bounds parsed JSON by JSON_MAX_DEPTH and UPSTREAM_MESSAGE_LIMIT_BYTES, refusing bad values', () => {
+    const defaults = loadConfig(base());
+    expect(defaults.jsonMaxDepth).toBe(64);
+    expect(defaults.upstreamMessageLimitBytes).toBe(32 * 1024 * 1024);
+    const set = loadConfig({
+      ...base(),
+      JSON_MAX_DEPTH: '200',
+      UPSTREAM_MESSAGE_LIMIT_BYTES: String(1024 * 1024),
+    });
+    expect(set.jsonMaxDepth).toBe(200);
+    expect(set.upstreamMessageLimitBytes).toBe(1024 * 1024);
+    for (const depth of ['7', '1001', 'deep', '64.5'])
+      expect(() => loadConfig({ ...base(), JSON_MAX_DEPTH: depth })).toThrow(
+        `Invalid configuration: JSON_MAX_DEPTH must be an integer from 8 to 1000 (got '${depth}')`,
+      );
+    expect(() => loadConfig({ ...base(), UPSTREAM_MESSAGE_LIMIT_BYTES: '1000' })).toThrow(
+      ConfigError,
+    );
+  });
+
   it('generates JWT_SECRET and ENCRYPTION_KEY once and keeps them in DATA_DIR', () => {
     const env = base();
     const first = loadConfig(env);

@@ -138,6 +138,10 @@ export abstract class AppConfig {
   abstract readonly runMigrations: boolean;
   abstract readonly logLevel: LogLevel;
   abstract readonly bodyLimitBytes: number;
+  /** How deep any JSON Portico parses may nest: client bodies and upstream messages alike. */
+  abstract readonly jsonMaxDepth: number;
+  /** The largest message an upstream may send: one JSON body, event or stdio line. */
+  abstract readonly upstreamMessageLimitBytes: number;
   /** A static bearer token for Prometheus scrapes of /metrics; null: admin tokens only. */
   abstract readonly metricsToken: string | null;
   /**
@@ -453,6 +457,14 @@ export function loadConfig(env: Env): AppConfig {
     runMigrations: boolean(env, 'RUN_MIGRATIONS', true),
     logLevel,
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 4 * 1024 * 1024, 1024, 256 * 1024 * 1024),
+    jsonMaxDepth: integer(env, 'JSON_MAX_DEPTH', 64, 8, 1000),
+    upstreamMessageLimitBytes: integer(
+      env,
+      'UPSTREAM_MESSAGE_LIMIT_BYTES',
+      32 * 1024 * 1024,
+      64 * 1024,
+      1024 * 1024 * 1024,
+    ),
     metricsToken: metricsToken(env),
     trustedProxies: trustedProxies(env),
     oidc: oidc(env),

@@ -1,4 +1,5 @@
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { JsonLimitError } from '../common/json-walk';
 import {
   classifyUpstreamError,
   UpstreamAuthorizationRequired,
@@ -63,6 +64,16 @@ describe('fromUpstream', () => {
     expect(error.data).toEqual({ field: 'city' });
   });
 
+  it("does not blame a healthy upstream for Portico's own failure", () => {
+    const failure = classifyUpstreamError(new RangeError('Maximum call stack size exceeded'), 1);
+    const error = fromUpstream(failure, 'alpha', 1000);
+    expect({ code: error.code, message: error.message }).toEqual({
+      code: ErrorCode.InternalError,
+      message:
+        "The request failed in Portico, not at upstream 'alpha': Maximum call stack size exceeded",
+    });
+  });
+
   it('names the timeout', () => {
     expect(fromUpstream(new UpstreamFailure('timeout', 'late'), 'crm', 1500).message).toBe(
       "Upstream 'crm' did not answer within 1500 ms",
@@ -84,6 +95,17 @@ describe('errorResponse', () => {
       jsonrpc: '2.0',
       id: 'a',
       error: { code: ErrorCode.InternalError, message: 'Internal error' },
+    });
+  });
+
+  it('says which limit the request ran into', () => {
+    expect(errorResponse(3, new JsonLimitError('the arguments are nested too deep'))).toEqual({
+      jsonrpc: '2.0',
+      id: 3,
+      error: {
+        code: ErrorCode.InternalError,
+        message: 'The request could not be handled: the arguments are nested too deep',
+      },
     });
   });
 });

@@ -4,6 +4,7 @@ import {
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import { createHash } from 'node:crypto';
+import { JsonLimitError } from '../common/json-walk';
 import {
   UpstreamAuthorizationRequired,
   UpstreamFailure,
@@ -68,9 +69,18 @@ export function jsonRpcError(
   };
 }
 
-/** The error answer to a request that threw; anything unexpected becomes a bare internal error. */
+/**
+ * The error answer to a request that threw. A limit that the request's own data ran into says
+ * which; anything else unexpected becomes a bare internal error (logged by whoever caught it).
+ */
 export function errorResponse(id: RequestId, error: unknown): JSONRPCErrorResponse {
   if (error instanceof RpcError) return jsonRpcError(id, error.code, error.message, error.data);
+  if (error instanceof JsonLimitError)
+    return jsonRpcError(
+      id,
+      ErrorCode.InternalError,
+      `The request could not be handled: ${error.message}`,
+    );
   return jsonRpcError(id, ErrorCode.InternalError, 'Internal error');
 }
 
@@ -105,6 +115,11 @@ export function fromUpstream(
       return new RpcError(ErrorCode.ConnectionClosed, 'Request cancelled');
     case 'authorization':
       return authorizationRequired(error, gateway);
+    case 'internal':
+      return new RpcError(
+        ErrorCode.InternalError,
+        `The request failed in Portico, not at upstream '${gateway}': ${error.message}`,
+      );
     case 'unreachable':
     case 'http':
     case 'protocol':

@@ -9,6 +9,7 @@ import {
 import { type Admission } from '../resources/resource-definition';
 import { DESCRIPTION_LIMIT, TITLE_LIMIT } from '../tools/tool-definition';
 import { canonicalJson } from '../common/canonical-json';
+import { refusalOf } from '../upstream/message-bounds';
 import { TOOL_NAME_RULE } from '../tools/tool-name';
 import { type PromptArgument } from './prompt.entity';
 
@@ -39,6 +40,8 @@ export function admitPrompt(raw: unknown): Admission<PromptDefinition> {
     return { ok: false, key: String(name), reason: 'the name is not a string' };
   if (!PROMPT_NAME_RULE.test(name))
     return { ok: false, key: name, reason: 'the name breaks the rule ^[A-Za-z0-9_.-]{1,128}$' };
+  const refused = refusalOf(raw);
+  if (refused !== null) return { ok: false, key: name, reason: refused };
   const warnings: string[] = [];
   const args = raw.arguments;
   if (args !== undefined && args !== null && !Array.isArray(args))

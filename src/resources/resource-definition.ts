@@ -7,6 +7,7 @@ import {
   unstorableJson,
 } from '../common/untrusted-text';
 import { canonicalJson } from '../common/canonical-json';
+import { refusalOf } from '../upstream/message-bounds';
 import { DESCRIPTION_LIMIT, TITLE_LIMIT } from '../tools/tool-definition';
 
 /** The longest URI or URI template stored. */
@@ -87,6 +88,8 @@ function admitBase(
     };
   if (hasSpaceOrControl(key) || unstorableJson([key]))
     return { ok: false, key, reason: `${keyMember} contains spaces or control characters` };
+  const refused = refusalOf(raw);
+  if (refused !== null) return { ok: false, key, reason: refused };
   if (typeof raw.name !== 'string' || raw.name === '')
     return { ok: false, key, reason: 'the name is not a non-empty string' };
   const warnings: string[] = [];

@@ -117,7 +117,10 @@ export class SyncService implements OnModuleDestroy {
     try {
       upstream = await this.reader.read(gateway, this.shutdown.signal);
     } catch (error) {
-      const reason = upstreamFailure(error, this.reader.timeoutMs).message;
+      const failure = upstreamFailure(error, this.reader.timeoutMs);
+      // Portico's own failure says nothing of the upstream's health: thrown on, and logged.
+      if (failure.kind === 'internal') throw error;
+      const reason = failure.message;
       this.metrics.syncs.inc({ outcome: 'unreachable' });
       if (!this.shutdown.signal.aborted)
         await this.markUnreachable(gatewayId, reason, upstreamFingerprint(gateway));

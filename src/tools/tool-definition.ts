@@ -5,6 +5,7 @@ import {
   unstorableJson,
 } from '../common/untrusted-text';
 import { canonicalJson } from '../common/canonical-json';
+import { refusalOf } from '../upstream/message-bounds';
 import { TOOL_NAME_RULE } from './tool-name';
 import { type JsonObject } from './tool.entity';
 
@@ -47,6 +48,8 @@ export function admitToolDefinition(raw: unknown): Admission {
       reason: 'the name breaks the MCP tool-name rule ^[A-Za-z0-9_.-]{1,128}$',
     };
   }
+  const refused = refusalOf(raw);
+  if (refused !== null) return { ok: false, name, reason: refused };
   const { inputSchema, outputSchema } = raw;
   if (!isObject(inputSchema) || (inputSchema.type !== undefined && inputSchema.type !== 'object')) {
     return {

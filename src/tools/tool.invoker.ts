@@ -94,13 +94,16 @@ export class ToolInvoker {
         await connection.close();
       }
     } catch (error) {
+      const failure = upstreamFailure(error, this.connector.timeoutMs);
+      // Portico's own failure is not the upstream's: a logged 500, not a 502 that blames it.
+      if (failure.kind === 'internal') throw error;
       const connect =
         error instanceof UpstreamAuthorizationRequired && error.connectUrl
           ? ` Connect your account at ${error.connectUrl}`
           : '';
       throw new ToolException(
         ToolErrorCode.UpstreamUnavailable,
-        `Calling '${tool.originalName}' on gateway '${gateway.name}' failed: ${upstreamFailure(error, this.connector.timeoutMs).message}.${connect}`,
+        `Calling '${tool.originalName}' on gateway '${gateway.name}' failed: ${failure.message}.${connect}`,
       );
     }
   }

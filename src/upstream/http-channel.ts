@@ -14,6 +14,7 @@ import {
   type ChannelRequestOptions,
   isJsonRpcResponse,
 } from './channel';
+import { type MessageLimits } from './message-bounds';
 import { readEventStream, readJsonBody, type StreamPosition } from './sse-reader';
 import { UpstreamFailure } from './upstream-error';
 import { type UpstreamDispatchers } from './upstream-pools.service';
@@ -40,6 +41,8 @@ export interface HttpChannelOptions {
   dispatchers: UpstreamDispatchers;
   /** An OAuth upstream: the bearer token is asked for per request, since it is refreshed. */
   bearer?: BearerSource;
+  /** How large and deep each message the upstream sends may be. */
+  limits: MessageLimits;
 }
 
 /** The current access token; `stale` is one the upstream refused, never to be handed out again. */
@@ -114,7 +117,7 @@ export class HttpChannel implements Channel {
     }
     await this.refuseFailure(response);
     if (!isEventStream(response)) {
-      const answer = await readJsonBody(response.body);
+      const answer = await readJsonBody(response.body, this.options.limits);
       if (answer instanceof UpstreamFailure) throw answer;
       if (!isJsonRpcResponse(answer) || answer.id !== message.id)
         throw new UpstreamFailure(
@@ -165,7 +168,7 @@ export class HttpChannel implements Channel {
     for (let current = response; ;) {
       const before = position.lastEventId;
       try {
-        position = await readEventStream(current.body, onEvent, position);
+        position = await readEventStream(current.body, onEvent, this.options.limits, position);
       } catch (error) {
         current.body.destroy();
         if (options.signal.aborted || error instanceof UpstreamFailure) throw error;
@@ -239,6 +242,7 @@ export class HttpChannel implements Channel {
             if (!isJsonRpcResponse(message)) this.listener?.message(message);
             return false;
           },
+          this.options.limits,
           position,
         );
         wait = retryDelay(position);

@@ -1,7 +1,15 @@
 import { Readable } from 'node:stream';
 import { type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { MAX_MESSAGE_CHARS, readEventStream, readJsonBody } from './sse-reader';
+import { type MessageLimits, refusalOf } from './message-bounds';
+import { readEventStream, readJsonBody } from './sse-reader';
 import { UpstreamFailure } from './upstream-error';
+
+const limits: MessageLimits = { maxBytes: 64 * 1024, maxDepth: 16 };
+
+/** `[[[…]]]` nested `depth` deep, as raw JSON text. */
+function nested(depth: number): string {
+  return '['.repeat(depth) + ']'.repeat(depth);
+}
 
 function chunks(...parts: (string | Uint8Array)[]): Readable {
   return Readable.from(
@@ -15,10 +23,14 @@ const answer = { jsonrpc: '2.0', id: 1, result: {} };
 
 async function read(...parts: (string | Uint8Array)[]) {
   const messages: JSONRPCMessage[] = [];
-  const position = await readEventStream(chunks(...parts), (message) => {
-    messages.push(message);
-    return false;
-  });
+  const position = await readEventStream(
+    chunks(...parts),
+    (message) => {
+      messages.push(message);
+      return false;
+    },
+    limits,
+  );
   return { messages, position };
 }
 
@@ -81,6 +93,7 @@ describe('readEventStream', () => {
         `id: 2\ndata: ${JSON.stringify(ping)}\n\n`,
       ),
       () => true,
+      limits,
     );
     expect(position.lastEventId).toBe('1');
   });
@@ -94,15 +107,52 @@ describe('readEventStream', () => {
     await expect(read('data: {"id":1}\n\n')).rejects.toBeInstanceOf(UpstreamFailure);
   });
 
-  it('refuses an event larger than a message may be', async () => {
-    const huge = `data: "${'x'.repeat(MAX_MESSAGE_CHARS)}`;
-    await expect(read(huge, '"\n\n')).rejects.toMatchObject({ kind: 'protocol' });
+  it('refuses an event larger than a message may be, naming the limit', async () => {
+    const huge = `data: "${'x'.repeat(limits.maxBytes)}`;
+    await expect(read(huge, '"\n\n')).rejects.toMatchObject({
+      kind: 'protocol',
+      message: expect.stringContaining('UPSTREAM_MESSAGE_LIMIT_BYTES') as unknown,
+    });
+  });
+
+  it('refuses a message nested deeper than JSON_MAX_DEPTH, however deep', async () => {
+    const deep = `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":${nested(50_000)}}}`;
+    await expect(read(`data: ${deep}\n\n`)).rejects.toMatchObject({
+      kind: 'protocol',
+      message:
+        'the upstream sent a message nested more than 16 levels deep, past the limit (JSON_MAX_DEPTH)',
+    });
   });
 });
 
 describe('readJsonBody', () => {
   it('reads a message, and says what is wrong with anything else', async () => {
-    expect(await readJsonBody(chunks(JSON.stringify(answer)))).toEqual(answer);
-    expect(await readJsonBody(chunks('<html>'))).toBeInstanceOf(UpstreamFailure);
+    expect(await readJsonBody(chunks(JSON.stringify(answer)), limits)).toEqual(answer);
+    expect(await readJsonBody(chunks('<html>'), limits)).toBeInstanceOf(UpstreamFailure);
+  });
+
+  it('refuses a body larger than the limit, counted in bytes', async () => {
+    const body = `{"jsonrpc":"2.0","id":1,"result":{"text":"${'é'.repeat(limits.maxBytes / 2)}"}}`;
+    expect(body.length).toBeLessThan(limits.maxBytes);
+    expect(await readJsonBody(chunks(body), limits)).toMatchObject({
+      kind: 'protocol',
+      message: `the upstream sent a message larger than ${limits.maxBytes} bytes, past the limit (UPSTREAM_MESSAGE_LIMIT_BYTES)`,
+    });
+  });
+
+  it('keeps the rest of a list whose one entry is nested too deep, cut to its name', async () => {
+    const tool = (name: string, schema: string) =>
+      `{"name":"${name}","inputSchema":{"type":"object","properties":{"x":${schema}}}}`;
+    const body = `{"jsonrpc":"2.0","id":1,"result":{"tools":[${tool('fine', '{}')},${tool('deep', nested(3000))}]}}`;
+    const message = await readJsonBody(chunks(body), limits);
+    const tools = (message as unknown as { result: { tools: unknown[] } }).result.tools;
+    expect(JSON.parse(JSON.stringify(tools))).toEqual([
+      { name: 'fine', inputSchema: { type: 'object', properties: { x: {} } } },
+      { name: 'deep' },
+    ]);
+    expect(refusalOf(tools[0])).toBeNull();
+    expect(refusalOf(tools[1])).toBe(
+      'the definition is nested more than 13 levels deep, past the limit (JSON_MAX_DEPTH 16, counted from its message)',
+    );
   });
 });

@@ -2,10 +2,8 @@ import { type Readable } from 'node:stream';
 import { type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { readChunks } from '../common/read-chunks';
+import { boundMessage, type MessageLimits } from './message-bounds';
 import { UpstreamFailure } from './upstream-error';
-
-/** The largest message an upstream may send in one event or JSON body. */
-export const MAX_MESSAGE_CHARS = 32 * 1024 * 1024;
 
 /** Where a read stream stopped, for resuming it with `Last-Event-ID` after `retryMs`. */
 export interface StreamPosition {
@@ -17,21 +15,22 @@ export interface StreamPosition {
  * Reads a `text/event-stream` body as the HTML spec parses it (BOM, CR/LF/CRLF, comments, `id`,
  * `retry`, events with empty data, which prime a stream for resumption and carry no message).
  * Each JSON-RPC message goes to `onMessage`; returning true from it stops the read. Resolves with
- * the stream's position when the body ends or the read stops.
+ * the stream's position when the body ends or the read stops. An event past the limits fails it.
  */
 export async function readEventStream(
   body: Readable,
   onMessage: (message: JSONRPCMessage) => boolean,
+  limits: MessageLimits,
   position: StreamPosition = {},
 ): Promise<StreamPosition> {
   const decoder = new TextDecoder();
   const state: { stop: boolean; failure: UpstreamFailure | null } = { stop: false, failure: null };
   const parser = createParser({
-    maxBufferSize: MAX_MESSAGE_CHARS,
+    maxBufferSize: limits.maxBytes,
     onEvent: (event) => {
       if (state.stop || state.failure) return;
       if (event.id !== undefined) position.lastEventId = event.id;
-      const message = messageOf(event);
+      const message = messageOf(event, limits.maxDepth);
       if (message instanceof UpstreamFailure) state.failure = message;
       else if (message) state.stop = onMessage(message);
     },
@@ -40,7 +39,7 @@ export async function readEventStream(
       if (error.type === 'max-buffer-size-exceeded')
         state.failure = new UpstreamFailure(
           'protocol',
-          'the upstream sent an event that is too large',
+          `the upstream sent an event larger than ${limits.maxBytes} bytes, past the limit (UPSTREAM_MESSAGE_LIMIT_BYTES)`,
         );
     },
   });
@@ -57,14 +56,20 @@ export async function readEventStream(
  * The event's message; null for one that carries none: priming (empty data), another event type,
  * or `{}`, which is how the SDK's event stores keep a priming event and may replay it on resumption.
  */
-function messageOf(event: EventSourceMessage): JSONRPCMessage | UpstreamFailure | null {
+function messageOf(
+  event: EventSourceMessage,
+  maxDepth: number,
+): JSONRPCMessage | UpstreamFailure | null {
   if (event.data === '' || (event.event !== undefined && event.event !== 'message')) return null;
   if (event.data.trim() === '{}') return null;
-  return parseMessage(event.data);
+  return parseMessage(event.data, maxDepth);
 }
 
-/** A JSON-RPC message from upstream text, or the failure that says what was wrong with it. */
-export function parseMessage(text: string): JSONRPCMessage | UpstreamFailure {
+/**
+ * A JSON-RPC message from upstream text, bounded in depth (see boundMessage), or the failure that
+ * says what was wrong with it.
+ */
+export function parseMessage(text: string, maxDepth: number): JSONRPCMessage | UpstreamFailure {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -82,18 +87,29 @@ export function parseMessage(text: string): JSONRPCMessage | UpstreamFailure {
   const message = value as Record<string, unknown>;
   if (message.jsonrpc !== '2.0')
     return new UpstreamFailure('protocol', 'the upstream sent a message without jsonrpc "2.0"');
-  return message as JSONRPCMessage;
+  return boundMessage(message as JSONRPCMessage, maxDepth);
 }
 
-/** A JSON body, read to at most MAX_MESSAGE_CHARS. */
-export async function readJsonBody(body: Readable): Promise<JSONRPCMessage | UpstreamFailure> {
+/** A JSON body, read to at most the limit's bytes. */
+export async function readJsonBody(
+  body: Readable,
+  limits: MessageLimits,
+): Promise<JSONRPCMessage | UpstreamFailure> {
   const decoder = new TextDecoder();
   let text = '';
+  let bytes = 0;
   const tooLarge = await readChunks(body, (chunk) => {
+    bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
+    if (bytes > limits.maxBytes) return true;
     text += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
-    return text.length > MAX_MESSAGE_CHARS;
+    return false;
   });
-  if (tooLarge)
-    return new UpstreamFailure('protocol', 'the upstream sent a message that is too large');
-  return parseMessage(text + decoder.decode());
+  if (tooLarge) {
+    body.destroy();
+    return new UpstreamFailure(
+      'protocol',
+      `the upstream sent a message larger than ${limits.maxBytes} bytes, past the limit (UPSTREAM_MESSAGE_LIMIT_BYTES)`,
+    );
+  }
+  return parseMessage(text + decoder.decode(), limits.maxDepth);
 }

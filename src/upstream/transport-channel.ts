@@ -10,6 +10,7 @@ import {
   type ChannelRequestOptions,
   isJsonRpcResponse,
 } from './channel';
+import { boundMessage } from './message-bounds';
 import { PendingRequests } from './pending-requests';
 import { UpstreamFailure } from './upstream-error';
 
@@ -23,11 +24,21 @@ export class TransportChannel implements Channel {
   private listener: ChannelListener | null = null;
   private closed = false;
 
-  constructor(private readonly transport: Transport) {}
+  constructor(
+    /** JSON_MAX_DEPTH: the SDK's transport parses each message, Portico bounds it after. */
+    private readonly maxDepth: number,
+    private readonly transport: Transport,
+  ) {}
 
   async start(listener: ChannelListener): Promise<void> {
     this.listener = listener;
-    this.transport.onmessage = (message) => {
+    this.transport.onmessage = (received) => {
+      const message = boundMessage(received, this.maxDepth);
+      if (message instanceof UpstreamFailure) {
+        // Which request it answered cannot be trusted; the session cannot go on without it.
+        this.lose(message);
+        return;
+      }
       if (isJsonRpcResponse(message)) this.pending.answer(message);
       else listener.message(message);
     };

@@ -9,6 +9,7 @@ import {
 } from '../gateways/gateway-credentials';
 import { type Channel } from './channel';
 import { type BearerSource, HttpChannel } from './http-channel';
+import { type MessageLimits } from './message-bounds';
 import { SHARED_OWNER } from './oauth/upstream-oauth-token.entity';
 import { UpstreamOAuth } from './oauth/upstream-oauth.service';
 import { TransportChannel } from './transport-channel';
@@ -47,6 +48,13 @@ export class UpstreamConnector {
 
   get timeoutMs(): number {
     return this.config.upstreamTimeoutMs;
+  }
+
+  private get messageLimits(): MessageLimits {
+    return {
+      maxBytes: this.config.upstreamMessageLimitBytes,
+      maxDepth: this.config.jsonMaxDepth,
+    };
   }
 
   /** Connects and runs the handshake; throws an UpstreamFailure. */
@@ -122,9 +130,16 @@ export class UpstreamConnector {
     const url = new URL(endpoint.url);
     switch (endpoint.transport) {
       case 'streamable-http':
-        return new HttpChannel({ url, headers, dispatchers: this.pools.for(url), bearer });
+        return new HttpChannel({
+          url,
+          headers,
+          dispatchers: this.pools.for(url),
+          bearer,
+          limits: this.messageLimits,
+        });
       case 'sse':
         return new TransportChannel(
+          this.messageLimits.maxDepth,
           new SSEClientTransport(url, {
             requestInit: { headers },
             eventSourceInit: {

@@ -35,6 +35,19 @@ describe('classifyUpstreamError', () => {
     expect(failure.message).toBe('the upstream sent invalid JSON (Unexpected end of JSON input)');
   });
 
+  it('blames Portico, not the upstream, for a stack overflow or a JSON limit of its own', () => {
+    for (const local of [
+      new RangeError('Maximum call stack size exceeded'),
+      { name: 'JsonLimitError', message: 'the value is nested too deep' },
+    ]) {
+      const failure = classifyUpstreamError(local, 1) as UpstreamFailure;
+      expect({ kind: failure.kind, message: failure.message }).toEqual({
+        kind: 'internal',
+        message: local.message,
+      });
+    }
+  });
+
   it('keeps messages to one bounded line', () => {
     const message = classifyUpstreamError(new Error(`a\nb ${'x'.repeat(1000)}`), 1).message;
     expect(message).not.toContain('\n');

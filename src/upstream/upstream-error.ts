@@ -12,7 +12,9 @@ const MESSAGE_LIMIT = 500;
  * - `http`: any other HTTP refusal;
  * - `protocol`: the upstream sent something that is not MCP (bad JSON, a malformed message);
  * - `cancelled`: the caller gave up, or the connection was closed under the request;
- * - `authorization`: an OAuth upstream, and no usable token for whom the request acts.
+ * - `authorization`: an OAuth upstream, and no usable token for whom the request acts;
+ * - `internal`: Portico's own work on the exchange failed (a limit on the request, a bug); the
+ *   upstream is not to blame, and its health and breaker must not count it.
  */
 export type UpstreamFailureKind =
   | 'timeout'
@@ -21,7 +23,8 @@ export type UpstreamFailureKind =
   | 'http'
   | 'protocol'
   | 'cancelled'
-  | 'authorization';
+  | 'authorization'
+  | 'internal';
 
 /**
  * A failure to talk to an upstream, in words an operator can act on. It never carries
@@ -105,7 +108,9 @@ export function classifyUpstreamError(
           ? // Errors of JSON.parse and fetch come from Node's realm, where `instanceof` against this
             // realm's classes fails (under jest's VM, for one), so these are recognised by shape.
             new UpstreamFailure('protocol', `the upstream sent invalid JSON (${error.message})`)
-          : new UpstreamFailure('unreachable', describe(error));
+          : isLocalError(error)
+            ? new UpstreamFailure('internal', describe(error))
+            : new UpstreamFailure('unreachable', describe(error));
   return failure.redacted(secrets);
 }
 
@@ -137,6 +142,15 @@ function isErrorLike(value: unknown): value is ErrorLike {
     value !== null &&
     typeof (value as { message?: unknown }).message === 'string'
   );
+}
+
+/**
+ * What Portico's own code threw rather than the network or the upstream: a stack overflow (a
+ * recursive walk or JSON.stringify of something nested too deep) or a JSON limit refusing it.
+ * Recognised by name: errors from Node's realm fail `instanceof` under jest's VM.
+ */
+function isLocalError(error: unknown): boolean {
+  return isErrorLike(error) && (error.name === 'RangeError' || error.name === 'JsonLimitError');
 }
 
 /** fetch hides the network cause ("fetch failed"); the cause (ECONNREFUSED, ...) is what helps. */

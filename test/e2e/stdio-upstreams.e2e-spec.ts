@@ -349,6 +349,25 @@ describe('stdio upstreams', () => {
     expect(fixed).toMatchObject({ status: 'healthy', envNames: ['TOKEN'] });
   });
 
+  it('refuses a tool whose schema nests 3,000 deep alone, and serves the other', async () => {
+    const gateway = await register({
+      name: 'Deep',
+      transport: 'stdio',
+      command: 'node',
+      args: [STDIO_SERVERS.deepSchema],
+    });
+    expect(gateway).toMatchObject({ status: 'healthy', toolCount: 1 });
+    const report = (await t.api().get(`/api/v1/gateways/${gateway.id}`).expect(200)).body
+      .lastSyncReport as { added: string[]; conflicts: { name: string; reason: string }[] };
+    expect(report.added).toEqual(['plain']);
+    expect(report.conflicts).toEqual([
+      { name: 'deep', reason: expect.stringContaining('past the limit (JSON_MAX_DEPTH 64') },
+    ]);
+    const client = await connectClient(t.baseUrl, { token: t.token });
+    clients.push(client);
+    expect(text(await client.callTool({ name: 'deep-plain', arguments: {} }))).toBe('called plain');
+  });
+
   it('switches a gateway between HTTP and stdio, each needing its own fields', async () => {
     const gateway = await register({
       name: 'Switch',

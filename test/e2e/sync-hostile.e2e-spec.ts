@@ -1,6 +1,7 @@
 import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { DESCRIPTION_LIMIT } from '../../src/tools/tool-definition';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
+import { connectClient } from '../support/mcp-client';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 
@@ -149,6 +150,57 @@ describe('sync of hostile upstreams', () => {
     expect(failed.body.detail).toContain('the upstream repeated a page cursor');
     const after = (await t.api().get(`/api/v1/gateways/${created.id}`).expect(200)).body;
     expect(after).toMatchObject({ toolCount: 1, status: 'unreachable' });
+  });
+
+  it('refuses a tool whose schema nests 3,000 deep and a huge one, and serves the rest', async () => {
+    let deep: Record<string, unknown> = { type: 'string' };
+    for (let i = 0; i < 3000; i++) deep = { type: 'array', items: deep };
+    const wide = Object.fromEntries(
+      Array.from({ length: 20_000 }, (_, i) => [
+        `field_${i}`,
+        { type: 'string', title: 'x'.repeat(40) },
+      ]),
+    );
+    const fixture = await upstream({
+      tools: [
+        echoTool('before', 'h'),
+        echoTool('deep', 'h', { inputSchema: { type: 'object', properties: { deep } } }),
+        echoTool('huge', 'h', { inputSchema: { type: 'object', properties: wide } }),
+        echoTool('after', 'h'),
+      ],
+    });
+    const created = await register('Nested', fixture.url);
+    expect(created.status).toBe('healthy');
+    expect(created.lastSyncReport.added).toEqual(['after', 'before']);
+    expect(created.lastSyncReport.conflicts).toEqual([
+      {
+        name: 'deep',
+        reason:
+          'the definition is nested more than 61 levels deep, past the limit (JSON_MAX_DEPTH 64, counted from its message)',
+      },
+      {
+        name: 'huge',
+        reason: expect.stringMatching(/^the definition is \d+ bytes, over the 262144-byte limit$/),
+      },
+    ]);
+    await t.api().get('/api/v1/tools/by-name/nested-deep').expect(404);
+
+    const client = await connectClient(t.baseUrl, { token: t.token });
+    try {
+      const listed = (await client.listTools()).tools.map((tool) => tool.name);
+      expect(listed).toEqual(expect.arrayContaining(['nested-before', 'nested-after']));
+      expect(listed).not.toContain('nested-deep');
+      const result = await client.callTool({ name: 'nested-after', arguments: {} });
+      expect(result.content).toEqual([{ type: 'text', text: 'h:after' }]);
+    } finally {
+      await client.close();
+    }
+    const again = (await t.api().post(`/api/v1/gateways/${created.id}/sync`).expect(200)).body;
+    expect(again).toMatchObject({ added: [], unchanged: 2 });
+    expect(again.conflicts.map((conflict: { name: string }) => conflict.name)).toEqual([
+      'deep',
+      'huge',
+    ]);
   });
 
   it('syncs a list of 10,000 tools', async () => {

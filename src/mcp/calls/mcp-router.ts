@@ -1,7 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import {
   ErrorCode,
   type Implementation,
+  type JSONRPCErrorResponse,
   type InitializeResult,
   type JSONRPCNotification,
   type JSONRPCRequest,
@@ -17,6 +18,7 @@ import { Metrics } from '../../health/metrics';
 import { inSpan } from '../../observability/spans';
 import { McpApps } from '../apps/mcp-apps.service';
 import { isLoggingLevel } from '../logging-level';
+import { JsonLimitError } from '../../common/json-walk';
 import { errorResponse, invalidParams, RpcError } from '../mcp-errors';
 import { type SessionRuntime } from '../session/session-runtime';
 import { SessionStore } from '../session/session.store';
@@ -51,6 +53,8 @@ function cursorOf(params: unknown): string | undefined {
  */
 @Injectable()
 export class McpRouter {
+  private readonly logger = new Logger(McpRouter.name);
+
   constructor(
     private readonly directories: Directories,
     private readonly store: SessionStore,
@@ -64,21 +68,46 @@ export class McpRouter {
     private readonly guard: CallGuard,
   ) {}
 
-  /** The answer to a client request; it never throws. */
-  answer(
+  /**
+   * The answer to a client request; it never throws. Whatever goes wrong in the request's own
+   * work ends that request, with its id, and nothing else: the caller does not await it.
+   */
+  async answer(
     runtime: SessionRuntime,
     request: JSONRPCRequest,
     signal: AbortSignal,
     principal: Principal,
   ): Promise<JSONRPCResponse> {
-    return inSpan(
-      `mcp ${request.method}`,
-      { 'mcp.method': request.method, 'mcp.session.id': runtime.id },
-      () =>
-        AUDITED_METHODS.has(request.method)
-          ? this.upstreamOperation(runtime, request, signal, principal)
-          : this.answerLocally(runtime, request, principal),
-    );
+    try {
+      return await inSpan(
+        `mcp ${request.method}`,
+        { 'mcp.method': request.method, 'mcp.session.id': runtime.id },
+        () =>
+          AUDITED_METHODS.has(request.method)
+            ? this.upstreamOperation(runtime, request, signal, principal)
+            : this.answerLocally(runtime, request, principal),
+      );
+    } catch (error) {
+      return this.failed(runtime, request, error);
+    }
+  }
+
+  /** The error answer of a request that threw; what Portico did not expect is logged. */
+  private failed(
+    runtime: SessionRuntime,
+    request: JSONRPCRequest,
+    error: unknown,
+  ): JSONRPCErrorResponse {
+    if (!(error instanceof RpcError)) {
+      const context = `${request.method} (id ${String(request.id)}) of session ${runtime.id}`;
+      if (error instanceof JsonLimitError) this.logger.warn(`${context} refused: ${error.message}`);
+      else
+        this.logger.error(
+          `${context} failed`,
+          error instanceof Error ? error.stack : String(error),
+        );
+    }
+    return errorResponse(request.id, error);
   }
 
   private async answerLocally(
@@ -90,7 +119,7 @@ export class McpRouter {
       const result = await this.route(runtime, request, principal);
       return { jsonrpc: '2.0', id: request.id, result };
     } catch (error) {
-      return errorResponse(request.id, error);
+      return this.failed(runtime, request, error);
     }
   }
 
@@ -136,21 +165,30 @@ export class McpRouter {
       );
       answer = { jsonrpc: '2.0', id: request.id, result };
     } catch (error) {
-      answer = errorResponse(request.id, error);
+      answer = this.failed(runtime, request, error);
     }
     const durationMs = performance.now() - started;
     if (request.method === 'tools/call')
       this.metrics.recordCall(served.gateway, answer, durationMs / 1000);
-    this.audit.record(
-      mcpAuditRecord(request, answer, {
-        principal,
-        serverId: runtime.session.serverId,
-        clientName: runtime.session.initializeParams?.clientInfo.name ?? null,
-        gateway: served.gateway,
-        durationMs,
-        kept: this.config.audit.arguments,
-      }),
-    );
+    const context = {
+      principal,
+      serverId: runtime.session.serverId,
+      clientName: runtime.session.initializeParams?.clientInfo.name ?? null,
+      gateway: served.gateway,
+      durationMs,
+      kept: this.config.audit.arguments,
+    };
+    try {
+      this.audit.record(mcpAuditRecord(request, answer, context));
+    } catch (error) {
+      // The operation is done upstream already: its answer goes out, and its entry is kept
+      // without the arguments that could not be digested.
+      this.logger.error(
+        `Audit of ${request.method} (id ${String(request.id)}) of session ${runtime.id} kept no arguments`,
+        error instanceof Error ? error.stack : String(error),
+      );
+      this.audit.record(mcpAuditRecord(request, answer, { ...context, kept: 'none' }));
+    }
     return answer;
   }
 

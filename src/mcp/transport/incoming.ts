@@ -6,6 +6,7 @@ import {
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import { type IncomingMessage } from 'node:http';
+import { nestingDepth } from '../../common/json-walk';
 import { readChunks } from '../../common/read-chunks';
 import { McpRefusal } from '../mcp-errors';
 
@@ -17,9 +18,20 @@ export type Incoming =
   | { kind: 'notification'; message: JSONRPCNotification }
   | { kind: 'response'; message: JSONRPCResponse };
 
+/** How large and how deeply nested a client's message may be (BODY_LIMIT_BYTES, JSON_MAX_DEPTH). */
+export interface BodyLimits {
+  maxBytes: number;
+  maxDepth: number;
+}
+
 /** The JSON-RPC message a client POSTed; every refusal is an McpRefusal with its status. */
-export async function readIncoming(request: IncomingMessage, limit: number): Promise<Incoming> {
-  const incoming = classify(await readJsonBody(request, limit));
+export async function readIncoming(
+  request: IncomingMessage,
+  limits: BodyLimits,
+): Promise<Incoming> {
+  const body = await readJsonBody(request, limits.maxBytes);
+  refuseTooDeep(body, limits.maxDepth);
+  const incoming = classify(body);
   if (incoming.kind === 'invalid')
     throw new McpRefusal(400, incoming.reason, ErrorCode.InvalidRequest, incoming.id);
   return incoming;
@@ -62,6 +74,21 @@ export function classify(body: unknown): Incoming | Invalid {
   return { kind: 'invalid', id, reason: 'Not a JSON-RPC request, notification or response' };
 }
 
+/**
+ * Refuses a message nested deeper than the limit before anything walks it (the SDK's schemas,
+ * audit digests and every JSON.stringify on the way recurse), with its id when that is readable.
+ */
+function refuseTooDeep(body: unknown, maxDepth: number): void {
+  if (nestingDepth(body, maxDepth) <= maxDepth) return;
+  const id = (body as { id?: unknown } | null)?.id;
+  throw new McpRefusal(
+    400,
+    `The request body is nested more than ${maxDepth} levels deep, past the limit (JSON_MAX_DEPTH)`,
+    ErrorCode.InvalidRequest,
+    isId(id) ? id : null,
+  );
+}
+
 /** JSON-RPC's parse error: the body is not JSON. */
 const PARSE_ERROR = -32700;
 
@@ -75,8 +102,7 @@ async function readJsonBody(request: IncomingMessage, limit: number): Promise<un
   if (encoding !== 'identity')
     throw new McpRefusal(415, `Content-Encoding '${encoding}' is not supported`);
   const declared = Number(request.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit)
-    throw new McpRefusal(413, 'The request body is too large');
+  if (Number.isFinite(declared) && declared > limit) throw tooLargeRefusal(limit);
   const chunks: Buffer[] = [];
   let size = 0;
   const tooLarge = await readChunks(request, (chunk) => {
@@ -84,10 +110,17 @@ async function readJsonBody(request: IncomingMessage, limit: number): Promise<un
     chunks.push(chunk as Buffer);
     return size > limit;
   });
-  if (tooLarge) throw new McpRefusal(413, 'The request body is too large');
+  if (tooLarge) throw tooLargeRefusal(limit);
   try {
     return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
   } catch {
     throw new McpRefusal(400, 'Parse error: the body is not valid JSON', PARSE_ERROR);
   }
+}
+
+function tooLargeRefusal(limit: number): McpRefusal {
+  return new McpRefusal(
+    413,
+    `The request body is larger than ${limit} bytes, past the limit (BODY_LIMIT_BYTES)`,
+  );
 }

@@ -88,7 +88,10 @@ export class LegacySseEndpoint {
     const session = await sessionOf(this.store, this.directories, id, scope, principal);
     if (session.transport !== 'sse')
       throw new McpRefusal(404, 'Session not found', ErrorCode.ConnectionClosed);
-    const incoming = await readIncoming(request, this.config.bodyLimitBytes);
+    const incoming = await readIncoming(request, {
+      maxBytes: this.config.bodyLimitBytes,
+      maxDepth: this.config.jsonMaxDepth,
+    });
     const runtime = this.registry.obtain(session);
     this.store.touch(session);
     if (incoming.kind === 'request') {

@@ -69,7 +69,10 @@ export class StreamableHttpEndpoint {
     if (!isJson(request)) throw new McpRefusal(415, 'Content-Type must be application/json');
     if (!accepts(request, 'application/json') || !accepts(request, 'text/event-stream'))
       throw new McpRefusal(406, 'Accept must include application/json and text/event-stream');
-    const incoming = await readIncoming(request, this.config.bodyLimitBytes);
+    const incoming = await readIncoming(request, {
+      maxBytes: this.config.bodyLimitBytes,
+      maxDepth: this.config.jsonMaxDepth,
+    });
     if (incoming.kind === 'request' && incoming.message.method === 'initialize') {
       await this.initialize(request, response, scope, principal, incoming.message);
       return;

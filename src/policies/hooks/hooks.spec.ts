@@ -64,6 +64,16 @@ describe('built-in hooks', () => {
     });
   });
 
+  it('redact structured content nested far deeper than the call stack allows', async () => {
+    const [hook] = buildHooks([{ name: 'secret-redaction' }]);
+    let deep: Record<string, unknown> = { key: 'AKIAIOSFODNN7EXAMPLE' };
+    for (let i = 0; i < 20_000; i++) deep = { a: deep };
+    const result = await hook!.after!(context({}), { content: [], structuredContent: deep });
+    let inner = result.structuredContent as Record<string, unknown>;
+    for (let i = 0; i < 20_000; i++) inner = inner.a as Record<string, unknown>;
+    expect(inner).toEqual({ key: '[redacted:aws-access-key-id]' });
+  });
+
   it('redact a result without content, leaving it without', async () => {
     const [hook] = buildHooks([{ name: 'secret-redaction' }]);
     const result = await hook!.after!(context({}), {

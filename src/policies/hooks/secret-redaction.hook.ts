@@ -1,19 +1,15 @@
 import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { HookConfigError, type ToolCallHook } from './tool-call-hook';
+import { rewriteJson } from '../../common/json-walk';
 import { redactKnownSecrets } from './secret-patterns';
 
 export const SECRET_REDACTION = 'secret-redaction';
 
 /** Every string in a JSON value, redacted; the shape is kept. */
 function redactValue(value: unknown): unknown {
-  if (typeof value === 'string') return redactKnownSecrets(value).text;
-  if (Array.isArray(value)) return value.map(redactValue);
-  if (typeof value === 'object' && value !== null) {
-    const out: Record<string, unknown> = {};
-    for (const [key, member] of Object.entries(value)) out[key] = redactValue(member);
-    return out;
-  }
-  return value;
+  return rewriteJson(value, (member) =>
+    typeof member === 'string' ? redactKnownSecrets(member).text : member,
+  );
 }
 
 /**

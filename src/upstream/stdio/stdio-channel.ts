@@ -43,12 +43,13 @@ export class StdioChannel implements Channel {
         if (isJsonRpcResponse(message)) this.pending.answer(message);
         else listener.message(message);
       },
-      garbage: (line) => {
+      garbage: (line, reason) => {
         const shown = line.length > SHOWN_GARBAGE ? `${line.slice(0, SHOWN_GARBAGE)}…` : line;
         this.lose(
           new UpstreamFailure(
             'protocol',
-            `the stdio process wrote a line to stdout that is not JSON-RPC (${JSON.stringify(shown)}); stdout carries MCP messages only, logs belong on stderr`,
+            reason ??
+              `the stdio process wrote a line to stdout that is not JSON-RPC (${JSON.stringify(shown)}); stdout carries MCP messages only, logs belong on stderr`,
           ),
         );
         void this.supervisor.release(this.gatewayId, child);

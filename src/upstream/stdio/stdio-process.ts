@@ -1,6 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { type JSONRPCMessage, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
+import { boundMessage, type MessageLimits } from '../message-bounds';
+import { UpstreamFailure } from '../upstream-error';
 import { type StderrRing } from './stderr-ring';
 
 /** How a stdio upstream is launched: never through a shell, so no argument is ever interpreted. */
@@ -15,8 +17,8 @@ export interface StdioLaunch {
 /** What a process reports once a channel owns it. */
 export interface StdioProcessHandler {
   message(message: JSONRPCMessage): void;
-  /** A stdout line that is not a JSON-RPC message. */
-  garbage(line: string): void;
+  /** A stdout line that is not a JSON-RPC message, or one past a limit (`reason` says which). */
+  garbage(line: string, reason?: string): void;
   exit(description: string): void;
 }
 
@@ -26,14 +28,12 @@ export interface StdioProcessHandler {
  */
 const INHERITED_ENV = ['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER', 'LANG', 'TMPDIR', 'TZ'];
 
-/** A stdout line longer than this is not an MCP message Portico will hold in memory. */
-const MAX_LINE_CHARS = 32 * 1024 * 1024;
 const KILL_GRACE_MS = 2000;
 const MAX_QUEUED = 100;
 
 type Event =
   | { kind: 'message'; message: JSONRPCMessage }
-  | { kind: 'garbage'; line: string }
+  | { kind: 'garbage'; line: string; reason?: string }
   | { kind: 'exit'; description: string };
 
 /**
@@ -53,6 +53,8 @@ export class StdioProcess {
   constructor(
     readonly launch: StdioLaunch,
     private readonly stderr: StderrRing,
+    /** A longer stdout line is not an MCP message Portico will hold in memory. */
+    private readonly limits: MessageLimits,
   ) {
     this.exitedPromise = new Promise((resolve) => (this.markExited = resolve));
     const env: Record<string, string> = {};
@@ -164,10 +166,14 @@ export class StdioProcess {
       this.buffer = this.buffer.slice(newline + 1);
       if (line.trim() !== '') this.parse(line);
     }
-    if (this.buffer.length > MAX_LINE_CHARS) {
+    if (this.buffer.length > this.limits.maxBytes) {
       const start = this.buffer.slice(0, 200);
       this.buffer = '';
-      this.emit({ kind: 'garbage', line: `${start}… (over ${MAX_LINE_CHARS} characters)` });
+      this.emit({
+        kind: 'garbage',
+        line: start,
+        reason: `the stdio process wrote a line longer than ${this.limits.maxBytes} characters, past the limit (UPSTREAM_MESSAGE_LIMIT_BYTES)`,
+      });
     }
   }
 
@@ -179,7 +185,13 @@ export class StdioProcess {
       this.emit({ kind: 'garbage', line });
       return;
     }
-    const parsed = JSONRPCMessageSchema.safeParse(json);
+    // Bounded before the SDK's schema walks it.
+    const bounded = boundMessage(json as JSONRPCMessage, this.limits.maxDepth);
+    if (bounded instanceof UpstreamFailure) {
+      this.emit({ kind: 'garbage', line: line.slice(0, 200), reason: bounded.message });
+      return;
+    }
+    const parsed = JSONRPCMessageSchema.safeParse(bounded);
     if (parsed.success) this.emit({ kind: 'message', message: parsed.data });
     else this.emit({ kind: 'garbage', line });
   }
@@ -202,7 +214,7 @@ export class StdioProcess {
         this.handler.message(event.message);
         break;
       case 'garbage':
-        this.handler.garbage(event.line);
+        this.handler.garbage(event.line, event.reason);
         break;
       case 'exit':
         this.handler.exit(event.description);

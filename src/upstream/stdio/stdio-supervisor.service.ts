@@ -171,7 +171,10 @@ export class StdioSupervisor implements OnApplicationShutdown {
 
   private spawn(entry: GatewayProcesses, gatewayId: string): StdioProcess {
     this.makeRoom();
-    const child = new StdioProcess(entry.launch, entry.stderr);
+    const child = new StdioProcess(entry.launch, entry.stderr, {
+      maxBytes: this.config.upstreamMessageLimitBytes,
+      maxDepth: this.config.jsonMaxDepth,
+    });
     this.live.add(child);
     entry.starting.add(child);
     entry.stderr.push(`[${child.pid ?? '-'}] started: ${entry.launch.command}`);

@@ -1,0 +1,137 @@
+/**
+ * Walks of JSON values that came from clients or upstreams. None of them recurses: parsing is
+ * iterative in V8, so a body can nest far deeper than the call stack, and a recursive walk of it
+ * would end the process with a RangeError that no request handler sees coming.
+ */
+
+/**
+ * Deeper than any walk here goes. Parsed input is bounded far below this (JSON_MAX_DEPTH); the
+ * cap is what stops a walk of a value that refers to itself, which JSON never does but code may.
+ */
+export const WALK_DEPTH_CAP = 100_000;
+
+/** A JSON value was nested deeper than a limit allows: a refusal of that input, not a bug. */
+export class JsonLimitError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'JsonLimitError';
+  }
+}
+
+function tooDeep(): JsonLimitError {
+  return new JsonLimitError(
+    `the value is nested more than ${WALK_DEPTH_CAP} levels deep, or refers to itself`,
+  );
+}
+
+/** How deep a JSON value nests (a scalar is 0, `{}` is 1), stopping once past `limit`. */
+export function nestingDepth(value: unknown, limit = WALK_DEPTH_CAP): number {
+  let deepest = 0;
+  const values: unknown[] = [value];
+  const depths: number[] = [1];
+  while (values.length > 0) {
+    const current = values.pop();
+    const depth = depths.pop()!;
+    if (typeof current !== 'object' || current === null) continue;
+    if (depth > deepest) {
+      deepest = depth;
+      if (deepest > limit) return deepest;
+    }
+    if (Array.isArray(current)) {
+      for (const child of current as unknown[]) {
+        if (typeof child !== 'object' || child === null) continue;
+        values.push(child);
+        depths.push(depth + 1);
+      }
+      continue;
+    }
+    for (const key in current) {
+      if (!Object.hasOwn(current, key)) continue;
+      const child = (current as Record<string, unknown>)[key];
+      if (typeof child !== 'object' || child === null) continue;
+      values.push(child);
+      depths.push(depth + 1);
+    }
+  }
+  return deepest;
+}
+
+/** Whether any string in the JSON value, object keys included, matches. */
+export function someString(value: unknown, matches: (text: string) => boolean): boolean {
+  const values: unknown[] = [value];
+  const depths: number[] = [0];
+  while (values.length > 0) {
+    const current = values.pop();
+    const depth = depths.pop()!;
+    if (typeof current === 'string') {
+      if (matches(current)) return true;
+      continue;
+    }
+    if (typeof current !== 'object' || current === null) continue;
+    if (depth >= WALK_DEPTH_CAP) throw tooDeep();
+    const members: unknown[] = Array.isArray(current) ? current : Object.entries(current).flat();
+    for (const member of members) {
+      values.push(member);
+      depths.push(depth + 1);
+    }
+  }
+  return false;
+}
+
+/**
+ * A copy of a JSON value in which `rewrite` may replace any member: it sees each value (with its
+ * object key, none for array items and the root) before the copy descends into it, and what it
+ * returns instead of the value it was given is taken as it is. Arrays and plain objects are
+ * copied; anything else is kept.
+ */
+export function rewriteJson(
+  value: unknown,
+  rewrite: (value: unknown, key: string | undefined) => unknown,
+): unknown {
+  const root = rewrite(value, undefined);
+  if (root !== value) return root;
+  const top = shell(value);
+  if (top === null) return value;
+  const sources: object[] = [value as object];
+  const copies: object[] = [top];
+  const depths: number[] = [1];
+  while (sources.length > 0) {
+    const source = sources.pop()!;
+    const copy = copies.pop()!;
+    const depth = depths.pop()!;
+    if (depth > WALK_DEPTH_CAP) throw tooDeep();
+    const entries: [string | number, unknown][] = Array.isArray(source)
+      ? (source as unknown[]).map((item, index) => [index, item])
+      : Object.entries(source);
+    for (const [key, member] of entries) {
+      const rewritten = rewrite(member, typeof key === 'string' ? key : undefined);
+      const inner = rewritten === member ? shell(member) : null;
+      setMember(copy, key, inner ?? rewritten);
+      if (inner === null) continue;
+      sources.push(member as object);
+      copies.push(inner);
+      depths.push(depth + 1);
+    }
+  }
+  return top;
+}
+
+/** An empty array or object to copy `value` into; null for what is not copied. */
+function shell(value: unknown): object | null {
+  if (Array.isArray(value)) return [];
+  if (typeof value !== 'object' || value === null) return null;
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  return prototype === Object.prototype || prototype === null ? {} : null;
+}
+
+function setMember(target: object, key: string | number, member: unknown): void {
+  // A `__proto__` key from JSON.parse is an own member; assignment would set the prototype.
+  if (key === '__proto__')
+    Object.defineProperty(target, key, {
+      value: member,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  else (target as Record<string | number, unknown>)[key] = member;
+}

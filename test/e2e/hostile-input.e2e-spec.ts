@@ -1,0 +1,322 @@
+import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
+import request from 'supertest';
+import {
+  echoTool,
+  type FixtureTool,
+  startUpstream,
+  type UpstreamFixture,
+} from '../fixtures/upstream-server';
+import { connectClient, initializeRequest, postMcp } from '../support/mcp-client';
+import { type PorticoProcess, startPorticoProcess } from '../support/portico-process';
+import { openSse } from '../support/sse';
+import { createTestDatabase, onPostgres, type TestDatabase } from '../support/test-database';
+import { ADMIN_PASSWORD, startTestApp, type TestApp } from '../support/test-app';
+
+const DEPTH_LIMIT =
+  'The request body is nested more than 64 levels deep, past the limit (JSON_MAX_DEPTH)';
+
+/** `[[[…]]]` nested `depth` deep, as raw JSON text (JSON.stringify could not write it). */
+function nestedArrays(depth: number): string {
+  return '['.repeat(depth) + ']'.repeat(depth);
+}
+
+/** `{"a":{"a":…}}` nested `depth` deep, as raw JSON text. */
+function nestedObjects(depth: number): string {
+  return '{"a":'.repeat(depth - 1) + '{}' + '}'.repeat(depth - 1);
+}
+
+function deepCall(id: number, depth: number): string {
+  return `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"alpha-echo","arguments":{"deep":${nestedObjects(depth)}}}}`;
+}
+
+/** A tool whose result nests 3,000 deep: a hostile upstream's answer. */
+const deepResult: FixtureTool = {
+  definition: { name: 'deep_result', inputSchema: { type: 'object' } },
+  handler: () => {
+    let deep: Record<string, unknown> = {};
+    for (let i = 0; i < 3000; i++) deep = { a: deep };
+    return { content: [{ type: 'text', text: 'deep' }], structuredContent: deep };
+  },
+};
+
+/** An MCP session's initialize, by hand; its Mcp-Session-Id. */
+async function openSession(baseUrl: string, token: string): Promise<string> {
+  const response = await postMcp(`${baseUrl}/mcp`, token, initializeRequest());
+  expect(response.status).toBe(200);
+  await response.text();
+  const session = response.headers.get('mcp-session-id')!;
+  const initialized = await postMcp(
+    `${baseUrl}/mcp`,
+    token,
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { 'Mcp-Session-Id': session },
+  );
+  expect(initialized.status).toBe(202);
+  return session;
+}
+
+/** The JSON-RPC error an MCP POST was refused with, and its HTTP status. */
+async function refusal(response: Response) {
+  const body = (await response.json()) as { id: unknown; error: { code: number; message: string } };
+  return {
+    status: response.status,
+    id: body.id,
+    code: body.error.code,
+    message: body.error.message,
+  };
+}
+
+/** A normal tools/call through a fresh SDK client: the process still serves. */
+async function stillServes(baseUrl: string, token: string): Promise<void> {
+  const client: Client = await connectClient(baseUrl, { token });
+  try {
+    const result = await client.callTool({ name: 'alpha-echo', arguments: { n: 1 } });
+    expect(result.content).toEqual([{ type: 'text', text: 'alpha:echo' }]);
+  } finally {
+    await client.close();
+  }
+}
+
+describe('hostile input on every endpoint', () => {
+  let upstream: UpstreamFixture;
+
+  beforeAll(async () => {
+    upstream = await startUpstream({ tools: [echoTool('echo', 'alpha'), deepResult] });
+  });
+
+  afterAll(async () => {
+    await upstream.close();
+  });
+
+  describe.each(['none', 'digest', 'full'])('with AUDIT_ARGUMENTS=%s', (kept) => {
+    let t: TestApp;
+    let session: string;
+
+    beforeAll(async () => {
+      t = await startTestApp({
+        env: { AUDIT_ARGUMENTS: kept, BODY_LIMIT_BYTES: String(256 * 1024) },
+      });
+      await t.api().post('/api/v1/gateways').send({ name: 'alpha', url: upstream.url }).expect(201);
+      session = await openSession(t.baseUrl, t.token);
+    });
+
+    afterAll(async () => {
+      await t.close();
+    });
+
+    const mcp = (body: string, headers: Record<string, string> = {}) =>
+      postMcp(`${t.baseUrl}/mcp`, t.token, body, { 'Mcp-Session-Id': session, ...headers });
+
+    it('refuses a tools/call whose arguments nest 10,000 deep with 400, its id, and the limit', async () => {
+      expect(await refusal(await mcp(deepCall(7, 10_000)))).toEqual({
+        status: 400,
+        id: 7,
+        code: -32600,
+        message: DEPTH_LIMIT,
+      });
+      await stillServes(t.baseUrl, t.token);
+    });
+
+    it('calls with arguments nested as deep as the limit allows, and audits them', async () => {
+      // message, params, arguments, deep: 4 levels before the nested objects.
+      const response = await mcp(deepCall(8, 60));
+      expect(response.status).toBe(200);
+      expect(await response.text()).toContain('alpha:echo');
+      const entry = await eventuallyAudited(t, 'alpha-echo');
+      expect(entry.argumentsDigest === null).toBe(kept === 'none');
+      expect(entry.arguments === null).toBe(kept !== 'full');
+    });
+
+    it('refuses whole bodies nested 10,000 deep, arrays or objects, on /mcp', async () => {
+      for (const body of [nestedArrays(10_000), nestedObjects(10_000)]) {
+        expect(await refusal(await mcp(body))).toEqual({
+          status: 400,
+          id: null,
+          code: -32600,
+          message: DEPTH_LIMIT,
+        });
+      }
+      await stillServes(t.baseUrl, t.token);
+    });
+
+    it('refuses an initialize whose capabilities nest 10,000 deep, and opens no session', async () => {
+      const deep = `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","clientInfo":{"name":"x","version":"1"},"capabilities":{"experimental":${nestedObjects(10_000)}}}}`;
+      const response = await postMcp(`${t.baseUrl}/mcp`, t.token, deep);
+      expect(response.headers.get('mcp-session-id')).toBeNull();
+      expect(await refusal(response)).toEqual({
+        status: 400,
+        id: 'init',
+        code: -32600,
+        message: DEPTH_LIMIT,
+      });
+      await stillServes(t.baseUrl, t.token);
+    });
+
+    it('refuses an oversized body with 413, invalid JSON with 400, a wrong type with 415', async () => {
+      const huge = `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"${'x'.repeat(300 * 1024)}"}}`;
+      expect(await refusal(await mcp(huge))).toMatchObject({
+        status: 413,
+        message: `The request body is larger than ${256 * 1024} bytes, past the limit (BODY_LIMIT_BYTES)`,
+      });
+      expect(await refusal(await mcp('{"jsonrpc":"2.0",'))).toMatchObject({
+        status: 400,
+        code: -32700,
+      });
+      expect(
+        (await mcp('{"jsonrpc":"2.0","id":1,"method":"ping"}', { 'Content-Type': 'text/plain' }))
+          .status,
+      ).toBe(415);
+      await stillServes(t.baseUrl, t.token);
+    });
+
+    it('refuses a deep POST of the older HTTP+SSE transport', async () => {
+      const { reader } = await openSse(`${t.baseUrl}/sse`, {
+        headers: { Authorization: `Bearer ${t.token}`, Accept: 'text/event-stream' },
+      });
+      try {
+        const endpoint = (await reader.next())!.data;
+        const response = await postMcp(`${t.baseUrl}${endpoint}`, t.token, deepCall(9, 10_000));
+        expect(await refusal(response)).toEqual({
+          status: 400,
+          id: 9,
+          code: -32600,
+          message: DEPTH_LIMIT,
+        });
+      } finally {
+        reader.drop();
+      }
+      await stillServes(t.baseUrl, t.token);
+    });
+
+    it('refuses deep and oversized REST and OAuth bodies with problem documents', async () => {
+      const deepRest = await t
+        .api()
+        .post('/api/v1/servers')
+        .type('json')
+        .send(`{"name":"deep","description":${nestedArrays(10_000)}}`);
+      expect(deepRest.status).toBe(400);
+      expect(deepRest.headers['content-type']).toContain('application/problem+json');
+      expect(deepRest.body.detail).toBe(
+        'The request body is nested more than 64 levels deep, past the limit (JSON_MAX_DEPTH).',
+      );
+      const hugeRest = await t
+        .api()
+        .post('/api/v1/servers')
+        .send({ name: 'x'.repeat(300 * 1024) });
+      expect(hugeRest.status).toBe(413);
+      expect(hugeRest.body.detail).toBe(
+        `The request body is larger than ${256 * 1024} bytes, past the limit (BODY_LIMIT_BYTES).`,
+      );
+      for (const path of ['/oauth/register', '/oauth/token', '/oauth/revoke']) {
+        const deepOAuth = await request(t.baseUrl)
+          .post(path)
+          .type('json')
+          .send(`{"redirect_uris":${nestedObjects(10_000)}}`);
+        expect({ path, status: deepOAuth.status, detail: deepOAuth.body.detail }).toEqual({
+          path,
+          status: 400,
+          detail:
+            'The request body is nested more than 64 levels deep, past the limit (JSON_MAX_DEPTH).',
+        });
+      }
+      await stillServes(t.baseUrl, t.token);
+    });
+
+    it('blames an upstream whose result nests 3,000 deep, and goes on serving', async () => {
+      const client = await connectClient(t.baseUrl, { token: t.token });
+      try {
+        await expect(
+          client.callTool({ name: 'alpha-deep_result', arguments: {} }),
+        ).rejects.toMatchObject({
+          code: -32010,
+          message: expect.stringContaining(
+            "Upstream 'alpha' is unavailable: the upstream sent a message nested more than 64 levels deep, past the limit (JSON_MAX_DEPTH)",
+          ) as unknown,
+        });
+      } finally {
+        await client.close();
+      }
+      await stillServes(t.baseUrl, t.token);
+    });
+  });
+
+  describe('in a process of its own', () => {
+    let portico: PorticoProcess;
+    let database: TestDatabase | null = null;
+    let token: string;
+
+    beforeAll(async () => {
+      database = onPostgres ? await createTestDatabase() : null;
+      portico = await startPorticoProcess({
+        ADMIN_PASSWORD,
+        PASSWORD_HASH_COST: '14',
+        ...(database ? { DATABASE_URL: database.url } : {}),
+      });
+      token = (
+        await request(portico.baseUrl)
+          .post('/api/v1/auth/token')
+          .send({ username: 'admin', password: ADMIN_PASSWORD })
+          .expect(200)
+      ).body.accessToken as string;
+      await request(portico.baseUrl)
+        .post('/api/v1/gateways')
+        .set('Authorization', `Bearer ${token}`)
+        .send({ name: 'alpha', url: upstream.url })
+        .expect(201);
+    }, 90_000);
+
+    afterAll(async () => {
+      await portico.stop();
+      await database?.drop();
+    });
+
+    it('survives a 10,000-deep call, initialize, REST and OAuth body, and still serves', async () => {
+      const session = await openSession(portico.baseUrl, token);
+      const statuses = [
+        (
+          await postMcp(`${portico.baseUrl}/mcp`, token, deepCall(1, 10_000), {
+            'Mcp-Session-Id': session,
+          })
+        ).status,
+        (
+          await postMcp(
+            `${portico.baseUrl}/mcp`,
+            token,
+            `{"jsonrpc":"2.0","id":2,"method":"initialize","params":${nestedObjects(10_000)}}`,
+          )
+        ).status,
+        (
+          await request(portico.baseUrl)
+            .post('/api/v1/servers')
+            .set('Authorization', `Bearer ${token}`)
+            .type('json')
+            .send(nestedArrays(10_000))
+        ).status,
+        (
+          await request(portico.baseUrl)
+            .post('/oauth/register')
+            .type('json')
+            .send(nestedArrays(10_000))
+        ).status,
+      ];
+      expect(statuses).toEqual([400, 400, 400, 400]);
+      await stillServes(portico.baseUrl, token);
+      expect(portico.output()).not.toContain('Maximum call stack size exceeded');
+    });
+  });
+});
+
+async function eventuallyAudited(
+  t: TestApp,
+  target: string,
+): Promise<{ argumentsDigest: string | null; arguments: unknown }> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const page = (await t.api().get('/api/v1/audit').query({ kind: 'mcp' }).expect(200)).body as {
+      items: { target: string; argumentsDigest: string | null; arguments: unknown }[];
+    };
+    const entry = page.items.find((item) => item.target === target);
+    if (entry) return entry;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`no audit entry for ${target}`);
+}
