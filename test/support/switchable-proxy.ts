@@ -62,7 +62,10 @@ export async function startSwitchableProxy(targetUrl: string): Promise<Switchabl
       server.close(() => resolve());
     });
   const port = await listen(0);
-  const url = `${target.protocol}//${target.username ? `${target.username}:${target.password}@` : ''}127.0.0.1:${port}${target.pathname}`;
+  const proxied = new URL(targetUrl);
+  proxied.hostname = '127.0.0.1';
+  proxied.port = String(port);
+  const url = proxied.toString();
 
   return {
     port,
