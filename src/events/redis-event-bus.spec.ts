@@ -11,8 +11,11 @@ const redisUrl = process.env.REDIS_URL;
 /** Needs a Redis server (REDIS_URL), as in the PostgreSQL run; skipped without one. */
 const describeOnRedis = redisUrl ? describe : describe.skip;
 
-/** A database that answers, for the resyncs while Redis is away. */
+/** A database that answers, or one that does not, for the resyncs while Redis is away. */
 const database = { query: () => Promise.resolve([]) } as unknown as DataSource;
+const databaseAway = {
+  query: () => Promise.reject(new Error('connect ECONNREFUSED')),
+} as unknown as DataSource;
 
 const PUBLISH_TIMEOUT_MS = 300;
 
@@ -20,19 +23,23 @@ describeOnRedis('RedisEventBus', () => {
   const started: RedisEventBus[] = [];
   const proxies: SwitchableProxy[] = [];
 
-  async function bus(namespace: string, url = redisUrl!): Promise<RedisEventBus> {
+  async function bus(
+    namespace: string,
+    url = redisUrl!,
+    { resyncWhileDownMs = 0, dataSource = database } = {},
+  ): Promise<RedisEventBus> {
     const config = {
       redisUrl: url,
       redisNamespace: namespace,
       eventBus: {
         publishTimeoutMs: PUBLISH_TIMEOUT_MS,
         queueMaxBytes: 1024 * 1024,
-        resyncWhileDownMs: 0,
+        resyncWhileDownMs,
         redisCommandTimeoutMs: 500,
         redisConnectTimeoutMs: 1000,
       },
     } as AppConfig;
-    const replica = new RedisEventBus(config, { value: randomUUID() }, database);
+    const replica = new RedisEventBus(config, { value: randomUUID() }, dataSource);
     await replica.onModuleInit();
     started.push(replica);
     return replica;
@@ -127,5 +134,21 @@ describeOnRedis('RedisEventBus', () => {
     await waitFor(() => cutHeard.includes('*'), 'the cut replica to resync');
     await waitFor(() => siblingHeard.includes('from-cut'), 'the sibling to hear the queued event');
     expect(cutHeard).toEqual(['from-cut', '*']);
+  });
+
+  it('drops every cache now and then while it hears nothing, but not while the database is away too', async () => {
+    const outage = await proxy();
+    const deaf = heard(await bus(`test-${randomUUID()}`, outage.url, { resyncWhileDownMs: 200 }));
+    const alone = heard(
+      await bus(`test-${randomUUID()}`, outage.url, {
+        resyncWhileDownMs: 200,
+        dataSource: databaseAway,
+      }),
+    );
+    await outage.set('refuse');
+    await waitFor(() => deaf.length >= 3, 'the deaf replica to resync again and again');
+    expect(new Set(deaf)).toEqual(new Set(['*']));
+    // Its caches are all it has: they stay.
+    expect(alone).toEqual([]);
   });
 });

@@ -31,6 +31,16 @@ async function rpcError(call: Promise<unknown>): Promise<McpError> {
   throw new Error('the call succeeded');
 }
 
+/** One series of a replica's /metrics, 0 when absent. */
+async function metric(t: TestApp, series: string): Promise<number> {
+  const metrics = await request(t.baseUrl)
+    .get('/metrics')
+    .set('Authorization', `Bearer ${t.token}`)
+    .expect(200);
+  const line = (metrics.text as string).split('\n').find((row) => row.startsWith(`${series} `));
+  return line ? Number(line.split(' ')[1]) : 0;
+}
+
 const names = async (client: Client) => (await client.listTools()).tools.map((tool) => tool.name);
 
 describeOnRedis('two replicas while Redis is away from one of them', () => {
@@ -84,11 +94,16 @@ describeOnRedis('two replicas while Redis is away from one of them', () => {
     const onA = await connectClient(a.baseUrl, { token: a.token });
     open.push(onA);
     expect(await names(onA)).not.toContain('shared-first');
+    expect(await metric(a, 'portico_event_bus_listening')).toBe(0);
+    expect(await metric(a, 'portico_event_bus_queued_events')).toBeGreaterThan(0);
 
     await proxy.set('pass');
     // A's queued event reaches B, which hears Redis throughout and so has nothing else to go by.
     await eventually(async () => expect(await names(onB)).not.toContain('shared-first'), 15_000);
     expect(await names(onB)).toContain('shared-second');
+    await eventually(async () => expect(await metric(a, 'portico_event_bus_listening')).toBe(1));
+    expect(await metric(a, 'portico_event_bus_queued_events')).toBe(0);
+    expect(await metric(a, 'portico_event_bus_resyncs_total')).toBeGreaterThan(0);
   });
 
   it('answers a session DELETE at once while Redis drops packets, and B stops serving that session once it is back', async () => {
@@ -167,16 +182,8 @@ describeOnRedis('rate limits while Redis is away', () => {
     return connected;
   }
 
-  const fallbacks = async (t: TestApp, outcome: string): Promise<number> => {
-    const metrics = await request(t.baseUrl)
-      .get('/metrics')
-      .set('Authorization', `Bearer ${t.token}`)
-      .expect(200);
-    const line = (metrics.text as string)
-      .split('\n')
-      .find((row) => row.startsWith(`portico_rate_limit_fallbacks_total{outcome="${outcome}"}`));
-    return line ? Number(line.split(' ')[1]) : 0;
-  };
+  const fallbacks = (t: TestApp, outcome: string) =>
+    metric(t, `portico_rate_limit_fallbacks_total{outcome="${outcome}"}`);
 
   it('counts per replica while Redis refuses, without waiting, and refuses past the limit', async () => {
     const onA = await client(a);
