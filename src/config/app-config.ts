@@ -480,8 +480,7 @@ function eventBus(env: Env): EventBusConfig {
   return {
     publishTimeoutMs: integer(env, 'EVENT_PUBLISH_TIMEOUT_MS', 1000, 0, 60_000),
     queueMaxBytes: integer(env, 'EVENT_QUEUE_MAX_BYTES', 16 * 1024 * 1024, 0, 1024 * 1024 * 1024),
-    resyncWhileDownMs:
-      1000 * integer(env, 'EVENT_RESYNC_WHILE_DOWN_SECONDS', 15, 0, 24 * 3600),
+    resyncWhileDownMs: 1000 * integer(env, 'EVENT_RESYNC_WHILE_DOWN_SECONDS', 15, 0, 24 * 3600),
     redisCommandTimeoutMs: integer(env, 'REDIS_COMMAND_TIMEOUT_MS', 1000, 50, 60_000),
     redisConnectTimeoutMs: integer(env, 'REDIS_CONNECT_TIMEOUT_MS', 3000, 100, 60_000),
   };

@@ -98,7 +98,10 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
     let retryAfterMs = 0;
     for (const limit of limits) {
       if (limit.toolId !== null && limit.toolId !== toolId) continue;
-      retryAfterMs = Math.max(retryAfterMs, await this.count(limit, bucketOf(limit.per, principal)));
+      retryAfterMs = Math.max(
+        retryAfterMs,
+        await this.count(limit, bucketOf(limit.per, principal)),
+      );
     }
     if (retryAfterMs > 0) {
       const retryAfterSeconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
@@ -115,7 +118,8 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
     if (Date.now() >= this.storeDownUntil) {
       try {
         await this.withinTimeout(this.limiter(limit).consume(bucket));
-        if (this.storeDownUntil > 0) this.logger.log('Rate limits are counted across replicas again');
+        if (this.storeDownUntil > 0)
+          this.logger.log('Rate limits are counted across replicas again');
         this.storeDownUntil = 0;
         return 0;
       } catch (error) {
