@@ -65,6 +65,7 @@ export class PgNotifyEventBus extends ReplicatedEventBus implements OnModuleInit
       throw new Error('PgNotifyEventBus needs PostgreSQL');
     const client = new Client({
       connectionString: this.config.database.url,
+      application_name: 'portico events',
       connectionTimeoutMillis: LISTENER_TIMEOUT_MS,
       query_timeout: LISTENER_TIMEOUT_MS,
       keepAlive: true,
@@ -90,7 +91,9 @@ export class PgNotifyEventBus extends ReplicatedEventBus implements OnModuleInit
     if (!client || this.checking) return;
     this.checking = true;
     try {
-      await client.query('SELECT 1');
+      // LISTEN again is a no-op that must be answered, and leaves the connection's last query
+      // in pg_stat_activity saying what it is for.
+      await client.query(`LISTEN ${CHANNEL}`);
     } catch (error) {
       await this.reconnect(client, error instanceof Error ? error.message : String(error));
     } finally {
