@@ -187,7 +187,7 @@ describe('loadConfig', () => {
       redisConnectTimeoutMs: 3000,
     });
     expect(loadConfig(base()).rateLimitStore).toEqual({
-      timeoutMs: 500,
+      timeoutMs: 1000,
       failClosed: false,
       fallbackReplicas: 1,
     });

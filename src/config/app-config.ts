@@ -488,7 +488,7 @@ function eventBus(env: Env): EventBusConfig {
 
 function rateLimitStore(env: Env): RateLimitStoreConfig {
   return {
-    timeoutMs: integer(env, 'RATE_LIMIT_TIMEOUT_MS', 500, 10, 60_000),
+    timeoutMs: integer(env, 'RATE_LIMIT_TIMEOUT_MS', 1000, 10, 60_000),
     failClosed: boolean(env, 'RATE_LIMIT_FAIL_CLOSED', false),
     fallbackReplicas: integer(env, 'RATE_LIMIT_FALLBACK_REPLICAS', 1, 1, 1000),
   };

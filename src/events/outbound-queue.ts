@@ -76,7 +76,8 @@ export class OutboundQueue {
         resolve();
       }, timeoutMs);
     });
-    this.kick();
+    // Not `kick`: while the channel fails, a new event waits for the next try like the others.
+    void this.drain();
     return sent.finally(() => clearTimeout(timer));
   }
 
