@@ -37,7 +37,7 @@ async function metric(t: TestApp, series: string): Promise<number> {
     .get('/metrics')
     .set('Authorization', `Bearer ${t.token}`)
     .expect(200);
-  const line = (metrics.text).split('\n').find((row) => row.startsWith(`${series} `));
+  const line = metrics.text.split('\n').find((row) => row.startsWith(`${series} `));
   return line ? Number(line.split(' ')[1]) : 0;
 }
 
