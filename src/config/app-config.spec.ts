@@ -198,6 +198,31 @@ describe('loadConfig', () => {
     ).toEqual(['10.0.0.7', '10.1.0.0/16', 'fd00::/8', 'loopback']);
   });
 
+  it('bounds the event bus and counts rate limits per replica when Redis is away, unless told to fail closed', () => {
+    expect(loadConfig(base()).eventBus).toEqual({
+      publishTimeoutMs: 1000,
+      queueMaxBytes: 16 * 1024 * 1024,
+      resyncWhileDownMs: 15_000,
+      redisCommandTimeoutMs: 1000,
+      redisConnectTimeoutMs: 3000,
+    });
+    expect(loadConfig(base()).rateLimitStore).toEqual({
+      timeoutMs: 1000,
+      failClosed: false,
+      fallbackReplicas: 1,
+    });
+    const set = loadConfig({
+      ...base(),
+      EVENT_RESYNC_WHILE_DOWN_SECONDS: '0',
+      RATE_LIMIT_FAIL_CLOSED: 'true',
+      RATE_LIMIT_FALLBACK_REPLICAS: '3',
+    });
+    expect(set.eventBus.resyncWhileDownMs).toBe(0);
+    expect(set.rateLimitStore).toMatchObject({ failClosed: true, fallbackReplicas: 3 });
+    expect(() => loadConfig({ ...base(), REDIS_COMMAND_TIMEOUT_MS: '0' })).toThrow(ConfigError);
+    expect(() => loadConfig({ ...base(), RATE_LIMIT_FALLBACK_REPLICAS: '0' })).toThrow(ConfigError);
+  });
+
   describe('the embeddings provider', () => {
     it('is off unless EMBEDDINGS_URL is set', () => {
       expect(loadConfig(base()).embeddings).toBeNull();

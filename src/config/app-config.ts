@@ -86,6 +86,33 @@ export interface HttpLimits {
   maxStreamsPerPrincipal: number;
 }
 
+/**
+ * The event bus when its channel (Redis, or PostgreSQL's LISTEN/NOTIFY) is away: publishing
+ * never fails or blocks a request for long, events wait in a bounded queue, and a replica that
+ * hears nothing drops its caches now and then.
+ */
+export interface EventBusConfig {
+  /** How long a publish waits for the channel before it returns with its event queued. */
+  publishTimeoutMs: number;
+  /** Events kept for the channel while it is away; past this they are dropped and a resync follows. */
+  queueMaxBytes: number;
+  /** While the channel is unheard, every cache is dropped this often (0: only once it returns). */
+  resyncWhileDownMs: number;
+  /** A Redis command unanswered this long fails, and its connection is reset. */
+  redisCommandTimeoutMs: number;
+  redisConnectTimeoutMs: number;
+}
+
+/** Rate limits when their counters (Redis or PostgreSQL) cannot be reached. */
+export interface RateLimitStoreConfig {
+  /** How long a call waits for the counters before the fallback decides. */
+  timeoutMs: number;
+  /** Refuse calls under a limit while the counters are away, instead of counting per replica. */
+  failClosed: boolean;
+  /** The fallback allows each replica the limit's points divided by this, rounded up. */
+  fallbackReplicas: number;
+}
+
 /** A bad environment value; main prints `message` as one line and exits. */
 export class ConfigError extends Error {}
 
@@ -135,6 +162,8 @@ export abstract class AppConfig {
    * Redis stay apart.
    */
   abstract readonly redisNamespace: string;
+  abstract readonly eventBus: EventBusConfig;
+  abstract readonly rateLimitStore: RateLimitStoreConfig;
   abstract readonly runMigrations: boolean;
   abstract readonly logLevel: LogLevel;
   abstract readonly bodyLimitBytes: number;
@@ -454,6 +483,8 @@ export function loadConfig(env: Env): AppConfig {
     embeddings: embeddings(env),
     redisUrl,
     redisNamespace,
+    eventBus: eventBus(env),
+    rateLimitStore: rateLimitStore(env),
     runMigrations: boolean(env, 'RUN_MIGRATIONS', true),
     logLevel,
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 4 * 1024 * 1024, 1024, 256 * 1024 * 1024),
@@ -508,6 +539,24 @@ function httpLimits(env: Env): HttpLimits {
     requestTimeoutMs,
     maxConnections: integer(env, 'HTTP_MAX_CONNECTIONS', 10_000, 0, 1_000_000),
     maxStreamsPerPrincipal: integer(env, 'MCP_MAX_STREAMS_PER_PRINCIPAL', 32, 0, 100_000),
+  };
+}
+
+function eventBus(env: Env): EventBusConfig {
+  return {
+    publishTimeoutMs: integer(env, 'EVENT_PUBLISH_TIMEOUT_MS', 1000, 0, 60_000),
+    queueMaxBytes: integer(env, 'EVENT_QUEUE_MAX_BYTES', 16 * 1024 * 1024, 0, 1024 * 1024 * 1024),
+    resyncWhileDownMs: 1000 * integer(env, 'EVENT_RESYNC_WHILE_DOWN_SECONDS', 15, 0, 24 * 3600),
+    redisCommandTimeoutMs: integer(env, 'REDIS_COMMAND_TIMEOUT_MS', 1000, 50, 60_000),
+    redisConnectTimeoutMs: integer(env, 'REDIS_CONNECT_TIMEOUT_MS', 3000, 100, 60_000),
+  };
+}
+
+function rateLimitStore(env: Env): RateLimitStoreConfig {
+  return {
+    timeoutMs: integer(env, 'RATE_LIMIT_TIMEOUT_MS', 1000, 10, 60_000),
+    failClosed: boolean(env, 'RATE_LIMIT_FAIL_CLOSED', false),
+    fallbackReplicas: integer(env, 'RATE_LIMIT_FALLBACK_REPLICAS', 1, 1, 1000),
   };
 }
 

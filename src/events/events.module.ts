@@ -2,6 +2,7 @@ import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { type AppConfig } from '../config/app-config';
 import { EventBus } from './event-bus';
+import { EventBusMetrics } from './event-bus-metrics';
 import { InProcessEventBus } from './in-process-event-bus';
 import { PgNotifyEventBus } from './pg-notify-event-bus';
 import { RedisEventBus } from './redis-event-bus';
@@ -22,6 +23,7 @@ export class EventsModule {
       providers: [
         { provide: EventBus, useClass: bus },
         { provide: ReplicaId, useValue: { value: randomBytes(6).toString('hex') } },
+        EventBusMetrics,
       ],
       exports: [EventBus, ReplicaId],
     };

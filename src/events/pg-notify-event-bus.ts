@@ -3,7 +3,6 @@ import { Client } from 'pg';
 import { DataSource, LessThan } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { EventRelay } from './event-relay.entity';
-import { RESYNC } from './event-bus';
 import { ReplicaId } from './replica-id';
 import { type Envelope, ReplicatedEventBus } from './replicated-event-bus';
 
@@ -12,30 +11,43 @@ const CHANNEL = 'portico_events';
 const INLINE_LIMIT = 7000;
 const RELAY_RETENTION_MS = 5 * 60 * 1000;
 const RECONNECT_MS = 1000;
+/** How often the listening connection is asked to answer, so that a silent one is noticed. */
+const HEALTH_EVERY_MS = 2000;
+/** How long connecting, and each of its queries, may take before the connection is given up. */
+const LISTENER_TIMEOUT_MS = 3000;
 
-/** Crosses replicas with PostgreSQL LISTEN/NOTIFY on a dedicated connection. */
+/**
+ * Crosses replicas with PostgreSQL LISTEN/NOTIFY on a dedicated connection. When that connection
+ * is lost, or stops answering (a partition drops its packets), it is replaced, and every cache
+ * drops what it holds once it listens again; publishing waits as ReplicatedEventBus says.
+ */
 @Injectable()
 export class PgNotifyEventBus extends ReplicatedEventBus implements OnModuleInit, OnModuleDestroy {
   private listener: Client | null = null;
   private closed = false;
   private cleanup?: NodeJS.Timeout;
+  private health?: NodeJS.Timeout;
+  private checking = false;
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly config: AppConfig,
     replica: ReplicaId,
   ) {
-    super(replica);
+    super(replica, config.eventBus);
   }
 
   async onModuleInit(): Promise<void> {
     await this.listen();
     this.cleanup = setInterval(() => void this.purgeRelay(), RELAY_RETENTION_MS).unref();
+    this.health = setInterval(() => void this.checkListener(), HEALTH_EVERY_MS).unref();
   }
 
   async onModuleDestroy(): Promise<void> {
     this.closed = true;
+    this.stop();
     clearInterval(this.cleanup);
+    clearInterval(this.health);
     await this.listener?.end().catch(() => undefined);
   }
 
@@ -51,12 +63,16 @@ export class PgNotifyEventBus extends ReplicatedEventBus implements OnModuleInit
   private async listen(): Promise<void> {
     if (this.config.database.mode !== 'postgres')
       throw new Error('PgNotifyEventBus needs PostgreSQL');
-    const client = new Client({ connectionString: this.config.database.url });
-    client.on('notification', (notification) => void this.notified(notification.payload ?? ''));
-    client.on('error', (error) => {
-      this.log.warn(`Event listener connection lost: ${error.message}`);
-      void this.reconnect(client);
+    const client = new Client({
+      connectionString: this.config.database.url,
+      application_name: 'portico events',
+      connectionTimeoutMillis: LISTENER_TIMEOUT_MS,
+      query_timeout: LISTENER_TIMEOUT_MS,
+      keepAlive: true,
     });
+    client.on('notification', (notification) => void this.notified(notification.payload ?? ''));
+    client.on('error', (error) => void this.reconnect(client, error.message));
+    client.on('end', () => void this.reconnect(client, 'the connection ended'));
     try {
       await client.connect();
       await client.query(`LISTEN ${CHANNEL}`);
@@ -66,18 +82,36 @@ export class PgNotifyEventBus extends ReplicatedEventBus implements OnModuleInit
     }
     this.listener = client;
     // Whatever was published while no connection listened is lost: every cache starts over.
-    this.deliver(RESYNC);
+    this.heard();
   }
 
-  private async reconnect(broken: Client): Promise<void> {
+  /** Asks the listening connection to answer; one that does not is replaced. */
+  private async checkListener(): Promise<void> {
+    const client = this.listener;
+    if (!client || this.checking) return;
+    this.checking = true;
+    try {
+      // LISTEN again is a no-op that must be answered, and leaves the connection's last query
+      // in pg_stat_activity saying what it is for.
+      await client.query(`LISTEN ${CHANNEL}`);
+    } catch (error) {
+      await this.reconnect(client, error instanceof Error ? error.message : String(error));
+    } finally {
+      this.checking = false;
+    }
+  }
+
+  private async reconnect(broken: Client, reason: string): Promise<void> {
     if (this.listener !== broken || this.closed) return;
     this.listener = null;
-    await broken.end().catch(() => undefined);
+    this.deaf(`the listening connection was lost: ${reason}`);
+    // A connection that stopped answering may not close politely: never wait on it.
+    void broken.end().catch(() => undefined);
     while (!this.closed && !this.listener) {
       try {
         await this.listen();
       } catch {
-        await new Promise((resolve) => setTimeout(resolve, RECONNECT_MS));
+        await new Promise((resolve) => setTimeout(resolve, RECONNECT_MS).unref());
       }
     }
   }

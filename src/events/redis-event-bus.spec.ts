@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { type DataSource } from 'typeorm';
 import { type AppConfig } from '../config/app-config';
-import { type PorticoEvent } from './event-bus';
+import { isResync, type PorticoEvent } from './event-bus';
+import { startSwitchableProxy, type SwitchableProxy } from '../../test/support/switchable-proxy';
 import { waitFor } from '../../test/support/wait-for';
 import { RedisEventBus } from './redis-event-bus';
 
@@ -9,28 +11,67 @@ const redisUrl = process.env.REDIS_URL;
 /** Needs a Redis server (REDIS_URL), as in the PostgreSQL run; skipped without one. */
 const describeOnRedis = redisUrl ? describe : describe.skip;
 
+/** A database that answers, or one that does not, for the resyncs while Redis is away. */
+const database = { query: () => Promise.resolve([]) } as unknown as DataSource;
+const databaseAway = {
+  query: () => Promise.reject(new Error('connect ECONNREFUSED')),
+} as unknown as DataSource;
+
+const PUBLISH_TIMEOUT_MS = 300;
+
 describeOnRedis('RedisEventBus', () => {
   const started: RedisEventBus[] = [];
+  const proxies: SwitchableProxy[] = [];
 
-  async function bus(namespace: string): Promise<RedisEventBus> {
-    const config = { redisUrl, redisNamespace: namespace } as AppConfig;
-    const replica = new RedisEventBus(config, { value: randomUUID() });
+  async function bus(
+    namespace: string,
+    url = redisUrl!,
+    { resyncWhileDownMs = 0, dataSource = database } = {},
+  ): Promise<RedisEventBus> {
+    const config = {
+      redisUrl: url,
+      redisNamespace: namespace,
+      eventBus: {
+        publishTimeoutMs: PUBLISH_TIMEOUT_MS,
+        queueMaxBytes: 1024 * 1024,
+        resyncWhileDownMs,
+        redisCommandTimeoutMs: 500,
+        redisConnectTimeoutMs: 1000,
+      },
+    } as AppConfig;
+    const replica = new RedisEventBus(config, { value: randomUUID() }, dataSource);
     await replica.onModuleInit();
     started.push(replica);
     return replica;
   }
 
-  /** The gateway ids of the catalog changes a bus hears from now on. */
+  async function proxy(): Promise<SwitchableProxy> {
+    const started = await startSwitchableProxy(redisUrl!);
+    proxies.push(started);
+    return started;
+  }
+
+  /** The gateway ids of the catalog changes a bus hears from now on; `*` for a resync. */
   function heard(replica: RedisEventBus): string[] {
     const ids: string[] = [];
     replica.subscribe((event: PorticoEvent) => {
-      if (event.type === 'catalog.changed') ids.push(...event.gatewayIds);
+      if (isResync(event)) ids.push('*');
+      else if (event.type === 'catalog.changed') ids.push(...event.gatewayIds);
     });
     return ids;
   }
 
+  const change = (id: string): PorticoEvent => ({ type: 'catalog.changed', gatewayIds: [id] });
+
+  async function timed(work: Promise<unknown>): Promise<number> {
+    const start = Date.now();
+    await work;
+    return Date.now() - start;
+  }
+
   afterEach(async () => {
     await Promise.all(started.splice(0).map((replica) => replica.onModuleDestroy()));
+    await Promise.all(proxies.splice(0).map((started) => started.close()));
   });
 
   it('reaches the replicas of its REDIS_NAMESPACE, and no other deployment on the same Redis', async () => {
@@ -40,13 +81,74 @@ describeOnRedis('RedisEventBus', () => {
     const other = heard(await bus(`${namespace}-other`));
     const otherSibling = await bus(`${namespace}-other`);
 
-    await publisher.publish({ type: 'catalog.changed', gatewayIds: ['from-first'] });
+    await publisher.publish(change('from-first'));
     await waitFor(() => sibling.includes('from-first'), 'the sibling replica to hear it');
     // Redis delivers in the order it was given: once the other deployment hears its own later
     // event, an earlier one of the first deployment would have reached it before.
-    await otherSibling.publish({ type: 'catalog.changed', gatewayIds: ['from-other'] });
+    await otherSibling.publish(change('from-other'));
     await waitFor(() => other.includes('from-other'), 'the other deployment to hear its own');
     expect(other).toEqual(['from-other']);
     expect(sibling).toEqual(['from-first']);
+  });
+
+  it('publishes within its bound while Redis drops packets, and the other replicas hear it all once it is back', async () => {
+    const namespace = `test-${randomUUID()}`;
+    const partition = await proxy();
+    const cut = await bus(namespace, partition.url);
+    const cutHeard = heard(cut);
+    const sibling = heard(await bus(namespace));
+
+    await partition.set('blackhole');
+    // The first publish waits its bound at most; once the channel is known to hang, none waits.
+    expect(await timed(cut.publish(change('during-1')))).toBeLessThan(PUBLISH_TIMEOUT_MS + 1000);
+    expect(await timed(cut.publish(change('during-2')))).toBeLessThan(1000);
+    // The unanswered health check finds the connection dead in seconds, not minutes.
+    await waitFor(() => !cut.state().listening, 'the cut replica to notice', 8000);
+    expect(sibling).toEqual([]);
+    expect(cut.state().queued).toBeGreaterThan(0);
+
+    await partition.set('pass');
+    await waitFor(() => sibling.includes('during-2'), 'the sibling to hear what was queued');
+    expect([...new Set(sibling)]).toEqual(['during-1', 'during-2']);
+    // What the cut replica may have missed meanwhile is dropped from its caches.
+    await waitFor(() => cut.state().listening, 'the cut replica to listen again');
+    expect(cutHeard).toEqual(['during-1', 'during-2', '*']);
+    expect(cut.state()).toMatchObject({ queued: 0, resyncs: 1 });
+  });
+
+  it('answers publishes at once while Redis refuses, and drops every cache once it hears again', async () => {
+    const namespace = `test-${randomUUID()}`;
+    const outage = await proxy();
+    const cut = await bus(namespace, outage.url);
+    const cutHeard = heard(cut);
+    const sibling = await bus(namespace);
+    const siblingHeard = heard(sibling);
+
+    await outage.set('refuse');
+    await waitFor(() => !cut.state().listening, 'the cut replica to notice');
+    expect(await timed(cut.publish(change('from-cut')))).toBeLessThan(1000);
+    // Lost for the cut replica: Redis keeps nothing for a subscriber that is away.
+    await sibling.publish(change('missed'));
+
+    await outage.set('pass');
+    await waitFor(() => cutHeard.includes('*'), 'the cut replica to resync');
+    await waitFor(() => siblingHeard.includes('from-cut'), 'the sibling to hear the queued event');
+    expect(cutHeard).toEqual(['from-cut', '*']);
+  });
+
+  it('drops every cache now and then while it hears nothing, but not while the database is away too', async () => {
+    const outage = await proxy();
+    const deaf = heard(await bus(`test-${randomUUID()}`, outage.url, { resyncWhileDownMs: 200 }));
+    const alone = heard(
+      await bus(`test-${randomUUID()}`, outage.url, {
+        resyncWhileDownMs: 200,
+        dataSource: databaseAway,
+      }),
+    );
+    await outage.set('refuse');
+    await waitFor(() => deaf.length >= 3, 'the deaf replica to resync again and again');
+    expect(new Set(deaf)).toEqual(new Set(['*']));
+    // Its caches are all it has: they stay.
+    expect(alone).toEqual([]);
   });
 });

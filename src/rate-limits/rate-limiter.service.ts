@@ -1,6 +1,7 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import Redis from 'ioredis';
+import type Redis from 'ioredis';
 import {
+  RateLimiterMemory,
   RateLimiterPostgres,
   RateLimiterRedis,
   RateLimiterRes,
@@ -10,6 +11,8 @@ import { type Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { type Principal } from '../auth/principal';
 import { AppConfig } from '../config/app-config';
+import { redisConnection } from '../events/redis-connection';
+import { RateLimitMetrics } from './rate-limit-metrics';
 import { type RateLimitKey } from './rate-limit.entity';
 import { RateLimitErrorCode, RateLimitException } from './rate-limit.exception';
 
@@ -32,33 +35,58 @@ export function bucketOf(per: RateLimitKey, principal: Principal): string {
 
 /** How often the counters of ended windows are deleted from PostgreSQL (Redis expires its own). */
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
+/**
+ * Once the counters failed, calls skip them for this long, so that an outage costs one call per
+ * interval a timeout, not every call (nor a growing wait while a client reconnects).
+ */
+const STORE_RETRY_MS = 2000;
 
 /**
  * Counts tool calls against limits with `rate-limiter-flexible`, in Redis when REDIS_URL is set
  * and else in PostgreSQL (the `rate_limit_counter` table), so every replica counts in one place.
  * A limit's counters are keyed by its id, window and points: editing a limit starts it afresh.
+ *
+ * When the counters cannot be reached (an error, or no answer within RATE_LIMIT_TIMEOUT_MS), each
+ * replica counts on its own, in memory, allowing the limit's points divided by
+ * RATE_LIMIT_FALLBACK_REPLICAS; with RATE_LIMIT_FAIL_CLOSED the call is refused instead. The shared
+ * counters are tried again every two seconds, and pick up where they were.
  */
 @Injectable()
 export class RateLimiter implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(RateLimiter.name);
   private readonly limiters = new Map<string, RateLimiterAbstract>();
+  private readonly fallbacks = new Map<string, RateLimiterMemory>();
   private redis: Redis | null = null;
   private pruneTimer?: NodeJS.Timeout;
+  /** Until when calls skip the shared counters, which just failed; 0 while they work. */
+  private storeDownUntil = 0;
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly config: AppConfig,
+    private readonly metrics: RateLimitMetrics,
   ) {}
 
-  onModuleInit(): void {
-    if (!this.config.redisUrl)
+  async onModuleInit(): Promise<void> {
+    if (!this.config.redisUrl) {
       this.pruneTimer = setInterval(() => void this.prune(), PRUNE_EVERY_MS).unref();
+      return;
+    }
+    this.redis = redisConnection(
+      this.config.redisUrl,
+      'rate limits',
+      this.config.eventBus,
+      this.logger,
+    );
+    // Without Redis at start calls are counted per replica until it answers.
+    await this.redis.connect().catch(() => undefined);
   }
 
   async onModuleDestroy(): Promise<void> {
     clearInterval(this.pruneTimer);
     this.limiters.clear();
-    if (this.redis) await this.redis.quit().catch(() => undefined);
+    this.fallbacks.clear();
+    this.redis?.disconnect();
   }
 
   /**
@@ -70,18 +98,10 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
     let retryAfterMs = 0;
     for (const limit of limits) {
       if (limit.toolId !== null && limit.toolId !== toolId) continue;
-      try {
-        await this.limiter(limit).consume(bucketOf(limit.per, principal));
-      } catch (error) {
-        if (!(error instanceof RateLimiterRes)) {
-          this.logger.warn(`Rate limit store failed: ${String(error)}`);
-          throw new RateLimitException(
-            RateLimitErrorCode.Unavailable,
-            'Rate limits cannot be checked right now; the call was not made.',
-          );
-        }
-        retryAfterMs = Math.max(retryAfterMs, error.msBeforeNext);
-      }
+      retryAfterMs = Math.max(
+        retryAfterMs,
+        await this.count(limit, bucketOf(limit.per, principal)),
+      );
     }
     if (retryAfterMs > 0) {
       const retryAfterSeconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
@@ -90,6 +110,65 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
         `Rate limit exceeded; retry after ${retryAfterSeconds} s.`,
         { retryAfterSeconds, retryAt: new Date(Date.now() + retryAfterMs).toISOString() },
       );
+    }
+  }
+
+  /** Counts one call in the bucket; how long until the limit allows another if it is spent, else 0. */
+  private async count(limit: LimitRule, bucket: string): Promise<number> {
+    if (Date.now() >= this.storeDownUntil) {
+      try {
+        await this.withinTimeout(this.limiter(limit).consume(bucket));
+        if (this.storeDownUntil > 0)
+          this.logger.log('Rate limits are counted across replicas again');
+        this.storeDownUntil = 0;
+        return 0;
+      } catch (error) {
+        if (error instanceof RateLimiterRes) return error.msBeforeNext;
+        if (this.storeDownUntil === 0)
+          this.logger.warn(
+            `Rate limit counters cannot be reached (${error instanceof Error ? error.message : String(error)}); ${
+              this.config.rateLimitStore.failClosed
+                ? 'calls under a limit are refused'
+                : 'each replica counts on its own'
+            } until they answer`,
+          );
+        this.storeDownUntil = Date.now() + STORE_RETRY_MS;
+      }
+    }
+    return this.countHere(limit, bucket);
+  }
+
+  /** The fallback while the shared counters are away: this replica's own, or none at all. */
+  private async countHere(limit: LimitRule, bucket: string): Promise<number> {
+    if (this.config.rateLimitStore.failClosed) {
+      this.metrics.fallbacks.inc({ outcome: 'refused' });
+      throw new RateLimitException(
+        RateLimitErrorCode.Unavailable,
+        'Rate limits cannot be checked right now; the call was not made.',
+        { retryAfterSeconds: Math.ceil(STORE_RETRY_MS / 1000) },
+      );
+    }
+    this.metrics.fallbacks.inc({ outcome: 'counted' });
+    try {
+      await this.fallback(limit).consume(bucket);
+      return 0;
+    } catch (error) {
+      if (error instanceof RateLimiterRes) return error.msBeforeNext;
+      throw error;
+    }
+  }
+
+  /** The counters' answer, or a failure once RATE_LIMIT_TIMEOUT_MS has passed without one. */
+  private async withinTimeout<T>(operation: Promise<T>): Promise<T> {
+    const { timeoutMs } = this.config.rateLimitStore;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    });
+    try {
+      return await Promise.race([operation, timeout]);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -114,8 +193,8 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
         points: limit.points,
         duration: limit.windowSeconds,
       };
-      limiter = this.config.redisUrl
-        ? new RateLimiterRedis({ ...options, storeClient: this.redisClient() })
+      limiter = this.redis
+        ? new RateLimiterRedis({ ...options, storeClient: this.redis, rejectIfRedisNotReady: true })
         : new RateLimiterPostgres({
             ...options,
             storeClient: this.unnamedQueries(),
@@ -139,11 +218,17 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
     return { query: (q) => pool.query(q.text, q.values) };
   }
 
-  private redisClient(): Redis {
-    if (!this.redis) {
-      this.redis = new Redis(this.config.redisUrl!, { maxRetriesPerRequest: 2 });
-      this.redis.on('error', (error: Error) => this.logger.warn(`Redis: ${error.message}`));
+  /** This replica's own counter for a limit, used only while the shared ones are away. */
+  private fallback(limit: LimitRule): RateLimiterMemory {
+    const key = `${limit.id}:${limit.points}:${limit.windowSeconds}`;
+    let fallback = this.fallbacks.get(key);
+    if (!fallback) {
+      fallback = new RateLimiterMemory({
+        points: Math.ceil(limit.points / this.config.rateLimitStore.fallbackReplicas),
+        duration: limit.windowSeconds,
+      });
+      this.fallbacks.set(key, fallback);
     }
-    return this.redis;
+    return fallback;
   }
 }

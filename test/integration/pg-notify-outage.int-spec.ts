@@ -1,0 +1,112 @@
+import { randomUUID } from 'node:crypto';
+import { type DataSource } from 'typeorm';
+import { type AppConfig } from '../../src/config/app-config';
+import { createDataSource } from '../../src/database/data-source';
+import { isResync, type PorticoEvent } from '../../src/events/event-bus';
+import { PgNotifyEventBus } from '../../src/events/pg-notify-event-bus';
+import { describeOnPostgres } from '../support/describe-on-postgres';
+import { startSwitchableProxy, type SwitchableProxy } from '../support/switchable-proxy';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { waitFor } from '../support/wait-for';
+
+const PUBLISH_TIMEOUT_MS = 300;
+
+describeOnPostgres('the LISTEN/NOTIFY bus when PostgreSQL goes away', () => {
+  let database: TestDatabase;
+  let proxy: SwitchableProxy;
+  const dataSources: DataSource[] = [];
+  const buses: PgNotifyEventBus[] = [];
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+
+  beforeEach(async () => {
+    proxy = await startSwitchableProxy(database.url);
+  });
+
+  afterEach(async () => {
+    await Promise.all(buses.splice(0).map((bus) => bus.onModuleDestroy()));
+    await proxy.set('pass');
+    await Promise.all(dataSources.splice(0).map((dataSource) => dataSource.destroy()));
+    await proxy.close();
+  });
+
+  afterAll(async () => {
+    await database.drop();
+  });
+
+  /** A replica's bus on `url`: its listening connection and its pool both go there. */
+  async function bus(url: string): Promise<PgNotifyEventBus> {
+    const dataSource = createDataSource(url, 2);
+    await dataSource.initialize();
+    dataSources.push(dataSource);
+    const config = {
+      database: { mode: 'postgres', url },
+      eventBus: {
+        publishTimeoutMs: PUBLISH_TIMEOUT_MS,
+        queueMaxBytes: 1024 * 1024,
+        resyncWhileDownMs: 0,
+        redisCommandTimeoutMs: 500,
+        redisConnectTimeoutMs: 1000,
+      },
+    } as AppConfig;
+    const replica = new PgNotifyEventBus(dataSource, config, { value: randomUUID() });
+    await replica.onModuleInit();
+    buses.push(replica);
+    return replica;
+  }
+
+  /** The gateway ids of the catalog changes a bus hears from now on; `*` for a resync. */
+  function heard(replica: PgNotifyEventBus): string[] {
+    const ids: string[] = [];
+    replica.subscribe((event: PorticoEvent) => {
+      if (isResync(event)) ids.push('*');
+      else if (event.type === 'catalog.changed') ids.push(...event.gatewayIds);
+    });
+    return ids;
+  }
+
+  const change = (id: string): PorticoEvent => ({ type: 'catalog.changed', gatewayIds: [id] });
+
+  async function timed(work: Promise<unknown>): Promise<number> {
+    const start = Date.now();
+    await work;
+    return Date.now() - start;
+  }
+
+  it('publishes within its bound while packets are dropped, notices the silent connection, and resyncs once back', async () => {
+    const cut = await bus(proxy.url);
+    const cutHeard = heard(cut);
+    const sibling = heard(await bus(database.url));
+
+    await proxy.set('blackhole');
+    expect(await timed(cut.publish(change('during-1')))).toBeLessThan(PUBLISH_TIMEOUT_MS + 1000);
+    expect(await timed(cut.publish(change('during-2')))).toBeLessThan(1000);
+    // The listening connection's health check times out, and the bus knows it hears nothing.
+    await waitFor(() => !cut.state().listening, 'the cut replica to notice', 10_000);
+
+    await proxy.set('pass');
+    await waitFor(() => cut.state().listening, 'the cut replica to listen again', 10_000);
+    await waitFor(() => sibling.includes('during-2'), 'the sibling to hear what was queued');
+    expect([...new Set(sibling)]).toEqual(['during-1', 'during-2']);
+    expect(cutHeard).toEqual(['during-1', 'during-2', '*']);
+  });
+
+  it('answers publishes while PostgreSQL refuses, and drops every cache once it listens again', async () => {
+    const cut = await bus(proxy.url);
+    const cutHeard = heard(cut);
+    const sibling = await bus(database.url);
+    const siblingHeard = heard(sibling);
+
+    await proxy.set('refuse');
+    await waitFor(() => !cut.state().listening, 'the cut replica to notice');
+    expect(await timed(cut.publish(change('from-cut')))).toBeLessThan(PUBLISH_TIMEOUT_MS + 1000);
+    await sibling.publish(change('missed'));
+
+    await proxy.set('pass');
+    await waitFor(() => cutHeard.includes('*'), 'the cut replica to resync');
+    await waitFor(() => siblingHeard.includes('from-cut'), 'the sibling to hear the queued event');
+    expect(cutHeard).toEqual(['from-cut', '*']);
+  });
+});
