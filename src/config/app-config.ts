@@ -71,7 +71,9 @@ export interface AuditConfig {
 export interface UpstreamResilienceConfig {
   /** Failures in a row (no answer, no connection, 5xx) that open a gateway's breaker; 0: never. */
   failureThreshold: number;
-  /** The longest wait before an open breaker lets a trial call through. */
+  /** The first wait before an open breaker lets a trial call through; doubled after each failed trial. */
+  firstCooldownMs: number;
+  /** The longest such wait. */
   cooldownMs: number;
   /** Calls to one gateway running at once. */
   maxConcurrent: number;
@@ -482,7 +484,8 @@ function audit(env: Env): AuditConfig {
 function upstreamResilience(env: Env): UpstreamResilienceConfig {
   return {
     failureThreshold: integer(env, 'UPSTREAM_BREAKER_FAILURES', 5, 0, 10_000),
-    cooldownMs: integer(env, 'UPSTREAM_BREAKER_COOLDOWN_MS', 10_000, 100, 3_600_000),
+    firstCooldownMs: integer(env, 'UPSTREAM_BREAKER_FIRST_COOLDOWN_MS', 500, 10, 3_600_000),
+    cooldownMs: integer(env, 'UPSTREAM_BREAKER_COOLDOWN_MS', 10_000, 10, 3_600_000),
     maxConcurrent: integer(env, 'UPSTREAM_MAX_CONCURRENT', 64, 1, 10_000),
     maxQueue: integer(env, 'UPSTREAM_QUEUE', 128, 0, 100_000),
     queueTimeoutMs: integer(env, 'UPSTREAM_QUEUE_TIMEOUT_MS', 10_000, 10, 3_600_000),

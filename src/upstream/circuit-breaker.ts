@@ -5,16 +5,15 @@ export type CircuitState = (typeof CIRCUIT_STATES)[number];
 export interface CircuitSettings {
   /** Failures in a row that open the circuit; 0 never opens it. */
   failureThreshold: number;
-  /** The longest cool-down before a trial call; see FIRST_COOLDOWN_MS for the first. */
+  /**
+   * The first cool-down before a trial call. Each failed trial doubles it, up to `cooldownMs`: an
+   * upstream back after a short outage (a restart) is used again within a second, while one that
+   * stays down costs a trial call only now and then.
+   */
+  firstCooldownMs: number;
+  /** The longest cool-down. */
   cooldownMs: number;
 }
-
-/**
- * The first cool-down. Each failed trial doubles it, up to `cooldownMs`: an upstream back after a
- * short outage (a restart) is used again within a second, while one that stays down costs a trial
- * call only now and then.
- */
-export const FIRST_COOLDOWN_MS = 500;
 
 export interface CircuitSnapshot {
   state: CircuitState;
@@ -133,10 +132,8 @@ export class CircuitBreaker {
   }
 
   private open(): void {
-    const cooldown = Math.min(
-      this.settings.cooldownMs,
-      FIRST_COOLDOWN_MS * 2 ** Math.min(this.openings, 30),
-    );
+    const { firstCooldownMs, cooldownMs } = this.settings;
+    const cooldown = Math.min(cooldownMs, firstCooldownMs * 2 ** Math.min(this.openings, 30));
     this.openings++;
     this.openUntil = this.now() + cooldown;
     this.onChange('open', this.snapshot());

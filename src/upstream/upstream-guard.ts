@@ -4,7 +4,11 @@ import {
   type CircuitSettings,
   type CircuitSnapshot,
 } from './circuit-breaker';
-import { CapacityRefusal, ConcurrencyLimiter, type ConcurrencySettings } from './concurrency-limiter';
+import {
+  CapacityRefusal,
+  ConcurrencyLimiter,
+  type ConcurrencySettings,
+} from './concurrency-limiter';
 import {
   type RefusalReason,
   UpstreamFailure,

@@ -53,7 +53,8 @@ export class UpstreamGuards {
             this.logger.warn(
               `Circuit breaker of upstream '${entry.slug}' opened after ${snapshot.failures} failures in a row (last: ${snapshot.lastFailure ?? 'unknown'}); next trial at ${snapshot.retryAt?.toISOString() ?? 'now'}`,
             );
-          else this.logger.log(`Circuit breaker of upstream '${entry.slug}' closed: it answers again`);
+          else
+            this.logger.log(`Circuit breaker of upstream '${entry.slug}' closed: it answers again`);
         },
       }),
     };
