@@ -156,8 +156,6 @@ describe('upstreams that are down, hanging or slow', () => {
     const { agent } = await loginAgent(t.baseUrl);
     const page = textOf((await agent.get(`/admin/gateways/${tarpitGatewayId}`).expect(200)).text);
     expect(page).toMatch(/Circuit breaker\s*Open after \d+ failures in a row: calls fail at once/);
-    const list = textOf((await agent.get('/admin/gateways').expect(200)).text);
-    expect(list).toContain('Breaker open');
   });
 
   it('lets a trial call through after the cool-down, and closes once the upstream answers again', async () => {
