@@ -13,7 +13,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { setTimeout as delay } from 'node:timers/promises';
 import { CallTimer } from './call-timer';
-import { type Channel } from './channel';
+import { type Channel, startWithin } from './channel';
 import { classifyUpstreamError, UpstreamFailure, UpstreamRpcError } from './upstream-error';
 import { type GuardPass, type UpstreamGuard } from './upstream-guard';
 import { IDEMPOTENT_METHODS, isRetryable, retryDelay, type RetryPolicy } from './upstream-retry';
@@ -97,7 +97,7 @@ export class UpstreamConnection {
   static async open(channel: Channel, options: ConnectOptions): Promise<UpstreamConnection> {
     const connection = new UpstreamConnection(channel, options);
     try {
-      await withinTimeout(
+      await startWithin(
         channel.start({
           message: (message) =>
             'id' in message ? connection.answer(message, undefined) : connection.untied(message),
@@ -352,30 +352,6 @@ export class UpstreamConnection {
 
   private classify(error: unknown): UpstreamFailure | UpstreamRpcError {
     return classifyUpstreamError(error, this.options.timeoutMs, this.options.secrets);
-  }
-}
-
-/**
- * A channel that does not open in time (an event stream an upstream accepts and never answers)
- * fails as a timeout, which `expired` reports.
- */
-async function withinTimeout(
-  starting: Promise<void>,
-  timeoutMs: number,
-  expired: (failure: UpstreamFailure) => void,
-): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const failure = new UpstreamFailure('timeout', `no answer within ${timeoutMs} ms`);
-      expired(failure);
-      reject(failure);
-    }, timeoutMs);
-  });
-  try {
-    await Promise.race([starting, timeout]);
-  } finally {
-    clearTimeout(timer);
   }
 }
 
