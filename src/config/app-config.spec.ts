@@ -62,6 +62,35 @@ describe('loadConfig', () => {
     );
   });
 
+  it('reads how upstreams are guarded: breaker, call cap and queue, retries', () => {
+    expect(loadConfig(base()).upstreamResilience).toEqual({
+      failureThreshold: 5,
+      firstCooldownMs: 500,
+      cooldownMs: 10_000,
+      maxConcurrent: 64,
+      maxQueue: 128,
+      queueTimeoutMs: 10_000,
+      retry: { retries: 2, backoffMs: 100 },
+    });
+    const tuned = loadConfig({
+      ...base(),
+      UPSTREAM_BREAKER_FAILURES: '0',
+      UPSTREAM_MAX_CONCURRENT: '8',
+      UPSTREAM_QUEUE: '0',
+      UPSTREAM_RETRIES: '0',
+    }).upstreamResilience;
+    expect(tuned).toMatchObject({ failureThreshold: 0, maxConcurrent: 8, maxQueue: 0 });
+    expect(tuned.retry.retries).toBe(0);
+    for (const [name, bad] of [
+      ['UPSTREAM_MAX_CONCURRENT', '0'],
+      ['UPSTREAM_BREAKER_COOLDOWN_MS', 'soon'],
+      ['UPSTREAM_RETRIES', '11'],
+    ])
+      expect(() => loadConfig({ ...base(), [name!]: bad })).toThrow(
+        new RegExp(`^Invalid configuration: ${name} `),
+      );
+  });
+
   it('generates JWT_SECRET and ENCRYPTION_KEY once and keeps them in DATA_DIR', () => {
     const env = base();
     const first = loadConfig(env);

@@ -65,6 +65,27 @@ export interface AuditConfig {
 }
 
 /**
+ * How this replica protects itself, and the other upstreams, from an upstream that is down,
+ * hanging or slow. All of it is per replica: each keeps its own breakers and counts.
+ */
+export interface UpstreamResilienceConfig {
+  /** Failures in a row (no answer, no connection, 5xx) that open a gateway's breaker; 0: never. */
+  failureThreshold: number;
+  /** The first wait before an open breaker lets a trial call through; doubled after each failed trial. */
+  firstCooldownMs: number;
+  /** The longest such wait. */
+  cooldownMs: number;
+  /** Calls to one gateway running at once. */
+  maxConcurrent: number;
+  /** Calls to one gateway waiting for a slot; beyond it they are refused at once. */
+  maxQueue: number;
+  /** How long a call waits for a slot before it is refused. */
+  queueTimeoutMs: number;
+  /** Idempotent reads retried after a connection failure (never tools/call). */
+  retry: { retries: number; backoffMs: number };
+}
+
+/**
  * The embedded database keeps its files in `dataDir`, or in memory when that is null; an in-memory
  * one may start as a copy of a backup (`from`, the path of a `portico backup` file).
  */
@@ -138,6 +159,7 @@ export abstract class AppConfig {
   abstract readonly encryptionKey: Buffer;
   abstract readonly syncIntervalSeconds: number;
   abstract readonly upstreamTimeoutMs: number;
+  abstract readonly upstreamResilience: UpstreamResilienceConfig;
   /** Commands a stdio gateway may launch (exact names, no shell); empty: stdio is off. */
   abstract readonly stdioCommands: readonly string[];
   /** Stdio processes this replica runs at most, spares included. */
@@ -466,6 +488,7 @@ export function loadConfig(env: Env): AppConfig {
     ),
     syncIntervalSeconds: integer(env, 'SYNC_INTERVAL_SECONDS', 300, 0, 7 * 24 * 3600),
     upstreamTimeoutMs: integer(env, 'UPSTREAM_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    upstreamResilience: upstreamResilience(env),
     stdioCommands: stdioCommands(env),
     stdioMaxProcesses: integer(env, 'STDIO_MAX_PROCESSES', 50, 1, 10_000),
     stdioWarmProcesses: integer(env, 'STDIO_WARM_PROCESSES', 1, 0, 100),
@@ -570,6 +593,21 @@ function audit(env: Env): AuditConfig {
     arguments: kept,
     flushIntervalMs: integer(env, 'AUDIT_FLUSH_INTERVAL_MS', 1000, 50, 60_000),
     retentionDays: integer(env, 'AUDIT_RETENTION_DAYS', 90, 0, 36_500),
+  };
+}
+
+function upstreamResilience(env: Env): UpstreamResilienceConfig {
+  return {
+    failureThreshold: integer(env, 'UPSTREAM_BREAKER_FAILURES', 5, 0, 10_000),
+    firstCooldownMs: integer(env, 'UPSTREAM_BREAKER_FIRST_COOLDOWN_MS', 500, 10, 3_600_000),
+    cooldownMs: integer(env, 'UPSTREAM_BREAKER_COOLDOWN_MS', 10_000, 10, 3_600_000),
+    maxConcurrent: integer(env, 'UPSTREAM_MAX_CONCURRENT', 64, 1, 10_000),
+    maxQueue: integer(env, 'UPSTREAM_QUEUE', 128, 0, 100_000),
+    queueTimeoutMs: integer(env, 'UPSTREAM_QUEUE_TIMEOUT_MS', 10_000, 10, 3_600_000),
+    retry: {
+      retries: integer(env, 'UPSTREAM_RETRIES', 2, 0, 10),
+      backoffMs: integer(env, 'UPSTREAM_RETRY_BACKOFF_MS', 100, 1, 60_000),
+    },
   };
 }
 

@@ -3,6 +3,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { AuthErrorCode, AuthException } from '../auth/auth.exception';
 import { type TeamScope } from '../auth/team-scope';
 import { StdioSupervisor } from '../upstream/stdio/stdio-supervisor.service';
+import { UpstreamGuards } from '../upstream/upstream-guards.service';
 import { upstreamFingerprint } from '../upstream/upstream-target';
 import { AppConfig } from '../config/app-config';
 import { type Page, type PageQueryDto } from '../common/page.dto';
@@ -59,6 +60,7 @@ export class GatewaysService {
     private readonly teams: TeamsService,
     private readonly oauth: UpstreamOAuth,
     private readonly stdio: StdioSupervisor,
+    private readonly guards: UpstreamGuards,
   ) {}
 
   /** The stdio processes this replica runs for the gateway; none for HTTP gateways. */
@@ -257,6 +259,7 @@ export class GatewaysService {
   ): GatewayResponseDto {
     const shared = connections.find((connection) => connection.owner === SHARED_OWNER);
     const users = connections.filter((connection) => connection.owner !== SHARED_OWNER);
+    const { circuit, inFlight, queued } = this.guards.stateOf(gateway.id);
     return {
       id: gateway.id,
       name: gateway.name,
@@ -288,6 +291,8 @@ export class GatewaysService {
       lastSeenAt: gateway.lastSeenAt?.toISOString() ?? null,
       lastSyncAt: gateway.lastSyncAt?.toISOString() ?? null,
       lastSyncReport: gateway.lastSyncReport,
+      circuit: { ...circuit, retryAt: circuit.retryAt?.toISOString() ?? null },
+      load: { inFlight, queued },
       toolCount,
       createdAt: gateway.createdAt.toISOString(),
       updatedAt: gateway.updatedAt.toISOString(),

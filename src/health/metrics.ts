@@ -11,6 +11,16 @@ export interface UpstreamHealth {
   up: number;
 }
 
+/** One upstream's guard on this replica, for the circuit and call gauges. */
+export interface UpstreamGuardMetrics {
+  gateway: string;
+  circuit: { state: 'closed' | 'open' | 'half-open' };
+  inFlight: number;
+  queued: number;
+}
+
+const CIRCUIT_STATES = ['closed', 'half-open', 'open'] as const;
+
 /** Prometheus metrics of this replica, served at GET /metrics. */
 @Injectable()
 export class Metrics {
@@ -67,6 +77,53 @@ export class Metrics {
 
   private upstreamHealth: (() => Promise<UpstreamHealth[]>) | null = null;
 
+  /** Filled at each scrape from the guards of the upstreams, as are the two gauges after it. */
+  readonly upstreamCircuit = new Gauge({
+    name: 'portico_upstream_circuit_state',
+    help: "Each upstream's circuit breaker on this replica: 1 for the state it is in (closed, half-open, open), 0 for the others. Only upstreams this replica has called.",
+    labelNames: ['gateway', 'state'] as const,
+    registers: [this.registry],
+    collect: () => {
+      this.upstreamCircuit.reset();
+      for (const { gateway, circuit } of this.upstreamGuards())
+        for (const state of CIRCUIT_STATES)
+          this.upstreamCircuit.set({ gateway, state }, circuit.state === state ? 1 : 0);
+    },
+  });
+
+  readonly upstreamInFlight = new Gauge({
+    name: 'portico_upstream_calls_in_flight',
+    help: 'Requests to each upstream running now on this replica (at most UPSTREAM_MAX_CONCURRENT).',
+    labelNames: ['gateway'] as const,
+    registers: [this.registry],
+    collect: () => {
+      this.upstreamInFlight.reset();
+      for (const { gateway, inFlight } of this.upstreamGuards())
+        this.upstreamInFlight.set({ gateway }, inFlight);
+    },
+  });
+
+  readonly upstreamQueued = new Gauge({
+    name: 'portico_upstream_calls_queued',
+    help: 'Requests to each upstream waiting for a slot on this replica (at most UPSTREAM_QUEUE).',
+    labelNames: ['gateway'] as const,
+    registers: [this.registry],
+    collect: () => {
+      this.upstreamQueued.reset();
+      for (const { gateway, queued } of this.upstreamGuards())
+        this.upstreamQueued.set({ gateway }, queued);
+    },
+  });
+
+  readonly upstreamRefusals = new Counter({
+    name: 'portico_upstream_rejected_calls_total',
+    help: 'Requests to an upstream refused without being sent, by reason: circuit-open (its breaker is open), queue-full, queue-timeout.',
+    labelNames: ['gateway', 'reason'] as const,
+    registers: [this.registry],
+  });
+
+  private upstreamGuards: () => UpstreamGuardMetrics[] = () => [];
+
   readonly oauthRefreshes = new Counter({
     name: 'portico_upstream_oauth_refreshes_total',
     help: 'Refreshes (and client-credentials fetches) of upstream OAuth tokens, by outcome: ok, failed (kept, retried), revoked (the grant is gone; the account must reconnect).',
@@ -87,6 +144,11 @@ export class Metrics {
   /** Where `portico_upstream_up` reads the upstreams' health at each scrape. */
   readUpstreamHealthFrom(source: () => Promise<UpstreamHealth[]>): void {
     this.upstreamHealth = source;
+  }
+
+  /** Where the circuit and call gauges read each upstream's guard at each scrape. */
+  readUpstreamGuardsFrom(source: () => UpstreamGuardMetrics[]): void {
+    this.upstreamGuards = source;
   }
 
   /** One HTTP request; `route` is the matched route pattern, never the raw path. */

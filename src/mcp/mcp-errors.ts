@@ -8,6 +8,7 @@ import { JsonLimitError } from '../common/json-walk';
 import {
   UpstreamAuthorizationRequired,
   UpstreamFailure,
+  UpstreamRefused,
   type UpstreamRpcError,
 } from '../upstream/upstream-error';
 
@@ -126,8 +127,22 @@ export function fromUpstream(
       return new RpcError(
         UPSTREAM_UNAVAILABLE,
         `Upstream '${gateway}' is unavailable: ${error.message}`,
+        error instanceof UpstreamRefused ? refusalData(error, gateway) : undefined,
       );
   }
+}
+
+/** What a client can act on when Portico did not send the call: why, and when to try again. */
+function refusalData(error: UpstreamRefused, gateway: string): Record<string, unknown> {
+  const retryAfterSeconds = error.retryAt
+    ? Math.max(1, Math.ceil((error.retryAt.getTime() - Date.now()) / 1000))
+    : 1;
+  return {
+    gateway,
+    reason: error.reason,
+    retryAfterSeconds,
+    ...(error.retryAt ? { retryAt: error.retryAt.toISOString() } : {}),
+  };
 }
 
 export function rateLimited(message: string, retryAfterSeconds: number, retryAt: string): RpcError {

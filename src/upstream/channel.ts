@@ -4,7 +4,7 @@ import {
   type JSONRPCRequest,
   type JSONRPCResponse,
 } from '@modelcontextprotocol/sdk/types.js';
-import { type UpstreamFailure } from './upstream-error';
+import { UpstreamFailure } from './upstream-error';
 
 /** What a request's exchange hands back before its answer. */
 export interface ChannelRequestOptions {
@@ -43,4 +43,28 @@ export interface Channel {
 
 export function isJsonRpcResponse(message: JSONRPCMessage): message is JSONRPCResponse {
   return 'id' in message && ('result' in message || 'error' in message);
+}
+
+/**
+ * A channel that does not open in time (an event stream an upstream accepts and never answers)
+ * fails as a timeout, which `expired` reports.
+ */
+export async function startWithin(
+  starting: Promise<void>,
+  timeoutMs: number,
+  expired: (failure: UpstreamFailure) => void,
+): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const failure = new UpstreamFailure('timeout', `no answer within ${timeoutMs} ms`);
+      expired(failure);
+      reject(failure);
+    }, timeoutMs);
+  });
+  try {
+    await Promise.race([starting, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -11,9 +11,12 @@ import {
   type ServerCapabilities,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
+import { setTimeout as delay } from 'node:timers/promises';
 import { CallTimer } from './call-timer';
-import { type Channel } from './channel';
+import { type Channel, startWithin } from './channel';
 import { classifyUpstreamError, UpstreamFailure, UpstreamRpcError } from './upstream-error';
+import { type GuardPass, type UpstreamGuard } from './upstream-guard';
+import { IDEMPOTENT_METHODS, isRetryable, retryDelay, type RetryPolicy } from './upstream-retry';
 
 export const PORTICO_CLIENT: Implementation = { name: 'portico', version: '1.0.0' };
 
@@ -43,6 +46,10 @@ export interface ConnectOptions {
   /** The credentials sent: cut out of every failure's text. */
   secrets: readonly string[];
   listener?: UpstreamListener;
+  /** The upstream's circuit breaker and cap on concurrent calls; every request passes it. */
+  guard?: UpstreamGuard;
+  /** How idempotent requests are retried when the connection fails; never retried without. */
+  retry?: RetryPolicy;
   /**
    * Whether to hear the upstream outside requests (its GET stream): sessions and watches do; a
    * one-off read or call does not need the extra stream.
@@ -90,11 +97,15 @@ export class UpstreamConnection {
   static async open(channel: Channel, options: ConnectOptions): Promise<UpstreamConnection> {
     const connection = new UpstreamConnection(channel, options);
     try {
-      await channel.start({
-        message: (message) =>
-          'id' in message ? connection.answer(message, undefined) : connection.untied(message),
-        lost: (reason) => connection.lose(reason),
-      });
+      await startWithin(
+        channel.start({
+          message: (message) =>
+            'id' in message ? connection.answer(message, undefined) : connection.untied(message),
+          lost: (reason) => connection.lose(reason),
+        }),
+        options.timeoutMs,
+        (failure) => options.guard?.observeFailure(failure),
+      );
       await connection.handshake();
     } catch (error) {
       await channel.close().catch(() => undefined);
@@ -133,6 +144,54 @@ export class UpstreamConnection {
     method: string,
     params: Record<string, unknown> | undefined,
     options: RequestOptions = {},
+  ): Promise<T> {
+    const { retry } = this.options;
+    const retries = retry && IDEMPOTENT_METHODS.has(method) ? retry.retries : 0;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.attempt<T>(method, params, options);
+      } catch (error) {
+        if (attempt >= retries || !retry || !isRetryable(error) || this.closed) throw error;
+        try {
+          await delay(retryDelay(retry, attempt), undefined, { signal: options.signal });
+        } catch {
+          throw new UpstreamFailure('cancelled', String(options.signal?.reason ?? 'cancelled'));
+        }
+      }
+    }
+  }
+
+  /** One exchange, through the upstream's guard: its circuit breaker and its cap on calls. */
+  private async attempt<T extends Result>(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: RequestOptions,
+  ): Promise<T> {
+    if (this.lostFlag) throw await this.lostReason;
+    const pass = await this.enter(options.signal);
+    try {
+      const result = await this.exchange<T>(method, params, options);
+      pass?.settle();
+      return result;
+    } catch (error) {
+      pass?.settle(error);
+      throw error;
+    }
+  }
+
+  private async enter(signal: AbortSignal | undefined): Promise<GuardPass | undefined> {
+    try {
+      return await this.options.guard?.enter(signal);
+    } catch (error) {
+      if (error instanceof UpstreamFailure) throw error;
+      throw new UpstreamFailure('cancelled', String(signal?.reason ?? 'cancelled'));
+    }
+  }
+
+  private async exchange<T extends Result>(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: RequestOptions,
   ): Promise<T> {
     if (this.lostFlag) throw await this.lostReason;
     const id = ++this.sequence;

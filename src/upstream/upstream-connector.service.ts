@@ -14,6 +14,7 @@ import { SHARED_OWNER } from './oauth/upstream-oauth-token.entity';
 import { UpstreamOAuth } from './oauth/upstream-oauth.service';
 import { TransportChannel } from './transport-channel';
 import { UpstreamConnection, type UpstreamListener } from './upstream-connection';
+import { UpstreamGuards } from './upstream-guards.service';
 import { UpstreamPools } from './upstream-pools.service';
 import { StdioChannel } from './stdio/stdio-channel';
 import { StdioSupervisor } from './stdio/stdio-supervisor.service';
@@ -44,6 +45,7 @@ export class UpstreamConnector {
     private readonly pools: UpstreamPools,
     private readonly oauth: UpstreamOAuth,
     private readonly stdio: StdioSupervisor,
+    private readonly guards: UpstreamGuards,
   ) {}
 
   get timeoutMs(): number {
@@ -57,8 +59,13 @@ export class UpstreamConnector {
     };
   }
 
-  /** Connects and runs the handshake; throws an UpstreamFailure. */
+  /**
+   * Connects and runs the handshake; throws an UpstreamFailure, at once (an UpstreamRefused)
+   * while the upstream's circuit breaker is open.
+   */
   async open(target: UpstreamTarget, options: OpenOptions = {}): Promise<UpstreamConnection> {
+    const guard = this.guards.for(target);
+    guard.check();
     const { credentials, stdio } = target.endpoint;
     // One array, which the OAuth source extends with each token it hands out.
     const secrets = [...credentialSecrets(credentials), ...Object.values(stdio?.env ?? {})];
@@ -72,6 +79,8 @@ export class UpstreamConnector {
       secrets,
       listener: options.listener,
       listen: options.listen,
+      guard,
+      retry: this.config.upstreamResilience.retry,
     });
   }
 
@@ -133,7 +142,7 @@ export class UpstreamConnector {
         return new HttpChannel({
           url,
           headers,
-          dispatchers: this.pools.for(url),
+          dispatchers: this.pools.for(gatewayId, url),
           bearer,
           limits: this.messageLimits,
         });

@@ -66,6 +66,30 @@ export class UpstreamAuthorizationRequired extends UpstreamFailure {
   }
 }
 
+/** Why Portico refused to send a call to an upstream it protects itself from. */
+export type RefusalReason = 'circuit-open' | 'queue-full' | 'queue-timeout';
+
+/**
+ * A call Portico did not send: the upstream's circuit breaker is open, or too many calls to it
+ * are running and waiting. Its kind stays `unreachable` (the upstream cannot be used now); it
+ * says when to try again, when that is known.
+ */
+export class UpstreamRefused extends UpstreamFailure {
+  constructor(
+    readonly reason: RefusalReason,
+    message: string,
+    readonly retryAt: Date | null,
+  ) {
+    super('unreachable', message);
+    this.name = 'UpstreamRefused';
+  }
+
+  /** Its text is Portico's own and holds no credential. */
+  override redacted(): UpstreamFailure {
+    return this;
+  }
+}
+
 /**
  * A JSON-RPC error the upstream itself answered with. Not a failure of the exchange: it passes to
  * MCP clients as it came, less any credential the upstream echoed.

@@ -1,11 +1,10 @@
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { Agent, type Dispatcher, Pool } from 'undici';
+import { AppConfig } from '../config/app-config';
 
-const CONNECTIONS_PER_ORIGIN = 64;
-
-/** The connections of one upstream origin. */
+/** The connections of one upstream. */
 export interface UpstreamDispatchers {
-  /** Keep-alive pool for requests, which are short: shared by every session of the origin. */
+  /** Keep-alive pool for requests, which are short: shared by every session of the gateway. */
   requests: Dispatcher;
   /**
    * For the long-lived GET streams of upstream sessions, apart from `requests`: a stream holds its
@@ -14,20 +13,28 @@ export interface UpstreamDispatchers {
   streams: Dispatcher;
 }
 
-/** Connection pools to upstreams, one per origin, shared by every session. */
+/**
+ * Connection pools to upstreams, one per gateway (and origin), shared by every session. Per
+ * gateway rather than per origin: two gateways behind one host (a proxy routing by path) must
+ * not share sockets, or one that hangs would hold the other's. A pool has as many connections as
+ * the gateway may have calls running (UPSTREAM_MAX_CONCURRENT), so a call never waits for one.
+ */
 @Injectable()
 export class UpstreamPools implements OnApplicationShutdown {
   private readonly pools = new Map<string, Pool>();
   private readonly streams = new Agent({ keepAliveTimeout: 1000 });
 
-  for(url: URL): UpstreamDispatchers {
-    let pool = this.pools.get(url.origin);
+  constructor(private readonly config: AppConfig) {}
+
+  for(gatewayId: string, url: URL): UpstreamDispatchers {
+    const key = `${gatewayId} ${url.origin}`;
+    let pool = this.pools.get(key);
     if (!pool) {
       pool = new Pool(url.origin, {
-        connections: CONNECTIONS_PER_ORIGIN,
+        connections: this.config.upstreamResilience.maxConcurrent,
         keepAliveTimeout: 30_000,
       });
-      this.pools.set(url.origin, pool);
+      this.pools.set(key, pool);
     }
     return { requests: pool, streams: this.streams };
   }

@@ -2,12 +2,20 @@ import { Module } from '@nestjs/common';
 import { UpstreamOAuth } from './oauth/upstream-oauth.service';
 import { StdioSupervisor } from './stdio/stdio-supervisor.service';
 import { UpstreamConnector } from './upstream-connector.service';
+import { UpstreamGuards } from './upstream-guards.service';
 import { UpstreamPools } from './upstream-pools.service';
 import { UpstreamTargets } from './upstream-targets.service';
 
 /** The only code that talks to upstreams, whatever their transport. */
 @Module({
-  providers: [UpstreamConnector, UpstreamPools, UpstreamTargets, UpstreamOAuth, StdioSupervisor],
-  exports: [UpstreamConnector, UpstreamTargets, UpstreamOAuth, StdioSupervisor],
+  providers: [
+    UpstreamConnector,
+    UpstreamPools,
+    UpstreamTargets,
+    UpstreamOAuth,
+    StdioSupervisor,
+    UpstreamGuards,
+  ],
+  exports: [UpstreamConnector, UpstreamTargets, UpstreamOAuth, StdioSupervisor, UpstreamGuards],
 })
 export class UpstreamModule {}

@@ -7,6 +7,7 @@ import { CatalogueReader } from '../../src/sync/catalogue.reader';
 import { GatewayWatch } from '../../src/sync/gateway-watch';
 import { UpstreamOAuth } from '../../src/upstream/oauth/upstream-oauth.service';
 import { UpstreamConnector } from '../../src/upstream/upstream-connector.service';
+import { UpstreamGuards } from '../../src/upstream/upstream-guards.service';
 import { UpstreamPools } from '../../src/upstream/upstream-pools.service';
 import { UpstreamTargets } from '../../src/upstream/upstream-targets.service';
 import { startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
@@ -29,13 +30,14 @@ describe('a gateway watch', () => {
 
   it('keeps its listener count flat however many pings it sends', async () => {
     const config = loadConfig({ DATA_DIR: tempDataDir() });
-    pools = new UpstreamPools();
+    pools = new UpstreamPools(config);
     const reader = new CatalogueReader(
       new UpstreamConnector(
         config,
         pools,
         new UpstreamOAuth(null as unknown as DataSource, config, new Metrics()),
         new StdioSupervisor(config, null as unknown as DataSource),
+        new UpstreamGuards(config, new Metrics()),
       ),
       new UpstreamTargets(null as unknown as DataSource, config),
     );

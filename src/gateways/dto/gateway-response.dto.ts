@@ -10,6 +10,7 @@ import {
   type GatewayTransport,
 } from '../gateway.entity';
 import { SyncReportDto } from '../../sync/dto/sync-report.dto';
+import { CIRCUIT_STATES, type CircuitState } from '../../upstream/circuit-breaker';
 
 /** The state of an OAuth upstream's accounts; never a token. */
 export class GatewayOAuthStateDto {
@@ -55,6 +56,49 @@ export class GatewayOAuthStateDto {
     description: 'The admin page where an account is connected (a person consents there).',
   })
   connectUrl!: string;
+}
+
+/**
+ * The gateway's circuit breaker on the replica that answered: each replica keeps its own, so
+ * replicas may differ for a few calls.
+ */
+export class GatewayCircuitDto {
+  @ApiProperty({
+    description:
+      'closed: calls go through; open: calls fail at once without reaching the upstream; half-open: one trial call goes through, and its outcome closes or reopens the breaker.',
+    enum: CIRCUIT_STATES,
+  })
+  state!: CircuitState;
+
+  @ApiProperty({
+    description:
+      'Failures of the upstream in a row (no answer, no connection, HTTP 5xx); UPSTREAM_BREAKER_FAILURES of them open the breaker.',
+  })
+  failures!: number;
+
+  @ApiProperty({
+    description: 'While open, when a trial call will be let through; null otherwise.',
+    nullable: true,
+    type: String,
+    format: 'date-time',
+  })
+  retryAt!: string | null;
+
+  @ApiProperty({
+    description: 'The last failure the breaker counted, if any.',
+    nullable: true,
+    type: String,
+  })
+  lastFailure!: string | null;
+}
+
+/** Requests to the gateway's upstream now, on the replica that answered. */
+export class GatewayLoadDto {
+  @ApiProperty({ description: 'Requests running (at most UPSTREAM_MAX_CONCURRENT).' })
+  inFlight!: number;
+
+  @ApiProperty({ description: 'Requests waiting for a slot (at most UPSTREAM_QUEUE).' })
+  queued!: number;
 }
 
 export class GatewayResponseDto {
@@ -151,6 +195,18 @@ export class GatewayResponseDto {
 
   @ApiProperty({ description: 'The report of the last sync.', nullable: true, type: SyncReportDto })
   lastSyncReport!: SyncReportDto | null;
+
+  @ApiProperty({
+    description: "The upstream's circuit breaker on the replica that answered.",
+    type: GatewayCircuitDto,
+  })
+  circuit!: GatewayCircuitDto;
+
+  @ApiProperty({
+    description: 'Requests to the upstream now, on the replica that answered.',
+    type: GatewayLoadDto,
+  })
+  load!: GatewayLoadDto;
 
   @ApiProperty({ description: 'Number of stored tools.' })
   toolCount!: number;
