@@ -41,7 +41,7 @@ describe('loadConfig: listening and HTTP limits', () => {
       headersTimeoutMs: 10_000,
       requestTimeoutMs: 30_000,
       maxConnections: 10_000,
-      maxStreamsPerPrincipal: 32,
+      maxStreamsPerPrincipal: 256,
     });
   });
 

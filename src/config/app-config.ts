@@ -561,7 +561,7 @@ function httpLimits(env: Env): HttpLimits {
     headersTimeoutMs,
     requestTimeoutMs,
     maxConnections: integer(env, 'HTTP_MAX_CONNECTIONS', 10_000, 0, 1_000_000),
-    maxStreamsPerPrincipal: integer(env, 'MCP_MAX_STREAMS_PER_PRINCIPAL', 32, 0, 100_000),
+    maxStreamsPerPrincipal: integer(env, 'MCP_MAX_STREAMS_PER_PRINCIPAL', 256, 0, 100_000),
   };
 }
 
