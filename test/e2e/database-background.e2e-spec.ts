@@ -171,7 +171,8 @@ describeOnPostgres('a Portico process while PostgreSQL misbehaves', () => {
   });
 
   it('survives refused connections past the OAuth refresh sweep (30 s), and recovers without a restart', async () => {
-    await refuseConnections(database);
+    // As the issue reproduces it: open sessions stay (the leader keeps its lock), new ones are refused.
+    await onServer(`ALTER DATABASE ${nameOf(database)} ALLOW_CONNECTIONS false`);
     // Two sweeps of the leader's OAuth refresh, which ended the process before.
     await new Promise((resolve) => setTimeout(resolve, 35_000));
     expect(await alive()).toBe(true);
