@@ -50,7 +50,8 @@ export function guardedClient(onError: (error: Error) => void): typeof Client {
     }
 
     private failed(error: unknown): unknown {
-      if (error instanceof Error && error.message === READ_TIMEOUT) this.connection.stream.destroy();
+      if (error instanceof Error && error.message === READ_TIMEOUT)
+        this.connection.stream.destroy();
       return fromDatabase(error);
     }
   };

@@ -96,9 +96,7 @@ describeOnPostgres('PostgreSQL going away (through a proxy the test controls)', 
   }
 
   async function expectNewWorkRefused(withinMs: number): Promise<void> {
-    const initialize = await timed(() =>
-      postMcp(`${t.baseUrl}/mcp`, t.token, initializeRequest()),
-    );
+    const initialize = await timed(() => postMcp(`${t.baseUrl}/mcp`, t.token, initializeRequest()));
     expect(initialize.value.status).toBe(503);
     expect(initialize.value.headers.get('retry-after')).toBe('5');
     const body = (await initialize.value.json()) as { error: { code: number; message: string } };
