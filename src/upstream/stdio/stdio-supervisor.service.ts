@@ -178,7 +178,9 @@ export class StdioSupervisor implements OnApplicationShutdown {
     void child.exited
       .then((description) => this.exited(entry, gatewayId, child, description))
       .catch((error: unknown) =>
-        this.logger.warn(`Could not handle the end of a stdio process of ${gatewayId}: ${String(error)}`),
+        this.logger.warn(
+          `Could not handle the end of a stdio process of ${gatewayId}: ${String(error)}`,
+        ),
       );
     return child;
   }
