@@ -1,6 +1,8 @@
 import { type NestExpressApplication } from '@nestjs/platform-express';
 import { createApp } from './app.factory';
 import { type AppConfig, loadConfig } from './config/app-config';
+import { Metrics } from './health/metrics';
+import { catchUnhandledRejections } from './last-resort';
 import { stopTracing } from './observability/tracing';
 import { shutDownGracefully } from './shutdown';
 
@@ -8,6 +10,7 @@ import { shutDownGracefully } from './shutdown';
 export async function serve(env: NodeJS.ProcessEnv): Promise<NestExpressApplication> {
   const config = loadConfig(env);
   const app = await createApp(config);
+  catchUnhandledRejections(app.get(Metrics));
   await listen(app, config);
   for (const signal of ['SIGTERM', 'SIGINT'] as const)
     process.once(signal, () => {

@@ -4,11 +4,13 @@ import {
   Injectable,
   Logger,
   type OnModuleInit,
+  Optional,
 } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { type Principal } from '../auth/principal';
 import { AppConfig } from '../config/app-config';
 import { ReplicaId } from '../events/replica-id';
+import { Metrics } from '../health/metrics';
 import { currentRequestId, currentTraceId, markAudited } from '../observability/request-context';
 import { AuditEntry } from './audit-entry.entity';
 
@@ -57,8 +59,14 @@ function toRow(entry: AuditEntry): Record<string, unknown> {
 
 /** Rows in one INSERT; a bigger buffer is written in several. */
 const BATCH_ROWS = 500;
-/** Entries kept while the database refuses them; beyond this the oldest are dropped (and logged). */
+/**
+ * Entries kept while the database refuses them; beyond this the oldest are dropped, counted in
+ * `portico_audit_entries_dropped_total` and logged, so that an outage of any length costs bounded
+ * memory and the newest entries survive it.
+ */
 const MAX_BUFFERED = 100_000;
+/** How often drops and failed writes are logged while they go on. */
+const REPORT_EVERY_MS = 10_000;
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
 /** Rows one prune statement deletes, so that a large backlog never holds a long lock. */
 const PRUNE_ROWS = 10_000;
@@ -86,6 +94,15 @@ export class AuditTrail implements OnModuleInit, BeforeApplicationShutdown {
   private readonly logger = new Logger(AuditTrail.name);
   private buffer: AuditEntry[] = [];
   private flushing: Promise<void> = Promise.resolve();
+  /** A write is queued behind the one under way: another would only repeat it. */
+  private flushQueued = false;
+  /** Entries dropped so far, so that a write under way knows which of its batch are gone. */
+  private dropped = 0;
+  private unreportedDrops = 0;
+  private droppedReportedAt = 0;
+  /** When writes began to fail, and when that was last logged; 0: they succeed. */
+  private failingSince = 0;
+  private failureReportedAt = 0;
   private flushTimer?: NodeJS.Timeout;
   private pruneTimer?: NodeJS.Timeout;
 
@@ -93,6 +110,7 @@ export class AuditTrail implements OnModuleInit, BeforeApplicationShutdown {
     private readonly dataSource: DataSource,
     private readonly config: AppConfig,
     private readonly replica: ReplicaId,
+    @Optional() private readonly metrics?: Metrics,
   ) {}
 
   onModuleInit(): void {
@@ -136,34 +154,67 @@ export class AuditTrail implements OnModuleInit, BeforeApplicationShutdown {
       occurredAt: new Date(),
       replica: this.replica.value,
     });
-    if (this.buffer.length > MAX_BUFFERED) {
-      const dropped = this.buffer.length - MAX_BUFFERED;
-      this.buffer.splice(0, dropped);
-      this.logger.error(`Audit buffer full: ${dropped} entries dropped`);
-    }
+    if (this.buffer.length > MAX_BUFFERED) this.dropOldest(this.buffer.length - MAX_BUFFERED);
+    this.metrics?.auditBuffered.set(this.buffer.length);
   }
 
   /** Writes what is buffered; one flush at a time, so entries keep their order. */
   flush(): Promise<void> {
-    this.flushing = this.flushing.then(() => this.write());
+    if (this.flushQueued) return this.flushing;
+    this.flushQueued = true;
+    this.flushing = this.flushing.then(() => {
+      this.flushQueued = false;
+      return this.write();
+    });
     return this.flushing;
+  }
+
+  private dropOldest(count: number): void {
+    this.buffer.splice(0, count);
+    this.dropped += count;
+    this.metrics?.auditDropped.inc(count);
+    this.unreportedDrops += count;
+    const now = Date.now();
+    if (now - this.droppedReportedAt < REPORT_EVERY_MS) return;
+    this.logger.error(
+      `Audit buffer full (${MAX_BUFFERED} entries) while the database refuses them: ${this.unreportedDrops} oldest entries dropped`,
+    );
+    this.droppedReportedAt = now;
+    this.unreportedDrops = 0;
   }
 
   private async write(): Promise<void> {
     while (this.buffer.length > 0) {
       const batch = this.buffer.slice(0, BATCH_ROWS);
+      const droppedBefore = this.dropped;
       try {
         // One JSON parameter for the whole batch: far cheaper to build than a row of
         // parameters per entry, which matters when the database runs in this process (PGlite).
         await this.dataSource.query(INSERT_BATCH, [JSON.stringify(batch.map(toRow))]);
       } catch (error) {
-        this.logger.warn(
-          `Could not write the audit trail, will retry: ${(error as Error).message}`,
-        );
+        this.writeFailed(error);
         return;
       }
-      this.buffer.splice(0, batch.length);
+      // Entries dropped meanwhile were the oldest: the front of this very batch.
+      this.buffer.splice(0, Math.max(0, batch.length - (this.dropped - droppedBefore)));
+      this.metrics?.auditBuffered.set(this.buffer.length);
+      if (this.failingSince !== 0) {
+        this.logger.log(
+          `Writing the audit trail again after ${Math.round((Date.now() - this.failingSince) / 1000)} s`,
+        );
+        this.failingSince = 0;
+      }
     }
+  }
+
+  private writeFailed(error: unknown): void {
+    const now = Date.now();
+    if (this.failingSince === 0) this.failingSince = now;
+    else if (now - this.failureReportedAt < REPORT_EVERY_MS) return;
+    this.failureReportedAt = now;
+    this.logger.warn(
+      `Could not write the audit trail, will retry; ${this.buffer.length} entries buffered: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 
   /** Deletes entries older than AUDIT_RETENTION_DAYS; every replica may run it, it is idempotent. */

@@ -1,6 +1,9 @@
-import { Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { AppConfig } from '../config/app-config';
+import { LastKnownCache } from '../database/last-known-cache';
 import { EventBus, isResync } from '../events/event-bus';
+import { Metrics } from '../health/metrics';
 import { ApiToken } from '../tokens/api-token.entity';
 import { hashTokenValue } from './api-token-value';
 import { AuthErrorCode, AuthException } from './auth.exception';
@@ -18,25 +21,23 @@ interface TokenRecord {
   expiresAt: number | null;
 }
 
-/** Safety nets only: a revocation reaches every replica's cache through the event bus at once. */
-const TTL_MS = 60_000;
+/**
+ * How long an unknown token stays unknown here. A known one is trusted for AUTH_CACHE_TTL_SECONDS,
+ * a safety net only: a revocation reaches every replica's cache through the event bus at once.
+ */
 const UNKNOWN_TTL_MS = 5_000;
 const LIMIT = 20_000;
 
 /**
  * Turns a managed API token into its principal. Lookups are cached by the token's hash, so the
  * tools/call path costs no database round trip; revoking a token announces it on the event bus
- * and every replica drops it from this cache within the bus's delivery time.
+ * and every replica drops it from this cache within the bus's delivery time. While the database
+ * is unavailable, tokens known here keep working (see LastKnownCache).
  */
 @Injectable()
 export class ApiTokenVerifier implements OnModuleInit, OnModuleDestroy {
-  private readonly byHash = new Map<string, { record: TokenRecord | null; at: number }>();
+  private readonly byHash: LastKnownCache<TokenRecord | null>;
   private readonly hashById = new Map<string, string>();
-  /**
-   * Counts invalidations: a lookup that was under way when one arrived may have read the row
-   * before the revocation, so its result is not cached.
-   */
-  private generation = 0;
   private unsubscribe?: () => void;
 
   constructor(
@@ -44,15 +45,24 @@ export class ApiTokenVerifier implements OnModuleInit, OnModuleDestroy {
     private readonly bus: EventBus,
     private readonly users: UserDirectory,
     private readonly usage: TokenUsage,
-  ) {}
+    config: AppConfig,
+    metrics: Metrics,
+  ) {
+    const ttlMs = config.authCacheTtlSeconds * 1000;
+    this.byHash = new LastKnownCache({
+      ttlMs: (record) => (record ? ttlMs : UNKNOWN_TTL_MS),
+      limit: LIMIT,
+      onStale: () => metrics.staleReads.inc({ cache: 'api-token' }),
+      logger: new Logger(ApiTokenVerifier.name),
+      describe: () => 'an API token',
+    });
+  }
 
   onModuleInit(): void {
     this.unsubscribe = this.bus.subscribe((event) => {
-      if (isResync(event) || event.type === 'identity.changed') this.generation += 1;
-      if (isResync(event)) {
-        this.byHash.clear();
-        this.hashById.clear();
-      } else if (event.type === 'identity.changed') {
+      if (isResync(event)) this.byHash.invalidateAll();
+      else if (event.type === 'identity.changed') {
+        this.byHash.invalidateFlights();
         for (const id of event.tokenIds) this.forget(id);
       }
     });
@@ -60,7 +70,7 @@ export class ApiTokenVerifier implements OnModuleInit, OnModuleDestroy {
 
   /** Drops revoked tokens here at once, before the bus brings the news back to this replica. */
   revoked(tokenIds: readonly string[]): void {
-    this.generation += 1;
+    this.byHash.invalidateFlights();
     for (const id of tokenIds) this.forget(id);
   }
 
@@ -90,27 +100,29 @@ export class ApiTokenVerifier implements OnModuleInit, OnModuleDestroy {
     };
   }
 
-  private async record(hash: string, now: number): Promise<TokenRecord | null> {
-    const cached = this.byHash.get(hash);
-    if (cached && now - cached.at < (cached.record ? TTL_MS : UNKNOWN_TTL_MS)) return cached.record;
-    const generation = this.generation;
-    const row = await this.dataSource.getRepository(ApiToken).findOneBy({ tokenHash: hash });
-    const record: TokenRecord | null = row && {
-      id: row.id,
-      name: row.name,
-      ownerId: row.ownerId,
-      role: row.role,
-      serverIds: row.serverIds,
-      expiresAt: row.expiresAt?.getTime() ?? null,
-    };
-    if (generation !== this.generation) return record;
-    if (this.byHash.size >= LIMIT) {
-      this.byHash.clear();
-      this.hashById.clear();
-    }
-    this.byHash.set(hash, { record, at: now });
-    if (record) this.hashById.set(record.id, hash);
-    return record;
+  private record(hash: string, now: number): Promise<TokenRecord | null> {
+    return this.byHash.get(
+      hash,
+      async () => {
+        const row = await this.dataSource.getRepository(ApiToken).findOneBy({ tokenHash: hash });
+        if (!row) return null;
+        if (this.hashById.size >= LIMIT) {
+          // Both go together, so that a revocation always finds the entry it must drop.
+          this.hashById.clear();
+          this.byHash.clear();
+        }
+        this.hashById.set(row.id, hash);
+        return {
+          id: row.id,
+          name: row.name,
+          ownerId: row.ownerId,
+          role: row.role,
+          serverIds: row.serverIds,
+          expiresAt: row.expiresAt?.getTime() ?? null,
+        };
+      },
+      now,
+    );
   }
 
   private forget(tokenId: string): void {

@@ -1,34 +1,48 @@
-import { Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { isUUID } from 'class-validator';
 import { DataSource } from 'typeorm';
+import { AppConfig } from '../config/app-config';
+import { LastKnownCache } from '../database/last-known-cache';
 import { EventBus, isResync } from '../events/event-bus';
+import { Metrics } from '../health/metrics';
 import { OAuthGrant } from '../oauth/oauth-grant.entity';
 
-const TTL_MS = 60_000;
 const LIMIT = 20_000;
 
 /**
  * Whether OAuth grants are still in force, cached for the MCP request path. Revoking a grant
  * (RFC 7009, a reused refresh token, a deleted user) announces it on the event bus, which drops
- * the entry on every replica; the short TTL is only a safety net.
+ * the entry on every replica; AUTH_CACHE_TTL_SECONDS is only a safety net. While the database is
+ * unavailable, what was known keeps serving (see LastKnownCache).
  */
 @Injectable()
 export class GrantStatus implements OnModuleInit, OnModuleDestroy {
-  private readonly cache = new Map<string, { active: boolean; at: number }>();
-  private generation = 0;
+  private readonly cache: LastKnownCache<boolean>;
   private unsubscribe?: () => void;
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly bus: EventBus,
-  ) {}
+    config: AppConfig,
+    metrics: Metrics,
+  ) {
+    const ttlMs = config.authCacheTtlSeconds * 1000;
+    this.cache = new LastKnownCache({
+      ttlMs: () => ttlMs,
+      limit: LIMIT,
+      onStale: () => metrics.staleReads.inc({ cache: 'oauth-grant' }),
+      logger: new Logger(GrantStatus.name),
+      describe: (id) => `OAuth grant ${id}`,
+    });
+  }
 
   onModuleInit(): void {
     this.unsubscribe = this.bus.subscribe((event) => {
-      if (isResync(event) || event.type === 'identity.changed') this.generation += 1;
-      if (isResync(event)) this.cache.clear();
-      else if (event.type === 'identity.changed')
+      if (isResync(event)) this.cache.invalidateAll();
+      else if (event.type === 'identity.changed') {
+        this.cache.invalidateFlights();
         for (const id of event.grantIds) this.cache.delete(id);
+      }
     });
   }
 
@@ -38,23 +52,20 @@ export class GrantStatus implements OnModuleInit, OnModuleDestroy {
 
   /** Drops grants here at once, before the bus brings the news back to this replica. */
   revoked(grantIds: readonly string[]): void {
-    this.generation += 1;
     for (const id of grantIds) this.cache.delete(id);
   }
 
   async active(grantId: string, now = Date.now()): Promise<boolean> {
-    const cached = this.cache.get(grantId);
-    if (cached && now - cached.at < TTL_MS) return cached.active;
     if (!isUUID(grantId)) return false;
-    const generation = this.generation;
-    const grant = await this.dataSource
-      .getRepository(OAuthGrant)
-      .findOne({ select: { id: true, revokedAt: true }, where: { id: grantId } });
-    const active = grant !== null && grant.revokedAt === null;
-    if (generation === this.generation) {
-      if (this.cache.size >= LIMIT) this.cache.clear();
-      this.cache.set(grantId, { active, at: now });
-    }
-    return active;
+    return this.cache.get(
+      grantId,
+      async () => {
+        const grant = await this.dataSource
+          .getRepository(OAuthGrant)
+          .findOne({ select: { id: true, revokedAt: true }, where: { id: grantId } });
+        return grant !== null && grant.revokedAt === null;
+      },
+      now,
+    );
   }
 }

@@ -24,6 +24,11 @@ import { ToolErrorCode, ToolException } from '../tools/tool.exception';
 import { UserErrorCode, UserException } from '../users/user.exception';
 import { PolicyErrorCode, PolicyException } from '../policies/policy.exception';
 import { RateLimitErrorCode, RateLimitException } from '../rate-limits/rate-limit.exception';
+import {
+  DATABASE_RETRY_AFTER_SECONDS,
+  DATABASE_UNAVAILABLE_DETAIL,
+  isDatabaseUnavailable,
+} from '../database/database-errors';
 import { RequestValidationException } from './request-validation.exception';
 
 export type DomainErrorCode =
@@ -171,6 +176,17 @@ export function toProblem(error: unknown): Problem {
   }
   const bodyParser = bodyParserError(error);
   if (bodyParser) return bodyParser;
+  if (isDatabaseUnavailable(error)) {
+    // An outage, not a bug: the client may try again, and sendProblem sets Retry-After.
+    return {
+      type: 'urn:portico:problem:database-unavailable',
+      title: titleOf(HttpStatus.SERVICE_UNAVAILABLE),
+      status: HttpStatus.SERVICE_UNAVAILABLE,
+      detail: DATABASE_UNAVAILABLE_DETAIL,
+      code: 'database-unavailable',
+      retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS,
+    };
+  }
   return {
     type: 'about:blank',
     title: titleOf(500),

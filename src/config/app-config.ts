@@ -148,6 +148,14 @@ export abstract class AppConfig {
   abstract readonly httpLimits: HttpLimits;
   abstract readonly publicUrl: string;
   abstract readonly database: DatabaseConfig;
+  /** Bounds on every database round trip: DATABASE_CONNECT_TIMEOUT_MS, DATABASE_QUERY_TIMEOUT_MS. */
+  abstract readonly databaseTimeouts: { connectMs: number; queryMs: number };
+  /**
+   * How long a cached user, API token or OAuth grant is trusted before it is read again
+   * (AUTH_CACHE_TTL_SECONDS); changes drop it at once through the event bus. While the database
+   * is unavailable, the last one read keeps serving.
+   */
+  abstract readonly authCacheTtlSeconds: number;
   abstract readonly dataDir: string;
   abstract readonly toolNameSeparator: string;
   abstract readonly adminUsername: string;
@@ -472,6 +480,11 @@ export function loadConfig(env: Env): AppConfig {
     httpLimits: httpLimits(env),
     publicUrl,
     database: database(env, dataDir),
+    databaseTimeouts: {
+      connectMs: integer(env, 'DATABASE_CONNECT_TIMEOUT_MS', 5000, 100, 120_000),
+      queryMs: integer(env, 'DATABASE_QUERY_TIMEOUT_MS', 15_000, 100, 3_600_000),
+    },
+    authCacheTtlSeconds: integer(env, 'AUTH_CACHE_TTL_SECONDS', 60, 1, 3600),
     dataDir,
     toolNameSeparator: separator,
     adminUsername,

@@ -8,6 +8,7 @@ import {
 } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
+import { Metrics } from '../health/metrics';
 import { ToolNameQuery } from '../tools/tool-name.query';
 import { createDataSource } from './data-source';
 import { BackupController } from './backup.controller';
@@ -25,6 +26,31 @@ class DatabaseShutdown implements OnApplicationShutdown {
     if (this.dataSource.isInitialized) await this.dataSource.destroy();
     await this.embedded?.stop();
   }
+}
+
+/** How often a burst of connection errors (backends cycled, a failover) is reported. */
+const REPORT_EVERY_MS = 5000;
+
+/**
+ * Counts every error a pooled connection raises, and logs them at most once per REPORT_EVERY_MS:
+ * a failover ends every connection at once, and the pool replaces them.
+ */
+function connectionErrorReporter(metrics: Metrics): (error: Error) => void {
+  const logger = new Logger('Database');
+  let reportedAt = 0;
+  let unreported = 0;
+  return (error) => {
+    metrics.databaseConnectionErrors.inc();
+    const now = Date.now();
+    if (now - reportedAt < REPORT_EVERY_MS) {
+      unreported += 1;
+      return;
+    }
+    const more = unreported > 0 ? ` (and ${unreported} more since the last report)` : '';
+    logger.warn(`A database connection failed and was dropped: ${error.message}${more}`);
+    reportedAt = now;
+    unreported = 0;
+  };
 }
 
 @Global()
@@ -47,17 +73,29 @@ class DatabaseShutdown implements OnApplicationShutdown {
     },
     {
       provide: DataSource,
-      inject: [AppConfig, EMBEDDED_POSTGRES, ToolNameQuery],
+      inject: [AppConfig, EMBEDDED_POSTGRES, ToolNameQuery, Metrics],
       useFactory: async (
         config: AppConfig,
         embedded: EmbeddedPostgres | null,
         names: ToolNameQuery,
+        metrics: Metrics,
       ) => {
         const url = config.database.mode === 'postgres' ? config.database.url : embedded!.url;
-        const dataSource = createDataSource(url);
+        if (config.runMigrations) {
+          // Without the app's statement limit: a migration on a large table may take minutes.
+          const migrations = createDataSource(url, 2);
+          try {
+            await migrations.initialize();
+            await migrate(migrations, names, config.database.mode === 'postgres');
+          } finally {
+            if (migrations.isInitialized) await migrations.destroy();
+          }
+        }
+        const dataSource = createDataSource(url, {
+          timeouts: config.databaseTimeouts,
+          onClientError: connectionErrorReporter(metrics),
+        });
         await dataSource.initialize();
-        if (config.runMigrations)
-          await migrate(dataSource, names, config.database.mode === 'postgres');
         return dataSource;
       },
     },

@@ -1,4 +1,5 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { Logger } from '@nestjs/common';
 import { type PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketHandler } from '@electric-sql/pglite-socket';
 
@@ -94,6 +95,23 @@ export class SessionQueue {
   }
 }
 
+const ignore = () => undefined;
+
+/**
+ * The socket always has an 'error' listener. The protocol handler's detach removes every one and
+ * then ends the socket, and an error the socket raised after that (a write to a client that had
+ * reset) would be unhandled and end the process.
+ */
+function keepErrorListener(socket: Socket): void {
+  socket.on('error', ignore);
+  const removeAll = socket.removeAllListeners.bind(socket);
+  socket.removeAllListeners = (event?: string | symbol) => {
+    removeAll(event);
+    if (event === undefined || event === 'error') socket.on('error', ignore);
+    return socket;
+  };
+}
+
 /** Sync, Query, or the start-up message (no type byte: it starts with its length, below 2^24). */
 function endsQuery(message: Uint8Array): boolean {
   return message[0] === SYNC || message[0] === QUERY || message[0] === 0;
@@ -123,10 +141,15 @@ export class EmbeddedSocketServer {
     });
     const started = new EmbeddedSocketServer(server, (server.address() as AddressInfo).port);
     server.on('connection', (socket) => started.accept(socket, queue));
+    // A failed accept (out of file descriptors) fails that connection, not the process.
+    server.on('error', (error) =>
+      new Logger('Database').warn(`The embedded database's socket failed: ${error.message}`),
+    );
     return started;
   }
 
   private accept(socket: Socket, queue: SessionQueue): void {
+    keepErrorListener(socket);
     const connection = new PGLiteSocketHandler({
       // The handler needs only enqueue, clearQueueForHandler and clearTransactionIfNeeded; its
       // type names the package's own queue class.

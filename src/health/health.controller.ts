@@ -7,11 +7,21 @@ import {
 } from '@nestjs/swagger';
 import { DataSource } from 'typeorm';
 import { Public } from '../auth/auth.decorators';
+import { DatabaseTimeoutError } from '../database/database-errors';
 import { Draining } from './draining';
+
+/**
+ * How long readiness waits for the database: a partitioned one never answers, and a probe must
+ * say "not ready" well within its own timeout (Kubernetes' default is one second).
+ */
+const READY_WAIT_MS = 800;
 
 @ApiTags('health')
 @Controller()
 export class HealthController {
+  /** The check under way: probes that arrive meanwhile share it rather than pile up queries. */
+  private checking: Promise<boolean> | null = null;
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly draining: Draining,
@@ -39,13 +49,32 @@ export class HealthController {
   async ready(): Promise<{ status: 'ready' }> {
     if (this.draining.active) throw new ServiceUnavailableException('Shutting down.');
     let pending: boolean;
+    let timer: NodeJS.Timeout | undefined;
     try {
-      await this.dataSource.query('SELECT 1');
-      pending = await this.dataSource.showMigrations();
+      pending = await Promise.race([
+        this.pendingMigrations(),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(new DatabaseTimeoutError('readiness', READY_WAIT_MS)),
+            READY_WAIT_MS,
+          );
+        }),
+      ]);
     } catch {
       throw new ServiceUnavailableException('The database is unreachable.');
+    } finally {
+      clearTimeout(timer);
     }
     if (pending) throw new ServiceUnavailableException('Database migrations are pending.');
     return { status: 'ready' };
+  }
+
+  /** Whether migrations are pending; throws when the database does not answer. */
+  private pendingMigrations(): Promise<boolean> {
+    this.checking ??= (async () => {
+      await this.dataSource.query('SELECT 1');
+      return this.dataSource.showMigrations();
+    })().finally(() => (this.checking = null));
+    return this.checking;
   }
 }

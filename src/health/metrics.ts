@@ -69,7 +69,9 @@ export class Metrics {
     registers: [this.registry],
     collect: async () => {
       if (!this.upstreamHealth) return;
-      const health = await this.upstreamHealth();
+      // With the database unavailable the scrape still answers, with the last values read.
+      const health = await this.upstreamHealth().catch(() => null);
+      if (!health) return;
       this.upstreamUp.reset();
       for (const { gateway, up } of health) this.upstreamUp.set({ gateway }, up);
     },
@@ -134,6 +136,37 @@ export class Metrics {
   readonly connectionsDropped = new Counter({
     name: 'portico_http_connections_dropped_total',
     help: 'Connections closed unanswered because this replica held HTTP_MAX_CONNECTIONS already.',
+    registers: [this.registry],
+  });
+
+  readonly databaseConnectionErrors = new Counter({
+    name: 'portico_database_connection_errors_total',
+    help: 'Errors raised by pooled database connections (a backend terminated, a connection reset); each ends that connection, and the pool opens another.',
+    registers: [this.registry],
+  });
+
+  readonly staleReads = new Counter({
+    name: 'portico_stale_cache_reads_total',
+    help: 'Lookups served from what a cache last knew because the database was unavailable, by cache.',
+    labelNames: ['cache'] as const,
+    registers: [this.registry],
+  });
+
+  readonly auditDropped = new Counter({
+    name: 'portico_audit_entries_dropped_total',
+    help: 'Audit entries dropped, oldest first, because the buffer was full while the database refused them.',
+    registers: [this.registry],
+  });
+
+  readonly auditBuffered = new Gauge({
+    name: 'portico_audit_entries_buffered',
+    help: 'Audit entries waiting in memory to be written.',
+    registers: [this.registry],
+  });
+
+  readonly unhandledRejections = new Counter({
+    name: 'portico_unhandled_rejections_total',
+    help: 'Promise rejections nothing handled, caught by the last-resort handler (each is a bug).',
     registers: [this.registry],
   });
 

@@ -6,6 +6,11 @@ import {
 import { createHash } from 'node:crypto';
 import { JsonLimitError } from '../common/json-walk';
 import {
+  DATABASE_RETRY_AFTER_SECONDS,
+  DATABASE_UNAVAILABLE_DETAIL,
+  isDatabaseUnavailable,
+} from '../database/database-errors';
+import {
   UpstreamAuthorizationRequired,
   UpstreamFailure,
   UpstreamRefused,
@@ -23,6 +28,12 @@ export const TOOL_CALL_REFUSED = -32011;
  * try again; the session itself goes on.
  */
 export const RATE_LIMITED = -32029;
+
+/**
+ * Implementation-defined: Portico's database was unavailable for what the request needed (nothing
+ * upstream failed). `data.retryAfterSeconds` says when to try again; the session goes on.
+ */
+export const DATABASE_UNAVAILABLE = -32013;
 
 /** MCP's JSON-RPC error for an unknown resource. */
 export const RESOURCE_NOT_FOUND = -32002;
@@ -76,6 +87,7 @@ export function jsonRpcError(
  */
 export function errorResponse(id: RequestId, error: unknown): JSONRPCErrorResponse {
   if (error instanceof RpcError) return jsonRpcError(id, error.code, error.message, error.data);
+  if (isDatabaseUnavailable(error)) return databaseUnavailable(id);
   if (error instanceof JsonLimitError)
     return jsonRpcError(
       id,
@@ -83,6 +95,13 @@ export function errorResponse(id: RequestId, error: unknown): JSONRPCErrorRespon
       `The request could not be handled: ${error.message}`,
     );
   return jsonRpcError(id, ErrorCode.InternalError, 'Internal error');
+}
+
+/** The answer when the database was unavailable for what a request needed. */
+export function databaseUnavailable(id: RequestId | null): JSONRPCErrorResponse {
+  return jsonRpcError(id, DATABASE_UNAVAILABLE, DATABASE_UNAVAILABLE_DETAIL, {
+    retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS,
+  });
 }
 
 export function unknownTool(name: string): RpcError {

@@ -1,4 +1,4 @@
-import { Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import {
   InvalidGrantError,
   InvalidTargetError,
@@ -39,6 +39,7 @@ function secret(): string {
  */
 @Injectable()
 export class OAuthGrants implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger(OAuthGrants.name);
   private purge?: NodeJS.Timeout;
 
   constructor(
@@ -246,12 +247,19 @@ export class OAuthGrants implements OnModuleInit, OnModuleDestroy {
     };
   }
 
-  private async purgeExpired(): Promise<void> {
-    await this.dataSource.query(
-      `DELETE FROM oauth_code WHERE expires_at < now() - interval '1 day'`,
-    );
-    await this.dataSource.query(
-      `DELETE FROM oauth_refresh_token WHERE expires_at < now() OR used_at < now() - interval '30 days'`,
-    );
+  /** Deletes spent codes and refresh tokens; never rejects, a failure waits for the next round. */
+  async purgeExpired(): Promise<void> {
+    try {
+      await this.dataSource.query(
+        `DELETE FROM oauth_code WHERE expires_at < now() - interval '1 day'`,
+      );
+      await this.dataSource.query(
+        `DELETE FROM oauth_refresh_token WHERE expires_at < now() OR used_at < now() - interval '30 days'`,
+      );
+    } catch (error) {
+      this.logger.warn(
+        `Could not purge expired OAuth codes and refresh tokens: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
   }
 }

@@ -37,7 +37,7 @@ export class OAuthRefreshScheduler implements OnModuleInit, OnModuleDestroy {
       if (this.timer) clearInterval(this.timer);
       this.timer = leading
         ? setInterval(() => {
-            this.running = this.sweep();
+            this.running = this.tick();
           }, SWEEP_EVERY_MS).unref()
         : null;
     });
@@ -47,6 +47,20 @@ export class OAuthRefreshScheduler implements OnModuleInit, OnModuleDestroy {
     this.unsubscribe?.();
     if (this.timer) clearInterval(this.timer);
     await this.running;
+  }
+
+  /**
+   * One round of the timer. It never rejects: a round that cannot read the tokens (the database
+   * refusing connections) is logged, and the next one tries again.
+   */
+  async tick(): Promise<void> {
+    try {
+      await this.sweep();
+    } catch (error) {
+      this.logger.warn(
+        `Could not look for OAuth tokens to refresh, will try again in ${SWEEP_EVERY_MS / 1000} s: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
   }
 
   /** Refreshes every stored token of an active gateway that is due; failures are recorded. */

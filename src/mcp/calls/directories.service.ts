@@ -1,7 +1,9 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { LastKnownCache } from '../../database/last-known-cache';
 import { EventBus, type PorticoEvent } from '../../events/event-bus';
+import { Metrics } from '../../health/metrics';
 import { type Prompt } from '../../prompts/prompt.entity';
 import { ServedPromptsQuery } from '../../prompts/served-prompts.query';
 import { type ResourceTemplate } from '../../resources/resource-template.entity';
@@ -47,11 +49,12 @@ interface Naming {
 
 /**
  * Builds and caches each scope's directory. Resolution of a name is a map lookup in the cached
- * directory; every replica drops its cache when the bus says the catalogue or a server changed.
+ * directory; every replica rebuilds it when the bus says the catalogue or a server changed, and
+ * while the database is unavailable keeps serving the one it had (see LastKnownCache).
  */
 @Injectable()
 export class Directories implements OnModuleInit, OnModuleDestroy {
-  private readonly cache = new Map<string, Promise<ScopeDirectory | null>>();
+  private readonly cache: LastKnownCache<ScopeDirectory | null>;
   private readonly listeners = new Set<(event: PorticoEvent) => void>();
   private unsubscribe?: () => void;
 
@@ -63,7 +66,16 @@ export class Directories implements OnModuleInit, OnModuleDestroy {
     private readonly names: ToolNameQuery,
     private readonly presenter: ToolPresenter,
     private readonly bus: EventBus,
-  ) {}
+    metrics: Metrics,
+  ) {
+    this.cache = new LastKnownCache({
+      ttlMs: () => Infinity,
+      limit: Infinity,
+      onStale: () => metrics.staleReads.inc({ cache: 'directory' }),
+      logger: new Logger(Directories.name),
+      describe: (key) => `the directory of ${key}`,
+    });
+  }
 
   onModuleInit(): void {
     this.unsubscribe = this.bus.subscribe((event) => {
@@ -78,14 +90,7 @@ export class Directories implements OnModuleInit, OnModuleDestroy {
 
   /** The scope's directory; null when its server does not exist or is disabled. */
   get(scope: McpScope): Promise<ScopeDirectory | null> {
-    const key = scopeKey(scope);
-    let directory = this.cache.get(key);
-    if (!directory) {
-      directory = this.load(scope);
-      this.cache.set(key, directory);
-      directory.catch(() => this.cache.get(key) === directory && this.cache.delete(key));
-    }
-    return directory;
+    return this.cache.get(scopeKey(scope), () => this.load(scope));
   }
 
   /**
@@ -98,7 +103,7 @@ export class Directories implements OnModuleInit, OnModuleDestroy {
   }
 
   private invalidate(event: PorticoEvent): void {
-    this.cache.clear();
+    this.cache.invalidateAll();
     for (const listener of this.listeners) listener(event);
   }
 

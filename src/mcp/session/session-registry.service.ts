@@ -217,11 +217,14 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
     );
   }
 
-  private async evictIdle(): Promise<void> {
-    const cutoff = Date.now() - IDLE_EVICT_MS;
+  /** Closes runtimes idle for IDLE_EVICT_MS; never rejects, one that fails to close is logged. */
+  async evictIdle(now = Date.now()): Promise<void> {
+    const cutoff = now - IDLE_EVICT_MS;
     for (const runtime of [...this.runtimes.values()]) {
-      if (runtime.lastUsed < cutoff && !runtime.hasStream && runtime.inFlight === 0)
-        await this.close(runtime.id);
+      if (runtime.lastUsed >= cutoff || runtime.hasStream || runtime.inFlight > 0) continue;
+      await this.close(runtime.id).catch((error: unknown) =>
+        this.logger.warn(`Could not close idle session ${runtime.id}: ${String(error)}`),
+      );
     }
   }
 }

@@ -1,8 +1,16 @@
-import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import {
+  Injectable,
+  Logger,
+  type OnModuleDestroy,
+  type OnModuleInit,
+  Optional,
+} from '@nestjs/common';
 import { DataSource, In, LessThan } from 'typeorm';
 import { type QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { AppConfig } from '../../config/app-config';
+import { isDatabaseUnavailable } from '../../database/database-errors';
 import { EventBus, isResync } from '../../events/event-bus';
+import { Metrics } from '../../health/metrics';
 import { mergePromotions, type Promotions, samePromotions } from './promotions';
 import { McpSession } from './mcp-session.entity';
 
@@ -14,12 +22,16 @@ const CLEANUP_EVERY_MS = 5 * 60_000;
 
 /**
  * MCP sessions in PostgreSQL, with a per-replica cache so that a request costs no database round
- * trip. Any change is announced on the bus, and every replica drops its cached copy.
+ * trip. Any change is announced on the bus, and every replica drops its cached copy. After a
+ * resync (announcements may have been missed) each session is read again, and while the database
+ * is unavailable what was known keeps serving, so that sessions opened before an outage go on.
  */
 @Injectable()
 export class SessionStore implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(SessionStore.name);
-  private readonly cache = new Map<string, SessionState>();
+  private cache = new Map<string, SessionState>();
+  /** What the cache held before a resync: served only when the database cannot say better. */
+  private unverified = new Map<string, SessionState>();
   private unsubscribe?: () => void;
   private cleanup?: NodeJS.Timeout;
 
@@ -27,12 +39,18 @@ export class SessionStore implements OnModuleInit, OnModuleDestroy {
     private readonly dataSource: DataSource,
     private readonly bus: EventBus,
     private readonly config: AppConfig,
+    @Optional() private readonly metrics?: Metrics,
   ) {}
 
   onModuleInit(): void {
     this.unsubscribe = this.bus.subscribe((event) => {
-      if (event.type === 'mcp.session.changed') this.cache.delete(event.sessionId);
-      else if (isResync(event)) this.cache.clear();
+      if (event.type === 'mcp.session.changed') {
+        this.cache.delete(event.sessionId);
+        this.unverified.delete(event.sessionId);
+      } else if (isResync(event)) {
+        for (const [id, session] of this.cache) this.unverified.set(id, session);
+        this.cache = new Map();
+      }
     });
     const every = CLEANUP_EVERY_MS + Math.floor(Math.random() * 30_000);
     this.cleanup = setInterval(() => void this.removeExpired(), every).unref();
@@ -57,7 +75,17 @@ export class SessionStore implements OnModuleInit, OnModuleDestroy {
   async find(id: string): Promise<SessionState | null> {
     const cached = this.cache.get(id);
     if (cached && !this.expired(cached)) return cached;
-    const stored = await this.dataSource.getRepository(McpSession).findOneBy({ id });
+    let stored: McpSession | null;
+    try {
+      stored = await this.dataSource.getRepository(McpSession).findOneBy({ id });
+    } catch (error) {
+      const known = this.unverified.get(id);
+      if (!known || this.expired(known) || !isDatabaseUnavailable(error)) throw error;
+      this.metrics?.staleReads.inc({ cache: 'mcp-session' });
+      this.remember(known);
+      return known;
+    }
+    this.unverified.delete(id);
     if (!stored) {
       this.cache.delete(id);
       return null;
@@ -197,6 +225,7 @@ export class SessionStore implements OnModuleInit, OnModuleDestroy {
   async end(id: string): Promise<boolean> {
     const result = await this.dataSource.getRepository(McpSession).delete({ id });
     this.cache.delete(id);
+    this.unverified.delete(id);
     await this.bus.publish({ type: 'mcp.session.changed', sessionId: id, ended: true });
     return (result.affected ?? 0) > 0;
   }
@@ -207,6 +236,8 @@ export class SessionStore implements OnModuleInit, OnModuleDestroy {
 
   private remember(session: SessionState): void {
     if (this.cache.size >= CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value!);
+    if (this.unverified.size >= CACHE_LIMIT)
+      this.unverified.delete(this.unverified.keys().next().value!);
     this.cache.set(session.id, session);
   }
 

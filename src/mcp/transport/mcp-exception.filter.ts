@@ -4,7 +4,11 @@ import { type ServerResponse } from 'node:http';
 import { type Response } from 'express';
 import { AuthException } from '../../auth/auth.exception';
 import { sendProblem, toProblem } from '../../common/problem.filter';
-import { jsonRpcError, McpRefusal } from '../mcp-errors';
+import {
+  DATABASE_RETRY_AFTER_SECONDS,
+  isDatabaseUnavailable,
+} from '../../database/database-errors';
+import { databaseUnavailable, jsonRpcError, McpRefusal } from '../mcp-errors';
 
 /**
  * Errors of the MCP endpoints as MCP clients read them: a JSON-RPC error body with the HTTP status,
@@ -35,6 +39,22 @@ export function sendMcpError(response: ServerResponse, error: unknown, logger: L
     sendProblem(response, toProblem(error));
     return;
   }
+  if (isDatabaseUnavailable(error)) {
+    // An outage, not a bug: one line, and the client is told when to try again.
+    logger.warn(`MCP request refused, the database is unavailable: ${describe(error)}`);
+    if (response.headersSent) {
+      response.end();
+      return;
+    }
+    const body = JSON.stringify(databaseUnavailable(null));
+    response.writeHead(503, {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': Buffer.byteLength(body),
+      'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS),
+    });
+    response.end(body);
+    return;
+  }
   if (!(error instanceof McpRefusal))
     logger.error('MCP request failed', error instanceof Error ? error.stack : String(error));
   if (response.headersSent) {
@@ -51,4 +71,8 @@ export function sendMcpError(response: ServerResponse, error: unknown, logger: L
     'Content-Length': Buffer.byteLength(body),
   });
   response.end(body);
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

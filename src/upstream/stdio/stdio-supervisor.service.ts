@@ -178,7 +178,13 @@ export class StdioSupervisor implements OnApplicationShutdown {
     this.live.add(child);
     entry.starting.add(child);
     entry.stderr.push(`[${child.pid ?? '-'}] started: ${entry.launch.command}`);
-    void child.exited.then((description) => this.exited(entry, gatewayId, child, description));
+    void child.exited
+      .then((description) => this.exited(entry, gatewayId, child, description))
+      .catch((error: unknown) =>
+        this.logger.warn(
+          `Could not handle the end of a stdio process of ${gatewayId}: ${String(error)}`,
+        ),
+      );
     return child;
   }
 
@@ -215,7 +221,13 @@ export class StdioSupervisor implements OnApplicationShutdown {
     }
     // A crashed spare is replaced once the backoff allows.
     const delay = Math.max(0, entry.retryAt - Date.now());
-    setTimeout(() => this.refill(entry, gatewayId), delay).unref();
+    setTimeout(() => {
+      try {
+        this.refill(entry, gatewayId);
+      } catch (error) {
+        this.logger.warn(`Could not start a spare of gateway ${gatewayId}: ${String(error)}`);
+      }
+    }, delay).unref();
   }
 
   /** Keeps STDIO_WARM_PROCESSES spares of a gateway in use lately, within STDIO_MAX_PROCESSES. */
@@ -252,7 +264,9 @@ export class StdioSupervisor implements OnApplicationShutdown {
     if (entry.idleTimer) clearTimeout(entry.idleTimer);
     entry.idleTimer = setTimeout(() => {
       entry.idleTimer = null;
-      void dropSpares(entry);
+      dropSpares(entry).catch((error: unknown) =>
+        this.logger.warn(`Could not end idle spares: ${String(error)}`),
+      );
     }, this.config.stdioIdleSeconds * 1000);
     entry.idleTimer.unref();
   }
