@@ -86,9 +86,16 @@ export class GatewayWatch {
       } catch (error) {
         missedChanges = true;
         if (!this.stopped) {
-          const reason = upstreamFailure(error, this.reader.timeoutMs).message;
-          this.logger.debug(`Watch of gateway ${this.gateway.id} cannot connect: ${reason}`);
-          this.listener.lost(reason);
+          const failure = upstreamFailure(error, this.reader.timeoutMs);
+          // Portico's own failure says nothing of the upstream's health.
+          if (failure.kind === 'internal')
+            this.logger.error(`Watch of gateway ${this.gateway.id} failed: ${failure.message}`);
+          else {
+            this.logger.debug(
+              `Watch of gateway ${this.gateway.id} cannot connect: ${failure.message}`,
+            );
+            this.listener.lost(failure.message);
+          }
         }
       } finally {
         await this.session?.close();

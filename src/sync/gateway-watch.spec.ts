@@ -1,0 +1,57 @@
+import { Logger } from '@nestjs/common';
+import { UpstreamFailure } from '../upstream/upstream-error';
+import { type CatalogueReader } from './catalogue.reader';
+import { GatewayWatch } from './gateway-watch';
+
+const GATEWAY = {
+  id: 'g',
+  slug: 'watched',
+  url: 'http://127.0.0.1:9/mcp',
+  transport: 'streamable-http' as const,
+  authType: 'none' as const,
+  authSecret: null,
+  stdioCommand: null,
+  stdioArgs: null,
+  stdioCwd: null,
+  stdioEnv: null,
+};
+
+/** A watch whose every connection attempt throws `error`, stopped after its first attempt. */
+async function lostAfter(error: unknown): Promise<string[]> {
+  const lost: string[] = [];
+  let attempted!: () => void;
+  const attempt = new Promise<void>((resolve) => (attempted = resolve));
+  const reader = {
+    timeoutMs: 1000,
+    watch: () => {
+      attempted();
+      return Promise.reject(error);
+    },
+  } as unknown as CatalogueReader;
+  const watch = new GatewayWatch(
+    GATEWAY,
+    reader,
+    { changed: () => undefined, lost: (reason) => lost.push(reason), seen: () => undefined },
+    new Logger('test'),
+  );
+  jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+  watch.start();
+  await attempt;
+  await new Promise((resolve) => setImmediate(resolve));
+  await watch.stop();
+  return lost;
+}
+
+describe('a gateway watch that cannot connect', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  it('reports the upstream lost when the upstream failed', async () => {
+    expect(await lostAfter(new UpstreamFailure('unreachable', 'connection refused'))).toEqual([
+      'connection refused',
+    ]);
+  });
+
+  it("does not blame the upstream for Portico's own failure", async () => {
+    expect(await lostAfter(new RangeError('Maximum call stack size exceeded'))).toEqual([]);
+  });
+});
