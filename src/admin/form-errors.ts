@@ -69,6 +69,7 @@ export function fieldOfCode(code: DomainErrorCode): string | null {
     case ToolErrorCode.NotFound:
     case ToolErrorCode.Disabled:
     case ToolErrorCode.UpstreamUnavailable:
+    case ToolErrorCode.UpstreamRefused:
     case ResourceErrorCode.NotFound:
     case ResourceErrorCode.TemplateNotFound:
     case PromptErrorCode.NotFound:

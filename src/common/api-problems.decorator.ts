@@ -11,6 +11,7 @@ const DESCRIPTIONS: Record<number, string> = {
   422: 'Validation failed; `errors` lists the fields.',
   429: 'Too many calls: a rate limit holds; `Retry-After` says when to try again.',
   502: 'The upstream MCP server failed or is unreachable.',
+  503: 'Not available right now (the database, or an upstream Portico holds back while its circuit breaker is open); `Retry-After` says when to try again.',
 };
 
 /** Documents the problem+json answers of a protected route: 401 and 403, and these. */

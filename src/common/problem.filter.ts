@@ -101,6 +101,7 @@ export function statusOf(code: DomainErrorCode): number {
     case RateLimitErrorCode.Exceeded:
       return HttpStatus.TOO_MANY_REQUESTS;
     case RateLimitErrorCode.Unavailable:
+    case ToolErrorCode.UpstreamRefused:
       return HttpStatus.SERVICE_UNAVAILABLE;
     case AuditErrorCode.BadCursor:
       return HttpStatus.BAD_REQUEST;

@@ -153,13 +153,10 @@ export function fromUpstream(
 
 /** What a client can act on when Portico did not send the call: why, and when to try again. */
 function refusalData(error: UpstreamRefused, gateway: string): Record<string, unknown> {
-  const retryAfterSeconds = error.retryAt
-    ? Math.max(1, Math.ceil((error.retryAt.getTime() - Date.now()) / 1000))
-    : 1;
   return {
     gateway,
     reason: error.reason,
-    retryAfterSeconds,
+    retryAfterSeconds: error.retryAfterSeconds(),
     ...(error.retryAt ? { retryAt: error.retryAt.toISOString() } : {}),
   };
 }

@@ -4,7 +4,11 @@ import { DataSource } from 'typeorm';
 import { type TeamScope } from '../auth/team-scope';
 import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';
 import { UpstreamConnector } from '../upstream/upstream-connector.service';
-import { UpstreamAuthorizationRequired, upstreamFailure } from '../upstream/upstream-error';
+import {
+  UpstreamAuthorizationRequired,
+  upstreamFailure,
+  UpstreamRefused,
+} from '../upstream/upstream-error';
 import { UpstreamTargets } from '../upstream/upstream-targets.service';
 import { ToolNameQuery } from './tool-name.query';
 import { Tool } from './tool.entity';
@@ -101,10 +105,13 @@ export class ToolInvoker {
         error instanceof UpstreamAuthorizationRequired && error.connectUrl
           ? ` Connect your account at ${error.connectUrl}`
           : '';
-      throw new ToolException(
-        ToolErrorCode.UpstreamUnavailable,
-        `Calling '${tool.originalName}' on gateway '${gateway.name}' failed: ${failure.message}.${connect}`,
-      );
+      const message = `Calling '${tool.originalName}' on gateway '${gateway.name}' failed: ${failure.message}.${connect}`;
+      // Not sent at all: the client may try again once the upstream is tried again.
+      if (error instanceof UpstreamRefused)
+        throw new ToolException(ToolErrorCode.UpstreamRefused, message, {
+          retryAfterSeconds: error.retryAfterSeconds(),
+        });
+      throw new ToolException(ToolErrorCode.UpstreamUnavailable, message);
     }
   }
 }

@@ -88,6 +88,11 @@ export class UpstreamRefused extends UpstreamFailure {
   override redacted(): UpstreamFailure {
     return this;
   }
+
+  /** Whole seconds until the upstream is tried again (at least 1). */
+  retryAfterSeconds(now = Date.now()): number {
+    return this.retryAt ? Math.max(1, Math.ceil((this.retryAt.getTime() - now) / 1000)) : 1;
+  }
 }
 
 /**

@@ -131,6 +131,19 @@ describe('upstreams that are down, hanging or slow', () => {
     }
     expect(tarpit.held).toBeLessThanOrEqual(MAX_CONCURRENT);
 
+    const hang = (await t.api().get('/api/v1/tools/by-name/tarpit-hang').expect(200)).body as {
+      id: string;
+    };
+    const invokeStarted = Date.now();
+    const invoked = await t.api().post(`/api/v1/tools/${hang.id}/invoke`).send({ arguments: {} });
+    expect(Date.now() - invokeStarted).toBeLessThan(1000);
+    expect(invoked.status).toBe(503);
+    expect(Number(invoked.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(invoked.body).toMatchObject({
+      code: 'tool.upstream_refused',
+      detail: expect.stringMatching(/circuit breaker is open/),
+    });
+
     const gateway = (await t.api().get(`/api/v1/gateways/${tarpitGatewayId}`).expect(200)).body;
     expect(gateway.circuit).toEqual({
       state: 'open',
