@@ -2,8 +2,11 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import { type AddressInfo } from 'node:net';
+import { existsSync } from 'node:fs';
 import { createApp } from '../../src/app.factory';
 import { loadConfig } from '../../src/config/app-config';
+import { buildPrefabRenderer } from '../../src/mcp/apps/prefab/build-prefab-renderer';
+import { prefabRendererFile } from '../../src/mcp/apps/prefab/prefab-renderer.paths';
 import {
   type ModernEverythingServer,
   startModernEverythingServer,
@@ -93,6 +96,8 @@ async function main(): Promise<void> {
 
 /** Portico on an in-memory database with the upstream as a gateway, behind the bearer proxy. */
 async function startPortico(upstream: string): Promise<{ url: string; close(): Promise<void> }> {
+  // Portico serves the built Prefab renderer page; from sources it is built first, as in tests.
+  if (!existsSync(prefabRendererFile())) await buildPrefabRenderer();
   const password = randomBytes(12).toString('hex');
   const app = await createApp(
     loadConfig({
