@@ -78,7 +78,10 @@ async function main(): Promise<void> {
     const runs: RequirementRun[] = [];
     const sets = options.requirements.length > 0 ? options.requirements : [undefined];
     for (const requirements of sets) {
-      const args = [...(requirements ? ['--requirements', requirements] : []), ...options.suiteArgs];
+      const args = [
+        ...(requirements ? ['--requirements', requirements] : []),
+        ...options.suiteArgs,
+      ];
       const output = await runSuite(url, args);
       runs.push({ requirements: requirements ?? args.join(' '), rows: parseSummary(output) });
     }
