@@ -69,7 +69,7 @@ export function formatTable(runs: RequirementRun[], target: string): string {
   const out: string[] = [];
   for (const { requirements, rows } of runs) {
     const { passed, total } = score(rows);
-    out.push(`\n### --requirements ${requirements} (${target}): ${passed} of ${total} pass\n`);
+    out.push(`\n### ${requirements} (${target}): ${passed} of ${total} pass\n`);
     out.push('| Scenario | Result | Checks passed / failed |');
     out.push('|----------|--------|------------------------|');
     for (const row of rows.filter((r) => !r.notScored))
@@ -82,7 +82,6 @@ export function formatTable(runs: RequirementRun[], target: string): string {
       for (const row of extra)
         out.push(`- ${row.scenario} (${row.notScored}): ${row.passed ? 'pass' : 'fail'}`);
     }
-    if (rows.length === 0) out.push('(the suite printed no summary: see its output above)');
   }
   return out.join('\n');
 }

@@ -76,21 +76,31 @@ async function main(): Promise<void> {
     const target = options.direct ? 'directly' : 'through Portico';
     console.log(`the suite talks to ${url} (${target})`);
     const runs: RequirementRun[] = [];
+    let suiteFailed = false;
     const sets = options.requirements.length > 0 ? options.requirements : [undefined];
     for (const requirements of sets) {
       const args = [
         ...(requirements ? ['--requirements', requirements] : []),
         ...options.suiteArgs,
       ];
-      const output = await runSuite(url, args);
-      runs.push({ requirements: requirements ?? args.join(' '), rows: parseSummary(output) });
+      const { output, code } = await runSuite(url, args);
+      const rows = parseSummary(output);
+      // A single scenario prints its checks and no summary: its exit code is the verdict.
+      if (rows.length === 0) suiteFailed ||= code !== 0;
+      else
+        runs.push({
+          requirements: requirements
+            ? `--requirements ${requirements}`
+            : options.suiteArgs.join(' '),
+          rows,
+        });
     }
-    console.log(formatTable(runs, target));
+    if (runs.length > 0) console.log(formatTable(runs, target));
     const failing = runs.some(({ rows }) => {
       const { passed, total } = score(rows);
-      return total === 0 || passed < total;
+      return passed < total;
     });
-    process.exitCode = failing ? 1 : 0;
+    process.exitCode = failing || suiteFailed ? 1 : 0;
   } finally {
     await portico?.close();
     await fixture?.close();
@@ -205,7 +215,7 @@ async function bearerProxy(target: string, bearer: string): Promise<Server> {
 }
 
 /** One suite run; its output goes to the terminal as it comes and is kept for the table. */
-function runSuite(url: string, args: string[]): Promise<string> {
+function runSuite(url: string, args: string[]): Promise<{ output: string; code: number }> {
   return new Promise((resolve) => {
     const child = spawn(
       'npx',
@@ -217,7 +227,7 @@ function runSuite(url: string, args: string[]): Promise<string> {
       output += chunk.toString('utf8');
       process.stdout.write(chunk);
     });
-    child.on('close', () => resolve(output));
+    child.on('close', (code) => resolve({ output, code: code ?? 1 }));
   });
 }
 
