@@ -2,22 +2,115 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import { type AddressInfo } from 'node:net';
+import { existsSync } from 'node:fs';
 import { createApp } from '../../src/app.factory';
 import { loadConfig } from '../../src/config/app-config';
+import { buildPrefabRenderer } from '../../src/mcp/apps/prefab/build-prefab-renderer';
+import { prefabRendererFile } from '../../src/mcp/apps/prefab/prefab-renderer.paths';
+import {
+  type ModernEverythingServer,
+  startModernEverythingServer,
+} from '../fixtures/modern-everything-server';
 import { tempDataDir } from '../support/temp-dir';
+import { formatTable, parseSummary, type RequirementRun, score } from './conformance-table';
 
-// The official MCP conformance suite (npm @modelcontextprotocol/conformance, Node 22) against
-// Portico with an upstream behind it: `npm run conformance -- <upstream MCP URL> [suite args]`.
+// The official MCP conformance suite (npm @modelcontextprotocol/conformance, Node 22 through
+// npx) against Portico with an upstream behind it:
+//
+//   npm run conformance -- [<upstream MCP URL>] [--direct] [--modern-only]
+//                          [--requirements 2026-07-28] [--requirements 2025-11-25] [suite args]
+//
+// Without a URL the upstream is the test suite's own dual-era fixture on SDK v2
+// (test/fixtures/modern-everything-server.ts; `--modern-only` starts it 2026-07-28 only).
+// `--direct` runs the suite against the upstream itself, without Portico. `--requirements`
+// picks the frozen requirement sets to run (both by default), one suite run each; a table of
+// every scenario's result ends the output. Other arguments go to the suite as they are
+// (`--scenario x --verbose`, `-o results/`); `--scenario`, `--suite` or `--spec-version`
+// replace the requirement sets with one run as the suite's own flags ask.
+//
 // Portico runs here on an in-memory embedded database; the upstream is registered as a gateway,
 // and a virtual server with original naming holds all of its tools, resources, templates and
 // prompts. The suite cannot send a bearer token, so a loopback proxy adds one to every request
 // and passes everything else (Host and Origin included) through as it came.
 
-const SUITE = '@modelcontextprotocol/conformance@0.1.16';
+const SUITE = '@modelcontextprotocol/conformance@0.2.0-alpha.12';
+const REQUIREMENT_SETS = ['2026-07-28', '2025-11-25'];
+const OWN_SELECTION = ['--scenario', '--suite', '--spec-version'];
+
+interface Options {
+  upstream?: string;
+  direct: boolean;
+  modernOnly: boolean;
+  requirements: string[];
+  suiteArgs: string[];
+}
+
+function parseArgs(argv: string[]): Options {
+  const options: Options = { direct: false, modernOnly: false, requirements: [], suiteArgs: [] };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '--direct') options.direct = true;
+    else if (arg === '--modern-only') options.modernOnly = true;
+    else if (arg === '--requirements') options.requirements.push(...(argv[++i] ?? '').split(','));
+    else if (i === 0 && /^https?:\/\//.test(arg)) options.upstream = arg;
+    else options.suiteArgs.push(arg);
+  }
+  const ownSelection = options.suiteArgs.some((arg) => OWN_SELECTION.includes(arg));
+  if (options.requirements.length === 0 && !ownSelection) options.requirements = REQUIREMENT_SETS;
+  return options;
+}
 
 async function main(): Promise<void> {
-  const [upstream, ...suiteArgs] = process.argv.slice(2);
-  if (!upstream) throw new Error('usage: npm run conformance -- <upstream MCP URL> [suite args]');
+  const options = parseArgs(process.argv.slice(2));
+  let fixture: ModernEverythingServer | undefined;
+  if (!options.upstream) {
+    fixture = await startModernEverythingServer({
+      legacy: options.modernOnly ? 'reject' : 'serve',
+    });
+    console.log(`upstream: the modern-everything fixture at ${fixture.url}`);
+  }
+  const upstream = (options.upstream ?? fixture?.url) as string;
+  const portico = options.direct ? undefined : await startPortico(upstream);
+  try {
+    const url = portico?.url ?? upstream;
+    const target = options.direct ? 'directly' : 'through Portico';
+    console.log(`the suite talks to ${url} (${target})`);
+    const runs: RequirementRun[] = [];
+    let suiteFailed = false;
+    const sets = options.requirements.length > 0 ? options.requirements : [undefined];
+    for (const requirements of sets) {
+      const args = [
+        ...(requirements ? ['--requirements', requirements] : []),
+        ...options.suiteArgs,
+      ];
+      const { output, code } = await runSuite(url, args);
+      const rows = parseSummary(output);
+      // A single scenario prints its checks and no summary: its exit code is the verdict.
+      if (rows.length === 0) suiteFailed ||= code !== 0;
+      else
+        runs.push({
+          requirements: requirements
+            ? `--requirements ${requirements}`
+            : options.suiteArgs.join(' '),
+          rows,
+        });
+    }
+    if (runs.length > 0) console.log(formatTable(runs, target));
+    const failing = runs.some(({ rows }) => {
+      const { passed, total } = score(rows);
+      return passed < total;
+    });
+    process.exitCode = failing || suiteFailed ? 1 : 0;
+  } finally {
+    await portico?.close();
+    await fixture?.close();
+  }
+}
+
+/** Portico on an in-memory database with the upstream as a gateway, behind the bearer proxy. */
+async function startPortico(upstream: string): Promise<{ url: string; close(): Promise<void> }> {
+  // Portico serves the built Prefab renderer page; from sources it is built first, as in tests.
+  if (!existsSync(prefabRendererFile())) await buildPrefabRenderer();
   const password = randomBytes(12).toString('hex');
   const app = await createApp(
     loadConfig({
@@ -34,24 +127,18 @@ async function main(): Promise<void> {
   const proxy = await bearerProxy(portico, await token(portico, password));
   try {
     const path = await serverOf(portico, await token(portico, password), upstream);
-    const url = `http://localhost:${(proxy.address() as AddressInfo).port}${path}`;
-    console.log(`Portico at ${portico}; the suite talks to ${url}`);
-    const code = await run('npx', [
-      '-y',
-      '-p',
-      'node@22',
-      '-p',
-      SUITE,
-      'conformance',
-      'server',
-      '--url',
-      url,
-      ...suiteArgs,
-    ]);
-    process.exitCode = code;
-  } finally {
+    console.log(`Portico at ${portico}`);
+    return {
+      url: `http://localhost:${(proxy.address() as AddressInfo).port}${path}`,
+      async close() {
+        proxy.close();
+        await app.close();
+      },
+    };
+  } catch (error) {
     proxy.close();
     await app.close();
+    throw error;
   }
 }
 
@@ -127,10 +214,20 @@ async function bearerProxy(target: string, bearer: string): Promise<Server> {
   return proxy;
 }
 
-function run(command: string, args: string[]): Promise<number> {
+/** One suite run; its output goes to the terminal as it comes and is kept for the table. */
+function runSuite(url: string, args: string[]): Promise<{ output: string; code: number }> {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: 'inherit' });
-    child.on('exit', (code) => resolve(code ?? 1));
+    const child = spawn(
+      'npx',
+      ['-y', '-p', 'node@22', '-p', SUITE, 'conformance', 'server', '--url', url, ...args],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      process.stdout.write(chunk);
+    });
+    child.on('close', (code) => resolve({ output, code: code ?? 1 }));
   });
 }
 

@@ -1,0 +1,87 @@
+// Reads the conformance suite's own summary off its output and turns it into one row per
+// scenario. The suite prints, at the end of a run:
+//
+//   === SUMMARY ===
+//   ✓ server-stateless: 30 passed, 0 failed
+//   ✗ tools-call-error: 1 passed, 1 failed
+//   …
+//   Not scored for 2026-07-28: 13 scenario(s) run, 11 failing. These do not affect conformance.
+//     ✗ tasks-lifecycle (extension)
+//
+// A scenario passes when none of its checks failed; the "Not scored" ones are run but do not
+// count towards the requirement set.
+
+export interface ScenarioRow {
+  scenario: string;
+  passed: boolean;
+  checksPassed: number;
+  checksFailed: number;
+  /** Why the suite does not score it (extension, pending…), or undefined when it counts. */
+  notScored?: string;
+}
+
+export interface RequirementRun {
+  requirements: string;
+  rows: ScenarioRow[];
+}
+
+const SUMMARY_LINE = /^([✓✗]) (\S+): (\d+) passed, (\d+) failed/;
+const NOT_SCORED_LINE = /^\s+[✓✗] (\S+) \((.+)\)\s*$/;
+
+export function parseSummary(output: string): ScenarioRow[] {
+  const lines = output.split(/\r?\n/);
+  const start = lines.lastIndexOf('=== SUMMARY ===');
+  if (start < 0) return [];
+  const rows = new Map<string, ScenarioRow>();
+  let inNotScored = false;
+  for (const line of lines.slice(start + 1)) {
+    if (line.startsWith('Not scored for')) inNotScored = true;
+    const summary = SUMMARY_LINE.exec(line);
+    if (summary && !inNotScored) {
+      const [, mark, scenario, passed, failed] = summary as unknown as [
+        string,
+        string,
+        string,
+        string,
+        string,
+      ];
+      rows.set(scenario, {
+        scenario,
+        passed: mark === '✓' && Number(failed) === 0,
+        checksPassed: Number(passed),
+        checksFailed: Number(failed),
+      });
+    }
+    const notScored = inNotScored ? NOT_SCORED_LINE.exec(line) : null;
+    const row = notScored ? rows.get(notScored[1] as string) : undefined;
+    if (row && notScored) row.notScored = notScored[2];
+  }
+  return [...rows.values()];
+}
+
+/** "37 of 37" over the scored rows. */
+export function score(rows: ScenarioRow[]): { passed: number; total: number } {
+  const scored = rows.filter((row) => !row.notScored);
+  return { passed: scored.filter((row) => row.passed).length, total: scored.length };
+}
+
+export function formatTable(runs: RequirementRun[], target: string): string {
+  const out: string[] = [];
+  for (const { requirements, rows } of runs) {
+    const { passed, total } = score(rows);
+    out.push(`\n### ${requirements} (${target}): ${passed} of ${total} pass\n`);
+    out.push('| Scenario | Result | Checks passed / failed |');
+    out.push('|----------|--------|------------------------|');
+    for (const row of rows.filter((r) => !r.notScored))
+      out.push(
+        `| ${row.scenario} | ${row.passed ? 'pass' : '**FAIL**'} | ${row.checksPassed} / ${row.checksFailed} |`,
+      );
+    const extra = rows.filter((r) => r.notScored);
+    if (extra.length > 0) {
+      out.push('\nRun but not scored:');
+      for (const row of extra)
+        out.push(`- ${row.scenario} (${row.notScored}): ${row.passed ? 'pass' : 'fail'}`);
+    }
+  }
+  return out.join('\n');
+}
