@@ -112,6 +112,7 @@ export class CallLoad {
   readonly samples: Sample[] = [];
   private running = true;
   private loops: Promise<void>[] = [];
+  private stopped: Promise<void> | undefined;
 
   private constructor(private readonly clients: Client[]) {}
 
@@ -127,10 +128,13 @@ export class CallLoad {
   }
 
   /** Stops calling, waits for the calls in flight (each bounded by its timeout), ends sessions. */
-  async stop(): Promise<void> {
+  stop(): Promise<void> {
     this.running = false;
-    await Promise.all(this.loops);
-    await Promise.all(this.clients.map((client) => closeSession(client)));
+    this.stopped ??= (async () => {
+      await Promise.all(this.loops);
+      await Promise.all(this.clients.map((client) => closeSession(client)));
+    })();
+    return this.stopped;
   }
 
   private async loop(client: Client, options: LoadOptions, index: number): Promise<void> {
