@@ -3,12 +3,13 @@ import { failedToRun, markdown, type Row, writeReport } from './report';
 import { type Scenario } from './scenarios/context';
 import { postgresOutages } from './scenarios/postgres-outage';
 import { redisOutages } from './scenarios/redis-outage';
+import { upstreamFaults } from './scenarios/upstream-faults';
 import { killAllChildren, Scope, withTimeout } from './world';
 
 // `npm run chaos`: the fault suite of issue 23. Each scenario starts its own Portico (dist/, as a
 // child process) on its own PostgreSQL database, breaks something under load, and prints a row;
 // the table goes to stdout and to CHAOS_OUTPUT. Not part of `npm test`.
-const SCENARIOS: Scenario[] = [...postgresOutages, redisOutages];
+const SCENARIOS: Scenario[] = [...postgresOutages, redisOutages, ...upstreamFaults];
 
 let current: Scope | null = null;
 
