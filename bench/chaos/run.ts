@@ -3,13 +3,21 @@ import { failedToRun, markdown, type Row, writeReport } from './report';
 import { type Scenario } from './scenarios/context';
 import { postgresOutages } from './scenarios/postgres-outage';
 import { redisOutages } from './scenarios/redis-outage';
+import { slowloris } from './scenarios/slowloris';
 import { upstreamFaults } from './scenarios/upstream-faults';
+import { capacity } from './scenarios/capacity';
 import { killAllChildren, Scope, withTimeout } from './world';
 
 // `npm run chaos`: the fault suite of issue 23. Each scenario starts its own Portico (dist/, as a
 // child process) on its own PostgreSQL database, breaks something under load, and prints a row;
 // the table goes to stdout and to CHAOS_OUTPUT. Not part of `npm test`.
-const SCENARIOS: Scenario[] = [...postgresOutages, redisOutages, ...upstreamFaults];
+const SCENARIOS: Scenario[] = [
+  ...postgresOutages,
+  redisOutages,
+  ...upstreamFaults,
+  slowloris,
+  ...capacity,
+];
 
 let current: Scope | null = null;
 
