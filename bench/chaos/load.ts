@@ -12,6 +12,9 @@ export interface Sample {
   error?: string;
 }
 
+/** How long a session waits after a failed call before its next. */
+const FAILURE_PAUSE_MS = 100;
+
 /** A call that takes longer than this counts as hung. */
 export const HANG_MS = 5000;
 
@@ -142,16 +145,15 @@ export class CallLoad {
     const deadline = Date.now() + options.maxMs;
     while (this.running && Date.now() < deadline) {
       n += 1;
-      this.samples.push(
-        await sample(() =>
-          client.callTool(
-            { name: options.tool, arguments: { session: index, n } },
-            undefined,
-            { timeout: options.timeoutMs },
-          ),
-        ),
+      const result = await sample(() =>
+        client.callTool({ name: options.tool, arguments: { session: index, n } }, undefined, {
+          timeout: options.timeoutMs,
+        }),
       );
-      if (options.pauseMs > 0) await sleep(options.pauseMs);
+      this.samples.push(result);
+      // A failure can come back in a millisecond (a dead process): no spinning on the shared cores.
+      const pause = result.ok ? options.pauseMs : Math.max(options.pauseMs, FAILURE_PAUSE_MS);
+      if (pause > 0) await sleep(pause);
     }
   }
 }

@@ -1,9 +1,9 @@
 import { type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Client as PgClient } from 'pg';
 import { scratchDatabase } from '../gateway-overhead.bench';
 import { api, liveChildren, type Running, startPortico, startUpstream } from '../support';
@@ -42,9 +42,9 @@ export function freePort(): Promise<number> {
  * bounded, and one that fails does not stop the others.
  */
 export class Scope {
-  private readonly steps: { name: string; undo: () => Promise<unknown> | unknown }[] = [];
+  private readonly steps: { name: string; undo: () => unknown }[] = [];
 
-  defer(name: string, undo: () => Promise<unknown> | unknown): void {
+  defer(name: string, undo: () => unknown): void {
     this.steps.push({ name, undo });
   }
 
@@ -52,7 +52,6 @@ export class Scope {
   own(child: ChildProcess): void {
     this.defer(`process ${child.pid}`, () => stopChild(child));
   }
-
 
   async close(): Promise<void> {
     for (const { name, undo } of this.steps.splice(0).reverse()) {
@@ -171,20 +170,37 @@ export async function startChaosPortico(
   );
   scope.own(started.child);
   const { child } = started;
+  const death = () =>
+    alive(child)
+      ? null
+      : `exited (${child.signalCode ?? child.exitCode}): ${lastError(started.output())}`;
+  // Runs before the scope stops the process: one gone by then died by itself, so keep its words.
+  scope.defer('crash log', () => {
+    if (death() === null) return;
+    const file = join(dirname(config.outputFile), `last-run-portico-${child.pid}.log`);
+    writeFileSync(file, started.output());
+    console.log(`chaos: Portico ${child.pid} died; the end of its output is in ${file}`);
+  });
   return {
     baseUrl: started.baseUrl,
     mcpUrl: `${started.baseUrl}/mcp`,
     token: started.token,
     child,
-    death: () => (alive(child) ? null : `exited (${child.signalCode ?? child.exitCode}): ${lastError(started.output())}`),
+    death,
   };
 }
 
-/** The line of a process's output that best says why it died. */
+/**
+ * The line of a process's output that best says why it died: Node prints an uncaught error as
+ * plain text after the JSON log lines, its message on the line after the `throw` excerpt.
+ */
 function lastError(output: string): string {
   const lines = output.split('\n').filter((line) => line.trim() !== '');
-  const telling = lines.filter((line) => /error|exception|unhandled|fatal/i.test(line));
-  return (telling.at(-1) ?? lines.at(-1) ?? '(no output)').trim().slice(0, 200);
+  const plain = lines.slice(-60).filter((line) => !line.trimStart().startsWith('{'));
+  const crash =
+    plain.find((line) => /^\s*(\w*Error|error)\b.*:/.test(line) && !/^\s+at /.test(line)) ??
+    plain.find((line) => /unhandled|uncaught|fatal/i.test(line));
+  return (crash ?? lines.at(-1) ?? '(no output)').trim().slice(0, 200);
 }
 
 /** An upstream MCP server (the bench's fixture process) with tools tool_0 … tool_2. */

@@ -44,7 +44,9 @@ const concurrentSessions: Scenario = {
     step(`opening ${count(total)} sessions`);
     const openStart = performance.now();
     const opened = await inParallel(Array.from({ length: total }), 50, () =>
-      openSession(portico.mcpUrl, portico.token, config.callTimeoutMs).catch((error: Error) => error),
+      openSession(portico.mcpUrl, portico.token, config.callTimeoutMs).catch(
+        (error: Error) => error,
+      ),
     );
     const openMs = performance.now() - openStart;
     const clients = opened.filter((client): client is Client => !(client instanceof Error));
@@ -73,9 +75,15 @@ const concurrentSessions: Scenario = {
     const death = portico.death();
     const checks: Check[] = [
       [death === null, `process ${death}`],
-      [clients.length === total, `${openErrors.length} sessions failed to open (${(openErrors[0] as Error | undefined)?.message.slice(0, 100)})`],
+      [
+        clients.length === total,
+        `${openErrors.length} sessions failed to open (${openErrors[0]?.message.slice(0, 100)})`,
+      ],
       [callsOk === clients.length, `${clients.length - callsOk} calls through them failed`],
-      [closedClean === clients.length, `${clients.length - closedClean} sessions did not close cleanly`],
+      [
+        closedClean === clients.length,
+        `${clients.length - closedClean} sessions did not close cleanly`,
+      ],
     ];
     return [
       row(

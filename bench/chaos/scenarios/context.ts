@@ -53,8 +53,11 @@ export async function callLoad(
 
 /** No scenario's loop runs longer than this, whatever happens. */
 export const scenarioCeilingMs = (config: ChaosConfig) =>
-  Math.max(config.soakMinutes * 60_000, config.outageSeconds * 3000, config.slowlorisSeconds * 2000) +
-  600_000;
+  Math.max(
+    config.soakMinutes * 60_000,
+    config.outageSeconds * 3000,
+    config.slowlorisSeconds * 2000,
+  ) + 600_000;
 
 export const describeLoad = (config: ChaosConfig, sessions = config.loadSessions) =>
   `${sessions} sessions calling in a loop (${config.callPauseMs} ms pause)`;

@@ -136,13 +136,15 @@ async function postgresOutage(kind: Kind, id: number, context: Context) {
   await fault.end();
   const to = Date.now();
   step(`fault ends (${load.samples.length} calls so far); waiting for recovery`);
-  const recoveryMs = await timeUntil(
-    async () =>
-      portico.death() === null &&
-      (await probeReady(portico.baseUrl)).status === 200 &&
-      (await freshSessionCalls(portico, tool)),
-    RECOVERY_LIMIT_MS,
-  );
+  const recoveryMs =
+    portico.death() === null
+      ? await timeUntil(
+          async () =>
+            (await probeReady(portico.baseUrl)).status === 200 &&
+            (await freshSessionCalls(portico, tool)),
+          RECOVERY_LIMIT_MS,
+        )
+      : null;
   await sleep(2000);
   const end = Date.now();
   step(`recovered after ${ms(recoveryMs)}; stopping the load`);
@@ -162,12 +164,15 @@ async function postgresOutage(kind: Kind, id: number, context: Context) {
     `/readyz during: max ${ms(readiness.maxMs)}, ${readiness.unanswered} of ${readiness.probes} unanswered in 5 s, first 503 after ${ms(readiness.first503Ms)}, 200 again ${ms(readiness.back200Ms)} after`,
     ...fault.figures(),
     death ? `process ${death}` : 'process alive',
-    `recovered (ready, new session calls) ${recoveryMs === null ? `not within ${ms(RECOVERY_LIMIT_MS)}` : `${ms(recoveryMs)} after`}`,
+    `recovered (ready, new session calls) ${recoveryMs !== null ? `${ms(recoveryMs)} after` : death ? 'never: process gone' : `not within ${ms(RECOVERY_LIMIT_MS)}`}`,
   ];
   const stopsServing = kind === 'refused' || kind === 'blackholed';
   const checks: Check[] = [
     [death === null, `process ${death}`],
-    [during.failed === 0 && after.failed === 0, `${during.failed + after.failed} calls failed through sessions opened before`],
+    [
+      during.failed === 0 && after.failed === 0,
+      `${during.failed + after.failed} calls failed through sessions opened before`,
+    ],
     [during.ok > 0, 'no call succeeded during the outage'],
     [
       during.hung + after.hung === 0 && newSessions.hung === 0,
@@ -178,7 +183,10 @@ async function postgresOutage(kind: Kind, id: number, context: Context) {
       !stopsServing || (readiness.first503Ms !== null && readiness.first503Ms <= 2000),
       `/readyz did not answer 503 within 2 s (first after ${ms(readiness.first503Ms)})`,
     ],
-    [recoveryMs !== null && recoveryMs <= 30_000, `recovery took ${recoveryMs === null ? 'too long' : ms(recoveryMs)} (limit 30 s)`],
+    [
+      recoveryMs !== null && recoveryMs <= 30_000,
+      `recovery took ${recoveryMs === null ? 'too long' : ms(recoveryMs)} (limit 30 s)`,
+    ],
   ];
   return [
     row(

@@ -153,7 +153,10 @@ async function redisOutage(
   const checks: Check[] = [
     [deaths.length === 0, `replica ${deaths.join('; ')}`],
     [during.failed + after.failed === 0, `${during.failed + after.failed} calls failed`],
-    [during.hung + after.hung === 0, `${during.hung + after.hung} calls hung past ${HANG_MS / 1000} s`],
+    [
+      during.hung + after.hung === 0,
+      `${during.hung + after.hung} calls hung past ${HANG_MS / 1000} s`,
+    ],
     [
       disabling.status >= 200 && disabling.status < 300 && disabling.ms <= WRITE_PASS_MS,
       `tool PATCH answered ${timed(disabling)} (want 2xx within ${WRITE_PASS_MS / 1000} s)`,

@@ -37,9 +37,7 @@ function slowClient(portico: Portico, kind: Kind): SlowClient {
     heldMs: null,
     status: null,
     abandoned: false,
-    pending: Buffer.from(
-      kind === 'headers' ? `${headers}X-Slow: ${'a'.repeat(100_000)}` : body,
-    ),
+    pending: Buffer.from(kind === 'headers' ? `${headers}X-Slow: ${'a'.repeat(100_000)}` : body),
   };
   if (kind === 'body')
     socket.write(
@@ -120,7 +118,10 @@ export const slowloris: Scenario = {
     const death = portico.death();
     const checks: Check[] = [
       [death === null, `process ${death}`],
-      [headers.worstMs <= CUT_PASS_MS, `slow headers held a connection ${held(headers.worstMs, boundMs)}`],
+      [
+        headers.worstMs <= CUT_PASS_MS,
+        `slow headers held a connection ${held(headers.worstMs, boundMs)}`,
+      ],
       [body.worstMs <= CUT_PASS_MS, `a slow body held a connection ${held(body.worstMs, boundMs)}`],
       [during.failed === 0, `${during.failed} calls of the normal client failed`],
       [during.p99 < 1000, `the normal client's p99 was ${ms(during.p99)} (limit 1 s)`],

@@ -1,8 +1,17 @@
 import { type ChaosConfig } from '../config';
 import { FaultProxy } from '../fault-proxy';
-import { type CallLoad, openSession, closeSession, type Sample, sample, summarize, type Summary, within } from '../load';
+import {
+  type CallLoad,
+  openSession,
+  closeSession,
+  type Sample,
+  sample,
+  summarize,
+  type Summary,
+  within,
+} from '../load';
 import { Repeat, timeUntil } from '../probes';
-import { calls, type Check, ms, row } from '../report';
+import { calls, ms, row } from '../report';
 import {
   addGateway,
   chaosUpstream,
@@ -84,10 +93,19 @@ const upstreamKilled: Scenario = {
         ],
         [
           [death === null, `process ${death}`],
-          [failures.failed === 0 || failures.p50 < 1000, `the dead upstream's calls failed in p50 ${ms(failures.p50)} (limit 1 s)`],
-          [recoveredMs !== null && recoveredMs <= 5000, `recovery took ${recoveredMs === null ? 'too long' : ms(recoveredMs)} (limit 5 s)`],
+          [
+            failures.failed === 0 || failures.p50 < 1000,
+            `the dead upstream's calls failed in p50 ${ms(failures.p50)} (limit 1 s)`,
+          ],
+          [
+            recoveredMs !== null && recoveredMs <= 5000,
+            `recovery took ${recoveredMs === null ? 'too long' : ms(recoveredMs)} (limit 5 s)`,
+          ],
           [betaDuring.failed === 0, `${betaDuring.failed} calls to the untouched upstream failed`],
-          [unslowed(betaBaseline, betaDuring), `the untouched upstream slowed: p99 ${ms(betaBaseline.p99)} → ${ms(betaDuring.p99)}`],
+          [
+            unslowed(betaBaseline, betaDuring),
+            `the untouched upstream slowed: p99 ${ms(betaBaseline.p99)} → ${ms(betaDuring.p99)}`,
+          ],
         ],
       ),
     ];
@@ -167,9 +185,18 @@ const tarpit: Scenario = {
             `the tarpit's calls in the second half still took p50 ${ms(last.p50)} (${last.ok + last.failed} calls; want fail-fast under 1 s once a breaker opens)`,
           ],
           [betaDuring.failed === 0, `${betaDuring.failed} calls to the healthy upstream failed`],
-          [unslowed(betaBaseline, betaDuring), `the healthy upstream slowed: p99 ${ms(betaBaseline.p99)} → ${ms(betaDuring.p99)}`],
-          [listDuring.failed === 0 && unslowed(listBaseline, listDuring), `tools/list suffered: ${listDuring.failed} failed, p99 ${ms(listBaseline.p99)} → ${ms(listDuring.p99)}`],
-          [recoveredMs !== null && recoveredMs <= 30_000, `recovery took ${recoveredMs === null ? 'too long' : ms(recoveredMs)} (limit 30 s)`],
+          [
+            unslowed(betaBaseline, betaDuring),
+            `the healthy upstream slowed: p99 ${ms(betaBaseline.p99)} → ${ms(betaDuring.p99)}`,
+          ],
+          [
+            listDuring.failed === 0 && unslowed(listBaseline, listDuring),
+            `tools/list suffered: ${listDuring.failed} failed, p99 ${ms(listBaseline.p99)} → ${ms(listDuring.p99)}`,
+          ],
+          [
+            recoveredMs !== null && recoveredMs <= 30_000,
+            `recovery took ${recoveredMs === null ? 'too long' : ms(recoveredMs)} (limit 30 s)`,
+          ],
         ],
       ),
     ];
