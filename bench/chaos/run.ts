@@ -21,7 +21,8 @@ const SCENARIOS: Scenario[] = [
 
 let current: Scope | null = null;
 
-async function main(): Promise<void> {
+/** Runs the scenarios asked for; the exit code is 1 when any failed. */
+async function main(): Promise<number> {
   const config = loadConfig();
   const startedAt = new Date();
   const rows: Row[] = [];
@@ -55,6 +56,7 @@ async function main(): Promise<void> {
   console.log(`\n${text}`);
   writeReport(config.outputFile, text);
   console.log(`chaos: written to ${config.outputFile}`);
+  return rows.some((r) => r.verdict === 'FAIL') ? 1 : 0;
 }
 
 process.on('exit', killAllChildren);
@@ -65,7 +67,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const)
   });
 
 main().then(
-  () => process.exit(0),
+  (code) => process.exit(code),
   (error: unknown) => {
     console.error(error);
     process.exit(1);

@@ -160,6 +160,17 @@ const tarpit: Scenario = {
     const last = summarize(within(tarpitLoad.samples, from + half, to - 1000));
     const betaBaseline = summarize(within(betaLoad.samples, from - BASELINE_MS, from));
     const betaDuring = summarize(within(betaLoad.samples, from, to));
+    const slices = 6;
+    const overTime = Array.from({ length: slices }, (_, i) => {
+      const slice = summarize(
+        within(
+          tarpitLoad.samples,
+          from + (i * (to - from)) / slices,
+          from + ((i + 1) * (to - from)) / slices,
+        ),
+      );
+      return `${ms(slice.p50)} (${slice.ok + slice.failed})`;
+    });
     const listBaseline = summarize(within(lists.results, from - BASELINE_MS, from));
     const listDuring = summarize(within(lists.results, from, to));
     const death = portico.death();
@@ -169,7 +180,8 @@ const tarpit: Scenario = {
         `Tarpit upstream for ${seconds} s (UPSTREAM_TIMEOUT_MS ${config.upstreamTimeoutMs}) beside a healthy one`,
         `${describeLoad(config)}, half on each upstream; tools/list every 0.5 s`,
         [
-          `tarpit calls, first half: ${calls(first)}`,
+          `tarpit calls' p50 (count) by sixths of the time: ${overTime.join(', ')}`,
+          `first half: ${calls(first)}`,
           `second half: ${calls(last)}`,
           `sockets open to the tarpit at most ${peakSockets}`,
           `recovered ${recoveredMs === null ? `not within ${ms(RECOVERY_LIMIT_MS)}` : `${ms(recoveredMs)} after it answered again`}`,
