@@ -120,11 +120,19 @@ export class CallLoad {
   private constructor(private readonly clients: Client[]) {}
 
   static async start(options: LoadOptions): Promise<CallLoad> {
-    const clients = await Promise.all(
+    const opened = await Promise.allSettled(
       Array.from({ length: options.sessions }, () =>
         openSession(options.url, options.token, options.timeoutMs),
       ),
     );
+    const clients = opened.flatMap((result) =>
+      result.status === 'fulfilled' ? [result.value] : [],
+    );
+    const refused = opened.find((result) => result.status === 'rejected');
+    if (refused) {
+      await Promise.all(clients.map((client) => closeSession(client)));
+      throw new Error(`a load session did not open: ${describe(refused.reason)}`);
+    }
     const load = new CallLoad(clients);
     load.loops = clients.map((client, i) => load.loop(client, options, i));
     return load;

@@ -155,6 +155,7 @@ async function postgresOutage(kind: Kind, id: number, context: Context) {
   const after = summarize(within(load.samples, to, end));
   // Judged on every call of the scenario: one begun just before the fault may hang through it.
   const overall = summarize(load.samples);
+  const firstFailure = load.samples.find((s) => !s.ok);
   const readiness = readyFigures(ready.results, from, to);
   const newSessions = summarize(within(fresh.results, from, to));
   const death = portico.death();
@@ -162,6 +163,7 @@ async function postgresOutage(kind: Kind, id: number, context: Context) {
     `baseline ${calls(baseline)}`,
     `during: ${calls(during)}`,
     `after: ${calls(after)}`,
+    ...(firstFailure ? [`first failed call ${ms(firstFailure.at - from)} into the fault`] : []),
     `new sessions during: ${newSessions.ok} ok / ${newSessions.failed} failed, max ${ms(newSessions.max)}`,
     `/readyz during: max ${ms(readiness.maxMs)}, ${readiness.unanswered} of ${readiness.probes} unanswered in 5 s, first 503 after ${ms(readiness.first503Ms)}, 200 again ${ms(readiness.back200Ms)} after`,
     ...fault.figures(),
