@@ -216,13 +216,15 @@ export async function gatewayOverhead(
 }
 
 /**
- * A fresh database on the PostgreSQL server of BENCH_POSTGRES_URL (a database URL on it, such as
- * postgres://postgres@127.0.0.1:5432/test), dropped afterwards.
+ * A fresh database on the PostgreSQL server of `server` (a database URL on it, such as
+ * postgres://postgres@127.0.0.1:5432/test; BENCH_POSTGRES_URL by default), dropped afterwards.
  */
-async function scratchDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const server = process.env.BENCH_POSTGRES_URL;
+export async function scratchDatabase(
+  server = process.env.BENCH_POSTGRES_URL,
+  prefix = 'portico_bench',
+): Promise<{ name: string; url: string; drop(): Promise<void> }> {
   if (!server) throw new Error('BENCH_POSTGRES_URL is not set');
-  const name = `portico_bench_${randomBytes(4).toString('hex')}`;
+  const name = `${prefix}_${randomBytes(4).toString('hex')}`;
   const admin = async (sql: string) => {
     const client = new PgClient({ connectionString: server });
     await client.connect();
@@ -235,7 +237,11 @@ async function scratchDatabase(): Promise<{ url: string; drop(): Promise<void> }
   await admin(`CREATE DATABASE ${name}`);
   const url = new URL(server);
   url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+  return {
+    name,
+    url: url.toString(),
+    drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+  };
 }
 
 if (require.main === module)

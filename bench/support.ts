@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { type RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 
 const ROOT = join(__dirname, '..');
 export const ADMIN_PASSWORD = 'bench-password-1';
@@ -13,7 +14,14 @@ export interface Running {
   stop(): void;
   /** Writes a line to the process and waits for its output to match `reply`. */
   command(line: string, reply: RegExp): Promise<void>;
+  /** The last 64 KiB it wrote to stdout and stderr. */
+  output(): string;
 }
+
+const OUTPUT_KEPT = 64 * 1024;
+
+/** Every process started here that has not exited yet, for a harness to end on its way out. */
+export const liveChildren = new Set<ChildProcess>();
 
 /** Starts a process and resolves once its output matches `ready`. */
 export function startProcess(
@@ -27,17 +35,25 @@ export function startProcess(
       env: { ...process.env, ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
+    liveChildren.add(child);
+    child.once('exit', () => liveChildren.delete(child));
     let output = '';
+    let started = false;
     const onData = (data: Buffer) => {
       output += data.toString();
-      const match = ready.exec(output);
-      if (match)
+      // Once started, only the tail is kept: a process that logs for an hour must not grow this.
+      if (started && output.length > OUTPUT_KEPT) output = output.slice(-OUTPUT_KEPT);
+      const match = started ? null : ready.exec(output);
+      if (match) {
+        started = true;
         resolve({
           child,
           match,
           stop: () => child.kill(),
           command: (line, reply) => command(child, line, reply),
+          output: () => output,
         });
+      }
       if (process.env.BENCH_VERBOSE) process.stderr.write(data);
     };
     child.stdout.on('data', onData);
@@ -46,11 +62,11 @@ export function startProcess(
   });
 }
 
-/** A benchmark upstream (the test fixture) in its own process. */
-export async function startUpstream(tools: number): Promise<Running & { url: string }> {
+/** A benchmark upstream (the test fixture) in its own process, on `port` (0: any free one). */
+export async function startUpstream(tools: number, port = 0): Promise<Running & { url: string }> {
   const running = await startProcess(
     ['-r', 'ts-node/register/transpile-only', 'bench/upstream-process.ts'],
-    { TOOLS: String(tools) },
+    { TOOLS: String(tools), PORT: String(port) },
     /http:\/\/\S+\/mcp/,
   );
   return { ...running, url: running.match[0] };
@@ -105,13 +121,18 @@ export async function api<T>(
   return (await response.json()) as T;
 }
 
-export async function mcpClient(url: string, token?: string): Promise<Client> {
+export async function mcpClient(
+  url: string,
+  token?: string,
+  options?: RequestOptions,
+): Promise<Client> {
   const client = new Client({ name: 'bench', version: '1.0.0' });
   await client.connect(
     new StreamableHTTPClientTransport(
       new URL(url),
       token ? { requestInit: { headers: { Authorization: `Bearer ${token}` } } } : {},
     ),
+    options,
   );
   return client;
 }
