@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type DataSource } from 'typeorm';
 import { type AppConfig } from '../config/app-config';
 import { isResync, type PorticoEvent } from './event-bus';
-import { startSwitchableProxy, type SwitchableProxy } from '../../test/support/switchable-proxy';
+import { FaultProxy } from '../../test/support/fault-proxy';
 import { waitFor } from '../../test/support/wait-for';
 import { RedisEventBus } from './redis-event-bus';
 
@@ -21,7 +21,7 @@ const PUBLISH_TIMEOUT_MS = 300;
 
 describeOnRedis('RedisEventBus', () => {
   const started: RedisEventBus[] = [];
-  const proxies: SwitchableProxy[] = [];
+  const proxies: FaultProxy[] = [];
 
   async function bus(
     namespace: string,
@@ -45,8 +45,8 @@ describeOnRedis('RedisEventBus', () => {
     return replica;
   }
 
-  async function proxy(): Promise<SwitchableProxy> {
-    const started = await startSwitchableProxy(redisUrl!);
+  async function proxy(): Promise<FaultProxy> {
+    const started = await FaultProxy.before(redisUrl!);
     proxies.push(started);
     return started;
   }
@@ -94,11 +94,11 @@ describeOnRedis('RedisEventBus', () => {
   it('publishes within its bound while Redis drops packets, and the other replicas hear it all once it is back', async () => {
     const namespace = `test-${randomUUID()}`;
     const partition = await proxy();
-    const cut = await bus(namespace, partition.url);
+    const cut = await bus(namespace, partition.proxied(redisUrl!));
     const cutHeard = heard(cut);
     const sibling = heard(await bus(namespace));
 
-    await partition.set('blackhole');
+    await partition.setMode('blackhole');
     // The first publish waits its bound at most; once the channel is known to hang, none waits.
     expect(await timed(cut.publish(change('during-1')))).toBeLessThan(PUBLISH_TIMEOUT_MS + 1000);
     expect(await timed(cut.publish(change('during-2')))).toBeLessThan(1000);
@@ -107,7 +107,7 @@ describeOnRedis('RedisEventBus', () => {
     expect(sibling).toEqual([]);
     expect(cut.state().queued).toBeGreaterThan(0);
 
-    await partition.set('pass');
+    await partition.setMode('pass');
     await waitFor(() => sibling.includes('during-2'), 'the sibling to hear what was queued');
     expect([...new Set(sibling)]).toEqual(['during-1', 'during-2']);
     // What the cut replica may have missed meanwhile is dropped from its caches.
@@ -119,18 +119,18 @@ describeOnRedis('RedisEventBus', () => {
   it('answers publishes at once while Redis refuses, and drops every cache once it hears again', async () => {
     const namespace = `test-${randomUUID()}`;
     const outage = await proxy();
-    const cut = await bus(namespace, outage.url);
+    const cut = await bus(namespace, outage.proxied(redisUrl!));
     const cutHeard = heard(cut);
     const sibling = await bus(namespace);
     const siblingHeard = heard(sibling);
 
-    await outage.set('refuse');
+    await outage.setMode('refuse');
     await waitFor(() => !cut.state().listening, 'the cut replica to notice');
     expect(await timed(cut.publish(change('from-cut')))).toBeLessThan(1000);
     // Lost for the cut replica: Redis keeps nothing for a subscriber that is away.
     await sibling.publish(change('missed'));
 
-    await outage.set('pass');
+    await outage.setMode('pass');
     await waitFor(() => cutHeard.includes('*'), 'the cut replica to resync');
     await waitFor(() => siblingHeard.includes('from-cut'), 'the sibling to hear the queued event');
     expect(cutHeard).toEqual(['from-cut', '*']);
@@ -138,14 +138,16 @@ describeOnRedis('RedisEventBus', () => {
 
   it('drops every cache now and then while it hears nothing, but not while the database is away too', async () => {
     const outage = await proxy();
-    const deaf = heard(await bus(`test-${randomUUID()}`, outage.url, { resyncWhileDownMs: 200 }));
+    const deaf = heard(
+      await bus(`test-${randomUUID()}`, outage.proxied(redisUrl!), { resyncWhileDownMs: 200 }),
+    );
     const alone = heard(
-      await bus(`test-${randomUUID()}`, outage.url, {
+      await bus(`test-${randomUUID()}`, outage.proxied(redisUrl!), {
         resyncWhileDownMs: 200,
         dataSource: databaseAway,
       }),
     );
-    await outage.set('refuse');
+    await outage.setMode('refuse');
     await waitFor(() => deaf.length >= 3, 'the deaf replica to resync again and again');
     expect(new Set(deaf)).toEqual(new Set(['*']));
     // Its caches are all it has: they stay.

@@ -6,7 +6,7 @@ import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstr
 import { describeOnPostgres } from '../support/describe-on-postgres';
 import { factories } from '../support/factories';
 import { connectClient, initializeRequest, postMcp } from '../support/mcp-client';
-import { TcpProxy } from '../support/tcp-proxy';
+import { FaultProxy } from '../support/fault-proxy';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { roleToken } from '../support/tokens';
@@ -35,7 +35,7 @@ async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number 
 
 describeOnPostgres('PostgreSQL going away (through a proxy the test controls)', () => {
   let database: TestDatabase;
-  let proxy: TcpProxy;
+  let proxy: FaultProxy;
   let t: TestApp;
   let upstream: UpstreamFixture;
   let admin: Client;
@@ -44,7 +44,7 @@ describeOnPostgres('PostgreSQL going away (through a proxy the test controls)', 
   beforeAll(async () => {
     database = await createTestDatabase();
     const real = new URL(database.url);
-    proxy = await TcpProxy.start({ host: real.hostname, port: Number(real.port || 5432) });
+    proxy = await FaultProxy.before(real.toString());
     t = await startTestApp({
       database: { ...database, url: proxy.proxied(database.url) },
       env: {
@@ -65,7 +65,7 @@ describeOnPostgres('PostgreSQL going away (through a proxy the test controls)', 
   });
 
   afterAll(async () => {
-    await proxy?.set('forward');
+    await proxy?.setMode('pass');
     await admin?.close().catch(() => undefined);
     await apiToken?.close().catch(() => undefined);
     await t?.close();
@@ -75,7 +75,7 @@ describeOnPostgres('PostgreSQL going away (through a proxy the test controls)', 
   });
 
   afterEach(async () => {
-    await proxy.set('forward');
+    await proxy.setMode('pass');
     await waitFor(
       async () => (await fetch(`${t.baseUrl}/readyz`)).status === 200,
       'the replica to be ready again',
@@ -122,7 +122,7 @@ describeOnPostgres('PostgreSQL going away (through a proxy the test controls)', 
       database.url,
       `SELECT count(*) FROM audit_entry WHERE target = 'alpha-echo'`,
     );
-    await proxy.set('refuse');
+    await proxy.setMode('refuse');
 
     await callThroughSessions(6, (AUTH_TTL_SECONDS + 2) * 1000);
     await expectNewWorkRefused(3000);
@@ -130,7 +130,7 @@ describeOnPostgres('PostgreSQL going away (through a proxy the test controls)', 
     expect(ready.value.status).toBe(503);
     expect(ready.ms).toBeLessThan(1000);
 
-    await proxy.set('forward');
+    await proxy.setMode('pass');
     await waitFor(
       async () => (await fetch(`${t.baseUrl}/readyz`)).status === 200,
       'readiness after the outage',
@@ -159,7 +159,7 @@ describeOnPostgres('PostgreSQL going away (through a proxy the test controls)', 
 
   it('black-holed: pre-opened sessions keep calling, /readyz says 503 within a second, new work fails fast, and it recovers', async () => {
     await callThroughSessions(1, 0);
-    await proxy.set('black-hole');
+    await proxy.setMode('blackhole');
 
     const ready = await timed(() => request(t.baseUrl).get('/readyz'));
     expect(ready.value.status).toBe(503);
@@ -170,7 +170,7 @@ describeOnPostgres('PostgreSQL going away (through a proxy the test controls)', 
     await expectNewWorkRefused(8000);
     await callThroughSessions(2, 0);
 
-    await proxy.set('forward');
+    await proxy.setMode('pass');
     await waitFor(
       async () => (await fetch(`${t.baseUrl}/readyz`)).status === 200,
       'readiness after the partition',

@@ -6,7 +6,7 @@ import request from 'supertest';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { onPostgres } from '../support/test-database';
 import { connectClient, eventually, postMcp } from '../support/mcp-client';
-import { startSwitchableProxy, type SwitchableProxy } from '../support/switchable-proxy';
+import { FaultProxy } from '../support/fault-proxy';
 import { startReplica, startTestApp, type TestApp } from '../support/test-app';
 import { serverToken } from '../support/tokens';
 
@@ -46,15 +46,17 @@ const names = async (client: Client) => (await client.listTools()).tools.map((to
 describeOnRedis('two replicas while Redis is away from one of them', () => {
   let a: TestApp;
   let b: TestApp;
-  let proxy: SwitchableProxy;
+  let proxy: FaultProxy;
   let upstream: UpstreamFixture;
   const open: Client[] = [];
 
   beforeAll(async () => {
     const namespace = `test-${randomUUID()}`;
-    proxy = await startSwitchableProxy(redisUrl!);
+    proxy = await FaultProxy.before(redisUrl!);
     // A reaches Redis through the proxy the test switches; B always reaches it.
-    a = await startTestApp({ env: { REDIS_URL: proxy.url, REDIS_NAMESPACE: namespace } });
+    a = await startTestApp({
+      env: { REDIS_URL: proxy.proxied(redisUrl!), REDIS_NAMESPACE: namespace },
+    });
     b = await startReplica(a, { REDIS_URL: redisUrl!, REDIS_NAMESPACE: namespace });
     upstream = await startUpstream({
       name: 'up',
@@ -64,7 +66,7 @@ describeOnRedis('two replicas while Redis is away from one of them', () => {
   });
 
   afterEach(async () => {
-    await proxy.set('pass');
+    await proxy.setMode('pass');
   });
 
   afterAll(async () => {
@@ -84,7 +86,7 @@ describeOnRedis('two replicas while Redis is away from one of them', () => {
       (tool) => tool.originalName === 'first',
     )!;
 
-    await proxy.set('refuse');
+    await proxy.setMode('refuse');
     const patched = await timed(
       a.api().patch(`/api/v1/tools/${first.id}`).send({ enabled: false }),
     );
@@ -97,7 +99,7 @@ describeOnRedis('two replicas while Redis is away from one of them', () => {
     expect(await metric(a, 'portico_event_bus_listening')).toBe(0);
     expect(await metric(a, 'portico_event_bus_queued_events')).toBeGreaterThan(0);
 
-    await proxy.set('pass');
+    await proxy.setMode('pass');
     // A's queued event reaches B, which hears Redis throughout and so has nothing else to go by.
     await eventually(async () => expect(await names(onB)).not.toContain('shared-first'), 15_000);
     expect(await names(onB)).toContain('shared-second');
@@ -118,14 +120,14 @@ describeOnRedis('two replicas while Redis is away from one of them', () => {
       );
     expect((await ping()).status).toBe(200);
 
-    await proxy.set('blackhole');
+    await proxy.setMode('blackhole');
     const ended = await timed(
       (client.transport as StreamableHTTPClientTransport).terminateSession(),
     );
     expect(ended.ms).toBeLessThan(5000);
     await client.close();
 
-    await proxy.set('pass');
+    await proxy.setMode('pass');
     await eventually(async () => expect((await ping()).status).toBe(404), 15_000);
   });
 });
@@ -133,15 +135,15 @@ describeOnRedis('two replicas while Redis is away from one of them', () => {
 describeOnRedis('rate limits while Redis is away', () => {
   let a: TestApp;
   let closed: TestApp;
-  let proxy: SwitchableProxy;
+  let proxy: FaultProxy;
   let upstream: UpstreamFixture;
   let serverId: string;
   const open: Client[] = [];
 
   beforeAll(async () => {
     const namespace = `test-${randomUUID()}`;
-    proxy = await startSwitchableProxy(redisUrl!);
-    const env = { REDIS_URL: proxy.url, REDIS_NAMESPACE: namespace };
+    proxy = await FaultProxy.before(redisUrl!);
+    const env = { REDIS_URL: proxy.proxied(redisUrl!), REDIS_NAMESPACE: namespace };
     a = await startTestApp({ env });
     closed = await startReplica(a, { ...env, RATE_LIMIT_FAIL_CLOSED: 'true' });
     upstream = await startUpstream({ name: 'meter', tools: [echoTool('ping', 'meter')] });
@@ -162,7 +164,7 @@ describeOnRedis('rate limits while Redis is away', () => {
   });
 
   afterEach(async () => {
-    await proxy.set('pass');
+    await proxy.setMode('pass');
   });
 
   afterAll(async () => {
@@ -187,7 +189,7 @@ describeOnRedis('rate limits while Redis is away', () => {
 
   it('counts per replica while Redis refuses, without waiting, and refuses past the limit', async () => {
     const onA = await client(a);
-    await proxy.set('refuse');
+    await proxy.setMode('refuse');
     for (let i = 0; i < 2; i++) {
       const call = await timed(onA.callTool({ name: 'meter-ping', arguments: {} }));
       expect(call.value.isError).toBeFalsy();
@@ -206,7 +208,7 @@ describeOnRedis('rate limits while Redis is away', () => {
     const counted = await fallbacks(a, 'counted');
     await onA.callTool({ name: 'meter-ping', arguments: {} });
     expect(await fallbacks(a, 'counted')).toBe(counted);
-    await proxy.set('blackhole');
+    await proxy.setMode('blackhole');
     const before = await fallbacks(a, 'counted');
     const call = await timed(onA.callTool({ name: 'meter-ping', arguments: {} }));
     expect(call.value.isError).toBeFalsy();
@@ -216,11 +218,11 @@ describeOnRedis('rate limits while Redis is away', () => {
 
   it('refuses calls under a limit with RATE_LIMIT_FAIL_CLOSED while Redis is away', async () => {
     const onClosed = await client(closed);
-    await proxy.set('refuse');
+    await proxy.setMode('refuse');
     const refused = await rpcError(onClosed.callTool({ name: 'meter-ping', arguments: {} }));
     expect(refused.message).toContain('Rate limits cannot be checked right now');
     expect(await fallbacks(closed, 'refused')).toBe(1);
-    await proxy.set('pass');
+    await proxy.setMode('pass');
     await eventually(
       async () =>
         expect(

@@ -5,7 +5,7 @@ import { createDataSource } from '../../src/database/data-source';
 import { isResync, type PorticoEvent } from '../../src/events/event-bus';
 import { PgNotifyEventBus } from '../../src/events/pg-notify-event-bus';
 import { describeOnPostgres } from '../support/describe-on-postgres';
-import { startSwitchableProxy, type SwitchableProxy } from '../support/switchable-proxy';
+import { FaultProxy } from '../support/fault-proxy';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { waitFor } from '../support/wait-for';
 
@@ -13,7 +13,7 @@ const PUBLISH_TIMEOUT_MS = 300;
 
 describeOnPostgres('the LISTEN/NOTIFY bus when PostgreSQL goes away', () => {
   let database: TestDatabase;
-  let proxy: SwitchableProxy;
+  let proxy: FaultProxy;
   const dataSources: DataSource[] = [];
   const buses: PgNotifyEventBus[] = [];
 
@@ -22,12 +22,12 @@ describeOnPostgres('the LISTEN/NOTIFY bus when PostgreSQL goes away', () => {
   });
 
   beforeEach(async () => {
-    proxy = await startSwitchableProxy(database.url);
+    proxy = await FaultProxy.before(database.url);
   });
 
   afterEach(async () => {
     await Promise.all(buses.splice(0).map((bus) => bus.onModuleDestroy()));
-    await proxy.set('pass');
+    await proxy.setMode('pass');
     await Promise.all(dataSources.splice(0).map((dataSource) => dataSource.destroy()));
     await proxy.close();
   });
@@ -76,17 +76,17 @@ describeOnPostgres('the LISTEN/NOTIFY bus when PostgreSQL goes away', () => {
   }
 
   it('publishes within its bound while packets are dropped, notices the silent connection, and resyncs once back', async () => {
-    const cut = await bus(proxy.url);
+    const cut = await bus(proxy.proxied(database.url));
     const cutHeard = heard(cut);
     const sibling = heard(await bus(database.url));
 
-    await proxy.set('blackhole');
+    await proxy.setMode('blackhole');
     expect(await timed(cut.publish(change('during-1')))).toBeLessThan(PUBLISH_TIMEOUT_MS + 1000);
     expect(await timed(cut.publish(change('during-2')))).toBeLessThan(1000);
     // The listening connection's health check times out, and the bus knows it hears nothing.
     await waitFor(() => !cut.state().listening, 'the cut replica to notice', 10_000);
 
-    await proxy.set('pass');
+    await proxy.setMode('pass');
     await waitFor(() => cut.state().listening, 'the cut replica to listen again', 10_000);
     await waitFor(() => sibling.includes('during-2'), 'the sibling to hear what was queued');
     expect([...new Set(sibling)]).toEqual(['during-1', 'during-2']);
@@ -94,17 +94,17 @@ describeOnPostgres('the LISTEN/NOTIFY bus when PostgreSQL goes away', () => {
   });
 
   it('answers publishes while PostgreSQL refuses, and drops every cache once it listens again', async () => {
-    const cut = await bus(proxy.url);
+    const cut = await bus(proxy.proxied(database.url));
     const cutHeard = heard(cut);
     const sibling = await bus(database.url);
     const siblingHeard = heard(sibling);
 
-    await proxy.set('refuse');
+    await proxy.setMode('refuse');
     await waitFor(() => !cut.state().listening, 'the cut replica to notice');
     expect(await timed(cut.publish(change('from-cut')))).toBeLessThan(PUBLISH_TIMEOUT_MS + 1000);
     await sibling.publish(change('missed'));
 
-    await proxy.set('pass');
+    await proxy.setMode('pass');
     await waitFor(() => cutHeard.includes('*'), 'the cut replica to resync');
     await waitFor(() => siblingHeard.includes('from-cut'), 'the sibling to hear the queued event');
     expect(cutHeard).toEqual(['from-cut', '*']);

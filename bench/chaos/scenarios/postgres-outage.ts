@@ -1,5 +1,5 @@
 import { type ChaosConfig } from '../config';
-import { FaultProxy } from '../fault-proxy';
+import { FaultProxy } from '../../../test/support/fault-proxy';
 import { HANG_MS, summarize, within } from '../load';
 import { newSessionProbes, readyFigures, readyProbes, timeUntil, probeReady } from '../probes';
 import { calls, type Check, ms, row } from '../report';

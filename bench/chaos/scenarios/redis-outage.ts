@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { type StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { api } from '../../support';
 import { type ChaosConfig } from '../config';
-import { FaultProxy, type ProxyMode } from '../fault-proxy';
+import { FaultProxy, type ProxyMode } from '../../../test/support/fault-proxy';
 import { closeSession, HANG_MS, openSession, summarize, within } from '../load';
 import { timeUntil } from '../probes';
 import { calls, type Check, ms, row, type Row, skipped } from '../report';

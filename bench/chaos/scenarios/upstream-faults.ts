@@ -1,5 +1,5 @@
 import { type ChaosConfig } from '../config';
-import { FaultProxy } from '../fault-proxy';
+import { FaultProxy } from '../../../test/support/fault-proxy';
 import {
   type CallLoad,
   openSession,

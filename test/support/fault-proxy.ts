@@ -8,6 +8,12 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
  */
 export type ProxyMode = 'pass' | 'refuse' | 'blackhole';
 
+const DEFAULT_PORTS: Record<string, number> = {
+  'postgres:': 5432,
+  'postgresql:': 5432,
+  'redis:': 6379,
+};
+
 interface Pair {
   client: Socket;
   /** Null for a connection accepted while black-holed: it never reached the target. */
@@ -17,8 +23,8 @@ interface Pair {
 }
 
 /**
- * A TCP proxy on loopback in front of PostgreSQL, Redis or an upstream, whose faults the suite
- * switches. Going back to `pass` after `blackhole` closes the connections that lost bytes (a real
+ * A TCP proxy on loopback in front of PostgreSQL, Redis or an upstream, whose faults a test or
+ * the fault suite switches. Going back to `pass` after `blackhole` closes the connections that lost bytes (a real
  * partition would end them by timeout or reset too) and keeps the idle ones.
  */
 export class FaultProxy {
@@ -46,9 +52,31 @@ export class FaultProxy {
     this.peakOpen = this.pairs.size;
   }
 
+  /** A proxy, listening, in front of the host and port of `targetUrl`. */
+  static async before(targetUrl: string): Promise<FaultProxy> {
+    const target = new URL(targetUrl);
+    return new FaultProxy(
+      target.hostname,
+      Number(target.port || DEFAULT_PORTS[target.protocol]),
+    ).start();
+  }
+
   async start(): Promise<this> {
     await this.listen();
     return this;
+  }
+
+  /** `url` with its host and port replaced by this proxy's. */
+  proxied(url: string): string {
+    const proxied = new URL(url);
+    proxied.hostname = '127.0.0.1';
+    proxied.port = String(this.port);
+    return proxied.toString();
+  }
+
+  /** Ends every open connection now, as a restart or a failover does. */
+  reset(): void {
+    for (const pair of this.pairs) this.end(pair);
   }
 
   async setMode(mode: ProxyMode): Promise<void> {
