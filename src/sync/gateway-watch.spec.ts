@@ -17,7 +17,7 @@ const GATEWAY = {
 };
 
 /** A watch whose every connection attempt throws `error`, stopped after its first attempt. */
-async function lostAfter(error: unknown): Promise<string[]> {
+async function lostAfter(error: Error): Promise<string[]> {
   const lost: string[] = [];
   let attempted!: () => void;
   const attempt = new Promise<void>((resolve) => (attempted = resolve));
