@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { type DataSource } from 'typeorm';
 import { type AppConfig } from '../config/app-config';
-import { isResync, type PorticoEvent } from './event-bus';
 import { FaultProxy } from '../../test/support/fault-proxy';
 import { waitFor } from '../../test/support/wait-for';
 import { RedisEventBus } from './redis-event-bus';
+import { catalogChange, heard, timed } from '../../test/support/bus-events';
 
 const redisUrl = process.env.REDIS_URL;
 
@@ -51,24 +51,6 @@ describeOnRedis('RedisEventBus', () => {
     return started;
   }
 
-  /** The gateway ids of the catalog changes a bus hears from now on; `*` for a resync. */
-  function heard(replica: RedisEventBus): string[] {
-    const ids: string[] = [];
-    replica.subscribe((event: PorticoEvent) => {
-      if (isResync(event)) ids.push('*');
-      else if (event.type === 'catalog.changed') ids.push(...event.gatewayIds);
-    });
-    return ids;
-  }
-
-  const change = (id: string): PorticoEvent => ({ type: 'catalog.changed', gatewayIds: [id] });
-
-  async function timed(work: Promise<unknown>): Promise<number> {
-    const start = Date.now();
-    await work;
-    return Date.now() - start;
-  }
-
   afterEach(async () => {
     await Promise.all(started.splice(0).map((replica) => replica.onModuleDestroy()));
     await Promise.all(proxies.splice(0).map((started) => started.close()));
@@ -81,11 +63,11 @@ describeOnRedis('RedisEventBus', () => {
     const other = heard(await bus(`${namespace}-other`));
     const otherSibling = await bus(`${namespace}-other`);
 
-    await publisher.publish(change('from-first'));
+    await publisher.publish(catalogChange('from-first'));
     await waitFor(() => sibling.includes('from-first'), 'the sibling replica to hear it');
     // Redis delivers in the order it was given: once the other deployment hears its own later
     // event, an earlier one of the first deployment would have reached it before.
-    await otherSibling.publish(change('from-other'));
+    await otherSibling.publish(catalogChange('from-other'));
     await waitFor(() => other.includes('from-other'), 'the other deployment to hear its own');
     expect(other).toEqual(['from-other']);
     expect(sibling).toEqual(['from-first']);
@@ -100,8 +82,10 @@ describeOnRedis('RedisEventBus', () => {
 
     await partition.setMode('blackhole');
     // The first publish waits its bound at most; once the channel is known to hang, none waits.
-    expect(await timed(cut.publish(change('during-1')))).toBeLessThan(PUBLISH_TIMEOUT_MS + 1000);
-    expect(await timed(cut.publish(change('during-2')))).toBeLessThan(1000);
+    expect(await timed(cut.publish(catalogChange('during-1')))).toBeLessThan(
+      PUBLISH_TIMEOUT_MS + 1000,
+    );
+    expect(await timed(cut.publish(catalogChange('during-2')))).toBeLessThan(1000);
     // The unanswered health check finds the connection dead in seconds, not minutes.
     await waitFor(() => !cut.state().listening, 'the cut replica to notice', 8000);
     expect(sibling).toEqual([]);
@@ -126,9 +110,9 @@ describeOnRedis('RedisEventBus', () => {
 
     await outage.setMode('refuse');
     await waitFor(() => !cut.state().listening, 'the cut replica to notice');
-    expect(await timed(cut.publish(change('from-cut')))).toBeLessThan(1000);
+    expect(await timed(cut.publish(catalogChange('from-cut')))).toBeLessThan(1000);
     // Lost for the cut replica: Redis keeps nothing for a subscriber that is away.
-    await sibling.publish(change('missed'));
+    await sibling.publish(catalogChange('missed'));
 
     await outage.setMode('pass');
     await waitFor(() => cutHeard.includes('*'), 'the cut replica to resync');

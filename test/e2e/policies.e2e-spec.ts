@@ -1,14 +1,13 @@
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
   type CallToolResult,
-  McpError,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { createTeam, createUser, type TestUser } from '../support/identities';
-import { connectClient, eventually } from '../support/mcp-client';
+import { connectClient, eventually, rpcError } from '../support/mcp-client';
 import { startTestApp, type TestApp } from '../support/test-app';
 
 const AWS_KEY = 'AKIAIOSFODNN7EXAMPLE';
@@ -53,16 +52,6 @@ const textOf = (result: unknown) =>
   (result as CallToolResult).content
     .map((block) => (block.type === 'text' ? block.text : ''))
     .join('\n');
-
-async function rpcError(call: Promise<unknown>): Promise<McpError> {
-  try {
-    await call;
-  } catch (error) {
-    if (error instanceof McpError) return error;
-    throw error;
-  }
-  throw new Error('the call succeeded');
-}
 
 describe('tool rules and call hooks', () => {
   let t: TestApp;

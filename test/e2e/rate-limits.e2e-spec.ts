@@ -1,11 +1,11 @@
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { type CallToolResult, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import Redis from 'ioredis';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { describeOnPostgres } from '../support/describe-on-postgres';
-import { connectClient } from '../support/mcp-client';
+import { connectClient, rpcError } from '../support/mcp-client';
 import { textOf as htmlText } from '../support/html-text';
 import { pageSession } from '../support/identities';
 import { ADMIN_PASSWORD, startReplica, startTestApp, type TestApp } from '../support/test-app';
@@ -16,16 +16,6 @@ const textOf = (result: unknown) =>
   (result as CallToolResult).content
     .map((block) => (block.type === 'text' ? block.text : ''))
     .join('\n');
-
-async function rpcError(call: Promise<unknown>): Promise<McpError> {
-  try {
-    await call;
-  } catch (error) {
-    if (error instanceof McpError) return error;
-    throw error;
-  }
-  throw new Error('the call succeeded');
-}
 
 /** An upstream with three tools, registered on `t`, and a server serving them all. */
 async function catalogue(t: TestApp, upstream: UpstreamFixture) {

@@ -1,11 +1,10 @@
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { onPostgres } from '../support/test-database';
-import { connectClient, eventually, postMcp } from '../support/mcp-client';
+import { connectClient, eventually, postMcp, rpcError } from '../support/mcp-client';
 import { FaultProxy } from '../support/fault-proxy';
 import { startReplica, startTestApp, type TestApp } from '../support/test-app';
 import { serverToken } from '../support/tokens';
@@ -19,16 +18,6 @@ async function timed<T>(work: PromiseLike<T>): Promise<{ value: T; ms: number }>
   const start = Date.now();
   const value = await work;
   return { value, ms: Date.now() - start };
-}
-
-async function rpcError(call: Promise<unknown>): Promise<McpError> {
-  try {
-    await call;
-  } catch (error) {
-    if (error instanceof McpError) return error;
-    throw error;
-  }
-  throw new Error('the call succeeded');
 }
 
 /** One series of a replica's /metrics, 0 when absent. */

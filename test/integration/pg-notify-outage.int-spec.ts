@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { type DataSource } from 'typeorm';
 import { type AppConfig } from '../../src/config/app-config';
 import { createDataSource } from '../../src/database/data-source';
-import { isResync, type PorticoEvent } from '../../src/events/event-bus';
 import { PgNotifyEventBus } from '../../src/events/pg-notify-event-bus';
 import { describeOnPostgres } from '../support/describe-on-postgres';
 import { FaultProxy } from '../support/fault-proxy';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { waitFor } from '../support/wait-for';
+import { catalogChange, heard, timed } from '../support/bus-events';
 
 const PUBLISH_TIMEOUT_MS = 300;
 
@@ -57,32 +57,16 @@ describeOnPostgres('the LISTEN/NOTIFY bus when PostgreSQL goes away', () => {
     return replica;
   }
 
-  /** The gateway ids of the catalog changes a bus hears from now on; `*` for a resync. */
-  function heard(replica: PgNotifyEventBus): string[] {
-    const ids: string[] = [];
-    replica.subscribe((event: PorticoEvent) => {
-      if (isResync(event)) ids.push('*');
-      else if (event.type === 'catalog.changed') ids.push(...event.gatewayIds);
-    });
-    return ids;
-  }
-
-  const change = (id: string): PorticoEvent => ({ type: 'catalog.changed', gatewayIds: [id] });
-
-  async function timed(work: Promise<unknown>): Promise<number> {
-    const start = Date.now();
-    await work;
-    return Date.now() - start;
-  }
-
   it('publishes within its bound while packets are dropped, notices the silent connection, and resyncs once back', async () => {
     const cut = await bus(proxy.proxied(database.url));
     const cutHeard = heard(cut);
     const sibling = heard(await bus(database.url));
 
     await proxy.setMode('blackhole');
-    expect(await timed(cut.publish(change('during-1')))).toBeLessThan(PUBLISH_TIMEOUT_MS + 1000);
-    expect(await timed(cut.publish(change('during-2')))).toBeLessThan(1000);
+    expect(await timed(cut.publish(catalogChange('during-1')))).toBeLessThan(
+      PUBLISH_TIMEOUT_MS + 1000,
+    );
+    expect(await timed(cut.publish(catalogChange('during-2')))).toBeLessThan(1000);
     // The listening connection's health check times out, and the bus knows it hears nothing.
     await waitFor(() => !cut.state().listening, 'the cut replica to notice', 10_000);
 
@@ -101,8 +85,10 @@ describeOnPostgres('the LISTEN/NOTIFY bus when PostgreSQL goes away', () => {
 
     await proxy.setMode('refuse');
     await waitFor(() => !cut.state().listening, 'the cut replica to notice');
-    expect(await timed(cut.publish(change('from-cut')))).toBeLessThan(PUBLISH_TIMEOUT_MS + 1000);
-    await sibling.publish(change('missed'));
+    expect(await timed(cut.publish(catalogChange('from-cut')))).toBeLessThan(
+      PUBLISH_TIMEOUT_MS + 1000,
+    );
+    await sibling.publish(catalogChange('missed'));
 
     await proxy.setMode('pass');
     await waitFor(() => cutHeard.includes('*'), 'the cut replica to resync');

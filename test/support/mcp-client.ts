@@ -1,6 +1,6 @@
 import { Client, type ClientOptions } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+import { LATEST_PROTOCOL_VERSION, McpError } from '@modelcontextprotocol/sdk/types.js';
 
 export interface ConnectOptions {
   token: string;
@@ -70,4 +70,15 @@ export async function eventually<T>(
       await new Promise((resolve) => setTimeout(resolve, everyMs));
     }
   }
+}
+
+/** The JSON-RPC error a call ended with; fails when it succeeded or threw anything else. */
+export async function rpcError(call: Promise<unknown>): Promise<McpError> {
+  try {
+    await call;
+  } catch (error) {
+    if (error instanceof McpError) return error;
+    throw error;
+  }
+  throw new Error('the call succeeded');
 }
