@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { type Tool as McpTool } from '@modelcontextprotocol/server';
 import { type AppConfig } from '../src/config/app-config';
 import { EmbeddingsClient } from '../src/embeddings/embeddings-client';
 import { LocalEmbeddings } from '../src/embeddings/local-embeddings.service';

@@ -1,4 +1,4 @@
-import { type CallToolResult, type ContentBlock } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, type ContentBlock } from '@modelcontextprotocol/server';
 import { prettyJson } from './view-helpers';
 
 export interface ContentBlockView {

@@ -1,4 +1,4 @@
-import { type JSONRPCRequest, type JSONRPCResponse } from '@modelcontextprotocol/sdk/types.js';
+import { type JSONRPCRequest, type JSONRPCResponse } from '@modelcontextprotocol/server';
 import { type Principal } from '../auth/principal';
 import { type AuditArguments } from '../config/app-config';
 import { auditedArguments } from './audit-arguments';

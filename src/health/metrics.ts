@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type JSONRPCResponse } from '@modelcontextprotocol/sdk/types.js';
+import { type JSONRPCResponse } from '@modelcontextprotocol/server';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 export type CallOutcome = 'ok' | 'tool_error' | 'error';

@@ -1,4 +1,4 @@
-import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { JsonLimitError } from '../common/json-walk';
 import {
   classifyUpstreamError,
@@ -17,7 +17,7 @@ describe('fromUpstream', () => {
       ['secret'],
     );
     const error = fromUpstream(failure, 'tickets', 1000);
-    expect(error.code).toBe(ErrorCode.UrlElicitationRequired);
+    expect(error.code).toBe(ProtocolErrorCode.UrlElicitationRequired);
     expect(error.message).toContain(url);
     expect(error.data).toEqual({
       elicitations: [
@@ -56,11 +56,11 @@ describe('fromUpstream', () => {
 
   it('passes an error the upstream answered with through as it was', () => {
     const error = fromUpstream(
-      new UpstreamRpcError(ErrorCode.InvalidParams, 'bad city', { field: 'city' }),
+      new UpstreamRpcError(ProtocolErrorCode.InvalidParams, 'bad city', { field: 'city' }),
       'crm',
       1000,
     );
-    expect(error).toMatchObject({ code: ErrorCode.InvalidParams, message: 'bad city' });
+    expect(error).toMatchObject({ code: ProtocolErrorCode.InvalidParams, message: 'bad city' });
     expect(error.data).toEqual({ field: 'city' });
   });
 
@@ -68,7 +68,7 @@ describe('fromUpstream', () => {
     const failure = classifyUpstreamError(new RangeError('Maximum call stack size exceeded'), 1);
     const error = fromUpstream(failure, 'alpha', 1000);
     expect({ code: error.code, message: error.message }).toEqual({
-      code: ErrorCode.InternalError,
+      code: ProtocolErrorCode.InternalError,
       message:
         "The request failed in Portico, not at upstream 'alpha': Maximum call stack size exceeded",
     });
@@ -94,7 +94,7 @@ describe('errorResponse', () => {
     expect(errorResponse('a', new Error('stack and secrets'))).toEqual({
       jsonrpc: '2.0',
       id: 'a',
-      error: { code: ErrorCode.InternalError, message: 'Internal error' },
+      error: { code: ProtocolErrorCode.InternalError, message: 'Internal error' },
     });
   });
 
@@ -103,7 +103,7 @@ describe('errorResponse', () => {
       jsonrpc: '2.0',
       id: 3,
       error: {
-        code: ErrorCode.InternalError,
+        code: ProtocolErrorCode.InternalError,
         message: 'The request could not be handled: the arguments are nested too deep',
       },
     });

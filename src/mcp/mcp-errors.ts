@@ -1,8 +1,8 @@
 import {
-  ErrorCode,
+  ProtocolErrorCode,
   type JSONRPCErrorResponse,
   type RequestId,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/server';
 import { createHash } from 'node:crypto';
 import { JsonLimitError } from '../common/json-walk';
 import {
@@ -35,6 +35,15 @@ export const RATE_LIMITED = -32029;
  */
 export const DATABASE_UNAVAILABLE = -32013;
 
+/**
+ * The connection or session is gone (the v1 SDK's `ConnectionClosed`; v2 dropped the name, the
+ * 2025 wire keeps the code, and clients of that era know it).
+ */
+export const CONNECTION_CLOSED = -32000;
+
+/** The request timed out (the v1 SDK's `RequestTimeout`, kept on the 2025 wire like the above). */
+export const REQUEST_TIMEOUT = -32001;
+
 /** MCP's JSON-RPC error for an unknown resource. */
 export const RESOURCE_NOT_FOUND = -32002;
 
@@ -60,7 +69,7 @@ export class McpRefusal extends Error {
   constructor(
     readonly status: number,
     message: string,
-    readonly code: number = ErrorCode.InvalidRequest,
+    readonly code: number = ProtocolErrorCode.InvalidRequest,
     readonly id: RequestId | null = null,
   ) {
     super(message);
@@ -91,10 +100,10 @@ export function errorResponse(id: RequestId, error: unknown): JSONRPCErrorRespon
   if (error instanceof JsonLimitError)
     return jsonRpcError(
       id,
-      ErrorCode.InternalError,
+      ProtocolErrorCode.InternalError,
       `The request could not be handled: ${error.message}`,
     );
-  return jsonRpcError(id, ErrorCode.InternalError, 'Internal error');
+  return jsonRpcError(id, ProtocolErrorCode.InternalError, 'Internal error');
 }
 
 /** The answer when the database was unavailable for what a request needed. */
@@ -105,11 +114,11 @@ export function databaseUnavailable(id: RequestId | null): JSONRPCErrorResponse 
 }
 
 export function unknownTool(name: string): RpcError {
-  return new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+  return new RpcError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
 }
 
 export function invalidParams(message: string): RpcError {
-  return new RpcError(ErrorCode.InvalidParams, message);
+  return new RpcError(ProtocolErrorCode.InvalidParams, message);
 }
 
 /**
@@ -126,18 +135,18 @@ export function fromUpstream(
   switch (error.kind) {
     case 'timeout':
       return new RpcError(
-        ErrorCode.RequestTimeout,
+        REQUEST_TIMEOUT,
         `Upstream '${gateway}' did not answer within ${timeoutMs} ms`,
       );
     case 'session-expired':
       return new RpcError(UPSTREAM_UNAVAILABLE, `Upstream '${gateway}' lost the session`);
     case 'cancelled':
-      return new RpcError(ErrorCode.ConnectionClosed, 'Request cancelled');
+      return new RpcError(CONNECTION_CLOSED, 'Request cancelled');
     case 'authorization':
       return authorizationRequired(error, gateway);
     case 'internal':
       return new RpcError(
-        ErrorCode.InternalError,
+        ProtocolErrorCode.InternalError,
         `The request failed in Portico, not at upstream '${gateway}': ${error.message}`,
       );
     case 'unreachable':
@@ -187,7 +196,7 @@ function authorizationRequired(error: UpstreamFailure, gateway: string): RpcErro
     ? `Upstream '${gateway}' needs your authorization: ${error.message} Connect your account at ${url}`
     : `Upstream '${gateway}' needs authorization: ${error.message}`;
   if (!url) return new RpcError(UPSTREAM_UNAVAILABLE, message);
-  return new RpcError(ErrorCode.UrlElicitationRequired, message, {
+  return new RpcError(ProtocolErrorCode.UrlElicitationRequired, message, {
     elicitations: [
       {
         mode: 'url',

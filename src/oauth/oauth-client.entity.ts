@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
-import type { OAuthClientMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { OAuthClientMetadata } from '@modelcontextprotocol/server';
 
 /** A client registered through dynamic client registration (RFC 7591). */
 @Entity({ name: 'oauth_client' })
@@ -13,8 +13,8 @@ export class OAuthClient {
   clientId!: string;
 
   /**
-   * A confidential client's secret, sealed with ENCRYPTION_KEY (the SDK's client authentication
-   * compares the secret itself, so a one-way hash would not do); null for public clients.
+   * A confidential client's secret, sealed with ENCRYPTION_KEY (and compared in constant time
+   * once unsealed, see endpoints/client-authentication.ts); null for public clients.
    */
   @Column({ name: 'client_secret', type: 'text', nullable: true })
   clientSecret!: string | null;

@@ -1,14 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { type OAuthRegisteredClientsStore } from '@modelcontextprotocol/sdk/server/auth/clients.js';
-import { InvalidClientMetadataError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import {
   type OAuthClientInformationFull,
   type OAuthClientMetadata,
-} from '@modelcontextprotocol/sdk/shared/auth.js';
+} from '@modelcontextprotocol/server';
 import { isUUID } from 'class-validator';
 import { DataSource } from 'typeorm';
 import { seal, unseal } from '../common/secret-box';
 import { AppConfig } from '../config/app-config';
+import { OAuthError, OAuthErrorCode } from './endpoints/oauth-error';
 import { OAuthClient } from './oauth-client.entity';
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -42,7 +41,7 @@ export function redirectUriProblem(uri: string): string | null {
 
 /** Clients registered through RFC 7591 dynamic registration; secrets sealed at rest. */
 @Injectable()
-export class OAuthClientsStore implements OAuthRegisteredClientsStore {
+export class OAuthClientsStore {
   constructor(
     private readonly dataSource: DataSource,
     private readonly config: AppConfig,
@@ -67,18 +66,18 @@ export class OAuthClientsStore implements OAuthRegisteredClientsStore {
     };
   }
 
-  async registerClient(
-    client: Omit<OAuthClientInformationFull, 'client_id' | 'client_id_issued_at'>,
-  ): Promise<OAuthClientInformationFull> {
-    const full = client as OAuthClientInformationFull;
-    if (!isUUID(full.client_id))
-      throw new InvalidClientMetadataError('client_id must be generated');
-    const problems = full.redirect_uris.map(redirectUriProblem).filter((p) => p !== null);
-    if (full.redirect_uris.length === 0 || problems.length > 0)
-      throw new InvalidClientMetadataError(problems[0] ?? 'redirect_uris must not be empty');
-    const grants = full.grant_types ?? ['authorization_code', 'refresh_token'];
+  /** Stores a registration, once its redirect URIs and grant types are ones Portico serves. */
+  async registerClient(client: OAuthClientInformationFull): Promise<OAuthClientInformationFull> {
+    const problems = client.redirect_uris.map(redirectUriProblem).filter((p) => p !== null);
+    if (client.redirect_uris.length === 0 || problems.length > 0)
+      throw new OAuthError(
+        OAuthErrorCode.InvalidRedirectUri,
+        problems[0] ?? 'redirect_uris must not be empty',
+      );
+    const grants = client.grant_types ?? ['authorization_code', 'refresh_token'];
     if (grants.some((grant) => grant !== 'authorization_code' && grant !== 'refresh_token'))
-      throw new InvalidClientMetadataError(
+      throw new OAuthError(
+        OAuthErrorCode.InvalidClientMetadata,
         'only authorization_code and refresh_token are supported',
       );
     const {
@@ -87,13 +86,13 @@ export class OAuthClientsStore implements OAuthRegisteredClientsStore {
       client_secret: secret,
       client_secret_expires_at: secretExpiresAt,
       ...metadata
-    } = full;
+    } = client;
     await this.dataSource.getRepository(OAuthClient).insert({
       clientId,
       metadata: metadata as OAuthClientMetadata,
       clientSecret: secret ? seal(this.config.encryptionKey, secret) : null,
       clientSecretExpiresAt: secretExpiresAt ? new Date(secretExpiresAt * 1000) : null,
     });
-    return full;
+    return client;
   }
 }

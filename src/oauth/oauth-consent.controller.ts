@@ -74,7 +74,7 @@ export class OAuthConsentController {
     if (!pending) return this.expired(request, response);
     const target = new URL(pending.redirectUri);
     if (pending.state !== null) target.searchParams.set('state', pending.state);
-    target.searchParams.set('iss', new URL(this.config.publicUrl).origin);
+    target.searchParams.set('iss', this.provider.issuer);
     if (formField(body, 'decision') === 'allow' && (await this.allowed(request, pending))) {
       const code = await this.grants.authorize(request.principal!.userId!, pending);
       target.searchParams.set('code', code);

@@ -1,9 +1,5 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import {
-  InvalidGrantError,
-  InvalidTargetError,
-} from '@modelcontextprotocol/sdk/server/auth/errors.js';
-import { type OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { type OAuthTokens } from '@modelcontextprotocol/server';
 import { createHash, randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { AuthException } from '../auth/auth.exception';
@@ -14,6 +10,7 @@ import { PrincipalResolver } from '../auth/principal-resolver';
 import { AppConfig } from '../config/app-config';
 import { EventBus } from '../events/event-bus';
 import { type AuthorizationRequest } from './authorization-request';
+import { OAuthError, OAuthErrorCode } from './endpoints/oauth-error';
 import { OAuthCode } from './oauth-code.entity';
 import { OAuthGrant } from './oauth-grant.entity';
 import { OAuthRefreshToken } from './oauth-refresh-token.entity';
@@ -26,6 +23,10 @@ const PURGE_MS = 3600_000;
 
 function hash(value: string): string {
   return createHash('sha256').update(value).digest('hex');
+}
+
+function invalidGrant(message: string): OAuthError {
+  return new OAuthError(OAuthErrorCode.InvalidGrant, message);
 }
 
 function secret(): string {
@@ -91,10 +92,10 @@ export class OAuthGrants implements OnModuleInit, OnModuleDestroy {
       .getRepository(OAuthCode)
       .findOne({ where: { codeHash: hash(code) }, relations: { grant: true } });
     if (!row || row.grant?.clientId !== clientId)
-      throw new InvalidGrantError('Unknown or foreign authorization code');
+      throw invalidGrant('Unknown or foreign authorization code');
     if (row.usedAt !== null) {
       await this.revoke(row.grantId);
-      throw new InvalidGrantError('The authorization code was used before; its grant is revoked');
+      throw invalidGrant('The authorization code was used before; its grant is revoked');
     }
     return row.codeChallenge;
   }
@@ -119,12 +120,12 @@ export class OAuthGrants implements OnModuleInit, OnModuleDestroy {
         .getRepository(OAuthCode)
         .findOneBy({ codeHash: hash(code) });
       if (replayed) await this.revoke(replayed.grantId);
-      throw new InvalidGrantError('Unknown or already used authorization code');
+      throw invalidGrant('Unknown or already used authorization code');
     }
     const grant = await this.activeGrant(row.grant_id, clientId);
-    if (row.expires_at.getTime() <= Date.now()) throw new InvalidGrantError('The code has expired');
+    if (row.expires_at.getTime() <= Date.now()) throw invalidGrant('The code has expired');
     if (redirectUri !== row.redirect_uri)
-      throw new InvalidGrantError('redirect_uri differs from the authorization request');
+      throw invalidGrant('redirect_uri differs from the authorization request');
     this.assertResource(grant, resource);
     return this.issue(grant);
   }
@@ -149,13 +150,12 @@ export class OAuthGrants implements OnModuleInit, OnModuleDestroy {
         .findOneBy({ tokenHash: hash(refreshToken) });
       if (reused) {
         await this.revoke(reused.grantId);
-        throw new InvalidGrantError('The refresh token was used before; the grant is revoked');
+        throw invalidGrant('The refresh token was used before; the grant is revoked');
       }
-      throw new InvalidGrantError('Unknown refresh token');
+      throw invalidGrant('Unknown refresh token');
     }
     const grant = await this.activeGrant(row.grant_id, clientId);
-    if (row.expires_at.getTime() <= Date.now())
-      throw new InvalidGrantError('The refresh token has expired');
+    if (row.expires_at.getTime() <= Date.now()) throw invalidGrant('The refresh token has expired');
     this.assertResource(grant, resource);
     return this.issue(grant);
   }
@@ -199,7 +199,7 @@ export class OAuthGrants implements OnModuleInit, OnModuleDestroy {
   private async activeGrant(grantId: string, clientId: string): Promise<OAuthGrant> {
     const grant = await this.dataSource.getRepository(OAuthGrant).findOneBy({ id: grantId });
     if (!grant || grant.clientId !== clientId || grant.revokedAt !== null)
-      throw new InvalidGrantError('The grant was revoked or belongs to another client');
+      throw invalidGrant('The grant was revoked or belongs to another client');
     const target = resourceTarget(grant.resource, this.config.publicUrl);
     const principal = await this.principals
       .ofUser(grant.userId, 'oauth')
@@ -210,14 +210,17 @@ export class OAuthGrants implements OnModuleInit, OnModuleDestroy {
     const decision = principal && target ? await this.mcp.check(principal, target) : null;
     if (!decision?.allowed) {
       await this.revoke(grant.id);
-      throw new InvalidGrantError('The user may no longer use this resource');
+      throw invalidGrant('The user may no longer use this resource');
     }
     return grant;
   }
 
   private assertResource(grant: OAuthGrant, resource: URL | undefined): void {
     if (resource !== undefined && resource.href !== new URL(grant.resource).href)
-      throw new InvalidTargetError('The resource differs from the one authorized');
+      throw new OAuthError(
+        OAuthErrorCode.InvalidTarget,
+        'The resource differs from the one authorized',
+      );
   }
 
   private async issue(grant: OAuthGrant): Promise<OAuthTokens> {

@@ -1,12 +1,13 @@
 import { type INestApplication } from '@nestjs/common';
-import { authorizationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/authorize.js';
-import { metadataHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/metadata.js';
-import { clientRegistrationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/register.js';
-import { revocationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/revoke.js';
-import { tokenHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/token.js';
-import { type OAuthMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { type OAuthMetadata } from '@modelcontextprotocol/server';
 import { type NextFunction, type Request, type Response } from 'express';
 import { AppConfig } from '../config/app-config';
+import { authorizeEndpoint } from './endpoints/authorize.endpoint';
+import { oauthEndpoint } from './endpoints/oauth-endpoint';
+import { registerEndpoint } from './endpoints/register.endpoint';
+import { revokeEndpoint } from './endpoints/revoke.endpoint';
+import { tokenEndpoint } from './endpoints/token.endpoint';
+import { OAuthGrants } from './oauth-grants.service';
 import { MCP_SCOPE, PorticoOAuthProvider } from './oauth-server.provider';
 
 export const OAUTH_PATHS = {
@@ -36,39 +37,92 @@ export function authorizationServerMetadata(publicUrl: string): OAuthMetadata {
   };
 }
 
+/** Per client address and replica; an office behind one NAT address still refreshes its tokens. */
+const WINDOW_SECONDS = 15 * 60;
+
 /**
- * Mounts the SDK's authorization server handlers (authorize, token, register, revoke, and the
+ * Mounts the authorization server's endpoints (authorize, token, register, revoke, and the
  * RFC 8414 metadata) ahead of Nest's CORS, so that their own permissive CORS answers browsers'
- * preflights: these endpoints carry no cookies and are meant for clients of any origin.
+ * preflights: these endpoints carry no cookies and are meant for clients of any origin. Their
+ * bodies come through the application's bounded parsers (size and depth) like every other.
  */
 export function setUpOAuth(app: INestApplication): void {
   const provider = app.get(PorticoOAuthProvider);
-  const config = app.get(AppConfig);
+  const grants = app.get(OAuthGrants);
+  const clients = provider.clientsStore;
+  const metadata = authorizationServerMetadata(app.get(AppConfig).publicUrl);
   app.use(
     '/.well-known/oauth-authorization-server',
-    metadataHandler(authorizationServerMetadata(config.publicUrl)),
+    oauthEndpoint(
+      {
+        methods: ['GET'],
+        anyOrigin: true,
+        cacheable: true,
+      },
+      async (_request, response) => {
+        response.status(200).json(metadata);
+      },
+    ),
   );
-  // The SDK's per-address limits (50 token requests in 15 minutes) would throttle a whole office
-  // behind one NAT address refreshing its tokens; these allow that and still stop a flood.
-  const window = 15 * 60 * 1000;
   app.use(
     OAUTH_PATHS.authorize,
-    authorizationHandler({ provider, rateLimit: { windowMs: window, max: 600 } }),
+    oauthEndpoint(
+      {
+        methods: ['GET', 'POST'],
+        anyOrigin: false,
+        limit: {
+          points: 600,
+          windowSeconds: WINDOW_SECONDS,
+          message: 'You have exceeded the rate limit for authorization requests',
+        },
+      },
+      authorizeEndpoint(provider),
+    ),
   );
   app.use(
     OAUTH_PATHS.token,
-    tokenHandler({ provider, rateLimit: { windowMs: window, max: 1200 } }),
+    oauthEndpoint(
+      {
+        methods: ['POST'],
+        anyOrigin: true,
+        limit: {
+          points: 1200,
+          windowSeconds: WINDOW_SECONDS,
+          message: 'You have exceeded the rate limit for token requests',
+        },
+      },
+      tokenEndpoint(clients, grants),
+    ),
   );
   app.use(
     OAUTH_PATHS.register,
-    clientRegistrationHandler({
-      clientsStore: provider.clientsStore,
-      rateLimit: { windowMs: 60 * 60 * 1000, max: 100 },
-    }),
+    oauthEndpoint(
+      {
+        methods: ['POST'],
+        anyOrigin: true,
+        limit: {
+          points: 100,
+          windowSeconds: 60 * 60,
+          message: 'You have exceeded the rate limit for client registration requests',
+        },
+      },
+      registerEndpoint(clients),
+    ),
   );
   app.use(
     OAUTH_PATHS.revoke,
-    revocationHandler({ provider, rateLimit: { windowMs: window, max: 600 } }),
+    oauthEndpoint(
+      {
+        methods: ['POST'],
+        anyOrigin: true,
+        limit: {
+          points: 600,
+          windowSeconds: WINDOW_SECONDS,
+          message: 'You have exceeded the rate limit for token revocation requests',
+        },
+      },
+      revokeEndpoint(clients, grants),
+    ),
   );
   // Protected resource metadata is Nest's (it names every endpoint); preflights come here.
   app.use(

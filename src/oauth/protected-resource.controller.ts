@@ -1,6 +1,6 @@
 import { Controller, Get, Header, Param } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { type OAuthProtectedResourceMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { type OAuthProtectedResourceMetadata } from '@modelcontextprotocol/server';
 import { Public } from '../auth/auth.decorators';
 import { McpAccess, type McpTarget } from '../auth/mcp-access';
 import { NotFoundException } from '@nestjs/common';

@@ -1,4 +1,4 @@
-import { type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { type Tool as McpTool } from '@modelcontextprotocol/server';
 import { type JsonObject } from '../tools/tool.entity';
 
 /** What a server may change of how it shows a tool; null leaves the upstream's. */

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult } from '@modelcontextprotocol/server';
 import { DataSource } from 'typeorm';
 import { type TeamScope } from '../auth/team-scope';
 import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { type Tool as McpTool } from '@modelcontextprotocol/server';
 import { type ToolResponseDto } from './dto/tool-response.dto';
 import { hashedBackendName } from './tool-hash';
 import { ToolNameQuery } from './tool-name.query';
@@ -47,9 +47,7 @@ export class ToolPresenter {
       ...(tool.title === null ? {} : { title: tool.title }),
       description: tool.description,
       inputSchema: tool.inputSchema as McpTool['inputSchema'],
-      ...(tool.outputSchema === null
-        ? {}
-        : { outputSchema: tool.outputSchema as McpTool['outputSchema'] }),
+      ...(tool.outputSchema === null ? {} : { outputSchema: tool.outputSchema }),
       ...(tool.annotations === null ? {} : { annotations: tool.annotations }),
       ...(meta === null ? {} : { _meta: meta }),
     };

@@ -281,4 +281,148 @@ describe('OAuth 2.1 for MCP clients, with the embedded authorization server', ()
     );
     expect(landed.searchParams.get('error')).toBe('access_denied');
   });
+  it('says who answered (RFC 9207): iss in the metadata’s promise and in every authorization response', async () => {
+    const server = await request(t.baseUrl)
+      .get('/.well-known/oauth-authorization-server')
+      .expect(200);
+    expect(server.body.authorization_response_iss_parameter_supported).toBe(true);
+    const provider = new MemoryOAuthProvider();
+    const client = (
+      await request(t.baseUrl).post('/oauth/register').send(provider.clientMetadata).expect(201)
+    ).body.client_id as string;
+    const refused = await request(t.baseUrl)
+      .get('/oauth/authorize')
+      .query({
+        client_id: client,
+        redirect_uri: provider.redirectUrl,
+        response_type: 'code',
+        state: 'st-1',
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        code_challenge_method: 'S256',
+        resource: 'https://evil.example.com/mcp',
+      })
+      .expect(302);
+    const error = new URL(refused.headers.location!);
+    expect(`${error.origin}${error.pathname}`).toBe(provider.redirectUrl);
+    expect(Object.fromEntries(error.searchParams)).toEqual({
+      error: 'invalid_target',
+      error_description: 'https://evil.example.com/mcp is not an MCP endpoint of this server',
+      state: 'st-1',
+      iss: t.baseUrl,
+    });
+    expect(refused.headers['cache-control']).toBe('no-store');
+    // The user's answer, too: a denial as much as a code (the code's is checked in authorizeClient).
+    const transport = new StreamableHTTPClientTransport(endpoint(serverA), {
+      authProvider: provider,
+    });
+    await expect(new Client({ name: 'x', version: '1' }).connect(transport)).rejects.toBeInstanceOf(
+      UnauthorizedError,
+    );
+    const denied = await signInAndConsent(provider.authorizationUrl!, ADMIN, 'deny');
+    expect(denied.searchParams.get('error')).toBe('access_denied');
+    expect(denied.searchParams.get('iss')).toBe(t.baseUrl);
+  });
+
+  it('answers what it cannot redirect, and what it refuses at the token endpoint, as OAuth errors', async () => {
+    const provider = new MemoryOAuthProvider();
+    const client = (
+      await request(t.baseUrl).post('/oauth/register').send(provider.clientMetadata).expect(201)
+    ).body.client_id as string;
+    const authorize = (query: Record<string, string>) =>
+      request(t.baseUrl)
+        .get('/oauth/authorize')
+        .query({ response_type: 'code', code_challenge_method: 'S256', ...query });
+    // Unknown client or unregistered redirect URI: shown, never sent to the URI.
+    const unknown = await authorize({
+      client_id: '5f0c6c2e-0000-4000-8000-000000000000',
+      redirect_uri: provider.redirectUrl,
+    }).expect(400);
+    expect(unknown.body).toEqual({
+      error: 'invalid_client',
+      error_description: 'Invalid client_id',
+    });
+    expect(unknown.headers['cache-control']).toBe('no-store');
+    const elsewhere = await authorize({
+      client_id: client,
+      redirect_uri: 'https://evil.example.com/cb',
+    }).expect(400);
+    expect(elsewhere.body.error).toBe('invalid_request');
+    expect(elsewhere.headers.location).toBeUndefined();
+
+    const token = (form: Record<string, string>) =>
+      request(t.baseUrl).post('/oauth/token').type('form').send(form);
+    const grant = await token({ grant_type: 'client_credentials', client_id: client }).expect(400);
+    expect(grant.body.error).toBe('unsupported_grant_type');
+    expect(grant.headers['cache-control']).toBe('no-store');
+    expect((await token({ grant_type: 'refresh_token' }).expect(400)).body.error).toBe(
+      'invalid_request',
+    );
+    const get = await request(t.baseUrl).get('/oauth/token').expect(405);
+    expect(get.headers.allow).toBe('POST');
+    const preflight = await request(t.baseUrl)
+      .options('/oauth/token')
+      .set('Origin', 'https://app.example.com')
+      .set('Access-Control-Request-Method', 'POST')
+      .expect(204);
+    expect(preflight.headers['access-control-allow-origin']).toBe('*');
+  });
+
+  it('registers confidential clients with a secret they must then present', async () => {
+    const registered = (
+      await request(t.baseUrl)
+        .post('/oauth/register')
+        .send({
+          client_name: 'Web client',
+          redirect_uris: ['https://app.example.com/cb'],
+          token_endpoint_auth_method: 'client_secret_post',
+          application_type: 'web',
+        })
+        .expect(201)
+    ).body;
+    expect(registered).toMatchObject({
+      client_id: expect.any(String),
+      client_secret: expect.stringMatching(/^[0-9a-f]{64}$/),
+      client_secret_expires_at: expect.any(Number),
+      application_type: 'web',
+    });
+    const revoke = (form: Record<string, string>) =>
+      request(t.baseUrl)
+        .post('/oauth/revoke')
+        .type('form')
+        .send({ token: 'unknown', client_id: registered.client_id, ...form });
+    expect((await revoke({}).expect(400)).body).toEqual({
+      error: 'invalid_client',
+      error_description: 'Client secret is required',
+    });
+    expect((await revoke({ client_secret: 'x'.repeat(64) }).expect(400)).body.error).toBe(
+      'invalid_client',
+    );
+    // RFC 7009 §2.2: an unknown token is no error.
+    expect((await revoke({ client_secret: registered.client_secret }).expect(200)).body).toEqual(
+      {},
+    );
+  });
+
+  it('keeps a native client’s application_type, and refuses one that is neither web nor native', async () => {
+    const provider = new MemoryOAuthProvider();
+    const native = await request(t.baseUrl)
+      .post('/oauth/register')
+      .send({ ...provider.clientMetadata, application_type: 'native' })
+      .expect(201);
+    expect(native.body.application_type).toBe('native');
+    expect(native.headers['cache-control']).toBe('no-store');
+    const desktop = await request(t.baseUrl)
+      .post('/oauth/register')
+      .send({ ...provider.clientMetadata, application_type: 'desktop' })
+      .expect(400);
+    expect(desktop.body).toEqual({
+      error: 'invalid_client_metadata',
+      error_description: 'application_type must be web or native',
+    });
+    const fragment = await request(t.baseUrl)
+      .post('/oauth/register')
+      .send({ ...provider.clientMetadata, redirect_uris: ['https://app.example.com/cb#x'] })
+      .expect(400);
+    expect(fragment.body.error).toBe('invalid_redirect_uri');
+  });
 });

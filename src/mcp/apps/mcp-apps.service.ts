@@ -3,7 +3,7 @@ import {
   type ReadResourceResult,
   type Resource,
   type ServerCapabilities,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/server';
 import {
   answersToHashedName,
   hashedBackendName,

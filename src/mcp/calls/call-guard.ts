@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { type CallToolResult, ErrorCode, type Result } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, ProtocolErrorCode, type Result } from '@modelcontextprotocol/server';
 import { type Principal } from '../../auth/principal';
 import {
   HookRefusal,
@@ -85,7 +85,7 @@ export class CallGuard {
     } catch (error) {
       if (!(error instanceof RateLimitException)) throw error;
       if (error.code !== RateLimitErrorCode.Exceeded)
-        throw new RpcError(ErrorCode.InternalError, error.message);
+        throw new RpcError(ProtocolErrorCode.InternalError, error.message);
       this.metrics.rejections.inc({ surface: 'mcp' });
       const details = error.details as { retryAfterSeconds: number; retryAt: string };
       throw rateLimited(error.message, details.retryAfterSeconds, details.retryAt);

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import {
-  ErrorCode,
+  ProtocolErrorCode,
   type Implementation,
   type JSONRPCErrorResponse,
   type InitializeResult,
@@ -9,7 +9,7 @@ import {
   type JSONRPCResponse,
   type Result,
   type ServerCapabilities,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/server';
 import { AuditTrail } from '../../audit/audit-trail.service';
 import { AUDITED_METHODS, mcpAuditRecord } from '../../audit/mcp-audit';
 import { type Principal } from '../../auth/principal';
@@ -134,7 +134,7 @@ export class McpRouter {
     const directory = await this.directories.get(runtime.scope);
     if (!directory)
       throw new RpcError(
-        ErrorCode.InvalidRequest,
+        ProtocolErrorCode.InvalidRequest,
         'This virtual server no longer exists or is disabled',
       );
     return directory;
@@ -256,7 +256,7 @@ export class McpRouter {
       case 'prompts/list':
         return this.prompts.list(runtime, directory, cursorOf(params));
       default:
-        throw new RpcError(ErrorCode.MethodNotFound, 'Method not found');
+        throw new RpcError(ProtocolErrorCode.MethodNotFound, 'Method not found');
     }
   }
 

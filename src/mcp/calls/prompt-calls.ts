@@ -3,7 +3,7 @@ import {
   type CompleteResult,
   type GetPromptResult,
   type ListPromptsResult,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/server';
 import { AppConfig } from '../../config/app-config';
 import { invalidParams } from '../mcp-errors';
 import { type SessionRuntime } from '../session/session-runtime';

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import {
-  ErrorCode,
+  ProtocolErrorCode,
   type ListResourcesResult,
   type ListResourceTemplatesResult,
   type ReadResourceResult,
   type Resource,
   type Result,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/server';
 import { AppConfig } from '../../config/app-config';
 import { type UpstreamConnection } from '../../upstream/upstream-connection';
 import { McpApps, resourceNotFound } from '../apps/mcp-apps.service';
@@ -106,7 +106,7 @@ export class ResourceCalls {
     await runtime.upstreams.call(target, async (connection) => {
       if (!connection.serverCapabilities.resources?.subscribe)
         throw new RpcError(
-          ErrorCode.MethodNotFound,
+          ProtocolErrorCode.MethodNotFound,
           `The upstream of ${uri} does not offer subscriptions`,
         );
       await connection.request(method, { uri: target.upstreamUri });

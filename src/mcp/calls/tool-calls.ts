@@ -5,7 +5,7 @@ import {
   type ListToolsResult,
   type RequestId,
   type Result,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/server';
 import { AppConfig } from '../../config/app-config';
 import { type RequestRoute } from '../../upstream/upstream-connection';
 import { McpApps } from '../apps/mcp-apps.service';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type Prompt as McpPrompt } from '@modelcontextprotocol/sdk/types.js';
+import { type Prompt as McpPrompt } from '@modelcontextprotocol/server';
 
 /** A served prompt as a scope lists it. */
 export interface DirectoryPrompt {

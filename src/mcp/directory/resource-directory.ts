@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
+import { UriTemplate } from '@modelcontextprotocol/server';
 import {
   type Resource as McpResource,
-  type ResourceTemplate as McpResourceTemplate,
-} from '@modelcontextprotocol/sdk/types.js';
+  type ResourceTemplateType as McpResourceTemplate,
+} from '@modelcontextprotocol/server';
 import { splitVirtualUri, virtualUri } from '../../resources/resource-uri';
 
 /**

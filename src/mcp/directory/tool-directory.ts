@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { type Tool as McpTool } from '@modelcontextprotocol/server';
 import { type ToolAppConfig } from '../../tools/tool-app-config';
 import { type ToolVisibility } from '../../tools/tool-visibility';
 import { type ToolOverrideValues } from '../../servers/tool-override';

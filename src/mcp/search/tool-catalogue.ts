@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { type Tool as McpTool } from '@modelcontextprotocol/server';
 import { type WordVectors } from '../../embeddings/word-vectors';
 import { type DirectoryTool } from '../directory/tool-directory';
 import { HybridIndex, type IndexedDocument, type RankingWeights } from './ranking/hybrid-index';

@@ -1,4 +1,4 @@
-import { type CallToolResult, type JSONRPCNotification } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, type JSONRPCNotification } from '@modelcontextprotocol/server';
 import { loadConfig, type ToolSearchSettings } from '../../config/app-config';
 import { LocalEmbeddings } from '../../embeddings/local-embeddings.service';
 import { type ProviderEmbeddings } from '../../embeddings/provider-embeddings.service';

@@ -2,10 +2,10 @@ import { Injectable, Logger } from '@nestjs/common';
 import {
   type CallToolRequest,
   type CallToolResult,
-  ErrorCode,
+  ProtocolErrorCode,
   type JSONRPCNotification,
   type Tool as McpTool,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/server';
 import { AppConfig, type ToolSearchSettings } from '../../config/app-config';
 import { LocalEmbeddings } from '../../embeddings/local-embeddings.service';
 import { ProviderEmbeddings } from '../../embeddings/provider-embeddings.service';
@@ -188,7 +188,7 @@ export class ToolSearchService {
         `Tool search catalogue of ${directory.server ? `server ${directory.server.id}` : '/mcp'} could not be built: ${String(error)}`,
       );
       throw new RpcError(
-        ErrorCode.InternalError,
+        ProtocolErrorCode.InternalError,
         'Tool search is enabled but its catalogue could not be built; not listing deferred tools',
       );
     }

@@ -1,4 +1,4 @@
-import { type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/server';
 import { oneLine } from './ranking/tool-text';
 import { TOOL_SEARCH_NAME, type ToolCatalogue } from './tool-catalogue';
 import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT } from './tool-query';

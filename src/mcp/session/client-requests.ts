@@ -1,8 +1,4 @@
-import {
-  type JSONRPCResponse,
-  type RequestId,
-  type Result,
-} from '@modelcontextprotocol/sdk/types.js';
+import { type JSONRPCResponse, type RequestId, type Result } from '@modelcontextprotocol/server';
 import { RpcError } from '../mcp-errors';
 
 /**

@@ -1,4 +1,4 @@
-import { type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { type JSONRPCMessage } from '@modelcontextprotocol/server';
 
 /**
  * What a session needs of the transport, which implements it: where the messages about one

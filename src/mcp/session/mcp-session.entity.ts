@@ -8,7 +8,7 @@ import {
   PrimaryColumn,
 } from 'typeorm';
 import { Server } from '../../servers/server.entity';
-import type { InitializeRequest, LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
+import type { InitializeRequest, LoggingLevel } from '@modelcontextprotocol/server';
 
 export type McpSessionTransport = 'streamable-http' | 'sse';
 

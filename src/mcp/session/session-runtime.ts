@@ -1,15 +1,14 @@
 import {
-  ErrorCode,
   type JSONRPCMessage,
   type JSONRPCResponse,
   type LoggingLevel,
   type RequestId,
   type Result,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/server';
 import { type ResourceTarget } from '../directory/resource-directory';
 import { type ListKind } from '../directory/scope-directory';
 import { passesLogLevel } from '../logging-level';
-import { jsonRpcError } from '../mcp-errors';
+import { CONNECTION_CLOSED, jsonRpcError } from '../mcp-errors';
 import { scopeOf, type McpScope } from '../mcp-scope';
 import { ClientRequests } from './client-requests';
 import {
@@ -274,7 +273,7 @@ export class SessionRuntime implements StreamSink {
     this.served.clear();
     for (const [id, { exchange, abort }] of served) {
       abort.abort('session closed');
-      exchange.finish(jsonRpcError(id, ErrorCode.ConnectionClosed, 'Session closed'));
+      exchange.finish(jsonRpcError(id, CONNECTION_CLOSED, 'Session closed'));
     }
     this.asked.close();
     this.endStreams();

@@ -2,7 +2,7 @@ import {
   type ClientCapabilities,
   type JSONRPCNotification,
   type LoggingLevel,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/server';
 import { type UpstreamConnection, type UpstreamListener } from '../../upstream/upstream-connection';
 import { type UpstreamConnector } from '../../upstream/upstream-connector.service';
 import { UpstreamFailure, UpstreamRpcError } from '../../upstream/upstream-error';

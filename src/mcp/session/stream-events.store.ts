@@ -1,5 +1,5 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { type JSONRPCMessage } from '@modelcontextprotocol/server';
 import { DataSource, LessThan, MoreThan } from 'typeorm';
 import { McpStreamEvent } from './mcp-stream-event.entity';
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { type JSONRPCMessage } from '@modelcontextprotocol/server';
 import { type ServerResponse } from 'node:http';
 import { type Exchange, primingId, type StreamSink } from '../session/client-stream';
 import { SseResponse } from './sse-response';

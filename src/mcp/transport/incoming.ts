@@ -1,10 +1,10 @@
 import {
-  ErrorCode,
+  ProtocolErrorCode,
   type JSONRPCNotification,
   type JSONRPCRequest,
   type JSONRPCResponse,
   type RequestId,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/server';
 import { type IncomingMessage } from 'node:http';
 import { nestingDepth } from '../../common/json-walk';
 import { readChunks } from '../../common/read-chunks';
@@ -33,7 +33,7 @@ export async function readIncoming(
   refuseTooDeep(body, limits.maxDepth);
   const incoming = classify(body);
   if (incoming.kind === 'invalid')
-    throw new McpRefusal(400, incoming.reason, ErrorCode.InvalidRequest, incoming.id);
+    throw new McpRefusal(400, incoming.reason, ProtocolErrorCode.InvalidRequest, incoming.id);
   return incoming;
 }
 
@@ -84,7 +84,7 @@ function refuseTooDeep(body: unknown, maxDepth: number): void {
   throw new McpRefusal(
     400,
     `The request body is nested more than ${maxDepth} levels deep, past the limit (JSON_MAX_DEPTH)`,
-    ErrorCode.InvalidRequest,
+    ProtocolErrorCode.InvalidRequest,
     isId(id) ? id : null,
   );
 }

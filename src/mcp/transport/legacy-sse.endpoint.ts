@@ -1,15 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
-import {
-  ErrorCode,
-  InitializeRequestSchema,
-  type JSONRPCRequest,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolErrorCode, type JSONRPCRequest } from '@modelcontextprotocol/server';
+import { InitializeRequestSchema } from '@modelcontextprotocol/core';
 import { type Request, type Response } from 'express';
 import { type Principal } from '../../auth/principal';
 import { AppConfig } from '../../config/app-config';
 import { Directories } from '../calls/directories.service';
-import { jsonRpcError, McpRefusal } from '../mcp-errors';
+import { CONNECTION_CLOSED, jsonRpcError, McpRefusal } from '../mcp-errors';
 import { type McpScope } from '../mcp-scope';
 import { type SessionRuntime } from '../session/session-runtime';
 import { SessionRegistry } from '../session/session-registry.service';
@@ -87,7 +84,7 @@ export class LegacySseEndpoint {
     if (typeof id !== 'string' || id === '') throw new McpRefusal(400, 'sessionId is required');
     const session = await sessionOf(this.store, this.directories, id, scope, principal);
     if (session.transport !== 'sse')
-      throw new McpRefusal(404, 'Session not found', ErrorCode.ConnectionClosed);
+      throw new McpRefusal(404, 'Session not found', CONNECTION_CLOSED);
     const incoming = await readIncoming(request, {
       maxBytes: this.config.bodyLimitBytes,
       maxDepth: this.config.jsonMaxDepth,
@@ -115,7 +112,7 @@ export class LegacySseEndpoint {
       runtime.toClient(
         jsonRpcError(
           message.id,
-          ErrorCode.InvalidParams,
+          ProtocolErrorCode.InvalidParams,
           `Invalid initialize request: ${parsed.error.message}`,
         ),
       );

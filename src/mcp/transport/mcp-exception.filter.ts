@@ -1,5 +1,5 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, Logger } from '@nestjs/common';
-import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { type ServerResponse } from 'node:http';
 import { type Response } from 'express';
 import { AuthException } from '../../auth/auth.exception';
@@ -64,7 +64,7 @@ export function sendMcpError(response: ServerResponse, error: unknown, logger: L
   const refusal =
     error instanceof McpRefusal
       ? error
-      : new McpRefusal(500, 'Internal error', ErrorCode.InternalError);
+      : new McpRefusal(500, 'Internal error', ProtocolErrorCode.InternalError);
   const body = JSON.stringify(jsonRpcError(refusal.id, refusal.code, refusal.message));
   response.writeHead(refusal.status, {
     'Content-Type': 'application/json; charset=utf-8',

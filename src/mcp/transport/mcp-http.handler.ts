@@ -1,6 +1,6 @@
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { Injectable, Logger } from '@nestjs/common';
-import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { McpAuthorizer } from '../../auth/mcp-authorizer';
 import { AppConfig } from '../../config/app-config';
 import { timeRequest } from '../../health/http-metrics.middleware';
@@ -103,7 +103,7 @@ export class McpHttpHandler {
   ): Promise<void> {
     // A page of a foreign origin (DNS rebinding) must not learn even from a 401 that it got here.
     const refusal = originRefusal(request.headers, this.config);
-    if (refusal !== null) throw new McpRefusal(403, refusal, ErrorCode.InvalidRequest);
+    if (refusal !== null) throw new McpRefusal(403, refusal, ProtocolErrorCode.InvalidRequest);
     if (!isMethod(method)) {
       response.setHeader('Allow', METHODS.join(', '));
       throw new McpRefusal(405, `${method} is not a method of the MCP endpoint`);

@@ -1,4 +1,4 @@
-import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { type IncomingHttpHeaders } from 'node:http';
 import { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { jsonRpcError } from '../mcp-errors';
@@ -30,7 +30,7 @@ export function originCheck(policy: OriginPolicy): RequestHandler {
       next();
       return;
     }
-    response.status(403).json(jsonRpcError(null, ErrorCode.InvalidRequest, refusal));
+    response.status(403).json(jsonRpcError(null, ProtocolErrorCode.InvalidRequest, refusal));
   };
 }
 

@@ -1,4 +1,4 @@
-import { type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { type JSONRPCMessage } from '@modelcontextprotocol/server';
 import { type ServerResponse } from 'node:http';
 import { type ClientStream } from '../session/client-stream';
 

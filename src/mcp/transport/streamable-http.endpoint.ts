@@ -2,19 +2,19 @@ import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { Injectable } from '@nestjs/common';
 import {
-  ErrorCode,
-  InitializeRequestSchema,
+  ProtocolErrorCode,
   type JSONRPCMessage,
   type JSONRPCRequest,
   LATEST_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/server';
+import { InitializeRequestSchema } from '@modelcontextprotocol/core';
 import { type Principal } from '../../auth/principal';
 import { AppConfig } from '../../config/app-config';
 import { Directories } from '../calls/directories.service';
 import { McpRouter } from '../calls/mcp-router';
 import { LISTS } from '../directory/scope-directory';
-import { McpRefusal } from '../mcp-errors';
+import { CONNECTION_CLOSED, McpRefusal } from '../mcp-errors';
 import { type McpScope } from '../mcp-scope';
 import { type SessionRuntime } from '../session/session-runtime';
 import { SessionRegistry } from '../session/session-registry.service';
@@ -182,7 +182,7 @@ export class StreamableHttpEndpoint {
       throw new McpRefusal(
         400,
         `Invalid initialize request: ${parsed.error.message}`,
-        ErrorCode.InvalidParams,
+        ProtocolErrorCode.InvalidParams,
         message.id,
       );
     if (!(await this.directories.get(scope)))
@@ -234,7 +234,7 @@ export async function sessionOf(
   const session = await store.find(id);
   const serverId = scope.kind === 'server' ? scope.serverId : null;
   if (!session || session.serverId !== serverId || session.subject !== principal.subject)
-    throw new McpRefusal(404, 'Session not found', ErrorCode.ConnectionClosed);
+    throw new McpRefusal(404, 'Session not found', CONNECTION_CLOSED);
   if (!(await directories.get(scope)))
     throw new McpRefusal(404, 'No such virtual server, or it is disabled');
   return session;

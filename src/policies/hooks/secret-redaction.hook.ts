@@ -1,4 +1,4 @@
-import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult } from '@modelcontextprotocol/server';
 import { HookConfigError, type ToolCallHook } from './tool-call-hook';
 import { rewriteJson } from '../../common/json-walk';
 import { redactKnownSecrets } from './secret-patterns';
@@ -38,10 +38,7 @@ export function secretRedactionHook(config: Record<string, unknown>): ToolCallHo
         ...(Array.isArray(result.content) ? { content } : {}),
       };
       if (result.structuredContent !== undefined)
-        redacted.structuredContent = redactValue(result.structuredContent) as Record<
-          string,
-          unknown
-        >;
+        redacted.structuredContent = redactValue(result.structuredContent);
       return redacted;
     },
   };

@@ -1,4 +1,4 @@
-import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult } from '@modelcontextprotocol/server';
 import { type Principal } from '../../auth/principal';
 
 /** What a hook sees of one tool call. */

@@ -29,7 +29,8 @@ export class ToolInvokeResultDto {
     type: 'object',
     additionalProperties: true,
   })
-  structuredContent?: Record<string, unknown>;
+  // An object on the 2025 wire; SDK v2 types it as any JSON value, as the 2026-07-28 revision does.
+  structuredContent?: unknown;
 
   @ApiPropertyOptional({ description: 'True when the tool itself reports a failure.' })
   isError?: boolean;

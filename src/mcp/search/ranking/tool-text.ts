@@ -1,4 +1,4 @@
-import { type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { type Tool as McpTool } from '@modelcontextprotocol/server';
 import { type WeightedText } from './bm25';
 
 /** How much a term counts by where it stands in a tool's definition. */
