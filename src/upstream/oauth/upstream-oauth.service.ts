@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
-import { type OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { auth } from '@modelcontextprotocol/client';
+import { type OAuthTokens } from '@modelcontextprotocol/client';
 import { DataSource, type EntityManager, In } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
 import { Metrics } from '../../health/metrics';
