@@ -299,7 +299,7 @@ export class HttpChannel implements Channel {
       'error' in body &&
       (body.id === id || body.id === null || body.id === undefined)
     )
-      return { ...body, id } as JSONRPCResponse;
+      return { ...body, id };
     throw new UpstreamFailure(
       'http',
       `HTTP ${statusCode}: ${body instanceof UpstreamFailure ? body.message : JSON.stringify(body).slice(0, ERROR_BODY_LIMIT)}`,

@@ -50,7 +50,7 @@ function start(channel: Channel, options: Partial<ModernConnectOptions> = {}) {
     capabilities: { elicitation: {}, sampling: {} },
     secrets: [],
     version: '2026-07-28',
-    discover: DISCOVERED as never,
+    discover: DISCOVERED,
     headerParams: new ToolHeaderParams(),
     doubt: () => undefined,
     pipe: false,

@@ -136,12 +136,8 @@ export class ModernConnection implements UpstreamConnection {
   }
 
   get serverInfo(): Implementation | undefined {
-    const discovered = this.discovered as
-      (DiscoverResult & { serverInfo?: Implementation; _meta?: Record<string, unknown> }) | null;
-    return (
-      (discovered?._meta?.[SERVER_INFO_META_KEY] as Implementation | undefined) ??
-      discovered?.serverInfo
-    );
+    const discovered = this.discovered;
+    return discovered?._meta?.[SERVER_INFO_META_KEY] ?? discovered?.serverInfo;
   }
 
   get protocolVersion(): string {
@@ -433,7 +429,7 @@ export class ModernConnection implements UpstreamConnection {
 
   /** A message outside any request's stream: a stdio pipe's, or the listen's on stdio. */
   private untied(message: JSONRPCNotification): void {
-    const meta = message.params?._meta as Record<string, unknown> | undefined;
+    const meta = message.params?._meta;
     if (
       meta?.[SUBSCRIPTION_ID_META_KEY] !== undefined ||
       message.method.startsWith('notifications/subscriptions/')
@@ -512,5 +508,5 @@ function narrowed({
     ...(roots ? { roots } : {}),
     ...(experimental ? { experimental } : {}),
     ...(extensions ? { extensions } : {}),
-  } as ClientCapabilities;
+  };
 }
