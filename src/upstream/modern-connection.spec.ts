@@ -115,7 +115,7 @@ describe('ModernConnection', () => {
       type: 'object',
       properties: { region: { type: 'string', 'x-mcp-header': 'Region' } },
     };
-    const channel = new FakeChannel((message) => {
+    const channel: FakeChannel = new FakeChannel((message): Answer => {
       if (message.method === 'tools/list')
         return { result: { tools: [{ name: 'geo', inputSchema: schema }] } };
       const headers = channel.sent.at(-1)!.headers;

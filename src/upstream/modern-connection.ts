@@ -136,8 +136,9 @@ export class ModernConnection implements UpstreamConnection {
   }
 
   get serverInfo(): Implementation | undefined {
-    const discovered = this.discovered;
-    return discovered?._meta?.[SERVER_INFO_META_KEY] ?? discovered?.serverInfo;
+    // 2026-07-28 puts the server's identity in the result's _meta.
+    const identity: unknown = this.discovered?._meta?.[SERVER_INFO_META_KEY];
+    return identity as Implementation | undefined;
   }
 
   get protocolVersion(): string {
