@@ -12,6 +12,8 @@ import { PoliciesAndLimits1795510000000 } from './1795510000000-PoliciesAndLimit
 import { ConfigApply1795520000000 } from './1795520000000-ConfigApply';
 import { ToolTextSearch1795323626806 } from './1795323626806-ToolTextSearch';
 
+import { UpstreamEra1795536000000 } from './1795536000000-UpstreamEra';
+
 /** Every migration, oldest first; the app and the migration job both run this list. */
 export const MIGRATIONS = [
   Init1795312241825,
@@ -27,4 +29,5 @@ export const MIGRATIONS = [
   AuditTrail1795500000000,
   PoliciesAndLimits1795510000000,
   ConfigApply1795520000000,
+  UpstreamEra1795536000000,
 ];

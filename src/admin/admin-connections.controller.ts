@@ -58,6 +58,7 @@ export class AdminConnectionsController {
     @Query('code') code?: string,
     @Query('error') error?: string,
     @Query('error_description') errorDescription?: string,
+    @Query('iss') iss?: string,
   ): Promise<void> {
     const pending = parseCookies(request.headers.cookie).get(PENDING_COOKIE);
     response.clearCookie(PENDING_COOKIE, this.cookieOptions(request));
@@ -70,6 +71,7 @@ export class AdminConnectionsController {
           code: str(code),
           error: str(error),
           errorDescription: str(errorDescription),
+          iss: str(iss),
         },
         request.principal,
       );

@@ -339,6 +339,11 @@ function registrationFlash(gateway: GatewayResponseDto): Flash {
         kind: 'error',
         text: `Gateway '${gateway.name}' registered, but its upstream did not answer: ${gateway.lastError ?? 'no reason given'}`,
       };
+    case 'incompatible':
+      return {
+        kind: 'error',
+        text: `Gateway '${gateway.name}' registered, but ${gateway.lastError ?? 'its upstream speaks no version of MCP Portico speaks'}.`,
+      };
     case 'unknown':
       return {
         kind: 'info',

@@ -63,6 +63,7 @@ export function fieldOfCode(code: DomainErrorCode): string | null {
     case GatewayErrorCode.SyncInProgress:
     case GatewayErrorCode.SyncSuperseded:
     case GatewayErrorCode.UpstreamUnavailable:
+    case GatewayErrorCode.UpstreamIncompatible:
     case GatewayErrorCode.NotOAuth:
     case GatewayErrorCode.ConnectionForbidden:
     case GatewayErrorCode.AuthorizationFailed:

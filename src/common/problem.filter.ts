@@ -82,6 +82,7 @@ export function statusOf(code: DomainErrorCode): number {
     case GatewayErrorCode.NotOAuth:
     case GatewayErrorCode.AuthorizationFailed:
     case GatewayErrorCode.StdioCommandNotAllowed:
+    case GatewayErrorCode.UpstreamIncompatible:
     case ServerErrorCode.UnknownTools:
     case ServerErrorCode.UnknownAlwaysLoaded:
     case UserErrorCode.UnknownTeams:

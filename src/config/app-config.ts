@@ -167,6 +167,8 @@ export abstract class AppConfig {
   abstract readonly encryptionKey: Buffer;
   abstract readonly syncIntervalSeconds: number;
   abstract readonly upstreamTimeoutMs: number;
+  /** How long an upstream's era verdict (2026-07-28 or 2025) holds before it is probed again. */
+  abstract readonly upstreamEraTtlSeconds: number;
   abstract readonly upstreamResilience: UpstreamResilienceConfig;
   /** Commands a stdio gateway may launch (exact names, no shell); empty: stdio is off. */
   abstract readonly stdioCommands: readonly string[];
@@ -501,6 +503,7 @@ export function loadConfig(env: Env): AppConfig {
     ),
     syncIntervalSeconds: integer(env, 'SYNC_INTERVAL_SECONDS', 300, 0, 7 * 24 * 3600),
     upstreamTimeoutMs: integer(env, 'UPSTREAM_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    upstreamEraTtlSeconds: integer(env, 'UPSTREAM_ERA_TTL_SECONDS', 3600, 1, 604_800),
     upstreamResilience: upstreamResilience(env),
     stdioCommands: stdioCommands(env),
     stdioMaxProcesses: integer(env, 'STDIO_MAX_PROCESSES', 50, 1, 10_000),

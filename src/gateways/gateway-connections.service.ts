@@ -122,7 +122,14 @@ export class GatewayConnections {
    */
   async finish(
     pendingValue: string | undefined,
-    query: { state?: string; code?: string; error?: string; errorDescription?: string },
+    query: {
+      state?: string;
+      code?: string;
+      error?: string;
+      errorDescription?: string;
+      /** RFC 9207: the issuer the provider says it is, checked against its metadata. */
+      iss?: string;
+    },
     principal: Principal | undefined,
   ): Promise<string> {
     const pending = this.openPending(pendingValue);
@@ -157,6 +164,7 @@ export class GatewayConnections {
         pending.owner,
         query.code,
         pending.codeVerifier,
+        query.iss,
       );
     } catch (error) {
       throw this.failed(error);

@@ -11,6 +11,7 @@ import {
 } from 'typeorm';
 import { Team } from '../teams/team.entity';
 import type { SyncReport } from '../sync/sync-report';
+import type { ProtocolEra } from '../upstream/protocol-era';
 import { Tool } from '../tools/tool.entity';
 
 export const GATEWAY_TRANSPORTS = ['streamable-http', 'sse', 'stdio'] as const;
@@ -26,7 +27,8 @@ export type GatewayAuthType = (typeof GATEWAY_AUTH_TYPES)[number];
 export const OAUTH_MODES = ['shared', 'per-user', 'client-credentials'] as const;
 export type OAuthMode = (typeof OAUTH_MODES)[number];
 
-export const GATEWAY_STATUSES = ['unknown', 'healthy', 'unreachable'] as const;
+/** `incompatible`: the upstream answers, but speaks only versions of MCP Portico does not. */
+export const GATEWAY_STATUSES = ['unknown', 'healthy', 'unreachable', 'incompatible'] as const;
 export type GatewayStatus = (typeof GATEWAY_STATUSES)[number];
 
 @Entity({ name: 'gateway' })
@@ -96,6 +98,24 @@ export class Gateway {
 
   @Column({ name: 'last_sync_report', type: 'jsonb', nullable: true })
   lastSyncReport!: SyncReport | null;
+
+  /** Which era of MCP the upstream speaks, as last probed; null: never probed, or moved since. */
+  @Column({ name: 'protocol_era', type: 'varchar', length: 16, nullable: true })
+  protocolEra!: ProtocolEra | null;
+
+  @Column({ name: 'protocol_version', type: 'varchar', length: 32, nullable: true })
+  protocolVersion!: string | null;
+
+  @Column({ name: 'protocol_supported_versions', type: 'jsonb', nullable: true })
+  protocolSupportedVersions!: string[] | null;
+
+  /** When the era was probed; the verdict expires UPSTREAM_ERA_TTL_SECONDS later. */
+  @Column({ name: 'protocol_checked_at', type: 'timestamptz', nullable: true })
+  protocolCheckedAt!: Date | null;
+
+  /** Which upstream the verdict is about (a hash of how it is reached); an edit voids it. */
+  @Column({ name: 'protocol_endpoint', type: 'character', length: 64, nullable: true })
+  protocolEndpoint!: string | null;
 
   /** The owning team; null: global, managed by admins only. */
   @Index('gateway_team_idx')

@@ -12,6 +12,8 @@ export enum GatewayErrorCode {
   SyncInProgress = 'gateway.sync_in_progress',
   SyncSuperseded = 'gateway.sync_superseded',
   UpstreamUnavailable = 'gateway.upstream_unavailable',
+  /** The upstream answers, but speaks only versions of MCP that Portico does not. */
+  UpstreamIncompatible = 'gateway.upstream_incompatible',
   /** An OAuth connection was asked of a gateway (or mode) that has none of that kind. */
   NotOAuth = 'gateway.not_oauth',
   /** An OAuth connection that this principal may not make or remove. */

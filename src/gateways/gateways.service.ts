@@ -4,7 +4,7 @@ import { AuthErrorCode, AuthException } from '../auth/auth.exception';
 import { type TeamScope } from '../auth/team-scope';
 import { StdioSupervisor } from '../upstream/stdio/stdio-supervisor.service';
 import { UpstreamGuards } from '../upstream/upstream-guards.service';
-import { upstreamFingerprint } from '../upstream/upstream-target';
+import { storedEraOf, upstreamFingerprint } from '../upstream/upstream-target';
 import { AppConfig } from '../config/app-config';
 import { type Page, type PageQueryDto } from '../common/page.dto';
 import { RequestValidationException } from '../common/request-validation.exception';
@@ -287,6 +287,7 @@ export class GatewaysService {
           : null,
       enabled: gateway.enabled,
       status: gateway.status,
+      protocol: this.protocolOf(gateway),
       lastError: gateway.lastError,
       lastSeenAt: gateway.lastSeenAt?.toISOString() ?? null,
       lastSyncAt: gateway.lastSyncAt?.toISOString() ?? null,
@@ -296,6 +297,19 @@ export class GatewaysService {
       toolCount,
       createdAt: gateway.createdAt.toISOString(),
       updatedAt: gateway.updatedAt.toISOString(),
+    };
+  }
+
+  private protocolOf(gateway: Gateway): GatewayResponseDto['protocol'] {
+    const verdict = storedEraOf(gateway);
+    if (!verdict) return null;
+    const expiresAt = verdict.checkedAt.getTime() + this.config.upstreamEraTtlSeconds * 1000;
+    return {
+      era: verdict.era,
+      version: verdict.version,
+      supportedVersions: verdict.supportedVersions,
+      checkedAt: verdict.checkedAt.toISOString(),
+      expiresAt: new Date(expiresAt).toISOString(),
     };
   }
 

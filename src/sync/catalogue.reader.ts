@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type ClientCapabilities, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { type ClientCapabilities, ProtocolErrorCode } from '@modelcontextprotocol/client';
 import { UI_EXTENSION, UI_RESOURCE_MIME_TYPE } from '../tools/tool-ui';
 import { type UpstreamConnection } from '../upstream/upstream-connection';
 import { UpstreamConnector } from '../upstream/upstream-connector.service';
@@ -46,10 +46,14 @@ export class CatalogueReader {
     return this.connector.timeoutMs;
   }
 
-  /** A long-lived session that calls `changed` on each list_changed notification. */
+  /**
+   * A long-lived connection that calls `changed` on each list_changed notification: a 2025
+   * session's GET stream, or a 2026-07-28 listen for list changes.
+   */
   watch(gateway: UpstreamGateway, changed: () => void): Promise<UpstreamConnection> {
     return this.connector.open(this.targets.targetOf(gateway), {
       capabilities: SYNC_CAPABILITIES,
+      listen: true,
       listener: {
         notification: (notification) => {
           if (LIST_CHANGED_NOTIFICATIONS.has(notification.method)) changed();
@@ -88,7 +92,10 @@ async function optionalList(listing: Promise<unknown[]>): Promise<unknown[]> {
   try {
     return await listing;
   } catch (error) {
-    if (error instanceof UpstreamRpcError && error.code === (ErrorCode.MethodNotFound as number))
+    if (
+      error instanceof UpstreamRpcError &&
+      error.code === (ProtocolErrorCode.MethodNotFound as number)
+    )
       return [];
     throw error;
   }

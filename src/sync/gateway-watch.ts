@@ -1,6 +1,6 @@
 import { type Logger } from '@nestjs/common';
 import { type UpstreamConnection } from '../upstream/upstream-connection';
-import { upstreamFailure } from '../upstream/upstream-error';
+import { upstreamFailure, UpstreamIncompatible } from '../upstream/upstream-error';
 import { type UpstreamGateway, upstreamFingerprint } from '../upstream/upstream-target';
 import { type CatalogueReader } from './catalogue.reader';
 import { Debouncer } from './debouncer';
@@ -19,14 +19,18 @@ export type WatchedGateway = UpstreamGateway;
 export interface WatchListener {
   /** The tool list may have changed: list_changed, or a reconnect after missing notifications. */
   changed(reason: string): void;
-  /** The upstream cannot be reached, or the session to it was lost. */
-  lost(reason: string): void;
+  /**
+   * The upstream cannot be reached, or the session to it was lost; `incompatible`: it answers,
+   * but speaks only versions of MCP that Portico does not.
+   */
+  lost(reason: string, incompatible?: boolean): void;
   /** A ping was answered. */
   seen(): void;
 }
 
 /**
- * Keeps one session open to one upstream to hear `notifications/tools/list_changed`. It pings the
+ * Keeps one session open to one upstream to hear `notifications/tools/list_changed` (on a
+ * 2026-07-28 upstream, a `subscriptions/listen` for list changes instead). It pings the
  * upstream now and then, reconnects with backoff when the session is lost, and asks for a sync
  * after reconnecting, since notifications sent meanwhile (an upstream restarted with new tools)
  * were missed.
@@ -94,7 +98,7 @@ export class GatewayWatch {
             this.logger.debug(
               `Watch of gateway ${this.gateway.id} cannot connect: ${failure.message}`,
             );
-            this.listener.lost(failure.message);
+            this.listener.lost(failure.message, failure instanceof UpstreamIncompatible);
           }
         }
       } finally {

@@ -20,6 +20,11 @@ const WATCHED_COLUMNS = {
   stdioCwd: true,
   stdioEnv: true,
   enabled: true,
+  protocolEra: true,
+  protocolVersion: true,
+  protocolSupportedVersions: true,
+  protocolCheckedAt: true,
+  protocolEndpoint: true,
 } as const;
 
 /**
@@ -113,7 +118,8 @@ export class GatewayWatchers implements OnModuleInit, OnModuleDestroy {
           this.reader,
           {
             changed: (reason) => void this.sync.trigger(id, reason),
-            lost: (reason) => this.health(this.sync.markUnreachable(id, reason, fingerprint)),
+            lost: (reason, incompatible) =>
+              this.health(this.sync.markUnreachable(id, reason, fingerprint, incompatible)),
             seen: () => this.health(this.sync.markSeen(id)),
           },
           this.logger,

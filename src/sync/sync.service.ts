@@ -5,7 +5,7 @@ import { EventBus } from '../events/event-bus';
 import { Metrics } from '../health/metrics';
 import { Gateway } from '../gateways/gateway.entity';
 import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';
-import { UpstreamFailure, upstreamFailure } from '../upstream/upstream-error';
+import { UpstreamFailure, upstreamFailure, UpstreamIncompatible } from '../upstream/upstream-error';
 import { upstreamFingerprint } from '../upstream/upstream-target';
 import { CatalogueReader, type UpstreamCatalogue } from './catalogue.reader';
 import { KeyedSingleFlight } from './keyed-single-flight';
@@ -122,8 +122,16 @@ export class SyncService implements OnModuleDestroy {
       if (failure.kind === 'internal') throw error;
       const reason = failure.message;
       this.metrics.syncs.inc({ outcome: 'unreachable' });
+      const incompatible = failure instanceof UpstreamIncompatible;
       if (!this.shutdown.signal.aborted)
-        await this.markUnreachable(gatewayId, reason, upstreamFingerprint(gateway));
+        await this.markUnreachable(gatewayId, reason, upstreamFingerprint(gateway), incompatible);
+      // A version mismatch is no outage: the upstream answered, and a retry changes nothing.
+      if (failure instanceof UpstreamIncompatible)
+        throw new GatewayException(
+          GatewayErrorCode.UpstreamIncompatible,
+          `Could not sync gateway '${gateway.name}': ${reason}.`,
+          { gatewayId, supportedVersions: failure.supportedVersions },
+        );
       throw new GatewayException(
         GatewayErrorCode.UpstreamUnavailable,
         `Could not sync gateway '${gateway.name}' from ${gateway.url}: ${reason}.`,
@@ -144,17 +152,24 @@ export class SyncService implements OnModuleDestroy {
    * The stored catalogue stays as it was; only the health columns say what went wrong. `failed`
    * is the upstream fingerprint that failed: once an edit points the gateway elsewhere, a late
    * failure of the old upstream (a watch or a sync still on it) no longer speaks for the gateway,
-   * whose new upstream a sync may already have found healthy.
+   * whose new upstream a sync may already have found healthy. `incompatible`: it answered, but
+   * speaks only versions of MCP that Portico does not.
    */
-  async markUnreachable(gatewayId: string, reason: string, failed: string): Promise<void> {
+  async markUnreachable(
+    gatewayId: string,
+    reason: string,
+    failed: string,
+    incompatible = false,
+  ): Promise<void> {
     await this.dataSource.transaction(async (em) => {
       const gateway = await em
         .getRepository(Gateway)
         .findOne({ where: { id: gatewayId }, lock: { mode: 'pessimistic_write' } });
       if (gateway && upstreamFingerprint(gateway) === failed)
-        await em
-          .getRepository(Gateway)
-          .update(gatewayId, { status: 'unreachable', lastError: reason });
+        await em.getRepository(Gateway).update(gatewayId, {
+          status: incompatible ? 'incompatible' : 'unreachable',
+          lastError: reason,
+        });
     });
   }
 

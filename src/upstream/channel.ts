@@ -3,7 +3,7 @@ import {
   type JSONRPCNotification,
   type JSONRPCRequest,
   type JSONRPCResponse,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/client';
 import { UpstreamFailure } from './upstream-error';
 
 /** What a request's exchange hands back before its answer. */
@@ -12,6 +12,10 @@ export interface ChannelRequestOptions {
   signal: AbortSignal;
   /** A message the upstream sent about this request before answering it. */
   onMessage(message: JSONRPCRequest | JSONRPCNotification): void;
+  /** 2026-07-28 request headers (`Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`); only HTTP sends them. */
+  headers?: Record<string, string>;
+  /** A request answered only when it ends (a listen): kept off the pool that calls use. */
+  longLived?: boolean;
 }
 
 /** Where a channel delivers what belongs to no request of its own. */

@@ -5,7 +5,7 @@ import {
   type JSONRPCRequest,
   type JSONRPCResponse,
   type RequestId,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/client';
 import { type Dispatcher } from 'undici';
 import { inSpan, SpanKind, withTraceHeaders } from '../observability/spans';
 import {
@@ -43,6 +43,11 @@ export interface HttpChannelOptions {
   bearer?: BearerSource;
   /** How large and deep each message the upstream sends may be. */
   limits: MessageLimits;
+  /**
+   * A 2026-07-28 upstream: no session, this version on every request, and a 4xx that carries a
+   * JSON-RPC error (-32022, -32601, -32020...) is that error, the upstream's own answer.
+   */
+  modernVersion?: string;
 }
 
 /** The current access token; `stale` is one the upstream refused, never to be handed out again. */
@@ -62,7 +67,9 @@ export class HttpChannel implements Channel {
   private listener: ChannelListener | null = null;
   private readonly closing = new AbortController();
 
-  constructor(private readonly options: HttpChannelOptions) {}
+  constructor(private readonly options: HttpChannelOptions) {
+    this.protocolVersion = options.modernVersion;
+  }
 
   start(listener: ChannelListener): Promise<void> {
     this.listener = listener;
@@ -108,13 +115,19 @@ export class HttpChannel implements Channel {
     message: JSONRPCRequest,
     options: ChannelRequestOptions,
   ): Promise<JSONRPCResponse> {
-    const response = await this.dispatch('POST', message, this.options.dispatchers.requests, {
-      signal: options.signal,
-    });
+    const { dispatchers } = this.options;
+    const response = await this.dispatch(
+      'POST',
+      message,
+      options.longLived ? dispatchers.streams : dispatchers.requests,
+      { signal: options.signal, headers: options.headers },
+    );
     if (message.method === 'initialize') {
       const sessionId = response.headers['mcp-session-id'];
       if (typeof sessionId === 'string' && sessionId !== '') this.sessionId = sessionId;
     }
+    const refusal = await this.modernRefusal(response, message.id);
+    if (refusal) return refusal;
     await this.refuseFailure(response);
     if (!isEventStream(response)) {
       const answer = await readJsonBody(response.body, this.options.limits);
@@ -266,6 +279,34 @@ export class HttpChannel implements Channel {
     }
   }
 
+  /**
+   * A modern upstream answers a request it refuses (a version it does not serve, an unknown
+   * method, a header mismatch) with a 4xx whose body is the JSON-RPC error: that error is its
+   * answer. Auth refusals and bodies that are no such error stay HTTP failures.
+   */
+  private async modernRefusal(
+    response: Dispatcher.ResponseData,
+    id: RequestId,
+  ): Promise<JSONRPCResponse | null> {
+    const { statusCode } = response;
+    if (this.options.modernVersion === undefined || statusCode < 400 || statusCode >= 500)
+      return null;
+    if (statusCode === 401 || statusCode === 403) return null;
+    if (!String(response.headers['content-type'] ?? '').includes('application/json')) return null;
+    const body = await readJsonBody(response.body, this.options.limits);
+    if (
+      !(body instanceof UpstreamFailure) &&
+      'error' in body &&
+      (body.id === id || body.id === null || body.id === undefined)
+    )
+      return { ...body, id };
+    throw new UpstreamFailure(
+      'http',
+      `HTTP ${statusCode}: ${body instanceof UpstreamFailure ? body.message : JSON.stringify(body).slice(0, ERROR_BODY_LIMIT)}`,
+      statusCode,
+    );
+  }
+
   private async refuseFailure(response: Dispatcher.ResponseData): Promise<void> {
     if (response.statusCode < 400) return;
     const text = (await response.body.text().catch(() => '')).slice(0, ERROR_BODY_LIMIT);
@@ -282,7 +323,7 @@ export class HttpChannel implements Channel {
     method: 'POST' | 'GET' | 'DELETE',
     message: JSONRPCMessage | null,
     dispatcher: Dispatcher,
-    options: { signal?: AbortSignal; lastEventId?: string } = {},
+    options: RequestExtras = {},
   ): Promise<Dispatcher.ResponseData> {
     const { bearer } = this.options;
     if (!bearer) return this.sendOnce(method, message, dispatcher, options, undefined);
@@ -297,7 +338,7 @@ export class HttpChannel implements Channel {
     method: 'POST' | 'GET' | 'DELETE',
     message: JSONRPCMessage | null,
     dispatcher: Dispatcher,
-    options: { signal?: AbortSignal; lastEventId?: string },
+    options: RequestExtras,
     token: string | undefined,
   ): Promise<Dispatcher.ResponseData> {
     const { url, headers } = this.options;
@@ -306,6 +347,7 @@ export class HttpChannel implements Channel {
       path: url.pathname + url.search,
       method,
       headers: withTraceHeaders({
+        ...options.headers,
         ...headers,
         ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
         ...(this.sessionId === undefined ? {} : { 'mcp-session-id': this.sessionId }),
@@ -321,6 +363,12 @@ export class HttpChannel implements Channel {
       signal: options.signal,
     });
   }
+}
+
+interface RequestExtras {
+  signal?: AbortSignal;
+  lastEventId?: string;
+  headers?: Record<string, string>;
 }
 
 function isEventStream(response: Dispatcher.ResponseData): boolean {

@@ -1,4 +1,4 @@
-import { type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { type JSONRPCMessage } from '@modelcontextprotocol/client';
 import { boundMessage, refusalOf } from './message-bounds';
 import { UpstreamFailure } from './upstream-error';
 

@@ -1,4 +1,4 @@
-import { type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { type JSONRPCMessage } from '@modelcontextprotocol/client';
 import { nestingDepth } from '../common/json-walk';
 import { UpstreamFailure } from './upstream-error';
 

@@ -1,4 +1,4 @@
-import { type JSONRPCResponse, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { type JSONRPCResponse, type RequestId } from '@modelcontextprotocol/client';
 
 interface Pending {
   resolve(response: JSONRPCResponse): void;

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { type JSONRPCMessage } from '@modelcontextprotocol/client';
 import { type MessageLimits, refusalOf } from './message-bounds';
 import { readEventStream, readJsonBody } from './sse-reader';
 import { UpstreamFailure } from './upstream-error';

@@ -1,5 +1,5 @@
 import { type Readable } from 'node:stream';
-import { type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { type JSONRPCMessage } from '@modelcontextprotocol/client';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { readChunks } from '../common/read-chunks';
 import { boundMessage, type MessageLimits } from './message-bounds';

@@ -1,9 +1,9 @@
-import { type Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { type Transport } from '@modelcontextprotocol/client';
 import {
   type JSONRPCNotification,
   type JSONRPCRequest,
   type JSONRPCResponse,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/client';
 import {
   type Channel,
   type ChannelListener,

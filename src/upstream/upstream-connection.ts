@@ -1,22 +1,13 @@
 import {
   type ClientCapabilities,
-  ErrorCode,
   type Implementation,
-  type InitializeResult,
   type JSONRPCNotification,
-  type JSONRPCRequest,
-  type JSONRPCResponse,
-  LATEST_PROTOCOL_VERSION,
   type Result,
   type ServerCapabilities,
-  SUPPORTED_PROTOCOL_VERSIONS,
-} from '@modelcontextprotocol/sdk/types.js';
-import { setTimeout as delay } from 'node:timers/promises';
-import { CallTimer } from './call-timer';
-import { type Channel, startWithin } from './channel';
-import { classifyUpstreamError, UpstreamFailure, UpstreamRpcError } from './upstream-error';
-import { type GuardPass, type UpstreamGuard } from './upstream-guard';
-import { IDEMPOTENT_METHODS, isRetryable, retryDelay, type RetryPolicy } from './upstream-retry';
+} from '@modelcontextprotocol/client';
+import { type UpstreamFailure } from './upstream-error';
+import { type UpstreamGuard } from './upstream-guard';
+import { type RetryPolicy } from './upstream-retry';
 
 export const PORTICO_CLIENT: Implementation = { name: 'portico', version: '1.0.0' };
 
@@ -51,8 +42,8 @@ export interface ConnectOptions {
   /** How idempotent requests are retried when the connection fails; never retried without. */
   retry?: RetryPolicy;
   /**
-   * Whether to hear the upstream outside requests (its GET stream): sessions and watches do; a
-   * one-off read or call does not need the extra stream.
+   * Whether to hear the upstream outside requests (its GET stream on 2025, a listen on
+   * 2026-07-28): sessions and watches do; a one-off read or call does not need the extra stream.
    */
   listen?: boolean;
 }
@@ -63,312 +54,37 @@ export interface RequestOptions {
   route?: RequestRoute;
   /** Without it the request never times out (left to `signal`), for requests a person answers. */
   timeoutMs?: number;
-}
-
-interface InFlight {
-  request: JSONRPCRequest;
-  route?: RequestRoute;
-  timer: CallTimer;
+  /**
+   * A 2026-07-28 upstream may answer `resultType: "input_required"`: a caller that relays such
+   * rounds (a modern downstream) gets the result unchanged; any other caller gets a JSON-RPC
+   * error that says the input cannot be relayed.
+   */
+  allowInputRequired?: boolean;
 }
 
 /**
- * The one MCP client of upstreams. It speaks JSON-RPC over a channel: the handshake, requests with
- * their own timer and abort signal, cancellation, and the upstream's own requests and
- * notifications, routed to the request they are about when they can be told apart.
+ * One upstream as every caller sees it, whatever era it speaks: a 2025 session (LegacyConnection,
+ * an `initialize` and a session) or a 2026-07-28 upstream (ModernConnection, no handshake and no
+ * session: each request is its own exchange).
  */
-export class UpstreamConnection {
-  private readonly inFlight = new Map<number, InFlight>();
-  private readonly lostReason: Promise<UpstreamFailure>;
-  private markLost!: (reason: UpstreamFailure) => void;
-  private sequence = 0;
-  private ending: Promise<void> | null = null;
-  private lostFlag = false;
-  private initialized: InitializeResult | null = null;
-  private idle: (() => void) | null = null;
-
-  private constructor(
-    private readonly channel: Channel,
-    private readonly options: ConnectOptions,
-  ) {
-    this.lostReason = new Promise((resolve) => (this.markLost = resolve));
-  }
-
-  /** Opens the channel and runs the handshake; throws an UpstreamFailure. */
-  static async open(channel: Channel, options: ConnectOptions): Promise<UpstreamConnection> {
-    const connection = new UpstreamConnection(channel, options);
-    try {
-      await startWithin(
-        channel.start({
-          message: (message) =>
-            'id' in message ? connection.answer(message, undefined) : connection.untied(message),
-          lost: (reason) => connection.lose(reason),
-        }),
-        options.timeoutMs,
-        (failure) => options.guard?.observeFailure(failure),
-      );
-      await connection.handshake();
-    } catch (error) {
-      await channel.close().catch(() => undefined);
-      throw connection.classify(error);
-    }
-    return connection;
-  }
-
-  get serverCapabilities(): ServerCapabilities {
-    return this.initialized?.capabilities ?? {};
-  }
-
-  get serverInfo(): Implementation | undefined {
-    return this.initialized?.serverInfo;
-  }
-
-  get protocolVersion(): string | undefined {
-    return this.initialized?.protocolVersion;
-  }
-
+export interface UpstreamConnection {
+  readonly serverCapabilities: ServerCapabilities;
+  readonly serverInfo: Implementation | undefined;
+  readonly protocolVersion: string | undefined;
   /** Closed, closing, or lost: new work needs a new connection. */
-  get closed(): boolean {
-    return this.lostFlag || this.ending !== null;
-  }
-
+  readonly closed: boolean;
   /** Resolves with the reason once the connection can no longer be used. */
-  get lost(): Promise<UpstreamFailure> {
-    return this.lostReason;
-  }
-
+  readonly lost: Promise<UpstreamFailure>;
   /**
    * Sends a request and resolves with its result. Throws an UpstreamFailure, or an
    * UpstreamRpcError when the upstream answered with a JSON-RPC error of its own.
    */
-  async request<T extends Result = Result>(
+  request<T extends Result = Result>(
     method: string,
     params: Record<string, unknown> | undefined,
-    options: RequestOptions = {},
-  ): Promise<T> {
-    const { retry } = this.options;
-    const retries = retry && IDEMPOTENT_METHODS.has(method) ? retry.retries : 0;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await this.attempt<T>(method, params, options);
-      } catch (error) {
-        if (attempt >= retries || !retry || !isRetryable(error) || this.closed) throw error;
-        try {
-          await delay(retryDelay(retry, attempt), undefined, { signal: options.signal });
-        } catch {
-          throw new UpstreamFailure('cancelled', String(options.signal?.reason ?? 'cancelled'));
-        }
-      }
-    }
-  }
-
-  /** One exchange, through the upstream's guard: its circuit breaker and its cap on calls. */
-  private async attempt<T extends Result>(
-    method: string,
-    params: Record<string, unknown> | undefined,
-    options: RequestOptions,
-  ): Promise<T> {
-    if (this.lostFlag) throw await this.lostReason;
-    const pass = await this.enter(options.signal);
-    try {
-      const result = await this.exchange<T>(method, params, options);
-      pass?.settle();
-      return result;
-    } catch (error) {
-      pass?.settle(error);
-      throw error;
-    }
-  }
-
-  private async enter(signal: AbortSignal | undefined): Promise<GuardPass | undefined> {
-    try {
-      return await this.options.guard?.enter(signal);
-    } catch (error) {
-      if (error instanceof UpstreamFailure) throw error;
-      throw new UpstreamFailure('cancelled', String(signal?.reason ?? 'cancelled'));
-    }
-  }
-
-  private async exchange<T extends Result>(
-    method: string,
-    params: Record<string, unknown> | undefined,
-    options: RequestOptions,
-  ): Promise<T> {
-    if (this.lostFlag) throw await this.lostReason;
-    const id = ++this.sequence;
-    const request: JSONRPCRequest = { jsonrpc: '2.0', id, method, ...(params ? { params } : {}) };
-    const abort = new AbortController();
-    const timeoutMs = options.timeoutMs ?? this.options.timeoutMs;
-    const timer = new CallTimer(timeoutMs, () =>
-      abort.abort(new UpstreamFailure('timeout', `no answer within ${timeoutMs} ms`)),
-    );
-    const onCallerAbort = () =>
-      abort.abort(new UpstreamFailure('cancelled', String(options.signal?.reason ?? 'cancelled')));
-    const entry: InFlight = { request, route: options.route, timer };
-    this.inFlight.set(id, entry);
-    if (options.signal?.aborted) onCallerAbort();
-    options.signal?.addEventListener('abort', onCallerAbort, { once: true });
-    try {
-      const response = await this.channel.request(request, {
-        signal: abort.signal,
-        onMessage: (message) => {
-          timer.restart();
-          if ('id' in message) this.answer(message, entry);
-          else this.deliver(message, entry);
-        },
-      });
-      if ('error' in response)
-        throw new UpstreamRpcError(
-          response.error.code,
-          response.error.message,
-          response.error.data,
-        );
-      return response.result as T;
-    } catch (error) {
-      const reason: unknown = abort.signal.aborted ? abort.signal.reason : error;
-      if (abort.signal.aborted && method !== 'initialize') this.cancelUpstream(id, reason);
-      throw this.classify(reason);
-    } finally {
-      timer.stop();
-      options.signal?.removeEventListener('abort', onCallerAbort);
-      this.inFlight.delete(id);
-      if (this.inFlight.size === 0) this.idle?.();
-    }
-  }
-
-  async notify(method: string, params?: Record<string, unknown>): Promise<void> {
-    try {
-      await this.channel.send({ jsonrpc: '2.0', method, ...(params ? { params } : {}) });
-    } catch (error) {
-      throw this.classify(error);
-    }
-  }
-
-  /**
-   * Ends the session, upstream too (best effort), once the requests in flight have finished:
-   * closing under them would fail calls that were fine.
-   */
-  close(): Promise<void> {
-    this.ending ??= this.whenIdle().then(() => this.channel.close());
-    return this.ending;
-  }
-
-  private async handshake(): Promise<void> {
-    const result = await this.request<InitializeResult>('initialize', {
-      protocolVersion: LATEST_PROTOCOL_VERSION,
-      capabilities: this.options.capabilities,
-      clientInfo: PORTICO_CLIENT,
-    });
-    if (
-      typeof result?.protocolVersion !== 'string' ||
-      !SUPPORTED_PROTOCOL_VERSIONS.includes(result.protocolVersion)
-    ) {
-      throw new UpstreamFailure(
-        'protocol',
-        `the upstream's protocol version is not supported: ${String(result?.protocolVersion)}`,
-      );
-    }
-    this.initialized = result;
-    this.channel.established(result.protocolVersion);
-    await this.notify('notifications/initialized');
-    if (this.options.listen !== false) await this.channel.listen();
-  }
-
-  /**
-   * A message outside any request's exchange. Progress finds its request by token; logging and
-   * requests go to the latest request in flight that has a route, since the wire does not say
-   * which it is about; everything else (list changes, resource updates) is the session's.
-   */
-  private untied(message: JSONRPCNotification): void {
-    if (message.method === 'notifications/progress' || message.method === 'notifications/message') {
-      const entry = this.ownerOf(message);
-      if (entry) {
-        entry.timer.restart();
-        this.deliver(message, entry);
-        return;
-      }
-    }
-    this.options.listener?.notification?.(message);
-  }
-
-  private ownerOf(message: JSONRPCNotification): InFlight | undefined {
-    const token = (message.params as { progressToken?: unknown } | undefined)?.progressToken;
-    const routed = [...this.inFlight.values()].filter((entry) => entry.route);
-    if (token !== undefined)
-      return routed.find((entry) => progressTokenOf(entry.request) === token);
-    return routed.at(-1);
-  }
-
-  private deliver(message: JSONRPCNotification, entry: InFlight): void {
-    if (entry.route) entry.route.notify(message);
-    else this.options.listener?.notification?.(message);
-  }
-
-  /** Answers a request of the upstream's, on behalf of the downstream client. */
-  private answer(request: JSONRPCRequest, entry: InFlight | undefined): void {
-    const owner =
-      entry ?? [...this.inFlight.values()].filter((candidate) => candidate.route).at(-1);
-    const ask: UpstreamAsk = { method: request.method, params: request.params };
-    let answer: Promise<Result>;
-    if (request.method === 'ping') answer = Promise.resolve({});
-    else if (owner?.route) answer = owner.route.ask(ask);
-    else if (this.options.listener?.request) answer = this.options.listener.request(ask);
-    else
-      answer = Promise.reject(
-        new UpstreamRpcError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`),
-      );
-    owner?.timer.pauseFor(answer);
-    void answer
-      .then(
-        (result): JSONRPCResponse => ({ jsonrpc: '2.0', id: request.id, result }),
-        (error: unknown): JSONRPCResponse => ({
-          jsonrpc: '2.0',
-          id: request.id,
-          error: rpcErrorOf(error),
-        }),
-      )
-      .then((response) => this.channel.send(response))
-      .catch(() => undefined);
-  }
-
-  private cancelUpstream(id: number, reason: unknown): void {
-    const text = reason instanceof Error ? reason.message : String(reason);
-    void this.notify('notifications/cancelled', { requestId: id, reason: text }).catch(
-      () => undefined,
-    );
-  }
-
-  private lose(reason: UpstreamFailure): void {
-    if (this.lostFlag) return;
-    this.lostFlag = true;
-    const redacted = reason.redacted(this.options.secrets);
-    this.markLost(redacted);
-    this.options.listener?.lost?.(redacted);
-  }
-
-  private whenIdle(): Promise<void> {
-    if (this.inFlight.size === 0) return Promise.resolve();
-    return new Promise((resolve) => (this.idle = resolve));
-  }
-
-  private classify(error: unknown): UpstreamFailure | UpstreamRpcError {
-    return classifyUpstreamError(error, this.options.timeoutMs, this.options.secrets);
-  }
-}
-
-function progressTokenOf(request: JSONRPCRequest): unknown {
-  return (request.params?._meta as { progressToken?: unknown } | undefined)?.progressToken;
-}
-
-/** The JSON-RPC error a downstream failure becomes when answering an upstream's request. */
-function rpcErrorOf(error: unknown): { code: number; message: string; data?: unknown } {
-  if (error instanceof UpstreamRpcError)
-    return {
-      code: error.code,
-      message: error.message,
-      ...(error.data === undefined ? {} : { data: error.data }),
-    };
-  const coded = error as { code?: unknown; message?: unknown };
-  if (typeof coded?.code === 'number' && typeof coded.message === 'string')
-    return { code: coded.code, message: coded.message };
-  return { code: ErrorCode.InternalError, message: 'The client could not answer' };
+    options?: RequestOptions,
+  ): Promise<T>;
+  notify(method: string, params?: Record<string, unknown>): Promise<void>;
+  /** Ends the connection once the requests in flight have finished. */
+  close(): Promise<void>;
 }

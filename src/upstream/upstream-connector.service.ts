@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { type ClientCapabilities, SSEClientTransport } from '@modelcontextprotocol/client';
 import { AppConfig } from '../config/app-config';
 import {
   credentialHeaders,
@@ -9,21 +8,34 @@ import {
 } from '../gateways/gateway-credentials';
 import { type Channel } from './channel';
 import { type BearerSource, HttpChannel } from './http-channel';
+import { LegacyConnection } from './legacy-connection';
 import { type MessageLimits } from './message-bounds';
+import { ModernConnection } from './modern-connection';
+import { type EraVerdict, MODERN_PROTOCOL_VERSION, speaksOnly } from './protocol-era';
 import { SHARED_OWNER } from './oauth/upstream-oauth-token.entity';
 import { UpstreamOAuth } from './oauth/upstream-oauth.service';
 import { TransportChannel } from './transport-channel';
-import { UpstreamConnection, type UpstreamListener } from './upstream-connection';
+import { type UpstreamConnection, type UpstreamListener } from './upstream-connection';
+import { probeEra, suggestsModern } from './era-probe';
+import { UpstreamEras } from './upstream-eras.service';
+import { type UpstreamGuard } from './upstream-guard';
 import { UpstreamGuards } from './upstream-guards.service';
 import { UpstreamPools } from './upstream-pools.service';
 import { StdioChannel } from './stdio/stdio-channel';
 import { StdioSupervisor } from './stdio/stdio-supervisor.service';
-import { UpstreamAuthorizationRequired, UpstreamFailure } from './upstream-error';
+import {
+  UpstreamAuthorizationRequired,
+  UpstreamFailure,
+  UpstreamIncompatible,
+} from './upstream-error';
 import { type UpstreamTarget } from './upstream-target';
 
 export interface OpenOptions {
-  /** What Portico declares upstream; none by default. */
-  capabilities?: ClientCapabilities;
+  /**
+   * What Portico declares upstream (the downstream client's, narrowed); none by default. Loosely
+   * typed: callers still on the v1 SDK's types pass theirs.
+   */
+  capabilities?: ClientCapabilities | Record<string, unknown>;
   listener?: UpstreamListener;
   /** Whether to hear the upstream outside requests; one-off exchanges need not (default true). */
   listen?: boolean;
@@ -36,6 +48,8 @@ export interface OpenOptions {
 }
 
 const MAX_REMEMBERED_TOKENS = 4;
+/** How long a stdio probe waits for `server/discover` before taking the server for 2025. */
+const STDIO_PROBE_TIMEOUT_MS = 10_000;
 
 /** Opens connections to upstreams over the wire each gateway's transport needs. */
 @Injectable()
@@ -46,6 +60,7 @@ export class UpstreamConnector {
     private readonly oauth: UpstreamOAuth,
     private readonly stdio: StdioSupervisor,
     private readonly guards: UpstreamGuards,
+    private readonly eras: UpstreamEras,
   ) {}
 
   get timeoutMs(): number {
@@ -60,10 +75,28 @@ export class UpstreamConnector {
   }
 
   /**
-   * Connects and runs the handshake; throws an UpstreamFailure, at once (an UpstreamRefused)
-   * while the upstream's circuit breaker is open.
+   * Connects in the era the upstream speaks: a 2025 upstream gets a session (`initialize`), a
+   * 2026-07-28 one none (its first request is the first exchange). The era is probed when no
+   * verdict holds, and probed again once when the open fails as if it had changed. Throws an
+   * UpstreamFailure: at once an UpstreamRefused while the circuit breaker is open, and an
+   * UpstreamIncompatible for an upstream that speaks only versions Portico does not.
    */
   async open(target: UpstreamTarget, options: OpenOptions = {}): Promise<UpstreamConnection> {
+    const generation = this.eras.generation(target);
+    try {
+      return await this.openOnce(target, options);
+    } catch (error) {
+      if (this.eras.generation(target) === generation && suggestsModern(error))
+        this.eras.doubt(target, `initialize was refused: ${(error as Error).message}`);
+      if (this.eras.generation(target) === generation) throw error;
+      return this.openOnce(target, options);
+    }
+  }
+
+  private async openOnce(
+    target: UpstreamTarget,
+    options: OpenOptions,
+  ): Promise<UpstreamConnection> {
     const guard = this.guards.for(target);
     guard.check();
     const { credentials, stdio } = target.endpoint;
@@ -73,15 +106,119 @@ export class UpstreamConnector {
       credentials.type === 'oauth'
         ? await this.bearer(target, credentials, options.actingFor, secrets)
         : undefined;
-    return UpstreamConnection.open(await this.channel(target, bearer), {
+    const context = authorizationContext(target, options);
+    let verdict = this.eras.verdict(target);
+    let probed: ModernConnection | null = null;
+    if (!verdict) {
+      // What the probe hears is its verdict, not a doubt of one.
+      const probing = { active: true };
+      const stdio = target.endpoint.transport === 'stdio';
+      const probe = await probeEra(
+        // A stdio probe runs in a throw-away process, whose end nobody listens for.
+        stdio
+          ? () => this.modern(target, {}, guard, secrets, null, { probe: true, probing })
+          : () => this.modern(target, options, guard, secrets, bearer, { probing }),
+        stdio,
+      );
+      probing.active = false;
+      verdict = probe.verdict;
+      if (probe.discovered) this.eras.rememberDiscovered(target, context, probe.discovered);
+      probed = probe.connection;
+      await this.eras.remember(target, verdict);
+    }
+    switch (verdict.era) {
+      case 'incompatible':
+        await probed?.close();
+        throw new UpstreamIncompatible(speaksOnly(verdict), verdict.supportedVersions);
+      case 'modern':
+        if (probed) return this.readied(probed);
+        return this.openModern(target, options, guard, secrets, bearer, context, verdict);
+      case 'legacy':
+        await probed?.close();
+        return LegacyConnection.open(await this.channel(target, bearer), {
+          ...this.common(options, guard, secrets),
+          listen: options.listen,
+        });
+    }
+  }
+
+  private async readied(connection: ModernConnection): Promise<ModernConnection> {
+    try {
+      await connection.ready();
+      return connection;
+    } catch (error) {
+      await connection.close();
+      throw error;
+    }
+  }
+
+  /** A 2026-07-28 connection: no handshake; a discover only when this context has none. */
+  private async openModern(
+    target: UpstreamTarget,
+    options: OpenOptions,
+    guard: UpstreamGuard,
+    secrets: string[],
+    bearer: BearerSource | undefined,
+    context: string,
+    verdict: EraVerdict,
+  ): Promise<ModernConnection> {
+    const discover = this.eras.discovered(target, context);
+    const connection = await this.readied(
+      await this.modern(target, options, guard, secrets, bearer, {
+        discover,
+        version: verdict.version ?? MODERN_PROTOCOL_VERSION,
+      }),
+    );
+    if (!discover && connection.discoverResult)
+      this.eras.rememberDiscovered(target, context, connection.discoverResult);
+    return connection;
+  }
+
+  private async modern(
+    target: UpstreamTarget,
+    options: OpenOptions,
+    guard: UpstreamGuard,
+    secrets: string[],
+    bearer: BearerSource | undefined | null,
+    extra: {
+      probe?: boolean;
+      probing?: { active: boolean };
+      discover?: ModernConnection['discoverResult'];
+      version?: string;
+    },
+  ): Promise<ModernConnection> {
+    const version = extra.version ?? MODERN_PROTOCOL_VERSION;
+    const channel = await this.channel(target, bearer ?? undefined, {
+      modernVersion: version,
+      probe: extra.probe,
+    });
+    const common = this.common(options, guard, secrets);
+    return ModernConnection.start(channel, {
+      ...common,
+      // A server that ignores a request before `initialize` must not hold the open for long.
+      timeoutMs: extra.probe
+        ? Math.min(common.timeoutMs, STDIO_PROBE_TIMEOUT_MS)
+        : common.timeoutMs,
+      listen: options.listen,
+      version,
+      discover: extra.discover ?? null,
+      headerParams: this.eras.headerParams(target),
+      doubt: (reason) => {
+        if (!extra.probing?.active) this.eras.doubt(target, reason);
+      },
+      pipe: target.endpoint.transport === 'stdio',
+    });
+  }
+
+  private common(options: OpenOptions, guard: UpstreamGuard, secrets: string[]) {
+    return {
       timeoutMs: this.timeoutMs,
-      capabilities: options.capabilities ?? {},
+      capabilities: (options.capabilities ?? {}) as ClientCapabilities,
       secrets,
       listener: options.listener,
-      listen: options.listen,
       guard,
       retry: this.config.upstreamResilience.retry,
-    });
+    };
   }
 
   /**
@@ -122,11 +259,12 @@ export class UpstreamConnector {
   private async channel(
     { gatewayId, endpoint }: UpstreamTarget,
     bearer?: BearerSource,
+    modern: { modernVersion?: string; probe?: boolean } = {},
   ): Promise<Channel> {
     if (endpoint.transport === 'stdio') {
       if (!endpoint.stdio)
         throw new UpstreamFailure('unreachable', 'the stdio gateway has no command');
-      return new StdioChannel(this.stdio, gatewayId, endpoint.stdio);
+      return new StdioChannel(this.stdio, gatewayId, endpoint.stdio, modern.probe);
     }
     if (endpoint.url === null) throw new UpstreamFailure('unreachable', 'the gateway has no URL');
     const headers = {
@@ -145,6 +283,7 @@ export class UpstreamConnector {
           dispatchers: this.pools.for(gatewayId, url),
           bearer,
           limits: this.messageLimits,
+          modernVersion: modern.modernVersion,
         });
       case 'sse':
         return new TransportChannel(
@@ -162,4 +301,15 @@ export class UpstreamConnector {
         );
     }
   }
+}
+
+/**
+ * Whose authorization a request carries: a DiscoverResult is never shared between two. Per-user
+ * OAuth upstreams see each user's own token; everything else, the gateway's one credential.
+ */
+function authorizationContext(target: UpstreamTarget, options: OpenOptions): string {
+  const { credentials } = target.endpoint;
+  if (credentials.type === 'oauth' && credentials.mode === 'per-user' && options.actingFor)
+    return `user:${options.actingFor.userId ?? '-'}`;
+  return 'gateway';
 }

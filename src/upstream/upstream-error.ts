@@ -204,3 +204,22 @@ function clip(message: string): string {
   const line = message.replace(/\s+/g, ' ').trim();
   return line.length > MESSAGE_LIMIT ? `${line.slice(0, MESSAGE_LIMIT)}…` : line;
 }
+
+/**
+ * An upstream that speaks only versions of MCP that Portico does not: nothing was sent. Not an
+ * outage: the gateway says "speaks only …", and a sync is refused with 422 rather than 502.
+ */
+export class UpstreamIncompatible extends UpstreamFailure {
+  constructor(
+    message: string,
+    readonly supportedVersions: readonly string[],
+  ) {
+    super('protocol', message);
+    this.name = 'UpstreamIncompatible';
+  }
+
+  /** Its text is Portico's own and holds no credential. */
+  override redacted(): UpstreamFailure {
+    return this;
+  }
+}

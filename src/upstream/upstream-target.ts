@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { type GatewayCredentials } from '../gateways/gateway-credentials';
 import { type Gateway, type GatewayTransport } from '../gateways/gateway.entity';
+import { type EraVerdict } from './protocol-era';
 import { type StdioLaunch } from './stdio/stdio-process';
 
 /** Where and how an upstream is reached, credentials opened. */
@@ -19,6 +21,10 @@ export interface UpstreamTarget {
   /** For messages: the gateway's slug. */
   slug: string;
   endpoint: UpstreamEndpoint;
+  /** The era verdict stored on the gateway, when it was read with it; see UpstreamEras. */
+  storedEra?: EraVerdict | null;
+  /** Hashes the gateway's upstream fingerprint: what a stored verdict is about. */
+  endpointHash?: string;
 }
 
 /** What is needed of a gateway to reach its upstream: where, how, its sealed credentials. */
@@ -34,7 +40,37 @@ export type UpstreamGateway = Pick<
   | 'stdioArgs'
   | 'stdioCwd'
   | 'stdioEnv'
->;
+> &
+  Partial<
+    Pick<
+      Gateway,
+      | 'protocolEra'
+      | 'protocolVersion'
+      | 'protocolSupportedVersions'
+      | 'protocolCheckedAt'
+      | 'protocolEndpoint'
+    >
+  >;
+
+/**
+ * The era verdict stored on a gateway row; null when it was never probed, or was probed when the
+ * gateway pointed at another upstream.
+ */
+export function storedEraOf(gateway: UpstreamGateway): EraVerdict | null {
+  if (!gateway.protocolEra || !gateway.protocolCheckedAt) return null;
+  if (gateway.protocolEndpoint !== endpointHashOf(gateway)) return null;
+  return {
+    era: gateway.protocolEra,
+    version: gateway.protocolVersion ?? null,
+    supportedVersions: gateway.protocolSupportedVersions ?? [],
+    checkedAt: gateway.protocolCheckedAt,
+  };
+}
+
+/** The fingerprint, hashed: it holds sealed credentials, which a hash keeps out of sight. */
+export function endpointHashOf(gateway: Parameters<typeof upstreamFingerprint>[0]): string {
+  return createHash('sha256').update(upstreamFingerprint(gateway)).digest('hex');
+}
 
 /** Identifies how the upstream is reached; when it changes, what was read before is stale. */
 export function upstreamFingerprint(

@@ -5,7 +5,12 @@ import { openCredentials } from '../gateways/gateway-credentials';
 import { Gateway } from '../gateways/gateway.entity';
 import { stdioLaunchOf } from '../gateways/gateway-stdio';
 import { UpstreamFailure } from './upstream-error';
-import { type UpstreamGateway, type UpstreamTarget } from './upstream-target';
+import {
+  endpointHashOf,
+  storedEraOf,
+  type UpstreamGateway,
+  type UpstreamTarget,
+} from './upstream-target';
 
 /** Turns gateways into upstream targets, with their credentials opened. */
 @Injectable()
@@ -31,6 +36,8 @@ export class UpstreamTargets {
       gatewayId: gateway.id,
       slug: gateway.slug,
       endpoint: { url: gateway.url, transport: gateway.transport, credentials, stdio },
+      storedEra: storedEraOf(gateway),
+      endpointHash: endpointHashOf(gateway),
     };
   }
 

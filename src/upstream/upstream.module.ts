@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { UpstreamOAuth } from './oauth/upstream-oauth.service';
 import { StdioSupervisor } from './stdio/stdio-supervisor.service';
 import { UpstreamConnector } from './upstream-connector.service';
+import { UpstreamEras } from './upstream-eras.service';
 import { UpstreamGuards } from './upstream-guards.service';
 import { UpstreamPools } from './upstream-pools.service';
 import { UpstreamTargets } from './upstream-targets.service';
@@ -15,7 +16,15 @@ import { UpstreamTargets } from './upstream-targets.service';
     UpstreamOAuth,
     StdioSupervisor,
     UpstreamGuards,
+    UpstreamEras,
   ],
-  exports: [UpstreamConnector, UpstreamTargets, UpstreamOAuth, StdioSupervisor, UpstreamGuards],
+  exports: [
+    UpstreamConnector,
+    UpstreamTargets,
+    UpstreamOAuth,
+    StdioSupervisor,
+    UpstreamGuards,
+    UpstreamEras,
+  ],
 })
 export class UpstreamModule {}

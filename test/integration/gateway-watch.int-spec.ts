@@ -7,6 +7,7 @@ import { CatalogueReader } from '../../src/sync/catalogue.reader';
 import { GatewayWatch } from '../../src/sync/gateway-watch';
 import { UpstreamOAuth } from '../../src/upstream/oauth/upstream-oauth.service';
 import { UpstreamConnector } from '../../src/upstream/upstream-connector.service';
+import { UpstreamEras } from '../../src/upstream/upstream-eras.service';
 import { UpstreamGuards } from '../../src/upstream/upstream-guards.service';
 import { UpstreamPools } from '../../src/upstream/upstream-pools.service';
 import { UpstreamTargets } from '../../src/upstream/upstream-targets.service';
@@ -38,6 +39,7 @@ describe('a gateway watch', () => {
         new UpstreamOAuth(null as unknown as DataSource, config, new Metrics()),
         new StdioSupervisor(config, null as unknown as DataSource),
         new UpstreamGuards(config, new Metrics()),
+        new UpstreamEras(config, null as unknown as DataSource),
       ),
       new UpstreamTargets(null as unknown as DataSource, config),
     );

@@ -11,6 +11,43 @@ import {
 } from '../gateway.entity';
 import { SyncReportDto } from '../../sync/dto/sync-report.dto';
 import { CIRCUIT_STATES, type CircuitState } from '../../upstream/circuit-breaker';
+import { PROTOCOL_ERAS, type ProtocolEra } from '../../upstream/protocol-era';
+
+/** Which era of MCP the upstream speaks, as last probed. */
+export class GatewayProtocolDto {
+  @ApiProperty({
+    description:
+      "'modern': 2026-07-28 (no session: each request is its own exchange); 'legacy': a 2025 session opened with initialize; 'incompatible': only versions Portico does not speak (the gateway's status says which).",
+    enum: PROTOCOL_ERAS,
+  })
+  era!: ProtocolEra;
+
+  @ApiProperty({
+    description:
+      'The version Portico speaks with it; null when incompatible, or for a 2025 upstream (negotiated per session).',
+    nullable: true,
+    type: String,
+    example: '2026-07-28',
+  })
+  version!: string | null;
+
+  @ApiProperty({
+    description:
+      'The versions the upstream said it supports (server/discover, or an unsupported-version error); empty when it did not say.',
+    type: [String],
+  })
+  supportedVersions!: string[];
+
+  @ApiProperty({ description: 'When the era was probed.', format: 'date-time' })
+  checkedAt!: string;
+
+  @ApiProperty({
+    description:
+      'When the verdict expires (UPSTREAM_ERA_TTL_SECONDS after the probe); the next use probes again. A call that fails as if the era changed probes sooner.',
+    format: 'date-time',
+  })
+  expiresAt!: string;
+}
 
 /** The state of an OAuth upstream's accounts; never a token. */
 export class GatewayOAuthStateDto {
@@ -167,8 +204,20 @@ export class GatewayResponseDto {
   @ApiProperty({ description: 'Whether its tools are served.' })
   enabled!: boolean;
 
-  @ApiProperty({ description: 'Upstream health as of the last contact.', enum: GATEWAY_STATUSES })
+  @ApiProperty({
+    description:
+      "Upstream health as of the last contact; 'incompatible': it answers, but speaks only versions of MCP Portico does not (lastError says which).",
+    enum: GATEWAY_STATUSES,
+  })
   status!: GatewayStatus;
+
+  @ApiProperty({
+    description:
+      'Which era of MCP the upstream speaks, as last probed; null until the first probe (and after the upstream is changed).',
+    nullable: true,
+    type: GatewayProtocolDto,
+  })
+  protocol!: GatewayProtocolDto | null;
 
   @ApiProperty({
     description: 'The last upstream error, if the last contact failed.',

@@ -1,12 +1,9 @@
-import {
-  type OAuthClientProvider,
-  type OAuthDiscoveryState,
-} from '@modelcontextprotocol/sdk/client/auth.js';
+import { type OAuthClientProvider, type OAuthDiscoveryState } from '@modelcontextprotocol/client';
 import {
   type OAuthClientInformationMixed,
   type OAuthClientMetadata,
   type OAuthTokens,
-} from '@modelcontextprotocol/sdk/shared/auth.js';
+} from '@modelcontextprotocol/client';
 import { type OAuthSettings } from '../../gateways/gateway-credentials';
 
 /** What Portico holds for one upstream and one owner when it runs the SDK's `auth()`. */

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
-import { type OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { auth } from '@modelcontextprotocol/client';
+import { type OAuthTokens } from '@modelcontextprotocol/client';
 import { DataSource, type EntityManager, In } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
 import { Metrics } from '../../health/metrics';
@@ -111,9 +111,11 @@ export class UpstreamOAuth {
     owner: string,
     code: string,
     codeVerifier: string,
+    /** The callback's `iss` (RFC 9207): the SDK refuses a code from another issuer. */
+    iss?: string,
   ): Promise<void> {
     const provider = await this.provider(upstream, { codeVerifier });
-    await this.runAuth(upstream, provider, code);
+    await this.runAuth(upstream, provider, code, iss);
     await this.keepClient(upstream, provider);
     if (!provider.savedTokens)
       throw new UpstreamFailure('protocol', 'the provider issued no tokens');
@@ -264,11 +266,13 @@ export class UpstreamOAuth {
     upstream: OAuthUpstream,
     provider: StoredOAuthProvider,
     authorizationCode?: string,
+    iss?: string,
   ): Promise<'AUTHORIZED' | 'REDIRECT'> {
     const timeoutMs = this.config.upstreamTimeoutMs;
     return auth(provider, {
       serverUrl: upstream.url,
       ...(authorizationCode === undefined ? {} : { authorizationCode }),
+      ...(iss === undefined ? {} : { iss }),
       ...(upstream.settings.scope ? { scope: upstream.settings.scope } : {}),
       fetchFn: (input, init) =>
         fetch(input, { ...init, signal: init?.signal ?? AbortSignal.timeout(timeoutMs) }),

@@ -2,7 +2,7 @@ import {
   type JSONRPCNotification,
   type JSONRPCRequest,
   type JSONRPCResponse,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/client';
 import {
   type Channel,
   type ChannelListener,
@@ -32,11 +32,15 @@ export class StdioChannel implements Channel {
     private readonly supervisor: StdioSupervisor,
     private readonly gatewayId: string,
     private readonly launch: StdioLaunch,
+    /** The era probe's throw-away process (see StdioSupervisor.probe), ended with the channel. */
+    private readonly probe = false,
   ) {}
 
   start(listener: ChannelListener): Promise<void> {
     this.listener = listener;
-    const child = this.supervisor.acquire(this.gatewayId, this.launch);
+    const child = this.probe
+      ? this.supervisor.probe(this.launch)
+      : this.supervisor.acquire(this.gatewayId, this.launch);
     this.child = child;
     child.attach({
       message: (message) => {
@@ -52,7 +56,7 @@ export class StdioChannel implements Channel {
               `the stdio process wrote a line to stdout that is not JSON-RPC (${JSON.stringify(shown)}); stdout carries MCP messages only, logs belong on stderr`,
           ),
         );
-        void this.supervisor.release(this.gatewayId, child);
+        void this.end(child);
       },
       exit: (description) =>
         this.lose(new UpstreamFailure('unreachable', `the stdio process ended: ${description}`)),
@@ -61,7 +65,7 @@ export class StdioChannel implements Channel {
   }
 
   established(): void {
-    if (this.child) this.supervisor.ready(this.gatewayId, this.child);
+    if (this.child && !this.probe) this.supervisor.ready(this.gatewayId, this.child);
   }
 
   /** The pipe carries everything already. */
@@ -89,7 +93,11 @@ export class StdioChannel implements Channel {
   async close(): Promise<void> {
     this.closed = true;
     const child = this.child;
-    if (child) await this.supervisor.release(this.gatewayId, child);
+    if (child) await this.end(child);
+  }
+
+  private end(child: StdioProcess): Promise<void> {
+    return this.probe ? child.kill() : this.supervisor.release(this.gatewayId, child);
   }
 
   private lose(reason: UpstreamFailure): void {

@@ -100,6 +100,28 @@ export class StdioSupervisor implements OnApplicationShutdown {
     return child;
   }
 
+  /**
+   * A throw-away process for the era probe, outside the gateway's spares and sessions: a server
+   * that exits on a request before `initialize` (rmcp does) is no failed start, and no session
+   * ever gets a process that saw the probe.
+   */
+  probe(launch: StdioLaunch): StdioProcess {
+    if (this.stopping) throw new UpstreamFailure('unreachable', 'Portico is shutting down');
+    if (!commandAllowed(launch.command, this.config.stdioCommands))
+      throw new UpstreamFailure(
+        'unreachable',
+        `the command '${launch.command}' is not on STDIO_COMMANDS (${this.config.stdioCommands.join(',') || 'empty: stdio is off'})`,
+      );
+    this.makeRoom();
+    const child = new StdioProcess(launch, new StderrRing(), {
+      maxBytes: this.config.upstreamMessageLimitBytes,
+      maxDepth: this.config.jsonMaxDepth,
+    });
+    this.live.add(child);
+    void child.exited.then(() => this.live.delete(child));
+    return child;
+  }
+
   /** The process finished its handshake: the gateway starts fine again. */
   ready(gatewayId: string, child: StdioProcess): void {
     const entry = this.gateways.get(gatewayId);

@@ -4,7 +4,8 @@ import {
   LATEST_PROTOCOL_VERSION,
 } from '@modelcontextprotocol/sdk/types.js';
 import { type Channel, type ChannelListener, type ChannelRequestOptions } from './channel';
-import { type ConnectOptions, UpstreamConnection } from './upstream-connection';
+import { LegacyConnection } from './legacy-connection';
+import { type ConnectOptions } from './upstream-connection';
 import { UpstreamFailure, UpstreamRefused } from './upstream-error';
 import { type GuardSettings, UpstreamGuard } from './upstream-guard';
 
@@ -75,7 +76,7 @@ const GUARD: GuardSettings = {
 };
 
 function open(channel: Channel, options: Partial<ConnectOptions> = {}) {
-  return UpstreamConnection.open(channel, {
+  return LegacyConnection.open(channel, {
     timeoutMs: 5_000,
     capabilities: {},
     secrets: [],
@@ -85,7 +86,7 @@ function open(channel: Channel, options: Partial<ConnectOptions> = {}) {
   });
 }
 
-describe('UpstreamConnection', () => {
+describe('LegacyConnection', () => {
   it('retries an idempotent read after a connection failure', async () => {
     const channel = new FakeChannel((_method, attempt) =>
       attempt < 3 ? reset() : { contents: [] },

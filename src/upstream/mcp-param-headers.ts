@@ -1,0 +1,157 @@
+/**
+ * SEP-2243: a 2026-07-28 tool marks input properties with `x-mcp-header: "X"`, and a client
+ * mirrors those arguments into `Mcp-Param-X` headers. The SDK keeps its version of this internal,
+ * so Portico has its own, written to the same rules (RFC 9110 tokens, primitive types, properties
+ * reached only through `properties`, case-insensitively unique, base64 sentinel for values that
+ * are not plain header text).
+ */
+
+const X_MCP_HEADER = 'x-mcp-header';
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const HEADER_TYPES = new Set(['string', 'integer', 'boolean']);
+/** Where an annotation makes the whole definition invalid. */
+const UNREACHABLE = [
+  'items',
+  'prefixItems',
+  'contains',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'propertyNames',
+  'patternProperties',
+  'dependentSchemas',
+  'oneOf',
+  'anyOf',
+  'allOf',
+  'not',
+  'if',
+  'then',
+  'else',
+  '$defs',
+  'definitions',
+];
+const MAP_VALUED = new Set(['patternProperties', 'dependentSchemas', '$defs', 'definitions']);
+/** A walk of an untrusted schema stops here; nothing legitimate nests this deep. */
+const MAX_DEPTH = 64;
+
+export interface HeaderParam {
+  path: string[];
+  header: string;
+}
+
+/** A tool's declarations, or why its annotations are invalid. */
+export type HeaderParams =
+  { valid: true; params: HeaderParam[] } | { valid: false; reason: string };
+
+/** The `Mcp-Param-*` declarations of a tool's input schema. */
+export function headerParamsOf(inputSchema: unknown): HeaderParams {
+  const params: HeaderParam[] = [];
+  const seen = new Map<string, string>();
+  const visit = (node: unknown, path: string[], reachable: boolean): string | null => {
+    if (node === null || typeof node !== 'object') return null;
+    if (path.length > MAX_DEPTH) return 'the schema nests too deep to check';
+    const schema = node as Record<string, unknown>;
+    if (X_MCP_HEADER in schema) {
+      const header = schema[X_MCP_HEADER];
+      if (!reachable || path.length === 0)
+        return `${path.join('.') || '<root>'}: x-mcp-header only on properties reached through 'properties'`;
+      if (typeof header !== 'string' || !TOKEN.test(header))
+        return `${path.join('.')}: x-mcp-header is not an HTTP token`;
+      if (typeof schema.type !== 'string' || !HEADER_TYPES.has(schema.type))
+        return `${path.join('.')}: x-mcp-header only on string, integer or boolean properties`;
+      const prior = seen.get(header.toLowerCase());
+      if (prior !== undefined) return `x-mcp-header '${header}' is declared twice`;
+      seen.set(header.toLowerCase(), header);
+      params.push({ path, header });
+    }
+    const properties = schema.properties;
+    if (properties !== null && typeof properties === 'object')
+      for (const [key, child] of Object.entries(properties)) {
+        const fault = visit(child, [...path, key], reachable);
+        if (fault) return fault;
+      }
+    for (const keyword of UNREACHABLE) {
+      const sub = schema[keyword];
+      if (sub === undefined) continue;
+      const branches = Array.isArray(sub)
+        ? (sub as unknown[])
+        : MAP_VALUED.has(keyword) && sub !== null && typeof sub === 'object'
+          ? Object.values(sub)
+          : [sub];
+      for (const branch of branches) {
+        const fault = visit(branch, [...path, `<${keyword}>`], false);
+        if (fault) return fault;
+      }
+    }
+    return null;
+  };
+  const fault = visit(inputSchema, [], true);
+  return fault === null ? { valid: true, params } : { valid: false, reason: fault };
+}
+
+/** The `Mcp-Param-*` headers of one call; an absent, null or non-primitive value sends none. */
+export function headerParamValues(
+  params: readonly HeaderParam[],
+  args: Record<string, unknown> | undefined,
+): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const { path, header } of params) {
+    let value: unknown = args;
+    for (const key of path)
+      value =
+        value !== null && typeof value === 'object'
+          ? (value as Record<string, unknown>)[key]
+          : undefined;
+    const text = primitiveText(value);
+    if (text !== undefined) headers[`mcp-param-${header.toLowerCase()}`] = encodeHeaderValue(text);
+  }
+  return headers;
+}
+
+/** A value as header text: plain when it is printable ASCII without edge spaces, else base64. */
+export function encodeHeaderValue(value: string): string {
+  const plain =
+    value.length > 0 &&
+    value === value.trim() &&
+    !(value.startsWith('=?base64?') && value.endsWith('?=')) &&
+    /^[\t\x20-\x7e]*$/.test(value);
+  return plain ? value : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
+}
+
+function primitiveText(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  if (
+    typeof value === 'number' &&
+    Number.isFinite(value) &&
+    Number.isSafeInteger(Math.trunc(value))
+  )
+    return String(value);
+  return undefined;
+}
+
+/**
+ * The `Mcp-Param-*` declarations of one upstream's tools, learnt from each `tools/list` that
+ * passes through its connections (sync lists them all). A tool whose annotation is invalid maps to
+ * null: its call goes without the headers, and the upstream says what is wrong.
+ */
+export class ToolHeaderParams {
+  private readonly tools = new Map<string, HeaderParam[] | null>();
+  /** Whether a whole list has been read since Portico started (or the upstream moved). */
+  loaded = false;
+
+  learn(tools: unknown[], complete: boolean): void {
+    if (complete) this.loaded = true;
+    for (const tool of tools) {
+      const { name, inputSchema } = (tool ?? {}) as { name?: unknown; inputSchema?: unknown };
+      if (typeof name !== 'string') continue;
+      const scan = headerParamsOf(inputSchema);
+      if (scan.valid && scan.params.length === 0) this.tools.delete(name);
+      else this.tools.set(name, scan.valid ? scan.params : null);
+    }
+  }
+
+  of(tool: string): readonly HeaderParam[] {
+    return this.tools.get(tool) ?? [];
+  }
+}

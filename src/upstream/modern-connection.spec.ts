@@ -1,0 +1,180 @@
+import { type JSONRPCRequest, type JSONRPCResponse } from '@modelcontextprotocol/client';
+import { type Channel, type ChannelRequestOptions } from './channel';
+import { probeEra } from './era-probe';
+import { ToolHeaderParams } from './mcp-param-headers';
+import { ModernConnection, type ModernConnectOptions } from './modern-connection';
+import { UpstreamFailure, UpstreamRpcError } from './upstream-error';
+
+type Answer =
+  | { result: Record<string, unknown> }
+  | { error: { code: number; message: string; data?: unknown } }
+  | Error;
+
+/** A channel that records each request with its headers and answers as `answer` says. */
+class FakeChannel implements Channel {
+  readonly sent: { message: JSONRPCRequest; headers: Record<string, string> }[] = [];
+
+  constructor(private readonly answer: (message: JSONRPCRequest) => Answer) {}
+
+  start(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  request(message: JSONRPCRequest, options: ChannelRequestOptions): Promise<JSONRPCResponse> {
+    this.sent.push({ message, headers: options.headers ?? {} });
+    const answer = this.answer(message);
+    if (answer instanceof Error) return Promise.reject(answer);
+    return Promise.resolve({ jsonrpc: '2.0', id: message.id, ...answer } as JSONRPCResponse);
+  }
+
+  send(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  established(): void {}
+
+  listen(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+const DISCOVERED = { supportedVersions: ['2026-07-28'], capabilities: { tools: {} } };
+
+function start(channel: Channel, options: Partial<ModernConnectOptions> = {}) {
+  return ModernConnection.start(channel, {
+    timeoutMs: 5_000,
+    capabilities: { elicitation: {}, sampling: {} },
+    secrets: [],
+    version: '2026-07-28',
+    discover: DISCOVERED,
+    headerParams: new ToolHeaderParams(),
+    doubt: () => undefined,
+    pipe: false,
+    ...options,
+  });
+}
+
+describe('ModernConnection', () => {
+  it('sends each request with the envelope and the standard headers, the caller’s _meta kept', async () => {
+    const channel = new FakeChannel(() => ({ result: { resultType: 'complete', content: [] } }));
+    const connection = await start(channel);
+    await connection.request('logging/setLevel', { level: 'warning' });
+    await connection.request('tools/call', {
+      name: 'find account',
+      arguments: {},
+      _meta: { progressToken: 'p-1', traceparent: '00-abc-01' },
+    });
+    const [{ message, headers }] = channel.sent as [(typeof channel.sent)[number]];
+    expect(message.params?._meta).toEqual({
+      progressToken: 'p-1',
+      traceparent: '00-abc-01',
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': { elicitation: {}, sampling: {} },
+      'io.modelcontextprotocol/clientInfo': { name: 'portico', version: '1.0.0' },
+      'io.modelcontextprotocol/logLevel': 'warning',
+    });
+    expect(headers).toEqual({ 'mcp-method': 'tools/call', 'mcp-name': 'find account' });
+  });
+
+  it('passes an input_required result to a caller that relays it, and refuses it to others', async () => {
+    const asking = {
+      result: {
+        resultType: 'input_required',
+        inputRequests: { who: { method: 'elicitation/create', params: {} } },
+        requestState: 'opaque',
+      },
+    };
+    const connection = await start(new FakeChannel(() => asking));
+    await expect(
+      connection.request('tools/call', { name: 't' }, { allowInputRequired: true }),
+    ).resolves.toMatchObject({ requestState: 'opaque' });
+    const refused = await connection.request('tools/call', { name: 't' }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(UpstreamRpcError);
+    expect((refused as Error).message).toMatch(/elicitation\/create.*cannot relay yet/);
+  });
+
+  it('doubts its era and retires when the upstream refuses the version it states', async () => {
+    const doubts: string[] = [];
+    const connection = await start(
+      new FakeChannel(() => ({
+        error: { code: -32022, message: 'Unsupported', data: { supported: ['2025-11-25'] } },
+      })),
+      { doubt: (reason) => doubts.push(reason) },
+    );
+    await expect(connection.request('tools/list', {})).rejects.toBeInstanceOf(UpstreamRpcError);
+    expect(doubts).toHaveLength(1);
+    expect(connection.closed).toBe(true);
+  });
+
+  it('learns the tools’ Mcp-Param declarations after a header mismatch, and sends them', async () => {
+    const schema = {
+      type: 'object',
+      properties: { region: { type: 'string', 'x-mcp-header': 'Region' } },
+    };
+    const channel: FakeChannel = new FakeChannel((message): Answer => {
+      if (message.method === 'tools/list')
+        return { result: { tools: [{ name: 'geo', inputSchema: schema }] } };
+      const headers = channel.sent.at(-1)!.headers;
+      return headers['mcp-param-region'] === 'eu'
+        ? { result: { content: [] } }
+        : { error: { code: -32020, message: 'Mcp-Param-Region missing' } };
+    });
+    const connection = await start(channel);
+    await connection.request('tools/call', { name: 'geo', arguments: { region: 'eu' } });
+    expect(channel.sent.map(({ message }) => message.method)).toEqual([
+      'tools/call',
+      'tools/list',
+      'tools/call',
+    ]);
+  });
+});
+
+describe('the era probe', () => {
+  const probe = (answer: (message: JSONRPCRequest) => Answer, pipe = false) =>
+    probeEra(() => start(new FakeChannel(answer), { discover: null }), pipe);
+
+  it('takes a DiscoverResult for modern and keeps the connection', async () => {
+    const probed = await probe(() => ({ result: DISCOVERED }));
+    expect(probed.verdict).toMatchObject({ era: 'modern', version: '2026-07-28' });
+    expect(probed.connection).not.toBeNull();
+  });
+
+  it('takes -32022 by its supported list, and any other HTTP 4xx for 2025', async () => {
+    const unsupported = await probe(() => ({
+      error: { code: -32022, message: 'no', data: { supported: ['2099-01-01'] } },
+    }));
+    expect(unsupported.verdict).toMatchObject({
+      era: 'incompatible',
+      supportedVersions: ['2099-01-01'],
+    });
+    const refused = await probe(() => new UpstreamFailure('http', 'HTTP 400: Bad Request', 400));
+    expect(refused.verdict.era).toBe('legacy');
+    const unknown = await probe(() => ({ error: { code: -32601, message: 'Method not found' } }));
+    expect(unknown.verdict.era).toBe('legacy');
+  });
+
+  it('decides nothing on an auth refusal or an outage', async () => {
+    await expect(
+      probe(() => new UpstreamFailure('http', 'HTTP 401: who are you', 401)),
+    ).rejects.toMatchObject({ status: 401 });
+    await expect(probe(() => new UpstreamFailure('http', 'HTTP 503', 503))).rejects.toMatchObject({
+      status: 503,
+    });
+    await expect(
+      probe(() => new UpstreamFailure('unreachable', 'ECONNREFUSED')),
+    ).rejects.toMatchObject({ kind: 'unreachable' });
+  });
+
+  it('takes any failure of a stdio probe for 2025: the process ended, or said nothing', async () => {
+    const ended = await probe(
+      () => new UpstreamFailure('unreachable', 'the stdio process ended'),
+      true,
+    );
+    expect(ended.verdict.era).toBe('legacy');
+    expect(ended.connection).toBeNull();
+  });
+});

@@ -1,0 +1,37 @@
+import { fresh, speaksOnly, verdictOfDiscover, verdictOfUnsupported } from './protocol-era';
+
+describe('era verdicts', () => {
+  it('takes a DiscoverResult offering 2026-07-28 for modern, whatever else it lists', () => {
+    expect(verdictOfDiscover(['2099-01-01', '2026-07-28'])).toMatchObject({
+      era: 'modern',
+      version: '2026-07-28',
+      supportedVersions: ['2099-01-01', '2026-07-28'],
+    });
+  });
+
+  it('decides a -32022 by its supported list: modern, else 2025, else incompatible', () => {
+    expect(verdictOfUnsupported({ supported: ['2026-07-28'] })?.era).toBe('modern');
+    expect(verdictOfUnsupported({ supported: ['2025-06-18'] })).toMatchObject({
+      era: 'legacy',
+      version: '2025-06-18',
+    });
+    expect(verdictOfUnsupported({ supported: ['2099-01-01'] })).toMatchObject({
+      era: 'incompatible',
+      version: null,
+    });
+    expect(verdictOfUnsupported({ requested: 'x' })).toBeNull();
+  });
+
+  it('says what the upstream speaks and what Portico does', () => {
+    const said = speaksOnly({ supportedVersions: ['2099-01-01'] });
+    expect(said).toMatch(
+      /^the upstream speaks only 2099-01-01; Portico speaks 2026-07-28, 2025-11-25/,
+    );
+  });
+
+  it('expires a verdict after its time to live', () => {
+    const checked = new Date(1_000_000);
+    expect(fresh(checked, 1000, 1_000_999)).toBe(true);
+    expect(fresh(checked, 1000, 1_001_000)).toBe(false);
+  });
+});

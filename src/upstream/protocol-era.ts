@@ -1,0 +1,83 @@
+import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/client';
+
+/**
+ * The MCP revisions Portico speaks upstream. Legacy (2024-11-05 … 2025-11-25) opens with
+ * `initialize`; modern (2026-07-28 on) states its version in every request's `_meta`.
+ */
+export const MODERN_PROTOCOL_VERSIONS: readonly string[] = ['2026-07-28'];
+export const LEGACY_PROTOCOL_VERSIONS: readonly string[] = SUPPORTED_PROTOCOL_VERSIONS;
+
+/** The revision Portico asks a modern upstream for: the newest it speaks. */
+export const MODERN_PROTOCOL_VERSION = MODERN_PROTOCOL_VERSIONS[0]!;
+
+/**
+ * What an upstream speaks: `modern` (no handshake, no session), `legacy` (a 2025 session), or
+ * `incompatible`: only versions Portico does not speak, which is no outage.
+ */
+export const PROTOCOL_ERAS = ['modern', 'legacy', 'incompatible'] as const;
+export type ProtocolEra = (typeof PROTOCOL_ERAS)[number];
+
+/** The probe's verdict on one upstream, kept on the gateway until it expires. */
+export interface EraVerdict {
+  era: ProtocolEra;
+  /** The version Portico speaks with it; null when incompatible, or legacy before `initialize`. */
+  version: string | null;
+  /** What the upstream said it supports (discover, or -32022's `data.supported`); empty if it did not say. */
+  supportedVersions: string[];
+  checkedAt: Date;
+}
+
+/** The 2026-07-28 error a server answers a version it does not serve with. */
+export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+/** The 2026-07-28 error for headers that disagree with the body (Mcp-Param-* among them). */
+export const HEADER_MISMATCH = -32020;
+
+/** A DiscoverResult's verdict: modern when it offers a modern version Portico speaks. */
+export function verdictOfDiscover(supported: unknown, checkedAt = new Date()): EraVerdict {
+  const versions = stringsOf(supported);
+  const modern = MODERN_PROTOCOL_VERSIONS.find((version) => versions.includes(version));
+  if (modern) return { era: 'modern', version: modern, supportedVersions: versions, checkedAt };
+  return verdictOfSupported(versions, checkedAt);
+}
+
+/**
+ * A -32022 answer's verdict, from its `data.supported`: modern when it lists a modern version
+ * Portico speaks, legacy when it lists a 2025 one, else incompatible. Null when the error does
+ * not say what the upstream supports, and so decides nothing.
+ */
+export function verdictOfUnsupported(data: unknown, checkedAt = new Date()): EraVerdict | null {
+  const supported = (data as { supported?: unknown } | null | undefined)?.supported;
+  if (!Array.isArray(supported)) return null;
+  return verdictOfSupported(stringsOf(supported), checkedAt);
+}
+
+function verdictOfSupported(versions: string[], checkedAt: Date): EraVerdict {
+  const modern = MODERN_PROTOCOL_VERSIONS.find((version) => versions.includes(version));
+  if (modern) return { era: 'modern', version: modern, supportedVersions: versions, checkedAt };
+  const legacy = LEGACY_PROTOCOL_VERSIONS.find((version) => versions.includes(version));
+  if (legacy) return { era: 'legacy', version: legacy, supportedVersions: versions, checkedAt };
+  return { era: 'incompatible', version: null, supportedVersions: versions, checkedAt };
+}
+
+/** An upstream that did not take a modern request: a 2025 server. */
+export function legacyVerdict(checkedAt = new Date()): EraVerdict {
+  return { era: 'legacy', version: null, supportedVersions: [], checkedAt };
+}
+
+/** What a gateway's status says of an upstream whose versions Portico does not speak. */
+export function speaksOnly(verdict: Pick<EraVerdict, 'supportedVersions'>): string {
+  const theirs = verdict.supportedVersions.join(', ') || 'versions it did not name';
+  const ours = [...MODERN_PROTOCOL_VERSIONS, ...LEGACY_PROTOCOL_VERSIONS].join(', ');
+  return `the upstream speaks only ${theirs}; Portico speaks ${ours}`;
+}
+
+/** Whether a verdict checked at `checkedAt` still holds `ttlMs` later. */
+export function fresh(checkedAt: Date, ttlMs: number, now = Date.now()): boolean {
+  return now - checkedAt.getTime() < ttlMs;
+}
+
+function stringsOf(value: unknown): string[] {
+  return Array.isArray(value)
+    ? value.filter((item): item is string => typeof item === 'string').slice(0, 32)
+    : [];
+}

@@ -1,0 +1,293 @@
+import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { join } from 'node:path';
+import { startFutureOnlyServer } from '../fixtures/future-only-server';
+import {
+  type ModernEverythingServer,
+  startModernEverythingServer,
+} from '../fixtures/modern-everything-server';
+import { echoTool, startUpstream } from '../fixtures/upstream-server';
+import { connectClient } from '../support/mcp-client';
+import { startTestApp, type TestApp } from '../support/test-app';
+import { waitFor } from '../support/wait-for';
+
+const MODERN_STDIO = join(__dirname, '..', 'fixtures', 'modern-stdio-server.mjs');
+
+interface GatewayJson {
+  id: string;
+  status: string;
+  lastError: string | null;
+  lastSyncAt: string | null;
+  protocol: {
+    era: string;
+    version: string | null;
+    supportedVersions: string[];
+    checkedAt: string;
+  } | null;
+}
+
+const text = (result: unknown) =>
+  ((result as CallToolResult).content[0] as { type: 'text'; text: string }).text;
+
+describe('upstreams of both eras', () => {
+  let t: TestApp;
+  const clients: Client[] = [];
+  const closers: (() => Promise<void>)[] = [];
+
+  const gatewayOf = async (id: string): Promise<GatewayJson> =>
+    (await t.api().get(`/api/v1/gateways/${id}`).expect(200)).body as GatewayJson;
+
+  const toolsOf = async (gatewayId: string): Promise<Map<string, string>> => {
+    const listed = await t.api().get('/api/v1/tools').query({ gatewayId }).expect(200);
+    return new Map(
+      listed.body.items.map((tool: { originalName: string; name: string }) => [
+        tool.originalName,
+        tool.name,
+      ]),
+    );
+  };
+
+  const connect = async (
+    path = '/mcp',
+    token = t.token,
+    capabilities: Parameters<typeof connectClient>[1]['capabilities'] = {},
+  ) => {
+    const client = await connectClient(t.baseUrl, { token, path, capabilities });
+    clients.push(client);
+    return client;
+  };
+
+  beforeAll(async () => {
+    t = await startTestApp({ env: { STDIO_COMMANDS: 'node', SYNC_INTERVAL_SECONDS: '0' } });
+  });
+
+  afterAll(async () => {
+    await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
+    await t.close();
+    await Promise.all(closers.map((close) => close().catch(() => undefined)));
+  });
+
+  describe('a 2026-07-28-only upstream over HTTP', () => {
+    let upstream: ModernEverythingServer;
+    let gateway: GatewayJson;
+    let names: Map<string, string>;
+
+    beforeAll(async () => {
+      upstream = await startModernEverythingServer({ legacy: 'reject' });
+      closers.push(() => upstream.close());
+      gateway = (
+        await t
+          .api()
+          .post('/api/v1/gateways')
+          .send({ name: 'Modern', url: upstream.url })
+          .expect(201)
+      ).body as GatewayJson;
+      names = await toolsOf(gateway.id);
+    });
+
+    it('registers healthy, era modern, with its tools, resources and prompts synced', async () => {
+      const stored = await gatewayOf(gateway.id);
+      expect(stored).toMatchObject({
+        status: 'healthy',
+        lastError: null,
+        protocol: { era: 'modern', version: '2026-07-28' },
+      });
+      expect(stored.protocol?.supportedVersions).toContain('2026-07-28');
+      expect(names.has('test_simple_text')).toBe(true);
+      expect(names.has('test_tool_with_progress')).toBe(true);
+      const resources = await t.api().get('/api/v1/resources').query({ gatewayId: gateway.id });
+      expect(JSON.stringify(resources.body)).toContain('test://static-text');
+      const prompts = await t.api().get('/api/v1/prompts').query({ gatewayId: gateway.id });
+      expect(JSON.stringify(prompts.body)).toContain('test_simple_prompt');
+      // A manual sync works too: 200, not 502.
+      await t.api().post(`/api/v1/gateways/${gateway.id}/sync`).expect(200);
+    });
+
+    it('serves its tools to a 2025 client, progress included, on /mcp and a virtual server', async () => {
+      const client = await connect();
+      const listed = await client.listTools();
+      expect(listed.tools.map((tool) => tool.name)).toContain(names.get('test_simple_text'));
+      const simple = await client.callTool({ name: names.get('test_simple_text')!, arguments: {} });
+      expect(text(simple)).toBe('This is a simple text response for testing.');
+      // Mcp-Param-* headers mirrored from the arguments: the SDK server checks them.
+      const headers = await client.callTool({
+        name: names.get('test_custom_headers')!,
+        arguments: { region: 'eu west ✓', priority: 3 },
+      });
+      expect(text(headers)).toBe('region=eu west ✓ priority=3');
+
+      const progress: number[] = [];
+      const done = await client.callTool(
+        { name: names.get('test_tool_with_progress')!, arguments: {} },
+        undefined,
+        { onprogress: ({ progress: value }) => progress.push(value) },
+      );
+      expect(text(done)).toBe('Progress tool completed');
+      expect(progress).toEqual([0, 50, 100]);
+
+      const tools = await t.api().get('/api/v1/tools').query({ gatewayId: gateway.id });
+      const simpleId = (tools.body.items as { id: string; originalName: string }[]).find(
+        (tool) => tool.originalName === 'test_simple_text',
+      )!.id;
+      const server = (
+        await t
+          .api()
+          .post('/api/v1/servers')
+          .send({ name: 'Modern only', toolIds: [simpleId] })
+      ).body as { id: string };
+      const token = (await t.api().post(`/api/v1/servers/${server.id}/tokens`).send({}).expect(201))
+        .body.accessToken as string;
+      const scoped = await connect(`/servers/${server.id}/mcp`, token);
+      const scopedTools = await scoped.listTools();
+      expect(scopedTools.tools).toHaveLength(1);
+      const viaServer = await scoped.callTool({ name: scopedTools.tools[0]!.name, arguments: {} });
+      expect(text(viaServer)).toBe('This is a simple text response for testing.');
+    });
+
+    it('says clearly that a 2025 session cannot relay an input round', async () => {
+      const refusal = (client: Client) =>
+        client
+          .callTool({ name: names.get('test_elicitation')!, arguments: { message: 'who?' } })
+          .then(
+            () => null,
+            (error: unknown) => error as { code: number; message: string },
+          );
+      // The client's capabilities go upstream: one that cannot elicit is refused there.
+      expect(await refusal(await connect())).toMatchObject({ code: -32021 });
+      const eliciting = await connect('/mcp', t.token, { elicitation: {} });
+      expect((await refusal(eliciting))?.message).toMatch(
+        /asked for input \(elicitation\/create\).*cannot relay yet/,
+      );
+    });
+
+    it('syncs when the upstream announces a tool change on the watch’s listen', async () => {
+      const before = (await gatewayOf(gateway.id)).lastSyncAt;
+      // Let the watch's listen be acknowledged before the change is announced.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const trigger = await toolId(gateway.id, 'test_trigger_tool_change');
+      await t.api().post(`/api/v1/tools/${trigger}/invoke`).send({ arguments: {} }).expect(200);
+      await waitFor(
+        async () => (await gatewayOf(gateway.id)).lastSyncAt !== before,
+        'the announced change to be synced',
+      );
+    });
+  });
+
+  const toolId = async (gatewayId: string, originalName: string): Promise<string> => {
+    const tools = await t.api().get('/api/v1/tools').query({ gatewayId });
+    return (tools.body.items as { id: string; originalName: string }[]).find(
+      (tool) => tool.originalName === originalName,
+    )!.id;
+  };
+
+  it('runs a 2026-07-28-only stdio server: healthy, era modern, calls with progress', async () => {
+    const created = (
+      await t
+        .api()
+        .post('/api/v1/gateways')
+        .send({ name: 'Modern stdio', transport: 'stdio', command: 'node', args: [MODERN_STDIO] })
+        .expect(201)
+    ).body as GatewayJson;
+    await waitFor(
+      async () => (await gatewayOf(created.id)).status === 'healthy',
+      'the stdio gateway to sync',
+    );
+    expect((await gatewayOf(created.id)).protocol).toMatchObject({ era: 'modern' });
+    const names = await toolsOf(created.id);
+    const client = await connect();
+    const echoed = await client.callTool({
+      name: names.get('echo')!,
+      arguments: { message: 'over modern stdio' },
+    });
+    expect(text(echoed)).toBe('Echo: over modern stdio');
+    const progress: number[] = [];
+    const done = await client.callTool({ name: names.get('progress')!, arguments: {} }, undefined, {
+      onprogress: ({ progress: value }) => progress.push(value),
+    });
+    expect(text(done)).toBe('Progress done');
+    expect(progress).toEqual([0, 50, 100]);
+  });
+
+  it('keeps a 2025 upstream on its legacy verdict, serving as before', async () => {
+    const upstream = await startUpstream({ name: 'old', tools: [echoTool('old_echo', 'old')] });
+    closers.push(() => upstream.close());
+    const created = (
+      await t.api().post('/api/v1/gateways').send({ name: 'Old', url: upstream.url }).expect(201)
+    ).body as GatewayJson;
+    const stored = await gatewayOf(created.id);
+    expect(stored).toMatchObject({ status: 'healthy', protocol: { era: 'legacy' } });
+    const names = await toolsOf(created.id);
+    const client = await connect();
+    const echoed = await client.callTool({ name: names.get('old_echo')!, arguments: { n: 'x' } });
+    expect(JSON.stringify(echoed)).toContain('old');
+  });
+
+  it('says an upstream that speaks only a future version "speaks only", never unreachable; a sync is 422', async () => {
+    const upstream = await startFutureOnlyServer('2099-01-01');
+    closers.push(() => upstream.close());
+    const created = (
+      await t.api().post('/api/v1/gateways').send({ name: 'Future', url: upstream.url }).expect(201)
+    ).body as GatewayJson;
+    const stored = await gatewayOf(created.id);
+    expect(stored.status).toBe('incompatible');
+    expect(stored.lastError).toContain('speaks only 2099-01-01');
+    expect(stored.protocol).toMatchObject({
+      era: 'incompatible',
+      version: null,
+      supportedVersions: ['2099-01-01'],
+    });
+    const sync = await t.api().post(`/api/v1/gateways/${created.id}/sync`).expect(422);
+    expect(sync.body).toMatchObject({ code: 'gateway.upstream_incompatible' });
+    expect(sync.body.detail).toContain('speaks only 2099-01-01');
+    // The verdict holds: no second probe, and never an initialize it would refuse anyway.
+    expect(upstream.methods.filter((method) => method === 'server/discover')).toHaveLength(1);
+    expect(upstream.methods).not.toContain('initialize');
+  });
+
+  describe('with a verdict that expires within a second', () => {
+    let short: TestApp;
+
+    beforeAll(async () => {
+      short = await startTestApp({
+        env: { SYNC_INTERVAL_SECONDS: '0', UPSTREAM_ERA_TTL_SECONDS: '1' },
+      });
+    });
+
+    afterAll(async () => {
+      await short.close();
+    });
+
+    it('probes again once the verdict expires, and when an upstream turns 2026-only', async () => {
+      const shortGateway = async (id: string) =>
+        (await short.api().get(`/api/v1/gateways/${id}`).expect(200)).body as GatewayJson;
+      const legacy = await startUpstream({ name: 'turning', tools: [echoTool('turn', 'x')] });
+      const port = Number(new URL(legacy.url).port);
+      const created = (
+        await short
+          .api()
+          .post('/api/v1/gateways')
+          .send({ name: 'Turning', url: legacy.url })
+          .expect(201)
+      ).body as GatewayJson;
+      const first = (await shortGateway(created.id)).protocol!;
+      expect(first.era).toBe('legacy');
+
+      await new Promise((resolve) => setTimeout(resolve, 1200));
+      await short.api().post(`/api/v1/gateways/${created.id}/sync`).expect(200);
+      const reprobed = (await shortGateway(created.id)).protocol!;
+      expect(reprobed.era).toBe('legacy');
+      expect(Date.parse(reprobed.checkedAt)).toBeGreaterThan(Date.parse(first.checkedAt));
+
+      // Upgraded in place, within the verdict's life: initialize is refused with -32022, which
+      // sends Portico to probe again at once.
+      await legacy.close();
+      const modern = await startModernEverythingServer({ port, legacy: 'reject' });
+      closers.push(() => modern.close());
+      await short.api().post(`/api/v1/gateways/${created.id}/sync`).expect(200);
+      expect(await shortGateway(created.id)).toMatchObject({
+        status: 'healthy',
+        protocol: { era: 'modern' },
+      });
+    });
+  });
+});
