@@ -108,7 +108,8 @@ describeOnPostgres('a Portico process while PostgreSQL misbehaves', () => {
     portico = await startPorticoProcess({
       DATABASE_URL: database.url,
       ADMIN_PASSWORD,
-      LOG_LEVEL: 'warn',
+      // `log`, not `warn`: the test waits for the line that says this replica leads again.
+      LOG_LEVEL: 'log',
       DATABASE_CONNECT_TIMEOUT_MS: '1000',
     });
     const response = await fetch(`${portico.baseUrl}/api/v1/auth/token`, {
@@ -171,6 +172,18 @@ describeOnPostgres('a Portico process while PostgreSQL misbehaves', () => {
   });
 
   it('survives refused connections past the OAuth refresh sweep (30 s), and recovers without a restart', async () => {
+    // The sweep runs on the leader only: after the backends were cycled, wait to lead again.
+    await waitFor(
+      () => {
+        const output = portico.output();
+        return (
+          output.lastIndexOf('now watches upstreams') > output.lastIndexOf('Lost the leadership')
+        );
+      },
+      'the process to lead again',
+      30_000,
+      100,
+    );
     // As the issue reproduces it: open sessions stay (the leader keeps its lock), new ones are refused.
     await onServer(`ALTER DATABASE ${nameOf(database)} ALLOW_CONNECTIONS false`);
     // Two sweeps of the leader's OAuth refresh, which ended the process before.
