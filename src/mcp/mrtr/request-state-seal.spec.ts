@@ -7,13 +7,15 @@ import {
 
 const SECRET = 'j'.repeat(40);
 
+const args = { tenant: 'acme', query: { text: 'Globex', limit: 3 } };
+
 const binding: RequestStateBinding = {
   subject: 'user:1',
   scope: 'server:s1',
   gatewayId: 'g1',
   method: 'tools/call',
   target: 'find_account',
-  arguments: { tenant: 'acme', query: { text: 'Globex', limit: 3 } },
+  arguments: args,
 };
 
 function sealer(now = () => 1_000_000_000_000, secret = SECRET): RequestStateSealer {
@@ -33,7 +35,7 @@ describe('RequestStateSealer', () => {
   it('gives back the upstream state byte-identical on a retry with the same bindings', () => {
     const inner = 'g1.eyJ1cCI6ImNybSJ9.sig \u{1F600} "quoted" \\ \ud800 \u0000';
     const state = sealer().seal(binding, { kind: 'upstream', requestState: inner });
-    const result = sealer().unseal(state, { ...binding, arguments: { ...binding.arguments } });
+    const result = sealer().unseal(state, { ...binding, arguments: { ...args } });
     expect(result).toMatchObject({ ok: true, content: { kind: 'upstream', requestState: inner } });
     if (!result.ok) throw new Error('refused');
     expect(result.content.kind === 'upstream' && Buffer.from(result.content.requestState)).toEqual(
@@ -72,7 +74,7 @@ describe('RequestStateSealer', () => {
     ['gateway', { gatewayId: 'g2' }],
     ['target', { target: 'delete_account' }],
     ['target', { method: 'prompts/get' as const }],
-    ['arguments', { arguments: { ...binding.arguments, tenant: 'globex' } }],
+    ['arguments', { arguments: { ...args, tenant: 'globex' } }],
     ['arguments', { arguments: undefined }],
   ])('refuses a retry whose %s differs', (refusal, change) => {
     const state = sealer().seal(binding, { kind: 'upstream', requestState: 'x' });
