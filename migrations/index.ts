@@ -13,6 +13,7 @@ import { ConfigApply1795520000000 } from './1795520000000-ConfigApply';
 import { ToolTextSearch1795323626806 } from './1795323626806-ToolTextSearch';
 
 import { UpstreamEra1795536000000 } from './1795536000000-UpstreamEra';
+import { ModernPromotions1795658342730 } from './1795658342730-ModernPromotions';
 
 /** Every migration, oldest first; the app and the migration job both run this list. */
 export const MIGRATIONS = [
@@ -30,4 +31,5 @@ export const MIGRATIONS = [
   PoliciesAndLimits1795510000000,
   ConfigApply1795520000000,
   UpstreamEra1795536000000,
+  ModernPromotions1795658342730,
 ];

@@ -6,6 +6,7 @@ import { EventRelay } from '../events/event-relay.entity';
 import { Gateway } from '../gateways/gateway.entity';
 import { McpSession } from '../mcp/session/mcp-session.entity';
 import { McpStreamEvent } from '../mcp/session/mcp-stream-event.entity';
+import { McpPromotion } from '../mcp/search/mcp-promotion.entity';
 import { Prompt } from '../prompts/prompt.entity';
 import { ResourceTemplate } from '../resources/resource-template.entity';
 import { Resource } from '../resources/resource.entity';
@@ -63,4 +64,5 @@ export const ENTITIES = [
   UpstreamOAuthClient,
   UpstreamOAuthToken,
   ConfigApply,
+  McpPromotion,
 ];

@@ -18,6 +18,11 @@ export type PorticoEvent =
    * (revoked) or these OAuth grants (revoked). Every replica drops them from its caches at once.
    */
   | { type: 'identity.changed'; userIds: string[]; tokenIds: string[]; grantIds: string[] }
+  /**
+   * A principal's tool-search promotions in a scope (`scopeKey`) changed, on the modern wire:
+   * every replica drops its cached copy.
+   */
+  | { type: 'mcp.promotions.changed'; scope: string; subject: string }
   /** A session's stored state changed (log level, promotions) or it ended. */
   | { type: 'mcp.session.changed'; sessionId: string; ended: boolean }
   /**
