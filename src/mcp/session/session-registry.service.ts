@@ -150,6 +150,9 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
       case 'identity.changed':
         this.endStreamsOf(event);
         return;
+      case 'mcp.promotions.changed':
+        // Promotions of the modern wire: a session keeps its own in its row.
+        return;
     }
   }
 
