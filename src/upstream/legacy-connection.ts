@@ -10,11 +10,10 @@ import {
   type ServerCapabilities,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/client';
-import { setTimeout as delay } from 'node:timers/promises';
 import { CallTimer } from './call-timer';
 import { type Channel, startWithin } from './channel';
 import { classifyUpstreamError, UpstreamFailure, UpstreamRpcError } from './upstream-error';
-import { type GuardPass } from './upstream-guard';
+import { throughGuard } from './upstream-guard';
 import {
   type ConnectOptions,
   PORTICO_CLIENT,
@@ -23,7 +22,7 @@ import {
   type UpstreamAsk,
   type UpstreamConnection,
 } from './upstream-connection';
-import { IDEMPOTENT_METHODS, isRetryable, retryDelay } from './upstream-retry';
+import { IDEMPOTENT_METHODS, withRetries } from './upstream-retry';
 
 interface InFlight {
   request: JSONRPCRequest;
@@ -105,20 +104,13 @@ export class LegacyConnection implements UpstreamConnection {
     params: Record<string, unknown> | undefined,
     options: RequestOptions = {},
   ): Promise<T> {
-    const { retry } = this.options;
-    const retries = retry && IDEMPOTENT_METHODS.has(method) ? retry.retries : 0;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await this.attempt<T>(method, params, options);
-      } catch (error) {
-        if (attempt >= retries || !retry || !isRetryable(error) || this.closed) throw error;
-        try {
-          await delay(retryDelay(retry, attempt), undefined, { signal: options.signal });
-        } catch {
-          throw new UpstreamFailure('cancelled', String(options.signal?.reason ?? 'cancelled'));
-        }
-      }
-    }
+    return withRetries(
+      () => this.attempt<T>(method, params, options),
+      this.options.retry,
+      IDEMPOTENT_METHODS.has(method),
+      () => !this.closed,
+      options.signal,
+    );
   }
 
   /** One exchange, through the upstream's guard: its circuit breaker and its cap on calls. */
@@ -128,24 +120,9 @@ export class LegacyConnection implements UpstreamConnection {
     options: RequestOptions,
   ): Promise<T> {
     if (this.lostFlag) throw await this.lostReason;
-    const pass = await this.enter(options.signal);
-    try {
-      const result = await this.exchange<T>(method, params, options);
-      pass?.settle();
-      return result;
-    } catch (error) {
-      pass?.settle(error);
-      throw error;
-    }
-  }
-
-  private async enter(signal: AbortSignal | undefined): Promise<GuardPass | undefined> {
-    try {
-      return await this.options.guard?.enter(signal);
-    } catch (error) {
-      if (error instanceof UpstreamFailure) throw error;
-      throw new UpstreamFailure('cancelled', String(signal?.reason ?? 'cancelled'));
-    }
+    return throughGuard(this.options.guard, options.signal, () =>
+      this.exchange<T>(method, params, options),
+    );
   }
 
   private async exchange<T extends Result>(

@@ -27,9 +27,9 @@ import {
   type UpstreamConnection,
 } from './upstream-connection';
 import { classifyUpstreamError, UpstreamFailure, UpstreamRpcError } from './upstream-error';
-import { type GuardPass } from './upstream-guard';
+import { throughGuard } from './upstream-guard';
 import { listAll } from './upstream-lists';
-import { IDEMPOTENT_METHODS, isRetryable, retryDelay } from './upstream-retry';
+import { IDEMPOTENT_METHODS, withRetries } from './upstream-retry';
 
 /** How long opening a watch waits for the upstream to acknowledge its listen. */
 const LISTEN_ACK_WAIT_MS = 2000;
@@ -169,36 +169,28 @@ export class ModernConnection implements UpstreamConnection {
         return {} as T;
     }
     try {
-      return await this.withRetries<T>(method, params, options);
+      return await this.retried<T>(method, params, options);
     } catch (error) {
       // The upstream checks Mcp-Param-* against the tool's schema; learn it once and try again.
       const mismatch = error instanceof UpstreamRpcError && error.code === HEADER_MISMATCH;
       if (!mismatch || method !== 'tools/call' || this.options.headerParams.loaded) throw error;
       await listAll(this, 'tools/list', options.signal);
-      return this.withRetries<T>(method, params, options);
+      return this.retried<T>(method, params, options);
     }
   }
 
-  private async withRetries<T extends Result>(
+  private retried<T extends Result>(
     method: string,
     params: Record<string, unknown> | undefined,
     options: RequestOptions,
   ): Promise<T> {
-    const { retry } = this.options;
-    const idempotent = IDEMPOTENT_METHODS.has(method) || method === 'server/discover';
-    const retries = retry && idempotent ? retry.retries : 0;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await this.attempt<T>(method, params, options);
-      } catch (error) {
-        if (attempt >= retries || !retry || !isRetryable(error) || this.closed) throw error;
-        try {
-          await delay(retryDelay(retry, attempt), undefined, { signal: options.signal });
-        } catch {
-          throw new UpstreamFailure('cancelled', String(options.signal?.reason ?? 'cancelled'));
-        }
-      }
-    }
+    return withRetries(
+      () => this.attempt<T>(method, params, options),
+      this.options.retry,
+      IDEMPOTENT_METHODS.has(method) || method === 'server/discover',
+      () => !this.closed,
+      options.signal,
+    );
   }
 
   /** One exchange, through the upstream's guard: its circuit breaker and its cap on calls. */
@@ -208,21 +200,9 @@ export class ModernConnection implements UpstreamConnection {
     options: RequestOptions,
   ): Promise<T> {
     if (this.lostFlag) throw await this.lostReason;
-    let pass: GuardPass | undefined;
-    try {
-      pass = await this.options.guard?.enter(options.signal);
-    } catch (error) {
-      if (error instanceof UpstreamFailure) throw error;
-      throw new UpstreamFailure('cancelled', String(options.signal?.reason ?? 'cancelled'));
-    }
-    try {
-      const result = await this.exchange<T>(method, params, options);
-      pass?.settle();
-      return result;
-    } catch (error) {
-      pass?.settle(error);
-      throw error;
-    }
+    return throughGuard(this.options.guard, options.signal, () =>
+      this.exchange<T>(method, params, options),
+    );
   }
 
   private async exchange<T extends Result>(

@@ -163,3 +163,30 @@ export class UpstreamGuard {
 function clip(text: string): string {
   return text.length > LAST_FAILURE_SHOWN ? `${text.slice(0, LAST_FAILURE_SHOWN)}…` : text;
 }
+
+/**
+ * Runs one exchange through the upstream's guard, when it has one: its circuit breaker and its cap
+ * on calls. The pass is settled with the exchange's outcome; a wait for a slot that the caller
+ * abandoned is a cancellation.
+ */
+export async function throughGuard<T>(
+  guard: UpstreamGuard | undefined,
+  signal: AbortSignal | undefined,
+  exchange: () => Promise<T>,
+): Promise<T> {
+  let pass: GuardPass | undefined;
+  try {
+    pass = await guard?.enter(signal);
+  } catch (error) {
+    if (error instanceof UpstreamFailure) throw error;
+    throw new UpstreamFailure('cancelled', String(signal?.reason ?? 'cancelled'));
+  }
+  try {
+    const result = await exchange();
+    pass?.settle();
+    return result;
+  } catch (error) {
+    pass?.settle(error);
+    throw error;
+  }
+}

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { UpstreamFailure, UpstreamRefused } from './upstream-error';
 
 /** How idempotent requests are retried when the connection failed. */
@@ -45,4 +46,30 @@ export function retryDelay(
 ): number {
   const ceiling = policy.backoffMs * 2 ** attempt;
   return Math.round(ceiling / 2 + (random() * ceiling) / 2);
+}
+
+/**
+ * Runs `attempt`, and for an idempotent request whose connection failed runs it again after a
+ * backoff, up to the policy's retries, while the connection stays open (`open()`).
+ */
+export async function withRetries<T>(
+  attempt: () => Promise<T>,
+  policy: RetryPolicy | undefined,
+  idempotent: boolean,
+  open: () => boolean,
+  signal?: AbortSignal,
+): Promise<T> {
+  const retries = policy && idempotent ? policy.retries : 0;
+  for (let tried = 0; ; tried++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (tried >= retries || !policy || !isRetryable(error) || !open()) throw error;
+      try {
+        await delay(retryDelay(policy, tried), undefined, { signal });
+      } catch {
+        throw new UpstreamFailure('cancelled', String(signal?.reason ?? 'cancelled'));
+      }
+    }
+  }
 }
