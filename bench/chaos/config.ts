@@ -1,4 +1,4 @@
-/** What `npm run chaos` runs and for how long, from the environment (see bench/chaos/README.md). */
+/** What `npm run chaos` runs and for how long, from the environment (see the README, Fault suite). */
 export interface ChaosConfig {
   /** Scenario numbers to run, in order. */
   scenarios: number[];
