@@ -8,13 +8,8 @@ import { type UpstreamConnector } from '../../upstream/upstream-connector.servic
 import { UpstreamFailure, UpstreamRpcError } from '../../upstream/upstream-error';
 import { sameTarget, type UpstreamTarget } from '../../upstream/upstream-target';
 import { type UpstreamTargets } from '../../upstream/upstream-targets.service';
+import { type UpstreamCalls, type UpstreamRef } from '../mcp-call';
 import { fromUpstream } from '../mcp-errors';
-
-/** The gateway a request is forwarded to, as the client's error messages name it. */
-export interface UpstreamRef {
-  gatewayId: string;
-  gatewaySlug: string;
-}
 
 interface Link {
   target: UpstreamTarget;
@@ -22,7 +17,7 @@ interface Link {
 }
 
 /** What the downstream client can do is what Portico declares upstream, extensions included. */
-function mirroredCapabilities({
+export function mirroredCapabilities({
   sampling,
   elicitation,
   roots,
@@ -43,7 +38,7 @@ function mirroredCapabilities({
  * use. Never shared between downstream sessions, so whatever an upstream sends (progress, logs,
  * sampling, elicitation, roots requests, resource updates) can only reach the client that made it.
  */
-export class SessionUpstreams {
+export class SessionUpstreams implements UpstreamCalls {
   private readonly links = new Map<string, Promise<Link>>();
   private logLevel: LoggingLevel | null = null;
 
