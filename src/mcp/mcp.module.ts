@@ -8,7 +8,7 @@ import { AppToolLookup } from './apps/app-tool-lookup.service';
 import { McpApps } from './apps/mcp-apps.service';
 import { PrefabRenderer } from './apps/prefab/prefab-renderer.service';
 import { Directories } from './calls/directories.service';
-import { ListChanges } from './calls/list-changes.service';
+import { ListChanges } from './session/list-changes.service';
 import { McpRouter } from './calls/mcp-router';
 import { PromptCalls } from './calls/prompt-calls';
 import { ResourceCalls } from './calls/resource-calls';

@@ -54,5 +54,5 @@ export function discoverResult(
     capabilities: { ...MODERN_CAPABILITIES, ...extra },
     ...cacheHint('server/discover'),
     _meta: { [SERVER_INFO_META_KEY]: serverInfo(directory) },
-  } as DiscoverResult;
+  };
 }

@@ -66,7 +66,14 @@ describe('2026-07-28 clients (stateless wire, downstream)', () => {
       },
       body: JSON.stringify({ jsonrpc: '2.0', id: 'r-1', method, params, ...body }),
     });
-    return { status: response.status, body: (await response.json()) as Record<string, any> };
+    return {
+      status: response.status,
+      body: (await response.json()) as {
+        id: unknown;
+        result: Record<string, unknown> & { ttlMs: number };
+        error: { code: number };
+      },
+    };
   };
 
   beforeAll(async () => {
@@ -142,9 +149,9 @@ describe('2026-07-28 clients (stateless wire, downstream)', () => {
     const listedNames = listed.tools.map((tool) => tool.name);
     expect(listedNames).toContain(names.get('test_simple_text'));
     expect(listed).toMatchObject({ cacheScope: 'private' });
-    expect(text(await client.callTool({ name: names.get('test_simple_text')!, arguments: {} }))).toBe(
-      'This is a simple text response for testing.',
-    );
+    expect(
+      text(await client.callTool({ name: names.get('test_simple_text')!, arguments: {} })),
+    ).toBe('This is a simple text response for testing.');
     const headers = await client.callTool({
       name: names.get('test_custom_headers')!,
       arguments: { region: 'eu west ✓', priority: 3 },
@@ -254,7 +261,10 @@ describe('2026-07-28 clients (stateless wire, downstream)', () => {
     const badEnvelope = await raw('tools/list', {
       _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN },
     });
-    expect(badEnvelope).toMatchObject({ status: 400, body: { id: 'r-1', error: { code: -32602 } } });
+    expect(badEnvelope).toMatchObject({
+      status: 400,
+      body: { id: 'r-1', error: { code: -32602 } },
+    });
   });
 
   it('sends log messages only at the level the request asked for', async () => {
@@ -304,9 +314,11 @@ describe('2026-07-28 clients (stateless wire, downstream)', () => {
       })
       .expect(201);
     const client = await connect(`/servers/${server.body.id}/mcp`);
-    expect(client.getDiscoverResult()!._meta?.['io.modelcontextprotocol/serverInfo']).toMatchObject({
-      name: 'Portico: Both eras',
-    });
+    expect(client.getDiscoverResult()!._meta?.['io.modelcontextprotocol/serverInfo']).toMatchObject(
+      {
+        name: 'Portico: Both eras',
+      },
+    );
     const listed = (await client.listTools()).tools.map((tool) => tool.name).sort();
     expect(listed).toEqual(['echo', 'test_simple_text']);
     expect(text(await client.callTool({ name: 'echo', arguments: {} }))).toBe('old:echo');

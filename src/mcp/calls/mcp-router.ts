@@ -124,7 +124,10 @@ export class McpRouter {
    * An operation that reaches an upstream (tools/call, the hot path, among them): timed, counted
    * and put in the audit trail, whose write is buffered so that nothing here waits for it.
    */
-  private async upstreamOperation(call: McpCall, request: JSONRPCRequest): Promise<JSONRPCResponse> {
+  private async upstreamOperation(
+    call: McpCall,
+    request: JSONRPCRequest,
+  ): Promise<JSONRPCResponse> {
     const started = performance.now();
     const served = { gateway: '' };
     let answer: JSONRPCResponse;
@@ -192,7 +195,7 @@ export class McpRouter {
     switch (request.method) {
       case 'server/discover':
         if (call.era !== 'modern') break;
-        return this.discover(directory) as Result;
+        return this.discover(directory);
       case 'tools/list':
         return this.tools.list(call, visible(), cursorOf(params));
       case 'resources/list':

@@ -52,7 +52,8 @@ export class ToolCalls {
     const listed = await this.toolSearch.listed(directory, call.owner);
     let tools = listed ?? directory.definitions;
     // A modern client drops a tool whose x-mcp-header annotation is invalid: Portico does first.
-    if (call.era === 'modern') tools = tools.filter((tool) => directory.headerParams(tool.name).valid);
+    if (call.era === 'modern')
+      tools = tools.filter((tool) => directory.headerParams(tool.name).valid);
     const page = paginate(tools, cursor, this.config.mcpPageSize);
     if (!page) throw invalidParams('Invalid cursor');
     call.sawList('tools', directory.fingerprint);
@@ -72,8 +73,11 @@ export class ToolCalls {
   ): Promise<Result> {
     const call = callParams(params);
     const route = routeTo(request);
-    const searched = await this.toolSearch.intercept(directory, request.owner, call, (notification) =>
-      request.notify(notification),
+    const searched = await this.toolSearch.intercept(
+      directory,
+      request.owner,
+      call,
+      (notification) => request.notify(notification),
     );
     if (searched) return searched;
     const tool: (UpstreamRef & { id: string; originalName: string }) | null =

@@ -57,7 +57,7 @@ export function envelopeOf(request: JSONRPCRequest): Envelope {
   const trace = meta[TRACEPARENT_META_KEY];
   return {
     protocolVersion: String(meta[PROTOCOL_VERSION_META_KEY]),
-    clientCapabilities: (meta[CLIENT_CAPABILITIES_META_KEY] ?? {}) as ClientCapabilities,
+    clientCapabilities: meta[CLIENT_CAPABILITIES_META_KEY] ?? {},
     clientInfo: info !== null && typeof info === 'object' ? (info as Implementation) : null,
     logLevel: isLoggingLevel(level) ? level : null,
     traceparent: typeof trace === 'string' ? trace : null,
@@ -99,7 +99,7 @@ export function checkModernRequest(request: JSONRPCRequest, headers: IncomingHtt
   if (headerOf(headers, 'mcp-method') === undefined)
     throw mismatch(request, 'the required Mcp-Method header is absent', '(missing)');
   const field = NAME_SOURCE[request.method];
-  const body = field ? (request.params as Record<string, unknown> | undefined)?.[field] : undefined;
+  const body = field ? request.params?.[field] : undefined;
   if (typeof body === 'string') {
     const header = headerOf(headers, 'mcp-name');
     if (header === undefined)
@@ -108,7 +108,11 @@ export function checkModernRequest(request: JSONRPCRequest, headers: IncomingHtt
     if (decoded === undefined)
       throw mismatch(request, 'Mcp-Name carries an invalid Base64 sentinel', header);
     if (decoded !== body)
-      throw mismatch(request, `params.${field} is "${body}" but Mcp-Name names "${decoded}"`, header);
+      throw mismatch(
+        request,
+        `params.${field} is "${body}" but Mcp-Name names "${decoded}"`,
+        header,
+      );
   }
   if (!MODERN_METHODS.has(request.method))
     throw new McpRefusal(
@@ -154,7 +158,8 @@ export function checkParamHeaders(
         value !== null && typeof value === 'object'
           ? (value as Record<string, unknown>)[key]
           : undefined;
-    if (value === undefined || value === null || typeof value === 'object') continue;
+    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean')
+      continue;
     const name = `Mcp-Param-${header}`;
     const sent = headerOf(headers, name.toLowerCase());
     if (sent === undefined)

@@ -97,14 +97,25 @@ export class ModernEndpoint {
  * their hint; a resource not found is -32602 here, and only a missing client capability changes
  * the HTTP status (errors are in-band otherwise, as the SDK answers them).
  */
-function shaped(method: string, answer: JSONRPCResponse): { status: number; body: JSONRPCResponse } {
+function shaped(
+  method: string,
+  answer: JSONRPCResponse,
+): { status: number; body: JSONRPCResponse } {
   if ('error' in answer) {
     const { code } = answer.error;
-    const error = code === RESOURCE_NOT_FOUND ? { ...answer.error, code: ProtocolErrorCode.InvalidParams } : answer.error;
+    const error =
+      code === RESOURCE_NOT_FOUND
+        ? { ...answer.error, code: ProtocolErrorCode.InvalidParams }
+        : answer.error;
     return { status: code === MISSING_CLIENT_CAPABILITY ? 400 : 200, body: { ...answer, error } };
   }
   const result: Result = { ...answer.result, resultType: answer.result.resultType ?? 'complete' };
   if (isCacheable(method))
-    Object.assign(result, method === 'resources/read' ? readHint(answer.result as { ttlMs?: unknown }) : cacheHint(method));
+    Object.assign(
+      result,
+      method === 'resources/read'
+        ? readHint(answer.result as { ttlMs?: unknown })
+        : cacheHint(method),
+    );
   return { status: 200, body: { ...answer, result } };
 }

@@ -10,7 +10,7 @@ import { sameTarget, type UpstreamTarget } from '../../upstream/upstream-target'
 import { UpstreamTargets } from '../../upstream/upstream-targets.service';
 import { type UpstreamCalls, type UpstreamRef } from '../mcp-call';
 import { fromUpstream } from '../mcp-errors';
-import { mirroredCapabilities } from '../session/session-upstreams';
+import { mirroredCapabilities } from '../calls/upstream-params';
 
 /** A pooled connection unused this long (and idle) is closed. */
 const IDLE_CLOSE_MS = 5 * 60_000;

@@ -9,28 +9,12 @@ import { UpstreamFailure, UpstreamRpcError } from '../../upstream/upstream-error
 import { sameTarget, type UpstreamTarget } from '../../upstream/upstream-target';
 import { type UpstreamTargets } from '../../upstream/upstream-targets.service';
 import { type UpstreamCalls, type UpstreamRef } from '../mcp-call';
+import { mirroredCapabilities } from '../calls/upstream-params';
 import { fromUpstream } from '../mcp-errors';
 
 interface Link {
   target: UpstreamTarget;
   connection: UpstreamConnection;
-}
-
-/** What the downstream client can do is what Portico declares upstream, extensions included. */
-export function mirroredCapabilities({
-  sampling,
-  elicitation,
-  roots,
-  experimental,
-  extensions,
-}: ClientCapabilities & { extensions?: unknown }): ClientCapabilities {
-  return {
-    ...(sampling ? { sampling } : {}),
-    ...(elicitation ? { elicitation } : {}),
-    ...(roots ? { roots } : {}),
-    ...(experimental ? { experimental } : {}),
-    ...(extensions ? { extensions } : {}),
-  };
 }
 
 /**
