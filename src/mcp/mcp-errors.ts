@@ -71,6 +71,7 @@ export class McpRefusal extends Error {
     message: string,
     readonly code: number = ProtocolErrorCode.InvalidRequest,
     readonly id: RequestId | null = null,
+    readonly data?: unknown,
   ) {
     super(message);
   }

@@ -8,7 +8,7 @@ import { AppToolLookup } from './apps/app-tool-lookup.service';
 import { McpApps } from './apps/mcp-apps.service';
 import { PrefabRenderer } from './apps/prefab/prefab-renderer.service';
 import { Directories } from './calls/directories.service';
-import { ListChanges } from './calls/list-changes.service';
+import { ListChanges } from './session/list-changes.service';
 import { McpRouter } from './calls/mcp-router';
 import { PromptCalls } from './calls/prompt-calls';
 import { ResourceCalls } from './calls/resource-calls';
@@ -16,7 +16,10 @@ import { ToolCalls } from './calls/tool-calls';
 import { CallGuard } from './calls/call-guard';
 import { RateLimitsModule } from '../rate-limits/rate-limits.module';
 import { ToolSearchService } from './search/tool-search.service';
+import { ModernEndpoint } from './modern/modern.endpoint';
+import { SharedUpstreams } from './modern/shared-upstreams';
 import { SessionRegistry } from './session/session-registry.service';
+import { SessionRequests } from './session/session-requests';
 import { SessionStore } from './session/session.store';
 import { StreamEvents } from './session/stream-events.store';
 import { LegacySseEndpoint } from './transport/legacy-sse.endpoint';
@@ -26,8 +29,9 @@ import { StreamableHttpEndpoint } from './transport/streamable-http.endpoint';
 import { StreamQuota } from './transport/stream-quota';
 
 /**
- * The MCP endpoints, one way through: transport (receives and answers), session (keeps state),
- * calls (decides where a request goes), and the upstream module (talks to upstreams).
+ * The MCP endpoints, one way through: transport (receives and answers, both eras), then the 2025
+ * session adapter (session/) or the stateless wire (modern/), then the core (calls/: one request,
+ * an McpCall, whichever era it came in), and the upstream module (talks to upstreams).
  */
 @Module({
   imports: [
@@ -41,6 +45,9 @@ import { StreamQuota } from './transport/stream-quota';
   controllers: [LegacySseController],
   providers: [
     StreamableHttpEndpoint,
+    ModernEndpoint,
+    SharedUpstreams,
+    SessionRequests,
     McpHttpHandler,
     LegacySseEndpoint,
     StreamQuota,

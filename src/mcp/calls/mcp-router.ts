@@ -1,27 +1,22 @@
 import { Injectable, Logger } from '@nestjs/common';
 import {
+  type DiscoverResult,
   ProtocolErrorCode,
-  type Implementation,
   type JSONRPCErrorResponse,
-  type InitializeResult,
-  type JSONRPCNotification,
   type JSONRPCRequest,
   type JSONRPCResponse,
   type Result,
-  type ServerCapabilities,
 } from '@modelcontextprotocol/server';
 import { AuditTrail } from '../../audit/audit-trail.service';
 import { AUDITED_METHODS, mcpAuditRecord } from '../../audit/mcp-audit';
-import { type Principal } from '../../auth/principal';
 import { AppConfig } from '../../config/app-config';
 import { Metrics } from '../../health/metrics';
 import { inSpan } from '../../observability/spans';
 import { McpApps } from '../apps/mcp-apps.service';
-import { isLoggingLevel } from '../logging-level';
 import { JsonLimitError } from '../../common/json-walk';
 import { errorResponse, invalidParams, RpcError } from '../mcp-errors';
-import { type SessionRuntime } from '../session/session-runtime';
-import { SessionStore } from '../session/session.store';
+import { type McpCall } from '../mcp-call';
+import { discoverResult } from '../server-identity';
 import { Directories } from './directories.service';
 import { PromptCalls } from './prompt-calls';
 import { ResourceCalls } from './resource-calls';
@@ -29,16 +24,11 @@ import { type ScopeDirectory } from '../directory/scope-directory';
 import { ToolCalls } from './tool-calls';
 import { CallGuard } from './call-guard';
 
-const PORTICO_VERSION = '1.0.0';
-
-/** What every Portico endpoint offers, whatever its members: lists can grow after initialize. */
-const CAPABILITIES: ServerCapabilities = {
-  tools: { listChanged: true },
-  resources: { subscribe: true, listChanged: true },
-  prompts: { listChanged: true },
-  completions: {},
-  logging: {},
-};
+/**
+ * The methods an era adds of its own (a 2025 session's initialize, ping, log level and
+ * subscriptions): the answer, or undefined for a method the router answers.
+ */
+export type OwnMethods = (request: JSONRPCRequest) => Promise<Result | undefined>;
 
 function cursorOf(params: unknown): string | undefined {
   const cursor = (params as { cursor?: unknown } | undefined)?.cursor;
@@ -48,8 +38,10 @@ function cursorOf(params: unknown): string | undefined {
 }
 
 /**
- * The one way a client's request goes: every MCP method of a session is answered here, each by
- * the part that owns it, against the scope's directory as it is now.
+ * The one way a client's request goes, whichever era it came in: every MCP method the two eras
+ * share is answered here, each by the part that owns it, against the scope's directory as it is
+ * now. What only a 2025 session has (initialize, ping, log level, subscriptions) is the session
+ * adapter's (SessionRequests), which hands everything else here.
  */
 @Injectable()
 export class McpRouter {
@@ -57,7 +49,6 @@ export class McpRouter {
 
   constructor(
     private readonly directories: Directories,
-    private readonly store: SessionStore,
     private readonly tools: ToolCalls,
     private readonly resources: ResourceCalls,
     private readonly prompts: PromptCalls,
@@ -72,34 +63,29 @@ export class McpRouter {
    * The answer to a client request; it never throws. Whatever goes wrong in the request's own
    * work ends that request, with its id, and nothing else: the caller does not await it.
    */
-  async answer(
-    runtime: SessionRuntime,
-    request: JSONRPCRequest,
-    signal: AbortSignal,
-    principal: Principal,
-  ): Promise<JSONRPCResponse> {
+  async answer(call: McpCall, request: JSONRPCRequest, own?: OwnMethods): Promise<JSONRPCResponse> {
     try {
       return await inSpan(
         `mcp ${request.method}`,
-        { 'mcp.method': request.method, 'mcp.session.id': runtime.id },
+        {
+          'mcp.method': request.method,
+          'mcp.protocol.version': call.protocolVersion,
+          ...(call.sessionId ? { 'mcp.session.id': call.sessionId } : {}),
+        },
         () =>
           AUDITED_METHODS.has(request.method)
-            ? this.upstreamOperation(runtime, request, signal, principal)
-            : this.answerLocally(runtime, request, principal),
+            ? this.upstreamOperation(call, request)
+            : this.answerLocally(call, request, own),
       );
     } catch (error) {
-      return this.failed(runtime, request, error);
+      return this.failed(call, request, error);
     }
   }
 
   /** The error answer of a request that threw; what Portico did not expect is logged. */
-  private failed(
-    runtime: SessionRuntime,
-    request: JSONRPCRequest,
-    error: unknown,
-  ): JSONRPCErrorResponse {
+  failed(call: McpCall, request: JSONRPCRequest, error: unknown): JSONRPCErrorResponse {
     if (!(error instanceof RpcError)) {
-      const context = `${request.method} (id ${String(request.id)}) of session ${runtime.id}`;
+      const context = `${request.method} (id ${String(request.id)}) of ${describe(call)}`;
       if (error instanceof JsonLimitError) this.logger.warn(`${context} refused: ${error.message}`);
       else
         this.logger.error(
@@ -111,27 +97,21 @@ export class McpRouter {
   }
 
   private async answerLocally(
-    runtime: SessionRuntime,
+    call: McpCall,
     request: JSONRPCRequest,
-    principal: Principal,
+    own?: OwnMethods,
   ): Promise<JSONRPCResponse> {
     try {
-      const result = await this.route(runtime, request, principal);
+      const result = (await own?.(request)) ?? (await this.route(call, request));
       return { jsonrpc: '2.0', id: request.id, result };
     } catch (error) {
-      return this.failed(runtime, request, error);
+      return this.failed(call, request, error);
     }
   }
 
-  /** A client notification about the session; cancellations are the transport's. */
-  async notify(runtime: SessionRuntime, notification: JSONRPCNotification): Promise<void> {
-    if (notification.method === 'notifications/roots/list_changed')
-      await runtime.upstreams.notifyAll(notification);
-  }
-
   /** The scope's directory; an error once its virtual server is gone or disabled. */
-  async directory(runtime: SessionRuntime): Promise<ScopeDirectory> {
-    const directory = await this.directories.get(runtime.scope);
+  async directory(call: Pick<McpCall, 'scope'>): Promise<ScopeDirectory> {
+    const directory = await this.directories.get(call.scope);
     if (!directory)
       throw new RpcError(
         ProtocolErrorCode.InvalidRequest,
@@ -145,35 +125,26 @@ export class McpRouter {
    * and put in the audit trail, whose write is buffered so that nothing here waits for it.
    */
   private async upstreamOperation(
-    runtime: SessionRuntime,
+    call: McpCall,
     request: JSONRPCRequest,
-    signal: AbortSignal,
-    principal: Principal,
   ): Promise<JSONRPCResponse> {
     const started = performance.now();
     const served = { gateway: '' };
     let answer: JSONRPCResponse;
     try {
-      const directory = await this.directory(runtime);
-      const result = await this.upstreamResult(
-        runtime,
-        directory,
-        request,
-        signal,
-        principal,
-        served,
-      );
+      const directory = await this.directory(call);
+      const result = await this.upstreamResult(call, directory, request, served);
       answer = { jsonrpc: '2.0', id: request.id, result };
     } catch (error) {
-      answer = this.failed(runtime, request, error);
+      answer = this.failed(call, request, error);
     }
     const durationMs = performance.now() - started;
     if (request.method === 'tools/call')
       this.metrics.recordCall(served.gateway, answer, durationMs / 1000);
     const context = {
-      principal,
-      serverId: runtime.session.serverId,
-      clientName: runtime.session.initializeParams?.clientInfo.name ?? null,
+      principal: call.principal,
+      serverId: call.scope.kind === 'server' ? call.scope.serverId : null,
+      clientName: call.clientInfo?.name ?? null,
       gateway: served.gateway,
       durationMs,
       kept: this.config.audit.arguments,
@@ -184,7 +155,7 @@ export class McpRouter {
       // The operation is done upstream already: its answer goes out, and its entry is kept
       // without the arguments that could not be digested.
       this.logger.error(
-        `Audit of ${request.method} (id ${String(request.id)}) of session ${runtime.id} kept no arguments`,
+        `Audit of ${request.method} (id ${String(request.id)}) of ${describe(call)} kept no arguments`,
         error instanceof Error ? error.stack : String(error),
       );
       this.audit.record(mcpAuditRecord(request, answer, { ...context, kept: 'none' }));
@@ -193,92 +164,57 @@ export class McpRouter {
   }
 
   private upstreamResult(
-    runtime: SessionRuntime,
+    call: McpCall,
     directory: ScopeDirectory,
     request: JSONRPCRequest,
-    signal: AbortSignal,
-    principal: Principal,
     served: { gateway: string },
   ): Promise<Result> {
     const { params } = request;
     switch (request.method) {
       case 'tools/call':
         return this.tools.call(
-          runtime,
-          this.guard.visible(directory, principal),
+          call,
+          this.guard.visible(directory, call.principal),
           directory.guard,
-          principal,
-          request.id,
           params,
-          signal,
           served,
         );
       case 'resources/read':
-        return this.resources.read(runtime, directory, params, served);
+        return this.resources.read(call, directory, params, served);
       case 'prompts/get':
-        return this.prompts.get(runtime, directory, params, served);
+        return this.prompts.get(call, directory, params, served);
       default:
-        return this.prompts.complete(runtime, directory, params, served);
+        return this.prompts.complete(call, directory, params, served);
     }
   }
 
-  private async route(
-    runtime: SessionRuntime,
-    request: JSONRPCRequest,
-    principal: Principal,
-  ): Promise<Result> {
+  private async route(call: McpCall, request: JSONRPCRequest): Promise<Result> {
     const { params } = request;
+    const directory = await this.directory(call);
+    const visible = () => this.guard.visible(directory, call.principal);
     switch (request.method) {
-      case 'ping':
-        return {};
-      case 'logging/setLevel':
-        return this.setLogLevel(runtime, params);
-    }
-    const directory = await this.directory(runtime);
-    switch (request.method) {
-      case 'initialize':
-        return this.initialize(runtime, directory);
+      case 'server/discover':
+        if (call.era !== 'modern') break;
+        return this.discover(directory);
       case 'tools/list':
-        return this.tools.list(runtime, this.guard.visible(directory, principal), cursorOf(params));
+        return this.tools.list(call, visible(), cursorOf(params));
       case 'resources/list':
-        return this.resources.list(
-          runtime,
-          directory,
-          cursorOf(params),
-          this.guard.visible(directory, principal),
-        );
+        return this.resources.list(call, directory, cursorOf(params), visible());
       case 'resources/templates/list':
         return this.resources.templates(directory, cursorOf(params));
-      case 'resources/subscribe':
-        return this.resources.subscribe(runtime, directory, params, true);
-      case 'resources/unsubscribe':
-        return this.resources.subscribe(runtime, directory, params, false);
       case 'prompts/list':
-        return this.prompts.list(runtime, directory, cursorOf(params));
-      default:
-        throw new RpcError(ProtocolErrorCode.MethodNotFound, 'Method not found');
+        return this.prompts.list(call, directory, cursorOf(params));
     }
+    throw new RpcError(ProtocolErrorCode.MethodNotFound, 'Method not found');
   }
 
-  private initialize(runtime: SessionRuntime, directory: ScopeDirectory): InitializeResult {
-    const serverInfo: Implementation = {
-      name: directory.server ? `Portico: ${directory.server.name}` : 'Portico',
-      version: PORTICO_VERSION,
-    };
-    return {
-      protocolVersion: runtime.session.protocolVersion,
-      capabilities: { ...CAPABILITIES, ...this.apps.capabilities(directory.tools) },
-      serverInfo,
-    };
+  /** What a 2026-07-28 client learns of the scope before anything else. */
+  private discover(directory: ScopeDirectory): DiscoverResult {
+    return discoverResult(directory, this.apps.capabilities(directory.tools));
   }
+}
 
-  /** Stored for every replica; an upstream that does not take it fails nothing for the client. */
-  private async setLogLevel(runtime: SessionRuntime, params: unknown): Promise<Result> {
-    const level = (params as { level?: unknown } | undefined)?.level;
-    if (!isLoggingLevel(level)) throw invalidParams('logging/setLevel needs a valid level');
-    await this.store.update(runtime.id, { logLevel: level });
-    runtime.session.logLevel = level;
-    await runtime.upstreams.setLogLevel(level);
-    return {};
-  }
+/** Who sent a request, for the log. */
+function describe(call: McpCall): string {
+  return call.sessionId ? `session ${call.sessionId}` : `a ${call.protocolVersion} request`;
 }

@@ -6,8 +6,8 @@ import {
 } from '@modelcontextprotocol/server';
 import { AppConfig } from '../../config/app-config';
 import { invalidParams } from '../mcp-errors';
-import { type SessionRuntime } from '../session/session-runtime';
-import { type UpstreamRef } from '../session/session-upstreams';
+import { type McpCall, type UpstreamRef } from '../mcp-call';
+import { upstreamParams } from './upstream-params';
 import { paginate } from './paginate';
 import { type ScopeDirectory } from '../directory/scope-directory';
 
@@ -21,15 +21,15 @@ const NO_COMPLETION: CompleteResult = { completion: { values: [], total: 0, hasM
 export class PromptCalls {
   constructor(private readonly config: AppConfig) {}
 
-  list(runtime: SessionRuntime, directory: ScopeDirectory, cursor?: string): ListPromptsResult {
+  list(call: McpCall, directory: ScopeDirectory, cursor?: string): ListPromptsResult {
     const page = paginate(directory.prompts.definitions, cursor, this.config.mcpPageSize);
     if (!page) throw invalidParams('Invalid cursor');
-    runtime.seen.set('prompts', directory.version('prompts'));
+    call.sawList('prompts', directory.version('prompts'));
     return { prompts: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
   }
 
   async get(
-    runtime: SessionRuntime,
+    call: McpCall,
     directory: ScopeDirectory,
     params: unknown,
     served: { gateway: string },
@@ -41,11 +41,15 @@ export class PromptCalls {
     const prompt = directory.prompts.byName.get(name);
     if (!prompt) throw invalidParams(`Unknown prompt: ${name}`);
     served.gateway = prompt.gatewaySlug;
-    return runtime.upstreams.call(prompt, (connection) =>
-      connection.request<GetPromptResult>('prompts/get', {
-        ...(params as Record<string, unknown>),
-        name: prompt.originalName,
-      }),
+    return call.upstreams.call(prompt, (connection) =>
+      connection.request<GetPromptResult>(
+        'prompts/get',
+        upstreamParams(call, connection, {
+          ...(params as Record<string, unknown>),
+          name: prompt.originalName,
+        }),
+        { signal: call.signal },
+      ),
     );
   }
 
@@ -54,7 +58,7 @@ export class PromptCalls {
    * that offers no completions has none to give.
    */
   async complete(
-    runtime: SessionRuntime,
+    call: McpCall,
     directory: ScopeDirectory,
     params: unknown,
     served: { gateway: string },
@@ -76,12 +80,16 @@ export class PromptCalls {
       throw invalidParams('completion/complete needs a ref/prompt or ref/resource');
     }
     served.gateway = owner.gatewaySlug;
-    return runtime.upstreams.call(owner, async (connection) =>
+    return call.upstreams.call(owner, async (connection) =>
       connection.serverCapabilities.completions
-        ? connection.request<CompleteResult>('completion/complete', {
-            ...(params as Record<string, unknown>),
-            ref: upstreamRef,
-          })
+        ? connection.request<CompleteResult>(
+            'completion/complete',
+            upstreamParams(call, connection, {
+              ...(params as Record<string, unknown>),
+              ref: upstreamRef,
+            }),
+            { signal: call.signal },
+          )
         : NO_COMPLETION,
     );
   }

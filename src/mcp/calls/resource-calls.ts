@@ -1,18 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import {
-  ProtocolErrorCode,
   type ListResourcesResult,
   type ListResourceTemplatesResult,
   type ReadResourceResult,
   type Resource,
-  type Result,
 } from '@modelcontextprotocol/server';
 import { AppConfig } from '../../config/app-config';
 import { type UpstreamConnection } from '../../upstream/upstream-connection';
 import { McpApps, resourceNotFound } from '../apps/mcp-apps.service';
-import { invalidParams, RpcError } from '../mcp-errors';
-import { type SessionRuntime } from '../session/session-runtime';
-import { SessionStore } from '../session/session.store';
+import { invalidParams } from '../mcp-errors';
+import { type McpCall } from '../mcp-call';
+import { upstreamParams } from './upstream-params';
 import { paginate } from './paginate';
 import { type ResourceTarget } from '../directory/resource-directory';
 import { type ToolDirectory } from '../directory/tool-directory';
@@ -21,22 +19,22 @@ import { type ScopeDirectory } from '../directory/scope-directory';
 /** Pages of an upstream's resource list searched for the entry of an app's page. */
 const UI_ENTRY_PAGES = 10;
 
-function uriOf(params: unknown, method: string): string {
+export function uriOf(params: unknown, method: string): string {
   const uri = (params as { uri?: unknown } | undefined)?.uri;
   if (typeof uri !== 'string') throw invalidParams(`${method} needs a uri`);
   return uri;
 }
 
 /**
- * resources/list, templates, read, subscribe and unsubscribe. A read or subscription goes to the
- * upstream that owns the URI, under the URI it knows; what comes back names the client's URIs.
+ * resources/list, templates and read. A read goes to the upstream that owns the URI, under the
+ * URI it knows; what comes back names the client's URIs. (Subscriptions are the 2025 session's:
+ * see SessionRequests.)
  */
 @Injectable()
 export class ResourceCalls {
   constructor(
     private readonly config: AppConfig,
     private readonly apps: McpApps,
-    private readonly store: SessionStore,
   ) {}
 
   /**
@@ -44,7 +42,7 @@ export class ResourceCalls {
    * may see (`tools`).
    */
   list(
-    runtime: SessionRuntime,
+    call: McpCall,
     directory: ScopeDirectory,
     cursor?: string,
     tools: ToolDirectory = directory.tools,
@@ -52,7 +50,7 @@ export class ResourceCalls {
     const all = [...directory.resources.definitions, ...this.apps.listResources(tools)];
     const page = paginate(all, cursor, this.config.mcpPageSize);
     if (!page) throw invalidParams('Invalid cursor');
-    runtime.seen.set('resources', directory.version('resources'));
+    call.sawList('resources', directory.version('resources'));
     return { resources: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
   }
 
@@ -66,17 +64,21 @@ export class ResourceCalls {
   }
 
   async read(
-    runtime: SessionRuntime,
+    call: McpCall,
     directory: ScopeDirectory,
     params: unknown,
     served: { gateway: string },
   ): Promise<ReadResourceResult> {
     const uri = uriOf(params, 'resources/read');
-    if (this.apps.owns(uri)) return this.readUi(runtime, directory, uri, served);
+    if (this.apps.owns(uri)) return this.readUi(call, directory, uri, served);
     const target = this.target(directory, uri);
     served.gateway = target.gatewaySlug;
-    const read = await runtime.upstreams.call(target, (connection) =>
-      connection.request<ReadResourceResult>('resources/read', { uri: target.upstreamUri }),
+    const read = await call.upstreams.call(target, (connection) =>
+      connection.request<ReadResourceResult>(
+        'resources/read',
+        upstreamParams(call, connection, { uri: target.upstreamUri }),
+        { signal: call.signal },
+      ),
     );
     return {
       ...read,
@@ -90,34 +92,8 @@ export class ResourceCalls {
     };
   }
 
-  /**
-   * Stored for every replica; the upstream is asked on this session's own connection, so its
-   * updates reach this client only.
-   */
-  async subscribe(
-    runtime: SessionRuntime,
-    directory: ScopeDirectory,
-    params: unknown,
-    subscribed: boolean,
-  ): Promise<Result> {
-    const method = subscribed ? 'resources/subscribe' : 'resources/unsubscribe';
-    const uri = uriOf(params, method);
-    const target = this.target(directory, uri);
-    await runtime.upstreams.call(target, async (connection) => {
-      if (!connection.serverCapabilities.resources?.subscribe)
-        throw new RpcError(
-          ProtocolErrorCode.MethodNotFound,
-          `The upstream of ${uri} does not offer subscriptions`,
-        );
-      await connection.request(method, { uri: target.upstreamUri });
-    });
-    const stored = await this.store.subscribe(runtime.id, uri, subscribed);
-    if (stored) runtime.session.subscriptions = stored;
-    runtime.subscribedHere(uri, subscribed ? target : null);
-    return {};
-  }
-
-  private target(directory: ScopeDirectory, uri: string): ResourceTarget {
+  /** The upstream and its URI behind a client's URI; an error when none or several own it. */
+  target(directory: ScopeDirectory, uri: string): ResourceTarget {
     const target = directory.resources.resolve(uri);
     if (target === 'ambiguous')
       throw invalidParams(`More than one upstream's template matches ${uri}`);
@@ -126,7 +102,7 @@ export class ResourceCalls {
   }
 
   private async readUi(
-    runtime: SessionRuntime,
+    call: McpCall,
     directory: ScopeDirectory,
     uri: string,
     served: { gateway: string },
@@ -135,7 +111,7 @@ export class ResourceCalls {
     if (plan.kind === 'built') return plan.result;
     const { tool, upstreamUri } = plan;
     served.gateway = tool.gatewaySlug;
-    const ui = await runtime.upstreams.call(tool, async (connection) => {
+    const ui = await call.upstreams.call(tool, async (connection) => {
       const [read, listed] = await Promise.all([
         connection.request<ReadResourceResult>('resources/read', { uri: upstreamUri }),
         // The list entry only adds to the CSP; an upstream that cannot list still serves its page.

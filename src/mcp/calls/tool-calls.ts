@@ -1,9 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import {
   type CallToolRequest,
-  type JSONRPCNotification,
   type ListToolsResult,
-  type RequestId,
   type Result,
 } from '@modelcontextprotocol/server';
 import { AppConfig } from '../../config/app-config';
@@ -11,12 +9,11 @@ import { type RequestRoute } from '../../upstream/upstream-connection';
 import { McpApps } from '../apps/mcp-apps.service';
 import { invalidParams, unknownTool } from '../mcp-errors';
 import { ToolSearchService } from '../search/tool-search.service';
-import { type SessionRuntime } from '../session/session-runtime';
-import { type UpstreamRef } from '../session/session-upstreams';
+import { type McpCall, type UpstreamRef } from '../mcp-call';
+import { upstreamParams } from './upstream-params';
 import { paginate } from './paginate';
 import { type ToolDirectory } from '../directory/tool-directory';
 import { type ScopeGuard } from '../directory/scope-directory';
-import { type Principal } from '../../auth/principal';
 import { CallGuard } from './call-guard';
 
 /** tools/call params, checked only as far as routing needs; the upstream validates arguments. */
@@ -30,10 +27,10 @@ export function callParams(params: unknown): CallToolRequest['params'] {
 }
 
 /** The route of the messages an upstream sends during a client's request: back to that client. */
-export function routeTo(runtime: SessionRuntime, id: RequestId, signal: AbortSignal): RequestRoute {
+export function routeTo(call: McpCall): RequestRoute {
   return {
-    notify: (notification) => runtime.toClient(notification, id),
-    ask: (request) => runtime.ask(request, id, signal),
+    notify: (notification) => call.notify(notification),
+    ask: (request) => call.ask(request),
   };
 }
 
@@ -51,15 +48,15 @@ export class ToolCalls {
     private readonly guard: CallGuard,
   ) {}
 
-  async list(
-    runtime: SessionRuntime,
-    directory: ToolDirectory,
-    cursor?: string,
-  ): Promise<ListToolsResult> {
-    const listed = await this.toolSearch.listed(directory, runtime.id);
-    const page = paginate(listed ?? directory.definitions, cursor, this.config.mcpPageSize);
+  async list(call: McpCall, directory: ToolDirectory, cursor?: string): Promise<ListToolsResult> {
+    const listed = await this.toolSearch.listed(directory, call.owner);
+    let tools = listed ?? directory.definitions;
+    // A modern client drops a tool whose x-mcp-header annotation is invalid: Portico does first.
+    if (call.era === 'modern')
+      tools = tools.filter((tool) => directory.headerParams(tool.name).valid);
+    const page = paginate(tools, cursor, this.config.mcpPageSize);
     if (!page) throw invalidParams('Invalid cursor');
-    runtime.seen.set('tools', directory.fingerprint);
+    call.sawList('tools', directory.fingerprint);
     return { tools: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
   }
 
@@ -68,27 +65,28 @@ export class ToolCalls {
    * is what the principal may see; `guard` the scope's rules, limits and hooks.
    */
   async call(
-    runtime: SessionRuntime,
+    request: McpCall,
     directory: ToolDirectory,
     guard: ScopeGuard,
-    principal: Principal,
-    id: RequestId,
     params: unknown,
-    signal: AbortSignal,
     served: { gateway: string },
   ): Promise<Result> {
     const call = callParams(params);
-    const route = routeTo(runtime, id, signal);
+    const route = routeTo(request);
     const searched = await this.toolSearch.intercept(
       directory,
-      runtime.id,
+      request.owner,
       call,
-      (notification: JSONRPCNotification) => route.notify(notification),
+      (notification) => request.notify(notification),
     );
     if (searched) return searched;
     const tool: (UpstreamRef & { id: string; originalName: string }) | null =
       directory.byName.get(call.name) ?? (await this.apps.resolveCall(directory, call.name));
     if (!tool) throw unknownTool(call.name);
+    // Not served to a modern client, which must drop it: its x-mcp-header annotation is invalid.
+    if (request.era === 'modern' && !directory.headerParams(call.name).valid)
+      throw unknownTool(call.name);
+    const { principal, signal } = request;
     served.gateway = tool.gatewaySlug;
     // Sent as the client sent them (absent stays absent) unless a hook replaced them.
     const given = call.arguments ?? {};
@@ -104,14 +102,14 @@ export class ToolCalls {
       },
       tool,
       (args) =>
-        runtime.upstreams.call(tool, (connection) =>
+        request.upstreams.call(tool, (connection) =>
           connection.request(
             'tools/call',
-            {
+            upstreamParams(request, connection, {
               ...call,
               ...(args === given ? {} : { arguments: args }),
               name: tool.originalName,
-            },
+            }),
             { signal, route },
           ),
         ),

@@ -3,6 +3,7 @@ import { type Tool as McpTool } from '@modelcontextprotocol/server';
 import { type ToolAppConfig } from '../../tools/tool-app-config';
 import { type ToolVisibility } from '../../tools/tool-visibility';
 import { type ToolOverrideValues } from '../../servers/tool-override';
+import { headerParamsOf, type HeaderParams } from '../../upstream/mcp-param-headers';
 import { type McpScope } from '../mcp-scope';
 
 /** One tool as an MCP endpoint resolves and lists it. */
@@ -54,6 +55,8 @@ export class ToolDirectory {
   readonly gatewayIds: ReadonlySet<string>;
   /** Changes whenever what `tools/list` would return changes. */
   readonly fingerprint: string;
+  /** Each listed tool's `x-mcp-header` declarations, scanned on first use. */
+  private readonly headers = new Map<string, HeaderParams>();
 
   constructor(
     readonly scope: McpScope,
@@ -93,6 +96,20 @@ export class ToolDirectory {
     hash.update(JSON.stringify(server));
     hash.update(options.stamp ?? '');
     this.fingerprint = hash.digest('hex');
+  }
+
+  /**
+   * The `Mcp-Param-*` declarations of a listed tool (none for a name it does not list). A tool whose
+   * annotation is invalid is not served to 2026-07-28 clients, which would drop it anyway.
+   */
+  headerParams(name: string): HeaderParams {
+    let scanned = this.headers.get(name);
+    if (!scanned) {
+      const tool = this.byName.get(name);
+      scanned = tool ? headerParamsOf(tool.definition.inputSchema) : { valid: true, params: [] };
+      this.headers.set(name, scanned);
+    }
+    return scanned;
   }
 
   /**

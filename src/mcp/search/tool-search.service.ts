@@ -128,12 +128,18 @@ export class ToolSearchService {
     });
   }
 
-  /** `tools/list` of a session: null when search is off (then every tool is listed). */
-  async listed(directory: ToolDirectory, sessionId: string): Promise<McpTool[] | null> {
+  /**
+   * `tools/list` of a request: null when search is off (then every tool is listed). `owner` holds
+   * the promotions (a 2025 session's id); without one (the modern wire) nothing is promoted.
+   */
+  async listed(directory: ToolDirectory, owner: string | null): Promise<McpTool[] | null> {
     const scope = await this.searchable(directory);
     if (!scope) return null;
     const { catalogue, searchTool } = scope;
-    const promoted = promotedNames(await this.store.promotions(sessionId, true), catalogue.hash);
+    const promoted =
+      owner === null
+        ? new Set<string>()
+        : promotedNames(await this.store.promotions(owner, true), catalogue.hash);
     const listed = [searchTool];
     for (const definition of directory.definitions) {
       if (definition.name === TOOL_SEARCH_NAME) continue;
@@ -144,19 +150,23 @@ export class ToolSearchService {
 
   /**
    * Answers a tools/call that search decides: a `tool_search` call, or a refusal for a deferred
-   * tool this session has not promoted. Null when the call goes ahead as usual.
+   * tool its owner has not promoted. Null when the call goes ahead as usual. Without an owner (the
+   * modern wire keeps no promotions yet) a search promotes nothing and every deferred tool is
+   * refused: fail closed, never a way around deferral.
    */
   async intercept(
     directory: ToolDirectory,
-    sessionId: string,
+    owner: string | null,
     params: CallToolRequest['params'],
     notify: (notification: JSONRPCNotification) => void,
   ): Promise<CallToolResult | null> {
     const scope = await this.searchable(directory);
     if (!scope) return null;
-    if (params.name === TOOL_SEARCH_NAME) return this.search(scope, sessionId, params, notify);
+    if (params.name === TOOL_SEARCH_NAME) return this.search(scope, owner, params, notify);
     const name = deferredName(directory, scope.catalogue, params.name);
     if (name === null) return null;
+    if (owner === null) return deferredToolRefusal(name);
+    const sessionId = owner;
     // Promotions only grow under one catalogue hash, so this replica's copy can only be behind:
     // trust it when it says yes, and ask the database before saying no.
     const hash = scope.catalogue.hash;
@@ -239,7 +249,7 @@ export class ToolSearchService {
 
   private async search(
     { catalogue }: SearchableScope,
-    sessionId: string,
+    owner: string | null,
     params: CallToolRequest['params'],
     notify: (notification: JSONRPCNotification) => void,
   ): Promise<CallToolResult> {
@@ -248,9 +258,9 @@ export class ToolSearchService {
       gateway,
       providerVector: await this.providerVector(catalogue, query),
     });
-    if (matches.length > 0) {
+    if (matches.length > 0 && owner !== null) {
       const promoted = await this.store.promote(
-        sessionId,
+        owner,
         catalogue.hash,
         matches.map((tool) => tool.name),
       );

@@ -1,10 +1,13 @@
 import {
   type JSONRPCMessage,
+  type JSONRPCRequest,
   type JSONRPCResponse,
   type LoggingLevel,
   type RequestId,
   type Result,
 } from '@modelcontextprotocol/server';
+import { type Principal } from '../../auth/principal';
+import { type McpCall } from '../mcp-call';
 import { type ResourceTarget } from '../directory/resource-directory';
 import { type ListKind } from '../directory/scope-directory';
 import { passesLogLevel } from '../logging-level';
@@ -108,6 +111,34 @@ export class SessionRuntime implements StreamSink {
     if (this.served.get(id)?.exchange !== exchange) return;
     this.served.delete(id);
     exchange.finish(answer);
+  }
+
+  /**
+   * One request of this session as the core serves it: the session's capabilities, client and
+   * log level, its promotions, its own upstream sessions, and its streams for what goes out.
+   */
+  callOf(request: JSONRPCRequest, signal: AbortSignal, principal: Principal): McpCall {
+    const { id } = request;
+    const params = this.session.initializeParams;
+    const meta = (request.params?._meta ?? {}) as { traceparent?: unknown };
+    return {
+      id,
+      scope: this.scope,
+      principal,
+      era: 'legacy',
+      protocolVersion: this.session.protocolVersion,
+      clientCapabilities: params?.capabilities ?? {},
+      clientInfo: params?.clientInfo ?? null,
+      logLevel: this.logLevel,
+      traceparent: typeof meta.traceparent === 'string' ? meta.traceparent : null,
+      owner: this.id,
+      sessionId: this.id,
+      signal,
+      upstreams: this.upstreams,
+      notify: (notification) => this.toClient(notification, id),
+      ask: (asked) => this.ask(asked, id, signal),
+      sawList: (kind, version) => this.seen.set(kind, version),
+    };
   }
 
   /** The client cancelled a request: it gets no answer. False when it is not served here. */

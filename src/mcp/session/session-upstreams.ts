@@ -8,34 +8,13 @@ import { type UpstreamConnector } from '../../upstream/upstream-connector.servic
 import { UpstreamFailure, UpstreamRpcError } from '../../upstream/upstream-error';
 import { sameTarget, type UpstreamTarget } from '../../upstream/upstream-target';
 import { type UpstreamTargets } from '../../upstream/upstream-targets.service';
+import { type UpstreamCalls, type UpstreamRef } from '../mcp-call';
+import { mirroredCapabilities } from '../calls/upstream-params';
 import { fromUpstream } from '../mcp-errors';
-
-/** The gateway a request is forwarded to, as the client's error messages name it. */
-export interface UpstreamRef {
-  gatewayId: string;
-  gatewaySlug: string;
-}
 
 interface Link {
   target: UpstreamTarget;
   connection: UpstreamConnection;
-}
-
-/** What the downstream client can do is what Portico declares upstream, extensions included. */
-function mirroredCapabilities({
-  sampling,
-  elicitation,
-  roots,
-  experimental,
-  extensions,
-}: ClientCapabilities & { extensions?: unknown }): ClientCapabilities {
-  return {
-    ...(sampling ? { sampling } : {}),
-    ...(elicitation ? { elicitation } : {}),
-    ...(roots ? { roots } : {}),
-    ...(experimental ? { experimental } : {}),
-    ...(extensions ? { extensions } : {}),
-  };
 }
 
 /**
@@ -43,7 +22,7 @@ function mirroredCapabilities({
  * use. Never shared between downstream sessions, so whatever an upstream sends (progress, logs,
  * sampling, elicitation, roots requests, resource updates) can only reach the client that made it.
  */
-export class SessionUpstreams {
+export class SessionUpstreams implements UpstreamCalls {
   private readonly links = new Map<string, Promise<Link>>();
   private logLevel: LoggingLevel | null = null;
 

@@ -29,12 +29,28 @@ export async function readIncoming(
   request: IncomingMessage,
   limits: BodyLimits,
 ): Promise<Incoming> {
+  return incomingOf(await readBody(request, limits));
+}
+
+/** The JSON a client POSTed, within the limits, not yet read as a message. */
+export async function readBody(request: IncomingMessage, limits: BodyLimits): Promise<unknown> {
   const body = await readJsonBody(request, limits.maxBytes);
   refuseTooDeep(body, limits.maxDepth);
+  return body;
+}
+
+/** What a body holds as a 2025-era message; refused (400) when it is none. */
+export function incomingOf(body: unknown): Incoming {
   const incoming = classify(body);
   if (incoming.kind === 'invalid')
     throw new McpRefusal(400, incoming.reason, ProtocolErrorCode.InvalidRequest, incoming.id);
   return incoming;
+}
+
+/** The id of a body that has a valid one, for the errors about it. */
+export function idOf(body: unknown): RequestId | null {
+  const id = (body as { id?: unknown } | null)?.id;
+  return isId(id) ? id : null;
 }
 
 type Invalid = { kind: 'invalid'; id: RequestId | null; reason: string };

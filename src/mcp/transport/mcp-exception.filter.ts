@@ -65,7 +65,9 @@ export function sendMcpError(response: ServerResponse, error: unknown, logger: L
     error instanceof McpRefusal
       ? error
       : new McpRefusal(500, 'Internal error', ProtocolErrorCode.InternalError);
-  const body = JSON.stringify(jsonRpcError(refusal.id, refusal.code, refusal.message));
+  const body = JSON.stringify(
+    jsonRpcError(refusal.id, refusal.code, refusal.message, refusal.data),
+  );
   response.writeHead(refusal.status, {
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': Buffer.byteLength(body),

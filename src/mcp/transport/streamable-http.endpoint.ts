@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { Injectable } from '@nestjs/common';
 import {
+  classifyInboundRequest,
   ProtocolErrorCode,
   type JSONRPCMessage,
   type JSONRPCRequest,
@@ -12,7 +13,8 @@ import { InitializeRequestSchema } from '@modelcontextprotocol/core';
 import { type Principal } from '../../auth/principal';
 import { AppConfig } from '../../config/app-config';
 import { Directories } from '../calls/directories.service';
-import { McpRouter } from '../calls/mcp-router';
+import { ModernEndpoint } from '../modern/modern.endpoint';
+import { SessionRequests } from '../session/session-requests';
 import { LISTS } from '../directory/scope-directory';
 import { CONNECTION_CLOSED, McpRefusal } from '../mcp-errors';
 import { type McpScope } from '../mcp-scope';
@@ -22,7 +24,7 @@ import { type SessionState, SessionStore } from '../session/session.store';
 import { parseEventId } from '../session/stream-events.store';
 import { type Exchange } from '../session/client-stream';
 import { HttpExchange } from './exchange';
-import { readIncoming } from './incoming';
+import { idOf, incomingOf, readBody } from './incoming';
 import { SseResponse } from './sse-response';
 import { StreamQuota } from './stream-quota';
 
@@ -45,9 +47,17 @@ export function negotiatedVersion(requested: unknown): string {
     : LATEST_PROTOCOL_VERSION;
 }
 
+function headerOf(request: IncomingMessage, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
 /**
- * The Streamable HTTP transport of the MCP endpoints (protocol 2025-11-25 and older): session ids,
- * header checks, and dispatch of POST, GET and DELETE to the session on this replica.
+ * The Streamable HTTP transport of the MCP endpoints, both eras on the same URLs. Each POST is
+ * classified by its body, as the SDK does: a request with the 2026-07-28 `_meta` envelope goes to
+ * the stateless wire (ModernEndpoint), a malformed envelope is refused (never read as 2025), and
+ * everything else is the 2025 wire, unchanged: session ids, header checks, and dispatch of POST,
+ * GET and DELETE to the session on this replica.
  */
 @Injectable()
 export class StreamableHttpEndpoint {
@@ -56,7 +66,8 @@ export class StreamableHttpEndpoint {
     private readonly store: SessionStore,
     private readonly registry: SessionRegistry,
     private readonly directories: Directories,
-    private readonly router: McpRouter,
+    private readonly requests: SessionRequests,
+    private readonly modern: ModernEndpoint,
     private readonly quota: StreamQuota,
   ) {}
 
@@ -69,10 +80,27 @@ export class StreamableHttpEndpoint {
     if (!isJson(request)) throw new McpRefusal(415, 'Content-Type must be application/json');
     if (!accepts(request, 'application/json') || !accepts(request, 'text/event-stream'))
       throw new McpRefusal(406, 'Accept must include application/json and text/event-stream');
-    const incoming = await readIncoming(request, {
+    const body = await readBody(request, {
       maxBytes: this.config.bodyLimitBytes,
       maxDepth: this.config.jsonMaxDepth,
     });
+    const route = classifyInboundRequest({
+      httpMethod: 'POST',
+      protocolVersionHeader: headerOf(request, 'mcp-protocol-version'),
+      mcpMethodHeader: headerOf(request, 'mcp-method'),
+      mcpNameHeader: headerOf(request, 'mcp-name'),
+      body,
+    });
+    if (route.kind === 'modern') {
+      // A notification has nothing to answer on this wire (cancelling is closing the stream).
+      if (route.messageKind === 'notification') response.writeHead(202).end();
+      else await this.modern.serve(request, response, scope, principal, route.message);
+      return;
+    }
+    // What is not JSON-RPC at all stays the 2025 wire's to refuse, in its own words.
+    if (route.kind === 'reject' && route.rung !== 'jsonrpc-shape')
+      throw new McpRefusal(route.httpStatus, route.message, route.code, idOf(body), route.data);
+    const incoming = incomingOf(body);
     if (incoming.kind === 'request' && incoming.message.method === 'initialize') {
       await this.initialize(request, response, scope, principal, incoming.message);
       return;
@@ -133,7 +161,7 @@ export class StreamableHttpEndpoint {
     principal: Principal,
   ): void {
     void runtime.serve(message.id, exchange, (signal) =>
-      this.router.answer(runtime, message, signal, principal),
+      this.requests.answer(runtime, message, signal, principal),
     );
   }
 
@@ -165,7 +193,7 @@ export class StreamableHttpEndpoint {
         runtime.relayFromClient(message);
       return;
     }
-    void this.router.notify(runtime, message).catch(() => undefined);
+    void this.requests.notify(runtime, message).catch(() => undefined);
   }
 
   private async initialize(

@@ -1,8 +1,8 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { isResync } from '../../events/event-bus';
 import { LISTS } from '../directory/scope-directory';
-import { SessionRegistry } from '../session/session-registry.service';
-import { Directories } from './directories.service';
+import { SessionRegistry } from './session-registry.service';
+import { Directories } from '../calls/directories.service';
 
 const LIST_CHANGED_DEBOUNCE_MS = 100;
 

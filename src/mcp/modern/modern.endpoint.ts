@@ -1,0 +1,121 @@
+import { type IncomingMessage, type ServerResponse } from 'node:http';
+import { Injectable } from '@nestjs/common';
+import {
+  type JSONRPCRequest,
+  type JSONRPCResponse,
+  ProtocolErrorCode,
+  type Result,
+} from '@modelcontextprotocol/server';
+import { type Principal } from '../../auth/principal';
+import { Directories } from '../calls/directories.service';
+import { McpRouter } from '../calls/mcp-router';
+import { passesLogLevel } from '../logging-level';
+import { type McpCall } from '../mcp-call';
+import { RESOURCE_NOT_FOUND, RpcError } from '../mcp-errors';
+import { type McpScope } from '../mcp-scope';
+import { StreamQuota } from '../transport/stream-quota';
+import { cacheHint, isCacheable, readHint } from './cache-hints';
+import { ModernExchange } from './modern-exchange';
+import { checkModernRequest, checkParamHeaders, envelopeOf } from './modern-request';
+import { SharedUpstreams } from './shared-upstreams';
+
+/** The one error a handler answers with an HTTP status of its own (2026-07-28). */
+const MISSING_CLIENT_CAPABILITY = -32021;
+
+/**
+ * The stateless 2026-07-28 wire on the MCP endpoints: one request, checked (version, standard and
+ * `Mcp-Param-*` headers, method), becomes one call of the core with what its own `_meta` says of
+ * the client, on the replica's shared upstream connections; its answer is shaped for the era
+ * (`resultType`, cache hints, the spec's error codes). Nothing of it is kept: any replica answers
+ * any request, and nothing here reads the database.
+ */
+@Injectable()
+export class ModernEndpoint {
+  constructor(
+    private readonly router: McpRouter,
+    private readonly directories: Directories,
+    private readonly upstreams: SharedUpstreams,
+    private readonly quota: StreamQuota,
+  ) {}
+
+  async serve(
+    request: IncomingMessage,
+    response: ServerResponse,
+    scope: McpScope,
+    principal: Principal,
+    message: JSONRPCRequest,
+  ): Promise<void> {
+    checkModernRequest(message, request.headers);
+    if (message.method === 'tools/call') await this.checkParamHeaders(scope, message, request);
+    const envelope = envelopeOf(message);
+    const exchange = new ModernExchange(response, () => this.quota.count(principal, response));
+    const call: McpCall = {
+      id: message.id,
+      scope,
+      principal,
+      era: 'modern',
+      ...envelope,
+      owner: null,
+      sessionId: null,
+      signal: exchange.signal,
+      upstreams: this.upstreams.for(principal, envelope.clientCapabilities),
+      // Without a level of its own the request hears no log messages at all.
+      notify: (notification) => {
+        if (notification.method === 'notifications/message' && envelope.logLevel === null) return;
+        if (passesLogLevel(notification, envelope.logLevel)) exchange.write(notification);
+      },
+      ask: (asked) =>
+        Promise.reject(
+          new RpcError(
+            ProtocolErrorCode.MethodNotFound,
+            `Portico cannot ask a 2026-07-28 client for ${asked.method} during a call yet`,
+          ),
+        ),
+      sawList: () => undefined,
+    };
+    const answer = await this.router.answer(call, message);
+    const { status, body } = shaped(message.method, answer);
+    exchange.finish(body, status);
+  }
+
+  /** A call's `Mcp-Param-*` headers against its tool's declarations, before anything runs. */
+  private async checkParamHeaders(
+    scope: McpScope,
+    message: JSONRPCRequest,
+    request: IncomingMessage,
+  ): Promise<void> {
+    const name = (message.params as { name?: unknown } | undefined)?.name;
+    const directory = typeof name === 'string' ? await this.directories.get(scope) : null;
+    if (!directory || typeof name !== 'string') return;
+    const declared = directory.tools.headerParams(name);
+    if (declared.valid) checkParamHeaders(message, declared.params, request.headers);
+  }
+}
+
+/**
+ * The core's answer on this wire: every result says it is `complete` and cacheable ones carry
+ * their hint; a resource not found is -32602 here, and only a missing client capability changes
+ * the HTTP status (errors are in-band otherwise, as the SDK answers them).
+ */
+function shaped(
+  method: string,
+  answer: JSONRPCResponse,
+): { status: number; body: JSONRPCResponse } {
+  if ('error' in answer) {
+    const { code } = answer.error;
+    const error =
+      code === RESOURCE_NOT_FOUND
+        ? { ...answer.error, code: ProtocolErrorCode.InvalidParams }
+        : answer.error;
+    return { status: code === MISSING_CLIENT_CAPABILITY ? 400 : 200, body: { ...answer, error } };
+  }
+  const result: Result = { ...answer.result, resultType: answer.result.resultType ?? 'complete' };
+  if (isCacheable(method))
+    Object.assign(
+      result,
+      method === 'resources/read'
+        ? readHint(answer.result as { ttlMs?: unknown })
+        : cacheHint(method),
+    );
+  return { status: 200, body: { ...answer, result } };
+}

@@ -1,0 +1,58 @@
+import {
+  type DiscoverResult,
+  type Implementation,
+  SERVER_INFO_META_KEY,
+  type ServerCapabilities,
+} from '@modelcontextprotocol/server';
+import { type ScopeDirectory } from './directory/scope-directory';
+import { cacheHint } from './modern/cache-hints';
+
+const PORTICO_VERSION = '1.0.0';
+
+/** The one revision of the stateless era Portico serves downstream. */
+export const MODERN_VERSIONS: readonly string[] = ['2026-07-28'];
+
+/**
+ * What every Portico endpoint offers a 2025 session, whatever its members: lists can grow after
+ * initialize, and the session's GET stream hears of it.
+ */
+export const SESSION_CAPABILITIES: ServerCapabilities = {
+  tools: { listChanged: true },
+  resources: { subscribe: true, listChanged: true },
+  prompts: { listChanged: true },
+  completions: {},
+  logging: {},
+};
+
+/**
+ * What a 2026-07-28 client is offered. No `listChanged` and no resource `subscribe`: on this wire
+ * both ride `subscriptions/listen`, which Portico does not serve yet.
+ */
+const MODERN_CAPABILITIES: ServerCapabilities = {
+  tools: {},
+  resources: {},
+  prompts: {},
+  completions: {},
+  logging: {},
+};
+
+/** Who answers, named after the virtual server of the scope. */
+export function serverInfo(directory: ScopeDirectory): Implementation {
+  return {
+    name: directory.server ? `Portico: ${directory.server.name}` : 'Portico',
+    version: PORTICO_VERSION,
+  };
+}
+
+/** `server/discover` of a scope; `extra` adds what its members bring (MCP Apps' extension). */
+export function discoverResult(
+  directory: ScopeDirectory,
+  extra: ServerCapabilities,
+): DiscoverResult {
+  return {
+    supportedVersions: [...MODERN_VERSIONS],
+    capabilities: { ...MODERN_CAPABILITIES, ...extra },
+    ...cacheHint('server/discover'),
+    _meta: { [SERVER_INFO_META_KEY]: serverInfo(directory) },
+  };
+}
