@@ -45,6 +45,12 @@ export interface OpenOptions {
    * gateway's connected account.
    */
   actingFor?: { userId: string | null };
+  /**
+   * The era the caller speaks, when it has one: a 2025 session is served by a 2025 upstream
+   * session wherever the upstream also opens one (a dual-era server), so that what only that era
+   * carries (server-to-client requests, resource subscriptions) passes through unchanged.
+   */
+  callerEra?: 'legacy';
 }
 
 const MAX_REMEMBERED_TOKENS = 4;
@@ -130,15 +136,57 @@ export class UpstreamConnector {
       case 'incompatible':
         await probed?.close();
         throw new UpstreamIncompatible(speaksOnly(verdict), verdict.supportedVersions);
-      case 'modern':
+      case 'modern': {
+        const dualEra =
+          options.callerEra === 'legacy'
+            ? await this.openDualEra(target, options, guard, secrets, bearer)
+            : null;
+        if (dualEra) {
+          await probed?.close();
+          return dualEra;
+        }
         if (probed) return this.readied(probed);
         return this.openModern(target, options, guard, secrets, bearer, context, verdict);
+      }
       case 'legacy':
         await probed?.close();
-        return LegacyConnection.open(await this.channel(target, bearer), {
-          ...this.common(options, guard, secrets),
-          listen: options.listen,
-        });
+        return this.openLegacy(target, options, guard, secrets, bearer);
+    }
+  }
+
+  private async openLegacy(
+    target: UpstreamTarget,
+    options: OpenOptions,
+    guard: UpstreamGuard,
+    secrets: string[],
+    bearer: BearerSource | undefined,
+  ): Promise<LegacyConnection> {
+    return LegacyConnection.open(await this.channel(target, bearer), {
+      ...this.common(options, guard, secrets),
+      listen: options.listen,
+    });
+  }
+
+  /**
+   * A 2025 session on a modern upstream that may also speak 2025: tried once per verdict, and
+   * remembered either way. Null when the upstream speaks only the modern era.
+   */
+  private async openDualEra(
+    target: UpstreamTarget,
+    options: OpenOptions,
+    guard: UpstreamGuard,
+    secrets: string[],
+    bearer: BearerSource | undefined,
+  ): Promise<LegacyConnection | null> {
+    if (this.eras.acceptsLegacy(target) === false) return null;
+    try {
+      const connection = await this.openLegacy(target, options, guard, secrets, bearer);
+      this.eras.rememberAcceptsLegacy(target, true);
+      return connection;
+    } catch (error) {
+      if (!suggestsModern(error)) throw error;
+      this.eras.rememberAcceptsLegacy(target, false);
+      return null;
     }
   }
 

@@ -19,6 +19,8 @@ interface Known {
   /** What `server/discover` said, per authorization context: never shared between them. */
   discovered: Map<string, { result: DiscoverResult; at: Date }>;
   headerParams: ToolHeaderParams;
+  /** Whether a modern upstream also opens 2025 sessions; null until one was tried. */
+  acceptsLegacy: boolean | null;
 }
 
 /**
@@ -87,6 +89,7 @@ export class UpstreamEras {
     known.doubtedAt = Date.now();
     known.generation += 1;
     known.discovered.clear();
+    known.acceptsLegacy = null;
     this.logger.log(`The era of upstream '${target.slug}' is probed again: ${reason}`);
   }
 
@@ -104,6 +107,15 @@ export class UpstreamEras {
     return this.entry(target).headerParams;
   }
 
+  /** Whether this modern upstream also opened a 2025 session; null until one was tried. */
+  acceptsLegacy(target: UpstreamTarget): boolean | null {
+    return this.entry(target).acceptsLegacy;
+  }
+
+  rememberAcceptsLegacy(target: UpstreamTarget, accepts: boolean): void {
+    this.entry(target).acceptsLegacy = accepts;
+  }
+
   private entry(target: UpstreamTarget): Known {
     const key = createHash('sha256').update(JSON.stringify(target.endpoint)).digest('hex');
     const existing = this.known.get(target.gatewayId);
@@ -116,6 +128,7 @@ export class UpstreamEras {
       generation: (existing?.generation ?? 0) + 1,
       discovered: new Map(),
       headerParams: new ToolHeaderParams(),
+      acceptsLegacy: null,
     };
     this.known.set(target.gatewayId, fresh);
     return fresh;

@@ -1,5 +1,5 @@
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { join } from 'node:path';
 import { startFutureOnlyServer } from '../fixtures/future-only-server';
 import {
@@ -206,6 +206,33 @@ describe('upstreams of both eras', () => {
     });
     expect(text(done)).toBe('Progress done');
     expect(progress).toEqual([0, 50, 100]);
+  });
+
+  it('serves 2025 sessions on 2025 sessions of a dual-era upstream: its elicitation passes through', async () => {
+    const upstream = await startModernEverythingServer({ legacy: 'serve' });
+    closers.push(() => upstream.close());
+    const created = (
+      await t.api().post('/api/v1/gateways').send({ name: 'Dual', url: upstream.url }).expect(201)
+    ).body as GatewayJson;
+    expect(await gatewayOf(created.id)).toMatchObject({
+      status: 'healthy',
+      protocol: { era: 'modern' },
+    });
+    const names = await toolsOf(created.id);
+    const client = await connect('/mcp', t.token, { elicitation: {} });
+    const asked: string[] = [];
+    client.setRequestHandler(ElicitRequestSchema, (request) => {
+      asked.push(String(request.params.message));
+      return { action: 'accept', content: { username: 'ada', email: 'ada@example.com' } };
+    });
+    const answered = await client.callTool({
+      name: names.get('test_elicitation')!,
+      arguments: { message: 'Who are you?' },
+    });
+    expect(asked).toEqual(['Who are you?']);
+    expect(text(answered)).toBe(
+      'User response: action=accept, content={"username":"ada","email":"ada@example.com"}',
+    );
   });
 
   it('keeps a 2025 upstream on its legacy verdict, serving as before', async () => {

@@ -151,6 +151,7 @@ export class SessionUpstreams implements UpstreamCalls {
       capabilities: mirroredCapabilities(this.capabilities()),
       listener: this.listener(gatewayId),
       actingFor: this.actingFor,
+      callerEra: 'legacy',
     });
     if (this.logLevel) await this.askLogLevel(connection, this.logLevel).catch(() => undefined);
     return { target, connection };
