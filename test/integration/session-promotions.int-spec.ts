@@ -104,4 +104,14 @@ describe('tool-search promotions in the session store', () => {
     expect(await store.promote('no-such-session', 'h1', ['a'])).toBeNull();
     expect(await store.promotions('no-such-session', true)).toBeNull();
   });
+
+  it('reads the state replicas keep in step, and nothing else, so applying it keeps the rest', async () => {
+    const id = await session();
+    const found = (await store.find(id))!;
+    const current = (await store.current([id])).get(id)!;
+    expect(Object.keys(current).sort()).toEqual(['initializeParams', 'logLevel', 'subscriptions']);
+    Object.assign(found, current);
+    expect(found.lastSeenAt).toBeInstanceOf(Date);
+    expect(found.subject).toBe('admin');
+  });
 });

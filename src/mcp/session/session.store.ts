@@ -141,7 +141,9 @@ export class SessionStore implements OnModuleInit, OnModuleDestroy {
         select: { id: true, logLevel: true, subscriptions: true, initializeParams: true },
         where: { id: In(ids.slice(start, start + 1000)) },
       });
-      for (const { id, ...state } of rows) states.set(id, state);
+      // Named one by one: an entity read in part still has every other column, as undefined.
+      for (const { id, logLevel, subscriptions, initializeParams } of rows)
+        states.set(id, { logLevel, subscriptions, initializeParams });
     }
     return states;
   }
