@@ -58,6 +58,14 @@ export class DatabaseTimeoutError extends Error {
   }
 }
 
+/** Portico refused the query itself: the database does not answer its health probe. */
+export class DatabaseUnreachableError extends Error {
+  constructor() {
+    super('The database does not answer (its health probe fails); the query was not sent');
+    this.name = 'DatabaseUnreachableError';
+  }
+}
+
 interface ErrorShape {
   code?: unknown;
   message?: unknown;
@@ -79,7 +87,8 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     const current = queue.shift();
     if (typeof current !== 'object' || current === null || seen.has(current)) continue;
     seen.add(current);
-    if (current instanceof DatabaseTimeoutError) return true;
+    if (current instanceof DatabaseTimeoutError || current instanceof DatabaseUnreachableError)
+      return true;
     tagged ||= FROM_DATABASE.has(current);
     const { code, message, driverError, cause, errors } = current as ErrorShape;
     if (typeof code === 'string') {

@@ -6,11 +6,14 @@ import {
   Module,
   type OnApplicationShutdown,
 } from '@nestjs/common';
+import { type Pool } from 'pg';
 import { DataSource } from 'typeorm';
+import { type PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { AppConfig } from '../config/app-config';
 import { Metrics } from '../health/metrics';
 import { ToolNameQuery } from '../tools/tool-name.query';
 import { createDataSource } from './data-source';
+import { DatabaseHealth } from './database-health';
 import { BackupController } from './backup.controller';
 import { EMBEDDED_POSTGRES, EmbeddedPostgres } from './embedded-postgres';
 import { migrate } from './migrate';
@@ -19,10 +22,12 @@ import { migrate } from './migrate';
 class DatabaseShutdown implements OnApplicationShutdown {
   constructor(
     private readonly dataSource: DataSource,
+    private readonly health: DatabaseHealth,
     @Inject(EMBEDDED_POSTGRES) private readonly embedded: EmbeddedPostgres | null,
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
+    this.health.stop();
     if (this.dataSource.isInitialized) await this.dataSource.destroy();
     await this.embedded?.stop();
   }
@@ -72,13 +77,24 @@ function connectionErrorReporter(metrics: Metrics): (error: Error) => void {
       },
     },
     {
+      // The embedded database runs in this process: it cannot be partitioned away, so it is not
+      // probed and its pool never refuses.
+      provide: DatabaseHealth,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) =>
+        config.database.mode === 'postgres'
+          ? DatabaseHealth.probing(config.database.url)
+          : new DatabaseHealth(() => Promise.resolve()),
+    },
+    {
       provide: DataSource,
-      inject: [AppConfig, EMBEDDED_POSTGRES, ToolNameQuery, Metrics],
+      inject: [AppConfig, EMBEDDED_POSTGRES, ToolNameQuery, Metrics, DatabaseHealth],
       useFactory: async (
         config: AppConfig,
         embedded: EmbeddedPostgres | null,
         names: ToolNameQuery,
         metrics: Metrics,
+        health: DatabaseHealth,
       ) => {
         const url = config.database.mode === 'postgres' ? config.database.url : embedded!.url;
         if (config.runMigrations) {
@@ -96,11 +112,15 @@ function connectionErrorReporter(metrics: Metrics): (error: Error) => void {
           onClientError: connectionErrorReporter(metrics),
         });
         await dataSource.initialize();
+        if (config.database.mode === 'postgres') {
+          health.guard((dataSource.driver as PostgresDriver).master as Pool);
+          health.start();
+        }
         return dataSource;
       },
     },
     DatabaseShutdown,
   ],
-  exports: [DataSource, ToolNameQuery, EMBEDDED_POSTGRES],
+  exports: [DataSource, DatabaseHealth, ToolNameQuery, EMBEDDED_POSTGRES],
 })
 export class DatabaseModule {}

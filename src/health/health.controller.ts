@@ -8,6 +8,7 @@ import {
 import { DataSource } from 'typeorm';
 import { Public } from '../auth/auth.decorators';
 import { DatabaseTimeoutError } from '../database/database-errors';
+import { DatabaseHealth } from '../database/database-health';
 import { Draining } from './draining';
 
 /**
@@ -25,6 +26,7 @@ export class HealthController {
   constructor(
     private readonly dataSource: DataSource,
     private readonly draining: Draining,
+    private readonly database: DatabaseHealth,
   ) {}
 
   @Public()
@@ -48,6 +50,8 @@ export class HealthController {
   })
   async ready(): Promise<{ status: 'ready' }> {
     if (this.draining.active) throw new ServiceUnavailableException('Shutting down.');
+    if (!this.database.available)
+      throw new ServiceUnavailableException('The database is unreachable.');
     let pending: boolean;
     let timer: NodeJS.Timeout | undefined;
     try {
