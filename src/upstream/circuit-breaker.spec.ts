@@ -131,4 +131,21 @@ describe('CircuitBreaker', () => {
     fail(breaker, 50);
     expect(breaker.state).toBe('closed');
   });
+
+  it('keeps the cool-down short while trials are refused at once, and lengthens it only for trials that hang', () => {
+    const breaker = make(1);
+    breaker.failed(breaker.admit()!, 'refused', false);
+    for (let trial = 0; trial < 4; trial++) {
+      expect(breaker.snapshot().retryAt).toEqual(new Date(clock + FIRST_COOLDOWN_MS));
+      clock += FIRST_COOLDOWN_MS;
+      breaker.failed(breaker.admit()!, 'refused again', false);
+    }
+    expect(breaker.snapshot().retryAt).toEqual(new Date(clock + FIRST_COOLDOWN_MS));
+    clock += FIRST_COOLDOWN_MS;
+    breaker.failed(breaker.admit()!, 'no answer', true);
+    expect(breaker.snapshot().retryAt).toEqual(new Date(clock + 2 * FIRST_COOLDOWN_MS));
+    clock += 2 * FIRST_COOLDOWN_MS;
+    breaker.failed(breaker.admit()!, 'no answer', true);
+    expect(breaker.snapshot().retryAt).toEqual(new Date(clock + 4 * FIRST_COOLDOWN_MS));
+  });
 });

@@ -6,9 +6,10 @@ export interface CircuitSettings {
   /** Failures in a row that open the circuit; 0 never opens it. */
   failureThreshold: number;
   /**
-   * The first cool-down before a trial call. Each failed trial doubles it, up to `cooldownMs`: an
-   * upstream back after a short outage (a restart) is used again within a second, while one that
-   * stays down costs a trial call only now and then.
+   * The first cool-down before a trial call. Each trial that fails slowly (no answer) doubles it,
+   * up to `cooldownMs`, so an upstream that hangs costs a held socket only now and then. A trial
+   * refused at once costs nothing, so the cool-down stays this short: an upstream back after a
+   * short outage (a restart) is used again within this.
    */
   firstCooldownMs: number;
   /** The longest cool-down. */
@@ -101,18 +102,21 @@ export class CircuitBreaker {
     }
   }
 
-  /** The upstream failed the call. A late failure of a call let through before opening adds nothing. */
-  failed(permit: CircuitPermit, reason: string): void {
+  /**
+   * The upstream failed the call; `slow` when it failed by not answering, which makes the next
+   * cool-down longer. A late failure of a call let through before opening adds nothing.
+   */
+  failed(permit: CircuitPermit, reason: string, slow = true): void {
     if (permit.trial) {
       this.trialInFlight = false;
       this.lastFailure = reason;
       this.failures++;
-      this.open();
+      this.open(slow);
     } else if (this.openUntil === null) {
       this.lastFailure = reason;
       this.failures++;
       if (this.settings.failureThreshold > 0 && this.failures >= this.settings.failureThreshold)
-        this.open();
+        this.open(slow);
     }
   }
 
@@ -125,14 +129,15 @@ export class CircuitBreaker {
    * A failure outside any permitted call (a connection that could not even be started): counted
    * while closed, and reopens a half-open circuit, whose trial it would otherwise never reach.
    */
-  observeFailure(reason: string): void {
+  observeFailure(reason: string, slow = true): void {
     const state = this.state;
-    if (state === 'closed') this.failed(ORDINARY, reason);
-    else if (state === 'half-open' && !this.trialInFlight) this.failed(TRIAL, reason);
+    if (state === 'closed') this.failed(ORDINARY, reason, slow);
+    else if (state === 'half-open' && !this.trialInFlight) this.failed(TRIAL, reason, slow);
   }
 
-  private open(): void {
+  private open(slow: boolean): void {
     const { firstCooldownMs, cooldownMs } = this.settings;
+    if (!slow) this.openings = 0;
     const cooldown = Math.min(cooldownMs, firstCooldownMs * 2 ** Math.min(this.openings, 30));
     this.openings++;
     this.openUntil = this.now() + cooldown;

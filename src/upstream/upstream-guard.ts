@@ -63,6 +63,11 @@ export function breakerOutcome(error: unknown): 'success' | 'failure' | 'neutral
   }
 }
 
+/** A failure that held a socket until a timeout, as a hanging upstream does; a refusal is quick. */
+function failedSlowly(failure: UpstreamFailure): boolean {
+  return failure.kind !== 'unreachable';
+}
+
 /**
  * One upstream's protection on this replica: its circuit breaker, and the cap on its concurrent
  * calls. Every request to the upstream passes through `enter`.
@@ -130,7 +135,8 @@ export class UpstreamGuard {
 
   /** A failure before any request could be made (the channel never opened). */
   observeFailure(failure: UpstreamFailure): void {
-    if (breakerOutcome(failure) === 'failure') this.breaker.observeFailure(failure.message);
+    if (breakerOutcome(failure) === 'failure')
+      this.breaker.observeFailure(failure.message, failedSlowly(failure));
   }
 
   private report(permit: CircuitPermit, error: unknown): void {
@@ -139,7 +145,11 @@ export class UpstreamGuard {
         this.breaker.succeeded(permit);
         return;
       case 'failure':
-        this.breaker.failed(permit, (error as UpstreamFailure).message);
+        this.breaker.failed(
+          permit,
+          (error as UpstreamFailure).message,
+          failedSlowly(error as UpstreamFailure),
+        );
         return;
       case 'neutral':
         this.breaker.released(permit);
