@@ -8,7 +8,7 @@ import { EmbeddingsClient } from '../src/embeddings/embeddings-client';
 import { LocalEmbeddings } from '../src/embeddings/local-embeddings.service';
 import { type ProviderEmbeddings } from '../src/embeddings/provider-embeddings.service';
 import { type DirectoryTool, ToolDirectory } from '../src/mcp/directory/tool-directory';
-import { mergePromotions, type Promotions } from '../src/mcp/session/promotions';
+import { mergePromotions, type Promotions } from '../src/mcp/search/promotions';
 import { TOOL_SEARCH_NAME } from '../src/mcp/search/tool-catalogue';
 import { ToolSearchService } from '../src/mcp/search/tool-search.service';
 import { type SessionStore } from '../src/mcp/session/session.store';

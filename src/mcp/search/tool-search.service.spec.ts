@@ -6,7 +6,7 @@ import { tempDataDir } from '../../../test/support/temp-dir';
 import { type DirectoryTool, ToolDirectory } from '../directory/tool-directory';
 import { RpcError } from '../mcp-errors';
 import { type SessionStore } from '../session/session.store';
-import { mergePromotions, type Promotions } from '../session/promotions';
+import { mergePromotions, type Promotions } from './promotions';
 import { type ToolCatalogue, TOOL_SEARCH_NAME } from './tool-catalogue';
 import { ToolSearchService } from './tool-search.service';
 

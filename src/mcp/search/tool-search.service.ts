@@ -13,7 +13,7 @@ import { answersToHashedName, parseHashedBackendName } from '../../tools/tool-ha
 import { type ToolDirectory } from '../directory/tool-directory';
 import { RpcError } from '../mcp-errors';
 import { SessionStore } from '../session/session.store';
-import { promotedNames } from '../session/promotions';
+import { promotedNames } from './promotions';
 import { ToolAnalysisCache } from './tool-analysis';
 import { parseToolQuery } from './tool-query';
 import {
