@@ -24,6 +24,7 @@ import {
   PORTICO_CLIENT,
   type RequestOptions,
   type RequestRoute,
+  relayedCapabilities,
   type UpstreamConnection,
 } from './upstream-connection';
 import { classifyUpstreamError, UpstreamFailure, UpstreamRpcError } from './upstream-error';
@@ -277,7 +278,7 @@ export class ModernConnection implements UpstreamConnection {
     return {
       ...passed,
       [PROTOCOL_VERSION_META_KEY]: this.options.version,
-      [CLIENT_CAPABILITIES_META_KEY]: narrowed(capabilities),
+      [CLIENT_CAPABILITIES_META_KEY]: relayedCapabilities(capabilities),
       [CLIENT_INFO_META_KEY]: PORTICO_CLIENT,
       ...(typeof level === 'string' ? { [LOG_LEVEL_META_KEY]: level } : {}),
     };
@@ -473,21 +474,4 @@ export class ModernConnection implements UpstreamConnection {
   private classify(error: unknown): UpstreamFailure | UpstreamRpcError {
     return classifyUpstreamError(error, this.options.timeoutMs, this.options.secrets);
   }
-}
-
-/** The capabilities of this era that an upstream may act on; anything else stays downstream. */
-function narrowed({
-  sampling,
-  elicitation,
-  roots,
-  experimental,
-  extensions,
-}: ClientCapabilities & { extensions?: unknown }): ClientCapabilities {
-  return {
-    ...(sampling ? { sampling } : {}),
-    ...(elicitation ? { elicitation } : {}),
-    ...(roots ? { roots } : {}),
-    ...(experimental ? { experimental } : {}),
-    ...(extensions ? { extensions } : {}),
-  };
 }

@@ -88,3 +88,24 @@ export interface UpstreamConnection {
   /** Ends the connection once the requests in flight have finished. */
   close(): Promise<void>;
 }
+
+/**
+ * What Portico declares upstream for a client: what an upstream may act on of the client's
+ * capabilities (sampling, elicitation, roots, experimental, extensions); anything else stays
+ * downstream.
+ */
+export function relayedCapabilities({
+  sampling,
+  elicitation,
+  roots,
+  experimental,
+  extensions,
+}: ClientCapabilities & { extensions?: unknown }): ClientCapabilities {
+  return {
+    ...(sampling ? { sampling } : {}),
+    ...(elicitation ? { elicitation } : {}),
+    ...(roots ? { roots } : {}),
+    ...(experimental ? { experimental } : {}),
+    ...(extensions ? { extensions } : {}),
+  };
+}

@@ -1,8 +1,4 @@
-import {
-  type ClientCapabilities,
-  CLIENT_CAPABILITIES_META_KEY,
-  LOG_LEVEL_META_KEY,
-} from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, LOG_LEVEL_META_KEY } from '@modelcontextprotocol/server';
 import { MODERN_PROTOCOL_VERSIONS } from '../../upstream/protocol-era';
 import { type UpstreamConnection } from '../../upstream/upstream-connection';
 import { type McpCall } from '../mcp-call';
@@ -34,21 +30,4 @@ export function upstreamParams(
   }
   const { _meta: _dropped, ...rest } = params;
   return Object.keys(meta).length === 0 ? rest : { ...rest, _meta: meta };
-}
-
-/** What the downstream client can do is what Portico declares upstream, extensions included. */
-export function mirroredCapabilities({
-  sampling,
-  elicitation,
-  roots,
-  experimental,
-  extensions,
-}: ClientCapabilities & { extensions?: unknown }): ClientCapabilities {
-  return {
-    ...(sampling ? { sampling } : {}),
-    ...(elicitation ? { elicitation } : {}),
-    ...(roots ? { roots } : {}),
-    ...(experimental ? { experimental } : {}),
-    ...(extensions ? { extensions } : {}),
-  };
 }

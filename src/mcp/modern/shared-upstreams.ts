@@ -10,7 +10,7 @@ import { sameTarget, type UpstreamTarget } from '../../upstream/upstream-target'
 import { UpstreamTargets } from '../../upstream/upstream-targets.service';
 import { type UpstreamCalls, type UpstreamRef } from '../mcp-call';
 import { fromUpstream } from '../mcp-errors';
-import { mirroredCapabilities } from '../calls/upstream-params';
+import { relayedCapabilities } from '../../upstream/upstream-connection';
 
 /** A pooled connection unused this long (and idle) is closed. */
 const IDLE_CLOSE_MS = 5 * 60_000;
@@ -35,7 +35,7 @@ export function capabilityFingerprint(capabilities: ClientCapabilities): string 
     );
   };
   return createHash('sha256')
-    .update(JSON.stringify(canonical(mirroredCapabilities(capabilities))))
+    .update(JSON.stringify(canonical(relayedCapabilities(capabilities))))
     .digest('hex')
     .slice(0, 16);
 }
@@ -164,7 +164,7 @@ export class SharedUpstreams implements OnModuleInit, OnModuleDestroy {
     const link: Link = {
       target,
       connection: this.connector.open(target, {
-        capabilities: mirroredCapabilities(capabilities),
+        capabilities: relayedCapabilities(capabilities),
         // Shared: nothing an upstream sends outside a call has one client to go to.
         listener: {},
         listen: false,

@@ -9,7 +9,7 @@ import { UpstreamFailure, UpstreamRpcError } from '../../upstream/upstream-error
 import { sameTarget, type UpstreamTarget } from '../../upstream/upstream-target';
 import { type UpstreamTargets } from '../../upstream/upstream-targets.service';
 import { type UpstreamCalls, type UpstreamRef } from '../mcp-call';
-import { mirroredCapabilities } from '../calls/upstream-params';
+import { relayedCapabilities } from '../../upstream/upstream-connection';
 import { fromUpstream } from '../mcp-errors';
 
 interface Link {
@@ -148,7 +148,7 @@ export class SessionUpstreams implements UpstreamCalls {
     if (!target)
       throw new UpstreamFailure('unreachable', 'the gateway of this tool is no longer active');
     const connection = await this.connector.open(target, {
-      capabilities: mirroredCapabilities(this.capabilities()),
+      capabilities: relayedCapabilities(this.capabilities()),
       listener: this.listener(gatewayId),
       actingFor: this.actingFor,
       callerEra: 'legacy',
