@@ -27,6 +27,8 @@ import { LegacySseController } from './transport/legacy-sse.controller';
 import { McpHttpHandler } from './transport/mcp-http.handler';
 import { StreamableHttpEndpoint } from './transport/streamable-http.endpoint';
 import { StreamQuota } from './transport/stream-quota';
+import { InputRounds } from './mrtr/input-rounds';
+import { REQUEST_STATE_SEALER } from './mrtr/request-state-sealer.provider';
 
 /**
  * The MCP endpoints, one way through: transport (receives and answers, both eras), then the 2025
@@ -65,6 +67,8 @@ import { StreamQuota } from './transport/stream-quota';
     McpApps,
     AppToolLookup,
     PrefabRenderer,
+    REQUEST_STATE_SEALER,
+    InputRounds,
   ],
   exports: [Directories, ToolSearchService, McpHttpHandler],
 })

@@ -1,18 +1,13 @@
 import { Logger, Module, type Provider } from '@nestjs/common';
-import { AppConfig } from '../config/app-config';
 import { EventBus } from '../events/event-bus';
 import { Directories } from './calls/directories.service';
 import { DEFAULT_LISTEN_LIMITS, ListenHub } from './listen/listen-hub';
 import { McpModule } from './mcp.module';
 import { RequestStateSealer } from './mrtr/request-state-seal';
+import { REQUEST_STATE_SEALER } from './mrtr/request-state-sealer.provider';
 import { ModernPromotions } from './search/modern-promotions';
 
-/** Portico's own requestState, keyed from JWT_SECRET: every replica seals and unseals alike. */
-export const REQUEST_STATE_SEALER: Provider = {
-  provide: RequestStateSealer,
-  useFactory: (config: AppConfig) => new RequestStateSealer(config.jwtSecret),
-  inject: [AppConfig],
-};
+export { REQUEST_STATE_SEALER };
 
 /** The listens of this replica, told of list changes once the directories have dropped theirs. */
 export const LISTEN_HUB: Provider = {

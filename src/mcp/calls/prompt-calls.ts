@@ -9,6 +9,7 @@ import { invalidParams } from '../mcp-errors';
 import { type McpCall, type UpstreamRef } from '../mcp-call';
 import { upstreamParams } from './upstream-params';
 import { paginate } from './paginate';
+import { InputRounds } from '../mrtr/input-rounds';
 import { type ScopeDirectory } from '../directory/scope-directory';
 
 /** What `completion/complete` completes, as the client names it. */
@@ -19,7 +20,10 @@ const NO_COMPLETION: CompleteResult = { completion: { values: [], total: 0, hasM
 /** prompts/list, prompts/get, and completion/complete of prompt and template arguments. */
 @Injectable()
 export class PromptCalls {
-  constructor(private readonly config: AppConfig) {}
+  constructor(
+    private readonly config: AppConfig,
+    private readonly rounds: InputRounds,
+  ) {}
 
   list(call: McpCall, directory: ScopeDirectory, cursor?: string): ListPromptsResult {
     const page = paginate(directory.prompts.definitions, cursor, this.config.mcpPageSize);
@@ -41,16 +45,24 @@ export class PromptCalls {
     const prompt = directory.prompts.byName.get(name);
     if (!prompt) throw invalidParams(`Unknown prompt: ${name}`);
     served.gateway = prompt.gatewaySlug;
-    return call.upstreams.call(prompt, (connection) =>
+    const relayed = this.rounds.relay(
+      call,
+      {
+        gatewayId: prompt.gatewayId,
+        method: 'prompts/get',
+        target: prompt.originalName,
+        arguments: args,
+      },
+      { ...(params as Record<string, unknown>), name: prompt.originalName },
+    );
+    const got = await call.upstreams.call(prompt, (connection) =>
       connection.request<GetPromptResult>(
         'prompts/get',
-        upstreamParams(call, connection, {
-          ...(params as Record<string, unknown>),
-          name: prompt.originalName,
-        }),
-        { signal: call.signal },
+        upstreamParams(call, connection, relayed.params),
+        { signal: call.signal, allowInputRequired: relayed.allowInputRequired },
       ),
     );
+    return relayed.answer(got);
   }
 
   /**

@@ -11,6 +11,7 @@ import { McpApps, resourceNotFound } from '../apps/mcp-apps.service';
 import { invalidParams } from '../mcp-errors';
 import { type McpCall } from '../mcp-call';
 import { upstreamParams } from './upstream-params';
+import { InputRounds, isInputRequired } from '../mrtr/input-rounds';
 import { paginate } from './paginate';
 import { type ResourceTarget } from '../directory/resource-directory';
 import { type ToolDirectory } from '../directory/tool-directory';
@@ -35,6 +36,7 @@ export class ResourceCalls {
   constructor(
     private readonly config: AppConfig,
     private readonly apps: McpApps,
+    private readonly rounds: InputRounds,
   ) {}
 
   /**
@@ -73,13 +75,27 @@ export class ResourceCalls {
     if (this.apps.owns(uri)) return this.readUi(call, directory, uri, served);
     const target = this.target(directory, uri);
     served.gateway = target.gatewaySlug;
-    const read = await call.upstreams.call(target, (connection) =>
-      connection.request<ReadResourceResult>(
-        'resources/read',
-        upstreamParams(call, connection, { uri: target.upstreamUri }),
-        { signal: call.signal },
+    const { inputResponses, requestState } = params as Record<string, unknown>;
+    const relayed = this.rounds.relay(
+      call,
+      { gatewayId: target.gatewayId, method: 'resources/read', target: target.upstreamUri },
+      {
+        uri: target.upstreamUri,
+        ...(inputResponses === undefined ? {} : { inputResponses }),
+        ...(requestState === undefined ? {} : { requestState }),
+      },
+    );
+    const read = relayed.answer(
+      await call.upstreams.call(target, (connection) =>
+        connection.request<ReadResourceResult>(
+          'resources/read',
+          upstreamParams(call, connection, relayed.params),
+          { signal: call.signal, allowInputRequired: relayed.allowInputRequired },
+        ),
       ),
     );
+    // A round asks for input; there are no contents yet to name.
+    if (isInputRequired(read)) return read;
     return {
       ...read,
       contents: (read.contents ?? []).map((content) => ({

@@ -15,6 +15,7 @@ import { paginate } from './paginate';
 import { type ToolDirectory } from '../directory/tool-directory';
 import { type ScopeGuard } from '../directory/scope-directory';
 import { CallGuard } from './call-guard';
+import { InputRounds } from '../mrtr/input-rounds';
 
 /** tools/call params, checked only as far as routing needs; the upstream validates arguments. */
 export function callParams(params: unknown): CallToolRequest['params'] {
@@ -46,6 +47,7 @@ export class ToolCalls {
     private readonly toolSearch: ToolSearchService,
     private readonly apps: McpApps,
     private readonly guard: CallGuard,
+    private readonly rounds: InputRounds,
   ) {}
 
   async list(call: McpCall, directory: ToolDirectory, cursor?: string): Promise<ListToolsResult> {
@@ -90,6 +92,17 @@ export class ToolCalls {
     served.gateway = tool.gatewaySlug;
     // Sent as the client sent them (absent stays absent) unless a hook replaced them.
     const given = call.arguments ?? {};
+    // A retry's state is checked before anything runs, against the client's own arguments.
+    const relayed = this.rounds.relay(
+      request,
+      {
+        gatewayId: tool.gatewayId,
+        method: 'tools/call',
+        target: tool.originalName,
+        arguments: call.arguments,
+      },
+      call,
+    );
     return this.guard.call(
       guard,
       {
@@ -102,17 +115,19 @@ export class ToolCalls {
       },
       tool,
       (args) =>
-        request.upstreams.call(tool, (connection) =>
-          connection.request(
-            'tools/call',
-            upstreamParams(request, connection, {
-              ...call,
-              ...(args === given ? {} : { arguments: args }),
-              name: tool.originalName,
-            }),
-            { signal, route },
-          ),
-        ),
+        request.upstreams
+          .call(tool, (connection) =>
+            connection.request(
+              'tools/call',
+              upstreamParams(request, connection, {
+                ...relayed.params,
+                ...(args === given ? {} : { arguments: args }),
+                name: tool.originalName,
+              }),
+              { signal, route, allowInputRequired: relayed.allowInputRequired },
+            ),
+          )
+          .then((result) => relayed.answer(result)),
     );
   }
 }

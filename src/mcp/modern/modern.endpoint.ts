@@ -18,6 +18,7 @@ import { cacheHint, isCacheable, readHint } from './cache-hints';
 import { ModernExchange } from './modern-exchange';
 import { checkModernRequest, checkParamHeaders, envelopeOf } from './modern-request';
 import { SharedUpstreams } from './shared-upstreams';
+import { isInputRequired } from '../mrtr/input-rounds';
 
 /** The one error a handler answers with an HTTP status of its own (2026-07-28). */
 const MISSING_CLIENT_CAPABILITY = -32021;
@@ -93,8 +94,8 @@ export class ModernEndpoint {
 }
 
 /**
- * The core's answer on this wire: every result says it is `complete` and cacheable ones carry
- * their hint; a resource not found is -32602 here, and only a missing client capability changes
+ * The core's answer on this wire: every result says it is `complete` (or `input_required`, an
+ * upstream's round relayed) and cacheable complete ones carry their hint; a resource not found is -32602 here, and only a missing client capability changes
  * the HTTP status (errors are in-band otherwise, as the SDK answers them).
  */
 function shaped(
@@ -110,7 +111,8 @@ function shaped(
     return { status: code === MISSING_CLIENT_CAPABILITY ? 400 : 200, body: { ...answer, error } };
   }
   const result: Result = { ...answer.result, resultType: answer.result.resultType ?? 'complete' };
-  if (isCacheable(method))
+  // A round that asks for input is no answer to keep.
+  if (isCacheable(method) && !isInputRequired(result))
     Object.assign(
       result,
       method === 'resources/read'

@@ -1,0 +1,314 @@
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { type CallToolResult } from '@modelcontextprotocol/client';
+import { RequestStateSealer } from '../../src/mcp/mrtr/request-state-seal';
+import {
+  type ModernEverythingServer,
+  startModernEverythingServer,
+} from '../fixtures/modern-everything-server';
+import { describeOnPostgres } from '../support/describe-on-postgres';
+import { connectClient } from '../support/mcp-client';
+import { startReplica, startTestApp, type TestApp } from '../support/test-app';
+
+const MODERN = '2026-07-28';
+const REFUSED = 'Invalid or expired requestState';
+
+const text = (result: unknown) =>
+  ((result as CallToolResult).content[0] as { type: 'text'; text: string }).text;
+
+type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+/** A 2026-07-28 client that answers every round itself: elicitation, sampling and roots. */
+async function modernClient(app: TestApp, token: string, fetchVia?: Fetch): Promise<Client> {
+  const client = new Client(
+    { name: 'mrtr-test', version: '1.0.0' },
+    {
+      capabilities: { elicitation: { form: {} }, sampling: {}, roots: {} },
+      versionNegotiation: { mode: { pin: MODERN } },
+    },
+  );
+  client.setRequestHandler('elicitation/create', (request) => {
+    const message = request.params.message;
+    const content: Record<string, string | boolean> = message.includes('color')
+      ? { color: 'blue' }
+      : message.includes('Confirm')
+        ? { ok: true }
+        : message.includes('context')
+          ? { context: 'testing' }
+          : { name: 'Alice' };
+    return Promise.resolve({ action: 'accept' as const, content });
+  });
+  client.setRequestHandler('sampling/createMessage', () =>
+    Promise.resolve({
+      role: 'assistant' as const,
+      content: { type: 'text' as const, text: 'Paris' },
+      model: 'test-model',
+    }),
+  );
+  client.setRequestHandler('roots/list', () =>
+    Promise.resolve({ roots: [{ uri: 'file:///work', name: 'work' }] }),
+  );
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL('/mcp', app.baseUrl), {
+      requestInit: { headers: { Authorization: `Bearer ${token}` } },
+      ...(fetchVia ? { fetch: fetchVia } : {}),
+    }),
+  );
+  return client;
+}
+
+interface RawAnswer {
+  status: number;
+  body: {
+    id: unknown;
+    result?: Record<string, unknown>;
+    error?: { code: number; message: string };
+  };
+}
+
+/** One 2026-07-28 tools/call on the wire, as a client that relays rounds by hand sends it. */
+async function rawCall(
+  app: TestApp,
+  token: string,
+  id: string,
+  params: { name: string; arguments?: Record<string, unknown> } & Record<string, unknown>,
+): Promise<RawAnswer> {
+  const response = await fetch(new URL('/mcp', app.baseUrl), {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': MODERN,
+      'mcp-method': 'tools/call',
+      'mcp-name': params.name,
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: {
+        ...params,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': MODERN,
+          'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+          'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1.0.0' },
+        },
+      },
+    }),
+  });
+  return { status: response.status, body: (await response.json()) as RawAnswer['body'] };
+}
+
+/** The readable payload of Portico's state (signed, not encrypted). */
+function payloadOf(state: string): Record<string, unknown> & { c: { requestState: string } } {
+  return JSON.parse(Buffer.from(state.split('.')[1]!, 'base64url').toString('utf8')) as never;
+}
+
+/** Registers the fixture as a gateway; original tool and prompt names to the names /mcp serves. */
+async function register(app: TestApp, url: string): Promise<Map<string, string>> {
+  const names = new Map<string, string>();
+  const gateway = await app
+    .api()
+    .post('/api/v1/gateways')
+    .send({ name: 'Rounds', url })
+    .expect(201);
+  expect(gateway.body.status).toBe('healthy');
+  const tools = await app
+    .api()
+    .get('/api/v1/tools')
+    .query({ gatewayId: gateway.body.id, limit: 500 });
+  for (const tool of tools.body.items as { name: string; originalName: string }[])
+    names.set(tool.originalName, tool.name);
+  return names;
+}
+
+describe('Multi Round-Trip Requests relayed between 2026-07-28 clients and upstreams', () => {
+  let t: TestApp;
+  let upstream: ModernEverythingServer;
+  let names: Map<string, string>;
+  const clients: Client[] = [];
+
+  const toolName = (original: string) => names.get(original)!;
+
+  /** A first round of the signed-state tool, by hand: Portico's state and the raw answer. */
+  const firstRound = async (token = t.token, args: Record<string, unknown> = {}) => {
+    const answer = await rawCall(t, token, 'first', {
+      name: toolName('test_input_required_result_request_state'),
+      arguments: args,
+    });
+    return { answer, state: answer.body.result?.requestState as string };
+  };
+  const retry = (state: string, token = t.token, args: Record<string, unknown> = {}) =>
+    rawCall(t, token, 'retry', {
+      name: toolName('test_input_required_result_request_state'),
+      arguments: args,
+      inputResponses: { confirm: { action: 'accept', content: { ok: true } } },
+      requestState: state,
+    });
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    upstream = await startModernEverythingServer({ legacy: 'reject' });
+    names = await register(t, upstream.url);
+  });
+
+  afterAll(async () => {
+    await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
+    await t.close();
+    await upstream.close();
+  });
+
+  it('lets a 2026-07-28 client answer every kind of round of a modern upstream', async () => {
+    const client = await modernClient(t, t.token);
+    clients.push(client);
+    const call = (original: string) => client.callTool({ name: toolName(original), arguments: {} });
+    expect(text(await call('test_input_required_result_elicitation'))).toBe('Hello, Alice!');
+    expect(text(await call('test_input_required_result_sampling'))).toContain('Paris');
+    expect(text(await call('test_input_required_result_list_roots'))).toBe('Roots: file:///work');
+    expect(text(await call('test_input_required_result_request_state'))).toBe(
+      'State verified; the round is complete',
+    );
+    expect(text(await call('test_input_required_result_multi_round'))).toBe('Alice likes blue');
+    expect(text(await call('test_input_required_result_multiple_inputs'))).toBe(
+      'All three inputs received',
+    );
+    const prompts = await client.listPrompts();
+    const prompt = prompts.prompts.find((p) =>
+      p.name.endsWith('test_input_required_result_prompt'),
+    );
+    const got = await client.getPrompt({ name: prompt!.name });
+    expect(got.messages[0]!.content).toMatchObject({ text: 'Use this context: testing' });
+  });
+
+  it("hands out the upstream's round with its state sealed inside Portico's, and takes it back", async () => {
+    const { answer, state } = await firstRound();
+    expect(answer.status).toBe(200);
+    expect(answer.body.id).toBe('first');
+    expect(answer.body.result).toMatchObject({
+      resultType: 'input_required',
+      inputRequests: { confirm: { method: 'elicitation/create' } },
+    });
+    expect(answer.body.result).not.toHaveProperty('ttlMs');
+    expect(answer.body.result).not.toHaveProperty('cacheScope');
+    expect(state).toMatch(/^ps1\./);
+    // The upstream's own state (its SDK's `v1.` format) rides inside, as the upstream minted it.
+    expect(payloadOf(state).c.requestState).toMatch(/^v1\./);
+
+    const done = await retry(state);
+    expect(done).toMatchObject({ status: 200, body: { id: 'retry' } });
+    expect(text(done.body.result)).toBe('State verified; the round is complete');
+  });
+
+  it('refuses a tampered state, an expired one, and one sent with other arguments', async () => {
+    const { state } = await firstRound();
+    const [format, body, signature] = state.split('.') as [string, string, string];
+    const flipped = `${format}.${body.slice(0, -2)}${body.endsWith('A') ? 'B' : 'A'}${body.slice(-1)}.${signature}`;
+    for (const bad of [flipped, `${state}x`, 'v1.not-ours.sig', payloadOf(state).c.requestState]) {
+      const refused = await retry(bad);
+      expect(refused).toMatchObject({
+        status: 200,
+        body: { id: 'retry', error: { code: -32602, message: REFUSED } },
+      });
+    }
+
+    // Issued 700 s ago with the replicas' own key, for this very request: past its 600 s.
+    const p = payloadOf(state);
+    const past = new RequestStateSealer(t.config.jwtSecret, { now: () => Date.now() - 700_000 });
+    const expired = past.seal(
+      {
+        subject: p.sub as string,
+        scope: p.sc as string,
+        gatewayId: p.gw as string,
+        method: 'tools/call',
+        target: p.t as string,
+        arguments: {},
+      },
+      p.c as { kind: 'upstream'; requestState: string },
+    );
+    expect((await retry(expired)).body.error).toMatchObject({ code: -32602, message: REFUSED });
+
+    const otherArgs = await retry(state, t.token, { note: 'changed' });
+    expect(otherArgs.body.error).toMatchObject({ code: -32602, message: REFUSED });
+    // The untouched state still works: refusals spend nothing.
+    expect(text((await retry(state)).body.result)).toBe('State verified; the round is complete');
+  });
+
+  it('refuses a state replayed by another principal', async () => {
+    const created = await t
+      .api()
+      .post('/api/v1/tokens')
+      .send({ name: 'Other', role: 'admin', expiresInDays: 1 })
+      .expect(201);
+    const other = created.body.token as string;
+    const { state } = await firstRound();
+    const replayed = await retry(state, other);
+    expect(replayed).toMatchObject({
+      status: 200,
+      body: { id: 'retry', error: { code: -32602, message: REFUSED } },
+    });
+    // Its own round works for it.
+    const own = await firstRound(other);
+    expect(text((await retry(own.state, other)).body.result)).toBe(
+      'State verified; the round is complete',
+    );
+  });
+
+  it("still tells a 2025 session that a modern upstream's round cannot be relayed", async () => {
+    const old = await connectClient(t.baseUrl, {
+      token: t.token,
+      capabilities: { elicitation: {} },
+    });
+    try {
+      await expect(
+        old.callTool({ name: toolName('test_input_required_result_elicitation'), arguments: {} }),
+      ).rejects.toThrow(/cannot relay yet/);
+    } finally {
+      await old.close();
+    }
+  });
+});
+
+describeOnPostgres('Multi Round-Trip Requests across two replicas', () => {
+  let a: TestApp;
+  let b: TestApp;
+  let upstream: ModernEverythingServer;
+  let names: Map<string, string>;
+
+  beforeAll(async () => {
+    a = await startTestApp();
+    b = await startReplica(a);
+    upstream = await startModernEverythingServer({ legacy: 'reject' });
+    names = await register(a, upstream.url);
+  });
+
+  afterAll(async () => {
+    await b.close();
+    await a.close();
+    await upstream.close();
+  });
+
+  it('takes the retry on the replica that did not issue the state', async () => {
+    // Every first request goes to A, every retry (it carries the client's answers) to B.
+    const hits: string[] = [];
+    const fetchVia: Fetch = (input, init) => {
+      const body = typeof init?.body === 'string' ? init.body : '';
+      const target = body.includes('"inputResponses"') ? b : a;
+      const method = body ? (JSON.parse(body) as { method?: string }).method : init?.method;
+      hits.push(`${method}:${target === a ? 'a' : 'b'}`);
+      const url = new URL(String(input instanceof Request ? input.url : input));
+      return fetch(new URL(url.pathname + url.search, target.baseUrl), init);
+    };
+    const client = await modernClient(a, a.token, fetchVia);
+    try {
+      const rounds = await client.callTool({
+        name: names.get('test_input_required_result_multi_round')!,
+        arguments: {},
+      });
+      expect(text(rounds)).toBe('Alice likes blue');
+      expect(hits.filter((hit) => hit === 'tools/call:a')).toHaveLength(1);
+      expect(hits.filter((hit) => hit === 'tools/call:b')).toHaveLength(2);
+    } finally {
+      await client.close();
+    }
+  });
+});
