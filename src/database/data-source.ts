@@ -1,3 +1,4 @@
+import { type Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
 import { ENTITIES } from './entities';
@@ -18,6 +19,8 @@ export interface DataSourceOptions {
   timeouts?: DatabaseTimeouts;
   /** Told of every error a pooled connection raises (a terminated backend, a reset). */
   onClientError?: (error: Error) => void;
+  /** Told of every pooled connection as it is made. */
+  onClientCreate?: (client: Client) => void;
 }
 
 /** How much later than the server's `statement_timeout` the client gives up on its own. */
@@ -48,7 +51,7 @@ export function createDataSource(
     // The pool re-emits what an idle client raised; each client reports its own (guardedClient).
     poolErrorHandler: () => undefined,
     extra: {
-      Client: guardedClient(options.onClientError ?? (() => undefined)),
+      Client: guardedClient(options.onClientError ?? (() => undefined), options.onClientCreate),
       connectionTimeoutMillis: timeouts?.connectMs ?? UNBOUNDED_CONNECT_MS,
       // A partitioned server is noticed on idle connections too, not only when a query waits.
       keepAlive: true,

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
-import { type Pool } from 'pg';
+import { EventEmitter } from 'node:events';
+import { type Client, type Pool } from 'pg';
 import { isDatabaseUnavailable } from './database-errors';
 import { DatabaseHealth } from './database-health';
 
@@ -70,5 +71,23 @@ describe('DatabaseHealth', () => {
     await health.check();
     expect(health.available).toBe(true);
     await expect(pool.connect()).resolves.toBe('a client');
+  });
+
+  it('ends every pooled connection once it finds the database gone, so no query waits on one', async () => {
+    const { down, health } = setUp();
+    const destroyed: string[] = [];
+    const connection = (name: string) =>
+      Object.assign(new EventEmitter(), {
+        connection: { stream: { destroy: () => destroyed.push(name) } },
+      }) as unknown as Client;
+    const [live, ended] = [connection('live'), connection('ended')];
+    health.adopt(live);
+    health.adopt(ended);
+    ended.emit('end');
+    down.now = true;
+    await health.check();
+    expect(destroyed).toEqual([]);
+    await health.check();
+    expect(destroyed).toEqual(['live']);
   });
 });

@@ -13,7 +13,7 @@ const FAILURES_TO_OPEN = 2;
 /**
  * Whether PostgreSQL answers, as a probe of its own finds it. A partitioned database answers no
  * query, and every request that needs one would wait out the connect or query timeout; while the
- * probe fails, the pool refuses at once instead, so that what needs the database gets 503 in
+ * probe fails, the pool refuses at once instead and its connections are ended, so that what needs the database gets 503 in
  * milliseconds and what caches hold keeps serving. The probe uses its own short-lived connection,
  * never one of the pool's, and runs `SELECT 1` on it.
  */
@@ -23,6 +23,8 @@ export class DatabaseHealth {
   private downSince: number | null = null;
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
+  /** The pool's connections: ended when the database is found gone, so nothing waits on them. */
+  private readonly clients = new Set<Client>();
 
   constructor(private readonly probe: () => Promise<void>) {}
 
@@ -71,10 +73,18 @@ export class DatabaseHealth {
       this.failures += 1;
       if (this.failures < FAILURES_TO_OPEN || this.downSince !== null) return;
       this.downSince = Date.now();
+      // A query on a partitioned connection would wait out the query timeout: end them all now.
+      for (const client of this.clients) client.connection.stream.destroy();
       this.logger.warn(
         `The database does not answer (${error instanceof Error ? error.message : String(error)}); requests that need it fail at once until it does`,
       );
     }
+  }
+
+  /** A connection of the pool, ended with the others when the database is found gone. */
+  adopt(client: Client): void {
+    this.clients.add(client);
+    client.once('end', () => this.clients.delete(client));
   }
 
   /**

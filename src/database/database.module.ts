@@ -110,6 +110,7 @@ function connectionErrorReporter(metrics: Metrics): (error: Error) => void {
         const dataSource = createDataSource(url, {
           timeouts: config.databaseTimeouts,
           onClientError: connectionErrorReporter(metrics),
+          onClientCreate: (client) => health.adopt(client),
         });
         await dataSource.initialize();
         if (config.database.mode === 'postgres') {

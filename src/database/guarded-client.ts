@@ -14,11 +14,15 @@ const READ_TIMEOUT = 'Query read timeout';
  *   every later query on it until TCP gave up, minutes later; ended, the pool drops it;
  * - what it raises is marked as the database's (see isDatabaseUnavailable).
  */
-export function guardedClient(onError: (error: Error) => void): typeof Client {
+export function guardedClient(
+  onError: (error: Error) => void,
+  onCreate: (client: Client) => void = () => undefined,
+): typeof Client {
   return class GuardedClient extends Client {
     constructor(config?: string | ClientConfig) {
       super(config);
       this.on('error', onError);
+      onCreate(this);
       const query = this.query.bind(this) as (...args: unknown[]) => unknown;
       // pg's query has a dozen overloads; every one is passed through as it came.
       (this as unknown as { query: (...args: unknown[]) => unknown }).query = (...args) => {
