@@ -64,6 +64,16 @@ describe('LastKnownCache', () => {
     expect(stale.count).toBe(3);
   });
 
+  it('bridges every request that shared the failed read, not only the first', async () => {
+    const { lastKnown } = cache();
+    const { read, calls } = reader(['a', refused()]);
+    await lastKnown.get('k', read, 0);
+    lastKnown.invalidateAll();
+    const answers = await Promise.all([1, 2, 3].map(() => lastKnown.get('k', read, 10)));
+    expect(answers).toEqual(['a', 'a', 'a']);
+    expect(calls.count).toBe(2);
+  });
+
   it('never serves an entry an announced change dropped, nor bridges with it', async () => {
     const { lastKnown } = cache();
     const { read } = reader(['a', refused()]);

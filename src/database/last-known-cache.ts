@@ -56,9 +56,10 @@ export class LastKnownCache<V> {
     try {
       return await this.read(key, read, now);
     } catch (error) {
-      if (!entry || !isDatabaseUnavailable(error) || !this.bridge(key, entry)) throw error;
+      const bridged = entry && isDatabaseUnavailable(error) ? this.bridge(key, entry) : null;
+      if (!bridged) throw error;
       this.options.onStale();
-      return entry.value;
+      return bridged.value;
     }
   }
 
@@ -115,10 +116,19 @@ export class LastKnownCache<V> {
     });
   }
 
-  /** Keeps the entry serving through the outage, unless it was dropped meanwhile. */
-  private bridge(key: string, entry: Entry<V>): boolean {
-    if (this.entries.get(key) !== entry) return false;
-    if (!entry.bridging) this.entries.set(key, { ...entry, bridging: true });
-    return true;
+  /**
+   * Keeps the entry serving through the outage; what serves now, or null when the entry was
+   * dropped meanwhile (an announced change). Readers that shared the failed read all get the
+   * entry: the first marks it, the others find it marked (or read afresh by then).
+   */
+  private bridge(key: string, entry: Entry<V>): Entry<V> | null {
+    const current = this.entries.get(key);
+    if (!current) return null;
+    if (current === entry && !entry.bridging) {
+      const bridging = { ...entry, bridging: true };
+      this.entries.set(key, bridging);
+      return bridging;
+    }
+    return current;
   }
 }
