@@ -2,11 +2,10 @@ import { Logger } from '@nestjs/common';
 import { Client, type Pool } from 'pg';
 import { DatabaseUnreachableError } from './database-errors';
 
-/** How often the database is probed while it answers, and while it does not. */
-const PROBE_EVERY_MS = 2000;
-const PROBE_DOWN_EVERY_MS = 1000;
-/** A probe (connect and `SELECT 1` on a connection of its own) that takes longer has failed. */
-const PROBE_TIMEOUT_MS = 2000;
+/** How often the database is probed; a failed probe is tried again at once. */
+const PROBE_EVERY_MS = 1000;
+/** A probe (`SELECT 1`, and connecting when it must) that takes longer has failed. */
+const PROBE_TIMEOUT_MS = 1500;
 /** Failed probes in a row that make the database unavailable: one slow probe on a busy host is not. */
 const FAILURES_TO_OPEN = 2;
 
@@ -14,8 +13,8 @@ const FAILURES_TO_OPEN = 2;
  * Whether PostgreSQL answers, as a probe of its own finds it. A partitioned database answers no
  * query, and every request that needs one would wait out the connect or query timeout; while the
  * probe fails, the pool refuses at once instead and its connections are ended, so that what needs the database gets 503 in
- * milliseconds and what caches hold keeps serving. The probe uses its own short-lived connection,
- * never one of the pool's, and runs `SELECT 1` on it.
+ * milliseconds and what caches hold keeps serving. The probe uses a connection of its own, never
+ * one of the pool's, and runs `SELECT 1` on it every second.
  */
 export class DatabaseHealth {
   private readonly logger = new Logger('Database');
@@ -26,24 +25,41 @@ export class DatabaseHealth {
   /** The pool's connections: ended when the database is found gone, so nothing waits on them. */
   private readonly clients = new Set<Client>();
 
-  constructor(private readonly probe: () => Promise<void>) {}
+  constructor(
+    private readonly probe: () => Promise<void>,
+    /** Ends what the probe holds open, when the replica stops. */
+    private readonly release: () => void = () => undefined,
+  ) {}
 
-  /** A probe of `url`: connect and `SELECT 1` within PROBE_TIMEOUT_MS, on a connection of its own. */
+  /**
+   * A probe of `url`: `SELECT 1` within PROBE_TIMEOUT_MS on a connection of its own, kept between
+   * probes (a query a second costs nothing) and opened again after any failure.
+   */
   static probing(url: string): DatabaseHealth {
-    return new DatabaseHealth(async () => {
-      const client = new Client({
-        connectionString: url,
-        connectionTimeoutMillis: PROBE_TIMEOUT_MS,
-        query_timeout: PROBE_TIMEOUT_MS,
-      });
-      client.on('error', () => undefined);
-      try {
-        await client.connect();
-        await client.query('SELECT 1');
-      } finally {
-        void client.end().catch(() => undefined);
-      }
-    });
+    let client: Client | null = null;
+    return new DatabaseHealth(
+      async () => {
+        try {
+          if (!client) {
+            client = new Client({
+              connectionString: url,
+              connectionTimeoutMillis: PROBE_TIMEOUT_MS,
+              query_timeout: PROBE_TIMEOUT_MS,
+              keepAlive: true,
+            });
+            client.on('error', () => undefined);
+            await client.connect();
+          }
+          await client.query('SELECT 1');
+        } catch (error) {
+          const broken = client;
+          client = null;
+          broken?.connection.stream.destroy();
+          throw error;
+        }
+      },
+      () => void client?.end().catch(() => undefined),
+    );
   }
 
   get available(): boolean {
@@ -57,6 +73,7 @@ export class DatabaseHealth {
   stop(): void {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    this.release();
   }
 
   /** Runs one probe now and records what it found. */
@@ -108,8 +125,9 @@ export class DatabaseHealth {
   private schedule(ms: number): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
+      // A failure is checked again at once, so that a partition is known within two timeouts.
       void this.check().then(() =>
-        this.schedule(this.available ? PROBE_EVERY_MS : PROBE_DOWN_EVERY_MS),
+        this.schedule(this.failures > 0 && this.available ? 0 : PROBE_EVERY_MS),
       );
     }, ms);
     this.timer.unref();
