@@ -96,13 +96,7 @@ export function headerParamValues(
 ): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const { path, header } of params) {
-    let value: unknown = args;
-    for (const key of path)
-      value =
-        value !== null && typeof value === 'object'
-          ? (value as Record<string, unknown>)[key]
-          : undefined;
-    const text = primitiveText(value);
+    const text = primitiveText(valueAt(args, path));
     if (text !== undefined) headers[`mcp-param-${header.toLowerCase()}`] = encodeHeaderValue(text);
   }
   return headers;
@@ -154,4 +148,15 @@ export class ToolHeaderParams {
   of(tool: string): readonly HeaderParam[] {
     return this.tools.get(tool) ?? [];
   }
+}
+
+/** The value at `path` inside `args` (a header parameter's argument), or undefined. */
+export function valueAt(args: unknown, path: readonly string[]): unknown {
+  let value = args;
+  for (const key of path)
+    value =
+      value !== null && typeof value === 'object'
+        ? (value as Record<string, unknown>)[key]
+        : undefined;
+  return value;
 }

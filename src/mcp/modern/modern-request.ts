@@ -11,7 +11,7 @@ import {
   TRACEPARENT_META_KEY,
 } from '@modelcontextprotocol/server';
 import { type IncomingHttpHeaders } from 'node:http';
-import { type HeaderParam } from '../../upstream/mcp-param-headers';
+import { type HeaderParam, valueAt } from '../../upstream/mcp-param-headers';
 import { HEADER_MISMATCH, UNSUPPORTED_PROTOCOL_VERSION } from '../../upstream/protocol-era';
 import { isLoggingLevel } from '../logging-level';
 import { McpRefusal } from '../mcp-errors';
@@ -152,12 +152,7 @@ export function checkParamHeaders(
 ): void {
   const args = (request.params as { arguments?: unknown } | undefined)?.arguments;
   for (const { path, header } of declared) {
-    let value: unknown = args;
-    for (const key of path)
-      value =
-        value !== null && typeof value === 'object'
-          ? (value as Record<string, unknown>)[key]
-          : undefined;
+    const value = valueAt(args, path);
     if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean')
       continue;
     const name = `Mcp-Param-${header}`;
