@@ -51,7 +51,9 @@ export class AdminDashboardController {
         tools: tools.total,
         servers: servers.length,
       },
-      unhealthy: gateways.filter((gateway) => gateway.status === 'unreachable'),
+      unhealthy: gateways.filter(
+        (gateway) => gateway.status === 'unreachable' || gateway.status === 'incompatible',
+      ),
       recentSyncs,
       mcpUrl: `${this.config.publicUrl}/mcp`,
       tokenUrl: `${this.config.publicUrl}/api/v1/auth/token`,

@@ -29,6 +29,7 @@ import { StreamableHttpEndpoint } from './transport/streamable-http.endpoint';
 import { StreamQuota } from './transport/stream-quota';
 import { InputRounds } from './mrtr/input-rounds';
 import { REQUEST_STATE_SEALER } from './mrtr/request-state-sealer.provider';
+import { LISTEN_HUB } from './listen/listen-hub.provider';
 
 /**
  * The MCP endpoints, one way through: transport (receives and answers, both eras), then the 2025
@@ -69,6 +70,7 @@ import { REQUEST_STATE_SEALER } from './mrtr/request-state-sealer.provider';
     PrefabRenderer,
     REQUEST_STATE_SEALER,
     InputRounds,
+    LISTEN_HUB,
   ],
   exports: [Directories, ToolSearchService, McpHttpHandler],
 })

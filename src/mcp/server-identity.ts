@@ -25,13 +25,13 @@ export const SESSION_CAPABILITIES: ServerCapabilities = {
 };
 
 /**
- * What a 2026-07-28 client is offered. No `listChanged` and no resource `subscribe`: on this wire
- * both ride `subscriptions/listen`, which Portico does not serve yet.
+ * What a 2026-07-28 client is offered. List changes ride `subscriptions/listen`; resource
+ * subscriptions (`resources/updated` of upstreams) are not relayed to listens yet.
  */
 const MODERN_CAPABILITIES: ServerCapabilities = {
-  tools: {},
-  resources: {},
-  prompts: {},
+  tools: { listChanged: true },
+  resources: { listChanged: true },
+  prompts: { listChanged: true },
   completions: {},
   logging: {},
 };

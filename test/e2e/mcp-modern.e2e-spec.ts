@@ -300,6 +300,39 @@ describe('2026-07-28 clients (stateless wire, downstream)', () => {
     expect(loud.match(/notifications\/message/g)?.length).toBe(3);
   });
 
+  it('tells a listen of a tool disabled through the API, and only the lists it asked for', async () => {
+    const client = await connect();
+    expect(client.getDiscoverResult()!.capabilities.tools).toEqual({ listChanged: true });
+    const heard: string[] = [];
+    const toolsChanged = new Promise<void>((resolve) =>
+      client.setNotificationHandler('notifications/tools/list_changed', () => {
+        heard.push('tools');
+        resolve();
+      }),
+    );
+    client.setNotificationHandler('notifications/prompts/list_changed', () => {
+      heard.push('prompts');
+    });
+    const listen = await client.listen({ toolsListChanged: true });
+    expect(listen.honoredFilter).toMatchObject({ toolsListChanged: true });
+    const tool = (
+      await t
+        .api()
+        .get(`/api/v1/tools/by-name/${names.get('test_simple_text')!}`)
+        .expect(200)
+    ).body as { id: string };
+    await t.api().patch(`/api/v1/tools/${tool.id}`).send({ enabled: false }).expect(200);
+    try {
+      await toolsChanged;
+      const listed = await client.listTools();
+      expect(listed.tools.map((each) => each.name)).not.toContain(names.get('test_simple_text'));
+      expect(heard).toEqual(['tools']);
+    } finally {
+      await t.api().patch(`/api/v1/tools/${tool.id}`).send({ enabled: true }).expect(200);
+      await listen.close();
+    }
+  });
+
   it('serves a virtual server the same way', async () => {
     const tools = await t.api().get('/api/v1/tools').query({ limit: 500 }).expect(200);
     const server = await t

@@ -10,6 +10,8 @@ import { echoTool, startUpstream } from '../fixtures/upstream-server';
 import { connectClient } from '../support/mcp-client';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
+import { loginAgent } from '../support/admin-browser-session';
+import { textOf } from '../support/html-text';
 
 const MODERN_STDIO = join(__dirname, '..', 'fixtures', 'modern-stdio-server.mjs');
 
@@ -269,6 +271,10 @@ describe('upstreams of both eras', () => {
     // The verdict holds: no second probe, and never an initialize it would refuse anyway.
     expect(upstream.methods.filter((method) => method === 'server/discover')).toHaveLength(1);
     expect(upstream.methods).not.toContain('initialize');
+    // The dashboard lists it among the gateways that need an operator's look.
+    const { agent } = await loginAgent(t.baseUrl);
+    const dashboard = textOf((await agent.get('/admin').expect(200)).text);
+    expect(dashboard).toMatch(/Unhealthy gateways[\s\S]*Future[\s\S]*incompatible/i);
   });
 
   describe('with a verdict that expires within a second', () => {

@@ -20,7 +20,7 @@ import { MODERN_VERSIONS } from '../server-identity';
 /**
  * The methods of the stateless revision Portico serves. Anything else with the modern envelope,
  * the 2025-only methods (initialize, ping, logging/setLevel, resources/subscribe) included, is
- * unknown on this wire: 404 and -32601. (`subscriptions/listen` joins once listens are relayed.)
+ * unknown on this wire: 404 and -32601.
  */
 export const MODERN_METHODS: ReadonlySet<string> = new Set([
   'server/discover',
@@ -32,6 +32,7 @@ export const MODERN_METHODS: ReadonlySet<string> = new Set([
   'prompts/list',
   'prompts/get',
   'completion/complete',
+  'subscriptions/listen',
 ]);
 
 /** The request field that `Mcp-Name` mirrors, per method (SEP-2243). */

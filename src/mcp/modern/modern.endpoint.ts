@@ -19,6 +19,17 @@ import { ModernExchange } from './modern-exchange';
 import { checkModernRequest, checkParamHeaders, envelopeOf } from './modern-request';
 import { SharedUpstreams } from './shared-upstreams';
 import { isInputRequired } from '../mrtr/input-rounds';
+import { ListenHub, SUBSCRIPTION_ID } from '../listen/listen-hub';
+import { SseResponse } from '../transport/sse-response';
+
+/** What a listen's stream may hold unread before the client counts as not reading it. */
+const LISTEN_BUFFER_BYTES = 64 * 1024;
+
+const LISTEN_REFUSALS = {
+  'principal-limit': 'Too many listens open for this principal on this replica; close one first',
+  'replica-limit': 'This replica holds as many listens as it may; try again later',
+  'scope-gone': 'This virtual server no longer exists or is disabled',
+} as const;
 
 /** The one error a handler answers with an HTTP status of its own (2026-07-28). */
 const MISSING_CLIENT_CAPABILITY = -32021;
@@ -37,6 +48,7 @@ export class ModernEndpoint {
     private readonly directories: Directories,
     private readonly upstreams: SharedUpstreams,
     private readonly quota: StreamQuota,
+    private readonly hub: ListenHub,
   ) {}
 
   async serve(
@@ -47,6 +59,8 @@ export class ModernEndpoint {
     message: JSONRPCRequest,
   ): Promise<void> {
     checkModernRequest(message, request.headers);
+    if (message.method === 'subscriptions/listen')
+      return this.listen(response, scope, principal, message);
     if (message.method === 'tools/call') await this.checkParamHeaders(scope, message, request);
     const envelope = envelopeOf(message);
     const exchange = new ModernExchange(response, () => this.quota.count(principal, response));
@@ -77,6 +91,57 @@ export class ModernEndpoint {
     const answer = await this.router.answer(call, message);
     const { status, body } = shaped(message.method, answer);
     exchange.finish(body, status);
+  }
+
+  /**
+   * `subscriptions/listen`: the response becomes the listen's stream, counted among the
+   * principal's streams; the hub writes the acknowledgement, then the list changes it asked for.
+   * A graceful end (the scope gone, the replica stopping) answers the listen with its result; a
+   * credential changed or a client that stopped reading just drops the stream, so a client still
+   * entitled listens again.
+   */
+  private async listen(
+    response: ServerResponse,
+    scope: McpScope,
+    principal: Principal,
+    message: JSONRPCRequest,
+  ): Promise<void> {
+    this.quota.admit(principal, response);
+    const sse = new SseResponse(response, { keepalive: true });
+    const opened = await this.hub.open({
+      requestId: message.id,
+      scope,
+      owner: { subject: principal.subject, tokenId: principal.tokenId },
+      filter: (message.params as { notifications?: unknown } | undefined)?.notifications,
+      sink: {
+        write: (notification) => {
+          sse.message(notification);
+          return response.writableLength <= LISTEN_BUFFER_BYTES;
+        },
+        end: (reason) => {
+          if (reason !== 'scope-gone' && reason !== 'shutdown') {
+            response.destroy();
+            return;
+          }
+          sse.message({
+            jsonrpc: '2.0',
+            id: message.id,
+            result: { resultType: 'complete', _meta: { [SUBSCRIPTION_ID]: message.id } },
+          });
+          sse.end();
+        },
+      },
+    });
+    if (!opened.ok) {
+      sse.message({
+        jsonrpc: '2.0',
+        id: message.id,
+        error: { code: ProtocolErrorCode.InvalidRequest, message: LISTEN_REFUSALS[opened.refusal] },
+      });
+      sse.end();
+      return;
+    }
+    sse.onClose(() => opened.listen.close());
   }
 
   /** A call's `Mcp-Param-*` headers against its tool's declarations, before anything runs. */
