@@ -268,7 +268,7 @@ describe('Multi Round-Trip Requests relayed between 2026-07-28 clients and upstr
   });
 });
 
-describeOnPostgres('Multi Round-Trip Requests across two replicas', () => {
+describeOnPostgres('Multi Round-Trip Requests and listens across two replicas', () => {
   let a: TestApp;
   let b: TestApp;
   let upstream: ModernEverythingServer;
@@ -307,6 +307,26 @@ describeOnPostgres('Multi Round-Trip Requests across two replicas', () => {
       expect(text(rounds)).toBe('Alice likes blue');
       expect(hits.filter((hit) => hit === 'tools/call:a')).toHaveLength(1);
       expect(hits.filter((hit) => hit === 'tools/call:b')).toHaveLength(2);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('tells a listen on one replica of a tool disabled through the other', async () => {
+    const client = await modernClient(b, b.token);
+    try {
+      const changed = new Promise<void>((resolve) =>
+        client.setNotificationHandler('notifications/tools/list_changed', () => resolve()),
+      );
+      const listen = await client.listen({ toolsListChanged: true });
+      const name = names.get('test_simple_text')!;
+      const tool = (await a.api().get(`/api/v1/tools/by-name/${name}`).expect(200)).body as {
+        id: string;
+      };
+      await a.api().patch(`/api/v1/tools/${tool.id}`).send({ enabled: false }).expect(200);
+      await changed;
+      expect((await client.listTools()).tools.map((each) => each.name)).not.toContain(name);
+      await listen.close();
     } finally {
       await client.close();
     }
