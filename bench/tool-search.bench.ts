@@ -24,6 +24,10 @@ import {
 import { startSentenceEncoder } from './catalogues/sentence-encoder-server';
 import { type SemanticMemory } from './tool-search-memory';
 import { asJson, runAlone } from './support';
+import { type ModernPromotions } from '../src/mcp/search/modern-promotions';
+
+/** The bench's promotions are kept as a 2025 session's. */
+const BENCH_SESSION = { kind: 'session', sessionId: 'bench' } as const;
 
 // Deferred tool search, measured on the code the MCP endpoint runs: tools/list bytes with search
 // off and on, catalogue builds and tool_search latency at 10,000 tools, retrieval quality on the
@@ -97,9 +101,15 @@ const local = new LocalEmbeddings();
 
 function service(store: MemoryStore): ToolSearchService {
   const config = { mcpToolSearch: { enabled: false, alwaysLoaded: [] } } as unknown as AppConfig;
-  return new ToolSearchService(config, store as unknown as SessionStore, local, {
-    enabled: false,
-  } as ProviderEmbeddings);
+  return new ToolSearchService(
+    config,
+    store as unknown as SessionStore,
+    null as unknown as ModernPromotions,
+    local,
+    {
+      enabled: false,
+    } as ProviderEmbeddings,
+  );
 }
 
 function directory(tools: DirectoryTool[], alwaysLoaded: string[]): ToolDirectory {
@@ -122,14 +132,14 @@ async function listBytes(): Promise<ToolSearchBenchReport['listBytes']> {
   const store = new MemoryStore();
   const search = service(store);
   const searchOff = listResponseBytes(scope.definitions);
-  const searchOn = listResponseBytes((await search.listed(scope, 'bench'))!);
+  const searchOn = listResponseBytes((await search.listed(scope, BENCH_SESSION))!);
   await search.intercept(
     scope,
-    'bench',
+    BENCH_SESSION,
     { name: TOOL_SEARCH_NAME, arguments: { query: 'review and merge the open pull request' } },
     () => undefined,
   );
-  const promoted = (await search.listed(scope, 'bench'))!;
+  const promoted = (await search.listed(scope, BENCH_SESSION))!;
   return {
     tools: tools.length,
     alwaysLoaded: alwaysLoaded.length,
@@ -209,7 +219,7 @@ async function latency(): Promise<ToolSearchBenchReport['latency']> {
       start = process.hrtime.bigint();
       await search.intercept(
         scope,
-        'bench',
+        BENCH_SESSION,
         { name: TOOL_SEARCH_NAME, arguments: { query } },
         () => undefined,
       );

@@ -10,6 +10,7 @@ import { type Principal } from '../auth/principal';
 import { type UpstreamAsk, type UpstreamConnection } from '../upstream/upstream-connection';
 import { type ListKind } from './directory/scope-directory';
 import { type McpScope } from './mcp-scope';
+import { type PromotionOwner } from './search/promotion-owner';
 
 /** Which wire a request came on: a 2025 session, or the stateless 2026-07-28 revision. */
 export type McpEra = 'legacy' | 'modern';
@@ -50,10 +51,10 @@ export interface McpCall {
   /** W3C trace context the client sent (`_meta.traceparent`), passed on upstream as it came. */
   readonly traceparent: string | null;
   /**
-   * Whose tool-search promotions apply: the session id on the 2025 wire. Null where none are kept
-   * (the modern wire, until the promotions store lands): searches promote nothing.
+   * Whose tool-search promotions apply: the 2025 session, or on the modern wire (no session) the
+   * principal in its scope. Null where none are kept (REST): a search promotes nothing.
    */
-  readonly owner: string | null;
+  readonly owner: PromotionOwner | null;
   /** The 2025 session that sent it, for logs and spans; null on the modern wire. */
   readonly sessionId: string | null;
   /** Aborted when the client cancels or goes away. */

@@ -30,6 +30,7 @@ import { StreamQuota } from './transport/stream-quota';
 import { InputRounds } from './mrtr/input-rounds';
 import { REQUEST_STATE_SEALER } from './mrtr/request-state-sealer.provider';
 import { LISTEN_HUB } from './listen/listen-hub.provider';
+import { ModernPromotions } from './search/modern-promotions';
 
 /**
  * The MCP endpoints, one way through: transport (receives and answers, both eras), then the 2025
@@ -71,6 +72,7 @@ import { LISTEN_HUB } from './listen/listen-hub.provider';
     REQUEST_STATE_SEALER,
     InputRounds,
     LISTEN_HUB,
+    ModernPromotions,
   ],
   exports: [Directories, ToolSearchService, McpHttpHandler],
 })

@@ -360,6 +360,38 @@ describe('2026-07-28 clients (stateless wire, downstream)', () => {
     );
   });
 
+  it('keeps tool-search promotions for the principal in its scope, with no session', async () => {
+    const tools = await t.api().get('/api/v1/tools').query({ limit: 500 }).expect(200);
+    const server = await t
+      .api()
+      .post('/api/v1/servers')
+      .send({
+        name: 'Deferred',
+        naming: 'original',
+        toolIds: (tools.body.items as { id: string; originalName: string }[])
+          .filter((tool) => ['test_simple_text', 'echo'].includes(tool.originalName))
+          .map((tool) => tool.id),
+        toolSearch: { enabled: true, alwaysLoaded: [] },
+      })
+      .expect(201);
+    const path = `/servers/${server.body.id}/mcp`;
+    const client = await connect(path);
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['tool_search']);
+    const refused = await client.callTool({ name: 'test_simple_text', arguments: {} });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toMatch(/tool_search/);
+    await client.callTool({ name: 'tool_search', arguments: { query: 'select:test_simple_text' } });
+    // A new client of the same principal (no session carries it) finds the promotion.
+    const again = await connect(path);
+    expect((await again.listTools()).tools.map((tool) => tool.name).sort()).toEqual([
+      'test_simple_text',
+      'tool_search',
+    ]);
+    expect(text(await again.callTool({ name: 'test_simple_text', arguments: {} }))).toBe(
+      'This is a simple text response for testing.',
+    );
+  });
+
   it('reads nothing from the database for a tools/call', async () => {
     const client = await connect();
     const call = () => client.callTool({ name: names.get('echo')!, arguments: {} });

@@ -2,7 +2,7 @@ import { type PorticoEvent } from '../../src/events/event-bus';
 import { InProcessEventBus } from '../../src/events/in-process-event-bus';
 import { type McpScope, scopeKey } from '../../src/mcp/mcp-scope';
 import { McpPromotion } from '../../src/mcp/search/mcp-promotion.entity';
-import { ModernPromotions, type PromotionOwner } from '../../src/mcp/search/modern-promotions';
+import { ModernPromotions, type PrincipalOwner } from '../../src/mcp/search/modern-promotions';
 import { openTestDataSource, type TestDataSource } from '../support/test-data-source';
 
 const S1: McpScope = { kind: 'server', serverId: '00000000-0000-4000-8000-000000000001' };
@@ -34,12 +34,12 @@ describe('tool-search promotions of modern clients (per principal and scope)', (
     return store;
   }
 
-  const owner = (scope: McpScope = S1): PromotionOwner => ({
+  const owner = (scope: McpScope = S1): PrincipalOwner => ({
     scope,
     subject: `user:${++owners}`,
   });
 
-  const stored = async ({ subject }: PromotionOwner, scope = S1_KEY) => {
+  const stored = async ({ subject }: PrincipalOwner, scope = S1_KEY) => {
     const row = await db.dataSource.getRepository(McpPromotion).findOneBy({ scope, subject });
     return row && { catalogHash: row.catalogHash, names: row.names };
   };

@@ -70,7 +70,7 @@ export class ModernEndpoint {
       principal,
       era: 'modern',
       ...envelope,
-      owner: null,
+      owner: { kind: 'principal', scope, subject: principal.subject },
       sessionId: null,
       signal: exchange.signal,
       upstreams: this.upstreams.for(principal, envelope.clientCapabilities),

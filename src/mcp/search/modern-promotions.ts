@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { DataSource, LessThan } from 'typeorm';
 import { EventBus, isResync } from '../../events/event-bus';
-import { type McpScope, scopeKey } from '../mcp-scope';
+import { scopeKey } from '../mcp-scope';
 import { McpPromotion } from './mcp-promotion.entity';
 import {
   mergePromotions,
@@ -9,12 +9,13 @@ import {
   type Promotions,
   samePromotions,
 } from './promotions';
+import { type PromotionOwner } from './promotion-owner';
 
 /** Who holds promotions on the modern wire: the principal, in the scope it reaches. */
-export interface PromotionOwner {
-  scope: McpScope;
-  subject: string;
-}
+export type PrincipalOwner = Pick<
+  Extract<PromotionOwner, { kind: 'principal' }>,
+  'scope' | 'subject'
+>;
 
 /** Owners whose promotions this replica keeps in memory; the oldest go first. */
 const CACHE_LIMIT = 10_000;
@@ -30,7 +31,7 @@ const PURGE_EVERY_MS = 3600 * 1000;
  */
 @Injectable()
 export class ModernPromotions
-  implements PromotionHolder<PromotionOwner>, OnModuleInit, OnModuleDestroy
+  implements PromotionHolder<PrincipalOwner>, OnModuleInit, OnModuleDestroy
 {
   private readonly logger = new Logger(ModernPromotions.name);
   private readonly cache = new Map<string, Promotions | null>();
@@ -65,7 +66,7 @@ export class ModernPromotions
    * The owner's promotions. Under one catalogue hash they only grow, so a cached copy can only be
    * behind: trust it when it lists a name, and ask with `fresh` before saying a name is missing.
    */
-  async promotions(owner: PromotionOwner, fresh = false): Promise<Promotions | null> {
+  async promotions(owner: PrincipalOwner, fresh = false): Promise<Promotions | null> {
     const id = key(scopeKey(owner.scope), owner.subject);
     if (!fresh && this.cache.has(id)) return this.cache.get(id)!;
     const epoch = this.epoch;
@@ -83,7 +84,7 @@ export class ModernPromotions
    * it is merged, so that searches of one owner on several replicas at once lose nothing.
    */
   async promote(
-    owner: PromotionOwner,
+    owner: PrincipalOwner,
     catalogHash: string,
     names: readonly string[],
   ): Promise<{ promotions: Promotions; changed: boolean }> {

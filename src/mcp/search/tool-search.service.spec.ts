@@ -9,6 +9,7 @@ import { type SessionStore } from '../session/session.store';
 import { mergePromotions, type Promotions } from './promotions';
 import { type ToolCatalogue, TOOL_SEARCH_NAME } from './tool-catalogue';
 import { ToolSearchService } from './tool-search.service';
+import { type ModernPromotions } from './modern-promotions';
 
 function tool(name: string, description = `The ${name} tool`): DirectoryTool {
   return {
@@ -64,6 +65,9 @@ function serverDirectory(settings: ToolSearchSettings, tools = TOOLS): ToolDirec
   );
 }
 
+/** The owner of the promotions these tests make: a 2025 session (FakeStore keeps them). */
+const SESSION = { kind: 'session', sessionId: 'session-1' } as const;
+
 /** Loaded once for the file: the table takes a few hundred milliseconds to decode. */
 const localEmbeddings = new LocalEmbeddings();
 const noProvider = { enabled: false } as ProviderEmbeddings;
@@ -74,14 +78,13 @@ function setUp(env: Record<string, string> = {}) {
   const service = new ToolSearchService(
     config,
     store as unknown as SessionStore,
+    null as unknown as ModernPromotions,
     localEmbeddings,
     noProvider,
   );
   const notifications: JSONRPCNotification[] = [];
   const call = (directory: ToolDirectory, name: string, args?: Record<string, unknown>) =>
-    service.intercept(directory, 'session-1', { name, arguments: args }, (n) =>
-      notifications.push(n),
-    );
+    service.intercept(directory, SESSION, { name, arguments: args }, (n) => notifications.push(n));
   return { store, service, notifications, call };
 }
 
@@ -93,14 +96,14 @@ describe('ToolSearchService', () => {
   it('stays out of the way when search is off', async () => {
     const { service, call } = setUp();
     const off = serverDirectory({ enabled: false, alwaysLoaded: [] });
-    expect(await service.listed(off, 'session-1')).toBeNull();
+    expect(await service.listed(off, SESSION)).toBeNull();
     expect(await call(off, 'gw-weather')).toBeNull();
     expect(await call(off, TOOL_SEARCH_NAME, { query: 'weather' })).toBeNull();
   });
 
   it('lists tool_search and the always-loaded tools, not the deferred ones', async () => {
     const { service } = setUp();
-    const listed = await service.listed(on, 'session-1');
+    const listed = await service.listed(on, SESSION);
     expect(listedNames(listed)).toEqual([TOOL_SEARCH_NAME, 'gw-always']);
     expect(listed![0]!.description).toContain('3 tools are deferred, by gateway: gw (3).');
   });
@@ -118,7 +121,7 @@ describe('ToolSearchService', () => {
       { type: 'text', text: JSON.stringify({ hits, tools: [TOOLS[3]!.definition] }) },
     ]);
     expect(notifications).toEqual([{ jsonrpc: '2.0', method: 'notifications/tools/list_changed' }]);
-    expect(listedNames(await service.listed(on, 'session-1'))).toEqual([
+    expect(listedNames(await service.listed(on, SESSION))).toEqual([
       TOOL_SEARCH_NAME,
       'gw-always',
       'gw-weather',
@@ -165,7 +168,7 @@ describe('ToolSearchService', () => {
       ...TOOLS.slice(0, 3),
       tool('gw-weather', 'Weather forecast for a city, now in Kelvin'),
     ]);
-    expect(listedNames(await service.listed(changed, 'session-1'))).toEqual([
+    expect(listedNames(await service.listed(changed, SESSION))).toEqual([
       TOOL_SEARCH_NAME,
       'gw-always',
     ]);
@@ -251,7 +254,7 @@ describe('ToolSearchService', () => {
       MCP_TOOL_SEARCH_ALWAYS_LOADED: 'gw-weather',
     });
     const all = new ToolDirectory({ kind: 'all' }, null, TOOLS);
-    expect(listedNames(await service.listed(all, 'session-1'))).toEqual([
+    expect(listedNames(await service.listed(all, SESSION))).toEqual([
       TOOL_SEARCH_NAME,
       'gw-weather',
     ]);
@@ -325,6 +328,7 @@ describe('ToolSearchService', () => {
     const service = new ToolSearchService(
       loadConfig({ DATA_DIR: tempDataDir() }),
       new FakeStore() as unknown as SessionStore,
+      null as unknown as ModernPromotions,
       localEmbeddings,
       provider,
     );
@@ -333,7 +337,7 @@ describe('ToolSearchService', () => {
     expect(scope.catalogue.usesProviderVectors).toBe(true);
     const result = await service.intercept(
       on,
-      'session-1',
+      SESSION,
       { name: TOOL_SEARCH_NAME, arguments: { query: 'zzqx letter' } },
       () => undefined,
     );
@@ -353,6 +357,7 @@ describe('ToolSearchService', () => {
       new Broken(
         loadConfig({ DATA_DIR: tempDataDir(), LOG_LEVEL: 'error' }),
         new FakeStore() as unknown as SessionStore,
+        null as unknown as ModernPromotions,
         localEmbeddings,
         noProvider,
       );
@@ -360,18 +365,18 @@ describe('ToolSearchService', () => {
     it('fails closed: tools/list errors instead of listing every schema', async () => {
       const service = broken();
       jest.spyOn(service['logger'], 'error').mockImplementation(() => undefined);
-      await expect(service.listed(on, 'session-1')).rejects.toThrow(
+      await expect(service.listed(on, SESSION)).rejects.toThrow(
         /Tool search is enabled but its catalogue could not be built/,
       );
       await expect(
-        service.intercept(on, 'session-1', { name: 'gw-weather' }, () => undefined),
+        service.intercept(on, SESSION, { name: 'gw-weather' }, () => undefined),
       ).rejects.toThrow(RpcError);
     });
 
     it('still serves everything when search is off', async () => {
       const service = broken();
       expect(
-        await service.listed(serverDirectory({ enabled: false, alwaysLoaded: [] }), 's'),
+        await service.listed(serverDirectory({ enabled: false, alwaysLoaded: [] }), SESSION),
       ).toBeNull();
     });
   });

@@ -13,7 +13,9 @@ import { answersToHashedName, parseHashedBackendName } from '../../tools/tool-ha
 import { type ToolDirectory } from '../directory/tool-directory';
 import { RpcError } from '../mcp-errors';
 import { SessionStore } from '../session/session.store';
-import { promotedNames } from './promotions';
+import { ModernPromotions } from './modern-promotions';
+import { type PromotionOwner } from './promotion-owner';
+import { promotedNames, type Promotions } from './promotions';
 import { ToolAnalysisCache } from './tool-analysis';
 import { parseToolQuery } from './tool-query';
 import {
@@ -79,6 +81,7 @@ export class ToolSearchService {
   constructor(
     private readonly config: AppConfig,
     private readonly store: SessionStore,
+    private readonly modern: ModernPromotions,
     private readonly localEmbeddings: LocalEmbeddings,
     private readonly providerEmbeddings: ProviderEmbeddings,
   ) {}
@@ -130,16 +133,16 @@ export class ToolSearchService {
 
   /**
    * `tools/list` of a request: null when search is off (then every tool is listed). `owner` holds
-   * the promotions (a 2025 session's id); without one (the modern wire) nothing is promoted.
+   * the promotions; without one nothing is promoted.
    */
-  async listed(directory: ToolDirectory, owner: string | null): Promise<McpTool[] | null> {
+  async listed(directory: ToolDirectory, owner: PromotionOwner | null): Promise<McpTool[] | null> {
     const scope = await this.searchable(directory);
     if (!scope) return null;
     const { catalogue, searchTool } = scope;
     const promoted =
       owner === null
         ? new Set<string>()
-        : promotedNames(await this.store.promotions(owner, true), catalogue.hash);
+        : promotedNames(await this.promotionsOf(owner, true), catalogue.hash);
     const listed = [searchTool];
     for (const definition of directory.definitions) {
       if (definition.name === TOOL_SEARCH_NAME) continue;
@@ -150,13 +153,13 @@ export class ToolSearchService {
 
   /**
    * Answers a tools/call that search decides: a `tool_search` call, or a refusal for a deferred
-   * tool its owner has not promoted. Null when the call goes ahead as usual. Without an owner (the
-   * modern wire keeps no promotions yet) a search promotes nothing and every deferred tool is
-   * refused: fail closed, never a way around deferral.
+   * tool its owner has not promoted. Null when the call goes ahead as usual. Without an owner a
+   * search promotes nothing and every deferred tool is refused: fail closed, never a way around
+   * deferral.
    */
   async intercept(
     directory: ToolDirectory,
-    owner: string | null,
+    owner: PromotionOwner | null,
     params: CallToolRequest['params'],
     notify: (notification: JSONRPCNotification) => void,
   ): Promise<CallToolResult | null> {
@@ -166,13 +169,19 @@ export class ToolSearchService {
     const name = deferredName(directory, scope.catalogue, params.name);
     if (name === null) return null;
     if (owner === null) return deferredToolRefusal(name);
-    const sessionId = owner;
     // Promotions only grow under one catalogue hash, so this replica's copy can only be behind:
     // trust it when it says yes, and ask the database before saying no.
     const hash = scope.catalogue.hash;
-    if (promotedNames(await this.store.promotions(sessionId), hash).has(name)) return null;
-    if (promotedNames(await this.store.promotions(sessionId, true), hash).has(name)) return null;
+    if (promotedNames(await this.promotionsOf(owner), hash).has(name)) return null;
+    if (promotedNames(await this.promotionsOf(owner, true), hash).has(name)) return null;
     return deferredToolRefusal(name);
+  }
+
+  /** The owner's promotions, from the session's row or the principal's. */
+  private promotionsOf(owner: PromotionOwner, fresh = false): Promise<Promotions | null> {
+    return owner.kind === 'session'
+      ? this.store.promotions(owner.sessionId, fresh)
+      : this.modern.promotions(owner, fresh);
   }
 
   /** Overridden in tests to prove that a catalogue that cannot be built fails closed. */
@@ -249,7 +258,7 @@ export class ToolSearchService {
 
   private async search(
     { catalogue }: SearchableScope,
-    owner: string | null,
+    owner: PromotionOwner | null,
     params: CallToolRequest['params'],
     notify: (notification: JSONRPCNotification) => void,
   ): Promise<CallToolResult> {
@@ -259,11 +268,11 @@ export class ToolSearchService {
       providerVector: await this.providerVector(catalogue, query),
     });
     if (matches.length > 0 && owner !== null) {
-      const promoted = await this.store.promote(
-        owner,
-        catalogue.hash,
-        matches.map((tool) => tool.name),
-      );
+      const names = matches.map((tool) => tool.name);
+      const promoted =
+        owner.kind === 'session'
+          ? await this.store.promote(owner.sessionId, catalogue.hash, names)
+          : await this.modern.promote(owner, catalogue.hash, names);
       // On the search's own response stream, ahead of its result: it reaches the client whichever
       // replica serves the search and whether or not the client keeps a GET stream open.
       if (promoted?.changed) notify(LIST_CHANGED);

@@ -131,7 +131,7 @@ export class SessionRuntime implements StreamSink {
       clientInfo: params?.clientInfo ?? null,
       logLevel: this.logLevel,
       traceparent: typeof meta.traceparent === 'string' ? meta.traceparent : null,
-      owner: this.id,
+      owner: { kind: 'session', sessionId: this.id },
       sessionId: this.id,
       signal,
       upstreams: this.upstreams,
