@@ -202,7 +202,11 @@ describe('bad input gets a clean 4xx problem', () => {
       expectProblem(response.body, 422);
       expect(response.body.errors.map((error: { field: string }) => error.field)).toContain(field);
     }
-    expect((await t.api().get(`/api/v1/gateways/${gateway.id}`).expect(200)).body).toEqual(gateway);
+    // The circuit breaker and load are this replica's view at the moment, not stored state.
+    const stored = ({ circuit: _circuit, load: _load, ...rest }: Record<string, unknown>) => rest;
+    expect(stored((await t.api().get(`/api/v1/gateways/${gateway.id}`).expect(200)).body)).toEqual(
+      stored(gateway),
+    );
     expect((await t.api().get(`/api/v1/servers/${server.id}`).expect(200)).body).toEqual(server);
     expect((await t.api().get(`/api/v1/tools/${tool.id}`).expect(200)).body).toEqual(tool);
   });
