@@ -48,6 +48,27 @@ describe('2026-07-28 clients (stateless wire, downstream)', () => {
     return client;
   };
 
+  /** A virtual server of `test_simple_text` and `echo` under their own names; its MCP path. */
+  const serverWithEchoes = async (
+    name: string,
+    toolSearch?: { enabled: boolean; alwaysLoaded: string[] },
+  ): Promise<string> => {
+    const tools = await t.api().get('/api/v1/tools').query({ limit: 500 }).expect(200);
+    const server = await t
+      .api()
+      .post('/api/v1/servers')
+      .send({
+        name,
+        naming: 'original',
+        toolIds: (tools.body.items as { id: string; originalName: string }[])
+          .filter((tool) => ['test_simple_text', 'echo'].includes(tool.originalName))
+          .map((tool) => tool.id),
+        ...(toolSearch ? { toolSearch } : {}),
+      })
+      .expect(201);
+    return `/servers/${server.body.id}/mcp`;
+  };
+
   const raw = async (
     method: string,
     params: Record<string, unknown>,
@@ -334,19 +355,7 @@ describe('2026-07-28 clients (stateless wire, downstream)', () => {
   });
 
   it('serves a virtual server the same way', async () => {
-    const tools = await t.api().get('/api/v1/tools').query({ limit: 500 }).expect(200);
-    const server = await t
-      .api()
-      .post('/api/v1/servers')
-      .send({
-        name: 'Both eras',
-        naming: 'original',
-        toolIds: (tools.body.items as { id: string; originalName: string }[])
-          .filter((tool) => ['test_simple_text', 'echo'].includes(tool.originalName))
-          .map((tool) => tool.id),
-      })
-      .expect(201);
-    const client = await connect(`/servers/${server.body.id}/mcp`);
+    const client = await connect(await serverWithEchoes('Both eras'));
     expect(client.getDiscoverResult()!._meta?.['io.modelcontextprotocol/serverInfo']).toMatchObject(
       {
         name: 'Portico: Both eras',
@@ -361,20 +370,7 @@ describe('2026-07-28 clients (stateless wire, downstream)', () => {
   });
 
   it('keeps tool-search promotions for the principal in its scope, with no session', async () => {
-    const tools = await t.api().get('/api/v1/tools').query({ limit: 500 }).expect(200);
-    const server = await t
-      .api()
-      .post('/api/v1/servers')
-      .send({
-        name: 'Deferred',
-        naming: 'original',
-        toolIds: (tools.body.items as { id: string; originalName: string }[])
-          .filter((tool) => ['test_simple_text', 'echo'].includes(tool.originalName))
-          .map((tool) => tool.id),
-        toolSearch: { enabled: true, alwaysLoaded: [] },
-      })
-      .expect(201);
-    const path = `/servers/${server.body.id}/mcp`;
+    const path = await serverWithEchoes('Deferred', { enabled: true, alwaysLoaded: [] });
     const client = await connect(path);
     expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['tool_search']);
     const refused = await client.callTool({ name: 'test_simple_text', arguments: {} });
