@@ -188,7 +188,7 @@ export class ModernConnection implements UpstreamConnection {
     return withRetries(
       () => this.attempt<T>(method, params, options),
       this.options.retry,
-      IDEMPOTENT_METHODS.has(method) || method === 'server/discover',
+      IDEMPOTENT_METHODS.has(method),
       () => !this.closed,
       options.signal,
     );

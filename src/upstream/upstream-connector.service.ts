@@ -28,7 +28,7 @@ import {
   UpstreamFailure,
   UpstreamIncompatible,
 } from './upstream-error';
-import { type UpstreamTarget } from './upstream-target';
+import { authorizationContext, type UpstreamTarget } from './upstream-target';
 
 export interface OpenOptions {
   /**
@@ -112,7 +112,7 @@ export class UpstreamConnector {
       credentials.type === 'oauth'
         ? await this.bearer(target, credentials, options.actingFor, secrets)
         : undefined;
-    const context = authorizationContext(target, options);
+    const context = authorizationContext(target, options.actingFor);
     let verdict = this.eras.verdict(target);
     let probed: ModernConnection | null = null;
     if (!verdict) {
@@ -349,15 +349,4 @@ export class UpstreamConnector {
         );
     }
   }
-}
-
-/**
- * Whose authorization a request carries: a DiscoverResult is never shared between two. Per-user
- * OAuth upstreams see each user's own token; everything else, the gateway's one credential.
- */
-function authorizationContext(target: UpstreamTarget, options: OpenOptions): string {
-  const { credentials } = target.endpoint;
-  if (credentials.type === 'oauth' && credentials.mode === 'per-user' && options.actingFor)
-    return `user:${options.actingFor.userId ?? '-'}`;
-  return 'gateway';
 }

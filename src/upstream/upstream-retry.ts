@@ -14,6 +14,7 @@ export interface RetryPolicy {
  * lists, reads and gets. Never `tools/call`, whose tool may have run before the connection broke.
  */
 export const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set([
+  'server/discover',
   'initialize',
   'ping',
   'tools/list',

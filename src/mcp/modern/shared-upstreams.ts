@@ -2,11 +2,16 @@ import { createHash } from 'node:crypto';
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { type ClientCapabilities } from '@modelcontextprotocol/server';
 import { type Principal } from '../../auth/principal';
+import { canonicalJson } from '../../common/canonical-json';
 import { EventBus, isResync } from '../../events/event-bus';
 import { type UpstreamConnection } from '../../upstream/upstream-connection';
 import { UpstreamConnector } from '../../upstream/upstream-connector.service';
 import { UpstreamFailure, UpstreamRpcError } from '../../upstream/upstream-error';
-import { sameTarget, type UpstreamTarget } from '../../upstream/upstream-target';
+import {
+  authorizationContext,
+  sameTarget,
+  type UpstreamTarget,
+} from '../../upstream/upstream-target';
 import { UpstreamTargets } from '../../upstream/upstream-targets.service';
 import { type UpstreamCalls, type UpstreamRef } from '../mcp-call';
 import { fromUpstream } from '../mcp-errors';
@@ -25,17 +30,8 @@ interface Link {
 
 /** A stable digest of what a client declared: equal declarations share upstream sessions. */
 export function capabilityFingerprint(capabilities: ClientCapabilities): string {
-  const canonical = (value: unknown): unknown => {
-    if (value === null || typeof value !== 'object') return value;
-    if (Array.isArray(value)) return value.map(canonical);
-    return Object.fromEntries(
-      Object.keys(value)
-        .sort()
-        .map((key) => [key, canonical((value as Record<string, unknown>)[key])]),
-    );
-  };
   return createHash('sha256')
-    .update(JSON.stringify(canonical(relayedCapabilities(capabilities))))
+    .update(canonicalJson(relayedCapabilities(capabilities)))
     .digest('hex')
     .slice(0, 16);
 }
@@ -123,7 +119,7 @@ export class SharedUpstreams implements OnModuleInit, OnModuleDestroy {
       const target = await this.target(ref.gatewayId);
       if (!target)
         throw new UpstreamFailure('unreachable', 'the gateway of this tool is no longer active');
-      const key = `${ref.gatewayId}\0${authorizationContext(target, principal)}\0${fingerprint}`;
+      const key = `${ref.gatewayId}\0${authorizationContext(target, { userId: principal.userId })}\0${fingerprint}`;
       const link = this.link(key, target, principal, capabilities);
       link.inFlight++;
       link.lastUsed = Date.now();
@@ -202,15 +198,4 @@ export class SharedUpstreams implements OnModuleInit, OnModuleDestroy {
 
 async function closeLink(link: Link): Promise<void> {
   await (await link.connection.catch(() => null))?.close().catch(() => undefined);
-}
-
-/**
- * Whose authorization the connection carries: per-user OAuth upstreams see each user's own token;
- * everything else the gateway's one credential, which every principal shares.
- */
-function authorizationContext(target: UpstreamTarget, principal: Principal): string {
-  const { credentials } = target.endpoint;
-  if (credentials.type === 'oauth' && credentials.mode === 'per-user')
-    return `user:${principal.userId ?? '-'}`;
-  return 'gateway';
 }
