@@ -212,8 +212,9 @@ export class LegacyConnection implements UpstreamConnection {
 
   /**
    * A message outside any request's exchange. Progress finds its request by token; logging and
-   * requests go to the latest request in flight that has a route, since the wire does not say
-   * which it is about; everything else (list changes, resource updates) is the session's.
+   * requests go to the latest request in flight that has a route when all those requests are one
+   * caller's, since the wire does not say which it is about (on a pooled session, with several
+   * callers, nobody gets them); everything else (list changes, resource updates) is the session's.
    */
   private untied(message: JSONRPCNotification): void {
     if (message.method === 'notifications/progress' || message.method === 'notifications/message') {
@@ -232,7 +233,7 @@ export class LegacyConnection implements UpstreamConnection {
     const routed = [...this.inFlight.values()].filter((entry) => entry.route);
     if (token !== undefined)
       return routed.find((entry) => progressTokenOf(entry.request) === token);
-    return routed.at(-1);
+    return soleCaller(routed);
   }
 
   private deliver(message: JSONRPCNotification, entry: InFlight): void {
@@ -243,7 +244,7 @@ export class LegacyConnection implements UpstreamConnection {
   /** Answers a request of the upstream's, on behalf of the downstream client. */
   private answer(request: JSONRPCRequest, entry: InFlight | undefined): void {
     const owner =
-      entry ?? [...this.inFlight.values()].filter((candidate) => candidate.route).at(-1);
+      entry ?? soleCaller([...this.inFlight.values()].filter((candidate) => candidate.route));
     const ask: UpstreamAsk = { method: request.method, params: request.params };
     let answer: Promise<Result>;
     if (request.method === 'ping') answer = Promise.resolve({});
@@ -293,6 +294,12 @@ export class LegacyConnection implements UpstreamConnection {
   private classify(error: unknown): UpstreamFailure | UpstreamRpcError {
     return classifyUpstreamError(error, this.options.timeoutMs, this.options.secrets);
   }
+}
+
+/** The latest of the requests in flight, when all of them are one caller's; else none. */
+function soleCaller(routed: InFlight[]): InFlight | undefined {
+  const latest = routed.at(-1);
+  return routed.every((entry) => entry.route!.caller === latest?.route!.caller) ? latest : undefined;
 }
 
 function progressTokenOf(request: JSONRPCRequest): unknown {

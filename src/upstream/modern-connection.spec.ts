@@ -94,7 +94,91 @@ describe('ModernConnection', () => {
     ).resolves.toMatchObject({ requestState: 'opaque' });
     const refused = await connection.request('tools/call', { name: 't' }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(UpstreamRpcError);
-    expect((refused as Error).message).toMatch(/elicitation\/create.*cannot relay yet/);
+    expect((refused as Error).message).toMatch(/elicitation\/create.*only an MCP client/);
+  });
+
+  it("translates rounds into requests to a caller's client, then retries with the answers", async () => {
+    const channel = new FakeChannel((message) => {
+      const params = message.params as {
+        inputResponses?: Record<string, unknown>;
+        requestState?: string;
+      };
+      if (!params.inputResponses)
+        return {
+          result: {
+            resultType: 'input_required',
+            inputRequests: {
+              who: {
+                method: 'elicitation/create',
+                params: { message: 'Who?', requestedSchema: {} },
+              },
+              link: {
+                method: 'elicitation/create',
+                params: { mode: 'url', url: 'https://x', message: 'm' },
+              },
+            },
+            requestState: 'one',
+          },
+        };
+      if (params.requestState === 'one')
+        return {
+          result: {
+            resultType: 'input_required',
+            inputRequests: { roots: { method: 'roots/list' } },
+            requestState: 'two',
+          },
+        };
+      return { result: { resultType: 'complete', content: [], answers: params.inputResponses } };
+    });
+    const connection = await start(channel);
+    const asked: { method: string; params?: Record<string, unknown> }[] = [];
+    const route = {
+      caller: 'session',
+      notify: () => undefined,
+      ask: (request: { method: string; params?: Record<string, unknown> }) => {
+        asked.push(request);
+        return Promise.resolve({ answered: request.method });
+      },
+    };
+    const result = await connection.request('tools/call', { name: 't' }, { route });
+    expect(asked.map((request) => request.method)).toEqual([
+      'elicitation/create',
+      'elicitation/create',
+      'roots/list',
+    ]);
+    // A 2025 client needs an id for a URL-mode elicitation, which 2026-07-28 leaves out.
+    expect(asked[1]!.params).toMatchObject({ mode: 'url', elicitationId: expect.any(String) });
+    expect(result).toMatchObject({ answers: { roots: { answered: 'roots/list' } } });
+    const retries = channel.sent.slice(1).map((sent) => sent.message.params);
+    expect(retries[0]).toMatchObject({
+      requestState: 'one',
+      inputResponses: {
+        who: { answered: 'elicitation/create' },
+        link: { answered: 'elicitation/create' },
+      },
+    });
+    expect(retries[1]).toMatchObject({ requestState: 'two' });
+    expect(new Set(channel.sent.map((sent) => sent.message.id)).size).toBe(3);
+  });
+
+  it('gives up an upstream that keeps asking, or asks for what no round may hold', async () => {
+    const route = { caller: 'session', notify: () => undefined, ask: () => Promise.resolve({}) };
+    const endless = await start(
+      new FakeChannel(() => ({
+        result: { resultType: 'input_required', inputRequests: {}, requestState: 'again' },
+      })),
+    );
+    await expect(endless.request('tools/call', { name: 't' }, { route })).rejects.toThrow(
+      /asked for input more than 8 times/,
+    );
+    const odd = await start(
+      new FakeChannel(() => ({
+        result: { resultType: 'input_required', inputRequests: { x: { method: 'tools/call' } } },
+      })),
+    );
+    await expect(odd.request('tools/call', { name: 't' }, { route })).rejects.toThrow(
+      /unknown method/,
+    );
   });
 
   it('doubts its era and retires when the upstream refuses the version it states', async () => {

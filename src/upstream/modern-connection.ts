@@ -14,6 +14,7 @@ import {
   type ServerCapabilities,
   SUBSCRIPTION_ID_META_KEY,
 } from '@modelcontextprotocol/client';
+import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { CallTimer } from './call-timer';
 import { type Channel, startWithin } from './channel';
@@ -34,6 +35,13 @@ import { IDEMPOTENT_METHODS, withRetries } from './upstream-retry';
 
 /** How long opening a watch waits for the upstream to acknowledge its listen. */
 const LISTEN_ACK_WAIT_MS = 2000;
+/** Rounds of input one request may ask of a 2025 client before it is given up (the SDK's shim: 8). */
+const MAX_TRANSLATED_ROUNDS = 8;
+/** Input requests one round may hold. */
+const MAX_INPUTS_PER_ROUND = 16;
+/** What an `input_required` round may ask for (2026-07-28, InputRequest). */
+const INPUT_METHODS = new Set(['elicitation/create', 'sampling/createMessage', 'roots/list']);
+
 /** What a watch listens for: every list change; resource updates are not relayed yet. */
 const LISTEN_FILTER = {
   toolsListChanged: true,
@@ -169,6 +177,39 @@ export class ModernConnection implements UpstreamConnection {
         this.logLevel = typeof params?.level === 'string' ? params.level : null;
         return {} as T;
     }
+    // A caller that cannot take a round itself but can ask its client (a 2025 session) has each
+    // round translated: its input requests become real requests to the client.
+    if (options.allowInputRequired || !options.route)
+      return this.headerChecked(method, params, options);
+    const route = options.route;
+    const relayed = { ...options, allowInputRequired: true };
+    let result = await this.headerChecked<Result>(method, params, relayed);
+    for (let round = 1; isInputRequired(result); round++) {
+      if (round > MAX_TRANSLATED_ROUNDS)
+        throw new UpstreamRpcError(
+          ProtocolErrorCode.InternalError,
+          `The upstream asked for input more than ${MAX_TRANSLATED_ROUNDS} times in one request`,
+        );
+      const { inputRequests, requestState } = result as {
+        inputRequests?: unknown;
+        requestState?: unknown;
+      };
+      const inputResponses = await askClient(inputRequests, route);
+      result = await this.headerChecked<Result>(
+        method,
+        { ...params, inputResponses, ...(requestState === undefined ? {} : { requestState }) },
+        relayed,
+      );
+    }
+    return result as T;
+  }
+
+  /** The request; a header the upstream refused makes Portico learn the tools' headers once. */
+  private async headerChecked<T extends Result>(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: RequestOptions,
+  ): Promise<T> {
     try {
       return await this.retried<T>(method, params, options);
     } catch (error) {
@@ -326,7 +367,7 @@ export class ModernConnection implements UpstreamConnection {
       ).map((input) => String(input?.method));
       throw new UpstreamRpcError(
         ProtocolErrorCode.InternalError,
-        `The upstream asked for input (${asked.join(', ') || 'a further round'}) that this session cannot relay yet; 2026-07-28 clients can answer it`,
+        `The upstream asked for input (${asked.join(', ') || 'a further round'}), which only an MCP client can give`,
         { resultType: 'input_required', inputRequests: asked },
       );
     }
@@ -474,4 +515,42 @@ export class ModernConnection implements UpstreamConnection {
   private classify(error: unknown): UpstreamFailure | UpstreamRpcError {
     return classifyUpstreamError(error, this.options.timeoutMs, this.options.secrets);
   }
+}
+
+function isInputRequired(result: Result): boolean {
+  return (result as { resultType?: unknown }).resultType === 'input_required';
+}
+
+/**
+ * A round's input requests asked of the client as real requests, all at once; their answers
+ * under the same keys. A URL-mode elicitation gets the `elicitationId` a 2025 client expects.
+ */
+async function askClient(
+  inputRequests: unknown,
+  route: RequestRoute,
+): Promise<Record<string, Result>> {
+  const entries =
+    inputRequests !== null && typeof inputRequests === 'object'
+      ? Object.entries(inputRequests)
+      : [];
+  if (entries.length > MAX_INPUTS_PER_ROUND)
+    throw new UpstreamFailure(
+      'protocol',
+      `the upstream asked for ${entries.length} inputs in one round; at most ${MAX_INPUTS_PER_ROUND} are relayed`,
+    );
+  const answers = await Promise.all(
+    entries.map(async ([key, input]) => {
+      const { method, params } = (input ?? {}) as { method?: unknown; params?: unknown };
+      if (typeof method !== 'string' || !INPUT_METHODS.has(method))
+        throw new UpstreamFailure(
+          'protocol',
+          `the upstream asked for input with an unknown method: ${JSON.stringify(method)?.slice(0, 40)}`,
+        );
+      const asked = params !== null && typeof params === 'object' ? { ...params } : {};
+      if (method === 'elicitation/create' && (asked as { mode?: unknown }).mode === 'url')
+        (asked as { elicitationId?: unknown }).elicitationId ??= randomUUID();
+      return [key, await route.ask({ method, params: asked as Record<string, unknown> })] as const;
+    }),
+  );
+  return Object.fromEntries(answers);
 }

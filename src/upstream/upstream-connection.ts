@@ -19,6 +19,12 @@ export interface UpstreamAsk {
 
 /** Where the messages an upstream sends during one request go: the downstream call that made it. */
 export interface RequestRoute {
+  /**
+   * Who the request is for, compared by identity: a 2025 session's id, or the one 2026-07-28
+   * call. An upstream message that names no request goes to its caller only when every request
+   * in flight on the connection is that caller's: one client's answer never reaches another's call.
+   */
+  caller: unknown;
   notify(notification: JSONRPCNotification): void;
   /** The downstream client's answer; the request's timeout does not run while it is awaited. */
   ask(request: UpstreamAsk): Promise<Result>;

@@ -252,20 +252,6 @@ describe('Multi Round-Trip Requests relayed between 2026-07-28 clients and upstr
       'State verified; the round is complete',
     );
   });
-
-  it("still tells a 2025 session that a modern upstream's round cannot be relayed", async () => {
-    const old = await connectClient(t.baseUrl, {
-      token: t.token,
-      capabilities: { elicitation: {} },
-    });
-    try {
-      await expect(
-        old.callTool({ name: toolName('test_input_required_result_elicitation'), arguments: {} }),
-      ).rejects.toThrow(/cannot relay yet/);
-    } finally {
-      await old.close();
-    }
-  });
 });
 
 describeOnPostgres('Multi Round-Trip Requests and listens across two replicas', () => {

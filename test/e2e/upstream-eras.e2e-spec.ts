@@ -146,20 +146,22 @@ describe('upstreams of both eras', () => {
       expect(text(viaServer)).toBe('This is a simple text response for testing.');
     });
 
-    it('says clearly that a 2025 session cannot relay an input round', async () => {
-      const refusal = (client: Client) =>
-        client
-          .callTool({ name: names.get('test_elicitation')!, arguments: { message: 'who?' } })
-          .then(
-            () => null,
-            (error: unknown) => error as { code: number; message: string },
-          );
+    it("asks a 2025 session's client what the upstream's round needs", async () => {
+      const call = (client: Client) =>
+        client.callTool({ name: names.get('test_elicitation')!, arguments: { message: 'who?' } });
       // The client's capabilities go upstream: one that cannot elicit is refused there.
-      expect(await refusal(await connect())).toMatchObject({ code: -32021 });
+      await expect(call(await connect())).rejects.toMatchObject({ code: -32021 });
       const eliciting = await connect('/mcp', t.token, { elicitation: {} });
-      expect((await refusal(eliciting))?.message).toMatch(
-        /asked for input \(elicitation\/create\).*cannot relay yet/,
-      );
+      const shown: string[] = [];
+      eliciting.setRequestHandler(ElicitRequestSchema, (request) => {
+        shown.push(request.params.message);
+        return { action: 'accept', content: { username: 'ada', email: 'ada@example.com' } };
+      });
+      const result = (await call(eliciting)) as CallToolResult;
+      expect(shown).toEqual(['who?']);
+      expect(result.content[0]).toMatchObject({
+        text: 'User response: action=accept, content={"username":"ada","email":"ada@example.com"}',
+      });
     });
 
     it('syncs when the upstream announces a tool change on the watch’s listen', async () => {

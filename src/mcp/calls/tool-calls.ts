@@ -30,6 +30,8 @@ export function callParams(params: unknown): CallToolRequest['params'] {
 /** The route of the messages an upstream sends during a client's request: back to that client. */
 export function routeTo(call: McpCall): RequestRoute {
   return {
+    // A 2025 session is one caller; each 2026-07-28 call is one of its own.
+    caller: call.sessionId ?? call,
     notify: (notification) => call.notify(notification),
     ask: (request) => call.ask(request),
   };
