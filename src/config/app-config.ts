@@ -169,6 +169,11 @@ export abstract class AppConfig {
   abstract readonly upstreamTimeoutMs: number;
   /** How long an upstream's era verdict (2026-07-28 or 2025) holds before it is probed again. */
   abstract readonly upstreamEraTtlSeconds: number;
+  /**
+   * How long a 2026-07-28 client has to answer an input round: its requestState expires, and a
+   * call parked for it (a 2025 upstream asked for input) is cancelled upstream.
+   */
+  abstract readonly inputRoundTtlSeconds: number;
   abstract readonly upstreamResilience: UpstreamResilienceConfig;
   /** Commands a stdio gateway may launch (exact names, no shell); empty: stdio is off. */
   abstract readonly stdioCommands: readonly string[];
@@ -504,6 +509,7 @@ export function loadConfig(env: Env): AppConfig {
     syncIntervalSeconds: integer(env, 'SYNC_INTERVAL_SECONDS', 300, 0, 7 * 24 * 3600),
     upstreamTimeoutMs: integer(env, 'UPSTREAM_TIMEOUT_MS', 30_000, 100, 3_600_000),
     upstreamEraTtlSeconds: integer(env, 'UPSTREAM_ERA_TTL_SECONDS', 3600, 1, 604_800),
+    inputRoundTtlSeconds: integer(env, 'MCP_INPUT_ROUND_TTL_SECONDS', 600, 1, 86_400),
     upstreamResilience: upstreamResilience(env),
     stdioCommands: stdioCommands(env),
     stdioMaxProcesses: integer(env, 'STDIO_MAX_PROCESSES', 50, 1, 10_000),

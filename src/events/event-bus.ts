@@ -1,4 +1,4 @@
-import type { JSONRPCMessage } from '@modelcontextprotocol/server';
+import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
 
 /**
  * What replicas tell each other. In embedded mode there is one process and the bus is in-process;
@@ -42,7 +42,35 @@ export type PorticoEvent =
    * A message from the client that the receiving replica could not place: a response to a request
    * another replica sent, or a cancellation of a request another replica is serving.
    */
-  | { type: 'mcp.from-client'; sessionId: string; message: JSONRPCMessage };
+  | { type: 'mcp.from-client'; sessionId: string; message: JSONRPCMessage }
+  /**
+   * A 2026-07-28 client's retry of a call parked on another replica (a 2025 upstream asked for
+   * input during it): the answers for the parked call, or its cancellation.
+   */
+  | {
+      type: 'mcp.parked.to-owner';
+      /** The replica that holds the call. */
+      replica: string;
+      parkedId: string;
+      /** Names this retry in the replies. */
+      ticket: string;
+      /** The replica the retry came to. */
+      from: string;
+      requestId: RequestId;
+      /** Absent: the client cancelled the retry. */
+      inputResponses?: Record<string, unknown>;
+    }
+  /**
+   * The owner's word on a retry: taken (no message), a notification about the call, or (final)
+   * its answer: the result, an error, or the next round.
+   */
+  | {
+      type: 'mcp.parked.to-retry';
+      replica: string;
+      ticket: string;
+      message?: JSONRPCMessage;
+      final?: boolean;
+    };
 
 /**
  * Delivered locally, never published, each time a bus has (re)subscribed: events sent while it was

@@ -28,6 +28,7 @@ import { McpHttpHandler } from './transport/mcp-http.handler';
 import { StreamableHttpEndpoint } from './transport/streamable-http.endpoint';
 import { StreamQuota } from './transport/stream-quota';
 import { InputRounds } from './mrtr/input-rounds';
+import { ParkedCalls } from './mrtr/parked-calls';
 import { REQUEST_STATE_SEALER } from './mrtr/request-state-sealer.provider';
 import { LISTEN_HUB } from './listen/listen-hub.provider';
 import { ModernPromotions } from './search/modern-promotions';
@@ -71,6 +72,7 @@ import { ModernPromotions } from './search/modern-promotions';
     PrefabRenderer,
     REQUEST_STATE_SEALER,
     InputRounds,
+    ParkedCalls,
     LISTEN_HUB,
     ModernPromotions,
   ],

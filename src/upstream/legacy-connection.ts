@@ -299,7 +299,9 @@ export class LegacyConnection implements UpstreamConnection {
 /** The latest of the requests in flight, when all of them are one caller's; else none. */
 function soleCaller(routed: InFlight[]): InFlight | undefined {
   const latest = routed.at(-1);
-  return routed.every((entry) => entry.route!.caller === latest?.route!.caller) ? latest : undefined;
+  return routed.every((entry) => entry.route!.caller === latest?.route!.caller)
+    ? latest
+    : undefined;
 }
 
 function progressTokenOf(request: JSONRPCRequest): unknown {

@@ -549,7 +549,7 @@ async function askClient(
       const asked = params !== null && typeof params === 'object' ? { ...params } : {};
       if (method === 'elicitation/create' && (asked as { mode?: unknown }).mode === 'url')
         (asked as { elicitationId?: unknown }).elicitationId ??= randomUUID();
-      return [key, await route.ask({ method, params: asked as Record<string, unknown> })] as const;
+      return [key, await route.ask({ method, params: asked })] as const;
     }),
   );
   return Object.fromEntries(answers);

@@ -6,7 +6,6 @@ import {
   startModernEverythingServer,
 } from '../fixtures/modern-everything-server';
 import { describeOnPostgres } from '../support/describe-on-postgres';
-import { connectClient } from '../support/mcp-client';
 import { startReplica, startTestApp, type TestApp } from '../support/test-app';
 
 const MODERN = '2026-07-28';

@@ -9,6 +9,8 @@ export interface ConnectOptions {
   capabilities?: ClientOptions['capabilities'];
   sessionId?: string;
   name?: string;
+  /** Sends every HTTP request through this (a test that steers requests between replicas). */
+  fetch?: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 }
 
 /** The real SDK client over Streamable HTTP against a Portico instance. */
@@ -20,6 +22,7 @@ export async function connectClient(baseUrl: string, options: ConnectOptions): P
   const transport = new StreamableHTTPClientTransport(new URL(options.path ?? '/mcp', baseUrl), {
     requestInit: { headers: { Authorization: `Bearer ${options.token}` } },
     ...(options.sessionId ? { sessionId: options.sessionId } : {}),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
   });
   await client.connect(transport);
   return client;

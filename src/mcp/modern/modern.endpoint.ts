@@ -1,6 +1,7 @@
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { Injectable } from '@nestjs/common';
 import {
+  type JSONRPCNotification,
   type JSONRPCRequest,
   type JSONRPCResponse,
   ProtocolErrorCode,
@@ -18,6 +19,7 @@ import { cacheHint, isCacheable, readHint } from './cache-hints';
 import { ModernExchange } from './modern-exchange';
 import { checkModernRequest, checkParamHeaders, envelopeOf } from './modern-request';
 import { SharedUpstreams } from './shared-upstreams';
+import { ParkedCalls } from '../mrtr/parked-calls';
 import { isInputRequired } from '../mrtr/input-rounds';
 import { ListenHub, SUBSCRIPTION_ID } from '../listen/listen-hub';
 import { SseResponse } from '../transport/sse-response';
@@ -49,6 +51,7 @@ export class ModernEndpoint {
     private readonly upstreams: SharedUpstreams,
     private readonly quota: StreamQuota,
     private readonly hub: ListenHub,
+    private readonly parked: ParkedCalls,
   ) {}
 
   async serve(
@@ -64,6 +67,32 @@ export class ModernEndpoint {
     if (message.method === 'tools/call') await this.checkParamHeaders(scope, message, request);
     const envelope = envelopeOf(message);
     const exchange = new ModernExchange(response, () => this.quota.count(principal, response));
+    const waiter = {
+      requestId: message.id,
+      // Without a level of its own the request hears no log messages at all.
+      notify: (notification: JSONRPCNotification) => {
+        if (notification.method === 'notifications/message' && envelope.logLevel === null) return;
+        if (passesLogLevel(notification, envelope.logLevel)) exchange.write(notification);
+      },
+      settle: (answer: JSONRPCResponse) => {
+        const { status, body } = shaped(message.method, answer);
+        exchange.finish(body, status);
+      },
+    };
+    const parked = this.parked.parkedIn(principal, scope, message);
+    if (parked) return this.parked.retry(parked, message, waiter, exchange.signal);
+    // Only a tool call relays what a 2025 upstream asks of the client mid-call (as rounds).
+    const parking =
+      message.method === 'tools/call'
+        ? this.parked.begin(principal, scope, message, envelope.clientCapabilities, waiter)
+        : null;
+    exchange.signal.addEventListener(
+      'abort',
+      () => parking?.cancel('the client closed the request'),
+      {
+        once: true,
+      },
+    );
     const call: McpCall = {
       id: message.id,
       scope,
@@ -72,25 +101,24 @@ export class ModernEndpoint {
       ...envelope,
       owner: { kind: 'principal', scope, subject: principal.subject },
       sessionId: null,
-      signal: exchange.signal,
+      signal: parking?.signal ?? exchange.signal,
       upstreams: this.upstreams.for(principal, envelope.clientCapabilities),
-      // Without a level of its own the request hears no log messages at all.
-      notify: (notification) => {
-        if (notification.method === 'notifications/message' && envelope.logLevel === null) return;
-        if (passesLogLevel(notification, envelope.logLevel)) exchange.write(notification);
-      },
+      notify: (notification) =>
+        parking ? parking.notify(notification) : waiter.notify(notification),
       ask: (asked) =>
-        Promise.reject(
-          new RpcError(
-            ProtocolErrorCode.MethodNotFound,
-            `Portico cannot ask a 2026-07-28 client for ${asked.method} during a call yet`,
-          ),
-        ),
+        parking
+          ? parking.ask(asked)
+          : Promise.reject(
+              new RpcError(
+                ProtocolErrorCode.MethodNotFound,
+                `Portico relays ${asked.method} to a 2026-07-28 client only during a tool call`,
+              ),
+            ),
       sawList: () => undefined,
     };
     const answer = await this.router.answer(call, message);
-    const { status, body } = shaped(message.method, answer);
-    exchange.finish(body, status);
+    if (parking) parking.finish(answer);
+    else waiter.settle(answer);
   }
 
   /**

@@ -153,6 +153,10 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
       case 'mcp.promotions.changed':
         // Promotions of the modern wire: a session keeps its own in its row.
         return;
+      case 'mcp.parked.to-owner':
+      case 'mcp.parked.to-retry':
+        // Calls of the modern wire: see ParkedCalls.
+        return;
     }
   }
 

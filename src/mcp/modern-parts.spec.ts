@@ -7,7 +7,8 @@ import { InProcessEventBus } from '../events/in-process-event-bus';
 import { tempDataDir } from '../../test/support/temp-dir';
 import { Directories } from './calls/directories.service';
 import { type ListenEnd, ListenHub } from './listen/listen-hub';
-import { LISTEN_HUB, REQUEST_STATE_SEALER } from './modern-parts.module';
+import { LISTEN_HUB } from './listen/listen-hub.provider';
+import { REQUEST_STATE_SEALER } from './mrtr/request-state-sealer.provider';
 import { RequestStateSealer } from './mrtr/request-state-seal';
 
 describe('the modern parts as Nest providers', () => {

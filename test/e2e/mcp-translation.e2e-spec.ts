@@ -1,0 +1,491 @@
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { type CallToolResult } from '@modelcontextprotocol/client';
+import { type Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  CreateMessageRequestSchema,
+  CreateMessageResultSchema,
+  ElicitRequestSchema,
+  ElicitResultSchema,
+  ListRootsRequestSchema,
+  ListRootsResultSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { join } from 'node:path';
+import {
+  type ModernEverythingServer,
+  startModernEverythingServer,
+} from '../fixtures/modern-everything-server';
+import { type FixtureTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
+import { describeOnPostgres } from '../support/describe-on-postgres';
+import { connectClient } from '../support/mcp-client';
+import { startReplica, startTestApp, type TestApp } from '../support/test-app';
+import { waitFor } from '../support/wait-for';
+
+const MODERN = '2026-07-28';
+const REFUSED = 'Invalid or expired requestState';
+
+const text = (result: unknown) =>
+  ((result as CallToolResult).content[0] as { type: 'text'; text: string }).text;
+
+type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+/** Tools of a 2025 upstream (SDK v1) that ask their client for input mid-call. */
+function askingTools(aborted: string[]): FixtureTool[] {
+  const tool = (name: string, handler: FixtureTool['handler']): FixtureTool => ({
+    definition: { name, description: name, inputSchema: { type: 'object', properties: {} } },
+    handler,
+  });
+  const elicit = (extra: Parameters<NonNullable<FixtureTool['handler']>>[1], message: string) =>
+    extra.sendRequest(
+      {
+        method: 'elicitation/create',
+        params: {
+          message,
+          requestedSchema: {
+            type: 'object',
+            properties: { answer: { type: 'string' } },
+            required: ['answer'],
+          },
+        },
+      },
+      ElicitResultSchema,
+    );
+  const sample = (extra: Parameters<NonNullable<FixtureTool['handler']>>[1]) =>
+    extra.sendRequest(
+      {
+        method: 'sampling/createMessage',
+        params: {
+          messages: [{ role: 'user', content: { type: 'text', text: 'Capital of France?' } }],
+          maxTokens: 10,
+        },
+      },
+      CreateMessageResultSchema,
+    );
+  const said = (result: { content: unknown }) =>
+    (result.content as { type: string; text?: string }).text ?? '';
+  return [
+    tool('summarize', async (_args, extra) => ({
+      content: [{ type: 'text', text: `sampled ${said(await sample(extra))}` }],
+    })),
+    tool('confirm_delete', async (_args, extra) => {
+      const answer = await elicit(extra, 'Delete everything?');
+      return {
+        content: [
+          {
+            type: 'text',
+            text:
+              answer.action === 'accept'
+                ? `deleted (${String(answer.content?.answer)})`
+                : `kept: ${answer.action}`,
+          },
+        ],
+      };
+    }),
+    tool('two_questions', async (_args, extra) => {
+      const name = await elicit(extra, 'Your name?');
+      const colour = await elicit(extra, 'Your colour?');
+      return {
+        content: [
+          {
+            type: 'text',
+            text: `${String(name.content?.answer)} likes ${String(colour.content?.answer)}`,
+          },
+        ],
+      };
+    }),
+    tool('both_at_once', async (_args, extra) => {
+      const [sampled, roots] = await Promise.all([
+        sample(extra),
+        extra.sendRequest({ method: 'roots/list' }, ListRootsResultSchema),
+      ]);
+      return {
+        content: [
+          {
+            type: 'text',
+            text: `${said(sampled)} in ${roots.roots.map((root) => root.uri).join(',')}`,
+          },
+        ],
+      };
+    }),
+    tool('wait_for_answer', async (_args, extra) => {
+      extra.signal.addEventListener('abort', () => aborted.push('wait_for_answer'));
+      await elicit(extra, 'Take your time').catch(() => undefined);
+      return { content: [{ type: 'text', text: 'answered' }] };
+    }),
+  ];
+}
+
+/** A 2026-07-28 client that answers every kind of round; `decline` says no to elicitations. */
+async function modernClient(
+  app: TestApp,
+  options: { fetchVia?: Fetch; decline?: boolean; capabilities?: Record<string, unknown> } = {},
+): Promise<Client> {
+  const client = new Client(
+    { name: 'translation-test', version: '1.0.0' },
+    {
+      capabilities: options.capabilities ?? { elicitation: { form: {} }, sampling: {}, roots: {} },
+      versionNegotiation: { mode: { pin: MODERN } },
+    },
+  );
+  client.setRequestHandler('elicitation/create', (request) =>
+    Promise.resolve(
+      options.decline
+        ? { action: 'decline' as const }
+        : {
+            action: 'accept' as const,
+            content: { answer: request.params.message.includes('colour') ? 'blue' : 'Ada' },
+          },
+    ),
+  );
+  client.setRequestHandler('sampling/createMessage', () =>
+    Promise.resolve({
+      role: 'assistant' as const,
+      content: { type: 'text' as const, text: 'Paris' },
+      model: 'test-model',
+    }),
+  );
+  client.setRequestHandler('roots/list', () =>
+    Promise.resolve({ roots: [{ uri: 'file:///work', name: 'work' }] }),
+  );
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL('/mcp', app.baseUrl), {
+      requestInit: { headers: { Authorization: `Bearer ${app.token}` } },
+      ...(options.fetchVia ? { fetch: options.fetchVia } : {}),
+    }),
+  );
+  return client;
+}
+
+/** A 2025 client (SDK v1) that answers elicitation, sampling and roots. */
+async function legacyClient(app: TestApp, fetchVia?: Fetch): Promise<LegacyClient> {
+  const client = await connectClient(app.baseUrl, {
+    token: app.token,
+    capabilities: { elicitation: {}, sampling: {}, roots: {} },
+    ...(fetchVia ? { fetch: fetchVia } : {}),
+  });
+  client.setRequestHandler(ElicitRequestSchema, (request) =>
+    Promise.resolve(
+      request.params.message.includes('decline')
+        ? { action: 'decline' as const }
+        : {
+            action: 'accept' as const,
+            content: {
+              name: 'Ada',
+              color: 'blue',
+              username: 'ada',
+              email: 'ada@example.com',
+              ok: true,
+            },
+          },
+    ),
+  );
+  client.setRequestHandler(CreateMessageRequestSchema, () =>
+    Promise.resolve({
+      role: 'assistant' as const,
+      content: { type: 'text' as const, text: 'Paris' },
+      model: 'test-model',
+    }),
+  );
+  client.setRequestHandler(ListRootsRequestSchema, () =>
+    Promise.resolve({ roots: [{ uri: 'file:///work', name: 'work' }] }),
+  );
+  return client;
+}
+
+/** Registers an upstream and waits for its tools; original tool names to the names /mcp serves. */
+async function register(app: TestApp, body: Record<string, unknown>): Promise<Map<string, string>> {
+  const gateway = await app.api().post('/api/v1/gateways').send(body).expect(201);
+  let names = new Map<string, string>();
+  await waitFor(
+    async () => {
+      const tools = await app
+        .api()
+        .get('/api/v1/tools')
+        .query({ gatewayId: gateway.body.id, limit: 500 });
+      names = new Map(
+        (tools.body.items as { name: string; originalName: string }[]).map((tool) => [
+          tool.originalName,
+          tool.name,
+        ]),
+      );
+      return names.size > 0;
+    },
+    `the tools of ${String(body.name)} to be synced`,
+  );
+  return names;
+}
+
+/** One raw 2026-07-28 tools/call, as a client that answers rounds by hand sends it. */
+async function rawCall(
+  app: TestApp,
+  id: string,
+  params: { name: string } & Record<string, unknown>,
+  capabilities: Record<string, unknown> = { elicitation: { form: {} } },
+): Promise<{
+  status: number;
+  body: {
+    result?: Record<string, unknown>;
+    error?: { code: number; message: string; data?: unknown };
+  };
+}> {
+  const response = await fetch(new URL('/mcp', app.baseUrl), {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${app.token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': MODERN,
+      'mcp-method': 'tools/call',
+      'mcp-name': params.name,
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: {
+        ...params,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': MODERN,
+          'io.modelcontextprotocol/clientCapabilities': capabilities,
+          'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1.0.0' },
+        },
+      },
+    }),
+  });
+  return { status: response.status, body: (await response.json()) as never };
+}
+
+describe('Translation between the eras (one replica)', () => {
+  let t: TestApp;
+  let old: UpstreamFixture;
+  let modern: ModernEverythingServer;
+  let oldNames: Map<string, string>;
+  let modernNames: Map<string, string>;
+  let stdioNames: Map<string, string>;
+  const aborted: string[] = [];
+
+  beforeAll(async () => {
+    t = await startTestApp({
+      env: { MCP_INPUT_ROUND_TTL_SECONDS: '2', STDIO_COMMANDS: 'node', SYNC_INTERVAL_SECONDS: '0' },
+    });
+    old = await startUpstream({ name: 'old', tools: askingTools(aborted) });
+    modern = await startModernEverythingServer({ legacy: 'reject' });
+    oldNames = await register(t, { name: 'Old', url: old.url });
+    modernNames = await register(t, { name: 'Modern', url: modern.url });
+    stdioNames = await register(t, {
+      name: 'Sampler',
+      transport: 'stdio',
+      command: 'node',
+      args: [join(__dirname, '..', 'fixtures', 'stdio-sampler.mjs')],
+    });
+  });
+
+  afterAll(async () => {
+    await t.close();
+    await old.close();
+    await modern.close();
+  });
+
+  describe('a 2026-07-28 client, a 2025 upstream', () => {
+    it('answers a sampling request as an input_required round, over HTTP and stdio', async () => {
+      const client = await modernClient(t);
+      try {
+        const http = await client.callTool({ name: oldNames.get('summarize')!, arguments: {} });
+        expect(text(http)).toBe('sampled Paris');
+        const stdio = await client.callTool({
+          name: stdioNames.get('sample')!,
+          arguments: { prompt: 'hi' },
+        });
+        expect(text(stdio)).toMatch(/^sampled Paris in \d+$/);
+      } finally {
+        await client.close();
+      }
+    });
+
+    it('asks requests that arrive together in one round, and one round after another', async () => {
+      const first = await rawCall(
+        t,
+        'r1',
+        { name: oldNames.get('both_at_once')!, arguments: {} },
+        {
+          sampling: {},
+          roots: {},
+        },
+      );
+      const round = first.body.result as {
+        resultType: string;
+        inputRequests: Record<string, { method: string }>;
+        requestState: string;
+      };
+      expect(round.resultType).toBe('input_required');
+      expect(
+        Object.values(round.inputRequests)
+          .map((input) => input.method)
+          .sort(),
+      ).toEqual(['roots/list', 'sampling/createMessage']);
+      const client = await modernClient(t);
+      try {
+        const both = await client.callTool({ name: oldNames.get('both_at_once')!, arguments: {} });
+        expect(text(both)).toBe('Paris in file:///work');
+        const two = await client.callTool({ name: oldNames.get('two_questions')!, arguments: {} });
+        expect(text(two)).toBe('Ada likes blue');
+      } finally {
+        await client.close();
+      }
+    });
+
+    it('passes a declined elicitation through, and refuses what the client did not declare', async () => {
+      const declining = await modernClient(t, { decline: true });
+      try {
+        const kept = await declining.callTool({
+          name: oldNames.get('confirm_delete')!,
+          arguments: {},
+        });
+        expect(text(kept)).toBe('kept: decline');
+      } finally {
+        await declining.close();
+      }
+      const refused = await rawCall(
+        t,
+        'no-caps',
+        { name: oldNames.get('summarize')!, arguments: {} },
+        {},
+      );
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toMatchObject({
+        code: -32021,
+        data: { requiredCapabilities: { sampling: {} } },
+      });
+    });
+
+    it('refuses a retry whose answers leave one out, a state for other arguments, and an expired call (cancelled upstream)', async () => {
+      const name = oldNames.get('wait_for_answer')!;
+      const first = await rawCall(t, 'w1', { name, arguments: {} });
+      const { requestState, inputRequests } = first.body.result as {
+        requestState: string;
+        inputRequests: Record<string, unknown>;
+      };
+      const incomplete = await rawCall(t, 'w2', {
+        name,
+        arguments: {},
+        requestState,
+        inputResponses: {},
+      });
+      expect(incomplete.body.error?.message).toMatch(/inputResponses has no answer for/);
+      const foreign = await rawCall(t, 'w3', {
+        name,
+        arguments: { other: true },
+        requestState,
+        inputResponses: {},
+      });
+      expect(foreign.body.error).toMatchObject({ code: -32602, message: REFUSED });
+      // Nobody answers: the round expires and the upstream hears the call cancelled.
+      await waitFor(
+        () => aborted.includes('wait_for_answer'),
+        'the parked call to be cancelled upstream',
+      );
+      const late = await rawCall(t, 'w4', {
+        name,
+        arguments: {},
+        requestState,
+        inputResponses: Object.fromEntries(
+          Object.keys(inputRequests).map((key) => [key, { action: 'decline' }]),
+        ),
+      });
+      expect(late.body.error).toMatchObject({ code: -32602 });
+    });
+  });
+
+  describe('a 2025 client, a 2026-07-28 upstream', () => {
+    it('turns each round into real requests on the session, declined ones too', async () => {
+      const client = await legacyClient(t);
+      try {
+        const call = (name: string, args: Record<string, unknown> = {}) =>
+          client.callTool({ name: modernNames.get(name)!, arguments: args });
+        expect(text(await call('test_input_required_result_elicitation'))).toBe('Hello, Ada!');
+        expect(text(await call('test_input_required_result_sampling'))).toMatch(/Paris/);
+        expect(text(await call('test_input_required_result_list_roots'))).toBe(
+          'Roots: file:///work',
+        );
+        expect(text(await call('test_input_required_result_multiple_inputs'))).toBe(
+          'All three inputs received',
+        );
+        expect(text(await call('test_input_required_result_multi_round'))).toBe('Ada likes blue');
+        expect(text(await call('test_elicitation', { message: 'please decline' }))).toBe(
+          'User response: action=decline, content={}',
+        );
+      } finally {
+        await client.close();
+      }
+    });
+  });
+});
+
+describeOnPostgres('Translation between the eras across two replicas', () => {
+  let a: TestApp;
+  let b: TestApp;
+  let old: UpstreamFixture;
+  let modern: ModernEverythingServer;
+  let oldNames: Map<string, string>;
+  let modernNames: Map<string, string>;
+
+  beforeAll(async () => {
+    a = await startTestApp();
+    b = await startReplica(a);
+    old = await startUpstream({ name: 'old', tools: askingTools([]) });
+    modern = await startModernEverythingServer({ legacy: 'reject' });
+    oldNames = await register(a, { name: 'Old', url: old.url });
+    modernNames = await register(a, { name: 'Modern', url: modern.url });
+  });
+
+  afterAll(async () => {
+    await b.close();
+    await a.close();
+    await old.close();
+    await modern.close();
+  });
+
+  /** Sends requests to A and what carries the client's answers to B. */
+  const split =
+    (hits: string[], answers: (body: string) => boolean): Fetch =>
+    (input, init) => {
+      const body = typeof init?.body === 'string' ? init.body : '';
+      const target = body && answers(body) ? b : a;
+      hits.push(target === a ? 'a' : 'b');
+      const url = new URL(String(input instanceof Request ? input.url : input));
+      return fetch(new URL(url.pathname + url.search, target.baseUrl), init);
+    };
+
+  it("a 2026-07-28 client's retry lands on the replica that does not hold the parked call", async () => {
+    const hits: string[] = [];
+    const client = await modernClient(a, {
+      fetchVia: split(hits, (body) => body.includes('"inputResponses"')),
+    });
+    try {
+      const sampled = await client.callTool({ name: oldNames.get('summarize')!, arguments: {} });
+      expect(text(sampled)).toBe('sampled Paris');
+      const two = await client.callTool({ name: oldNames.get('two_questions')!, arguments: {} });
+      expect(text(two)).toBe('Ada likes blue');
+      expect(hits.filter((hit) => hit === 'b').length).toBeGreaterThanOrEqual(3);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("a 2025 client's answer lands on the replica that does not hold the call", async () => {
+    const hits: string[] = [];
+    const client = await legacyClient(
+      a,
+      split(hits, (body) => body.includes('"result"')),
+    );
+    try {
+      const result = await client.callTool({
+        name: modernNames.get('test_input_required_result_elicitation')!,
+        arguments: {},
+      });
+      expect(text(result)).toBe('Hello, Ada!');
+      expect(hits).toContain('b');
+    } finally {
+      await client.close();
+    }
+  });
+});
