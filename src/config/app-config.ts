@@ -407,26 +407,20 @@ function oidc(env: Env): OidcConfig | null {
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 function clientMetadataDocuments(env: Env, publicUrl: string): ClientMetadataDocumentsConfig {
-  const allowLoopback = boolean(env, 'OAUTH_CLIENT_METADATA_ALLOW_LOOPBACK', false);
+  const allowLoopback = boolean(env, 'OAUTH_CIMD_ALLOW_LOOPBACK', false);
   // draft-ietf-oauth-client-id-metadata-document §8.6: only an authorization server that itself
   // runs on loopback may fetch from it; anywhere else it would let any client id reach inside.
   if (allowLoopback && !LOOPBACK_HOSTS.has(new URL(publicUrl).hostname))
     fail(
-      'OAUTH_CLIENT_METADATA_ALLOW_LOOPBACK',
+      'OAUTH_CIMD_ALLOW_LOOPBACK',
       'may be true only when PUBLIC_URL is a loopback URL (development and tests)',
       'true',
     );
   return {
-    enabled: boolean(env, 'OAUTH_CLIENT_METADATA_DOCUMENTS', true),
-    maxBytes: integer(env, 'OAUTH_CLIENT_METADATA_MAX_BYTES', 5 * 1024, 1024, 1024 * 1024),
-    timeoutMs: integer(env, 'OAUTH_CLIENT_METADATA_TIMEOUT_MS', 5000, 100, 60_000),
-    maxCacheSeconds: integer(
-      env,
-      'OAUTH_CLIENT_METADATA_MAX_CACHE_SECONDS',
-      24 * 3600,
-      0,
-      7 * 24 * 3600,
-    ),
+    enabled: boolean(env, 'OAUTH_CIMD_ENABLED', true),
+    maxBytes: integer(env, 'OAUTH_CIMD_MAX_BYTES', 5 * 1024, 1024, 1024 * 1024),
+    timeoutMs: integer(env, 'OAUTH_CIMD_TIMEOUT_MS', 5000, 100, 60_000),
+    maxCacheSeconds: integer(env, 'OAUTH_CIMD_MAX_CACHE_SECONDS', 24 * 3600, 0, 7 * 24 * 3600),
     allowLoopback,
   };
 }

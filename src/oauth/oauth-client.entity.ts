@@ -32,7 +32,7 @@ export class OAuthClient {
 
   /**
    * For a client named by its metadata document's URL: when this copy goes stale and the document
-   * is fetched again (its cache headers, within OAUTH_CLIENT_METADATA_MAX_CACHE_SECONDS). Null for
+   * is fetched again (its cache headers, within OAUTH_CIMD_MAX_CACHE_SECONDS). Null for
    * a registered client.
    */
   @Column({ name: 'document_expires_at', type: 'timestamptz', nullable: true })

@@ -31,7 +31,7 @@ export function clientIdUrlProblem(clientId: string): string | null {
   if (clientId.length > MAX_CLIENT_ID_URL_LENGTH)
     return `is longer than ${MAX_CLIENT_ID_URL_LENGTH} characters`;
   // The URL parser would quietly drop or rewrite these; an identifier must not depend on that.
-  if (/[\s\\\x00-\x1f\x7f]/.test(clientId))
+  if (/[\s\\\p{Cc}]/u.test(clientId))
     return 'must not contain spaces, control characters or backslashes';
   let url: URL;
   try {

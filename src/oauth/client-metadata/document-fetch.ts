@@ -1,4 +1,4 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { lookup as dnsLookup } from 'node:dns';
 import { type IncomingHttpHeaders } from 'node:http';
 import { request } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
@@ -47,7 +47,7 @@ function guardedLookup(allowLoopback: boolean): LookupFunction {
         );
         return;
       }
-      const list = addresses as LookupAddress[];
+      const list = addresses;
       const first = list[0];
       if (!first || list.some((entry) => !isFetchableAddress(entry.address, allowLoopback))) {
         callback(new DocumentFetchError(SPECIAL_USE), '', 0);
@@ -77,7 +77,6 @@ export function fetchDocument(url: URL, options: DocumentFetchOptions): Promise<
       return;
     }
     let settled = false;
-    let timer: NodeJS.Timeout | undefined;
     const settle = (error: Error | null, document?: FetchedDocument) => {
       if (settled) return;
       settled = true;
@@ -142,7 +141,7 @@ export function fetchDocument(url: URL, options: DocumentFetchOptions): Promise<
         );
       },
     );
-    timer = setTimeout(
+    const timer = setTimeout(
       () => settle(new DocumentFetchError(`did not answer within ${options.timeoutMs} ms`)),
       options.timeoutMs,
     );
