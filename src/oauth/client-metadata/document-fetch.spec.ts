@@ -43,6 +43,12 @@ describe('fetchDocument', () => {
     expect(fetched.headers['cache-control']).toBe('max-age=120');
   });
 
+  it('reaches a host name through its checked addresses, the certificate checked by that name', async () => {
+    server.serve('/named.json', { body: { client_id: 'named' } });
+    const url = new URL(`https://localhost:${new URL(server.origin).port}/named.json`);
+    expect(JSON.parse((await fetchDocument(url, options())).text)).toEqual({ client_id: 'named' });
+  });
+
   it('follows no redirect, and takes nothing but 200', async () => {
     server.serve('/moved.json', { status: 302, headers: { location: '/client.json' } });
     server.serve('/created.json', { status: 201, body: { client_id: 'x' } });
