@@ -14,6 +14,7 @@ import { ToolTextSearch1795323626806 } from './1795323626806-ToolTextSearch';
 
 import { UpstreamEra1795536000000 } from './1795536000000-UpstreamEra';
 import { ModernPromotions1795658342730 } from './1795658342730-ModernPromotions';
+import { ClientMetadataDocuments1795678689020 } from './1795678689020-ClientMetadataDocuments';
 
 /** Every migration, oldest first; the app and the migration job both run this list. */
 export const MIGRATIONS = [
@@ -32,4 +33,5 @@ export const MIGRATIONS = [
   ConfigApply1795520000000,
   UpstreamEra1795536000000,
   ModernPromotions1795658342730,
+  ClientMetadataDocuments1795678689020,
 ];

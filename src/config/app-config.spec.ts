@@ -219,6 +219,50 @@ describe('loadConfig', () => {
     });
   });
 
+  it('accepts Client ID Metadata Documents by default, fetched bounded and never from loopback', () => {
+    expect(loadConfig(base()).clientMetadataDocuments).toEqual({
+      enabled: true,
+      maxBytes: 5120,
+      timeoutMs: 5000,
+      maxCacheSeconds: 86_400,
+      allowLoopback: false,
+    });
+    const tuned = loadConfig({
+      ...base(),
+      OAUTH_CIMD_ENABLED: 'false',
+      OAUTH_CIMD_MAX_BYTES: '16384',
+      OAUTH_CIMD_TIMEOUT_MS: '2000',
+      OAUTH_CIMD_MAX_CACHE_SECONDS: '0',
+    }).clientMetadataDocuments;
+    expect(tuned).toMatchObject({
+      enabled: false,
+      maxBytes: 16_384,
+      timeoutMs: 2000,
+      maxCacheSeconds: 0,
+    });
+    expect(() => loadConfig({ ...base(), OAUTH_CIMD_MAX_BYTES: '100' })).toThrow(ConfigError);
+  });
+
+  it('allows fetching documents from loopback only for a Portico on loopback itself', () => {
+    for (const publicUrl of ['http://localhost:3000', 'http://127.0.0.1:8080', 'http://[::1]:3000'])
+      expect(
+        loadConfig({
+          ...base(),
+          PUBLIC_URL: publicUrl,
+          OAUTH_CIMD_ALLOW_LOOPBACK: 'true',
+        }).clientMetadataDocuments.allowLoopback,
+      ).toBe(true);
+    expect(() =>
+      loadConfig({
+        ...base(),
+        PUBLIC_URL: 'https://portico.example.com',
+        OAUTH_CIMD_ALLOW_LOOPBACK: 'true',
+      }),
+    ).toThrow(
+      "Invalid configuration: OAUTH_CIMD_ALLOW_LOOPBACK may be true only when PUBLIC_URL is a loopback URL (development and tests) (got 'true')",
+    );
+  });
+
   it('trusts no proxy unless TRUSTED_PROXIES names it', () => {
     expect(loadConfig(base()).trustedProxies).toEqual([]);
     expect(

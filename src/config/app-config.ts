@@ -38,6 +38,23 @@ export interface OidcConfig {
 }
 
 /**
+ * Clients named by the URL of their Client ID Metadata Document (the MCP authorization spec's
+ * preferred registration): how the embedded authorization server fetches and keeps those documents.
+ */
+export interface ClientMetadataDocumentsConfig {
+  /** Whether such client ids are accepted (and advertised); registration works either way. */
+  enabled: boolean;
+  /** The most bytes read of a document; a longer one is refused. */
+  maxBytes: number;
+  /** How long one fetch may take, from connecting to the last byte. */
+  timeoutMs: number;
+  /** The longest a document is kept before it is fetched again, whatever its cache headers say. */
+  maxCacheSeconds: number;
+  /** Fetch from loopback addresses too; only for a Portico that itself runs on loopback. */
+  allowLoopback: boolean;
+}
+
+/**
  * An OpenAI-compatible embeddings endpoint (`POST {url}/embeddings`) that tool search fuses with
  * its embedded rankers. Null when EMBEDDINGS_URL is unset: the embedded rankers work alone.
  */
@@ -216,6 +233,7 @@ export abstract class AppConfig {
    */
   abstract readonly trustedProxies: readonly string[];
   abstract readonly oidc: OidcConfig | null;
+  abstract readonly clientMetadataDocuments: ClientMetadataDocumentsConfig;
   abstract readonly audit: AuditConfig;
   /** JSON log lines (production) or readable ones (development). */
   abstract readonly logFormat: 'json' | 'pretty';
@@ -391,6 +409,27 @@ function oidc(env: Env): OidcConfig | null {
   };
 }
 
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+function clientMetadataDocuments(env: Env, publicUrl: string): ClientMetadataDocumentsConfig {
+  const allowLoopback = boolean(env, 'OAUTH_CIMD_ALLOW_LOOPBACK', false);
+  // draft-ietf-oauth-client-id-metadata-document §8.6: only an authorization server that itself
+  // runs on loopback may fetch from it; anywhere else it would let any client id reach inside.
+  if (allowLoopback && !LOOPBACK_HOSTS.has(new URL(publicUrl).hostname))
+    fail(
+      'OAUTH_CIMD_ALLOW_LOOPBACK',
+      'may be true only when PUBLIC_URL is a loopback URL (development and tests)',
+      'true',
+    );
+  return {
+    enabled: boolean(env, 'OAUTH_CIMD_ENABLED', true),
+    maxBytes: integer(env, 'OAUTH_CIMD_MAX_BYTES', 5 * 1024, 1024, 1024 * 1024),
+    timeoutMs: integer(env, 'OAUTH_CIMD_TIMEOUT_MS', 5000, 100, 60_000),
+    maxCacheSeconds: integer(env, 'OAUTH_CIMD_MAX_CACHE_SECONDS', 24 * 3600, 0, 7 * 24 * 3600),
+    allowLoopback,
+  };
+}
+
 function embeddings(env: Env): EmbeddingsConfig | null {
   const raw = value(env, 'EMBEDDINGS_URL');
   const model = value(env, 'EMBEDDINGS_MODEL');
@@ -544,6 +583,7 @@ export function loadConfig(env: Env): AppConfig {
     metricsToken: metricsToken(env),
     trustedProxies: trustedProxies(env),
     oidc: oidc(env),
+    clientMetadataDocuments: clientMetadataDocuments(env, publicUrl),
     audit: audit(env),
     logFormat: logFormat(env),
     configFile:

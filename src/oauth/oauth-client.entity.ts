@@ -1,13 +1,17 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
 import type { OAuthClientMetadata } from '@modelcontextprotocol/server';
 
-/** A client registered through dynamic client registration (RFC 7591). */
+/**
+ * A client of the embedded authorization server: registered through dynamic client registration
+ * (RFC 7591, a UUID client_id), or named by the https URL of its Client ID Metadata Document, of
+ * which this row is the copy last fetched.
+ */
 @Entity({ name: 'oauth_client' })
 export class OAuthClient {
   @PrimaryColumn({
     name: 'client_id',
     type: 'varchar',
-    length: 64,
+    length: 1024,
     primaryKeyConstraintName: 'oauth_client_pk',
   })
   clientId!: string;
@@ -22,9 +26,17 @@ export class OAuthClient {
   @Column({ name: 'client_secret_expires_at', type: 'timestamptz', nullable: true })
   clientSecretExpiresAt!: Date | null;
 
-  /** The registered metadata (redirect URIs, name, grant types, ...), as the client sent it. */
+  /** The metadata (redirect URIs, name, grant types, ...), as registered or as the document says. */
   @Column({ type: 'jsonb' })
   metadata!: OAuthClientMetadata;
+
+  /**
+   * For a client named by its metadata document's URL: when this copy goes stale and the document
+   * is fetched again (its cache headers, within OAUTH_CIMD_MAX_CACHE_SECONDS). Null for
+   * a registered client.
+   */
+  @Column({ name: 'document_expires_at', type: 'timestamptz', nullable: true })
+  documentExpiresAt!: Date | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;

@@ -7,47 +7,30 @@ import { isUUID } from 'class-validator';
 import { DataSource } from 'typeorm';
 import { seal, unseal } from '../common/secret-box';
 import { AppConfig } from '../config/app-config';
+import { ClientMetadataDocuments } from './client-metadata/client-metadata-documents.service';
+import { isClientIdUrl } from './client-metadata/client-metadata-document';
 import { OAuthError, OAuthErrorCode } from './endpoints/oauth-error';
 import { OAuthClient } from './oauth-client.entity';
-
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
-/** Schemes a redirect must never use: they run or read something in the browser itself. */
-const FORBIDDEN_SCHEMES = new Set([
-  'javascript:',
-  'data:',
-  'file:',
-  'blob:',
-  'vbscript:',
-  'about:',
-]);
+import { redirectUriProblem } from './redirect-uri';
 
 /**
- * Why a redirect URI is refused, or null: https anywhere, http only to loopback (RFC 8252 native
- * apps), or a private-use scheme of a native app; never a fragment.
+ * The authorization server's clients: registered through RFC 7591 dynamic registration (secrets
+ * sealed at rest), or named by the URL of their Client ID Metadata Document.
  */
-export function redirectUriProblem(uri: string): string | null {
-  let url: URL;
-  try {
-    url = new URL(uri);
-  } catch {
-    return `${uri} is not a URL`;
-  }
-  if (url.hash !== '') return `${uri} has a fragment`;
-  if (FORBIDDEN_SCHEMES.has(url.protocol)) return `${uri} uses a scheme that is not allowed`;
-  if (url.protocol === 'http:' && !LOOPBACK.has(url.hostname))
-    return `${uri} must use https (http only to localhost)`;
-  return null;
-}
-
-/** Clients registered through RFC 7591 dynamic registration; secrets sealed at rest. */
 @Injectable()
 export class OAuthClientsStore {
   constructor(
     private readonly dataSource: DataSource,
     private readonly config: AppConfig,
+    readonly documents: ClientMetadataDocuments,
   ) {}
 
+  /**
+   * The client of a client_id, or undefined for an unknown one. A metadata document's client that
+   * cannot be used (not fetched, invalid) is an `invalid_client` OAuthError saying why.
+   */
   async getClient(clientId: string): Promise<OAuthClientInformationFull | undefined> {
+    if (isClientIdUrl(clientId)) return this.documents.client(clientId);
     if (!isUUID(clientId)) return undefined;
     const row = await this.dataSource.getRepository(OAuthClient).findOneBy({ clientId });
     if (!row) return undefined;

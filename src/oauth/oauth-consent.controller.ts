@@ -1,4 +1,5 @@
 import { Body, Get, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
+import { type OAuthClientInformationFull } from '@modelcontextprotocol/server';
 import { type Request, type Response } from 'express';
 import { DataSource } from 'typeorm';
 import { AdminController } from '../admin/admin-controller.decorator';
@@ -10,9 +11,12 @@ import { McpAccess } from '../auth/mcp-access';
 import { AppConfig } from '../config/app-config';
 import { Server } from '../servers/server.entity';
 import { type AuthorizationRequest } from './authorization-request';
+import { isClientIdUrl } from './client-metadata/client-metadata-document';
+import { OAuthError } from './endpoints/oauth-error';
 import { OAuthGrants } from './oauth-grants.service';
 import { resourceTarget } from './oauth-resource';
 import { PorticoOAuthProvider } from './oauth-server.provider';
+import { isLoopbackRedirect } from './redirect-uri';
 
 /**
  * The consent step of the authorization code flow, in the admin pages' style: the user signs in
@@ -39,7 +43,16 @@ export class OAuthConsentController {
   ): Promise<void> {
     const pending = this.provider.requests.open(sealed);
     if (!pending) return this.expired(request, response);
-    const client = await this.provider.clientsStore.getClient(pending.clientId);
+    let client: OAuthClientInformationFull | undefined;
+    try {
+      client = await this.provider.clientsStore.getClient(pending.clientId);
+    } catch (error) {
+      // A metadata document that went bad since /oauth/authorize read it: nothing to consent to.
+      if (!(error instanceof OAuthError)) throw error;
+      return this.unusableClient(request, response, error.message);
+    }
+    // A client named by its document's URL: the host is what the user can check (draft §8.5).
+    const clientHost = isClientIdUrl(pending.clientId) ? new URL(pending.clientId).host : null;
     const allowed = await this.allowed(request, pending);
     // The decision's redirect leaves for the client's redirect URI, which form-action must allow.
     response.setHeader('Content-Security-Policy', consentPolicy(pending.redirectUri));
@@ -53,6 +66,10 @@ export class OAuthConsentController {
         request: sealed,
         clientName: client?.client_name ?? pending.clientId,
         clientUri: client?.client_uri ?? null,
+        clientHost,
+        clientId: clientHost === null ? null : pending.clientId,
+        // Any program on the user's computer can receive a loopback redirect and claim the name.
+        loopbackWarning: clientHost !== null && isLoopbackRedirect(pending.redirectUri),
         redirectUri: pending.redirectUri,
         resource: pending.resource,
         serverName: await this.serverName(pending),
@@ -99,6 +116,26 @@ export class OAuthConsentController {
       .getRepository(Server)
       .findOne({ select: { name: true }, where: { id: target.serverId } });
     return server?.name ?? null;
+  }
+
+  private async unusableClient(
+    request: Request,
+    response: Response,
+    message: string,
+  ): Promise<void> {
+    await this.pages.render(
+      request,
+      response,
+      'error',
+      {
+        title: 'Client not usable',
+        section: 'error',
+        status: 400,
+        message: `${message}. Start again from your MCP client.`,
+        offerLogin: false,
+      },
+      400,
+    );
   }
 
   private async expired(request: Request, response: Response): Promise<void> {

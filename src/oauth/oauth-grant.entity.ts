@@ -21,7 +21,7 @@ export class OAuthGrant {
   @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'oauth_grant_pk' })
   id!: string;
 
-  @Column({ name: 'client_id', type: 'varchar', length: 64 })
+  @Column({ name: 'client_id', type: 'varchar', length: 1024 })
   clientId!: string;
 
   @ManyToOne(() => OAuthClient, { onDelete: 'CASCADE' })

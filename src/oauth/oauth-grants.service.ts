@@ -250,7 +250,10 @@ export class OAuthGrants implements OnModuleInit, OnModuleDestroy {
     };
   }
 
-  /** Deletes spent codes and refresh tokens; never rejects, a failure waits for the next round. */
+  /**
+   * Deletes spent codes and refresh tokens, and unused copies of metadata documents; never rejects,
+   * a failure waits for the next round.
+   */
   async purgeExpired(): Promise<void> {
     try {
       await this.dataSource.query(
@@ -258,6 +261,11 @@ export class OAuthGrants implements OnModuleInit, OnModuleDestroy {
       );
       await this.dataSource.query(
         `DELETE FROM oauth_refresh_token WHERE expires_at < now() OR used_at < now() - interval '30 days'`,
+      );
+      // Copies of metadata documents that went stale a day ago and that no grant refers to.
+      await this.dataSource.query(
+        `DELETE FROM oauth_client c WHERE c.document_expires_at < now() - interval '1 day'
+         AND NOT EXISTS (SELECT 1 FROM oauth_grant g WHERE g.client_id = c.client_id)`,
       );
     } catch (error) {
       this.logger.warn(

@@ -17,8 +17,15 @@ export const OAUTH_PATHS = {
   revoke: '/oauth/revoke',
 };
 
-/** RFC 8414 metadata of the embedded authorization server. */
-export function authorizationServerMetadata(publicUrl: string): OAuthMetadata {
+/**
+ * RFC 8414 metadata of the embedded authorization server. Clients may register (RFC 7591, which
+ * the 2026-07-28 MCP revision deprecates but keeps) or, where enabled, name themselves by the URL of
+ * their Client ID Metadata Document.
+ */
+export function authorizationServerMetadata(
+  publicUrl: string,
+  clientIdMetadataDocuments: boolean,
+): OAuthMetadata {
   const issuer = new URL(publicUrl).origin;
   const at = (path: string) => `${publicUrl}${path}`;
   return {
@@ -34,6 +41,7 @@ export function authorizationServerMetadata(publicUrl: string): OAuthMetadata {
     revocation_endpoint_auth_methods_supported: ['none', 'client_secret_post'],
     scopes_supported: [MCP_SCOPE],
     authorization_response_iss_parameter_supported: true,
+    client_id_metadata_document_supported: clientIdMetadataDocuments,
   };
 }
 
@@ -50,7 +58,10 @@ export function setUpOAuth(app: INestApplication): void {
   const provider = app.get(PorticoOAuthProvider);
   const grants = app.get(OAuthGrants);
   const clients = provider.clientsStore;
-  const metadata = authorizationServerMetadata(app.get(AppConfig).publicUrl);
+  const metadata = authorizationServerMetadata(
+    app.get(AppConfig).publicUrl,
+    clients.documents.enabled,
+  );
   app.use(
     '/.well-known/oauth-authorization-server',
     oauthEndpoint(

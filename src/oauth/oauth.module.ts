@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AuthorizationServers } from './authorization-servers';
+import { ClientMetadataDocuments } from './client-metadata/client-metadata-documents.service';
 import { OAuthClientsStore } from './oauth-clients.store';
 import { OAuthConsentController } from './oauth-consent.controller';
 import { OAuthGrants } from './oauth-grants.service';
@@ -11,7 +12,13 @@ import { AdminModule } from '../admin/admin.module';
 @Module({
   imports: [AdminModule],
   controllers: [ProtectedResourceController, OAuthConsentController],
-  providers: [AuthorizationServers, OAuthClientsStore, OAuthGrants, PorticoOAuthProvider],
+  providers: [
+    AuthorizationServers,
+    ClientMetadataDocuments,
+    OAuthClientsStore,
+    OAuthGrants,
+    PorticoOAuthProvider,
+  ],
   exports: [PorticoOAuthProvider, OAuthGrants],
 })
 export class OAuthModule {}

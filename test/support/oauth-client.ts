@@ -59,12 +59,14 @@ export class MemoryOAuthProvider implements OAuthClientProvider {
 
 /**
  * What a person does in the browser: opens the authorization URL, signs in on the login page,
- * and answers the consent page. Returns where the browser lands: the client's redirect URI.
+ * and answers the consent page (which `read`, if given, sees first). Returns where the browser
+ * lands: the client's redirect URI.
  */
 export async function signInAndConsent(
   authorizationUrl: URL,
   credentials: { username: string; password: string },
   decision: 'allow' | 'deny' = 'allow',
+  read?: (consentPage: string) => void,
 ): Promise<URL> {
   const browser = request.agent(authorizationUrl.origin);
   const authorize = await browser
@@ -84,6 +86,7 @@ export async function signInAndConsent(
   const consent = await browser
     .get(loggedIn.headers.location!)
     .expect((response) => expect([200, 403]).toContain(response.status));
+  read?.(consent.text);
   const sealed = unescapeHtml(/name="request" value="([^"]+)"/.exec(consent.text)![1]!);
   const decided = await browser
     .post('/oauth/consent')

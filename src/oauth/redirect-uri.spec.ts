@@ -1,4 +1,4 @@
-import { redirectUriProblem } from './oauth-clients.store';
+import { redirectUriProblem } from './redirect-uri';
 
 describe('redirectUriProblem', () => {
   it.each([

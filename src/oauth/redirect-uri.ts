@@ -1,0 +1,33 @@
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+/** Schemes a redirect must never use: they run or read something in the browser itself. */
+const FORBIDDEN_SCHEMES = new Set([
+  'javascript:',
+  'data:',
+  'file:',
+  'blob:',
+  'vbscript:',
+  'about:',
+]);
+
+/**
+ * Why a redirect URI is refused, or null: https anywhere, http only to loopback (RFC 8252 native
+ * apps), or a private-use scheme of a native app; never a fragment.
+ */
+export function redirectUriProblem(uri: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return `${uri} is not a URL`;
+  }
+  if (url.hash !== '') return `${uri} has a fragment`;
+  if (FORBIDDEN_SCHEMES.has(url.protocol)) return `${uri} uses a scheme that is not allowed`;
+  if (url.protocol === 'http:' && !LOOPBACK.has(url.hostname))
+    return `${uri} must use https (http only to localhost)`;
+  return null;
+}
+
+/** Whether a redirect URI goes back to a program on the user's own computer. */
+export function isLoopbackRedirect(uri: string): boolean {
+  return URL.canParse(uri) && LOOPBACK.has(new URL(uri).hostname);
+}
