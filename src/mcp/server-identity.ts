@@ -13,24 +13,14 @@ const PORTICO_VERSION = '1.0.0';
 export const MODERN_VERSIONS: readonly string[] = ['2026-07-28'];
 
 /**
- * What every Portico endpoint offers a 2025 session, whatever its members: lists can grow after
- * initialize, and the session's GET stream hears of it.
+ * What every Portico endpoint offers, whatever its members, in both eras: lists can grow after
+ * a client first looks (a 2025 session's GET stream or a 2026-07-28 listen hears of it), and
+ * resources are followed upstream for `resources/subscribe` and a listen's
+ * `resourceSubscriptions` alike.
  */
-export const SESSION_CAPABILITIES: ServerCapabilities = {
+export const SERVER_CAPABILITIES: ServerCapabilities = {
   tools: { listChanged: true },
   resources: { subscribe: true, listChanged: true },
-  prompts: { listChanged: true },
-  completions: {},
-  logging: {},
-};
-
-/**
- * What a 2026-07-28 client is offered. List changes ride `subscriptions/listen`; resource
- * subscriptions (`resources/updated` of upstreams) are not relayed to listens yet.
- */
-const MODERN_CAPABILITIES: ServerCapabilities = {
-  tools: { listChanged: true },
-  resources: { listChanged: true },
   prompts: { listChanged: true },
   completions: {},
   logging: {},
@@ -51,7 +41,7 @@ export function discoverResult(
 ): DiscoverResult {
   return {
     supportedVersions: [...MODERN_VERSIONS],
-    capabilities: { ...MODERN_CAPABILITIES, ...extra },
+    capabilities: { ...SERVER_CAPABILITIES, ...extra },
     ...cacheHint('server/discover'),
     _meta: { [SERVER_INFO_META_KEY]: serverInfo(directory) },
   };

@@ -19,6 +19,7 @@ import {
   PORTICO_CLIENT,
   type RequestOptions,
   type RequestRoute,
+  soleCaller,
   type UpstreamAsk,
   type UpstreamConnection,
 } from './upstream-connection';
@@ -243,8 +244,7 @@ export class LegacyConnection implements UpstreamConnection {
 
   /** Answers a request of the upstream's, on behalf of the downstream client. */
   private answer(request: JSONRPCRequest, entry: InFlight | undefined): void {
-    const owner =
-      entry ?? soleCaller([...this.inFlight.values()].filter((candidate) => candidate.route));
+    const owner = entry ?? soleCaller(this.inFlight.values());
     const ask: UpstreamAsk = { method: request.method, params: request.params };
     let answer: Promise<Result>;
     if (request.method === 'ping') answer = Promise.resolve({});
@@ -294,14 +294,6 @@ export class LegacyConnection implements UpstreamConnection {
   private classify(error: unknown): UpstreamFailure | UpstreamRpcError {
     return classifyUpstreamError(error, this.options.timeoutMs, this.options.secrets);
   }
-}
-
-/** The latest of the requests in flight, when all of them are one caller's; else none. */
-function soleCaller(routed: InFlight[]): InFlight | undefined {
-  const latest = routed.at(-1);
-  return routed.every((entry) => entry.route!.caller === latest?.route!.caller)
-    ? latest
-    : undefined;
 }
 
 function progressTokenOf(request: JSONRPCRequest): unknown {

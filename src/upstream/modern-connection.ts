@@ -26,6 +26,7 @@ import {
   type RequestOptions,
   type RequestRoute,
   relayedCapabilities,
+  soleCaller,
   type UpstreamConnection,
 } from './upstream-connection';
 import { classifyUpstreamError, UpstreamFailure, UpstreamRpcError } from './upstream-error';
@@ -42,7 +43,9 @@ const MAX_INPUTS_PER_ROUND = 16;
 /** What an `input_required` round may ask for (2026-07-28, InputRequest). */
 const INPUT_METHODS = new Set(['elicitation/create', 'sampling/createMessage', 'roots/list']);
 
-/** What a watch listens for: every list change; resource updates are not relayed yet. */
+/** The most resources one connection's listen follows. */
+const MAX_RESOURCE_SUBSCRIPTIONS = 100;
+/** What a watch listens for: every list change (resources are added as they are subscribed). */
 const LISTEN_FILTER = {
   toolsListChanged: true,
   promptsListChanged: true,
@@ -88,6 +91,10 @@ export class ModernConnection implements UpstreamConnection {
   private idle: (() => void) | null = null;
   private discovered: DiscoverResult | null;
   private listenHandler: ((message: JSONRPCNotification) => void) | null = null;
+  /** The listen open now; aborting it closes its stream. */
+  private listening: AbortController | null = null;
+  /** What 2025 callers subscribed to on this connection: the listen's resourceSubscriptions. */
+  private readonly resourceUris = new Set<string>();
 
   private constructor(
     private readonly channel: Channel,
@@ -134,14 +141,9 @@ export class ModernConnection implements UpstreamConnection {
     return this.discovered;
   }
 
-  /**
-   * What the upstream offers, less resource subscriptions: on 2026-07-28 they ride a listen,
-   * which no 2025 session relays yet.
-   */
+  /** What the upstream offers; resource subscriptions ride this connection's listen. */
   get serverCapabilities(): ServerCapabilities {
-    const offered = this.discovered?.capabilities ?? {};
-    if (!offered.resources?.subscribe) return offered;
-    return { ...offered, resources: { ...offered.resources, subscribe: false } };
+    return this.discovered?.capabilities ?? {};
   }
 
   get serverInfo(): Implementation | undefined {
@@ -175,6 +177,10 @@ export class ModernConnection implements UpstreamConnection {
       // No logging/setLevel either: the level rides every request's envelope.
       case 'logging/setLevel':
         this.logLevel = typeof params?.level === 'string' ? params.level : null;
+        return {} as T;
+      case 'resources/subscribe':
+      case 'resources/unsubscribe':
+        await this.subscription(method, params);
         return {} as T;
     }
     // A caller that cannot take a round itself but can ask its client (a 2025 session) has each
@@ -394,44 +400,92 @@ export class ModernConnection implements UpstreamConnection {
   }
 
   /**
-   * A listen for list changes, held until the connection closes: it carries only the
-   * notifications it asked for. An upstream that refuses it has nothing to say outside requests;
-   * one that ends it (or loses it) loses the connection, and the watch listens again.
+   * A listen for list changes and the resources subscribed on this connection, held until the
+   * connection closes: it carries only the notifications it asked for. A listen's filter cannot
+   * change, so a new one is opened (and acknowledged) before the one it replaces is closed. An
+   * upstream that refuses it has nothing to say outside requests; one that ends it (or loses it)
+   * loses the connection, and whoever holds it listens again.
    */
   private async listen(): Promise<void> {
     const id = ++this.sequence;
+    const previous = this.listening;
+    const stop = new AbortController();
+    this.listening = stop;
     let acknowledged!: () => void;
     const ack = new Promise<void>((resolve) => (acknowledged = resolve));
     this.listenHandler = (message) => {
       if (message.method === 'notifications/subscriptions/acknowledged') acknowledged();
       else this.options.listener?.notification?.(message);
     };
+    const notifications = {
+      ...(this.options.listen === true ? LISTEN_FILTER : {}),
+      ...(this.resourceUris.size > 0 ? { resourceSubscriptions: [...this.resourceUris] } : {}),
+    };
     const request: JSONRPCRequest = {
       jsonrpc: '2.0',
       id,
       method: 'subscriptions/listen',
-      params: { notifications: LISTEN_FILTER, _meta: this.envelope(undefined) },
+      params: { notifications, _meta: this.envelope(undefined) },
     };
+    const replaced = () => this.listening !== stop;
     const ended = this.channel
       .request(request, {
-        signal: this.closing.signal,
+        signal: AbortSignal.any([this.closing.signal, stop.signal]),
         longLived: true,
         headers: { 'mcp-method': 'subscriptions/listen' },
         onMessage: (message) => {
-          if (!('id' in message)) this.listenHandler?.(message);
+          if ('id' in message) return;
+          // The listen it replaces still hears list changes until then; resource updates too.
+          if (replaced()) this.options.listener?.notification?.(message);
+          else this.listenHandler?.(message);
         },
       })
       .then(
         (response) => {
-          if ('error' in response) return;
+          if ('error' in response || replaced()) return;
           this.lose(new UpstreamFailure('unreachable', 'the upstream ended the listen'));
         },
         (error: unknown) => {
-          if (!this.closing.signal.aborted) this.lose(this.failureOf(error));
+          if (!this.closing.signal.aborted && !replaced()) this.lose(this.failureOf(error));
         },
       )
       .finally(acknowledged);
     await Promise.race([ack, ended, delay(LISTEN_ACK_WAIT_MS, undefined, { ref: false })]);
+    previous?.abort();
+  }
+
+  /**
+   * `resources/subscribe` and `resources/unsubscribe` of a 2025 caller: on this era they are the
+   * listen's `resourceSubscriptions`, so the listen is opened again with the new set.
+   */
+  private async subscription(
+    method: string,
+    params: Record<string, unknown> | undefined,
+  ): Promise<void> {
+    const uri = params?.uri;
+    if (typeof uri !== 'string')
+      throw new UpstreamRpcError(ProtocolErrorCode.InvalidParams, `${method} needs a uri`);
+    if (!this.discovered?.capabilities.resources?.subscribe)
+      throw new UpstreamRpcError(
+        ProtocolErrorCode.MethodNotFound,
+        'The upstream does not offer resource subscriptions',
+      );
+    if (method === 'resources/unsubscribe') {
+      if (!this.resourceUris.delete(uri)) return;
+    } else {
+      if (this.resourceUris.has(uri)) return;
+      if (this.resourceUris.size >= MAX_RESOURCE_SUBSCRIPTIONS)
+        throw new UpstreamRpcError(
+          ProtocolErrorCode.InvalidRequest,
+          `At most ${MAX_RESOURCE_SUBSCRIPTIONS} resources are followed on one upstream connection`,
+        );
+      this.resourceUris.add(uri);
+    }
+    if (this.resourceUris.size > 0 || this.options.listen === true) await this.listen();
+    else {
+      this.listening?.abort();
+      this.listening = null;
+    }
   }
 
   async notify(method: string, params?: Record<string, unknown>): Promise<void> {
@@ -465,7 +519,7 @@ export class ModernConnection implements UpstreamConnection {
       const routed = [...this.inFlight.values()].filter((entry) => entry.route);
       const owner =
         token === undefined
-          ? routed.at(-1)
+          ? soleCaller(routed)
           : routed.find(
               (entry) =>
                 (entry.request.params?._meta as { progressToken?: unknown } | undefined)

@@ -115,3 +115,18 @@ export function relayedCapabilities({
     ...(extensions ? { extensions } : {}),
   };
 }
+
+/**
+ * Of the requests in flight that have a route, the latest, when all of them are one caller's;
+ * else none: an upstream message that names no request is given to nobody rather than to a
+ * caller it may not be about.
+ */
+export function soleCaller<T extends { route?: RequestRoute }>(
+  inFlight: Iterable<T>,
+): T | undefined {
+  const routed = [...inFlight].filter((entry) => entry.route);
+  const latest = routed.at(-1);
+  return routed.every((entry) => entry.route!.caller === latest?.route!.caller)
+    ? latest
+    : undefined;
+}

@@ -8,6 +8,7 @@ import {
   ElicitResultSchema,
   ListRootsRequestSchema,
   ListRootsResultSchema,
+  ResourceUpdatedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { join } from 'node:path';
 import {
@@ -392,6 +393,76 @@ describe('Translation between the eras (one replica)', () => {
         ),
       });
       expect(late.body.error).toMatchObject({ code: -32602 });
+    });
+  });
+
+  describe('resource subscriptions across the eras', () => {
+    /** The URI /mcp serves a gateway's resource under. */
+    const served = async (gateway: string, upstreamUri: string) => {
+      const listed = await t.api().get('/api/v1/resources').query({ limit: 500 }).expect(200);
+      const resource = (
+        listed.body.items as { uri: string; originalUri?: string; gatewaySlug?: string }[]
+      ).find((each) => each.originalUri === upstreamUri && each.gatewaySlug === gateway);
+      if (!resource) throw new Error(`${gateway} serves no ${upstreamUri}`);
+      return resource.uri;
+    };
+    const touch = () =>
+      rawCall(t, 'touch', {
+        name: modernNames.get('test_update_watched_resource')!,
+        arguments: {},
+      });
+
+    it('a 2026-07-28 listen follows a resource upstream; another listen hears nothing of it', async () => {
+      const uri = await served('modern', 'test://watched-resource');
+      const follower = await modernClient(t);
+      const bystander = await modernClient(t);
+      try {
+        const heard: string[] = [];
+        follower.setNotificationHandler('notifications/resources/updated', (note) => {
+          heard.push(note.params.uri);
+        });
+        let bystanderHeard = 0;
+        bystander.setNotificationHandler('notifications/resources/updated', () => {
+          bystanderHeard++;
+        });
+        const listen = await follower.listen({ resourceSubscriptions: [uri, 'test://no-such'] });
+        expect(listen.honoredFilter.resourceSubscriptions).toEqual([uri]);
+        const other = await bystander.listen({ toolsListChanged: true });
+        await touch();
+        await waitFor(() => heard.length > 0, 'the listen to hear the update');
+        expect(heard).toEqual([uri]);
+        expect(bystanderHeard).toBe(0);
+        await listen.close();
+        await other.close();
+      } finally {
+        await follower.close();
+        await bystander.close();
+      }
+    });
+
+    it('a 2025 session subscribes to a resource of a 2026-07-28-only upstream; only it hears', async () => {
+      const uri = await served('modern', 'test://watched-resource');
+      const subscriber = await legacyClient(t);
+      const other = await legacyClient(t);
+      try {
+        const heard: string[] = [];
+        subscriber.setNotificationHandler(ResourceUpdatedNotificationSchema, (note) => {
+          heard.push(note.params.uri);
+        });
+        let otherHeard = 0;
+        other.setNotificationHandler(ResourceUpdatedNotificationSchema, () => {
+          otherHeard++;
+        });
+        await subscriber.subscribeResource({ uri });
+        await touch();
+        await waitFor(() => heard.length > 0, 'the session to hear the update');
+        expect(heard).toEqual([uri]);
+        expect(otherHeard).toBe(0);
+        await subscriber.unsubscribeResource({ uri });
+      } finally {
+        await subscriber.close();
+        await other.close();
+      }
     });
   });
 

@@ -4,7 +4,13 @@ import { InProcessEventBus } from '../../events/in-process-event-bus';
 import { type ListKind } from '../directory/scope-directory';
 import { type McpScope, scopeKey } from '../mcp-scope';
 import { type ListVersions } from './list-versions';
-import { type ListenEnd, ListenHub, type ListenRequest, SUBSCRIPTION_ID } from './listen-hub';
+import {
+  type ListenEnd,
+  ListenHub,
+  type ListenRequest,
+  type OpenListen,
+  SUBSCRIPTION_ID,
+} from './listen-hub';
 
 /** A listen's stream as the hub sees it: what was written, how it ended. */
 class RecordingSink {
@@ -68,7 +74,7 @@ describe('ListenHub', () => {
   async function listen(
     filter: unknown,
     options: Partial<Omit<ListenRequest, 'sink' | 'filter'>> & { room?: number } = {},
-  ): Promise<RecordingSink> {
+  ): Promise<RecordingSink & { listen: OpenListen }> {
     const sink = new RecordingSink(options.room);
     const opened = await hub.open({
       requestId: options.requestId ?? 41,
@@ -78,7 +84,7 @@ describe('ListenHub', () => {
       sink,
     });
     if (!opened.ok) throw new Error(opened.refusal);
-    return sink;
+    return Object.assign(sink, { listen: opened.listen });
   }
 
   it('acknowledges first, echoing the filter it honours, stamped with the listen id', async () => {
@@ -183,26 +189,31 @@ describe('ListenHub', () => {
     expect(hub.size).toBe(1);
   });
 
-  it('delivers resources/updated to the listens of that scope that follow the URI', async () => {
+  it('delivers resources/updated to the listen that follows the URI, stamped with its id', async () => {
     const follows = await listen({ resourceSubscriptions: ['crm://4411'] }, { requestId: 9 });
     const other = await listen({ resourceSubscriptions: ['crm://9020'] });
-    const otherScope = await listen({ resourceSubscriptions: ['crm://4411'] }, { scope: ALL });
-    expect(hub.resourceUpdated(S1, 'crm://4411')).toBe(1);
+    follows.listen.resourceUpdated('crm://4411');
     expect(follows.messages[1]).toEqual({
       jsonrpc: '2.0',
       method: 'notifications/resources/updated',
       params: { uri: 'crm://4411', _meta: { [SUBSCRIPTION_ID]: 9 } },
     });
     expect(other.messages).toHaveLength(1);
-    expect(otherScope.messages).toHaveLength(1);
   });
 
   it('drops a listen whose stream does not keep up, rather than buffer for it', async () => {
     const slow = await listen({ resourceSubscriptions: ['a://1'] }, { room: 2 });
-    expect(hub.resourceUpdated(S1, 'a://1')).toBe(1);
-    expect(hub.resourceUpdated(S1, 'a://1')).toBe(0);
+    slow.listen.resourceUpdated('a://1');
+    slow.listen.resourceUpdated('a://1');
     expect(slow.ended).toBe('slow');
     expect(slow.messages).toHaveLength(2);
+    expect(hub.size).toBe(0);
+  });
+
+  it('drops a listen that can no longer hear an upstream, so that its client listens again', async () => {
+    const lost = await listen({ resourceSubscriptions: ['a://1'] });
+    lost.listen.drop();
+    expect(lost.ended).toBe('upstream-lost');
     expect(hub.size).toBe(0);
   });
 
@@ -229,18 +240,12 @@ describe('ListenHub', () => {
   });
 
   it('forgets a listen its client closed', async () => {
-    const sink = new RecordingSink();
-    const opened = await hub.open({
-      requestId: 1,
-      scope: S1,
-      owner: ownerOf('user:a'),
-      filter: { resourceSubscriptions: ['a://1'] },
-      sink,
-    });
-    if (!opened.ok) throw new Error('refused');
-    opened.listen.close();
-    expect(hub.resourceUpdated(S1, 'a://1')).toBe(0);
-    expect(sink.ended).toBeNull();
+    const closed = await listen({ resourceSubscriptions: ['a://1'] });
+    closed.listen.close();
+    closed.listen.resourceUpdated('a://1');
+    expect(closed.messages).toHaveLength(1);
+    expect(closed.ended).toBeNull();
+    expect(hub.size).toBe(0);
   });
 
   it('ends every listen on shutdown', async () => {

@@ -25,10 +25,10 @@ export interface ListenSink {
 
 /**
  * Why the hub ended a listen. `scope-gone` and `shutdown` are graceful ends (answer the listen
- * with its result); after `identity-changed` and `slow` the stream should just drop, so that a
- * client still entitled listens again.
+ * with its result); after `identity-changed`, `slow` and `upstream-lost` the stream should just
+ * drop, so that a client still entitled listens again.
  */
-export type ListenEnd = 'scope-gone' | 'identity-changed' | 'slow' | 'shutdown';
+export type ListenEnd = 'scope-gone' | 'identity-changed' | 'slow' | 'upstream-lost' | 'shutdown';
 
 export interface ListenRequest {
   /** The id of the `subscriptions/listen` request: every notification carries it. */
@@ -47,6 +47,10 @@ export type ListenOpened =
 /** A listen as its HTTP stream holds it. */
 export interface OpenListen {
   readonly filter: ListenFilter;
+  /** A resource it follows was updated upstream: the listen hears of it. */
+  resourceUpdated(uri: string): void;
+  /** It can no longer hear what it asked for (an upstream lost): it drops, to be listened again. */
+  drop(): void;
   /** The client went away: forget the listen (the sink is not told). */
   close(): void;
 }
@@ -129,22 +133,16 @@ export class ListenHub implements OnModuleInit, OnModuleDestroy {
     this.send(listen, 'notifications/subscriptions/acknowledged', { notifications: listen.filter });
     return {
       ok: true,
-      listen: { filter: listen.filter, close: () => this.forget(listen) },
+      listen: {
+        filter: listen.filter,
+        resourceUpdated: (uri) => {
+          if (this.listens.has(listen.key))
+            this.send(listen, 'notifications/resources/updated', { uri });
+        },
+        drop: () => this.end(listen, 'upstream-lost'),
+        close: () => this.forget(listen),
+      },
     };
-  }
-
-  /**
-   * A resource of this scope was updated (an upstream said so): every listen of the scope that
-   * follows the URI hears it. Returns how many did.
-   */
-  resourceUpdated(scope: McpScope, uri: string): number {
-    const key = scopeKey(scope);
-    let told = 0;
-    for (const listen of [...this.listens.values()]) {
-      if (listen.scopeKey !== key || !listen.filter.resourceSubscriptions?.includes(uri)) continue;
-      if (this.send(listen, 'notifications/resources/updated', { uri })) told++;
-    }
-    return told;
   }
 
   private onEvent(event: PorticoEvent): void {

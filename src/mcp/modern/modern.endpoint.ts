@@ -21,7 +21,9 @@ import { checkModernRequest, checkParamHeaders, envelopeOf } from './modern-requ
 import { SharedUpstreams } from './shared-upstreams';
 import { ParkedCalls } from '../mrtr/parked-calls';
 import { isInputRequired } from '../mrtr/input-rounds';
-import { ListenHub, SUBSCRIPTION_ID } from '../listen/listen-hub';
+import { ListenHub, type OpenListen, SUBSCRIPTION_ID } from '../listen/listen-hub';
+import { honouredFilter } from '../listen/listen-filter';
+import { ResourceCalls } from '../calls/resource-calls';
 import { SseResponse } from '../transport/sse-response';
 
 /** What a listen's stream may hold unread before the client counts as not reading it. */
@@ -52,6 +54,7 @@ export class ModernEndpoint {
     private readonly quota: StreamQuota,
     private readonly hub: ListenHub,
     private readonly parked: ParkedCalls,
+    private readonly resources: ResourceCalls,
   ) {}
 
   async serve(
@@ -136,17 +139,33 @@ export class ModernEndpoint {
   ): Promise<void> {
     this.quota.admit(principal, response);
     const sse = new SseResponse(response, { keepalive: true });
+    const filter = honouredFilter(
+      (message.params as { notifications?: unknown } | undefined)?.notifications,
+    );
+    // Each resource the listen follows is followed upstream first; what cannot be is left out
+    // of the acknowledgement. Updates that come before the hub holds the listen are not lost.
+    let listen: OpenListen | null = null;
+    const early = new Set<string>();
+    const following = await this.follow(scope, principal, filter.resourceSubscriptions ?? [], {
+      updated: (uri) => (listen ? listen.resourceUpdated(uri) : early.add(uri)),
+      lost: () => listen?.drop(),
+    });
+    const unfollow = () => following.forEach(({ stop }) => stop());
     const opened = await this.hub.open({
       requestId: message.id,
       scope,
       owner: { subject: principal.subject, tokenId: principal.tokenId },
-      filter: (message.params as { notifications?: unknown } | undefined)?.notifications,
+      filter: {
+        ...filter,
+        resourceSubscriptions: following.map(({ uri }) => uri),
+      },
       sink: {
         write: (notification) => {
           sse.message(notification);
           return response.writableLength <= LISTEN_BUFFER_BYTES;
         },
         end: (reason) => {
+          unfollow();
           if (reason !== 'scope-gone' && reason !== 'shutdown') {
             response.destroy();
             return;
@@ -161,6 +180,7 @@ export class ModernEndpoint {
       },
     });
     if (!opened.ok) {
+      unfollow();
       sse.message({
         jsonrpc: '2.0',
         id: message.id,
@@ -169,7 +189,43 @@ export class ModernEndpoint {
       sse.end();
       return;
     }
-    sse.onClose(() => opened.listen.close());
+    listen = opened.listen;
+    for (const uri of early) listen.resourceUpdated(uri);
+    sse.onClose(() => {
+      unfollow();
+      opened.listen.close();
+    });
+  }
+
+  /**
+   * Follows each URI upstream (through the scope's directory, as a read resolves it); the URIs
+   * followed, with the way to stop. One that names no resource of the scope, or whose upstream
+   * offers no subscriptions or cannot be reached within the upstream timeout, is left out.
+   */
+  private async follow(
+    scope: McpScope,
+    principal: Principal,
+    uris: readonly string[],
+    tell: { updated(uri: string): void; lost(): void },
+  ): Promise<{ uri: string; stop: () => void }[]> {
+    if (uris.length === 0) return [];
+    const directory = await this.directories.get(scope);
+    if (!directory) return [];
+    const followed = await Promise.all(
+      uris.map(async (uri) => {
+        try {
+          const target = this.resources.target(directory, uri);
+          const stop = await this.upstreams.follow(target, principal, target.upstreamUri, {
+            updated: () => tell.updated(uri),
+            lost: () => tell.lost(),
+          });
+          return { uri, stop };
+        } catch {
+          return null;
+        }
+      }),
+    );
+    return followed.filter((each) => each !== null);
   }
 
   /** A call's `Mcp-Param-*` headers against its tool's declarations, before anything runs. */

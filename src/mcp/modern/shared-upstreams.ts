@@ -28,6 +28,13 @@ interface Link {
   inFlight: number;
 }
 
+/** A listen following an upstream resource. */
+export interface ResourceFollower {
+  updated(): void;
+  /** The upstream connection is gone: no more updates will come. */
+  lost(): void;
+}
+
 /** A stable digest of what a client declared: equal declarations share upstream sessions. */
 export function capabilityFingerprint(capabilities: ClientCapabilities): string {
   return createHash('sha256')
@@ -55,6 +62,11 @@ export class SharedUpstreams implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(SharedUpstreams.name);
   private readonly targets = new Map<string, Promise<UpstreamTarget | null>>();
   private readonly links = new Map<string, Link>();
+  /** Connections that follow resources for listens, by gateway and authorization context. */
+  private readonly follows = new Map<
+    string,
+    { connection: Promise<UpstreamConnection>; followers: Map<string, Set<ResourceFollower>> }
+  >();
   private unsubscribe?: () => void;
   private sweep?: NodeJS.Timeout;
 
@@ -80,7 +92,12 @@ export class SharedUpstreams implements OnModuleInit, OnModuleDestroy {
     clearInterval(this.sweep);
     const links = [...this.links.values()];
     this.links.clear();
-    await Promise.all(links.map((link) => closeLink(link)));
+    const follows = [...this.follows.values()];
+    this.follows.clear();
+    await Promise.all([
+      ...links.map((link) => closeLink(link)),
+      ...follows.map(({ connection }) => closeLink({ connection })),
+    ]);
   }
 
   /** How many connections the pool holds now. */
@@ -137,6 +154,84 @@ export class SharedUpstreams implements OnModuleInit, OnModuleDestroy {
         link.inFlight--;
       }
     }
+  }
+
+  /**
+   * Follows one upstream resource for a listen: its `updated` runs on each `resources/updated`.
+   * One connection per gateway and authorization context carries every resource followed through
+   * it (a 2025 upstream's `resources/subscribe`, a 2026-07-28 upstream's listen), subscribed once
+   * however many listens follow it. Resolves with the way to stop following; throws what the
+   * upstream refused (no subscriptions offered, or unreachable).
+   */
+  async follow(
+    ref: UpstreamRef,
+    principal: Principal,
+    upstreamUri: string,
+    follower: ResourceFollower,
+  ): Promise<() => void> {
+    const target = await this.target(ref.gatewayId);
+    if (!target)
+      throw new UpstreamFailure('unreachable', 'the gateway of this resource is no longer active');
+    const key = `${ref.gatewayId}\0${authorizationContext(target, { userId: principal.userId })}`;
+    let follow = this.follows.get(key);
+    if (!follow) {
+      const followers = new Map<string, Set<ResourceFollower>>();
+      follow = {
+        followers,
+        connection: this.connector.open(target, {
+          capabilities: {},
+          listener: {
+            notification: (message) => {
+              if (message.method !== 'notifications/resources/updated') return;
+              const uri = (message.params as { uri?: unknown } | undefined)?.uri;
+              if (typeof uri === 'string')
+                for (const each of followers.get(uri) ?? []) each.updated();
+            },
+          },
+          listen: true,
+          actingFor: { userId: principal.userId },
+        }),
+      };
+      this.follows.set(key, follow);
+      // A lost connection is forgotten, and its listens told: they listen again.
+      const lost = follow;
+      void lost.connection
+        .then((open) => open.lost)
+        .then(
+          () => {
+            if (this.follows.get(key) === lost) this.follows.delete(key);
+            for (const each of [...followers.values()].flatMap((set) => [...set])) each.lost();
+          },
+          () => undefined,
+        );
+    }
+    const { followers, connection } = follow;
+    let listening = followers.get(upstreamUri);
+    const first = !listening;
+    listening ??= new Set();
+    listening.add(follower);
+    followers.set(upstreamUri, listening);
+    const stop = () => {
+      if (!listening.delete(follower) || listening.size > 0) return;
+      followers.delete(upstreamUri);
+      if (followers.size === 0) {
+        if (this.follows.get(key) === follow) this.follows.delete(key);
+        void connection.then((open) => open.close()).catch(() => undefined);
+      } else
+        void connection
+          .then((open) => open.request('resources/unsubscribe', { uri: upstreamUri }))
+          .catch(() => undefined);
+    };
+    try {
+      const open = await connection;
+      if (!open.serverCapabilities.resources?.subscribe)
+        throw new UpstreamRpcError(-32601, 'the upstream does not offer resource subscriptions');
+      if (first) await open.request('resources/subscribe', { uri: upstreamUri });
+    } catch (error) {
+      stop();
+      throw error;
+    }
+    return stop;
   }
 
   private target(gatewayId: string): Promise<UpstreamTarget | null> {
@@ -196,6 +291,6 @@ export class SharedUpstreams implements OnModuleInit, OnModuleDestroy {
   }
 }
 
-async function closeLink(link: Link): Promise<void> {
+async function closeLink(link: Pick<Link, 'connection'>): Promise<void> {
   await (await link.connection.catch(() => null))?.close().catch(() => undefined);
 }

@@ -14,7 +14,7 @@ import { ResourceCalls, uriOf } from '../calls/resource-calls';
 import { isLoggingLevel } from '../logging-level';
 import { type McpCall } from '../mcp-call';
 import { invalidParams, RpcError } from '../mcp-errors';
-import { serverInfo, SESSION_CAPABILITIES } from '../server-identity';
+import { serverInfo, SERVER_CAPABILITIES } from '../server-identity';
 import { type SessionRuntime } from './session-runtime';
 import { SessionStore } from './session.store';
 
@@ -74,7 +74,7 @@ export class SessionRequests {
     const directory = await this.router.directory(call);
     return {
       protocolVersion: runtime.session.protocolVersion,
-      capabilities: { ...SESSION_CAPABILITIES, ...this.apps.capabilities(directory.tools) },
+      capabilities: { ...SERVER_CAPABILITIES, ...this.apps.capabilities(directory.tools) },
       serverInfo: serverInfo(directory),
     };
   }
