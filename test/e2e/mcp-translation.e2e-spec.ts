@@ -8,6 +8,7 @@ import {
   ElicitResultSchema,
   ListRootsRequestSchema,
   ListRootsResultSchema,
+  McpError,
   ResourceUpdatedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { join } from 'node:path';
@@ -30,7 +31,7 @@ const text = (result: unknown) =>
 type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
 /** Tools of a 2025 upstream (SDK v1) that ask their client for input mid-call. */
-function askingTools(aborted: string[]): FixtureTool[] {
+function askingTools(aborted: string[], linked = { count: 0 }): FixtureTool[] {
   const tool = (name: string, handler: FixtureTool['handler']): FixtureTool => ({
     definition: { name, description: name, inputSchema: { type: 'object', properties: {} } },
     handler,
@@ -106,6 +107,22 @@ function askingTools(aborted: string[]): FixtureTool[] {
           },
         ],
       };
+    }),
+    tool('needs_link', () => {
+      linked.count++;
+      // Refused until the user has connected: the first two calls.
+      if (linked.count <= 2)
+        throw new McpError(-32042, 'Connect first', {
+          elicitations: [
+            {
+              mode: 'url',
+              elicitationId: 'e1',
+              url: 'https://example.com/connect',
+              message: 'Connect',
+            },
+          ],
+        });
+      return { content: [{ type: 'text', text: 'linked' }] };
     }),
     tool('wait_for_answer', async (_args, extra) => {
       extra.signal.addEventListener('abort', () => aborted.push('wait_for_answer'));
@@ -355,6 +372,34 @@ describe('Translation between the eras (one replica)', () => {
       expect(refused.body.error).toMatchObject({
         code: -32021,
         data: { requiredCapabilities: { sampling: {} } },
+      });
+    });
+
+    it("turns an upstream's URL elicitation error into a URL-mode round that runs the call again", async () => {
+      const name = oldNames.get('needs_link')!;
+      const plain = await rawCall(t, 'u0', { name, arguments: {} });
+      expect(plain.body.error).toMatchObject({ code: -32042 });
+      const url = { elicitation: { url: {} } };
+      const first = await rawCall(t, 'u1', { name, arguments: {} }, url);
+      expect(first.body.result).toMatchObject({
+        resultType: 'input_required',
+        inputRequests: {
+          url_1: {
+            method: 'elicitation/create',
+            params: { mode: 'url', url: 'https://example.com/connect', message: 'Connect' },
+          },
+        },
+      });
+      const { requestState } = first.body.result as { requestState: string };
+      const again = await rawCall(
+        t,
+        'u2',
+        { name, arguments: {}, requestState, inputResponses: { url_1: { action: 'accept' } } },
+        url,
+      );
+      expect(again.body.result).toMatchObject({
+        resultType: 'complete',
+        content: [{ text: 'linked' }],
       });
     });
 

@@ -83,7 +83,13 @@ export class ModernEndpoint {
       },
     };
     const parked = this.parked.parkedIn(principal, scope, message);
-    if (parked) return this.parked.retry(parked, message, waiter, exchange.signal);
+    if (parked?.kind === 'parked')
+      return this.parked.retry(parked, message, waiter, exchange.signal);
+    // The user completed a URL elicitation out of band: the call runs again, as new.
+    if (parked?.kind === 'rerun') {
+      const { requestState: _state, inputResponses: _answers, ...params } = message.params!;
+      message = { ...message, params };
+    }
     // Only a tool call relays what a 2025 upstream asks of the client mid-call (as rounds).
     const parking =
       message.method === 'tools/call'

@@ -27,6 +27,10 @@ import {
 const ROUND_GATHER_MS = 10;
 /** How long a retry waits for the replica that holds its call to take it. */
 const OWNER_TAKES_WITHIN_MS = 5_000;
+/** MCP's URL elicitation error (2025-11-25). */
+const URL_ELICITATION_REQUIRED = -32042;
+/** URL elicitations one round carries at most. */
+const MAX_URL_ELICITATIONS = 16;
 /** A 2026-07-28 client's -32021: the request needs a capability the client did not declare. */
 const MISSING_CLIENT_CAPABILITY = -32021;
 
@@ -152,7 +156,8 @@ export class ParkedCall {
    */
   finish(response: JSONRPCResponse): void {
     if (this.settled) return;
-    this.settled = response;
+    this.settled =
+      urlRound(response, this.capabilities, () => this.calls.sealRerun(this.binding)) ?? response;
     if (this.gathering) clearTimeout(this.gathering);
     this.gathering = null;
     if (this.waiter) this.deliver(this.waiter);
@@ -280,11 +285,11 @@ export class ParkedCalls implements OnModuleInit, OnModuleDestroy {
     principal: Principal,
     scope: McpScope,
     message: JSONRPCRequest,
-  ): { replica: string; parkedId: string } | null {
+  ): { kind: 'parked'; replica: string; parkedId: string } | { kind: 'rerun' } | null {
     const state = (message.params as { requestState?: unknown } | undefined)?.requestState;
     if (state === undefined || message.method !== 'tools/call') return null;
     const opened = this.sealer.unseal(state, bindingOf(principal, scope, message));
-    return opened.ok && opened.content.kind === 'parked' ? opened.content : null;
+    return opened.ok && opened.content.kind !== 'upstream' ? opened.content : null;
   }
 
   /** Takes the retry's answers to its parked call, wherever that is held. */
@@ -331,6 +336,11 @@ export class ParkedCalls implements OnModuleInit, OnModuleDestroy {
       { once: true },
     );
     toOwner({ inputResponses: (inputResponses ?? {}) as Record<string, unknown> });
+  }
+
+  /** A state whose retry runs the call again (after the user completed a URL elicitation). */
+  sealRerun(binding: RequestStateBinding): string {
+    return this.sealer.seal(binding, { kind: 'rerun' });
   }
 
   seal(binding: RequestStateBinding, parkedId: string): string {
@@ -400,6 +410,37 @@ function bindingOf(
     target: typeof params.name === 'string' ? params.name : '',
     arguments: params.arguments,
   };
+}
+
+/**
+ * A URL elicitation the call needs (-32042, an upstream's or Portico's own for an OAuth upstream
+ * the user has not connected) as a URL-mode input round for a client that declared URL
+ * elicitation; its state runs the call again once the user is done. Null: the error stands.
+ */
+function urlRound(
+  response: JSONRPCResponse,
+  declared: ClientCapabilities,
+  rerunState: () => string,
+): JSONRPCResponse | null {
+  if (!('error' in response) || response.error.code !== URL_ELICITATION_REQUIRED) return null;
+  if (!declares(declared, { elicitation: { url: {} } })) return null;
+  const elicitations = (response.error.data as { elicitations?: unknown } | undefined)
+    ?.elicitations;
+  if (!Array.isArray(elicitations) || elicitations.length === 0) return null;
+  const inputRequests: Record<string, unknown> = {};
+  for (const [index, elicitation] of elicitations.slice(0, MAX_URL_ELICITATIONS).entries()) {
+    const { url, message } = (elicitation ?? {}) as { url?: unknown; message?: unknown };
+    if (typeof url !== 'string') return null;
+    inputRequests[`url_${index + 1}`] = {
+      method: 'elicitation/create',
+      params: { mode: 'url', url, message: typeof message === 'string' ? message : url },
+    };
+  }
+  return {
+    jsonrpc: '2.0',
+    id: response.id,
+    result: { resultType: 'input_required', inputRequests, requestState: rerunState() },
+  } as JSONRPCResponse;
 }
 
 /** The call the state names is no longer held: expired, cancelled, or its replica gone. */

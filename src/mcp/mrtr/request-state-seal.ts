@@ -27,10 +27,14 @@ export interface RequestStateBinding {
   arguments?: unknown;
 }
 
-/** What the state carries: the upstream's own state, or a handle on a call parked on a replica. */
+/**
+ * What the state carries: the upstream's own state, a handle on a call parked on a replica, or
+ * (after a URL elicitation, which the user completes out of band) the word to run the call again.
+ */
 export type SealedContent =
   | { kind: 'upstream'; requestState: string }
-  | { kind: 'parked'; replica: string; parkedId: string };
+  | { kind: 'parked'; replica: string; parkedId: string }
+  | { kind: 'rerun' };
 
 /** Why a state was refused; each is a -32602 INVALID_REQUEST_STATE to the client. */
 export type RequestStateRefusal =
@@ -191,5 +195,6 @@ function isContent(value: unknown): value is SealedContent {
   if (typeof value !== 'object' || value === null) return false;
   const c = value as Record<string, unknown>;
   if (c.kind === 'upstream') return typeof c.requestState === 'string';
+  if (c.kind === 'rerun') return true;
   return c.kind === 'parked' && typeof c.replica === 'string' && typeof c.parkedId === 'string';
 }
