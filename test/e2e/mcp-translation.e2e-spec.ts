@@ -1,14 +1,19 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { type CallToolResult } from '@modelcontextprotocol/client';
 import { type Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { type Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CreateMessageRequestSchema,
   CreateMessageResultSchema,
   ElicitRequestSchema,
   ElicitResultSchema,
   ListRootsRequestSchema,
+  ListResourcesRequestSchema,
   ListRootsResultSchema,
   McpError,
+  ReadResourceRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
   ResourceUpdatedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { join } from 'node:path';
@@ -130,6 +135,52 @@ function askingTools(aborted: string[], linked = { count: 0 }): FixtureTool[] {
       return { content: [{ type: 'text', text: 'answered' }] };
     }),
   ];
+}
+
+/**
+ * A 2025 upstream (SDK v1) with one resource, `memo://board`, that clients may subscribe to, and
+ * a tool that tells every subscribed session it changed. `subscribed` lists the live subscriptions.
+ */
+async function startWatchedUpstream() {
+  const sessions = new Set<Server>();
+  const subscribed: string[] = [];
+  const fixture = await startUpstream({
+    name: 'watched',
+    capabilities: { resources: { subscribe: true } },
+    tools: [
+      {
+        definition: { name: 'touch_board', inputSchema: { type: 'object', properties: {} } },
+        handler: async () => {
+          await Promise.all(
+            [...sessions].map((server) => server.sendResourceUpdated({ uri: 'memo://board' })),
+          );
+          return { content: [{ type: 'text', text: 'touched' }] };
+        },
+      },
+    ],
+    configure: (server) => {
+      server.setRequestHandler(ListResourcesRequestSchema, () => ({
+        resources: [{ uri: 'memo://board', name: 'board', mimeType: 'text/plain' }],
+      }));
+      server.setRequestHandler(ReadResourceRequestSchema, () => ({
+        contents: [{ uri: 'memo://board', mimeType: 'text/plain', text: 'memo' }],
+      }));
+      server.setRequestHandler(SubscribeRequestSchema, (request) => {
+        sessions.add(server);
+        subscribed.push(request.params.uri);
+        return {};
+      });
+      server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
+        sessions.delete(server);
+        subscribed.splice(subscribed.indexOf(request.params.uri), 1);
+        return {};
+      });
+      server.onclose = () => {
+        if (sessions.delete(server)) subscribed.splice(0, 1);
+      };
+    },
+  });
+  return { fixture, subscribed };
 }
 
 /** A 2026-07-28 client that answers every kind of round; `decline` says no to elicitations. */
@@ -279,6 +330,8 @@ describe('Translation between the eras (one replica)', () => {
   let oldNames: Map<string, string>;
   let modernNames: Map<string, string>;
   let stdioNames: Map<string, string>;
+  let watched: Awaited<ReturnType<typeof startWatchedUpstream>>;
+  let watchedNames: Map<string, string>;
   const aborted: string[] = [];
 
   beforeAll(async () => {
@@ -286,8 +339,10 @@ describe('Translation between the eras (one replica)', () => {
       env: { MCP_INPUT_ROUND_TTL_SECONDS: '2', STDIO_COMMANDS: 'node', SYNC_INTERVAL_SECONDS: '0' },
     });
     old = await startUpstream({ name: 'old', tools: askingTools(aborted) });
+    watched = await startWatchedUpstream();
     modern = await startModernEverythingServer({ legacy: 'reject' });
     oldNames = await register(t, { name: 'Old', url: old.url });
+    watchedNames = await register(t, { name: 'Watched', url: watched.fixture.url });
     modernNames = await register(t, { name: 'Modern', url: modern.url });
     stdioNames = await register(t, {
       name: 'Sampler',
@@ -300,6 +355,7 @@ describe('Translation between the eras (one replica)', () => {
   afterAll(async () => {
     await t.close();
     await old.close();
+    await watched.fixture.close();
     await modern.close();
   });
 
@@ -482,6 +538,28 @@ describe('Translation between the eras (one replica)', () => {
       } finally {
         await follower.close();
         await bystander.close();
+      }
+    });
+
+    it("a 2026-07-28 listen follows a 2025 upstream's resource through resources/subscribe", async () => {
+      const uri = await served('watched', 'memo://board');
+      const client = await modernClient(t);
+      try {
+        const heard: string[] = [];
+        client.setNotificationHandler('notifications/resources/updated', (note) => {
+          heard.push(note.params.uri);
+        });
+        const listen = await client.listen({ resourceSubscriptions: [uri] });
+        expect(listen.honoredFilter.resourceSubscriptions).toEqual([uri]);
+        expect(watched.subscribed).toEqual(['memo://board']);
+        await client.callTool({ name: watchedNames.get('touch_board')!, arguments: {} });
+        await waitFor(() => heard.length > 0, 'the listen to hear the update');
+        expect(heard).toEqual([uri]);
+        await listen.close();
+        // The last listen gone, the upstream connection that followed it closes.
+        await waitFor(() => watched.subscribed.length === 0, 'the upstream subscription to end');
+      } finally {
+        await client.close();
       }
     });
 
