@@ -21,6 +21,7 @@ import {
   type ModernEverythingServer,
   startModernEverythingServer,
 } from '../fixtures/modern-everything-server';
+import { cancelledWaits } from '../fixtures/modern-everything/tools';
 import { type FixtureTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { describeOnPostgres } from '../support/describe-on-postgres';
 import { connectClient } from '../support/mcp-client';
@@ -128,6 +129,17 @@ function askingTools(aborted: string[], linked = { count: 0 }): FixtureTool[] {
           ],
         });
       return { content: [{ type: 'text', text: 'linked' }] };
+    }),
+    tool('wait_for_cancel', async (_args, extra) => {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 10_000);
+        extra.signal.addEventListener('abort', () => {
+          clearTimeout(timer);
+          aborted.push('wait_for_cancel');
+          resolve();
+        });
+      });
+      return { content: [{ type: 'text', text: 'done' }] };
     }),
     tool('wait_for_answer', async (_args, extra) => {
       extra.signal.addEventListener('abort', () => aborted.push('wait_for_answer'));
@@ -289,6 +301,7 @@ async function rawCall(
   id: string,
   params: { name: string } & Record<string, unknown>,
   capabilities: Record<string, unknown> = { elicitation: { form: {} } },
+  signal?: AbortSignal,
 ): Promise<{
   status: number;
   body: {
@@ -298,6 +311,7 @@ async function rawCall(
 }> {
   const response = await fetch(new URL('/mcp', app.baseUrl), {
     method: 'POST',
+    ...(signal ? { signal } : {}),
     headers: {
       authorization: `Bearer ${app.token}`,
       'content-type': 'application/json',
@@ -330,6 +344,7 @@ describe('Translation between the eras (one replica)', () => {
   let oldNames: Map<string, string>;
   let modernNames: Map<string, string>;
   let stdioNames: Map<string, string>;
+  let modernStdioNames: Map<string, string>;
   let watched: Awaited<ReturnType<typeof startWatchedUpstream>>;
   let watchedNames: Map<string, string>;
   const aborted: string[] = [];
@@ -344,6 +359,12 @@ describe('Translation between the eras (one replica)', () => {
     oldNames = await register(t, { name: 'Old', url: old.url });
     watchedNames = await register(t, { name: 'Watched', url: watched.fixture.url });
     modernNames = await register(t, { name: 'Modern', url: modern.url });
+    modernStdioNames = await register(t, {
+      name: 'Modern stdio',
+      transport: 'stdio',
+      command: 'node',
+      args: [join(__dirname, '..', 'fixtures', 'modern-stdio-server.mjs')],
+    });
     stdioNames = await register(t, {
       name: 'Sampler',
       transport: 'stdio',
@@ -497,6 +518,45 @@ describe('Translation between the eras (one replica)', () => {
     });
   });
 
+  describe('cancellation across the eras', () => {
+    it('a 2026-07-28 client closing its stream cancels the call on a 2025 upstream', async () => {
+      const abort = new AbortController();
+      const closed = rawCall(
+        t,
+        'c1',
+        { name: oldNames.get('wait_for_cancel')!, arguments: {} },
+        {},
+        abort.signal,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      abort.abort();
+      await closed.catch(() => undefined);
+      await waitFor(() => aborted.includes('wait_for_cancel'), 'the upstream to hear the cancel');
+    });
+
+    it("a 2025 client's notifications/cancelled closes the call's stream to a 2026-07-28 upstream", async () => {
+      const client = await legacyClient(t);
+      try {
+        const before = cancelledWaits.count;
+        const abort = new AbortController();
+        const call = client.callTool(
+          { name: modernNames.get('test_wait_for_cancel')!, arguments: {} },
+          undefined,
+          { signal: abort.signal },
+        );
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        abort.abort('changed my mind');
+        await expect(call).rejects.toThrow();
+        await waitFor(
+          () => cancelledWaits.count > before,
+          'the upstream to see the call cancelled',
+        );
+      } finally {
+        await client.close();
+      }
+    });
+  });
+
   describe('resource subscriptions across the eras', () => {
     /** The URI /mcp serves a gateway's resource under. */
     const served = async (gateway: string, upstreamUri: string) => {
@@ -607,6 +667,11 @@ describe('Translation between the eras (one replica)', () => {
         expect(text(await call('test_elicitation', { message: 'please decline' }))).toBe(
           'User response: action=decline, content={}',
         );
+        const overStdio = await client.callTool({
+          name: modernStdioNames.get('confirm')!,
+          arguments: {},
+        });
+        expect(text(overStdio)).toBe('confirmed: accept');
       } finally {
         await client.close();
       }
