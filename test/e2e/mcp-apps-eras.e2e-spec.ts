@@ -113,12 +113,19 @@ async function startModernAppUpstream(): Promise<ModernAppUpstream> {
   };
 }
 
+interface LegacyAppUpstream {
+  fixture: UpstreamFixture;
+  /** Each tools/call: the upstream session it came on, and the variant it answered. */
+  answered: { sessionId: string | undefined; text: string }[];
+}
+
 /**
  * A 2025 MCP Apps server on SDK v1: the same `clock`, answering by the capabilities its session
  * was initialized with, which are all a 2025 server knows of its client.
  */
-function startLegacyAppUpstream(): Promise<UpstreamFixture> {
-  return startUpstream({
+async function startLegacyAppUpstream(): Promise<LegacyAppUpstream> {
+  const answered: LegacyAppUpstream['answered'] = [];
+  const fixture = await startUpstream({
     name: 'legacy-app',
     tools: [
       {
@@ -128,11 +135,16 @@ function startLegacyAppUpstream(): Promise<UpstreamFixture> {
           inputSchema: { type: 'object', properties: {} },
           _meta: { ui: { resourceUri: APP_URI } },
         },
-        handler: (_args, _extra, server) =>
-          answerFor(server.getClientCapabilities() as ClientCapabilities | undefined, 'legacy'),
+        handler: async (_args, extra, server) => {
+          const declared = server.getClientCapabilities() as ClientCapabilities | undefined;
+          const answer = await answerFor(declared, 'legacy');
+          answered.push({ sessionId: extra.sessionId, text: answer.content[0]!.text });
+          return answer;
+        },
       },
     ],
   });
+  return { fixture, answered };
 }
 
 const textOf = (result: unknown) =>
@@ -141,10 +153,9 @@ const textOf = (result: unknown) =>
 describe('MCP Apps negotiated per request, on both eras', () => {
   let t: TestApp;
   let modern: ModernAppUpstream;
-  let legacy: UpstreamFixture;
+  let legacy: LegacyAppUpstream;
   const clients: (Client | LegacyClient)[] = [];
-  const tools: Record<'modern' | 'legacy', { id: string; name: string; toolHash: string }> =
-    {} as never;
+  const tools = {} as Record<'modern' | 'legacy', { id: string; name: string; toolHash: string }>;
 
   /** A 2026-07-28 client (SDK v2, pinned) that declares these capabilities on every request. */
   const connectModern = async (capabilities: ClientCapabilities, path = '/mcp') => {
@@ -183,14 +194,14 @@ describe('MCP Apps negotiated per request, on both eras', () => {
     modern = await startModernAppUpstream();
     legacy = await startLegacyAppUpstream();
     tools.modern = await register('Modern apps', modern.url);
-    tools.legacy = await register('Legacy apps', legacy.url);
+    tools.legacy = await register('Legacy apps', legacy.fixture.url);
   });
 
   afterAll(async () => {
     await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
     await t.close();
     await modern.close();
-    await legacy.close();
+    await legacy.fixture.close();
   });
 
   describe('a 2026-07-28 upstream', () => {
@@ -269,6 +280,16 @@ describe('MCP Apps negotiated per request, on both eras', () => {
         client.callTool({ name: tools.modern.name, arguments: {} });
       const answers = await Promise.all([call(host), call(plain), call(host), call(plain)]);
       expect(answers.map(textOf)).toEqual(['modern:ui', 'modern:text', 'modern:ui', 'modern:text']);
+      // A 2025 request has no capabilities of its own: keys of the modern envelope in its _meta
+      // change nothing, whichever way they point.
+      const claiming = (client: LegacyClient, capabilities: ClientCapabilities) =>
+        client.callTool({
+          name: tools.modern.name,
+          arguments: {},
+          _meta: { [CLIENT_CAPABILITIES_META_KEY]: capabilities },
+        });
+      expect(textOf(await claiming(plain, UI_CAPABILITIES))).toBe('modern:text');
+      expect(textOf(await claiming(host, {}))).toBe('modern:ui');
       // The 2025 client reads the same UI resource, with its MIME type.
       const served = `ui://prefab/tool/${tools.modern.toolHash}/renderer.html`;
       const { contents } = await host.readResource({ uri: served });
@@ -281,7 +302,7 @@ describe('MCP Apps negotiated per request, on both eras', () => {
       const host = await connectModern(UI_CAPABILITIES);
       const plain = await connectModern({});
       const call = (client: Client) => client.callTool({ name: tools.legacy.name, arguments: {} });
-      legacy.calls.length = 0;
+      legacy.answered.length = 0;
       const answers = await Promise.all([
         call(host),
         call(plain),
@@ -298,13 +319,17 @@ describe('MCP Apps negotiated per request, on both eras', () => {
         'legacy:ui',
         'legacy:text',
       ]);
-      // Two upstream sessions, one per declaration: never one client's on the other's.
-      const sessions = new Set(legacy.calls.map((call) => call.sessionId));
-      expect(sessions.size).toBe(2);
+      // One upstream session per declaration, each answering only its own.
+      const sessionsOf = (text: string) =>
+        new Set(legacy.answered.filter((call) => call.text === text).map((call) => call.sessionId));
+      const [ui, plainSessions] = [sessionsOf('legacy:ui'), sessionsOf('legacy:text')];
+      expect(ui.size).toBe(1);
+      expect(plainSessions.size).toBe(1);
+      expect([...ui][0]).not.toBe([...plainSessions][0]);
       // A later client that declares the same shares the session the first one opened.
       const another = await connectModern(UI_CAPABILITIES);
       expect(textOf(await call(another))).toBe('legacy:ui');
-      expect(new Set(legacy.calls.map((call) => call.sessionId)).size).toBe(2);
+      expect(sessionsOf('legacy:ui')).toEqual(ui);
     });
   });
 });
