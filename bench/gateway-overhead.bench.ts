@@ -23,10 +23,13 @@ const LATENCY_BATCHES = 10;
 const LATENCY_BATCH = 100;
 /** Both by default; BENCH_ERAS=2026-07-28 (or 2025-11-25) measures one, as when profiling it. */
 const ERAS = (process.env.BENCH_ERAS ?? '2025-11-25,2026-07-28').split(',') as Era[];
-/** The gateway each era's upstream is registered as: its tools are `<name>-tool_<i>` on /mcp. */
-const GATEWAY: Record<Era, { name: string; era: string }> = {
-  '2025-11-25': { name: 'bench', era: 'legacy' },
-  '2026-07-28': { name: 'modern', era: 'modern' },
+/**
+ * The gateway each era's upstream is registered as (its tools are `<name>-tool_<i>` on /mcp), and
+ * the era Portico's probe must find it to be.
+ */
+const GATEWAY: Record<Era, { name: string; probed: string }> = {
+  '2025-11-25': { name: 'bench', probed: 'legacy' },
+  '2026-07-28': { name: 'modern', probed: 'modern' },
 };
 
 /** Where Portico keeps its data during the bench. */
@@ -180,7 +183,7 @@ export async function gatewayOverhead(
         '/api/v1/gateways',
         { name: GATEWAY[era].name, url: upstream.url },
       );
-      if (gateway.protocol?.era !== GATEWAY[era].era)
+      if (gateway.protocol?.era !== GATEWAY[era].probed)
         throw new Error(`the ${era} upstream was taken as ${gateway.protocol?.era ?? 'unknown'}`);
       const side = (url: string, tool: string, pid?: number, token?: string): Side => ({
         era,
