@@ -1,24 +1,36 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Client as PgClient } from 'pg';
 import {
   api,
   asJson,
-  mcpClient,
+  type BenchClient,
+  type Era,
+  eraClient,
   percentile,
+  type Running,
   runAlone,
   startPortico,
   startProcess,
   startUpstream,
 } from './support';
 
-const SESSIONS = 32;
+const CLIENTS = 32;
 const LOAD_MS = Number(process.env.BENCH_LOAD_MS ?? 8000);
 const WARMUP_MS = 2000;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const LATENCY_BATCHES = 10;
 const LATENCY_BATCH = 100;
+/** Both by default; BENCH_ERAS=2026-07-28 (or 2025-11-25) measures one, as when profiling it. */
+const ERAS = (process.env.BENCH_ERAS ?? '2025-11-25,2026-07-28').split(',') as Era[];
+/**
+ * The gateway each era's upstream is registered as (its tools are `<name>-tool_<i>` on /mcp), and
+ * the era Portico's probe must find it to be.
+ */
+const GATEWAY: Record<Era, { name: string; probed: string }> = {
+  '2025-11-25': { name: 'bench', probed: 'legacy' },
+  '2026-07-28': { name: 'modern', probed: 'modern' },
+};
 
 /** Where Portico keeps its data during the bench. */
 export type BenchDatabase = 'embedded' | 'postgres';
@@ -34,24 +46,38 @@ function cpuSeconds(pid: number | undefined): number | null {
   }
 }
 
+/** One way of reaching an upstream's tools that the bench measures. */
+interface Side {
+  era: Era;
+  url: string;
+  tool: string;
+  token?: string;
+  pid?: number;
+  cpuSeconds: number;
+  calls: number;
+}
+
 interface Round {
   callsPerSecond: number;
   calls: number;
 }
 
 /**
- * Calls per second from `sessions` SDK clients, each connected as a client connects (its GET
- * stream open) and having listed the tools, calling in a loop for `ms`.
+ * Calls per second from 32 clients of the side's era, each connected as a client connects (a
+ * 2025 session with its GET stream open; a 2026-07-28 client after `server/discover`) and having
+ * listed the tools, calling in a loop for `ms`.
  */
-async function throughput(url: string, tool: string, ms: number, token?: string): Promise<Round> {
-  const clients = await Promise.all(Array.from({ length: SESSIONS }, () => mcpClient(url, token)));
+async function throughput(side: Side, ms: number): Promise<Round> {
+  const clients = await Promise.all(
+    Array.from({ length: CLIENTS }, () => eraClient(side.era, side.url, side.token)),
+  );
   for (const client of clients) await client.listTools();
   let calls = 0;
   const end = Date.now() + ms;
   await Promise.all(
     clients.map(async (client) => {
       while (Date.now() < end) {
-        await client.callTool({ name: tool, arguments: { n: calls } });
+        await client.callTool({ name: side.tool, arguments: { n: calls } });
         calls += 1;
       }
     }),
@@ -60,7 +86,7 @@ async function throughput(url: string, tool: string, ms: number, token?: string)
   return { callsPerSecond: (calls / ms) * 1000, calls };
 }
 
-async function batch(client: Client, tool: string, into: number[]): Promise<void> {
+async function batch(client: BenchClient, tool: string, into: number[]): Promise<void> {
   for (let i = 0; i < LATENCY_BATCH; i++) {
     const start = process.hrtime.bigint();
     await client.callTool({ name: tool, arguments: {} });
@@ -68,8 +94,19 @@ async function batch(client: Client, tool: string, into: number[]): Promise<void
   }
 }
 
+/** One round of a side, adding to its CPU and call counts. */
+async function measure(side: Side, ms: number): Promise<number> {
+  const before = cpuSeconds(side.pid);
+  const round = await throughput(side, ms);
+  const after = cpuSeconds(side.pid);
+  if (before !== null && after !== null) side.cpuSeconds += after - before;
+  side.calls += round.calls;
+  return round.callsPerSecond;
+}
+
 export interface OverheadResult {
   database: BenchDatabase;
+  era: Era;
   directCallsPerSecond: number;
   gatewayCallsPerSecond: number;
   /** The median of the rounds' ratios, each round's sides measured back to back. */
@@ -84,8 +121,8 @@ export interface OverheadResult {
    */
   gatewayCpuMsPerCall: number | null;
   /**
-   * The same measures of a pass-through reverse proxy (`pass-through-proxy.ts`) in the same
-   * rounds: the floor any Node gateway stands on, on this machine.
+   * The same measures of a pass-through reverse proxy (`pass-through-proxy.ts`) to the same
+   * upstream in the same rounds: the floor any Node gateway stands on, on this machine.
    */
   proxy: {
     callsPerSecond: number;
@@ -96,24 +133,12 @@ export interface OverheadResult {
   };
 }
 
-/** One way of reaching the upstream's tools that the bench measures. */
-interface Side {
-  url: string;
-  tool: string;
-  token?: string;
-  pid?: number;
-  cpuSeconds: number;
-  calls: number;
-}
-
-/** One throughput round of a side, adding to its CPU and call counts. */
-async function measure(side: Side, ms: number): Promise<number> {
-  const before = cpuSeconds(side.pid);
-  const round = await throughput(side.url, side.tool, ms, side.token);
-  const after = cpuSeconds(side.pid);
-  if (before !== null && after !== null) side.cpuSeconds += after - before;
-  side.calls += round.calls;
-  return round.callsPerSecond;
+/** An era's three sides: its upstream called directly, through Portico, through the proxy. */
+interface EraSides {
+  era: Era;
+  direct: Side;
+  gateway: Side;
+  passThrough: Side;
 }
 
 const median = (values: number[]) =>
@@ -121,48 +146,73 @@ const median = (values: number[]) =>
 const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
 
 /**
- * DESIGN §4 "Gateway overhead", as an SDK client sees it: tools/call through Portico against the
- * same upstream called directly, by the SDK's own client. Both sides are warmed up first (a cold
- * first round of either side, its JIT still compiling the client, skews the ratio), then measured
- * in interleaved rounds, and the median ratio is reported. Latency interleaves batches likewise.
+ * DESIGN §4 "Gateway overhead", as a client sees it, in both eras of MCP: tools/call through
+ * Portico against the same upstream called directly and through a do-nothing proxy, by each
+ * era's own SDK client (v1 on a 2025 upstream, v2 pinned to 2026-07-28 on a stateless one). One
+ * Portico serves both eras. Every side is warmed up first (a cold first round, its JIT still
+ * compiling the client, skews the ratio), then all sides of both eras are measured in
+ * interleaved rounds, and each era's median ratio is reported. Latency interleaves batches
+ * likewise.
  */
 export async function gatewayOverhead(
   database: BenchDatabase = 'embedded',
-): Promise<OverheadResult> {
-  const upstream = await startUpstream(10);
+): Promise<OverheadResult[]> {
+  const port = Number(process.env.BENCH_PORT ?? 39_170);
+  const started: Running[] = [];
   const postgres = database === 'postgres' ? await scratchDatabase() : null;
-  const portico = await startPortico(
-    Number(process.env.BENCH_PORT ?? 39_170),
-    postgres ? { DATABASE_URL: postgres.url } : { DATABASE_URL: '' },
-  );
-  const proxy = await startProcess(
-    ['-r', 'ts-node/register/transpile-only', 'bench/pass-through-proxy.ts'],
-    { TARGET: upstream.url, PORT: String(Number(process.env.BENCH_PORT ?? 39_170) + 1) },
-    /http:\/\/\S+\/mcp/,
-  );
   try {
-    await api(portico.baseUrl, portico.token, 'POST', '/api/v1/gateways', {
-      name: 'bench',
-      url: upstream.url,
-    });
-    const direct: Side = { url: upstream.url, tool: 'tool_1', cpuSeconds: 0, calls: 0 };
-    const gateway: Side = {
-      url: `${portico.baseUrl}/mcp`,
-      tool: 'bench-tool_1',
-      token: portico.token,
-      pid: portico.child.pid,
-      cpuSeconds: 0,
-      calls: 0,
-    };
-    const passThrough: Side = {
-      url: proxy.match[0],
-      tool: 'tool_1',
-      pid: proxy.child.pid,
-      cpuSeconds: 0,
-      calls: 0,
-    };
-    const sides = [direct, gateway, passThrough];
-    for (const side of sides) await throughput(side.url, side.tool, WARMUP_MS, side.token);
+    const portico = await startPortico(
+      port,
+      postgres ? { DATABASE_URL: postgres.url } : { DATABASE_URL: '' },
+    );
+    started.push(portico);
+    const eras: EraSides[] = [];
+    for (const [index, era] of ERAS.entries()) {
+      const upstream = await startUpstream(10, 0, era);
+      started.push(upstream);
+      const proxy = await startProcess(
+        ['-r', 'ts-node/register/transpile-only', 'bench/pass-through-proxy.ts'],
+        { TARGET: upstream.url, PORT: String(port + 1 + index) },
+        /http:\/\/\S+\/mcp/,
+      );
+      started.push(proxy);
+      const gateway = await api<{ protocol: { era: string } | null }>(
+        portico.baseUrl,
+        portico.token,
+        'POST',
+        '/api/v1/gateways',
+        { name: GATEWAY[era].name, url: upstream.url },
+      );
+      if (gateway.protocol?.era !== GATEWAY[era].probed)
+        throw new Error(`the ${era} upstream was taken as ${gateway.protocol?.era ?? 'unknown'}`);
+      const side = (url: string, tool: string, pid?: number, token?: string): Side => ({
+        era,
+        url,
+        tool,
+        ...(pid === undefined ? {} : { pid }),
+        ...(token === undefined ? {} : { token }),
+        cpuSeconds: 0,
+        calls: 0,
+      });
+      eras.push({
+        era,
+        direct: side(upstream.url, 'tool_1'),
+        gateway: side(
+          `${portico.baseUrl}/mcp`,
+          `${GATEWAY[era].name}-tool_1`,
+          portico.child.pid,
+          portico.token,
+        ),
+        passThrough: side(proxy.match[0], 'tool_1', proxy.child.pid),
+      });
+    }
+
+    const sides = eras.flatMap(({ direct, gateway, passThrough }) => [
+      direct,
+      gateway,
+      passThrough,
+    ]);
+    for (const side of sides) await throughput(side, WARMUP_MS);
     const rounds: Map<Side, number>[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       // Rotate which side goes first, to spread drift in machine load over all of them.
@@ -175,42 +225,44 @@ export async function gatewayOverhead(
     }
 
     const times = new Map<Side, number[]>(sides.map((side) => [side, []]));
-    const clients = new Map<Side, Client>();
-    for (const side of sides) clients.set(side, await mcpClient(side.url, side.token));
+    const clients = new Map<Side, BenchClient>();
+    for (const side of sides) clients.set(side, await eraClient(side.era, side.url, side.token));
     for (const side of sides) await batch(clients.get(side)!, side.tool, []);
     for (let i = 0; i < LATENCY_BATCHES; i++)
       for (const side of sides) await batch(clients.get(side)!, side.tool, times.get(side)!);
     for (const client of clients.values()) await client.close();
+
     const p50 = (side: Side) =>
       percentile(
         [...times.get(side)!].sort((a, b) => a - b),
         0.5,
       );
-    const ratios = (side: Side) => rounds.map((round) => round.get(side)! / round.get(direct)!);
     const cpuMsPerCall = (side: Side) =>
       cpuSeconds(side.pid) === null ? null : (side.cpuSeconds * 1000) / side.calls;
-    return {
-      database,
-      directCallsPerSecond: mean(rounds.map((round) => round.get(direct)!)),
-      gatewayCallsPerSecond: mean(rounds.map((round) => round.get(gateway)!)),
-      throughputRatio: median(ratios(gateway)),
-      roundRatios: ratios(gateway),
-      directP50Ms: p50(direct),
-      gatewayP50Ms: p50(gateway),
-      addedP50Ms: p50(gateway) - p50(direct),
-      gatewayCpuMsPerCall: cpuMsPerCall(gateway),
-      proxy: {
-        callsPerSecond: mean(rounds.map((round) => round.get(passThrough)!)),
-        throughputRatio: median(ratios(passThrough)),
-        roundRatios: ratios(passThrough),
-        addedP50Ms: p50(passThrough) - p50(direct),
-        cpuMsPerCall: cpuMsPerCall(passThrough),
-      },
-    };
+    return eras.map(({ era, direct, gateway, passThrough }) => {
+      const ratios = (side: Side) => rounds.map((round) => round.get(side)! / round.get(direct)!);
+      return {
+        database,
+        era,
+        directCallsPerSecond: mean(rounds.map((round) => round.get(direct)!)),
+        gatewayCallsPerSecond: mean(rounds.map((round) => round.get(gateway)!)),
+        throughputRatio: median(ratios(gateway)),
+        roundRatios: ratios(gateway),
+        directP50Ms: p50(direct),
+        gatewayP50Ms: p50(gateway),
+        addedP50Ms: p50(gateway) - p50(direct),
+        gatewayCpuMsPerCall: cpuMsPerCall(gateway),
+        proxy: {
+          callsPerSecond: mean(rounds.map((round) => round.get(passThrough)!)),
+          throughputRatio: median(ratios(passThrough)),
+          roundRatios: ratios(passThrough),
+          addedP50Ms: p50(passThrough) - p50(direct),
+          cpuMsPerCall: cpuMsPerCall(passThrough),
+        },
+      };
+    });
   } finally {
-    proxy.stop();
-    portico.stop();
-    upstream.stop();
+    for (const running of started.reverse()) running.stop();
     await postgres?.drop();
   }
 }

@@ -2,6 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import {
+  Client as ModernClient,
+  StreamableHTTPClientTransport as ModernTransport,
+} from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
@@ -62,11 +66,21 @@ export function startProcess(
   });
 }
 
-/** A benchmark upstream (the test fixture) in its own process, on `port` (0: any free one). */
-export async function startUpstream(tools: number, port = 0): Promise<Running & { url: string }> {
+/** The MCP revisions the bench measures: a 2025 session, or the stateless 2026-07-28 wire. */
+export type Era = '2025-11-25' | '2026-07-28';
+
+/**
+ * A benchmark upstream in its own process, on `port` (0: any free one): the 2025 test fixture
+ * on SDK v1, or with `era` 2026-07-28 the same tools on SDK v2's stateless handler.
+ */
+export async function startUpstream(
+  tools: number,
+  port = 0,
+  era: Era = '2025-11-25',
+): Promise<Running & { url: string }> {
   const running = await startProcess(
     ['-r', 'ts-node/register/transpile-only', 'bench/upstream-process.ts'],
-    { TOOLS: String(tools), PORT: String(port) },
+    { TOOLS: String(tools), PORT: String(port), ERA: era },
     /http:\/\/\S+\/mcp/,
   );
   return { ...running, url: running.match[0] };
@@ -136,6 +150,35 @@ export async function mcpClient(
   );
   return client;
 }
+
+/** What the bench asks of an MCP client, the same of either SDK. */
+export interface BenchClient {
+  listTools(): Promise<unknown>;
+  callTool(params: { name: string; arguments?: Record<string, unknown> }): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/**
+ * SDK v2's client pinned to 2026-07-28: no session, so connecting is one `server/discover`, and
+ * every request carries its version, capabilities and client in `_meta`.
+ */
+export async function modernClient(url: string, token?: string): Promise<BenchClient> {
+  const client = new ModernClient(
+    { name: 'bench', version: '1.0.0' },
+    { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
+  await client.connect(
+    new ModernTransport(
+      new URL(url),
+      token ? { requestInit: { headers: { Authorization: `Bearer ${token}` } } } : {},
+    ),
+  );
+  return client;
+}
+
+/** A connected client of `era`'s own SDK: v1 for a 2025 session, v2 for 2026-07-28. */
+export const eraClient = (era: Era, url: string, token?: string): Promise<BenchClient> =>
+  era === '2026-07-28' ? modernClient(url, token) : mcpClient(url, token);
 
 export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;

@@ -1,12 +1,18 @@
 import { createInterface } from 'node:readline';
 import { echoTool, UpstreamFixture } from '../test/fixtures/upstream-server';
+import { startModernUpstream } from './modern-upstream';
 
 // A benchmark upstream in its own process: prints its URL and serves until killed, on PORT when
-// set (so a killed one can be started again where it was). Writing "bump" to its stdin changes
-// every tool's description (a sync then updates them all).
+// set (so a killed one can be started again where it was). ERA=2026-07-28 serves the same tools
+// statelessly on SDK v2 (`modern-upstream.ts`); otherwise it is a 2025 server on SDK v1, and
+// writing "bump" to its stdin changes every tool's description (a sync then updates them all).
 async function main(): Promise<void> {
   const count = Number(process.env.TOOLS ?? '10');
   const names = Array.from({ length: count }, (_, i) => `tool_${i}`);
+  if (process.env.ERA === '2026-07-28') {
+    process.stdout.write(`${await startModernUpstream(names, Number(process.env.PORT ?? 0))}\n`);
+    return;
+  }
   const upstream = await new UpstreamFixture({
     name: 'bench',
     tools: names.map((name) => echoTool(name, 'bench')),
