@@ -20,6 +20,8 @@ import { relayedCapabilities } from '../../upstream/upstream-connection';
 /** A pooled connection unused this long (and idle) is closed. */
 const IDLE_CLOSE_MS = 5 * 60_000;
 const SWEEP_EVERY_MS = 60_000;
+/** Upstream sessions of one gateway and authorization context, one per client declaration. */
+const DECLARATIONS_PER_CONTEXT = 16;
 
 interface Link {
   target: UpstreamTarget;
@@ -35,12 +37,26 @@ export interface ResourceFollower {
   lost(): void;
 }
 
+/** Fingerprints of the declarations seen lately, by their JSON as sent: clients repeat theirs. */
+const fingerprints = new Map<string, string>();
+const FINGERPRINTS_KEPT = 1024;
+/** Longer declarations are digested each time rather than kept. */
+const FINGERPRINT_KEY_CHARS = 1024;
+
 /** A stable digest of what a client declared: equal declarations share upstream sessions. */
 export function capabilityFingerprint(capabilities: ClientCapabilities): string {
-  return createHash('sha256')
-    .update(canonicalJson(relayedCapabilities(capabilities)))
-    .digest('hex')
-    .slice(0, 16);
+  const sent = JSON.stringify(capabilities);
+  let fingerprint = fingerprints.get(sent);
+  if (fingerprint === undefined) {
+    fingerprint = createHash('sha256')
+      .update(canonicalJson(relayedCapabilities(capabilities)))
+      .digest('hex')
+      .slice(0, 16);
+    if (sent.length > FINGERPRINT_KEY_CHARS) return fingerprint;
+    if (fingerprints.size >= FINGERPRINTS_KEPT) fingerprints.clear();
+    fingerprints.set(sent, fingerprint);
+  }
+  return fingerprint;
 }
 
 /**
@@ -252,6 +268,7 @@ export class SharedUpstreams implements OnModuleInit, OnModuleDestroy {
   ): Link {
     const existing = this.links.get(key);
     if (existing) return existing;
+    this.makeRoom(key.slice(0, key.lastIndexOf('\0') + 1));
     const link: Link = {
       target,
       connection: this.connector.open(target, {
@@ -267,6 +284,19 @@ export class SharedUpstreams implements OnModuleInit, OnModuleDestroy {
     this.links.set(key, link);
     link.connection.catch(() => this.links.get(key) === link && this.links.delete(key));
     return link;
+  }
+
+  /**
+   * Declarations are the client's to vary: past DECLARATIONS_PER_CONTEXT links of one gateway and
+   * authorization context, the least recently used idle one is closed.
+   */
+  private makeRoom(prefix: string): void {
+    const same = [...this.links].filter(([key]) => key.startsWith(prefix));
+    if (same.length < DECLARATIONS_PER_CONTEXT) return;
+    const idle = same
+      .filter(([, link]) => link.inFlight === 0)
+      .sort(([, a], [, b]) => a.lastUsed - b.lastUsed)[0];
+    if (idle) this.forget(idle[0], idle[1]);
   }
 
   private forget(key: string, link: Link): void {

@@ -7,10 +7,12 @@ import {
   type JSONRPCMessage,
   type JSONRPCRequest,
   LATEST_PROTOCOL_VERSION,
+  PROTOCOL_VERSION_META_KEY,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
 import { InitializeRequestSchema } from '@modelcontextprotocol/core';
 import { type Principal } from '../../auth/principal';
+import { LEGACY_PROTOCOL_VERSIONS } from '../../upstream/protocol-era';
 import { AppConfig } from '../../config/app-config';
 import { Directories } from '../calls/directories.service';
 import { ModernEndpoint } from '../modern/modern.endpoint';
@@ -38,6 +40,16 @@ function isJson(request: IncomingMessage): boolean {
   const type = request.headers['content-type'] ?? '';
   const end = type.indexOf(';');
   return (end === -1 ? type : type.slice(0, end)).trim().toLowerCase() === 'application/json';
+}
+
+/**
+ * Whether a POST claims the 2026-07-28 wire: a version header of no 2025 revision, or the
+ * envelope's protocol version in `params._meta` (the SDK's own first test).
+ */
+function claimsModern(body: unknown, versionHeader: string | undefined): boolean {
+  if (versionHeader !== undefined && !LEGACY_PROTOCOL_VERSIONS.includes(versionHeader)) return true;
+  const meta = (body as { params?: { _meta?: unknown } } | null)?.params?._meta;
+  return typeof meta === 'object' && meta !== null && PROTOCOL_VERSION_META_KEY in meta;
 }
 
 /** The protocol version an initialize settles on: the client's when supported, else the latest. */
@@ -84,21 +96,26 @@ export class StreamableHttpEndpoint {
       maxBytes: this.config.bodyLimitBytes,
       maxDepth: this.config.jsonMaxDepth,
     });
-    const route = classifyInboundRequest({
-      httpMethod: 'POST',
-      protocolVersionHeader: headerOf(request, 'mcp-protocol-version'),
-      mcpMethodHeader: headerOf(request, 'mcp-method'),
-      mcpNameHeader: headerOf(request, 'mcp-name'),
-      body,
-    });
-    if (route.kind === 'modern') {
+    const versionHeader = headerOf(request, 'mcp-protocol-version');
+    // What claims nothing of 2026-07-28 is the 2025 wire: the SDK's classifier (three schema
+    // parses of the body) runs only for what does.
+    const route = claimsModern(body, versionHeader)
+      ? classifyInboundRequest({
+          httpMethod: 'POST',
+          protocolVersionHeader: versionHeader,
+          mcpMethodHeader: headerOf(request, 'mcp-method'),
+          mcpNameHeader: headerOf(request, 'mcp-name'),
+          body,
+        })
+      : null;
+    if (route?.kind === 'modern') {
       // A notification has nothing to answer on this wire (cancelling is closing the stream).
       if (route.messageKind === 'notification') response.writeHead(202).end();
       else await this.modern.serve(request, response, scope, principal, route.message);
       return;
     }
     // What is not JSON-RPC at all stays the 2025 wire's to refuse, in its own words.
-    if (route.kind === 'reject' && route.rung !== 'jsonrpc-shape')
+    if (route?.kind === 'reject' && route.rung !== 'jsonrpc-shape')
       throw new McpRefusal(route.httpStatus, route.message, route.code, idOf(body), route.data);
     const incoming = incomingOf(body);
     if (incoming.kind === 'request' && incoming.message.method === 'initialize') {
