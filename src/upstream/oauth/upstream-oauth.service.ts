@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { auth } from '@modelcontextprotocol/client';
 import { type OAuthTokens } from '@modelcontextprotocol/client';
-import { DataSource, type EntityManager, In } from 'typeorm';
+import { type EntityManager } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
 import { Metrics } from '../../health/metrics';
 import { seal, unseal } from '../../common/secret-box';
@@ -11,6 +11,11 @@ import { UpstreamAuthorizationRequired, UpstreamFailure } from '../upstream-erro
 import { StoredOAuthProvider, type StoredOAuthState } from './stored-oauth-provider';
 import { UpstreamOAuthClient } from './upstream-oauth-client.entity';
 import { SHARED_OWNER, UpstreamOAuthToken } from './upstream-oauth-token.entity';
+import {
+  type OAuthRecords,
+  type OAuthTokenRecord,
+  UpstreamOAuthStore,
+} from './upstream-oauth.store';
 
 /** Refresh this long before expiry at most (a quarter of a shorter lifetime otherwise). */
 const REFRESH_AHEAD_MS = 60_000;
@@ -51,11 +56,12 @@ interface HeldToken {
  * OAuth 2.1 towards upstream MCP servers with the SDK's `auth()`: discovery (RFC 9728, then RFC
  * 8414), dynamic client registration (RFC 7591) unless a client was registered beforehand, PKCE,
  * resource indicators (RFC 8707), refresh, and client credentials. Tokens are sealed in the
- * database, one row per gateway and owner (`shared`, or a user's id).
+ * store, one record per gateway and owner (`shared`, or a user's id).
  *
- * Refreshes are single-flight: within a replica per key, and across replicas (on PostgreSQL) by
- * a transaction-scoped advisory lock, under which the row is read again, so a replica that waited
- * uses the tokens the other just stored instead of spending the (rotated) refresh token twice.
+ * Refreshes are single-flight: within a replica per key, and across replicas by the store's
+ * exclusive work (on PostgreSQL a transaction-scoped advisory lock), under which the record is
+ * read again, so a replica that waited uses the tokens the other just stored instead of spending
+ * the (rotated) refresh token twice.
  */
 @Injectable()
 export class UpstreamOAuth {
@@ -64,7 +70,7 @@ export class UpstreamOAuth {
   private readonly flights = new KeyedSingleFlight<string>();
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly store: UpstreamOAuthStore,
     private readonly config: AppConfig,
     private readonly metrics: Metrics,
   ) {}
@@ -119,17 +125,14 @@ export class UpstreamOAuth {
     await this.keepClient(upstream, provider);
     if (!provider.savedTokens)
       throw new UpstreamFailure('protocol', 'the provider issued no tokens');
-    await this.store(this.dataSource.manager, upstream.gatewayId, owner, provider.savedTokens);
+    await this.keepTokens(this.store, upstream.gatewayId, owner, provider.savedTokens);
     this.held.delete(`${upstream.gatewayId}:${owner}`);
   }
 
   /** Forgets the tokens of `owner` (Portico's side only: the provider's grant stays). */
   async disconnect(gatewayId: string, owner: string): Promise<boolean> {
     this.held.delete(`${gatewayId}:${owner}`);
-    const result = await this.dataSource
-      .getRepository(UpstreamOAuthToken)
-      .delete({ gatewayId, owner });
-    return (result.affected ?? 0) > 0;
+    return this.store.deleteToken(gatewayId, owner);
   }
 
   /**
@@ -147,10 +150,7 @@ export class UpstreamOAuth {
   async connections(gatewayIds: string[]): Promise<Map<string, OAuthConnectionState[]>> {
     const byGateway = new Map<string, OAuthConnectionState[]>();
     if (gatewayIds.length === 0) return byGateway;
-    const rows = await this.dataSource
-      .getRepository(UpstreamOAuthToken)
-      .find({ where: { gatewayId: In(gatewayIds) }, order: { createdAt: 'ASC' } });
-    for (const row of rows) {
+    for (const row of await this.store.tokens(gatewayIds)) {
       const list = byGateway.get(row.gatewayId) ?? [];
       list.push(stateOf(row));
       byGateway.set(row.gatewayId, list);
@@ -160,9 +160,7 @@ export class UpstreamOAuth {
 
   /** One account's connection to one gateway, or null when it never connected. */
   async connection(gatewayId: string, owner: string): Promise<OAuthConnectionState | null> {
-    const row = await this.dataSource
-      .getRepository(UpstreamOAuthToken)
-      .findOneBy({ gatewayId, owner });
+    const row = await this.store.token(gatewayId, owner);
     return row ? stateOf(row) : null;
   }
 
@@ -172,15 +170,9 @@ export class UpstreamOAuth {
     key: string,
     stale: string | undefined,
   ): Promise<string> {
-    const outcome =
-      this.config.database.mode === 'postgres'
-        ? await this.dataSource.transaction(async (em) => {
-            await em.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
-              `upstream-oauth:${key}`,
-            ]);
-            return this.current(em, upstream, owner, stale);
-          })
-        : await this.current(this.dataSource.manager, upstream, owner, stale);
+    const outcome = await this.store.exclusive(key, (records) =>
+      this.current(records, upstream, owner, stale),
+    );
     // A failure is thrown only now, once what it recorded is committed.
     if (outcome instanceof UpstreamFailure) throw outcome;
     this.held.set(key, outcome);
@@ -189,14 +181,12 @@ export class UpstreamOAuth {
 
   /** The stored token if still good, else a refreshed (or, for client credentials, new) one. */
   private async current(
-    em: EntityManager,
+    records: OAuthRecords,
     upstream: OAuthUpstream,
     owner: string,
     stale: string | undefined,
   ): Promise<HeldToken | UpstreamFailure> {
-    const row = await em
-      .getRepository(UpstreamOAuthToken)
-      .findOneBy({ gatewayId: upstream.gatewayId, owner });
+    const row = await records.token(upstream.gatewayId, owner);
     const tokens = row?.tokens ? this.open(row.tokens) : undefined;
     if (row && tokens && tokens.access_token !== stale) {
       const refreshAt = refreshTime(row);
@@ -216,17 +206,17 @@ export class UpstreamOAuth {
       this.metrics.oauthRefreshes.inc({ outcome: 'failed' });
       const message = error instanceof Error ? error.message : String(error);
       await this.failed(
-        em,
+        records,
         upstream.gatewayId,
         owner,
         `The token could not be refreshed: ${message}`,
       );
       return new UpstreamFailure('authorization', `the token could not be refreshed: ${message}`);
     }
-    await this.keepClient(upstream, provider, em);
+    await this.keepClient(upstream, provider, records);
     if (result === 'AUTHORIZED' && provider.savedTokens) {
       this.metrics.oauthRefreshes.inc({ outcome: 'ok' });
-      const saved = await this.store(em, upstream.gatewayId, owner, provider.savedTokens);
+      const saved = await this.keepTokens(records, upstream.gatewayId, owner, provider.savedTokens);
       return {
         accessToken: provider.savedTokens.access_token,
         freshUntil: Math.min(refreshTime(saved) ?? Infinity, Date.now() + CACHE_MS),
@@ -235,7 +225,7 @@ export class UpstreamOAuth {
     if (provider.tokensInvalidated) {
       this.metrics.oauthRefreshes.inc({ outcome: 'revoked' });
       const reason = 'The provider refused the refresh token: the grant was revoked or expired.';
-      await this.failed(em, upstream.gatewayId, owner, reason, true);
+      await this.failed(records, upstream.gatewayId, owner, reason, true);
       this.logger.warn(
         `OAuth grant of gateway ${upstream.gatewayId} (${ownerLabel(owner)}) is gone`,
       );
@@ -243,14 +233,14 @@ export class UpstreamOAuth {
     }
     this.metrics.oauthRefreshes.inc({ outcome: 'failed' });
     const reason = 'The token could not be refreshed: the provider did not answer as expected.';
-    await this.failed(em, upstream.gatewayId, owner, reason);
+    await this.failed(records, upstream.gatewayId, owner, reason);
     return new UpstreamFailure('authorization', reason);
   }
 
   private notConnected(
     upstream: OAuthUpstream,
     owner: string,
-    row: UpstreamOAuthToken | null,
+    row: OAuthTokenRecord | null,
   ): UpstreamAuthorizationRequired {
     const why = row?.refreshError
       ? `${row.refreshError} Connect again.`
@@ -283,9 +273,7 @@ export class UpstreamOAuth {
     upstream: OAuthUpstream,
     state: Omit<StoredOAuthState, 'client' | 'discovery'>,
   ): Promise<StoredOAuthProvider> {
-    const row = await this.dataSource
-      .getRepository(UpstreamOAuthClient)
-      .findOneBy({ gatewayId: upstream.gatewayId });
+    const row = await this.store.client(upstream.gatewayId);
     const current = row && row.upstreamUrl === upstream.url ? row : null;
     return new StoredOAuthProvider(upstream.settings, this.callbackUrl, {
       ...state,
@@ -300,36 +288,33 @@ export class UpstreamOAuth {
   private async keepClient(
     upstream: OAuthUpstream,
     provider: StoredOAuthProvider,
-    em: EntityManager = this.dataSource.manager,
+    records: OAuthRecords = this.store,
   ): Promise<void> {
     if (!provider.savedClient && !provider.savedDiscovery) return;
-    const repository = em.getRepository(UpstreamOAuthClient);
-    const existing = await repository.findOneBy({ gatewayId: upstream.gatewayId });
+    const existing = await records.client(upstream.gatewayId);
     const sameUrl = existing?.upstreamUrl === upstream.url;
-    await repository.save(
-      repository.create({
-        gatewayId: upstream.gatewayId,
-        upstreamUrl: upstream.url,
-        clientInformation: provider.savedClient
-          ? seal(this.config.encryptionKey, JSON.stringify(provider.savedClient))
-          : sameUrl
-            ? (existing?.clientInformation ?? null)
-            : null,
-        discovery:
-          (provider.savedDiscovery as Record<string, unknown> | undefined) ??
-          (sameUrl ? (existing?.discovery ?? null) : null),
-      }),
-    );
+    await records.saveClient({
+      gatewayId: upstream.gatewayId,
+      upstreamUrl: upstream.url,
+      clientInformation: provider.savedClient
+        ? seal(this.config.encryptionKey, JSON.stringify(provider.savedClient))
+        : sameUrl
+          ? (existing?.clientInformation ?? null)
+          : null,
+      discovery:
+        (provider.savedDiscovery as Record<string, unknown> | undefined) ??
+        (sameUrl ? (existing?.discovery ?? null) : null),
+    });
   }
 
-  private async store(
-    em: EntityManager,
+  private async keepTokens(
+    records: OAuthRecords,
     gatewayId: string,
     owner: string,
     tokens: OAuthTokens,
-  ): Promise<UpstreamOAuthToken> {
+  ): Promise<OAuthTokenRecord> {
     const now = new Date();
-    const values = {
+    const record: OAuthTokenRecord = {
       gatewayId,
       owner,
       userId: owner === SHARED_OWNER ? null : owner,
@@ -338,33 +323,20 @@ export class UpstreamOAuth {
       refreshedAt: now,
       refreshError: null,
     };
-    await em.getRepository(UpstreamOAuthToken).upsert(values, ['gatewayId', 'owner']);
-    return Object.assign(new UpstreamOAuthToken(), values);
+    await records.saveToken(record);
+    return record;
   }
 
   /** Records a failed refresh; `drop`: the tokens are worthless now and are forgotten. */
   private async failed(
-    em: EntityManager,
+    records: OAuthRecords,
     gatewayId: string,
     owner: string,
     reason: string,
     drop = false,
   ): Promise<void> {
     this.held.delete(`${gatewayId}:${owner}`);
-    const repository = em.getRepository(UpstreamOAuthToken);
-    const result = await repository.update(
-      { gatewayId, owner },
-      { refreshError: reason, ...(drop ? { tokens: null, expiresAt: null } : {}) },
-    );
-    // Client credentials have no row before their first token: the failure still shows.
-    if (!result.affected)
-      await repository.insert({
-        gatewayId,
-        owner,
-        userId: owner === SHARED_OWNER ? null : owner,
-        tokens: null,
-        refreshError: reason,
-      });
+    await records.tokenFailed(gatewayId, owner, reason, drop);
   }
 
   private open(sealed: string): OAuthTokens | undefined {
@@ -377,14 +349,14 @@ export class UpstreamOAuth {
 }
 
 /** When a stored token should be refreshed; null when its lifetime is unknown. */
-function refreshTime(row: Pick<UpstreamOAuthToken, 'expiresAt' | 'refreshedAt'>): number | null {
+function refreshTime(row: Pick<OAuthTokenRecord, 'expiresAt' | 'refreshedAt'>): number | null {
   if (!row.expiresAt) return null;
   const expires = row.expiresAt.getTime();
   const lifetime = expires - (row.refreshedAt?.getTime() ?? expires);
   return expires - Math.min(REFRESH_AHEAD_MS, Math.max(0, lifetime / 4));
 }
 
-function stateOf(row: UpstreamOAuthToken): OAuthConnectionState {
+function stateOf(row: OAuthTokenRecord): OAuthConnectionState {
   return {
     owner: row.owner,
     userId: row.userId,
