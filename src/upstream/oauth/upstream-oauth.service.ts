@@ -1,12 +1,21 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { auth } from '@modelcontextprotocol/client';
-import { type OAuthTokens } from '@modelcontextprotocol/client';
+import {
+  auth,
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  computeScopeUnion,
+  extractWWWAuthenticateParams,
+  type OAuthTokens,
+  PROTOCOL_VERSION_META_KEY,
+} from '@modelcontextprotocol/client';
 import { type EntityManager } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
 import { Metrics } from '../../health/metrics';
 import { seal, unseal } from '../../common/secret-box';
 import { type OAuthSettings } from '../../gateways/gateway-credentials';
 import { KeyedSingleFlight } from '../../sync/keyed-single-flight';
+import { MODERN_PROTOCOL_VERSION } from '../protocol-era';
+import { PORTICO_CLIENT } from '../upstream-connection';
 import { UpstreamAuthorizationRequired, UpstreamFailure } from '../upstream-error';
 import { StoredOAuthProvider, type StoredOAuthState } from './stored-oauth-provider';
 import { UpstreamOAuthClient } from './upstream-oauth-client.entity';
@@ -46,6 +55,12 @@ export interface OAuthConnectionState {
   refreshError: string | null;
 }
 
+/** What an upstream's refusal of a request without a token says (RFC 9728 §5.1, RFC 6750 §3). */
+interface Challenge {
+  resourceMetadataUrl?: URL;
+  scope?: string;
+}
+
 interface HeldToken {
   accessToken: string;
   /** When to stop using it without asking again (refresh ahead, or re-read the database). */
@@ -68,6 +83,12 @@ export class UpstreamOAuth {
   private readonly logger = new Logger(UpstreamOAuth.name);
   private readonly held = new Map<string, HeldToken>();
   private readonly flights = new KeyedSingleFlight<string>();
+  /**
+   * By gateway, the scopes its upstream asked for beyond a token's grant (403
+   * `insufficient_scope`), with those granted before: the next authorization asks for all of them
+   * (SEP-2350). Kept by this replica only; the error that sends a person to connect again names them.
+   */
+  private readonly wanted = new Map<string, string>();
 
   constructor(
     private readonly store: UpstreamOAuthStore,
@@ -98,10 +119,21 @@ export class UpstreamOAuth {
     return stale === undefined ? this.flights.join(key, task) : this.flights.run(key, task);
   }
 
-  /** Begins the authorization code flow (with PKCE) for `owner`. */
+  /**
+   * Begins the authorization code flow (with PKCE) for `owner`. Discovery starts afresh, from
+   * what the upstream answers a request without a token (where its metadata is, which scope it
+   * wants): it may have moved to another authorization server since (SEP-2352).
+   */
   async begin(upstream: OAuthUpstream, state: string): Promise<StartedAuthorization> {
-    const provider = await this.provider(upstream, { state });
-    const result = await this.runAuth(upstream, provider);
+    const challenge = await this.challenge(upstream);
+    const provider = await this.provider(upstream, { state }, { rediscover: true });
+    const result = await this.runAuth(upstream, provider, {
+      scope: computeScopeUnion(
+        upstream.settings.scope ?? challenge.scope,
+        this.wanted.get(upstream.gatewayId),
+      ),
+      resourceMetadataUrl: challenge.resourceMetadataUrl,
+    });
     await this.keepClient(upstream, provider);
     if (result !== 'REDIRECT' || !provider.authorizationUrl || !provider.savedCodeVerifier)
       throw new UpstreamFailure('protocol', 'the provider did not start an authorization');
@@ -121,12 +153,32 @@ export class UpstreamOAuth {
     iss?: string,
   ): Promise<void> {
     const provider = await this.provider(upstream, { codeVerifier });
-    await this.runAuth(upstream, provider, code, iss);
+    await this.runAuth(upstream, provider, { authorizationCode: code, iss });
     await this.keepClient(upstream, provider);
     if (!provider.savedTokens)
       throw new UpstreamFailure('protocol', 'the provider issued no tokens');
     await this.keepTokens(this.store, upstream.gatewayId, owner, provider.savedTokens);
     this.held.delete(`${upstream.gatewayId}:${owner}`);
+  }
+
+  /**
+   * The upstream refused `owner`'s token as too narrow, asking for `scope`: the next
+   * authorization asks for it on top of what was granted, and whoever called learns that the
+   * account must connect again.
+   */
+  async tooNarrow(
+    upstream: OAuthUpstream,
+    owner: string,
+    scope: string | undefined,
+  ): Promise<UpstreamAuthorizationRequired> {
+    const row = await this.store.token(upstream.gatewayId, owner);
+    const granted = row?.tokens ? this.open(row.tokens)?.scope : undefined;
+    const wanted = computeScopeUnion(this.wanted.get(upstream.gatewayId), granted, scope);
+    if (wanted) this.wanted.set(upstream.gatewayId, wanted);
+    return new UpstreamAuthorizationRequired(
+      `The upstream asks for more access than the connected account granted${scope ? ` (scope "${scope}")` : ''}: connect again to grant it.`,
+      this.connectUrl(upstream.gatewayId),
+    );
   }
 
   /** Forgets the tokens of `owner` (Portico's side only: the provider's grant stays). */
@@ -142,6 +194,7 @@ export class UpstreamOAuth {
   async forgetGateway(em: EntityManager, gatewayId: string): Promise<void> {
     for (const key of [...this.held.keys()])
       if (key.startsWith(`${gatewayId}:`)) this.held.delete(key);
+    this.wanted.delete(gatewayId);
     await em.getRepository(UpstreamOAuthToken).delete({ gatewayId });
     await em.getRepository(UpstreamOAuthClient).delete({ gatewayId });
   }
@@ -255,23 +308,69 @@ export class UpstreamOAuth {
   private async runAuth(
     upstream: OAuthUpstream,
     provider: StoredOAuthProvider,
-    authorizationCode?: string,
-    iss?: string,
+    {
+      authorizationCode,
+      iss,
+      scope = upstream.settings.scope,
+      resourceMetadataUrl,
+    }: { authorizationCode?: string; iss?: string; scope?: string; resourceMetadataUrl?: URL } = {},
   ): Promise<'AUTHORIZED' | 'REDIRECT'> {
     const timeoutMs = this.config.upstreamTimeoutMs;
     return auth(provider, {
       serverUrl: upstream.url,
       ...(authorizationCode === undefined ? {} : { authorizationCode }),
       ...(iss === undefined ? {} : { iss }),
-      ...(upstream.settings.scope ? { scope: upstream.settings.scope } : {}),
+      ...(scope ? { scope } : {}),
+      ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}),
       fetchFn: (input, init) =>
         fetch(input, { ...init, signal: init?.signal ?? AbortSignal.timeout(timeoutMs) }),
     });
   }
 
+  /**
+   * What the upstream answers a request without a token: a 401 (or 403) whose challenge names
+   * its protected resource metadata and the scope it wants. Nothing when it answers otherwise,
+   * or cannot be reached: discovery then tries the well-known locations.
+   */
+  private async challenge(upstream: OAuthUpstream): Promise<Challenge> {
+    let response: Response;
+    try {
+      response = await fetch(upstream.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': MODERN_PROTOCOL_VERSION,
+          'mcp-method': 'server/discover',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'server/discover',
+          params: {
+            _meta: {
+              [PROTOCOL_VERSION_META_KEY]: MODERN_PROTOCOL_VERSION,
+              [CLIENT_CAPABILITIES_META_KEY]: {},
+              [CLIENT_INFO_META_KEY]: PORTICO_CLIENT,
+            },
+          },
+        }),
+        redirect: 'manual',
+        signal: AbortSignal.timeout(this.config.upstreamTimeoutMs),
+      });
+    } catch {
+      return {};
+    }
+    await response.body?.cancel().catch(() => undefined);
+    if (response.status !== 401 && response.status !== 403) return {};
+    const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
+    return { ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}), ...(scope ? { scope } : {}) };
+  }
+
   private async provider(
     upstream: OAuthUpstream,
     state: Omit<StoredOAuthState, 'client' | 'discovery'>,
+    { rediscover = false }: { rediscover?: boolean } = {},
   ): Promise<StoredOAuthProvider> {
     const row = await this.store.client(upstream.gatewayId);
     const current = row && row.upstreamUrl === upstream.url ? row : null;
@@ -280,7 +379,7 @@ export class UpstreamOAuth {
       client: current?.clientInformation
         ? (JSON.parse(unseal(this.config.encryptionKey, current.clientInformation)) as never)
         : undefined,
-      discovery: (current?.discovery as never) ?? undefined,
+      discovery: rediscover ? undefined : ((current?.discovery as never) ?? undefined),
     });
   }
 
