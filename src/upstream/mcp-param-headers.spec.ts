@@ -71,7 +71,9 @@ describe('Mcp-Param-* headers', () => {
     expect(params.of('bad')).toEqual([]);
     expect(params.of('unknown')).toEqual([]);
     expect(params.fault('good')).toBeNull();
-    expect(params.fault('bad')).toBe('a: x-mcp-header only on string, integer or boolean properties');
+    expect(params.fault('bad')).toBe(
+      'a: x-mcp-header only on string, integer or boolean properties',
+    );
     expect(params.fault('unknown')).toBeNull();
   });
 });
