@@ -78,7 +78,7 @@ export interface UpstreamReport {
   protocolVersion: string | null;
   server: Implementation | null;
   tools: string[];
-  /** Listed tools a client must not use (invalid x-mcp-header annotations), and why. */
+  /** Listed tools a 2026-07-28 client must not use (invalid x-mcp-header annotations), and why. */
   unusableTools: { name: string; reason: string }[];
   resources: string[];
   resourceTemplates: string[];
@@ -164,15 +164,17 @@ class Check {
       );
       const calls =
         typeof this.plan.calls === 'function' ? this.plan.calls(catalogue) : this.plan.calls;
+      const era = MODERN_PROTOCOL_VERSIONS.includes(connection.protocolVersion ?? '')
+        ? 'modern'
+        : 'legacy';
       const report: UpstreamReport = {
         url: this.plan.url,
-        era: MODERN_PROTOCOL_VERSIONS.includes(connection.protocolVersion ?? '')
-          ? 'modern'
-          : 'legacy',
+        era,
         protocolVersion: connection.protocolVersion ?? null,
         server: connection.serverInfo ?? null,
         tools: namesOf(catalogue.tools, 'name'),
-        unusableTools: unusable(catalogue.tools),
+        // x-mcp-header is of 2026-07-28: a 2025 session sends no such headers.
+        unusableTools: era === 'modern' ? unusable(catalogue.tools) : [],
         resources: namesOf(catalogue.resources ?? [], 'uri'),
         resourceTemplates: namesOf(catalogue.resourceTemplates ?? [], 'uriTemplate'),
         prompts: namesOf(catalogue.prompts ?? [], 'name'),
@@ -326,7 +328,10 @@ class Check {
 }
 
 function namesOf(items: unknown[], key: string): string[] {
-  return items.map((item) => String((item as Record<string, unknown> | null)?.[key] ?? '?'));
+  return items.map((item) => {
+    const name = (item as Record<string, unknown> | null)?.[key];
+    return typeof name === 'string' ? name : '?';
+  });
 }
 
 function unusable(tools: unknown[]): { name: string; reason: string }[] {

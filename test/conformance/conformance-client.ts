@@ -43,6 +43,8 @@ function planFor(scenario: string, url: string, context: Context): UpstreamCheck
       calls: [{ name: 'test-tool' }],
     };
   switch (scenario) {
+    case 'sse-retry':
+      return { ...plan, calls: [{ name: 'test_reconnection' }] };
     case 'tools_call':
       return { ...plan, calls: [{ name: 'add_numbers', arguments: { a: 2, b: 3 } }] };
     case 'http-standard-headers':

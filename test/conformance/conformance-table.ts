@@ -23,6 +23,8 @@ export interface ScenarioRow {
   warnings: number;
   /** Why the suite does not score it (extension, pending…), or undefined when it counts. */
   notScored?: string;
+  /** Why the harness leaves it out: it tests what is not the implementation's part. */
+  excluded?: string;
 }
 
 export interface RequirementRun {
@@ -66,9 +68,9 @@ export function parseSummary(output: string): ScenarioRow[] {
   return [...rows.values()];
 }
 
-/** "37 of 37" over the scored rows. */
+/** "37 of 37" over the scored rows the harness does not leave out. */
 export function score(rows: ScenarioRow[]): { passed: number; total: number } {
-  const scored = rows.filter((row) => !row.notScored);
+  const scored = rows.filter((row) => !row.notScored && !row.excluded);
   return { passed: scored.filter((row) => row.passed).length, total: scored.length };
 }
 
@@ -79,10 +81,16 @@ export function formatTable(runs: RequirementRun[], target: string): string {
     out.push(`\n### ${requirements} (${target}): ${passed} of ${total} pass\n`);
     out.push('| Scenario | Result | Checks passed / failed |');
     out.push('|----------|--------|------------------------|');
-    for (const row of rows.filter((r) => !r.notScored))
+    for (const row of rows.filter((r) => !r.notScored && !r.excluded))
       out.push(
         `| ${row.scenario} | ${verdict(row, 'pass', '**FAIL**')} | ${row.checksPassed} / ${row.checksFailed} |`,
       );
+    const excluded = rows.filter((r) => r.excluded && !r.notScored);
+    if (excluded.length > 0) {
+      out.push('\nScored by the suite, left out here:');
+      for (const row of excluded)
+        out.push(`- ${row.scenario}: ${verdict(row, 'pass', 'fail')}; ${row.excluded}`);
+    }
     const extra = rows.filter((r) => r.notScored);
     if (extra.length > 0) {
       out.push('\nRun but not scored:');
