@@ -18,7 +18,11 @@ import {
   type UpstreamAsk,
   type UpstreamConnection,
 } from '../upstream/upstream-connection';
-import { UpstreamAuthorizationRequired, UpstreamRpcError } from '../upstream/upstream-error';
+import {
+  UpstreamAuthorizationRequired,
+  UpstreamFailure,
+  UpstreamRpcError,
+} from '../upstream/upstream-error';
 import { type UpstreamTarget } from '../upstream/upstream-target';
 import { CliError } from './cli-error';
 import { LoopbackCallback } from './oauth-loopback';
@@ -121,6 +125,11 @@ export async function checkUpstream(
   const check = new Check(plan, upstreams, callback, hooks);
   try {
     return await check.run();
+  } catch (error) {
+    // What the gateway would record as the upstream's last error, on one line.
+    if (error instanceof UpstreamFailure || error instanceof UpstreamRpcError)
+      throw new CliError(`Cannot use ${plan.url}: ${describe(error)}`);
+    throw error;
   } finally {
     await upstreams.close();
     await callback?.close();

@@ -35,12 +35,16 @@ interface Report {
  * `portico upstream` from the sources, in its own process with only PATH set. `browser` is
  * handed each address the command asks a person to open.
  */
-function upstream(args: string[], browser?: (address: string) => Promise<void>): Promise<Run> {
+function upstream(
+  args: string[],
+  browser?: (address: string) => Promise<void>,
+  env: Record<string, string> = {},
+): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
       ['-r', 'ts-node/register/transpile-only', 'src/cli/portico.ts', 'upstream', ...args],
-      { cwd: ROOT, env: { PATH: process.env.PATH } },
+      { cwd: ROOT, env: { PATH: process.env.PATH, ...env } },
     );
     let stdout = '';
     let stderr = '';
@@ -70,7 +74,11 @@ describe('portico upstream', () => {
 
   beforeAll(async () => {
     modern = await startModernEverythingServer();
-    legacy = await startUpstream({ name: 'legacy', tools: [echoTool('echo', 'legacy')] });
+    legacy = await startUpstream({
+      name: 'legacy',
+      tools: [echoTool('echo', 'legacy')],
+      requiredHeaders: { authorization: 'Bearer s3cret', 'x-tenant': 'acme' },
+    });
     oauth = await startOAuthUpstream();
   });
 
@@ -111,13 +119,30 @@ describe('portico upstream', () => {
   });
 
   it('opens a 2025 session on an upstream that has only that, and exits 1 when a step fails', async () => {
-    const run = await upstream([legacy.url, '--call', 'echo {"word":"hi"}', '--call', 'missing']);
+    const run = await upstream(
+      [
+        legacy.url,
+        '--header',
+        'X-Tenant: acme',
+        '--call',
+        'echo {"word":"hi"}',
+        '--call',
+        'missing',
+      ],
+      undefined,
+      { PORTICO_UPSTREAM_TOKEN: 's3cret' },
+    );
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/: MCP session 2025-\d\d-\d\d, legacy /);
     expect(run.stdout).toContain('call echo: ok "legacy:echo"');
     expect(run.stdout).toMatch(/call missing: failed: .*missing/);
     expect(run.stderr).toContain('portico: 1 step(s) failed');
     expect(legacy.calls.map((call) => [call.name, call.args])).toEqual([['echo', { word: 'hi' }]]);
+    const refused = await upstream([legacy.url, '--header', 'X-Tenant: acme']);
+    expect(refused).toMatchObject({
+      code: 1,
+      stderr: `portico: Cannot use ${legacy.url}: HTTP 401: {"error":"unauthorized"}\n`,
+    });
   });
 
   it('authorizes with OAuth through a loopback redirect, as the gateway’s account', async () => {
@@ -137,17 +162,19 @@ describe('portico upstream', () => {
 
   it('authorizes with client credentials, no browser', async () => {
     const report = reportOf(
-      await upstream([
-        oauth.mcpUrl('machine'),
-        '--client-credentials',
-        '--client-id',
-        MACHINE_CLIENT.id,
-        '--client-secret',
-        MACHINE_CLIENT.secret,
-        '--call',
-        'whoami',
-        '--json',
-      ]),
+      await upstream(
+        [
+          oauth.mcpUrl('machine'),
+          '--client-credentials',
+          '--client-id',
+          MACHINE_CLIENT.id,
+          '--call',
+          'whoami',
+          '--json',
+        ],
+        undefined,
+        { PORTICO_UPSTREAM_CLIENT_SECRET: MACHINE_CLIENT.secret },
+      ),
     );
     expect(report.calls[0]?.result?.content[0]?.text).toBe(`account:client:${MACHINE_CLIENT.id}`);
   });
@@ -161,7 +188,7 @@ describe('portico upstream', () => {
     const loose = await upstream([modern.url, '--scope', 'mcp']);
     expect(loose).toMatchObject({
       code: 1,
-      stderr: 'portico: --client-id, --client-secret and --scope go with --oauth\n',
+      stderr: 'portico: --client-id and --scope go with --oauth or --client-credentials\n',
     });
   });
 });

@@ -11,7 +11,6 @@ interface UpstreamOptions {
   oauth?: boolean;
   clientCredentials?: boolean;
   clientId?: string;
-  clientSecret?: string;
   scope?: string;
   redirectPort: number;
   call: UpstreamCheck.ToolCall[];
@@ -40,14 +39,16 @@ export function registerUpstream(program: Command): void {
     )
     .option(
       '--header <name:value>',
-      'a header sent with every request, such as credentials (repeatable)',
+      'a header sent with every request (repeatable); not for secrets, which the process list shows: a bearer token goes in PORTICO_UPSTREAM_TOKEN',
       collectHeader,
       {},
     )
     .option('--oauth', 'authorize with OAuth as the gateway’s account (a browser consents)')
     .option('--client-credentials', 'authorize with the OAuth client credentials grant')
-    .option('--client-id <id>', 'an OAuth client registered beforehand (else one is registered)')
-    .option('--client-secret <secret>', 'its secret')
+    .option(
+      '--client-id <id>',
+      'an OAuth client registered beforehand, its secret in PORTICO_UPSTREAM_CLIENT_SECRET (without: one is registered)',
+    )
     .option('--scope <scopes>', 'the OAuth scopes to ask for (default: what the upstream asks)')
     .option(
       '--redirect-port <port>',
@@ -82,7 +83,7 @@ export function registerUpstream(program: Command): void {
         {
           url: httpUrl(url),
           transport: options.transport,
-          credentials: credentialsOf(options),
+          credentials: credentialsOf(options, process.env),
           calls: options.call,
           reads: options.read,
           prompts: options.prompt,
@@ -110,25 +111,37 @@ export function registerUpstream(program: Command): void {
     });
 }
 
-function credentialsOf(options: UpstreamOptions): GatewayCredentials {
+/**
+ * The credentials, as a gateway holds them. Secrets come from the environment, never from
+ * arguments, which other users can see.
+ */
+function credentialsOf(options: UpstreamOptions, env: NodeJS.ProcessEnv): GatewayCredentials {
+  const clientSecret = env.PORTICO_UPSTREAM_CLIENT_SECRET || undefined;
+  const token = env.PORTICO_UPSTREAM_TOKEN || undefined;
   if (options.oauth && options.clientCredentials)
     throw new CliError('Give --oauth or --client-credentials, not both');
   if (options.oauth || options.clientCredentials) {
-    if (options.clientCredentials && (!options.clientId || !options.clientSecret))
-      throw new CliError('--client-credentials needs --client-id and --client-secret');
+    if (token)
+      throw new CliError('PORTICO_UPSTREAM_TOKEN is a fixed token: leave it out with OAuth');
+    if (options.clientCredentials && (!options.clientId || !clientSecret))
+      throw new CliError(
+        '--client-credentials needs --client-id, and its secret in PORTICO_UPSTREAM_CLIENT_SECRET',
+      );
     return {
       type: 'oauth',
       mode: options.clientCredentials ? 'client-credentials' : 'shared',
       ...(options.clientId ? { clientId: options.clientId } : {}),
-      ...(options.clientSecret ? { clientSecret: options.clientSecret } : {}),
+      ...(options.clientId && clientSecret ? { clientSecret } : {}),
       ...(options.scope ? { scope: options.scope } : {}),
     };
   }
-  if (options.clientId || options.clientSecret || options.scope)
-    throw new CliError('--client-id, --client-secret and --scope go with --oauth');
-  return Object.keys(options.header).length > 0
-    ? { type: 'headers', headers: options.header }
-    : { type: 'none' };
+  if (options.clientId || options.scope)
+    throw new CliError('--client-id and --scope go with --oauth or --client-credentials');
+  const headers = {
+    ...options.header,
+    ...(token ? { Authorization: `Bearer ${token}` } : {}),
+  };
+  return Object.keys(headers).length > 0 ? { type: 'headers', headers } : { type: 'none' };
 }
 
 function httpUrl(raw: string): string {
