@@ -32,8 +32,6 @@ import { LoopbackCallback } from './oauth-loopback';
  * or refuses the token; an upstream that keeps refusing then gets an error, not a loop.
  */
 const MAX_AUTHORIZATIONS = 3;
-/** Rounds of input one call may ask for before the command gives up on it. */
-const MAX_INPUT_ROUNDS = 10;
 /** How long the person has to consent at the provider. */
 const AUTHORIZATION_WAIT_MS = 5 * 60_000;
 
@@ -96,7 +94,7 @@ export interface UpstreamReport {
 /**
  * Connects to an upstream with the gateway's own upstream code (era probe, discover or
  * initialize, OAuth, guards), reads its catalogue as sync does, then calls, reads and gets what
- * the plan says, answering input rounds as a downstream client would. An OAuth upstream is
+ * the plan says, answering the upstream's questions as a downstream client would. An OAuth upstream is
  * authorized as the gateway's own account, through a loopback redirect; it is asked again when the
  * upstream refuses the token or wants more scope, a few times at most.
  */
@@ -221,34 +219,24 @@ class Check {
 
   /** Where the upstream's messages during a request go: notes, and answers to what it asks. */
   private readonly route: RequestRoute = {
+    // The command is the only caller: every message of the upstream is its own.
+    caller: this,
     notify: (notification) => this.hooks.note(`upstream: ${notification.method}`),
     ask: (ask) => this.answer(ask),
   };
 
   /**
-   * One tool call, to its end: an `input_required` answer is answered and the call sent again
-   * with the answers and the upstream's state exactly as it sent it (a new request each time).
+   * One tool call, to its end. The upstream's questions come to `answer` as they would reach a
+   * 2025 client through the gateway: elicitations on a 2025 session's streams, and each
+   * `input_required` round of a 2026-07-28 upstream, which the connection answers and retries with
+   * the upstream's state.
    */
-  private async callTool(connection: UpstreamConnection, call: ToolCall): Promise<Result> {
-    const base = { name: call.name, arguments: call.arguments ?? {} };
-    let params: Record<string, unknown> = base;
-    for (let round = 1; ; round++) {
-      const result = await connection.request('tools/call', params, {
-        route: this.route,
-        allowInputRequired: true,
-      });
-      if (result.resultType !== 'input_required') return result;
-      if (round >= MAX_INPUT_ROUNDS)
-        throw new CliError(`the upstream asked for input ${round} times in a row`);
-      const asked = (result.inputRequests ?? {}) as Record<string, UpstreamAsk>;
-      const inputResponses: Record<string, Result> = {};
-      for (const [key, ask] of Object.entries(asked)) inputResponses[key] = await this.answer(ask);
-      params = {
-        ...base,
-        inputResponses,
-        ...(typeof result.requestState === 'string' ? { requestState: result.requestState } : {}),
-      };
-    }
+  private callTool(connection: UpstreamConnection, call: ToolCall): Promise<Result> {
+    return connection.request(
+      'tools/call',
+      { name: call.name, arguments: call.arguments ?? {} },
+      { route: this.route },
+    );
   }
 
   /** What the command answers the upstream's requests with, standing in for a person. */
