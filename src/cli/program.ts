@@ -12,6 +12,7 @@ import { registerMigrate } from './commands/migrate.command';
 import { registerRestore } from './commands/restore.command';
 import { registerStart } from './commands/start.command';
 import { registerToken } from './commands/token.command';
+import { registerUpstream } from './commands/upstream.command';
 
 /**
  * The `portico` command. Each command registers itself from its own file; those that drive a
@@ -36,6 +37,7 @@ export function buildProgram(): Command {
     registerRestore,
     registerToken,
     registerConfig,
+    registerUpstream,
   ])
     register(program);
   return program;

@@ -69,22 +69,30 @@ export class CatalogueReader {
       listen: false,
     });
     try {
-      const offers = connection.serverCapabilities;
-      const list = (method: ListMethod) => listAll(connection, method, signal);
-      return {
-        tools: offers.tools ? await list('tools/list') : [],
-        ...(offers.resources
-          ? {
-              resources: await list('resources/list'),
-              resourceTemplates: await optionalList(list('resources/templates/list')),
-            }
-          : {}),
-        ...(offers.prompts ? { prompts: await list('prompts/list') } : {}),
-      };
+      return await readCatalogue(connection, signal);
     } finally {
       await connection.close();
     }
   }
+}
+
+/** Every list the upstream offers, each to its end: what a sync reads. */
+export async function readCatalogue(
+  connection: UpstreamConnection,
+  signal?: AbortSignal,
+): Promise<UpstreamCatalogue> {
+  const offers = connection.serverCapabilities;
+  const list = (method: ListMethod) => listAll(connection, method, signal);
+  return {
+    tools: offers.tools ? await list('tools/list') : [],
+    ...(offers.resources
+      ? {
+          resources: await list('resources/list'),
+          resourceTemplates: await optionalList(list('resources/templates/list')),
+        }
+      : {}),
+    ...(offers.prompts ? { prompts: await list('prompts/list') } : {}),
+  };
 }
 
 /** Templates are optional beside resources: an upstream that does not know the method has none. */

@@ -1,5 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import {
+  extractWWWAuthenticateParams,
   type JSONRPCMessage,
   type JSONRPCNotification,
   type JSONRPCRequest,
@@ -53,6 +54,11 @@ export interface HttpChannelOptions {
 /** The current access token; `stale` is one the upstream refused, never to be handed out again. */
 export interface BearerSource {
   token(stale?: string): Promise<string>;
+  /**
+   * The upstream refused the token as too narrow (403 `insufficient_scope`, RFC 6750), asking
+   * for `scope`: what to throw, since only a new authorization can grant more.
+   */
+  tooNarrow(scope: string | undefined): Promise<UpstreamFailure>;
 }
 
 /**
@@ -317,7 +323,8 @@ export class HttpChannel implements Channel {
 
   /**
    * Sends one HTTP request. With OAuth, a 401 means the token went bad before its time (revoked,
-   * or the upstream's clock): it is refreshed once and the request sent again.
+   * or the upstream's clock): it is refreshed once and the request sent again. A 403 that asks
+   * for more scope needs a new authorization.
    */
   private async dispatch(
     method: 'POST' | 'GET' | 'DELETE',
@@ -328,10 +335,21 @@ export class HttpChannel implements Channel {
     const { bearer } = this.options;
     if (!bearer) return this.sendOnce(method, message, dispatcher, options, undefined);
     const token = await bearer.token();
-    const response = await this.sendOnce(method, message, dispatcher, options, token);
-    if (response.statusCode !== 401) return response;
+    let response = await this.sendOnce(method, message, dispatcher, options, token);
+    if (response.statusCode === 401) {
+      await response.body.dump();
+      response = await this.sendOnce(
+        method,
+        message,
+        dispatcher,
+        options,
+        await bearer.token(token),
+      );
+    }
+    const wanted = response.statusCode === 403 ? insufficientScope(response) : null;
+    if (!wanted) return response;
     await response.body.dump();
-    return this.sendOnce(method, message, dispatcher, options, await bearer.token(token));
+    throw await bearer.tooNarrow(wanted.scope);
   }
 
   private sendOnce(
@@ -369,6 +387,19 @@ interface RequestExtras {
   signal?: AbortSignal;
   lastEventId?: string;
   headers?: Record<string, string>;
+}
+
+/** A challenge with `error="insufficient_scope"`, and the scope it asks for. */
+function insufficientScope(response: Dispatcher.ResponseData): { scope?: string } | null {
+  const header = response.headers['www-authenticate'];
+  const challenge = Array.isArray(header) ? header.join(', ') : header;
+  if (!challenge) return null;
+  // Read as the SDK's auth() reads challenges, so that both agree on what was asked.
+  const { error, scope } = extractWWWAuthenticateParams(
+    new Response(null, { headers: { 'www-authenticate': challenge } }),
+  );
+  if (error !== 'insufficient_scope') return null;
+  return scope === undefined ? {} : { scope };
 }
 
 function isEventStream(response: Dispatcher.ResponseData): boolean {

@@ -54,7 +54,7 @@ describe('Mcp-Param-* headers', () => {
     ).toBe(false);
   });
 
-  it('learns each tool from a list, and sends nothing for an invalid one', () => {
+  it('learns each tool from a list, and says why an invalid one must not be used', () => {
     const params = new ToolHeaderParams();
     params.learn(
       [
@@ -70,5 +70,10 @@ describe('Mcp-Param-* headers', () => {
     expect(params.of('good').map((param) => param.header)).toEqual(['Region', 'Priority', 'Flag']);
     expect(params.of('bad')).toEqual([]);
     expect(params.of('unknown')).toEqual([]);
+    expect(params.fault('good')).toBeNull();
+    expect(params.fault('bad')).toBe(
+      'a: x-mcp-header only on string, integer or boolean properties',
+    );
+    expect(params.fault('unknown')).toBeNull();
   });
 });

@@ -126,11 +126,11 @@ function primitiveText(value: unknown): string | undefined {
 
 /**
  * The `Mcp-Param-*` declarations of one upstream's tools, learnt from each `tools/list` that
- * passes through its connections (sync lists them all). A tool whose annotation is invalid maps to
- * null: its call goes without the headers, and the upstream says what is wrong.
+ * passes through its connections (sync lists them all). A tool whose annotation is invalid is one
+ * a client must not use (SEP-2243): `fault` says why, and Portico does not call it.
  */
 export class ToolHeaderParams {
-  private readonly tools = new Map<string, HeaderParam[] | null>();
+  private readonly tools = new Map<string, HeaderParams>();
   /** Whether a whole list has been read since Portico started (or the upstream moved). */
   loaded = false;
 
@@ -141,12 +141,19 @@ export class ToolHeaderParams {
       if (typeof name !== 'string') continue;
       const scan = headerParamsOf(inputSchema);
       if (scan.valid && scan.params.length === 0) this.tools.delete(name);
-      else this.tools.set(name, scan.valid ? scan.params : null);
+      else this.tools.set(name, scan);
     }
   }
 
   of(tool: string): readonly HeaderParam[] {
-    return this.tools.get(tool) ?? [];
+    const scan = this.tools.get(tool);
+    return scan?.valid ? scan.params : [];
+  }
+
+  /** Why the tool's annotations are invalid; null when they are fine, or not known. */
+  fault(tool: string): string | null {
+    const scan = this.tools.get(tool);
+    return scan && !scan.valid ? scan.reason : null;
   }
 }
 

@@ -215,6 +215,46 @@ describe('ModernConnection', () => {
       'tools/call',
     ]);
   });
+
+  it('never calls a tool whose x-mcp-header annotations are invalid, and still calls the rest', async () => {
+    const channel = new FakeChannel((message) =>
+      message.method === 'tools/list'
+        ? {
+            result: {
+              tools: [
+                {
+                  name: 'valid',
+                  inputSchema: { properties: { r: { type: 'string', 'x-mcp-header': 'R' } } },
+                },
+                {
+                  name: 'twice',
+                  inputSchema: {
+                    properties: {
+                      a: { type: 'string', 'x-mcp-header': 'Same' },
+                      b: { type: 'string', 'x-mcp-header': 'same' },
+                    },
+                  },
+                },
+              ],
+            },
+          }
+        : { result: { content: [] } },
+    );
+    const connection = await start(channel);
+    await connection.request('tools/list', {});
+    const refused = await connection
+      .request('tools/call', { name: 'twice', arguments: { a: 'x', b: 'y' } })
+      .catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(UpstreamRpcError);
+    expect(refused).toMatchObject({ code: -32602 });
+    expect((refused as Error).message).toMatch(/'twice'.*declared twice/);
+    await connection.request('tools/call', { name: 'valid', arguments: { r: 'eu' } });
+    expect(channel.sent.map(({ message }) => message.params?.name ?? message.method)).toEqual([
+      'tools/list',
+      'valid',
+    ]);
+    expect(channel.sent[1]!.headers['mcp-param-r']).toBe('eu');
+  });
 });
 
 describe('the era probe', () => {

@@ -216,6 +216,7 @@ export class ModernConnection implements UpstreamConnection {
     params: Record<string, unknown> | undefined,
     options: RequestOptions,
   ): Promise<T> {
+    if (method === 'tools/call') this.refuseInvalidTool(params);
     try {
       return await this.retried<T>(method, params, options);
     } catch (error) {
@@ -223,8 +224,23 @@ export class ModernConnection implements UpstreamConnection {
       const mismatch = error instanceof UpstreamRpcError && error.code === HEADER_MISMATCH;
       if (!mismatch || method !== 'tools/call' || this.options.headerParams.loaded) throw error;
       await listAll(this, 'tools/list', options.signal);
+      this.refuseInvalidTool(params);
       return this.retried<T>(method, params, options);
     }
+  }
+
+  /**
+   * A client must not use a tool whose `x-mcp-header` annotations are invalid (SEP-2243): it
+   * cannot send the headers the upstream would check. Nothing is sent; the caller gets the reason.
+   */
+  private refuseInvalidTool(params: Record<string, unknown> | undefined): void {
+    const name = params?.name;
+    const fault = typeof name === 'string' ? this.options.headerParams.fault(name) : null;
+    if (fault === null) return;
+    throw new UpstreamRpcError(
+      ProtocolErrorCode.InvalidParams,
+      `Tool '${String(name)}' cannot be called: its x-mcp-header annotations are invalid (${fault})`,
+    );
   }
 
   private retried<T extends Result>(

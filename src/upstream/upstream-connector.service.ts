@@ -299,6 +299,7 @@ export class UpstreamConnector {
         if (secrets.length > MAX_REMEMBERED_TOKENS) secrets.splice(0, 1);
         return token;
       },
+      tooNarrow: (scope) => this.oauth.tooNarrow(upstream, owner, scope),
     };
     await source.token();
     return source;

@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { type DiscoverResult } from '@modelcontextprotocol/client';
-import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
-import { Gateway } from '../gateways/gateway.entity';
+import { GatewayRecords } from './gateway-records';
 import { ToolHeaderParams } from './mcp-param-headers';
 import { type EraVerdict, fresh, legacyVerdict } from './protocol-era';
 import { type UpstreamTarget } from './upstream-target';
@@ -36,7 +35,7 @@ export class UpstreamEras {
 
   constructor(
     private readonly config: AppConfig,
-    private readonly dataSource: DataSource,
+    private readonly records: GatewayRecords,
   ) {}
 
   private get ttlMs(): number {
@@ -69,13 +68,7 @@ export class UpstreamEras {
   async remember(target: UpstreamTarget, verdict: EraVerdict): Promise<void> {
     this.entry(target).verdict = verdict;
     try {
-      await this.dataSource.getRepository(Gateway).update(target.gatewayId, {
-        protocolEra: verdict.era,
-        protocolVersion: verdict.version,
-        protocolSupportedVersions: verdict.supportedVersions,
-        protocolCheckedAt: verdict.checkedAt,
-        protocolEndpoint: target.endpointHash ?? null,
-      });
+      await this.records.recordEra(target, verdict);
     } catch (error) {
       // Kept in memory all the same; the next probe stores it again.
       this.logger.warn(`Could not store the era of gateway ${target.slug}: ${String(error)}`);

@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
+import { GatewayRecords, GatewayRowRecords } from './gateway-records';
 import { UpstreamOAuth } from './oauth/upstream-oauth.service';
+import { DatabaseOAuthStore, UpstreamOAuthStore } from './oauth/upstream-oauth.store';
 import { StdioSupervisor } from './stdio/stdio-supervisor.service';
 import { UpstreamConnector } from './upstream-connector.service';
 import { UpstreamEras } from './upstream-eras.service';
@@ -10,6 +12,8 @@ import { UpstreamTargets } from './upstream-targets.service';
 /** The only code that talks to upstreams, whatever their transport. */
 @Module({
   providers: [
+    { provide: GatewayRecords, useClass: GatewayRowRecords },
+    { provide: UpstreamOAuthStore, useClass: DatabaseOAuthStore },
     UpstreamConnector,
     UpstreamPools,
     UpstreamTargets,

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import { type AddressInfo } from 'node:net';
@@ -12,13 +11,19 @@ import {
   startModernEverythingServer,
 } from '../fixtures/modern-everything-server';
 import { tempDataDir } from '../support/temp-dir';
+import { runClientConformance } from './client-conformance';
 import { formatTable, parseSummary, type RequirementRun, score } from './conformance-table';
+import { runSuite } from './conformance-suite';
 
 // The official MCP conformance suite (npm @modelcontextprotocol/conformance, Node 22 through
 // npx) against Portico with an upstream behind it:
 //
 //   npm run conformance -- [<upstream MCP URL>] [--direct] [--modern-only]
 //                          [--requirements 2026-07-28] [--requirements 2025-11-25] [suite args]
+//
+// and, with `client` first, Portico as the suite's client (see client-conformance.ts):
+//
+//   npm run conformance -- client [--requirements 2026-07-28] [suite args]
 //
 // Without a URL the upstream is the test suite's own dual-era fixture on SDK v2
 // (test/fixtures/modern-everything-server.ts; `--modern-only` starts it 2026-07-28 only).
@@ -33,7 +38,6 @@ import { formatTable, parseSummary, type RequirementRun, score } from './conform
 // prompts. The suite cannot send a bearer token, so a loopback proxy adds one to every request
 // and passes everything else (Host and Origin included) through as it came.
 
-const SUITE = '@modelcontextprotocol/conformance@0.2.0-alpha.12';
 const REQUIREMENT_SETS = ['2026-07-28', '2025-11-25'];
 const OWN_SELECTION = ['--scenario', '--suite', '--spec-version'];
 
@@ -61,7 +65,12 @@ function parseArgs(argv: string[]): Options {
 }
 
 async function main(): Promise<void> {
-  const options = parseArgs(process.argv.slice(2));
+  const argv = process.argv.slice(2);
+  if (argv[0] === 'client') {
+    process.exitCode = await runClientConformance(argv.slice(1));
+    return;
+  }
+  const options = parseArgs(argv);
   let fixture: ModernEverythingServer | undefined;
   if (!options.upstream) {
     fixture = await startModernEverythingServer({
@@ -83,7 +92,7 @@ async function main(): Promise<void> {
         ...(requirements ? ['--requirements', requirements] : []),
         ...options.suiteArgs,
       ];
-      const { output, code } = await runSuite(url, args);
+      const { output, code } = await runSuite(['server', '--url', url, ...args]);
       const rows = parseSummary(output);
       // A single scenario prints its checks and no summary: its exit code is the verdict.
       if (rows.length === 0) suiteFailed ||= code !== 0;
@@ -212,23 +221,6 @@ async function bearerProxy(target: string, bearer: string): Promise<Server> {
   });
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
   return proxy;
-}
-
-/** One suite run; its output goes to the terminal as it comes and is kept for the table. */
-function runSuite(url: string, args: string[]): Promise<{ output: string; code: number }> {
-  return new Promise((resolve) => {
-    const child = spawn(
-      'npx',
-      ['-y', '-p', 'node@22', '-p', SUITE, 'conformance', 'server', '--url', url, ...args],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
-    );
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-      process.stdout.write(chunk);
-    });
-    child.on('close', (code) => resolve({ output, code: code ?? 1 }));
-  });
 }
 
 main().catch((error: unknown) => {

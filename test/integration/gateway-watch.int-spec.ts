@@ -1,6 +1,8 @@
 import { getEventListeners } from 'node:events';
 import { Logger } from '@nestjs/common';
 import { type DataSource } from 'typeorm';
+import { NoGatewayRecords } from '../../src/upstream/gateway-records';
+import { MemoryOAuthStore } from '../../src/upstream/oauth/upstream-oauth.store';
 import { loadConfig } from '../../src/config/app-config';
 import { Metrics } from '../../src/health/metrics';
 import { CatalogueReader } from '../../src/sync/catalogue.reader';
@@ -36,10 +38,10 @@ describe('a gateway watch', () => {
       new UpstreamConnector(
         config,
         pools,
-        new UpstreamOAuth(null as unknown as DataSource, config, new Metrics()),
-        new StdioSupervisor(config, null as unknown as DataSource),
+        new UpstreamOAuth(new MemoryOAuthStore(), config, new Metrics()),
+        new StdioSupervisor(config, new NoGatewayRecords()),
         new UpstreamGuards(config, new Metrics()),
-        new UpstreamEras(config, null as unknown as DataSource),
+        new UpstreamEras(config, new NoGatewayRecords()),
       ),
       new UpstreamTargets(null as unknown as DataSource, config),
     );

@@ -1,16 +1,30 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { auth } from '@modelcontextprotocol/client';
-import { type OAuthTokens } from '@modelcontextprotocol/client';
-import { DataSource, type EntityManager, In } from 'typeorm';
+import {
+  auth,
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  computeScopeUnion,
+  extractWWWAuthenticateParams,
+  type OAuthTokens,
+  PROTOCOL_VERSION_META_KEY,
+} from '@modelcontextprotocol/client';
+import { type EntityManager } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
 import { Metrics } from '../../health/metrics';
 import { seal, unseal } from '../../common/secret-box';
 import { type OAuthSettings } from '../../gateways/gateway-credentials';
 import { KeyedSingleFlight } from '../../sync/keyed-single-flight';
+import { MODERN_PROTOCOL_VERSION } from '../protocol-era';
+import { PORTICO_CLIENT } from '../upstream-connection';
 import { UpstreamAuthorizationRequired, UpstreamFailure } from '../upstream-error';
 import { StoredOAuthProvider, type StoredOAuthState } from './stored-oauth-provider';
 import { UpstreamOAuthClient } from './upstream-oauth-client.entity';
 import { SHARED_OWNER, UpstreamOAuthToken } from './upstream-oauth-token.entity';
+import {
+  type OAuthRecords,
+  type OAuthTokenRecord,
+  UpstreamOAuthStore,
+} from './upstream-oauth.store';
 
 /** Refresh this long before expiry at most (a quarter of a shorter lifetime otherwise). */
 const REFRESH_AHEAD_MS = 60_000;
@@ -41,6 +55,12 @@ export interface OAuthConnectionState {
   refreshError: string | null;
 }
 
+/** What an upstream's refusal of a request without a token says (RFC 9728 §5.1, RFC 6750 §3). */
+interface Challenge {
+  resourceMetadataUrl?: URL;
+  scope?: string;
+}
+
 interface HeldToken {
   accessToken: string;
   /** When to stop using it without asking again (refresh ahead, or re-read the database). */
@@ -51,20 +71,27 @@ interface HeldToken {
  * OAuth 2.1 towards upstream MCP servers with the SDK's `auth()`: discovery (RFC 9728, then RFC
  * 8414), dynamic client registration (RFC 7591) unless a client was registered beforehand, PKCE,
  * resource indicators (RFC 8707), refresh, and client credentials. Tokens are sealed in the
- * database, one row per gateway and owner (`shared`, or a user's id).
+ * store, one record per gateway and owner (`shared`, or a user's id).
  *
- * Refreshes are single-flight: within a replica per key, and across replicas (on PostgreSQL) by
- * a transaction-scoped advisory lock, under which the row is read again, so a replica that waited
- * uses the tokens the other just stored instead of spending the (rotated) refresh token twice.
+ * Refreshes are single-flight: within a replica per key, and across replicas by the store's
+ * exclusive work (on PostgreSQL a transaction-scoped advisory lock), under which the record is
+ * read again, so a replica that waited uses the tokens the other just stored instead of spending
+ * the (rotated) refresh token twice.
  */
 @Injectable()
 export class UpstreamOAuth {
   private readonly logger = new Logger(UpstreamOAuth.name);
   private readonly held = new Map<string, HeldToken>();
   private readonly flights = new KeyedSingleFlight<string>();
+  /**
+   * By gateway, the scopes its upstream asked for beyond a token's grant (403
+   * `insufficient_scope`), with those granted before: the next authorization asks for all of them
+   * (SEP-2350). Kept by this replica only; the error that sends a person to connect again names them.
+   */
+  private readonly wanted = new Map<string, string>();
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly store: UpstreamOAuthStore,
     private readonly config: AppConfig,
     private readonly metrics: Metrics,
   ) {}
@@ -92,10 +119,21 @@ export class UpstreamOAuth {
     return stale === undefined ? this.flights.join(key, task) : this.flights.run(key, task);
   }
 
-  /** Begins the authorization code flow (with PKCE) for `owner`. */
+  /**
+   * Begins the authorization code flow (with PKCE) for `owner`. Discovery starts afresh, from
+   * what the upstream answers a request without a token (where its metadata is, which scope it
+   * wants): it may have moved to another authorization server since (SEP-2352).
+   */
   async begin(upstream: OAuthUpstream, state: string): Promise<StartedAuthorization> {
-    const provider = await this.provider(upstream, { state });
-    const result = await this.runAuth(upstream, provider);
+    const challenge = await this.challenge(upstream);
+    const provider = await this.provider(upstream, { state }, { rediscover: true });
+    const result = await this.runAuth(upstream, provider, {
+      scope: computeScopeUnion(
+        upstream.settings.scope ?? challenge.scope,
+        this.wanted.get(upstream.gatewayId),
+      ),
+      resourceMetadataUrl: challenge.resourceMetadataUrl,
+    });
     await this.keepClient(upstream, provider);
     if (result !== 'REDIRECT' || !provider.authorizationUrl || !provider.savedCodeVerifier)
       throw new UpstreamFailure('protocol', 'the provider did not start an authorization');
@@ -115,21 +153,38 @@ export class UpstreamOAuth {
     iss?: string,
   ): Promise<void> {
     const provider = await this.provider(upstream, { codeVerifier });
-    await this.runAuth(upstream, provider, code, iss);
+    await this.runAuth(upstream, provider, { authorizationCode: code, iss });
     await this.keepClient(upstream, provider);
     if (!provider.savedTokens)
       throw new UpstreamFailure('protocol', 'the provider issued no tokens');
-    await this.store(this.dataSource.manager, upstream.gatewayId, owner, provider.savedTokens);
+    await this.keepTokens(this.store, upstream.gatewayId, owner, provider.savedTokens);
     this.held.delete(`${upstream.gatewayId}:${owner}`);
+  }
+
+  /**
+   * The upstream refused `owner`'s token as too narrow, asking for `scope`: the next
+   * authorization asks for it on top of what was granted, and whoever called learns that the
+   * account must connect again.
+   */
+  async tooNarrow(
+    upstream: OAuthUpstream,
+    owner: string,
+    scope: string | undefined,
+  ): Promise<UpstreamAuthorizationRequired> {
+    const row = await this.store.token(upstream.gatewayId, owner);
+    const granted = row?.tokens ? this.open(row.tokens)?.scope : undefined;
+    const wanted = computeScopeUnion(this.wanted.get(upstream.gatewayId), granted, scope);
+    if (wanted) this.wanted.set(upstream.gatewayId, wanted);
+    return new UpstreamAuthorizationRequired(
+      `The upstream asks for more access than the connected account granted${scope ? ` (scope "${scope}")` : ''}: connect again to grant it.`,
+      this.connectUrl(upstream.gatewayId),
+    );
   }
 
   /** Forgets the tokens of `owner` (Portico's side only: the provider's grant stays). */
   async disconnect(gatewayId: string, owner: string): Promise<boolean> {
     this.held.delete(`${gatewayId}:${owner}`);
-    const result = await this.dataSource
-      .getRepository(UpstreamOAuthToken)
-      .delete({ gatewayId, owner });
-    return (result.affected ?? 0) > 0;
+    return this.store.deleteToken(gatewayId, owner);
   }
 
   /**
@@ -139,6 +194,7 @@ export class UpstreamOAuth {
   async forgetGateway(em: EntityManager, gatewayId: string): Promise<void> {
     for (const key of [...this.held.keys()])
       if (key.startsWith(`${gatewayId}:`)) this.held.delete(key);
+    this.wanted.delete(gatewayId);
     await em.getRepository(UpstreamOAuthToken).delete({ gatewayId });
     await em.getRepository(UpstreamOAuthClient).delete({ gatewayId });
   }
@@ -147,10 +203,7 @@ export class UpstreamOAuth {
   async connections(gatewayIds: string[]): Promise<Map<string, OAuthConnectionState[]>> {
     const byGateway = new Map<string, OAuthConnectionState[]>();
     if (gatewayIds.length === 0) return byGateway;
-    const rows = await this.dataSource
-      .getRepository(UpstreamOAuthToken)
-      .find({ where: { gatewayId: In(gatewayIds) }, order: { createdAt: 'ASC' } });
-    for (const row of rows) {
+    for (const row of await this.store.tokens(gatewayIds)) {
       const list = byGateway.get(row.gatewayId) ?? [];
       list.push(stateOf(row));
       byGateway.set(row.gatewayId, list);
@@ -160,9 +213,7 @@ export class UpstreamOAuth {
 
   /** One account's connection to one gateway, or null when it never connected. */
   async connection(gatewayId: string, owner: string): Promise<OAuthConnectionState | null> {
-    const row = await this.dataSource
-      .getRepository(UpstreamOAuthToken)
-      .findOneBy({ gatewayId, owner });
+    const row = await this.store.token(gatewayId, owner);
     return row ? stateOf(row) : null;
   }
 
@@ -172,15 +223,9 @@ export class UpstreamOAuth {
     key: string,
     stale: string | undefined,
   ): Promise<string> {
-    const outcome =
-      this.config.database.mode === 'postgres'
-        ? await this.dataSource.transaction(async (em) => {
-            await em.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
-              `upstream-oauth:${key}`,
-            ]);
-            return this.current(em, upstream, owner, stale);
-          })
-        : await this.current(this.dataSource.manager, upstream, owner, stale);
+    const outcome = await this.store.exclusive(key, (records) =>
+      this.current(records, upstream, owner, stale),
+    );
     // A failure is thrown only now, once what it recorded is committed.
     if (outcome instanceof UpstreamFailure) throw outcome;
     this.held.set(key, outcome);
@@ -189,14 +234,12 @@ export class UpstreamOAuth {
 
   /** The stored token if still good, else a refreshed (or, for client credentials, new) one. */
   private async current(
-    em: EntityManager,
+    records: OAuthRecords,
     upstream: OAuthUpstream,
     owner: string,
     stale: string | undefined,
   ): Promise<HeldToken | UpstreamFailure> {
-    const row = await em
-      .getRepository(UpstreamOAuthToken)
-      .findOneBy({ gatewayId: upstream.gatewayId, owner });
+    const row = await records.token(upstream.gatewayId, owner);
     const tokens = row?.tokens ? this.open(row.tokens) : undefined;
     if (row && tokens && tokens.access_token !== stale) {
       const refreshAt = refreshTime(row);
@@ -216,17 +259,17 @@ export class UpstreamOAuth {
       this.metrics.oauthRefreshes.inc({ outcome: 'failed' });
       const message = error instanceof Error ? error.message : String(error);
       await this.failed(
-        em,
+        records,
         upstream.gatewayId,
         owner,
         `The token could not be refreshed: ${message}`,
       );
       return new UpstreamFailure('authorization', `the token could not be refreshed: ${message}`);
     }
-    await this.keepClient(upstream, provider, em);
+    await this.keepClient(upstream, provider, records);
     if (result === 'AUTHORIZED' && provider.savedTokens) {
       this.metrics.oauthRefreshes.inc({ outcome: 'ok' });
-      const saved = await this.store(em, upstream.gatewayId, owner, provider.savedTokens);
+      const saved = await this.keepTokens(records, upstream.gatewayId, owner, provider.savedTokens);
       return {
         accessToken: provider.savedTokens.access_token,
         freshUntil: Math.min(refreshTime(saved) ?? Infinity, Date.now() + CACHE_MS),
@@ -235,7 +278,7 @@ export class UpstreamOAuth {
     if (provider.tokensInvalidated) {
       this.metrics.oauthRefreshes.inc({ outcome: 'revoked' });
       const reason = 'The provider refused the refresh token: the grant was revoked or expired.';
-      await this.failed(em, upstream.gatewayId, owner, reason, true);
+      await this.failed(records, upstream.gatewayId, owner, reason, true);
       this.logger.warn(
         `OAuth grant of gateway ${upstream.gatewayId} (${ownerLabel(owner)}) is gone`,
       );
@@ -243,14 +286,14 @@ export class UpstreamOAuth {
     }
     this.metrics.oauthRefreshes.inc({ outcome: 'failed' });
     const reason = 'The token could not be refreshed: the provider did not answer as expected.';
-    await this.failed(em, upstream.gatewayId, owner, reason);
+    await this.failed(records, upstream.gatewayId, owner, reason);
     return new UpstreamFailure('authorization', reason);
   }
 
   private notConnected(
     upstream: OAuthUpstream,
     owner: string,
-    row: UpstreamOAuthToken | null,
+    row: OAuthTokenRecord | null,
   ): UpstreamAuthorizationRequired {
     const why = row?.refreshError
       ? `${row.refreshError} Connect again.`
@@ -265,34 +308,78 @@ export class UpstreamOAuth {
   private async runAuth(
     upstream: OAuthUpstream,
     provider: StoredOAuthProvider,
-    authorizationCode?: string,
-    iss?: string,
+    {
+      authorizationCode,
+      iss,
+      scope = upstream.settings.scope,
+      resourceMetadataUrl,
+    }: { authorizationCode?: string; iss?: string; scope?: string; resourceMetadataUrl?: URL } = {},
   ): Promise<'AUTHORIZED' | 'REDIRECT'> {
     const timeoutMs = this.config.upstreamTimeoutMs;
     return auth(provider, {
       serverUrl: upstream.url,
       ...(authorizationCode === undefined ? {} : { authorizationCode }),
       ...(iss === undefined ? {} : { iss }),
-      ...(upstream.settings.scope ? { scope: upstream.settings.scope } : {}),
+      ...(scope ? { scope } : {}),
+      ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}),
       fetchFn: (input, init) =>
         fetch(input, { ...init, signal: init?.signal ?? AbortSignal.timeout(timeoutMs) }),
     });
   }
 
+  /**
+   * What the upstream answers a request without a token: a 401 (or 403) whose challenge names
+   * its protected resource metadata and the scope it wants. Nothing when it answers otherwise,
+   * or cannot be reached: discovery then tries the well-known locations.
+   */
+  private async challenge(upstream: OAuthUpstream): Promise<Challenge> {
+    let response: Response;
+    try {
+      response = await fetch(upstream.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': MODERN_PROTOCOL_VERSION,
+          'mcp-method': 'server/discover',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'server/discover',
+          params: {
+            _meta: {
+              [PROTOCOL_VERSION_META_KEY]: MODERN_PROTOCOL_VERSION,
+              [CLIENT_CAPABILITIES_META_KEY]: {},
+              [CLIENT_INFO_META_KEY]: PORTICO_CLIENT,
+            },
+          },
+        }),
+        redirect: 'manual',
+        signal: AbortSignal.timeout(this.config.upstreamTimeoutMs),
+      });
+    } catch {
+      return {};
+    }
+    await response.body?.cancel().catch(() => undefined);
+    if (response.status !== 401 && response.status !== 403) return {};
+    const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
+    return { ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}), ...(scope ? { scope } : {}) };
+  }
+
   private async provider(
     upstream: OAuthUpstream,
     state: Omit<StoredOAuthState, 'client' | 'discovery'>,
+    { rediscover = false }: { rediscover?: boolean } = {},
   ): Promise<StoredOAuthProvider> {
-    const row = await this.dataSource
-      .getRepository(UpstreamOAuthClient)
-      .findOneBy({ gatewayId: upstream.gatewayId });
+    const row = await this.store.client(upstream.gatewayId);
     const current = row && row.upstreamUrl === upstream.url ? row : null;
     return new StoredOAuthProvider(upstream.settings, this.callbackUrl, {
       ...state,
       client: current?.clientInformation
         ? (JSON.parse(unseal(this.config.encryptionKey, current.clientInformation)) as never)
         : undefined,
-      discovery: (current?.discovery as never) ?? undefined,
+      discovery: rediscover ? undefined : ((current?.discovery as never) ?? undefined),
     });
   }
 
@@ -300,36 +387,33 @@ export class UpstreamOAuth {
   private async keepClient(
     upstream: OAuthUpstream,
     provider: StoredOAuthProvider,
-    em: EntityManager = this.dataSource.manager,
+    records: OAuthRecords = this.store,
   ): Promise<void> {
     if (!provider.savedClient && !provider.savedDiscovery) return;
-    const repository = em.getRepository(UpstreamOAuthClient);
-    const existing = await repository.findOneBy({ gatewayId: upstream.gatewayId });
+    const existing = await records.client(upstream.gatewayId);
     const sameUrl = existing?.upstreamUrl === upstream.url;
-    await repository.save(
-      repository.create({
-        gatewayId: upstream.gatewayId,
-        upstreamUrl: upstream.url,
-        clientInformation: provider.savedClient
-          ? seal(this.config.encryptionKey, JSON.stringify(provider.savedClient))
-          : sameUrl
-            ? (existing?.clientInformation ?? null)
-            : null,
-        discovery:
-          (provider.savedDiscovery as Record<string, unknown> | undefined) ??
-          (sameUrl ? (existing?.discovery ?? null) : null),
-      }),
-    );
+    await records.saveClient({
+      gatewayId: upstream.gatewayId,
+      upstreamUrl: upstream.url,
+      clientInformation: provider.savedClient
+        ? seal(this.config.encryptionKey, JSON.stringify(provider.savedClient))
+        : sameUrl
+          ? (existing?.clientInformation ?? null)
+          : null,
+      discovery:
+        (provider.savedDiscovery as Record<string, unknown> | undefined) ??
+        (sameUrl ? (existing?.discovery ?? null) : null),
+    });
   }
 
-  private async store(
-    em: EntityManager,
+  private async keepTokens(
+    records: OAuthRecords,
     gatewayId: string,
     owner: string,
     tokens: OAuthTokens,
-  ): Promise<UpstreamOAuthToken> {
+  ): Promise<OAuthTokenRecord> {
     const now = new Date();
-    const values = {
+    const record: OAuthTokenRecord = {
       gatewayId,
       owner,
       userId: owner === SHARED_OWNER ? null : owner,
@@ -338,33 +422,20 @@ export class UpstreamOAuth {
       refreshedAt: now,
       refreshError: null,
     };
-    await em.getRepository(UpstreamOAuthToken).upsert(values, ['gatewayId', 'owner']);
-    return Object.assign(new UpstreamOAuthToken(), values);
+    await records.saveToken(record);
+    return record;
   }
 
   /** Records a failed refresh; `drop`: the tokens are worthless now and are forgotten. */
   private async failed(
-    em: EntityManager,
+    records: OAuthRecords,
     gatewayId: string,
     owner: string,
     reason: string,
     drop = false,
   ): Promise<void> {
     this.held.delete(`${gatewayId}:${owner}`);
-    const repository = em.getRepository(UpstreamOAuthToken);
-    const result = await repository.update(
-      { gatewayId, owner },
-      { refreshError: reason, ...(drop ? { tokens: null, expiresAt: null } : {}) },
-    );
-    // Client credentials have no row before their first token: the failure still shows.
-    if (!result.affected)
-      await repository.insert({
-        gatewayId,
-        owner,
-        userId: owner === SHARED_OWNER ? null : owner,
-        tokens: null,
-        refreshError: reason,
-      });
+    await records.tokenFailed(gatewayId, owner, reason, drop);
   }
 
   private open(sealed: string): OAuthTokens | undefined {
@@ -377,14 +448,14 @@ export class UpstreamOAuth {
 }
 
 /** When a stored token should be refreshed; null when its lifetime is unknown. */
-function refreshTime(row: Pick<UpstreamOAuthToken, 'expiresAt' | 'refreshedAt'>): number | null {
+function refreshTime(row: Pick<OAuthTokenRecord, 'expiresAt' | 'refreshedAt'>): number | null {
   if (!row.expiresAt) return null;
   const expires = row.expiresAt.getTime();
   const lifetime = expires - (row.refreshedAt?.getTime() ?? expires);
   return expires - Math.min(REFRESH_AHEAD_MS, Math.max(0, lifetime / 4));
 }
 
-function stateOf(row: UpstreamOAuthToken): OAuthConnectionState {
+function stateOf(row: OAuthTokenRecord): OAuthConnectionState {
   return {
     owner: row.owner,
     userId: row.userId,

@@ -15,6 +15,11 @@ export interface StdioLaunch {
   cwd: string | null;
 }
 
+/** One string per launch: two launches run the same process exactly when their keys are equal. */
+export function launchKey(launch: StdioLaunch): string {
+  return JSON.stringify([launch.command, launch.args, launch.cwd, launch.env]);
+}
+
 /** What a process reports once a channel owns it. */
 export interface StdioProcessHandler {
   message(message: JSONRPCMessage): void;

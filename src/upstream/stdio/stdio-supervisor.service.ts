@@ -1,12 +1,10 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
-import { Gateway } from '../../gateways/gateway.entity';
-import { stdioLaunchOf } from '../../gateways/gateway-stdio';
+import { GatewayRecords } from '../gateway-records';
 import { redactSecrets } from '../redact-secrets';
 import { UpstreamFailure } from '../upstream-error';
 import { StderrRing } from './stderr-ring';
-import { type StdioLaunch, StdioProcess } from './stdio-process';
+import { launchKey, type StdioLaunch, StdioProcess } from './stdio-process';
 import { type StdioGatewayStatus } from './stdio-status';
 
 const BACKOFF_BASE_MS = 500;
@@ -15,11 +13,6 @@ const BACKOFF_MAX_MS = 30_000;
 /** Whether the command may run: its name, exactly as given, is on STDIO_COMMANDS. */
 export function commandAllowed(command: string, allowlist: readonly string[]): boolean {
   return allowlist.includes(command);
-}
-
-/** One string per launch: two launches run the same process exactly when their keys are equal. */
-function launchKey(launch: StdioLaunch): string {
-  return JSON.stringify([launch.command, launch.args, launch.cwd, launch.env]);
 }
 
 /** The processes of one gateway on this replica. */
@@ -71,7 +64,7 @@ export class StdioSupervisor implements OnApplicationShutdown {
 
   constructor(
     private readonly config: AppConfig,
-    private readonly dataSource: DataSource,
+    private readonly records: GatewayRecords,
   ) {
     process.on('exit', this.onExit);
   }
@@ -293,32 +286,14 @@ export class StdioSupervisor implements OnApplicationShutdown {
     entry.idleTimer.unref();
   }
 
-  /**
-   * Records how the gateway starts, unless it was edited since this launch: a session or watch
-   * still on the old command (a late start of it, failed or fine) does not speak for the new one,
-   * whose own sync may already have found it healthy.
-   */
+  /** Records how the gateway starts; see GatewayRecords.recordStdioHealth. */
   private async markHealth(
     gatewayId: string,
     entry: GatewayProcesses,
     error: string | null,
   ): Promise<void> {
     try {
-      await this.dataSource.transaction(async (em) => {
-        const gateways = em.getRepository(Gateway);
-        const gateway = await gateways.findOne({
-          where: { id: gatewayId },
-          lock: { mode: 'pessimistic_write' },
-        });
-        const current = gateway && stdioLaunchOf(this.config.encryptionKey, gateway);
-        if (!current || launchKey(current) !== entry.key) return;
-        await gateways.update(
-          gatewayId,
-          error === null
-            ? { status: 'healthy', lastError: null, lastSeenAt: new Date() }
-            : { status: 'unreachable', lastError: error },
-        );
-      });
+      await this.records.recordStdioHealth(gatewayId, entry.key, error);
     } catch (failure) {
       this.logger.warn(`Could not record the health of gateway ${gatewayId}: ${String(failure)}`);
     }

@@ -1,5 +1,6 @@
 import { type DataSource } from 'typeorm';
 import { type AppConfig } from '../../config/app-config';
+import { GatewayRowRecords } from '../gateway-records';
 import { UpstreamFailure } from '../upstream-error';
 import { type StdioLaunch } from './stdio-process';
 import { waitFor } from '../../../test/support/wait-for';
@@ -45,7 +46,7 @@ function supervisor(settings: Partial<AppConfig> = {}, stored?: Stored): StdioSu
   const dataSource = {
     transaction: (work: (em: unknown) => Promise<void>) => work({ getRepository: () => gateways }),
   } as unknown as DataSource;
-  return new StdioSupervisor(config, dataSource);
+  return new StdioSupervisor(config, new GatewayRowRecords(dataSource, config));
 }
 
 describe('StdioSupervisor', () => {

@@ -1,0 +1,43 @@
+import { type AppConfig } from '../config/app-config';
+import { Metrics } from '../health/metrics';
+import { NoGatewayRecords } from './gateway-records';
+import { UpstreamOAuth } from './oauth/upstream-oauth.service';
+import { MemoryOAuthStore } from './oauth/upstream-oauth.store';
+import { StdioSupervisor } from './stdio/stdio-supervisor.service';
+import { UpstreamConnector } from './upstream-connector.service';
+import { UpstreamEras } from './upstream-eras.service';
+import { UpstreamGuards } from './upstream-guards.service';
+import { UpstreamPools } from './upstream-pools.service';
+
+/**
+ * The upstream code of the gateway (connector, era probe, guards, OAuth) wired by hand, for a
+ * process without Portico's database or Nest: what it learns (verdicts, a registered client,
+ * tokens) lives as long as the process.
+ */
+export class StandaloneUpstreams {
+  readonly connector: UpstreamConnector;
+  readonly oauth: UpstreamOAuth;
+  private readonly pools: UpstreamPools;
+  private readonly stdio: StdioSupervisor;
+
+  constructor(config: AppConfig) {
+    const metrics = new Metrics();
+    const records = new NoGatewayRecords();
+    this.pools = new UpstreamPools(config);
+    this.stdio = new StdioSupervisor(config, records);
+    this.oauth = new UpstreamOAuth(new MemoryOAuthStore(), config, metrics);
+    this.connector = new UpstreamConnector(
+      config,
+      this.pools,
+      this.oauth,
+      this.stdio,
+      new UpstreamGuards(config, metrics),
+      new UpstreamEras(config, records),
+    );
+  }
+
+  async close(): Promise<void> {
+    await this.stdio.onApplicationShutdown();
+    await this.pools.onApplicationShutdown();
+  }
+}

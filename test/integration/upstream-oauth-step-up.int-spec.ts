@@ -1,0 +1,56 @@
+import { loadConfig } from '../../src/config/app-config';
+import { Metrics } from '../../src/health/metrics';
+import { SHARED_OWNER } from '../../src/upstream/oauth/upstream-oauth-token.entity';
+import { type OAuthUpstream, UpstreamOAuth } from '../../src/upstream/oauth/upstream-oauth.service';
+import { MemoryOAuthStore } from '../../src/upstream/oauth/upstream-oauth.store';
+import { UpstreamAuthorizationRequired } from '../../src/upstream/upstream-error';
+import { type OAuthUpstreamFixture, startOAuthUpstream } from '../fixtures/oauth-upstream';
+import { tempDataDir } from '../support/temp-dir';
+
+/** The scopes an authorization URL asks for. */
+function scopesOf(authorizationUrl: string): string[] {
+  return (new URL(authorizationUrl).searchParams.get('scope') ?? '').split(' ').filter(Boolean);
+}
+
+describe('UpstreamOAuth when the upstream asks for more scope', () => {
+  let fixture: OAuthUpstreamFixture;
+
+  beforeAll(async () => {
+    fixture = await startOAuthUpstream();
+  });
+  afterAll(() => fixture.close());
+
+  it('asks for what was granted and what the upstream wants at the next authorization', async () => {
+    const oauth = new UpstreamOAuth(
+      new MemoryOAuthStore(),
+      loadConfig({ DATA_DIR: tempDataDir() }),
+      new Metrics(),
+    );
+    const upstream: OAuthUpstream = {
+      gatewayId: 'g',
+      url: fixture.mcpUrl('shared'),
+      settings: { type: 'oauth', mode: 'shared' },
+    };
+    const first = await oauth.begin(upstream, 'first');
+    expect(scopesOf(first.authorizationUrl)).toEqual(['mcp', 'offline_access']);
+    const back = await fixture.consent(first.authorizationUrl, 'alice');
+    await oauth.finish(
+      upstream,
+      SHARED_OWNER,
+      back.searchParams.get('code')!,
+      first.codeVerifier,
+      back.searchParams.get('iss') ?? undefined,
+    );
+    await expect(oauth.accessToken(upstream, SHARED_OWNER)).resolves.toEqual(expect.any(String));
+
+    const refusal = await oauth.tooNarrow(upstream, SHARED_OWNER, 'mcp:admin');
+    expect(refusal).toBeInstanceOf(UpstreamAuthorizationRequired);
+    expect(refusal.message).toContain('scope "mcp:admin"');
+    const second = await oauth.begin(upstream, 'second');
+    expect(scopesOf(second.authorizationUrl).sort()).toEqual([
+      'mcp',
+      'mcp:admin',
+      'offline_access',
+    ]);
+  });
+});
