@@ -70,9 +70,8 @@ async function modernClient(url: string, token?: string): Promise<ModernClient> 
 
 async function nameOf(app: TestApp, gatewayId: string, original: string): Promise<string> {
   const tools = await app.api().get('/api/v1/tools').query({ gatewayId, limit: 500 });
-  return (tools.body.items as { name: string; originalName: string }[]).find(
-    (tool) => tool.originalName === original,
-  )!.name;
+  const items = (tools.body as { items: { name: string; originalName: string }[] }).items;
+  return items.find((tool) => tool.originalName === original)!.name;
 }
 
 async function main(): Promise<void> {
@@ -106,7 +105,8 @@ async function main(): Promise<void> {
       .post('/api/v1/gateways')
       .send({ name: 'Modern', url: modern.url });
     const mcp = `${app.baseUrl}/mcp`;
-    const summarize = await nameOf(app, oldGateway.body.id, 'summarize');
+    const idOf = (created: { body: unknown }) => (created.body as { id: string }).id;
+    const summarize = await nameOf(app, idOf(oldGateway), 'summarize');
     const sampling = await nameOf(
       app,
       modernGateway.body.id,
