@@ -107,11 +107,7 @@ async function main(): Promise<void> {
     const mcp = `${app.baseUrl}/mcp`;
     const idOf = (created: { body: unknown }) => (created.body as { id: string }).id;
     const summarize = await nameOf(app, idOf(oldGateway), 'summarize');
-    const sampling = await nameOf(
-      app,
-      modernGateway.body.id,
-      'test_input_required_result_sampling',
-    );
+    const sampling = await nameOf(app, idOf(modernGateway), 'test_input_required_result_sampling');
 
     const direct2025 = await legacyClient(old.url);
     const viaModern = await modernClient(mcp, app.token);
