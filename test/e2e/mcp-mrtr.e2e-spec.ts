@@ -1,4 +1,4 @@
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { type Client } from '@modelcontextprotocol/client';
 import { type CallToolResult } from '@modelcontextprotocol/client';
 import { RequestStateSealer } from '../../src/mcp/mrtr/request-state-seal';
 import {
@@ -6,97 +6,26 @@ import {
   startModernEverythingServer,
 } from '../fixtures/modern-everything-server';
 import { describeOnPostgres } from '../support/describe-on-postgres';
+import { type Fetch, modernClient, rawCall } from '../support/modern-client';
 import { startReplica, startTestApp, type TestApp } from '../support/test-app';
 
-const MODERN = '2026-07-28';
 const REFUSED = 'Invalid or expired requestState';
 
 const text = (result: unknown) =>
   ((result as CallToolResult).content[0] as { type: 'text'; text: string }).text;
 
-type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
-
-/** A 2026-07-28 client that answers every round itself: elicitation, sampling and roots. */
-async function modernClient(app: TestApp, token: string, fetchVia?: Fetch): Promise<Client> {
-  const client = new Client(
-    { name: 'mrtr-test', version: '1.0.0' },
-    {
-      capabilities: { elicitation: { form: {} }, sampling: {}, roots: {} },
-      versionNegotiation: { mode: { pin: MODERN } },
-    },
-  );
-  client.setRequestHandler('elicitation/create', (request) => {
-    const message = request.params.message;
-    const content: Record<string, string | boolean> = message.includes('color')
-      ? { color: 'blue' }
-      : message.includes('Confirm')
-        ? { ok: true }
-        : message.includes('context')
-          ? { context: 'testing' }
-          : { name: 'Alice' };
-    return Promise.resolve({ action: 'accept' as const, content });
-  });
-  client.setRequestHandler('sampling/createMessage', () =>
-    Promise.resolve({
-      role: 'assistant' as const,
-      content: { type: 'text' as const, text: 'Paris' },
-      model: 'test-model',
-    }),
-  );
-  client.setRequestHandler('roots/list', () =>
-    Promise.resolve({ roots: [{ uri: 'file:///work', name: 'work' }] }),
-  );
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL('/mcp', app.baseUrl), {
-      requestInit: { headers: { Authorization: `Bearer ${token}` } },
-      ...(fetchVia ? { fetch: fetchVia } : {}),
-    }),
-  );
-  return client;
-}
-
-interface RawAnswer {
-  status: number;
-  body: {
-    id: unknown;
-    result?: Record<string, unknown>;
-    error?: { code: number; message: string };
-  };
-}
-
-/** One 2026-07-28 tools/call on the wire, as a client that relays rounds by hand sends it. */
-async function rawCall(
-  app: TestApp,
-  token: string,
-  id: string,
-  params: { name: string; arguments?: Record<string, unknown> } & Record<string, unknown>,
-): Promise<RawAnswer> {
-  const response = await fetch(new URL('/mcp', app.baseUrl), {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${token}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': MODERN,
-      'mcp-method': 'tools/call',
-      'mcp-name': params.name,
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id,
-      method: 'tools/call',
-      params: {
-        ...params,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': MODERN,
-          'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
-          'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1.0.0' },
-        },
-      },
-    }),
-  });
-  return { status: response.status, body: (await response.json()) as RawAnswer['body'] };
-}
+/** Answers each elicitation by what it asks. */
+const elicit = (request: { message: string }) => {
+  const message = request.message;
+  const content: Record<string, string | boolean> = message.includes('color')
+    ? { color: 'blue' }
+    : message.includes('Confirm')
+      ? { ok: true }
+      : message.includes('context')
+        ? { context: 'testing' }
+        : { name: 'Alice' };
+  return { action: 'accept' as const, content };
+};
 
 /** The readable payload of Portico's state (signed, not encrypted). */
 function payloadOf(state: string): Record<string, unknown> & { c: { requestState: string } } {
@@ -131,19 +60,26 @@ describe('Multi Round-Trip Requests relayed between 2026-07-28 clients and upstr
 
   /** A first round of the signed-state tool, by hand: Portico's state and the raw answer. */
   const firstRound = async (token = t.token, args: Record<string, unknown> = {}) => {
-    const answer = await rawCall(t, token, 'first', {
-      name: toolName('test_input_required_result_request_state'),
-      arguments: args,
-    });
+    const answer = await rawCall(
+      t,
+      'first',
+      { name: toolName('test_input_required_result_request_state'), arguments: args },
+      { token },
+    );
     return { answer, state: answer.body.result?.requestState as string };
   };
   const retry = (state: string, token = t.token, args: Record<string, unknown> = {}) =>
-    rawCall(t, token, 'retry', {
-      name: toolName('test_input_required_result_request_state'),
-      arguments: args,
-      inputResponses: { confirm: { action: 'accept', content: { ok: true } } },
-      requestState: state,
-    });
+    rawCall(
+      t,
+      'retry',
+      {
+        name: toolName('test_input_required_result_request_state'),
+        arguments: args,
+        inputResponses: { confirm: { action: 'accept', content: { ok: true } } },
+        requestState: state,
+      },
+      { token },
+    );
 
   beforeAll(async () => {
     t = await startTestApp();
@@ -158,7 +94,7 @@ describe('Multi Round-Trip Requests relayed between 2026-07-28 clients and upstr
   });
 
   it('lets a 2026-07-28 client answer every kind of round of a modern upstream', async () => {
-    const client = await modernClient(t, t.token);
+    const client = await modernClient(t, { elicit });
     clients.push(client);
     const call = (original: string) => client.callTool({ name: toolName(original), arguments: {} });
     expect(text(await call('test_input_required_result_elicitation'))).toBe('Hello, Alice!');
@@ -283,7 +219,7 @@ describeOnPostgres('Multi Round-Trip Requests and listens across two replicas', 
       const url = new URL(String(input instanceof Request ? input.url : input));
       return fetch(new URL(url.pathname + url.search, target.baseUrl), init);
     };
-    const client = await modernClient(a, a.token, fetchVia);
+    const client = await modernClient(a, { fetchVia, elicit });
     try {
       const rounds = await client.callTool({
         name: names.get('test_input_required_result_multi_round')!,
@@ -298,7 +234,7 @@ describeOnPostgres('Multi Round-Trip Requests and listens across two replicas', 
   });
 
   it('tells a listen on one replica of a tool disabled through the other', async () => {
-    const client = await modernClient(b, b.token);
+    const client = await modernClient(b, { elicit });
     try {
       const changed = new Promise<void>((resolve) =>
         client.setNotificationHandler('notifications/tools/list_changed', () => resolve()),

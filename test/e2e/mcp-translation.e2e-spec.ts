@@ -1,4 +1,3 @@
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { type CallToolResult } from '@modelcontextprotocol/client';
 import { type Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { type Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -25,16 +24,14 @@ import { cancelledWaits } from '../fixtures/modern-everything/tools';
 import { type FixtureTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { describeOnPostgres } from '../support/describe-on-postgres';
 import { connectClient } from '../support/mcp-client';
+import { type Fetch, modernClient, rawCall } from '../support/modern-client';
 import { startReplica, startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 
-const MODERN = '2026-07-28';
 const REFUSED = 'Invalid or expired requestState';
 
 const text = (result: unknown) =>
   ((result as CallToolResult).content[0] as { type: 'text'; text: string }).text;
-
-type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
 /** Tools of a 2025 upstream (SDK v1) that ask their client for input mid-call. */
 function askingTools(aborted: string[], linked = { count: 0 }): FixtureTool[] {
@@ -196,45 +193,17 @@ async function startWatchedUpstream() {
 }
 
 /** A 2026-07-28 client that answers every kind of round; `decline` says no to elicitations. */
-async function modernClient(
-  app: TestApp,
-  options: { fetchVia?: Fetch; decline?: boolean; capabilities?: Record<string, unknown> } = {},
-): Promise<Client> {
-  const client = new Client(
-    { name: 'translation-test', version: '1.0.0' },
-    {
-      capabilities: options.capabilities ?? { elicitation: { form: {} }, sampling: {}, roots: {} },
-      versionNegotiation: { mode: { pin: MODERN } },
-    },
-  );
-  client.setRequestHandler('elicitation/create', (request) =>
-    Promise.resolve(
+const answering = (app: TestApp, options: { fetchVia?: Fetch; decline?: boolean } = {}) =>
+  modernClient(app, {
+    ...(options.fetchVia ? { fetchVia: options.fetchVia } : {}),
+    elicit: (request) =>
       options.decline
-        ? { action: 'decline' as const }
+        ? { action: 'decline' }
         : {
-            action: 'accept' as const,
-            content: { answer: request.params.message.includes('colour') ? 'blue' : 'Ada' },
+            action: 'accept',
+            content: { answer: request.message.includes('colour') ? 'blue' : 'Ada' },
           },
-    ),
-  );
-  client.setRequestHandler('sampling/createMessage', () =>
-    Promise.resolve({
-      role: 'assistant' as const,
-      content: { type: 'text' as const, text: 'Paris' },
-      model: 'test-model',
-    }),
-  );
-  client.setRequestHandler('roots/list', () =>
-    Promise.resolve({ roots: [{ uri: 'file:///work', name: 'work' }] }),
-  );
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL('/mcp', app.baseUrl), {
-      requestInit: { headers: { Authorization: `Bearer ${app.token}` } },
-      ...(options.fetchVia ? { fetch: options.fetchVia } : {}),
-    }),
-  );
-  return client;
-}
+  });
 
 /** A 2025 client (SDK v1) that answers elicitation, sampling and roots. */
 async function legacyClient(app: TestApp, fetchVia?: Fetch): Promise<LegacyClient> {
@@ -295,48 +264,6 @@ async function register(app: TestApp, body: Record<string, unknown>): Promise<Ma
   return names;
 }
 
-/** One raw 2026-07-28 tools/call, as a client that answers rounds by hand sends it. */
-async function rawCall(
-  app: TestApp,
-  id: string,
-  params: { name: string } & Record<string, unknown>,
-  capabilities: Record<string, unknown> = { elicitation: { form: {} } },
-  signal?: AbortSignal,
-): Promise<{
-  status: number;
-  body: {
-    result?: Record<string, unknown>;
-    error?: { code: number; message: string; data?: unknown };
-  };
-}> {
-  const response = await fetch(new URL('/mcp', app.baseUrl), {
-    method: 'POST',
-    ...(signal ? { signal } : {}),
-    headers: {
-      authorization: `Bearer ${app.token}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': MODERN,
-      'mcp-method': 'tools/call',
-      'mcp-name': params.name,
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id,
-      method: 'tools/call',
-      params: {
-        ...params,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': MODERN,
-          'io.modelcontextprotocol/clientCapabilities': capabilities,
-          'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1.0.0' },
-        },
-      },
-    }),
-  });
-  return { status: response.status, body: (await response.json()) as never };
-}
-
 describe('Translation between the eras (one replica)', () => {
   let t: TestApp;
   let old: UpstreamFixture;
@@ -382,7 +309,7 @@ describe('Translation between the eras (one replica)', () => {
 
   describe('a 2026-07-28 client, a 2025 upstream', () => {
     it('answers a sampling request as an input_required round, over HTTP and stdio', async () => {
-      const client = await modernClient(t);
+      const client = await answering(t);
       try {
         const http = await client.callTool({ name: oldNames.get('summarize')!, arguments: {} });
         expect(text(http)).toBe('sampled Paris');
@@ -401,10 +328,7 @@ describe('Translation between the eras (one replica)', () => {
         t,
         'r1',
         { name: oldNames.get('both_at_once')!, arguments: {} },
-        {
-          sampling: {},
-          roots: {},
-        },
+        { capabilities: { sampling: {}, roots: {} } },
       );
       const round = first.body.result as {
         resultType: string;
@@ -417,7 +341,7 @@ describe('Translation between the eras (one replica)', () => {
           .map((input) => input.method)
           .sort(),
       ).toEqual(['roots/list', 'sampling/createMessage']);
-      const client = await modernClient(t);
+      const client = await answering(t);
       try {
         const both = await client.callTool({ name: oldNames.get('both_at_once')!, arguments: {} });
         expect(text(both)).toBe('Paris in file:///work');
@@ -429,7 +353,7 @@ describe('Translation between the eras (one replica)', () => {
     });
 
     it('passes a declined elicitation through, and refuses what the client did not declare', async () => {
-      const declining = await modernClient(t, { decline: true });
+      const declining = await answering(t, { decline: true });
       try {
         const kept = await declining.callTool({
           name: oldNames.get('confirm_delete')!,
@@ -443,7 +367,7 @@ describe('Translation between the eras (one replica)', () => {
         t,
         'no-caps',
         { name: oldNames.get('summarize')!, arguments: {} },
-        {},
+        { capabilities: {} },
       );
       expect(refused.status).toBe(400);
       expect(refused.body.error).toMatchObject({
@@ -456,7 +380,7 @@ describe('Translation between the eras (one replica)', () => {
       const name = oldNames.get('needs_link')!;
       const plain = await rawCall(t, 'u0', { name, arguments: {} });
       expect(plain.body.error).toMatchObject({ code: -32042 });
-      const url = { elicitation: { url: {} } };
+      const url = { capabilities: { elicitation: { url: {} } } };
       const first = await rawCall(t, 'u1', { name, arguments: {} }, url);
       expect(first.body.result).toMatchObject({
         resultType: 'input_required',
@@ -525,8 +449,7 @@ describe('Translation between the eras (one replica)', () => {
         t,
         'c1',
         { name: oldNames.get('wait_for_cancel')!, arguments: {} },
-        {},
-        abort.signal,
+        { capabilities: {}, signal: abort.signal },
       );
       await new Promise((resolve) => setTimeout(resolve, 300));
       abort.abort();
@@ -575,8 +498,8 @@ describe('Translation between the eras (one replica)', () => {
 
     it('a 2026-07-28 listen follows a resource upstream; another listen hears nothing of it', async () => {
       const uri = await served('modern', 'test://watched-resource');
-      const follower = await modernClient(t);
-      const bystander = await modernClient(t);
+      const follower = await answering(t);
+      const bystander = await answering(t);
       try {
         const heard: string[] = [];
         follower.setNotificationHandler('notifications/resources/updated', (note) => {
@@ -603,7 +526,7 @@ describe('Translation between the eras (one replica)', () => {
 
     it("a 2026-07-28 listen follows a 2025 upstream's resource through resources/subscribe", async () => {
       const uri = await served('watched', 'memo://board');
-      const client = await modernClient(t);
+      const client = await answering(t);
       try {
         const heard: string[] = [];
         client.setNotificationHandler('notifications/resources/updated', (note) => {
@@ -716,7 +639,7 @@ describeOnPostgres('Translation between the eras across two replicas', () => {
 
   it("a 2026-07-28 client's retry lands on the replica that does not hold the parked call", async () => {
     const hits: string[] = [];
-    const client = await modernClient(a, {
+    const client = await answering(a, {
       fetchVia: split(hits, (body) => body.includes('"inputResponses"')),
     });
     try {

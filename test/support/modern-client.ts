@@ -1,0 +1,101 @@
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/client';
+import { type TestApp } from './test-app';
+
+export const MODERN = '2026-07-28';
+
+export type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+export interface ModernClientOptions {
+  token?: string;
+  /** Sends every HTTP request through this (a test that steers requests between replicas). */
+  fetchVia?: Fetch;
+  capabilities?: Record<string, unknown>;
+  /** The answer to each elicitation; by default it accepts with `{ name: 'Alice' }`. */
+  elicit?: (request: ElicitRequest['params']) => ElicitResult;
+}
+
+/**
+ * The SDK v2 client pinned to 2026-07-28 on `/mcp`, answering every kind of input round itself:
+ * elicitation (as `elicit` says), sampling ("Paris") and roots (`file:///work`).
+ */
+export async function modernClient(
+  app: TestApp,
+  options: ModernClientOptions = {},
+): Promise<Client> {
+  const client = new Client(
+    { name: 'modern-test', version: '1.0.0' },
+    {
+      capabilities: options.capabilities ?? { elicitation: { form: {} }, sampling: {}, roots: {} },
+      versionNegotiation: { mode: { pin: MODERN } },
+    },
+  );
+  const elicit =
+    options.elicit ?? (() => ({ action: 'accept' as const, content: { name: 'Alice' } }));
+  client.setRequestHandler('elicitation/create', (request) =>
+    Promise.resolve(elicit(request.params)),
+  );
+  client.setRequestHandler('sampling/createMessage', () =>
+    Promise.resolve({
+      role: 'assistant' as const,
+      content: { type: 'text' as const, text: 'Paris' },
+      model: 'test-model',
+    }),
+  );
+  client.setRequestHandler('roots/list', () =>
+    Promise.resolve({ roots: [{ uri: 'file:///work', name: 'work' }] }),
+  );
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL('/mcp', app.baseUrl), {
+      requestInit: { headers: { Authorization: `Bearer ${options.token ?? app.token}` } },
+      ...(options.fetchVia ? { fetch: options.fetchVia } : {}),
+    }),
+  );
+  return client;
+}
+
+export interface RawAnswer {
+  status: number;
+  body: {
+    id: unknown;
+    result?: Record<string, unknown>;
+    error?: { code: number; message: string; data?: unknown };
+  };
+}
+
+/** One 2026-07-28 tools/call on the wire of `/mcp`, as a client that answers rounds by hand sends it. */
+export async function rawCall(
+  app: TestApp,
+  id: string,
+  params: { name: string; arguments?: Record<string, unknown> } & Record<string, unknown>,
+  options: { token?: string; capabilities?: Record<string, unknown>; signal?: AbortSignal } = {},
+): Promise<RawAnswer> {
+  const response = await fetch(new URL('/mcp', app.baseUrl), {
+    method: 'POST',
+    ...(options.signal ? { signal: options.signal } : {}),
+    headers: {
+      authorization: `Bearer ${options.token ?? app.token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': MODERN,
+      'mcp-method': 'tools/call',
+      'mcp-name': params.name,
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: {
+        ...params,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': MODERN,
+          'io.modelcontextprotocol/clientCapabilities': options.capabilities ?? {
+            elicitation: { form: {} },
+          },
+          'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1.0.0' },
+        },
+      },
+    }),
+  });
+  return { status: response.status, body: (await response.json()) as RawAnswer['body'] };
+}
