@@ -25,6 +25,8 @@ import {
 
 /** Input requests that arrive this close together go to the client as one round. */
 const ROUND_GATHER_MS = 10;
+/** Calls one replica holds for their clients' answers at most (each holds an upstream call). */
+const MAX_PARKED_CALLS = 10_000;
 /** How long a retry waits for the replica that holds its call to take it. */
 const OWNER_TAKES_WITHIN_MS = 5_000;
 /** MCP's URL elicitation error (2025-11-25). */
@@ -79,10 +81,7 @@ export class ParkedCall {
   readonly id = randomUUID();
   private readonly abort = new AbortController();
   /** The upstream's requests the client has not answered, by the key the round gave them. */
-  private readonly pending = new Map<
-    string,
-    { resolve(result: Result): void; reject(e: unknown): void }
-  >();
+  private readonly pending = new Map<string, (answer: Result) => void>();
   /** Asked since the last round went out, by key. */
   private fresh: Record<string, { method: string; params?: Record<string, unknown> }> = {};
   private presented: string[] = [];
@@ -147,7 +146,7 @@ export class ParkedCall {
     if (asked.method === 'elicitation/create') params.mode ??= 'form';
     this.fresh[key] = { method: asked.method, params };
     this.gathering ??= setTimeout(() => this.flush(), ROUND_GATHER_MS);
-    return new Promise((resolve, reject) => this.pending.set(key, { resolve, reject }));
+    return new Promise((resolve) => this.pending.set(key, resolve));
   }
 
   /**
@@ -168,6 +167,10 @@ export class ParkedCall {
    * Refused (-32602) when it leaves out an answer the round asked for.
    */
   retry(inputResponses: unknown, waiter: Waiter): void {
+    if (this.waiter)
+      return waiter.settle(
+        errorResponse(waiter.requestId, invalidParams('This input round was already answered')),
+      );
     if (this.settled) return this.deliver(waiter);
     const responses =
       inputResponses !== null && typeof inputResponses === 'object'
@@ -184,7 +187,7 @@ export class ParkedCall {
     this.clearExpiry();
     this.waiter = waiter;
     for (const key of this.presented) {
-      this.pending.get(key)?.resolve(responses[key] as Result);
+      this.pending.get(key)?.(responses[key] as Result);
       this.pending.delete(key);
     }
     this.presented = [];
@@ -207,11 +210,22 @@ export class ParkedCall {
     this.fresh = {};
     this.presented = Object.keys(inputRequests);
     this.waiter = null;
-    const requestState = this.calls.seal(this.binding, this.id);
     if (!this.parked) {
+      if (!this.calls.hold(this)) {
+        this.stop('this replica holds as many parked calls as it may');
+        return waiter.settle(
+          errorResponse(
+            waiter.requestId,
+            new RpcError(
+              ProtocolErrorCode.InternalError,
+              'The upstream asked for input, and this replica holds as many calls waiting for input as it may; try again later',
+            ),
+          ),
+        );
+      }
       this.parked = true;
-      this.calls.hold(this);
     }
+    const requestState = this.calls.seal(this.binding, this.id);
     this.expiry = setTimeout(
       () => this.cancel('the input round expired before the client answered it'),
       this.calls.ttlMs,
@@ -347,8 +361,11 @@ export class ParkedCalls implements OnModuleInit, OnModuleDestroy {
     return this.sealer.seal(binding, { kind: 'parked', replica: this.replica.value, parkedId });
   }
 
-  hold(call: ParkedCall): void {
+  /** False when this replica holds MAX_PARKED_CALLS already. */
+  hold(call: ParkedCall): boolean {
+    if (this.held.size >= MAX_PARKED_CALLS) return false;
     this.held.set(call.id, call);
+    return true;
   }
 
   forget(call: ParkedCall): void {
