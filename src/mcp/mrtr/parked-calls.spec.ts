@@ -67,7 +67,7 @@ describe('ParkedCalls', () => {
       params: { ...call.params, requestState: round.result.requestState },
     };
     const where = calls.parkedIn(principal, scope, retry);
-    expect(where).toEqual({ replica: 'replica-a', parkedId: parked.id });
+    expect(where).toEqual({ kind: 'parked', replica: 'replica-a', parkedId: parked.id });
     const second = waiter(2);
     parked.retry({ input_1: { model: 'm' } }, second);
     expect(second.answers[0]).toMatchObject({ error: { message: /no answer for input_2/ } });
