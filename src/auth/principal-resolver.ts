@@ -50,13 +50,14 @@ export class PrincipalResolver {
     if (issuer !== null && issuer === this.accessTokens.issuer) return this.fromAccessToken(token);
     if (issuer !== null && issuer === this.external.issuer) return this.external.principal(token);
     const verified = this.tokens.verify(token);
+    const { expiresAt } = verified;
     switch (verified.kind) {
       case 'login':
-        return this.ofUser(verified.userId, 'login-token');
+        return { ...(await this.ofUser(verified.userId, 'login-token')), expiresAt };
       case 'legacy-admin': {
         const id = await this.users.idOf(verified.username);
         if (id === null) throw unauthenticated('The user of this token no longer exists.');
-        return this.ofUser(id, 'legacy-token');
+        return { ...(await this.ofUser(id, 'legacy-token')), expiresAt };
       }
       case 'legacy-server':
         return {
@@ -69,6 +70,7 @@ export class PrincipalResolver {
           audience: null,
           tokenId: null,
           source: 'legacy-token',
+          expiresAt,
         };
     }
   }
@@ -82,7 +84,7 @@ export class PrincipalResolver {
     if (!(await this.grants.active(claims.gid)))
       throw unauthenticated('The access token was revoked.');
     const user = await this.ofUser(claims.sub, 'oauth');
-    return { ...user, audience: claims.aud, tokenId: claims.gid };
+    return { ...user, audience: claims.aud, tokenId: claims.gid, expiresAt: claims.exp * 1000 };
   }
 
   /** The admin pages' signed-in user, or null without a valid session. */
@@ -91,7 +93,10 @@ export class PrincipalResolver {
     if (!session) return null;
     request.adminSession = session;
     try {
-      return await this.ofUser(session.userId, 'session');
+      return {
+        ...(await this.ofUser(session.userId, 'session')),
+        expiresAt: session.expiresAt.getTime(),
+      };
     } catch (error) {
       if (error instanceof AuthException) return null;
       throw error;
