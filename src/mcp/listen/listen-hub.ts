@@ -29,12 +29,7 @@ export interface ListenSink {
  * the stream should just drop, so that a client still entitled listens again.
  */
 export type ListenEnd =
-  | 'scope-gone'
-  | 'identity-changed'
-  | 'slow'
-  | 'upstream-lost'
-  | 'credential-expired'
-  | 'shutdown';
+  'scope-gone' | 'identity-changed' | 'slow' | 'upstream-lost' | 'credential-expired' | 'shutdown';
 
 /** Why the listen's own stream drops it: an upstream it follows lost, or its credential expired. */
 export type ListenDrop = Extract<ListenEnd, 'upstream-lost' | 'credential-expired'>;
