@@ -9,16 +9,19 @@ const MODERN = '2026-07-28';
 /** Long enough to open every stream with it, short enough to wait for. */
 const SHORT_LIFETIME_S = 4;
 
-/** Every message left on the stream, until it ends. */
-async function rest(reader: SseReader): Promise<Record<string, unknown>[]> {
-  const messages: Record<string, unknown>[] = [];
+/**
+ * Reads the stream until it ends; the responses on it. (A list change may come meanwhile: a
+ * notification, not an answer.)
+ */
+async function responsesUntilEnd(reader: SseReader): Promise<Record<string, unknown>[]> {
+  const responses: Record<string, unknown>[] = [];
   for (
     let event = await reader.nextMessage(SHORT_LIFETIME_S * 1000 + 10_000);
     event;
     event = await reader.nextMessage(SHORT_LIFETIME_S * 1000 + 10_000)
   )
-    messages.push(event.message);
-  return messages;
+    if ('id' in event.message) responses.push(event.message);
+  return responses;
 }
 
 describe('streams end when the credential that opened them expires', () => {
@@ -132,9 +135,9 @@ describe('streams end when the credential that opened them expires', () => {
     const lastingSession = await sessionStream(longLived);
 
     // The listen drops without a result (a client still entitled listens again); the others end.
-    expect(await rest(expiringListen)).toEqual([]);
-    expect(await rest(expiringSession.reader)).toEqual([]);
-    expect(await rest(legacy.reader)).toEqual([]);
+    expect(await responsesUntilEnd(expiringListen)).toEqual([]);
+    expect(await responsesUntilEnd(expiringSession.reader)).toEqual([]);
+    expect(await responsesUntilEnd(legacy.reader)).toEqual([]);
 
     // The expired token cannot reopen the session's stream; a fresh one of the same user resumes it.
     const refused = await fetch(`${t.baseUrl}/mcp`, {
