@@ -53,11 +53,11 @@ export class PrincipalResolver {
     const { expiresAt } = verified;
     switch (verified.kind) {
       case 'login':
-        return { ...(await this.ofUser(verified.userId, 'login-token')), expiresAt };
+        return this.ofUser(verified.userId, 'login-token', expiresAt);
       case 'legacy-admin': {
         const id = await this.users.idOf(verified.username);
         if (id === null) throw unauthenticated('The user of this token no longer exists.');
-        return { ...(await this.ofUser(id, 'legacy-token')), expiresAt };
+        return this.ofUser(id, 'legacy-token', expiresAt);
       }
       case 'legacy-server':
         return {
@@ -83,8 +83,8 @@ export class PrincipalResolver {
     const claims = await this.accessTokens.verify(token);
     if (!(await this.grants.active(claims.gid)))
       throw unauthenticated('The access token was revoked.');
-    const user = await this.ofUser(claims.sub, 'oauth');
-    return { ...user, audience: claims.aud, tokenId: claims.gid, expiresAt: claims.exp * 1000 };
+    const user = await this.ofUser(claims.sub, 'oauth', claims.exp * 1000);
+    return { ...user, audience: claims.aud, tokenId: claims.gid };
   }
 
   /** The admin pages' signed-in user, or null without a valid session. */
@@ -93,10 +93,7 @@ export class PrincipalResolver {
     if (!session) return null;
     request.adminSession = session;
     try {
-      return {
-        ...(await this.ofUser(session.userId, 'session')),
-        expiresAt: session.expiresAt.getTime(),
-      };
+      return await this.ofUser(session.userId, 'session', session.expiresAt.getTime());
     } catch (error) {
       if (error instanceof AuthException) return null;
       throw error;
@@ -104,7 +101,7 @@ export class PrincipalResolver {
   }
 
   /** A user acting as themselves, with their current role and teams. */
-  async ofUser(userId: string, source: PrincipalSource): Promise<Principal> {
+  async ofUser(userId: string, source: PrincipalSource, expiresAt?: number): Promise<Principal> {
     const user = await this.users.get(userId);
     if (!user || user.disabled) throw unauthenticated('This user may no longer sign in.');
     return {
@@ -117,6 +114,7 @@ export class PrincipalResolver {
       audience: null,
       tokenId: null,
       source,
+      expiresAt,
     };
   }
 }
