@@ -97,6 +97,7 @@ export class ApiTokenVerifier implements OnModuleInit, OnModuleDestroy {
       audience: null,
       tokenId: record.id,
       source: 'api-token',
+      expiresAt: record.expiresAt ?? undefined,
     };
   }
 

@@ -85,6 +85,8 @@ export class ExternalIssuer {
       audience,
       tokenId: null,
       source: 'external',
+      // A required claim: jwtVerify checked it is a number, and in the future.
+      expiresAt: payload.exp! * 1000,
     };
   }
 

@@ -50,13 +50,14 @@ export class PrincipalResolver {
     if (issuer !== null && issuer === this.accessTokens.issuer) return this.fromAccessToken(token);
     if (issuer !== null && issuer === this.external.issuer) return this.external.principal(token);
     const verified = this.tokens.verify(token);
+    const { expiresAt } = verified;
     switch (verified.kind) {
       case 'login':
-        return this.ofUser(verified.userId, 'login-token');
+        return this.ofUser(verified.userId, 'login-token', expiresAt);
       case 'legacy-admin': {
         const id = await this.users.idOf(verified.username);
         if (id === null) throw unauthenticated('The user of this token no longer exists.');
-        return this.ofUser(id, 'legacy-token');
+        return this.ofUser(id, 'legacy-token', expiresAt);
       }
       case 'legacy-server':
         return {
@@ -69,6 +70,7 @@ export class PrincipalResolver {
           audience: null,
           tokenId: null,
           source: 'legacy-token',
+          expiresAt,
         };
     }
   }
@@ -81,7 +83,7 @@ export class PrincipalResolver {
     const claims = await this.accessTokens.verify(token);
     if (!(await this.grants.active(claims.gid)))
       throw unauthenticated('The access token was revoked.');
-    const user = await this.ofUser(claims.sub, 'oauth');
+    const user = await this.ofUser(claims.sub, 'oauth', claims.exp * 1000);
     return { ...user, audience: claims.aud, tokenId: claims.gid };
   }
 
@@ -91,7 +93,7 @@ export class PrincipalResolver {
     if (!session) return null;
     request.adminSession = session;
     try {
-      return await this.ofUser(session.userId, 'session');
+      return await this.ofUser(session.userId, 'session', session.expiresAt.getTime());
     } catch (error) {
       if (error instanceof AuthException) return null;
       throw error;
@@ -99,7 +101,7 @@ export class PrincipalResolver {
   }
 
   /** A user acting as themselves, with their current role and teams. */
-  async ofUser(userId: string, source: PrincipalSource): Promise<Principal> {
+  async ofUser(userId: string, source: PrincipalSource, expiresAt?: number): Promise<Principal> {
     const user = await this.users.get(userId);
     if (!user || user.disabled) throw unauthenticated('This user may no longer sign in.');
     return {
@@ -112,6 +114,7 @@ export class PrincipalResolver {
       audience: null,
       tokenId: null,
       source,
+      expiresAt,
     };
   }
 }

@@ -21,6 +21,11 @@ export interface Principal {
   /** The API token or OAuth grant it came from, if any. */
   tokenId: string | null;
   source: PrincipalSource;
+  /**
+   * When its credential expires (epoch ms); absent when none is known. A request is checked when
+   * it arrives, so a stream it holds open ends then (see endAtExpiry).
+   */
+  expiresAt?: number;
 }
 
 /** A principal that may use MCP endpoints only (some of them), never the REST API or pages. */

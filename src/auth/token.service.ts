@@ -19,10 +19,11 @@ interface LegacyClaims {
 }
 
 /** What a verified signed token says; the PrincipalResolver turns it into a principal. */
-export type VerifiedToken =
+export type VerifiedToken = (
   | { kind: 'login'; userId: string }
   | { kind: 'legacy-admin'; username: string }
-  | { kind: 'legacy-server'; subject: string; serverIds: string[] };
+  | { kind: 'legacy-server'; subject: string; serverIds: string[] }
+) & { /** Its `exp`, in epoch ms. */ expiresAt: number };
 
 export interface IssuedToken {
   accessToken: string;
@@ -42,7 +43,7 @@ export const LOGIN_TOKEN_ISSUER = 'portico';
 export class TokenService {
   private readonly jwt: JwtService;
   /** Tokens already verified, until they expire: HS256 verification is costly per request. */
-  private readonly verified = new Map<string, { token: VerifiedToken; expiresAt: number }>();
+  private readonly verified = new Map<string, VerifiedToken>();
 
   constructor(private readonly config: AppConfig) {
     this.jwt = new JwtService({
@@ -59,14 +60,14 @@ export class TokenService {
 
   verify(token: string, now = Date.now()): VerifiedToken {
     const cached = this.verified.get(token);
-    if (cached && cached.expiresAt > now) return cached.token;
-    const { verified, exp } = this.verifySignature(token);
+    if (cached && cached.expiresAt > now) return cached;
+    const verified = this.verifySignature(token);
     if (this.verified.size >= VERIFIED_CACHE_LIMIT) this.verified.clear();
-    this.verified.set(token, { token: verified, expiresAt: exp * 1000 });
+    this.verified.set(token, verified);
     return verified;
   }
 
-  private verifySignature(token: string): { verified: VerifiedToken; exp: number } {
+  private verifySignature(token: string): VerifiedToken {
     let claims: Partial<LoginClaims & LegacyClaims>;
     try {
       claims = this.jwt.verify(token, { algorithms: ['HS256'], issuer: LOGIN_TOKEN_ISSUER });
@@ -76,15 +77,16 @@ export class TokenService {
     const { sub, exp } = claims;
     if (typeof sub !== 'string' || typeof exp !== 'number')
       throw invalid('The bearer token is malformed.');
-    if (claims.typ === 'login') return { verified: { kind: 'login', userId: sub }, exp };
-    if (claims.scope === 'admin') return { verified: { kind: 'legacy-admin', username: sub }, exp };
+    const expiresAt = exp * 1000;
+    if (claims.typ === 'login') return { kind: 'login', userId: sub, expiresAt };
+    if (claims.scope === 'admin') return { kind: 'legacy-admin', username: sub, expiresAt };
     const { srv } = claims;
     if (
       claims.scope === 'server' &&
       Array.isArray(srv) &&
       srv.every((id) => typeof id === 'string')
     ) {
-      return { verified: { kind: 'legacy-server', subject: sub, serverIds: srv }, exp };
+      return { kind: 'legacy-server', subject: sub, serverIds: srv, expiresAt };
     }
     throw invalid('The bearer token has an unknown scope.');
   }

@@ -212,9 +212,19 @@ describe('ListenHub', () => {
 
   it('drops a listen that can no longer hear an upstream, so that its client listens again', async () => {
     const lost = await listen({ resourceSubscriptions: ['a://1'] });
-    lost.listen.drop();
+    lost.listen.drop('upstream-lost');
     expect(lost.ended).toBe('upstream-lost');
     expect(hub.size).toBe(0);
+  });
+
+  it('drops a listen whose credential expired, so that its client listens again with a fresh one', async () => {
+    const expired = await listen({ toolsListChanged: true });
+    expired.listen.drop('credential-expired');
+    expect(expired.ended).toBe('credential-expired');
+    expect(hub.size).toBe(0);
+    // Dropped once: a late second drop tells the stream nothing more.
+    expired.listen.drop('upstream-lost');
+    expect(expired.ended).toBe('credential-expired');
   });
 
   it('caps listens per principal and on the replica, and frees a place when one closes', async () => {

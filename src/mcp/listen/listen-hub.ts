@@ -25,10 +25,14 @@ export interface ListenSink {
 
 /**
  * Why the hub ended a listen. `scope-gone` and `shutdown` are graceful ends (answer the listen
- * with its result); after `identity-changed`, `slow` and `upstream-lost` the stream should just
- * drop, so that a client still entitled listens again.
+ * with its result); after `identity-changed`, `slow`, `upstream-lost` and `credential-expired`
+ * the stream should just drop, so that a client still entitled listens again.
  */
-export type ListenEnd = 'scope-gone' | 'identity-changed' | 'slow' | 'upstream-lost' | 'shutdown';
+export type ListenEnd =
+  'scope-gone' | 'identity-changed' | 'slow' | 'upstream-lost' | 'credential-expired' | 'shutdown';
+
+/** Why the listen's own stream drops it: an upstream it follows lost, or its credential expired. */
+export type ListenDrop = Extract<ListenEnd, 'upstream-lost' | 'credential-expired'>;
 
 export interface ListenRequest {
   /** The id of the `subscriptions/listen` request: every notification carries it. */
@@ -49,8 +53,11 @@ export interface OpenListen {
   readonly filter: ListenFilter;
   /** A resource it follows was updated upstream: the listen hears of it. */
   resourceUpdated(uri: string): void;
-  /** It can no longer hear what it asked for (an upstream lost): it drops, to be listened again. */
-  drop(): void;
+  /**
+   * It can no longer hear what it asked for (an upstream lost), or its credential expired: it
+   * drops without a result, so that the client listens again (with a fresh credential).
+   */
+  drop(reason: ListenDrop): void;
   /** The client went away: forget the listen (the sink is not told). */
   close(): void;
 }
@@ -139,7 +146,7 @@ export class ListenHub implements OnModuleInit, OnModuleDestroy {
           if (this.listens.has(listen.key))
             this.send(listen, 'notifications/resources/updated', { uri });
         },
-        drop: () => this.end(listen, 'upstream-lost'),
+        drop: (reason) => this.end(listen, reason),
         close: () => this.forget(listen),
       },
     };

@@ -25,6 +25,7 @@ import { ListenHub, type OpenListen, SUBSCRIPTION_ID } from '../listen/listen-hu
 import { honouredFilter } from '../listen/listen-filter';
 import { ResourceCalls } from '../calls/resource-calls';
 import { SseResponse } from '../transport/sse-response';
+import { endAtExpiry } from '../transport/stream-expiry';
 
 /** What a listen's stream may hold unread before the client counts as not reading it. */
 const LISTEN_BUFFER_BYTES = 64 * 1024;
@@ -134,8 +135,8 @@ export class ModernEndpoint {
    * `subscriptions/listen`: the response becomes the listen's stream, counted among the
    * principal's streams; the hub writes the acknowledgement, then the list changes it asked for.
    * A graceful end (the scope gone, the replica stopping) answers the listen with its result; a
-   * credential changed or a client that stopped reading just drops the stream, so a client still
-   * entitled listens again.
+   * credential changed or expired, or a client that stopped reading, just drops the stream, so a
+   * client still entitled listens again.
    */
   private async listen(
     response: ServerResponse,
@@ -154,7 +155,7 @@ export class ModernEndpoint {
     const early = new Set<string>();
     const following = await this.follow(scope, principal, filter.resourceSubscriptions ?? [], {
       updated: (uri) => (listen ? listen.resourceUpdated(uri) : early.add(uri)),
-      lost: () => listen?.drop(),
+      lost: () => listen?.drop('upstream-lost'),
     });
     const unfollow = () => following.forEach(({ stop }) => stop());
     const opened = await this.hub.open({
@@ -201,6 +202,7 @@ export class ModernEndpoint {
       unfollow();
       opened.listen.close();
     });
+    endAtExpiry(principal, sse, () => opened.listen.drop('credential-expired'));
   }
 
   /**

@@ -14,6 +14,7 @@ import { SessionStore } from '../session/session.store';
 import { SessionStreamExchange } from './exchange';
 import { readIncoming } from './incoming';
 import { SseResponse } from './sse-response';
+import { endAtExpiry } from './stream-expiry';
 import { StreamQuota } from './stream-quota';
 import { negotiatedVersion, sessionOf, StreamableHttpEndpoint } from './streamable-http.endpoint';
 
@@ -70,6 +71,8 @@ export class LegacySseEndpoint {
     const sse = new SseResponse(response, { keepalive: true });
     runtime.openSessionStream(sse, principal);
     sse.onClose(() => void this.end(session.id));
+    // The session ends with its stream; the client opens another with a fresh credential.
+    endAtExpiry(principal, sse, () => sse.end());
     sse.event('endpoint', `${messagesPath}?sessionId=${encodeURIComponent(session.id)}`);
   }
 

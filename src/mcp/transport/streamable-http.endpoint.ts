@@ -28,6 +28,7 @@ import { type Exchange } from '../session/client-stream';
 import { HttpExchange } from './exchange';
 import { idOf, incomingOf, readBody } from './incoming';
 import { SseResponse } from './sse-response';
+import { endAtExpiry } from './stream-expiry';
 import { StreamQuota } from './stream-quota';
 
 function accepts(request: IncomingMessage, type: string): boolean {
@@ -154,6 +155,8 @@ export class StreamableHttpEndpoint {
       if (!runtime.seen.has(kind)) runtime.seen.set(kind, directory?.version(kind) ?? '');
     this.quota.admit(principal, response);
     const sse = new SseResponse(response, { keepalive: true });
+    // Ended as a changed identity ends it: the client resumes it, with a credential checked anew.
+    endAtExpiry(principal, sse, () => sse.end());
     if (resumes) await runtime.resume(sse, resumes, principal);
     else runtime.openSessionStream(sse, principal);
   }
