@@ -6,6 +6,7 @@ import { type Request, type Response } from 'express';
 import { type Principal } from '../../auth/principal';
 import { AppConfig } from '../../config/app-config';
 import { Directories } from '../calls/directories.service';
+import { LISTS } from '../directory/scope-directory';
 import { CONNECTION_CLOSED, jsonRpcError, McpRefusal } from '../mcp-errors';
 import { type McpScope } from '../mcp-scope';
 import { type SessionRuntime } from '../session/session-runtime';
@@ -53,8 +54,8 @@ export class LegacySseEndpoint {
       throw new McpRefusal(406, 'Accept must include text/event-stream');
     // Before the session is made: a refused stream leaves nothing behind.
     this.quota.admit(principal, response);
-    if (!(await this.directories.get(scope)))
-      throw new McpRefusal(404, 'No such virtual server, or it is disabled');
+    const directory = await this.directories.get(scope);
+    if (!directory) throw new McpRefusal(404, 'No such virtual server, or it is disabled');
     const session = await this.store.create({
       id: randomUUID(),
       serverId: scope.kind === 'server' ? scope.serverId : null,
@@ -68,6 +69,8 @@ export class LegacySseEndpoint {
       promotions: null,
     });
     const runtime = this.registry.obtain(session);
+    // From now on the client hears of changes to its lists as they are now, as on a GET stream.
+    for (const kind of LISTS) runtime.seen.set(kind, directory.version(kind));
     const sse = new SseResponse(response, { keepalive: true });
     runtime.openSessionStream(sse, principal);
     sse.onClose(() => void this.end(session.id));

@@ -37,8 +37,10 @@ export class SseResponse implements ClientStream {
     return !this.ended;
   }
 
+  /** Runs `listener` when the stream ends; at once when it has ended already. */
   onClose(listener: () => void): void {
-    this.closeListeners.push(listener);
+    if (this.ended) listener();
+    else this.closeListeners.push(listener);
   }
 
   /** An event with no message, so the client holds an id to resume from (SEP-1699). */
