@@ -1,6 +1,7 @@
 import { buildPrefabRenderer } from '../../src/mcp/apps/prefab/build-prefab-renderer';
 import { BROWSER_MISSING, browserAvailable } from '../browser/support/browser-available';
 import { KUBECTL_MISSING, kubectlAvailable } from '../deployment/kubectl-available';
+import { OPENSSL_MISSING, opensslAvailable } from './openssl-available';
 import { embeddedTemplate } from './embedded-template';
 
 /**
@@ -11,6 +12,7 @@ import { embeddedTemplate } from './embedded-template';
 export default async function globalSetup(): Promise<void> {
   if (!browserAvailable) console.warn(`\n${BROWSER_MISSING}`);
   if (!kubectlAvailable) console.warn(`\n${KUBECTL_MISSING}`);
+  if (!opensslAvailable) console.warn(`\n${OPENSSL_MISSING}`);
   await buildPrefabRenderer();
   if (!process.env.TEST_DATABASE_URL) process.env.TEST_EMBEDDED_TEMPLATE = await embeddedTemplate();
 }

@@ -1,3 +1,4 @@
+import { opensslAvailable } from '../../../test/support/openssl-available';
 import {
   type DocumentServer,
   startDocumentServer,
@@ -6,7 +7,7 @@ import {
 import { startTarpit, type Tarpit } from '../../../test/fixtures/tarpit';
 import { DocumentFetchError, type DocumentFetchOptions, fetchDocument } from './document-fetch';
 
-describe('fetchDocument', () => {
+(opensslAvailable ? describe : describe.skip)('fetchDocument', () => {
   let server: DocumentServer;
   const options = (): DocumentFetchOptions => ({
     maxBytes: 5 * 1024,
