@@ -13,6 +13,7 @@ import { Team } from '../teams/team.entity';
 import type { SyncReport } from '../sync/sync-report';
 import type { ProtocolEra } from '../upstream/protocol-era';
 import { Tool } from '../tools/tool.entity';
+import { type FindingSeverity, type PinningMode } from '../pinning/definition-pin';
 
 export const GATEWAY_TRANSPORTS = ['streamable-http', 'sse', 'stdio'] as const;
 export type GatewayTransport = (typeof GATEWAY_TRANSPORTS)[number];
@@ -116,6 +117,14 @@ export class Gateway {
   /** Which upstream the verdict is about (a hash of how it is reached); an edit voids it. */
   @Column({ name: 'protocol_endpoint', type: 'character', length: 64, nullable: true })
   protocolEndpoint!: string | null;
+
+  /** How the gateway pins what its upstream serves (definition-pin.ts). */
+  @Column({ type: 'varchar', length: 16, default: 'off' })
+  pinning!: PinningMode;
+
+  /** The least severe finding that holds a definition back; null: findings hold nothing back. */
+  @Column({ name: 'quarantine_on_finding', type: 'varchar', length: 8, nullable: true })
+  quarantineOnFinding!: FindingSeverity | null;
 
   /** The owning team; null: global, managed by admins only. */
   @Index('gateway_team_idx')

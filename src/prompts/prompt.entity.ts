@@ -10,6 +10,7 @@ import {
 } from 'typeorm';
 import { Gateway } from '../gateways/gateway.entity';
 import { type JsonObject } from '../tools/tool.entity';
+import { PinColumns } from '../pinning/pin-columns';
 
 /** A prompt argument as MCP describes it. */
 export interface PromptArgument {
@@ -23,6 +24,8 @@ export interface PromptArgument {
 @Index('prompt_gateway_original_name_uq', ['gatewayId', 'originalName'], { unique: true })
 // The virtual-name expression index depends on the configured separator, as the tools' does.
 @Index('prompt_virtual_name_uq', { synchronize: false })
+// Partial: only held entries, for the quarantine queue.
+@Index('prompt_quarantine_idx', { synchronize: false })
 export class Prompt {
   @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'prompt_pk' })
   id!: string;
@@ -57,6 +60,9 @@ export class Prompt {
 
   @Column({ type: 'boolean', default: true })
   enabled!: boolean;
+
+  @Column(() => PinColumns, { prefix: false })
+  pin!: PinColumns;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;

@@ -10,10 +10,13 @@ import {
 } from 'typeorm';
 import { Gateway } from '../gateways/gateway.entity';
 import { type JsonObject } from '../tools/tool.entity';
+import { PinColumns } from '../pinning/pin-columns';
 
 /** One resource template (RFC 6570) an upstream lists. */
 @Entity({ name: 'resource_template' })
 @Index('resource_template_gateway_uri_uq', ['gatewayId', 'uriTemplate'], { unique: true })
+// Partial: only held entries, for the quarantine queue.
+@Index('resource_template_quarantine_idx', { synchronize: false })
 export class ResourceTemplate {
   @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'resource_template_pk' })
   id!: string;
@@ -55,6 +58,9 @@ export class ResourceTemplate {
 
   @Column({ type: 'boolean', default: true })
   enabled!: boolean;
+
+  @Column(() => PinColumns, { prefix: false })
+  pin!: PinColumns;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;

@@ -10,6 +10,7 @@ import {
 } from 'typeorm';
 import { Gateway } from '../gateways/gateway.entity';
 import type { ToolAppConfig } from './tool-app-config';
+import { PinColumns } from '../pinning/pin-columns';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -19,6 +20,8 @@ export type JsonObject = Record<string, unknown>;
 @Index('tool_virtual_name_uq', { synchronize: false })
 @Index('tool_virtual_name_trgm', { synchronize: false })
 @Index('tool_description_trgm', { synchronize: false })
+// Partial: only held entries, for the quarantine queue.
+@Index('tool_quarantine_idx', { synchronize: false })
 export class Tool {
   @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'tool_pk' })
   id!: string;
@@ -72,6 +75,9 @@ export class Tool {
   /** Operator-set MCP Apps settings (CSP, permissions, Prefab renderer). */
   @Column({ name: 'app_config', type: 'jsonb', nullable: true })
   appConfig!: ToolAppConfig | null;
+
+  @Column(() => PinColumns, { prefix: false })
+  pin!: PinColumns;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;

@@ -1,0 +1,45 @@
+import { type JsonObject } from '../tools/tool.entity';
+
+/**
+ * How a gateway pins what its upstream serves:
+ * - `off`: changes are served at once, unless an operator pinned the entry by hand;
+ * - `first-sight`: every definition is pinned as first synced; a later change waits for approval;
+ * - `review`: a new entry waits for approval too, before it is ever served.
+ */
+export const PINNING_MODES = ['off', 'first-sight', 'review'] as const;
+export type PinningMode = (typeof PINNING_MODES)[number];
+
+/** Why an entry is held back: new under review, changed from its pin, or flagged by the scanner. */
+export type QuarantineReason = 'new' | 'changed' | 'finding';
+
+/**
+ * An entry held back from clients: not listed, not callable, not searchable. When `held` is set,
+ * the stored definition is the approved one and `held` is the upstream's newer one; when it is
+ * not, the stored definition itself waits (a new entry, or one whose pin was set elsewhere).
+ */
+export interface Quarantine {
+  reason: QuarantineReason;
+  /** ISO time the entry was held. */
+  since: string;
+  held?: { hash: string; definition: JsonObject };
+}
+
+/** The columns that pin one definition, on tools, prompts and resource templates alike. */
+export interface PinState {
+  contentHash: string;
+  /** The approved definition's hash; null: not pinned. */
+  pinnedHash: string | null;
+  /** A held definition an operator rejected: syncs that bring it again keep serving the pin. */
+  rejectedHash: string | null;
+  quarantine: Quarantine | null;
+}
+
+/** The gateway's pinning settings, as a sync reads them. */
+export interface PinSettings {
+  mode: PinningMode;
+  /** Whether the scanner's findings on a definition hold it back. */
+  holdFindings: (findings: readonly { severity: string }[]) => boolean;
+}
+
+export const FINDING_SEVERITIES = ['high', 'medium', 'low'] as const;
+export type FindingSeverity = (typeof FINDING_SEVERITIES)[number];

@@ -1,0 +1,30 @@
+import { Column } from 'typeorm';
+import { type FindingSeverity, type Quarantine } from './definition-pin';
+
+/** One of the scanner's findings on a definition, as stored with it. */
+export interface StoredFinding {
+  rule: string;
+  severity: FindingSeverity;
+  field: string;
+  message: string;
+  excerpt: string;
+}
+
+/**
+ * The pin of a tool's, prompt's or resource template's definition (see definition-pin.ts),
+ * embedded in each entity with the same column names.
+ */
+export class PinColumns {
+  @Column({ name: 'pinned_hash', type: 'varchar', length: 64, nullable: true })
+  pinnedHash!: string | null;
+
+  @Column({ name: 'rejected_hash', type: 'varchar', length: 64, nullable: true })
+  rejectedHash!: string | null;
+
+  @Column({ type: 'jsonb', nullable: true })
+  quarantine!: Quarantine | null;
+
+  /** The scanner's findings on the latest definition the upstream served (held or not). */
+  @Column({ type: 'jsonb', nullable: true })
+  findings!: StoredFinding[] | null;
+}
