@@ -69,6 +69,7 @@ export function fieldOfCode(code: DomainErrorCode): string | null {
     case GatewayErrorCode.AuthorizationFailed:
     case ToolErrorCode.NotFound:
     case ToolErrorCode.Disabled:
+    case ToolErrorCode.Quarantined:
     case ToolErrorCode.UpstreamUnavailable:
     case ToolErrorCode.UpstreamRefused:
     case ResourceErrorCode.NotFound:

@@ -69,6 +69,7 @@ export function statusOf(code: DomainErrorCode): number {
     case GatewayErrorCode.SyncInProgress:
     case GatewayErrorCode.SyncSuperseded:
     case ToolErrorCode.Disabled:
+    case ToolErrorCode.Quarantined:
     case ServerErrorCode.NameTaken:
     case UserErrorCode.UsernameTaken:
     case UserErrorCode.BreakGlass:

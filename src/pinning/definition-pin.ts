@@ -43,3 +43,25 @@ export interface PinSettings {
 
 export const FINDING_SEVERITIES = ['high', 'medium', 'low'] as const;
 export type FindingSeverity = (typeof FINDING_SEVERITIES)[number];
+
+/** The least severe finding first: `low` holds back what `medium` and `high` do, and more. */
+const SEVERITY_RANK: Record<FindingSeverity, number> = { high: 0, medium: 1, low: 2 };
+
+/** The gateway columns pin settings come from. */
+export interface PinSettingsSource {
+  pinning: PinningMode;
+  quarantineOnFinding: FindingSeverity | null;
+}
+
+export function pinSettingsOf(gateway: PinSettingsSource): PinSettings {
+  const threshold = gateway.quarantineOnFinding;
+  return {
+    mode: gateway.pinning,
+    holdFindings: (findings) =>
+      threshold !== null &&
+      findings.some(
+        (finding) =>
+          SEVERITY_RANK[finding.severity as FindingSeverity] <= SEVERITY_RANK[threshold],
+      ),
+  };
+}

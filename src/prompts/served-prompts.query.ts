@@ -17,7 +17,8 @@ export class ServedPromptsQuery {
       .getRepository(Prompt)
       .createQueryBuilder('prompt')
       .innerJoin('prompt.gateway', 'gateway', 'gateway.enabled = true')
-      .where('prompt.enabled = true');
+      .where('prompt.enabled = true')
+      .andWhere('prompt.quarantine IS NULL');
     if (serverId !== null)
       qb.innerJoin(
         'server_prompt',

@@ -19,6 +19,7 @@ export class ServedResourcesQuery {
 
   templates(serverId: string | null): Promise<ResourceTemplate[]> {
     return this.ofScope(ResourceTemplate, 'server_resource_template', 'template_id', serverId)
+      .andWhere('entry.quarantine IS NULL')
       .orderBy('entry.gateway_slug')
       .addOrderBy('entry.uri_template')
       .getMany();

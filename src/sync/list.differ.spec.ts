@@ -1,3 +1,4 @@
+import { NO_PINS } from '../pinning/pin-plan';
 import { admitToolDefinition, DESCRIPTION_LIMIT } from '../tools/tool-definition';
 import { contentHash } from '../tools/tool-hash';
 import {
@@ -117,6 +118,7 @@ describe('syncReportOf', () => {
       (tool) => tool.name,
       ['y', 'x'],
       [{ name: 'c', reason: 'clash' }],
+      NO_PINS,
     );
     expect(report).toEqual({
       added: ['x', 'y'],

@@ -1,6 +1,7 @@
 import { type Admission } from '../resources/resource-definition';
 import { admitToolDefinition, type ToolDefinition } from '../tools/tool-definition';
 import { contentHash } from '../tools/tool-hash';
+import { type PinEvents } from '../pinning/pin-plan';
 import { type SyncConflict, type SyncReport, type SyncWarning } from './sync-report';
 
 /** What the differ needs of a stored entry: its upstream key (name or URI) and content hash. */
@@ -118,9 +119,13 @@ export function syncReportOf<T>(
   keyOf: (definition: T) => string,
   addedKeys: string[],
   writeConflicts: SyncConflict[],
+  pins: PinEvents,
 ): SyncReport {
   const refused = new Set(writeConflicts.map((conflict) => conflict.name));
   return {
+    ...(pins.held.length > 0 ? { quarantined: [...pins.held].sort(byName) } : {}),
+    ...(pins.released.length > 0 ? { released: [...pins.released].sort(byName) } : {}),
+    ...(pins.findings.length > 0 ? { findings: pins.findings } : {}),
     added: [...addedKeys].sort(byName),
     updated: diff.updated.map((entry) => keyOf(entry.definition)).sort(byName),
     removed: diff.removed.map((entry) => entry.name).sort(byName),

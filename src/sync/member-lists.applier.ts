@@ -1,16 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import { type EntityManager } from 'typeorm';
-import { admitPrompt, promptContentHash } from '../prompts/prompt-definition';
+import { admitPrompt, type PromptDefinition, promptContentHash } from '../prompts/prompt-definition';
 import { Prompt } from '../prompts/prompt.entity';
 import { PromptWriter } from '../prompts/prompt.writer';
 import {
   admitResource,
   admitResourceTemplate,
   resourceContentHash,
+  type ResourceTemplateDefinition,
 } from '../resources/resource-definition';
 import { ResourceTemplate } from '../resources/resource-template.entity';
 import { Resource } from '../resources/resource.entity';
 import { ResourceWriter } from '../resources/resource.writer';
+import { pinSettingsOf, type PinSettingsSource } from '../pinning/definition-pin';
+import { type GatewayScans } from '../pinning/definition-scans';
+import { NO_PINS, planPins } from '../pinning/pin-plan';
+import { storedPins, writePins } from '../pinning/pin-writer';
 import { type GatewayRef } from '../tools/tool.writer';
 import { type UpstreamCatalogue } from './catalogue.reader';
 import { diffChangesCatalog, diffLists, type ListDiff, syncReportOf } from './list.differ';
@@ -32,9 +37,12 @@ export class MemberListsApplier {
 
   async apply(
     em: EntityManager,
-    gateway: GatewayRef,
+    gateway: GatewayRef & PinSettingsSource,
     upstream: UpstreamCatalogue,
+    scans: GatewayScans,
   ): Promise<{ report: OtherLists; changed: boolean }> {
+    const settings = pinSettingsOf(gateway);
+    const now = new Date();
     const report: OtherLists = {};
     let changed = false;
     const note = (
@@ -44,7 +52,7 @@ export class MemberListsApplier {
       section: SyncListReport,
     ) => {
       if (offered || diff.removed.length > 0) report[key] = section;
-      changed ||= diffChangesCatalog(diff);
+      changed ||= diffChangesCatalog(diff) || (section.quarantined ?? section.released) !== undefined;
     };
 
     const resources = diffLists(
@@ -69,14 +77,26 @@ export class MemberListsApplier {
         (d) => d.uri,
         resources.added.map((d) => d.uri),
         [],
+        NO_PINS,
       ),
     );
 
-    const templates = diffLists(
-      await this.stored(em, ResourceTemplate, gateway.id, 'uriTemplate'),
-      upstream.resourceTemplates ?? [],
-      admitResourceTemplate,
-      resourceContentHash,
+    const storedTemplates = await storedPins(em, 'resource_template', gateway.id);
+    const { diff: templates, ...templatePins } = planPins<ResourceTemplateDefinition>(
+      diffLists(
+        storedTemplates,
+        upstream.resourceTemplates ?? [],
+        admitResourceTemplate,
+        resourceContentHash,
+      ),
+      storedTemplates,
+      {
+        keyOf: (d) => d.uriTemplate,
+        hashOf: resourceContentHash,
+        scan: (d) => scans.template(d),
+      },
+      settings,
+      now,
     );
     await this.resources.remove(
       em,
@@ -85,6 +105,7 @@ export class MemberListsApplier {
     );
     await this.resources.updateTemplates(em, templates.updated);
     await this.resources.insertTemplates(em, gateway, templates.added);
+    await writePins(em, 'resource_template', gateway.id, templatePins.writes);
     note(
       'resourceTemplates',
       upstream.resourceTemplates !== undefined,
@@ -94,14 +115,17 @@ export class MemberListsApplier {
         (d) => d.uriTemplate,
         templates.added.map((d) => d.uriTemplate),
         [],
+        templatePins,
       ),
     );
 
-    const prompts = diffLists(
-      await this.stored(em, Prompt, gateway.id, 'originalName'),
-      upstream.prompts ?? [],
-      admitPrompt,
-      promptContentHash,
+    const storedPrompts = await storedPins(em, 'prompt', gateway.id);
+    const { diff: prompts, ...promptPins } = planPins<PromptDefinition>(
+      diffLists(storedPrompts, upstream.prompts ?? [], admitPrompt, promptContentHash),
+      storedPrompts,
+      { keyOf: (d) => d.name, hashOf: promptContentHash, scan: (d) => scans.prompt(d) },
+      settings,
+      now,
     );
     await this.prompts.remove(
       em,
@@ -109,11 +133,12 @@ export class MemberListsApplier {
     );
     await this.prompts.update(em, prompts.updated);
     const { inserted, conflicts } = await this.prompts.insert(em, gateway, prompts.added);
+    await writePins(em, 'prompt', gateway.id, promptPins.writes);
     note(
       'prompts',
       upstream.prompts !== undefined,
       prompts,
-      syncReportOf(prompts, (d) => d.name, inserted, conflicts),
+      syncReportOf(prompts, (d) => d.name, inserted, conflicts, promptPins),
     );
     return { report, changed };
   }

@@ -1,3 +1,5 @@
+import { type ReportedFinding } from '../pinning/pin-plan';
+
 export interface SyncConflict {
   /** The upstream (original) name, or URI for resources. */
   name: string;
@@ -15,6 +17,11 @@ export interface SyncListReport {
   conflicts: SyncConflict[];
   /** Entries stored with a change, for example a truncated description. */
   warnings?: SyncWarning[];
+  /** Entries this sync held back from clients (definition-pin.ts), and ones it let through again. */
+  quarantined?: string[];
+  released?: string[];
+  /** The scanner's findings on the definitions this sync brought. */
+  findings?: ReportedFinding[];
 }
 
 /**

@@ -5,7 +5,12 @@ import { AppConfig } from '../config/app-config';
 import { Gateway } from '../gateways/gateway.entity';
 import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';
 import { VIRTUAL_NAME_INDEX } from '../tools/tool-name.query';
-import { Tool } from '../tools/tool.entity';
+import { pinSettingsOf } from '../pinning/definition-pin';
+import { DefinitionScans } from '../pinning/definition-scans';
+import { pinsChanged, planPins } from '../pinning/pin-plan';
+import { storedPins, writePins } from '../pinning/pin-writer';
+import { type ToolDefinition } from '../tools/tool-definition';
+import { contentHash } from '../tools/tool-hash';
 import { ToolWriter } from '../tools/tool.writer';
 import { upstreamFingerprint } from '../upstream/upstream-target';
 import { type SyncReport } from './sync-report';
@@ -38,6 +43,7 @@ export class SyncApplier {
     private readonly writer: ToolWriter,
     private readonly lists: MemberListsApplier,
     private readonly config: AppConfig,
+    private readonly scans: DefinitionScans,
   ) {}
 
   /** `readFrom` is the upstream fingerprint of the gateway as it was when the list was read. */
@@ -79,24 +85,33 @@ export class SyncApplier {
         `Gateway '${gateway.name}' was pointed at another upstream or given other credentials during the sync; sync it again.`,
       );
     }
-    const stored = await em.getRepository(Tool).find({
-      select: { id: true, originalName: true, contentHash: true },
-      where: { gatewayId },
-    });
-    const diff = diffToolLists(stored, upstream.tools);
+    const stored = await storedPins(em, 'tool', gatewayId);
+    const scans = this.scans.forGateway(em, gateway);
+    const { diff, ...pins } = planPins<ToolDefinition>(
+      diffToolLists(
+        stored.map(({ id, key, contentHash }) => ({ id, originalName: key, contentHash })),
+        upstream.tools,
+      ),
+      stored,
+      { keyOf: (tool) => tool.name, hashOf: contentHash, scan: (tool) => scans.tool(tool) },
+      pinSettingsOf(gateway),
+      new Date(),
+    );
     await this.writer.remove(
       em,
       diff.removed.map((tool) => tool.id),
     );
     await this.writer.updateMany(em, diff.updated);
     const { inserted, conflicts } = await this.writer.insert(em, gateway, diff.added);
-    const others = await this.lists.apply(em, gateway, upstream);
+    await writePins(em, 'tool', gatewayId, pins.writes);
+    const others = await this.lists.apply(em, gateway, upstream, scans);
     const report = {
       ...syncReportOf(
         diff,
         (tool) => tool.name,
         inserted.map((tool) => tool.originalName),
         conflicts,
+        pins,
       ),
       ...others.report,
     };
@@ -110,7 +125,10 @@ export class SyncApplier {
     });
     return {
       report,
-      changed: inserted.length + diff.updated.length + diff.removed.length > 0 || others.changed,
+      changed:
+        inserted.length + diff.updated.length + diff.removed.length > 0 ||
+        pinsChanged(pins) ||
+        others.changed,
     };
   }
 

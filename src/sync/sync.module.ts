@@ -1,3 +1,4 @@
+import { DefinitionScans } from '../pinning/definition-scans';
 import { Module } from '@nestjs/common';
 import { PromptsModule } from '../prompts/prompts.module';
 import { ResourcesModule } from '../resources/resources.module';
@@ -19,6 +20,7 @@ import { SyncService } from './sync.service';
     SyncService,
     SyncApplier,
     MemberListsApplier,
+    DefinitionScans,
     SyncLeadership,
     SyncScheduler,
     GatewayWatchers,

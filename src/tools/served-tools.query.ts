@@ -50,6 +50,7 @@ export class ServedToolsQuery {
       .getRepository(Tool)
       .createQueryBuilder('tool')
       .innerJoin('tool.gateway', 'gateway', 'gateway.enabled = true')
-      .where('tool.enabled = true');
+      .where('tool.enabled = true')
+      .andWhere('tool.quarantine IS NULL');
   }
 }

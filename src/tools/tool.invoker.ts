@@ -82,6 +82,11 @@ export class ToolInvoker {
     }
     if (!tool.enabled)
       throw new ToolException(ToolErrorCode.Disabled, `Tool '${name}' is disabled.`);
+    if (tool.pin.quarantine)
+      throw new ToolException(
+        ToolErrorCode.Quarantined,
+        `Tool '${name}' is held back until an operator approves its definition.`,
+      );
     if (principal !== null) await this.limit(principal, toolId);
     try {
       const connection = await this.connector.open(this.targets.targetOf(gateway), {

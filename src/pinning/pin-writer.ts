@@ -1,0 +1,56 @@
+import { type EntityManager } from 'typeorm';
+import { type PinnedDigest, type PinWrite } from './pin-plan';
+
+/** The tables whose definitions are pinned, and the upstream key of each. */
+export const PINNED_TABLES = {
+  tool: 'original_name',
+  prompt: 'original_name',
+  resource_template: 'uri_template',
+} as const;
+export type PinnedTable = keyof typeof PINNED_TABLES;
+
+const CHUNK = 1000;
+
+/** A gateway's stored entries of one kind, with their pins, keyed by upstream name or URI. */
+export function storedPins(
+  em: EntityManager,
+  table: PinnedTable,
+  gatewayId: string,
+): Promise<PinnedDigest[]> {
+  return em.query(
+    `SELECT id, ${PINNED_TABLES[table]} AS key, content_hash AS "contentHash",
+            pinned_hash AS "pinnedHash", rejected_hash AS "rejectedHash", quarantine
+     FROM "${table}" WHERE gateway_id = $1`,
+    [gatewayId],
+  );
+}
+
+/** Writes the pins a sync decided, by key, after its definitions are written. */
+export async function writePins(
+  em: EntityManager,
+  table: PinnedTable,
+  gatewayId: string,
+  writes: readonly PinWrite[],
+): Promise<void> {
+  for (let start = 0; start < writes.length; start += CHUNK) {
+    const rows = writes.slice(start, start + CHUNK).map((write) => ({
+      key: write.key,
+      pinned_hash: write.pinnedHash,
+      rejected_hash: write.rejectedHash,
+      quarantine: write.quarantine,
+      findings: write.findings ?? null,
+      scanned: write.findings !== undefined,
+    }));
+    await em.query(
+      `UPDATE "${table}" AS entry SET
+         "pinned_hash" = incoming.pinned_hash, "rejected_hash" = incoming.rejected_hash,
+         "quarantine" = incoming.quarantine,
+         "findings" = CASE WHEN incoming.scanned THEN incoming.findings ELSE entry.findings END
+       FROM jsonb_to_recordset($1::jsonb) AS incoming(
+         key text, pinned_hash varchar, rejected_hash varchar, quarantine jsonb, findings jsonb,
+         scanned boolean)
+       WHERE entry.gateway_id = $2 AND entry.${PINNED_TABLES[table]} = incoming.key`,
+      [JSON.stringify(rows), gatewayId],
+    );
+  }
+}
