@@ -17,6 +17,7 @@ import { ResourcesModule } from './resources/resources.module';
 import { ServersModule } from './servers/servers.module';
 import { PoliciesModule } from './policies/policies.module';
 import { RateLimitsModule } from './rate-limits/rate-limits.module';
+import { ApprovalsModule } from './approvals/approvals.module';
 import { SyncModule } from './sync/sync.module';
 import { TeamsModule } from './teams/teams.module';
 import { TokensModule } from './tokens/tokens.module';
@@ -48,6 +49,7 @@ export class AppModule {
         ServersModule,
         PoliciesModule,
         RateLimitsModule,
+        ApprovalsModule,
         SyncModule,
         HealthModule,
         AdminModule,

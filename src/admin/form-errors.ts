@@ -1,3 +1,4 @@
+import { ApprovalErrorCode } from '../approvals/approval.exception';
 import { AuditErrorCode } from '../audit/audit.exception';
 import { AuthErrorCode, AuthException } from '../auth/auth.exception';
 import { type DomainErrorCode, statusOf } from '../common/problem.filter';
@@ -95,6 +96,7 @@ export function fieldOfCode(code: DomainErrorCode): string | null {
     case RateLimitErrorCode.Exceeded:
     case RateLimitErrorCode.Unavailable:
     case AuditErrorCode.BadCursor:
+    case ApprovalErrorCode.NotFound:
       return null;
     case PolicyErrorCode.UnknownTarget:
     case RateLimitErrorCode.UnknownTarget:

@@ -1,4 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { type ApprovalRecord } from '../approvals/approval-record';
 
 /** What an entry records: an MCP operation, a change through REST or the pages, a sign-in, a token. */
 export type AuditKind = 'mcp' | 'change' | 'login' | 'token';
@@ -89,6 +90,10 @@ export class AuditEntry {
   /** A short reason for a failure, with credentials cut out. */
   @Column({ type: 'varchar', length: 500, nullable: true })
   detail!: string | null;
+
+  /** The approval a policy asked for before the call went upstream (tools/call only). */
+  @Column({ type: 'jsonb', nullable: true })
+  approval!: ApprovalRecord | null;
 
   @Column({ name: 'request_id', type: 'varchar', length: 64, nullable: true })
   requestId!: string | null;

@@ -16,6 +16,7 @@ export const CSV_COLUMNS: readonly (keyof AuditEntryResponseDto)[] = [
   'target',
   'argumentsDigest',
   'detail',
+  'approval',
   'requestId',
   'traceId',
   'id',

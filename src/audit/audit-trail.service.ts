@@ -21,7 +21,8 @@ export type AuditRecord = Pick<AuditEntry, 'kind' | 'action' | 'outcome'> &
 const COLUMNS = `id uuid, occurred_at timestamptz, kind varchar, action varchar, outcome varchar,
   status integer, duration_ms double precision, subject varchar, username varchar, user_id uuid,
   token_id uuid, team_ids uuid[], client_name varchar, server_id uuid, gateway varchar,
-  target varchar, arguments_digest char(64), arguments jsonb, detail varchar, request_id varchar,
+  target varchar, arguments_digest char(64), arguments jsonb, detail varchar, approval jsonb,
+  request_id varchar,
   trace_id char(32), replica varchar`;
 const NAMES = COLUMNS.split(',')
   .map((column) => column.trim().split(' ')[0])
@@ -51,6 +52,7 @@ function toRow(entry: AuditEntry): Record<string, unknown> {
     arguments_digest: entry.argumentsDigest,
     arguments: entry.arguments,
     detail: entry.detail,
+    approval: entry.approval,
     request_id: entry.requestId,
     trace_id: entry.traceId,
     replica: entry.replica,
@@ -145,6 +147,7 @@ export class AuditTrail implements OnModuleInit, BeforeApplicationShutdown {
       argumentsDigest: null,
       arguments: null,
       detail: null,
+      approval: null,
       status: null,
       durationMs: null,
       requestId: currentRequestId(),

@@ -1,4 +1,5 @@
 import { type JSONRPCRequest, type JSONRPCResponse } from '@modelcontextprotocol/server';
+import { type ApprovalRecord } from '../approvals/approval-record';
 import { type Principal } from '../auth/principal';
 import { type AuditArguments } from '../config/app-config';
 import { auditedArguments } from './audit-arguments';
@@ -45,6 +46,7 @@ export function mcpAuditRecord(
     serverId: string | null;
     clientName: string | null;
     gateway: string;
+    approval: ApprovalRecord | null;
     durationMs: number;
     kept: AuditArguments;
   },
@@ -63,5 +65,6 @@ export function mcpAuditRecord(
     target: targetOf(request),
     ...auditedArguments(argumentsOf(request), context.kept),
     detail: error ? error.message.slice(0, DETAIL_LIMIT) : null,
+    approval: context.approval,
   };
 }

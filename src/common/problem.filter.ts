@@ -8,6 +8,7 @@ import {
 } from '@nestjs/common';
 import { type ServerResponse } from 'node:http';
 import { type Request, type Response } from 'express';
+import { ApprovalErrorCode, ApprovalException } from '../approvals/approval.exception';
 import { AuditErrorCode, AuditException } from '../audit/audit.exception';
 import { AuthErrorCode, AuthException } from '../auth/auth.exception';
 import {
@@ -44,7 +45,8 @@ export type DomainErrorCode =
   | ConfigDocumentErrorCode
   | PolicyErrorCode
   | RateLimitErrorCode
-  | AuditErrorCode;
+  | AuditErrorCode
+  | ApprovalErrorCode;
 
 export function statusOf(code: DomainErrorCode): number {
   switch (code) {
@@ -53,6 +55,7 @@ export function statusOf(code: DomainErrorCode): number {
     case ResourceErrorCode.NotFound:
     case ResourceErrorCode.TemplateNotFound:
     case PromptErrorCode.NotFound:
+    case ApprovalErrorCode.NotFound:
     case ServerErrorCode.NotFound:
     case UserErrorCode.NotFound:
     case TeamErrorCode.NotFound:
@@ -145,7 +148,8 @@ export function toProblem(error: unknown): Problem {
     error instanceof TokenException ||
     error instanceof ConfigDocumentException ||
     error instanceof PolicyException ||
-    error instanceof RateLimitException
+    error instanceof RateLimitException ||
+    error instanceof ApprovalException
   ) {
     const status = statusOf(error.code);
     return {

@@ -1,3 +1,4 @@
+import { ApprovalGrant } from '../approvals/approval-grant.entity';
 import { AuditEntry } from '../audit/audit-entry.entity';
 import { ConfigApply } from '../config-as-code/config-apply.entity';
 import { ToolEmbedding } from '../embeddings/tool-embedding.entity';
@@ -65,4 +66,5 @@ export const ENTITIES = [
   UpstreamOAuthToken,
   ConfigApply,
   McpPromotion,
+  ApprovalGrant,
 ];

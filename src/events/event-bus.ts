@@ -23,6 +23,14 @@ export type PorticoEvent =
    * every replica drops its cached copy.
    */
   | { type: 'mcp.promotions.changed'; scope: string; subject: string }
+  /**
+   * A person's approval was remembered (`granted`), or a remembered one revoked (none: every
+   * replica reads the valid ones again).
+   */
+  | {
+      type: 'approvals.changed';
+      granted?: { subject: string; toolId: string; policyId: string; expiresAt: number };
+    }
   /** A session's stored state changed (log level, promotions) or it ended. */
   | { type: 'mcp.session.changed'; sessionId: string; ended: boolean }
   /**

@@ -6,6 +6,7 @@ import {
   type RequestId,
   type Result,
 } from '@modelcontextprotocol/server';
+import { type ApprovalRecord } from '../approvals/approval-record';
 import { type Principal } from '../auth/principal';
 import { type UpstreamAsk, type UpstreamConnection } from '../upstream/upstream-connection';
 import { type ListKind } from './directory/scope-directory';
@@ -14,6 +15,14 @@ import { type PromotionOwner } from './search/promotion-owner';
 
 /** Which wire a request came on: a 2025 session, or the stateless 2026-07-28 revision. */
 export type McpEra = 'legacy' | 'modern';
+
+/** What serving one upstream operation found out, for its metrics and its audit entry. */
+export interface Served {
+  /** The gateway's slug; empty until the operation is resolved. */
+  gateway: string;
+  /** The approval a policy asked for before a tool call went upstream. */
+  approval?: ApprovalRecord;
+}
 
 /** The gateway a request is forwarded to, as the client's error messages name it. */
 export interface UpstreamRef {

@@ -20,7 +20,7 @@ import {
 /** Implementation-defined JSON-RPC server error: the upstream could not be reached or dropped. */
 export const UPSTREAM_UNAVAILABLE = -32010;
 
-/** Implementation-defined: a hook of the virtual server refused the call, or failed. */
+/** Implementation-defined: a hook refused the call or failed, or a person did not approve it. */
 export const TOOL_CALL_REFUSED = -32011;
 
 /**
@@ -28,6 +28,9 @@ export const TOOL_CALL_REFUSED = -32011;
  * try again; the session itself goes on.
  */
 export const RATE_LIMITED = -32029;
+
+/** A 2026-07-28 client's -32021: the request needs a capability the client did not declare. */
+export const MISSING_CLIENT_CAPABILITY = -32021;
 
 /**
  * Implementation-defined: Portico's database was unavailable for what the request needed (nothing

@@ -1,3 +1,4 @@
+import { type ApprovalRecord } from '../../approvals/approval-record';
 import { ApiProperty } from '@nestjs/swagger';
 import { type AuditEntry, type AuditKind, type AuditOutcome } from '../audit-entry.entity';
 import { AUDIT_KINDS, AUDIT_OUTCOMES } from './audit-query.dto';
@@ -64,6 +65,14 @@ export class AuditEntryResponseDto {
   @ApiProperty({ description: 'Why it failed.', type: String, nullable: true })
   detail!: string | null;
 
+  @ApiProperty({
+    description:
+      'The approval a policy asked for before a tools/call went upstream: the policy, the outcome (approved, declined, cancelled, remembered, unavailable), who answered, when, and what they were shown.',
+    type: Object,
+    nullable: true,
+  })
+  approval!: ApprovalRecord | null;
+
   @ApiProperty({ description: 'The HTTP request id.', type: String, nullable: true })
   requestId!: string | null;
 
@@ -104,6 +113,7 @@ export function toResponse(entry: AuditEntry): AuditEntryResponseDto {
     argumentsDigest: entry.argumentsDigest,
     arguments: entry.arguments,
     detail: entry.detail,
+    approval: entry.approval,
     requestId: entry.requestId,
     traceId: entry.traceId,
   };

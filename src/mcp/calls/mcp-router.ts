@@ -15,7 +15,7 @@ import { inSpan } from '../../observability/spans';
 import { McpApps } from '../apps/mcp-apps.service';
 import { JsonLimitError } from '../../common/json-walk';
 import { errorResponse, invalidParams, RpcError } from '../mcp-errors';
-import { type McpCall } from '../mcp-call';
+import { type McpCall, type Served } from '../mcp-call';
 import { discoverResult } from '../server-identity';
 import { Directories } from './directories.service';
 import { PromptCalls } from './prompt-calls';
@@ -129,7 +129,7 @@ export class McpRouter {
     request: JSONRPCRequest,
   ): Promise<JSONRPCResponse> {
     const started = performance.now();
-    const served = { gateway: '' };
+    const served: Served = { gateway: '' };
     let answer: JSONRPCResponse;
     try {
       const directory = await this.directory(call);
@@ -146,6 +146,7 @@ export class McpRouter {
       serverId: call.scope.kind === 'server' ? call.scope.serverId : null,
       clientName: call.clientInfo?.name ?? null,
       gateway: served.gateway,
+      approval: served.approval ?? null,
       durationMs,
       kept: this.config.audit.arguments,
     };
@@ -167,7 +168,7 @@ export class McpRouter {
     call: McpCall,
     directory: ScopeDirectory,
     request: JSONRPCRequest,
-    served: { gateway: string },
+    served: Served,
   ): Promise<Result> {
     const { params } = request;
     switch (request.method) {

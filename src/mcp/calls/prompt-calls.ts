@@ -6,7 +6,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { AppConfig } from '../../config/app-config';
 import { invalidParams } from '../mcp-errors';
-import { type McpCall, type UpstreamRef } from '../mcp-call';
+import { type McpCall, type UpstreamRef, type Served } from '../mcp-call';
 import { upstreamParams } from './upstream-params';
 import { paginate } from './paginate';
 import { InputRounds } from '../mrtr/input-rounds';
@@ -36,7 +36,7 @@ export class PromptCalls {
     call: McpCall,
     directory: ScopeDirectory,
     params: unknown,
-    served: { gateway: string },
+    served: Served,
   ): Promise<GetPromptResult> {
     const { name, arguments: args } = (params ?? {}) as { name?: unknown; arguments?: unknown };
     if (typeof name !== 'string') throw invalidParams('prompts/get needs a prompt name');
@@ -73,7 +73,7 @@ export class PromptCalls {
     call: McpCall,
     directory: ScopeDirectory,
     params: unknown,
-    served: { gateway: string },
+    served: Served,
   ): Promise<CompleteResult> {
     const { ref } = (params ?? {}) as { ref?: CompletionRef };
     let owner: UpstreamRef;

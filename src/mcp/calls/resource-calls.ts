@@ -9,7 +9,7 @@ import { AppConfig } from '../../config/app-config';
 import { type UpstreamConnection } from '../../upstream/upstream-connection';
 import { McpApps, resourceNotFound } from '../apps/mcp-apps.service';
 import { invalidParams } from '../mcp-errors';
-import { type McpCall } from '../mcp-call';
+import { type McpCall, type Served } from '../mcp-call';
 import { upstreamParams } from './upstream-params';
 import { InputRounds, isInputRequired } from '../mrtr/input-rounds';
 import { paginate } from './paginate';
@@ -69,7 +69,7 @@ export class ResourceCalls {
     call: McpCall,
     directory: ScopeDirectory,
     params: unknown,
-    served: { gateway: string },
+    served: Served,
   ): Promise<ReadResourceResult> {
     const uri = uriOf(params, 'resources/read');
     if (this.apps.owns(uri)) return this.readUi(call, directory, uri, served);
@@ -121,7 +121,7 @@ export class ResourceCalls {
     call: McpCall,
     directory: ScopeDirectory,
     uri: string,
-    served: { gateway: string },
+    served: Served,
   ): Promise<ReadResourceResult> {
     const plan = await this.apps.planRead(directory.tools, uri);
     if (plan.kind === 'built') return plan.result;

@@ -9,7 +9,7 @@ import { type RequestRoute } from '../../upstream/upstream-connection';
 import { McpApps } from '../apps/mcp-apps.service';
 import { invalidParams, unknownTool } from '../mcp-errors';
 import { ToolSearchService } from '../search/tool-search.service';
-import { type McpCall, type UpstreamRef } from '../mcp-call';
+import { type McpCall, type UpstreamRef, type Served } from '../mcp-call';
 import { upstreamParams } from './upstream-params';
 import { paginate } from './paginate';
 import { type ToolDirectory } from '../directory/tool-directory';
@@ -73,7 +73,7 @@ export class ToolCalls {
     directory: ToolDirectory,
     guard: ScopeGuard,
     params: unknown,
-    served: { gateway: string },
+    served: Served,
   ): Promise<Result> {
     const call = callParams(params);
     const route = routeTo(request);

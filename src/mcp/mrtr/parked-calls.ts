@@ -15,7 +15,8 @@ import { EventBus, type PorticoEvent } from '../../events/event-bus';
 import { ReplicaId } from '../../events/replica-id';
 import { type UpstreamAsk } from '../../upstream/upstream-connection';
 import { type Principal } from '../../auth/principal';
-import { errorResponse, invalidParams, RpcError } from '../mcp-errors';
+import { declaresCapability, requiredCapability } from '../client-capabilities';
+import { errorResponse, invalidParams, MISSING_CLIENT_CAPABILITY, RpcError } from '../mcp-errors';
 import { type McpScope, scopeKey } from '../mcp-scope';
 import {
   INVALID_REQUEST_STATE,
@@ -33,8 +34,6 @@ const OWNER_TAKES_WITHIN_MS = 5_000;
 const URL_ELICITATION_REQUIRED = -32042;
 /** URL elicitations one round carries at most. */
 const MAX_URL_ELICITATIONS = 16;
-/** A 2026-07-28 client's -32021: the request needs a capability the client did not declare. */
-const MISSING_CLIENT_CAPABILITY = -32021;
 
 /** What a call's answer goes to while it is waited for: a local stream, or a retry elsewhere. */
 interface Waiter {
@@ -42,32 +41,6 @@ interface Waiter {
   settle(response: JSONRPCResponse): void;
   /** The retry's request id: the answer goes out under it. */
   requestId: RequestId;
-}
-
-/** The capability a 2026-07-28 client must have declared for an upstream's request of this kind. */
-function requiredCapability(asked: UpstreamAsk): ClientCapabilities | null {
-  switch (asked.method) {
-    case 'elicitation/create':
-      return (asked.params as { mode?: unknown } | undefined)?.mode === 'url'
-        ? { elicitation: { url: {} } }
-        : { elicitation: {} };
-    case 'sampling/createMessage':
-      return { sampling: {} };
-    case 'roots/list':
-      return { roots: {} };
-    default:
-      return null;
-  }
-}
-
-function declares(declared: ClientCapabilities, required: ClientCapabilities): boolean {
-  if (required.sampling) return declared.sampling !== undefined;
-  if (required.roots) return declared.roots !== undefined;
-  const elicitation = declared.elicitation as { form?: unknown; url?: unknown } | undefined;
-  if (!elicitation) return false;
-  if ((required.elicitation as { url?: unknown }).url) return elicitation.url !== undefined;
-  // An empty elicitation capability is form mode (2025-11-25).
-  return elicitation.url === undefined || elicitation.form !== undefined;
 }
 
 /**
@@ -130,7 +103,7 @@ export class ParkedCall {
     if (this.settled || this.abort.signal.aborted)
       return Promise.reject(new RpcError(ProtocolErrorCode.InternalError, 'The call has ended'));
     const required = requiredCapability(asked);
-    if (!required || !declares(this.capabilities, required)) {
+    if (!required || !declaresCapability(this.capabilities, required)) {
       const error = new RpcError(
         MISSING_CLIENT_CAPABILITY,
         `The upstream asked for ${asked.method}, which this request's client capabilities do not declare`,
@@ -440,7 +413,7 @@ function urlRound(
   rerunState: () => string,
 ): JSONRPCResponse | null {
   if (!('error' in response) || response.error.code !== URL_ELICITATION_REQUIRED) return null;
-  if (!declares(declared, { elicitation: { url: {} } })) return null;
+  if (!declaresCapability(declared, { elicitation: { url: {} } })) return null;
   const elicitations = (response.error.data as { elicitations?: unknown } | undefined)
     ?.elicitations;
   if (!Array.isArray(elicitations) || elicitations.length === 0) return null;

@@ -1,0 +1,27 @@
+/** The policy that asks for a person's approval before a call goes upstream. */
+export interface ApprovalPolicy {
+  policy: { id: string; name: string };
+  /** The policy's own words for the person, shown above the call. */
+  message: string | null;
+  /** How long a yes may be remembered for this user and tool; 0: asked every time. */
+  rememberSeconds: number;
+}
+
+/**
+ * What became of an approval, as the call's audit entry keeps it: who answered, when, and what
+ * they were shown.
+ */
+export interface ApprovalRecord {
+  policy: { id: string; name: string };
+  /**
+   * - `approved`, `declined`: the person answered (`cancelled` when they dismissed the question);
+   * - `remembered`: an earlier yes, still valid, let the call through without asking;
+   * - `unavailable`: the client cannot be asked, so the call was refused.
+   */
+  outcome: 'approved' | 'declined' | 'cancelled' | 'remembered' | 'unavailable';
+  by: string;
+  at: string;
+  shown: string;
+  /** Until when the yes is remembered, when the person asked for it to be. */
+  rememberedUntil?: string;
+}
