@@ -60,8 +60,7 @@ export function pinSettingsOf(gateway: PinSettingsSource): PinSettings {
     holdFindings: (findings) =>
       threshold !== null &&
       findings.some(
-        (finding) =>
-          SEVERITY_RANK[finding.severity as FindingSeverity] <= SEVERITY_RANK[threshold],
+        (finding) => SEVERITY_RANK[finding.severity as FindingSeverity] <= SEVERITY_RANK[threshold],
       ),
   };
 }

@@ -132,12 +132,7 @@ export function planPins<T>(
   return plan;
 }
 
-function added(
-  hash: string,
-  findings: StoredFinding[],
-  settings: PinSettings,
-  now: Date,
-): Outcome {
+function added(hash: string, findings: StoredFinding[], settings: PinSettings, now: Date): Outcome {
   const reason = settings.holdFindings(findings)
     ? 'finding'
     : settings.mode === 'review'
@@ -172,7 +167,10 @@ function changed<T>(
     return {
       write: true,
       pin: {
-        ...pinOf(entry, release ? null : { ...quarantine, ...(flagged ? { reason: 'finding' } : {}) }),
+        ...pinOf(
+          entry,
+          release ? null : { ...quarantine, ...(flagged ? { reason: 'finding' } : {}) },
+        ),
         findings,
       },
       event: release ? 'released' : undefined,
