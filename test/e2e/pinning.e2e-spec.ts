@@ -1,7 +1,10 @@
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import request from 'supertest';
+import { DataSource } from 'typeorm';
 import { startMemberUpstream, type UpstreamMembers } from '../fixtures/member-upstream';
 import { echoTool, type UpstreamFixture } from '../fixtures/upstream-server';
+import { csrfOf, loginAgent } from '../support/admin-browser-session';
+import { tableOf, textOf } from '../support/html-text';
 import { connectClient } from '../support/mcp-client';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { createTeam, createUser } from '../support/identities';
@@ -409,5 +412,146 @@ describe('pinned definitions', () => {
     expect((theirQueue.body as { items: { id: string }[] }).items.map((i) => i.id)).not.toContain(
       own.id,
     );
+  });
+
+  it('shows the difference on the entry’s page and approves the hash shown there, all escaped', async () => {
+    const hostile = '<img src=x onerror=alert(1)>';
+    const fixture = await upstream('paged', {
+      tools: [echoTool('probe', 'paged', { description: 'Probes.\nSafely.' })],
+    });
+    const { agent, csrf } = await loginAgent(t.baseUrl);
+    await agent
+      .post('/admin/gateways')
+      .type('form')
+      .send({
+        _csrf: csrf,
+        name: 'Paged',
+        url: fixture.url,
+        transport: 'streamable-http',
+        authType: 'none',
+        pinning: 'first-sight',
+        quarantineOnFinding: 'high',
+      })
+      .expect(303);
+    const page = await t.api().get('/api/v1/gateways').query({ limit: 500 }).expect(200);
+    const gateway = (
+      page.body as { items: { id: string; name: string; pinning: string }[] }
+    ).items.find((item) => item.name === 'Paged')!;
+    expect(gateway).toMatchObject({ pinning: 'first-sight', quarantineOnFinding: 'high' });
+
+    fixture.setTool(
+      echoTool('probe', 'paged', {
+        description: `Probes.\n${hostile}`,
+        inputSchema: { type: 'object', properties: { depth: { type: 'integer' } } },
+      }),
+    );
+    const synced = await agent
+      .post(`/admin/gateways/${gateway.id}/sync`)
+      .type('form')
+      .send({ _csrf: csrf })
+      .expect(303);
+    const gatewayPage = await agent.get(synced.headers.location as string).expect(200);
+    expect(textOf(gatewayPage.text)).toContain('1 quarantined');
+    expect(textOf(gatewayPage.text)).toContain(
+      'Quarantined: held back until an operator approves (1)',
+    );
+    expect(gatewayPage.text).toContain('id="pin-all"');
+    const nav = /id="nav-quarantine"[^>]*>([\s\S]*?)<\/a>/.exec(gatewayPage.text)![1]!;
+    expect(Number(textOf(nav).replace('Quarantine', '').trim())).toBeGreaterThanOrEqual(1);
+
+    const queue = await agent.get(`/admin/quarantine?gatewayId=${gateway.id}`).expect(200);
+    const rows = tableOf(queue.text, 'quarantine').rows;
+    expect(rows).toEqual([
+      [
+        '1',
+        'Tool',
+        'paged-probe',
+        'paged',
+        'changed',
+        expect.stringMatching(/UTC$/) as string,
+        'A changed definition (the pinned one is still stored)',
+        '0',
+      ],
+    ]);
+    const tool = await toolOf(gateway.id, 'probe');
+    await t.app.get(DataSource).query('UPDATE tool SET findings = $1 WHERE id = $2', [
+      JSON.stringify([
+        {
+          rule: 'html-in-description',
+          severity: 'high',
+          field: 'description',
+          message: 'markup in a description',
+          excerpt: hostile,
+        },
+      ]),
+      tool.id,
+    ]);
+    const heldHash = tool.pin.quarantine!.heldHash!;
+    const detail = await agent.get(`/admin/tools/${tool.id}`).expect(200);
+    expect(detail.text).not.toContain(hostile);
+    expect(detail.text).toContain('&lt;img src&#x3D;x onerror&#x3D;alert(1)&gt;');
+    const diff = /<section class="field-diff" aria-label="description">([\s\S]*?)<\/section>/.exec(
+      detail.text,
+    )![1]!;
+    expect(textOf(diff)).toBe(`description Changed Probes. - Safely. + ${hostile}`);
+    expect(diff).toContain('<span class="line-same">  Probes.</span>');
+    expect(diff).toContain('<span class="line-removed">- Safely.</span>');
+    const schema =
+      /<section class="field-diff" aria-label="inputSchema">([\s\S]*?)<\/section>/.exec(
+        detail.text,
+      )![1]!;
+    expect(textOf(schema)).toContain('+ "depth": {');
+    expect(tableOf(detail.text, 'findings').rows).toEqual([
+      ['1', 'html-in-description', 'high', 'description', 'markup in a description', hostile],
+    ]);
+    const approveForm =
+      /<form method="post" action="([^"]+\/approve)">[\s\S]*?name="hash" value="([0-9a-f]+)"/.exec(
+        detail.text,
+      )!;
+    expect(approveForm[1]).toBe(`/admin/pins/tool/${tool.id}/approve`);
+    expect(approveForm[2]).toBe(heldHash);
+
+    // A hash the page did not show is refused, and the entry stays held.
+    const stale = await agent
+      .post(approveForm[1]!)
+      .type('form')
+      .send({ _csrf: csrfOf(detail.text), hash: tool.pin.contentHash })
+      .expect(303);
+    const refused = await agent.get(stale.headers.location as string).expect(200);
+    expect(textOf(refused.text)).toContain('changed since you reviewed it');
+    expect(refused.text).toContain('id="quarantine-note"');
+    await agent
+      .post(`/admin/pins/tool/${tool.id}/approve`)
+      .type('form')
+      .send({ _csrf: csrf })
+      .expect(303);
+
+    const approved = await agent
+      .post(approveForm[1]!)
+      .type('form')
+      .send({ _csrf: csrf, hash: heldHash })
+      .expect(303)
+      .expect('Location', `/admin/tools/${tool.id}`);
+    const after = await agent.get(approved.headers.location as string).expect(200);
+    expect(textOf(after.text)).toContain('Approved: the definition is pinned and served.');
+    expect(after.text).not.toContain('id="quarantine-note"');
+    expect(after.text).toContain('id="unpin"');
+    expect((await toolOf(gateway.id, 'probe')).pin).toMatchObject({
+      pinnedHash: heldHash,
+      quarantine: null,
+    });
+    const approvals = await audit({ action: 'pin.approve', gateway: 'paged' }, 1);
+    expect(approvals[0]).toMatchObject({ username: 'admin', target: 'paged-probe' });
+
+    const pinned = await agent
+      .post(`/admin/gateways/${gateway.id}/pin`)
+      .type('form')
+      .send({ _csrf: csrf })
+      .expect(303);
+    expect(textOf((await agent.get(pinned.headers.location as string)).text)).toContain(
+      "Pinned the definitions of 'Paged': 0 tools",
+    );
+    const dashboard = await agent.get('/admin').expect(200);
+    expect(dashboard.text).toMatch(/id="count-quarantined">\d+</);
   });
 });
