@@ -12,6 +12,7 @@ import { HealthModule } from './health/health.module';
 import { McpModule } from './mcp/mcp.module';
 import { OAuthModule } from './oauth/oauth.module';
 import { loggingModule } from './observability/logging';
+import { PinningModule } from './pinning/pinning.module';
 import { PromptsModule } from './prompts/prompts.module';
 import { ResourcesModule } from './resources/resources.module';
 import { ServersModule } from './servers/servers.module';
@@ -46,6 +47,7 @@ export class AppModule {
         ToolsModule,
         ResourcesModule,
         PromptsModule,
+        PinningModule,
         ServersModule,
         PoliciesModule,
         RateLimitsModule,

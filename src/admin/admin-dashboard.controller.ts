@@ -4,6 +4,7 @@ import { AuditStats } from '../audit/audit-stats';
 import { MinRole } from '../auth/auth.decorators';
 import { roleAtLeast } from '../auth/roles';
 import { AppConfig } from '../config/app-config';
+import { QuarantineQuery } from '../pinning/quarantine.query';
 import { ToolsService } from '../tools/tools.service';
 import { AdminCatalog } from './admin-catalog';
 import { AdminController } from './admin-controller.decorator';
@@ -23,6 +24,7 @@ export class AdminDashboardController {
     private readonly config: AppConfig,
     private readonly pages: AdminPages,
     private readonly stats: AuditStats,
+    private readonly quarantine: QuarantineQuery,
   ) {}
 
   /** Members see their servers and how to connect; operators and admins their catalogue too. */
@@ -49,6 +51,7 @@ export class AdminDashboardController {
         gateways: gateways.length,
         activeGateways: gateways.filter((gateway) => gateway.enabled).length,
         tools: tools.total,
+        quarantined: operator ? await this.quarantine.count(scope) : 0,
         servers: servers.length,
       },
       unhealthy: gateways.filter(

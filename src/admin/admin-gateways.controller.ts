@@ -9,6 +9,8 @@ import { type GatewayResponseDto } from '../gateways/dto/gateway-response.dto';
 import { GatewayUpdateDto } from '../gateways/dto/gateway-update.dto';
 import { GatewaysService } from '../gateways/gateways.service';
 import { type SyncReport } from '../sync/sync-report';
+import { PinsService } from '../pinning/pins.service';
+import { QuarantineQuery } from '../pinning/quarantine.query';
 import { PromptsService } from '../prompts/prompts.service';
 import { ResourcesService } from '../resources/resources.service';
 import { SyncService } from '../sync/sync.service';
@@ -22,12 +24,14 @@ import { type FormErrors, formErrors } from './form-errors';
 import { submitForm } from './form-submission';
 import {
   authOptions,
+  findingOptions,
   GATEWAY_FIELD_ALIASES,
   gatewayFormOf,
   gatewayFormValues,
   type GatewayFormValues,
   gatewayInput,
   oauthModeOptions,
+  pinningOptions,
   TRANSPORT_OPTIONS,
 } from './gateway-form';
 import { safeNext } from './login-redirect';
@@ -48,6 +52,8 @@ export class AdminGatewaysController {
     private readonly pages: AdminPages,
     private readonly teams: TeamsService,
     private readonly config: AppConfig,
+    private readonly pins: PinsService,
+    private readonly quarantine: QuarantineQuery,
   ) {}
 
   @Get()
@@ -84,6 +90,8 @@ export class AdminGatewaysController {
       command: '',
       args: '',
       cwd: '',
+      pinning: 'off',
+      quarantineOnFinding: '',
     });
   }
 
@@ -137,6 +145,7 @@ export class AdminGatewaysController {
         prompts: (await this.prompts.list(count, scope)).total,
         resources: (await this.resources.list(count, scope)).total,
         resourceTemplates: (await this.resources.listTemplates(count, scope)).total,
+        quarantined: await this.quarantine.count(scope, id),
       },
       report: syncReportView(gateway.lastSyncReport),
       processes: gateway.transport === 'stdio' ? await this.gateways.processes(id, scope) : null,
@@ -235,6 +244,21 @@ export class AdminGatewaysController {
     });
   }
 
+  /** `POST /api/v1/gateways/:id/pin`: every definition not waiting for review is pinned. */
+  @Post(':id/pin')
+  async pinAll(
+    @Req() request: Request,
+    @Res() response: Response,
+    @UuidParam() id: string,
+  ): Promise<void> {
+    const gateway = await this.manageable(request, id);
+    const pinned = await this.pins.pinGateway(id, pageScope(request), request.principal!);
+    this.pages.redirect(request, response, `/admin/gateways/${id}`, {
+      kind: 'success',
+      text: `Pinned the definitions of '${gateway.name}': ${plural(pinned.tools, 'tool')}, ${plural(pinned.prompts, 'prompt')}, ${plural(pinned.resourceTemplates, 'resource template')} newly pinned.`,
+    });
+  }
+
   @Get(':id/delete')
   async confirmDelete(
     @Req() request: Request,
@@ -309,6 +333,8 @@ export class AdminGatewaysController {
         })),
         authOptions: authOptions(editing, values.authType),
         oauthModes: oauthModeOptions(values.oauthMode),
+        pinningModes: pinningOptions(values.pinning),
+        findingThresholds: findingOptions(values.quarantineOnFinding),
         stdio: {
           commands: this.config.stdioCommands.join(', '),
           admin: pageScope(request).everything,

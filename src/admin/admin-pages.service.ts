@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { type Request, type Response } from 'express';
 import { AdminSessionService } from '../auth/admin-session.service';
 import { roleAtLeast } from '../auth/roles';
+import { TeamScope } from '../auth/team-scope';
+import { QuarantineQuery } from '../pinning/quarantine.query';
 import { type Flash, FlashMessages } from './flash.service';
 
 /** The sections of the navigation; a page names the one it belongs to. */
@@ -17,6 +19,7 @@ export type AdminSection =
   | 'teams'
   | 'rate-limits'
   | 'audit'
+  | 'quarantine'
   | 'connections'
   | 'login'
   | 'consent'
@@ -34,6 +37,7 @@ export class AdminPages {
   constructor(
     private readonly sessions: AdminSessionService,
     private readonly flash: FlashMessages,
+    private readonly quarantine: QuarantineQuery,
   ) {}
 
   async render(
@@ -45,6 +49,7 @@ export class AdminPages {
   ): Promise<void> {
     const session = request.adminSession;
     const principal = session ? request.principal : undefined;
+    const operator = principal !== undefined && roleAtLeast(principal.role, 'operator');
     const locals = {
       csrfToken: session ? this.sessions.csrfToken(session.sid) : undefined,
       ...model,
@@ -52,8 +57,10 @@ export class AdminPages {
         ? {
             username: principal.name,
             role: principal.role,
-            operator: roleAtLeast(principal.role, 'operator'),
+            operator,
             isAdmin: principal.role === 'admin',
+            // What waits for an operator's decision, in the navigation of every page.
+            quarantined: operator ? await this.quarantine.count(TeamScope.of(principal)) : 0,
           }
         : null,
       flash: this.flash.take(request, response),

@@ -3,6 +3,7 @@ import { type Request, type Response } from 'express';
 import { MinRole } from '../auth/auth.decorators';
 import { UuidParam } from '../common/uuid-param';
 import { GatewaysService } from '../gateways/gateways.service';
+import { PinsService } from '../pinning/pins.service';
 import { PromptListQueryDto } from '../prompts/dto/prompt-list-query.dto';
 import { type PromptResponseDto } from '../prompts/dto/prompt-response.dto';
 import { PromptUpdateDto } from '../prompts/dto/prompt-update.dto';
@@ -15,6 +16,7 @@ import { type FormErrors } from './form-errors';
 import { submitForm } from './form-submission';
 import { listFilter } from './list-filter';
 import { hrefWith, offsetOf, PAGE_SIZE, pageNumber, pager } from './pagination';
+import { pinView } from './pin-view';
 import { pageGateway, pageScope } from './team-field';
 
 /**
@@ -29,6 +31,7 @@ export class AdminPromptsController {
     private readonly gateways: GatewaysService,
     private readonly catalog: AdminCatalog,
     private readonly pages: AdminPages,
+    private readonly pins: PinsService,
   ) {}
 
   /** The REST list with its filters; `?page=N` pages it 25 at a time. */
@@ -119,6 +122,11 @@ export class AdminPromptsController {
         section: 'prompts',
         prompt,
         ...(await pageGateway(this.gateways, request, prompt.gatewayId)),
+        pin: pinView(
+          'prompt',
+          prompt.id,
+          await this.pins.review('prompt', prompt.id, pageScope(request)),
+        ),
         settingsError: errors?.message ?? null,
       },
       errors?.status ?? 200,

@@ -1,3 +1,4 @@
+import { PinsService } from '../pinning/pins.service';
 import { Body, Get, Post, Query, Req, Res } from '@nestjs/common';
 import { type Request, type Response } from 'express';
 import { MinRole } from '../auth/auth.decorators';
@@ -18,6 +19,7 @@ import { type FormErrors } from './form-errors';
 import { submitForm } from './form-submission';
 import { listFilter } from './list-filter';
 import { hrefWith, offsetOf, PAGE_SIZE, pageNumber, pager } from './pagination';
+import { pinView } from './pin-view';
 import { pageGateway, pageScope } from './team-field';
 
 /**
@@ -32,6 +34,7 @@ export class AdminResourcesController {
     private readonly gateways: GatewaysService,
     private readonly catalog: AdminCatalog,
     private readonly pages: AdminPages,
+    private readonly pins: PinsService,
   ) {}
 
   /** Both lists under one filter, each paged on its own (`?page=N`, `?templatesPage=N`). */
@@ -194,6 +197,11 @@ export class AdminResourcesController {
         section: 'resources',
         template,
         ...(await pageGateway(this.gateways, request, template.gatewayId)),
+        pin: pinView(
+          'resource-template',
+          template.id,
+          await this.pins.review('resource-template', template.id, pageScope(request)),
+        ),
         settingsError: errors?.message ?? null,
       },
       errors?.status ?? 200,

@@ -4,6 +4,7 @@ import { type Request, type Response } from 'express';
 import { type Page } from '../common/page.dto';
 import { UuidParam } from '../common/uuid-param';
 import { GatewaysService } from '../gateways/gateways.service';
+import { PinsService } from '../pinning/pins.service';
 import { ToolInvokeDto } from '../tools/dto/tool-invoke.dto';
 import { ToolListQueryDto } from '../tools/dto/tool-list-query.dto';
 import { type ToolResponseDto } from '../tools/dto/tool-response.dto';
@@ -14,6 +15,7 @@ import { AdminCatalog } from './admin-catalog';
 import { AdminController } from './admin-controller.decorator';
 import { AdminPages } from './admin-pages.service';
 import { ASK_LIMIT, AdminToolSearch } from './admin-tool-search';
+import { pinView } from './pin-view';
 import { pageGateway, pageScope } from './team-field';
 import { type FormBody, formCheckbox, formField } from './form-body';
 import { type FormErrors } from './form-errors';
@@ -41,6 +43,7 @@ export class AdminToolsController {
     private readonly catalog: AdminCatalog,
     private readonly pages: AdminPages,
     private readonly toolSearch: AdminToolSearch,
+    private readonly pins: PinsService,
   ) {}
 
   /**
@@ -199,6 +202,7 @@ export class AdminToolsController {
         section: 'tools',
         tool,
         ...(await pageGateway(this.gateways, request, tool.gatewayId)),
+        pin: pinView('tool', tool.id, await this.pins.review('tool', tool.id, pageScope(request))),
         settingsError: outcome.settings?.message ?? null,
         invoke: outcome.invoke ?? { arguments: argumentsTemplate(tool.inputSchema) },
       },

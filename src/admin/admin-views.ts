@@ -40,7 +40,9 @@ export function createViewEngine(viewsDir: string): typeof Handlebars {
     json: (value: unknown) => prettyJson(value),
     time: (value: string | null) => formatTime(value),
     longName: (name: string) => isLongToolName(name),
-    plural: (count: number, singular: string) => plural(count, singular),
+    // An optional third argument is the plural form; Handlebars' options object comes last.
+    plural: (count: number, singular: string, pluralForm: unknown) =>
+      plural(count, singular, typeof pluralForm === 'string' ? pluralForm : undefined),
     eq: (a: unknown, b: unknown) => a === b,
     mebibytes: (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`,
     // The last argument is Handlebars' options object.

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { GatewaysModule } from '../gateways/gateways.module';
 import { McpModule } from '../mcp/mcp.module';
+import { PinningModule } from '../pinning/pinning.module';
 import { PromptsModule } from '../prompts/prompts.module';
 import { ResourcesModule } from '../resources/resources.module';
 import { TeamsModule } from '../teams/teams.module';
@@ -19,6 +20,7 @@ import { AdminLoginController } from './admin-login.controller';
 import { AdminNotFoundController } from './admin-not-found.controller';
 import { AdminPages } from './admin-pages.service';
 import { AdminPromptsController } from './admin-prompts.controller';
+import { AdminQuarantineController } from './admin-quarantine.controller';
 import { AdminRateLimitsController } from './admin-rate-limits.controller';
 import { RateLimitsModule } from '../rate-limits/rate-limits.module';
 import { PoliciesModule } from '../policies/policies.module';
@@ -41,6 +43,7 @@ import { ServerPickersBuilder } from './server-pickers';
     ToolsModule,
     ResourcesModule,
     PromptsModule,
+    PinningModule,
     ServersModule,
     SyncModule,
     McpModule,
@@ -64,6 +67,7 @@ import { ServerPickersBuilder } from './server-pickers';
     AdminRateLimitsController,
     AdminSsoController,
     AdminAuditController,
+    AdminQuarantineController,
     AdminConnectionsController,
     AdminNotFoundController,
   ],

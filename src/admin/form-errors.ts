@@ -5,6 +5,7 @@ import { type DomainErrorCode, statusOf } from '../common/problem.filter';
 import { ConfigDocumentErrorCode } from '../config-as-code/config-document.exception';
 import { RequestValidationException } from '../common/request-validation.exception';
 import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';
+import { PinErrorCode, PinException } from '../pinning/pin.exception';
 import { PromptErrorCode, PromptException } from '../prompts/prompt.exception';
 import { ResourceErrorCode, ResourceException } from '../resources/resource.exception';
 import { ServerErrorCode, ServerException } from '../servers/server.exception';
@@ -71,6 +72,8 @@ export function fieldOfCode(code: DomainErrorCode): string | null {
     case ToolErrorCode.NotFound:
     case ToolErrorCode.Disabled:
     case ToolErrorCode.Quarantined:
+    case PinErrorCode.Stale:
+    case PinErrorCode.Quarantined:
     case ToolErrorCode.UpstreamUnavailable:
     case ToolErrorCode.UpstreamRefused:
     case ResourceErrorCode.NotFound:
@@ -127,6 +130,7 @@ export function formErrors(
     error instanceof ToolException ||
     error instanceof ResourceException ||
     error instanceof PromptException ||
+    error instanceof PinException ||
     error instanceof AuthException ||
     error instanceof UserException ||
     error instanceof TeamException ||

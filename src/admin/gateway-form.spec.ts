@@ -19,9 +19,23 @@ describe('gateway form', () => {
       name: 'Gateway 1',
       url: 'http://127.0.0.1:8001/mcp',
       transport: 'sse',
+      pinning: 'off',
+      quarantineOnFinding: null,
       auth: { type: 'bearer', token: 's3cret' },
     });
     await expect(validateDto(GatewayCreateDto, input)).resolves.toBeInstanceOf(GatewayCreateDto);
+  });
+
+  it('sends the pinning mode and the finding threshold, none for an empty choice', async () => {
+    const fields = { name: 'G', url: 'http://h/mcp', authType: 'none' };
+    const pinned = gatewayInput(
+      { ...fields, pinning: 'review', quarantineOnFinding: 'medium' },
+      false,
+    ).input;
+    expect(pinned).toMatchObject({ pinning: 'review', quarantineOnFinding: 'medium' });
+    await expect(validateDto(GatewayCreateDto, pinned)).resolves.toBeInstanceOf(GatewayCreateDto);
+    const bad = gatewayInput({ ...fields, pinning: 'always', quarantineOnFinding: 'x' }, false);
+    await expect(validateDto(GatewayCreateDto, bad.input)).rejects.toThrow();
   });
 
   it('turns the OAuth fields into the REST auth, leaving out what is blank', async () => {
@@ -96,6 +110,8 @@ describe('gateway form', () => {
     expect(input).toEqual({
       name: 'Files',
       transport: 'stdio',
+      pinning: 'off',
+      quarantineOnFinding: null,
       command: 'npx',
       args: ['-y', '@modelcontextprotocol/server-filesystem', '/srv/data with space'],
       cwd: '/srv',

@@ -5,6 +5,7 @@ import {
   type GatewayAuthType,
   OAUTH_MODES,
 } from '../gateways/gateway.entity';
+import { FINDING_SEVERITIES, PINNING_MODES } from '../pinning/definition-pin';
 import { type FormBody, formField, formLines } from './form-body';
 
 /** On the edit form, 'keep' leaves the stored credentials as they are. */
@@ -27,6 +28,9 @@ export interface GatewayFormValues {
   command: string;
   args: string;
   cwd: string;
+  /** How definitions are pinned, and the finding severity that holds one back ('' for none). */
+  pinning: string;
+  quarantineOnFinding: string;
 }
 
 /** DTO paths that the form shows under other names. */
@@ -98,6 +102,8 @@ export function gatewayFormValues(body: FormBody): GatewayFormValues {
     command: formField(body, 'command'),
     args: formField(body, 'args'),
     cwd: formField(body, 'cwd'),
+    pinning: formField(body, 'pinning') || 'off',
+    quarantineOnFinding: formField(body, 'quarantineOnFinding'),
   };
 }
 
@@ -113,7 +119,40 @@ export function gatewayFormOf(gateway: GatewayResponseDto): GatewayFormValues {
     command: gateway.command ?? '',
     args: (gateway.args ?? []).join('\n'),
     cwd: gateway.cwd ?? '',
+    pinning: gateway.pinning,
+    quarantineOnFinding: gateway.quarantineOnFinding ?? '',
   };
+}
+
+const PINNING_LABELS: Record<(typeof PINNING_MODES)[number], string> = {
+  off: 'Off: serve changes at once (entries pinned by hand excepted)',
+  'first-sight': 'On first sight: pin what is synced; hold later changes for approval',
+  review: 'Review: hold new entries and changes for approval',
+};
+
+export function pinningOptions(selected: string) {
+  return PINNING_MODES.map((value) => ({
+    value,
+    label: PINNING_LABELS[value],
+    selected: value === selected,
+  }));
+}
+
+const FINDING_LABELS: Record<(typeof FINDING_SEVERITIES)[number], string> = {
+  high: 'High findings',
+  medium: 'Medium or high findings',
+  low: 'Any finding',
+};
+
+export function findingOptions(selected: string) {
+  return [
+    { value: '', label: 'Never: show findings, hold nothing back', selected: selected === '' },
+    ...FINDING_SEVERITIES.map((value) => ({
+      value,
+      label: FINDING_LABELS[value],
+      selected: value === selected,
+    })),
+  ];
 }
 
 /** `NAME=value` lines as an environment; the DTO then applies the API's rules. */
@@ -182,6 +221,8 @@ export function gatewayInput(
     name: values.name.trim(),
     url: values.url.trim(),
     transport: values.transport,
+    pinning: values.pinning,
+    quarantineOnFinding: values.quarantineOnFinding === '' ? null : values.quarantineOnFinding,
   };
   const errors: Record<string, string> = {};
   switch (values.authType) {

@@ -35,6 +35,28 @@ describe('syncReportView', () => {
     expect(syncReportView(null)).toBeNull();
   });
 
+  it('counts what pins held back and released, and the findings', () => {
+    const view = syncReportView({
+      added: ['n'],
+      updated: [],
+      removed: [],
+      unchanged: 2,
+      conflicts: [],
+      quarantined: ['n', 'c'],
+      released: ['r'],
+      findings: [{ name: 'n', rule: 'hidden-text', severity: 'high', field: 'description' }],
+    });
+    expect(view).toMatchObject({
+      quarantined: ['n', 'c'],
+      released: ['r'],
+      findings: [{ name: 'n', rule: 'hidden-text' }],
+      summary: '1 added, 0 updated, 0 removed, 2 unchanged, 2 quarantined, 1 released, 1 finding',
+    });
+    expect(
+      syncReportView({ added: [], updated: [], removed: [], unchanged: 0, conflicts: [] }),
+    ).toMatchObject({ quarantined: [], released: [], findings: [] });
+  });
+
   it('adds a section for each other list the upstream offers, in a fixed order', () => {
     const list = (added: string[]) => ({
       added,

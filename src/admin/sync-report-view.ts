@@ -1,3 +1,4 @@
+import { type ReportedFinding } from '../pinning/pin-plan';
 import { type SyncConflict, type SyncListReport, type SyncReport } from '../sync/sync-report';
 import { plural } from './view-helpers';
 
@@ -8,6 +9,10 @@ export interface SyncListView {
   unchanged: number;
   conflicts: SyncConflict[];
   warnings: SyncConflict[];
+  /** Held back from clients by pins until approved, and let through again. */
+  quarantined: string[];
+  released: string[];
+  findings: ReportedFinding[];
   changed: boolean;
   /** One line, such as "2 added, 1 updated, 0 removed, 5 unchanged, 1 conflict". */
   summary: string;
@@ -59,6 +64,12 @@ function listView(report: SyncListReport): SyncListView {
   ];
   if (report.conflicts.length > 0) parts.push(plural(report.conflicts.length, 'conflict'));
   if (warnings.length > 0) parts.push(plural(warnings.length, 'warning'));
+  const quarantined = report.quarantined ?? [];
+  const released = report.released ?? [];
+  const findings = report.findings ?? [];
+  if (quarantined.length > 0) parts.push(`${quarantined.length} quarantined`);
+  if (released.length > 0) parts.push(`${released.length} released`);
+  if (findings.length > 0) parts.push(plural(findings.length, 'finding'));
   return {
     added: report.added,
     updated: report.updated,
@@ -66,6 +77,9 @@ function listView(report: SyncListReport): SyncListView {
     unchanged: report.unchanged,
     conflicts: report.conflicts,
     warnings,
+    quarantined,
+    released,
+    findings,
     changed: report.added.length + report.updated.length + report.removed.length > 0,
     summary: parts.join(', '),
   };

@@ -16,6 +16,7 @@ import {
   ConfigDocumentException,
 } from '../config-as-code/config-document.exception';
 import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';
+import { PinErrorCode, PinException } from '../pinning/pin.exception';
 import { PromptErrorCode, PromptException } from '../prompts/prompt.exception';
 import { ResourceErrorCode, ResourceException } from '../resources/resource.exception';
 import { ServerErrorCode, ServerException } from '../servers/server.exception';
@@ -37,6 +38,7 @@ export type DomainErrorCode =
   | ToolErrorCode
   | ResourceErrorCode
   | PromptErrorCode
+  | PinErrorCode
   | ServerErrorCode
   | AuthErrorCode
   | UserErrorCode
@@ -73,6 +75,8 @@ export function statusOf(code: DomainErrorCode): number {
     case GatewayErrorCode.SyncSuperseded:
     case ToolErrorCode.Disabled:
     case ToolErrorCode.Quarantined:
+    case PinErrorCode.Stale:
+    case PinErrorCode.Quarantined:
     case ServerErrorCode.NameTaken:
     case UserErrorCode.UsernameTaken:
     case UserErrorCode.BreakGlass:
@@ -141,6 +145,7 @@ export function toProblem(error: unknown): Problem {
     error instanceof ToolException ||
     error instanceof ResourceException ||
     error instanceof PromptException ||
+    error instanceof PinException ||
     error instanceof ServerException ||
     error instanceof AuthException ||
     error instanceof UserException ||

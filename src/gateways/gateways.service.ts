@@ -14,6 +14,7 @@ import { Server } from '../servers/server.entity';
 import { SyncService } from '../sync/sync.service';
 import { TeamsService } from '../teams/teams.service';
 import { TOOL_NAME_MAX_LENGTH } from '../tools/tool-name';
+import { pinAllOf } from '../pinning/pin-all';
 import { Prompt } from '../prompts/prompt.entity';
 import { ResourceTemplate } from '../resources/resource-template.entity';
 import { Resource } from '../resources/resource.entity';
@@ -169,6 +170,8 @@ export class GatewaysService {
           slug,
           ...transport,
           teamId,
+          pinning: dto.pinning ?? 'off',
+          quarantineOnFinding: dto.quarantineOnFinding ?? null,
           ...this.sealAuth(dto.auth),
         }),
       );
@@ -201,12 +204,20 @@ export class GatewaysService {
         (transport.url !== gateway.url || (dto.auth !== undefined && dto.auth.type !== 'oauth'))
       )
         await this.oauth.forgetGateway(em, gateway.id);
+      // Pinning switched on: what is served now is what later changes are compared with.
+      if (gateway.pinning === 'off' && dto.pinning !== undefined && dto.pinning !== 'off')
+        await pinAllOf(em, gateway.id);
       const before = upstreamFingerprint(gateway);
       Object.assign(gateway, {
         name: dto.name ?? gateway.name,
         slug,
         ...transport,
         teamId: dto.teamId === undefined ? gateway.teamId : dto.teamId,
+        pinning: dto.pinning ?? gateway.pinning,
+        quarantineOnFinding:
+          dto.quarantineOnFinding === undefined
+            ? gateway.quarantineOnFinding
+            : dto.quarantineOnFinding,
         ...(dto.auth === undefined ? {} : this.sealAuth(dto.auth)),
       });
       reconnect = upstreamFingerprint(gateway) !== before;
@@ -295,6 +306,8 @@ export class GatewaysService {
       circuit: { ...circuit, retryAt: circuit.retryAt?.toISOString() ?? null },
       load: { inFlight, queued },
       toolCount,
+      pinning: gateway.pinning,
+      quarantineOnFinding: gateway.quarantineOnFinding,
       createdAt: gateway.createdAt.toISOString(),
       updatedAt: gateway.updatedAt.toISOString(),
     };

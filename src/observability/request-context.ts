@@ -47,6 +47,15 @@ export function currentContext(): Readonly<RequestContext> | null {
   return storage.getStore() ?? null;
 }
 
+/**
+ * Runs `work` outside the request being served: what it records in the audit trail is its own,
+ * not the request's (a sync that a request started audits what it held back, and the request is
+ * still recorded as itself).
+ */
+export function outsideRequest<T>(work: () => T): T {
+  return storage.exit(work);
+}
+
 /** The trace id of the active span; null when tracing is off (the API's no-op span). */
 export function currentTraceId(): string | null {
   const context = trace.getActiveSpan()?.spanContext();

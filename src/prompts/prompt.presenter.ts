@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { pinStateOf } from '../pinning/pin-response';
 import { ToolNameQuery } from '../tools/tool-name.query';
 import { type PromptResponseDto } from './dto/prompt-response.dto';
 import { type Prompt } from './prompt.entity';
@@ -20,6 +21,7 @@ export class PromptPresenter {
       gatewayId: prompt.gatewayId,
       gatewaySlug: prompt.gatewaySlug,
       enabled: prompt.enabled,
+      pin: pinStateOf(prompt),
       createdAt: prompt.createdAt.toISOString(),
       updatedAt: prompt.updatedAt.toISOString(),
     };

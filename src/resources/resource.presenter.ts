@@ -2,6 +2,7 @@ import {
   type ResourceResponseDto,
   type ResourceTemplateResponseDto,
 } from './dto/resource-response.dto';
+import { pinStateOf } from '../pinning/pin-response';
 import { virtualUri } from './resource-uri';
 import { type ResourceTemplate } from './resource-template.entity';
 import { type Resource } from './resource.entity';
@@ -22,6 +23,7 @@ export function resourceTemplateResponse(template: ResourceTemplate): ResourceTe
     ...common(template),
     uriTemplate: virtualUri(template.gatewaySlug, template.uriTemplate),
     originalUriTemplate: template.uriTemplate,
+    pin: pinStateOf(template),
   };
 }
 

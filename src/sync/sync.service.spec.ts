@@ -1,4 +1,6 @@
 import { type DataSource } from 'typeorm';
+import { type AuditTrail } from '../audit/audit-trail.service';
+import { type ToolNameQuery } from '../tools/tool-name.query';
 import { type EventBus } from '../events/event-bus';
 import { type Gateway } from '../gateways/gateway.entity';
 import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';
@@ -30,6 +32,8 @@ function syncService(outcomes: (Error | null)[]) {
     applier as unknown as SyncApplier,
     { publish: () => Promise.resolve() } as unknown as EventBus,
     { syncs: { inc: () => undefined } } as unknown as Metrics,
+    { record: () => undefined } as unknown as AuditTrail,
+    { name: (slug: string, name: string) => `${slug}-${name}` } as unknown as ToolNameQuery,
   );
   return { service, applied };
 }

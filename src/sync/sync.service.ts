@@ -1,9 +1,12 @@
 import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { setTimeout as delay } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
+import { AuditTrail } from '../audit/audit-trail.service';
 import { EventBus } from '../events/event-bus';
 import { Metrics } from '../health/metrics';
 import { Gateway } from '../gateways/gateway.entity';
+import { recordSyncPins } from '../pinning/sync-pin-audit';
+import { ToolNameQuery } from '../tools/tool-name.query';
 import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';
 import { UpstreamFailure, upstreamFailure, UpstreamIncompatible } from '../upstream/upstream-error';
 import { upstreamFingerprint } from '../upstream/upstream-target';
@@ -40,6 +43,8 @@ export class SyncService implements OnModuleDestroy {
     private readonly applier: SyncApplier,
     private readonly events: EventBus,
     private readonly metrics: Metrics,
+    private readonly audit: AuditTrail,
+    private readonly names: ToolNameQuery,
   ) {}
 
   /** Syncs now, after any sync of this gateway already running here; throws coded errors. */
@@ -144,6 +149,8 @@ export class SyncService implements OnModuleDestroy {
       upstream,
     );
     this.metrics.syncs.inc({ outcome: changed ? 'changed' : 'unchanged' });
+    if (changed)
+      await recordSyncPins(this.audit, this.dataSource.manager, this.names, gateway, report);
     if (changed) await this.events.publish({ type: 'catalog.changed', gatewayIds: [gatewayId] });
     return report;
   }

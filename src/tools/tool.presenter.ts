@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { type Tool as McpTool } from '@modelcontextprotocol/server';
+import { pinStateOf } from '../pinning/pin-response';
 import { type ToolResponseDto } from './dto/tool-response.dto';
 import { hashedBackendName } from './tool-hash';
 import { ToolNameQuery } from './tool-name.query';
@@ -28,6 +29,7 @@ export class ToolPresenter {
       visibility: toolVisibility(tool.meta),
       toolHash: tool.toolHash,
       enabled: tool.enabled,
+      pin: pinStateOf(tool),
       appConfig: tool.appConfig,
       createdAt: tool.createdAt.toISOString(),
       updatedAt: tool.updatedAt.toISOString(),

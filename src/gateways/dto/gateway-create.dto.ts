@@ -12,6 +12,12 @@ import {
   MaxLength,
   ValidateIf,
 } from 'class-validator';
+import {
+  FINDING_SEVERITIES,
+  type FindingSeverity,
+  PINNING_MODES,
+  type PinningMode,
+} from '../../pinning/definition-pin';
 import { GATEWAY_TRANSPORTS, type GatewayTransport } from '../gateway.entity';
 import { NestedObject, Optional } from '../../common/validation';
 import { GatewayAuthDto } from './gateway-auth.dto';
@@ -117,6 +123,28 @@ export class GatewayCreateDto {
   @MaxLength(1024)
   @Matches(/^\//, { message: 'cwd must be an absolute path' })
   cwd?: string;
+
+  @ApiPropertyOptional({
+    description:
+      "How definitions of the upstream's tools, prompts and resource templates are pinned: 'off' serves changes at once (except entries pinned by hand); 'first-sight' pins each definition as first synced and holds a later change back until an operator approves it; 'review' also holds new entries back until approved. Switching from 'off' pins every current definition.",
+    enum: PINNING_MODES,
+    default: 'off',
+  })
+  @Optional()
+  @IsIn(PINNING_MODES)
+  pinning?: PinningMode;
+
+  @ApiPropertyOptional({
+    type: String,
+    description:
+      "The least severe scanner finding that holds a definition back ('low' holds back on any finding); null: findings are shown but hold nothing back.",
+    enum: FINDING_SEVERITIES,
+    nullable: true,
+    default: null,
+  })
+  @IsOptional()
+  @IsIn(FINDING_SEVERITIES)
+  quarantineOnFinding?: FindingSeverity | null;
 
   @ApiPropertyOptional({ description: 'Upstream credentials (write-only).', type: GatewayAuthDto })
   @Optional()

@@ -9,6 +9,12 @@ import {
   type GatewayStatus,
   type GatewayTransport,
 } from '../gateway.entity';
+import {
+  FINDING_SEVERITIES,
+  type FindingSeverity,
+  PINNING_MODES,
+  type PinningMode,
+} from '../../pinning/definition-pin';
 import { SyncReportDto } from '../../sync/dto/sync-report.dto';
 import { CIRCUIT_STATES, type CircuitState } from '../../upstream/circuit-breaker';
 import { PROTOCOL_ERAS, type ProtocolEra } from '../../upstream/protocol-era';
@@ -259,6 +265,20 @@ export class GatewayResponseDto {
 
   @ApiProperty({ description: 'Number of stored tools.' })
   toolCount!: number;
+
+  @ApiProperty({
+    description: 'How definitions are pinned (see the create body).',
+    enum: PINNING_MODES,
+  })
+  pinning!: PinningMode;
+
+  @ApiProperty({
+    type: String,
+    description: 'The least severe scanner finding that holds a definition back; null: none.',
+    enum: FINDING_SEVERITIES,
+    nullable: true,
+  })
+  quarantineOnFinding!: FindingSeverity | null;
 
   @ApiProperty({
     type: String,

@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { PinStateDto } from '../../pinning/dto/pin-state.dto';
 import { type PromptArgument } from '../prompt.entity';
 
 export class PromptArgumentDto implements PromptArgument {
@@ -51,6 +52,13 @@ export class PromptResponseDto {
 
   @ApiProperty({ description: 'Whether the prompt is served.' })
   enabled!: boolean;
+
+  @ApiProperty({
+    description:
+      'The pin of its definition: approved hash, current hash, and whether it is held back (not served) until an operator decides.',
+    type: PinStateDto,
+  })
+  pin!: PinStateDto;
 
   @ApiProperty({ description: 'When the prompt was first stored.', format: 'date-time' })
   createdAt!: string;

@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { PinStateDto } from '../../pinning/dto/pin-state.dto';
 
 /** What resources and resource templates share in every response. */
 abstract class ResourceEntryResponseDto {
@@ -86,6 +87,13 @@ export class ResourceTemplateResponseDto extends ResourceEntryResponseDto {
 
   @ApiProperty({ description: 'The upstream’s own template.' })
   originalUriTemplate!: string;
+
+  @ApiProperty({
+    description:
+      'The pin of its definition: approved hash, current hash, and whether it is held back (not served) until an operator decides.',
+    type: PinStateDto,
+  })
+  pin!: PinStateDto;
 }
 
 export class ResourceTemplatePageDto {

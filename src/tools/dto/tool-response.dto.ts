@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { TOOL_VISIBILITIES, type ToolVisibility } from '../tool-visibility';
+import { PinStateDto } from '../../pinning/dto/pin-state.dto';
 import { ToolAppConfigDto } from './tool-app-config.dto';
 
 export class ToolResponseDto {
@@ -75,6 +76,13 @@ export class ToolResponseDto {
 
   @ApiProperty({ description: 'Whether the tool is served.' })
   enabled!: boolean;
+
+  @ApiProperty({
+    description:
+      'The pin of its definition: approved hash, current hash, and whether it is held back (not served) until an operator decides.',
+    type: PinStateDto,
+  })
+  pin!: PinStateDto;
 
   @ApiProperty({
     description: 'Operator-set MCP Apps settings.',

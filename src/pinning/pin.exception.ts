@@ -1,0 +1,10 @@
+import { DomainException } from '../common/domain.exception';
+
+export enum PinErrorCode {
+  /** The hash an operator approved or rejected is no longer the one waiting: they saw another. */
+  Stale = 'pin.stale',
+  /** Unpinning an entry that waits for review would serve what nobody approved. */
+  Quarantined = 'pin.quarantined',
+}
+
+export class PinException extends DomainException<PinErrorCode> {}

@@ -1,0 +1,120 @@
+import { type DomainException } from '../common/domain.exception';
+import { Prompt } from '../prompts/prompt.entity';
+import { PromptErrorCode, PromptException } from '../prompts/prompt.exception';
+import { ResourceTemplate } from '../resources/resource-template.entity';
+import { ResourceErrorCode, ResourceException } from '../resources/resource.exception';
+import { virtualUri, virtualUriExpression } from '../resources/resource-uri';
+import { type ToolNameQuery } from '../tools/tool-name.query';
+import { type JsonObject, Tool } from '../tools/tool.entity';
+import { ToolErrorCode, ToolException } from '../tools/tool.exception';
+import { type PinnedTable } from './pin-writer';
+
+/** The kinds of entries whose definitions are pinned, as the API and the pages name them. */
+export const PIN_KINDS = ['tool', 'prompt', 'resource-template'] as const;
+export type PinKind = (typeof PIN_KINDS)[number];
+
+export type PinnedEntry = Tool | Prompt | ResourceTemplate;
+
+/** What the pin operations need to know of one kind of entry. */
+export interface PinnedKindSpec {
+  kind: PinKind;
+  entity: typeof Tool | typeof Prompt | typeof ResourceTemplate;
+  table: PinnedTable;
+  /** What messages call one entry. */
+  noun: string;
+  /** The column that names the entry upstream (its key in a sync). */
+  keyColumn: 'original_name' | 'uri_template';
+  /** SQL for the name clients see (virtual name, or prefixed URI template) of the row `alias`. */
+  nameSql(names: ToolNameQuery, alias: string): string;
+  nameOf(names: ToolNameQuery, entry: PinnedEntry): string;
+  /** The same name, from the gateway's slug and the entry's upstream key. */
+  nameFor(names: ToolNameQuery, gatewaySlug: string, key: string): string;
+  /** The upstream key of a stored entry. */
+  keyOf(entry: PinnedEntry): string;
+  /** The stored definition, in the shape a sync compares and holds (its content hash's input). */
+  definitionOf(entry: PinnedEntry): JsonObject;
+  notFound(id: string): DomainException<string>;
+}
+
+const TOOL: PinnedKindSpec = {
+  kind: 'tool',
+  entity: Tool,
+  table: 'tool',
+  noun: 'tool',
+  keyColumn: 'original_name',
+  nameSql: (names, alias) => names.expression(alias),
+  nameOf: (names, entry) => names.name(entry.gatewaySlug, (entry as Tool).originalName),
+  nameFor: (names, gatewaySlug, key) => names.name(gatewaySlug, key),
+  keyOf: (entry) => (entry as Tool).originalName,
+  definitionOf: (entry) => {
+    const tool = entry as Tool;
+    return {
+      name: tool.originalName,
+      title: tool.title,
+      description: tool.description,
+      inputSchema: tool.inputSchema,
+      outputSchema: tool.outputSchema,
+      annotations: tool.annotations,
+      meta: tool.meta,
+    };
+  },
+  notFound: (id) => new ToolException(ToolErrorCode.NotFound, `Tool ${id} does not exist.`),
+};
+
+const PROMPT: PinnedKindSpec = {
+  kind: 'prompt',
+  entity: Prompt,
+  table: 'prompt',
+  noun: 'prompt',
+  keyColumn: 'original_name',
+  nameSql: (names, alias) => names.expression(alias),
+  nameOf: (names, entry) => names.name(entry.gatewaySlug, (entry as Prompt).originalName),
+  nameFor: (names, gatewaySlug, key) => names.name(gatewaySlug, key),
+  keyOf: (entry) => (entry as Prompt).originalName,
+  definitionOf: (entry) => {
+    const prompt = entry as Prompt;
+    return {
+      name: prompt.originalName,
+      title: prompt.title,
+      description: prompt.description,
+      arguments: prompt.arguments,
+      meta: prompt.meta,
+    };
+  },
+  notFound: (id) => new PromptException(PromptErrorCode.NotFound, `Prompt ${id} does not exist.`),
+};
+
+const TEMPLATE: PinnedKindSpec = {
+  kind: 'resource-template',
+  entity: ResourceTemplate,
+  table: 'resource_template',
+  noun: 'resource template',
+  keyColumn: 'uri_template',
+  nameSql: (_names, alias) => virtualUriExpression(alias, 'uri_template'),
+  nameOf: (_names, entry) => virtualUri(entry.gatewaySlug, (entry as ResourceTemplate).uriTemplate),
+  nameFor: (_names, gatewaySlug, key) => virtualUri(gatewaySlug, key),
+  keyOf: (entry) => (entry as ResourceTemplate).uriTemplate,
+  definitionOf: (entry) => {
+    const template = entry as ResourceTemplate;
+    return {
+      uriTemplate: template.uriTemplate,
+      name: template.name,
+      title: template.title,
+      description: template.description,
+      mimeType: template.mimeType,
+      annotations: template.annotations,
+      meta: template.meta,
+    };
+  },
+  notFound: (id) =>
+    new ResourceException(
+      ResourceErrorCode.TemplateNotFound,
+      `Resource template ${id} does not exist.`,
+    ),
+};
+
+export const PINNED_KINDS: Record<PinKind, PinnedKindSpec> = {
+  tool: TOOL,
+  prompt: PROMPT,
+  'resource-template': TEMPLATE,
+};

@@ -1,0 +1,26 @@
+import { Module } from '@nestjs/common';
+import { PromptsModule } from '../prompts/prompts.module';
+import { ResourcesModule } from '../resources/resources.module';
+import { ToolsModule } from '../tools/tools.module';
+import {
+  PromptPinsController,
+  QuarantineController,
+  ResourceTemplatePinsController,
+  ToolPinsController,
+} from './pins.controller';
+import { PinsService } from './pins.service';
+import { QuarantineQuery } from './quarantine.query';
+
+/** What operators do with pinned definitions: the quarantine queue, approvals, rejections. */
+@Module({
+  imports: [ToolsModule, PromptsModule, ResourcesModule],
+  controllers: [
+    ToolPinsController,
+    PromptPinsController,
+    ResourceTemplatePinsController,
+    QuarantineController,
+  ],
+  providers: [PinsService, QuarantineQuery],
+  exports: [PinsService, QuarantineQuery],
+})
+export class PinningModule {}
