@@ -1,0 +1,253 @@
+import { type Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
+import { describeOnPostgres } from '../support/describe-on-postgres';
+import { connectClient } from '../support/mcp-client';
+import { type Fetch, modernClient } from '../support/modern-client';
+import { startReplica, startTestApp, type TestApp } from '../support/test-app';
+import { waitFor } from '../support/wait-for';
+
+const DESTRUCTIVE = 'tool.annotations.destructiveHint == true';
+
+interface Approval {
+  policy: { name: string };
+  outcome: string;
+  by: string;
+  shown: string;
+  rememberedUntil?: string;
+}
+
+interface Entry {
+  action: string;
+  target: string;
+  outcome: string;
+  approval: Approval | null;
+}
+
+type Answer = { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> };
+
+/** A 2025 client (SDK v1) that answers each elicitation as `answers` says, and keeps what it saw. */
+async function legacyClient(
+  app: TestApp,
+  answer: () => Answer,
+  asked: string[],
+  capabilities: Record<string, unknown> = { elicitation: {} },
+): Promise<LegacyClient> {
+  const client = (await connectClient(app.baseUrl, {
+    token: app.token,
+    capabilities,
+  })) as unknown as LegacyClient;
+  if ('elicitation' in capabilities)
+    client.setRequestHandler(ElicitRequestSchema, (request) => {
+      asked.push(request.params.message);
+      return answer();
+    });
+  return client;
+}
+
+async function approvalsOf(app: TestApp, target: string, count: number): Promise<Entry[]> {
+  let entries: Entry[] = [];
+  await waitFor(async () => {
+    const page = await app.api().get('/api/v1/audit').query({ action: 'tools/call', target });
+    entries = (page.body.items as Entry[]).filter((entry) => entry.approval !== null);
+    return entries.length >= count;
+  }, `${count} approvals of ${target} in the audit trail`);
+  return entries;
+}
+
+/**
+ * Approvals asked by the gateway: a policy with the effect `approve` makes Portico ask the
+ * caller's user before a destructive tool's call goes upstream, an elicitation on a 2025 session
+ * and an input_required round on the 2026-07-28 wire; every answer lands in the audit trail.
+ */
+describe('Approvals asked by the gateway', () => {
+  let t: TestApp;
+  let upstream: UpstreamFixture;
+  const drop = 'vault-drop_table';
+  const read = 'vault-read_table';
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    upstream = await startUpstream({
+      name: 'vault',
+      tools: [
+        echoTool('drop_table', 'vault', { annotations: { destructiveHint: true } }),
+        echoTool('read_table', 'vault', { annotations: { readOnlyHint: true } }),
+      ],
+    });
+    await t.api().post('/api/v1/gateways').send({ name: 'vault', url: upstream.url }).expect(201);
+    await t
+      .api()
+      .post('/api/v1/policies')
+      .send({
+        name: 'destructive-needs-a-yes',
+        expression: DESTRUCTIVE,
+        effect: 'approve',
+        approval: { message: 'This tool deletes data.', rememberSeconds: 3600 },
+      })
+      .expect(201);
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    await upstream?.close();
+  });
+
+  const upstreamCalls = (tool: string) => upstream.calls.filter((c) => c.name === tool).length;
+
+  it('asks a 2025 client by elicitation: a yes goes upstream, a no does not; both audited', async () => {
+    const asked: string[] = [];
+    let answer: Answer = { action: 'accept', content: {} };
+    const client = await legacyClient(t, () => answer, asked);
+    try {
+      const done = await client.callTool({ name: drop, arguments: { table: 'users' } });
+      expect(done.isError).toBeFalsy();
+      expect(upstreamCalls('drop_table')).toBe(1);
+      expect(asked[0]).toContain("Policy 'destructive-needs-a-yes'");
+      expect(asked[0]).toContain('This tool deletes data.');
+      expect(asked[0]).toContain('"table":"users"');
+
+      answer = { action: 'decline' };
+      await expect(client.callTool({ name: drop, arguments: { table: 'orders' } })).rejects.toThrow(
+        /Not approved: admin declined/,
+      );
+      expect(upstreamCalls('drop_table')).toBe(1);
+
+      // A tool no policy holds is never asked about.
+      await client.callTool({ name: read, arguments: {} });
+      expect(asked).toHaveLength(2);
+    } finally {
+      await client.close();
+    }
+    const entries = await approvalsOf(t, drop, 2);
+    expect(entries.map((entry) => [entry.outcome, entry.approval!.outcome])).toEqual([
+      ['error', 'declined'],
+      ['ok', 'approved'],
+    ]);
+    expect(entries[1]!.approval).toMatchObject({
+      policy: { name: 'destructive-needs-a-yes' },
+      by: 'admin',
+      shown: expect.stringContaining('This tool deletes data.'),
+    });
+  });
+
+  it('asks a 2026-07-28 client in an input_required round; declined, then accepted and remembered', async () => {
+    const asked: string[] = [];
+    let answer: Answer = { action: 'decline' };
+    const client = await modernClient(t, {
+      elicit: (params) => {
+        asked.push(params.message);
+        return answer;
+      },
+    });
+    try {
+      const before = upstreamCalls('drop_table');
+      await expect(client.callTool({ name: drop, arguments: { table: 'a' } })).rejects.toThrow(
+        /Not approved/,
+      );
+      expect(upstreamCalls('drop_table')).toBe(before);
+
+      answer = { action: 'accept', content: { remember: true } };
+      const done = await client.callTool({ name: drop, arguments: { table: 'b' } });
+      expect(done.isError).toBeFalsy();
+      expect(upstreamCalls('drop_table')).toBe(before + 1);
+
+      // Remembered: the next call goes through without a question.
+      await client.callTool({ name: drop, arguments: { table: 'c' } });
+      expect(asked).toHaveLength(2);
+      expect(upstreamCalls('drop_table')).toBe(before + 2);
+    } finally {
+      await client.close();
+    }
+    const entries = await approvalsOf(t, drop, 5);
+    expect(entries.slice(0, 3).map((entry) => entry.approval!.outcome)).toEqual([
+      'remembered',
+      'approved',
+      'declined',
+    ]);
+    expect(entries[1]!.approval!.rememberedUntil).toBeDefined();
+
+    const remembered = await t.api().get('/api/v1/approvals').expect(200);
+    expect(remembered.body).toEqual([
+      expect.objectContaining({ policyName: 'destructive-needs-a-yes', username: 'admin' }),
+    ]);
+    await t.api().delete(`/api/v1/approvals/${remembered.body[0].id as string}`).expect(204);
+    await t.api().get('/api/v1/approvals').expect(200, []);
+  });
+
+  it('refuses clearly where the client cannot be asked, in both eras', async () => {
+    const mute = await legacyClient(t, () => ({ action: 'accept' }), [], {});
+    try {
+      await expect(mute.callTool({ name: drop, arguments: {} })).rejects.toThrow(
+        /cannot be asked: it did not declare the elicitation capability/,
+      );
+    } finally {
+      await mute.close();
+    }
+    const modern = await modernClient(t, { capabilities: {} });
+    try {
+      await expect(modern.callTool({ name: drop, arguments: {} })).rejects.toThrow(
+        /cannot be asked/,
+      );
+    } finally {
+      await modern.close();
+    }
+    const entries = await approvalsOf(t, drop, 7);
+    expect(entries.slice(0, 2).map((entry) => entry.approval!.outcome)).toEqual([
+      'unavailable',
+      'unavailable',
+    ]);
+  });
+});
+
+describeOnPostgres('Approvals across two replicas', () => {
+  let a: TestApp;
+  let b: TestApp;
+  let upstream: UpstreamFixture;
+
+  beforeAll(async () => {
+    a = await startTestApp();
+    b = await startReplica(a);
+    upstream = await startUpstream({
+      name: 'vault',
+      tools: [echoTool('drop_table', 'vault', { annotations: { destructiveHint: true } })],
+    });
+    await a.api().post('/api/v1/gateways').send({ name: 'vault', url: upstream.url }).expect(201);
+    await a
+      .api()
+      .post('/api/v1/policies')
+      .send({ name: 'ask', expression: DESTRUCTIVE, effect: 'approve' })
+      .expect(201);
+  });
+
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+    await upstream?.close();
+  });
+
+  it("a 2026-07-28 client's answer to the approval round lands on the other replica", async () => {
+    const hits: string[] = [];
+    const split: Fetch = (input, init) => {
+      const body = typeof init?.body === 'string' ? init.body : '';
+      const target = body.includes('"inputResponses"') ? b : a;
+      hits.push(target === a ? 'a' : 'b');
+      const url = new URL(String(input instanceof Request ? input.url : input));
+      return fetch(new URL(url.pathname + url.search, target.baseUrl), init);
+    };
+    const client = await modernClient(a, {
+      fetchVia: split,
+      elicit: () => ({ action: 'accept', content: {} }),
+    });
+    try {
+      const done = await client.callTool({ name: 'vault-drop_table', arguments: { table: 'x' } });
+      expect(done.isError).toBeFalsy();
+      expect(hits).toContain('b');
+      expect(upstream.calls).toHaveLength(1);
+    } finally {
+      await client.close();
+    }
+    const entries = await approvalsOf(b, 'vault-drop_table', 1);
+    expect(entries[0]!.approval).toMatchObject({ outcome: 'approved', policy: { name: 'ask' } });
+  });
+});
