@@ -88,7 +88,7 @@ describe('PinsService', () => {
     db.dataSource.getRepository(PINNED_KINDS[kind].entity).findOneByOrFail({ id });
 
   const setPin = (kind: PinKind, id: string, pin: Record<string, unknown>) =>
-    db.dataSource.getRepository(PINNED_KINDS[kind].entity).update(id, { pin } as never);
+    db.dataSource.getRepository(PINNED_KINDS[kind].entity).update(id, { pin });
 
   /** What a sync leaves when it holds a change aside: the approved definition stays stored. */
   async function holdChange(kind: PinKind, id: string, definition: object, hash: string) {
