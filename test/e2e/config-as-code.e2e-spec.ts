@@ -10,6 +10,7 @@ import { connectClient } from '../support/mcp-client';
 import { tempDataDir } from '../support/temp-dir';
 import { startReplica, startTestApp, type TestApp } from '../support/test-app';
 import { createTestDatabase } from '../support/test-database';
+import { contentHash } from '../../src/tools/tool-hash';
 
 const TOKEN = 'upstream-secret-token-1';
 const KEY = 'upstream-api-key-2';
@@ -314,6 +315,114 @@ describe('configuration as code', () => {
     ]);
     const pruned = await apply({ ...limited, rateLimits: [] }, '?prune=true');
     expect(pruned.changes.map((c) => c.action)).toEqual(['delete', 'delete']);
+  });
+
+  it('exports pinning settings and pins, applies them back to no changes, and quarantines what differs from a pin', async () => {
+    type Exported = { gateways: { name: string; pins?: { tools: Record<string, string> } }[] };
+    type Tool = { id: string; originalName: string; pin: { pinnedHash: string | null } };
+    const gateways = (await app.api().get('/api/v1/gateways').expect(200)).body as {
+      items: { id: string; name: string }[];
+    };
+    const githubId = gateways.items.find((gateway) => gateway.name === 'GitHub')!.id;
+    await app
+      .api()
+      .patch(`/api/v1/gateways/${githubId}`)
+      .send({ pinning: 'first-sight', quarantineOnFinding: 'medium' })
+      .expect(200);
+    const toolsOf = async (gatewayId: string) =>
+      (
+        (await app.api().get('/api/v1/tools').query({ gatewayId }).expect(200)).body as {
+          items: Tool[];
+        }
+      ).items;
+    const hashes = Object.fromEntries(
+      (await toolsOf(githubId)).map((tool) => [tool.originalName, tool.pin.pinnedHash]),
+    );
+
+    process.env.GITHUB_TOKEN = TOKEN;
+    process.env.JIRA_X_API_KEY = KEY;
+    try {
+      const exported = parseYaml(
+        (await app.api().get('/api/v1/config?format=yaml').expect(200)).text,
+      ) as Exported;
+      const pinned = exported.gateways.find((gateway) => gateway.name === 'GitHub')!;
+      expect(pinned).toMatchObject({
+        pinning: 'first-sight',
+        quarantineOnFinding: 'medium',
+        pins: { tools: { create_issue: hashes.create_issue, list_repos: hashes.list_repos } },
+      });
+      expect(exported.gateways.find((gateway) => gateway.name === 'Jira')).not.toHaveProperty(
+        'pins',
+      );
+      expect((await apply(exported)).changes).toEqual([]);
+
+      const other = 'a'.repeat(64);
+      const moved = structuredClone(exported);
+      moved.gateways.find((gateway) => gateway.name === 'GitHub')!.pins!.tools.create_issue = other;
+      const result = await apply(moved);
+      expect(result.changes).toEqual([
+        {
+          action: 'update',
+          kind: 'gateway',
+          name: 'GitHub',
+          fields: [{ field: 'pins.tools.create_issue', from: hashes.create_issue, to: other }],
+        },
+      ]);
+      expect(result.warnings.join('\n')).toContain('create_issue: the stored definition is not');
+      const queue = await app.api().get('/api/v1/quarantine').query({ gatewayId: githubId });
+      expect(queue.body).toMatchObject({
+        total: 1,
+        items: [{ name: 'github-create_issue', reason: 'changed', changed: false }],
+      });
+
+      // The document's own pin again: the stored definition is the pinned one, and is served.
+      expect((await apply(exported)).changes).toHaveLength(1);
+      const released = await app.api().get('/api/v1/quarantine').query({ gatewayId: githubId });
+      expect(released.body).toMatchObject({ total: 0 });
+      expect((await apply(exported)).changes).toEqual([]);
+
+      // A new gateway's pins wait for its first sync, then hold back what differs from them.
+      const fresh = await startUpstream({
+        name: 'fresh',
+        tools: [echoTool('good', 'fresh'), echoTool('bad', 'fresh')],
+      });
+      try {
+        const good = contentHash({
+          description: 'good of fresh',
+          inputSchema: { type: 'object', properties: {} },
+        });
+        const withNew = structuredClone(exported);
+        withNew.gateways.push({
+          name: 'Fresh',
+          url: fresh.url,
+          pins: { tools: { good, bad: 'b'.repeat(64) } },
+        } as Exported['gateways'][number]);
+        const created = await apply(withNew);
+        expect(created.warnings).toEqual([
+          "Gateway 'Fresh' pins.tools.bad: the stored definition is not the pinned one; the tool is quarantined until approved.",
+        ]);
+        const freshId = (
+          (await app.api().get('/api/v1/gateways').expect(200)).body as {
+            items: { id: string; name: string }[];
+          }
+        ).items.find((gateway) => gateway.name === 'Fresh')!.id;
+        const pins = Object.fromEntries(
+          (await toolsOf(freshId)).map((tool) => [tool.originalName, tool.pin]),
+        );
+        expect(pins.good).toMatchObject({ pinnedHash: good, contentHash: good, quarantine: null });
+        expect(pins.bad).toMatchObject({
+          pinnedHash: 'b'.repeat(64),
+          quarantine: { reason: 'changed', heldHash: null },
+        });
+        expect((await apply(withNew)).changes).toEqual([]);
+        await apply(exported, '?prune=true');
+      } finally {
+        await fresh.close();
+      }
+    } finally {
+      delete process.env.GITHUB_TOKEN;
+      delete process.env.JIRA_X_API_KEY;
+    }
   });
 });
 

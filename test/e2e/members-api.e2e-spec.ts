@@ -190,6 +190,13 @@ describe('resources, resource templates and prompts over REST, and servers made 
       gatewayId: gateways.beta,
       gatewaySlug: 'beta',
       enabled: true,
+      pin: {
+        pinnedHash: null,
+        contentHash: expect.stringMatching(/^[0-9a-f]{64}$/),
+        rejectedHash: null,
+        quarantine: null,
+        findings: [],
+      },
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });

@@ -11,11 +11,14 @@ import { gatewaySlug } from '../../gateways/gateway-slug';
 import { envMapProblem } from '../../gateways/dto/stdio-env';
 import { sealStdioEnv, stdioLaunchOf } from '../../gateways/gateway-stdio';
 import { GATEWAY_TRANSPORTS, Gateway, OAUTH_MODES } from '../../gateways/gateway.entity';
+import { FINDING_SEVERITIES, PINNING_MODES } from '../../pinning/definition-pin';
+import { pinAllOf } from '../../pinning/pin-all';
 import { Team } from '../../teams/team.entity';
 import { type FieldChange, SECRET_SHOWN, scalarChanges } from '../config-change';
 import { ConfigDocumentErrorCode, ConfigDocumentException } from '../config-document.exception';
 import { resolveSecret, secretRefSchema } from '../secret-ref';
 import { type ApplyContext, defineSection, teamIdOf, teamNameOf } from './config-section';
+import { applyPins, exportedPins, gatewayPinsSchema } from './gateway-pins';
 
 const gatewayAuth = z.discriminatedUnion('type', [
   z.object({ type: z.literal('none') }).strict(),
@@ -82,6 +85,18 @@ const gatewayItem = z
     auth: gatewayAuth
       .default({ type: 'none' })
       .describe('How Portico signs in to the upstream; credentials by reference only.'),
+    pinning: z
+      .enum(PINNING_MODES)
+      .default('off')
+      .describe(
+        'off: changes are served at once (pinned entries excepted); first-sight: definitions are pinned as first synced, and a change waits for approval; review: new entries wait too.',
+      ),
+    quarantineOnFinding: z
+      .enum(FINDING_SEVERITIES)
+      .nullable()
+      .default(null)
+      .describe('The least severe scanner finding that holds a definition back; null: none.'),
+    pins: gatewayPinsSchema.optional(),
   })
   .strict();
 
@@ -96,6 +111,7 @@ export const gatewaysSection = defineSection({
   async export({ em, encryptionKey }) {
     const gateways = await em.getRepository(Gateway).find({ order: { name: 'ASC' } });
     const teams = new Map((await em.getRepository(Team).find()).map((t) => [t.id, t.name]));
+    const pins = await exportedPins(em);
     return gateways.map((gateway) => ({
       name: gateway.name,
       ...(gateway.url === null ? {} : { url: gateway.url }),
@@ -104,10 +120,16 @@ export const gatewaysSection = defineSection({
       ...(gateway.teamId === null ? {} : { team: teams.get(gateway.teamId) ?? null }),
       ...(gateway.enabled ? {} : { enabled: false }),
       ...authPlaceholder(gateway, encryptionKey),
+      ...(gateway.pinning === 'off' ? {} : { pinning: gateway.pinning }),
+      ...(gateway.quarantineOnFinding === null
+        ? {}
+        : { quarantineOnFinding: gateway.quarantineOnFinding }),
+      ...(pins.has(gateway.id) ? { pins: pins.get(gateway.id) } : {}),
     }));
   },
 
   async upsert(items, ctx) {
+    const now = new Date();
     const repository = ctx.em.getRepository(Gateway);
     const existing = new Map((await repository.find()).map((gateway) => [gateway.name, gateway]));
     for (const item of items) {
@@ -130,6 +152,8 @@ export const gatewaysSection = defineSection({
           command: launch?.command ?? null,
           args: JSON.stringify(launch?.args ?? null),
           cwd: launch?.cwd ?? null,
+          pinning: gateway.pinning,
+          quarantineOnFinding: gateway.quarantineOnFinding,
         },
         {
           url,
@@ -139,6 +163,8 @@ export const gatewaysSection = defineSection({
           command: stdio?.command ?? null,
           args: JSON.stringify(stdio?.args ?? null),
           cwd: stdio?.cwd ?? null,
+          pinning: item.pinning,
+          quarantineOnFinding: item.quarantineOnFinding,
         },
       );
       const authChanged = JSON.stringify(current) !== JSON.stringify(credentials);
@@ -146,7 +172,12 @@ export const gatewaysSection = defineSection({
       const envChanged = JSON.stringify(launch?.env ?? {}) !== JSON.stringify(stdio?.env ?? {});
       if (envChanged)
         fields.push({ field: 'env', from: SECRET_SHOWN, to: `${SECRET_SHOWN}, changed` });
-      if (gateway !== null && fields.length === 0) continue;
+      if (gateway !== null && fields.length === 0) {
+        const pinned = item.pins ? await applyPins(ctx, gateway, item.pins, now) : [];
+        if (pinned.length > 0)
+          ctx.changes.push({ action: 'update', kind: 'gateway', name: item.name, fields: pinned });
+        continue;
+      }
       if (gateway?.authType === 'oauth' && (authChanged || gateway.url !== url))
         await ctx.forgetOAuth(ctx.em, gateway.id);
       const saved = await repository.save(
@@ -166,19 +197,22 @@ export const gatewaysSection = defineSection({
               : { stdioEnvNames: null, stdioEnv: null }
             : {}),
           ...(authChanged ? sealCredentials(ctx.encryptionKey, credentials) : {}),
+          pinning: item.pinning,
+          quarantineOnFinding: item.quarantineOnFinding,
         }),
       );
-      const reconnect =
-        gateway === null ||
-        fields.some((field) => field.field !== 'team' && field.field !== 'enabled');
+      // Pinning switched on: what is served now is what later changes are compared with.
+      if (gateway !== null && pinningSwitchedOn(fields)) await pinAllOf(ctx.em, saved.id);
+      const reconnect = gateway === null || fields.some((field) => !SETTINGS_ONLY.has(field.field));
       if (item.enabled && (reconnect || !gateway?.enabled)) ctx.gatewaysToSync.add(saved.id);
       if (reconnect) ctx.pendingSlugs.add(slug);
+      const pinned = item.pins ? await applyPins(ctx, saved, item.pins, now) : [];
       ctx.changed.gatewayIds.add(saved.id);
       ctx.changes.push({
         action: gateway === null ? 'create' : 'update',
         kind: 'gateway',
         name: item.name,
-        fields,
+        fields: [...fields, ...pinned],
       });
     }
   },
@@ -193,6 +227,14 @@ export const gatewaysSection = defineSection({
     }
   },
 });
+
+/** Fields that change what a gateway does with its catalogue, not how it reaches the upstream. */
+const SETTINGS_ONLY = new Set(['team', 'enabled', 'pinning', 'quarantineOnFinding']);
+
+function pinningSwitchedOn(fields: FieldChange[]): boolean {
+  const change = fields.find((field) => field.field === 'pinning');
+  return change !== undefined && change.from === 'off' && change.to !== 'off';
+}
 
 function upstreamUrl(raw: string | undefined, where: string): string {
   if (raw === undefined) throw invalid(`${where} needs a url (or transport: stdio and a command)`);
