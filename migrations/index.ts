@@ -15,6 +15,7 @@ import { ToolTextSearch1795323626806 } from './1795323626806-ToolTextSearch';
 import { UpstreamEra1795536000000 } from './1795536000000-UpstreamEra';
 import { ModernPromotions1795658342730 } from './1795658342730-ModernPromotions';
 import { ClientMetadataDocuments1795678689020 } from './1795678689020-ClientMetadataDocuments';
+import { Policies1795700000000 } from './1795700000000-Policies';
 
 /** Every migration, oldest first; the app and the migration job both run this list. */
 export const MIGRATIONS = [
@@ -34,4 +35,5 @@ export const MIGRATIONS = [
   UpstreamEra1795536000000,
   ModernPromotions1795658342730,
   ClientMetadataDocuments1795678689020,
+  Policies1795700000000,
 ];

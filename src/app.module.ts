@@ -16,6 +16,7 @@ import { PromptsModule } from './prompts/prompts.module';
 import { ResourcesModule } from './resources/resources.module';
 import { ServersModule } from './servers/servers.module';
 import { PoliciesModule } from './policies/policies.module';
+import { PolicyDryRunModule } from './policies/policy-dry-run.module';
 import { RateLimitsModule } from './rate-limits/rate-limits.module';
 import { SyncModule } from './sync/sync.module';
 import { TeamsModule } from './teams/teams.module';
@@ -47,6 +48,7 @@ export class AppModule {
         PromptsModule,
         ServersModule,
         PoliciesModule,
+        PolicyDryRunModule,
         RateLimitsModule,
         SyncModule,
         HealthModule,

@@ -57,7 +57,7 @@ export function statusOf(code: DomainErrorCode): number {
     case UserErrorCode.NotFound:
     case TeamErrorCode.NotFound:
     case TokenErrorCode.NotFound:
-    case PolicyErrorCode.RuleNotFound:
+    case PolicyErrorCode.NotFound:
     case RateLimitErrorCode.NotFound:
       return HttpStatus.NOT_FOUND;
     case GatewayErrorCode.NameTaken:
@@ -70,6 +70,7 @@ export function statusOf(code: DomainErrorCode): number {
     case GatewayErrorCode.SyncSuperseded:
     case ToolErrorCode.Disabled:
     case ServerErrorCode.NameTaken:
+    case PolicyErrorCode.NameTaken:
     case UserErrorCode.UsernameTaken:
     case UserErrorCode.BreakGlass:
     case UserErrorCode.NotLocal:
@@ -97,7 +98,9 @@ export function statusOf(code: DomainErrorCode): number {
     case ConfigDocumentErrorCode.UnknownReference:
     case PolicyErrorCode.UnknownTarget:
     case PolicyErrorCode.InvalidHooks:
+    case PolicyErrorCode.InvalidApproval:
     case RateLimitErrorCode.UnknownTarget:
+    case ToolErrorCode.ArgumentsTooLarge:
       return HttpStatus.UNPROCESSABLE_ENTITY;
     case RateLimitErrorCode.Exceeded:
       return HttpStatus.TOO_MANY_REQUESTS;
@@ -105,6 +108,7 @@ export function statusOf(code: DomainErrorCode): number {
     case ToolErrorCode.UpstreamRefused:
       return HttpStatus.SERVICE_UNAVAILABLE;
     case AuditErrorCode.BadCursor:
+    case PolicyErrorCode.InvalidExpression:
       return HttpStatus.BAD_REQUEST;
     case GatewayErrorCode.UpstreamUnavailable:
     case ToolErrorCode.UpstreamUnavailable:
@@ -114,6 +118,7 @@ export function statusOf(code: DomainErrorCode): number {
       return HttpStatus.UNAUTHORIZED;
     case AuthErrorCode.Forbidden:
     case GatewayErrorCode.ConnectionForbidden:
+    case ToolErrorCode.ApprovalRequired:
       return HttpStatus.FORBIDDEN;
     case AuthErrorCode.TooManyAttempts:
       return HttpStatus.TOO_MANY_REQUESTS;

@@ -15,6 +15,7 @@ import { ResourceCalls } from './calls/resource-calls';
 import { ToolCalls } from './calls/tool-calls';
 import { CallGuard } from './calls/call-guard';
 import { RateLimitsModule } from '../rate-limits/rate-limits.module';
+import { PoliciesModule } from '../policies/policies.module';
 import { ToolSearchService } from './search/tool-search.service';
 import { ModernEndpoint } from './modern/modern.endpoint';
 import { SharedUpstreams } from './modern/shared-upstreams';
@@ -46,6 +47,7 @@ import { ModernPromotions } from './search/modern-promotions';
     UpstreamModule,
     EmbeddingsModule,
     RateLimitsModule,
+    PoliciesModule,
   ],
   controllers: [LegacySseController],
   providers: [
