@@ -20,15 +20,14 @@ export class Policies1795700000000 implements MigrationInterface {
     );
 
     // Names use '-' between gateway and tool whatever the separator: they are only names.
-    const rules: (LegacyToolRule & { teamName: string | null; serverName: string | null })[] =
-      await queryRunner.query(
-        `SELECT r.tool_id AS "toolId", t.gateway_slug || '-' || t.original_name AS "toolName",
+    const rules = (await queryRunner.query(
+      `SELECT r.tool_id AS "toolId", t.gateway_slug || '-' || t.original_name AS "toolName",
                 r.server_id AS "serverId", r.effect, r.team_id AS "teamId", r.role,
                 m.name AS "teamName", s.name AS "serverName"
          FROM tool_rule r JOIN tool t ON t.id = r.tool_id
          LEFT JOIN team m ON m.id = r.team_id LEFT JOIN server s ON s.id = r.server_id
          ORDER BY r.created_at, r.id`,
-      );
+    )) as (LegacyToolRule & { teamName: string | null; serverName: string | null })[];
     const teams = new Map(rules.map((rule) => [rule.teamId, rule.teamName]));
     const servers = new Map(rules.map((rule) => [rule.serverId, rule.serverName]));
     const policies = policiesOfToolRules(rules, {

@@ -291,8 +291,24 @@ function analyse(root: AstNode, text: string): ExpressionUses {
       case '-_':
         push(node.args);
         break;
-      default:
+      case '?:':
+      case '||':
+      case '&&':
+      case '[]':
+      case '[?]':
+      case '==':
+      case '!=':
+      case '<':
+      case '<=':
+      case '>':
+      case '>=':
+      case '+':
+      case '-':
+      case '*':
+      case '/':
+      case '%':
         for (const operand of node.args) push(operand);
+        break;
     }
   }
   return { principal, teams, args, now };

@@ -7,6 +7,7 @@ import { compileExpression, ExpressionError } from './cel-expression';
 import { type PolicyCreateDto } from './dto/policy-create.dto';
 import { type PolicyResponseDto } from './dto/policy-response.dto';
 import { type PolicyUpdateDto } from './dto/policy-update.dto';
+import { Server } from '../servers/server.entity';
 import { type PolicyApproval, type PolicyEffect, Policy } from './policy.entity';
 import { PolicyErrorCode, PolicyException } from './policy.exception';
 
@@ -114,7 +115,7 @@ export class PoliciesService {
       );
     if (
       draft.serverId !== null &&
-      !(await em.query('SELECT 1 FROM server WHERE id = $1', [draft.serverId])).length
+      !(await em.getRepository(Server).existsBy({ id: draft.serverId }))
     )
       throw new PolicyException(
         PolicyErrorCode.UnknownTarget,
