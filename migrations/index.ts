@@ -16,6 +16,7 @@ import { UpstreamEra1795536000000 } from './1795536000000-UpstreamEra';
 import { ModernPromotions1795658342730 } from './1795658342730-ModernPromotions';
 import { ClientMetadataDocuments1795678689020 } from './1795678689020-ClientMetadataDocuments';
 import { DefinitionPins1795690000000 } from './1795690000000-DefinitionPins';
+import { Policies1795700000000 } from './1795700000000-Policies';
 import { Approvals1795710000000 } from './1795710000000-Approvals';
 
 /** Every migration, oldest first; the app and the migration job both run this list. */
@@ -37,5 +38,6 @@ export const MIGRATIONS = [
   ModernPromotions1795658342730,
   ClientMetadataDocuments1795678689020,
   DefinitionPins1795690000000,
+  Policies1795700000000,
   Approvals1795710000000,
 ];

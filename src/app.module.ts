@@ -17,6 +17,7 @@ import { PromptsModule } from './prompts/prompts.module';
 import { ResourcesModule } from './resources/resources.module';
 import { ServersModule } from './servers/servers.module';
 import { PoliciesModule } from './policies/policies.module';
+import { PolicyDryRunModule } from './policies/policy-dry-run.module';
 import { RateLimitsModule } from './rate-limits/rate-limits.module';
 import { ApprovalsModule } from './approvals/approvals.module';
 import { SyncModule } from './sync/sync.module';
@@ -50,6 +51,7 @@ export class AppModule {
         PinningModule,
         ServersModule,
         PoliciesModule,
+        PolicyDryRunModule,
         RateLimitsModule,
         ApprovalsModule,
         SyncModule,

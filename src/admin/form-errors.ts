@@ -33,7 +33,12 @@ export function fieldOfCode(code: DomainErrorCode): string | null {
     case GatewayErrorCode.ToolNameTooLong:
     case ServerErrorCode.NameTaken:
     case TeamErrorCode.NameTaken:
+    case PolicyErrorCode.NameTaken:
       return 'name';
+    case PolicyErrorCode.InvalidExpression:
+      return 'expression';
+    case PolicyErrorCode.InvalidApproval:
+      return 'effect';
     case UserErrorCode.UsernameTaken:
       return 'username';
     case UserErrorCode.UnknownTeams:
@@ -76,6 +81,8 @@ export function fieldOfCode(code: DomainErrorCode): string | null {
     case PinErrorCode.Quarantined:
     case ToolErrorCode.UpstreamUnavailable:
     case ToolErrorCode.UpstreamRefused:
+    case ToolErrorCode.ApprovalRequired:
+    case ToolErrorCode.ArgumentsTooLarge:
     case ResourceErrorCode.NotFound:
     case ResourceErrorCode.TemplateNotFound:
     case PromptErrorCode.NotFound:
@@ -93,7 +100,7 @@ export function fieldOfCode(code: DomainErrorCode): string | null {
     case ConfigDocumentErrorCode.SecretUnavailable:
     case ConfigDocumentErrorCode.UnknownReference:
     case ConfigDocumentErrorCode.Conflict:
-    case PolicyErrorCode.RuleNotFound:
+    case PolicyErrorCode.NotFound:
     case PolicyErrorCode.InvalidHooks:
     case RateLimitErrorCode.NotFound:
     case RateLimitErrorCode.Exceeded:

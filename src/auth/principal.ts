@@ -1,8 +1,15 @@
 import { type Role } from './roles';
 
 /** How the request proved who it acts for. */
-export type PrincipalSource =
-  'session' | 'login-token' | 'api-token' | 'oauth' | 'external' | 'legacy-token';
+export const PRINCIPAL_SOURCES = [
+  'session',
+  'login-token',
+  'api-token',
+  'oauth',
+  'external',
+  'legacy-token',
+] as const;
+export type PrincipalSource = (typeof PRINCIPAL_SOURCES)[number];
 
 /** Who a request acts for, and what it may reach; built once per request by the AuthGuard. */
 export interface Principal {

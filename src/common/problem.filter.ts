@@ -62,7 +62,7 @@ export function statusOf(code: DomainErrorCode): number {
     case UserErrorCode.NotFound:
     case TeamErrorCode.NotFound:
     case TokenErrorCode.NotFound:
-    case PolicyErrorCode.RuleNotFound:
+    case PolicyErrorCode.NotFound:
     case RateLimitErrorCode.NotFound:
       return HttpStatus.NOT_FOUND;
     case GatewayErrorCode.NameTaken:
@@ -78,6 +78,7 @@ export function statusOf(code: DomainErrorCode): number {
     case PinErrorCode.Stale:
     case PinErrorCode.Quarantined:
     case ServerErrorCode.NameTaken:
+    case PolicyErrorCode.NameTaken:
     case UserErrorCode.UsernameTaken:
     case UserErrorCode.BreakGlass:
     case UserErrorCode.NotLocal:
@@ -105,7 +106,9 @@ export function statusOf(code: DomainErrorCode): number {
     case ConfigDocumentErrorCode.UnknownReference:
     case PolicyErrorCode.UnknownTarget:
     case PolicyErrorCode.InvalidHooks:
+    case PolicyErrorCode.InvalidApproval:
     case RateLimitErrorCode.UnknownTarget:
+    case ToolErrorCode.ArgumentsTooLarge:
       return HttpStatus.UNPROCESSABLE_ENTITY;
     case RateLimitErrorCode.Exceeded:
       return HttpStatus.TOO_MANY_REQUESTS;
@@ -113,6 +116,7 @@ export function statusOf(code: DomainErrorCode): number {
     case ToolErrorCode.UpstreamRefused:
       return HttpStatus.SERVICE_UNAVAILABLE;
     case AuditErrorCode.BadCursor:
+    case PolicyErrorCode.InvalidExpression:
       return HttpStatus.BAD_REQUEST;
     case GatewayErrorCode.UpstreamUnavailable:
     case ToolErrorCode.UpstreamUnavailable:
@@ -122,6 +126,7 @@ export function statusOf(code: DomainErrorCode): number {
       return HttpStatus.UNAUTHORIZED;
     case AuthErrorCode.Forbidden:
     case GatewayErrorCode.ConnectionForbidden:
+    case ToolErrorCode.ApprovalRequired:
       return HttpStatus.FORBIDDEN;
     case AuthErrorCode.TooManyAttempts:
       return HttpStatus.TOO_MANY_REQUESTS;

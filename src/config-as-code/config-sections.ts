@@ -1,5 +1,6 @@
 import { type ConfigSection } from './sections/config-section';
 import { gatewaysSection } from './sections/gateways.section';
+import { policiesSection } from './sections/policies.section';
 import { rateLimitsSection } from './sections/rate-limits.section';
 import { serversSection } from './sections/servers.section';
 import { teamsSection } from './sections/teams.section';
@@ -14,5 +15,6 @@ export const CONFIG_SECTIONS: readonly ConfigSection[] = [
   gatewaysSection,
   serversSection,
   rateLimitsSection,
+  policiesSection,
   toolRulesSection,
 ];

@@ -67,6 +67,7 @@ export class ConfigService {
     const em = this.dataSource.manager;
     const document: Record<string, unknown> = { apiVersion: CONFIG_API_VERSION };
     for (const section of CONFIG_SECTIONS) {
+      if (section.legacy) continue;
       document[section.key] = await section.export({
         em,
         names: this.names,
@@ -147,6 +148,7 @@ export class ConfigService {
       changes: [],
       warnings: [],
       teamIds: new Map((await em.getRepository(Team).find()).map((team) => [team.name, team.id])),
+      policyNames: new Set(),
       gatewaysToSync: new Set(),
       pendingSlugs: new Set(),
       pendingMembers: false,

@@ -27,7 +27,7 @@ import { Team } from '../teams/team.entity';
 import { ApiToken } from '../tokens/api-token.entity';
 import { Tool } from '../tools/tool.entity';
 import { ServerToolOverride } from '../servers/server-tool-override.entity';
-import { ToolRule } from '../policies/tool-rule.entity';
+import { Policy } from '../policies/policy.entity';
 import { RateLimit, RateLimitCounter } from '../rate-limits/rate-limit.entity';
 import { User } from '../users/user.entity';
 import { UpstreamOAuthClient } from '../upstream/oauth/upstream-oauth-client.entity';
@@ -58,7 +58,7 @@ export const ENTITIES = [
   EventRelay,
   ToolEmbedding,
   ServerToolOverride,
-  ToolRule,
+  Policy,
   RateLimit,
   RateLimitCounter,
   AuditEntry,

@@ -152,6 +152,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly policyErrors = new Counter({
+    name: 'portico_policy_errors_total',
+    help: 'Evaluations of a policy expression that failed (no such key, no such overload, not a bool), by policy name; a failed policy does not match.',
+    labelNames: ['policy'] as const,
+    registers: [this.registry],
+  });
+
   readonly auditDropped = new Counter({
     name: 'portico_audit_entries_dropped_total',
     help: 'Audit entries dropped, oldest first, because the buffer was full while the database refused them.',

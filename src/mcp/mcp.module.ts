@@ -16,6 +16,7 @@ import { ToolCalls } from './calls/tool-calls';
 import { CallGuard } from './calls/call-guard';
 import { RateLimitsModule } from '../rate-limits/rate-limits.module';
 import { ApprovalsModule } from '../approvals/approvals.module';
+import { PoliciesModule } from '../policies/policies.module';
 import { ToolSearchService } from './search/tool-search.service';
 import { ModernEndpoint } from './modern/modern.endpoint';
 import { SharedUpstreams } from './modern/shared-upstreams';
@@ -48,6 +49,7 @@ import { ModernPromotions } from './search/modern-promotions';
     EmbeddingsModule,
     RateLimitsModule,
     ApprovalsModule,
+    PoliciesModule,
   ],
   controllers: [LegacySseController],
   providers: [

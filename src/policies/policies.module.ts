@@ -1,12 +1,13 @@
 import { Module } from '@nestjs/common';
+import { PoliciesController } from './policies.controller';
+import { PoliciesService } from './policies.service';
+import { ScopePolicies } from './scope-policies';
 import { ServerHooksController } from './server-hooks.controller';
 import { ServerHooksService } from './server-hooks.service';
-import { ToolRulesController } from './tool-rules.controller';
-import { ToolRulesService } from './tool-rules.service';
 
 @Module({
-  controllers: [ToolRulesController, ServerHooksController],
-  providers: [ToolRulesService, ServerHooksService],
-  exports: [ToolRulesService, ServerHooksService],
+  controllers: [PoliciesController, ServerHooksController],
+  providers: [PoliciesService, ScopePolicies, ServerHooksService],
+  exports: [PoliciesService, ScopePolicies, ServerHooksService],
 })
 export class PoliciesModule {}

@@ -1,8 +1,13 @@
 import { DomainException } from '../common/domain.exception';
 
 export enum PolicyErrorCode {
-  RuleNotFound = 'policy.rule_not_found',
-  /** The rule names a tool, server or team that does not exist. */
+  NotFound = 'policy.not_found',
+  NameTaken = 'policy.name_taken',
+  /** The expression does not parse, type-check or give a bool; `position` says where. */
+  InvalidExpression = 'policy.invalid_expression',
+  /** Approval settings on a policy whose effect is not `approve`. */
+  InvalidApproval = 'policy.invalid_approval',
+  /** The policy or the dry run names a server or user that does not exist. */
   UnknownTarget = 'policy.unknown_target',
   /** A server's hooks name an unknown hook or settings it cannot run with. */
   InvalidHooks = 'policy.invalid_hooks',

@@ -14,7 +14,8 @@ import { ToolNameQuery } from './tool-name.query';
 import { Tool } from './tool.entity';
 import { ToolErrorCode, ToolException } from './tool.exception';
 import { type Principal } from '../auth/principal';
-import { ToolRulesService } from '../policies/tool-rules.service';
+import { PolicyInputTooLarge } from '../policies/policy-set';
+import { ScopePolicies } from '../policies/scope-policies';
 import { RateLimitMetrics } from '../rate-limits/rate-limit-metrics';
 import { RateLimitErrorCode, RateLimitException } from '../rate-limits/rate-limit.exception';
 import { type LimitRule, RateLimiter } from '../rate-limits/rate-limiter.service';
@@ -30,7 +31,7 @@ export class ToolInvoker {
     private readonly connector: UpstreamConnector,
     private readonly targets: UpstreamTargets,
     private readonly names: ToolNameQuery,
-    private readonly rules: ToolRulesService,
+    private readonly policies: ScopePolicies,
     private readonly limiter: RateLimiter,
     private readonly limitMetrics: RateLimitMetrics,
   ) {}
@@ -54,7 +55,37 @@ export class ToolInvoker {
   }
 
   /**
-   * Calls the tool if this scope sees its gateway and the global tool rules let the principal use
+   * What the global policies decide of this call: deny is a 404, as for a missing tool; approve a
+   * 403, as no one can be asked over REST.
+   */
+  private async judge(
+    principal: Principal,
+    tool: Tool,
+    name: string,
+    args: Record<string, unknown>,
+  ): Promise<void> {
+    const policies = await this.policies.everywhere();
+    if (policies.empty) return;
+    let decision;
+    try {
+      decision = policies.decide(principal, { ...tool, name }, args, new Date());
+    } catch (error) {
+      if (error instanceof PolicyInputTooLarge)
+        throw new ToolException(ToolErrorCode.ArgumentsTooLarge, error.message);
+      throw error;
+    }
+    if (decision.effect === 'deny')
+      throw new ToolException(ToolErrorCode.NotFound, `Tool ${tool.id} does not exist.`);
+    if (decision.effect === 'approve')
+      throw new ToolException(
+        ToolErrorCode.ApprovalRequired,
+        `Policy '${decision.policy?.name ?? ''}' needs a person's approval for a call of '${name}'; call it through an MCP client that can be asked (elicitation).`,
+        { policy: decision.policy },
+      );
+  }
+
+  /**
+   * Calls the tool if this scope sees its gateway and the global policies let the principal use
    * it (404 otherwise, as for a missing tool), within the global rate limits (429).
    */
   async invoke(
@@ -66,14 +97,11 @@ export class ToolInvoker {
     const tool = await this.dataSource
       .getRepository(Tool)
       .findOne({ where: { id: toolId }, relations: { gateway: true } });
-    if (
-      !tool?.gateway ||
-      !scope.canSee(tool.gateway.teamId) ||
-      (principal !== null && !(await this.rules.allowsEverywhere(principal, toolId)))
-    )
+    if (!tool?.gateway || !scope.canSee(tool.gateway.teamId))
       throw new ToolException(ToolErrorCode.NotFound, `Tool ${toolId} does not exist.`);
     const { gateway } = tool;
     const name = this.names.name(tool.gatewaySlug, tool.originalName);
+    if (principal !== null) await this.judge(principal, tool, name, args);
     if (!gateway.enabled) {
       throw new GatewayException(
         GatewayErrorCode.Disabled,

@@ -53,7 +53,7 @@ const textOf = (result: unknown) =>
     .map((block) => (block.type === 'text' ? block.text : ''))
     .join('\n');
 
-describe('tool rules and call hooks', () => {
+describe('policies and call hooks', () => {
   let t: TestApp;
   let upstream: UpstreamFixture;
   let toolIds: Record<string, string>;
@@ -117,8 +117,12 @@ describe('tool rules and call hooks', () => {
     beforeAll(async () => {
       await t
         .api()
-        .post('/api/v1/tool-rules')
-        .send({ toolId: toolIds.drop_table, effect: 'deny', teamId: red })
+        .post('/api/v1/policies')
+        .send({
+          name: 'no-drop-for-red',
+          expression: `tool.id == "${toolIds.drop_table}" && "Red" in principal.teams`,
+          effect: 'deny',
+        })
         .expect(201);
     });
 
@@ -181,11 +185,16 @@ describe('tool rules and call hooks', () => {
     });
   });
 
-  it('lets only principals matching an allow rule use a tool, on the rule’s server only', async () => {
+  it('lets only admins use a tool on one server, as a policy of that server only', async () => {
     const rule = await t
       .api()
-      .post('/api/v1/tool-rules')
-      .send({ toolId: toolIds.public_info, effect: 'allow', role: 'admin', serverId })
+      .post('/api/v1/policies')
+      .send({
+        name: 'public-info-admins-only',
+        expression: `tool.name == "vault-public_info" && principal.role != "admin"`,
+        effect: 'deny',
+        serverId,
+      })
       .expect(201);
     await eventually(async () => {
       const mine = await client(operator.token);
@@ -199,12 +208,16 @@ describe('tool rules and call hooks', () => {
       arguments: { query: 'select:vault-public_info' },
     });
     expect(JSON.stringify(found)).toContain('vault-public_info');
-    await t.api().delete(`/api/v1/tool-rules/${rule.body.id}`).expect(204);
-    const listed = await t.api().get('/api/v1/tool-rules').query({ toolId: toolIds.public_info });
-    expect(listed.body.total).toBe(0);
+    const listed = await t.api().get('/api/v1/policies').query({ serverId }).expect(200);
+    expect(listed.body.items.map((item: { name: string }) => item.name)).toEqual([
+      'public-info-admins-only',
+    ]);
+    await t.api().delete(`/api/v1/policies/${rule.body.id}`).expect(204);
+    const after = await t.api().get('/api/v1/policies').query({ serverId }).expect(200);
+    expect(after.body.total).toBe(0);
   });
 
-  it('tells connected sessions their tool list changed when a rule changes', async () => {
+  it('tells connected sessions their tool list changed when a policy changes', async () => {
     const mine = await client(operator.token);
     let changed = 0;
     mine.setNotificationHandler(ToolListChangedNotificationSchema, () => {
@@ -214,14 +227,19 @@ describe('tool rules and call hooks', () => {
     expect(before).toContain('vault-read_config');
     const rule = await t
       .api()
-      .post('/api/v1/tool-rules')
-      .send({ toolId: toolIds.read_config, effect: 'deny', role: 'operator', serverId })
+      .post('/api/v1/policies')
+      .send({
+        name: 'no-config-for-operators',
+        expression: `tool.originalName == "read_config" && principal.role == "operator"`,
+        effect: 'deny',
+        serverId,
+      })
       .expect(201);
     await eventually(() => expect(changed).toBeGreaterThan(0));
     expect((await mine.listTools()).tools.map((tool) => tool.name)).not.toContain(
       'vault-read_config',
     );
-    await t.api().delete(`/api/v1/tool-rules/${rule.body.id}`).expect(204);
+    await t.api().delete(`/api/v1/policies/${rule.body.id}`).expect(204);
     await eventually(async () =>
       expect((await mine.listTools()).tools.map((tool) => tool.name)).toContain(
         'vault-read_config',
@@ -257,8 +275,12 @@ describe('tool rules and call hooks', () => {
       ).body.id as string;
       await t
         .api()
-        .post('/api/v1/tool-rules')
-        .send({ toolId: chart.id, effect: 'deny', teamId: red })
+        .post('/api/v1/policies')
+        .send({
+          name: 'no-chart-for-red',
+          expression: `tool.id == "${chart.id}" && "${red}" in principal.teamIds`,
+          effect: 'deny',
+        })
         .expect(201);
       const uris = async (token: string) =>
         (await (await client(token, appsServer)).listResources()).resources.map(
@@ -275,17 +297,264 @@ describe('tool rules and call hooks', () => {
     }
   });
 
-  it('refuses rules about unknown tools and teams, and rules from non-admins', async () => {
+  it('refuses policies that do not compile, of unknown servers, twice named, and from non-admins', async () => {
+    const typo = await t
+      .api()
+      .post('/api/v1/policies')
+      .send({ name: 'typo', expression: 'principal.rol == "admin"', effect: 'deny' })
+      .expect(400);
+    expect(typo.body.code).toBe('policy.invalid_expression');
+    expect(typo.body.detail).toContain('rol');
+    expect(typo.body.position).toEqual({ offset: 10, line: 1, column: 11 });
+    const broken = await t
+      .api()
+      .post('/api/v1/policies')
+      .send({ name: 'broken', expression: 'tool.name ==\n  ', effect: 'deny' })
+      .expect(400);
+    expect(broken.body.detail).toContain('(line 2, column 3)');
+    const notBool = await t
+      .api()
+      .post('/api/v1/policies')
+      .send({ name: 'not-bool', expression: 'tool.name', effect: 'deny' })
+      .expect(400);
+    expect(notBool.body.detail).toContain('gives string; a policy needs a bool');
     await t
       .api()
-      .post('/api/v1/tool-rules')
-      .send({ toolId: '00000000-0000-4000-8000-000000000000', effect: 'deny' })
+      .post('/api/v1/policies')
+      .send({
+        name: 'nowhere',
+        expression: 'true',
+        effect: 'deny',
+        serverId: '00000000-0000-4000-8000-000000000000',
+      })
       .expect(422);
+    const approval = await t
+      .api()
+      .post('/api/v1/policies')
+      .send({ name: 'odd', expression: 'true', effect: 'deny', approval: { rememberSeconds: 5 } })
+      .expect(422);
+    expect(approval.body.code).toBe('policy.invalid_approval');
+    await t
+      .api()
+      .post('/api/v1/policies')
+      .send({ name: 'no-drop-for-red', expression: 'false', effect: 'deny' })
+      .expect(409);
     await request(t.baseUrl)
-      .post('/api/v1/tool-rules')
+      .post('/api/v1/policies')
       .set('Authorization', `Bearer ${operator.token}`)
-      .send({ toolId: toolIds.public_info, effect: 'deny' })
+      .send({ name: 'mine', expression: 'true', effect: 'deny' })
       .expect(403);
+    expect(
+      (await t.api().get('/api/v1/policies').expect(200)).body.items.map(
+        (item: { name: string }) => item.name,
+      ),
+    ).toEqual(['no-chart-for-red', 'no-drop-for-red']);
+  });
+
+  describe('policies over arguments, and their dry run', () => {
+    const created: string[] = [];
+    const create = async (body: object) => {
+      const response = await t.api().post('/api/v1/policies').send(body).expect(201);
+      created.push(response.body.id as string);
+      return response.body as { id: string; name: string };
+    };
+
+    beforeAll(async () => {
+      await create({
+        name: 'no-secret-notes',
+        expression: 'tool.name == "vault-public_info" && args.note.startsWith("secret")',
+        effect: 'deny',
+        priority: -10,
+        serverId,
+      });
+      await create({
+        name: 'ask-before-asking',
+        expression: 'tool.originalName == "public_info" && args.note == "ask"',
+        effect: 'approve',
+        priority: -5,
+        approval: { message: 'A note that asks', rememberSeconds: 600 },
+      });
+    });
+
+    afterAll(async () => {
+      for (const id of created) await t.api().delete(`/api/v1/policies/${id}`).expect(204);
+    });
+
+    it('decide a real tools/call by its arguments, while the tool stays listed', async () => {
+      const mine = await client(operator.token);
+      await eventually(async () => {
+        const refused = await rpcError(
+          mine.callTool({ name: 'vault-public_info', arguments: { note: 'secret plans' } }),
+        );
+        expect(refused.message).toContain('Unknown tool: vault-public_info');
+      });
+      expect((await mine.listTools()).tools.map((tool) => tool.name)).toContain(
+        'vault-public_info',
+      );
+      expect(
+        textOf(await mine.callTool({ name: 'vault-public_info', arguments: { note: 'hello' } })),
+      ).toBe('vault:public_info');
+      const asked = await rpcError(
+        mine.callTool({ name: 'vault-public_info', arguments: { note: 'ask' } }),
+      );
+      expect(asked.code).toBe(-32011);
+      expect(asked.message).toContain("Policy 'ask-before-asking' needs a person's approval");
+    });
+
+    it('refuse REST invoke that needs approval with 403, and let the others through', async () => {
+      const asked = await request(t.baseUrl)
+        .post(`/api/v1/tools/${toolIds.public_info}/invoke`)
+        .set('Authorization', `Bearer ${operator.token}`)
+        .send({ arguments: { note: 'ask' } })
+        .expect(403);
+      expect(asked.body.code).toBe('tool.approval_required');
+      expect(asked.body.detail).toContain('elicitation');
+      // The server's own policy holds on its endpoint only.
+      await request(t.baseUrl)
+        .post(`/api/v1/tools/${toolIds.public_info}/invoke`)
+        .set('Authorization', `Bearer ${operator.token}`)
+        .send({ arguments: { note: 'secret' } })
+        .expect(200);
+    });
+
+    it('dry-run what a user would see and may call on a server', async () => {
+      const result = await t
+        .api()
+        .post('/api/v1/policies/dry-run')
+        .send({ user: operator.username, serverId })
+        .expect(200);
+      expect(result.body.principal).toEqual({
+        subject: `user:${operator.id}`,
+        name: 'red-operator',
+        role: 'operator',
+        teams: ['Red'],
+      });
+      expect(result.body.tools).toEqual([
+        {
+          name: 'vault-drop_table',
+          gatewaySlug: 'vault',
+          decision: 'deny',
+          policy: { id: expect.any(String), name: 'no-drop-for-red' },
+        },
+        {
+          name: 'vault-public_info',
+          gatewaySlug: 'vault',
+          decision: 'call-dependent',
+          policy: { id: created[0], name: 'no-secret-notes' },
+        },
+        { name: 'vault-read_config', gatewaySlug: 'vault', decision: 'allow', policy: null },
+      ]);
+      expect(result.body.summary).toEqual({
+        tools: 3,
+        visible: 2,
+        hidden: 1,
+        needingApproval: 0,
+        callDependent: 1,
+      });
+
+      const withArguments = await t
+        .api()
+        .post('/api/v1/policies/dry-run')
+        .send({
+          user: operator.id,
+          serverId,
+          tools: ['vault-public_info'],
+          arguments: { note: 'ask' },
+        })
+        .expect(200);
+      expect(withArguments.body.tools).toEqual([
+        {
+          name: 'vault-public_info',
+          gatewaySlug: 'vault',
+          decision: 'approve',
+          policy: { id: created[1], name: 'ask-before-asking' },
+        },
+      ]);
+
+      const someoneElse = await t
+        .api()
+        .post('/api/v1/policies/dry-run')
+        .send({ principal: { role: 'member', teamIds: [] }, serverId, tools: ['vault-drop_table'] })
+        .expect(200);
+      expect(someoneElse.body.tools[0].decision).toBe('allow');
+    });
+
+    it('dry-run a proposed set of policies before it is applied, changing nothing', async () => {
+      const before = (await t.api().get('/api/v1/policies').expect(200)).body;
+      const proposed = await t
+        .api()
+        .post('/api/v1/policies/dry-run')
+        .send({
+          user: operator.username,
+          serverId,
+          policies: [
+            { name: 'reds-ask', expression: '"Red" in principal.teams', effect: 'approve' },
+            { name: 'elsewhere', expression: 'true', effect: 'deny', serverId: searchServerId },
+          ],
+        })
+        .expect(200);
+      expect(proposed.body.proposed).toBe(true);
+      expect(
+        proposed.body.tools.map((tool: { decision: string; policy: unknown }) => [
+          tool.decision,
+          tool.policy,
+        ]),
+      ).toEqual(Array(3).fill(['approve', { id: null, name: 'reds-ask' }]));
+      expect(proposed.body.summary).toMatchObject({ visible: 3, needingApproval: 3 });
+      expect((await t.api().get('/api/v1/policies').expect(200)).body).toEqual(before);
+
+      const broken = await t
+        .api()
+        .post('/api/v1/policies/dry-run')
+        .send({
+          user: operator.username,
+          policies: [{ name: 'x', expression: 'nope(', effect: 'deny' }],
+        })
+        .expect(400);
+      expect(broken.body.code).toBe('policy.invalid_expression');
+      await t.api().post('/api/v1/policies/dry-run').send({ user: 'nobody-at-all' }).expect(422);
+      await t
+        .api()
+        .post('/api/v1/policies/dry-run')
+        .send({ user: operator.username, tools: ['vault-nope'] })
+        .expect(422);
+      await request(t.baseUrl)
+        .post('/api/v1/policies/dry-run')
+        .set('Authorization', `Bearer ${operator.token}`)
+        .send({ user: operator.username })
+        .expect(403);
+    });
+
+    it('edit a policy, which takes effect on the next call', async () => {
+      const mine = await client(operator.token);
+      await t
+        .api()
+        .patch(`/api/v1/policies/${created[0]}`)
+        .send({ expression: 'tool.name == "vault-public_info" && args.note == "hello"' })
+        .expect(200);
+      await eventually(async () =>
+        expect(
+          (
+            await rpcError(
+              mine.callTool({ name: 'vault-public_info', arguments: { note: 'hello' } }),
+            )
+          ).message,
+        ).toContain('Unknown tool: vault-public_info'),
+      );
+      const edited = await t.api().get(`/api/v1/policies/${created[0]}`).expect(200);
+      expect(edited.body).toMatchObject({ name: 'no-secret-notes', effect: 'deny', enabled: true });
+      await t
+        .api()
+        .patch(`/api/v1/policies/${created[0]}`)
+        .send({ expression: 'tool.name ==' })
+        .expect(400);
+      await t.api().patch(`/api/v1/policies/${created[0]}`).send({ enabled: false }).expect(200);
+      await eventually(async () =>
+        expect(
+          textOf(await mine.callTool({ name: 'vault-public_info', arguments: { note: 'hello' } })),
+        ).toBe('vault:public_info'),
+      );
+    });
   });
 
   describe('hooks', () => {

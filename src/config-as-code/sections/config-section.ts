@@ -27,6 +27,11 @@ export interface ApplyContext {
   warnings: string[];
   /** Team ids by name, filled by the teams section (or read when the document has none). */
   teamIds: Map<string, string>;
+  /**
+   * The policies the document names, in `policies` or converted from a `toolRules` section:
+   * filled by their upserts, so that pruning either keeps the other's.
+   */
+  policyNames: Set<string>;
   /** Gateways to sync once the transaction has committed; never called inside it. */
   gatewaysToSync: Set<string>;
   /**
@@ -59,6 +64,8 @@ export interface ExportContext {
 export interface ConfigSection {
   key: string;
   description: string;
+  /** A section still read from older documents, never written by an export. */
+  legacy?: boolean;
   item: z.ZodType;
   export(ctx: ExportContext): Promise<unknown[]>;
   /** Creates and updates, in document order of sections. */
@@ -71,6 +78,7 @@ export interface ConfigSection {
 export function defineSection<S extends z.ZodType>(spec: {
   key: string;
   description: string;
+  legacy?: boolean;
   item: S;
   export(ctx: ExportContext): Promise<z.input<S>[]>;
   upsert(items: z.output<S>[], ctx: ApplyContext): Promise<void>;
@@ -80,6 +88,7 @@ export function defineSection<S extends z.ZodType>(spec: {
   return {
     key: spec.key,
     description: spec.description,
+    ...(spec.legacy ? { legacy: true } : {}),
     item: spec.item,
     export: (ctx) => spec.export(ctx),
     upsert: (items, ctx) => spec.upsert(typed(items), ctx),

@@ -3,7 +3,7 @@ import { TeamMember } from '../../teams/team-member.entity';
 import { Team } from '../../teams/team.entity';
 import { scalarChanges } from '../config-change';
 import { ConfigDocumentErrorCode, ConfigDocumentException } from '../config-document.exception';
-import { defineSection } from './config-section';
+import { defineSection, markServerChanged } from './config-section';
 
 const teamItem = z
   .object({
@@ -37,6 +37,8 @@ export const teamsSection = defineSection({
       if (team === null) {
         const created = await repository.save(repository.create(item));
         ctx.teamIds.set(created.name, created.id);
+        // Policies read team names (`principal.teams`), which the directories hold.
+        markServerChanged(ctx, null);
         ctx.changes.push({ action: 'create', kind: 'team', name: item.name, fields });
       } else if (fields.length > 0) {
         await repository.update({ id: team.id }, { description: item.description });

@@ -1,20 +1,14 @@
 import { z } from 'zod';
 import { ROLES } from '../../auth/roles';
-import { RULE_EFFECTS, ToolRule } from '../../policies/tool-rule.entity';
+import { type LegacyToolRule, policiesOfToolRules } from '../../policies/legacy-tool-rules';
 import { ConfigDocumentErrorCode, ConfigDocumentException } from '../config-document.exception';
-import {
-  type ApplyContext,
-  defineSection,
-  markServerChanged,
-  serverIdOf,
-  teamIdOf,
-  toolIdOf,
-} from './config-section';
+import { defineSection, serverIdOf, teamIdOf, toolIdOf } from './config-section';
+import { prunePolicies, upsertPolicy } from './policies.section';
 
 const toolRuleItem = z
   .object({
     effect: z
-      .enum(RULE_EFFECTS)
+      .enum(['allow', 'deny'])
       .describe(
         '`deny` hides the tool from matching principals and refuses their calls; `allow` makes it visible only to principals matching one of its allow rules. A matching deny wins.',
       ),
@@ -39,39 +33,30 @@ const toolRuleItem = z
 
 type ToolRuleItem = z.output<typeof toolRuleItem>;
 
-interface StoredRule {
-  id: string;
-  effect: ToolRuleItem['effect'];
-  tool: string;
-  server: string | null;
-  serverId: string | null;
-  team: string | null;
-  role: ToolRuleItem['role'];
-}
+/** The prefix of the policies tool rules become. */
+const CONVERTED = 'rule-';
 
 /**
- * Allow and deny rules of tools. A rule is all of what it says (effect, tool, server, team,
- * role), so it is known by all of it: changing any part is a new rule and, with prune, the old
- * one's deletion.
+ * Tool allow/deny rules, as documents written before policies carry them. Applied as the policies
+ * they mean (the conversion of the migration that replaced them, legacy-tool-rules.ts), with a
+ * warning; never exported: an export writes the policies. With prune, converted policies
+ * (`rule-…`) the document no longer yields are deleted.
  */
 export const toolRulesSection = defineSection({
   key: 'toolRules',
-  description: 'Allow and deny rules of tools, each known by all of its fields.',
+  description:
+    'Deprecated: tool allow/deny rules, applied as the `policies` they mean (named `rule-…`). Write `policies` instead.',
+  legacy: true,
   item: toolRuleItem,
 
-  async export(ctx) {
-    return (await storedRules(ctx)).map((rule) => ({
-      effect: rule.effect,
-      tool: rule.tool,
-      ...(rule.server === null ? {} : { server: rule.server }),
-      ...(rule.team === null ? {} : { team: rule.team }),
-      ...(rule.role === null ? {} : { role: rule.role }),
-    }));
+  async export() {
+    return [];
   },
 
   async upsert(items, ctx) {
-    const stored = new Set((await storedRules(ctx)).map(keyOf));
     const seen = new Set<string>();
+    const rules: LegacyToolRule[] = [];
+    const serverNames = new Map<string, string>();
     for (const item of items) {
       const key = keyOf(item);
       if (seen.has(key))
@@ -84,41 +69,52 @@ export const toolRulesSection = defineSection({
       const teamId = teamIdOf(ctx, item.team, where);
       const serverId = await serverIdOf(ctx, item.server, where);
       const toolId = await toolIdOf(ctx, item.tool, where);
-      if (toolId === null || stored.has(key)) continue;
-      await ctx.em
-        .getRepository(ToolRule)
-        .save({ effect: item.effect, toolId, serverId, teamId, role: item.role });
-      markServerChanged(ctx, serverId);
-      ctx.changes.push({ action: 'create', kind: 'tool rule', name: key, fields: [] });
+      if (toolId === null) continue;
+      if (serverId !== null && item.server !== null) serverNames.set(serverId, item.server);
+      rules.push({
+        toolId,
+        toolName: item.tool,
+        serverId,
+        effect: item.effect,
+        teamId,
+        role: item.role,
+      });
+    }
+    const teamNames = new Map([...ctx.teamIds].map(([name, id]) => [id, name]));
+    const converted = policiesOfToolRules(
+      rules,
+      { team: (id) => teamNames.get(id) ?? id, server: (id) => serverNames.get(id) ?? id },
+      new Set(ctx.policyNames),
+    );
+    if (items.length > 0)
+      ctx.warnings.push(
+        `The toolRules section is deprecated: its ${items.length} rule(s) were applied as ${converted.length} policies named '${CONVERTED}…'. Write them under 'policies' (an export does).`,
+      );
+    for (const policy of converted) {
+      ctx.policyNames.add(policy.name);
+      await upsertPolicy(ctx, {
+        name: policy.name,
+        description: policy.description,
+        expression: policy.expression,
+        effect: policy.effect,
+        priority: policy.priority,
+        server: policy.serverId === null ? null : (serverNames.get(policy.serverId) ?? null),
+        enabled: true,
+        approval: null,
+      });
     }
   },
 
-  async prune(items, ctx) {
-    const named = new Set(items.map(keyOf));
-    for (const rule of await storedRules(ctx)) {
-      if (named.has(keyOf(rule))) continue;
-      await ctx.em.getRepository(ToolRule).delete({ id: rule.id });
-      markServerChanged(ctx, rule.serverId);
-      ctx.changes.push({ action: 'delete', kind: 'tool rule', name: keyOf(rule), fields: [] });
-    }
+  async prune(_items, ctx) {
+    await prunePolicies(ctx, (name) => name.startsWith(CONVERTED));
   },
 });
 
-/** How the plan names a rule: `deny github-delete_repo on "Support" to team "Contractors"`. */
-function keyOf(rule: Pick<ToolRuleItem, 'effect' | 'tool' | 'server' | 'team' | 'role'>): string {
+/** How messages name a rule: `deny github-delete_repo on "Support" to team "Contractors"`. */
+function keyOf(rule: ToolRuleItem): string {
   const who = [
     ...(rule.team === null ? [] : [`team "${rule.team}"`]),
     ...(rule.role === null ? [] : [`role ${rule.role}`]),
   ];
   return `${rule.effect} ${rule.tool} on ${rule.server === null ? 'every endpoint' : `"${rule.server}"`} to ${who.length ? who.join(' with ') : 'everyone'}`;
-}
-
-async function storedRules(ctx: Pick<ApplyContext, 'em' | 'names'>): Promise<StoredRule[]> {
-  return ctx.em.query(
-    `SELECT r.id, r.effect, r.role, r.server_id AS "serverId", s.name AS server, m.name AS team,
-            ${ctx.names.expression('t')} AS tool
-     FROM tool_rule r JOIN tool t ON t.id = r.tool_id
-     LEFT JOIN server s ON s.id = r.server_id LEFT JOIN team m ON m.id = r.team_id
-     ORDER BY tool, s.name NULLS FIRST, m.name NULLS FIRST, r.role NULLS FIRST, r.effect`,
-  );
 }

@@ -2,6 +2,11 @@ import { Injectable, Logger } from '@nestjs/common';
 import { type CallToolResult, ProtocolErrorCode, type Result } from '@modelcontextprotocol/server';
 import { type Principal } from '../../auth/principal';
 import {
+  type PolicyDecision,
+  PolicyInputTooLarge,
+  type PolicyToolSource,
+} from '../../policies/policy-set';
+import {
   HookRefusal,
   type ToolCallContext,
   type ToolCallHook,
@@ -11,17 +16,24 @@ import { RateLimitErrorCode, RateLimitException } from '../../rate-limits/rate-l
 import { RateLimiter } from '../../rate-limits/rate-limiter.service';
 import { type ScopeDirectory, type ScopeGuard } from '../directory/scope-directory';
 import { type ToolDirectory } from '../directory/tool-directory';
-import { rateLimited, RpcError, toolCallRefused, unknownTool } from '../mcp-errors';
+import {
+  invalidParams,
+  rateLimited,
+  RpcError,
+  TOOL_CALL_REFUSED,
+  toolCallRefused,
+  unknownTool,
+} from '../mcp-errors';
 
-/** The tool a call resolved to. */
-export interface GuardedTarget {
-  id: string;
-  gatewaySlug: string;
-}
+/** The tool a call resolved to: a directory's tool, or an app's backend tool found by hash. */
+export type GuardedTarget = PolicyToolSource;
+
+/** Principal keys whose views are kept per directory; past it the memory starts over. */
+const VIEW_MEMORY = 1_000;
 
 /**
- * Tool rules, rate limits and hooks on the MCP call path. Each costs nothing where the scope has
- * none: the rules' views are memoised per directory and principal kind, and a call without an
+ * Policies, rate limits and hooks on the MCP call path. Each costs nothing where the scope has
+ * none: the policies' views are memoised per directory and principal key, and a call without an
  * applicable limit or a hook goes straight to the upstream.
  */
 @Injectable()
@@ -46,10 +58,30 @@ export class CallGuard {
     const key = policy.keyOf(principal);
     let view = views.get(key);
     if (!view) {
-      view = directory.tools.restrictedTo((tool) => policy.allows(principal, tool.id));
+      if (views.size >= VIEW_MEMORY) views.clear();
+      view = directory.tools.restrictedTo((tool) => policy.listed(principal, tool, key));
       views.set(key, view);
     }
     return view;
+  }
+
+  /**
+   * What the scope's policies decide of this call: a map lookup when the tool's listing already
+   * decided it, else its call-dependent policies evaluated with the arguments and the time.
+   */
+  decide(guard: ScopeGuard, context: ToolCallContext, target: GuardedTarget): PolicyDecision {
+    try {
+      return guard.policy.decide(
+        context.principal,
+        target,
+        context.arguments,
+        new Date(),
+        context.toolName,
+      );
+    } catch (error) {
+      if (error instanceof PolicyInputTooLarge) throw invalidParams(error.message);
+      throw error;
+    }
   }
 
   /**
@@ -62,8 +94,16 @@ export class CallGuard {
     target: GuardedTarget,
     upstream: (args: Record<string, unknown>) => Promise<Result>,
   ): Promise<Result> {
-    if (!guard.policy.empty && !guard.policy.allows(context.principal, target.id))
-      throw unknownTool(context.toolName);
+    if (!guard.policy.empty) {
+      const decision = this.decide(guard, context, target);
+      if (decision.effect === 'deny') throw unknownTool(context.toolName);
+      if (decision.effect === 'approve')
+        throw new RpcError(
+          TOOL_CALL_REFUSED,
+          `Policy '${decision.policy?.name ?? ''}' needs a person's approval for this call; approvals are not wired yet`,
+          { policy: decision.policy },
+        );
+    }
     if (guard.limits.length > 0) await this.limit(guard, context.principal, target.id);
     if (guard.hooks.length === 0) return upstream(context.arguments);
     for (const hook of guard.hooks) {

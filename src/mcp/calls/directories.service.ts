@@ -28,7 +28,7 @@ import { type ScopeGuard, ScopeDirectory } from '../directory/scope-directory';
 import { buildHooks } from '../../policies/hooks/hook-registry';
 import { type HookConfig } from '../../policies/hooks/hook-config';
 import { HookRefusal, type ToolCallHook } from '../../policies/hooks/tool-call-hook';
-import { type PolicyRule, ToolPolicy } from '../../policies/tool-policy';
+import { ScopePolicies } from '../../policies/scope-policies';
 import { type LimitRule } from '../../rate-limits/rate-limiter.service';
 import { applyToolOverride, type ToolOverrideValues } from '../../servers/tool-override';
 import {
@@ -66,6 +66,7 @@ export class Directories implements OnModuleInit, OnModuleDestroy {
     private readonly names: ToolNameQuery,
     private readonly presenter: ToolPresenter,
     private readonly bus: EventBus,
+    private readonly policies: ScopePolicies,
     metrics: Metrics,
   ) {
     this.cache = new LastKnownCache({
@@ -126,9 +127,9 @@ export class Directories implements OnModuleInit, OnModuleDestroy {
       hooks = row.hooks;
     }
     const serverId = server?.id ?? null;
-    const [overrides, rules, limits] = await Promise.all([
+    const [overrides, policy, limits] = await Promise.all([
       serverId === null ? [] : this.overridesOf(serverId),
-      this.rulesOf(serverId),
+      this.policies.load(serverId),
       this.limitsOf(serverId),
     ]);
     naming.overrides = new Map(overrides.map(({ toolId, ...values }) => [toolId, values]));
@@ -157,7 +158,7 @@ export class Directories implements OnModuleInit, OnModuleDestroy {
       [...resources, ...templates].map((entry) => [entry.gatewaySlug, entry.gatewayId]),
     );
     const guard: ScopeGuard = {
-      policy: rules.length === 0 ? ToolPolicy.OPEN : new ToolPolicy(rules),
+      policy,
       limits,
       hooks: guardHooks(hooks),
     };
@@ -165,7 +166,7 @@ export class Directories implements OnModuleInit, OnModuleDestroy {
       scope,
       server,
       new ToolDirectory(scope, server, toolEntries, {
-        stamp: rules.length === 0 ? '' : JSON.stringify(rules),
+        stamp: policy.stamp,
       }),
       new ResourceDirectory(
         resources
@@ -184,16 +185,6 @@ export class Directories implements OnModuleInit, OnModuleDestroy {
       `SELECT tool_id AS "toolId", name, title, description, annotations
        FROM server_tool_override WHERE server_id = $1`,
       [serverId],
-    );
-  }
-
-  /** The scope's tool rules: the global ones, and its server's. Ordered, for a stable version. */
-  private rulesOf(serverId: string | null): Promise<PolicyRule[]> {
-    return this.dataSource.query(
-      `SELECT tool_id AS "toolId", effect, team_id AS "teamId", role FROM tool_rule
-       WHERE server_id IS NULL${serverId === null ? '' : ' OR server_id = $1'}
-       ORDER BY id`,
-      serverId === null ? [] : [serverId],
     );
   }
 

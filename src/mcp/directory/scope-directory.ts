@@ -2,14 +2,15 @@ import { createHash } from 'node:crypto';
 import { type McpScope } from '../mcp-scope';
 import { type PromptDirectory } from './prompt-directory';
 import { type ResourceDirectory } from './resource-directory';
-import { type ToolPolicy } from '../../policies/tool-policy';
+import { type PolicySet } from '../../policies/policy-set';
 import { type ToolCallHook } from '../../policies/hooks/tool-call-hook';
 import { type LimitRule } from '../../rate-limits/rate-limiter.service';
 import { type DirectoryServer, type ToolDirectory } from './tool-directory';
 
-/** What stands between a client and a call in one scope: rules, rate limits, hooks. */
+/** What stands between a client and a call in one scope: policies, rate limits, hooks. */
 export interface ScopeGuard {
-  policy: ToolPolicy;
+  /** The scope's policies, compiled when the directory was built. */
+  policy: PolicySet;
   /** The rate limits that hold in this scope (its server's and the global ones). */
   limits: readonly LimitRule[];
   /** The server's hooks, in order. */

@@ -27,6 +27,8 @@ export interface DirectoryTool {
   contentHash?: string;
   /** The server's override of how it shows this tool, when it has one. */
   override?: ToolOverrideValues | null;
+  /** The content hash an operator pinned, which policies read as `tool.pinnedHash`. */
+  pinnedHash?: string | null;
 }
 
 /** Settings of the virtual server behind a scope; null for the gateway-wide endpoint. */
@@ -64,7 +66,7 @@ export class ToolDirectory {
     /** Ordered by virtual name. */
     readonly tools: readonly DirectoryTool[],
     options: {
-      /** More that decides what the list shows (the scope's tool rules). */
+      /** More that decides what the list shows (the scope's policies). */
       stamp?: string;
       /** Taken as it is: a view of another directory keeps that one's version. */
       fingerprint?: string;
@@ -114,7 +116,7 @@ export class ToolDirectory {
 
   /**
    * The same directory without the tools `keep` refuses, under the same version: what one
-   * principal may see when tool rules hide some tools from it.
+   * principal may see when policies hide some tools from it.
    */
   restrictedTo(keep: (tool: DirectoryTool) => boolean): ToolDirectory {
     return new ToolDirectory(this.scope, this.server, this.tools.filter(keep), {

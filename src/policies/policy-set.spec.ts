@@ -1,0 +1,276 @@
+import { type Principal } from '../auth/principal';
+import { compileExpression, ExpressionError } from './cel-expression';
+import {
+  ARGUMENT_VALUES_LIMIT,
+  type PolicyDefinition,
+  PolicyInputTooLarge,
+  PolicySet,
+  type PolicyToolSource,
+} from './policy-set';
+
+const principal = (extra: Partial<Principal> = {}): Principal => ({
+  subject: 'user:ann',
+  name: 'ann',
+  userId: 'ann',
+  role: 'member',
+  teamIds: ['t-red'],
+  serverIds: null,
+  audience: null,
+  tokenId: null,
+  source: 'session',
+  ...extra,
+});
+
+const tool = (name: string, extra: Partial<PolicyToolSource> = {}): PolicyToolSource => ({
+  id: `id-${name}`,
+  name,
+  originalName: name.replace(/^fs-/, ''),
+  gatewaySlug: 'fs',
+  definition: { title: `Title of ${name}`, annotations: { readOnlyHint: name.includes('read') } },
+  contentHash: `hash-${name}`,
+  ...extra,
+});
+
+let ids = 0;
+const policy = (
+  expression: string,
+  effect: PolicyDefinition['effect'],
+  extra: Partial<PolicyDefinition> = {},
+): PolicyDefinition => ({
+  id: `p${(ids += 1)}`,
+  name: `policy-${ids}`,
+  expression,
+  effect,
+  priority: 0,
+  approval: null,
+  ...extra,
+});
+
+const TEAMS = new Map([
+  ['t-red', 'red'],
+  ['t-blue', 'blue'],
+]);
+const NOW = new Date('2026-03-02T10:00:00Z');
+
+async function compiled(...definitions: PolicyDefinition[]) {
+  const errors: string[] = [];
+  const set = await PolicySet.compile(definitions, TEAMS, (failed, toolName) =>
+    errors.push(`${failed.name}@${toolName}`),
+  );
+  return { set, errors };
+}
+
+async function refusal(expression: string): Promise<ExpressionError> {
+  const error = await compileExpression(expression).catch((caught: unknown) => caught);
+  expect(error).toBeInstanceOf(ExpressionError);
+  return error as ExpressionError;
+}
+
+describe('policy expressions', () => {
+  it('refuse what does not compile to a bool, saying where', async () => {
+    const parse = await refusal('principal.role ==\n  ');
+    expect(parse.message).toContain('Unexpected token');
+    expect(parse.position).toMatchObject({ line: 2 });
+    const typo = await refusal('principal.usr == "ann"');
+    expect(typo.message).toContain('usr');
+    expect((await refusal('principal.role + 1 == 2')).message).toContain('no such overload');
+    expect((await refusal('1 + 2')).message).toContain('gives int');
+    expect((await refusal('x'.repeat(4097))).message).toContain('at most 4096');
+    expect(
+      (await refusal('((((((((((((((((((((((((((((((((((true))))))))))))))))))))))))))))))))))'))
+        .message,
+    ).toContain('maxDepth');
+  });
+
+  it('refuse backtracking matches, loops in loops and args inside a loop', async () => {
+    expect((await refusal('tool.name.matches("^(a+)+$")')).message).toContain('RE2');
+    expect(
+      (await refusal('principal.teams.exists(t, principal.teamIds.exists(i, i == t))')).message,
+    ).toContain('inside another loop');
+    const inLoop = await refusal('principal.teams.exists(t, args.team == t)');
+    expect(inLoop.message).toContain('`args` cannot be read inside');
+    expect(inLoop.position?.column).toBe(27);
+    await compileExpression('has(args.paths) && args.paths.exists(p, p.startsWith("/etc"))');
+  });
+
+  it('run matches on RE2, in linear time even for a pattern that backtracks', async () => {
+    const expression = await compileExpression('matches(args.s, "^(a+)+$")');
+    expect(expression.evaluate({ args: { s: `${'a'.repeat(5000)}!` } })).toBe(false);
+    expect(expression.evaluate({ args: { s: 'aaa' } })).toBe(true);
+    const bad = await compileExpression('matches(args.s, args.p)');
+    expect(() => bad.evaluate({ args: { s: 'a', p: '(' } })).toThrow(/invalid pattern/);
+  });
+
+  it('know which principal fields, teams and call variables they read', async () => {
+    const uses = async (text: string) => (await compileExpression(text)).uses;
+    expect(await uses('principal.role == "admin" && "red" in principal.teams')).toEqual({
+      principal: new Set(['role', 'teams']),
+      teams: { names: new Set(['red']), ids: new Set() },
+      args: false,
+      now: false,
+    });
+    expect((await uses('principal.teams.exists(t, t.startsWith("eng-"))')).teams).toBeNull();
+    expect((await uses('has(principal.user) && args.x == 1')).principal).toEqual(new Set(['user']));
+    expect(await uses('now.getHours("UTC") < 8')).toMatchObject({ args: false, now: true });
+  });
+});
+
+describe('PolicySet', () => {
+  it('lets everyone call everything without policies', async () => {
+    const { set } = await compiled();
+    expect(set).toBe(PolicySet.OPEN);
+    expect(set.decide(principal(), tool('fs-read'), {}, NOW)).toEqual({
+      effect: 'allow',
+      policy: null,
+      approval: null,
+    });
+  });
+
+  it('decides by the first true policy, by priority then name', async () => {
+    const { set } = await compiled(
+      policy('true', 'deny', { name: 'b-deny', priority: 10 }),
+      policy('tool.name == "fs-read"', 'allow', { name: 'z-allow', priority: 5 }),
+      policy('tool.name == "fs-write"', 'approve', {
+        name: 'a-approve',
+        priority: 10,
+        approval: { message: 'Sure?', rememberSeconds: 60 },
+      }),
+    );
+    expect(set.order.map((p) => p.name)).toEqual(['z-allow', 'a-approve', 'b-deny']);
+    expect(set.decide(principal(), tool('fs-read'), {}, NOW).policy?.name).toBe('z-allow');
+    expect(set.decide(principal(), tool('fs-write'), {}, NOW)).toEqual({
+      effect: 'approve',
+      policy: { id: expect.any(String) as string, name: 'a-approve' },
+      approval: { message: 'Sure?', rememberSeconds: 60 },
+    });
+    expect(set.decide(principal(), tool('fs-delete'), {}, NOW).effect).toBe('deny');
+    expect(set.listed(principal(), tool('fs-delete'))).toBe(false);
+    expect(set.listed(principal(), tool('fs-write'))).toBe(true);
+  });
+
+  it('judges teams by name and id, roles and annotations', async () => {
+    const { set } = await compiled(
+      policy('"red" in principal.teams && tool.annotations.readOnlyHint == false', 'deny'),
+      policy('"t-blue" in principal.teamIds && principal.role == "admin"', 'approve'),
+    );
+    expect(set.decide(principal(), tool('fs-write'), {}, NOW).effect).toBe('deny');
+    expect(set.decide(principal(), tool('fs-read'), {}, NOW).effect).toBe('allow');
+    const blueAdmin = principal({ teamIds: ['t-blue'], role: 'admin' });
+    expect(set.decide(blueAdmin, tool('fs-write'), {}, NOW).effect).toBe('approve');
+    expect(set.decide(principal({ teamIds: ['t-blue'] }), tool('fs-write'), {}, NOW).effect).toBe(
+      'allow',
+    );
+  });
+
+  it('lists a tool whose policies need the arguments, and decides each call by them', async () => {
+    const { set } = await compiled(
+      policy('tool.name == "fs-write" && args.path.startsWith("/etc")', 'deny', {
+        name: 'no-etc',
+        priority: 1,
+      }),
+      policy('tool.name == "fs-write" && args.path.startsWith("/home")', 'approve', {
+        priority: 2,
+      }),
+    );
+    const write = tool('fs-write');
+    expect(set.listed(principal(), write)).toBe(true);
+    expect(set.outcome(principal(), write)).toMatchObject({
+      decision: null,
+      from: 0,
+      dependsOn: { name: 'no-etc' },
+    });
+    expect(set.decide(principal(), write, { path: '/etc/passwd' }, NOW).effect).toBe('deny');
+    expect(set.decide(principal(), write, { path: '/home/ann' }, NOW).effect).toBe('approve');
+    expect(set.decide(principal(), write, { path: '/tmp/x' }, NOW).effect).toBe('allow');
+    // Missing the argument: the expression fails, so it does not match.
+    expect(set.decide(principal(), write, {}, NOW).effect).toBe('allow');
+    // Other tools are decided at listing: the first policy is false whatever the arguments.
+    expect(set.outcome(principal(), tool('fs-read')).decision).toMatchObject({ effect: 'allow' });
+  });
+
+  it('hides a tool only when every call would be denied', async () => {
+    const { set: denied } = await compiled(
+      policy('args.force == true', 'deny', { priority: 1 }),
+      policy('tool.name == "fs-drop"', 'deny', { priority: 2 }),
+    );
+    expect(denied.listed(principal(), tool('fs-drop'))).toBe(false);
+    expect(denied.listed(principal(), tool('fs-read'))).toBe(true);
+    const { set: maybe } = await compiled(
+      policy('args.force == true', 'allow', { priority: 1 }),
+      policy('tool.name == "fs-drop"', 'deny', { priority: 2 }),
+    );
+    expect(maybe.listed(principal(), tool('fs-drop'))).toBe(true);
+    expect(maybe.decide(principal(), tool('fs-drop'), { force: true }, NOW).effect).toBe('allow');
+    expect(maybe.decide(principal(), tool('fs-drop'), { force: false }, NOW).effect).toBe('deny');
+  });
+
+  it('decides by the time of the call', async () => {
+    const { set } = await compiled(
+      policy('now.getHours("UTC") >= 18 || now.getHours("UTC") < 6', 'deny'),
+    );
+    expect(set.listed(principal(), tool('fs-read'))).toBe(true);
+    expect(set.decide(principal(), tool('fs-read'), {}, NOW).effect).toBe('allow');
+    expect(
+      set.decide(principal(), tool('fs-read'), {}, new Date('2026-03-02T22:30:00Z')).effect,
+    ).toBe('deny');
+    const { set: later } = await compiled(
+      policy('now > timestamp("2026-06-01T00:00:00Z")', 'deny'),
+    );
+    expect(later.decide(principal(), tool('fs-read'), {}, NOW).effect).toBe('allow');
+  });
+
+  it('keys principals by the fields the policies read, and the teams they name', async () => {
+    const { set: byRole } = await compiled(policy('principal.role == "admin"', 'deny'));
+    expect(byRole.keyOf(principal())).toBe(byRole.keyOf(principal({ subject: 'user:bob' })));
+    expect(byRole.keyOf(principal())).not.toBe(byRole.keyOf(principal({ role: 'admin' })));
+    const { set: byUser } = await compiled(policy('principal.user == "bob"', 'deny'));
+    expect(byUser.keyOf(principal())).not.toBe(byUser.keyOf(principal({ userId: 'bob' })));
+    const { set: byTeam } = await compiled(policy('"red" in principal.teams', 'deny'));
+    expect(byTeam.keyOf(principal({ teamIds: ['t-red', 'x'] }))).toBe(
+      byTeam.keyOf(principal({ teamIds: ['y', 't-red'] })),
+    );
+    expect(byTeam.keyOf(principal({ teamIds: ['t-red'] }))).not.toBe(
+      byTeam.keyOf(principal({ teamIds: ['t-blue'] })),
+    );
+    const { set: anyTeam } = await compiled(
+      policy('principal.teams.exists(t, t.startsWith("b"))', 'deny'),
+    );
+    expect(anyTeam.keyOf(principal({ teamIds: ['x'] }))).not.toBe(
+      anyTeam.keyOf(principal({ teamIds: ['y'] })),
+    );
+    expect(
+      anyTeam.decide(principal({ teamIds: ['t-blue'] }), tool('fs-read'), {}, NOW).effect,
+    ).toBe('deny');
+  });
+
+  it('lets a policy that fails not match, and reports it', async () => {
+    const { set, errors } = await compiled(
+      policy('tool.annotations.destructiveHint == true', 'deny', { name: 'broken', priority: 1 }),
+      policy('tool.name == "fs-read"', 'deny', { name: 'works', priority: 2 }),
+    );
+    expect(set.decide(principal(), tool('fs-write'), {}, NOW).effect).toBe('allow');
+    expect(set.decide(principal(), tool('fs-read'), {}, NOW).policy?.name).toBe('works');
+    expect(errors).toEqual(['broken@fs-write', 'broken@fs-read']);
+    const { set: notBool, errors: notBoolErrors } = await compiled(policy('args.flag', 'deny'));
+    expect(notBool.decide(principal(), tool('fs-read'), { flag: 'yes' }, NOW).effect).toBe('allow');
+    expect(notBool.decide(principal(), tool('fs-read'), { flag: true }, NOW).effect).toBe('deny');
+    expect(notBoolErrors).toHaveLength(1);
+  });
+
+  it('refuses arguments with more values than a policy may walk', async () => {
+    const { set } = await compiled(policy('args.paths.exists(p, p == "/etc")', 'deny'));
+    const many = { paths: Array.from({ length: ARGUMENT_VALUES_LIMIT + 1 }, () => 'x') };
+    expect(() => set.decide(principal(), tool('fs-read'), many, NOW)).toThrow(PolicyInputTooLarge);
+    expect(set.decide(principal(), tool('fs-read'), { paths: ['/tmp', '/etc'] }, NOW).effect).toBe(
+      'deny',
+    );
+  });
+
+  it('closes a scope in the name of a policy that no longer compiles', async () => {
+    const set = await PolicySet.closedBy(policy('nonsense(', 'allow', { name: 'stale' }));
+    expect(set.decide(principal(), tool('fs-read'), {}, NOW)).toMatchObject({
+      effect: 'deny',
+      policy: { name: 'stale' },
+    });
+  });
+});
