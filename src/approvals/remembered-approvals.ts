@@ -88,6 +88,8 @@ export class RememberedApprovals implements OnModuleInit, OnModuleDestroy {
   async revoke(id: string): Promise<boolean> {
     const result = await this.dataSource.getRepository(ApprovalGrant).delete({ id });
     if (!result.affected) return false;
+    // Forgotten here before the answer; the other replicas as the bus reaches them.
+    await this.reload();
     await this.bus.publish({ type: 'approvals.changed' });
     return true;
   }

@@ -3,7 +3,7 @@ import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { describeOnPostgres } from '../support/describe-on-postgres';
 import { connectClient } from '../support/mcp-client';
-import { type Fetch, modernClient } from '../support/modern-client';
+import { type Fetch, modernClient, rawCall } from '../support/modern-client';
 import { startReplica, startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 
@@ -24,7 +24,7 @@ interface Entry {
   approval: Approval | null;
 }
 
-type Answer = { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> };
+type Answer = { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, boolean> };
 
 /** A 2025 client (SDK v1) that answers each elicitation as `answers` says, and keeps what it saw. */
 async function legacyClient(
@@ -48,7 +48,7 @@ async function legacyClient(
 async function approvalsOf(app: TestApp, target: string, count: number): Promise<Entry[]> {
   let entries: Entry[] = [];
   await waitFor(async () => {
-    const page = await app.api().get('/api/v1/audit').query({ action: 'tools/call', target });
+    const page = await app.api().get('/api/v1/audit').query({ action: 'tools/call', tool: target });
     entries = (page.body.items as Entry[]).filter((entry) => entry.approval !== null);
     return entries.length >= count;
   }, `${count} approvals of ${target} in the audit trail`);
@@ -171,7 +171,10 @@ describe('Approvals asked by the gateway', () => {
     expect(remembered.body).toEqual([
       expect.objectContaining({ policyName: 'destructive-needs-a-yes', username: 'admin' }),
     ]);
-    await t.api().delete(`/api/v1/approvals/${remembered.body[0].id as string}`).expect(204);
+    await t
+      .api()
+      .delete(`/api/v1/approvals/${remembered.body[0].id as string}`)
+      .expect(204);
     await t.api().get('/api/v1/approvals').expect(200, []);
   });
 
@@ -184,14 +187,12 @@ describe('Approvals asked by the gateway', () => {
     } finally {
       await mute.close();
     }
-    const modern = await modernClient(t, { capabilities: {} });
-    try {
-      await expect(modern.callTool({ name: drop, arguments: {} })).rejects.toThrow(
-        /cannot be asked/,
-      );
-    } finally {
-      await modern.close();
-    }
+    const modern = await rawCall(t, 'mute', { name: drop, arguments: {} }, { capabilities: {} });
+    expect(modern.body.error).toMatchObject({
+      code: -32021,
+      message: expect.stringContaining('cannot be asked'),
+      data: { requiredCapabilities: { elicitation: {} } },
+    });
     const entries = await approvalsOf(t, drop, 7);
     expect(entries.slice(0, 2).map((entry) => entry.approval!.outcome)).toEqual([
       'unavailable',

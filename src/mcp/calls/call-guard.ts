@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { type CallToolResult, ProtocolErrorCode, type Result } from '@modelcontextprotocol/server';
+import { type ApprovalPolicy } from '../../approvals/approval-record';
 import { type Principal } from '../../auth/principal';
 import {
   type PolicyDecision,
@@ -20,7 +21,6 @@ import {
   invalidParams,
   rateLimited,
   RpcError,
-  TOOL_CALL_REFUSED,
   toolCallRefused,
   unknownTool,
 } from '../mcp-errors';
@@ -86,25 +86,25 @@ export class CallGuard {
 
   /**
    * Makes the call through the guard: a denied tool is as unknown as a missing one, a call past a
-   * rate limit is refused with when to retry, and the server's hooks run around the upstream.
+   * rate limit is refused with when to retry, a call a policy holds for approval waits for a
+   * person's yes (`approve`), and the server's hooks run around the upstream.
    */
   async call(
     guard: ScopeGuard,
     context: ToolCallContext,
     target: GuardedTarget,
     upstream: (args: Record<string, unknown>) => Promise<Result>,
+    approve: (asked: ApprovalPolicy) => Promise<void>,
   ): Promise<Result> {
-    if (!guard.policy.empty) {
-      const decision = this.decide(guard, context, target);
-      if (decision.effect === 'deny') throw unknownTool(context.toolName);
-      if (decision.effect === 'approve')
-        throw new RpcError(
-          TOOL_CALL_REFUSED,
-          `Policy '${decision.policy?.name ?? ''}' needs a person's approval for this call; approvals are not wired yet`,
-          { policy: decision.policy },
-        );
-    }
+    const decision = guard.policy.empty ? null : this.decide(guard, context, target);
+    if (decision?.effect === 'deny') throw unknownTool(context.toolName);
     if (guard.limits.length > 0) await this.limit(guard, context.principal, target.id);
+    if (decision?.effect === 'approve')
+      await approve({
+        policy: decision.policy!,
+        message: decision.approval?.message ?? null,
+        rememberSeconds: decision.approval?.rememberSeconds ?? 0,
+      });
     if (guard.hooks.length === 0) return upstream(context.arguments);
     for (const hook of guard.hooks) {
       if (hook.before) await this.step(hook, () => hook.before!(context));

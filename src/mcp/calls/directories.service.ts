@@ -219,6 +219,7 @@ export class Directories implements OnModuleInit, OnModuleDestroy {
       definition,
       appConfig: tool.appConfig,
       contentHash: tool.contentHash,
+      pinnedHash: tool.pin.pinnedHash,
       override: override ?? null,
     };
   }

@@ -4,6 +4,7 @@ import {
   type ListToolsResult,
   type Result,
 } from '@modelcontextprotocol/server';
+import { ToolApprovals } from '../../approvals/tool-approvals';
 import { AppConfig } from '../../config/app-config';
 import { type RequestRoute } from '../../upstream/upstream-connection';
 import { McpApps } from '../apps/mcp-apps.service';
@@ -50,6 +51,7 @@ export class ToolCalls {
     private readonly apps: McpApps,
     private readonly guard: CallGuard,
     private readonly rounds: InputRounds,
+    private readonly approvals: ToolApprovals,
   ) {}
 
   async list(call: McpCall, directory: ToolDirectory, cursor?: string): Promise<ListToolsResult> {
@@ -130,6 +132,14 @@ export class ToolCalls {
             ),
           )
           .then((result) => relayed.answer(result)),
+      (asked) =>
+        this.approvals.obtain(
+          request,
+          { id: tool.id, name: call.name, gatewaySlug: tool.gatewaySlug },
+          given,
+          asked,
+          (record) => (served.approval = record),
+        ),
     );
   }
 }
