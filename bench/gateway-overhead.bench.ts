@@ -131,14 +131,72 @@ export interface OverheadResult {
     addedP50Ms: number;
     cpuMsPerCall: number | null;
   };
+  /**
+   * The same tools through a virtual server of the same Portico that holds POLICIES policies,
+   * the first of which reads the call's arguments, so that every call evaluates it.
+   */
+  policies: {
+    callsPerSecond: number;
+    throughputRatio: number;
+    roundRatios: number[];
+    addedP50Ms: number;
+    cpuMsPerCall: number | null;
+  };
 }
 
-/** An era's three sides: its upstream called directly, through Portico, through the proxy. */
+/**
+ * An era's four sides: its upstream called directly, through Portico, through Portico with a
+ * policy set, and through the proxy.
+ */
 interface EraSides {
   era: Era;
   direct: Side;
   gateway: Side;
+  policies: Side;
   passThrough: Side;
+}
+
+/** Policies on the bench's policy side: one decided by each call's arguments, the rest by listing. */
+export const POLICIES = 20;
+
+/**
+ * A virtual server of the era's tools with POLICIES policies: first a deny that depends on the
+ * arguments (evaluated at every call, never matching the bench's calls), then an approval for
+ * destructive tools and deny rules for viewers and other tools, which the listing decides.
+ */
+async function policyServer(
+  baseUrl: string,
+  token: string,
+  era: Era,
+  gatewayId: string,
+): Promise<string> {
+  const tools = await api<{ items: { id: string }[] }>(
+    baseUrl,
+    token,
+    'GET',
+    `/api/v1/tools?gatewayId=${gatewayId}&limit=100`,
+  );
+  const server = await api<{ id: string }>(baseUrl, token, 'POST', '/api/v1/servers', {
+    name: `${GATEWAY[era].name}-policies`,
+    toolIds: tools.items.map((tool) => tool.id),
+  });
+  const policy = (priority: number, expression: string, effect: string) =>
+    api(baseUrl, token, 'POST', '/api/v1/policies', {
+      name: `${GATEWAY[era].name}-${priority}`,
+      expression,
+      effect,
+      priority,
+      serverId: server.id,
+    });
+  await policy(1, 'has(args.table) && args.table == "secrets"', 'deny');
+  await policy(2, 'tool.annotations.destructiveHint == true', 'approve');
+  for (let priority = 3; priority <= POLICIES; priority++)
+    await policy(
+      priority,
+      `principal.role == "viewer" && tool.name == "${GATEWAY[era].name}-tool_${priority}"`,
+      'deny',
+    );
+  return server.id;
 }
 
 const median = (values: number[]) =>
@@ -176,7 +234,7 @@ export async function gatewayOverhead(
         /http:\/\/\S+\/mcp/,
       );
       started.push(proxy);
-      const gateway = await api<{ protocol: { era: string } | null }>(
+      const gateway = await api<{ id: string; protocol: { era: string } | null }>(
         portico.baseUrl,
         portico.token,
         'POST',
@@ -203,13 +261,20 @@ export async function gatewayOverhead(
           portico.child.pid,
           portico.token,
         ),
+        policies: side(
+          `${portico.baseUrl}/servers/${await policyServer(portico.baseUrl, portico.token, era, gateway.id)}/mcp`,
+          `${GATEWAY[era].name}-tool_1`,
+          portico.child.pid,
+          portico.token,
+        ),
         passThrough: side(proxy.match[0], 'tool_1', proxy.child.pid),
       });
     }
 
-    const sides = eras.flatMap(({ direct, gateway, passThrough }) => [
+    const sides = eras.flatMap(({ direct, gateway, policies, passThrough }) => [
       direct,
       gateway,
+      policies,
       passThrough,
     ]);
     for (const side of sides) await throughput(side, WARMUP_MS);
@@ -239,7 +304,7 @@ export async function gatewayOverhead(
       );
     const cpuMsPerCall = (side: Side) =>
       cpuSeconds(side.pid) === null ? null : (side.cpuSeconds * 1000) / side.calls;
-    return eras.map(({ era, direct, gateway, passThrough }) => {
+    return eras.map(({ era, direct, gateway, policies, passThrough }) => {
       const ratios = (side: Side) => rounds.map((round) => round.get(side)! / round.get(direct)!);
       return {
         database,
@@ -258,6 +323,13 @@ export async function gatewayOverhead(
           roundRatios: ratios(passThrough),
           addedP50Ms: p50(passThrough) - p50(direct),
           cpuMsPerCall: cpuMsPerCall(passThrough),
+        },
+        policies: {
+          callsPerSecond: mean(rounds.map((round) => round.get(policies)!)),
+          throughputRatio: median(ratios(policies)),
+          roundRatios: ratios(policies),
+          addedP50Ms: p50(policies) - p50(direct),
+          cpuMsPerCall: cpuMsPerCall(policies),
         },
       };
     });

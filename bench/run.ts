@@ -1,4 +1,9 @@
-import { type BenchDatabase, gatewayOverhead, type OverheadResult } from './gateway-overhead.bench';
+import {
+  type BenchDatabase,
+  gatewayOverhead,
+  type OverheadResult,
+  POLICIES,
+} from './gateway-overhead.bench';
 import { scale } from './scale.bench';
 import { runToolSearchBench, toolSearchMarkdown } from './tool-search.bench';
 
@@ -38,6 +43,14 @@ function overheadRows(overhead: OverheadResult): Row[] {
         (1.2 * proxy.cpuMsPerCall) / portico,
       ),
     );
+  const policies = overhead.policies;
+  rows.push(
+    row(
+      `reference: with ${POLICIES} policies, one read at every call (${where})`,
+      `${policies.callsPerSecond.toFixed(0)}/s = ${policies.throughputRatio.toFixed(2)}× direct (${(policies.throughputRatio / overhead.throughputRatio).toFixed(2)}× without policies); ${policies.cpuMsPerCall === null || portico === null ? 'CPU n/a' : `${micros(policies.cpuMsPerCall)} CPU per call vs ${micros(portico)} without`}; p50 +${ms(policies.addedP50Ms)}`,
+      policies.throughputRatio / 0.9,
+    ),
+  );
   rows.push(
     row(
       `p50 added latency ≤ the proxy's + 0.1 ms (one client, ${where})`,
