@@ -1,7 +1,16 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { type EntityManager } from 'typeorm';
+import { EventBus } from '../events/event-bus';
 import { type PromptDefinition } from '../prompts/prompt-definition';
 import { type ResourceTemplateDefinition } from '../resources/resource-definition';
+import {
+  type KnownTool,
+  scanContext,
+  type ScanContext,
+  scanDefinition,
+  type ScannedDefinition,
+  ToolNameIndex,
+} from '../scanner/definition-scanner';
 import { type ToolDefinition } from '../tools/tool-definition';
 import { type StoredFinding } from './pin-columns';
 
@@ -12,11 +21,54 @@ export interface GatewayScans {
   template(definition: ResourceTemplateDefinition): StoredFinding[];
 }
 
-/** Scans the definitions a sync brings that it has not seen before. */
+/**
+ * Scans the definitions a sync brings that it has not seen before, each in the context of every
+ * gateway's tools (for names that imitate another gateway's). The index of those names is built
+ * once and kept until the catalogue changes, so a sync that changes nothing reads no names.
+ */
 @Injectable()
-export class DefinitionScans {
-  // eslint-disable-next-line @typescript-eslint/no-unused-vars
-  forGateway(em: EntityManager, gateway: { id: string; slug: string }): GatewayScans {
-    return { tool: () => [], prompt: () => [], template: () => [] };
+export class DefinitionScans implements OnModuleInit, OnModuleDestroy {
+  private index: Promise<ToolNameIndex> | null = null;
+  private unsubscribe?: () => void;
+
+  constructor(private readonly bus: EventBus) {}
+
+  onModuleInit(): void {
+    this.unsubscribe = this.bus.subscribe((event) => {
+      if (event.type === 'catalog.changed') this.index = null;
+    });
   }
+
+  onModuleDestroy(): void {
+    this.unsubscribe?.();
+  }
+
+  /** `ownTools`: the upstream names the gateway lists now, which its descriptions may name. */
+  async forGateway(
+    em: EntityManager,
+    gateway: { slug: string },
+    ownTools: readonly string[],
+  ): Promise<GatewayScans> {
+    const index = await (this.index ??= this.load(em).catch((error: unknown) => {
+      this.index = null;
+      throw error;
+    }));
+    const context = scanContext({ gatewaySlug: gateway.slug, ownTools, tools: index });
+    return {
+      tool: (definition) => scan({ kind: 'tool', ...definition }, context),
+      prompt: (definition) => scan({ kind: 'prompt', ...definition }, context),
+      template: (definition) => scan({ kind: 'resourceTemplate', ...definition }, context),
+    };
+  }
+
+  private async load(em: EntityManager): Promise<ToolNameIndex> {
+    const tools = await em.query<KnownTool[]>(
+      'SELECT gateway_slug AS "gatewaySlug", original_name AS name FROM tool',
+    );
+    return ToolNameIndex.of(tools);
+  }
+}
+
+function scan(definition: ScannedDefinition, context: ScanContext): StoredFinding[] {
+  return scanDefinition(definition, context);
 }

@@ -86,7 +86,7 @@ export class SyncApplier {
       );
     }
     const stored = await storedPins(em, 'tool', gatewayId);
-    const scans = this.scans.forGateway(em, gateway);
+    const scans = await this.scans.forGateway(em, gateway, upstreamNames(upstream.tools));
     const { diff, ...pins } = planPins<ToolDefinition>(
       diffToolLists(
         stored.map(({ id, key, contentHash }) => ({ id, originalName: key, contentHash })),
@@ -161,4 +161,12 @@ function lostRaceWithOtherGateway(error: unknown): boolean {
   return (
     error instanceof QueryFailedError && (error.driverError as { code?: string }).code === '40P01'
   );
+}
+
+/** The names an upstream lists, as far as they are strings (the rest are refused in the diff). */
+function upstreamNames(tools: readonly unknown[]): string[] {
+  return tools.flatMap((tool) => {
+    const name = (tool as { name?: unknown } | null)?.name;
+    return typeof name === 'string' ? [name] : [];
+  });
 }
