@@ -1,6 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { type EntityManager } from 'typeorm';
-import { admitPrompt, type PromptDefinition, promptContentHash } from '../prompts/prompt-definition';
+import {
+  admitPrompt,
+  type PromptDefinition,
+  promptContentHash,
+} from '../prompts/prompt-definition';
 import { Prompt } from '../prompts/prompt.entity';
 import { PromptWriter } from '../prompts/prompt.writer';
 import {
@@ -52,7 +56,8 @@ export class MemberListsApplier {
       section: SyncListReport,
     ) => {
       if (offered || diff.removed.length > 0) report[key] = section;
-      changed ||= diffChangesCatalog(diff) || (section.quarantined ?? section.released) !== undefined;
+      changed ||=
+        diffChangesCatalog(diff) || (section.quarantined ?? section.released) !== undefined;
     };
 
     const resources = diffLists(
