@@ -231,6 +231,28 @@ describe('planPins', () => {
     expect(clean.writes[0]).toMatchObject({ quarantine: null, findings: null });
   });
 
+  it('releases a new entry held for a finding once the upstream takes out what was flagged', () => {
+    const waiting = entry('a', 'ignore', {
+      quarantine: { reason: 'finding', since: NOW.toISOString() },
+    });
+    const cleaned = plan(
+      [waiting],
+      { updated: [{ id: 'id-a', definition: { name: 'a', text: 'clean' } }] },
+      'off',
+      'high',
+    );
+    expect(cleaned.released).toEqual(['a']);
+    expect(cleaned.writes[0]).toMatchObject({ quarantine: null, findings: null });
+
+    const underReview = plan(
+      [waiting],
+      { updated: [{ id: 'id-a', definition: { name: 'a', text: 'clean' } }] },
+      'review',
+      'high',
+    );
+    expect(underReview.released).toEqual([]);
+  });
+
   it('forgets removed entries', () => {
     const quarantine = {
       reason: 'changed' as const,

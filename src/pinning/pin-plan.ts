@@ -162,8 +162,14 @@ function changed<T>(
   const findings = found.length > 0 ? found : null;
   const { quarantine } = entry;
   if (quarantine && !quarantine.held) {
-    // The stored definition itself waits: it follows the upstream, and goes out once it is the pin.
-    const release = entry.pinnedHash === hash && !flagged;
+    // The stored definition itself waits: it follows the upstream, and goes out once it is the
+    // pin, or, held only for a finding, once the upstream took out what was flagged.
+    const release =
+      !flagged &&
+      (entry.pinnedHash === hash ||
+        (quarantine.reason === 'finding' &&
+          entry.pinnedHash === null &&
+          settings.mode !== 'review'));
     return {
       write: true,
       pin: {

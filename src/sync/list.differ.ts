@@ -122,8 +122,9 @@ export function syncReportOf<T>(
   pins: PinEvents,
 ): SyncReport {
   const refused = new Set(writeConflicts.map((conflict) => conflict.name));
+  const held = pins.held.filter((key) => !refused.has(key));
   return {
-    ...(pins.held.length > 0 ? { quarantined: [...pins.held].sort(byName) } : {}),
+    ...(held.length > 0 ? { quarantined: held.sort(byName) } : {}),
     ...(pins.released.length > 0 ? { released: [...pins.released].sort(byName) } : {}),
     ...(pins.findings.length > 0 ? { findings: pins.findings } : {}),
     added: [...addedKeys].sort(byName),

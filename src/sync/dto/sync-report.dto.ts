@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { type ReportedFinding } from '../../pinning/pin-plan';
 import { type SyncConflict, type SyncReport, type SyncWarning } from '../sync-report';
 
 export class SyncConflictDto implements SyncConflict {
@@ -15,6 +16,20 @@ export class SyncWarningDto implements SyncWarning {
 
   @ApiProperty({ description: 'What was changed on the way in, such as a truncated description.' })
   reason!: string;
+}
+
+export class SyncFindingDto implements ReportedFinding {
+  @ApiProperty({ description: 'The upstream name (URI template for templates).' })
+  name!: string;
+
+  @ApiProperty({ description: 'The scanner rule that matched.' })
+  rule!: string;
+
+  @ApiProperty({ enum: ['high', 'medium', 'low'] })
+  severity!: ReportedFinding['severity'];
+
+  @ApiProperty({ description: 'Where in the definition, such as `description`.' })
+  field!: string;
 }
 
 export class SyncReportDto implements SyncReport {
@@ -41,4 +56,23 @@ export class SyncReportDto implements SyncReport {
     type: [SyncWarningDto],
   })
   warnings?: SyncWarningDto[];
+
+  @ApiPropertyOptional({
+    description:
+      'Upstream names this sync held back from clients (quarantined): a change to a pinned definition, a new entry under review, or a definition the scanner flagged.',
+    type: [String],
+  })
+  quarantined?: string[];
+
+  @ApiPropertyOptional({
+    description: 'Upstream names this sync let through again: the upstream went back to the pin.',
+    type: [String],
+  })
+  released?: string[];
+
+  @ApiPropertyOptional({
+    description: 'The scanner’s findings on the definitions this sync brought.',
+    type: [SyncFindingDto],
+  })
+  findings?: SyncFindingDto[];
 }
