@@ -30,8 +30,8 @@ export class FieldPath {
 
   /** `inputSchema.properties.path.description`; a deep path keeps its two ends. */
   toString(): string {
-    const steps: string[] = [];
-    for (let at: FieldPath | null = this; at !== null; at = at.parent) steps.push(at.step);
+    const steps = [this.step];
+    for (let at = this.parent; at !== null; at = at.parent) steps.push(at.step);
     if (steps.length > 12) steps.splice(6, steps.length - 12, '.…');
     return steps.reverse().join('');
   }

@@ -68,7 +68,8 @@ const QUOTE_CHARACTERS = String.raw`"'\x60\u2018\u2019\u201C\u201D`;
 const QUOTE = `[${QUOTE_CHARACTERS}]`;
 /** A tool-like identifier: words joined by `_`, `-` or `.`, as most tool names are. */
 const IDENTIFIER = String.raw`[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)+`;
-const INVISIBLE = String.raw`\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180E\u200B-\u200F\u2060-\u2064\u3164\uFEFF\uFFA0`;
+/** Characters that show nothing: zero-width ones, fillers, bidi marks, the soft hyphen. */
+export const INVISIBLE = String.raw`\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180E\u200B-\u200F\u2060-\u2064\u3164\uFEFF\uFFA0`;
 /** Files that hold keys, passwords or MCP client configurations (with their servers' secrets). */
 const SENSITIVE_PATH = `(?:${[
   String.raw`(?<![\w-])\.ssh\b`,

@@ -1,3 +1,5 @@
+import { INVISIBLE } from './rules';
+
 /**
  * The forms in which the scanner reads text: prose as a model would take it in, parameter names
  * as words, and excerpts a person can read safely.
@@ -16,8 +18,9 @@ export function foldLookalikes(text: string): string {
 
 const PLAIN_TEXT = /^[\x20-\x7E\t\n\r]*$/;
 const TAG_TEXT = /[\u{E0020}-\u{E007E}]/gu;
-const FORMAT_CHARACTERS =
-  /[\p{Cf}\u034F\u115F\u1160\u17B4\u17B5\u180E\u3164\uFFA0\uFE00-\uFE0F\u{E0100}-\u{E01EF}]/gu;
+/** Characters that take no room: format characters, fillers and variation selectors. */
+const UNSEEN = String.raw`\p{Cf}${INVISIBLE}\p{Variation_Selector}`;
+const FORMAT_CHARACTERS = new RegExp(`[${UNSEEN}]`, 'gu');
 
 const SPACING = /[^\S ]|\s{2,}/;
 const SPACE_RUN = /\s+/g;
@@ -73,8 +76,7 @@ export function parameterWords(name: string): string {
 
 export const EXCERPT_LIMIT = 120;
 const CONTEXT_BEFORE = 30;
-const HIDDEN =
-  /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Cs}\p{Zl}\p{Zp}\u034F\u115F\u1160\u17B4\u17B5\u180E\u3164\uFFA0\uFE00-\uFE0F\u{E0100}-\u{E01EF}]/u;
+const HIDDEN = new RegExp(String.raw`[\p{Cc}\p{Co}\p{Cn}\p{Cs}\p{Zl}\p{Zp}${UNSEEN}]`, 'u');
 const SPACE = /\s/u;
 
 /** One character as an excerpt shows it: whitespace as a space, anything unseen as `\u{...}`. */
