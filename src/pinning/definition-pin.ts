@@ -1,3 +1,4 @@
+import { type FindingSeverity } from '../scanner/finding';
 import { type JsonObject } from '../tools/tool.entity';
 
 /**
@@ -41,8 +42,7 @@ export interface PinSettings {
   holdFindings: (findings: readonly { severity: string }[]) => boolean;
 }
 
-export const FINDING_SEVERITIES = ['high', 'medium', 'low'] as const;
-export type FindingSeverity = (typeof FINDING_SEVERITIES)[number];
+export { type FindingSeverity, SEVERITIES as FINDING_SEVERITIES } from '../scanner/finding';
 
 /** The least severe finding first: `low` holds back what `medium` and `high` do, and more. */
 const SEVERITY_RANK: Record<FindingSeverity, number> = { high: 0, medium: 1, low: 2 };

@@ -6,9 +6,7 @@ import { type ResourceTemplateDefinition } from '../resources/resource-definitio
 import {
   type KnownTool,
   scanContext,
-  type ScanContext,
   scanDefinition,
-  type ScannedDefinition,
   ToolNameIndex,
 } from '../scanner/definition-scanner';
 import { type ToolDefinition } from '../tools/tool-definition';
@@ -55,9 +53,10 @@ export class DefinitionScans implements OnModuleInit, OnModuleDestroy {
     }));
     const context = scanContext({ gatewaySlug: gateway.slug, ownTools, tools: index });
     return {
-      tool: (definition) => scan({ kind: 'tool', ...definition }, context),
-      prompt: (definition) => scan({ kind: 'prompt', ...definition }, context),
-      template: (definition) => scan({ kind: 'resourceTemplate', ...definition }, context),
+      tool: (definition) => scanDefinition({ kind: 'tool', ...definition }, context),
+      prompt: (definition) => scanDefinition({ kind: 'prompt', ...definition }, context),
+      template: (definition) =>
+        scanDefinition({ kind: 'resourceTemplate', ...definition }, context),
     };
   }
 
@@ -67,8 +66,4 @@ export class DefinitionScans implements OnModuleInit, OnModuleDestroy {
     );
     return ToolNameIndex.of(tools);
   }
-}
-
-function scan(definition: ScannedDefinition, context: ScanContext): StoredFinding[] {
-  return scanDefinition(definition, context);
 }

@@ -1,14 +1,9 @@
 import { Column } from 'typeorm';
-import { type FindingSeverity, type Quarantine } from './definition-pin';
+import { type Finding } from '../scanner/finding';
+import { type Quarantine } from './definition-pin';
 
 /** One of the scanner's findings on a definition, as stored with it. */
-export interface StoredFinding {
-  rule: string;
-  severity: FindingSeverity;
-  field: string;
-  message: string;
-  excerpt: string;
-}
+export type StoredFinding = Finding;
 
 /**
  * The pin of a tool's, prompt's or resource template's definition (see definition-pin.ts),
