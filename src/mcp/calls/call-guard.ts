@@ -17,13 +17,7 @@ import { RateLimitErrorCode, RateLimitException } from '../../rate-limits/rate-l
 import { RateLimiter } from '../../rate-limits/rate-limiter.service';
 import { type ScopeDirectory, type ScopeGuard } from '../directory/scope-directory';
 import { type ToolDirectory } from '../directory/tool-directory';
-import {
-  invalidParams,
-  rateLimited,
-  RpcError,
-  toolCallRefused,
-  unknownTool,
-} from '../mcp-errors';
+import { invalidParams, rateLimited, RpcError, toolCallRefused, unknownTool } from '../mcp-errors';
 
 /** The tool a call resolved to: a directory's tool, or an app's backend tool found by hash. */
 export type GuardedTarget = PolicyToolSource;
