@@ -33,10 +33,7 @@ async function legacyClient(
   asked: string[],
   capabilities: Record<string, unknown> = { elicitation: {} },
 ): Promise<LegacyClient> {
-  const client = (await connectClient(app.baseUrl, {
-    token: app.token,
-    capabilities,
-  })) as unknown as LegacyClient;
+  const client = await connectClient(app.baseUrl, { token: app.token, capabilities });
   if ('elicitation' in capabilities)
     client.setRequestHandler(ElicitRequestSchema, (request) => {
       asked.push(request.params.message);

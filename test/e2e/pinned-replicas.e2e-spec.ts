@@ -46,7 +46,7 @@ describeOnPostgres('Pinned definitions on two replicas, with clients of both era
     gatewayId = gateway.body.id as string;
     const tools = await a.api().get('/api/v1/tools').query({ gatewayId }).expect(200);
     toolId = (tools.body.items as { id: string }[])[0]!.id;
-    legacy = (await connectClient(a.baseUrl, { token: a.token })) as unknown as LegacyClient;
+    legacy = await connectClient(a.baseUrl, { token: a.token });
     modern = await modernClient(b);
   });
 

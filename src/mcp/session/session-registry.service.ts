@@ -155,6 +155,7 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
         return;
       case 'mcp.parked.to-owner':
       case 'mcp.parked.to-retry':
+      case 'approvals.changed':
         // Calls of the modern wire: see ParkedCalls.
         return;
     }
