@@ -196,7 +196,7 @@ export const SCANNER_RULES: readonly ScannerRule[] = [
     target: 'prose',
     flags: 'i',
     patterns: [
-      String.raw`<[ \t]{0,5}\/?[ \t]{0,5}(?:important|system|system[_ -]?(?:prompt|message|instructions?)|instructions?|secret|hidden|admin|override|critical|assistant[_ -]?(?:instructions?|note)|ai[_ -]?(?:instructions?|note)|note[_ -]to[_ -](?:the[_ -])?(?:ai|assistant|model|llm))[ \t]{0,5}>`,
+      String.raw`<[ \t]{0,5}\/?[ \t]{0,5}(?:(?:important|critical)(?:[_ -](?:instructions?|notes?|notice|information))?|system|system[_ -]?(?:prompt|message|instructions?)|instructions?|secret|hidden|admin|override|critical|assistant[_ -]?(?:instructions?|note)|ai[_ -]?(?:instructions?|note)|note[_ -]to[_ -](?:the[_ -])?(?:ai|assistant|model|llm))[ \t]{0,5}>`,
       String.raw`\[ ?(?:system|important|instructions?) ?\]`,
     ],
   },
@@ -297,6 +297,19 @@ export const SCANNER_RULES: readonly ScannerRule[] = [
     patterns: [
       String.raw`\b(?:pass|send|include|put|insert|add|append|attach|provide|copy|paste|upload|forward|post|embed)\s+(?:it\s+|them\s+)?(?:the\s+|its\s+|their\s+|all\s+)?(?:full\s+|entire\s+|complete\s+|whole\s+|raw\s+)?(?:contents?|text|data|body)\s+of\s+[^.\n]{1,80}?\s+(?:as|in|into|inside|within)\s+(?:the\s+|a\s+)?${QUOTE}?\w+${QUOTE}?\s+(?:parameter|argument|field|param|variable)\b`,
       String.raw`\b(?:pass|send|include|append|attach|forward|copy|share|upload|post|leak|exfiltrate)\s+(?:the\s+|a\s+copy\s+of\s+the\s+|all\s+of\s+the\s+)?(?:entire\s+|full\s+|whole\s+|complete\s+)?(?:conversation(?:\s+history)?|chat\s+history|message\s+history|previous\s+messages|prior\s+messages|system\s+prompt|all\s+(?:previous\s+|prior\s+)?messages)\b(?!\s*(?:id|ids|identifier|name|title|key|url|link)\b)`,
+    ],
+  },
+  {
+    id: 'exfiltration-url',
+    category: 'model-instruction',
+    severity: 'medium',
+    message:
+      'a link or image whose address takes data from the model: fetching it would send that data away',
+    target: 'prose',
+    flags: 'i',
+    patterns: [
+      String.raw`!\[[^\]\n]{0,100}\]\(\s?https?:\/\/[^)\s]{1,300}[?&][^)\s=]{1,40}=`,
+      String.raw`https?:\/\/[^\s"'<>()]{1,300}[?&][\w-]{1,40}=(?:\{|<|\$\{?|%7B)`,
     ],
   },
   {
@@ -417,6 +430,18 @@ export const SCANNER_RULES: readonly ScannerRule[] = [
     ],
   },
 
+  {
+    id: 'sensitive-file-parameter',
+    category: 'credential-schema',
+    severity: 'high',
+    message: 'an input parameter named for a file that holds secrets, such as an SSH key',
+    target: 'parameter-name',
+    flags: 'i',
+    patterns: [
+      String.raw`\b(?:id (?:rsa|dsa|ecdsa|ed25519)|etc (?:passwd|shadow)|aws credentials|mcp json|mcp config|claude desktop config|cursor mcp|netrc|git credentials|ssh (?:private )?key (?:file|contents?))\b`,
+    ],
+  },
+
   // Names that imitate another gateway's tools.
   {
     id: 'name-lookalike-characters',
@@ -443,7 +468,8 @@ export const SCANNER_RULES: readonly ScannerRule[] = [
   {
     id: 'name-lookalike-gateway',
     category: 'name-imitation',
-    severity: 'medium',
+    // Alone a weak sign: `emails_list` is a letter from a gateway `email`.
+    severity: 'low',
     message: 'begins with a name one letter away from the gateway {gateway}',
     check: 'lookalike-slug',
   },
