@@ -319,7 +319,10 @@ describe('scanDefinition: ordinary definitions', () => {
   });
 
   it('does not read an output schema as parameters the model fills in', () => {
-    const outputSchema = { type: 'object', properties: { token: { type: 'string' } } };
+    const outputSchema = {
+      type: 'object',
+      properties: { token: { type: 'string', description: 'Your new access token' } },
+    };
     expect(scan({ outputSchema })).toEqual([]);
   });
 

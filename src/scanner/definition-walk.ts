@@ -171,16 +171,21 @@ export function walkDefinition(
     if (Array.isArray(value)) {
       const items = value as unknown[];
       const itemRole = itemRoleOf(frame.role);
-      for (let i = 0; i < items.length && children.length < SCAN_LIMITS.values; i++)
+      // Each item is counted when it is read; more than the budget could never be.
+      for (let i = 0; i < items.length && i < SCAN_LIMITS.values; i++)
         child(items[i], path.item(i), itemRole);
     } else {
+      const parameters = frame.role === 'properties' && frame.input;
       for (const key in value) {
         if (!Object.hasOwn(value, key)) continue;
-        if (children.length >= SCAN_LIMITS.values) break;
+        // A key counts as a value: an object of many keys is as long to read as many values.
+        if (++values > SCAN_LIMITS.values) {
+          truncated = `it has more than ${SCAN_LIMITS.values} JSON values`;
+          break;
+        }
         const member = (value as Record<string, unknown>)[key];
         const at = path.member(key);
-        const names = frame.role === 'properties' && frame.input;
-        if (!read(key, at, { parameterName: names })) break;
+        if (!read(key, at, { parameterName: parameters })) break;
         const describes =
           typeof member === 'string' &&
           ((frame.role === 'schema' && frame.parameter && key === 'description') ||
@@ -193,7 +198,7 @@ export function walkDefinition(
           if (!read(member, at, { parameterName: true })) break;
           continue;
         }
-        child(member, at, memberRoleOf(frame.role, key), frame.role === 'properties');
+        child(member, at, memberRoleOf(frame.role, key), parameters);
       }
     }
     for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
