@@ -333,6 +333,18 @@ describe('scanDefinition: ordinary definitions', () => {
     },
   );
 
+  it('takes a short slug and tool name inside a name as chance, a low finding at most', () => {
+    const withSearch = scanContext({
+      gatewaySlug: 'weather',
+      ownTools: ['search_web'],
+      tools: [{ gatewaySlug: 'search', name: 'web' }],
+    });
+    const findings = scanDefinition(tool({ name: 'search_web' }), withSearch);
+    expect(findings.map(({ rule, severity }) => [rule, severity])).toEqual([
+      ['name-embeds-other-gateway', 'low'],
+    ]);
+  });
+
   it("does not flag a gateway's tools named after its own slug", () => {
     const enterprise = scanContext({
       gatewaySlug: 'github-enterprise',
