@@ -325,6 +325,8 @@ export const SCANNER_RULES: readonly ScannerRule[] = [
       String.raw`\bwhen(?:ever)?\s+(?:the\s+)?(?:\([^()\n]{1,40}\)\s+)?${QUOTE}?(?<tool>${IDENTIFIER})${QUOTE}?\s+(?:tool\s+is\s+(?:called|used|invoked|available|present|run)|is\s+(?:called|invoked))\b`,
       String.raw`\binstead\s+of\s+(?:using\s+|calling\s+)?(?:the\s+)?${QUOTE}?(?<tool>${IDENTIFIER})${QUOTE}?\s+tool\b`,
       String.raw`\b(?:do\s+not|don['’]?t|never)\s+(?:use|call|invoke)\s+(?:the\s+)?${QUOTE}?(?<tool>${IDENTIFIER})${QUOTE}?\s+tool\b`,
+      String.raw`\b(?:always|first)\s+(?:call|invoke|run)\s+(?:the\s+)?${QUOTE}?(?<tool>${IDENTIFIER})${QUOTE}?(?:\s+tool)?\s+(?:first|before)\b`,
+      String.raw`\bmust\s+(?:first\s+|always\s+)?(?:call|invoke|run)\s+(?:the\s+)?${QUOTE}?(?<tool>${IDENTIFIER})${QUOTE}?(?:\s+tool)?\s+(?:first|before)\b`,
       String.raw`\b(?:all|any|every)\s+(?:emails?|messages?|requests?|calls?|payments?|transfers?)\s+(?:\w+\s+){0,3}?(?:must|should|shall)\s+(?:also\s+|always\s+)?(?:be\s+)?(?:sent|forwarded|redirected|copied|cc['’]?d|bcc['’]?d|routed)\s+to\b`,
       String.raw`\b(?:change|set|replace|redirect|switch)\s+the\s+(?:recipient|destination|receiver|to\s+address|email\s+address|phone\s+number|account\s+number|wallet\s+address|iban)\s+(?:\w+\s+){0,3}?to\b`,
       String.raw`\b(?:always|also)\s+(?:bcc|cc)\b`,
