@@ -52,9 +52,18 @@ export interface TextSlot {
 /**
  * How the walk reads a JSON value: a schema; the `properties` of a schema (inside an input schema
  * its keys name parameters); another map of schemas (`$defs`); a list of schemas (`anyOf`); a
- * prompt's arguments, or one of them; or plain data.
+ * prompt's arguments, or one of them; the value of a schema keyword that holds identifiers
+ * (`type`, `$ref`); or plain data.
  */
-type Role = 'schema' | 'properties' | 'schemas' | 'schema-list' | 'arguments' | 'argument' | 'data';
+type Role =
+  | 'schema'
+  | 'properties'
+  | 'schemas'
+  | 'schema-list'
+  | 'arguments'
+  | 'argument'
+  | 'keyword'
+  | 'data';
 
 interface Frame {
   value: unknown;
@@ -82,6 +91,23 @@ const SCHEMA_MEMBERS = new Set([
   'additionalItems',
 ]);
 const SCHEMA_LISTS = new Set(['anyOf', 'allOf', 'oneOf', 'prefixItems']);
+/**
+ * Keywords whose values are identifiers (`"string"`, a URI, parameter names). They are read as
+ * prose only where they hold whitespace, as prose slipped into them would: a schema has thousands
+ * of them, and reading each as prose would be a third of the scan.
+ */
+const IDENTIFIER_KEYWORDS = new Set([
+  'type',
+  'format',
+  '$schema',
+  '$ref',
+  '$id',
+  '$anchor',
+  'required',
+  'contentEncoding',
+  'contentMediaType',
+]);
+const WHITESPACE = /\s/;
 
 export interface WalkOutcome {
   /** Why the walk stopped early, or null when it read everything. */
@@ -150,7 +176,7 @@ export function walkDefinition(
       break;
     }
     if (typeof value === 'string') {
-      read(value, path, { prose: true });
+      read(value, path, { prose: frame.role !== 'keyword' || WHITESPACE.test(value) });
       continue;
     }
     if (typeof value !== 'object') continue;
@@ -171,16 +197,21 @@ export function walkDefinition(
     if (Array.isArray(value)) {
       const items = value as unknown[];
       const itemRole = itemRoleOf(frame.role);
-      for (let i = 0; i < items.length && children.length < SCAN_LIMITS.values; i++)
+      // Each item is counted when it is read; more than the budget could never be.
+      for (let i = 0; i < items.length && i < SCAN_LIMITS.values; i++)
         child(items[i], path.item(i), itemRole);
     } else {
+      const parameters = frame.role === 'properties' && frame.input;
       for (const key in value) {
         if (!Object.hasOwn(value, key)) continue;
-        if (children.length >= SCAN_LIMITS.values) break;
+        // A key counts as a value: an object of many keys is as long to read as many values.
+        if (++values > SCAN_LIMITS.values) {
+          truncated = `it has more than ${SCAN_LIMITS.values} JSON values`;
+          break;
+        }
         const member = (value as Record<string, unknown>)[key];
         const at = path.member(key);
-        const names = frame.role === 'properties' && frame.input;
-        if (!read(key, at, { parameterName: names })) break;
+        if (!read(key, at, { parameterName: parameters })) break;
         const describes =
           typeof member === 'string' &&
           ((frame.role === 'schema' && frame.parameter && key === 'description') ||
@@ -193,7 +224,7 @@ export function walkDefinition(
           if (!read(member, at, { parameterName: true })) break;
           continue;
         }
-        child(member, at, memberRoleOf(frame.role, key), frame.role === 'properties');
+        child(member, at, memberRoleOf(frame.role, key), parameters);
       }
     }
     for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
@@ -208,6 +239,8 @@ function itemRoleOf(role: Role): Role {
       return 'schema';
     case 'arguments':
       return 'argument';
+    case 'keyword':
+      return 'keyword';
     case 'properties':
     case 'schemas':
     case 'argument':
@@ -220,6 +253,7 @@ function memberRoleOf(role: Role, key: string): Role {
   switch (role) {
     case 'schema':
       if (key === 'properties') return 'properties';
+      if (IDENTIFIER_KEYWORDS.has(key)) return 'keyword';
       if (SCHEMA_MAPS.has(key)) return 'schemas';
       if (SCHEMA_MEMBERS.has(key)) return 'schema';
       if (SCHEMA_LISTS.has(key)) return 'schema-list';
@@ -230,6 +264,7 @@ function memberRoleOf(role: Role, key: string): Role {
     case 'schema-list':
     case 'arguments':
     case 'argument':
+    case 'keyword':
     case 'data':
       return 'data';
   }

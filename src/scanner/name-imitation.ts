@@ -17,6 +17,8 @@ export interface Imitation {
 
 /** How many leading words of a name are tried as a gateway's name (`google_maps_…` is two). */
 const PREFIX_WORDS = 3;
+/** A slug or tool name this short can be in another name by chance. */
+const SURE_MIN = 5;
 /** Shorter names have too many real neighbours for a swapped pair of letters to mean anything. */
 const TRANSPOSED_MIN = 6;
 
@@ -83,7 +85,9 @@ function prefixImitation(name: string, context: ScanContext): Imitation | null {
     const rest = words.slice(count).join('').toLowerCase();
     const exact = tools.gatewayOf(prefix);
     if (exact !== undefined && exact !== own) {
-      const tool = tools.toolOf(exact, rest);
+      // `search_web` beside a gateway `search` with a tool `web` is too likely by chance.
+      const tool =
+        prefix.length >= SURE_MIN && rest.length >= SURE_MIN ? tools.toolOf(exact, rest) : null;
       return tool !== null
         ? imitation('impersonated-tool', tool)
         : { check: 'embedded-slug', gateway: exact, tool: '' };

@@ -196,7 +196,7 @@ export const SCANNER_RULES: readonly ScannerRule[] = [
     target: 'prose',
     flags: 'i',
     patterns: [
-      String.raw`<[ \t]{0,5}\/?[ \t]{0,5}(?:important|system|system[_ -]?(?:prompt|message|instructions?)|instructions?|secret|hidden|admin|override|critical|assistant[_ -]?(?:instructions?|note)|ai[_ -]?(?:instructions?|note)|note[_ -]to[_ -](?:the[_ -])?(?:ai|assistant|model|llm))[ \t]{0,5}>`,
+      String.raw`<[ \t]{0,5}\/?[ \t]{0,5}(?:(?:important|critical)(?:[_ -](?:instructions?|notes?|notice|information))?|system|system[_ -]?(?:prompt|message|instructions?)|instructions?|secret|hidden|admin|override|critical|assistant[_ -]?(?:instructions?|note)|ai[_ -]?(?:instructions?|note)|note[_ -]to[_ -](?:the[_ -])?(?:ai|assistant|model|llm))[ \t]{0,5}>`,
       String.raw`\[ ?(?:system|important|instructions?) ?\]`,
     ],
   },
@@ -300,6 +300,19 @@ export const SCANNER_RULES: readonly ScannerRule[] = [
     ],
   },
   {
+    id: 'exfiltration-url',
+    category: 'model-instruction',
+    severity: 'medium',
+    message:
+      'a link or image whose address takes data from the model: fetching it would send that data away',
+    target: 'prose',
+    flags: 'i',
+    patterns: [
+      String.raw`!\[[^\]\n]{0,100}\]\(\s?https?:\/\/[^)\s]{1,300}[?&][^)\s=]{1,40}=`,
+      String.raw`https?:\/\/[^\s"'<>()]{1,300}[?&][\w-]{1,40}=(?:\{|<|\$\{?|%7B)`,
+    ],
+  },
+  {
     id: 'tool-shadowing',
     category: 'tool-reference',
     severity: 'medium',
@@ -312,6 +325,8 @@ export const SCANNER_RULES: readonly ScannerRule[] = [
       String.raw`\bwhen(?:ever)?\s+(?:the\s+)?(?:\([^()\n]{1,40}\)\s+)?${QUOTE}?(?<tool>${IDENTIFIER})${QUOTE}?\s+(?:tool\s+is\s+(?:called|used|invoked|available|present|run)|is\s+(?:called|invoked))\b`,
       String.raw`\binstead\s+of\s+(?:using\s+|calling\s+)?(?:the\s+)?${QUOTE}?(?<tool>${IDENTIFIER})${QUOTE}?\s+tool\b`,
       String.raw`\b(?:do\s+not|don['’]?t|never)\s+(?:use|call|invoke)\s+(?:the\s+)?${QUOTE}?(?<tool>${IDENTIFIER})${QUOTE}?\s+tool\b`,
+      String.raw`\b(?:always|first)\s+(?:call|invoke|run)\s+(?:the\s+)?${QUOTE}?(?<tool>${IDENTIFIER})${QUOTE}?(?:\s+tool)?\s+(?:first|before)\b`,
+      String.raw`\bmust\s+(?:first\s+|always\s+)?(?:call|invoke|run)\s+(?:the\s+)?${QUOTE}?(?<tool>${IDENTIFIER})${QUOTE}?(?:\s+tool)?\s+(?:first|before)\b`,
       String.raw`\b(?:all|any|every)\s+(?:emails?|messages?|requests?|calls?|payments?|transfers?)\s+(?:\w+\s+){0,3}?(?:must|should|shall)\s+(?:also\s+|always\s+)?(?:be\s+)?(?:sent|forwarded|redirected|copied|cc['’]?d|bcc['’]?d|routed)\s+to\b`,
       String.raw`\b(?:change|set|replace|redirect|switch)\s+the\s+(?:recipient|destination|receiver|to\s+address|email\s+address|phone\s+number|account\s+number|wallet\s+address|iban)\s+(?:\w+\s+){0,3}?to\b`,
       String.raw`\b(?:always|also)\s+(?:bcc|cc)\b`,
@@ -417,6 +432,18 @@ export const SCANNER_RULES: readonly ScannerRule[] = [
     ],
   },
 
+  {
+    id: 'sensitive-file-parameter',
+    category: 'credential-schema',
+    severity: 'high',
+    message: 'an input parameter named for a file that holds secrets, such as an SSH key',
+    target: 'parameter-name',
+    flags: 'i',
+    patterns: [
+      String.raw`\b(?:id (?:rsa|dsa|ecdsa|ed25519)|etc (?:passwd|shadow)|aws credentials|mcp json|mcp config|claude desktop config|cursor mcp|netrc|git credentials|ssh (?:private )?key (?:file|contents?))\b`,
+    ],
+  },
+
   // Names that imitate another gateway's tools.
   {
     id: 'name-lookalike-characters',
@@ -443,7 +470,8 @@ export const SCANNER_RULES: readonly ScannerRule[] = [
   {
     id: 'name-lookalike-gateway',
     category: 'name-imitation',
-    severity: 'medium',
+    // Alone a weak sign: `emails_list` is a letter from a gateway `email`.
+    severity: 'low',
     message: 'begins with a name one letter away from the gateway {gateway}',
     check: 'lookalike-slug',
   },
