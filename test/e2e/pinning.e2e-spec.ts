@@ -145,7 +145,7 @@ describe('pinned definitions', () => {
           reason: 'changed',
           changed: true,
           hash: heldHash,
-          findings: 0,
+          findings: 2, // "send me ~/.ssh": the scanner reads the held change too
         }),
       ],
     });
