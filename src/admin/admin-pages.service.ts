@@ -16,6 +16,7 @@ export type AdminSection =
   | 'users'
   | 'teams'
   | 'rate-limits'
+  | 'policies'
   | 'audit'
   | 'connections'
   | 'login'

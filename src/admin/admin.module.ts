@@ -22,6 +22,8 @@ import { AdminPromptsController } from './admin-prompts.controller';
 import { AdminRateLimitsController } from './admin-rate-limits.controller';
 import { RateLimitsModule } from '../rate-limits/rate-limits.module';
 import { PoliciesModule } from '../policies/policies.module';
+import { PolicyDryRunModule } from '../policies/policy-dry-run.module';
+import { AdminPoliciesController } from './admin-policies.controller';
 import { AdminResourcesController } from './admin-resources.controller';
 import { AdminServersController } from './admin-servers.controller';
 import { AdminSessionGuard } from './admin-session.guard';
@@ -49,6 +51,7 @@ import { ServerPickersBuilder } from './server-pickers';
     UsersModule,
     RateLimitsModule,
     PoliciesModule,
+    PolicyDryRunModule,
   ],
   controllers: [
     AdminLoginController,
@@ -62,6 +65,7 @@ import { ServerPickersBuilder } from './server-pickers';
     AdminUsersController,
     AdminTeamsController,
     AdminRateLimitsController,
+    AdminPoliciesController,
     AdminSsoController,
     AdminAuditController,
     AdminConnectionsController,
