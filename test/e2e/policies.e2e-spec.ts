@@ -351,6 +351,31 @@ describe('policies and call hooks', () => {
     ).toEqual(['no-chart-for-red', 'no-drop-for-red']);
   });
 
+  it('follows a team rename, as policies read team names', async () => {
+    const amber = await createTeam(t, 'Amber');
+    const someone = await createUser(t, 'amber-operator', 'operator', [amber]);
+    const policy = await t
+      .api()
+      .post('/api/v1/policies')
+      .send({
+        name: 'no-config-for-orange',
+        expression: '"Orange" in principal.teams && tool.originalName == "read_config"',
+        effect: 'deny',
+      })
+      .expect(201);
+    const theirs = await client(someone.token);
+    expect((await theirs.listTools()).tools.map((tool) => tool.name)).toContain(
+      'vault-read_config',
+    );
+    await t.api().patch(`/api/v1/teams/${amber}`).send({ name: 'Orange' }).expect(200);
+    await eventually(async () =>
+      expect((await theirs.listTools()).tools.map((tool) => tool.name)).not.toContain(
+        'vault-read_config',
+      ),
+    );
+    await t.api().delete(`/api/v1/policies/${policy.body.id}`).expect(204);
+  });
+
   describe('policies over arguments, and their dry run', () => {
     const created: string[] = [];
     const create = async (body: object) => {
