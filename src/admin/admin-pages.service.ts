@@ -18,6 +18,7 @@ export type AdminSection =
   | 'users'
   | 'teams'
   | 'rate-limits'
+  | 'policies'
   | 'audit'
   | 'quarantine'
   | 'connections'

@@ -24,6 +24,8 @@ import { AdminQuarantineController } from './admin-quarantine.controller';
 import { AdminRateLimitsController } from './admin-rate-limits.controller';
 import { RateLimitsModule } from '../rate-limits/rate-limits.module';
 import { PoliciesModule } from '../policies/policies.module';
+import { PolicyDryRunModule } from '../policies/policy-dry-run.module';
+import { AdminPoliciesController } from './admin-policies.controller';
 import { AdminResourcesController } from './admin-resources.controller';
 import { AdminServersController } from './admin-servers.controller';
 import { AdminSessionGuard } from './admin-session.guard';
@@ -52,6 +54,7 @@ import { ServerPickersBuilder } from './server-pickers';
     UsersModule,
     RateLimitsModule,
     PoliciesModule,
+    PolicyDryRunModule,
   ],
   controllers: [
     AdminLoginController,
@@ -65,6 +68,7 @@ import { ServerPickersBuilder } from './server-pickers';
     AdminUsersController,
     AdminTeamsController,
     AdminRateLimitsController,
+    AdminPoliciesController,
     AdminSsoController,
     AdminAuditController,
     AdminQuarantineController,

@@ -44,17 +44,26 @@ export class TeamsService {
           em.getRepository(Team).create({ name: dto.name, description: dto.description ?? '' }),
         ),
     );
+    await this.namesChanged();
     return toResponse(team, 0);
   }
 
   async update(id: string, dto: TeamUpdateDto): Promise<TeamResponseDto> {
+    let renamed = false;
     const team = await this.writing(async (em) => {
       const team = await this.find(id, em);
+      renamed = dto.name !== undefined && dto.name !== team.name;
       team.name = dto.name ?? team.name;
       team.description = dto.description ?? team.description;
       return em.getRepository(Team).save(team);
     });
+    if (renamed) await this.namesChanged();
     return toResponse(team, (await this.memberCounts([id])).get(id) ?? 0);
+  }
+
+  /** Policies read team names (`principal.teams`), which every directory holds. */
+  private namesChanged(): Promise<void> {
+    return this.bus.publish({ type: 'servers.changed', serverIds: [] });
   }
 
   /** Refused while the team owns gateways or servers; its members just leave it. */

@@ -1,5 +1,5 @@
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
-import { connectClient } from '../support/mcp-client';
+import { connectClient, rpcError } from '../support/mcp-client';
 import { startTestApp, type TestApp } from '../support/test-app';
 
 interface ApplyBody {
@@ -20,7 +20,31 @@ const HOOKS = [
   { name: 'size-limit', config: { maxArgumentBytes: 4096, maxResultBytes: 65536 } },
 ];
 
-/** One gateway, one server with an override and hooks, and a rule that hides a tool from admins. */
+const POLICIES = [
+  {
+    name: 'ask-before-urgent-issues',
+    expression: 'tool.originalName == "create_issue" && args.title.contains("urgent")',
+    effect: 'approve',
+    priority: 50,
+    approval: { message: 'An urgent issue', rememberSeconds: 60 },
+  },
+  {
+    name: 'no-deleting-for-admins',
+    expression: 'tool.originalName == "delete_repo" && principal.role == "admin"',
+    effect: 'deny',
+    priority: 100,
+    server: 'Agent',
+  },
+  {
+    name: 'repos-for-platform',
+    description: 'Only the platform team lists repositories.',
+    expression: 'tool.name == "github-list_repos" && !("platform" in principal.teams)',
+    effect: 'deny',
+    priority: 100,
+  },
+];
+
+/** One gateway, one server with an override and hooks, and policies that hide tools from admins. */
 function document(upstream: UpstreamFixture) {
   return {
     apiVersion: 'portico/v1',
@@ -40,14 +64,11 @@ function document(upstream: UpstreamFixture) {
         hooks: HOOKS as object[],
       },
     ],
-    toolRules: [
-      { effect: 'deny', tool: 'github-delete_repo', server: 'Agent', role: 'admin' },
-      { effect: 'allow', tool: 'github-list_repos', team: 'platform' },
-    ] as object[],
+    policies: POLICIES.map((policy) => ({ ...policy })) as Record<string, unknown>[],
   };
 }
 
-describe('configuration as code: tool overrides, hooks and tool rules', () => {
+describe('configuration as code: tool overrides, hooks and policies', () => {
   let app: TestApp;
   let upstream: UpstreamFixture;
   let serverId: string;
@@ -95,15 +116,16 @@ describe('configuration as code: tool overrides, hooks and tool rules', () => {
     }
   }
 
-  it('applies overrides, hooks and rules, which MCP clients see at once', async () => {
+  it('applies overrides, hooks and policies, which MCP clients see at once', async () => {
     const result = await apply(document(upstream));
     expect(result.warnings).toEqual([]);
     expect(result.changes.map((c) => `${c.action} ${c.kind} ${c.name}`)).toEqual([
       'create team platform',
       'create gateway GitHub',
       'create server Agent',
-      'create tool rule deny github-delete_repo on "Agent" to role admin',
-      'create tool rule allow github-list_repos on every endpoint to team "platform"',
+      'create policy ask-before-urgent-issues',
+      'create policy no-deleting-for-admins',
+      'create policy repos-for-platform',
     ]);
     expect(result.plan).toContain('overrides.github-create_issue: {');
     serverId = (
@@ -119,21 +141,23 @@ describe('configuration as code: tool overrides, hooks and tool rules', () => {
     });
     const hooks = await app.api().get(`/api/v1/servers/${serverId}/hooks`).expect(200);
     expect(hooks.body).toEqual({ hooks: HOOKS });
-    const rules = (await app.api().get('/api/v1/tool-rules').expect(200)).body as {
-      items: { effect: string; serverId: string | null; role: string | null }[];
+    const policies = (await app.api().get('/api/v1/policies').expect(200)).body as {
+      items: { name: string; serverId: string | null; approval: unknown }[];
     };
-    // Made in one transaction, so in no particular order.
-    expect(rules.items.map((rule) => [rule.effect, rule.serverId, rule.role]).sort()).toEqual([
-      ['allow', null, null],
-      ['deny', serverId, 'admin'],
-    ]);
+    expect(policies.items.map((policy) => [policy.name, policy.serverId, policy.approval])).toEqual(
+      [
+        ['ask-before-urgent-issues', null, { message: 'An urgent issue', rememberSeconds: 60 }],
+        ['no-deleting-for-admins', serverId, null],
+        ['repos-for-platform', null, null],
+      ],
+    );
   });
 
   it('is idempotent, and exports what applies back to no changes', async () => {
     expect((await apply(document(upstream))).changes).toEqual([]);
     const exported = (await app.api().get('/api/v1/config').expect(200)).body as {
       servers: object[];
-      toolRules: object[];
+      policies: object[];
     };
     expect(exported.servers[0]).toMatchObject({
       overrides: {
@@ -145,21 +169,19 @@ describe('configuration as code: tool overrides, hooks and tool rules', () => {
       },
       hooks: HOOKS,
     });
-    expect(exported.toolRules).toEqual([
-      { effect: 'deny', tool: 'github-delete_repo', server: 'Agent', role: 'admin' },
-      { effect: 'allow', tool: 'github-list_repos', team: 'platform' },
-    ]);
+    expect(exported.policies).toEqual(POLICIES);
+    expect(exported).not.toHaveProperty('toolRules');
     expect((await apply(exported)).plan).toMatch(/^No changes/);
   });
 
-  it('prints a dry run of changed overrides, hooks and rules as a diff, and changes nothing', async () => {
+  it('prints a dry run of changed overrides, hooks and policies as a diff, and changes nothing', async () => {
     const changed = document(upstream);
     changed.servers[0]!.overrides = {
       'github-create_issue': { name: 'open_issue', description: 'File a bug.' },
       'github-list_repos': { title: 'Repositories' },
     };
     changed.servers[0]!.hooks = [{ name: 'secret-redaction' }];
-    changed.toolRules = [changed.toolRules[0]!];
+    changed.policies = [changed.policies[1]!, { ...changed.policies[2]!, priority: 7 }];
     const plan = (await apply(changed, '?dryRun=true&prune=true')).plan;
     expect(plan).toContain('~ server "Agent"');
     expect(plan).toContain(
@@ -167,30 +189,49 @@ describe('configuration as code: tool overrides, hooks and tool rules', () => {
     );
     expect(plan).toContain('    overrides.github-list_repos: (unset) -> {"title":"Repositories"}');
     expect(plan).toContain('    hooks: [');
-    expect(plan).toContain(
-      '- tool rule "allow github-list_repos on every endpoint to team \\"platform\\""',
-    );
+    expect(plan).toContain('~ policy "repos-for-platform"\n    priority: 100 -> 7');
+    expect(plan).toContain('- policy "ask-before-urgent-issues"');
     expect((await apply(document(upstream))).changes).toEqual([]);
   });
 
-  it('leaves rules alone without a toolRules section, and prunes them and overrides with --prune', async () => {
-    const { toolRules: _rules, ...withoutRules } = document(upstream);
-    withoutRules.servers[0]!.overrides = {};
-    const first = await apply(withoutRules, '?prune=true');
+  it('decides a call by its arguments under an applied policy', async () => {
+    const client = await connectClient(app.baseUrl, {
+      token: app.token,
+      path: `/servers/${serverId}/mcp`,
+    });
+    try {
+      const asked = await rpcError(
+        client.callTool({ name: 'open_issue', arguments: { title: 'urgent: fix it' } }),
+      );
+      expect(asked.message).toContain(
+        "Policy 'ask-before-urgent-issues' needs a person's approval",
+      );
+      const calm = await client.callTool({ name: 'open_issue', arguments: { title: 'later' } });
+      expect(JSON.stringify(calm)).toContain('github:create_issue');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('leaves policies alone without a policies section, and prunes them and overrides with --prune', async () => {
+    const { policies: _policies, ...withoutPolicies } = document(upstream);
+    withoutPolicies.servers[0]!.overrides = {};
+    const first = await apply(withoutPolicies, '?prune=true');
     expect(first.changes.map((c) => `${c.action} ${c.kind}`)).toEqual(['update server']);
     expect(first.plan).toContain('    overrides.github-create_issue: {');
     expect(first.plan).toContain('-> (unset)');
     expect(
-      ((await app.api().get('/api/v1/tool-rules').expect(200)).body as { total: number }).total,
-    ).toBe(2);
+      ((await app.api().get('/api/v1/policies').expect(200)).body as { total: number }).total,
+    ).toBe(3);
 
-    const pruned = await apply({ ...withoutRules, toolRules: [] }, '?prune=true');
+    const pruned = await apply({ ...withoutPolicies, policies: [] }, '?prune=true');
     expect(pruned.changes.map((c) => `${c.action} ${c.kind}`)).toEqual([
-      'delete tool rule',
-      'delete tool rule',
+      'delete policy',
+      'delete policy',
+      'delete policy',
     ]);
     expect(
-      ((await app.api().get('/api/v1/tool-rules').expect(200)).body as { total: number }).total,
+      ((await app.api().get('/api/v1/policies').expect(200)).body as { total: number }).total,
     ).toBe(0);
     expect((await listedTools()).map((tool) => tool.name).sort()).toEqual([
       'github-create_issue',
@@ -200,39 +241,88 @@ describe('configuration as code: tool overrides, hooks and tool rules', () => {
     await apply(document(upstream));
   });
 
-  it('refuses unknown tools, servers and teams in rules and overrides of non-members (422), all or nothing', async () => {
-    const cases: [(doc: ReturnType<typeof document>) => void, RegExp][] = [
-      [
-        (doc) => (doc.toolRules = [{ effect: 'deny', tool: 'github-nope' }]),
-        /the tool 'github-nope'/,
+  it('applies an older document’s toolRules as the policies they mean, with a warning', async () => {
+    const { policies: _policies, ...older } = document(upstream);
+    await apply({ ...older, policies: [] }, '?prune=true');
+    const legacy = {
+      ...older,
+      toolRules: [
+        { effect: 'deny', tool: 'github-delete_repo', server: 'Agent', role: 'admin' },
+        { effect: 'allow', tool: 'github-list_repos', team: 'platform' },
       ],
+    };
+    const result = await apply(legacy, '?prune=true');
+    expect(result.warnings).toEqual([
+      "The toolRules section is deprecated: its 2 rule(s) were applied as 3 policies named 'rule-…'. Write them under 'policies' (an export does).",
+    ]);
+    expect(result.changes.map((c) => `${c.action} ${c.kind} ${c.name}`).sort()).toEqual([
+      'create policy rule-github-delete_repo-deny-1',
+      'create policy rule-github-list_repos-allow-1',
+      'create policy rule-github-list_repos-others-denied-1',
+    ]);
+    // What the rules meant: delete_repo denied to admins on Agent, list_repos to the platform only.
+    expect((await listedTools()).map((tool) => tool.name)).toEqual(['open_issue']);
+    expect((await apply(legacy, '?prune=true')).changes).toEqual([]);
+    const exported = (await app.api().get('/api/v1/config').expect(200)).body as {
+      policies: { name: string; expression: string }[];
+    };
+    expect(exported).not.toHaveProperty('toolRules');
+    expect(exported.policies.map((policy) => policy.name)).toEqual([
+      'rule-github-delete_repo-deny-1',
+      'rule-github-list_repos-allow-1',
+      'rule-github-list_repos-others-denied-1',
+    ]);
+    expect((await apply(exported, '?prune=true')).changes).toEqual([]);
+    const back = await apply(document(upstream), '?prune=true');
+    expect(back.changes.filter((c) => c.action === 'delete')).toHaveLength(3);
+  });
+
+  it('refuses unknown servers and teams, policies that do not compile, and overrides of non-members (422), all or nothing', async () => {
+    const cases: [(doc: ReturnType<typeof document>) => void, string, RegExp][] = [
       [
-        (doc) => (doc.toolRules = [{ effect: 'deny', tool: 'github-list_repos', server: 'Nope' }]),
+        (doc) => (doc.policies[1]!.server = 'Nope'),
+        'config.unknown_reference',
         /the server 'Nope'/,
       ],
       [
-        (doc) => (doc.toolRules = [{ effect: 'allow', tool: 'github-list_repos', team: 'nope' }]),
+        (doc) => (doc.policies[0]!.expression = 'tool.nme == "x"'),
+        'config.invalid',
+        /Policy 'ask-before-urgent-issues': the expression does not compile \(line 1, column 6\): No such key: nme/,
+      ],
+      [
+        (doc) => (doc.policies[1]!.approval = { message: 'no' }),
+        'config.invalid',
+        /only an `approve` policy takes/,
+      ],
+      [(doc) => (doc.policies[1]!.effect = 'maybe'), 'config.invalid', /policies\.1\.effect/],
+      [(doc) => doc.policies.push(doc.policies[0]!), 'config.invalid', /is named twice/],
+      [
+        (doc) => Object.assign(doc, { toolRules: [{ effect: 'deny', tool: 'github-nope' }] }),
+        'config.unknown_reference',
+        /the tool 'github-nope'/,
+      ],
+      [
+        (doc) =>
+          Object.assign(doc, {
+            toolRules: [{ effect: 'allow', tool: 'github-list_repos', team: 'nope' }],
+          }),
+        'config.unknown_reference',
         /the team 'nope'/,
       ],
       [
         (doc) => (doc.servers[0]!.overrides = { 'github-nope': { title: 'Nope' } }),
+        'config.unknown_reference',
         /overrides 'github-nope', which is not among its tools/,
       ],
     ];
-    for (const [breakIt, message] of cases) {
+    for (const [breakIt, code, message] of cases) {
       const broken = document(upstream);
       broken.teams.push({ name: 'newcomers' });
       breakIt(broken);
       const problem = await refused(broken);
-      expect(problem.code).toBe('config.unknown_reference');
+      expect(problem.code).toBe(code);
       expect(problem.detail).toMatch(message);
     }
-    const twice = document(upstream);
-    twice.toolRules.push(twice.toolRules[0]!);
-    expect((await refused(twice)).detail).toMatch(/is named twice/);
-    const badField = document(upstream);
-    badField.toolRules = [{ effect: 'maybe', tool: 'github-list_repos' }];
-    expect((await refused(badField)).code).toBe('config.invalid');
   });
 
   it('refuses an override that makes two members show under one name, as the REST API does', async () => {

@@ -8,7 +8,8 @@ import { DataSource } from 'typeorm';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { createTeam, createUser, type TestUser } from '../support/identities';
 import { connectClient, eventually, rpcError } from '../support/mcp-client';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { describeOnPostgres } from '../support/describe-on-postgres';
+import { startReplica, startTestApp, type TestApp } from '../support/test-app';
 
 const AWS_KEY = 'AKIAIOSFODNN7EXAMPLE';
 const GITHUB_TOKEN = `ghp_${'a1B2c3D4e5'.repeat(3)}abcdef`;
@@ -351,6 +352,31 @@ describe('policies and call hooks', () => {
     ).toEqual(['no-chart-for-red', 'no-drop-for-red']);
   });
 
+  it('follows a team rename, as policies read team names', async () => {
+    const amber = await createTeam(t, 'Amber');
+    const someone = await createUser(t, 'amber-operator', 'operator', [amber]);
+    const policy = await t
+      .api()
+      .post('/api/v1/policies')
+      .send({
+        name: 'no-config-for-orange',
+        expression: '"Orange" in principal.teams && tool.originalName == "read_config"',
+        effect: 'deny',
+      })
+      .expect(201);
+    const theirs = await client(someone.token);
+    expect((await theirs.listTools()).tools.map((tool) => tool.name)).toContain(
+      'vault-read_config',
+    );
+    await t.api().patch(`/api/v1/teams/${amber}`).send({ name: 'Orange' }).expect(200);
+    await eventually(async () =>
+      expect((await theirs.listTools()).tools.map((tool) => tool.name)).not.toContain(
+        'vault-read_config',
+      ),
+    );
+    await t.api().delete(`/api/v1/policies/${policy.body.id}`).expect(204);
+  });
+
   describe('policies over arguments, and their dry run', () => {
     const created: string[] = [];
     const create = async (body: object) => {
@@ -650,5 +676,40 @@ describe('policies and call hooks', () => {
       expect(refused.code).toBe(-32011);
       expect(refused.message).toContain("there is no hook 'gone-hook'");
     });
+  });
+});
+
+describeOnPostgres('a policy across two replicas', () => {
+  let a: TestApp;
+  let b: TestApp;
+  let upstream: UpstreamFixture;
+  let client: Client | undefined;
+
+  beforeAll(async () => {
+    a = await startTestApp();
+    b = await startReplica(a);
+    upstream = await vaultUpstream();
+    await a.api().post('/api/v1/gateways').send({ name: 'Vault', url: upstream.url }).expect(201);
+  });
+
+  afterAll(async () => {
+    await client?.close();
+    await b.close();
+    await a.close();
+    await upstream.close();
+  });
+
+  it('is judged by the other replica as soon as it is saved', async () => {
+    client = await connectClient(b.baseUrl, { token: a.token, path: '/mcp' });
+    const names = async () => (await client!.listTools()).tools.map((tool) => tool.name);
+    expect(await names()).toContain('vault-drop_table');
+    await a
+      .api()
+      .post('/api/v1/policies')
+      .send({ name: 'no-drops', expression: 'tool.originalName == "drop_table"', effect: 'deny' })
+      .expect(201);
+    await eventually(async () => expect(await names()).not.toContain('vault-drop_table'));
+    const refused = await rpcError(client.callTool({ name: 'vault-drop_table', arguments: {} }));
+    expect(refused.message).toContain('Unknown tool: vault-drop_table');
   });
 });

@@ -90,7 +90,7 @@ describe('the policies migration on a database with tool rules', () => {
       expect(await db.query(`SELECT to_regclass('tool_rule') IS NULL AS gone`)).toEqual([
         { gone: true },
       ]);
-      const names = (await db.query(`SELECT name FROM policy ORDER BY name`)) as { name: string }[];
+      const names = await db.query<{ name: string }[]>(`SELECT name FROM policy ORDER BY name`);
       expect(names.map((row) => row.name)).toEqual([
         'rule-fs-tool_1-deny-1',
         'rule-fs-tool_2-allow-1',
@@ -110,9 +110,9 @@ describe('the policies migration on a database with tool rules', () => {
         'rule-fs-tool_7-deny-2',
         'rule-fs-tool_7-others-denied-1',
       ]);
-      const [described] = (await db.query(
+      const [described] = await db.query<{ description: string; expression: string }[]>(
         `SELECT description, expression FROM policy WHERE name = 'rule-fs-tool_5-deny-1'`,
-      )) as { description: string; expression: string }[];
+      );
       expect(described).toEqual({
         description:
           "Converted from a tool rule: fs-tool_5 is denied everywhere to team 'red' with role admin.",
