@@ -12,7 +12,7 @@ import { ApprovalErrorCode, ApprovalException } from './approval.exception';
 import { RememberedApprovals } from './remembered-approvals';
 
 export class RememberedApprovalDto {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ description: 'Remembered approval id.', format: 'uuid' })
   id!: string;
 
   @ApiProperty({ description: 'Whose yes it is: the principal subject.' })
@@ -21,19 +21,19 @@ export class RememberedApprovalDto {
   @ApiProperty({ description: 'Their name when they said yes.' })
   username!: string;
 
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ description: 'The tool it lets through.', format: 'uuid' })
   toolId!: string;
 
   @ApiProperty({ format: 'uuid', description: 'The policy that asked.' })
   policyId!: string;
 
-  @ApiProperty()
+  @ApiProperty({ description: 'The policy’s name when the yes was given.' })
   policyName!: string;
 
-  @ApiProperty({ format: 'date-time' })
+  @ApiProperty({ description: 'When the user said yes.', format: 'date-time' })
   grantedAt!: string;
 
-  @ApiProperty({ format: 'date-time' })
+  @ApiProperty({ description: 'Until when it lets calls through.', format: 'date-time' })
   expiresAt!: string;
 }
 

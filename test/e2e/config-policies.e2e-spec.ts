@@ -204,7 +204,7 @@ describe('configuration as code: tool overrides, hooks and policies', () => {
         client.callTool({ name: 'open_issue', arguments: { title: 'urgent: fix it' } }),
       );
       expect(asked.message).toContain(
-        "Policy 'ask-before-urgent-issues' needs a person's approval",
+        "Policy 'ask-before-urgent-issues' needs your approval for calls of",
       );
       const calm = await client.callTool({ name: 'open_issue', arguments: { title: 'later' } });
       expect(JSON.stringify(calm)).toContain('github:create_issue');

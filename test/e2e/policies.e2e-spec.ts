@@ -424,7 +424,9 @@ describe('policies and call hooks', () => {
         mine.callTool({ name: 'vault-public_info', arguments: { note: 'ask' } }),
       );
       expect(asked.code).toBe(-32011);
-      expect(asked.message).toContain("Policy 'ask-before-asking' needs a person's approval");
+      expect(asked.message).toContain(
+        "Policy 'ask-before-asking' needs your approval for calls of",
+      );
     });
 
     it('refuse REST invoke that needs approval with 403, and let the others through', async () => {

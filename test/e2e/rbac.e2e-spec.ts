@@ -100,6 +100,8 @@ const EXPECTED: Record<string, Need> = {
   'PATCH /api/v1/rate-limits/:id': 'admin',
   'DELETE /api/v1/rate-limits/:id': 'admin',
   'GET /api/v1/policies': 'admin',
+  'GET /api/v1/approvals': 'admin',
+  'DELETE /api/v1/approvals/:id': 'admin',
   'POST /api/v1/policies': 'admin',
   'GET /api/v1/policies/:id': 'admin',
   'PATCH /api/v1/policies/:id': 'admin',

@@ -34,6 +34,8 @@ const RULES: (LegacyRule & { serverId: string | null })[] = [
   { toolId: tool(7), serverId: S2, effect: 'allow', teamId: RED, role: 'member' },
 ];
 const TOOLS = [1, 2, 3, 4, 5, 6, 7].map(tool);
+/** The migrations up to this one: later ones are not what this spec is about. */
+const THROUGH_POLICIES = MIGRATIONS.slice(0, MIGRATIONS.indexOf(Policies1795700000000) + 1);
 
 describe('the policies migration on a database with tool rules', () => {
   let database: TestDatabase;
@@ -64,7 +66,6 @@ describe('the policies migration on a database with tool rules', () => {
 
   it('gives every principal the same tools on every endpoint as the rules did', async () => {
     const before = MIGRATIONS.slice(0, MIGRATIONS.indexOf(Policies1795700000000));
-    expect(before.length).toBe(MIGRATIONS.length - 1);
     await run(before, async (db) => {
       await db.query(
         `INSERT INTO gateway (id, name, slug, url) VALUES ($1, 'Files', 'fs', 'http://127.0.0.1:9/fs')`,
@@ -86,7 +87,7 @@ describe('the policies migration on a database with tool rules', () => {
         );
     });
 
-    await run(MIGRATIONS, async (db) => {
+    await run(THROUGH_POLICIES, async (db) => {
       expect(await db.query(`SELECT to_regclass('tool_rule') IS NULL AS gone`)).toEqual([
         { gone: true },
       ]);
@@ -162,7 +163,7 @@ describe('the policies migration on a database with tool rules', () => {
   it('gives back an empty tool_rule table when undone', async () => {
     const dataSource = new DataSource({
       ...createDataSource(url, 2).options,
-      migrations: MIGRATIONS,
+      migrations: THROUGH_POLICIES,
     });
     await dataSource.initialize();
     try {

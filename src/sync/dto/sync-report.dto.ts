@@ -25,7 +25,10 @@ export class SyncFindingDto implements ReportedFinding {
   @ApiProperty({ description: 'The scanner rule that matched.' })
   rule!: string;
 
-  @ApiProperty({ enum: ['high', 'medium', 'low'] })
+  @ApiProperty({
+    description: 'How strongly it suggests an attack.',
+    enum: ['high', 'medium', 'low'],
+  })
   severity!: ReportedFinding['severity'];
 
   @ApiProperty({ description: 'Where in the definition, such as `description`.' })
