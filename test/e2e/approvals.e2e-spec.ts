@@ -2,6 +2,8 @@ import { type Client as LegacyClient } from '@modelcontextprotocol/sdk/client/in
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { describeOnPostgres } from '../support/describe-on-postgres';
+import { loginAgent } from '../support/admin-browser-session';
+import { textOf } from '../support/html-text';
 import { connectClient } from '../support/mcp-client';
 import { type Fetch, modernClient, rawCall } from '../support/modern-client';
 import { startReplica, startTestApp, type TestApp } from '../support/test-app';
@@ -126,6 +128,12 @@ describe('Approvals asked by the gateway', () => {
       by: 'admin',
       shown: expect.stringContaining('This tool deletes data.'),
     });
+
+    // The audit page shows each answer beside the call.
+    const { agent } = await loginAgent(t.baseUrl);
+    const page = await agent.get('/admin/audit').query({ action: 'tools/call' }).expect(200);
+    expect(textOf(page.text)).toContain('declined by admin (destructive-needs-a-yes)');
+    expect(textOf(page.text)).toContain('approved by admin (destructive-needs-a-yes)');
   });
 
   it('asks a 2026-07-28 client in an input_required round; declined, then accepted and remembered', async () => {
