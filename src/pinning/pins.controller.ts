@@ -1,4 +1,14 @@
-import { Body, Controller, Delete, Get, HttpCode, Post, Query } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Inject,
+  Post,
+  Query,
+  type Type,
+} from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { MinRole } from '../auth/auth.decorators';
 import { CurrentPrincipal, CurrentScope } from '../auth/current-principal.decorator';
@@ -15,6 +25,7 @@ import { ToolsService } from '../tools/tools.service';
 import { PinDecisionDto } from './dto/pin-decision.dto';
 import { PinGatewayResultDto, PinReviewDto } from './dto/pin-review.dto';
 import { QuarantinePageDto, QuarantineQueryDto } from './dto/quarantine.dto';
+import { type PinKind } from './pinned-kinds';
 import { PinsService } from './pins.service';
 import { QuarantineQuery } from './quarantine.query';
 
@@ -37,191 +48,118 @@ const REVIEW = {
   summary: 'The stored and the held definition, to compare before deciding',
 };
 
-/** Pins of tools; operators decide for their teams' gateways, admins for all. */
-@ApiTags('tools')
-@MinRole('operator')
-@Controller('api/v1/tools')
-export class ToolPinsController {
-  constructor(
-    private readonly pins: PinsService,
-    private readonly tools: ToolsService,
-  ) {}
-
-  @Get(':id/pin')
-  @ApiOperation(REVIEW)
-  @ApiOkResponse({ type: PinReviewDto })
-  @ApiProblems(400, 404)
-  review(@UuidParam() id: string, @CurrentScope() scope: TeamScope): Promise<PinReviewDto> {
-    return this.pins.review('tool', id, scope);
-  }
-
-  @Post(':id/approve')
-  @HttpCode(200)
-  @ApiOperation(APPROVE)
-  @ApiOkResponse({ type: ToolResponseDto })
-  @ApiProblems(400, 404, 409, 422)
-  async approve(
-    @UuidParam() id: string,
-    @Body() dto: PinDecisionDto,
-    @CurrentScope() scope: TeamScope,
-    @CurrentPrincipal() principal: Principal,
-  ): Promise<ToolResponseDto> {
-    await this.pins.approve('tool', id, dto.hash, scope, principal);
-    return this.tools.get(id, scope);
-  }
-
-  @Post(':id/reject')
-  @HttpCode(200)
-  @ApiOperation(REJECT)
-  @ApiOkResponse({ type: ToolResponseDto })
-  @ApiProblems(400, 404, 409, 422)
-  async reject(
-    @UuidParam() id: string,
-    @Body() dto: PinDecisionDto,
-    @CurrentScope() scope: TeamScope,
-    @CurrentPrincipal() principal: Principal,
-  ): Promise<ToolResponseDto> {
-    await this.pins.reject('tool', id, dto.hash, scope, principal);
-    return this.tools.get(id, scope);
-  }
-
-  @Delete(':id/pin')
-  @ApiOperation(UNPIN)
-  @ApiOkResponse({ type: ToolResponseDto })
-  @ApiProblems(400, 404, 409)
-  async unpin(
-    @UuidParam() id: string,
-    @CurrentScope() scope: TeamScope,
-    @CurrentPrincipal() principal: Principal,
-  ): Promise<ToolResponseDto> {
-    await this.pins.unpin('tool', id, scope, principal);
-    return this.tools.get(id, scope);
-  }
+/** How one kind's pin routes read the entry back, as that kind's own API returns it. */
+interface PinRoutes<Reader, Response> {
+  kind: PinKind;
+  /** The class name, which OpenAPI's operation ids are made of. */
+  name: string;
+  path: string;
+  tag: string;
+  response: Type<Response>;
+  reader: Type<Reader>;
+  read(reader: Reader, id: string, scope: TeamScope): Promise<Response>;
 }
 
-/** Pins of prompts; operators decide for their teams' gateways, admins for all. */
-@ApiTags('prompts')
-@MinRole('operator')
-@Controller('api/v1/prompts')
-export class PromptPinsController {
-  constructor(
-    private readonly pins: PinsService,
-    private readonly prompts: PromptsService,
-  ) {}
+/**
+ * The pin routes of one kind of entry: review, approve, reject and unpin under `<path>/:id`.
+ * Operators decide for their teams' gateways, admins for all.
+ */
+function pinsController<Reader, Response>(routes: PinRoutes<Reader, Response>): Type<unknown> {
+  const { kind, response } = routes;
 
-  @Get(':id/pin')
-  @ApiOperation(REVIEW)
-  @ApiOkResponse({ type: PinReviewDto })
-  @ApiProblems(400, 404)
-  review(@UuidParam() id: string, @CurrentScope() scope: TeamScope): Promise<PinReviewDto> {
-    return this.pins.review('prompt', id, scope);
-  }
+  @ApiTags(routes.tag)
+  @MinRole('operator')
+  @Controller(routes.path)
+  class PinsController {
+    constructor(
+      private readonly pins: PinsService,
+      @Inject(routes.reader) private readonly reader: Reader,
+    ) {}
 
-  @Post(':id/approve')
-  @HttpCode(200)
-  @ApiOperation(APPROVE)
-  @ApiOkResponse({ type: PromptResponseDto })
-  @ApiProblems(400, 404, 409, 422)
-  async approve(
-    @UuidParam() id: string,
-    @Body() dto: PinDecisionDto,
-    @CurrentScope() scope: TeamScope,
-    @CurrentPrincipal() principal: Principal,
-  ): Promise<PromptResponseDto> {
-    await this.pins.approve('prompt', id, dto.hash, scope, principal);
-    return this.prompts.get(id, scope);
-  }
+    @Get(':id/pin')
+    @ApiOperation(REVIEW)
+    @ApiOkResponse({ type: PinReviewDto })
+    @ApiProblems(400, 404)
+    review(@UuidParam() id: string, @CurrentScope() scope: TeamScope): Promise<PinReviewDto> {
+      return this.pins.review(kind, id, scope);
+    }
 
-  @Post(':id/reject')
-  @HttpCode(200)
-  @ApiOperation(REJECT)
-  @ApiOkResponse({ type: PromptResponseDto })
-  @ApiProblems(400, 404, 409, 422)
-  async reject(
-    @UuidParam() id: string,
-    @Body() dto: PinDecisionDto,
-    @CurrentScope() scope: TeamScope,
-    @CurrentPrincipal() principal: Principal,
-  ): Promise<PromptResponseDto> {
-    await this.pins.reject('prompt', id, dto.hash, scope, principal);
-    return this.prompts.get(id, scope);
-  }
+    @Post(':id/approve')
+    @HttpCode(200)
+    @ApiOperation(APPROVE)
+    @ApiOkResponse({ type: response })
+    @ApiProblems(400, 404, 409, 422)
+    async approve(
+      @UuidParam() id: string,
+      @Body() dto: PinDecisionDto,
+      @CurrentScope() scope: TeamScope,
+      @CurrentPrincipal() principal: Principal,
+    ): Promise<Response> {
+      await this.pins.approve(kind, id, dto.hash, scope, principal);
+      return routes.read(this.reader, id, scope);
+    }
 
-  @Delete(':id/pin')
-  @ApiOperation(UNPIN)
-  @ApiOkResponse({ type: PromptResponseDto })
-  @ApiProblems(400, 404, 409)
-  async unpin(
-    @UuidParam() id: string,
-    @CurrentScope() scope: TeamScope,
-    @CurrentPrincipal() principal: Principal,
-  ): Promise<PromptResponseDto> {
-    await this.pins.unpin('prompt', id, scope, principal);
-    return this.prompts.get(id, scope);
+    @Post(':id/reject')
+    @HttpCode(200)
+    @ApiOperation(REJECT)
+    @ApiOkResponse({ type: response })
+    @ApiProblems(400, 404, 409, 422)
+    async reject(
+      @UuidParam() id: string,
+      @Body() dto: PinDecisionDto,
+      @CurrentScope() scope: TeamScope,
+      @CurrentPrincipal() principal: Principal,
+    ): Promise<Response> {
+      await this.pins.reject(kind, id, dto.hash, scope, principal);
+      return routes.read(this.reader, id, scope);
+    }
+
+    @Delete(':id/pin')
+    @ApiOperation(UNPIN)
+    @ApiOkResponse({ type: response })
+    @ApiProblems(400, 404, 409)
+    async unpin(
+      @UuidParam() id: string,
+      @CurrentScope() scope: TeamScope,
+      @CurrentPrincipal() principal: Principal,
+    ): Promise<Response> {
+      await this.pins.unpin(kind, id, scope, principal);
+      return routes.read(this.reader, id, scope);
+    }
   }
+  Object.defineProperty(PinsController, 'name', { value: routes.name });
+  return PinsController;
 }
 
-/** Pins of resource templates; operators decide for their teams' gateways, admins for all. */
-@ApiTags('resources')
-@MinRole('operator')
-@Controller('api/v1/resource-templates')
-export class ResourceTemplatePinsController {
-  constructor(
-    private readonly pins: PinsService,
-    private readonly resources: ResourcesService,
-  ) {}
+export const ToolPinsController = pinsController({
+  kind: 'tool',
+  name: 'ToolPinsController',
+  path: 'api/v1/tools',
+  tag: 'tools',
+  response: ToolResponseDto,
+  reader: ToolsService,
+  read: (tools, id, scope) => tools.get(id, scope),
+});
 
-  @Get(':id/pin')
-  @ApiOperation(REVIEW)
-  @ApiOkResponse({ type: PinReviewDto })
-  @ApiProblems(400, 404)
-  review(@UuidParam() id: string, @CurrentScope() scope: TeamScope): Promise<PinReviewDto> {
-    return this.pins.review('resource-template', id, scope);
-  }
+export const PromptPinsController = pinsController({
+  kind: 'prompt',
+  name: 'PromptPinsController',
+  path: 'api/v1/prompts',
+  tag: 'prompts',
+  response: PromptResponseDto,
+  reader: PromptsService,
+  read: (prompts, id, scope) => prompts.get(id, scope),
+});
 
-  @Post(':id/approve')
-  @HttpCode(200)
-  @ApiOperation(APPROVE)
-  @ApiOkResponse({ type: ResourceTemplateResponseDto })
-  @ApiProblems(400, 404, 409, 422)
-  async approve(
-    @UuidParam() id: string,
-    @Body() dto: PinDecisionDto,
-    @CurrentScope() scope: TeamScope,
-    @CurrentPrincipal() principal: Principal,
-  ): Promise<ResourceTemplateResponseDto> {
-    await this.pins.approve('resource-template', id, dto.hash, scope, principal);
-    return this.resources.getTemplate(id, scope);
-  }
-
-  @Post(':id/reject')
-  @HttpCode(200)
-  @ApiOperation(REJECT)
-  @ApiOkResponse({ type: ResourceTemplateResponseDto })
-  @ApiProblems(400, 404, 409, 422)
-  async reject(
-    @UuidParam() id: string,
-    @Body() dto: PinDecisionDto,
-    @CurrentScope() scope: TeamScope,
-    @CurrentPrincipal() principal: Principal,
-  ): Promise<ResourceTemplateResponseDto> {
-    await this.pins.reject('resource-template', id, dto.hash, scope, principal);
-    return this.resources.getTemplate(id, scope);
-  }
-
-  @Delete(':id/pin')
-  @ApiOperation(UNPIN)
-  @ApiOkResponse({ type: ResourceTemplateResponseDto })
-  @ApiProblems(400, 404, 409)
-  async unpin(
-    @UuidParam() id: string,
-    @CurrentScope() scope: TeamScope,
-    @CurrentPrincipal() principal: Principal,
-  ): Promise<ResourceTemplateResponseDto> {
-    await this.pins.unpin('resource-template', id, scope, principal);
-    return this.resources.getTemplate(id, scope);
-  }
-}
+export const ResourceTemplatePinsController = pinsController({
+  kind: 'resource-template',
+  name: 'ResourceTemplatePinsController',
+  path: 'api/v1/resource-templates',
+  tag: 'resources',
+  response: ResourceTemplateResponseDto,
+  reader: ResourcesService,
+  read: (resources, id, scope) => resources.getTemplate(id, scope),
+});
 
 /** The quarantine queue, and pinning a whole gateway. */
 @ApiTags('quarantine')
