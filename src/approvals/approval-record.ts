@@ -16,9 +16,10 @@ export interface ApprovalRecord {
   /**
    * - `approved`, `declined`: the person answered (`cancelled` when they dismissed the question);
    * - `remembered`: an earlier yes, still valid, let the call through without asking;
-   * - `unavailable`: the client cannot be asked, so the call was refused.
+   * - `unavailable`: the client cannot be asked, so the call was refused;
+   * - `unanswered`: no answer came (the client did not reply in time, or went away).
    */
-  outcome: 'approved' | 'declined' | 'cancelled' | 'remembered' | 'unavailable';
+  outcome: 'approved' | 'declined' | 'cancelled' | 'remembered' | 'unavailable' | 'unanswered';
   by: string;
   at: string;
   shown: string;

@@ -54,13 +54,20 @@ export class ToolApprovals {
       record('unavailable');
       throw cannotAsk(call, tool, asked);
     }
-    const answer = (await call.ask({
-      method: 'elicitation/create',
-      params: {
-        message: `${shown}\n\nArguments: ${shownArguments(args)}`,
-        requestedSchema: answerSchema(asked),
-      },
-    })) as { action?: unknown; content?: { remember?: unknown } };
+    let answer: { action?: unknown; content?: { remember?: unknown } };
+    try {
+      answer = (await call.ask({
+        method: 'elicitation/create',
+        params: {
+          message: `${shown}\n\nArguments: ${shownArguments(args)}`,
+          requestedSchema: answerSchema(asked),
+        },
+      })) as typeof answer;
+    } catch (error) {
+      // No answer came: the client did not reply in time, cancelled, or went away.
+      record('unanswered');
+      throw error;
+    }
     if (answer.action !== 'accept') {
       const outcome = answer.action === 'cancel' ? 'cancelled' : 'declined';
       record(outcome);
