@@ -1,5 +1,5 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { DataSource, MoreThan } from 'typeorm';
+import { DataSource, LessThanOrEqual, MoreThan } from 'typeorm';
 import { EventBus } from '../events/event-bus';
 import { ApprovalGrant } from './approval-grant.entity';
 
@@ -13,8 +13,8 @@ function keyOf(subject: string, toolId: string, policyId: string): string {
 /**
  * The remembered approvals, in memory on every replica, so that a call checks one without a
  * database round trip. A yes is stored, then published on the bus; a revocation makes every
- * replica read the valid ones again. Should the database be down when a replica starts, it
- * remembers nothing: people are asked again, which is the safe side.
+ * replica read the valid ones again. Until a starting replica has read them (or if the database
+ * is down then), it remembers nothing: people are asked again, which is the safe side.
  */
 @Injectable()
 export class RememberedApprovals implements OnModuleInit, OnModuleDestroy {
@@ -28,13 +28,14 @@ export class RememberedApprovals implements OnModuleInit, OnModuleDestroy {
     private readonly bus: EventBus,
   ) {}
 
-  async onModuleInit(): Promise<void> {
+  onModuleInit(): void {
     this.unsubscribe = this.bus.subscribe((event) => {
       if (event.type !== 'approvals.changed') return;
       if (event.granted) this.keep(event.granted);
       else void this.reload();
     });
-    await this.reload();
+    // Read in the background: start-up waits for nothing, and until then people are asked.
+    void this.reload();
   }
 
   onModuleDestroy(): void {
@@ -58,7 +59,10 @@ export class RememberedApprovals implements OnModuleInit, OnModuleDestroy {
     policy: { id: string; name: string };
     expiresAt: Date;
   }): Promise<void> {
-    await this.dataSource.getRepository(ApprovalGrant).insert({
+    const grants = this.dataSource.getRepository(ApprovalGrant);
+    // Expired ones are of no use to anyone: each new yes clears them out.
+    await grants.delete({ expiresAt: LessThanOrEqual(new Date()) });
+    await grants.insert({
       subject: grant.subject,
       username: grant.username.slice(0, 255),
       toolId: grant.toolId,

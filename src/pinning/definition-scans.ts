@@ -3,6 +3,7 @@ import { type EntityManager } from 'typeorm';
 import { EventBus } from '../events/event-bus';
 import { type PromptDefinition } from '../prompts/prompt-definition';
 import { type ResourceTemplateDefinition } from '../resources/resource-definition';
+import { type ListDiff } from '../sync/list.differ';
 import {
   type KnownTool,
   scanContext,
@@ -18,6 +19,15 @@ export interface GatewayScans {
   prompt(definition: PromptDefinition): StoredFinding[];
   template(definition: ResourceTemplateDefinition): StoredFinding[];
 }
+
+/**
+ * The scans for one list of a sync: made on the first list that brings something new, so that a
+ * sync that brings nothing new reads no names.
+ */
+export type ScansFor = (diff: ListDiff<unknown>) => Promise<GatewayScans>;
+
+/** What scans a list with nothing new: nothing is asked of it. */
+const NOTHING_NEW: GatewayScans = { tool: () => [], prompt: () => [], template: () => [] };
 
 /**
  * Scans the definitions a sync brings that it has not seen before, each in the context of every
@@ -42,16 +52,24 @@ export class DefinitionScans implements OnModuleInit, OnModuleDestroy {
   }
 
   /** `ownTools`: the upstream names the gateway lists now, which its descriptions may name. */
-  async forGateway(
+  forGateway(em: EntityManager, gateway: { slug: string }, ownTools: readonly string[]): ScansFor {
+    let scans: Promise<GatewayScans> | undefined;
+    return (diff) =>
+      diff.added.length + diff.updated.length === 0
+        ? Promise.resolve(NOTHING_NEW)
+        : (scans ??= this.scansOf(em, gateway.slug, ownTools));
+  }
+
+  private async scansOf(
     em: EntityManager,
-    gateway: { slug: string },
+    gatewaySlug: string,
     ownTools: readonly string[],
   ): Promise<GatewayScans> {
     const index = await (this.index ??= this.load(em).catch((error: unknown) => {
       this.index = null;
       throw error;
     }));
-    const context = scanContext({ gatewaySlug: gateway.slug, ownTools, tools: index });
+    const context = scanContext({ gatewaySlug, ownTools, tools: index });
     return {
       tool: (definition) => scanDefinition({ kind: 'tool', ...definition }, context),
       prompt: (definition) => scanDefinition({ kind: 'prompt', ...definition }, context),

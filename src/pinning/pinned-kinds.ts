@@ -22,11 +22,8 @@ export interface PinnedKindSpec {
   table: PinnedTable;
   /** What messages call one entry. */
   noun: string;
-  /** The column that names the entry upstream (its key in a sync). */
-  keyColumn: 'original_name' | 'uri_template';
   /** SQL for the name clients see (virtual name, or prefixed URI template) of the row `alias`. */
   nameSql(names: ToolNameQuery, alias: string): string;
-  nameOf(names: ToolNameQuery, entry: PinnedEntry): string;
   /** The same name, from the gateway's slug and the entry's upstream key. */
   nameFor(names: ToolNameQuery, gatewaySlug: string, key: string): string;
   /** The upstream key of a stored entry. */
@@ -41,9 +38,7 @@ const TOOL: PinnedKindSpec = {
   entity: Tool,
   table: 'tool',
   noun: 'tool',
-  keyColumn: 'original_name',
   nameSql: (names, alias) => names.expression(alias),
-  nameOf: (names, entry) => names.name(entry.gatewaySlug, (entry as Tool).originalName),
   nameFor: (names, gatewaySlug, key) => names.name(gatewaySlug, key),
   keyOf: (entry) => (entry as Tool).originalName,
   definitionOf: (entry) => {
@@ -66,9 +61,7 @@ const PROMPT: PinnedKindSpec = {
   entity: Prompt,
   table: 'prompt',
   noun: 'prompt',
-  keyColumn: 'original_name',
   nameSql: (names, alias) => names.expression(alias),
-  nameOf: (names, entry) => names.name(entry.gatewaySlug, (entry as Prompt).originalName),
   nameFor: (names, gatewaySlug, key) => names.name(gatewaySlug, key),
   keyOf: (entry) => (entry as Prompt).originalName,
   definitionOf: (entry) => {
@@ -89,9 +82,7 @@ const TEMPLATE: PinnedKindSpec = {
   entity: ResourceTemplate,
   table: 'resource_template',
   noun: 'resource template',
-  keyColumn: 'uri_template',
   nameSql: (_names, alias) => virtualUriExpression(alias, 'uri_template'),
-  nameOf: (_names, entry) => virtualUri(entry.gatewaySlug, (entry as ResourceTemplate).uriTemplate),
   nameFor: (_names, gatewaySlug, key) => virtualUri(gatewaySlug, key),
   keyOf: (entry) => (entry as ResourceTemplate).uriTemplate,
   definitionOf: (entry) => {
@@ -118,3 +109,12 @@ export const PINNED_KINDS: Record<PinKind, PinnedKindSpec> = {
   prompt: PROMPT,
   'resource-template': TEMPLATE,
 };
+
+/** The name clients see of a stored entry. */
+export function clientNameOf(
+  spec: PinnedKindSpec,
+  names: ToolNameQuery,
+  entry: PinnedEntry,
+): string {
+  return spec.nameFor(names, entry.gatewaySlug, spec.keyOf(entry));
+}

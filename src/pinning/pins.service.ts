@@ -19,7 +19,13 @@ import { type PinGatewayResultDto, type PinReviewDto } from './dto/pin-review.dt
 import { PinErrorCode, PinException } from './pin.exception';
 import { pinAllOf } from './pin-all';
 import { pinStateOf } from './pin-response';
-import { PINNED_KINDS, type PinKind, type PinnedEntry, type PinnedKindSpec } from './pinned-kinds';
+import {
+  clientNameOf,
+  PINNED_KINDS,
+  type PinKind,
+  type PinnedEntry,
+  type PinnedKindSpec,
+} from './pinned-kinds';
 
 /** The pin columns an operation sets; what it leaves out stays as it is. */
 interface PinUpdate {
@@ -204,7 +210,7 @@ export class PinsService {
       status: 200,
       ...actor(principal),
       gateway: gateway.slug,
-      target: spec.nameOf(this.names, entry).slice(0, 1024),
+      target: clientNameOf(spec, this.names, entry).slice(0, 1024),
       detail: `${spec.noun}: ${decision.detail}`.slice(0, 500),
     });
     await this.bus.publish({ type: 'catalog.changed', gatewayIds: [gateway.id] });

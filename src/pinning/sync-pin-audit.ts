@@ -4,6 +4,7 @@ import { outsideRequest } from '../observability/request-context';
 import { type SyncListReport, type SyncReport } from '../sync/sync-report';
 import { type ToolNameQuery } from '../tools/tool-name.query';
 import { PINNED_KINDS, type PinnedKindSpec } from './pinned-kinds';
+import { PINNED_TABLES } from './pin-writer';
 
 /** The gateway a sync ran for, as its audit entries name it. */
 export interface SyncedGateway {
@@ -34,9 +35,10 @@ export async function recordSyncPins(
     const held = section?.quarantined ?? [];
     const released = section?.released ?? [];
     if (held.length + released.length === 0) continue;
+    const keyColumn = PINNED_TABLES[spec.table];
     const rows = await em.query<{ key: string; reason: string | null }[]>(
-      `SELECT ${spec.keyColumn} AS key, quarantine->>'reason' AS reason
-       FROM "${spec.table}" WHERE gateway_id = $1 AND ${spec.keyColumn} = ANY($2)`,
+      `SELECT ${keyColumn} AS key, quarantine->>'reason' AS reason
+       FROM "${spec.table}" WHERE gateway_id = $1 AND ${keyColumn} = ANY($2)`,
       [gateway.id, [...held, ...released]],
     );
     const reasons = new Map(rows.map((row) => [row.key, row.reason]));

@@ -69,8 +69,8 @@ export class PolicyCompileFailure extends Error {
 /** Arguments too large for a policy to judge in bounded time: the call is refused. */
 export class PolicyInputTooLarge extends Error {}
 
-/** Principal keys whose outcomes are kept; past it the memory starts over. */
-const VIEW_MEMORY = 1_000;
+/** Principal keys whose outcomes (and views, CallGuard) are kept; past it the memory starts over. */
+export const VIEW_MEMORY = 1_000;
 
 const ALLOW: PolicyDecision = { effect: 'allow', policy: null, approval: null };
 

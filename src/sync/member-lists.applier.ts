@@ -17,7 +17,7 @@ import { ResourceTemplate } from '../resources/resource-template.entity';
 import { Resource } from '../resources/resource.entity';
 import { ResourceWriter } from '../resources/resource.writer';
 import { pinSettingsOf, type PinSettingsSource } from '../pinning/definition-pin';
-import { type GatewayScans } from '../pinning/definition-scans';
+import { type ScansFor } from '../pinning/definition-scans';
 import { NO_PINS, planPins } from '../pinning/pin-plan';
 import { storedPins, writePins } from '../pinning/pin-writer';
 import { type GatewayRef } from '../tools/tool.writer';
@@ -43,7 +43,7 @@ export class MemberListsApplier {
     em: EntityManager,
     gateway: GatewayRef & PinSettingsSource,
     upstream: UpstreamCatalogue,
-    scans: GatewayScans,
+    scansFor: ScansFor,
   ): Promise<{ report: OtherLists; changed: boolean }> {
     const settings = pinSettingsOf(gateway);
     const now = new Date();
@@ -87,18 +87,20 @@ export class MemberListsApplier {
     );
 
     const storedTemplates = await storedPins(em, 'resource_template', gateway.id);
+    const templateDiff = diffLists(
+      storedTemplates,
+      upstream.resourceTemplates ?? [],
+      admitResourceTemplate,
+      resourceContentHash,
+    );
+    const templateScans = await scansFor(templateDiff);
     const { diff: templates, ...templatePins } = planPins<ResourceTemplateDefinition>(
-      diffLists(
-        storedTemplates,
-        upstream.resourceTemplates ?? [],
-        admitResourceTemplate,
-        resourceContentHash,
-      ),
+      templateDiff,
       storedTemplates,
       {
         keyOf: (d) => d.uriTemplate,
         hashOf: resourceContentHash,
-        scan: (d) => scans.template(d),
+        scan: (d) => templateScans.template(d),
       },
       settings,
       now,
@@ -125,10 +127,17 @@ export class MemberListsApplier {
     );
 
     const storedPrompts = await storedPins(em, 'prompt', gateway.id);
-    const { diff: prompts, ...promptPins } = planPins<PromptDefinition>(
-      diffLists(storedPrompts, upstream.prompts ?? [], admitPrompt, promptContentHash),
+    const promptDiff = diffLists(
       storedPrompts,
-      { keyOf: (d) => d.name, hashOf: promptContentHash, scan: (d) => scans.prompt(d) },
+      upstream.prompts ?? [],
+      admitPrompt,
+      promptContentHash,
+    );
+    const promptScans = await scansFor(promptDiff);
+    const { diff: prompts, ...promptPins } = planPins<PromptDefinition>(
+      promptDiff,
+      storedPrompts,
+      { keyOf: (d) => d.name, hashOf: promptContentHash, scan: (d) => promptScans.prompt(d) },
       settings,
       now,
     );

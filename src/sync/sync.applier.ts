@@ -86,12 +86,14 @@ export class SyncApplier {
       );
     }
     const stored = await storedPins(em, 'tool', gatewayId);
-    const scans = await this.scans.forGateway(em, gateway, upstreamNames(upstream.tools));
+    const scansFor = this.scans.forGateway(em, gateway, upstreamNames(upstream.tools));
+    const toolDiff = diffToolLists(
+      stored.map(({ id, key, contentHash }) => ({ id, originalName: key, contentHash })),
+      upstream.tools,
+    );
+    const scans = await scansFor(toolDiff);
     const { diff, ...pins } = planPins<ToolDefinition>(
-      diffToolLists(
-        stored.map(({ id, key, contentHash }) => ({ id, originalName: key, contentHash })),
-        upstream.tools,
-      ),
+      toolDiff,
       stored,
       { keyOf: (tool) => tool.name, hashOf: contentHash, scan: (tool) => scans.tool(tool) },
       pinSettingsOf(gateway),
@@ -104,7 +106,7 @@ export class SyncApplier {
     await this.writer.updateMany(em, diff.updated);
     const { inserted, conflicts } = await this.writer.insert(em, gateway, diff.added);
     await writePins(em, 'tool', gatewayId, pins.writes);
-    const others = await this.lists.apply(em, gateway, upstream, scans);
+    const others = await this.lists.apply(em, gateway, upstream, scansFor);
     const report = {
       ...syncReportOf(
         diff,

@@ -6,6 +6,7 @@ import {
   type PolicyDecision,
   PolicyInputTooLarge,
   type PolicyToolSource,
+  VIEW_MEMORY,
 } from '../../policies/policy-set';
 import {
   HookRefusal,
@@ -21,9 +22,6 @@ import { invalidParams, rateLimited, RpcError, toolCallRefused, unknownTool } fr
 
 /** The tool a call resolved to: a directory's tool, or an app's backend tool found by hash. */
 export type GuardedTarget = PolicyToolSource;
-
-/** Principal keys whose views are kept per directory; past it the memory starts over. */
-const VIEW_MEMORY = 1_000;
 
 /**
  * Policies, rate limits and hooks on the MCP call path. Each costs nothing where the scope has
