@@ -1,9 +1,6 @@
 import { type Principal } from '../src/auth/principal';
-import {
-  type PolicyDefinition,
-  PolicySet,
-  type PolicyToolSource,
-} from '../src/policies/policy-set';
+import { type PolicyDefinition, PolicySet } from '../src/policies/policy-set';
+import { policyToolOf, type PolicyTool } from '../src/policies/policy-tool';
 
 // `node -r ts-node/register/transpile-only bench/policy-decisions.ts`: what the policy check
 // costs one tools/call, with 20 policies. A determinate decision (the tool's listing decided it)
@@ -24,14 +21,20 @@ const principal: Principal = {
   source: 'api-token',
 };
 
-const tool = (name: string): PolicyToolSource => ({
-  id: `id-${name}`,
-  name,
-  originalName: name,
-  gatewaySlug: 'bench',
-  definition: { annotations: { destructiveHint: name.endsWith('write') } },
-  contentHash: 'hash',
-});
+const tool = (name: string): PolicyTool =>
+  policyToolOf(
+    {
+      id: `id-${name}`,
+      gatewaySlug: 'bench',
+      originalName: name,
+      title: null,
+      annotations: { destructiveHint: name.endsWith('write') },
+      contentHash: 'hash',
+      pinnedHash: null,
+    },
+    name,
+    name,
+  );
 
 function policies(dependent: boolean): PolicyDefinition[] {
   return Array.from({ length: 20 }, (_, index) => ({

@@ -1,3 +1,4 @@
+import { policyToolOf } from '../../src/policies/policy-tool';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { WordVectors } from '../../src/embeddings/word-vectors';
@@ -54,6 +55,19 @@ export function evaluationTools(catalogues: RecordedCatalogue[], count?: number)
           toolHash: '0'.repeat(12),
           visibility: ['model', 'app'],
           definition: { ...tool, name },
+          policy: policyToolOf(
+            {
+              id: name,
+              gatewaySlug: slug,
+              originalName: tool.name,
+              title: null,
+              annotations: null,
+              contentHash: '',
+              pinnedHash: null,
+            },
+            name,
+            name,
+          ),
         });
       }
     }

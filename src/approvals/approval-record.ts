@@ -17,12 +17,26 @@ export interface ApprovalRecord {
    * - `approved`, `declined`: the person answered (`cancelled` when they dismissed the question);
    * - `remembered`: an earlier yes, still valid, let the call through without asking;
    * - `unavailable`: the client cannot be asked, so the call was refused;
-   * - `unanswered`: no answer came (the client did not reply in time, or went away).
+   * - `unanswered`: no answer came (the client did not reply in time, or went away);
+   * - `carried`: the person said yes earlier in this same call, before an input round of the
+   *   upstream's own, under the same policies;
+   * - `overruled`: the person said yes, but a policy saved while they were asked denies the call,
+   *   which did not go upstream (`overruledBy`).
    */
-  outcome: 'approved' | 'declined' | 'cancelled' | 'remembered' | 'unavailable' | 'unanswered';
+  outcome:
+    | 'approved'
+    | 'declined'
+    | 'cancelled'
+    | 'remembered'
+    | 'unavailable'
+    | 'unanswered'
+    | 'carried'
+    | 'overruled';
   by: string;
   at: string;
   shown: string;
   /** Until when the yes is remembered, when the person asked for it to be. */
   rememberedUntil?: string;
+  /** The policy that denied the call after the yes (`overruled`); null: none named. */
+  overruledBy?: { id: string; name: string } | null;
 }

@@ -27,29 +27,24 @@ export interface ApprovedTool {
 export class ToolApprovals {
   constructor(private readonly remembered: RememberedApprovals) {}
 
-  /** Resolves once the user said yes (or had said it and asked for it to be remembered). */
+  /**
+   * Resolves once the user said yes (true), or had said it and asked for it to be remembered
+   * (false: nobody was asked now).
+   */
   async obtain(
     call: McpCall,
     tool: ApprovedTool,
     args: Record<string, unknown>,
     asked: ApprovalPolicy,
     note: (record: ApprovalRecord) => void,
-  ): Promise<void> {
+  ): Promise<boolean> {
     const { principal } = call;
-    const shown = question(tool, asked);
-    const record = (outcome: ApprovalRecord['outcome'], rememberedUntil?: number) =>
-      note({
-        policy: asked.policy,
-        outcome,
-        by: principal.name,
-        at: new Date().toISOString(),
-        shown,
-        ...(rememberedUntil === undefined
-          ? {}
-          : { rememberedUntil: new Date(rememberedUntil).toISOString() }),
-      });
+    const record = recorder(call, tool, asked, note);
     const until = this.remembered.validUntil(principal.subject, tool.id, asked.policy.id);
-    if (until !== null) return record('remembered', until);
+    if (until !== null) {
+      record('remembered', until);
+      return false;
+    }
     if (!declaresCapability(call.clientCapabilities, ELICITATION)) {
       record('unavailable');
       throw cannotAsk(call, tool, asked);
@@ -59,7 +54,7 @@ export class ToolApprovals {
       answer = (await call.ask({
         method: 'elicitation/create',
         params: {
-          message: `${shown}\n\nArguments: ${shownArguments(args)}`,
+          message: `${question(tool, asked)}\n\nArguments: ${shownArguments(args)}`,
           requestedSchema: answerSchema(asked),
         },
       })) as typeof answer;
@@ -86,10 +81,43 @@ export class ToolApprovals {
         policy: asked.policy,
         expiresAt,
       });
-      return record('approved', expiresAt.getTime());
+      record('approved', expiresAt.getTime());
+      return true;
     }
     record('approved');
+    return true;
   }
+
+  /** The yes given earlier in this same call stands: noted, nobody is asked. */
+  carried(
+    call: McpCall,
+    tool: ApprovedTool,
+    asked: ApprovalPolicy,
+    note: (record: ApprovalRecord) => void,
+  ): void {
+    recorder(call, tool, asked, note)('carried');
+  }
+}
+
+/** Notes what became of the approval, with what the person was (or would have been) shown. */
+function recorder(
+  call: McpCall,
+  tool: ApprovedTool,
+  asked: ApprovalPolicy,
+  note: (record: ApprovalRecord) => void,
+): (outcome: ApprovalRecord['outcome'], rememberedUntil?: number) => void {
+  const shown = question(tool, asked);
+  return (outcome, rememberedUntil) =>
+    note({
+      policy: asked.policy,
+      outcome,
+      by: call.principal.name,
+      at: new Date().toISOString(),
+      shown,
+      ...(rememberedUntil === undefined
+        ? {}
+        : { rememberedUntil: new Date(rememberedUntil).toISOString() }),
+    });
 }
 
 /** What the person reads, without the arguments (the audit entry keeps this part). */

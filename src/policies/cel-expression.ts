@@ -114,6 +114,7 @@ function environment(library: Library, typed: boolean): Cel.Environment {
         schema: {
           id: 'string',
           name: 'string',
+          listedName: 'string',
           originalName: 'string',
           gateway: 'string',
           title: 'string',

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { isUUID } from 'class-validator';
 import { type Principal } from '../auth/principal';
+import { PrincipalResolver } from '../auth/principal-resolver';
 import { UserDirectory } from '../auth/user-directory';
 import { Directories } from '../mcp/calls/directories.service';
 import { scopeOf } from '../mcp/mcp-scope';
@@ -12,6 +13,7 @@ import {
 } from './dto/policy-dry-run.dto';
 import { draftOf, PoliciesService } from './policies.service';
 import { type PolicyDefinition, PolicyInputTooLarge, type PolicySet } from './policy-set';
+import { type PolicyTool } from './policy-tool';
 import { PolicyErrorCode, PolicyException } from './policy.exception';
 import { ScopePolicies } from './scope-policies';
 import { ToolErrorCode, ToolException } from '../tools/tool.exception';
@@ -29,6 +31,7 @@ export class PolicyDryRun {
     private readonly scopes: ScopePolicies,
     private readonly policies: PoliciesService,
     private readonly users: UserDirectory,
+    private readonly resolver: PrincipalResolver,
   ) {}
 
   async run(dto: PolicyDryRunDto): Promise<PolicyDryRunResultDto> {
@@ -44,7 +47,10 @@ export class PolicyDryRun {
     const set = dto.policies
       ? await this.proposed(dto.policies.map(draftOf), serverId, teamNames)
       : directory.guard.policy;
-    let tools = directory.tools.tools;
+    const visible = directory.tools.visibleTo(set, principal);
+    let tools = directory.tools.tools.filter(
+      (tool) => directory.tools.byName.get(tool.name) === tool,
+    );
     if (dto.tools) {
       const wanted = new Set(dto.tools);
       tools = tools.filter((tool) => wanted.has(tool.name));
@@ -57,10 +63,11 @@ export class PolicyDryRun {
     }
     const now = new Date();
     const judged: PolicyDryRunToolDto[] = tools.map((tool) => {
-      const { decision, policy } = judge(set, principal, tool, dto.arguments, now);
+      const { decision, policy } = judge(set, principal, tool.policy, dto.arguments, now);
       return {
         name: tool.name,
         gatewaySlug: tool.gatewaySlug,
+        listed: visible.byName.get(tool.name) === tool,
         decision,
         policy: policy && { id: dto.policies ? null : policy.id, name: policy.name },
       };
@@ -77,8 +84,8 @@ export class PolicyDryRun {
       tools: judged,
       summary: {
         tools: judged.length,
-        visible: judged.filter((tool) => tool.decision !== 'deny').length,
-        hidden: judged.filter((tool) => tool.decision === 'deny').length,
+        visible: judged.filter((tool) => tool.listed).length,
+        hidden: judged.filter((tool) => !tool.listed).length,
         needingApproval: judged.filter((tool) => tool.decision === 'approve').length,
         callDependent: judged.filter((tool) => tool.decision === 'call-dependent').length,
       },
@@ -125,24 +132,24 @@ export class PolicyDryRun {
     const user = id === null ? null : await this.users.load(id);
     if (!user)
       throw new PolicyException(PolicyErrorCode.UnknownTarget, `No user is named '${named}'.`);
-    return {
-      subject: `user:${user.id}`,
-      name: user.username,
-      userId: user.id,
-      role: user.role,
-      teamIds: user.teamIds,
-      serverIds: null,
-      audience: null,
-      tokenId: null,
-      source: 'session',
-    };
+    if (user.disabled)
+      throw new PolicyException(
+        PolicyErrorCode.UnknownTarget,
+        `User '${user.username}' is disabled: they may not sign in, so they see nothing.`,
+      );
+    // Exactly the principal of the user's own login token, as their MCP client presents it.
+    return this.resolver.ofUser(user.id, 'login-token');
   }
 }
 
+/**
+ * What a call decides, as `tools/call` decides it: with the arguments given, the policies
+ * evaluated as for a call now; without them, what the tool's listing already decides.
+ */
 function judge(
   set: PolicySet,
   principal: Principal,
-  tool: Parameters<PolicySet['outcome']>[1],
+  tool: PolicyTool,
   args: Record<string, unknown> | undefined,
   now: Date,
 ): { decision: DryRunDecision; policy: { id: string; name: string } | null } {

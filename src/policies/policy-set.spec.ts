@@ -5,8 +5,9 @@ import {
   type PolicyDefinition,
   PolicyInputTooLarge,
   PolicySet,
-  type PolicyToolSource,
 } from './policy-set';
+import { type PolicyTool } from './policy-tool';
+import { policyTool } from '../../test/support/policy-tools';
 
 const principal = (extra: Partial<Principal> = {}): Principal => ({
   subject: 'user:ann',
@@ -21,15 +22,14 @@ const principal = (extra: Partial<Principal> = {}): Principal => ({
   ...extra,
 });
 
-const tool = (name: string, extra: Partial<PolicyToolSource> = {}): PolicyToolSource => ({
-  id: `id-${name}`,
-  name,
-  originalName: name.replace(/^fs-/, ''),
-  gatewaySlug: 'fs',
-  definition: { title: `Title of ${name}`, annotations: { readOnlyHint: name.includes('read') } },
-  contentHash: `hash-${name}`,
-  ...extra,
-});
+const tool = (name: string, extra: Partial<PolicyTool> = {}): PolicyTool =>
+  policyTool(name, {
+    originalName: name.replace(/^fs-/, ''),
+    gateway: 'fs',
+    title: `Title of ${name}`,
+    annotations: { readOnlyHint: name.includes('read') },
+    ...extra,
+  });
 
 let ids = 0;
 const policy = (

@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import { type Principal } from '../auth/principal';
 import { type CelExpression, compileExpression, type PrincipalField } from './cel-expression';
 import { type PolicyApproval, type PolicyEffect } from './policy.entity';
+import { type PolicyTool } from './policy-tool';
 
 /** A policy as a scope judges with it: enabled, and holding in that scope. */
 export interface PolicyDefinition {
@@ -17,26 +19,6 @@ export interface PolicyDecision {
   effect: PolicyEffect;
   policy: { id: string; name: string } | null;
   approval: PolicyApproval | null;
-}
-
-/**
- * The tool as a policy sees it: a directory's tool, or (for an app's hashed backend name outside
- * a server's own list) the tool found by its hash.
- */
-export interface PolicyToolSource {
-  id: string;
-  /** The name listed in this scope; absent for a tool the scope does not list. */
-  name?: string;
-  originalName: string;
-  gatewaySlug: string;
-  /** A directory's tool: its listed definition, overrides applied. */
-  definition?: { title?: string; annotations?: object };
-  /** A stored tool: its own title and annotations. */
-  title?: string | null;
-  annotations?: object | null;
-  contentHash?: string;
-  /** The content hash an operator pinned; the directory fills it where pinning is known. */
-  pinnedHash?: string | null;
 }
 
 /** How a principal's view lists a tool, and what a call decides when no argument can change it. */
@@ -109,7 +91,7 @@ export class PolicySet {
   /** The teams (by id) that can make two principals differ; null: all of them. */
   private readonly keyTeams: ReadonlySet<string> | null;
   private readonly views = new Map<string, Map<string, ListOutcome>>();
-  private readonly tools = new WeakMap<PolicyToolSource, Record<string, unknown>>();
+  private versionDigest?: string;
 
   private constructor(
     private readonly policies: readonly Compiled[],
@@ -190,6 +172,12 @@ export class PolicySet {
     return this.policies.length === 0;
   }
 
+  /** A short digest of the stamp: what an approval given under this set is bound to. */
+  get version(): string {
+    this.versionDigest ??= createHash('sha256').update(this.stamp).digest('base64url').slice(0, 22);
+    return this.versionDigest;
+  }
+
   /** The policies in the order they are tried. */
   get order(): readonly PolicyDefinition[] {
     return this.policies;
@@ -215,12 +203,12 @@ export class PolicySet {
   }
 
   /** Whether the tool is listed for the principal: hidden only when every call is denied. */
-  listed(principal: Principal, tool: PolicyToolSource, key = this.keyOf(principal)): boolean {
+  listed(principal: Principal, tool: PolicyTool, key = this.keyOf(principal)): boolean {
     return this.empty || this.outcome(principal, tool, key).listed;
   }
 
   /** The listing outcome: memoised for the principal's key. */
-  outcome(principal: Principal, tool: PolicyToolSource, key = this.keyOf(principal)): ListOutcome {
+  outcome(principal: Principal, tool: PolicyTool, key = this.keyOf(principal)): ListOutcome {
     if (this.empty) return OPEN_OUTCOME;
     let view = this.views.get(key);
     if (!view) {
@@ -243,10 +231,9 @@ export class PolicySet {
    */
   decide(
     principal: Principal,
-    tool: PolicyToolSource,
+    tool: PolicyTool,
     args: Record<string, unknown>,
     now: Date,
-    calledAs?: string,
   ): PolicyDecision {
     if (this.empty) return ALLOW;
     const outcome = this.outcome(principal, tool);
@@ -257,7 +244,7 @@ export class PolicySet {
       );
     const variables = {
       principal: this.celPrincipal(principal),
-      tool: this.celTool(tool, calledAs),
+      tool,
       args,
       now,
     };
@@ -268,8 +255,8 @@ export class PolicySet {
     return ALLOW;
   }
 
-  private judgeListing(principal: Principal, tool: PolicyToolSource): ListOutcome {
-    const variables = { principal: this.celPrincipal(principal), tool: this.celTool(tool) };
+  private judgeListing(principal: Principal, tool: PolicyTool): ListOutcome {
+    const variables = { principal: this.celPrincipal(principal), tool };
     let from = -1;
     let dependsOn: ListOutcome['dependsOn'] = null;
     let listed = false;
@@ -284,7 +271,8 @@ export class PolicySet {
         listed ||= policy.effect !== 'deny';
       } else if (result) {
         listed ||= policy.effect !== 'deny';
-        return from < 0
+        // Unlisted: every policy a call could reach first denies, so every call is denied.
+        return from < 0 || !listed
           ? { listed, decision: policy.decision, from: index, dependsOn }
           : { listed, decision: null, from, dependsOn };
       }
@@ -301,7 +289,7 @@ export class PolicySet {
   private test(
     policy: Compiled,
     variables: Record<string, unknown>,
-    tool: PolicyToolSource,
+    tool: PolicyTool,
     listing: boolean,
   ): boolean | 'depends' {
     let result: unknown;
@@ -309,11 +297,11 @@ export class PolicySet {
       result = policy.cel.evaluate(variables);
     } catch (error) {
       if (listing && policy.needsCall) return 'depends';
-      this.onError(policy, tool.name ?? tool.originalName, error);
+      this.onError(policy, tool.name, error);
       return false;
     }
     if (typeof result === 'boolean') return result;
-    this.onError(policy, tool.name ?? tool.originalName, new Error(`it gave ${typeof result}`));
+    this.onError(policy, tool.name, new Error(`it gave ${typeof result}`));
     return false;
   }
 
@@ -331,24 +319,6 @@ export class PolicySet {
       token: principal.tokenId ?? '',
       source: principal.source,
     };
-  }
-
-  private celTool(tool: PolicyToolSource, calledAs?: string): Record<string, unknown> {
-    let shown = tool.name === undefined ? undefined : this.tools.get(tool);
-    if (!shown) {
-      shown = {
-        id: tool.id,
-        name: tool.name ?? calledAs ?? tool.originalName,
-        originalName: tool.originalName,
-        gateway: tool.gatewaySlug,
-        title: tool.definition?.title ?? tool.title ?? '',
-        annotations: tool.definition?.annotations ?? tool.annotations ?? {},
-        hash: tool.contentHash ?? '',
-        pinnedHash: tool.pinnedHash ?? '',
-      };
-      if (tool.name !== undefined) this.tools.set(tool, shown);
-    }
-    return shown;
   }
 }
 

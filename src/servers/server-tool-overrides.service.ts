@@ -1,6 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import { AuthErrorCode, AuthException } from '../auth/auth.exception';
 import { type TeamScope } from '../auth/team-scope';
+import { weakens } from '../policies/policy-tool';
+import { ToolNameQuery } from '../tools/tool-name.query';
+import { type JsonObject } from '../tools/tool.entity';
 import { EventBus } from '../events/event-bus';
 import {
   type ServerToolOverrideDto,
@@ -20,6 +24,7 @@ export class ServerToolOverridesService {
     private readonly dataSource: DataSource,
     private readonly servers: ServersService,
     private readonly listedNames: ListedNamesQuery,
+    private readonly names: ToolNameQuery,
     private readonly bus: EventBus,
   ) {}
 
@@ -40,8 +45,10 @@ export class ServerToolOverridesService {
   ): Promise<ServerToolOverrideResponseDto> {
     const saved = await this.dataSource.transaction(async (em) => {
       const server = await this.managed(em, serverId, scope);
-      const member: unknown[] = await em.query(
-        'SELECT 1 FROM server_tool WHERE server_id = $1 AND tool_id = $2',
+      const member: { annotations: JsonObject | null; name: string }[] = await em.query(
+        `SELECT t.annotations, ${this.names.expression('t')} AS name
+         FROM server_tool st JOIN tool t ON t.id = st.tool_id
+         WHERE st.server_id = $1 AND st.tool_id = $2`,
         [serverId, toolId],
       );
       if (member.length === 0)
@@ -50,6 +57,7 @@ export class ServerToolOverridesService {
           `Tool ${toolId} is not a member of server '${server.name}'.`,
           { unknownToolIds: [toolId] },
         );
+      if (!scope.everything) assertNoWeakening(member[0]!, dto.annotations);
       const repository = em.getRepository(ServerToolOverride);
       const override =
         (await repository.findOneBy({ serverId, toolId })) ??
@@ -96,6 +104,37 @@ export class ServerToolOverridesService {
   private changed(serverId: string): Promise<void> {
     return this.bus.publish({ type: 'servers.changed', serverIds: [serverId] });
   }
+}
+
+/**
+ * An operator's override may make a tool look more cautious, never less: claiming a tool the
+ * upstream calls destructive harmless is an admin's call. Policies never read such a claim either
+ * (see policyToolOf); this keeps clients, which read annotations too, from being told it.
+ */
+function assertNoWeakening(
+  tool: { annotations: JsonObject | null; name: string },
+  annotations: ServerToolOverrideDto['annotations'],
+): void {
+  const weakened = Object.entries(annotations ?? {}).filter(([key, value]) =>
+    weakens(tool.annotations, key, value),
+  );
+  if (weakened.length === 0) return;
+  const said = weakened
+    .map(
+      ([key, value]) => `${key}: ${String(value)} (the upstream says ${upstreamSays(tool, key)})`,
+    )
+    .join(', ');
+  throw new AuthException(
+    AuthErrorCode.Forbidden,
+    `An operator's override may make '${tool.name}' look more cautious, never less: ${said} needs an admin.`,
+  );
+}
+
+function upstreamSays(tool: { annotations: JsonObject | null }, key: string): string {
+  const value = tool.annotations?.[key];
+  return value === undefined
+    ? 'nothing, which MCP reads as the cautious value'
+    : JSON.stringify(value);
 }
 
 function toResponse(override: ServerToolOverride): ServerToolOverrideResponseDto {

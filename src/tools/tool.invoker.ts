@@ -15,6 +15,7 @@ import { Tool } from './tool.entity';
 import { ToolErrorCode, ToolException } from './tool.exception';
 import { type Principal } from '../auth/principal';
 import { PolicyInputTooLarge } from '../policies/policy-set';
+import { policyToolOf } from '../policies/policy-tool';
 import { ScopePolicies } from '../policies/scope-policies';
 import { RateLimitMetrics } from '../rate-limits/rate-limit-metrics';
 import { RateLimitErrorCode, RateLimitException } from '../rate-limits/rate-limit.exception';
@@ -68,7 +69,12 @@ export class ToolInvoker {
     if (policies.empty) return;
     let decision;
     try {
-      decision = policies.decide(principal, { ...tool, name }, args, new Date());
+      decision = policies.decide(
+        principal,
+        policyToolOf({ ...tool, pinnedHash: tool.pin.pinnedHash }, name, name),
+        args,
+        new Date(),
+      );
     } catch (error) {
       if (error instanceof PolicyInputTooLarge)
         throw new ToolException(ToolErrorCode.ArgumentsTooLarge, error.message);

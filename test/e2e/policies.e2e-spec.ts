@@ -461,16 +461,24 @@ describe('policies and call hooks', () => {
         {
           name: 'vault-drop_table',
           gatewaySlug: 'vault',
+          listed: false,
           decision: 'deny',
           policy: { id: expect.any(String), name: 'no-drop-for-red' },
         },
         {
           name: 'vault-public_info',
           gatewaySlug: 'vault',
+          listed: true,
           decision: 'call-dependent',
           policy: { id: created[0], name: 'no-secret-notes' },
         },
-        { name: 'vault-read_config', gatewaySlug: 'vault', decision: 'allow', policy: null },
+        {
+          name: 'vault-read_config',
+          gatewaySlug: 'vault',
+          listed: true,
+          decision: 'allow',
+          policy: null,
+        },
       ]);
       expect(result.body.summary).toEqual({
         tools: 3,
@@ -494,6 +502,7 @@ describe('policies and call hooks', () => {
         {
           name: 'vault-public_info',
           gatewaySlug: 'vault',
+          listed: true,
           decision: 'approve',
           policy: { id: created[1], name: 'ask-before-asking' },
         },

@@ -1,3 +1,4 @@
+import { policyTool } from '../support/policy-tools';
 import { DataSource } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
 import { Policies1795700000000 } from '../../migrations/1795700000000-Policies';
@@ -140,12 +141,11 @@ describe('the policies migration on a database with tool rules', () => {
               source: 'session',
             };
             for (const [index, id] of TOOLS.entries()) {
-              const target = {
+              const target = policyTool(`fs-tool_${index + 1}`, {
                 id,
-                name: `fs-tool_${index + 1}`,
                 originalName: `tool_${index + 1}`,
                 gatewaySlug: 'fs',
-              };
+              });
               const allowed = legacyAllows(rules, who, id);
               const scope = `${serverId ?? '/mcp'} ${role} [${teamIds.join(',')}] tool ${index + 1}`;
               expect(`${scope}: ${set.decide(who, target, {}, new Date()).effect}`).toBe(

@@ -1,6 +1,9 @@
 import { Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { EventBus } from '../../events/event-bus';
+import { policyToolOf, type PolicyTool } from '../../policies/policy-tool';
 import { ServedToolsQuery } from '../../tools/served-tools.query';
+import { hashedBackendName } from '../../tools/tool-hash';
+import { ToolNameQuery } from '../../tools/tool-name.query';
 import { type ToolAppConfig } from '../../tools/tool-app-config';
 import { type ToolVisibility, toolVisibility } from '../../tools/tool-visibility';
 import { type JsonObject } from '../../tools/tool.entity';
@@ -16,6 +19,8 @@ export interface AppTool {
   visibility: ToolVisibility[];
   meta: JsonObject | null;
   appConfig: ToolAppConfig | null;
+  /** What policies judge, as for the same tool reached by any other name. */
+  policy: PolicyTool;
 }
 
 const CACHE_LIMIT = 10_000;
@@ -32,6 +37,7 @@ export class AppToolLookup implements OnModuleInit, OnModuleDestroy {
 
   constructor(
     private readonly served: ServedToolsQuery,
+    private readonly names: ToolNameQuery,
     private readonly bus: EventBus,
   ) {}
 
@@ -82,6 +88,11 @@ export class AppToolLookup implements OnModuleInit, OnModuleDestroy {
       visibility: toolVisibility(tool.meta),
       meta: tool.meta,
       appConfig: tool.appConfig,
+      policy: policyToolOf(
+        { ...tool, pinnedHash: tool.pin.pinnedHash },
+        this.names.name(tool.gatewaySlug, tool.originalName),
+        hashedBackendName(tool.toolHash, tool.originalName),
+      ),
     };
   }
 }

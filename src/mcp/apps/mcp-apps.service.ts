@@ -15,6 +15,7 @@ import {
   UI_EXTENSION,
   UI_RESOURCE_MIME_TYPE,
 } from '../../tools/tool-ui';
+import { type PolicyTool } from '../../policies/policy-tool';
 import { type ToolDirectory } from '../directory/tool-directory';
 import { RESOURCE_NOT_FOUND, RpcError, UPSTREAM_UNAVAILABLE } from '../mcp-errors';
 import { type AppTool, AppToolLookup } from './app-tool-lookup.service';
@@ -22,12 +23,13 @@ import { callRewriterScript, injectFirst } from './call-rewriter';
 import { PrefabRenderer } from './prefab/prefab-renderer.service';
 import { mergeUiResourceMeta } from './ui-resource-meta';
 
-/** Where a tools/call goes: the tool's gateway, under its upstream name. */
+/** Where a tools/call goes: the tool's gateway, under its upstream name; and what policies judge. */
 export interface CallTarget {
   id: string;
   gatewayId: string;
   gatewaySlug: string;
   originalName: string;
+  policy: PolicyTool;
 }
 
 /**
@@ -79,13 +81,18 @@ export class McpApps {
   /**
    * A tools/call name that is no virtual name of the scope, read as `<tool_hash>_<original_name>`.
    * Null unless it names an app-visible tool under its own upstream name, whose gateway supplies
-   * one of the scope's tools.
+   * one of the tools the caller can see (`visible`). The record is the scope's own where the tool
+   * is a member (`scope`), so that policies judge it as they do under any other name.
    */
-  async resolveCall(directory: ToolDirectory, name: string): Promise<CallTarget | null> {
+  async resolveCall(
+    scope: ToolDirectory,
+    visible: ToolDirectory,
+    name: string,
+  ): Promise<CallTarget | null> {
     const parsed = parseHashedBackendName(name);
     if (!parsed) return null;
-    const tool = directory.byHash.get(parsed.hash) ?? (await this.lookup.byHash(parsed.hash));
-    if (!tool || !answersToHashedName(tool, parsed) || !directory.gatewayIds.has(tool.gatewayId))
+    const tool = scope.byHash.get(parsed.hash) ?? (await this.lookup.byHash(parsed.hash));
+    if (!tool || !answersToHashedName(tool, parsed) || !visible.gatewayIds.has(tool.gatewayId))
       return null;
     return tool;
   }

@@ -5,9 +5,11 @@ import { type Principal } from '../../auth/principal';
 import {
   type PolicyDecision,
   PolicyInputTooLarge,
-  type PolicyToolSource,
+  type PolicySet,
   VIEW_MEMORY,
 } from '../../policies/policy-set';
+import { type PolicyTool } from '../../policies/policy-tool';
+import { ScopePolicies } from '../../policies/scope-policies';
 import {
   HookRefusal,
   type ToolCallContext,
@@ -18,10 +20,29 @@ import { RateLimitErrorCode, RateLimitException } from '../../rate-limits/rate-l
 import { RateLimiter } from '../../rate-limits/rate-limiter.service';
 import { type ScopeDirectory, type ScopeGuard } from '../directory/scope-directory';
 import { type ToolDirectory } from '../directory/tool-directory';
-import { invalidParams, rateLimited, RpcError, toolCallRefused, unknownTool } from '../mcp-errors';
+import {
+  invalidParams,
+  rateLimited,
+  RpcError,
+  TOOL_CALL_REFUSED,
+  toolCallRefused,
+  unknownTool,
+} from '../mcp-errors';
 
-/** The tool a call resolved to: a directory's tool, or an app's backend tool found by hash. */
-export type GuardedTarget = PolicyToolSource;
+/** How many times a call's approval is asked again when policies change while it is asked. */
+const APPROVAL_ROUNDS = 3;
+
+/** Who asks a person for a call's approval, for the guard. */
+export interface Approver {
+  /**
+   * Resolves once a person said yes to this call under `asked`, given by the set `version`: true
+   * when they were asked just now, false when an earlier yes holds (remembered, or given in an
+   * earlier round of this call).
+   */
+  obtain(asked: ApprovalPolicy, version: string): Promise<boolean>;
+  /** The yes came, but a policy saved meanwhile denies the call: what the audit entry says. */
+  overruled(by: { id: string; name: string } | null): void;
+}
 
 /**
  * Policies, rate limits and hooks on the MCP call path. Each costs nothing where the scope has
@@ -36,6 +57,7 @@ export class CallGuard {
   constructor(
     private readonly limiter: RateLimiter,
     private readonly metrics: RateLimitMetrics,
+    private readonly policies: ScopePolicies,
   ) {}
 
   /** The part of the scope's tools this principal may see and call. */
@@ -51,25 +73,19 @@ export class CallGuard {
     let view = views.get(key);
     if (!view) {
       if (views.size >= VIEW_MEMORY) views.clear();
-      view = directory.tools.restrictedTo((tool) => policy.listed(principal, tool, key));
+      view = directory.tools.visibleTo(policy, principal, key);
       views.set(key, view);
     }
     return view;
   }
 
   /**
-   * What the scope's policies decide of this call: a map lookup when the tool's listing already
-   * decided it, else its call-dependent policies evaluated with the arguments and the time.
+   * What the policies decide of this call: a map lookup when the tool's listing already decided
+   * it, else its call-dependent policies evaluated with the arguments and the time.
    */
-  decide(guard: ScopeGuard, context: ToolCallContext, target: GuardedTarget): PolicyDecision {
+  decide(policy: PolicySet, context: ToolCallContext, tool: PolicyTool): PolicyDecision {
     try {
-      return guard.policy.decide(
-        context.principal,
-        target,
-        context.arguments,
-        new Date(),
-        context.toolName,
-      );
+      return policy.decide(context.principal, tool, context.arguments, new Date());
     } catch (error) {
       if (error instanceof PolicyInputTooLarge) throw invalidParams(error.message);
       throw error;
@@ -79,24 +95,21 @@ export class CallGuard {
   /**
    * Makes the call through the guard: a denied tool is as unknown as a missing one, a call past a
    * rate limit is refused with when to retry, a call a policy holds for approval waits for a
-   * person's yes (`approve`), and the server's hooks run around the upstream.
+   * person's yes, and the server's hooks run around the upstream. Policies judge `tool`, the
+   * same record whichever name the client called it by.
    */
   async call(
     guard: ScopeGuard,
     context: ToolCallContext,
-    target: GuardedTarget,
+    tool: PolicyTool,
     upstream: (args: Record<string, unknown>) => Promise<Result>,
-    approve: (asked: ApprovalPolicy) => Promise<void>,
+    approver: Approver,
   ): Promise<Result> {
-    const decision = guard.policy.empty ? null : this.decide(guard, context, target);
+    const decision = guard.policy.empty ? null : this.decide(guard.policy, context, tool);
     if (decision?.effect === 'deny') throw unknownTool(context.toolName);
-    if (guard.limits.length > 0) await this.limit(guard, context.principal, target.id);
+    if (guard.limits.length > 0) await this.limit(guard, context.principal, tool.id);
     if (decision?.effect === 'approve')
-      await approve({
-        policy: decision.policy!,
-        message: decision.approval?.message ?? null,
-        rememberSeconds: decision.approval?.rememberSeconds ?? 0,
-      });
+      await this.approved(guard.policy, decision, context, tool, approver);
     if (guard.hooks.length === 0) return upstream(context.arguments);
     for (const hook of guard.hooks) {
       if (hook.before) await this.step(hook, () => hook.before!(context));
@@ -109,6 +122,37 @@ export class CallGuard {
       }
     }
     return result;
+  }
+
+  /**
+   * Asks for the approval `decision` needs, then judges the call again by the policies in force
+   * now, read from the database: a policy saved while the person was asked decides (a deny wins
+   * over the yes), and an approval another policy now needs is asked for in turn.
+   */
+  private async approved(
+    policy: PolicySet,
+    decision: PolicyDecision,
+    context: ToolCallContext,
+    tool: PolicyTool,
+    approver: Approver,
+  ): Promise<void> {
+    for (let round = 0; round < APPROVAL_ROUNDS; round += 1) {
+      if (!(await approver.obtain(approvalAsked(decision), policy.version))) return;
+      const current = await this.policies.load(context.serverId);
+      if (current.version === policy.version) return;
+      const now = current.empty ? null : this.decide(current, context, tool);
+      if (now?.effect === 'deny') {
+        approver.overruled(now.policy);
+        throw unknownTool(context.toolName);
+      }
+      if (now?.effect !== 'approve' || sameApproval(now, decision)) return;
+      policy = current;
+      decision = now;
+    }
+    throw new RpcError(
+      TOOL_CALL_REFUSED,
+      `The policies that judge '${context.toolName}' kept changing while its approval was asked; call it again.`,
+    );
   }
 
   private async limit(guard: ScopeGuard, principal: Principal, toolId: string): Promise<void> {
@@ -135,4 +179,21 @@ export class CallGuard {
       throw toolCallRefused(hook.name, message, false);
     }
   }
+}
+
+function approvalAsked(decision: PolicyDecision): ApprovalPolicy {
+  return {
+    policy: decision.policy!,
+    message: decision.approval?.message ?? null,
+    rememberSeconds: decision.approval?.rememberSeconds ?? 0,
+  };
+}
+
+/** The same policy asks the same question: the yes given to it stands. */
+function sameApproval(a: PolicyDecision, b: PolicyDecision): boolean {
+  return (
+    a.policy?.id === b.policy?.id &&
+    JSON.stringify(a.approval) === JSON.stringify(b.approval) &&
+    a.policy?.name === b.policy?.name
+  );
 }

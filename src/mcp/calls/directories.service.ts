@@ -28,6 +28,7 @@ import { type ScopeGuard, ScopeDirectory } from '../directory/scope-directory';
 import { buildHooks } from '../../policies/hooks/hook-registry';
 import { type HookConfig } from '../../policies/hooks/hook-config';
 import { HookRefusal, type ToolCallHook } from '../../policies/hooks/tool-call-hook';
+import { policyToolOf } from '../../policies/policy-tool';
 import { ScopePolicies } from '../../policies/scope-policies';
 import { type LimitRule } from '../../rate-limits/rate-limiter.service';
 import { applyToolOverride, type ToolOverrideValues } from '../../servers/tool-override';
@@ -219,8 +220,13 @@ export class Directories implements OnModuleInit, OnModuleDestroy {
       definition,
       appConfig: tool.appConfig,
       contentHash: tool.contentHash,
-      pinnedHash: tool.pin.pinnedHash,
       override: override ?? null,
+      policy: policyToolOf(
+        { ...tool, pinnedHash: tool.pin.pinnedHash },
+        this.names.name(tool.gatewaySlug, tool.originalName),
+        definition.name,
+        override?.annotations,
+      ),
     };
   }
 

@@ -175,8 +175,8 @@ export class McpRouter {
       case 'tools/call':
         return this.tools.call(
           call,
+          directory,
           this.guard.visible(directory, call.principal),
-          directory.guard,
           params,
           served,
         );

@@ -4,17 +4,18 @@ import {
   type ListToolsResult,
   type Result,
 } from '@modelcontextprotocol/server';
+import { type ApprovalRecord } from '../../approvals/approval-record';
 import { ToolApprovals } from '../../approvals/tool-approvals';
 import { AppConfig } from '../../config/app-config';
 import { type RequestRoute } from '../../upstream/upstream-connection';
-import { McpApps } from '../apps/mcp-apps.service';
+import { type CallTarget, McpApps } from '../apps/mcp-apps.service';
 import { invalidParams, unknownTool } from '../mcp-errors';
 import { ToolSearchService } from '../search/tool-search.service';
-import { type McpCall, type UpstreamRef, type Served } from '../mcp-call';
+import { type McpCall, type Served } from '../mcp-call';
 import { upstreamParams } from './upstream-params';
 import { paginate } from './paginate';
 import { type ToolDirectory } from '../directory/tool-directory';
-import { type ScopeGuard } from '../directory/scope-directory';
+import { type ScopeDirectory } from '../directory/scope-directory';
 import { CallGuard } from './call-guard';
 import { InputRounds } from '../mrtr/input-rounds';
 
@@ -67,30 +68,29 @@ export class ToolCalls {
   }
 
   /**
-   * Calls the tool; `served.gateway` says which gateway served it, for the metrics. `directory`
-   * is what the principal may see; `guard` the scope's rules, limits and hooks.
+   * Calls the tool; `served.gateway` says which gateway served it, for the metrics. The name is
+   * resolved in the whole scope and judged by its policies (`scope.guard`), whatever name the
+   * client used; `visible` is what the principal may see, for tool search and app names.
    */
   async call(
     request: McpCall,
-    directory: ToolDirectory,
-    guard: ScopeGuard,
+    scope: ScopeDirectory,
+    visible: ToolDirectory,
     params: unknown,
     served: Served,
   ): Promise<Result> {
     const call = callParams(params);
     const route = routeTo(request);
-    const searched = await this.toolSearch.intercept(
-      directory,
-      request.owner,
-      call,
-      (notification) => request.notify(notification),
+    const searched = await this.toolSearch.intercept(visible, request.owner, call, (notification) =>
+      request.notify(notification),
     );
     if (searched) return searched;
-    const tool: (UpstreamRef & { id: string; originalName: string }) | null =
-      directory.byName.get(call.name) ?? (await this.apps.resolveCall(directory, call.name));
+    const tools = scope.tools;
+    const tool: CallTarget | null =
+      tools.byName.get(call.name) ?? (await this.apps.resolveCall(tools, visible, call.name));
     if (!tool) throw unknownTool(call.name);
     // Not served to a modern client, which must drop it: its x-mcp-header annotation is invalid.
-    if (request.era === 'modern' && !directory.headerParams(call.name).valid)
+    if (request.era === 'modern' && !tools.headerParams(call.name).valid)
       throw unknownTool(call.name);
     const { principal, signal } = request;
     served.gateway = tool.gatewaySlug;
@@ -107,17 +107,19 @@ export class ToolCalls {
       },
       call,
     );
+    const asked = { id: tool.id, name: call.name, gatewaySlug: tool.gatewaySlug };
+    const note = (record: ApprovalRecord) => (served.approval = record);
     return this.guard.call(
-      guard,
+      scope.guard,
       {
-        serverId: directory.server?.id ?? null,
+        serverId: scope.server?.id ?? null,
         toolName: call.name,
         toolId: tool.id,
         gatewaySlug: tool.gatewaySlug,
         principal,
         arguments: given,
       },
-      tool,
+      tool.policy,
       (args) =>
         request.upstreams
           .call(tool, (connection) =>
@@ -132,14 +134,22 @@ export class ToolCalls {
             ),
           )
           .then((result) => relayed.answer(result)),
-      (asked) =>
-        this.approvals.obtain(
-          request,
-          { id: tool.id, name: call.name, gatewaySlug: tool.gatewaySlug },
-          given,
-          asked,
-          (record) => (served.approval = record),
-        ),
+      {
+        obtain: async (policy, version) => {
+          const mark = { policy: policy.policy.id, version };
+          if (relayed.approved?.policy === mark.policy && relayed.approved.version === version) {
+            this.approvals.carried(request, asked, policy, note);
+            return false;
+          }
+          const asking = await this.approvals.obtain(request, asked, given, policy, note);
+          relayed.approved = mark;
+          return asking;
+        },
+        overruled: (by) => {
+          if (served.approval)
+            served.approval = { ...served.approval, outcome: 'overruled', overruledBy: by };
+        },
+      },
     );
   }
 }

@@ -1,3 +1,4 @@
+import { policyTool } from '../../../test/support/policy-tools';
 import { type ToolVisibility } from '../../tools/tool-visibility';
 import { type DirectoryTool, ToolDirectory } from './tool-directory';
 
@@ -11,6 +12,7 @@ function tool(name: string, toolHash: string, visibility: ToolVisibility[]): Dir
     toolHash,
     visibility,
     definition: { name, inputSchema: { type: 'object' } },
+    policy: policyTool(name, { id: `${name}-${toolHash}` }),
   };
 }
 

@@ -2,6 +2,9 @@ import { createHash } from 'node:crypto';
 import { type Tool as McpTool } from '@modelcontextprotocol/server';
 import { type ToolAppConfig } from '../../tools/tool-app-config';
 import { type ToolVisibility } from '../../tools/tool-visibility';
+import { type Principal } from '../../auth/principal';
+import { type PolicySet } from '../../policies/policy-set';
+import { type PolicyTool } from '../../policies/policy-tool';
 import { type ToolOverrideValues } from '../../servers/tool-override';
 import { headerParamsOf, type HeaderParams } from '../../upstream/mcp-param-headers';
 import { type McpScope } from '../mcp-scope';
@@ -27,8 +30,8 @@ export interface DirectoryTool {
   contentHash?: string;
   /** The server's override of how it shows this tool, when it has one. */
   override?: ToolOverrideValues | null;
-  /** The content hash an operator pinned, which policies read as `tool.pinnedHash`. */
-  pinnedHash?: string | null;
+  /** What policies judge: the same record on every route to this tool. */
+  policy: PolicyTool;
 }
 
 /** Settings of the virtual server behind a scope; null for the gateway-wide endpoint. */
@@ -115,13 +118,14 @@ export class ToolDirectory {
   }
 
   /**
-   * The same directory without the tools `keep` refuses, under the same version: what one
-   * principal may see when policies hide some tools from it.
+   * What the principal may see: the tools the policies list for it (a tool is hidden only when
+   * every call of it is denied), under the same version. `tools/list`, calls and the policy dry
+   * run all take their view from here.
    */
-  restrictedTo(keep: (tool: DirectoryTool) => boolean): ToolDirectory {
-    return new ToolDirectory(this.scope, this.server, this.tools.filter(keep), {
-      fingerprint: this.fingerprint,
-    });
+  visibleTo(policy: PolicySet, principal: Principal, key = policy.keyOf(principal)): ToolDirectory {
+    if (policy.empty) return this;
+    const kept = this.tools.filter((tool) => policy.listed(principal, tool.policy, key));
+    return new ToolDirectory(this.scope, this.server, kept, { fingerprint: this.fingerprint });
   }
 }
 

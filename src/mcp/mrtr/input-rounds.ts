@@ -4,6 +4,7 @@ import { type McpCall } from '../mcp-call';
 import { invalidParams, RpcError } from '../mcp-errors';
 import { scopeKey } from '../mcp-scope';
 import {
+  type ApprovalMark,
   INVALID_REQUEST_STATE,
   type RequestStateBinding,
   RequestStateSealer,
@@ -19,6 +20,11 @@ export interface RelayedRequest {
   params: Record<string, unknown>;
   /** Whether the upstream may answer `input_required` (a round the client itself answers). */
   allowInputRequired: boolean;
+  /**
+   * The approval this call carries: from the retry's state, or given during this request. Sealed
+   * with the next round, so that a person is asked once per call, not once per round.
+   */
+  approved: ApprovalMark | null;
   /** The upstream's answer for the client: a round's upstream state sealed inside Portico's. */
   answer<T extends Result>(result: T): T;
 }
@@ -39,39 +45,52 @@ export class InputRounds {
   /** Throws -32602 INVALID_REQUEST_STATE when the retry's state is refused. */
   relay(call: McpCall, target: RoundTarget, params: Record<string, unknown>): RelayedRequest {
     if (call.era !== 'modern')
-      return { params, allowInputRequired: false, answer: (result) => result };
+      return { params, allowInputRequired: false, approved: null, answer: (result) => result };
     const binding: RequestStateBinding = {
       subject: call.principal.subject,
       scope: scopeKey(call.scope),
       ...target,
     };
     const { requestState, ...forwarded } = params;
+    let approved: ApprovalMark | null = null;
     if (requestState !== undefined) {
       const opened = this.sealer.unseal(requestState, binding);
       // A parked call is a 2025 upstream's, which this relay never hands out.
       if (!opened.ok || opened.content.kind !== 'upstream')
         throw invalidParams(INVALID_REQUEST_STATE);
-      forwarded.requestState = opened.content.requestState;
+      if (opened.content.requestState !== undefined)
+        forwarded.requestState = opened.content.requestState;
+      approved = opened.content.approved ?? null;
     }
-    return {
+    const relayed: RelayedRequest = {
       params: forwarded,
       allowInputRequired: true,
-      answer: (result) => this.sealed(result, binding),
+      approved,
+      answer: (result) => this.sealed(result, binding, relayed.approved),
     };
+    return relayed;
   }
 
-  private sealed<T extends Result>(result: T, binding: RequestStateBinding): T {
+  private sealed<T extends Result>(
+    result: T,
+    binding: RequestStateBinding,
+    approved: ApprovalMark | null,
+  ): T {
     if (!isInputRequired(result)) return result;
     const { requestState, ...round } = result as T & { requestState?: unknown };
-    // No state of its own: the retry carries only the answers, as the upstream expects.
-    if (requestState === undefined) return round as T;
-    if (typeof requestState !== 'string')
+    // No state of its own, nor an approval to carry: the retry carries only the answers.
+    if (requestState === undefined && !approved) return round as T;
+    if (requestState !== undefined && typeof requestState !== 'string')
       throw new RpcError(
         ProtocolErrorCode.InternalError,
         'The upstream asked for input with a requestState that is not a string',
       );
     try {
-      const sealed = this.sealer.seal(binding, { kind: 'upstream', requestState });
+      const sealed = this.sealer.seal(binding, {
+        kind: 'upstream',
+        ...(requestState === undefined ? {} : { requestState }),
+        ...(approved ? { approved } : {}),
+      });
       return { ...round, requestState: sealed } as unknown as T;
     } catch (error) {
       if (error instanceof RequestStateTooLarge)

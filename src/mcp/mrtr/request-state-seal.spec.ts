@@ -38,7 +38,7 @@ describe('RequestStateSealer', () => {
     const result = sealer().unseal(state, { ...binding, arguments: { ...args } });
     expect(result).toMatchObject({ ok: true, content: { kind: 'upstream', requestState: inner } });
     if (!result.ok) throw new Error('refused');
-    expect(result.content.kind === 'upstream' && Buffer.from(result.content.requestState)).toEqual(
+    expect(result.content.kind === 'upstream' && Buffer.from(result.content.requestState!)).toEqual(
       Buffer.from(inner),
     );
   });

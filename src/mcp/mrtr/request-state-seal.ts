@@ -27,12 +27,19 @@ export interface RequestStateBinding {
   arguments?: unknown;
 }
 
+/** A person's yes to the call, given under the policies of `version`: carried to its retries. */
+export interface ApprovalMark {
+  policy: string;
+  version: string;
+}
+
 /**
- * What the state carries: the upstream's own state, a handle on a call parked on a replica, or
- * (after a URL elicitation, which the user completes out of band) the word to run the call again.
+ * What the state carries: the upstream's own state (with the call's approval, once given), a
+ * handle on a call parked on a replica, or (after a URL elicitation, which the user completes out
+ * of band) the word to run the call again.
  */
 export type SealedContent =
-  | { kind: 'upstream'; requestState: string }
+  | { kind: 'upstream'; requestState?: string; approved?: ApprovalMark }
   | { kind: 'parked'; replica: string; parkedId: string }
   | { kind: 'rerun' };
 
@@ -109,7 +116,7 @@ export class RequestStateSealer {
 
   /** Throws RequestStateTooLarge when the upstream's state is over MAX_INNER_STATE_BYTES. */
   seal(binding: RequestStateBinding, content: SealedContent): string {
-    if (content.kind === 'upstream') {
+    if (content.kind === 'upstream' && content.requestState !== undefined) {
       const bytes = Buffer.byteLength(content.requestState);
       if (bytes > MAX_INNER_STATE_BYTES) throw new RequestStateTooLarge(bytes);
     }
@@ -194,7 +201,17 @@ function parsePayload(body: string): Payload | null {
 function isContent(value: unknown): value is SealedContent {
   if (typeof value !== 'object' || value === null) return false;
   const c = value as Record<string, unknown>;
-  if (c.kind === 'upstream') return typeof c.requestState === 'string';
+  if (c.kind === 'upstream')
+    return (
+      (c.requestState === undefined || typeof c.requestState === 'string') &&
+      (c.approved === undefined || isMark(c.approved))
+    );
   if (c.kind === 'rerun') return true;
   return c.kind === 'parked' && typeof c.replica === 'string' && typeof c.parkedId === 'string';
+}
+
+function isMark(value: unknown): value is ApprovalMark {
+  if (typeof value !== 'object' || value === null) return false;
+  const mark = value as Record<string, unknown>;
+  return typeof mark.policy === 'string' && typeof mark.version === 'string';
 }

@@ -1,3 +1,4 @@
+import { policyTool } from '../../../test/support/policy-tools';
 import { WordVectors } from '../../embeddings/word-vectors';
 import { type DirectoryTool } from '../directory/tool-directory';
 import { ToolAnalysisCache } from './tool-analysis';
@@ -36,6 +37,7 @@ function tool(
     toolHash: '0'.repeat(12),
     visibility: ['model', 'app'],
     definition: { name, description, inputSchema: { type: 'object', properties } },
+    policy: policyTool(name, { id: name, gatewaySlug: gateway, originalName }),
     ...extra,
   };
 }

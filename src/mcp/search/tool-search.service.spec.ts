@@ -1,3 +1,4 @@
+import { policyTool } from '../../../test/support/policy-tools';
 import { type CallToolResult, type JSONRPCNotification } from '@modelcontextprotocol/server';
 import { loadConfig, type ToolSearchSettings } from '../../config/app-config';
 import { LocalEmbeddings } from '../../embeddings/local-embeddings.service';
@@ -21,6 +22,7 @@ function tool(name: string, description = `The ${name} tool`): DirectoryTool {
     toolHash: '0'.repeat(12),
     visibility: ['model', 'app'],
     definition: { name, description, inputSchema: { type: 'object' } },
+    policy: policyTool(name, { id: name }),
   };
 }
 

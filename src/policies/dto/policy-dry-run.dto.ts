@@ -154,6 +154,12 @@ export class PolicyDryRunToolDto {
 
   @ApiProperty({
     description:
+      "Whether the principal's `tools/list` lists it (tool search aside): a tool is hidden only when every call of it is denied.",
+  })
+  listed!: boolean;
+
+  @ApiProperty({
+    description:
       'What a call decides; `call-dependent`: it depends on the arguments or the time (the tool is listed).',
     enum: DRY_RUN_DECISIONS,
   })
@@ -172,10 +178,10 @@ export class PolicyDryRunSummaryDto {
   @ApiProperty({ description: 'Tools judged.' })
   tools!: number;
 
-  @ApiProperty({ description: 'Tools the principal would see listed.' })
+  @ApiProperty({ description: 'Tools the principal would see listed (`listed`).' })
   visible!: number;
 
-  @ApiProperty({ description: 'Tools hidden from the principal (denied).' })
+  @ApiProperty({ description: 'Tools hidden from the principal: every call of them is denied.' })
   hidden!: number;
 
   @ApiProperty({ description: "Tools whose calls need a person's approval." })
