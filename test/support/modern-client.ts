@@ -63,14 +63,20 @@ export interface RawAnswer {
   };
 }
 
-/** One 2026-07-28 tools/call on the wire of `/mcp`, as a client that answers rounds by hand sends it. */
+/** One 2026-07-28 tools/call on the wire of an MCP endpoint, as a client that answers rounds by hand sends it. */
 export async function rawCall(
   app: TestApp,
   id: string,
   params: { name: string; arguments?: Record<string, unknown> } & Record<string, unknown>,
-  options: { token?: string; capabilities?: Record<string, unknown>; signal?: AbortSignal } = {},
+  options: {
+    token?: string;
+    capabilities?: Record<string, unknown>;
+    signal?: AbortSignal;
+    /** `/mcp` (the default) or `/servers/<id>/mcp`. */
+    path?: string;
+  } = {},
 ): Promise<RawAnswer> {
-  const response = await fetch(new URL('/mcp', app.baseUrl), {
+  const response = await fetch(new URL(options.path ?? '/mcp', app.baseUrl), {
     method: 'POST',
     ...(options.signal ? { signal: options.signal } : {}),
     headers: {
