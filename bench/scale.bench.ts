@@ -8,7 +8,7 @@ import { createApp } from '../src/app.factory';
 import { loadConfig } from '../src/config/app-config';
 import { EventBus } from '../src/events/event-bus';
 import { Gateway } from '../src/gateways/gateway.entity';
-import { Directories } from '../src/mcp/calls/directories.service';
+import { Directories } from '../src/mcp/directory/directories.service';
 import { ServersService } from '../src/servers/servers.service';
 import { TeamScope } from '../src/auth/team-scope';
 import { ToolNameQuery } from '../src/tools/tool-name.query';

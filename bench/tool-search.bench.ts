@@ -11,7 +11,7 @@ import { type DirectoryTool, ToolDirectory } from '../src/mcp/directory/tool-dir
 import { mergePromotions, type Promotions } from '../src/mcp/search/promotions';
 import { TOOL_SEARCH_NAME } from '../src/mcp/search/tool-catalogue';
 import { ToolSearchService } from '../src/mcp/search/tool-search.service';
-import { type SessionStore } from '../src/mcp/session/session.store';
+import { type SessionStore } from '../src/mcp/sessions/session.store';
 import {
   evaluationCorpus,
   type EvaluationProvider,

@@ -24,13 +24,13 @@ import { NulCharacterPipe } from './common/nul-character.pipe';
 import { ProblemFilter, toProblem } from './common/problem.filter';
 import { RequestValidationException } from './common/request-validation.exception';
 import { VALIDATION_OPTIONS } from './common/validation';
-import { McpHttpHandler } from './mcp/transport/mcp-http.handler';
-import { isMcpPath, originCheck } from './mcp/transport/origin-check';
+import { McpHttpHandler } from './mcp/http/mcp-http.handler';
+import { isMcpPath, originCheck } from './mcp/http/origin-check';
 import {
   CORS_ALLOWED_HEADERS,
   CORS_EXPOSED_HEADERS,
   originAllowed,
-} from './mcp/transport/origin-policy';
+} from './mcp/http/origin-policy';
 import { requestLogging } from './observability/logging';
 import { requestContext } from './observability/request-context';
 import { httpMetrics } from './health/http-metrics.middleware';

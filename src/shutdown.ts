@@ -1,7 +1,7 @@
 import { type INestApplication } from '@nestjs/common';
 import { AppConfig } from './config/app-config';
 import { Draining } from './health/draining';
-import { SessionRegistry } from './mcp/session/session-registry.service';
+import { SessionRegistry } from './mcp/sessions/session-registry.service';
 
 /**
  * Stops a replica without losing what clients have in flight: it reports itself not ready at once

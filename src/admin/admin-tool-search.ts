@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Directories } from '../mcp/calls/directories.service';
+import { Directories } from '../mcp/directory/directories.service';
 import { searchHit, type SearchHit } from '../mcp/search/tool-search.tool';
 import { ToolSearchService } from '../mcp/search/tool-search.service';
 

@@ -1,4 +1,4 @@
-import { type McpCall } from '../mcp/mcp-call';
+import { type McpCall } from '../mcp/protocol/mcp-call';
 import { type ApprovalPolicy, type ApprovalRecord } from './approval-record';
 import { type RememberedApprovals } from './remembered-approvals';
 import { ToolApprovals } from './tool-approvals';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { declaresCapability } from '../mcp/client-capabilities';
-import { type McpCall } from '../mcp/mcp-call';
-import { MISSING_CLIENT_CAPABILITY, RpcError, TOOL_CALL_REFUSED } from '../mcp/mcp-errors';
+import { declaresCapability } from '../mcp/protocol/client-capabilities';
+import { type McpCall } from '../mcp/protocol/mcp-call';
+import { MISSING_CLIENT_CAPABILITY, RpcError, TOOL_CALL_REFUSED } from '../mcp/protocol/mcp-errors';
 import { type ApprovalPolicy, type ApprovalRecord } from './approval-record';
 import { RememberedApprovals } from './remembered-approvals';
 

@@ -8,10 +8,10 @@ import {
 import { loadConfig } from '../config/app-config';
 import { type GatewayCredentials } from '../gateways/gateway-credentials';
 import { readCatalogue, SYNC_CAPABILITIES, type UpstreamCatalogue } from '../sync/catalogue.reader';
-import { headerParamsOf } from '../upstream/mcp-param-headers';
+import { headerParamsOf } from '../upstream/modern/mcp-param-headers';
 import { SHARED_OWNER } from '../upstream/oauth/upstream-oauth-token.entity';
 import { type OAuthUpstream } from '../upstream/oauth/upstream-oauth.service';
-import { MODERN_PROTOCOL_VERSIONS } from '../upstream/protocol-era';
+import { MODERN_PROTOCOL_VERSIONS } from '../upstream/eras/protocol-era';
 import { StandaloneUpstreams } from '../upstream/standalone-upstreams';
 import {
   type RequestRoute,

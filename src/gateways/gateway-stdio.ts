@@ -1,5 +1,5 @@
 import { seal, unseal } from '../common/secret-box';
-import { type StdioLaunch } from '../upstream/stdio/stdio-process';
+import { type StdioLaunch } from '../upstream/transport/stdio/stdio-process';
 import { type Gateway } from './gateway.entity';
 
 /** The stored form of a stdio environment: names in clear, values sealed. */

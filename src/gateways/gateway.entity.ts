@@ -11,7 +11,7 @@ import {
 } from 'typeorm';
 import { Team } from '../teams/team.entity';
 import type { SyncReport } from '../sync/sync-report';
-import type { ProtocolEra } from '../upstream/protocol-era';
+import type { ProtocolEra } from '../upstream/eras/protocol-era';
 import { Tool } from '../tools/tool.entity';
 import { type FindingSeverity, type PinningMode } from '../pinning/definition-pin';
 

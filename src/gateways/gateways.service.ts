@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AuthErrorCode, AuthException } from '../auth/auth.exception';
 import { type TeamScope } from '../auth/team-scope';
-import { StdioSupervisor } from '../upstream/stdio/stdio-supervisor.service';
-import { UpstreamGuards } from '../upstream/upstream-guards.service';
+import { StdioSupervisor } from '../upstream/transport/stdio/stdio-supervisor.service';
+import { UpstreamAdmissions } from '../upstream/resilience/upstream-admissions.service';
 import { storedEraOf, upstreamFingerprint } from '../upstream/upstream-target';
 import { AppConfig } from '../config/app-config';
 import { type Page, type PageQueryDto } from '../common/page.dto';
@@ -61,7 +61,7 @@ export class GatewaysService {
     private readonly teams: TeamsService,
     private readonly oauth: UpstreamOAuth,
     private readonly stdio: StdioSupervisor,
-    private readonly guards: UpstreamGuards,
+    private readonly guards: UpstreamAdmissions,
   ) {}
 
   /** The stdio processes this replica runs for the gateway; none for HTTP gateways. */

@@ -3,8 +3,8 @@ import { isUUID } from 'class-validator';
 import { type Principal } from '../auth/principal';
 import { PrincipalResolver } from '../auth/principal-resolver';
 import { UserDirectory } from '../auth/user-directory';
-import { Directories } from '../mcp/calls/directories.service';
-import { scopeOf } from '../mcp/mcp-scope';
+import { Directories } from '../mcp/directory/directories.service';
+import { scopeOf } from '../mcp/protocol/mcp-scope';
 import {
   type DryRunDecision,
   type PolicyDryRunDto,

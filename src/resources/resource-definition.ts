@@ -7,7 +7,7 @@ import {
   unstorableJson,
 } from '../common/untrusted-text';
 import { canonicalJson } from '../common/canonical-json';
-import { refusalOf } from '../upstream/message-bounds';
+import { refusalOf } from '../upstream/transport/message-bounds';
 import { DESCRIPTION_LIMIT, TITLE_LIMIT } from '../tools/tool-definition';
 
 /** The longest URI or URI template stored. */

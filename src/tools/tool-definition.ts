@@ -5,7 +5,7 @@ import {
   unstorableJson,
 } from '../common/untrusted-text';
 import { canonicalJson } from '../common/canonical-json';
-import { refusalOf } from '../upstream/message-bounds';
+import { refusalOf } from '../upstream/transport/message-bounds';
 import { TOOL_NAME_RULE } from './tool-name';
 import { type JsonObject } from './tool.entity';
 

@@ -3,8 +3,8 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { Gateway } from '../gateways/gateway.entity';
 import { stdioLaunchOf } from '../gateways/gateway-stdio';
-import { type EraVerdict } from './protocol-era';
-import { launchKey } from './stdio/stdio-process';
+import { type EraVerdict } from './eras/protocol-era';
+import { launchKey } from './transport/stdio/stdio-process';
 import { type UpstreamTarget } from './upstream-target';
 
 /**

@@ -3,14 +3,14 @@ import { Metrics } from '../health/metrics';
 import { NoGatewayRecords } from './gateway-records';
 import { UpstreamOAuth } from './oauth/upstream-oauth.service';
 import { MemoryOAuthStore } from './oauth/upstream-oauth.store';
-import { StdioSupervisor } from './stdio/stdio-supervisor.service';
+import { StdioSupervisor } from './transport/stdio/stdio-supervisor.service';
 import { UpstreamConnector } from './upstream-connector.service';
-import { UpstreamEras } from './upstream-eras.service';
-import { UpstreamGuards } from './upstream-guards.service';
-import { UpstreamPools } from './upstream-pools.service';
+import { UpstreamEras } from './eras/upstream-eras.service';
+import { UpstreamAdmissions } from './resilience/upstream-admissions.service';
+import { UpstreamPools } from './transport/upstream-pools.service';
 
 /**
- * The upstream code of the gateway (connector, era probe, guards, OAuth) wired by hand, for a
+ * The upstream code of the gateway (connector, era probe, admissions, OAuth) wired by hand, for a
  * process without Portico's database or Nest: what it learns (verdicts, a registered client,
  * tokens) lives as long as the process.
  */
@@ -31,7 +31,7 @@ export class StandaloneUpstreams {
       this.pools,
       this.oauth,
       this.stdio,
-      new UpstreamGuards(config, metrics),
+      new UpstreamAdmissions(config, metrics),
       new UpstreamEras(config, records),
     );
   }

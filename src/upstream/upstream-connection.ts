@@ -6,8 +6,8 @@ import {
   type ServerCapabilities,
 } from '@modelcontextprotocol/client';
 import { type UpstreamFailure } from './upstream-error';
-import { type UpstreamGuard } from './upstream-guard';
-import { type RetryPolicy } from './upstream-retry';
+import { type UpstreamAdmission } from './resilience/upstream-admission';
+import { type RetryPolicy } from './resilience/upstream-retry';
 
 export const PORTICO_CLIENT: Implementation = { name: 'portico', version: '1.0.0' };
 
@@ -44,7 +44,7 @@ export interface ConnectOptions {
   secrets: readonly string[];
   listener?: UpstreamListener;
   /** The upstream's circuit breaker and cap on concurrent calls; every request passes it. */
-  guard?: UpstreamGuard;
+  admission?: UpstreamAdmission;
   /** How idempotent requests are retried when the connection fails; never retried without. */
   retry?: RetryPolicy;
   /**
@@ -69,7 +69,7 @@ export interface RequestOptions {
 }
 
 /**
- * One upstream as every caller sees it, whatever era it speaks: a 2025 session (LegacyConnection,
+ * One upstream as every caller sees it, whatever era it speaks: a 2025 session (SessionConnection,
  * an `initialize` and a session) or a 2026-07-28 upstream (ModernConnection, no handshake and no
  * session: each request is its own exchange).
  */

@@ -6,23 +6,23 @@ import {
   credentialSecrets,
   type OAuthSettings,
 } from '../gateways/gateway-credentials';
-import { type Channel } from './channel';
-import { type BearerSource, HttpChannel } from './http-channel';
-import { LegacyConnection } from './legacy-connection';
-import { type MessageLimits } from './message-bounds';
-import { ModernConnection } from './modern-connection';
-import { type EraVerdict, MODERN_PROTOCOL_VERSION, speaksOnly } from './protocol-era';
+import { type Channel } from './transport/channel';
+import { type BearerSource, HttpChannel } from './transport/http-channel';
+import { SessionConnection } from './sessions/session-connection';
+import { type MessageLimits } from './transport/message-bounds';
+import { ModernConnection } from './modern/modern-connection';
+import { type EraVerdict, MODERN_PROTOCOL_VERSION, speaksOnly } from './eras/protocol-era';
 import { SHARED_OWNER } from './oauth/upstream-oauth-token.entity';
 import { UpstreamOAuth } from './oauth/upstream-oauth.service';
-import { TransportChannel } from './transport-channel';
+import { TransportChannel } from './transport/transport-channel';
 import { type UpstreamConnection, type UpstreamListener } from './upstream-connection';
-import { probeEra, suggestsModern } from './era-probe';
-import { UpstreamEras } from './upstream-eras.service';
-import { type UpstreamGuard } from './upstream-guard';
-import { UpstreamGuards } from './upstream-guards.service';
-import { UpstreamPools } from './upstream-pools.service';
-import { StdioChannel } from './stdio/stdio-channel';
-import { StdioSupervisor } from './stdio/stdio-supervisor.service';
+import { probeEra, suggestsModern } from './eras/era-probe';
+import { UpstreamEras } from './eras/upstream-eras.service';
+import { type UpstreamAdmission } from './resilience/upstream-admission';
+import { UpstreamAdmissions } from './resilience/upstream-admissions.service';
+import { UpstreamPools } from './transport/upstream-pools.service';
+import { StdioChannel } from './transport/stdio/stdio-channel';
+import { StdioSupervisor } from './transport/stdio/stdio-supervisor.service';
 import {
   UpstreamAuthorizationRequired,
   UpstreamFailure,
@@ -65,7 +65,7 @@ export class UpstreamConnector {
     private readonly pools: UpstreamPools,
     private readonly oauth: UpstreamOAuth,
     private readonly stdio: StdioSupervisor,
-    private readonly guards: UpstreamGuards,
+    private readonly admissions: UpstreamAdmissions,
     private readonly eras: UpstreamEras,
   ) {}
 
@@ -103,8 +103,8 @@ export class UpstreamConnector {
     target: UpstreamTarget,
     options: OpenOptions,
   ): Promise<UpstreamConnection> {
-    const guard = this.guards.for(target);
-    guard.check();
+    const admission = this.admissions.for(target);
+    admission.check();
     const { credentials, stdio } = target.endpoint;
     // One array, which the OAuth source extends with each token it hands out.
     const secrets = [...credentialSecrets(credentials), ...Object.values(stdio?.env ?? {})];
@@ -122,8 +122,8 @@ export class UpstreamConnector {
       const probe = await probeEra(
         // A stdio probe runs in a throw-away process, whose end nobody listens for.
         stdio
-          ? () => this.modern(target, {}, guard, secrets, null, { probe: true, probing })
-          : () => this.modern(target, options, guard, secrets, bearer, { probing }),
+          ? () => this.modern(target, {}, admission, secrets, null, { probe: true, probing })
+          : () => this.modern(target, options, admission, secrets, bearer, { probing }),
         stdio,
       );
       probing.active = false;
@@ -139,30 +139,30 @@ export class UpstreamConnector {
       case 'modern': {
         const dualEra =
           options.callerEra === 'legacy'
-            ? await this.openDualEra(target, options, guard, secrets, bearer)
+            ? await this.openDualEra(target, options, admission, secrets, bearer)
             : null;
         if (dualEra) {
           await probed?.close();
           return dualEra;
         }
         if (probed) return this.readied(probed);
-        return this.openModern(target, options, guard, secrets, bearer, context, verdict);
+        return this.openModern(target, options, admission, secrets, bearer, context, verdict);
       }
       case 'legacy':
         await probed?.close();
-        return this.openLegacy(target, options, guard, secrets, bearer);
+        return this.openLegacy(target, options, admission, secrets, bearer);
     }
   }
 
   private async openLegacy(
     target: UpstreamTarget,
     options: OpenOptions,
-    guard: UpstreamGuard,
+    admission: UpstreamAdmission,
     secrets: string[],
     bearer: BearerSource | undefined,
-  ): Promise<LegacyConnection> {
-    return LegacyConnection.open(await this.channel(target, bearer), {
-      ...this.common(options, guard, secrets),
+  ): Promise<SessionConnection> {
+    return SessionConnection.open(await this.channel(target, bearer), {
+      ...this.common(options, admission, secrets),
       listen: options.listen,
     });
   }
@@ -174,13 +174,13 @@ export class UpstreamConnector {
   private async openDualEra(
     target: UpstreamTarget,
     options: OpenOptions,
-    guard: UpstreamGuard,
+    admission: UpstreamAdmission,
     secrets: string[],
     bearer: BearerSource | undefined,
-  ): Promise<LegacyConnection | null> {
+  ): Promise<SessionConnection | null> {
     if (this.eras.acceptsLegacy(target) === false) return null;
     try {
-      const connection = await this.openLegacy(target, options, guard, secrets, bearer);
+      const connection = await this.openLegacy(target, options, admission, secrets, bearer);
       this.eras.rememberAcceptsLegacy(target, true);
       return connection;
     } catch (error) {
@@ -204,7 +204,7 @@ export class UpstreamConnector {
   private async openModern(
     target: UpstreamTarget,
     options: OpenOptions,
-    guard: UpstreamGuard,
+    admission: UpstreamAdmission,
     secrets: string[],
     bearer: BearerSource | undefined,
     context: string,
@@ -212,7 +212,7 @@ export class UpstreamConnector {
   ): Promise<ModernConnection> {
     const discover = this.eras.discovered(target, context);
     const connection = await this.readied(
-      await this.modern(target, options, guard, secrets, bearer, {
+      await this.modern(target, options, admission, secrets, bearer, {
         discover,
         version: verdict.version ?? MODERN_PROTOCOL_VERSION,
       }),
@@ -225,7 +225,7 @@ export class UpstreamConnector {
   private async modern(
     target: UpstreamTarget,
     options: OpenOptions,
-    guard: UpstreamGuard,
+    admission: UpstreamAdmission,
     secrets: string[],
     bearer: BearerSource | undefined | null,
     extra: {
@@ -240,7 +240,7 @@ export class UpstreamConnector {
       modernVersion: version,
       probe: extra.probe,
     });
-    const common = this.common(options, guard, secrets);
+    const common = this.common(options, admission, secrets);
     return ModernConnection.start(channel, {
       ...common,
       // A server that ignores a request before `initialize` must not hold the open for long.
@@ -258,13 +258,13 @@ export class UpstreamConnector {
     });
   }
 
-  private common(options: OpenOptions, guard: UpstreamGuard, secrets: string[]) {
+  private common(options: OpenOptions, admission: UpstreamAdmission, secrets: string[]) {
     return {
       timeoutMs: this.timeoutMs,
       capabilities: (options.capabilities ?? {}) as ClientCapabilities,
       secrets,
       listener: options.listener,
-      guard,
+      admission,
       retry: this.config.upstreamResilience.retry,
     };
   }

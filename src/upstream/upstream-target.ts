@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { type GatewayCredentials } from '../gateways/gateway-credentials';
 import { type Gateway, type GatewayTransport } from '../gateways/gateway.entity';
-import { type EraVerdict } from './protocol-era';
-import { type StdioLaunch } from './stdio/stdio-process';
+import { type EraVerdict } from './eras/protocol-era';
+import { type StdioLaunch } from './transport/stdio/stdio-process';
 
 /** Where and how an upstream is reached, credentials opened. */
 export interface UpstreamEndpoint {

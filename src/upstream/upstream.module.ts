@@ -2,11 +2,11 @@ import { Module } from '@nestjs/common';
 import { GatewayRecords, GatewayRowRecords } from './gateway-records';
 import { UpstreamOAuth } from './oauth/upstream-oauth.service';
 import { DatabaseOAuthStore, UpstreamOAuthStore } from './oauth/upstream-oauth.store';
-import { StdioSupervisor } from './stdio/stdio-supervisor.service';
+import { StdioSupervisor } from './transport/stdio/stdio-supervisor.service';
 import { UpstreamConnector } from './upstream-connector.service';
-import { UpstreamEras } from './upstream-eras.service';
-import { UpstreamGuards } from './upstream-guards.service';
-import { UpstreamPools } from './upstream-pools.service';
+import { UpstreamEras } from './eras/upstream-eras.service';
+import { UpstreamAdmissions } from './resilience/upstream-admissions.service';
+import { UpstreamPools } from './transport/upstream-pools.service';
 import { UpstreamTargets } from './upstream-targets.service';
 
 /** The only code that talks to upstreams, whatever their transport. */
@@ -19,7 +19,7 @@ import { UpstreamTargets } from './upstream-targets.service';
     UpstreamTargets,
     UpstreamOAuth,
     StdioSupervisor,
-    UpstreamGuards,
+    UpstreamAdmissions,
     UpstreamEras,
   ],
   exports: [
@@ -27,7 +27,7 @@ import { UpstreamTargets } from './upstream-targets.service';
     UpstreamTargets,
     UpstreamOAuth,
     StdioSupervisor,
-    UpstreamGuards,
+    UpstreamAdmissions,
     UpstreamEras,
   ],
 })

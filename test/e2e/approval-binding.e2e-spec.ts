@@ -140,9 +140,10 @@ describe('Approvals bound to the call', () => {
     const client = await modernClient(t, {
       elicit: (params) => {
         asked.push(params.message);
-        return params.message.includes('Approve')
-          ? { action: 'accept', content: {} }
-          : { action: 'accept', content: { name: 'Alice' } };
+        const content: Record<string, string> = params.message.includes('Approve')
+          ? {}
+          : { name: 'Alice' };
+        return { action: 'accept', content };
       },
     });
     try {

@@ -1,9 +1,9 @@
 import { Client as PgClient } from 'pg';
 import { AuditTrail } from '../../src/audit/audit-trail.service';
 import { TokenUsage } from '../../src/auth/token-usage';
-import { SessionRegistry } from '../../src/mcp/session/session-registry.service';
-import { SessionStore } from '../../src/mcp/session/session.store';
-import { StreamEvents } from '../../src/mcp/session/stream-events.store';
+import { SessionRegistry } from '../../src/mcp/sessions/session-registry.service';
+import { SessionStore } from '../../src/mcp/sessions/session.store';
+import { StreamEvents } from '../../src/mcp/sessions/stream-events.store';
 import { OAuthGrants } from '../../src/oauth/oauth-grants.service';
 import { RateLimiter } from '../../src/rate-limits/rate-limiter.service';
 import { OAuthRefreshScheduler } from '../../src/sync/oauth-refresh.scheduler';

@@ -1,7 +1,7 @@
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Client as PgClient } from 'pg';
 import request from 'supertest';
-import { DATABASE_UNAVAILABLE } from '../../src/mcp/mcp-errors';
+import { DATABASE_UNAVAILABLE } from '../../src/mcp/protocol/mcp-errors';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { describeOnPostgres } from '../support/describe-on-postgres';
 import { factories } from '../support/factories';

@@ -1,6 +1,6 @@
 import { type Client } from '@modelcontextprotocol/client';
 import { type CallToolResult } from '@modelcontextprotocol/client';
-import { RequestStateSealer } from '../../src/mcp/mrtr/request-state-seal';
+import { RequestStateSealer } from '../../src/mcp/core/request-state-seal';
 import {
   type ModernEverythingServer,
   startModernEverythingServer,

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { DataSource } from 'typeorm';
-import { McpSession } from '../../src/mcp/session/mcp-session.entity';
-import { SessionStore } from '../../src/mcp/session/session.store';
+import { McpSession } from '../../src/mcp/sessions/mcp-session.entity';
+import { SessionStore } from '../../src/mcp/sessions/session.store';
 import { initializeRequest, postMcp } from '../support/mcp-client';
 import { startTestApp, type TestApp } from '../support/test-app';
 

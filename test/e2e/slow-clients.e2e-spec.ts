@@ -5,7 +5,7 @@ import { connectClient, initializeRequest, postMcp } from '../support/mcp-client
 import { rawConnection, statusLine, trickle } from '../support/raw-http';
 import { openSse, SseReader } from '../support/sse';
 import { waitFor } from '../support/wait-for';
-import { StreamQuota } from '../../src/mcp/transport/stream-quota';
+import { StreamQuota } from '../../src/mcp/streams/stream-quota';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { roleToken } from '../support/tokens';
 

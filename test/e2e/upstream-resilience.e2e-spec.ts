@@ -1,6 +1,6 @@
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { UPSTREAM_UNAVAILABLE } from '../../src/mcp/mcp-errors';
+import { UPSTREAM_UNAVAILABLE } from '../../src/mcp/protocol/mcp-errors';
 import { startTarpit, type Tarpit } from '../fixtures/tarpit';
 import { echoTool, startUpstream, UpstreamFixture } from '../fixtures/upstream-server';
 import { loginAgent } from '../support/admin-browser-session';

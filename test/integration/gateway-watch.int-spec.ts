@@ -9,14 +9,14 @@ import { CatalogueReader } from '../../src/sync/catalogue.reader';
 import { GatewayWatch } from '../../src/sync/gateway-watch';
 import { UpstreamOAuth } from '../../src/upstream/oauth/upstream-oauth.service';
 import { UpstreamConnector } from '../../src/upstream/upstream-connector.service';
-import { UpstreamEras } from '../../src/upstream/upstream-eras.service';
-import { UpstreamGuards } from '../../src/upstream/upstream-guards.service';
-import { UpstreamPools } from '../../src/upstream/upstream-pools.service';
+import { UpstreamEras } from '../../src/upstream/eras/upstream-eras.service';
+import { UpstreamAdmissions } from '../../src/upstream/resilience/upstream-admissions.service';
+import { UpstreamPools } from '../../src/upstream/transport/upstream-pools.service';
 import { UpstreamTargets } from '../../src/upstream/upstream-targets.service';
 import { startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { eventually } from '../support/mcp-client';
 import { tempDataDir } from '../support/temp-dir';
-import { StdioSupervisor } from '../../src/upstream/stdio/stdio-supervisor.service';
+import { StdioSupervisor } from '../../src/upstream/transport/stdio/stdio-supervisor.service';
 
 describe('a gateway watch', () => {
   let upstream: UpstreamFixture;
@@ -40,7 +40,7 @@ describe('a gateway watch', () => {
         pools,
         new UpstreamOAuth(new MemoryOAuthStore(), config, new Metrics()),
         new StdioSupervisor(config, new NoGatewayRecords()),
-        new UpstreamGuards(config, new Metrics()),
+        new UpstreamAdmissions(config, new Metrics()),
         new UpstreamEras(config, new NoGatewayRecords()),
       ),
       new UpstreamTargets(null as unknown as DataSource, config),

@@ -1,6 +1,6 @@
 import { type PorticoEvent } from '../../src/events/event-bus';
 import { InProcessEventBus } from '../../src/events/in-process-event-bus';
-import { type McpScope, scopeKey } from '../../src/mcp/mcp-scope';
+import { type McpScope, scopeKey } from '../../src/mcp/protocol/mcp-scope';
 import { McpPromotion } from '../../src/mcp/search/mcp-promotion.entity';
 import { ModernPromotions, type PrincipalOwner } from '../../src/mcp/search/modern-promotions';
 import { openTestDataSource, type TestDataSource } from '../support/test-data-source';

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { loadConfig } from '../../src/config/app-config';
 import { type PorticoEvent } from '../../src/events/event-bus';
 import { InProcessEventBus } from '../../src/events/in-process-event-bus';
-import { McpSession } from '../../src/mcp/session/mcp-session.entity';
-import { SessionStore } from '../../src/mcp/session/session.store';
+import { McpSession } from '../../src/mcp/sessions/mcp-session.entity';
+import { SessionStore } from '../../src/mcp/sessions/session.store';
 import { openTestDataSource, type TestDataSource } from '../support/test-data-source';
 import { tempDataDir } from '../support/temp-dir';
 

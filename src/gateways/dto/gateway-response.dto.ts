@@ -16,8 +16,8 @@ import {
   type PinningMode,
 } from '../../pinning/definition-pin';
 import { SyncReportDto } from '../../sync/dto/sync-report.dto';
-import { CIRCUIT_STATES, type CircuitState } from '../../upstream/circuit-breaker';
-import { PROTOCOL_ERAS, type ProtocolEra } from '../../upstream/protocol-era';
+import { CIRCUIT_STATES, type CircuitState } from '../../upstream/resilience/circuit-breaker';
+import { PROTOCOL_ERAS, type ProtocolEra } from '../../upstream/eras/protocol-era';
 
 /** Which era of MCP the upstream speaks, as last probed. */
 export class GatewayProtocolDto {

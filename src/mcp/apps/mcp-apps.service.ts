@@ -17,7 +17,7 @@ import {
 } from '../../tools/tool-ui';
 import { type PolicyTool } from '../../policies/policy-tool';
 import { type ToolDirectory } from '../directory/tool-directory';
-import { RESOURCE_NOT_FOUND, RpcError, UPSTREAM_UNAVAILABLE } from '../mcp-errors';
+import { RESOURCE_NOT_FOUND, RpcError, UPSTREAM_UNAVAILABLE } from '../protocol/mcp-errors';
 import { type AppTool, AppToolLookup } from './app-tool-lookup.service';
 import { callRewriterScript, injectFirst } from './call-rewriter';
 import { PrefabRenderer } from './prefab/prefab-renderer.service';

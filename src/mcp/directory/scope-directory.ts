@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type McpScope } from '../mcp-scope';
+import { type McpScope } from '../protocol/mcp-scope';
 import { type PromptDirectory } from './prompt-directory';
 import { type ResourceDirectory } from './resource-directory';
 import { type PolicySet } from '../../policies/policy-set';

@@ -6,8 +6,8 @@ import { type Principal } from '../../auth/principal';
 import { type PolicySet } from '../../policies/policy-set';
 import { type PolicyTool } from '../../policies/policy-tool';
 import { type ToolOverrideValues } from '../../servers/tool-override';
-import { headerParamsOf, type HeaderParams } from '../../upstream/mcp-param-headers';
-import { type McpScope } from '../mcp-scope';
+import { headerParamsOf, type HeaderParams } from '../../upstream/modern/mcp-param-headers';
+import { type McpScope } from '../protocol/mcp-scope';
 
 /** One tool as an MCP endpoint resolves and lists it. */
 export interface DirectoryTool {

@@ -1,6 +1,6 @@
 import { Logger, type Provider } from '@nestjs/common';
 import { EventBus } from '../../events/event-bus';
-import { Directories } from '../calls/directories.service';
+import { Directories } from '../directory/directories.service';
 import { DEFAULT_LISTEN_LIMITS, ListenHub } from './listen-hub';
 
 /** The listens of this replica, told of list changes once the directories have dropped theirs. */

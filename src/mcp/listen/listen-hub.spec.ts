@@ -2,7 +2,7 @@ import { type JSONRPCNotification } from '@modelcontextprotocol/server';
 import { waitFor } from '../../../test/support/wait-for';
 import { InProcessEventBus } from '../../events/in-process-event-bus';
 import { type ListKind } from '../directory/scope-directory';
-import { type McpScope, scopeKey } from '../mcp-scope';
+import { type McpScope, scopeKey } from '../protocol/mcp-scope';
 import { type ListVersions } from './list-versions';
 import {
   type ListenEnd,

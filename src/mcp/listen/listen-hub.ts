@@ -3,7 +3,7 @@ import { type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { type JSONRPCNotification } from '@modelcontextprotocol/server';
 import { type EventBus, type PorticoEvent } from '../../events/event-bus';
 import { type ListKind } from '../directory/scope-directory';
-import { type McpScope, scopeKey } from '../mcp-scope';
+import { type McpScope, scopeKey } from '../protocol/mcp-scope';
 import { affectedBy, type StreamOwner } from './identity-change';
 import { asksFor, honouredFilter, type ListenFilter } from './listen-filter';
 import { movedLists, seenNow, type ListVersions } from './list-versions';

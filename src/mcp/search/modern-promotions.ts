@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { DataSource, LessThan } from 'typeorm';
 import { EventBus, isResync } from '../../events/event-bus';
-import { scopeKey } from '../mcp-scope';
+import { scopeKey } from '../protocol/mcp-scope';
 import { McpPromotion } from './mcp-promotion.entity';
 import {
   mergePromotions,

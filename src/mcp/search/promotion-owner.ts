@@ -1,4 +1,4 @@
-import { type McpScope } from '../mcp-scope';
+import { type McpScope } from '../protocol/mcp-scope';
 
 /**
  * Who holds a conversation's tool-search promotions: a 2025 session (in its row), or on the

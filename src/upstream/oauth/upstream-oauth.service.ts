@@ -14,7 +14,7 @@ import { Metrics } from '../../health/metrics';
 import { seal, unseal } from '../../common/secret-box';
 import { type OAuthSettings } from '../../gateways/gateway-credentials';
 import { KeyedSingleFlight } from '../../sync/keyed-single-flight';
-import { MODERN_PROTOCOL_VERSION } from '../protocol-era';
+import { MODERN_PROTOCOL_VERSION } from '../eras/protocol-era';
 import { PORTICO_CLIENT } from '../upstream-connection';
 import { UpstreamAuthorizationRequired, UpstreamFailure } from '../upstream-error';
 import { StoredOAuthProvider, type StoredOAuthState } from './stored-oauth-provider';

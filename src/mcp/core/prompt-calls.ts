@@ -1,0 +1,108 @@
+import { Injectable } from '@nestjs/common';
+import {
+  type CompleteResult,
+  type GetPromptResult,
+  type ListPromptsResult,
+} from '@modelcontextprotocol/server';
+import { AppConfig } from '../../config/app-config';
+import { invalidParams } from '../protocol/mcp-errors';
+import { type McpCall, type UpstreamRef, type Served } from '../protocol/mcp-call';
+import { upstreamParams } from './upstream-params';
+import { paginate } from './paginate';
+import { InputRounds } from './input-rounds';
+import { type ScopeDirectory } from '../directory/scope-directory';
+
+/** What `completion/complete` completes, as the client names it. */
+type CompletionRef = { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string };
+
+const NO_COMPLETION: CompleteResult = { completion: { values: [], total: 0, hasMore: false } };
+
+/** prompts/list, prompts/get, and completion/complete of prompt and template arguments. */
+@Injectable()
+export class PromptCalls {
+  constructor(
+    private readonly config: AppConfig,
+    private readonly rounds: InputRounds,
+  ) {}
+
+  list(call: McpCall, directory: ScopeDirectory, cursor?: string): ListPromptsResult {
+    const page = paginate(directory.prompts.definitions, cursor, this.config.mcpPageSize);
+    if (!page) throw invalidParams('Invalid cursor');
+    call.sawList('prompts', directory.version('prompts'));
+    return { prompts: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+  }
+
+  async get(
+    call: McpCall,
+    directory: ScopeDirectory,
+    params: unknown,
+    served: Served,
+  ): Promise<GetPromptResult> {
+    const { name, arguments: args } = (params ?? {}) as { name?: unknown; arguments?: unknown };
+    if (typeof name !== 'string') throw invalidParams('prompts/get needs a prompt name');
+    if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args)))
+      throw invalidParams('prompts/get arguments must be an object');
+    const prompt = directory.prompts.byName.get(name);
+    if (!prompt) throw invalidParams(`Unknown prompt: ${name}`);
+    served.gateway = prompt.gatewaySlug;
+    const relayed = this.rounds.relay(
+      call,
+      {
+        gatewayId: prompt.gatewayId,
+        method: 'prompts/get',
+        target: prompt.originalName,
+        arguments: args,
+      },
+      { ...(params as Record<string, unknown>), name: prompt.originalName },
+    );
+    const got = await call.upstreams.call(prompt, (connection) =>
+      connection.request<GetPromptResult>(
+        'prompts/get',
+        upstreamParams(call, connection, relayed.params),
+        { signal: call.signal, allowInputRequired: relayed.allowInputRequired },
+      ),
+    );
+    return relayed.answer(got);
+  }
+
+  /**
+   * Asks the upstream that owns the prompt or template, under its own name for it. An upstream
+   * that offers no completions has none to give.
+   */
+  async complete(
+    call: McpCall,
+    directory: ScopeDirectory,
+    params: unknown,
+    served: Served,
+  ): Promise<CompleteResult> {
+    const { ref } = (params ?? {}) as { ref?: CompletionRef };
+    let owner: UpstreamRef;
+    let upstreamRef: CompletionRef;
+    if (ref?.type === 'ref/prompt' && typeof ref.name === 'string') {
+      const prompt = directory.prompts.byName.get(ref.name);
+      if (!prompt) throw invalidParams(`Unknown prompt: ${ref.name}`);
+      owner = prompt;
+      upstreamRef = { type: 'ref/prompt', name: prompt.originalName };
+    } else if (ref?.type === 'ref/resource' && typeof ref.uri === 'string') {
+      const template = directory.resources.byTemplate.get(ref.uri);
+      if (!template) throw invalidParams(`Unknown resource template: ${ref.uri}`);
+      owner = template;
+      upstreamRef = { type: 'ref/resource', uri: template.upstreamTemplate };
+    } else {
+      throw invalidParams('completion/complete needs a ref/prompt or ref/resource');
+    }
+    served.gateway = owner.gatewaySlug;
+    return call.upstreams.call(owner, async (connection) =>
+      connection.serverCapabilities.completions
+        ? connection.request<CompleteResult>(
+            'completion/complete',
+            upstreamParams(call, connection, {
+              ...(params as Record<string, unknown>),
+              ref: upstreamRef,
+            }),
+            { signal: call.signal },
+          )
+        : NO_COMPLETION,
+    );
+  }
+}

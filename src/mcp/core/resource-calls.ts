@@ -1,0 +1,157 @@
+import { Injectable } from '@nestjs/common';
+import {
+  type ListResourcesResult,
+  type ListResourceTemplatesResult,
+  type ReadResourceResult,
+  type Resource,
+} from '@modelcontextprotocol/server';
+import { AppConfig } from '../../config/app-config';
+import { type UpstreamConnection } from '../../upstream/upstream-connection';
+import { McpApps, resourceNotFound } from '../apps/mcp-apps.service';
+import { invalidParams } from '../protocol/mcp-errors';
+import { type McpCall, type Served } from '../protocol/mcp-call';
+import { upstreamParams } from './upstream-params';
+import { InputRounds, isInputRequired } from './input-rounds';
+import { paginate } from './paginate';
+import { type ResourceTarget } from '../directory/resource-directory';
+import { type ToolDirectory } from '../directory/tool-directory';
+import { type ScopeDirectory } from '../directory/scope-directory';
+
+/** Pages of an upstream's resource list searched for the entry of an app's page. */
+const UI_ENTRY_PAGES = 10;
+
+export function uriOf(params: unknown, method: string): string {
+  const uri = (params as { uri?: unknown } | undefined)?.uri;
+  if (typeof uri !== 'string') throw invalidParams(`${method} needs a uri`);
+  return uri;
+}
+
+/**
+ * resources/list, templates and read. A read goes to the upstream that owns the URI, under the
+ * URI it knows; what comes back names the client's URIs. (Subscriptions are the 2025 session's:
+ * see SessionRequests.)
+ */
+@Injectable()
+export class ResourceCalls {
+  constructor(
+    private readonly config: AppConfig,
+    private readonly apps: McpApps,
+    private readonly rounds: InputRounds,
+  ) {}
+
+  /**
+   * The scope's resources, then the per-tool UI resources of MCP Apps of the tools the principal
+   * may see (`tools`).
+   */
+  list(
+    call: McpCall,
+    directory: ScopeDirectory,
+    cursor?: string,
+    tools: ToolDirectory = directory.tools,
+  ): ListResourcesResult {
+    const all = [...directory.resources.definitions, ...this.apps.listResources(tools)];
+    const page = paginate(all, cursor, this.config.mcpPageSize);
+    if (!page) throw invalidParams('Invalid cursor');
+    call.sawList('resources', directory.version('resources'));
+    return { resources: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+  }
+
+  templates(directory: ScopeDirectory, cursor?: string): ListResourceTemplatesResult {
+    const page = paginate(directory.resources.templateDefinitions, cursor, this.config.mcpPageSize);
+    if (!page) throw invalidParams('Invalid cursor');
+    return {
+      resourceTemplates: page.items,
+      ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
+    };
+  }
+
+  async read(
+    call: McpCall,
+    directory: ScopeDirectory,
+    params: unknown,
+    served: Served,
+  ): Promise<ReadResourceResult> {
+    const uri = uriOf(params, 'resources/read');
+    if (this.apps.owns(uri)) return this.readUi(call, directory, uri, served);
+    const target = this.target(directory, uri);
+    served.gateway = target.gatewaySlug;
+    const { inputResponses, requestState } = params as Record<string, unknown>;
+    const relayed = this.rounds.relay(
+      call,
+      { gatewayId: target.gatewayId, method: 'resources/read', target: target.upstreamUri },
+      {
+        uri: target.upstreamUri,
+        ...(inputResponses === undefined ? {} : { inputResponses }),
+        ...(requestState === undefined ? {} : { requestState }),
+      },
+    );
+    const read = relayed.answer(
+      await call.upstreams.call(target, (connection) =>
+        connection.request<ReadResourceResult>(
+          'resources/read',
+          upstreamParams(call, connection, relayed.params),
+          { signal: call.signal, allowInputRequired: relayed.allowInputRequired },
+        ),
+      ),
+    );
+    // A round asks for input; there are no contents yet to name.
+    if (isInputRequired(read)) return read;
+    return {
+      ...read,
+      contents: (read.contents ?? []).map((content) => ({
+        ...content,
+        uri:
+          content.uri === target.upstreamUri
+            ? uri
+            : directory.resources.clientUri(target.gatewaySlug, content.uri),
+      })),
+    };
+  }
+
+  /** The upstream and its URI behind a client's URI; an error when none or several own it. */
+  target(directory: ScopeDirectory, uri: string): ResourceTarget {
+    const target = directory.resources.resolve(uri);
+    if (target === 'ambiguous')
+      throw invalidParams(`More than one upstream's template matches ${uri}`);
+    if (!target) throw resourceNotFound(uri);
+    return target;
+  }
+
+  private async readUi(
+    call: McpCall,
+    directory: ScopeDirectory,
+    uri: string,
+    served: Served,
+  ): Promise<ReadResourceResult> {
+    const plan = await this.apps.planRead(directory.tools, uri);
+    if (plan.kind === 'built') return plan.result;
+    const { tool, upstreamUri } = plan;
+    served.gateway = tool.gatewaySlug;
+    const ui = await call.upstreams.call(tool, async (connection) => {
+      const [read, listed] = await Promise.all([
+        connection.request<ReadResourceResult>('resources/read', { uri: upstreamUri }),
+        // The list entry only adds to the CSP; an upstream that cannot list still serves its page.
+        findListed(connection, upstreamUri).catch(() => null),
+      ]);
+      return { read, listed };
+    });
+    return this.apps.bridge(uri, tool, upstreamUri, ui);
+  }
+}
+
+/** The upstream's `resources/list` entry for a URI, looked for in its first pages. */
+async function findListed(connection: UpstreamConnection, uri: string): Promise<Resource | null> {
+  if (!connection.serverCapabilities.resources) return null;
+  let cursor: string | undefined;
+  for (let page = 0; page < UI_ENTRY_PAGES; page++) {
+    const listed = await connection.request<ListResourcesResult>(
+      'resources/list',
+      cursor === undefined ? {} : { cursor },
+    );
+    const found = listed.resources.find((resource) => resource.uri === uri);
+    if (found) return found;
+    if (!listed.nextCursor) return null;
+    cursor = listed.nextCursor;
+  }
+  return null;
+}

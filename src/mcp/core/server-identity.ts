@@ -1,0 +1,48 @@
+import {
+  type DiscoverResult,
+  type Implementation,
+  SERVER_INFO_META_KEY,
+  type ServerCapabilities,
+} from '@modelcontextprotocol/server';
+import { type ScopeDirectory } from '../directory/scope-directory';
+import { cacheHint } from '../http/cache-hints';
+
+const PORTICO_VERSION = '1.0.0';
+
+/** The one revision of the stateless era Portico serves downstream. */
+export const MODERN_VERSIONS: readonly string[] = ['2026-07-28'];
+
+/**
+ * What every Portico endpoint offers, whatever its members, in both eras: lists can grow after
+ * a client first looks (a 2025 session's GET stream or a 2026-07-28 listen hears of it), and
+ * resources are followed upstream for `resources/subscribe` and a listen's
+ * `resourceSubscriptions` alike.
+ */
+export const SERVER_CAPABILITIES: ServerCapabilities = {
+  tools: { listChanged: true },
+  resources: { subscribe: true, listChanged: true },
+  prompts: { listChanged: true },
+  completions: {},
+  logging: {},
+};
+
+/** Who answers, named after the virtual server of the scope. */
+export function serverInfo(directory: ScopeDirectory): Implementation {
+  return {
+    name: directory.server ? `Portico: ${directory.server.name}` : 'Portico',
+    version: PORTICO_VERSION,
+  };
+}
+
+/** `server/discover` of a scope; `extra` adds what its members bring (MCP Apps' extension). */
+export function discoverResult(
+  directory: ScopeDirectory,
+  extra: ServerCapabilities,
+): DiscoverResult {
+  return {
+    supportedVersions: [...MODERN_VERSIONS],
+    capabilities: { ...SERVER_CAPABILITIES, ...extra },
+    ...cacheHint('server/discover'),
+    _meta: { [SERVER_INFO_META_KEY]: serverInfo(directory) },
+  };
+}

@@ -1,0 +1,309 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { LastKnownCache } from '../../database/last-known-cache';
+import { EventBus, type PorticoEvent } from '../../events/event-bus';
+import { Metrics } from '../../health/metrics';
+import { type Prompt } from '../../prompts/prompt.entity';
+import { ServedPromptsQuery } from '../../prompts/served-prompts.query';
+import { type ResourceTemplate } from '../../resources/resource-template.entity';
+import { virtualUri } from '../../resources/resource-uri';
+import { type Resource } from '../../resources/resource.entity';
+import { ServedResourcesQuery } from '../../resources/served-resources.query';
+import { Server } from '../../servers/server.entity';
+import { ServedToolsQuery } from '../../tools/served-tools.query';
+import { ToolNameQuery } from '../../tools/tool-name.query';
+import { ToolPresenter } from '../../tools/tool.presenter';
+import { toolVisibility } from '../../tools/tool-visibility';
+import { type Tool } from '../../tools/tool.entity';
+import { type McpScope, scopeKey } from '../protocol/mcp-scope';
+import { PromptDirectory, type DirectoryPrompt } from './prompt-directory';
+import {
+  type DirectoryResource,
+  type DirectoryTemplate,
+  isAppPage,
+  ResourceDirectory,
+} from './resource-directory';
+import { type ScopeGuard, ScopeDirectory } from './scope-directory';
+import { buildHooks } from '../../policies/hooks/hook-registry';
+import { type HookConfig } from '../../policies/hooks/hook-config';
+import { HookRefusal, type ToolCallHook } from '../../policies/hooks/tool-call-hook';
+import { policyToolOf } from '../../policies/policy-tool';
+import { ScopePolicies } from '../../policies/scope-policies';
+import { type LimitRule } from '../../rate-limits/rate-limiter.service';
+import { applyToolOverride, type ToolOverrideValues } from '../../servers/tool-override';
+import { type DirectoryServer, type DirectoryTool, ToolDirectory } from './tool-directory';
+
+/** Tools presented between two yields to the event loop while a directory is built. */
+const BUILD_SLICE = 2000;
+
+/** How a scope names its members: the gateway-wide endpoint always prefixes. */
+interface Naming {
+  original: boolean;
+  /** The server's overrides, by tool id. */
+  overrides: ReadonlyMap<string, ToolOverrideValues>;
+}
+
+/**
+ * Builds and caches each scope's directory. Resolution of a name is a map lookup in the cached
+ * directory; every replica rebuilds it when the bus says the catalogue or a server changed, and
+ * while the database is unavailable keeps serving the one it had (see LastKnownCache).
+ */
+@Injectable()
+export class Directories implements OnModuleInit, OnModuleDestroy {
+  private readonly cache: LastKnownCache<ScopeDirectory | null>;
+  private readonly listeners = new Set<(event: PorticoEvent) => void>();
+  private unsubscribe?: () => void;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly tools: ServedToolsQuery,
+    private readonly resources: ServedResourcesQuery,
+    private readonly prompts: ServedPromptsQuery,
+    private readonly names: ToolNameQuery,
+    private readonly presenter: ToolPresenter,
+    private readonly bus: EventBus,
+    private readonly policies: ScopePolicies,
+    metrics: Metrics,
+  ) {
+    this.cache = new LastKnownCache({
+      ttlMs: () => Infinity,
+      limit: Infinity,
+      onStale: () => metrics.staleReads.inc({ cache: 'directory' }),
+      logger: new Logger(Directories.name),
+      describe: (key) => `the directory of ${key}`,
+    });
+  }
+
+  onModuleInit(): void {
+    this.unsubscribe = this.bus.subscribe((event) => {
+      if (event.type === 'catalog.changed' || event.type === 'servers.changed')
+        this.invalidate(event);
+    });
+  }
+
+  onModuleDestroy(): void {
+    this.unsubscribe?.();
+  }
+
+  /** The scope's directory; null when its server does not exist or is disabled. */
+  get(scope: McpScope): Promise<ScopeDirectory | null> {
+    return this.cache.get(scopeKey(scope), () => this.load(scope));
+  }
+
+  /**
+   * Called after every invalidation, with the event that caused it, so that sessions can tell
+   * clients a list changed, and end when their server went away.
+   */
+  onInvalidated(listener: (event: PorticoEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private invalidate(event: PorticoEvent): void {
+    this.cache.invalidateAll();
+    for (const listener of this.listeners) listener(event);
+  }
+
+  private async load(scope: McpScope): Promise<ScopeDirectory | null> {
+    let server: DirectoryServer | null = null;
+    let hooks: HookConfig[] = [];
+    const naming: Naming = { original: false, overrides: new Map() };
+    if (scope.kind === 'server') {
+      const row = await this.dataSource
+        .getRepository(Server)
+        .findOneBy({ id: scope.serverId, enabled: true });
+      if (!row) return null;
+      server = {
+        id: row.id,
+        name: row.name,
+        toolSearchEnabled: row.toolSearchEnabled,
+        toolSearchAlwaysLoaded: row.toolSearchAlwaysLoaded,
+      };
+      naming.original = row.naming === 'original';
+      hooks = row.hooks;
+    }
+    const serverId = server?.id ?? null;
+    const [overrides, policy, limits] = await Promise.all([
+      serverId === null ? [] : this.overridesOf(serverId),
+      this.policies.load(serverId),
+      this.limitsOf(serverId),
+    ]);
+    naming.overrides = new Map(overrides.map(({ toolId, ...values }) => [toolId, values]));
+    const [tools, resources, templates, prompts, gateways] = await Promise.all([
+      this.tools.ofScope(serverId),
+      this.resources.resources(serverId),
+      this.resources.templates(serverId),
+      this.prompts.ofScope(serverId),
+      serverId === null ? this.resources.enabledGateways() : null,
+    ]);
+    const toolEntries: ReturnType<Directories['tool']>[] = [];
+    for (let start = 0; start < tools.length; start += BUILD_SLICE) {
+      // Large catalogues are built in slices, so that no request waits long behind a rebuild.
+      if (start > 0) await yieldToEventLoop();
+      for (const tool of tools.slice(start, start + BUILD_SLICE))
+        toolEntries.push(this.tool(tool, naming));
+    }
+    if (server && (naming.original || naming.overrides.size > 0)) {
+      // Always-loaded tools are stored by virtual name; this server may list them otherwise.
+      const listed = new Map(toolEntries.map((entry) => [entry.virtualName, entry.name]));
+      server.toolSearchAlwaysLoaded = server.toolSearchAlwaysLoaded.map(
+        (name) => listed.get(name) ?? name,
+      );
+    }
+    const slugs = new Map(
+      [...resources, ...templates].map((entry) => [entry.gatewaySlug, entry.gatewayId]),
+    );
+    const guard: ScopeGuard = {
+      policy,
+      limits,
+      hooks: guardHooks(hooks),
+    };
+    return new ScopeDirectory(
+      scope,
+      server,
+      new ToolDirectory(scope, server, toolEntries, {
+        stamp: policy.stamp,
+      }),
+      new ResourceDirectory(
+        resources
+          .filter((resource) => !isAppPage(resource.uri))
+          .map((resource) => this.resource(resource, naming)),
+        templates.map((template) => this.template(template, naming)),
+        naming.original ? null : { gateways: gateways ?? slugs, readAny: gateways !== null },
+      ),
+      new PromptDirectory(prompts.map((prompt) => this.prompt(prompt, naming))),
+      guard,
+    );
+  }
+
+  private overridesOf(serverId: string): Promise<(ToolOverrideValues & { toolId: string })[]> {
+    return this.dataSource.query(
+      `SELECT tool_id AS "toolId", name, title, description, annotations
+       FROM server_tool_override WHERE server_id = $1`,
+      [serverId],
+    );
+  }
+
+  private limitsOf(serverId: string | null): Promise<LimitRule[]> {
+    return this.dataSource.query(
+      `SELECT id, per, server_id AS "serverId", tool_id AS "toolId", points,
+              window_seconds AS "windowSeconds"
+       FROM rate_limit WHERE server_id IS NULL${serverId === null ? '' : ' OR server_id = $1'}
+       ORDER BY id`,
+      serverId === null ? [] : [serverId],
+    );
+  }
+
+  private tool(tool: Tool, naming: Naming): DirectoryTool & { virtualName: string } {
+    const visibility = toolVisibility(tool.meta);
+    const presented = this.presenter.toMcpTool(tool);
+    const override = visibility.includes('model') ? naming.overrides.get(tool.id) : undefined;
+    let definition =
+      naming.original && visibility.includes('model')
+        ? { ...presented, name: tool.originalName }
+        : presented;
+    if (override) definition = applyToolOverride(definition, override);
+    return {
+      virtualName: presented.name,
+      id: tool.id,
+      name: definition.name,
+      gatewayId: tool.gatewayId,
+      gatewaySlug: tool.gatewaySlug,
+      originalName: tool.originalName,
+      toolHash: tool.toolHash,
+      visibility,
+      definition,
+      appConfig: tool.appConfig,
+      contentHash: tool.contentHash,
+      override: override ?? null,
+      policy: policyToolOf(
+        { ...tool, pinnedHash: tool.pin.pinnedHash },
+        this.names.name(tool.gatewaySlug, tool.originalName),
+        definition.name,
+        override?.annotations,
+      ),
+    };
+  }
+
+  private resource(resource: Resource, naming: Naming): DirectoryResource {
+    const uri = naming.original ? resource.uri : virtualUri(resource.gatewaySlug, resource.uri);
+    return {
+      uri,
+      gatewayId: resource.gatewayId,
+      gatewaySlug: resource.gatewaySlug,
+      upstreamUri: resource.uri,
+      definition: {
+        uri,
+        name: resource.name,
+        ...(resource.title === null ? {} : { title: resource.title }),
+        ...(resource.description ? { description: resource.description } : {}),
+        ...(resource.mimeType === null ? {} : { mimeType: resource.mimeType }),
+        ...(resource.size === null ? {} : { size: Number(resource.size) }),
+        ...(resource.annotations === null ? {} : { annotations: resource.annotations }),
+        ...(resource.meta === null ? {} : { _meta: resource.meta }),
+      },
+    };
+  }
+
+  private template(template: ResourceTemplate, naming: Naming): DirectoryTemplate {
+    const uriTemplate = naming.original
+      ? template.uriTemplate
+      : virtualUri(template.gatewaySlug, template.uriTemplate);
+    return {
+      uriTemplate,
+      upstreamTemplate: template.uriTemplate,
+      gatewayId: template.gatewayId,
+      gatewaySlug: template.gatewaySlug,
+      definition: {
+        uriTemplate,
+        name: template.name,
+        ...(template.title === null ? {} : { title: template.title }),
+        ...(template.description ? { description: template.description } : {}),
+        ...(template.mimeType === null ? {} : { mimeType: template.mimeType }),
+        ...(template.annotations === null ? {} : { annotations: template.annotations }),
+        ...(template.meta === null ? {} : { _meta: template.meta }),
+      },
+    };
+  }
+
+  private prompt(prompt: Prompt, naming: Naming): DirectoryPrompt {
+    const name = naming.original
+      ? prompt.originalName
+      : this.names.name(prompt.gatewaySlug, prompt.originalName);
+    return {
+      name,
+      gatewayId: prompt.gatewayId,
+      gatewaySlug: prompt.gatewaySlug,
+      originalName: prompt.originalName,
+      definition: {
+        name,
+        ...(prompt.title === null ? {} : { title: prompt.title }),
+        ...(prompt.description ? { description: prompt.description } : {}),
+        ...(prompt.arguments.length > 0 ? { arguments: prompt.arguments } : {}),
+        ...(prompt.meta === null ? {} : { _meta: prompt.meta }),
+      },
+    };
+  }
+}
+
+/**
+ * The server's hooks. Settings were checked when saved; should they no longer build (a hook gone
+ * from this version), every call fails with the reason rather than running without them.
+ */
+function guardHooks(configs: readonly HookConfig[]): readonly ToolCallHook[] {
+  if (configs.length === 0) return [];
+  try {
+    return buildHooks(configs);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return [
+      {
+        name: 'configuration',
+        before: () => {
+          throw new HookRefusal(`This server's hooks cannot run: ${reason}`);
+        },
+      },
+    ];
+  }
+}

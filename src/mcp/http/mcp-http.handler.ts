@@ -1,0 +1,130 @@
+import { type IncomingMessage, type ServerResponse } from 'node:http';
+import { Injectable, Logger } from '@nestjs/common';
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { McpAuthorizer } from '../../auth/mcp-authorizer';
+import { AppConfig } from '../../config/app-config';
+import { timeRequest } from '../../health/http-metrics.middleware';
+import { Metrics } from '../../health/metrics';
+import { requestLogging } from '../../observability/logging';
+import { requestContext } from '../../observability/request-context';
+import { McpRefusal } from '../protocol/mcp-errors';
+import { type McpScope } from '../protocol/mcp-scope';
+import { sendMcpError } from './mcp-exception.filter';
+import { originRefusal } from './origin-check';
+import { CORS_EXPOSED_HEADERS } from './origin-policy';
+import { StreamableHttpEndpoint } from '../sessions/session.endpoint';
+
+/** `/mcp` and `/servers/:id/mcp`, in any case and with a trailing slash, as Express matched them. */
+const STREAMABLE_PATH = /^\/(?:servers\/([^/]+)\/)?mcp\/?$/i;
+
+const METHODS = ['POST', 'GET', 'DELETE'] as const;
+type Method = (typeof METHODS)[number];
+const ALL_PATH = '/mcp';
+
+function isMethod(method: string): method is Method {
+  return (METHODS as readonly string[]).includes(method);
+}
+const SERVER_PATH = '/servers/:serverId/mcp';
+
+/** What McpHttpHandler serves, as Express would name the routes (`POST /servers/:serverId/mcp`). */
+export const STREAMABLE_HTTP_ROUTES = METHODS.flatMap((method) =>
+  [ALL_PATH, SERVER_PATH].map((path) => `${method} ${path}`),
+);
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The scope of `/servers/:serverId/...`: 404 for what cannot be a server id. */
+export function serverScope(serverId: string): McpScope {
+  if (!UUID.test(serverId)) throw new McpRefusal(404, 'No such virtual server');
+  return { kind: 'server', serverId: serverId.toLowerCase() };
+}
+
+const ALL: McpScope = { kind: 'all' };
+
+/** The path of a request target: origin-form (`/mcp?x`), or absolute-form as proxies may send. */
+function pathOf(target: string): string {
+  if (!target.startsWith('/')) {
+    try {
+      return new URL(target).pathname;
+    } catch {
+      return target;
+    }
+  }
+  const query = target.indexOf('?');
+  return query === -1 ? target : target.slice(0, query);
+}
+
+/**
+ * The Streamable HTTP endpoints (POST, GET and DELETE on `/mcp` and `/servers/:id/mcp`), served
+ * straight from Node's HTTP server ahead of Express: every tools/call comes this way, and Express's
+ * and Nest's routing, middleware and guard chain cost about a tenth of Portico's CPU per call. What
+ * that chain gives these endpoints is done here with the same functions: request id and log line,
+ * HTTP metrics, the Origin and Host check, CORS headers, McpAuthorizer, and MCP's error bodies. Every
+ * other request (CORS preflights, the older HTTP+SSE transport) goes on to Express.
+ */
+@Injectable()
+export class McpHttpHandler {
+  private readonly logger = new Logger(McpHttpHandler.name);
+  private readonly logRequest: ReturnType<typeof requestLogging>;
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly authorizer: McpAuthorizer,
+    private readonly endpoint: StreamableHttpEndpoint,
+    private readonly metrics: Metrics,
+  ) {
+    this.logRequest = requestLogging(config);
+  }
+
+  /** Serves the request when it is for a Streamable HTTP endpoint (true); false leaves it alone. */
+  handle(request: IncomingMessage, response: ServerResponse): boolean {
+    // CORS preflights stay with Express, whose CORS middleware answers them.
+    if (request.method === 'OPTIONS') return false;
+    const match = STREAMABLE_PATH.exec(pathOf(request.url ?? ''));
+    if (!match) return false;
+    const method = request.method ?? '';
+    const serverId = match[1];
+    const route = serverId === undefined ? ALL_PATH : SERVER_PATH;
+    requestContext(request, response, () => {
+      this.logRequest(request, response, () => undefined);
+      timeRequest(this.metrics, request, response, () => route);
+      this.serve(request, response, method, serverId).catch((error: unknown) =>
+        sendMcpError(response, error, this.logger),
+      );
+    });
+    return true;
+  }
+
+  private async serve(
+    request: IncomingMessage,
+    response: ServerResponse,
+    method: string,
+    serverId: string | undefined,
+  ): Promise<void> {
+    // A page of a foreign origin (DNS rebinding) must not learn even from a 401 that it got here.
+    const refusal = originRefusal(request.headers, this.config);
+    if (refusal !== null) throw new McpRefusal(403, refusal, ProtocolErrorCode.InvalidRequest);
+    if (!isMethod(method)) {
+      response.setHeader('Allow', METHODS.join(', '));
+      throw new McpRefusal(405, `${method} is not a method of the MCP endpoint`);
+    }
+    const { origin } = request.headers;
+    if (origin !== undefined) {
+      response.setHeader('Access-Control-Allow-Origin', origin);
+      response.setHeader('Vary', 'Origin');
+      response.setHeader('Access-Control-Expose-Headers', CORS_EXPOSED_HEADERS.join(','));
+    }
+    const target =
+      serverId === undefined ? ALL : { kind: 'server' as const, serverId: serverId.toLowerCase() };
+    const principal = await this.authorizer.authorize(request, target, response);
+    const scope = serverId === undefined ? ALL : serverScope(serverId);
+    switch (method) {
+      case 'POST':
+        return this.endpoint.post(request, response, scope, principal);
+      case 'GET':
+        return this.endpoint.get(request, response, scope, principal);
+      case 'DELETE':
+        return this.endpoint.delete(request, response, scope, principal);
+    }
+  }
+}

@@ -1,0 +1,65 @@
+import { Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { loadConfig } from '../../config/app-config';
+import { AppConfig } from '../../config/app-config';
+import { EventBus } from '../../events/event-bus';
+import { InProcessEventBus } from '../../events/in-process-event-bus';
+import { tempDataDir } from '../../../test/support/temp-dir';
+import { Directories } from '../directory/directories.service';
+import { type ListenEnd, ListenHub } from '../listen/listen-hub';
+import { LISTEN_HUB } from '../listen/listen-hub.provider';
+import { REQUEST_STATE_SEALER } from '../core/request-state-sealer.provider';
+import { RequestStateSealer } from '../core/request-state-seal';
+
+describe('the modern parts as Nest providers', () => {
+  it('key the sealer from JWT_SECRET, and start and stop the listen hub with the app', async () => {
+    const bus = new InProcessEventBus();
+    const directories = { get: async () => ({ version: () => 'v' }) };
+    @Module({
+      providers: [
+        {
+          provide: AppConfig,
+          useValue: loadConfig({ DATA_DIR: tempDataDir(), JWT_SECRET: 'j'.repeat(40) }),
+        },
+        { provide: EventBus, useValue: bus },
+        { provide: Directories, useValue: directories },
+        REQUEST_STATE_SEALER,
+        LISTEN_HUB,
+      ],
+    })
+    class Parts {}
+    const app = await NestFactory.createApplicationContext(Parts, { logger: false });
+    const binding = {
+      subject: 'user:1',
+      scope: 'all',
+      gatewayId: 'g',
+      method: 'tools/call' as const,
+      target: 't',
+    };
+    const state = app
+      .get(RequestStateSealer)
+      .seal(binding, { kind: 'upstream', requestState: 's' });
+    expect(new RequestStateSealer('j'.repeat(40)).unseal(state, binding).ok).toBe(true);
+
+    let ended: ListenEnd | null = null;
+    const hub = app.get(ListenHub);
+    await hub.open({
+      requestId: 1,
+      scope: { kind: 'all' },
+      owner: { subject: 'user:1', tokenId: null },
+      filter: {},
+      sink: { write: () => true, end: (reason) => (ended = reason) },
+    });
+    await bus.publish({ type: 'identity.changed', userIds: ['1'], tokenIds: [], grantIds: [] });
+    expect(ended).toBe('identity-changed');
+    await hub.open({
+      requestId: 2,
+      scope: { kind: 'all' },
+      owner: { subject: 'user:1', tokenId: null },
+      filter: {},
+      sink: { write: () => true, end: (reason) => (ended = reason) },
+    });
+    await app.close();
+    expect(ended).toBe('shutdown');
+  });
+});

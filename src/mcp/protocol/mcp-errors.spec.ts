@@ -1,0 +1,111 @@
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { JsonLimitError } from '../../common/json-walk';
+import {
+  classifyUpstreamError,
+  UpstreamAuthorizationRequired,
+  UpstreamFailure,
+  UpstreamRpcError,
+} from '../../upstream/upstream-error';
+import { errorResponse, fromUpstream, RpcError, UPSTREAM_UNAVAILABLE } from './mcp-errors';
+
+describe('fromUpstream', () => {
+  it('sends a user without a token of an OAuth upstream to the page that connects it', () => {
+    const url = 'https://portico.example.com/admin/connections/5f0c';
+    const failure = classifyUpstreamError(
+      new UpstreamAuthorizationRequired('You have not connected your account.', url),
+      1000,
+      ['secret'],
+    );
+    const error = fromUpstream(failure, 'tickets', 1000);
+    expect(error.code).toBe(ProtocolErrorCode.UrlElicitationRequired);
+    expect(error.message).toContain(url);
+    expect(error.data).toEqual({
+      elicitations: [
+        {
+          mode: 'url',
+          elicitationId: expect.stringMatching(/^[0-9a-f]{32}$/),
+          url,
+          message: "Connect your account at 'tickets' to use its tools.",
+        },
+      ],
+    });
+  });
+
+  it('reports an OAuth upstream without a link as unavailable, with the reason', () => {
+    const error = fromUpstream(
+      new UpstreamAuthorizationRequired('This credential belongs to no Portico user.', null),
+      'tickets',
+      1000,
+    );
+    expect(error.code).toBe(UPSTREAM_UNAVAILABLE);
+    expect(error.message).toContain('belongs to no Portico user');
+  });
+
+  it('explains an unreachable upstream without the credentials it echoed', () => {
+    const echoed = new UpstreamFailure(
+      'http',
+      'HTTP 500: upstream saw Authorization: Bearer tok-123456',
+      500,
+    );
+    const error = fromUpstream(classifyUpstreamError(echoed, 1000, ['tok-123456']), 'crm', 1000);
+    expect(error.code).toBe(UPSTREAM_UNAVAILABLE);
+    expect(error.message).toBe(
+      "Upstream 'crm' is unavailable: HTTP 500: upstream saw Authorization: Bearer [redacted]",
+    );
+  });
+
+  it('passes an error the upstream answered with through as it was', () => {
+    const error = fromUpstream(
+      new UpstreamRpcError(ProtocolErrorCode.InvalidParams, 'bad city', { field: 'city' }),
+      'crm',
+      1000,
+    );
+    expect(error).toMatchObject({ code: ProtocolErrorCode.InvalidParams, message: 'bad city' });
+    expect(error.data).toEqual({ field: 'city' });
+  });
+
+  it("does not blame a healthy upstream for Portico's own failure", () => {
+    const failure = classifyUpstreamError(new RangeError('Maximum call stack size exceeded'), 1);
+    const error = fromUpstream(failure, 'alpha', 1000);
+    expect({ code: error.code, message: error.message }).toEqual({
+      code: ProtocolErrorCode.InternalError,
+      message:
+        "The request failed in Portico, not at upstream 'alpha': Maximum call stack size exceeded",
+    });
+  });
+
+  it('names the timeout', () => {
+    expect(fromUpstream(new UpstreamFailure('timeout', 'late'), 'crm', 1500).message).toBe(
+      "Upstream 'crm' did not answer within 1500 ms",
+    );
+  });
+});
+
+describe('errorResponse', () => {
+  it('answers a known error with its code, message and data', () => {
+    expect(errorResponse(7, new RpcError(-32002, 'Resource not found: x', { uri: 'x' }))).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      error: { code: -32002, message: 'Resource not found: x', data: { uri: 'x' } },
+    });
+  });
+
+  it('hides anything unexpected behind a bare internal error', () => {
+    expect(errorResponse('a', new Error('stack and secrets'))).toEqual({
+      jsonrpc: '2.0',
+      id: 'a',
+      error: { code: ProtocolErrorCode.InternalError, message: 'Internal error' },
+    });
+  });
+
+  it('says which limit the request ran into', () => {
+    expect(errorResponse(3, new JsonLimitError('the arguments are nested too deep'))).toEqual({
+      jsonrpc: '2.0',
+      id: 3,
+      error: {
+        code: ProtocolErrorCode.InternalError,
+        message: 'The request could not be handled: the arguments are nested too deep',
+      },
+    });
+  });
+});

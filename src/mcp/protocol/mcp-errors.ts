@@ -1,0 +1,213 @@
+import {
+  ProtocolErrorCode,
+  type JSONRPCErrorResponse,
+  type RequestId,
+} from '@modelcontextprotocol/server';
+import { createHash } from 'node:crypto';
+import { JsonLimitError } from '../../common/json-walk';
+import {
+  DATABASE_RETRY_AFTER_SECONDS,
+  DATABASE_UNAVAILABLE_DETAIL,
+  isDatabaseUnavailable,
+} from '../../database/database-errors';
+import {
+  UpstreamAuthorizationRequired,
+  UpstreamFailure,
+  UpstreamRefused,
+  type UpstreamRpcError,
+} from '../../upstream/upstream-error';
+
+/** Implementation-defined JSON-RPC server error: the upstream could not be reached or dropped. */
+export const UPSTREAM_UNAVAILABLE = -32010;
+
+/** Implementation-defined: a hook refused the call or failed, or a person did not approve it. */
+export const TOOL_CALL_REFUSED = -32011;
+
+/**
+ * Implementation-defined: a rate limit refused the call. `data.retryAfterSeconds` says when to
+ * try again; the session itself goes on.
+ */
+export const RATE_LIMITED = -32029;
+
+/** A 2026-07-28 client's -32021: the request needs a capability the client did not declare. */
+export const MISSING_CLIENT_CAPABILITY = -32021;
+
+/**
+ * Implementation-defined: Portico's database was unavailable for what the request needed (nothing
+ * upstream failed). `data.retryAfterSeconds` says when to try again; the session goes on.
+ */
+export const DATABASE_UNAVAILABLE = -32013;
+
+/**
+ * The connection or session is gone (the v1 SDK's `ConnectionClosed`; v2 dropped the name, the
+ * 2025 wire keeps the code, and clients of that era know it).
+ */
+export const CONNECTION_CLOSED = -32000;
+
+/** The request timed out (the v1 SDK's `RequestTimeout`, kept on the 2025 wire like the above). */
+export const REQUEST_TIMEOUT = -32001;
+
+/** MCP's JSON-RPC error for an unknown resource. */
+export const RESOURCE_NOT_FOUND = -32002;
+
+/**
+ * A JSON-RPC error to answer with. Its message goes out verbatim (the SDK's McpError prefixes
+ * "MCP error <code>:", which would stack up when passing an upstream's error through).
+ */
+export class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * A request refused at the HTTP level (headers, session, method): the status, with the JSON-RPC
+ * error body the SDK's own transports send.
+ */
+export class McpRefusal extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly code: number = ProtocolErrorCode.InvalidRequest,
+    readonly id: RequestId | null = null,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+/** The one builder of JSON-RPC error bodies. */
+export function jsonRpcError(
+  id: RequestId | null,
+  code: number,
+  message: string,
+  data?: unknown,
+): JSONRPCErrorResponse {
+  return {
+    jsonrpc: '2.0',
+    id: id as RequestId,
+    error: { code, message, ...(data === undefined ? {} : { data }) },
+  };
+}
+
+/**
+ * The error answer to a request that threw. A limit that the request's own data ran into says
+ * which; anything else unexpected becomes a bare internal error (logged by whoever caught it).
+ */
+export function errorResponse(id: RequestId, error: unknown): JSONRPCErrorResponse {
+  if (error instanceof RpcError) return jsonRpcError(id, error.code, error.message, error.data);
+  if (isDatabaseUnavailable(error)) return databaseUnavailable(id);
+  if (error instanceof JsonLimitError)
+    return jsonRpcError(
+      id,
+      ProtocolErrorCode.InternalError,
+      `The request could not be handled: ${error.message}`,
+    );
+  return jsonRpcError(id, ProtocolErrorCode.InternalError, 'Internal error');
+}
+
+/** The answer when the database was unavailable for what a request needed. */
+export function databaseUnavailable(id: RequestId | null): JSONRPCErrorResponse {
+  return jsonRpcError(id, DATABASE_UNAVAILABLE, DATABASE_UNAVAILABLE_DETAIL, {
+    retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS,
+  });
+}
+
+export function unknownTool(name: string): RpcError {
+  return new RpcError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
+}
+
+export function invalidParams(message: string): RpcError {
+  return new RpcError(ProtocolErrorCode.InvalidParams, message);
+}
+
+/**
+ * What a failed upstream exchange becomes for the MCP client: the upstream's own JSON-RPC error
+ * as it was (credentials cut out already), a timeout as such, anything else as unavailable.
+ */
+export function fromUpstream(
+  error: UpstreamFailure | UpstreamRpcError,
+  gateway: string,
+  timeoutMs: number,
+): RpcError {
+  if (!(error instanceof UpstreamFailure))
+    return new RpcError(error.code, error.message, error.data);
+  switch (error.kind) {
+    case 'timeout':
+      return new RpcError(
+        REQUEST_TIMEOUT,
+        `Upstream '${gateway}' did not answer within ${timeoutMs} ms`,
+      );
+    case 'session-expired':
+      return new RpcError(UPSTREAM_UNAVAILABLE, `Upstream '${gateway}' lost the session`);
+    case 'cancelled':
+      return new RpcError(CONNECTION_CLOSED, 'Request cancelled');
+    case 'authorization':
+      return authorizationRequired(error, gateway);
+    case 'internal':
+      return new RpcError(
+        ProtocolErrorCode.InternalError,
+        `The request failed in Portico, not at upstream '${gateway}': ${error.message}`,
+      );
+    case 'unreachable':
+    case 'http':
+    case 'protocol':
+      return new RpcError(
+        UPSTREAM_UNAVAILABLE,
+        `Upstream '${gateway}' is unavailable: ${error.message}`,
+        error instanceof UpstreamRefused ? refusalData(error, gateway) : undefined,
+      );
+  }
+}
+
+/** What a client can act on when Portico did not send the call: why, and when to try again. */
+function refusalData(error: UpstreamRefused, gateway: string): Record<string, unknown> {
+  return {
+    gateway,
+    reason: error.reason,
+    retryAfterSeconds: error.retryAfterSeconds(),
+    ...(error.retryAt ? { retryAt: error.retryAt.toISOString() } : {}),
+  };
+}
+
+export function rateLimited(message: string, retryAfterSeconds: number, retryAt: string): RpcError {
+  return new RpcError(RATE_LIMITED, message, { retryAfterSeconds, retryAt });
+}
+
+/** A hook refused the call (`refused`), or failed; either way the call did not go through. */
+export function toolCallRefused(hook: string, message: string, refused: boolean): RpcError {
+  return new RpcError(
+    TOOL_CALL_REFUSED,
+    refused
+      ? `Refused by hook '${hook}': ${message}`
+      : `Hook '${hook}' failed, so the call was refused: ${message}`,
+    { hook },
+  );
+}
+
+/**
+ * The caller holds no token for an OAuth upstream: MCP's URL elicitation error (-32042), which
+ * tells the client where the user connects their account; its message carries the link too, for
+ * clients that only show text.
+ */
+function authorizationRequired(error: UpstreamFailure, gateway: string): RpcError {
+  const url = error instanceof UpstreamAuthorizationRequired ? error.connectUrl : null;
+  const message = url
+    ? `Upstream '${gateway}' needs your authorization: ${error.message} Connect your account at ${url}`
+    : `Upstream '${gateway}' needs authorization: ${error.message}`;
+  if (!url) return new RpcError(UPSTREAM_UNAVAILABLE, message);
+  return new RpcError(ProtocolErrorCode.UrlElicitationRequired, message, {
+    elicitations: [
+      {
+        mode: 'url',
+        elicitationId: createHash('sha256').update(url).digest('hex').slice(0, 32),
+        url,
+        message: `Connect your account at '${gateway}' to use its tools.`,
+      },
+    ],
+  });
+}

@@ -1,0 +1,327 @@
+import {
+  type JSONRPCMessage,
+  type JSONRPCRequest,
+  type JSONRPCResponse,
+  type LoggingLevel,
+  type RequestId,
+  type Result,
+} from '@modelcontextprotocol/server';
+import { type Principal } from '../../auth/principal';
+import { type McpCall } from '../protocol/mcp-call';
+import { type ResourceTarget } from '../directory/resource-directory';
+import { type ListKind } from '../directory/scope-directory';
+import { passesLogLevel } from '../protocol/logging-level';
+import { CONNECTION_CLOSED, jsonRpcError } from '../protocol/mcp-errors';
+import { scopeOf, type McpScope } from '../protocol/mcp-scope';
+import { ClientRequests } from './client-requests';
+import {
+  type ClientStream,
+  type Exchange,
+  primingId,
+  type StreamOwner,
+  type StreamSink,
+} from './client-stream';
+import { type SessionState } from './session.store';
+import { type SessionUpstreams } from './session-upstreams';
+import { type Resumption, SESSION_STREAM, type StreamEvents } from './stream-events.store';
+import { OutgoingStream } from './outgoing-stream';
+
+/** How a session reaches the other replicas. */
+export interface SessionRelay {
+  /** For the client, on a stream of the session that another replica may hold. */
+  toClient(streamId: string, message: JSONRPCMessage, eventId?: string, final?: boolean): void;
+  /** From the client, for the replica that is waiting for it. */
+  fromClient(message: JSONRPCMessage): void;
+}
+
+export interface RuntimeParts {
+  replicaId: string;
+  relay: SessionRelay;
+  events: StreamEvents;
+  upstreams: (runtime: SessionRuntime) => SessionUpstreams;
+}
+
+interface Served {
+  exchange: Exchange;
+  abort: AbortController;
+}
+
+/**
+ * One MCP session as served by this replica: the client's requests in progress here, the streams
+ * it holds here, what Portico asks of the client, and its own upstream sessions. Any replica builds
+ * one from the stored session record, so any replica can serve any request.
+ */
+export class SessionRuntime implements StreamSink {
+  readonly scope: McpScope;
+  readonly upstreams: SessionUpstreams;
+  lastUsed = Date.now();
+  /** Per list: the version this session last saw. */
+  readonly seen = new Map<ListKind, string>();
+  /** Resource subscriptions this replica made upstream, by the client's URI. */
+  private readonly subscriptions = new Map<string, ResourceTarget>();
+  private readonly served = new Map<RequestId, Served>();
+  private readonly asked: ClientRequests;
+  private stream: OutgoingStream | null = null;
+  private readonly resumed = new Map<string, OutgoingStream>();
+  private sessionStreamQueue: Promise<void> = Promise.resolve();
+  private closed = false;
+
+  constructor(
+    readonly session: SessionState,
+    private readonly parts: RuntimeParts,
+  ) {
+    this.scope = scopeOf(session.serverId);
+    this.asked = new ClientRequests(parts.replicaId);
+    this.upstreams = parts.upstreams(this);
+  }
+
+  get id(): string {
+    return this.session.id;
+  }
+
+  get logLevel(): LoggingLevel | null {
+    return this.session.logLevel;
+  }
+
+  /** The older HTTP+SSE transport: every message goes out on the session's stream, without ids. */
+  get legacy(): boolean {
+    return this.session.transport === 'sse';
+  }
+
+  get inFlight(): number {
+    return this.served.size;
+  }
+
+  get hasStream(): boolean {
+    return this.stream?.open ?? false;
+  }
+
+  /**
+   * Serves a client request: `work` gets a signal that a cancellation aborts, and its answer goes
+   * out on the exchange unless the request was cancelled meanwhile.
+   */
+  async serve(
+    id: RequestId,
+    exchange: Exchange,
+    work: (signal: AbortSignal) => Promise<JSONRPCResponse>,
+  ): Promise<void> {
+    const abort = new AbortController();
+    this.served.set(id, { exchange, abort });
+    const answer = await work(abort.signal);
+    if (this.served.get(id)?.exchange !== exchange) return;
+    this.served.delete(id);
+    exchange.finish(answer);
+  }
+
+  /**
+   * One request of this session as the core serves it: the session's capabilities, client and
+   * log level, its promotions, its own upstream sessions, and its streams for what goes out.
+   */
+  callOf(request: JSONRPCRequest, signal: AbortSignal, principal: Principal): McpCall {
+    const { id } = request;
+    const params = this.session.initializeParams;
+    const meta = (request.params?._meta ?? {}) as { traceparent?: unknown };
+    return {
+      id,
+      scope: this.scope,
+      principal,
+      era: 'legacy',
+      protocolVersion: this.session.protocolVersion,
+      clientCapabilities: params?.capabilities ?? {},
+      clientInfo: params?.clientInfo ?? null,
+      logLevel: this.logLevel,
+      traceparent: typeof meta.traceparent === 'string' ? meta.traceparent : null,
+      owner: { kind: 'session', sessionId: this.id },
+      sessionId: this.id,
+      signal,
+      upstreams: this.upstreams,
+      notify: (notification) => this.toClient(notification, id),
+      ask: (asked) => this.ask(asked, id, signal),
+      sawList: (kind, version) => this.seen.set(kind, version),
+    };
+  }
+
+  /** The client cancelled a request: it gets no answer. False when it is not served here. */
+  cancel(requestId: RequestId, reason: string): boolean {
+    const served = this.served.get(requestId);
+    if (!served) return false;
+    this.served.delete(requestId);
+    served.exchange.cancel();
+    served.abort.abort(reason);
+    return true;
+  }
+
+  /**
+   * A message for the client: on the stream of the request it is about while that is answered
+   * here, else on the session's own stream, wherever that is open. Log messages below the
+   * session's level are dropped.
+   */
+  toClient(message: JSONRPCMessage, related?: RequestId): void {
+    if ('method' in message && !passesLogLevel(message, this.logLevel)) return;
+    const served = related === undefined ? undefined : this.served.get(related);
+    if (served) served.exchange.write(message);
+    else this.toSessionStream(message);
+  }
+
+  /** Asks the client (sampling, elicitation, roots) on behalf of an upstream; resolves its answer. */
+  ask(
+    request: { method: string; params?: Record<string, unknown> },
+    related?: RequestId,
+    signal?: AbortSignal,
+  ): Promise<Result> {
+    const { id, answer } = this.asked.open(signal);
+    this.toClient({ jsonrpc: '2.0', id, method: request.method, params: request.params }, related);
+    return answer;
+  }
+
+  /** The client's answer to a request some replica sent it. */
+  clientAnswered(response: JSONRPCResponse): void {
+    if (response.id === undefined) return;
+    if (!this.asked.answer(response) && !this.asked.isOurs(response.id))
+      this.parts.relay.fromClient(response);
+  }
+
+  /** Records a subscription made (or ended, with null) upstream on this replica. */
+  subscribedHere(uri: string, target: ResourceTarget | null): void {
+    if (target) this.subscriptions.set(uri, target);
+    else this.subscriptions.delete(uri);
+  }
+
+  /**
+   * An upstream's `notifications/resources/updated`: for the client, under its own URI, when it
+   * is subscribed to it.
+   */
+  resourceUpdated(gatewayId: string, params: Record<string, unknown>): void {
+    for (const [uri, target] of this.subscriptions) {
+      if (target.gatewayId !== gatewayId || target.upstreamUri !== params.uri) continue;
+      if (!this.session.subscriptions.includes(uri)) continue;
+      this.toClient({
+        jsonrpc: '2.0',
+        method: 'notifications/resources/updated',
+        params: { ...params, uri },
+      });
+    }
+  }
+
+  /**
+   * Subscriptions another replica ended: this replica ends its own upstream ones for them. Best
+   * effort; an upstream that cannot be told keeps sending what this session no longer relays.
+   */
+  async reconcileSubscriptions(): Promise<void> {
+    for (const [uri, target] of [...this.subscriptions]) {
+      if (this.session.subscriptions.includes(uri)) continue;
+      this.subscriptions.delete(uri);
+      await this.upstreams
+        .with(target.gatewayId, (connection) =>
+          connection.request('resources/unsubscribe', { uri: target.upstreamUri }),
+        )
+        .catch(() => undefined);
+    }
+  }
+
+  /** A client message this replica cannot place, for the replica that can. */
+  relayFromClient(message: JSONRPCMessage): void {
+    this.parts.relay.fromClient(message);
+  }
+
+  /** A client message another replica could not place: taken if it is for this one. */
+  receiveRelayed(message: JSONRPCMessage): void {
+    if ('result' in message || 'error' in message) {
+      this.asked.answer(message);
+      return;
+    }
+    if ('method' in message && message.method === 'notifications/cancelled') {
+      const { requestId, reason } = (message.params ?? {}) as {
+        requestId?: RequestId;
+        reason?: string;
+      };
+      if (requestId !== undefined) this.cancel(requestId, reason ?? 'cancelled');
+    }
+  }
+
+  /** The session's own stream opened here: GET, or the older transport's SSE stream. */
+  openSessionStream(sse: ClientStream, owner: StreamOwner): boolean {
+    if (this.stream?.open) return false;
+    const stream = new OutgoingStream(sse, owner);
+    this.stream = stream;
+    sse.onClose(() => {
+      if (this.stream === stream) this.stream = null;
+    });
+    if (!this.legacy) sse.prime(primingId(SESSION_STREAM));
+    return true;
+  }
+
+  /**
+   * A client resumes a stream with `Last-Event-ID`: what it missed is replayed, then the stream
+   * goes on here. A client that resumes its session's stream has lost the old one, though this
+   * replica may not have noticed yet: the old one is ended.
+   */
+  async resume(sse: ClientStream, position: Resumption, owner: StreamOwner): Promise<void> {
+    let stream: OutgoingStream;
+    if (position.streamId === SESSION_STREAM) {
+      this.stream?.end();
+      this.openSessionStream(sse, owner);
+      stream = this.stream!;
+    } else {
+      stream = new OutgoingStream(sse, owner);
+      this.resumed.set(position.streamId, stream);
+      sse.onClose(() => this.resumed.delete(position.streamId));
+    }
+    await stream.replay(() => this.parts.events.after(this.id, position));
+  }
+
+  /** A message for one of the session's streams that another replica relayed. */
+  deliver(streamId: string, message: JSONRPCMessage, eventId?: string, final?: boolean): void {
+    const stream = streamId === SESSION_STREAM ? this.stream : this.resumed.get(streamId);
+    stream?.write(message, eventId, final);
+  }
+
+  store(streamId: string, message: JSONRPCMessage): Promise<string> {
+    return this.parts.events.append(this.id, streamId, message);
+  }
+
+  forward(streamId: string, eventId: string, message: JSONRPCMessage, final: boolean): void {
+    this.parts.relay.toClient(streamId, message, eventId, final);
+  }
+
+  /**
+   * Ends the streams this replica holds for the session (those `owned` picks, or all); the client
+   * resumes them, elsewhere or after being checked again.
+   */
+  endStreams(owned: (owner: StreamOwner) => boolean = () => true): void {
+    for (const stream of [this.stream, ...this.resumed.values()])
+      if (stream && owned(stream.owner)) stream.end();
+  }
+
+  /**
+   * Answers the requests in progress, so that no client waits on a session that is gone, and ends
+   * the streams and upstream sessions.
+   */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const served = [...this.served];
+    this.served.clear();
+    for (const [id, { exchange, abort }] of served) {
+      abort.abort('session closed');
+      exchange.finish(jsonRpcError(id, CONNECTION_CLOSED, 'Session closed'));
+    }
+    this.asked.close();
+    this.endStreams();
+    await this.upstreams.close();
+  }
+
+  /**
+   * In order: each message is stored first (it gets an event id) and then written here, or
+   * relayed to the replica holding the stream. The older transport keeps no ids.
+   */
+  private toSessionStream(message: JSONRPCMessage): void {
+    this.sessionStreamQueue = this.sessionStreamQueue.then(async () => {
+      const eventId = this.legacy
+        ? undefined
+        : await this.store(SESSION_STREAM, message).catch(() => undefined);
+      if (this.stream?.open) this.stream.write(message, eventId);
+      else this.parts.relay.toClient(SESSION_STREAM, message, eventId);
+    });
+  }
+}

@@ -1,0 +1,81 @@
+import { type DiscoverResult } from '@modelcontextprotocol/client';
+import { type ModernConnection } from '../modern/modern-connection';
+import {
+  type EraVerdict,
+  legacyVerdict,
+  UNSUPPORTED_PROTOCOL_VERSION,
+  verdictOfDiscover,
+  verdictOfUnsupported,
+} from './protocol-era';
+import { UpstreamFailure, UpstreamRpcError } from '../upstream-error';
+
+export interface EraProbe {
+  verdict: EraVerdict;
+  /** The probe's own connection, when it can serve on (a modern HTTP upstream); else closed. */
+  connection: ModernConnection | null;
+  /** What `server/discover` said to the probe's authorization context. */
+  discovered: DiscoverResult | null;
+}
+
+/**
+ * Asks an upstream which era it speaks with a 2026-07-28 `server/discover`:
+ * - a DiscoverResult decides by its `supportedVersions`, and so does a -32022 with `supported`;
+ * - over HTTP, any other refusal (a 4xx, a JSON-RPC error) means a 2025 server, but 401/403 are
+ *   authorization and 5xx or no answer an outage: those decide nothing and fail the open;
+ * - over stdio (a throw-away process, `pipe`), any error, an exit or a timeout means 2025.
+ * Failing to start (no URL, a command off the allowlist) fails the open as before.
+ */
+export async function probeEra(
+  open: () => Promise<ModernConnection>,
+  pipe: boolean,
+): Promise<EraProbe> {
+  const connection = await open();
+  let verdict: EraVerdict;
+  let discovered: DiscoverResult | null = null;
+  try {
+    const result = await connection.discover();
+    if (Array.isArray(result?.supportedVersions)) {
+      discovered = result;
+      verdict = verdictOfDiscover(result.supportedVersions);
+    } else verdict = legacyVerdict();
+  } catch (error) {
+    await connection.close();
+    return { verdict: verdictOfRefusal(error, pipe), connection: null, discovered: null };
+  }
+  if (verdict.era === 'modern' && !pipe) return { verdict, connection, discovered };
+  await connection.close();
+  return { verdict, connection: null, discovered };
+}
+
+function verdictOfRefusal(error: unknown, pipe: boolean): EraVerdict {
+  if (error instanceof UpstreamRpcError)
+    return error.code === UNSUPPORTED_PROTOCOL_VERSION
+      ? (verdictOfUnsupported(error.data) ?? legacyVerdict())
+      : legacyVerdict();
+  if (!(error instanceof UpstreamFailure)) throw error;
+  if (error.kind === 'cancelled' || error.kind === 'internal' || error.kind === 'authorization')
+    throw error;
+  if (pipe) return legacyVerdict();
+  const status = error.status;
+  const refused =
+    error.kind === 'http' &&
+    status !== undefined &&
+    status >= 400 &&
+    status < 500 &&
+    status !== 401 &&
+    status !== 403;
+  if (refused) return legacyVerdict();
+  throw error;
+}
+
+/** An `initialize` refused as a 2026-07-28-only server refuses it: the era may have changed. */
+export function suggestsModern(error: unknown): boolean {
+  if (error instanceof UpstreamRpcError) return error.code === UNSUPPORTED_PROTOCOL_VERSION;
+  if (!(error instanceof UpstreamFailure)) return false;
+  return (
+    (error.kind === 'http' &&
+      error.status === 400 &&
+      error.message.includes(String(UNSUPPORTED_PROTOCOL_VERSION))) ||
+    (error.kind === 'protocol' && error.message.includes('protocol version is not supported'))
+  );
+}

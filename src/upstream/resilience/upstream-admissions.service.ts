@@ -1,0 +1,72 @@
+import { isDeepStrictEqual } from 'node:util';
+import { Injectable, Logger } from '@nestjs/common';
+import { AppConfig } from '../../config/app-config';
+import { Metrics } from '../../health/metrics';
+import { type AdmissionState, UpstreamAdmission } from './upstream-admission';
+import { type UpstreamEndpoint, type UpstreamTarget } from '../upstream-target';
+
+interface Admitted {
+  slug: string;
+  endpoint: UpstreamEndpoint;
+  admission: UpstreamAdmission;
+}
+
+/** What a gateway never called on this replica looks like. */
+const UNTOUCHED: AdmissionState = {
+  circuit: { state: 'closed', failures: 0, retryAt: null, lastFailure: null },
+  inFlight: 0,
+  queued: 0,
+};
+
+/**
+ * The admission (circuit breaker and call cap) of each gateway this replica has called. State is per
+ * replica: each replica learns for itself that an upstream is down, within a few calls. A gateway
+ * whose endpoint changes starts afresh, since what failed was the old one.
+ */
+@Injectable()
+export class UpstreamAdmissions {
+  private readonly logger = new Logger('UpstreamAdmissions');
+  private readonly admissions = new Map<string, Admitted>();
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly metrics: Metrics,
+  ) {
+    metrics.readUpstreamGuardsFrom(() =>
+      [...this.admissions.values()].map(({ slug, admission }) => ({
+        gateway: slug,
+        ...admission.state(),
+      })),
+    );
+  }
+
+  for(target: UpstreamTarget): UpstreamAdmission {
+    const known = this.admissions.get(target.gatewayId);
+    if (known && isDeepStrictEqual(known.endpoint, target.endpoint)) {
+      known.slug = target.slug;
+      return known.admission;
+    }
+    const entry: Admitted = {
+      slug: target.slug,
+      endpoint: target.endpoint,
+      admission: new UpstreamAdmission(this.config.upstreamResilience, {
+        refused: (reason) => this.metrics.upstreamRefusals.inc({ gateway: entry.slug, reason }),
+        changed: (state, snapshot) => {
+          if (state === 'open')
+            this.logger.warn(
+              `Circuit breaker of upstream '${entry.slug}' opened after ${snapshot.failures} failures in a row (last: ${snapshot.lastFailure ?? 'unknown'}); next trial at ${snapshot.retryAt?.toISOString() ?? 'now'}`,
+            );
+          else
+            this.logger.log(`Circuit breaker of upstream '${entry.slug}' closed: it answers again`);
+        },
+      }),
+    };
+    this.admissions.set(target.gatewayId, entry);
+    return entry.admission;
+  }
+
+  /** The gateway's admission as this replica sees it. */
+  stateOf(gatewayId: string): AdmissionState {
+    return this.admissions.get(gatewayId)?.admission.state() ?? UNTOUCHED;
+  }
+}

@@ -1,0 +1,158 @@
+import { Readable } from 'node:stream';
+import { type JSONRPCMessage } from '@modelcontextprotocol/client';
+import { type MessageLimits, refusalOf } from './message-bounds';
+import { readEventStream, readJsonBody } from './sse-reader';
+import { UpstreamFailure } from '../upstream-error';
+
+const limits: MessageLimits = { maxBytes: 64 * 1024, maxDepth: 16 };
+
+/** `[[[…]]]` nested `depth` deep, as raw JSON text. */
+function nested(depth: number): string {
+  return '['.repeat(depth) + ']'.repeat(depth);
+}
+
+function chunks(...parts: (string | Uint8Array)[]): Readable {
+  return Readable.from(
+    parts.map((part) => (typeof part === 'string' ? Buffer.from(part) : Buffer.from(part))),
+    { objectMode: false },
+  );
+}
+
+const ping = { jsonrpc: '2.0', id: 1, method: 'ping' };
+const answer = { jsonrpc: '2.0', id: 1, result: {} };
+
+async function read(...parts: (string | Uint8Array)[]) {
+  const messages: JSONRPCMessage[] = [];
+  const position = await readEventStream(
+    chunks(...parts),
+    (message) => {
+      messages.push(message);
+      return false;
+    },
+    limits,
+  );
+  return { messages, position };
+}
+
+describe('readEventStream', () => {
+  it('skips a priming event (an id and empty data), keeping its id and retry', async () => {
+    const { messages, position } = await read(
+      `id: a.0\nretry: 5000\ndata: \n\n`,
+      `id: a.1\ndata: ${JSON.stringify(ping)}\n\n`,
+    );
+    expect(messages).toEqual([ping]);
+    expect(position).toEqual({ lastEventId: 'a.1', retryMs: 5000 });
+  });
+
+  it('keeps the id of a priming event the stream then closes after', async () => {
+    const { messages, position } = await read('id: p.0\nretry: 200\ndata:\n\n');
+    expect(messages).toEqual([]);
+    expect(position).toEqual({ lastEventId: 'p.0', retryMs: 200 });
+  });
+
+  it('skips a priming event replayed as `{}`, as SDK event stores do when resuming', async () => {
+    const { messages, position } = await read(
+      `id: s_1_b\ndata: {}\n\n`,
+      `id: s_1_c\ndata: ${JSON.stringify(ping)}\n\n`,
+    );
+    expect(messages).toEqual([ping]);
+    expect(position).toEqual({ lastEventId: 's_1_c' });
+  });
+
+  it('reads CR, LF and CRLF line ends, comments, and data split across lines and chunks', async () => {
+    const json = JSON.stringify(answer);
+    const { messages } = await read(
+      ': keepalive\r\n\r\n',
+      `event: message\rdata: ${json}\r\r`,
+      `data: ${json.slice(0, 10)}`,
+      `${json.slice(10)}\r\n\r\n`,
+      `data: {"jsonrpc":"2.0",\ndata: "method":"notifications/initialized"}\n\n`,
+    );
+    expect(messages).toEqual([
+      answer,
+      answer,
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+    ]);
+  });
+
+  it('strips a byte order mark, even split across chunks', async () => {
+    const bytes = new TextEncoder().encode(`\uFEFFdata: ${JSON.stringify(ping)}\n\n`);
+    const { messages } = await read(bytes.slice(0, 2), bytes.slice(2));
+    expect(messages).toEqual([ping]);
+  });
+
+  it('ignores events of other types', async () => {
+    const { messages } = await read(`event: endpoint\ndata: /messages\n\n`);
+    expect(messages).toEqual([]);
+  });
+
+  it('stops where the handler says, with the stream position', async () => {
+    const position = await readEventStream(
+      chunks(
+        `id: 1\ndata: ${JSON.stringify(answer)}\n\n`,
+        `id: 2\ndata: ${JSON.stringify(ping)}\n\n`,
+      ),
+      () => true,
+      limits,
+    );
+    expect(position.lastEventId).toBe('1');
+  });
+
+  it('refuses invalid JSON and what is not a JSON-RPC message', async () => {
+    await expect(read('data: {not json\n\n')).rejects.toMatchObject({
+      kind: 'protocol',
+      message: expect.stringContaining('invalid JSON') as unknown,
+    });
+    await expect(read('data: [1,2]\n\n')).rejects.toBeInstanceOf(UpstreamFailure);
+    await expect(read('data: {"id":1}\n\n')).rejects.toBeInstanceOf(UpstreamFailure);
+  });
+
+  it('refuses an event larger than a message may be, naming the limit', async () => {
+    const huge = `data: "${'x'.repeat(limits.maxBytes)}`;
+    await expect(read(huge, '"\n\n')).rejects.toMatchObject({
+      kind: 'protocol',
+      message: expect.stringContaining('UPSTREAM_MESSAGE_LIMIT_BYTES') as unknown,
+    });
+  });
+
+  it('refuses a message nested deeper than JSON_MAX_DEPTH, however deep', async () => {
+    const deep = `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":${nested(50_000)}}}`;
+    await expect(read(`data: ${deep}\n\n`)).rejects.toMatchObject({
+      kind: 'protocol',
+      message:
+        'the upstream sent a message nested more than 16 levels deep, past the limit (JSON_MAX_DEPTH)',
+    });
+  });
+});
+
+describe('readJsonBody', () => {
+  it('reads a message, and says what is wrong with anything else', async () => {
+    expect(await readJsonBody(chunks(JSON.stringify(answer)), limits)).toEqual(answer);
+    expect(await readJsonBody(chunks('<html>'), limits)).toBeInstanceOf(UpstreamFailure);
+  });
+
+  it('refuses a body larger than the limit, counted in bytes', async () => {
+    const body = `{"jsonrpc":"2.0","id":1,"result":{"text":"${'é'.repeat(limits.maxBytes / 2)}"}}`;
+    expect(body.length).toBeLessThan(limits.maxBytes);
+    expect(await readJsonBody(chunks(body), limits)).toMatchObject({
+      kind: 'protocol',
+      message: `the upstream sent a message larger than ${limits.maxBytes} bytes, past the limit (UPSTREAM_MESSAGE_LIMIT_BYTES)`,
+    });
+  });
+
+  it('keeps the rest of a list whose one entry is nested too deep, cut to its name', async () => {
+    const tool = (name: string, schema: string) =>
+      `{"name":"${name}","inputSchema":{"type":"object","properties":{"x":${schema}}}}`;
+    const body = `{"jsonrpc":"2.0","id":1,"result":{"tools":[${tool('fine', '{}')},${tool('deep', nested(3000))}]}}`;
+    const message = await readJsonBody(chunks(body), limits);
+    const tools = (message as unknown as { result: { tools: unknown[] } }).result.tools;
+    expect(JSON.parse(JSON.stringify(tools))).toEqual([
+      { name: 'fine', inputSchema: { type: 'object', properties: { x: {} } } },
+      { name: 'deep' },
+    ]);
+    expect(refusalOf(tools[0])).toBeNull();
+    expect(refusalOf(tools[1])).toBe(
+      'the definition is nested more than 13 levels deep, past the limit (JSON_MAX_DEPTH 16, counted from its message)',
+    );
+  });
+});

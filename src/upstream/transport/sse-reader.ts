@@ -1,0 +1,115 @@
+import { type Readable } from 'node:stream';
+import { type JSONRPCMessage } from '@modelcontextprotocol/client';
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { readChunks } from '../../common/read-chunks';
+import { boundMessage, type MessageLimits } from './message-bounds';
+import { UpstreamFailure } from '../upstream-error';
+
+/** Where a read stream stopped, for resuming it with `Last-Event-ID` after `retryMs`. */
+export interface StreamPosition {
+  lastEventId?: string;
+  retryMs?: number;
+}
+
+/**
+ * Reads a `text/event-stream` body as the HTML spec parses it (BOM, CR/LF/CRLF, comments, `id`,
+ * `retry`, events with empty data, which prime a stream for resumption and carry no message).
+ * Each JSON-RPC message goes to `onMessage`; returning true from it stops the read. Resolves with
+ * the stream's position when the body ends or the read stops. An event past the limits fails it.
+ */
+export async function readEventStream(
+  body: Readable,
+  onMessage: (message: JSONRPCMessage) => boolean,
+  limits: MessageLimits,
+  position: StreamPosition = {},
+): Promise<StreamPosition> {
+  const decoder = new TextDecoder();
+  const state: { stop: boolean; failure: UpstreamFailure | null } = { stop: false, failure: null };
+  const parser = createParser({
+    maxBufferSize: limits.maxBytes,
+    onEvent: (event) => {
+      if (state.stop || state.failure) return;
+      if (event.id !== undefined) position.lastEventId = event.id;
+      const message = messageOf(event, limits.maxDepth);
+      if (message instanceof UpstreamFailure) state.failure = message;
+      else if (message) state.stop = onMessage(message);
+    },
+    onRetry: (ms) => (position.retryMs = ms),
+    onError: (error) => {
+      if (error.type === 'max-buffer-size-exceeded')
+        state.failure = new UpstreamFailure(
+          'protocol',
+          `the upstream sent an event larger than ${limits.maxBytes} bytes, past the limit (UPSTREAM_MESSAGE_LIMIT_BYTES)`,
+        );
+    },
+  });
+  const stopped = await readChunks(body, (chunk) => {
+    parser.feed(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
+    return state.failure !== null || state.stop;
+  });
+  if (!stopped) parser.feed(decoder.decode());
+  if (state.failure) throw state.failure;
+  return position;
+}
+
+/**
+ * The event's message; null for one that carries none: priming (empty data), another event type,
+ * or `{}`, which is how the SDK's event stores keep a priming event and may replay it on resumption.
+ */
+function messageOf(
+  event: EventSourceMessage,
+  maxDepth: number,
+): JSONRPCMessage | UpstreamFailure | null {
+  if (event.data === '' || (event.event !== undefined && event.event !== 'message')) return null;
+  if (event.data.trim() === '{}') return null;
+  return parseMessage(event.data, maxDepth);
+}
+
+/**
+ * A JSON-RPC message from upstream text, bounded in depth (see boundMessage), or the failure that
+ * says what was wrong with it.
+ */
+export function parseMessage(text: string, maxDepth: number): JSONRPCMessage | UpstreamFailure {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return new UpstreamFailure(
+      'protocol',
+      `the upstream sent invalid JSON (${(error as Error).message})`,
+    );
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return new UpstreamFailure(
+      'protocol',
+      'the upstream sent something other than a JSON-RPC message',
+    );
+  const message = value as Record<string, unknown>;
+  if (message.jsonrpc !== '2.0')
+    return new UpstreamFailure('protocol', 'the upstream sent a message without jsonrpc "2.0"');
+  return boundMessage(message as JSONRPCMessage, maxDepth);
+}
+
+/** A JSON body, read to at most the limit's bytes. */
+export async function readJsonBody(
+  body: Readable,
+  limits: MessageLimits,
+): Promise<JSONRPCMessage | UpstreamFailure> {
+  const decoder = new TextDecoder();
+  let text = '';
+  let bytes = 0;
+  const tooLarge = await readChunks(body, (chunk) => {
+    bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
+    if (bytes > limits.maxBytes) return true;
+    text += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
+    return false;
+  });
+  if (tooLarge) {
+    body.destroy();
+    return new UpstreamFailure(
+      'protocol',
+      `the upstream sent a message larger than ${limits.maxBytes} bytes, past the limit (UPSTREAM_MESSAGE_LIMIT_BYTES)`,
+    );
+  }
+  return parseMessage(text + decoder.decode(), limits.maxDepth);
+}
