@@ -19,7 +19,7 @@ import { ApprovalsModule } from '../approvals/approvals.module';
 import { PoliciesModule } from '../policies/policies.module';
 import { ToolSearchService } from './search/tool-search.service';
 import { ModernEndpoint } from './http/modern.endpoint';
-import { SharedUpstreams } from './core/shared-upstreams';
+import { ResourceWatch } from './listen/resource-watch';
 import { SessionRegistry } from './sessions/session-registry.service';
 import { SessionRequests } from './sessions/session-requests';
 import { SessionStore } from './sessions/session.store';
@@ -55,7 +55,7 @@ import { ModernPromotions } from './search/modern-promotions';
   providers: [
     StreamableHttpEndpoint,
     ModernEndpoint,
-    SharedUpstreams,
+    ResourceWatch,
     SessionRequests,
     McpHttpHandler,
     LegacySseEndpoint,

@@ -3,13 +3,12 @@ import { type CallToolResult } from '@modelcontextprotocol/server';
 import { DataSource } from 'typeorm';
 import { type TeamScope } from '../auth/team-scope';
 import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';
-import { UpstreamConnector } from '../upstream/upstream-connector.service';
+import { sharedAffinity, UpstreamClient } from '../upstream/upstream-client';
 import {
   UpstreamAuthorizationRequired,
   upstreamFailure,
   UpstreamRefused,
 } from '../upstream/upstream-error';
-import { UpstreamTargets } from '../upstream/upstream-targets.service';
 import { ToolNameQuery } from './tool-name.query';
 import { Tool } from './tool.entity';
 import { ToolErrorCode, ToolException } from './tool.exception';
@@ -22,15 +21,15 @@ import { RateLimitErrorCode, RateLimitException } from '../rate-limits/rate-limi
 import { type LimitRule, RateLimiter } from '../rate-limits/rate-limiter.service';
 
 /**
- * Calls a stored tool on its own upstream under its original name, over a short-lived session.
+ * Calls a stored tool on its own upstream under its original name, over the upstream client's
+ * shared connections.
  * The result is the upstream's, `isError` included: a tool that fails is still an answer.
  */
 @Injectable()
 export class ToolInvoker {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly connector: UpstreamConnector,
-    private readonly targets: UpstreamTargets,
+    private readonly client: UpstreamClient,
     private readonly names: ToolNameQuery,
     private readonly policies: ScopePolicies,
     private readonly limiter: RateLimiter,
@@ -123,21 +122,16 @@ export class ToolInvoker {
       );
     if (principal !== null) await this.limit(principal, toolId);
     try {
-      const connection = await this.connector.open(this.targets.targetOf(gateway), {
-        listen: false,
-        // A per-user OAuth upstream is called with the invoking user's own token.
-        actingFor: { userId: principal?.userId ?? null },
-      });
-      try {
-        return await connection.request<CallToolResult>('tools/call', {
+      // A per-user OAuth upstream is called with the invoking user's own token.
+      const affinity = sharedAffinity({}, { userId: principal?.userId ?? null });
+      return await this.client.call(gateway.id, affinity, (connection) =>
+        connection.request<CallToolResult>('tools/call', {
           name: tool.originalName,
           arguments: args,
-        });
-      } finally {
-        await connection.close();
-      }
+        }),
+      );
     } catch (error) {
-      const failure = upstreamFailure(error, this.connector.timeoutMs);
+      const failure = upstreamFailure(error, this.client.timeoutMs);
       // Portico's own failure is not the upstream's: a logged 500, not a 502 that blames it.
       if (failure.kind === 'internal') throw error;
       const connect =

@@ -3,6 +3,7 @@ import { GatewayRecords, GatewayRowRecords } from './gateway-records';
 import { UpstreamOAuth } from './oauth/upstream-oauth.service';
 import { DatabaseOAuthStore, UpstreamOAuthStore } from './oauth/upstream-oauth.store';
 import { StdioSupervisor } from './transport/stdio/stdio-supervisor.service';
+import { UpstreamClient } from './upstream-client';
 import { UpstreamConnector } from './upstream-connector.service';
 import { UpstreamEras } from './eras/upstream-eras.service';
 import { UpstreamAdmissions } from './resilience/upstream-admissions.service';
@@ -14,6 +15,7 @@ import { UpstreamTargets } from './upstream-targets.service';
   providers: [
     { provide: GatewayRecords, useClass: GatewayRowRecords },
     { provide: UpstreamOAuthStore, useClass: DatabaseOAuthStore },
+    UpstreamClient,
     UpstreamConnector,
     UpstreamPools,
     UpstreamTargets,
@@ -23,6 +25,7 @@ import { UpstreamTargets } from './upstream-targets.service';
     UpstreamEras,
   ],
   exports: [
+    UpstreamClient,
     UpstreamConnector,
     UpstreamTargets,
     UpstreamOAuth,

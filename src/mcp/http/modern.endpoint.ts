@@ -18,7 +18,9 @@ import { StreamQuota } from '../streams/stream-quota';
 import { cacheHint, isCacheable, readHint } from './cache-hints';
 import { ModernExchange } from './modern-exchange';
 import { checkModernRequest, checkParamHeaders, envelopeOf } from './modern-request';
-import { SharedUpstreams } from '../core/shared-upstreams';
+import { sharedAffinity, UpstreamClient } from '../../upstream/upstream-client';
+import { upstreamCalls } from '../core/upstream-calls';
+import { ResourceWatch } from '../listen/resource-watch';
 import { ParkedCalls } from '../core/parked-calls';
 import { isInputRequired } from '../core/input-rounds';
 import { ListenHub, type OpenListen, SUBSCRIPTION_ID } from '../listen/listen-hub';
@@ -51,7 +53,8 @@ export class ModernEndpoint {
   constructor(
     private readonly router: McpRouter,
     private readonly directories: Directories,
-    private readonly upstreams: SharedUpstreams,
+    private readonly client: UpstreamClient,
+    private readonly watch: ResourceWatch,
     private readonly quota: StreamQuota,
     private readonly hub: ListenHub,
     private readonly parked: ParkedCalls,
@@ -112,7 +115,10 @@ export class ModernEndpoint {
       owner: { kind: 'principal', scope, subject: principal.subject },
       sessionId: null,
       signal: parking?.signal ?? exchange.signal,
-      upstreams: this.upstreams.for(principal, envelope.clientCapabilities),
+      upstreams: upstreamCalls(
+        this.client,
+        sharedAffinity(envelope.clientCapabilities, { userId: principal.userId }),
+      ),
       notify: (notification) =>
         parking ? parking.notify(notification) : waiter.notify(notification),
       ask: (asked) =>
@@ -223,7 +229,7 @@ export class ModernEndpoint {
       uris.map(async (uri) => {
         try {
           const target = this.resources.target(directory, uri);
-          const stop = await this.upstreams.follow(target, principal, target.upstreamUri, {
+          const stop = await this.watch.follow(target, principal, target.upstreamUri, {
             updated: () => tell.updated(uri),
             lost: () => tell.lost(),
           });

@@ -31,9 +31,9 @@ export interface UpstreamRef {
 }
 
 /**
- * The upstreams one request may use. A 2025 session has its own upstream sessions
- * (SessionUpstreams); a 2026-07-28 request, which has no session, uses the replica's shared pool
- * (SharedUpstreams). What the upstream exchange threw comes out as the client's JSON-RPC error.
+ * The upstreams one request may use, through the upstream client: a 2025 session's own
+ * connections, or for a request without a session the shared ones (see Affinity). What the
+ * upstream exchange threw comes out as the client's JSON-RPC error.
  */
 export interface UpstreamCalls {
   call<T>(ref: UpstreamRef, work: (connection: UpstreamConnection) => Promise<T>): Promise<T>;

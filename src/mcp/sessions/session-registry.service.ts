@@ -2,11 +2,10 @@ import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@ne
 import { EventBus, isResync, type PorticoEvent } from '../../events/event-bus';
 import { ReplicaId } from '../../events/replica-id';
 import { Metrics } from '../../health/metrics';
-import { UpstreamConnector } from '../../upstream/upstream-connector.service';
-import { UpstreamTargets } from '../../upstream/upstream-targets.service';
+import { UpstreamClient } from '../../upstream/upstream-client';
+import { relayedCapabilities } from '../../upstream/upstream-connection';
 import { busRelay } from './bus-relay';
 import { SessionRuntime } from './session-runtime';
-import { SessionUpstreams } from './session-upstreams';
 import { type SessionState, SessionStore } from './session.store';
 import { StreamEvents } from './stream-events.store';
 
@@ -36,8 +35,7 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
     private readonly replica: ReplicaId,
     private readonly store: SessionStore,
     private readonly events: StreamEvents,
-    private readonly connector: UpstreamConnector,
-    private readonly targets: UpstreamTargets,
+    private readonly client: UpstreamClient,
     private readonly bus: EventBus,
     private readonly metrics: Metrics,
   ) {}
@@ -108,21 +106,25 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
       replicaId: this.replica.value,
       relay: busRelay(this.bus, session.id, this.logger),
       events: this.events,
-      upstreams: (runtime) =>
-        new SessionUpstreams(
-          () => runtime.session.initializeParams?.capabilities ?? {},
-          this.connector,
-          this.targets,
-          { userId: session.userId },
-          (gatewayId) => ({
-            notification: (notification) => {
-              if (notification.method === 'notifications/resources/updated')
-                runtime.resourceUpdated(gatewayId, notification.params ?? {});
-              else if (!PORTICO_OWNS.has(notification.method)) runtime.toClient(notification);
-            },
-            request: (request) => runtime.ask(request),
-          }),
-        ),
+      client: this.client,
+      affinity: (runtime) => ({
+        key: `session:${session.id}`,
+        shared: false,
+        // Read as each connection opens: the older transport learns them late.
+        get capabilities() {
+          return relayedCapabilities(runtime.session.initializeParams?.capabilities ?? {});
+        },
+        actingFor: { userId: session.userId },
+        listener: (gatewayId) => ({
+          notification: (notification) => {
+            if (notification.method === 'notifications/resources/updated')
+              runtime.resourceUpdated(gatewayId, notification.params ?? {});
+            else if (!PORTICO_OWNS.has(notification.method)) runtime.toClient(notification);
+          },
+          request: (request) => runtime.ask(request),
+        }),
+        logLevel: () => runtime.session.logLevel,
+      }),
     });
   }
 
@@ -141,8 +143,8 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
         this.runtimes.get(event.sessionId)?.receiveRelayed(event.message);
         return;
       case 'catalog.changed':
-        if (isResync(event)) await this.resync();
-        else await this.refreshUpstreams(event.gatewayIds);
+        // The upstream client retires connections whose gateway changed; see UpstreamClient.
+        if (isResync(event)) await this.reload([...this.runtimes.keys()]);
         return;
       case 'servers.changed':
         // Answered once the directories have dropped what they held: see ListChanges.
@@ -183,17 +185,6 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
       );
   }
 
-  /**
-   * The bus may have lost events: sessions ended, levels set, gateways and servers changed. Each
-   * local runtime is checked against the database. (The directories drop their cache on the same
-   * event, whereupon ListChanges tells clients what changed and ends sessions of servers gone.)
-   */
-  private async resync(): Promise<void> {
-    await this.reload([...this.runtimes.keys()]);
-    const gateways = [...this.runtimes.values()].flatMap((runtime) => runtime.upstreams.gatewayIds);
-    await this.refreshUpstreams([...new Set(gateways)]);
-  }
-
   /** Applies the stored state of local sessions; closes those that ended. */
   private async reload(sessionIds: readonly string[]): Promise<void> {
     const local = sessionIds.filter((id) => this.runtimes.has(id));
@@ -209,20 +200,9 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
       }
       const levelChanged = runtime.session.logLevel !== state.logLevel;
       Object.assign(runtime.session, state);
-      if (levelChanged) await runtime.upstreams.setLogLevel(state.logLevel);
+      if (levelChanged) await runtime.setUpstreamLogLevel(state.logLevel);
       await runtime.reconcileSubscriptions();
     }
-  }
-
-  /** Gateways changed: upstream sessions whose endpoint changed or went away are retired. */
-  private async refreshUpstreams(gatewayIds: readonly string[]): Promise<void> {
-    if (this.runtimes.size === 0 || gatewayIds.length === 0) return;
-    const targets = new Map(
-      await Promise.all(gatewayIds.map(async (id) => [id, await this.targets.find(id)] as const)),
-    );
-    await Promise.all(
-      [...this.runtimes.values()].map((runtime) => runtime.upstreams.refresh(targets)),
-    );
   }
 
   /** Closes runtimes idle for IDLE_EVICT_MS; never rejects, one that fails to close is logged. */

@@ -46,7 +46,7 @@ export class SessionRequests {
   /** A client notification about the session; cancellations are the transport's. */
   async notify(runtime: SessionRuntime, notification: JSONRPCNotification): Promise<void> {
     if (notification.method === 'notifications/roots/list_changed')
-      await runtime.upstreams.notifyAll(notification);
+      await runtime.notifyUpstreams(notification);
   }
 
   private async own(
@@ -85,7 +85,7 @@ export class SessionRequests {
     if (!isLoggingLevel(level)) throw invalidParams('logging/setLevel needs a valid level');
     await this.store.update(runtime.id, { logLevel: level });
     runtime.session.logLevel = level;
-    await runtime.upstreams.setLogLevel(level);
+    await runtime.setUpstreamLogLevel(level);
     return {};
   }
 

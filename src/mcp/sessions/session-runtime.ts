@@ -1,5 +1,6 @@
 import {
   type JSONRPCMessage,
+  type JSONRPCNotification,
   type JSONRPCRequest,
   type JSONRPCResponse,
   type LoggingLevel,
@@ -22,7 +23,8 @@ import {
   type StreamSink,
 } from './client-stream';
 import { type SessionState } from './session.store';
-import { type SessionUpstreams } from './session-upstreams';
+import { type Affinity, type UpstreamClient } from '../../upstream/upstream-client';
+import { upstreamCalls } from '../core/upstream-calls';
 import { type Resumption, SESSION_STREAM, type StreamEvents } from './stream-events.store';
 import { OutgoingStream } from './outgoing-stream';
 
@@ -38,7 +40,9 @@ export interface RuntimeParts {
   replicaId: string;
   relay: SessionRelay;
   events: StreamEvents;
-  upstreams: (runtime: SessionRuntime) => SessionUpstreams;
+  client: UpstreamClient;
+  /** The session's own upstream connections. */
+  affinity: (runtime: SessionRuntime) => Affinity;
 }
 
 interface Served {
@@ -53,7 +57,8 @@ interface Served {
  */
 export class SessionRuntime implements StreamSink {
   readonly scope: McpScope;
-  readonly upstreams: SessionUpstreams;
+  /** The session's own upstream connections, never shared with another session. */
+  readonly affinity: Affinity;
   lastUsed = Date.now();
   /** Per list: the version this session last saw. */
   readonly seen = new Map<ListKind, string>();
@@ -72,7 +77,7 @@ export class SessionRuntime implements StreamSink {
   ) {
     this.scope = scopeOf(session.serverId);
     this.asked = new ClientRequests(parts.replicaId);
-    this.upstreams = parts.upstreams(this);
+    this.affinity = parts.affinity(this);
   }
 
   get id(): string {
@@ -181,6 +186,27 @@ export class SessionRuntime implements StreamSink {
       this.parts.relay.fromClient(response);
   }
 
+  /** The session's upstream calls, as a request of its own makes them. */
+  get upstreams(): ReturnType<typeof upstreamCalls> {
+    return upstreamCalls(this.parts.client, this.affinity);
+  }
+
+  /** The client's level, asked of every upstream; one that does not take it fails nothing. */
+  async setUpstreamLogLevel(level: LoggingLevel | null): Promise<void> {
+    if (!level) return;
+    await this.parts.client.each(this.affinity, async (connection) => {
+      if (connection.serverCapabilities.logging)
+        await connection.request('logging/setLevel', { level });
+    });
+  }
+
+  /** A client notification every upstream of the session hears (its roots changed). */
+  async notifyUpstreams(notification: JSONRPCNotification): Promise<void> {
+    await this.parts.client.each(this.affinity, (connection) =>
+      connection.notify(notification.method, notification.params),
+    );
+  }
+
   /** Records a subscription made (or ended, with null) upstream on this replica. */
   subscribedHere(uri: string, target: ResourceTarget | null): void {
     if (target) this.subscriptions.set(uri, target);
@@ -211,8 +237,8 @@ export class SessionRuntime implements StreamSink {
     for (const [uri, target] of [...this.subscriptions]) {
       if (this.session.subscriptions.includes(uri)) continue;
       this.subscriptions.delete(uri);
-      await this.upstreams
-        .with(target.gatewayId, (connection) =>
+      await this.parts.client
+        .call(target.gatewayId, this.affinity, (connection) =>
           connection.request('resources/unsubscribe', { uri: target.upstreamUri }),
         )
         .catch(() => undefined);
@@ -308,7 +334,7 @@ export class SessionRuntime implements StreamSink {
     }
     this.asked.close();
     this.endStreams();
-    await this.upstreams.close();
+    await this.parts.client.release(this.affinity);
   }
 
   /**
