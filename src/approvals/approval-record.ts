@@ -18,8 +18,8 @@ export interface ApprovalRecord {
    * - `remembered`: an earlier yes, still valid, let the call through without asking;
    * - `unavailable`: the client cannot be asked, so the call was refused;
    * - `unanswered`: no answer came (the client did not reply in time, or went away);
-   * - `carried`: the person said yes earlier in this same call, before an input round of the
-   *   upstream's own, under the same policies;
+   * (an `approved` yes holds for the rest of the call, through the upstream's own input rounds,
+   * and is noted once, when the call ends, with when it was given)
    * - `overruled`: the person said yes, but a policy saved while they were asked denies the call,
    *   which did not go upstream (`overruledBy`).
    */
@@ -30,7 +30,6 @@ export interface ApprovalRecord {
     | 'remembered'
     | 'unavailable'
     | 'unanswered'
-    | 'carried'
     | 'overruled';
   by: string;
   at: string;

@@ -1,11 +1,10 @@
 import { Module } from '@nestjs/common';
 import { ApprovalsController } from './approvals.controller';
 import { RememberedApprovals } from './remembered-approvals';
-import { ToolApprovals } from './tool-approvals';
 
 @Module({
   controllers: [ApprovalsController],
-  providers: [RememberedApprovals, ToolApprovals],
-  exports: [ToolApprovals],
+  providers: [RememberedApprovals],
+  exports: [RememberedApprovals],
 })
 export class ApprovalsModule {}

@@ -12,9 +12,10 @@ import { headerParamsOf } from '../upstream/modern/mcp-param-headers';
 import { SHARED_OWNER } from '../upstream/oauth/upstream-oauth-token.entity';
 import { type OAuthUpstream } from '../upstream/oauth/upstream-oauth.service';
 import { MODERN_PROTOCOL_VERSIONS } from '../upstream/eras/protocol-era';
+import { answeringRounds } from '../upstream/input-rounds';
 import { StandaloneUpstreams } from '../upstream/standalone-upstreams';
 import {
-  type RequestRoute,
+  type RequestSink,
   type UpstreamAsk,
   type UpstreamConnection,
 } from '../upstream/upstream-connection';
@@ -197,17 +198,16 @@ class Check {
       for (const uri of this.plan.reads)
         report.reads.push(
           await this.step(`read ${uri}`, uri, () =>
-            connection.request('resources/read', { uri }, { route: this.route }),
+            this.exchange(connection, 'resources/read', { uri }),
           ),
         );
       for (const prompt of this.plan.prompts)
         report.promptsGot.push(
           await this.step(`get prompt ${prompt.name}`, prompt.name, () =>
-            connection.request(
-              'prompts/get',
-              { name: prompt.name, ...(prompt.arguments ? { arguments: prompt.arguments } : {}) },
-              { route: this.route },
-            ),
+            this.exchange(connection, 'prompts/get', {
+              name: prompt.name,
+              ...(prompt.arguments ? { arguments: prompt.arguments } : {}),
+            }),
           ),
         );
       report.authorizations = this.authorizations;
@@ -218,24 +218,36 @@ class Check {
   }
 
   /** Where the upstream's messages during a request go: notes, and answers to what it asks. */
-  private readonly route: RequestRoute = {
-    // The command is the only caller: every message of the upstream is its own.
-    caller: this,
+  private readonly sink: RequestSink = {
     notify: (notification) => this.hooks.note(`upstream: ${notification.method}`),
     ask: (ask) => this.answer(ask),
   };
 
-  /**
-   * One tool call, to its end. The upstream's questions come to `answer` as they would reach a
-   * 2025 client through the gateway: elicitations on a 2025 session's streams, and each
-   * `input_required` round of a 2026-07-28 upstream, which the connection answers and retries with
-   * the upstream's state.
-   */
+  /** One tool call, to its end. */
   private callTool(connection: UpstreamConnection, call: ToolCall): Promise<Result> {
-    return connection.request(
-      'tools/call',
-      { name: call.name, arguments: call.arguments ?? {} },
-      { route: this.route },
+    return this.exchange(connection, 'tools/call', {
+      name: call.name,
+      arguments: call.arguments ?? {},
+    });
+  }
+
+  /**
+   * One request, to its end. The upstream's questions come to `answer` as they would reach a
+   * 2025 client through the gateway: elicitations on a 2025 session's streams, and each
+   * `input_required` round of a 2026-07-28 upstream, answered and retried with its state.
+   */
+  private exchange(
+    connection: UpstreamConnection,
+    method: string,
+    params: Record<string, unknown>,
+  ): Promise<Result> {
+    return answeringRounds(
+      (answers) =>
+        connection.request(method, answers ? { ...params, ...answers } : params, {
+          sink: this.sink,
+          allowInputRequired: true,
+        }),
+      (ask) => this.answer(ask),
     );
   }
 

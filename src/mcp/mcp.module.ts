@@ -9,7 +9,7 @@ import { McpApps } from './apps/mcp-apps.service';
 import { PrefabRenderer } from './apps/prefab/prefab-renderer.service';
 import { Directories } from './directory/directories.service';
 import { ListChanges } from './listen/list-changes.service';
-import { McpRouter } from './core/mcp-router';
+import { Dispatcher } from './core/dispatcher';
 import { PromptCalls } from './core/prompt-calls';
 import { ResourceCalls } from './core/resource-calls';
 import { ToolCalls } from './core/tool-calls';
@@ -29,16 +29,17 @@ import { LegacySseController } from './sessions/legacy-sse.controller';
 import { McpHttpHandler } from './http/mcp-http.handler';
 import { StreamableHttpEndpoint } from './sessions/session.endpoint';
 import { StreamQuota } from './streams/stream-quota';
-import { InputRounds } from './core/input-rounds';
-import { ParkedCalls } from './core/parked-calls';
+import { ApprovalStep } from './core/approval-step';
+import { Continuation } from './core/continuation';
+import { UpstreamCalls } from './core/upstream-calls';
 import { REQUEST_STATE_SEALER } from './core/request-state-sealer.provider';
 import { LISTEN_HUB } from './listen/listen-hub.provider';
 import { ModernPromotions } from './search/modern-promotions';
 
 /**
- * The MCP endpoints, one way through: transport (receives and answers, both eras), then the 2025
- * session adapter (session/) or the stateless wire (modern/), then the core (calls/: one request,
- * an McpCall, whichever era it came in), and the upstream module (talks to upstreams).
+ * The MCP endpoints, one way through: the edge (http/: receives and answers, both eras, and the
+ * stateless 2026-07-28 wire), the 2025 session adapter (sessions/), then the core (core/: one
+ * request, an McpRequest, whichever era it came in), and the upstream module (talks to upstreams).
  */
 @Module({
   imports: [
@@ -63,7 +64,9 @@ import { ModernPromotions } from './search/modern-promotions';
     SessionStore,
     SessionRegistry,
     StreamEvents,
-    McpRouter,
+    Dispatcher,
+    UpstreamCalls,
+    ApprovalStep,
     ToolCalls,
     CallGuard,
     ResourceCalls,
@@ -75,8 +78,7 @@ import { ModernPromotions } from './search/modern-promotions';
     AppToolLookup,
     PrefabRenderer,
     REQUEST_STATE_SEALER,
-    InputRounds,
-    ParkedCalls,
+    Continuation,
     LISTEN_HUB,
     ModernPromotions,
   ],

@@ -1,10 +1,18 @@
 import { createHash } from 'node:crypto';
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { type ClientCapabilities, type LoggingLevel } from '@modelcontextprotocol/client';
+import {
+  type ClientCapabilities,
+  type LoggingLevel,
+  type Result,
+} from '@modelcontextprotocol/client';
 import { canonicalJson } from '../common/canonical-json';
 import { EventBus, isResync } from '../events/event-bus';
+import { ParkedCalls } from './sessions/parked-calls';
+import { SessionConnection } from './sessions/session-connection';
 import {
+  type CallerMeta,
   relayedCapabilities,
+  type RequestSink,
   type UpstreamConnection,
   type UpstreamListener,
 } from './upstream-connection';
@@ -104,6 +112,7 @@ export class UpstreamClient implements OnModuleInit, OnModuleDestroy {
     private readonly connector: UpstreamConnector,
     private readonly upstreamTargets: UpstreamTargets,
     private readonly bus: EventBus,
+    private readonly parked: ParkedCalls,
   ) {}
 
   onModuleInit(): void {
@@ -165,6 +174,36 @@ export class UpstreamClient implements OnModuleInit, OnModuleDestroy {
         link.inFlight--;
       }
     }
+  }
+
+  /**
+   * One request of a client that may take input rounds (tools/call, prompts/get, resources/read):
+   * a round the upstream asks is its result (a 2026-07-28 upstream's own; or a 2025 upstream's
+   * requests of a client that cannot be asked mid-call, the call parked here meanwhile), and the
+   * retry that answers it (its `requestState`) continues it, wherever the call is held. A client
+   * that can be asked (its sink's `ask`) is asked as the 2025 upstream asks. Throws as `call`.
+   */
+  request(
+    gatewayId: string,
+    affinity: Affinity,
+    method: string,
+    params: Record<string, unknown>,
+    options: { signal?: AbortSignal; sink: RequestSink; caller: CallerMeta },
+  ): Promise<Result> {
+    const state = params.requestState;
+    if (this.parked.owns(state))
+      return this.parked.resume(state, params.inputResponses, options.sink, options.signal);
+    const relayed = { ...options, allowInputRequired: true };
+    return this.call(gatewayId, affinity, (connection) =>
+      connection instanceof SessionConnection && !options.sink.ask
+        ? this.parked.run(
+            (sink, signal) => connection.request(method, params, { ...relayed, sink, signal }),
+            options.sink,
+            options.signal,
+            options.caller.capabilities ?? affinity.capabilities,
+          )
+        : connection.request(method, params, relayed),
+    );
   }
 
   /** Runs `work` on each open connection of the affinity; one that fails fails nothing else. */

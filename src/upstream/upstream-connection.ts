@@ -17,17 +17,24 @@ export interface UpstreamAsk {
   params?: Record<string, unknown>;
 }
 
-/** Where the messages an upstream sends during one request go: the downstream call that made it. */
-export interface RequestRoute {
-  /**
-   * Who the request is for, compared by identity: a 2025 session's id, or the one 2026-07-28
-   * call. An upstream message that names no request goes to its caller only when every request
-   * in flight on the connection is that caller's: one client's answer never reaches another's call.
-   */
-  caller: unknown;
+/**
+ * Where the messages an upstream sends during one request go: the caller that made it. Tied to
+ * the request by the wire (its own stream) or by its progress token, never by guessing.
+ */
+export interface RequestSink {
   notify(notification: JSONRPCNotification): void;
-  /** The downstream client's answer; the request's timeout does not run while it is awaited. */
-  ask(request: UpstreamAsk): Promise<Result>;
+  /**
+   * An upstream's request of the client during this request (a 2025 upstream's elicitation,
+   * sampling, roots); absent: such a request is refused. Its timeout does not run while it is
+   * awaited.
+   */
+  ask?(request: UpstreamAsk): Promise<Result>;
+}
+
+/** What a request says of the client it is made for, which a 2026-07-28 upstream hears of. */
+export interface CallerMeta {
+  capabilities?: ClientCapabilities;
+  logLevel?: string | null;
 }
 
 /** Where messages outside any request go. */
@@ -57,13 +64,15 @@ export interface ConnectOptions {
 export interface RequestOptions {
   /** The caller giving up: the request is cancelled upstream. */
   signal?: AbortSignal;
-  route?: RequestRoute;
+  sink?: RequestSink;
+  /** Stated in a 2026-07-28 request's envelope for this request, over the connection's own. */
+  caller?: CallerMeta;
   /** Without it the request never times out (left to `signal`), for requests a person answers. */
   timeoutMs?: number;
   /**
-   * A 2026-07-28 upstream may answer `resultType: "input_required"`: a caller that relays such
-   * rounds (a modern downstream) gets the result unchanged; any other caller gets a JSON-RPC
-   * error that says the input cannot be relayed.
+   * A 2026-07-28 upstream may answer `resultType: "input_required"`: a caller that answers such
+   * rounds gets the result unchanged; any other caller gets a JSON-RPC error that says the input
+   * cannot be relayed.
    */
   allowInputRequired?: boolean;
 }
@@ -127,17 +136,18 @@ export function relayedCapabilities({
   };
 }
 
+/** The reserved `_meta` keys of the 2026-07-28 envelope: Portico states its own upstream. */
+const ENVELOPE_PREFIX = 'io.modelcontextprotocol/';
+
 /**
- * Of the requests in flight that have a route, the latest, when all of them are one caller's;
- * else none: an upstream message that names no request is given to nobody rather than to a
- * caller it may not be about.
+ * A request's `_meta` without the envelope a 2026-07-28 client stated to Portico (its version,
+ * capabilities, identity, log level): what passes on upstream is the rest (progress token, trace
+ * context). Null when nothing is left.
  */
-export function soleCaller<T extends { route?: RequestRoute }>(
-  inFlight: Iterable<T>,
-): T | undefined {
-  const routed = [...inFlight].filter((entry) => entry.route);
-  const latest = routed.at(-1);
-  return routed.every((entry) => entry.route!.caller === latest?.route!.caller)
-    ? latest
-    : undefined;
+export function passedMeta(meta: unknown): Record<string, unknown> | null {
+  if (meta === null || typeof meta !== 'object') return null;
+  let passed: Record<string, unknown> | null = null;
+  for (const [key, value] of Object.entries(meta))
+    if (!key.startsWith(ENVELOPE_PREFIX)) (passed ??= {})[key] = value;
+  return passed;
 }

@@ -3,6 +3,7 @@ import { GatewayRecords, GatewayRowRecords } from './gateway-records';
 import { UpstreamOAuth } from './oauth/upstream-oauth.service';
 import { DatabaseOAuthStore, UpstreamOAuthStore } from './oauth/upstream-oauth.store';
 import { StdioSupervisor } from './transport/stdio/stdio-supervisor.service';
+import { ParkedCalls } from './sessions/parked-calls';
 import { UpstreamClient } from './upstream-client';
 import { UpstreamConnector } from './upstream-connector.service';
 import { UpstreamEras } from './eras/upstream-eras.service';
@@ -16,6 +17,7 @@ import { UpstreamTargets } from './upstream-targets.service';
     { provide: GatewayRecords, useClass: GatewayRowRecords },
     { provide: UpstreamOAuthStore, useClass: DatabaseOAuthStore },
     UpstreamClient,
+    ParkedCalls,
     UpstreamConnector,
     UpstreamPools,
     UpstreamTargets,

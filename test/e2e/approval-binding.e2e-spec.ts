@@ -153,8 +153,9 @@ describe('Approvals bound to the call', () => {
       });
       expect(JSON.stringify(result.content)).toContain('Hello, Alice!');
       expect(asked).toEqual([expect.stringContaining("Policy 'ask-names'"), 'What is your name?']);
-      const entry = await lastApproval(t, 'rounds-test_input_required_result_elicitation', 2);
-      expect(entry.approval?.outcome).toBe('carried');
+      // The call is one entry, when it ends: approved, though its yes came a round earlier.
+      const entry = await lastApproval(t, 'rounds-test_input_required_result_elicitation', 1);
+      expect(entry.approval?.outcome).toBe('approved');
 
       // A retry that brings the round's state with other arguments is refused: the yes was for these.
       const first = await rawCall(t, 'again', {

@@ -40,7 +40,10 @@ export interface Approver {
    * earlier round of this call).
    */
   obtain(asked: ApprovalPolicy, version: string): Promise<boolean>;
-  /** The yes came, but a policy saved meanwhile denies the call: what the audit entry says. */
+  /**
+   * The call is denied, after all, though a person may have said yes to it (a policy saved while
+   * they were asked): what the audit entry says of their yes, if there was one.
+   */
   overruled(by: { id: string; name: string } | null): void;
 }
 
@@ -106,7 +109,10 @@ export class CallGuard {
     approver: Approver,
   ): Promise<Result> {
     const decision = guard.policy.empty ? null : this.decide(guard.policy, context, tool);
-    if (decision?.effect === 'deny') throw unknownTool(context.toolName);
+    if (decision?.effect === 'deny') {
+      approver.overruled(decision.policy);
+      throw unknownTool(context.toolName);
+    }
     if (guard.limits.length > 0) await this.limit(guard, context.principal, tool.id);
     if (decision?.effect === 'approve')
       await this.approved(guard.policy, decision, context, tool, approver);

@@ -6,10 +6,10 @@ import {
 } from '@modelcontextprotocol/server';
 import { AppConfig } from '../../config/app-config';
 import { invalidParams } from '../protocol/mcp-errors';
-import { type McpCall, type UpstreamRef, type Served } from '../protocol/mcp-call';
-import { upstreamParams } from './upstream-params';
+import { type McpRequest, type Served, type UpstreamRef } from '../protocol/mcp-request';
+import { Continuation } from './continuation';
 import { paginate } from './paginate';
-import { InputRounds } from './input-rounds';
+import { UpstreamCalls } from './upstream-calls';
 import { type ScopeDirectory } from '../directory/scope-directory';
 
 /** What `completion/complete` completes, as the client names it. */
@@ -22,22 +22,22 @@ const NO_COMPLETION: CompleteResult = { completion: { values: [], total: 0, hasM
 export class PromptCalls {
   constructor(
     private readonly config: AppConfig,
-    private readonly rounds: InputRounds,
+    private readonly continuation: Continuation,
+    private readonly upstream: UpstreamCalls,
   ) {}
 
-  list(call: McpCall, directory: ScopeDirectory, cursor?: string): ListPromptsResult {
+  list(directory: ScopeDirectory, cursor?: string): ListPromptsResult {
     const page = paginate(directory.prompts.definitions, cursor, this.config.mcpPageSize);
     if (!page) throw invalidParams('Invalid cursor');
-    call.sawList('prompts', directory.version('prompts'));
     return { prompts: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
   }
 
   async get(
-    call: McpCall,
+    request: McpRequest,
     directory: ScopeDirectory,
-    params: unknown,
     served: Served,
   ): Promise<GetPromptResult> {
+    const params = request.params;
     const { name, arguments: args } = (params ?? {}) as { name?: unknown; arguments?: unknown };
     if (typeof name !== 'string') throw invalidParams('prompts/get needs a prompt name');
     if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args)))
@@ -45,24 +45,24 @@ export class PromptCalls {
     const prompt = directory.prompts.byName.get(name);
     if (!prompt) throw invalidParams(`Unknown prompt: ${name}`);
     served.gateway = prompt.gatewaySlug;
-    const relayed = this.rounds.relay(
-      call,
+    const continued = this.continuation.open(
+      request,
       {
         gatewayId: prompt.gatewayId,
         method: 'prompts/get',
         target: prompt.originalName,
         arguments: args,
       },
-      { ...(params as Record<string, unknown>), name: prompt.originalName },
+      { ...params, name: prompt.originalName },
     );
-    const got = await call.upstreams.call(prompt, (connection) =>
-      connection.request<GetPromptResult>(
+    return continued.answer(
+      await this.upstream.request<GetPromptResult>(
+        request,
+        prompt,
         'prompts/get',
-        upstreamParams(call, connection, relayed.params),
-        { signal: call.signal, allowInputRequired: relayed.allowInputRequired },
+        continued.params,
       ),
     );
-    return relayed.answer(got);
   }
 
   /**
@@ -70,11 +70,11 @@ export class PromptCalls {
    * that offers no completions has none to give.
    */
   async complete(
-    call: McpCall,
+    request: McpRequest,
     directory: ScopeDirectory,
-    params: unknown,
     served: Served,
   ): Promise<CompleteResult> {
+    const params = request.params;
     const { ref } = (params ?? {}) as { ref?: CompletionRef };
     let owner: UpstreamRef;
     let upstreamRef: CompletionRef;
@@ -92,15 +92,16 @@ export class PromptCalls {
       throw invalidParams('completion/complete needs a ref/prompt or ref/resource');
     }
     served.gateway = owner.gatewaySlug;
-    return call.upstreams.call(owner, async (connection) =>
+    const { meta, signal } = request;
+    return this.upstream.call(request.affinity, owner, async (connection) =>
       connection.serverCapabilities.completions
         ? connection.request<CompleteResult>(
             'completion/complete',
-            upstreamParams(call, connection, {
-              ...(params as Record<string, unknown>),
-              ref: upstreamRef,
-            }),
-            { signal: call.signal },
+            { ...params, ref: upstreamRef },
+            {
+              signal,
+              caller: { capabilities: meta.clientCapabilities, logLevel: meta.logLevel },
+            },
           )
         : NO_COMPLETION,
     );

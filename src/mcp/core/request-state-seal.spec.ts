@@ -43,10 +43,25 @@ describe('RequestStateSealer', () => {
     );
   });
 
-  it('names a parked call with the same bindings', () => {
-    const content = { kind: 'parked' as const, replica: 'r-2', parkedId: 'p-9' };
+  it("carries Portico's own round and the approval given in a call, under the same bindings", () => {
+    const content = { kind: 'approval' as const, policy: 'p-9', name: 'ask', version: 'v-2' };
     const state = sealer().seal(binding, content);
     expect(sealer().unseal(state, binding)).toMatchObject({ ok: true, content });
+    const carried = {
+      kind: 'upstream' as const,
+      requestState: 'inner',
+      approved: { policy: 'p-9', version: 'v-2', at: '2026-11-28T12:00:00.000Z' },
+    };
+    expect(sealer().unseal(sealer().seal(binding, carried), binding)).toMatchObject({
+      ok: true,
+      content: carried,
+    });
+  });
+
+  it('names nothing else', () => {
+    const content = { kind: 'parked' as const, replica: 'r-2', parkedId: 'p-9' };
+    const state = sealer().seal(binding, content as never);
+    expect(sealer().unseal(state, binding)).toMatchObject({ ok: false, refusal: 'malformed' });
   });
 
   it('issues a new id for every round, so that two states are never alike', () => {

@@ -31,16 +31,19 @@ export interface RequestStateBinding {
 export interface ApprovalMark {
   policy: string;
   version: string;
+  /** When it was given (ISO time). */
+  at: string;
 }
 
 /**
- * What the state carries: the upstream's own state (with the call's approval, once given), a
- * handle on a call parked on a replica, or (after a URL elicitation, which the user completes out
- * of band) the word to run the call again.
+ * What the state carries: an upstream's round (its own state, when it has one, and the call's
+ * approval once given); Portico's own round asking a person to approve the call under a policy;
+ * or (after a URL elicitation, which the user completes out of band) the word to run the call
+ * again.
  */
 export type SealedContent =
   | { kind: 'upstream'; requestState?: string; approved?: ApprovalMark }
-  | { kind: 'parked'; replica: string; parkedId: string }
+  | { kind: 'approval'; policy: string; name: string; version: string }
   | { kind: 'rerun' };
 
 /** Why a state was refused; each is a -32602 INVALID_REQUEST_STATE to the client. */
@@ -95,8 +98,8 @@ const REASONS: Record<RequestStateRefusal, string> = {
 };
 
 /**
- * Portico's own `requestState` for a Multi Round-Trip Request relayed to a modern upstream (or
- * parked on a replica): `ps1.<base64url(JSON)>.<base64url(HMAC-SHA256)>`. Signed, not encrypted:
+ * Portico's own `requestState` for a Multi Round-Trip Request: an upstream's round relayed, or
+ * one of Portico's own: `ps1.<base64url(JSON)>.<base64url(HMAC-SHA256)>`. Signed, not encrypted:
  * what it carries is the client's own request and what the upstream would have handed the client
  * anyway. Stateless, so the retry may land on any replica that shares JWT_SECRET; the key is
  * derived from it, so rotating JWT_SECRET invalidates every state in flight.
@@ -207,11 +210,20 @@ function isContent(value: unknown): value is SealedContent {
       (c.approved === undefined || isMark(c.approved))
     );
   if (c.kind === 'rerun') return true;
-  return c.kind === 'parked' && typeof c.replica === 'string' && typeof c.parkedId === 'string';
+  return (
+    c.kind === 'approval' &&
+    typeof c.policy === 'string' &&
+    typeof c.name === 'string' &&
+    typeof c.version === 'string'
+  );
 }
 
 function isMark(value: unknown): value is ApprovalMark {
   if (typeof value !== 'object' || value === null) return false;
   const mark = value as Record<string, unknown>;
-  return typeof mark.policy === 'string' && typeof mark.version === 'string';
+  return (
+    typeof mark.policy === 'string' &&
+    typeof mark.version === 'string' &&
+    typeof mark.at === 'string'
+  );
 }

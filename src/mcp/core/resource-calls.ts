@@ -9,10 +9,10 @@ import { AppConfig } from '../../config/app-config';
 import { type UpstreamConnection } from '../../upstream/upstream-connection';
 import { McpApps, resourceNotFound } from '../apps/mcp-apps.service';
 import { invalidParams } from '../protocol/mcp-errors';
-import { type McpCall, type Served } from '../protocol/mcp-call';
-import { upstreamParams } from './upstream-params';
-import { InputRounds, isInputRequired } from './input-rounds';
+import { type McpRequest, type Served } from '../protocol/mcp-request';
+import { Continuation, isInputRequired } from './continuation';
 import { paginate } from './paginate';
+import { UpstreamCalls } from './upstream-calls';
 import { type ResourceTarget } from '../directory/resource-directory';
 import { type ToolDirectory } from '../directory/tool-directory';
 import { type ScopeDirectory } from '../directory/scope-directory';
@@ -36,7 +36,8 @@ export class ResourceCalls {
   constructor(
     private readonly config: AppConfig,
     private readonly apps: McpApps,
-    private readonly rounds: InputRounds,
+    private readonly continuation: Continuation,
+    private readonly upstream: UpstreamCalls,
   ) {}
 
   /**
@@ -44,7 +45,6 @@ export class ResourceCalls {
    * may see (`tools`).
    */
   list(
-    call: McpCall,
     directory: ScopeDirectory,
     cursor?: string,
     tools: ToolDirectory = directory.tools,
@@ -52,7 +52,6 @@ export class ResourceCalls {
     const all = [...directory.resources.definitions, ...this.apps.listResources(tools)];
     const page = paginate(all, cursor, this.config.mcpPageSize);
     if (!page) throw invalidParams('Invalid cursor');
-    call.sawList('resources', directory.version('resources'));
     return { resources: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
   }
 
@@ -66,32 +65,31 @@ export class ResourceCalls {
   }
 
   async read(
-    call: McpCall,
+    request: McpRequest,
     directory: ScopeDirectory,
-    params: unknown,
     served: Served,
   ): Promise<ReadResourceResult> {
-    const uri = uriOf(params, 'resources/read');
-    if (this.apps.owns(uri)) return this.readUi(call, directory, uri, served);
+    const uri = uriOf(request.params, 'resources/read');
+    if (this.apps.owns(uri)) return this.readUi(request, directory, uri, served);
     const target = this.target(directory, uri);
     served.gateway = target.gatewaySlug;
-    const { inputResponses, requestState } = params as Record<string, unknown>;
-    const relayed = this.rounds.relay(
-      call,
+    const { inputResponses, requestState, _meta } = request.params as Record<string, unknown>;
+    const continued = this.continuation.open(
+      request,
       { gatewayId: target.gatewayId, method: 'resources/read', target: target.upstreamUri },
       {
         uri: target.upstreamUri,
+        ...(_meta === undefined ? {} : { _meta }),
         ...(inputResponses === undefined ? {} : { inputResponses }),
         ...(requestState === undefined ? {} : { requestState }),
       },
     );
-    const read = relayed.answer(
-      await call.upstreams.call(target, (connection) =>
-        connection.request<ReadResourceResult>(
-          'resources/read',
-          upstreamParams(call, connection, relayed.params),
-          { signal: call.signal, allowInputRequired: relayed.allowInputRequired },
-        ),
+    const read = continued.answer(
+      await this.upstream.request<ReadResourceResult>(
+        request,
+        target,
+        'resources/read',
+        continued.params,
       ),
     );
     // A round asks for input; there are no contents yet to name.
@@ -118,7 +116,7 @@ export class ResourceCalls {
   }
 
   private async readUi(
-    call: McpCall,
+    request: McpRequest,
     directory: ScopeDirectory,
     uri: string,
     served: Served,
@@ -127,7 +125,7 @@ export class ResourceCalls {
     if (plan.kind === 'built') return plan.result;
     const { tool, upstreamUri } = plan;
     served.gateway = tool.gatewaySlug;
-    const ui = await call.upstreams.call(tool, async (connection) => {
+    const ui = await this.upstream.call(request.affinity, tool, async (connection) => {
       const [read, listed] = await Promise.all([
         connection.request<ReadResourceResult>('resources/read', { uri: upstreamUri }),
         // The list entry only adds to the CSP; an upstream that cannot list still serves its page.

@@ -5,7 +5,6 @@ import {
   type ServerCapabilities,
 } from '@modelcontextprotocol/server';
 import { type ScopeDirectory } from '../directory/scope-directory';
-import { cacheHint } from '../http/cache-hints';
 
 const PORTICO_VERSION = '1.0.0';
 
@@ -42,7 +41,6 @@ export function discoverResult(
   return {
     supportedVersions: [...MODERN_VERSIONS],
     capabilities: { ...SERVER_CAPABILITIES, ...extra },
-    ...cacheHint('server/discover'),
     _meta: { [SERVER_INFO_META_KEY]: serverInfo(directory) },
   };
 }

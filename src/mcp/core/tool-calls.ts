@@ -5,19 +5,18 @@ import {
   type Result,
 } from '@modelcontextprotocol/server';
 import { type ApprovalRecord } from '../../approvals/approval-record';
-import { ToolApprovals } from '../../approvals/tool-approvals';
 import { AppConfig } from '../../config/app-config';
-import { type RequestRoute } from '../../upstream/upstream-connection';
 import { type CallTarget, McpApps } from '../apps/mcp-apps.service';
-import { invalidParams, unknownTool } from '../protocol/mcp-errors';
-import { ToolSearchService } from '../search/tool-search.service';
-import { type McpCall, type Served } from '../protocol/mcp-call';
-import { upstreamParams } from './upstream-params';
-import { paginate } from './paginate';
-import { type ToolDirectory } from '../directory/tool-directory';
 import { type ScopeDirectory } from '../directory/scope-directory';
+import { type ToolDirectory } from '../directory/tool-directory';
+import { invalidParams, unknownTool } from '../protocol/mcp-errors';
+import { type McpRequest, type Served } from '../protocol/mcp-request';
+import { ToolSearchService } from '../search/tool-search.service';
+import { ApprovalStep } from './approval-step';
 import { CallGuard } from './call-guard';
-import { InputRounds } from './input-rounds';
+import { Continuation } from './continuation';
+import { paginate } from './paginate';
+import { UpstreamCalls } from './upstream-calls';
 
 /** tools/call params, checked only as far as routing needs; the upstream validates arguments. */
 export function callParams(params: unknown): CallToolRequest['params'] {
@@ -27,16 +26,6 @@ export function callParams(params: unknown): CallToolRequest['params'] {
   if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args)))
     throw invalidParams('tools/call arguments must be an object');
   return candidate as CallToolRequest['params'];
-}
-
-/** The route of the messages an upstream sends during a client's request: back to that client. */
-export function routeTo(call: McpCall): RequestRoute {
-  return {
-    // A 2025 session is one caller; each 2026-07-28 call is one of its own.
-    caller: call.sessionId ?? call,
-    notify: (notification) => call.notify(notification),
-    ask: (request) => call.ask(request),
-  };
 }
 
 /**
@@ -51,19 +40,15 @@ export class ToolCalls {
     private readonly toolSearch: ToolSearchService,
     private readonly apps: McpApps,
     private readonly guard: CallGuard,
-    private readonly rounds: InputRounds,
-    private readonly approvals: ToolApprovals,
+    private readonly continuation: Continuation,
+    private readonly approvals: ApprovalStep,
+    private readonly upstream: UpstreamCalls,
   ) {}
 
-  async list(call: McpCall, directory: ToolDirectory, cursor?: string): Promise<ListToolsResult> {
-    const listed = await this.toolSearch.listed(directory, call.owner);
-    let tools = listed ?? directory.definitions;
-    // A modern client drops a tool whose x-mcp-header annotation is invalid: Portico does first.
-    if (call.era === 'modern')
-      tools = tools.filter((tool) => directory.headerParams(tool.name).valid);
-    const page = paginate(tools, cursor, this.config.mcpPageSize);
+  async list(request: McpRequest, tools: ToolDirectory, cursor?: string): Promise<ListToolsResult> {
+    const listed = await this.toolSearch.listed(tools, request.owner);
+    const page = paginate(listed ?? tools.definitions, cursor, this.config.mcpPageSize);
     if (!page) throw invalidParams('Invalid cursor');
-    call.sawList('tools', directory.fingerprint);
     return { tools: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
   }
 
@@ -73,31 +58,25 @@ export class ToolCalls {
    * client used; `visible` is what the principal may see, for tool search and app names.
    */
   async call(
-    request: McpCall,
+    request: McpRequest,
     scope: ScopeDirectory,
     visible: ToolDirectory,
-    params: unknown,
     served: Served,
   ): Promise<Result> {
-    const call = callParams(params);
-    const route = routeTo(request);
+    const call = callParams(request.params);
     const searched = await this.toolSearch.intercept(visible, request.owner, call, (notification) =>
-      request.notify(notification),
+      request.sink.notify(notification),
     );
     if (searched) return searched;
     const tools = scope.tools;
     const tool: CallTarget | null =
       tools.byName.get(call.name) ?? (await this.apps.resolveCall(tools, visible, call.name));
     if (!tool) throw unknownTool(call.name);
-    // Not served to a modern client, which must drop it: its x-mcp-header annotation is invalid.
-    if (request.era === 'modern' && !tools.headerParams(call.name).valid)
-      throw unknownTool(call.name);
-    const { principal, signal } = request;
     served.gateway = tool.gatewaySlug;
     // Sent as the client sent them (absent stays absent) unless a hook replaced them.
     const given = call.arguments ?? {};
     // A retry's state is checked before anything runs, against the client's own arguments.
-    const relayed = this.rounds.relay(
+    const continued = this.continuation.open(
       request,
       {
         gatewayId: tool.gatewayId,
@@ -116,38 +95,25 @@ export class ToolCalls {
         toolName: call.name,
         toolId: tool.id,
         gatewaySlug: tool.gatewaySlug,
-        principal,
+        principal: request.principal,
         arguments: given,
       },
       tool.policy,
-      (args) =>
-        request.upstreams
-          .call(tool, (connection) =>
-            connection.request(
-              'tools/call',
-              upstreamParams(request, connection, {
-                ...relayed.params,
-                ...(args === given ? {} : { arguments: args }),
-                name: tool.originalName,
-              }),
-              { signal, route, allowInputRequired: relayed.allowInputRequired },
-            ),
-          )
-          .then((result) => relayed.answer(result)),
+      async (args) =>
+        continued.answer(
+          await this.upstream.request(request, tool, 'tools/call', {
+            ...continued.params,
+            ...(args === given ? {} : { arguments: args }),
+            name: tool.originalName,
+          }),
+        ),
       {
-        obtain: async (policy, version) => {
-          const mark = { policy: policy.policy.id, version };
-          if (relayed.approved?.policy === mark.policy && relayed.approved.version === version) {
-            this.approvals.carried(request, asked, policy, note);
-            return false;
-          }
-          const asking = await this.approvals.obtain(request, asked, given, policy, note);
-          relayed.approved = mark;
-          return asking;
-        },
+        obtain: (policy, version) =>
+          this.approvals.obtain(request, asked, given, policy, version, continued, note),
         overruled: (by) => {
           if (served.approval)
             served.approval = { ...served.approval, outcome: 'overruled', overruledBy: by };
+          else this.approvals.overruled(request, asked, continued, by, note);
         },
       },
     );

@@ -5,7 +5,7 @@ import { type UpstreamConnection } from '../../upstream/upstream-connection';
 import { UpstreamConnector } from '../../upstream/upstream-connector.service';
 import { UpstreamFailure, UpstreamRpcError } from '../../upstream/upstream-error';
 import { authorizationContext } from '../../upstream/upstream-target';
-import { type UpstreamRef } from '../protocol/mcp-call';
+import { type UpstreamRef } from '../protocol/mcp-request';
 
 /** A listen following an upstream resource. */
 export interface ResourceFollower {

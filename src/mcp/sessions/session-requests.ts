@@ -8,39 +8,92 @@ import {
   type Result,
 } from '@modelcontextprotocol/server';
 import { type Principal } from '../../auth/principal';
+import { answeringRounds } from '../../upstream/input-rounds';
 import { McpApps } from '../apps/mcp-apps.service';
-import { McpRouter } from '../core/mcp-router';
+import { APPROVAL_INPUT } from '../core/approval-step';
+import { Dispatcher } from '../core/dispatcher';
 import { ResourceCalls, uriOf } from '../core/resource-calls';
-import { isLoggingLevel } from '../protocol/logging-level';
-import { type McpCall } from '../protocol/mcp-call';
-import { invalidParams, RpcError } from '../protocol/mcp-errors';
 import { serverInfo, SERVER_CAPABILITIES } from '../core/server-identity';
+import { UpstreamCalls } from '../core/upstream-calls';
+import { type ListKind } from '../directory/scope-directory';
+import { isLoggingLevel } from '../protocol/logging-level';
+import {
+  errorResponse,
+  invalidParams,
+  MISSING_CLIENT_CAPABILITY,
+  RpcError,
+  TOOL_CALL_REFUSED,
+} from '../protocol/mcp-errors';
+import { type McpRequest } from '../protocol/mcp-request';
 import { type SessionRuntime } from './session-runtime';
 import { SessionStore } from './session.store';
 
+/** What a 2025 session may ask of the core: its era's methods. */
+const CORE_METHODS: ReadonlySet<string> = new Set([
+  'tools/list',
+  'tools/call',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'prompts/list',
+  'prompts/get',
+  'completion/complete',
+]);
+
+/** The lists whose version a session records when it reads them, by method. */
+const LISTED: Readonly<Record<string, ListKind>> = {
+  'tools/list': 'tools',
+  'resources/list': 'resources',
+  'prompts/list': 'prompts',
+};
+
+/** The answer a round gets for a question its client could not answer (it went away, timed out). */
+const NO_ANSWER: Result = {};
+
 /**
- * The 2025 session adapter's side of a request: it turns a session's request into one call of the
- * core (McpRouter), and answers itself what only a session has: initialize, ping, the session's
- * log level, and resource subscriptions made on the session's own upstream sessions.
+ * The 2025 session adapter's side of a request. It answers what only a session has (initialize,
+ * ping, the session's log level, resource subscriptions on its own upstream connections), and
+ * turns every other request into one request of the core. An `input_required` round the core
+ * answers with (an upstream's, or a person's approval) becomes real requests to the client on the
+ * request's stream, whose answers go back to the core with the round's state: the session's
+ * client never sees a round.
  */
 @Injectable()
 export class SessionRequests {
   constructor(
-    private readonly router: McpRouter,
+    private readonly dispatcher: Dispatcher,
     private readonly resources: ResourceCalls,
     private readonly apps: McpApps,
     private readonly store: SessionStore,
+    private readonly upstream: UpstreamCalls,
   ) {}
 
-  /** The answer to a session's request; it never throws (see McpRouter.answer). */
-  answer(
+  /** The answer to a session's request; it never throws (see Dispatcher.serve). */
+  async answer(
     runtime: SessionRuntime,
-    request: JSONRPCRequest,
+    message: JSONRPCRequest,
     signal: AbortSignal,
     principal: Principal,
   ): Promise<JSONRPCResponse> {
-    const call = runtime.callOf(request, signal, principal);
-    return this.router.answer(call, request, (own) => this.own(runtime, call, own));
+    const request = runtime.requestOf(message, signal, principal);
+    try {
+      const own = await this.own(runtime, request);
+      if (own) return { jsonrpc: '2.0', id: message.id, result: own };
+    } catch (error) {
+      return this.dispatcher.failed(request, error);
+    }
+    if (!CORE_METHODS.has(message.method))
+      return errorResponse(
+        message.id,
+        new RpcError(ProtocolErrorCode.MethodNotFound, 'Method not found'),
+      );
+    const answer = await this.throughRounds(runtime, request);
+    const listed = LISTED[message.method];
+    if (listed && 'result' in answer) {
+      const directory = await this.dispatcher.directory(runtime.scope).catch(() => null);
+      if (directory) runtime.seen.set(listed, directory.version(listed));
+    }
+    return inEra(answer);
   }
 
   /** A client notification about the session; cancellations are the transport's. */
@@ -49,29 +102,52 @@ export class SessionRequests {
       await runtime.notifyUpstreams(notification);
   }
 
-  private async own(
+  /** The core's answer, its input rounds asked of the client as real requests. */
+  private async throughRounds(
     runtime: SessionRuntime,
-    call: McpCall,
-    request: JSONRPCRequest,
-  ): Promise<Result | undefined> {
+    request: McpRequest,
+  ): Promise<JSONRPCResponse> {
+    let answer: JSONRPCResponse | null = null;
+    try {
+      await answeringRounds(
+        async (answers) => {
+          answer = await this.dispatcher.serve(
+            answers ? { ...request, params: { ...request.params, ...answers } } : request,
+          );
+          return 'result' in answer ? answer.result : {};
+        },
+        (asked, key) =>
+          runtime.ask(asked, request.id, request.signal).catch((error: unknown) => {
+            // A person's approval left unanswered is the core's to note and refuse.
+            if (key === APPROVAL_INPUT) return NO_ANSWER;
+            throw error;
+          }),
+      );
+    } catch (error) {
+      return this.dispatcher.failed(request, error);
+    }
+    return answer!;
+  }
+
+  private async own(runtime: SessionRuntime, request: McpRequest): Promise<Result | undefined> {
     switch (request.method) {
       case 'ping':
         return {};
       case 'logging/setLevel':
         return this.setLogLevel(runtime, request.params);
       case 'initialize':
-        return this.initialize(runtime, call);
+        return this.initialize(runtime);
       case 'resources/subscribe':
-        return this.subscribe(runtime, call, request.params, true);
+        return this.subscribe(runtime, request, true);
       case 'resources/unsubscribe':
-        return this.subscribe(runtime, call, request.params, false);
+        return this.subscribe(runtime, request, false);
       default:
         return undefined;
     }
   }
 
-  private async initialize(runtime: SessionRuntime, call: McpCall): Promise<InitializeResult> {
-    const directory = await this.router.directory(call);
+  private async initialize(runtime: SessionRuntime): Promise<InitializeResult> {
+    const directory = await this.dispatcher.directory(runtime.scope);
     return {
       protocolVersion: runtime.session.protocolVersion,
       capabilities: { ...SERVER_CAPABILITIES, ...this.apps.capabilities(directory.tools) },
@@ -95,15 +171,14 @@ export class SessionRequests {
    */
   private async subscribe(
     runtime: SessionRuntime,
-    call: McpCall,
-    params: unknown,
+    request: McpRequest,
     subscribed: boolean,
   ): Promise<Result> {
     const method = subscribed ? 'resources/subscribe' : 'resources/unsubscribe';
-    const directory = await this.router.directory(call);
-    const uri = uriOf(params, method);
+    const directory = await this.dispatcher.directory(runtime.scope);
+    const uri = uriOf(request.params, method);
     const target = this.resources.target(directory, uri);
-    await runtime.upstreams.call(target, async (connection) => {
+    await this.upstream.call(runtime.affinity, target, async (connection) => {
       if (!connection.serverCapabilities.resources?.subscribe)
         throw new RpcError(
           ProtocolErrorCode.MethodNotFound,
@@ -116,4 +191,19 @@ export class SessionRequests {
     runtime.subscribedHere(uri, subscribed ? target : null);
     return {};
   }
+}
+
+/**
+ * An answer in this era's words: Portico's own refusal of a call whose approval the client cannot
+ * be asked for names a missing capability, no error of 2025 (its capabilities were fixed at
+ * initialize), so the call is refused. An upstream's own errors pass as they came.
+ */
+function inEra(answer: JSONRPCResponse): JSONRPCResponse {
+  if (!('error' in answer) || answer.error.code !== MISSING_CLIENT_CAPABILITY) return answer;
+  const { requiredCapabilities: _required, ...data } = (answer.error.data ?? {}) as Record<
+    string,
+    unknown
+  >;
+  if (data.approval !== 'unavailable') return answer;
+  return { ...answer, error: { ...answer.error, code: TOOL_CALL_REFUSED, data } };
 }

@@ -8,7 +8,7 @@ import {
   type Result,
 } from '@modelcontextprotocol/server';
 import { type Principal } from '../../auth/principal';
-import { type McpCall } from '../protocol/mcp-call';
+import { type McpRequest } from '../protocol/mcp-request';
 import { type ResourceTarget } from '../directory/resource-directory';
 import { type ListKind } from '../directory/scope-directory';
 import { passesLogLevel } from '../protocol/logging-level';
@@ -24,7 +24,6 @@ import {
 } from './client-stream';
 import { type SessionState } from './session.store';
 import { type Affinity, type UpstreamClient } from '../../upstream/upstream-client';
-import { upstreamCalls } from '../core/upstream-calls';
 import { type Resumption, SESSION_STREAM, type StreamEvents } from './stream-events.store';
 import { OutgoingStream } from './outgoing-stream';
 
@@ -120,29 +119,34 @@ export class SessionRuntime implements StreamSink {
 
   /**
    * One request of this session as the core serves it: the session's capabilities, client and
-   * log level, its promotions, its own upstream sessions, and its streams for what goes out.
+   * log level, its promotions, its own upstream connections, and the request's own stream for
+   * what goes out about it.
    */
-  callOf(request: JSONRPCRequest, signal: AbortSignal, principal: Principal): McpCall {
-    const { id } = request;
+  requestOf(message: JSONRPCRequest, signal: AbortSignal, principal: Principal): McpRequest {
+    const { id } = message;
     const params = this.session.initializeParams;
-    const meta = (request.params?._meta ?? {}) as { traceparent?: unknown };
+    const meta = (message.params?._meta ?? {}) as { traceparent?: unknown };
     return {
       id,
+      method: message.method,
+      params: message.params,
       scope: this.scope,
       principal,
-      era: 'legacy',
-      protocolVersion: this.session.protocolVersion,
-      clientCapabilities: params?.capabilities ?? {},
-      clientInfo: params?.clientInfo ?? null,
-      logLevel: this.logLevel,
-      traceparent: typeof meta.traceparent === 'string' ? meta.traceparent : null,
+      meta: {
+        protocolVersion: this.session.protocolVersion,
+        clientCapabilities: params?.capabilities ?? {},
+        clientInfo: params?.clientInfo ?? null,
+        logLevel: this.logLevel,
+        traceparent: typeof meta.traceparent === 'string' ? meta.traceparent : null,
+      },
       owner: { kind: 'session', sessionId: this.id },
+      affinity: this.affinity,
       sessionId: this.id,
       signal,
-      upstreams: this.upstreams,
-      notify: (notification) => this.toClient(notification, id),
-      ask: (asked) => this.ask(asked, id, signal),
-      sawList: (kind, version) => this.seen.set(kind, version),
+      sink: {
+        notify: (notification) => this.toClient(notification, id),
+        ask: (asked) => this.ask(asked, id, signal),
+      },
     };
   }
 
@@ -184,11 +188,6 @@ export class SessionRuntime implements StreamSink {
     if (response.id === undefined) return;
     if (!this.asked.answer(response) && !this.asked.isOurs(response.id))
       this.parts.relay.fromClient(response);
-  }
-
-  /** The session's upstream calls, as a request of its own makes them. */
-  get upstreams(): ReturnType<typeof upstreamCalls> {
-    return upstreamCalls(this.parts.client, this.affinity);
   }
 
   /** The client's level, asked of every upstream; one that does not take it fails nothing. */

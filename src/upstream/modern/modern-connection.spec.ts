@@ -1,3 +1,4 @@
+import { answeringRounds } from '../input-rounds';
 import { type JSONRPCRequest, type JSONRPCResponse } from '@modelcontextprotocol/client';
 import { type Channel, type ChannelRequestOptions } from '../transport/channel';
 import { probeEra } from '../eras/era-probe';
@@ -97,7 +98,7 @@ describe('ModernConnection', () => {
     expect((refused as Error).message).toMatch(/elicitation\/create.*only an MCP client/);
   });
 
-  it("translates rounds into requests to a caller's client, then retries with the answers", async () => {
+  it("has its rounds answered as a 2025 client's would be, each retried with the answers", async () => {
     const channel = new FakeChannel((message) => {
       const params = message.params as {
         inputResponses?: Record<string, unknown>;
@@ -132,15 +133,14 @@ describe('ModernConnection', () => {
     });
     const connection = await start(channel);
     const asked: { method: string; params?: Record<string, unknown> }[] = [];
-    const route = {
-      caller: 'session',
-      notify: () => undefined,
-      ask: (request: { method: string; params?: Record<string, unknown> }) => {
+    const result = await answeringRounds(
+      (answers) =>
+        connection.request('tools/call', { name: 't', ...answers }, { allowInputRequired: true }),
+      (request) => {
         asked.push(request);
         return Promise.resolve({ answered: request.method });
       },
-    };
-    const result = await connection.request('tools/call', { name: 't' }, { route });
+    );
     expect(asked.map((request) => request.method)).toEqual([
       'elicitation/create',
       'elicitation/create',
@@ -162,23 +162,24 @@ describe('ModernConnection', () => {
   });
 
   it('gives up an upstream that keeps asking, or asks for what no round may hold', async () => {
-    const route = { caller: 'session', notify: () => undefined, ask: () => Promise.resolve({}) };
+    const answered = (connection: ModernConnection) =>
+      answeringRounds(
+        (answers) =>
+          connection.request('tools/call', { name: 't', ...answers }, { allowInputRequired: true }),
+        () => Promise.resolve({}),
+      );
     const endless = await start(
       new FakeChannel(() => ({
         result: { resultType: 'input_required', inputRequests: {}, requestState: 'again' },
       })),
     );
-    await expect(endless.request('tools/call', { name: 't' }, { route })).rejects.toThrow(
-      /asked for input more than 8 times/,
-    );
+    await expect(answered(endless)).rejects.toThrow(/asked for input more than 8 times/);
     const odd = await start(
       new FakeChannel(() => ({
         result: { resultType: 'input_required', inputRequests: { x: { method: 'tools/call' } } },
       })),
     );
-    await expect(odd.request('tools/call', { name: 't' }, { route })).rejects.toThrow(
-      /unknown method/,
-    );
+    await expect(answered(odd)).rejects.toThrow(/unknown method/);
   });
 
   it('doubts its era and retires when the upstream refuses the version it states', async () => {

@@ -1,7 +1,6 @@
 import {
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
-  type ClientCapabilities,
   type DiscoverResult,
   type Implementation,
   type JSONRPCNotification,
@@ -14,7 +13,6 @@ import {
   type ServerCapabilities,
   SUBSCRIPTION_ID_META_KEY,
 } from '@modelcontextprotocol/client';
-import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { CallTimer } from '../resilience/call-timer';
 import { type Channel, startWithin } from '../transport/channel';
@@ -23,10 +21,11 @@ import { HEADER_MISMATCH, UNSUPPORTED_PROTOCOL_VERSION } from '../eras/protocol-
 import {
   type ConnectOptions,
   PORTICO_CLIENT,
+  type CallerMeta,
+  passedMeta,
   type RequestOptions,
-  type RequestRoute,
+  type RequestSink,
   relayedCapabilities,
-  soleCaller,
   type UpstreamConnection,
 } from '../upstream-connection';
 import { classifyUpstreamError, UpstreamFailure, UpstreamRpcError } from '../upstream-error';
@@ -36,13 +35,6 @@ import { IDEMPOTENT_METHODS, withRetries } from '../resilience/upstream-retry';
 
 /** How long opening a watch waits for the upstream to acknowledge its listen. */
 const LISTEN_ACK_WAIT_MS = 2000;
-/** Rounds of input one request may ask of a 2025 client before it is given up (the SDK's shim: 8). */
-const MAX_TRANSLATED_ROUNDS = 8;
-/** Input requests one round may hold. */
-const MAX_INPUTS_PER_ROUND = 16;
-/** What an `input_required` round may ask for (2026-07-28, InputRequest). */
-const INPUT_METHODS = new Set(['elicitation/create', 'sampling/createMessage', 'roots/list']);
-
 /** The most resources one connection's listen follows. */
 const MAX_RESOURCE_SUBSCRIPTIONS = 100;
 /** What a watch listens for: every list change (resources are added as they are subscribed). */
@@ -67,7 +59,7 @@ export interface ModernConnectOptions extends ConnectOptions {
 
 interface InFlight {
   request: JSONRPCRequest;
-  route?: RequestRoute;
+  sink?: RequestSink;
   timer: CallTimer;
 }
 
@@ -75,8 +67,9 @@ interface InFlight {
  * The MCP client of 2026-07-28 upstreams: no handshake and no session. Each request is its own
  * exchange, carrying the `_meta` envelope (version, the caller's capabilities, Portico as client,
  * the log level) and, on HTTP, the standard headers; progress and logs come back on the request's
- * own stream and go to its route. It has the call interface of a 2025 session, so sessions, REST
- * invoke and sync use either without knowing which.
+ * own stream and go to its sink. An `input_required` round goes back to a caller that answers
+ * rounds (allowInputRequired), as it came. It has the call interface of a 2025 session, so the
+ * upstream client, sync and the CLI use either without knowing which.
  */
 export class ModernConnection implements UpstreamConnection {
   private readonly inFlight = new Map<number, InFlight>();
@@ -183,31 +176,7 @@ export class ModernConnection implements UpstreamConnection {
         await this.subscription(method, params);
         return {} as T;
     }
-    // A caller that cannot take a round itself but can ask its client (a 2025 session) has each
-    // round translated: its input requests become real requests to the client.
-    if (options.allowInputRequired || !options.route)
-      return this.headerChecked(method, params, options);
-    const route = options.route;
-    const relayed = { ...options, allowInputRequired: true };
-    let result = await this.headerChecked<Result>(method, params, relayed);
-    for (let round = 1; isInputRequired(result); round++) {
-      if (round > MAX_TRANSLATED_ROUNDS)
-        throw new UpstreamRpcError(
-          ProtocolErrorCode.InternalError,
-          `The upstream asked for input more than ${MAX_TRANSLATED_ROUNDS} times in one request`,
-        );
-      const { inputRequests, requestState } = result as {
-        inputRequests?: unknown;
-        requestState?: unknown;
-      };
-      const inputResponses = await askClient(inputRequests, route);
-      result = await this.headerChecked<Result>(
-        method,
-        { ...params, inputResponses, ...(requestState === undefined ? {} : { requestState }) },
-        relayed,
-      );
-    }
-    return result as T;
+    return this.headerChecked(method, params, options);
   }
 
   /** The request; a header the upstream refused makes Portico learn the tools' headers once. */
@@ -280,7 +249,7 @@ export class ModernConnection implements UpstreamConnection {
       jsonrpc: '2.0',
       id,
       method,
-      params: { ...rest, _meta: this.envelope(given) },
+      params: { ...rest, _meta: this.envelope(given, options.caller) },
     };
     const abort = new AbortController();
     const timeoutMs = options.timeoutMs ?? this.options.timeoutMs;
@@ -289,7 +258,7 @@ export class ModernConnection implements UpstreamConnection {
     );
     const onCallerAbort = () =>
       abort.abort(new UpstreamFailure('cancelled', String(options.signal?.reason ?? 'cancelled')));
-    const entry: InFlight = { request, route: options.route, timer };
+    const entry: InFlight = { request, sink: options.sink, timer };
     this.inFlight.set(id, entry);
     if (options.signal?.aborted) onCallerAbort();
     options.signal?.addEventListener('abort', onCallerAbort, { once: true });
@@ -325,21 +294,16 @@ export class ModernConnection implements UpstreamConnection {
   }
 
   /**
-   * The request's `_meta`: what the caller sent (progress token, trace context), then the
-   * envelope, which is Portico's to state: the version, the capabilities of whoever the request
-   * is for (narrowed to what this era knows), Portico as client, and the log level if one is set.
+   * The request's `_meta`, stated once here: what the caller sent (progress token, trace context;
+   * never an envelope of its own), then the envelope, which is Portico's: the version, the
+   * capabilities of whoever the request is for (narrowed to what this era knows), Portico as
+   * client, and the log level if one is set.
    */
-  private envelope(given: unknown): Record<string, unknown> {
-    const passed: Record<string, unknown> = {};
-    const meta =
-      given !== null && typeof given === 'object' ? (given as Record<string, unknown>) : {};
-    for (const [key, value] of Object.entries(meta))
-      if (!key.startsWith('io.modelcontextprotocol/')) passed[key] = value;
-    const capabilities = (meta[CLIENT_CAPABILITIES_META_KEY] ??
-      this.options.capabilities) as ClientCapabilities;
-    const level = meta[LOG_LEVEL_META_KEY] ?? this.logLevel;
+  private envelope(given: unknown, caller: CallerMeta | undefined): Record<string, unknown> {
+    const capabilities = caller?.capabilities ?? this.options.capabilities;
+    const level = caller?.logLevel ?? this.logLevel;
     return {
-      ...passed,
+      ...passedMeta(given),
       [PROTOCOL_VERSION_META_KEY]: this.options.version,
       [CLIENT_CAPABILITIES_META_KEY]: relayedCapabilities(capabilities),
       [CLIENT_INFO_META_KEY]: PORTICO_CLIENT,
@@ -441,7 +405,7 @@ export class ModernConnection implements UpstreamConnection {
       jsonrpc: '2.0',
       id,
       method: 'subscriptions/listen',
-      params: { notifications, _meta: this.envelope(undefined) },
+      params: { notifications, _meta: this.envelope(undefined, undefined) },
     };
     const replaced = () => this.listening !== stop;
     const ended = this.channel
@@ -530,17 +494,14 @@ export class ModernConnection implements UpstreamConnection {
       this.listenHandler?.(message);
       return;
     }
-    if (message.method === 'notifications/progress' || message.method === 'notifications/message') {
+    if (message.method === 'notifications/progress') {
       const token = (message.params as { progressToken?: unknown } | undefined)?.progressToken;
-      const routed = [...this.inFlight.values()].filter((entry) => entry.route);
-      const owner =
-        token === undefined
-          ? soleCaller(routed)
-          : routed.find(
-              (entry) =>
-                (entry.request.params?._meta as { progressToken?: unknown } | undefined)
-                  ?.progressToken === token,
-            );
+      const owner = [...this.inFlight.values()].find(
+        (entry) =>
+          entry.sink &&
+          (entry.request.params?._meta as { progressToken?: unknown } | undefined)
+            ?.progressToken === token,
+      );
       if (owner) {
         owner.timer.restart();
         this.deliver(message, owner);
@@ -551,7 +512,7 @@ export class ModernConnection implements UpstreamConnection {
   }
 
   private deliver(message: JSONRPCNotification, entry: InFlight): void {
-    if (entry.route) entry.route.notify(message);
+    if (entry.sink) entry.sink.notify(message);
     else this.options.listener?.notification?.(message);
   }
 
@@ -585,42 +546,4 @@ export class ModernConnection implements UpstreamConnection {
   private classify(error: unknown): UpstreamFailure | UpstreamRpcError {
     return classifyUpstreamError(error, this.options.timeoutMs, this.options.secrets);
   }
-}
-
-function isInputRequired(result: Result): boolean {
-  return (result as { resultType?: unknown }).resultType === 'input_required';
-}
-
-/**
- * A round's input requests asked of the client as real requests, all at once; their answers
- * under the same keys. A URL-mode elicitation gets the `elicitationId` a 2025 client expects.
- */
-async function askClient(
-  inputRequests: unknown,
-  route: RequestRoute,
-): Promise<Record<string, Result>> {
-  const entries =
-    inputRequests !== null && typeof inputRequests === 'object'
-      ? Object.entries(inputRequests)
-      : [];
-  if (entries.length > MAX_INPUTS_PER_ROUND)
-    throw new UpstreamFailure(
-      'protocol',
-      `the upstream asked for ${entries.length} inputs in one round; at most ${MAX_INPUTS_PER_ROUND} are relayed`,
-    );
-  const answers = await Promise.all(
-    entries.map(async ([key, input]) => {
-      const { method, params } = (input ?? {}) as { method?: unknown; params?: unknown };
-      if (typeof method !== 'string' || !INPUT_METHODS.has(method))
-        throw new UpstreamFailure(
-          'protocol',
-          `the upstream asked for input with an unknown method: ${JSON.stringify(method)?.slice(0, 40)}`,
-        );
-      const asked = params !== null && typeof params === 'object' ? { ...params } : {};
-      if (method === 'elicitation/create' && (asked as { mode?: unknown }).mode === 'url')
-        (asked as { elicitationId?: unknown }).elicitationId ??= randomUUID();
-      return [key, await route.ask({ method, params: asked })] as const;
-    }),
-  );
-  return Object.fromEntries(answers);
 }

@@ -17,9 +17,9 @@ import { throughAdmission } from '../resilience/upstream-admission';
 import {
   type ConnectOptions,
   PORTICO_CLIENT,
+  passedMeta,
   type RequestOptions,
-  type RequestRoute,
-  soleCaller,
+  type RequestSink,
   type UpstreamAsk,
   type UpstreamConnection,
 } from '../upstream-connection';
@@ -27,14 +27,15 @@ import { IDEMPOTENT_METHODS, withRetries } from '../resilience/upstream-retry';
 
 interface InFlight {
   request: JSONRPCRequest;
-  route?: RequestRoute;
+  sink?: RequestSink;
   timer: CallTimer;
 }
 
 /**
  * The MCP client of 2025 upstreams. It speaks JSON-RPC over a channel: the handshake, requests with
  * their own timer and abort signal, cancellation, and the upstream's own requests and
- * notifications, routed to the request they are about when they can be told apart.
+ * notifications, which go to the request they are about when the wire says so (its own stream, or
+ * its progress token), and otherwise to the connection's listener.
  */
 export class SessionConnection implements UpstreamConnection {
   private readonly inFlight = new Map<number, InFlight>();
@@ -133,7 +134,12 @@ export class SessionConnection implements UpstreamConnection {
   ): Promise<T> {
     if (this.lostFlag) throw await this.lostReason;
     const id = ++this.sequence;
-    const request: JSONRPCRequest = { jsonrpc: '2.0', id, method, ...(params ? { params } : {}) };
+    const request: JSONRPCRequest = {
+      jsonrpc: '2.0',
+      id,
+      method,
+      ...(params ? { params: withoutEnvelope(params) } : {}),
+    };
     const abort = new AbortController();
     const timeoutMs = options.timeoutMs ?? this.options.timeoutMs;
     const timer = new CallTimer(timeoutMs, () =>
@@ -141,7 +147,7 @@ export class SessionConnection implements UpstreamConnection {
     );
     const onCallerAbort = () =>
       abort.abort(new UpstreamFailure('cancelled', String(options.signal?.reason ?? 'cancelled')));
-    const entry: InFlight = { request, route: options.route, timer };
+    const entry: InFlight = { request, sink: options.sink, timer };
     this.inFlight.set(id, entry);
     if (options.signal?.aborted) onCallerAbort();
     options.signal?.addEventListener('abort', onCallerAbort, { once: true });
@@ -212,14 +218,16 @@ export class SessionConnection implements UpstreamConnection {
   }
 
   /**
-   * A message outside any request's exchange. Progress finds its request by token; logging and
-   * requests go to the latest request in flight that has a route when all those requests are one
-   * caller's, since the wire does not say which it is about (on a pooled session, with several
-   * callers, nobody gets them); everything else (list changes, resource updates) is the session's.
+   * A message outside any request's exchange: progress goes to the request its token names;
+   * everything else (logs, list changes, resource updates) is the connection's listener's, since
+   * the wire does not say which request it is about.
    */
   private untied(message: JSONRPCNotification): void {
-    if (message.method === 'notifications/progress' || message.method === 'notifications/message') {
-      const entry = this.ownerOf(message);
+    if (message.method === 'notifications/progress') {
+      const token = (message.params as { progressToken?: unknown } | undefined)?.progressToken;
+      const entry = [...this.inFlight.values()].find(
+        (each) => each.sink && progressTokenOf(each.request) === token,
+      );
       if (entry) {
         entry.timer.restart();
         this.deliver(message, entry);
@@ -229,27 +237,21 @@ export class SessionConnection implements UpstreamConnection {
     this.options.listener?.notification?.(message);
   }
 
-  private ownerOf(message: JSONRPCNotification): InFlight | undefined {
-    const token = (message.params as { progressToken?: unknown } | undefined)?.progressToken;
-    const routed = [...this.inFlight.values()].filter((entry) => entry.route);
-    if (token !== undefined)
-      return routed.find((entry) => progressTokenOf(entry.request) === token);
-    return soleCaller(routed);
-  }
-
   private deliver(message: JSONRPCNotification, entry: InFlight): void {
-    if (entry.route) entry.route.notify(message);
+    if (entry.sink) entry.sink.notify(message);
     else this.options.listener?.notification?.(message);
   }
 
-  /** Answers a request of the upstream's, on behalf of the downstream client. */
+  /**
+   * Answers a request of the upstream's, on behalf of the downstream client: the caller of the
+   * request it came with, or outside any request the connection's listener.
+   */
   private answer(request: JSONRPCRequest, entry: InFlight | undefined): void {
-    const owner = entry ?? soleCaller(this.inFlight.values());
     const ask: UpstreamAsk = { method: request.method, params: request.params };
     let answer: Promise<Result>;
     if (request.method === 'ping') answer = Promise.resolve({});
-    else if (owner?.route) answer = owner.route.ask(ask);
-    else if (this.options.listener?.request) answer = this.options.listener.request(ask);
+    else if (entry?.sink?.ask) answer = entry.sink.ask(ask);
+    else if (!entry && this.options.listener?.request) answer = this.options.listener.request(ask);
     else
       answer = Promise.reject(
         new UpstreamRpcError(
@@ -257,7 +259,7 @@ export class SessionConnection implements UpstreamConnection {
           `Method not found: ${request.method}`,
         ),
       );
-    owner?.timer.pauseFor(answer);
+    entry?.timer.pauseFor(answer);
     void answer
       .then(
         (result): JSONRPCResponse => ({ jsonrpc: '2.0', id: request.id, result }),
@@ -294,6 +296,14 @@ export class SessionConnection implements UpstreamConnection {
   private classify(error: unknown): UpstreamFailure | UpstreamRpcError {
     return classifyUpstreamError(error, this.options.timeoutMs, this.options.secrets);
   }
+}
+
+/** A 2025 upstream never sees the envelope a 2026-07-28 client stated to Portico. */
+function withoutEnvelope(params: Record<string, unknown>): Record<string, unknown> {
+  if (params._meta === undefined) return params;
+  const { _meta: meta, ...rest } = params;
+  const passed = passedMeta(meta);
+  return passed ? { ...rest, _meta: passed } : rest;
 }
 
 function progressTokenOf(request: JSONRPCRequest): unknown {

@@ -1,8 +1,14 @@
-import { type JSONRPCResponse, type RequestId } from '@modelcontextprotocol/client';
+import {
+  type JSONRPCNotification,
+  type JSONRPCRequest,
+  type JSONRPCResponse,
+  type RequestId,
+} from '@modelcontextprotocol/client';
 
 interface Pending {
   resolve(response: JSONRPCResponse): void;
   reject(reason: unknown): void;
+  onMessage(message: JSONRPCRequest | JSONRPCNotification): void;
 }
 
 /**
@@ -16,8 +22,16 @@ export class PendingRequests {
     return this.pending.size;
   }
 
-  /** Sends a request and resolves with its response; `signal` aborts it with its reason. */
-  add(id: RequestId, signal: AbortSignal, send: () => Promise<void>): Promise<JSONRPCResponse> {
+  /**
+   * Sends a request and resolves with its response; `signal` aborts it with its reason. What the
+   * upstream sends while it is the only request waiting is its (`onMessage`), see `tie`.
+   */
+  add(
+    id: RequestId,
+    signal: AbortSignal,
+    onMessage: Pending['onMessage'],
+    send: () => Promise<void>,
+  ): Promise<JSONRPCResponse> {
     return new Promise((resolve, reject) => {
       const onAbort = () => {
         this.pending.delete(id);
@@ -34,7 +48,7 @@ export class PendingRequests {
           signal.removeEventListener('abort', onAbort);
           done(value);
         };
-      this.pending.set(id, { resolve: settle(resolve), reject: settle(reject) });
+      this.pending.set(id, { resolve: settle(resolve), reject: settle(reject), onMessage });
       send().catch((error: unknown) => {
         this.pending.delete(id);
         settle(reject)(error);
@@ -48,6 +62,16 @@ export class PendingRequests {
     const pending = this.pending.get(response.id);
     this.pending.delete(response.id);
     pending?.resolve(response);
+  }
+
+  /**
+   * A pipe has no stream per request: a message of the upstream's (its own request, a log) is
+   * about the request waiting when exactly one is, and about none it can tell otherwise (false).
+   */
+  tie(message: JSONRPCRequest | JSONRPCNotification): boolean {
+    if (this.pending.size !== 1) return false;
+    this.pending.values().next().value!.onMessage(message);
+    return true;
   }
 
   /** Fails every request still waiting. */

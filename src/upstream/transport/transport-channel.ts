@@ -40,7 +40,7 @@ export class TransportChannel implements Channel {
         return;
       }
       if (isJsonRpcResponse(message)) this.pending.answer(message);
-      else listener.message(message);
+      else if (!this.pending.tie(message)) listener.message(message);
     };
     this.transport.onclose = () =>
       this.lose(new UpstreamFailure('unreachable', 'the upstream closed the connection'));
@@ -66,7 +66,12 @@ export class TransportChannel implements Channel {
       return Promise.reject(
         new UpstreamFailure('unreachable', 'the upstream connection is closed'),
       );
-    return this.pending.add(message.id, options.signal, () => this.transport.send(message));
+    return this.pending.add(
+      message.id,
+      options.signal,
+      (upstream) => options.onMessage(upstream),
+      () => this.transport.send(message),
+    );
   }
 
   async send(message: JSONRPCNotification | JSONRPCResponse): Promise<void> {

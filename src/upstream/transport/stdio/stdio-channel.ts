@@ -45,7 +45,7 @@ export class StdioChannel implements Channel {
     child.attach({
       message: (message) => {
         if (isJsonRpcResponse(message)) this.pending.answer(message);
-        else listener.message(message);
+        else if (!this.pending.tie(message)) listener.message(message);
       },
       garbage: (line, reason) => {
         const shown = line.length > SHOWN_GARBAGE ? `${line.slice(0, SHOWN_GARBAGE)}…` : line;
@@ -79,8 +79,11 @@ export class StdioChannel implements Channel {
     if (this.closed || !child)
       return Promise.reject(new UpstreamFailure('unreachable', 'the stdio session is closed'));
     // A write that fails means the process is gone, which its exit reports to everything pending.
-    return this.pending.add(message.id, options.signal, () =>
-      child.send(message).catch(() => undefined),
+    return this.pending.add(
+      message.id,
+      options.signal,
+      (upstream) => options.onMessage(upstream),
+      () => child.send(message).catch(() => undefined),
     );
   }
 

@@ -1,5 +1,5 @@
 import { type ClientCapabilities } from '@modelcontextprotocol/server';
-import { type UpstreamAsk } from '../../upstream/upstream-connection';
+import { type UpstreamAsk } from './upstream-connection';
 
 /** The capability a client must have declared for a request of this kind sent to it. */
 export function requiredCapability(asked: UpstreamAsk): ClientCapabilities | null {

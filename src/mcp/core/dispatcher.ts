@@ -3,32 +3,28 @@ import {
   type DiscoverResult,
   ProtocolErrorCode,
   type JSONRPCErrorResponse,
-  type JSONRPCRequest,
   type JSONRPCResponse,
   type Result,
 } from '@modelcontextprotocol/server';
 import { AuditTrail } from '../../audit/audit-trail.service';
 import { AUDITED_METHODS, mcpAuditRecord } from '../../audit/mcp-audit';
+import { JsonLimitError } from '../../common/json-walk';
 import { AppConfig } from '../../config/app-config';
 import { Metrics } from '../../health/metrics';
 import { inSpan } from '../../observability/spans';
 import { McpApps } from '../apps/mcp-apps.service';
-import { JsonLimitError } from '../../common/json-walk';
-import { errorResponse, invalidParams, RpcError } from '../protocol/mcp-errors';
-import { type McpCall, type Served } from '../protocol/mcp-call';
-import { discoverResult } from './server-identity';
 import { Directories } from '../directory/directories.service';
+import { type ScopeDirectory } from '../directory/scope-directory';
+import { errorResponse, invalidParams, RpcError } from '../protocol/mcp-errors';
+import { type McpScope } from '../protocol/mcp-scope';
+import { type McpRequest, type Served } from '../protocol/mcp-request';
+import { NeedsInput } from './approval-step';
+import { CallGuard } from './call-guard';
+import { isInputRequired } from './continuation';
 import { PromptCalls } from './prompt-calls';
 import { ResourceCalls } from './resource-calls';
-import { type ScopeDirectory } from '../directory/scope-directory';
+import { discoverResult } from './server-identity';
 import { ToolCalls } from './tool-calls';
-import { CallGuard } from './call-guard';
-
-/**
- * The methods an era adds of its own (a 2025 session's initialize, ping, log level and
- * subscriptions): the answer, or undefined for a method the router answers.
- */
-export type OwnMethods = (request: JSONRPCRequest) => Promise<Result | undefined>;
 
 function cursorOf(params: unknown): string | undefined {
   const cursor = (params as { cursor?: unknown } | undefined)?.cursor;
@@ -38,14 +34,16 @@ function cursorOf(params: unknown): string | undefined {
 }
 
 /**
- * The one way a client's request goes, whichever era it came in: every MCP method the two eras
- * share is answered here, each by the part that owns it, against the scope's directory as it is
- * now. What only a 2025 session has (initialize, ping, log level, subscriptions) is the session
- * adapter's (SessionRequests), which hands everything else here.
+ * The core: one function from a request to its answer, whichever era it came in. Every MCP method
+ * the two eras share is answered here, each by the part that owns it, against the scope's
+ * directory as it is now; an operation that reaches an upstream is traced, counted and audited
+ * here once. Its answer is a result (`complete`, or `input_required` for a round the client
+ * answers in a retry), or an error. What only a 2025 session has (initialize, ping, log level,
+ * subscriptions) is the session adapter's.
  */
 @Injectable()
-export class McpRouter {
-  private readonly logger = new Logger(McpRouter.name);
+export class Dispatcher {
+  private readonly logger = new Logger(Dispatcher.name);
 
   constructor(
     private readonly directories: Directories,
@@ -63,29 +61,29 @@ export class McpRouter {
    * The answer to a client request; it never throws. Whatever goes wrong in the request's own
    * work ends that request, with its id, and nothing else: the caller does not await it.
    */
-  async answer(call: McpCall, request: JSONRPCRequest, own?: OwnMethods): Promise<JSONRPCResponse> {
+  async serve(request: McpRequest): Promise<JSONRPCResponse> {
     try {
       return await inSpan(
         `mcp ${request.method}`,
         {
           'mcp.method': request.method,
-          'mcp.protocol.version': call.protocolVersion,
-          ...(call.sessionId ? { 'mcp.session.id': call.sessionId } : {}),
+          'mcp.protocol.version': request.meta.protocolVersion,
+          ...(request.sessionId ? { 'mcp.session.id': request.sessionId } : {}),
         },
         () =>
           AUDITED_METHODS.has(request.method)
-            ? this.upstreamOperation(call, request)
-            : this.answerLocally(call, request, own),
+            ? this.upstreamOperation(request)
+            : this.answerLocally(request),
       );
     } catch (error) {
-      return this.failed(call, request, error);
+      return this.failed(request, error);
     }
   }
 
   /** The error answer of a request that threw; what Portico did not expect is logged. */
-  failed(call: McpCall, request: JSONRPCRequest, error: unknown): JSONRPCErrorResponse {
+  failed(request: McpRequest, error: unknown): JSONRPCErrorResponse {
     if (!(error instanceof RpcError)) {
-      const context = `${request.method} (id ${String(request.id)}) of ${describe(call)}`;
+      const context = `${request.method} (id ${String(request.id)}) of ${describe(request)}`;
       if (error instanceof JsonLimitError) this.logger.warn(`${context} refused: ${error.message}`);
       else
         this.logger.error(
@@ -96,22 +94,9 @@ export class McpRouter {
     return errorResponse(request.id, error);
   }
 
-  private async answerLocally(
-    call: McpCall,
-    request: JSONRPCRequest,
-    own?: OwnMethods,
-  ): Promise<JSONRPCResponse> {
-    try {
-      const result = (await own?.(request)) ?? (await this.route(call, request));
-      return { jsonrpc: '2.0', id: request.id, result };
-    } catch (error) {
-      return this.failed(call, request, error);
-    }
-  }
-
   /** The scope's directory; an error once its virtual server is gone or disabled. */
-  async directory(call: Pick<McpCall, 'scope'>): Promise<ScopeDirectory> {
-    const directory = await this.directories.get(call.scope);
+  async directory(scope: McpScope): Promise<ScopeDirectory> {
+    const directory = await this.directories.get(scope);
     if (!directory)
       throw new RpcError(
         ProtocolErrorCode.InvalidRequest,
@@ -120,91 +105,102 @@ export class McpRouter {
     return directory;
   }
 
+  private async answerLocally(request: McpRequest): Promise<JSONRPCResponse> {
+    try {
+      return { jsonrpc: '2.0', id: request.id, result: await this.listed(request) };
+    } catch (error) {
+      return this.failed(request, error);
+    }
+  }
+
   /**
    * An operation that reaches an upstream (tools/call, the hot path, among them): timed, counted
-   * and put in the audit trail, whose write is buffered so that nothing here waits for it.
+   * and put in the audit trail, whose write is buffered so that nothing here waits for it. An
+   * input round is no operation of its own: the call's entry is written when it ends.
    */
-  private async upstreamOperation(
-    call: McpCall,
-    request: JSONRPCRequest,
-  ): Promise<JSONRPCResponse> {
+  private async upstreamOperation(request: McpRequest): Promise<JSONRPCResponse> {
     const started = performance.now();
     const served: Served = { gateway: '' };
     let answer: JSONRPCResponse;
     try {
-      const directory = await this.directory(call);
-      const result = await this.upstreamResult(call, directory, request, served);
+      const directory = await this.directory(request.scope);
+      const result = await this.operation(request, directory, served);
       answer = { jsonrpc: '2.0', id: request.id, result };
     } catch (error) {
-      answer = this.failed(call, request, error);
+      if (error instanceof NeedsInput)
+        return { jsonrpc: '2.0', id: request.id, result: error.result };
+      answer = this.failed(request, error);
     }
+    if ('result' in answer && isInputRequired(answer.result)) return answer;
     const durationMs = performance.now() - started;
     if (request.method === 'tools/call')
       this.metrics.recordCall(served.gateway, answer, durationMs / 1000);
     const context = {
-      principal: call.principal,
-      serverId: call.scope.kind === 'server' ? call.scope.serverId : null,
-      clientName: call.clientInfo?.name ?? null,
+      principal: request.principal,
+      serverId: request.scope.kind === 'server' ? request.scope.serverId : null,
+      clientName: request.meta.clientInfo?.name ?? null,
       gateway: served.gateway,
       approval: served.approval ?? null,
       durationMs,
       kept: this.config.audit.arguments,
     };
+    const message = {
+      jsonrpc: '2.0' as const,
+      id: request.id,
+      method: request.method,
+      params: request.params,
+    };
     try {
-      this.audit.record(mcpAuditRecord(request, answer, context));
+      this.audit.record(mcpAuditRecord(message, answer, context));
     } catch (error) {
       // The operation is done upstream already: its answer goes out, and its entry is kept
       // without the arguments that could not be digested.
       this.logger.error(
-        `Audit of ${request.method} (id ${String(request.id)}) of ${describe(call)} kept no arguments`,
+        `Audit of ${request.method} (id ${String(request.id)}) of ${describe(request)} kept no arguments`,
         error instanceof Error ? error.stack : String(error),
       );
-      this.audit.record(mcpAuditRecord(request, answer, { ...context, kept: 'none' }));
+      this.audit.record(mcpAuditRecord(message, answer, { ...context, kept: 'none' }));
     }
     return answer;
   }
 
-  private upstreamResult(
-    call: McpCall,
+  private operation(
+    request: McpRequest,
     directory: ScopeDirectory,
-    request: JSONRPCRequest,
     served: Served,
   ): Promise<Result> {
-    const { params } = request;
     switch (request.method) {
       case 'tools/call':
         return this.tools.call(
-          call,
+          request,
           directory,
-          this.guard.visible(directory, call.principal),
-          params,
+          this.guard.visible(directory, request.principal),
           served,
         );
       case 'resources/read':
-        return this.resources.read(call, directory, params, served);
+        return this.resources.read(request, directory, served);
       case 'prompts/get':
-        return this.prompts.get(call, directory, params, served);
+        return this.prompts.get(request, directory, served);
       default:
-        return this.prompts.complete(call, directory, params, served);
+        return this.prompts.complete(request, directory, served);
     }
   }
 
-  private async route(call: McpCall, request: JSONRPCRequest): Promise<Result> {
+  private async listed(request: McpRequest): Promise<Result> {
     const { params } = request;
-    const directory = await this.directory(call);
-    const visible = () => this.guard.visible(directory, call.principal);
+    const directory = await this.directory(request.scope);
+    const visible = () => this.guard.visible(directory, request.principal);
     switch (request.method) {
       case 'server/discover':
-        if (call.era !== 'modern') break;
         return this.discover(directory);
       case 'tools/list':
-        return this.tools.list(call, visible(), cursorOf(params));
+        return this.tools.list(request, visible(), cursorOf(params));
       case 'resources/list':
-        return this.resources.list(call, directory, cursorOf(params), visible());
+        return this.resources.list(directory, cursorOf(params), visible());
       case 'resources/templates/list':
         return this.resources.templates(directory, cursorOf(params));
       case 'prompts/list':
-        return this.prompts.list(call, directory, cursorOf(params));
+        return this.prompts.list(directory, cursorOf(params));
     }
     throw new RpcError(ProtocolErrorCode.MethodNotFound, 'Method not found');
   }
@@ -216,6 +212,8 @@ export class McpRouter {
 }
 
 /** Who sent a request, for the log. */
-function describe(call: McpCall): string {
-  return call.sessionId ? `session ${call.sessionId}` : `a ${call.protocolVersion} request`;
+function describe(request: McpRequest): string {
+  return request.sessionId
+    ? `session ${request.sessionId}`
+    : `a ${request.meta.protocolVersion} request`;
 }

@@ -1,0 +1,150 @@
+import { Injectable } from '@nestjs/common';
+import { ProtocolErrorCode, type Result } from '@modelcontextprotocol/server';
+import { type McpRequest } from '../protocol/mcp-request';
+import { invalidParams, RpcError } from '../protocol/mcp-errors';
+import { scopeKey } from '../protocol/mcp-scope';
+import {
+  type ApprovalMark,
+  INVALID_REQUEST_STATE,
+  type RequestStateBinding,
+  RequestStateSealer,
+  RequestStateTooLarge,
+} from './request-state-seal';
+
+/** What a request goes to upstream: the gateway, and the tool, prompt or URI as it knows them. */
+export type RoundTarget = Omit<RequestStateBinding, 'subject' | 'scope'>;
+
+/** One input request of a round, as 2026-07-28 words it. */
+export interface InputRequest {
+  method: string;
+  params: Record<string, unknown>;
+}
+
+/** A round Portico asked itself (a person's approval under a policy), with the answers to it. */
+export interface OwnRound {
+  policy: { id: string; name: string };
+  version: string;
+  answers: Record<string, unknown>;
+}
+
+/** A request as it continues (or starts) a call that may take input rounds. */
+export interface Continued {
+  /** The params to send upstream: Portico's state replaced by the upstream's own. */
+  params: Record<string, unknown>;
+  /** Portico's own round this request answers, when it answers one. */
+  own: OwnRound | null;
+  /**
+   * The approval this call carries: from the retry's state, or given during this request. Sealed
+   * with the next round, so that a person is asked once per call, not once per round.
+   */
+  approved: ApprovalMark | null;
+  /** The upstream's answer for the client: a round's upstream state sealed inside Portico's. */
+  answer<T extends Result>(result: T): T;
+  /** Portico's own round: `inputRequests` to the client, the answers to come back to `policy`. */
+  ask(
+    inputRequests: Record<string, InputRequest>,
+    policy: { id: string; name: string },
+    version: string,
+  ): Result;
+}
+
+/**
+ * Multi Round-Trip Requests, for both eras (the 2025 session adapter answers rounds on its
+ * client's behalf): an upstream's `input_required` round goes to the client as it came, but its
+ * `requestState` travels inside Portico's own sealed state, bound to who asked, where, and what
+ * (gateway, upstream target, arguments): a client cannot point a state at another tool, principal
+ * or argument set, nor forge one for the upstream. The retry, on any replica, is checked against
+ * its own request and reaches the upstream with the inner state unchanged. Portico's own rounds
+ * (a person's approval) are sealed the same way.
+ */
+@Injectable()
+export class Continuation {
+  constructor(private readonly sealer: RequestStateSealer) {}
+
+  /** Throws -32602 INVALID_REQUEST_STATE when the retry's state is refused. */
+  open(request: McpRequest, target: RoundTarget, params: Record<string, unknown>): Continued {
+    const binding: RequestStateBinding = {
+      subject: request.principal.subject,
+      scope: scopeKey(request.scope),
+      ...target,
+    };
+    const { requestState, inputResponses, ...forwarded } = params;
+    let approved: ApprovalMark | null = null;
+    let own: OwnRound | null = null;
+    if (requestState === undefined) {
+      // A round without state of its own: the answers go to the upstream as they came.
+      if (inputResponses !== undefined) forwarded.inputResponses = inputResponses;
+    } else {
+      const opened = this.sealer.unseal(requestState, binding);
+      if (!opened.ok || opened.content.kind === 'rerun') throw invalidParams(INVALID_REQUEST_STATE);
+      const { content } = opened;
+      if (content.kind === 'approval') {
+        own = {
+          policy: { id: content.policy, name: content.name },
+          version: content.version,
+          answers: answersOf(inputResponses),
+        };
+      } else {
+        if (content.requestState !== undefined) forwarded.requestState = content.requestState;
+        if (inputResponses !== undefined) forwarded.inputResponses = inputResponses;
+        approved = content.approved ?? null;
+      }
+    }
+    const continued: Continued = {
+      params: forwarded,
+      own,
+      approved,
+      answer: (result) => this.sealed(result, binding, continued.approved),
+      ask: (inputRequests, policy, version) => ({
+        resultType: 'input_required',
+        inputRequests,
+        requestState: this.sealer.seal(binding, {
+          kind: 'approval',
+          policy: policy.id,
+          name: policy.name,
+          version,
+        }),
+      }),
+    };
+    return continued;
+  }
+
+  private sealed<T extends Result>(
+    result: T,
+    binding: RequestStateBinding,
+    approved: ApprovalMark | null,
+  ): T {
+    if (!isInputRequired(result)) return result;
+    const { requestState, ...round } = result as T & { requestState?: unknown };
+    // No state of its own, nor an approval to carry: the retry carries only the answers.
+    if (requestState === undefined && !approved) return round as T;
+    if (requestState !== undefined && typeof requestState !== 'string')
+      throw new RpcError(
+        ProtocolErrorCode.InternalError,
+        'The upstream asked for input with a requestState that is not a string',
+      );
+    try {
+      const sealed = this.sealer.seal(binding, {
+        kind: 'upstream',
+        ...(requestState === undefined ? {} : { requestState }),
+        ...(approved ? { approved } : {}),
+      });
+      return { ...round, requestState: sealed } as unknown as T;
+    } catch (error) {
+      if (error instanceof RequestStateTooLarge)
+        throw new RpcError(ProtocolErrorCode.InternalError, error.message);
+      throw error;
+    }
+  }
+}
+
+/** An answer that asks the client for input: it is not the result, and nothing may cache it. */
+export function isInputRequired(result: Result): boolean {
+  return (result as { resultType?: unknown }).resultType === 'input_required';
+}
+
+function answersOf(inputResponses: unknown): Record<string, unknown> {
+  return inputResponses !== null && typeof inputResponses === 'object'
+    ? (inputResponses as Record<string, unknown>)
+    : {};
+}

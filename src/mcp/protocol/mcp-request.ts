@@ -1,0 +1,82 @@
+import {
+  type ClientCapabilities,
+  type Implementation,
+  type JSONRPCNotification,
+  type LoggingLevel,
+  type RequestId,
+  type Result,
+} from '@modelcontextprotocol/server';
+import { type ApprovalRecord } from '../../approvals/approval-record';
+import { type Principal } from '../../auth/principal';
+import { type Affinity } from '../../upstream/upstream-client';
+import { type UpstreamAsk } from '../../upstream/upstream-connection';
+import { type McpScope } from './mcp-scope';
+
+/** What a request says of its client: from its own `_meta` (2026-07-28), or its session (2025). */
+export interface RequestMeta {
+  protocolVersion: string;
+  clientCapabilities: ClientCapabilities;
+  /** Self-reported, for the audit trail only: it never decides anything. */
+  clientInfo: Implementation | null;
+  /** Below it no `notifications/message` reaches the client; null: none at all. */
+  logLevel: LoggingLevel | null;
+  /** W3C trace context the client sent (`_meta.traceparent`), passed on upstream as it came. */
+  traceparent: string | null;
+}
+
+/**
+ * Who holds a conversation's tool-search promotions: a 2025 session, or (the 2026-07-28 wire has
+ * no session) the principal in the scope it reaches.
+ */
+export type RequestOwner =
+  { kind: 'session'; sessionId: string } | { kind: 'principal'; scope: McpScope; subject: string };
+
+/**
+ * Where what goes out about one request goes: its notifications (progress, logs) on its own
+ * stream; and, from a client that can be asked mid-request (a 2025 session), the requests an
+ * upstream makes of it during the call (sampling, elicitation, roots), passed through as they
+ * came, its answer or refusal going back. Without `ask`, such a request becomes an input round.
+ */
+export interface RequestSink {
+  notify(notification: JSONRPCNotification): void;
+  ask?(request: UpstreamAsk): Promise<Result>;
+}
+
+/**
+ * One client request as the core serves it, whichever era it came in, as data: the entry of its
+ * era (the 2026-07-28 wire, or the 2025 session adapter) builds it, and the core reads nothing
+ * else about the client. A request continuing an input round carries the round's sealed state
+ * and the client's answers in its params (`requestState`, `inputResponses`), as the 2026-07-28
+ * wire does; the 2025 adapter answers rounds the same way (see SessionRequests).
+ */
+export interface McpRequest {
+  readonly id: RequestId;
+  readonly method: string;
+  readonly params: Record<string, unknown> | undefined;
+  readonly scope: McpScope;
+  readonly principal: Principal;
+  readonly meta: RequestMeta;
+  /** Whose tool-search promotions apply; null where none are kept (a search promotes nothing). */
+  readonly owner: RequestOwner | null;
+  /** Whose upstream connections it uses: its session's own, or the shared ones. */
+  readonly affinity: Affinity;
+  /** The 2025 session that sent it, for logs and spans; null on the 2026-07-28 wire. */
+  readonly sessionId: string | null;
+  /** Aborted when the client cancels or goes away. */
+  readonly signal: AbortSignal;
+  readonly sink: RequestSink;
+}
+
+/** What serving one upstream operation found out, for its metrics and its audit entry. */
+export interface Served {
+  /** The gateway's slug; empty until the operation is resolved. */
+  gateway: string;
+  /** The approval a policy asked for before a tool call went upstream. */
+  approval?: ApprovalRecord;
+}
+
+/** The gateway a request is forwarded to, as the client's error messages name it. */
+export interface UpstreamRef {
+  gatewayId: string;
+  gatewaySlug: string;
+}
