@@ -33,7 +33,7 @@ import { InputRounds } from './core/input-rounds';
 import { ParkedCalls } from './core/parked-calls';
 import { REQUEST_STATE_SEALER } from './core/request-state-sealer.provider';
 import { LISTEN_HUB } from './listen/listen-hub.provider';
-import { ModernPromotions } from './search/modern-promotions';
+import { PromotionStore } from './search/promotion-store';
 
 /**
  * The MCP endpoints, one way through: transport (receives and answers, both eras), then the 2025
@@ -78,7 +78,7 @@ import { ModernPromotions } from './search/modern-promotions';
     InputRounds,
     ParkedCalls,
     LISTEN_HUB,
-    ModernPromotions,
+    PromotionStore,
   ],
   exports: [Directories, ToolSearchService, McpHttpHandler],
 })
