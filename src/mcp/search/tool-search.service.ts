@@ -79,7 +79,7 @@ export class ToolSearchService {
 
   constructor(
     private readonly config: AppConfig,
-    private readonly promotions: PromotionStore,
+    private readonly store: PromotionStore,
     private readonly localEmbeddings: LocalEmbeddings,
     private readonly providerEmbeddings: ProviderEmbeddings,
   ) {}
@@ -140,7 +140,7 @@ export class ToolSearchService {
     const promoted =
       owner === null
         ? new Set<string>()
-        : promotedNames(await this.promotions.promotions(owner, true), catalogue.hash);
+        : promotedNames(await this.store.promotions(owner, true), catalogue.hash);
     const listed = [searchTool];
     for (const definition of directory.definitions) {
       if (definition.name === TOOL_SEARCH_NAME) continue;
@@ -170,8 +170,8 @@ export class ToolSearchService {
     // Promotions only grow under one catalogue hash, so this replica's copy can only be behind:
     // trust it when it says yes, and ask the database before saying no.
     const hash = scope.catalogue.hash;
-    if (promotedNames(await this.promotions.promotions(owner), hash).has(name)) return null;
-    if (promotedNames(await this.promotions.promotions(owner, true), hash).has(name)) return null;
+    if (promotedNames(await this.store.promotions(owner), hash).has(name)) return null;
+    if (promotedNames(await this.store.promotions(owner, true), hash).has(name)) return null;
     return deferredToolRefusal(name);
   }
 
@@ -260,7 +260,7 @@ export class ToolSearchService {
     });
     if (matches.length > 0 && owner !== null) {
       const names = matches.map((tool) => tool.name);
-      const promoted = await this.promotions.promote(owner, catalogue.hash, names);
+      const promoted = await this.store.promote(owner, catalogue.hash, names);
       // On the search's own response stream, ahead of its result: it reaches the client whichever
       // replica serves the search and whether or not the client keeps a GET stream open.
       if (promoted?.changed) notify(LIST_CHANGED);
