@@ -11,7 +11,7 @@ import { type DirectoryTool, ToolDirectory } from '../src/mcp/directory/tool-dir
 import { mergePromotions, type Promotions } from '../src/mcp/search/promotions';
 import { TOOL_SEARCH_NAME } from '../src/mcp/search/tool-catalogue';
 import { ToolSearchService } from '../src/mcp/search/tool-search.service';
-import { type SessionStore } from '../src/mcp/sessions/session.store';
+import { type PromotionStore } from '../src/mcp/search/promotion-store';
 import {
   evaluationCorpus,
   type EvaluationProvider,
@@ -24,7 +24,6 @@ import {
 import { startSentenceEncoder } from './catalogues/sentence-encoder-server';
 import { type SemanticMemory } from './tool-search-memory';
 import { asJson, runAlone } from './support';
-import { type ModernPromotions } from '../src/mcp/search/modern-promotions';
 
 /** The bench's promotions are kept as a 2025 session's. */
 const BENCH_SESSION = { kind: 'session', sessionId: 'bench' } as const;
@@ -81,7 +80,7 @@ export interface ToolSearchBenchReport {
   memory: SemanticMemory;
 }
 
-/** The session store as tool search uses it, in memory: the benchmark measures search, not I/O. */
+/** The promotion store as tool search uses it, in memory: the benchmark measures search, not I/O. */
 class MemoryStore {
   stored: Promotions | null = null;
 
@@ -89,7 +88,7 @@ class MemoryStore {
     return this.stored;
   }
 
-  async promote(_id: string, catalogHash: string, names: readonly string[]) {
+  async promote(_owner: unknown, catalogHash: string, names: readonly string[]) {
     const next = mergePromotions(this.stored, catalogHash, names);
     const changed = JSON.stringify(next) !== JSON.stringify(this.stored);
     this.stored = next;
@@ -101,15 +100,9 @@ const local = new LocalEmbeddings();
 
 function service(store: MemoryStore): ToolSearchService {
   const config = { mcpToolSearch: { enabled: false, alwaysLoaded: [] } } as unknown as AppConfig;
-  return new ToolSearchService(
-    config,
-    store as unknown as SessionStore,
-    null as unknown as ModernPromotions,
-    local,
-    {
-      enabled: false,
-    } as ProviderEmbeddings,
-  );
+  return new ToolSearchService(config, store as unknown as PromotionStore, local, {
+    enabled: false,
+  } as ProviderEmbeddings);
 }
 
 function directory(tools: DirectoryTool[], alwaysLoaded: string[]): ToolDirectory {

@@ -19,10 +19,10 @@ export type PorticoEvent =
    */
   | { type: 'identity.changed'; userIds: string[]; tokenIds: string[]; grantIds: string[] }
   /**
-   * A principal's tool-search promotions in a scope (`scopeKey`) changed, on the modern wire:
-   * every replica drops its cached copy.
+   * The tool-search promotions of this owner (`ownerKey`: a 2025 session, or a principal in its
+   * scope) changed: every replica drops its cached copy.
    */
-  | { type: 'mcp.promotions.changed'; scope: string; subject: string }
+  | { type: 'mcp.promotions.changed'; owner: string }
   /**
    * A person's approval was remembered (`granted`), or a remembered one revoked (none: every
    * replica reads the valid ones again).
@@ -31,7 +31,7 @@ export type PorticoEvent =
       type: 'approvals.changed';
       granted?: { subject: string; toolId: string; policyId: string; expiresAt: number };
     }
-  /** A session's stored state changed (log level, promotions) or it ended. */
+  /** A session's stored state changed (log level, subscriptions) or it ended. */
   | { type: 'mcp.session.changed'; sessionId: string; ended: boolean }
   /**
    * A message for the client on one of the session's streams, wherever that is open: the session's

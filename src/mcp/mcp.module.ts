@@ -34,7 +34,7 @@ import { Continuation } from './core/continuation';
 import { UpstreamCalls } from './core/upstream-calls';
 import { REQUEST_STATE_SEALER } from './core/request-state-sealer.provider';
 import { LISTEN_HUB } from './listen/listen-hub.provider';
-import { ModernPromotions } from './search/modern-promotions';
+import { PromotionStore } from './search/promotion-store';
 
 /**
  * The MCP endpoints, one way through: the edge (http/: receives and answers, both eras, and the
@@ -80,7 +80,7 @@ import { ModernPromotions } from './search/modern-promotions';
     REQUEST_STATE_SEALER,
     Continuation,
     LISTEN_HUB,
-    ModernPromotions,
+    PromotionStore,
   ],
   exports: [Directories, ToolSearchService, McpHttpHandler],
 })

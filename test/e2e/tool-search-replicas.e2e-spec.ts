@@ -1,7 +1,12 @@
+import {
+  Client as ModernClient,
+  StreamableHTTPClientTransport,
+} from '@modelcontextprotocol/client';
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { connectClient, eventually } from '../support/mcp-client';
+import { MODERN } from '../support/modern-client';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { describeOnPostgres } from '../support/describe-on-postgres';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
@@ -15,6 +20,7 @@ describeOnPostgres('deferred tool search across two replicas on one PostgreSQL',
   let upstream: UpstreamFixture;
   let path: string;
   const clients: Client[] = [];
+  const modernClients: ModernClient[] = [];
 
   beforeAll(async () => {
     database = await createTestDatabase();
@@ -50,6 +56,7 @@ describeOnPostgres('deferred tool search across two replicas on one PostgreSQL',
 
   afterAll(async () => {
     await Promise.all(clients.map((client) => client.close()));
+    await Promise.all(modernClients.map((client) => client.close()));
     await second?.close();
     await first?.close();
     await upstream?.close();
@@ -69,6 +76,21 @@ describeOnPostgres('deferred tool search across two replicas on one PostgreSQL',
       listChanged += 1;
     });
     return { client: connected, listChanged: () => listChanged };
+  }
+
+  /** A 2026-07-28 client of `replica`: no session, its promotions are its principal's. */
+  async function modern(replica: TestApp): Promise<ModernClient> {
+    const connected = new ModernClient(
+      { name: 'modern-test', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: MODERN } } },
+    );
+    await connected.connect(
+      new StreamableHTTPClientTransport(new URL(path, replica.baseUrl), {
+        requestInit: { headers: { Authorization: `Bearer ${first.token}` } },
+      }),
+    );
+    modernClients.push(connected);
+    return connected;
   }
 
   it('keeps a promotion made on one replica when the session moves to another', async () => {
@@ -117,5 +139,25 @@ describeOnPostgres('deferred tool search across two replicas on one PostgreSQL',
     );
     const listed = names((await onSecond.listTools()).tools);
     expect(listed).toEqual(['tool_search', ...wanted.sort()]);
+  });
+
+  it("keeps a modern client's promotion for its principal on both replicas, apart from sessions", async () => {
+    const onFirst = await modern(first);
+    const onSecond = await modern(second);
+    expect(names((await onSecond.listTools()).tools)).toEqual(['tool_search']);
+    expect(await onSecond.callTool({ name: 'shared-task_12', arguments: {} })).toMatchObject({
+      isError: true,
+    });
+
+    await onFirst.callTool({ name: 'tool_search', arguments: { query: 'select:shared-task_12' } });
+    // Past the client's own cache: tools/list answers are cacheable for a few seconds.
+    const listed = await onSecond.listTools(undefined, { cacheMode: 'bypass' });
+    expect(names(listed.tools)).toEqual(['tool_search', 'shared-task_12']);
+    const call = await onSecond.callTool({ name: 'shared-task_12', arguments: {} });
+    expect(call.structuredContent).toMatchObject({ upstream: 'shared', tool: 'task_12' });
+
+    // The same principal's 2025 session is an owner of its own.
+    const { client: session } = await client(second);
+    expect(names((await session.listTools()).tools)).toEqual(['tool_search']);
   });
 });

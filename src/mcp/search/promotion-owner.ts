@@ -1,8 +1,21 @@
-import { type McpScope } from '../protocol/mcp-scope';
+import { type McpScope, scopeKey } from '../protocol/mcp-scope';
 
 /**
- * Who holds a conversation's tool-search promotions: a 2025 session (in its row), or on the
- * 2026-07-28 wire, which has no session, the principal in the scope it reaches.
+ * Who holds a conversation's tool-search promotions: a 2025 session, or on the 2026-07-28 wire,
+ * which has no session, the principal in the scope it reaches.
  */
 export type PromotionOwner =
   { kind: 'session'; sessionId: string } | { kind: 'principal'; scope: McpScope; subject: string };
+
+/**
+ * The key promotions are stored under: `session:<id>`, or `principal:<scope key>:<subject>`. One
+ * owner has one key and two owners never share one: the kinds differ in their prefix, and a scope
+ * key (`all`, `server:<uuid>`) has a fixed form, so the subject, the one free part, comes last.
+ * At most 203 characters, as the columns these parts come from hold at most 64 (session id),
+ * 64 (scope key) and 128 (subject).
+ */
+export function ownerKey(owner: PromotionOwner): string {
+  return owner.kind === 'session'
+    ? `session:${owner.sessionId}`
+    : `principal:${scopeKey(owner.scope)}:${owner.subject}`;
+}

@@ -11,17 +11,6 @@ export interface Promotions {
 /** The most names one owner keeps promoted; a search promotes a handful at a time. */
 export const MAX_PROMOTED_NAMES = 500;
 
-/** Where one kind of owner keeps its promotions (a session row, or the principal's per scope). */
-export interface PromotionHolder<Owner> {
-  /** Cached; `fresh` reads the stored value (another replica may have promoted since). */
-  promotions(owner: Owner, fresh?: boolean): Promise<Promotions | null>;
-  promote(
-    owner: Owner,
-    catalogHash: string,
-    names: readonly string[],
-  ): Promise<{ promotions: Promotions; changed: boolean } | null>;
-}
-
 /**
  * The promotions after a search promoted `names` under `catalogHash`: merged with the current ones
  * under the same hash, replacing them under another (they were promoted from an older catalogue).

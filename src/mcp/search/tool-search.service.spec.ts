@@ -6,11 +6,11 @@ import { type ProviderEmbeddings } from '../../embeddings/provider-embeddings.se
 import { tempDataDir } from '../../../test/support/temp-dir';
 import { type DirectoryTool, ToolDirectory } from '../directory/tool-directory';
 import { RpcError } from '../protocol/mcp-errors';
-import { type SessionStore } from '../sessions/session.store';
 import { mergePromotions, type Promotions } from './promotions';
 import { type ToolCatalogue, TOOL_SEARCH_NAME } from './tool-catalogue';
 import { ToolSearchService } from './tool-search.service';
-import { type ModernPromotions } from './modern-promotions';
+import { type PromotionOwner } from './promotion-owner';
+import { type PromotionStore } from './promotion-store';
 
 function tool(name: string, description = `The ${name} tool`): DirectoryTool {
   return {
@@ -27,19 +27,19 @@ function tool(name: string, description = `The ${name} tool`): DirectoryTool {
 }
 
 /**
- * The session store as the service uses it: `stored` is the database, `cached` this replica's
- * copy, which lags until told otherwise.
+ * The promotion store as the service uses it, for one owner: `stored` is the database, `cached`
+ * this replica's copy, which lags until told otherwise.
  */
 class FakeStore {
   stored: Promotions | null = null;
   cached: Promotions | null = null;
 
-  async promotions(_id: string, fresh = false): Promise<Promotions | null> {
+  async promotions(_owner: PromotionOwner, fresh = false): Promise<Promotions | null> {
     if (fresh) this.cached = this.stored;
     return fresh ? this.stored : this.cached;
   }
 
-  async promote(_id: string, catalogHash: string, names: readonly string[]) {
+  async promote(_owner: PromotionOwner, catalogHash: string, names: readonly string[]) {
     const next = mergePromotions(this.stored, catalogHash, names);
     const changed = JSON.stringify(next) !== JSON.stringify(this.stored);
     this.stored = this.cached = next;
@@ -79,8 +79,7 @@ function setUp(env: Record<string, string> = {}) {
   const config = loadConfig({ DATA_DIR: tempDataDir(), ...env });
   const service = new ToolSearchService(
     config,
-    store as unknown as SessionStore,
-    null as unknown as ModernPromotions,
+    store as unknown as PromotionStore,
     localEmbeddings,
     noProvider,
   );
@@ -329,8 +328,7 @@ describe('ToolSearchService', () => {
     } as unknown as ProviderEmbeddings;
     const service = new ToolSearchService(
       loadConfig({ DATA_DIR: tempDataDir() }),
-      new FakeStore() as unknown as SessionStore,
-      null as unknown as ModernPromotions,
+      new FakeStore() as unknown as PromotionStore,
       localEmbeddings,
       provider,
     );
@@ -358,8 +356,7 @@ describe('ToolSearchService', () => {
     const broken = () =>
       new Broken(
         loadConfig({ DATA_DIR: tempDataDir(), LOG_LEVEL: 'error' }),
-        new FakeStore() as unknown as SessionStore,
-        null as unknown as ModernPromotions,
+        new FakeStore() as unknown as PromotionStore,
         localEmbeddings,
         noProvider,
       );

@@ -12,10 +12,9 @@ import { ProviderEmbeddings } from '../../embeddings/provider-embeddings.service
 import { answersToHashedName, parseHashedBackendName } from '../../tools/tool-hash';
 import { type ToolDirectory } from '../directory/tool-directory';
 import { RpcError } from '../protocol/mcp-errors';
-import { SessionStore } from '../sessions/session.store';
-import { ModernPromotions } from './modern-promotions';
 import { type PromotionOwner } from './promotion-owner';
-import { promotedNames, type Promotions } from './promotions';
+import { PromotionStore } from './promotion-store';
+import { promotedNames } from './promotions';
 import { ToolAnalysisCache } from './tool-analysis';
 import { parseToolQuery } from './tool-query';
 import {
@@ -65,9 +64,9 @@ const LIST_CHANGED: JSONRPCNotification = {
 };
 
 /**
- * Deferred tool search for MCP sessions. What a session sees follows from two values only: the
- * scope's immutable ToolDirectory (and the catalogue derived from it) and the session's stored
- * promotions. The catalogue is memoised per directory instance, so it is rebuilt exactly when the
+ * Deferred tool search, for both eras. What a client sees follows from two values only: the
+ * scope's immutable ToolDirectory (and the catalogue derived from it) and the promotions its owner
+ * stored (a 2025 session, or the principal in its scope). The catalogue is memoised per directory instance, so it is rebuilt exactly when the
  * directory is replaced and dropped with it; the analysis of each unchanged tool is reused.
  */
 @Injectable()
@@ -80,8 +79,7 @@ export class ToolSearchService {
 
   constructor(
     private readonly config: AppConfig,
-    private readonly store: SessionStore,
-    private readonly modern: ModernPromotions,
+    private readonly store: PromotionStore,
     private readonly localEmbeddings: LocalEmbeddings,
     private readonly providerEmbeddings: ProviderEmbeddings,
   ) {}
@@ -142,7 +140,7 @@ export class ToolSearchService {
     const promoted =
       owner === null
         ? new Set<string>()
-        : promotedNames(await this.promotionsOf(owner, true), catalogue.hash);
+        : promotedNames(await this.store.promotions(owner, true), catalogue.hash);
     const listed = [searchTool];
     for (const definition of directory.definitions) {
       if (definition.name === TOOL_SEARCH_NAME) continue;
@@ -172,16 +170,9 @@ export class ToolSearchService {
     // Promotions only grow under one catalogue hash, so this replica's copy can only be behind:
     // trust it when it says yes, and ask the database before saying no.
     const hash = scope.catalogue.hash;
-    if (promotedNames(await this.promotionsOf(owner), hash).has(name)) return null;
-    if (promotedNames(await this.promotionsOf(owner, true), hash).has(name)) return null;
+    if (promotedNames(await this.store.promotions(owner), hash).has(name)) return null;
+    if (promotedNames(await this.store.promotions(owner, true), hash).has(name)) return null;
     return deferredToolRefusal(name);
-  }
-
-  /** The owner's promotions, from the session's row or the principal's. */
-  private promotionsOf(owner: PromotionOwner, fresh = false): Promise<Promotions | null> {
-    return owner.kind === 'session'
-      ? this.store.promotions(owner.sessionId, fresh)
-      : this.modern.promotions(owner, fresh);
   }
 
   /** Overridden in tests to prove that a catalogue that cannot be built fails closed. */
@@ -269,10 +260,7 @@ export class ToolSearchService {
     });
     if (matches.length > 0 && owner !== null) {
       const names = matches.map((tool) => tool.name);
-      const promoted =
-        owner.kind === 'session'
-          ? await this.store.promote(owner.sessionId, catalogue.hash, names)
-          : await this.modern.promote(owner, catalogue.hash, names);
+      const promoted = await this.store.promote(owner, catalogue.hash, names);
       // On the search's own response stream, ahead of its result: it reaches the client whichever
       // replica serves the search and whether or not the client keeps a GET stream open.
       if (promoted?.changed) notify(LIST_CHANGED);

@@ -66,7 +66,6 @@ export class LegacySseEndpoint {
       initializeParams: null,
       logLevel: null,
       subscriptions: [],
-      promotions: null,
     });
     const runtime = this.registry.obtain(session);
     // From now on the client hears of changes to its lists as they are now, as on a GET stream.

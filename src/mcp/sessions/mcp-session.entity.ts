@@ -62,10 +62,6 @@ export class McpSession {
   @Column({ type: 'jsonb', default: () => "'[]'" })
   subscriptions!: string[];
 
-  /** Tool-search promotions: the catalogue hash they belong to and the promoted names. */
-  @Column({ type: 'jsonb', nullable: true })
-  promotions!: { catalogHash: string; names: string[] } | null;
-
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
 

@@ -153,7 +153,7 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
         this.endStreamsOf(event);
         return;
       case 'mcp.promotions.changed':
-        // Promotions of the modern wire: a session keeps its own in its row.
+        // Not a session's state: the PromotionStore of every replica drops its copy.
         return;
       case 'mcp.parked.to-owner':
       case 'mcp.parked.to-retry':

@@ -245,7 +245,6 @@ export class StreamableHttpEndpoint {
       initializeParams: parsed.data.params,
       logLevel: null,
       subscriptions: [],
-      promotions: null,
     });
     const runtime = this.registry.obtain(session);
     response.setHeader('Mcp-Session-Id', session.id);

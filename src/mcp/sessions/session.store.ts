@@ -11,7 +11,6 @@ import { AppConfig } from '../../config/app-config';
 import { isDatabaseUnavailable } from '../../database/database-errors';
 import { EventBus, isResync } from '../../events/event-bus';
 import { Metrics } from '../../health/metrics';
-import { mergePromotions, type Promotions, samePromotions } from '../search/promotions';
 import { McpSession } from './mcp-session.entity';
 
 export type SessionState = Omit<McpSession, 'server' | 'createdAt'>;
@@ -112,9 +111,7 @@ export class SessionStore implements OnModuleInit, OnModuleDestroy {
 
   async update(
     id: string,
-    patch: Partial<
-      Pick<SessionState, 'logLevel' | 'promotions' | 'initializeParams' | 'protocolVersion'>
-    >,
+    patch: Partial<Pick<SessionState, 'logLevel' | 'initializeParams' | 'protocolVersion'>>,
   ): Promise<void> {
     // TypeORM's partial-entity type cannot express the free-form JSON of initialize params.
     await this.dataSource
@@ -172,52 +169,6 @@ export class SessionStore implements OnModuleInit, OnModuleDestroy {
     if (result) {
       const cached = this.cache.get(id);
       if (cached) cached.subscriptions = result;
-      await this.bus.publish({ type: 'mcp.session.changed', sessionId: id, ended: false });
-    }
-    return result;
-  }
-
-  /**
-   * The session's tool-search promotions: this replica's copy, or with `fresh` the stored one
-   * (another replica may have promoted since, and the announcement may not have arrived yet).
-   */
-  async promotions(id: string, fresh = false): Promise<Promotions | null> {
-    const cached = this.cache.get(id);
-    if (cached && !fresh) return cached.promotions;
-    const stored = await this.dataSource
-      .getRepository(McpSession)
-      .findOne({ select: { id: true, promotions: true }, where: { id } });
-    const promotions = stored?.promotions ?? null;
-    if (cached) cached.promotions = promotions;
-    return promotions;
-  }
-
-  /**
-   * Promotes `names` under `catalogHash` (see mergePromotions). The row is locked while it is
-   * merged, so that searches of one session on several replicas at once lose nothing. Returns the
-   * promotions now stored and whether they changed; null when the session is gone.
-   */
-  async promote(
-    id: string,
-    catalogHash: string,
-    names: readonly string[],
-  ): Promise<{ promotions: Promotions; changed: boolean } | null> {
-    const result = await this.dataSource.transaction(async (em) => {
-      const sessions = em.getRepository(McpSession);
-      const current = await sessions.findOne({
-        select: { id: true, promotions: true },
-        where: { id },
-        lock: { mode: 'pessimistic_write' },
-      });
-      if (!current) return null;
-      const next = mergePromotions(current.promotions, catalogHash, names);
-      if (samePromotions(current.promotions, next)) return { promotions: next, changed: false };
-      await sessions.update({ id }, { promotions: next });
-      return { promotions: next, changed: true };
-    });
-    if (result?.changed) {
-      const cached = this.cache.get(id);
-      if (cached) cached.promotions = result.promotions;
       await this.bus.publish({ type: 'mcp.session.changed', sessionId: id, ended: false });
     }
     return result;
