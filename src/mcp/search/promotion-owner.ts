@@ -1,11 +1,8 @@
-import { type McpScope, scopeKey } from '../protocol/mcp-scope';
+import { scopeKey } from '../protocol/mcp-scope';
+import { type RequestOwner } from '../protocol/mcp-request';
 
-/**
- * Who holds a conversation's tool-search promotions: a 2025 session, or on the 2026-07-28 wire,
- * which has no session, the principal in the scope it reaches.
- */
-export type PromotionOwner =
-  { kind: 'session'; sessionId: string } | { kind: 'principal'; scope: McpScope; subject: string };
+/** Who holds a conversation's tool-search promotions: the request's owner. */
+export type PromotionOwner = RequestOwner;
 
 /**
  * The key promotions are stored under: `session:<id>`, or `principal:<scope key>:<subject>`. One
