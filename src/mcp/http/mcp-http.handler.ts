@@ -1,6 +1,12 @@
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { Injectable, Logger } from '@nestjs/common';
-import { ProtocolErrorCode } from '@modelcontextprotocol/server';
+import {
+  classifyInboundRequest,
+  PROTOCOL_VERSION_META_KEY,
+  ProtocolErrorCode,
+} from '@modelcontextprotocol/server';
+import { type Principal } from '../../auth/principal';
+import { LEGACY_PROTOCOL_VERSIONS } from '../../upstream/eras/protocol-era';
 import { McpAuthorizer } from '../../auth/mcp-authorizer';
 import { AppConfig } from '../../config/app-config';
 import { timeRequest } from '../../health/http-metrics.middleware';
@@ -13,6 +19,8 @@ import { sendMcpError } from './mcp-exception.filter';
 import { originRefusal } from './origin-check';
 import { CORS_EXPOSED_HEADERS } from './origin-policy';
 import { StreamableHttpEndpoint } from '../sessions/session.endpoint';
+import { idOf, readBody } from '../protocol/incoming';
+import { ModernEndpoint } from './modern.endpoint';
 
 /** `/mcp` and `/servers/:id/mcp`, in any case and with a trailing slash, as Express matched them. */
 const STREAMABLE_PATH = /^\/(?:servers\/([^/]+)\/)?mcp\/?$/i;
@@ -40,6 +48,33 @@ export function serverScope(serverId: string): McpScope {
 }
 
 const ALL: McpScope = { kind: 'all' };
+
+function accepts(request: IncomingMessage, type: string): boolean {
+  const accept = request.headers.accept ?? '';
+  return accept.includes(type) || accept.includes('*/*');
+}
+
+/** Whether the body is declared `application/json` (parameters such as charset aside). */
+function isJson(request: IncomingMessage): boolean {
+  const type = request.headers['content-type'] ?? '';
+  const end = type.indexOf(';');
+  return (end === -1 ? type : type.slice(0, end)).trim().toLowerCase() === 'application/json';
+}
+
+function headerOf(request: IncomingMessage, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * Whether a POST claims the 2026-07-28 wire: a version header of no 2025 revision, or the
+ * envelope's protocol version in `params._meta` (the SDK's own first test).
+ */
+function claimsModern(body: unknown, versionHeader: string | undefined): boolean {
+  if (versionHeader !== undefined && !LEGACY_PROTOCOL_VERSIONS.includes(versionHeader)) return true;
+  const meta = (body as { params?: { _meta?: unknown } } | null)?.params?._meta;
+  return typeof meta === 'object' && meta !== null && PROTOCOL_VERSION_META_KEY in meta;
+}
 
 /** The path of a request target: origin-form (`/mcp?x`), or absolute-form as proxies may send. */
 function pathOf(target: string): string {
@@ -70,7 +105,8 @@ export class McpHttpHandler {
   constructor(
     private readonly config: AppConfig,
     private readonly authorizer: McpAuthorizer,
-    private readonly endpoint: StreamableHttpEndpoint,
+    private readonly sessions: StreamableHttpEndpoint,
+    private readonly modern: ModernEndpoint,
     private readonly metrics: Metrics,
   ) {
     this.logRequest = requestLogging(config);
@@ -120,11 +156,55 @@ export class McpHttpHandler {
     const scope = serverId === undefined ? ALL : serverScope(serverId);
     switch (method) {
       case 'POST':
-        return this.endpoint.post(request, response, scope, principal);
+        return this.post(request, response, scope, principal);
       case 'GET':
-        return this.endpoint.get(request, response, scope, principal);
+        if (!accepts(request, 'text/event-stream'))
+          throw new McpRefusal(406, 'Accept must include text/event-stream');
+        return this.sessions.get(request, response, scope, principal);
       case 'DELETE':
-        return this.endpoint.delete(request, response, scope, principal);
+        return this.sessions.delete(request, response, scope, principal);
     }
+  }
+
+  /**
+   * A POST: its body read within the limits, then classified once, by the body first, as the SDK
+   * does: a request with the 2026-07-28 `_meta` envelope goes to the stateless wire, a malformed
+   * envelope is refused (never read as 2025), and everything else is the 2025 wire.
+   */
+  private async post(
+    request: IncomingMessage,
+    response: ServerResponse,
+    scope: McpScope,
+    principal: Principal,
+  ): Promise<void> {
+    if (!isJson(request)) throw new McpRefusal(415, 'Content-Type must be application/json');
+    if (!accepts(request, 'application/json') || !accepts(request, 'text/event-stream'))
+      throw new McpRefusal(406, 'Accept must include application/json and text/event-stream');
+    const body = await readBody(request, {
+      maxBytes: this.config.bodyLimitBytes,
+      maxDepth: this.config.jsonMaxDepth,
+    });
+    const versionHeader = headerOf(request, 'mcp-protocol-version');
+    // What claims nothing of 2026-07-28 is the 2025 wire: the SDK's classifier (three schema
+    // parses of the body) runs only for what does.
+    const route = claimsModern(body, versionHeader)
+      ? classifyInboundRequest({
+          httpMethod: 'POST',
+          protocolVersionHeader: versionHeader,
+          mcpMethodHeader: headerOf(request, 'mcp-method'),
+          mcpNameHeader: headerOf(request, 'mcp-name'),
+          body,
+        })
+      : null;
+    if (route?.kind === 'modern') {
+      // A notification has nothing to answer on this wire (cancelling is closing the stream).
+      if (route.messageKind === 'notification') response.writeHead(202).end();
+      else await this.modern.serve(request, response, scope, principal, route.message);
+      return;
+    }
+    // What is not JSON-RPC at all stays the 2025 wire's to refuse, in its own words.
+    if (route?.kind === 'reject' && route.rung !== 'jsonrpc-shape')
+      throw new McpRefusal(route.httpStatus, route.message, route.code, idOf(body), route.data);
+    return this.sessions.post(request, response, scope, principal, body);
   }
 }

@@ -13,7 +13,7 @@ import { type SessionRuntime } from './session-runtime';
 import { SessionRegistry } from './session-registry.service';
 import { SessionStore } from './session.store';
 import { SessionStreamExchange } from './exchange';
-import { readIncoming } from '../http/incoming';
+import { readIncoming } from '../protocol/incoming';
 import { SseResponse } from '../streams/sse-response';
 import { endAtExpiry } from '../streams/stream-expiry';
 import { StreamQuota } from '../streams/stream-quota';

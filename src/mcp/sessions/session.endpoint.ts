@@ -2,20 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { Injectable } from '@nestjs/common';
 import {
-  classifyInboundRequest,
   ProtocolErrorCode,
   type JSONRPCMessage,
   type JSONRPCRequest,
   LATEST_PROTOCOL_VERSION,
-  PROTOCOL_VERSION_META_KEY,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
 import { InitializeRequestSchema } from '@modelcontextprotocol/core';
 import { type Principal } from '../../auth/principal';
-import { LEGACY_PROTOCOL_VERSIONS } from '../../upstream/eras/protocol-era';
-import { AppConfig } from '../../config/app-config';
 import { Directories } from '../directory/directories.service';
-import { ModernEndpoint } from '../http/modern.endpoint';
 import { SessionRequests } from './session-requests';
 import { LISTS } from '../directory/scope-directory';
 import { CONNECTION_CLOSED, McpRefusal } from '../protocol/mcp-errors';
@@ -26,32 +21,10 @@ import { type SessionState, SessionStore } from './session.store';
 import { parseEventId } from './stream-events.store';
 import { type Exchange } from './client-stream';
 import { HttpExchange } from './exchange';
-import { idOf, incomingOf, readBody } from '../http/incoming';
+import { incomingOf } from '../protocol/incoming';
 import { SseResponse } from '../streams/sse-response';
 import { endAtExpiry } from '../streams/stream-expiry';
 import { StreamQuota } from '../streams/stream-quota';
-
-function accepts(request: IncomingMessage, type: string): boolean {
-  const accept = request.headers.accept ?? '';
-  return accept.includes(type) || accept.includes('*/*');
-}
-
-/** Whether the body is declared `application/json` (parameters such as charset aside). */
-function isJson(request: IncomingMessage): boolean {
-  const type = request.headers['content-type'] ?? '';
-  const end = type.indexOf(';');
-  return (end === -1 ? type : type.slice(0, end)).trim().toLowerCase() === 'application/json';
-}
-
-/**
- * Whether a POST claims the 2026-07-28 wire: a version header of no 2025 revision, or the
- * envelope's protocol version in `params._meta` (the SDK's own first test).
- */
-function claimsModern(body: unknown, versionHeader: string | undefined): boolean {
-  if (versionHeader !== undefined && !LEGACY_PROTOCOL_VERSIONS.includes(versionHeader)) return true;
-  const meta = (body as { params?: { _meta?: unknown } } | null)?.params?._meta;
-  return typeof meta === 'object' && meta !== null && PROTOCOL_VERSION_META_KEY in meta;
-}
 
 /** The protocol version an initialize settles on: the client's when supported, else the latest. */
 export function negotiatedVersion(requested: unknown): string {
@@ -60,64 +33,28 @@ export function negotiatedVersion(requested: unknown): string {
     : LATEST_PROTOCOL_VERSION;
 }
 
-function headerOf(request: IncomingMessage, name: string): string | undefined {
-  const value = request.headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
-
 /**
- * The Streamable HTTP transport of the MCP endpoints, both eras on the same URLs. Each POST is
- * classified by its body, as the SDK does: a request with the 2026-07-28 `_meta` envelope goes to
- * the stateless wire (ModernEndpoint), a malformed envelope is refused (never read as 2025), and
- * everything else is the 2025 wire, unchanged: session ids, header checks, and dispatch of POST,
- * GET and DELETE to the session on this replica.
+ * The 2025 wire of Streamable HTTP (the edge sends it what is not of 2026-07-28): session ids,
+ * header checks, and dispatch of POST, GET and DELETE to the session on this replica.
  */
 @Injectable()
 export class StreamableHttpEndpoint {
   constructor(
-    private readonly config: AppConfig,
     private readonly store: SessionStore,
     private readonly registry: SessionRegistry,
     private readonly directories: Directories,
     private readonly requests: SessionRequests,
-    private readonly modern: ModernEndpoint,
     private readonly quota: StreamQuota,
   ) {}
 
+  /** A POST of the 2025 wire, its JSON body read and bounded by the edge (McpHttpHandler). */
   async post(
     request: IncomingMessage,
     response: ServerResponse,
     scope: McpScope,
     principal: Principal,
+    body: unknown,
   ): Promise<void> {
-    if (!isJson(request)) throw new McpRefusal(415, 'Content-Type must be application/json');
-    if (!accepts(request, 'application/json') || !accepts(request, 'text/event-stream'))
-      throw new McpRefusal(406, 'Accept must include application/json and text/event-stream');
-    const body = await readBody(request, {
-      maxBytes: this.config.bodyLimitBytes,
-      maxDepth: this.config.jsonMaxDepth,
-    });
-    const versionHeader = headerOf(request, 'mcp-protocol-version');
-    // What claims nothing of 2026-07-28 is the 2025 wire: the SDK's classifier (three schema
-    // parses of the body) runs only for what does.
-    const route = claimsModern(body, versionHeader)
-      ? classifyInboundRequest({
-          httpMethod: 'POST',
-          protocolVersionHeader: versionHeader,
-          mcpMethodHeader: headerOf(request, 'mcp-method'),
-          mcpNameHeader: headerOf(request, 'mcp-name'),
-          body,
-        })
-      : null;
-    if (route?.kind === 'modern') {
-      // A notification has nothing to answer on this wire (cancelling is closing the stream).
-      if (route.messageKind === 'notification') response.writeHead(202).end();
-      else await this.modern.serve(request, response, scope, principal, route.message);
-      return;
-    }
-    // What is not JSON-RPC at all stays the 2025 wire's to refuse, in its own words.
-    if (route?.kind === 'reject' && route.rung !== 'jsonrpc-shape')
-      throw new McpRefusal(route.httpStatus, route.message, route.code, idOf(body), route.data);
     const incoming = incomingOf(body);
     if (incoming.kind === 'request' && incoming.message.method === 'initialize') {
       await this.initialize(request, response, scope, principal, incoming.message);
@@ -140,8 +77,6 @@ export class StreamableHttpEndpoint {
     scope: McpScope,
     principal: Principal,
   ): Promise<void> {
-    if (!accepts(request, 'text/event-stream'))
-      throw new McpRefusal(406, 'Accept must include text/event-stream');
     const session = await this.session(request, scope, principal);
     const runtime = this.registry.obtain(session);
     if (runtime.legacy) throw new McpRefusal(405, 'This session uses the HTTP+SSE transport');

@@ -8,7 +8,7 @@ import {
 import { type IncomingMessage } from 'node:http';
 import { nestingDepth } from '../../common/json-walk';
 import { readChunks } from '../../common/read-chunks';
-import { McpRefusal } from '../protocol/mcp-errors';
+import { McpRefusal } from './mcp-errors';
 
 // Structural checks only: the SDK's own guards parse whole messages with zod, which is wasted work
 // on the hot path. Parameters are checked by the handler of each method.
