@@ -25,11 +25,12 @@ import { ProblemFilter, toProblem } from './common/problem.filter';
 import { RequestValidationException } from './common/request-validation.exception';
 import { VALIDATION_OPTIONS } from './common/validation';
 import { McpHttpHandler } from './mcp/http/mcp-http.handler';
-import { isMcpPath, originCheck } from './mcp/http/origin-check';
 import {
   CORS_ALLOWED_HEADERS,
   CORS_EXPOSED_HEADERS,
+  isMcpPath,
   originAllowed,
+  originCheck,
 } from './mcp/http/origin-policy';
 import { requestLogging } from './observability/logging';
 import { requestContext } from './observability/request-context';

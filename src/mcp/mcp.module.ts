@@ -18,7 +18,8 @@ import { RateLimitsModule } from '../rate-limits/rate-limits.module';
 import { ApprovalsModule } from '../approvals/approvals.module';
 import { PoliciesModule } from '../policies/policies.module';
 import { ToolSearchService } from './search/tool-search.service';
-import { ModernEndpoint } from './http/modern.endpoint';
+import { ModernWire } from './http/modern-wire';
+import { ListenEndpoint } from './listen/listen.endpoint';
 import { ResourceWatch } from './listen/resource-watch';
 import { SessionRegistry } from './sessions/session-registry.service';
 import { SessionRequests } from './sessions/session-requests';
@@ -31,7 +32,6 @@ import { StreamableHttpEndpoint } from './sessions/session.endpoint';
 import { StreamQuota } from './streams/stream-quota';
 import { ApprovalStep } from './core/approval-step';
 import { Continuation } from './core/continuation';
-import { UpstreamCalls } from './core/upstream-calls';
 import { REQUEST_STATE_SEALER } from './core/request-state-sealer.provider';
 import { LISTEN_HUB } from './listen/listen-hub.provider';
 import { PromotionStore } from './search/promotion-store';
@@ -55,7 +55,8 @@ import { PromotionStore } from './search/promotion-store';
   controllers: [LegacySseController],
   providers: [
     StreamableHttpEndpoint,
-    ModernEndpoint,
+    ModernWire,
+    ListenEndpoint,
     ResourceWatch,
     SessionRequests,
     McpHttpHandler,
@@ -65,7 +66,6 @@ import { PromotionStore } from './search/promotion-store';
     SessionRegistry,
     StreamEvents,
     Dispatcher,
-    UpstreamCalls,
     ApprovalStep,
     ToolCalls,
     CallGuard,

@@ -7,10 +7,9 @@ import {
 } from '@modelcontextprotocol/client';
 import { canonicalJson } from '../common/canonical-json';
 import { EventBus, isResync } from '../events/event-bus';
-import { ParkedCalls } from './sessions/parked-calls';
+import { PARKED_STATE, ParkedCalls } from './sessions/parked-calls';
 import { SessionConnection } from './sessions/session-connection';
 import {
-  type CallerMeta,
   relayedCapabilities,
   type RequestSink,
   type UpstreamConnection,
@@ -56,26 +55,38 @@ interface Link {
   inFlight: number;
 }
 
-/** Fingerprints of the declarations seen lately, by their JSON as sent: clients repeat theirs. */
-const fingerprints = new Map<string, string>();
-const FINGERPRINTS_KEPT = 1024;
+/** A declaration as Portico relays it, with the digest equal declarations share. */
+interface Declaration {
+  fingerprint: string;
+  relayed: ClientCapabilities;
+}
+
+/** The declarations seen lately, by their JSON as sent: clients repeat theirs. */
+const declarations = new Map<string, Declaration>();
+const DECLARATIONS_KEPT = 1024;
 /** Longer declarations are digested each time rather than kept. */
-const FINGERPRINT_KEY_CHARS = 1024;
+const DECLARATION_KEY_CHARS = 1024;
+
+/** What a client declared, as relayed upstream and digested: equal ones share connections. */
+function declarationOf(capabilities: ClientCapabilities): Declaration {
+  const sent = JSON.stringify(capabilities);
+  let declaration = declarations.get(sent);
+  if (declaration === undefined) {
+    const relayed = relayedCapabilities(capabilities);
+    declaration = {
+      fingerprint: createHash('sha256').update(canonicalJson(relayed)).digest('hex').slice(0, 16),
+      relayed,
+    };
+    if (sent.length > DECLARATION_KEY_CHARS) return declaration;
+    if (declarations.size >= DECLARATIONS_KEPT) declarations.clear();
+    declarations.set(sent, declaration);
+  }
+  return declaration;
+}
 
 /** A stable digest of what a client declared: equal declarations share upstream connections. */
 export function capabilityFingerprint(capabilities: ClientCapabilities): string {
-  const sent = JSON.stringify(capabilities);
-  let fingerprint = fingerprints.get(sent);
-  if (fingerprint === undefined) {
-    fingerprint = createHash('sha256')
-      .update(canonicalJson(relayedCapabilities(capabilities)))
-      .digest('hex')
-      .slice(0, 16);
-    if (sent.length > FINGERPRINT_KEY_CHARS) return fingerprint;
-    if (fingerprints.size >= FINGERPRINTS_KEPT) fingerprints.clear();
-    fingerprints.set(sent, fingerprint);
-  }
-  return fingerprint;
+  return declarationOf(capabilities).fingerprint;
 }
 
 /** The affinity of a request without a session: shared by every caller that declared the same. */
@@ -83,12 +94,8 @@ export function sharedAffinity(
   capabilities: ClientCapabilities,
   actingFor: { userId: string | null },
 ): Affinity {
-  return {
-    key: capabilityFingerprint(capabilities),
-    shared: true,
-    capabilities: relayedCapabilities(capabilities),
-    actingFor,
-  };
+  const { fingerprint, relayed } = declarationOf(capabilities);
+  return { key: fingerprint, shared: true, capabilities: relayed, actingFor };
 }
 
 /**
@@ -188,21 +195,38 @@ export class UpstreamClient implements OnModuleInit, OnModuleDestroy {
     affinity: Affinity,
     method: string,
     params: Record<string, unknown>,
-    options: { signal?: AbortSignal; sink: RequestSink; caller: CallerMeta },
+    from: { signal?: AbortSignal; sink: RequestSink; meta: { logLevel: string | null } },
   ): Promise<Result> {
+    const { signal, sink } = from;
     const state = params.requestState;
-    if (this.parked.owns(state))
-      return this.parked.resume(state, params.inputResponses, options.sink, options.signal);
-    const relayed = { ...options, allowInputRequired: true };
+    if (typeof state === 'string' && state.startsWith(PARKED_STATE))
+      return this.parked.resume(state, params.inputResponses, sink, signal);
+    const options = {
+      signal,
+      sink,
+      caller: {
+        // Read only by a 2026-07-28 upstream, which states them in every request.
+        get capabilities() {
+          return affinity.capabilities;
+        },
+        logLevel: from.meta.logLevel,
+      },
+      allowInputRequired: true,
+    };
     return this.call(gatewayId, affinity, (connection) =>
-      connection instanceof SessionConnection && !options.sink.ask
+      connection instanceof SessionConnection && !sink.ask
         ? this.parked.run(
-            (sink, signal) => connection.request(method, params, { ...relayed, sink, signal }),
-            options.sink,
-            options.signal,
-            options.caller.capabilities ?? affinity.capabilities,
+            (parkable, callSignal) =>
+              connection.request(method, params, {
+                ...options,
+                sink: parkable,
+                signal: callSignal,
+              }),
+            sink,
+            signal,
+            affinity.capabilities,
           )
-        : connection.request(method, params, relayed),
+        : connection.request(method, params, options),
     );
   }
 

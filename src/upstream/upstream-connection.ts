@@ -135,19 +135,3 @@ export function relayedCapabilities({
       : {}),
   };
 }
-
-/** The reserved `_meta` keys of the 2026-07-28 envelope: Portico states its own upstream. */
-const ENVELOPE_PREFIX = 'io.modelcontextprotocol/';
-
-/**
- * A request's `_meta` without the envelope a 2026-07-28 client stated to Portico (its version,
- * capabilities, identity, log level): what passes on upstream is the rest (progress token, trace
- * context). Null when nothing is left.
- */
-export function passedMeta(meta: unknown): Record<string, unknown> | null {
-  if (meta === null || typeof meta !== 'object') return null;
-  let passed: Record<string, unknown> | null = null;
-  for (const [key, value] of Object.entries(meta))
-    if (!key.startsWith(ENVELOPE_PREFIX)) (passed ??= {})[key] = value;
-  return passed;
-}

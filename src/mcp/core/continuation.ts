@@ -63,11 +63,10 @@ export class Continuation {
 
   /** Throws -32602 INVALID_REQUEST_STATE when the retry's state is refused. */
   open(request: McpRequest, target: RoundTarget, params: Record<string, unknown>): Continued {
-    const binding: RequestStateBinding = {
-      subject: request.principal.subject,
-      scope: scopeKey(request.scope),
-      ...target,
-    };
+    // Needed only to open or seal a state: most requests neither continue nor start a round.
+    let bound: RequestStateBinding | null = null;
+    const binding = () =>
+      (bound ??= { subject: request.principal.subject, scope: scopeKey(request.scope), ...target });
     const { requestState, inputResponses, ...forwarded } = params;
     let approved: ApprovalMark | null = null;
     let own: OwnRound | null = null;
@@ -75,7 +74,7 @@ export class Continuation {
       // A round without state of its own: the answers go to the upstream as they came.
       if (inputResponses !== undefined) forwarded.inputResponses = inputResponses;
     } else {
-      const opened = this.sealer.unseal(requestState, binding);
+      const opened = this.sealer.unseal(requestState, binding());
       if (!opened.ok || opened.content.kind === 'rerun') throw invalidParams(INVALID_REQUEST_STATE);
       const { content } = opened;
       if (content.kind === 'approval') {
@@ -94,11 +93,12 @@ export class Continuation {
       params: forwarded,
       own,
       approved,
-      answer: (result) => this.sealed(result, binding, continued.approved),
+      answer: (result) =>
+        isInputRequired(result) ? this.sealed(result, binding(), continued.approved) : result,
       ask: (inputRequests, policy, version) => ({
         resultType: 'input_required',
         inputRequests,
-        requestState: this.sealer.seal(binding, {
+        requestState: this.sealer.seal(binding(), {
           kind: 'approval',
           policy: policy.id,
           name: policy.name,
@@ -114,7 +114,6 @@ export class Continuation {
     binding: RequestStateBinding,
     approved: ApprovalMark | null,
   ): T {
-    if (!isInputRequired(result)) return result;
     const { requestState, ...round } = result as T & { requestState?: unknown };
     // No state of its own, nor an approval to carry: the retry carries only the answers.
     if (requestState === undefined && !approved) return round as T;

@@ -15,7 +15,9 @@ import { inSpan } from '../../observability/spans';
 import { McpApps } from '../apps/mcp-apps.service';
 import { Directories } from '../directory/directories.service';
 import { type ScopeDirectory } from '../directory/scope-directory';
-import { errorResponse, invalidParams, RpcError } from '../protocol/mcp-errors';
+import { UpstreamClient } from '../../upstream/upstream-client';
+import { UpstreamFailure, UpstreamRpcError } from '../../upstream/upstream-error';
+import { errorResponse, fromUpstream, invalidParams, RpcError } from '../protocol/mcp-errors';
 import { type McpScope } from '../protocol/mcp-scope';
 import { type McpRequest, type Served } from '../protocol/mcp-request';
 import { NeedsInput } from './approval-step';
@@ -55,6 +57,7 @@ export class Dispatcher {
     private readonly audit: AuditTrail,
     private readonly config: AppConfig,
     private readonly guard: CallGuard,
+    private readonly client: UpstreamClient,
   ) {}
 
   /**
@@ -129,7 +132,12 @@ export class Dispatcher {
     } catch (error) {
       if (error instanceof NeedsInput)
         return { jsonrpc: '2.0', id: request.id, result: error.result };
-      answer = this.failed(request, error);
+      answer = this.failed(
+        request,
+        error instanceof UpstreamFailure || error instanceof UpstreamRpcError
+          ? fromUpstream(error, served.gateway, this.client.timeoutMs)
+          : error,
+      );
     }
     if ('result' in answer && isInputRequired(answer.result)) return answer;
     const durationMs = performance.now() - started;

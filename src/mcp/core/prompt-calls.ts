@@ -9,7 +9,7 @@ import { invalidParams } from '../protocol/mcp-errors';
 import { type McpRequest, type Served, type UpstreamRef } from '../protocol/mcp-request';
 import { Continuation } from './continuation';
 import { paginate } from './paginate';
-import { UpstreamCalls } from './upstream-calls';
+import { UpstreamClient } from '../../upstream/upstream-client';
 import { type ScopeDirectory } from '../directory/scope-directory';
 
 /** What `completion/complete` completes, as the client names it. */
@@ -23,7 +23,7 @@ export class PromptCalls {
   constructor(
     private readonly config: AppConfig,
     private readonly continuation: Continuation,
-    private readonly upstream: UpstreamCalls,
+    private readonly client: UpstreamClient,
   ) {}
 
   list(directory: ScopeDirectory, cursor?: string): ListPromptsResult {
@@ -56,12 +56,13 @@ export class PromptCalls {
       { ...params, name: prompt.originalName },
     );
     return continued.answer(
-      await this.upstream.request<GetPromptResult>(
-        request,
-        prompt,
+      (await this.client.request(
+        prompt.gatewayId,
+        request.affinity,
         'prompts/get',
         continued.params,
-      ),
+        request,
+      )) as GetPromptResult,
     );
   }
 
@@ -93,14 +94,14 @@ export class PromptCalls {
     }
     served.gateway = owner.gatewaySlug;
     const { meta, signal } = request;
-    return this.upstream.call(request.affinity, owner, async (connection) =>
+    return this.client.call(owner.gatewayId, request.affinity, async (connection) =>
       connection.serverCapabilities.completions
         ? connection.request<CompleteResult>(
             'completion/complete',
             { ...params, ref: upstreamRef },
             {
               signal,
-              caller: { capabilities: meta.clientCapabilities, logLevel: meta.logLevel },
+              caller: { capabilities: request.affinity.capabilities, logLevel: meta.logLevel },
             },
           )
         : NO_COMPLETION,

@@ -12,7 +12,7 @@ import { invalidParams } from '../protocol/mcp-errors';
 import { type McpRequest, type Served } from '../protocol/mcp-request';
 import { Continuation, isInputRequired } from './continuation';
 import { paginate } from './paginate';
-import { UpstreamCalls } from './upstream-calls';
+import { UpstreamClient } from '../../upstream/upstream-client';
 import { type ResourceTarget } from '../directory/resource-directory';
 import { type ToolDirectory } from '../directory/tool-directory';
 import { type ScopeDirectory } from '../directory/scope-directory';
@@ -37,7 +37,7 @@ export class ResourceCalls {
     private readonly config: AppConfig,
     private readonly apps: McpApps,
     private readonly continuation: Continuation,
-    private readonly upstream: UpstreamCalls,
+    private readonly client: UpstreamClient,
   ) {}
 
   /**
@@ -85,12 +85,13 @@ export class ResourceCalls {
       },
     );
     const read = continued.answer(
-      await this.upstream.request<ReadResourceResult>(
-        request,
-        target,
+      (await this.client.request(
+        target.gatewayId,
+        request.affinity,
         'resources/read',
         continued.params,
-      ),
+        request,
+      )) as ReadResourceResult,
     );
     // A round asks for input; there are no contents yet to name.
     if (isInputRequired(read)) return read;
@@ -125,7 +126,7 @@ export class ResourceCalls {
     if (plan.kind === 'built') return plan.result;
     const { tool, upstreamUri } = plan;
     served.gateway = tool.gatewaySlug;
-    const ui = await this.upstream.call(request.affinity, tool, async (connection) => {
+    const ui = await this.client.call(tool.gatewayId, request.affinity, async (connection) => {
       const [read, listed] = await Promise.all([
         connection.request<ReadResourceResult>('resources/read', { uri: upstreamUri }),
         // The list entry only adds to the CSP; an upstream that cannot list still serves its page.

@@ -16,7 +16,7 @@ import { ApprovalStep } from './approval-step';
 import { CallGuard } from './call-guard';
 import { Continuation } from './continuation';
 import { paginate } from './paginate';
-import { UpstreamCalls } from './upstream-calls';
+import { UpstreamClient } from '../../upstream/upstream-client';
 
 /** tools/call params, checked only as far as routing needs; the upstream validates arguments. */
 export function callParams(params: unknown): CallToolRequest['params'] {
@@ -42,7 +42,7 @@ export class ToolCalls {
     private readonly guard: CallGuard,
     private readonly continuation: Continuation,
     private readonly approvals: ApprovalStep,
-    private readonly upstream: UpstreamCalls,
+    private readonly client: UpstreamClient,
   ) {}
 
   async list(request: McpRequest, tools: ToolDirectory, cursor?: string): Promise<ListToolsResult> {
@@ -64,9 +64,11 @@ export class ToolCalls {
     served: Served,
   ): Promise<Result> {
     const call = callParams(request.params);
-    const searched = await this.toolSearch.intercept(visible, request.owner, call, (notification) =>
-      request.sink.notify(notification),
-    );
+    const searched =
+      visible.search.enabled &&
+      (await this.toolSearch.intercept(visible, request.owner, call, (notification) =>
+        request.sink.notify(notification),
+      ));
     if (searched) return searched;
     const tools = scope.tools;
     const tool: CallTarget | null =
@@ -101,11 +103,17 @@ export class ToolCalls {
       tool.policy,
       async (args) =>
         continued.answer(
-          await this.upstream.request(request, tool, 'tools/call', {
-            ...continued.params,
-            ...(args === given ? {} : { arguments: args }),
-            name: tool.originalName,
-          }),
+          await this.client.request(
+            tool.gatewayId,
+            request.affinity,
+            'tools/call',
+            {
+              ...continued.params,
+              ...(args === given ? {} : { arguments: args }),
+              name: tool.originalName,
+            },
+            request,
+          ),
         ),
       {
         obtain: (policy, version) =>

@@ -1,6 +1,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { AppConfig } from '../../config/app-config';
 import { LastKnownCache } from '../../database/last-known-cache';
 import { EventBus, type PorticoEvent } from '../../events/event-bus';
 import { Metrics } from '../../health/metrics';
@@ -16,7 +17,7 @@ import { ToolNameQuery } from '../../tools/tool-name.query';
 import { ToolPresenter } from '../../tools/tool.presenter';
 import { toolVisibility } from '../../tools/tool-visibility';
 import { type Tool } from '../../tools/tool.entity';
-import { type McpScope, scopeKey } from '../protocol/mcp-scope';
+import { type McpScope } from '../protocol/mcp-scope';
 import { PromptDirectory, type DirectoryPrompt } from './prompt-directory';
 import {
   type DirectoryResource,
@@ -64,6 +65,7 @@ export class Directories implements OnModuleInit, OnModuleDestroy {
     private readonly presenter: ToolPresenter,
     private readonly bus: EventBus,
     private readonly policies: ScopePolicies,
+    private readonly config: AppConfig,
     metrics: Metrics,
   ) {
     this.cache = new LastKnownCache({
@@ -71,7 +73,7 @@ export class Directories implements OnModuleInit, OnModuleDestroy {
       limit: Infinity,
       onStale: () => metrics.staleReads.inc({ cache: 'directory' }),
       logger: new Logger(Directories.name),
-      describe: (key) => `the directory of ${key}`,
+      describe: (key) => `the directory of ${key === '' ? '/mcp' : `server ${key}`}`,
     });
   }
 
@@ -88,7 +90,8 @@ export class Directories implements OnModuleInit, OnModuleDestroy {
 
   /** The scope's directory; null when its server does not exist or is disabled. */
   get(scope: McpScope): Promise<ScopeDirectory | null> {
-    return this.cache.get(scopeKey(scope), () => this.load(scope));
+    // Keyed by the server's id, which no `/mcp` (the empty key) can be.
+    return this.cache.get(scope.kind === 'all' ? '' : scope.serverId, () => this.load(scope));
   }
 
   /**
@@ -164,6 +167,7 @@ export class Directories implements OnModuleInit, OnModuleDestroy {
       server,
       new ToolDirectory(scope, server, toolEntries, {
         stamp: policy.stamp,
+        search: this.config.mcpToolSearch,
       }),
       new ResourceDirectory(
         resources

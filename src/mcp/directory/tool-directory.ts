@@ -3,6 +3,7 @@ import { type Tool as McpTool } from '@modelcontextprotocol/server';
 import { type ToolAppConfig } from '../../tools/tool-app-config';
 import { type ToolVisibility } from '../../tools/tool-visibility';
 import { type Principal } from '../../auth/principal';
+import { type ToolSearchSettings } from '../../config/app-config';
 import { type PolicySet } from '../../policies/policy-set';
 import { type PolicyTool } from '../../policies/policy-tool';
 import { type ToolOverrideValues } from '../../servers/tool-override';
@@ -60,8 +61,13 @@ export class ToolDirectory {
   readonly gatewayIds: ReadonlySet<string>;
   /** Changes whenever what `tools/list` would return changes. */
   readonly fingerprint: string;
-  /** Each listed tool's `x-mcp-header` declarations, scanned on first use. */
-  private readonly headers = new Map<string, HeaderParams>();
+  /**
+   * Each listed tool's `x-mcp-header` declarations, scanned on first use (`headerParams`); a name
+   * scanned before is a map lookup.
+   */
+  readonly headers = new Map<string, HeaderParams>();
+  /** Deferred tool search in this scope: its server's settings, or `/mcp`'s from the config. */
+  readonly search: ToolSearchSettings;
 
   constructor(
     readonly scope: McpScope,
@@ -73,8 +79,13 @@ export class ToolDirectory {
       stamp?: string;
       /** Taken as it is: a view of another directory keeps that one's version. */
       fingerprint?: string;
+      /** Tool search where there is no server (`/mcp`): off unless given. */
+      search?: ToolSearchSettings;
     } = {},
   ) {
+    this.search = server
+      ? { enabled: server.toolSearchEnabled, alwaysLoaded: server.toolSearchAlwaysLoaded }
+      : (options.search ?? { enabled: false, alwaysLoaded: [] });
     const byName = new Map<string, DirectoryTool>();
     for (const tool of tools) if (listedByVirtualName(tool)) byName.set(tool.name, tool);
     for (const tool of tools) if (!byName.has(tool.name)) byName.set(tool.name, tool);
@@ -125,7 +136,10 @@ export class ToolDirectory {
   visibleTo(policy: PolicySet, principal: Principal, key = policy.keyOf(principal)): ToolDirectory {
     if (policy.empty) return this;
     const kept = this.tools.filter((tool) => policy.listed(principal, tool.policy, key));
-    return new ToolDirectory(this.scope, this.server, kept, { fingerprint: this.fingerprint });
+    return new ToolDirectory(this.scope, this.server, kept, {
+      fingerprint: this.fingerprint,
+      search: this.search,
+    });
   }
 }
 

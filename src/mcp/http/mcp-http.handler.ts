@@ -16,11 +16,10 @@ import { requestContext } from '../../observability/request-context';
 import { McpRefusal } from '../protocol/mcp-errors';
 import { type McpScope } from '../protocol/mcp-scope';
 import { sendMcpError } from './mcp-exception.filter';
-import { originRefusal } from './origin-check';
-import { CORS_EXPOSED_HEADERS } from './origin-policy';
+import { CORS_EXPOSED_HEADERS, originRefusal } from './origin-policy';
 import { StreamableHttpEndpoint } from '../sessions/session.endpoint';
 import { idOf, readBody } from '../protocol/incoming';
-import { ModernEndpoint } from './modern.endpoint';
+import { ModernWire } from './modern-wire';
 
 /** `/mcp` and `/servers/:id/mcp`, in any case and with a trailing slash, as Express matched them. */
 const STREAMABLE_PATH = /^\/(?:servers\/([^/]+)\/)?mcp\/?$/i;
@@ -106,7 +105,7 @@ export class McpHttpHandler {
     private readonly config: AppConfig,
     private readonly authorizer: McpAuthorizer,
     private readonly sessions: StreamableHttpEndpoint,
-    private readonly modern: ModernEndpoint,
+    private readonly modern: ModernWire,
     private readonly metrics: Metrics,
   ) {
     this.logRequest = requestLogging(config);

@@ -1,6 +1,7 @@
 import { type JSONRPCRequest } from '@modelcontextprotocol/server';
 import { McpRefusal } from '../protocol/mcp-errors';
-import { checkModernRequest, checkParamHeaders, decodeHeaderValue } from './modern-request';
+import { decodeHeaderValue, paramHeaderMismatch } from '../../upstream/modern/mcp-param-headers';
+import { checkModernRequest } from './modern-request';
 
 const request = (method: string, params: Record<string, unknown> = {}): JSONRPCRequest => ({
   jsonrpc: '2.0',
@@ -56,11 +57,14 @@ describe('modern request checks', () => {
       { path: ['priority'], header: 'Priority' },
       { path: ['region'], header: 'Region' },
     ];
-    const call = request('tools/call', { name: 't', arguments: { priority: 3 } });
-    expect(() => checkParamHeaders(call, declared, { 'mcp-param-priority': '3.0' })).not.toThrow();
-    expect(refusal(() => checkParamHeaders(call, declared, {})).code).toBe(-32020);
+    const args = { priority: 3 };
+    const sent = (headers: Record<string, string>) => (name: string) => headers[name];
+    expect(paramHeaderMismatch(args, declared, sent({ 'mcp-param-priority': '3.0' }))).toBeNull();
+    expect(paramHeaderMismatch(args, declared, sent({}))).toMatchObject({
+      header: 'Mcp-Param-Priority',
+    });
     expect(
-      refusal(() => checkParamHeaders(call, declared, { 'mcp-param-priority': '4' })).code,
-    ).toBe(-32020);
+      paramHeaderMismatch(args, declared, sent({ 'mcp-param-priority': '4' }))?.message,
+    ).toMatch(/decodes to "4" but priority is 3/);
   });
 });

@@ -9,13 +9,19 @@ import {
   PROTOCOL_VERSION_META_KEY,
   ProtocolErrorCode,
   TRACEPARENT_META_KEY,
+  type CacheScope,
+  type JSONRPCResponse,
 } from '@modelcontextprotocol/server';
 import { type IncomingHttpHeaders } from 'node:http';
-import { type HeaderParam, valueAt } from '../../upstream/modern/mcp-param-headers';
+import { decodeHeaderValue, type HeaderMismatch } from '../../upstream/modern/mcp-param-headers';
 import { HEADER_MISMATCH, UNSUPPORTED_PROTOCOL_VERSION } from '../../upstream/eras/protocol-era';
-import { isLoggingLevel } from '../protocol/logging-level';
+import { LOGGING_LEVELS } from '../protocol/logging-level';
 import { McpRefusal } from '../protocol/mcp-errors';
+import { type RequestStateBinding } from '../core/request-state-seal';
 import { MODERN_VERSIONS } from '../core/server-identity';
+import { type Principal } from '../../auth/principal';
+import { declaresCapability } from '../../upstream/client-capabilities';
+import { type McpScope, scopeKey } from '../protocol/mcp-scope';
 
 /**
  * The methods of the stateless revision Portico serves. Anything else with the modern envelope,
@@ -60,17 +66,18 @@ export function envelopeOf(request: JSONRPCRequest): Envelope {
     protocolVersion: String(meta[PROTOCOL_VERSION_META_KEY]),
     clientCapabilities: meta[CLIENT_CAPABILITIES_META_KEY] ?? {},
     clientInfo: info !== null && typeof info === 'object' ? (info as Implementation) : null,
-    logLevel: isLoggingLevel(level) ? level : null,
+    logLevel: LOGGING_LEVELS.includes(level as LoggingLevel) ? (level as LoggingLevel) : null,
     traceparent: typeof trace === 'string' ? trace : null,
   };
 }
 
-function headerOf(headers: IncomingHttpHeaders, name: string): string | undefined {
+export function headerOf(headers: IncomingHttpHeaders, name: string): string | undefined {
   const value = headers[name];
   return typeof value === 'string' ? value.trim() : value?.[0]?.trim();
 }
 
-function mismatch(request: JSONRPCRequest, message: string, header: string): McpRefusal {
+/** -32020: the request's headers and its body disagree. */
+export function mismatch(request: JSONRPCRequest, message: string, header: string): McpRefusal {
   return new McpRefusal(
     400,
     `Bad Request: the request headers and body disagree: ${message}`,
@@ -78,6 +85,10 @@ function mismatch(request: JSONRPCRequest, message: string, header: string): Mcp
     request.id,
     { mismatch: { header, body: message } },
   );
+}
+
+export function mismatchRefusal(request: JSONRPCRequest, found: HeaderMismatch): McpRefusal {
+  return mismatch(request, found.message, found.header);
 }
 
 /**
@@ -124,54 +135,95 @@ export function checkModernRequest(request: JSONRPCRequest, headers: IncomingHtt
     );
 }
 
-const SENTINEL = /^=\?base64\?(.*)\?=$/;
-const CANONICAL_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-const DECIMAL = /^-?(?:0|[1-9]\d*)(?:\.\d+)?$/;
-
-/** A header value as sent: plain, or `=?base64?…?=`; undefined when the sentinel is not canonical. */
-export function decodeHeaderValue(value: string): string | undefined {
-  const match = SENTINEL.exec(value);
-  if (!match) return value;
-  const payload = match[1] ?? '';
-  if (!CANONICAL_BASE64.test(payload)) return undefined;
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(payload, 'base64'));
-  } catch {
-    return undefined;
-  }
+/** How long a modern client may reuse an answer, and with whom (2026-07-28 caching). */
+export interface CacheHint {
+  ttlMs: number;
+  cacheScope: CacheScope;
 }
 
 /**
- * A `tools/call`'s `Mcp-Param-*` headers against the tool's `x-mcp-header` declarations: every
- * argument so declared that the body carries (as a primitive) must be mirrored, equal once
- * decoded; numbers compare as numbers. -32020 on the first that is not.
+ * The cacheable methods and how long their answers stay true. Every answer is `private`: what a
+ * scope lists depends on who asks (tool rules, membership, the token's reach). Lists change only
+ * when an operator or a sync changes the catalogue; until modern listens relay those changes, a
+ * client learns of them by asking again, so the lists are fresh for seconds, not minutes. What an
+ * upstream reads is its own to hint: without its hint nothing is cached (the spec's default).
  */
-export function checkParamHeaders(
-  request: JSONRPCRequest,
-  declared: readonly HeaderParam[],
-  headers: IncomingHttpHeaders,
-): void {
-  const args = (request.params as { arguments?: unknown } | undefined)?.arguments;
-  for (const { path, header } of declared) {
-    const value = valueAt(args, path);
-    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean')
-      continue;
-    const name = `Mcp-Param-${header}`;
-    const sent = headerOf(headers, name.toLowerCase());
-    if (sent === undefined)
-      throw mismatch(request, `${path.join('.')} is set but ${name} is absent`, name);
-    const decoded = decodeHeaderValue(sent);
-    if (decoded === undefined)
-      throw mismatch(request, `${name} carries an invalid Base64 sentinel`, name);
-    const equal =
-      typeof value === 'number' && DECIMAL.test(decoded)
-        ? Number(decoded) === value
-        : decoded === String(value);
-    if (!equal)
-      throw mismatch(
-        request,
-        `${name} decodes to ${JSON.stringify(decoded)} but ${path.join('.')} is ${JSON.stringify(value)}`,
-        name,
-      );
+const TTL_MS: Readonly<Record<string, number>> = {
+  'server/discover': 60_000,
+  'tools/list': 10_000,
+  'prompts/list': 10_000,
+  'resources/list': 10_000,
+  'resources/templates/list': 10_000,
+  'resources/read': 0,
+};
+
+/** Whether a method's answer carries a cache hint. */
+export function isCacheable(method: string): boolean {
+  return method in TTL_MS;
+}
+
+export function cacheHint(method: string): CacheHint {
+  return { ttlMs: TTL_MS[method] ?? 0, cacheScope: 'private' };
+}
+
+/** A read's hint: the upstream's, when it gave one, never longer-lived or more shared than ours. */
+export function readHint(upstream: { ttlMs?: unknown }): CacheHint {
+  const ttl = upstream.ttlMs;
+  return {
+    ttlMs: typeof ttl === 'number' && Number.isInteger(ttl) && ttl > 0 ? ttl : 0,
+    cacheScope: 'private',
+  };
+}
+
+/** MCP's URL elicitation error (2025-11-25). */
+const URL_ELICITATION_REQUIRED = -32042;
+/** URL elicitations one round carries at most. */
+const MAX_URL_ELICITATIONS = 16;
+
+/** What a rerun's state is bound to: the client's own request, as it names the tool. */
+export function rerunBinding(
+  principal: Principal,
+  scope: McpScope,
+  message: JSONRPCRequest,
+): RequestStateBinding {
+  const params = (message.params ?? {}) as { name?: unknown; arguments?: unknown };
+  return {
+    subject: principal.subject,
+    scope: scopeKey(scope),
+    gatewayId: '',
+    method: 'tools/call',
+    target: typeof params.name === 'string' ? params.name : '',
+    arguments: params.arguments,
+  };
+}
+
+/**
+ * A URL elicitation the call needs (-32042, an upstream's or Portico's own for an OAuth upstream
+ * the user has not connected) as a URL-mode input round for a client that declared URL
+ * elicitation; its state runs the call again once the user is done. Null: the error stands.
+ */
+export function urlRound(
+  response: JSONRPCResponse,
+  declared: ClientCapabilities,
+  rerunState: () => string,
+): JSONRPCResponse | null {
+  if (!('error' in response) || response.error.code !== URL_ELICITATION_REQUIRED) return null;
+  if (!declaresCapability(declared, { elicitation: { url: {} } })) return null;
+  const elicitations = (response.error.data as { elicitations?: unknown } | undefined)
+    ?.elicitations;
+  if (!Array.isArray(elicitations) || elicitations.length === 0) return null;
+  const inputRequests: Record<string, unknown> = {};
+  for (const [index, elicitation] of elicitations.slice(0, MAX_URL_ELICITATIONS).entries()) {
+    const { url, message } = (elicitation ?? {}) as { url?: unknown; message?: unknown };
+    if (typeof url !== 'string') return null;
+    inputRequests[`url_${index + 1}`] = {
+      method: 'elicitation/create',
+      params: { mode: 'url', url, message: typeof message === 'string' ? message : url },
+    };
   }
+  return {
+    jsonrpc: '2.0',
+    id: response.id,
+    result: { resultType: 'input_required', inputRequests, requestState: rerunState() },
+  } as JSONRPCResponse;
 }

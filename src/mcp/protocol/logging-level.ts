@@ -1,6 +1,7 @@
 import { type LoggingLevel } from '@modelcontextprotocol/server';
 
-const SEVERITY: readonly LoggingLevel[] = [
+/** The levels, least severe first. */
+export const LOGGING_LEVELS: readonly LoggingLevel[] = [
   'debug',
   'info',
   'notice',
@@ -21,9 +22,9 @@ export function passesLogLevel(
 ): boolean {
   if (minimum === null || notification.method !== 'notifications/message') return true;
   const level = (notification.params as { level?: LoggingLevel } | undefined)?.level;
-  return level === undefined || SEVERITY.indexOf(level) >= SEVERITY.indexOf(minimum);
+  return level === undefined || LOGGING_LEVELS.indexOf(level) >= LOGGING_LEVELS.indexOf(minimum);
 }
 
 export function isLoggingLevel(value: unknown): value is LoggingLevel {
-  return SEVERITY.includes(value as LoggingLevel);
+  return LOGGING_LEVELS.includes(value as LoggingLevel);
 }

@@ -249,12 +249,11 @@ describe('ToolSearchService', () => {
     );
   });
 
-  it('takes the settings of /mcp from the configuration', async () => {
-    const { service } = setUp({
-      MCP_TOOL_SEARCH: 'true',
-      MCP_TOOL_SEARCH_ALWAYS_LOADED: 'gw-weather',
+  it('takes the settings of /mcp from its directory, which has them from the configuration', async () => {
+    const { service } = setUp();
+    const all = new ToolDirectory({ kind: 'all' }, null, TOOLS, {
+      search: { enabled: true, alwaysLoaded: ['gw-weather'] },
     });
-    const all = new ToolDirectory({ kind: 'all' }, null, TOOLS);
     expect(listedNames(await service.listed(all, SESSION))).toEqual([
       TOOL_SEARCH_NAME,
       'gw-weather',

@@ -85,9 +85,7 @@ export class ToolSearchService {
   ) {}
 
   settings(directory: ToolDirectory): ToolSearchSettings {
-    const server = directory.server;
-    if (!server) return this.config.mcpToolSearch;
-    return { enabled: server.toolSearchEnabled, alwaysLoaded: server.toolSearchAlwaysLoaded };
+    return directory.search;
   }
 
   /**

@@ -8,17 +8,19 @@ import {
   type Result,
 } from '@modelcontextprotocol/server';
 import { type Principal } from '../../auth/principal';
-import { answeringRounds } from '../../upstream/input-rounds';
+import { answeringRounds, isInputRequired } from '../../upstream/input-rounds';
 import { McpApps } from '../apps/mcp-apps.service';
 import { APPROVAL_INPUT } from '../core/approval-step';
 import { Dispatcher } from '../core/dispatcher';
 import { ResourceCalls, uriOf } from '../core/resource-calls';
 import { serverInfo, SERVER_CAPABILITIES } from '../core/server-identity';
-import { UpstreamCalls } from '../core/upstream-calls';
+import { UpstreamClient } from '../../upstream/upstream-client';
+import { UpstreamFailure, UpstreamRpcError } from '../../upstream/upstream-error';
 import { type ListKind } from '../directory/scope-directory';
 import { isLoggingLevel } from '../protocol/logging-level';
 import {
   errorResponse,
+  fromUpstream,
   invalidParams,
   MISSING_CLIENT_CAPABILITY,
   RpcError,
@@ -65,7 +67,7 @@ export class SessionRequests {
     private readonly resources: ResourceCalls,
     private readonly apps: McpApps,
     private readonly store: SessionStore,
-    private readonly upstream: UpstreamCalls,
+    private readonly client: UpstreamClient,
   ) {}
 
   /** The answer to a session's request; it never throws (see Dispatcher.serve). */
@@ -107,13 +109,17 @@ export class SessionRequests {
     runtime: SessionRuntime,
     request: McpRequest,
   ): Promise<JSONRPCResponse> {
-    let answer: JSONRPCResponse | null = null;
+    let answer = await this.dispatcher.serve(request);
+    if (!('result' in answer) || !isInputRequired(answer.result)) return answer;
+    const first = answer.result;
     try {
       await answeringRounds(
         async (answers) => {
-          answer = await this.dispatcher.serve(
-            answers ? { ...request, params: { ...request.params, ...answers } } : request,
-          );
+          if (!answers) return first;
+          answer = await this.dispatcher.serve({
+            ...request,
+            params: { ...request.params, ...answers },
+          });
           return 'result' in answer ? answer.result : {};
         },
         (asked, key) =>
@@ -126,7 +132,7 @@ export class SessionRequests {
     } catch (error) {
       return this.dispatcher.failed(request, error);
     }
-    return answer!;
+    return answer;
   }
 
   private async own(runtime: SessionRuntime, request: McpRequest): Promise<Result | undefined> {
@@ -178,14 +184,20 @@ export class SessionRequests {
     const directory = await this.dispatcher.directory(runtime.scope);
     const uri = uriOf(request.params, method);
     const target = this.resources.target(directory, uri);
-    await this.upstream.call(runtime.affinity, target, async (connection) => {
-      if (!connection.serverCapabilities.resources?.subscribe)
-        throw new RpcError(
-          ProtocolErrorCode.MethodNotFound,
-          `The upstream of ${uri} does not offer subscriptions`,
-        );
-      await connection.request(method, { uri: target.upstreamUri });
-    });
+    await this.client
+      .call(target.gatewayId, runtime.affinity, async (connection) => {
+        if (!connection.serverCapabilities.resources?.subscribe)
+          throw new RpcError(
+            ProtocolErrorCode.MethodNotFound,
+            `The upstream of ${uri} does not offer subscriptions`,
+          );
+        await connection.request(method, { uri: target.upstreamUri });
+      })
+      .catch((error: unknown) => {
+        if (error instanceof UpstreamFailure || error instanceof UpstreamRpcError)
+          throw fromUpstream(error, target.gatewaySlug, this.client.timeoutMs);
+        throw error;
+      });
     const stored = await this.store.subscribe(runtime.id, uri, subscribed);
     if (stored) runtime.session.subscriptions = stored;
     runtime.subscribedHere(uri, subscribed ? target : null);

@@ -167,3 +167,60 @@ export function valueAt(args: unknown, path: readonly string[]): unknown {
         : undefined;
   return value;
 }
+
+const SENTINEL = /^=\?base64\?(.*)\?=$/;
+const CANONICAL_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const DECIMAL = /^-?(?:0|[1-9]\d*)(?:\.\d+)?$/;
+
+/** A header value as sent: plain, or `=?base64?…?=`; undefined when the sentinel is not canonical. */
+export function decodeHeaderValue(value: string): string | undefined {
+  const match = SENTINEL.exec(value);
+  if (!match) return value;
+  const payload = match[1] ?? '';
+  if (!CANONICAL_BASE64.test(payload)) return undefined;
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(payload, 'base64'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Where a request's headers and body disagree, in the words of -32020. */
+export interface HeaderMismatch {
+  header: string;
+  message: string;
+}
+
+/**
+ * A `tools/call`'s `Mcp-Param-*` headers (as `sent` reads them) against the tool's declarations:
+ * every argument so declared that the body carries (as a primitive) must be mirrored, equal once
+ * decoded; numbers compare as numbers. The first that is not, or null.
+ */
+export function paramHeaderMismatch(
+  args: unknown,
+  declared: readonly HeaderParam[],
+  sent: (header: string) => string | undefined,
+): HeaderMismatch | null {
+  for (const { path, header } of declared) {
+    const value = valueAt(args, path);
+    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean')
+      continue;
+    const name = `Mcp-Param-${header}`;
+    const given = sent(name.toLowerCase());
+    if (given === undefined)
+      return { header: name, message: `${path.join('.')} is set but ${name} is absent` };
+    const decoded = decodeHeaderValue(given);
+    if (decoded === undefined)
+      return { header: name, message: `${name} carries an invalid Base64 sentinel` };
+    const equal =
+      typeof value === 'number' && DECIMAL.test(decoded)
+        ? Number(decoded) === value
+        : decoded === String(value);
+    if (!equal)
+      return {
+        header: name,
+        message: `${name} decodes to ${JSON.stringify(decoded)} but ${path.join('.')} is ${JSON.stringify(value)}`,
+      };
+  }
+  return null;
+}

@@ -22,10 +22,8 @@ import {
   type ConnectOptions,
   PORTICO_CLIENT,
   type CallerMeta,
-  passedMeta,
   type RequestOptions,
   type RequestSink,
-  relayedCapabilities,
   type UpstreamConnection,
 } from '../upstream-connection';
 import { classifyUpstreamError, UpstreamFailure, UpstreamRpcError } from '../upstream-error';
@@ -294,18 +292,18 @@ export class ModernConnection implements UpstreamConnection {
   }
 
   /**
-   * The request's `_meta`, stated once here: what the caller sent (progress token, trace context;
-   * never an envelope of its own), then the envelope, which is Portico's: the version, the
-   * capabilities of whoever the request is for (narrowed to what this era knows), Portico as
-   * client, and the log level if one is set.
+   * The request's `_meta`, stated once here: what the caller sent (progress token, trace context),
+   * then the envelope, which is Portico's: the version, the capabilities of whoever the request is
+   * for (as the upstream client narrowed them to what Portico relays), Portico as client, and the
+   * log level if one is set.
    */
   private envelope(given: unknown, caller: CallerMeta | undefined): Record<string, unknown> {
     const capabilities = caller?.capabilities ?? this.options.capabilities;
     const level = caller?.logLevel ?? this.logLevel;
     return {
-      ...passedMeta(given),
+      ...(given !== null && typeof given === 'object' ? given : {}),
       [PROTOCOL_VERSION_META_KEY]: this.options.version,
-      [CLIENT_CAPABILITIES_META_KEY]: relayedCapabilities(capabilities),
+      [CLIENT_CAPABILITIES_META_KEY]: capabilities,
       [CLIENT_INFO_META_KEY]: PORTICO_CLIENT,
       ...(typeof level === 'string' ? { [LOG_LEVEL_META_KEY]: level } : {}),
     };

@@ -24,7 +24,7 @@ const OWNER_TAKES_WITHIN_MS = 5_000;
 /** The error a request gets when the capability an input needs was not declared (2026-07-28). */
 const MISSING_CLIENT_CAPABILITY = -32021;
 /** `pk1.<replica>.<id>`: the state a parked call's rounds carry, inside the core's sealed one. */
-const STATE_PREFIX = 'pk1.';
+export const PARKED_STATE = 'pk1.';
 const GONE =
   'The call this continues is no longer waiting (it expired, was cancelled, or its replica stopped)';
 
@@ -274,11 +274,6 @@ export class ParkedCalls implements OnModuleInit, OnModuleDestroy {
     });
   }
 
-  /** Whether an upstream state names a parked call (on any replica). */
-  owns(state: unknown): state is string {
-    return typeof state === 'string' && state.startsWith(STATE_PREFIX);
-  }
-
   /** A retry of a parked call, wherever it is held: its next round, or its result. */
   resume(
     state: string,
@@ -286,7 +281,7 @@ export class ParkedCalls implements OnModuleInit, OnModuleDestroy {
     sink: RequestSink,
     signal: AbortSignal | undefined,
   ): Promise<Result> {
-    const [replica, parkedId] = state.slice(STATE_PREFIX.length).split('.');
+    const [replica, parkedId] = state.slice(PARKED_STATE.length).split('.');
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
         notify: (notification) => sink.notify(notification),
@@ -308,7 +303,7 @@ export class ParkedCalls implements OnModuleInit, OnModuleDestroy {
   }
 
   stateOf(call: ParkedCall): string {
-    return `${STATE_PREFIX}${this.replica.value}.${call.id}`;
+    return `${PARKED_STATE}${this.replica.value}.${call.id}`;
   }
 
   /** False when this replica holds MAX_PARKED_CALLS already. */

@@ -17,7 +17,6 @@ import { throughAdmission } from '../resilience/upstream-admission';
 import {
   type ConnectOptions,
   PORTICO_CLIENT,
-  passedMeta,
   type RequestOptions,
   type RequestSink,
   type UpstreamAsk,
@@ -134,12 +133,7 @@ export class SessionConnection implements UpstreamConnection {
   ): Promise<T> {
     if (this.lostFlag) throw await this.lostReason;
     const id = ++this.sequence;
-    const request: JSONRPCRequest = {
-      jsonrpc: '2.0',
-      id,
-      method,
-      ...(params ? { params: withoutEnvelope(params) } : {}),
-    };
+    const request: JSONRPCRequest = { jsonrpc: '2.0', id, method, ...(params ? { params } : {}) };
     const abort = new AbortController();
     const timeoutMs = options.timeoutMs ?? this.options.timeoutMs;
     const timer = new CallTimer(timeoutMs, () =>
@@ -296,14 +290,6 @@ export class SessionConnection implements UpstreamConnection {
   private classify(error: unknown): UpstreamFailure | UpstreamRpcError {
     return classifyUpstreamError(error, this.options.timeoutMs, this.options.secrets);
   }
-}
-
-/** A 2025 upstream never sees the envelope a 2026-07-28 client stated to Portico. */
-function withoutEnvelope(params: Record<string, unknown>): Record<string, unknown> {
-  if (params._meta === undefined) return params;
-  const { _meta: meta, ...rest } = params;
-  const passed = passedMeta(meta);
-  return passed ? { ...rest, _meta: passed } : rest;
 }
 
 function progressTokenOf(request: JSONRPCRequest): unknown {

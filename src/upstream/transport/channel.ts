@@ -1,5 +1,4 @@
 import {
-  type JSONRPCMessage,
   type JSONRPCNotification,
   type JSONRPCRequest,
   type JSONRPCResponse,
@@ -43,10 +42,6 @@ export interface Channel {
   listen(): Promise<void>;
   /** Ends the session upstream (best effort) and the wire. */
   close(): Promise<void>;
-}
-
-export function isJsonRpcResponse(message: JSONRPCMessage): message is JSONRPCResponse {
-  return 'id' in message && ('result' in message || 'error' in message);
 }
 
 /**

@@ -9,13 +9,8 @@ import {
 } from '@modelcontextprotocol/client';
 import { type Dispatcher } from 'undici';
 import { inSpan, SpanKind, withTraceHeaders } from '../../observability/spans';
-import {
-  type Channel,
-  type ChannelListener,
-  type ChannelRequestOptions,
-  isJsonRpcResponse,
-} from './channel';
-import { type MessageLimits } from './message-bounds';
+import { type Channel, type ChannelListener, type ChannelRequestOptions } from './channel';
+import { type MessageLimits, isJsonRpcResponse } from './message-bounds';
 import { readEventStream, readJsonBody, type StreamPosition } from './sse-reader';
 import { UpstreamFailure } from '../upstream-error';
 import { type UpstreamDispatchers } from './upstream-pools.service';

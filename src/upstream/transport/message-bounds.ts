@@ -1,6 +1,11 @@
-import { type JSONRPCMessage } from '@modelcontextprotocol/client';
+import { type JSONRPCMessage, type JSONRPCResponse } from '@modelcontextprotocol/client';
 import { nestingDepth } from '../../common/json-walk';
 import { UpstreamFailure } from '../upstream-error';
+
+/** Whether a message answers a request. */
+export function isJsonRpcResponse(message: JSONRPCMessage): message is JSONRPCResponse {
+  return 'id' in message && ('result' in message || 'error' in message);
+}
 
 /** How large and how deeply nested a message from an upstream may be. */
 export interface MessageLimits {

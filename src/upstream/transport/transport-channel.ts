@@ -4,13 +4,8 @@ import {
   type JSONRPCRequest,
   type JSONRPCResponse,
 } from '@modelcontextprotocol/client';
-import {
-  type Channel,
-  type ChannelListener,
-  type ChannelRequestOptions,
-  isJsonRpcResponse,
-} from './channel';
-import { boundMessage } from './message-bounds';
+import { type Channel, type ChannelListener, type ChannelRequestOptions } from './channel';
+import { boundMessage, isJsonRpcResponse } from './message-bounds';
 import { PendingRequests } from './pending-requests';
 import { UpstreamFailure } from '../upstream-error';
 

@@ -1,14 +1,10 @@
+import { isJsonRpcResponse } from '../message-bounds';
 import {
   type JSONRPCNotification,
   type JSONRPCRequest,
   type JSONRPCResponse,
 } from '@modelcontextprotocol/client';
-import {
-  type Channel,
-  type ChannelListener,
-  type ChannelRequestOptions,
-  isJsonRpcResponse,
-} from '../channel';
+import { type Channel, type ChannelListener, type ChannelRequestOptions } from '../channel';
 import { PendingRequests } from '../pending-requests';
 import { UpstreamFailure } from '../../upstream-error';
 import { type StdioLaunch, type StdioProcess } from './stdio-process';

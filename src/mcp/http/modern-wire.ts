@@ -1,0 +1,247 @@
+import { type IncomingMessage, type ServerResponse } from 'node:http';
+import { Injectable } from '@nestjs/common';
+import {
+  type JSONRPCMessage,
+  type JSONRPCNotification,
+  type JSONRPCRequest,
+  type JSONRPCResponse,
+  ProtocolErrorCode,
+  type Result,
+} from '@modelcontextprotocol/server';
+import { type Principal } from '../../auth/principal';
+import { paramHeaderMismatch } from '../../upstream/modern/mcp-param-headers';
+import { sharedAffinity } from '../../upstream/upstream-client';
+import { Dispatcher } from '../core/dispatcher';
+import { RequestStateSealer } from '../core/request-state-seal';
+import { Directories } from '../directory/directories.service';
+import { ListenEndpoint } from '../listen/listen.endpoint';
+import { passesLogLevel } from '../protocol/logging-level';
+import {
+  errorResponse,
+  MISSING_CLIENT_CAPABILITY,
+  RESOURCE_NOT_FOUND,
+  type RpcError,
+  unknownTool,
+} from '../protocol/mcp-errors';
+import { type McpScope } from '../protocol/mcp-scope';
+import { SseResponse } from '../streams/sse-response';
+import { StreamQuota } from '../streams/stream-quota';
+import {
+  cacheHint,
+  checkModernRequest,
+  type Envelope,
+  envelopeOf,
+  headerOf,
+  isCacheable,
+  mismatchRefusal,
+  readHint,
+  rerunBinding,
+  urlRound,
+} from './modern-request';
+
+/** The reserved `_meta` keys of the 2026-07-28 envelope. */
+const ENVELOPE = 'io.modelcontextprotocol/';
+
+/**
+ * The stateless 2026-07-28 wire on the MCP endpoints: one request, checked (version, standard and
+ * `Mcp-Param-*` headers, method), becomes one request of the core with what its own `_meta` says
+ * of the client, on the replica's shared upstream connections; its answer is shaped for the era
+ * (`resultType`, cache hints, the spec's error codes). Nothing of it is kept: any replica answers
+ * any request, and nothing here reads the database.
+ */
+@Injectable()
+export class ModernWire {
+  constructor(
+    private readonly dispatcher: Dispatcher,
+    private readonly directories: Directories,
+    private readonly sealer: RequestStateSealer,
+    private readonly listens: ListenEndpoint,
+    private readonly quota: StreamQuota,
+  ) {}
+
+  async serve(
+    request: IncomingMessage,
+    response: ServerResponse,
+    scope: McpScope,
+    principal: Principal,
+    message: JSONRPCRequest,
+  ): Promise<void> {
+    checkModernRequest(message, request.headers);
+    if (message.method === 'subscriptions/listen')
+      return this.listens.serve(response, scope, principal, message);
+    const refused =
+      message.method === 'tools/call' && (await this.refused(scope, message, request));
+    const meta = envelopeOf(message);
+    const exchange = new ModernExchange(response, () => this.quota.count(principal, response));
+    if (refused) return exchange.finish(errorResponse(message.id, refused), 200);
+    const answer = await this.dispatcher.serve({
+      id: message.id,
+      method: message.method,
+      params: this.paramsOf(principal, scope, message),
+      scope,
+      principal,
+      meta,
+      owner: { kind: 'principal', scope, subject: principal.subject },
+      affinity: sharedAffinity(meta.clientCapabilities, { userId: principal.userId }),
+      sessionId: null,
+      signal: exchange.signal,
+      sink: {
+        // Without a level of its own the request hears no log messages at all.
+        notify: (notification: JSONRPCNotification) => {
+          if (notification.method === 'notifications/message' && meta.logLevel === null) return;
+          if (passesLogLevel(notification, meta.logLevel)) exchange.write(notification);
+        },
+      },
+    });
+    const { status, body } = await this.shaped(principal, scope, message, meta, answer);
+    exchange.finish(body, status);
+  }
+
+  /**
+   * The params the core gets: the envelope the client stated to Portico is the request's metadata
+   * (`meta`), never passed on as its own (a 2025 upstream never sees it; a 2026-07-28 one hears
+   * Portico's); the rest of `_meta` (progress token, trace context) goes on as it came. A call
+   * whose user completed a URL elicitation out of band runs again, as new (its state is this
+   * wire's own, see urlRound).
+   */
+  private paramsOf(
+    principal: Principal,
+    scope: McpScope,
+    message: JSONRPCRequest,
+  ): Record<string, unknown> | undefined {
+    let params = message.params;
+    if (params === undefined) return params;
+    const { _meta: meta, ...rest } = params;
+    const passed = Object.entries(meta ?? {}).filter(([key]) => !key.startsWith(ENVELOPE));
+    params = passed.length > 0 ? { ...rest, _meta: Object.fromEntries(passed) } : rest;
+    if (params.requestState === undefined || message.method !== 'tools/call') return params;
+    const opened = this.sealer.unseal(params.requestState, rerunBinding(principal, scope, message));
+    if (!opened.ok || opened.content.kind !== 'rerun') return params;
+    const { requestState: _state, inputResponses: _answers, ...fresh } = params;
+    return fresh;
+  }
+
+  /**
+   * The core's answer on this wire: every result says it is `complete` (or `input_required`)
+   * and cacheable complete ones carry their hint; tools a client of this era must drop are left
+   * out of the list; a URL elicitation the call needs is a URL round for a client that can take
+   * one; a resource not found is -32602 here, and only a missing client capability changes the
+   * HTTP status (errors are in-band otherwise, as the SDK answers them).
+   */
+  private async shaped(
+    principal: Principal,
+    scope: McpScope,
+    message: JSONRPCRequest,
+    meta: Envelope,
+    answer: JSONRPCResponse,
+  ): Promise<{ status: number; body: JSONRPCResponse }> {
+    const method = message.method;
+    if ('error' in answer) {
+      const round = urlRound(answer, meta.clientCapabilities, () =>
+        this.sealer.seal(rerunBinding(principal, scope, message), { kind: 'rerun' }),
+      );
+      if (round) return { status: 200, body: round };
+      const { code } = answer.error;
+      const error =
+        code === RESOURCE_NOT_FOUND
+          ? { ...answer.error, code: ProtocolErrorCode.InvalidParams }
+          : answer.error;
+      return { status: code === MISSING_CLIENT_CAPABILITY ? 400 : 200, body: { ...answer, error } };
+    }
+    const result: Result = { ...answer.result, resultType: answer.result.resultType ?? 'complete' };
+    if (method === 'tools/list') result.tools = await this.served(scope, result.tools);
+    // A round that asks for input is no answer to keep.
+    if (isCacheable(method) && result.resultType !== 'input_required')
+      Object.assign(
+        result,
+        method === 'resources/read'
+          ? readHint(answer.result as { ttlMs?: unknown })
+          : cacheHint(method),
+      );
+    return { status: 200, body: { ...answer, result } };
+  }
+
+  /** A listed tool whose x-mcp-header annotation is invalid is one a client of this era drops. */
+  private async served(scope: McpScope, tools: unknown): Promise<unknown> {
+    const directory = await this.directories.get(scope);
+    if (!directory || !Array.isArray(tools)) return tools;
+    return tools.filter((tool: { name: string }) => directory.tools.headerParams(tool.name).valid);
+  }
+
+  /**
+   * A call's `Mcp-Param-*` headers against its tool's declarations, before anything runs (a
+   * mismatch is refused at once); a tool whose annotation is invalid is not served on this wire
+   * (its clients must drop it): that refusal is the answer.
+   */
+  private async refused(
+    scope: McpScope,
+    message: JSONRPCRequest,
+    request: IncomingMessage,
+  ): Promise<RpcError | null> {
+    const name = (message.params as { name?: unknown } | undefined)?.name;
+    const directory = typeof name === 'string' ? await this.directories.get(scope) : null;
+    if (!directory || typeof name !== 'string') return null;
+    // Scanned once per name; a name seen before is a map lookup.
+    const declared = directory.tools.headers.get(name) ?? directory.tools.headerParams(name);
+    if (!declared.valid) return unknownTool(name);
+    if (declared.params.length === 0) return null;
+    const args = (message.params as { arguments?: unknown }).arguments;
+    const found = paramHeaderMismatch(args, declared.params, (header) =>
+      headerOf(request.headers, header),
+    );
+    if (found) throw mismatchRefusal(message, found);
+    return null;
+  }
+}
+
+/**
+ * The answer to one 2026-07-28 request: plain JSON, unless something about the request goes out
+ * first (progress, logs), when it becomes an event stream that ends with the answer. No event ids
+ * and no replay: on this wire a dropped stream loses the request, and closing it is the cancel.
+ */
+export class ModernExchange {
+  private sse: SseResponse | null = null;
+  private done = false;
+  private readonly abort = new AbortController();
+
+  /** `streaming` hears when the answer becomes an event stream. */
+  constructor(
+    private readonly response: ServerResponse,
+    private readonly streaming: () => void,
+  ) {
+    response.on('close', () => {
+      if (!this.done) this.abort.abort('the client closed the request');
+    });
+  }
+
+  /** Aborted when the client goes away before the answer. */
+  get signal(): AbortSignal {
+    return this.abort.signal;
+  }
+
+  write(message: JSONRPCMessage): void {
+    if (this.done || this.abort.signal.aborted) return;
+    if (!this.sse) {
+      this.sse = new SseResponse(this.response, { keepalive: true });
+      this.streaming();
+    }
+    this.sse.message(message);
+  }
+
+  finish(message: JSONRPCMessage, status: number): void {
+    if (this.done) return;
+    this.done = true;
+    if (this.sse) {
+      this.sse.message(message);
+      this.sse.end();
+      return;
+    }
+    if (this.response.destroyed) return;
+    const body = JSON.stringify(message);
+    this.response.writeHead(status, {
+      'Content-Type': 'application/json',
+      'Content-Length': Buffer.byteLength(body),
+    });
+    this.response.end(body);
+  }
+}

@@ -1,0 +1,141 @@
+import { type ServerResponse } from 'node:http';
+import { Injectable } from '@nestjs/common';
+import { type JSONRPCRequest, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { type Principal } from '../../auth/principal';
+import { Directories } from '../directory/directories.service';
+import { type McpScope } from '../protocol/mcp-scope';
+import { SseResponse } from '../streams/sse-response';
+import { endAtExpiry } from '../streams/stream-expiry';
+import { StreamQuota } from '../streams/stream-quota';
+import { honouredFilter } from './listen-filter';
+import { ListenHub, type OpenListen, SUBSCRIPTION_ID } from './listen-hub';
+import { ResourceWatch } from './resource-watch';
+
+/** What a listen's stream may hold unread before the client counts as not reading it. */
+const LISTEN_BUFFER_BYTES = 64 * 1024;
+
+const LISTEN_REFUSALS = {
+  'principal-limit': 'Too many listens open for this principal on this replica; close one first',
+  'replica-limit': 'This replica holds as many listens as it may; try again later',
+  'scope-gone': 'This virtual server no longer exists or is disabled',
+} as const;
+
+/**
+ * `subscriptions/listen` of the 2026-07-28 wire: the response becomes the listen's stream, held by
+ * the hub on this replica, following upstream the resources it names.
+ */
+@Injectable()
+export class ListenEndpoint {
+  constructor(
+    private readonly directories: Directories,
+    private readonly hub: ListenHub,
+    private readonly watch: ResourceWatch,
+    private readonly quota: StreamQuota,
+  ) {}
+
+  /**
+   * `subscriptions/listen`: the response becomes the listen's stream, counted among the
+   * principal's streams; the hub writes the acknowledgement, then the list changes it asked for.
+   * A graceful end (the scope gone, the replica stopping) answers the listen with its result; a
+   * credential changed or expired, or a client that stopped reading, just drops the stream, so a
+   * client still entitled listens again.
+   */
+  async serve(
+    response: ServerResponse,
+    scope: McpScope,
+    principal: Principal,
+    message: JSONRPCRequest,
+  ): Promise<void> {
+    this.quota.admit(principal, response);
+    const sse = new SseResponse(response, { keepalive: true });
+    const filter = honouredFilter(
+      (message.params as { notifications?: unknown } | undefined)?.notifications,
+    );
+    // Each resource the listen follows is followed upstream first; what cannot be is left out
+    // of the acknowledgement. Updates that come before the hub holds the listen are not lost.
+    let listen: OpenListen | null = null;
+    const early = new Set<string>();
+    const following = await this.follow(scope, principal, filter.resourceSubscriptions ?? [], {
+      updated: (uri) => (listen ? listen.resourceUpdated(uri) : early.add(uri)),
+      lost: () => listen?.drop('upstream-lost'),
+    });
+    const unfollow = () => following.forEach(({ stop }) => stop());
+    const opened = await this.hub.open({
+      requestId: message.id,
+      scope,
+      owner: { subject: principal.subject, tokenId: principal.tokenId },
+      filter: {
+        ...filter,
+        resourceSubscriptions: following.map(({ uri }) => uri),
+      },
+      sink: {
+        write: (notification) => {
+          sse.message(notification);
+          return response.writableLength <= LISTEN_BUFFER_BYTES;
+        },
+        end: (reason) => {
+          unfollow();
+          if (reason !== 'scope-gone' && reason !== 'shutdown') {
+            response.destroy();
+            return;
+          }
+          sse.message({
+            jsonrpc: '2.0',
+            id: message.id,
+            result: { resultType: 'complete', _meta: { [SUBSCRIPTION_ID]: message.id } },
+          });
+          sse.end();
+        },
+      },
+    });
+    if (!opened.ok) {
+      unfollow();
+      sse.message({
+        jsonrpc: '2.0',
+        id: message.id,
+        error: { code: ProtocolErrorCode.InvalidRequest, message: LISTEN_REFUSALS[opened.refusal] },
+      });
+      sse.end();
+      return;
+    }
+    listen = opened.listen;
+    for (const uri of early) listen.resourceUpdated(uri);
+    sse.onClose(() => {
+      unfollow();
+      opened.listen.close();
+    });
+    endAtExpiry(principal, sse, () => opened.listen.drop('credential-expired'));
+  }
+
+  /**
+   * Follows each URI upstream (through the scope's directory, as a read resolves it); the URIs
+   * followed, with the way to stop. One that names no resource of the scope, or whose upstream
+   * offers no subscriptions or cannot be reached within the upstream timeout, is left out.
+   */
+  private async follow(
+    scope: McpScope,
+    principal: Principal,
+    uris: readonly string[],
+    tell: { updated(uri: string): void; lost(): void },
+  ): Promise<{ uri: string; stop: () => void }[]> {
+    if (uris.length === 0) return [];
+    const directory = await this.directories.get(scope);
+    if (!directory) return [];
+    const followed = await Promise.all(
+      uris.map(async (uri) => {
+        const target = directory.resources.resolve(uri);
+        if (!target || target === 'ambiguous') return null;
+        try {
+          const stop = await this.watch.follow(target, principal, target.upstreamUri, {
+            updated: () => tell.updated(uri),
+            lost: () => tell.lost(),
+          });
+          return { uri, stop };
+        } catch {
+          return null;
+        }
+      }),
+    );
+    return followed.filter((each) => each !== null);
+  }
+}
