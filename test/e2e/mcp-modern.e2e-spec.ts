@@ -185,6 +185,12 @@ describe('2026-07-28 clients (stateless wire, downstream)', () => {
     );
     expect(text(done)).toBe('Progress tool completed');
     expect(progress).toEqual([0, 50, 100]);
+    // Portico answers, in its own name: the upstream's identity stays upstream.
+    expect(done._meta?.['io.modelcontextprotocol/serverInfo']).toEqual({
+      name: 'Portico',
+      version: '1.0.0',
+    });
+    expect(listed._meta?.['io.modelcontextprotocol/serverInfo']).toMatchObject({ name: 'Portico' });
   });
 
   it('calls a 2025 upstream for a modern client, with progress, on a pooled upstream session', async () => {

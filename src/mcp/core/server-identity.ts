@@ -25,10 +25,10 @@ export const SERVER_CAPABILITIES: ServerCapabilities = {
   logging: {},
 };
 
-/** Who answers, named after the virtual server of the scope. */
-export function serverInfo(directory: ScopeDirectory): Implementation {
+/** Who answers, named after the virtual server of the scope (null: one that is gone). */
+export function serverInfo(directory: ScopeDirectory | null): Implementation {
   return {
-    name: directory.server ? `Portico: ${directory.server.name}` : 'Portico',
+    name: directory?.server ? `Portico: ${directory.server.name}` : 'Portico',
     version: PORTICO_VERSION,
   };
 }

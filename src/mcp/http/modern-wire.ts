@@ -7,12 +7,15 @@ import {
   type JSONRPCResponse,
   ProtocolErrorCode,
   type Result,
+  SERVER_INFO_META_KEY,
 } from '@modelcontextprotocol/server';
 import { type Principal } from '../../auth/principal';
 import { paramHeaderMismatch } from '../../upstream/modern/mcp-param-headers';
 import { sharedAffinity } from '../../upstream/upstream-client';
 import { Dispatcher } from '../core/dispatcher';
 import { RequestStateSealer } from '../core/request-state-seal';
+import { serverInfo } from '../core/server-identity';
+import { type ScopeDirectory } from '../directory/scope-directory';
 import { Directories } from '../directory/directories.service';
 import { ListenEndpoint } from '../listen/listen.endpoint';
 import { passesLogLevel } from '../protocol/logging-level';
@@ -148,8 +151,14 @@ export class ModernWire {
           : answer.error;
       return { status: code === MISSING_CLIENT_CAPABILITY ? 400 : 200, body: { ...answer, error } };
     }
-    const result: Result = { ...answer.result, resultType: answer.result.resultType ?? 'complete' };
-    if (method === 'tools/list') result.tools = await this.served(scope, result.tools);
+    const directory = await this.directories.get(scope);
+    const result: Result = {
+      ...answer.result,
+      resultType: answer.result.resultType ?? 'complete',
+      // Portico answers, whoever answered it: its identity, never an upstream's.
+      _meta: { ...answer.result._meta, [SERVER_INFO_META_KEY]: serverInfo(directory) },
+    };
+    if (method === 'tools/list' && directory) result.tools = served(directory, result.tools);
     // A round that asks for input is no answer to keep.
     if (isCacheable(method) && result.resultType !== 'input_required')
       Object.assign(
@@ -159,13 +168,6 @@ export class ModernWire {
           : cacheHint(method),
       );
     return { status: 200, body: { ...answer, result } };
-  }
-
-  /** A listed tool whose x-mcp-header annotation is invalid is one a client of this era drops. */
-  private async served(scope: McpScope, tools: unknown): Promise<unknown> {
-    const directory = await this.directories.get(scope);
-    if (!directory || !Array.isArray(tools)) return tools;
-    return tools.filter((tool: { name: string }) => directory.tools.headerParams(tool.name).valid);
   }
 
   /**
@@ -192,6 +194,12 @@ export class ModernWire {
     if (found) throw mismatchRefusal(message, found);
     return null;
   }
+}
+
+/** A listed tool whose x-mcp-header annotation is invalid is one a client of this era drops. */
+function served(directory: ScopeDirectory, tools: unknown): unknown {
+  if (!Array.isArray(tools)) return tools;
+  return tools.filter((tool: { name: string }) => directory.tools.headerParams(tool.name).valid);
 }
 
 /**
