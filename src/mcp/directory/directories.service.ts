@@ -5,11 +5,7 @@ import { AppConfig } from '../../config/app-config';
 import { LastKnownCache } from '../../database/last-known-cache';
 import { EventBus, type PorticoEvent } from '../../events/event-bus';
 import { Metrics } from '../../health/metrics';
-import { type Prompt } from '../../prompts/prompt.entity';
 import { ServedPromptsQuery } from '../../prompts/served-prompts.query';
-import { type ResourceTemplate } from '../../resources/resource-template.entity';
-import { virtualUri } from '../../resources/resource-uri';
-import { type Resource } from '../../resources/resource.entity';
 import { ServedResourcesQuery } from '../../resources/served-resources.query';
 import { Server } from '../../servers/server.entity';
 import { ServedToolsQuery } from '../../tools/served-tools.query';
@@ -18,13 +14,14 @@ import { ToolPresenter } from '../../tools/tool.presenter';
 import { toolVisibility } from '../../tools/tool-visibility';
 import { type Tool } from '../../tools/tool.entity';
 import { type McpScope } from '../protocol/mcp-scope';
-import { PromptDirectory, type DirectoryPrompt } from './prompt-directory';
 import {
-  type DirectoryResource,
-  type DirectoryTemplate,
-  isAppPage,
-  ResourceDirectory,
-} from './resource-directory';
+  directoryPrompt,
+  directoryResource,
+  directoryTemplate,
+  type Naming,
+} from './directory-entries';
+import { PromptDirectory } from './prompt-directory';
+import { isAppPage, ResourceDirectory } from './resource-directory';
 import { type ScopeGuard, ScopeDirectory } from './scope-directory';
 import { buildHooks } from '../../policies/hooks/hook-registry';
 import { type HookConfig } from '../../policies/hooks/hook-config';
@@ -37,13 +34,6 @@ import { type DirectoryServer, type DirectoryTool, ToolDirectory } from './tool-
 
 /** Tools presented between two yields to the event loop while a directory is built. */
 const BUILD_SLICE = 2000;
-
-/** How a scope names its members: the gateway-wide endpoint always prefixes. */
-interface Naming {
-  original: boolean;
-  /** The server's overrides, by tool id. */
-  overrides: ReadonlyMap<string, ToolOverrideValues>;
-}
 
 /**
  * Builds and caches each scope's directory. Resolution of a name is a map lookup in the cached
@@ -111,7 +101,11 @@ export class Directories implements OnModuleInit, OnModuleDestroy {
   private async load(scope: McpScope): Promise<ScopeDirectory | null> {
     let server: DirectoryServer | null = null;
     let hooks: HookConfig[] = [];
-    const naming: Naming = { original: false, overrides: new Map() };
+    const naming: Naming = {
+      original: false,
+      overrides: new Map(),
+      virtualName: (slug, name) => this.names.name(slug, name),
+    };
     if (scope.kind === 'server') {
       const row = await this.dataSource
         .getRepository(Server)
@@ -172,11 +166,11 @@ export class Directories implements OnModuleInit, OnModuleDestroy {
       new ResourceDirectory(
         resources
           .filter((resource) => !isAppPage(resource.uri))
-          .map((resource) => this.resource(resource, naming)),
-        templates.map((template) => this.template(template, naming)),
+          .map((resource) => directoryResource(resource, naming)),
+        templates.map((template) => directoryTemplate(template, naming)),
         naming.original ? null : { gateways: gateways ?? slugs, readAny: gateways !== null },
       ),
-      new PromptDirectory(prompts.map((prompt) => this.prompt(prompt, naming))),
+      new PromptDirectory(prompts.map((prompt) => directoryPrompt(prompt, naming))),
       guard,
     );
   }
@@ -227,66 +221,6 @@ export class Directories implements OnModuleInit, OnModuleDestroy {
         definition.name,
         override?.annotations,
       ),
-    };
-  }
-
-  private resource(resource: Resource, naming: Naming): DirectoryResource {
-    const uri = naming.original ? resource.uri : virtualUri(resource.gatewaySlug, resource.uri);
-    return {
-      uri,
-      gatewayId: resource.gatewayId,
-      gatewaySlug: resource.gatewaySlug,
-      upstreamUri: resource.uri,
-      definition: {
-        uri,
-        name: resource.name,
-        ...(resource.title === null ? {} : { title: resource.title }),
-        ...(resource.description ? { description: resource.description } : {}),
-        ...(resource.mimeType === null ? {} : { mimeType: resource.mimeType }),
-        ...(resource.size === null ? {} : { size: Number(resource.size) }),
-        ...(resource.annotations === null ? {} : { annotations: resource.annotations }),
-        ...(resource.meta === null ? {} : { _meta: resource.meta }),
-      },
-    };
-  }
-
-  private template(template: ResourceTemplate, naming: Naming): DirectoryTemplate {
-    const uriTemplate = naming.original
-      ? template.uriTemplate
-      : virtualUri(template.gatewaySlug, template.uriTemplate);
-    return {
-      uriTemplate,
-      upstreamTemplate: template.uriTemplate,
-      gatewayId: template.gatewayId,
-      gatewaySlug: template.gatewaySlug,
-      definition: {
-        uriTemplate,
-        name: template.name,
-        ...(template.title === null ? {} : { title: template.title }),
-        ...(template.description ? { description: template.description } : {}),
-        ...(template.mimeType === null ? {} : { mimeType: template.mimeType }),
-        ...(template.annotations === null ? {} : { annotations: template.annotations }),
-        ...(template.meta === null ? {} : { _meta: template.meta }),
-      },
-    };
-  }
-
-  private prompt(prompt: Prompt, naming: Naming): DirectoryPrompt {
-    const name = naming.original
-      ? prompt.originalName
-      : this.names.name(prompt.gatewaySlug, prompt.originalName);
-    return {
-      name,
-      gatewayId: prompt.gatewayId,
-      gatewaySlug: prompt.gatewaySlug,
-      originalName: prompt.originalName,
-      definition: {
-        name,
-        ...(prompt.title === null ? {} : { title: prompt.title }),
-        ...(prompt.description ? { description: prompt.description } : {}),
-        ...(prompt.arguments.length > 0 ? { arguments: prompt.arguments } : {}),
-        ...(prompt.meta === null ? {} : { _meta: prompt.meta }),
-      },
     };
   }
 }
