@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
@@ -222,6 +223,42 @@ describe('MCP Streamable HTTP transport rules', () => {
     };
     expect((await post(huge)).status).toBe(413);
     expect((await post(initializeRequest())).status).toBe(200);
+  });
+
+  it('answers 413 to a client still sending its oversized body, never a reset', async () => {
+    const url = new URL(t.baseUrl);
+    const size = 12 * 1024 * 1024;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const heard = await new Promise<string>((resolve) => {
+        const socket = connect(Number(url.port), url.hostname);
+        let got = '';
+        socket.on('data', (data) => {
+          got += data.toString();
+          if (!got.includes('\r\n\r\n')) return;
+          resolve(got.split('\r\n')[0]!);
+          socket.destroy();
+        });
+        socket.on('error', (error) => resolve(`${error.message} after ${JSON.stringify(got)}`));
+        socket.write(
+          `POST /mcp HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${t.token}\r\n` +
+            'Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n' +
+            `Content-Length: ${size}\r\n\r\n`,
+        );
+        const piece = Buffer.alloc(64 * 1024, 'x');
+        let sent = 0;
+        const pump = (): void => {
+          while (sent < size) {
+            sent += piece.length;
+            if (!socket.write(piece)) {
+              socket.once('drain', pump);
+              return;
+            }
+          }
+        };
+        pump();
+      });
+      expect(heard).toBe('HTTP/1.1 413 Payload Too Large');
+    }
   });
 
   it('answers an unknown method with a JSON-RPC error', async () => {

@@ -118,7 +118,7 @@ async function readJsonBody(request: IncomingMessage, limit: number): Promise<un
   if (encoding !== 'identity')
     throw new McpRefusal(415, `Content-Encoding '${encoding}' is not supported`);
   const declared = Number(request.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) throw tooLargeRefusal(limit);
+  if (Number.isFinite(declared) && declared > limit) throw await refusedTooLarge(request, limit);
   const chunks: Buffer[] = [];
   let size = 0;
   const tooLarge = await readChunks(request, (chunk) => {
@@ -126,12 +126,30 @@ async function readJsonBody(request: IncomingMessage, limit: number): Promise<un
     chunks.push(chunk as Buffer);
     return size > limit;
   });
-  if (tooLarge) throw tooLargeRefusal(limit);
+  if (tooLarge) throw await refusedTooLarge(request, limit);
   try {
     return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
   } catch {
     throw new McpRefusal(400, 'Parse error: the body is not valid JSON', PARSE_ERROR);
   }
+}
+
+/** How much of a refused body is read and dropped, so that its client hears the 413. */
+const DRAINED_BYTES_LIMIT = 64 * 1024 * 1024;
+
+/**
+ * The 413 of a body past the limit, once the rest of it has been read and dropped: a client still
+ * sending when the connection closed under it would see a reset instead of the answer. A body
+ * larger still (DRAINED_BYTES_LIMIT) is not waited for; HTTP_REQUEST_TIMEOUT_MS bounds the wait.
+ */
+async function refusedTooLarge(request: IncomingMessage, limit: number): Promise<McpRefusal> {
+  let drained = 0;
+  request.resume();
+  await readChunks(request, (chunk) => {
+    drained += chunk.length;
+    return drained > DRAINED_BYTES_LIMIT;
+  }).catch(() => undefined);
+  return tooLargeRefusal(limit);
 }
 
 function tooLargeRefusal(limit: number): McpRefusal {
