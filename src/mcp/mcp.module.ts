@@ -26,7 +26,7 @@ import { SessionRequests } from './sessions/session-requests';
 import { SessionStore } from './sessions/session.store';
 import { StreamEvents } from './sessions/stream-events.store';
 import { LegacySseEndpoint } from './sessions/legacy-sse.endpoint';
-import { LegacySseController } from './sessions/legacy-sse.controller';
+import { LegacySseController } from './http/legacy-sse.controller';
 import { McpHttpHandler } from './http/mcp-http.handler';
 import { StreamableHttpEndpoint } from './sessions/session.endpoint';
 import { StreamQuota } from './streams/stream-quota';

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { DataSource } from 'typeorm';
-import { McpSession } from '../../src/mcp/sessions/mcp-session.entity';
+import { McpSession } from '../../src/mcp/state/mcp-session.entity';
 import { SessionStore } from '../../src/mcp/sessions/session.store';
 import { initializeRequest, postMcp } from '../support/mcp-client';
 import { startTestApp, type TestApp } from '../support/test-app';

@@ -7,7 +7,7 @@ import { type PorticoEvent } from '../../src/events/event-bus';
 import { InProcessEventBus } from '../../src/events/in-process-event-bus';
 import { PgNotifyEventBus } from '../../src/events/pg-notify-event-bus';
 import { type McpScope } from '../../src/mcp/protocol/mcp-scope';
-import { McpPromotion } from '../../src/mcp/search/mcp-promotion.entity';
+import { McpPromotion } from '../../src/mcp/state/mcp-promotion.entity';
 import { ownerKey, type PromotionOwner } from '../../src/mcp/search/promotion-owner';
 import { PromotionStore } from '../../src/mcp/search/promotion-store';
 import { SessionStore } from '../../src/mcp/sessions/session.store';

@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { DataSource, IsNull, LessThan, QueryFailedError } from 'typeorm';
 import { EventBus, isResync } from '../../events/event-bus';
-import { McpPromotion } from './mcp-promotion.entity';
+import { McpPromotion } from '../state/mcp-promotion.entity';
 import { ownerKey, type PromotionOwner } from './promotion-owner';
 import { mergePromotions, type Promotions, samePromotions } from './promotions';
 

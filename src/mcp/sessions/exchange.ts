@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type JSONRPCMessage } from '@modelcontextprotocol/server';
 import { type ServerResponse } from 'node:http';
-import { type Exchange, primingId, type StreamSink } from './client-stream';
+import { type Exchange, primingId, type StreamSink } from '../streams/client-stream';
 import { SseResponse } from '../streams/sse-response';
 
 /**

@@ -1,5 +1,5 @@
 import { type JSONRPCMessage } from '@modelcontextprotocol/server';
-import { type ClientStream, type StreamOwner } from './client-stream';
+import { type ClientStream, type StreamOwner } from '../streams/client-stream';
 import { type StoredEvent } from './stream-events.store';
 
 interface Pending {

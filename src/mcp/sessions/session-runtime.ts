@@ -21,7 +21,7 @@ import {
   primingId,
   type StreamOwner,
   type StreamSink,
-} from './client-stream';
+} from '../streams/client-stream';
 import { type SessionState } from './session.store';
 import { type Affinity, type UpstreamClient } from '../../upstream/upstream-client';
 import { type Resumption, SESSION_STREAM, type StreamEvents } from './stream-events.store';

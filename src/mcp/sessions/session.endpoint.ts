@@ -19,7 +19,7 @@ import { type SessionRuntime } from './session-runtime';
 import { SessionRegistry } from './session-registry.service';
 import { type SessionState, SessionStore } from './session.store';
 import { parseEventId } from './stream-events.store';
-import { type Exchange } from './client-stream';
+import { type Exchange } from '../streams/client-stream';
 import { HttpExchange } from './exchange';
 import { incomingOf } from '../protocol/incoming';
 import { SseResponse } from '../streams/sse-response';

@@ -11,7 +11,7 @@ import { AppConfig } from '../../config/app-config';
 import { isDatabaseUnavailable } from '../../database/database-errors';
 import { EventBus, isResync } from '../../events/event-bus';
 import { Metrics } from '../../health/metrics';
-import { McpSession } from './mcp-session.entity';
+import { McpSession } from '../state/mcp-session.entity';
 
 export type SessionState = Omit<McpSession, 'server' | 'createdAt'>;
 

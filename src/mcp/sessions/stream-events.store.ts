@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { type JSONRPCMessage } from '@modelcontextprotocol/server';
 import { DataSource, LessThan, MoreThan } from 'typeorm';
-import { McpStreamEvent } from './mcp-stream-event.entity';
+import { McpStreamEvent } from '../state/mcp-stream-event.entity';
 
 /** The id of a session's own stream (GET); other streams belong to one POSTed request. */
 export const SESSION_STREAM = 'get';

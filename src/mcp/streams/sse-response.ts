@@ -1,6 +1,6 @@
 import { type JSONRPCMessage } from '@modelcontextprotocol/server';
 import { type ServerResponse } from 'node:http';
-import { type ClientStream } from '../sessions/client-stream';
+import { type ClientStream } from './client-stream';
 
 const SSE_HEADERS = {
   'Content-Type': 'text/event-stream',

@@ -1,5 +1,5 @@
 import { type Principal } from '../../auth/principal';
-import { type ClientStream } from '../sessions/client-stream';
+import { type ClientStream } from './client-stream';
 
 /** The longest delay setTimeout keeps (about 24.8 days); a later expiry is waited for in steps. */
 const MAX_DELAY_MS = 2 ** 31 - 1;

@@ -7,9 +7,9 @@ import { mcpAuthorized } from '../../auth/mcp-access';
 import { type Principal } from '../../auth/principal';
 import { McpRefusal } from '../protocol/mcp-errors';
 import { type McpScope } from '../protocol/mcp-scope';
-import { LegacySseEndpoint } from './legacy-sse.endpoint';
-import { McpExceptionFilter } from '../http/mcp-exception.filter';
-import { serverScope } from '../http/mcp-http.handler';
+import { LegacySseEndpoint } from '../sessions/legacy-sse.endpoint';
+import { McpExceptionFilter } from './mcp-exception.filter';
+import { serverScope } from './mcp-http.handler';
 
 const ALL: McpScope = { kind: 'all' };
 

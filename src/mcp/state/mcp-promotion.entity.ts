@@ -8,7 +8,7 @@ import {
   PrimaryColumn,
   UpdateDateColumn,
 } from 'typeorm';
-import type { McpSession } from '../sessions/mcp-session.entity';
+import type { McpSession } from './mcp-session.entity';
 
 /**
  * The tool-search promotions of one conversation's owner (see ownerKey): a 2025 session, or on
