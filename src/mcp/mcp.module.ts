@@ -8,7 +8,6 @@ import { AppToolLookup } from './apps/app-tool-lookup.service';
 import { McpApps } from './apps/mcp-apps.service';
 import { PrefabRenderer } from './apps/prefab/prefab-renderer.service';
 import { Directories } from './directory/directories.service';
-import { ListChanges } from './listen/list-changes.service';
 import { McpRouter } from './core/mcp-router';
 import { PromptCalls } from './core/prompt-calls';
 import { ResourceCalls } from './core/resource-calls';
@@ -69,7 +68,6 @@ import { ModernPromotions } from './search/modern-promotions';
     ResourceCalls,
     PromptCalls,
     Directories,
-    ListChanges,
     ToolSearchService,
     McpApps,
     AppToolLookup,

@@ -2,7 +2,7 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { LastKnownCache } from '../../database/last-known-cache';
-import { EventBus, type PorticoEvent } from '../../events/event-bus';
+import { EventBus } from '../../events/event-bus';
 import { Metrics } from '../../health/metrics';
 import { type Prompt } from '../../prompts/prompt.entity';
 import { ServedPromptsQuery } from '../../prompts/served-prompts.query';
@@ -52,7 +52,6 @@ interface Naming {
 @Injectable()
 export class Directories implements OnModuleInit, OnModuleDestroy {
   private readonly cache: LastKnownCache<ScopeDirectory | null>;
-  private readonly listeners = new Set<(event: PorticoEvent) => void>();
   private unsubscribe?: () => void;
 
   constructor(
@@ -78,7 +77,7 @@ export class Directories implements OnModuleInit, OnModuleDestroy {
   onModuleInit(): void {
     this.unsubscribe = this.bus.subscribe((event) => {
       if (event.type === 'catalog.changed' || event.type === 'servers.changed')
-        this.invalidate(event);
+        this.cache.invalidateAll();
     });
   }
 
@@ -89,20 +88,6 @@ export class Directories implements OnModuleInit, OnModuleDestroy {
   /** The scope's directory; null when its server does not exist or is disabled. */
   get(scope: McpScope): Promise<ScopeDirectory | null> {
     return this.cache.get(scopeKey(scope), () => this.load(scope));
-  }
-
-  /**
-   * Called after every invalidation, with the event that caused it, so that sessions can tell
-   * clients a list changed, and end when their server went away.
-   */
-  onInvalidated(listener: (event: PorticoEvent) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  private invalidate(event: PorticoEvent): void {
-    this.cache.invalidateAll();
-    for (const listener of this.listeners) listener(event);
   }
 
   private async load(scope: McpScope): Promise<ScopeDirectory | null> {
