@@ -8,7 +8,6 @@ import { AppToolLookup } from './apps/app-tool-lookup.service';
 import { McpApps } from './apps/mcp-apps.service';
 import { PrefabRenderer } from './apps/prefab/prefab-renderer.service';
 import { Directories } from './directory/directories.service';
-import { ListChanges } from './listen/list-changes.service';
 import { Dispatcher } from './core/dispatcher';
 import { PromptCalls } from './core/prompt-calls';
 import { ResourceCalls } from './core/resource-calls';
@@ -72,7 +71,6 @@ import { PromotionStore } from './search/promotion-store';
     ResourceCalls,
     PromptCalls,
     Directories,
-    ListChanges,
     ToolSearchService,
     McpApps,
     AppToolLookup,

@@ -3,7 +3,7 @@ import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@ne
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
 import { LastKnownCache } from '../../database/last-known-cache';
-import { EventBus, type PorticoEvent } from '../../events/event-bus';
+import { EventBus } from '../../events/event-bus';
 import { Metrics } from '../../health/metrics';
 import { ServedPromptsQuery } from '../../prompts/served-prompts.query';
 import { ServedResourcesQuery } from '../../resources/served-resources.query';
@@ -43,7 +43,6 @@ const BUILD_SLICE = 2000;
 @Injectable()
 export class Directories implements OnModuleInit, OnModuleDestroy {
   private readonly cache: LastKnownCache<ScopeDirectory | null>;
-  private readonly listeners = new Set<(event: PorticoEvent) => void>();
   private unsubscribe?: () => void;
 
   constructor(
@@ -70,7 +69,7 @@ export class Directories implements OnModuleInit, OnModuleDestroy {
   onModuleInit(): void {
     this.unsubscribe = this.bus.subscribe((event) => {
       if (event.type === 'catalog.changed' || event.type === 'servers.changed')
-        this.invalidate(event);
+        this.cache.invalidateAll();
     });
   }
 
@@ -82,20 +81,6 @@ export class Directories implements OnModuleInit, OnModuleDestroy {
   get(scope: McpScope): Promise<ScopeDirectory | null> {
     // Keyed by the server's id, which no `/mcp` (the empty key) can be.
     return this.cache.get(scope.kind === 'all' ? '' : scope.serverId, () => this.load(scope));
-  }
-
-  /**
-   * Called after every invalidation, with the event that caused it, so that sessions can tell
-   * clients a list changed, and end when their server went away.
-   */
-  onInvalidated(listener: (event: PorticoEvent) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  private invalidate(event: PorticoEvent): void {
-    this.cache.invalidateAll();
-    for (const listener of this.listeners) listener(event);
   }
 
   private async load(scope: McpScope): Promise<ScopeDirectory | null> {

@@ -1,9 +1,4 @@
-/** Who opened a stream: a session's GET stream or a modern listen. */
-export interface StreamOwner {
-  subject: string;
-  /** The API token or OAuth grant it came from, if any. */
-  tokenId: string | null;
-}
+import { type StreamOwner } from '../streams/client-stream';
 
 /** An `identity.changed` event's ids. */
 export interface IdentityChange {

@@ -1,4 +1,5 @@
-import { type ListKind } from '../directory/scope-directory';
+import { type ServerCapabilities } from '@modelcontextprotocol/server';
+import { LISTS, type ListKind } from '../directory/scope-directory';
 
 /** What a `subscriptions/listen` asks for (`params.notifications`), as Portico honours it. */
 export interface ListenFilter {
@@ -44,4 +45,14 @@ export function honouredFilter(requested: unknown): ListenFilter {
 /** Whether the filter asked to hear that this list changed. */
 export function asksFor(filter: ListenFilter, kind: ListKind): boolean {
   return filter[FLAG[kind]] === true;
+}
+
+/**
+ * What a 2025 session hears of on its stream: each list whose `listChanged` the server's
+ * capabilities advertise (it asks for nothing itself).
+ */
+export function advertisedFilter(capabilities: ServerCapabilities): ListenFilter {
+  const filter: ListenFilter = {};
+  for (const kind of LISTS) if (capabilities[kind]?.listChanged === true) filter[FLAG[kind]] = true;
+  return filter;
 }

@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { type JSONRPCNotification } from '@modelcontextprotocol/server';
 import { type EventBus, type PorticoEvent } from '../../events/event-bus';
-import { type ListKind } from '../directory/scope-directory';
+import { LISTS, type ListKind } from '../directory/scope-directory';
 import { type McpScope, scopeKey } from '../protocol/mcp-scope';
-import { affectedBy, type StreamOwner } from './identity-change';
+import { type StreamOwner } from '../streams/client-stream';
+import { affectedBy } from './identity-change';
 import { asksFor, honouredFilter, type ListenFilter } from './listen-filter';
 import { movedLists, seenNow, type ListVersions } from './list-versions';
 
@@ -14,9 +15,9 @@ export const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 const ANNOUNCE_DEBOUNCE_MS = 100;
 
 /**
- * Where a listen's notifications go: its response stream. `write` returns false when the sink
- * cannot take more now (a client that does not read); the hub then drops the listen rather than
- * buffer for it. `end` is called once, when the hub ends the listen.
+ * Where a listener's notifications go: a listen's response stream, or a 2025 session's stream.
+ * `write` returns false when the sink cannot take more now (a client that does not read); the hub
+ * then drops the listener rather than buffer for it. `end` is called once, when the hub ends it.
  */
 export interface ListenSink {
   write(message: JSONRPCNotification): boolean;
@@ -24,9 +25,10 @@ export interface ListenSink {
 }
 
 /**
- * Why the hub ended a listen. `scope-gone` and `shutdown` are graceful ends (answer the listen
- * with its result); after `identity-changed`, `slow`, `upstream-lost` and `credential-expired`
- * the stream should just drop, so that a client still entitled listens again.
+ * Why the hub ended a listener. `scope-gone` and `shutdown` are graceful ends (answer the listen
+ * with its result; close the 2025 session whose server is gone); after `identity-changed`, `slow`,
+ * `upstream-lost` and `credential-expired` the stream should just drop, so that a client still
+ * entitled listens again.
  */
 export type ListenEnd =
   'scope-gone' | 'identity-changed' | 'slow' | 'upstream-lost' | 'credential-expired' | 'shutdown';
@@ -62,6 +64,26 @@ export interface OpenListen {
   close(): void;
 }
 
+/**
+ * A 2025 session as this replica holds it. Its notifications are the plain 2025 ones, written
+ * into the session (which keeps them for resumption); it ends only when its server is gone (the
+ * session closes) or the replica stops. Its streams are opened under credentials it outlives, so
+ * an identity change ends those streams (the session registry does), never the session.
+ */
+export interface SessionListener {
+  scope: McpScope;
+  /** The lists it hears of: those the server's capabilities say may change. */
+  filter: ListenFilter;
+  /** Per list, the version the session last saw; its own list requests update it too. */
+  seen: Map<ListKind, string>;
+  /**
+   * Whether it hears now: while its stream is open on this replica, so that one replica, the
+   * one holding the stream, tells it of a change. The others only close it if its server goes.
+   */
+  hearing(): boolean;
+  sink: ListenSink;
+}
+
 export interface ListenLimits {
   perPrincipal: number;
   total: number;
@@ -69,25 +91,30 @@ export interface ListenLimits {
 
 export const DEFAULT_LISTEN_LIMITS: ListenLimits = { perPrincipal: 16, total: 10_000 };
 
-interface Listen {
+interface Listener {
   key: string;
-  requestId: string | number;
   scope: McpScope;
   scopeKey: string;
-  owner: StreamOwner;
+  /** A listen's principal, whose identity change ends it; null for a 2025 session. */
+  owner: StreamOwner | null;
   filter: ListenFilter;
   sink: ListenSink;
   seen: Map<ListKind, string>;
+  hearing: () => boolean;
 }
 
 /**
- * The modern listens (`subscriptions/listen`) open on this replica. Portico's own changes reach
- * every replica over the event bus; each replica tells its own listens about the lists of their
- * scope that moved, exactly as ListChanges tells 2025 sessions (see movedLists).
+ * Whoever on this replica hears that lists changed: the modern listens (`subscriptions/listen`)
+ * open here and the 2025 sessions held here. Portico's own changes reach every replica over the
+ * event bus; each replica reads each scope of its listeners once, and tells each listener of the
+ * lists it hears of that moved since it last saw them (see movedLists), or ends it when its
+ * scope is gone.
  */
 export class ListenHub implements OnModuleInit, OnModuleDestroy {
-  private readonly listens = new Map<string, Listen>();
+  private readonly listeners = new Map<string, Listener>();
+  /** Listens (not sessions) by principal, and all of them: what the limits count. */
   private readonly perSubject = new Map<string, number>();
+  private listens = 0;
   private unsubscribe?: () => void;
   private timer?: NodeJS.Timeout;
 
@@ -106,36 +133,35 @@ export class ListenHub implements OnModuleInit, OnModuleDestroy {
   onModuleDestroy(): void {
     this.unsubscribe?.();
     clearTimeout(this.timer);
-    for (const listen of [...this.listens.values()]) this.end(listen, 'shutdown');
+    for (const listener of [...this.listeners.values()]) this.end(listener, 'shutdown');
   }
 
+  /** Listens and sessions held. */
   get size(): number {
-    return this.listens.size;
+    return this.listeners.size;
   }
 
   /** Registers the listen and writes its acknowledgement, before any other notification. */
   async open(request: ListenRequest): Promise<ListenOpened> {
     const subject = request.owner.subject;
-    if (this.listens.size >= this.limits.total) return { ok: false, refusal: 'replica-limit' };
+    if (this.listens >= this.limits.total) return { ok: false, refusal: 'replica-limit' };
     if ((this.perSubject.get(subject) ?? 0) >= this.limits.perPrincipal)
       return { ok: false, refusal: 'principal-limit' };
     const current = await this.versions(request.scope);
     if (!current) return { ok: false, refusal: 'scope-gone' };
     // Checked again: other listens may have opened while the versions were read.
-    if (this.listens.size >= this.limits.total) return { ok: false, refusal: 'replica-limit' };
+    if (this.listens >= this.limits.total) return { ok: false, refusal: 'replica-limit' };
     if ((this.perSubject.get(subject) ?? 0) >= this.limits.perPrincipal)
       return { ok: false, refusal: 'principal-limit' };
-    const listen: Listen = {
-      key: randomUUID(),
-      requestId: request.requestId,
+    const listen = this.add({
       scope: request.scope,
-      scopeKey: scopeKey(request.scope),
       owner: request.owner,
       filter: honouredFilter(request.filter),
-      sink: request.sink,
+      sink: stamped(request.sink, request.requestId),
       seen: seenNow(current),
-    };
-    this.listens.set(listen.key, listen);
+      hearing: () => true,
+    });
+    this.listens += 1;
     this.perSubject.set(subject, (this.perSubject.get(subject) ?? 0) + 1);
     this.send(listen, 'notifications/subscriptions/acknowledged', { notifications: listen.filter });
     return {
@@ -143,7 +169,7 @@ export class ListenHub implements OnModuleInit, OnModuleDestroy {
       listen: {
         filter: listen.filter,
         resourceUpdated: (uri) => {
-          if (this.listens.has(listen.key))
+          if (this.listeners.has(listen.key))
             this.send(listen, 'notifications/resources/updated', { uri });
         },
         drop: (reason) => this.end(listen, reason),
@@ -152,86 +178,116 @@ export class ListenHub implements OnModuleInit, OnModuleDestroy {
     };
   }
 
+  /**
+   * Holds a 2025 session until the returned function is called (the session closed here) or the
+   * hub ends it. Not counted among listens: its stream is counted where it is opened.
+   */
+  join(session: SessionListener): () => void {
+    const listener = this.add({ ...session, owner: null });
+    return () => this.forget(listener);
+  }
+
+  private add(listener: Omit<Listener, 'key' | 'scopeKey'>): Listener {
+    const added = { ...listener, key: randomUUID(), scopeKey: scopeKey(listener.scope) };
+    this.listeners.set(added.key, added);
+    return added;
+  }
+
   private onEvent(event: PorticoEvent): void {
     if (event.type === 'catalog.changed' || event.type === 'servers.changed') {
-      // Directories drop what they held on the same event; by the time this runs they rebuild.
+      // The directories drop what they held on this same event, in the bus's one dispatch to
+      // every handler: the timer runs after it, so announce reads them rebuilt.
       clearTimeout(this.timer);
       this.timer = setTimeout(() => void this.announce(), ANNOUNCE_DEBOUNCE_MS);
     } else if (event.type === 'identity.changed') {
       const affected = affectedBy(event);
-      for (const listen of [...this.listens.values()]) {
-        if (!affected(listen.owner)) continue;
+      for (const listener of [...this.listeners.values()]) {
+        if (!listener.owner || !affected(listener.owner)) continue;
         // What the principal may see may have changed: say so, then let the client listen again.
-        for (const kind of ['tools', 'resources', 'prompts'] as const)
-          if (asksFor(listen.filter, kind) && !this.listChanged(listen, kind)) break;
-        if (this.listens.has(listen.key)) this.end(listen, 'identity-changed');
+        for (const kind of LISTS)
+          if (asksFor(listener.filter, kind) && !this.listChanged(listener, kind)) break;
+        if (this.listeners.has(listener.key)) this.end(listener, 'identity-changed');
       }
     }
   }
 
-  /** Reads each scope with listens once, and tells each listen what moved that it asked for. */
+  /**
+   * Reads each scope with listeners once, and tells each listener that hears now what moved that
+   * it hears of; every listener of a scope that is gone ends.
+   */
   private async announce(): Promise<void> {
-    const byScope = new Map<string, Listen[]>();
-    for (const listen of this.listens.values()) {
-      const listens = byScope.get(listen.scopeKey);
-      if (listens) listens.push(listen);
-      else byScope.set(listen.scopeKey, [listen]);
+    const byScope = new Map<string, Listener[]>();
+    for (const listener of this.listeners.values()) {
+      const listeners = byScope.get(listener.scopeKey);
+      if (listeners) listeners.push(listener);
+      else byScope.set(listener.scopeKey, [listener]);
     }
-    for (const [key, listens] of byScope) {
+    for (const [key, listeners] of byScope) {
       let current: ListVersions | null;
       try {
-        current = await this.versions(listens[0]!.scope);
+        current = await this.versions(listeners[0]!.scope);
       } catch (error) {
         this.onError(`Could not read the lists of ${key}: ${String(error)}`);
         continue;
       }
-      for (const listen of listens) {
-        if (!this.listens.has(listen.key)) continue;
+      for (const listener of listeners) {
+        if (!this.listeners.has(listener.key)) continue;
         if (!current) {
-          this.end(listen, 'scope-gone');
+          this.end(listener, 'scope-gone');
           continue;
         }
-        for (const kind of movedLists(listen.seen, current))
-          if (asksFor(listen.filter, kind) && !this.listChanged(listen, kind)) break;
+        if (!listener.hearing()) continue;
+        for (const kind of movedLists(listener.seen, current))
+          if (asksFor(listener.filter, kind) && !this.listChanged(listener, kind)) break;
       }
     }
   }
 
-  private listChanged(listen: Listen, kind: ListKind): boolean {
-    return this.send(listen, `notifications/${kind}/list_changed`, {});
+  private listChanged(listener: Listener, kind: ListKind): boolean {
+    return this.send(listener, `notifications/${kind}/list_changed`);
   }
 
-  /** Writes one notification; a sink that cannot take it loses its listen. */
-  private send(listen: Listen, method: string, params: Record<string, unknown>): boolean {
-    const message: JSONRPCNotification = {
-      jsonrpc: '2.0',
-      method,
-      params: { ...params, _meta: { [SUBSCRIPTION_ID]: listen.requestId } },
-    };
+  /** Writes one notification; a sink that cannot take it loses its listener. */
+  private send(listener: Listener, method: string, params?: Record<string, unknown>): boolean {
+    const message: JSONRPCNotification = { jsonrpc: '2.0', method, ...(params ? { params } : {}) };
     let written = false;
     try {
-      written = listen.sink.write(message);
+      written = listener.sink.write(message);
     } catch (error) {
-      this.onError(`A listen's stream failed: ${String(error)}`);
+      this.onError(`A listener's stream failed: ${String(error)}`);
     }
-    if (!written) this.end(listen, 'slow');
+    if (!written) this.end(listener, 'slow');
     return written;
   }
 
-  private end(listen: Listen, reason: ListenEnd): void {
-    if (!this.forget(listen)) return;
+  private end(listener: Listener, reason: ListenEnd): void {
+    if (!this.forget(listener)) return;
     try {
-      listen.sink.end(reason);
+      listener.sink.end(reason);
     } catch (error) {
-      this.onError(`A listen's stream did not end cleanly: ${String(error)}`);
+      this.onError(`A listener's stream did not end cleanly: ${String(error)}`);
     }
   }
 
-  private forget(listen: Listen): boolean {
-    if (!this.listens.delete(listen.key)) return false;
-    const left = (this.perSubject.get(listen.owner.subject) ?? 1) - 1;
-    if (left > 0) this.perSubject.set(listen.owner.subject, left);
-    else this.perSubject.delete(listen.owner.subject);
+  private forget(listener: Listener): boolean {
+    if (!this.listeners.delete(listener.key)) return false;
+    if (!listener.owner) return true;
+    this.listens -= 1;
+    const left = (this.perSubject.get(listener.owner.subject) ?? 1) - 1;
+    if (left > 0) this.perSubject.set(listener.owner.subject, left);
+    else this.perSubject.delete(listener.owner.subject);
     return true;
   }
+}
+
+/** A listen's sink: every notification on it carries the listen's id. */
+function stamped(sink: ListenSink, requestId: string | number): ListenSink {
+  return {
+    write: (message) =>
+      sink.write({
+        ...message,
+        params: { ...message.params, _meta: { [SUBSCRIPTION_ID]: requestId } },
+      }),
+    end: (reason) => sink.end(reason),
+  };
 }

@@ -4,6 +4,10 @@ import { ReplicaId } from '../../events/replica-id';
 import { Metrics } from '../../health/metrics';
 import { UpstreamClient } from '../../upstream/upstream-client';
 import { relayedCapabilities } from '../../upstream/upstream-connection';
+import { SERVER_CAPABILITIES } from '../core/server-identity';
+import { affectedBy, type IdentityChange } from '../listen/identity-change';
+import { advertisedFilter } from '../listen/listen-filter';
+import { ListenHub } from '../listen/listen-hub';
 import { busRelay } from './bus-relay';
 import { SessionRuntime } from './session-runtime';
 import { type SessionState, SessionStore } from './session.store';
@@ -20,14 +24,20 @@ const PORTICO_OWNS = new Set([
   'notifications/prompts/list_changed',
 ]);
 
+/** What a session's stream hears of: the lists Portico says may change. */
+const SESSION_LISTS = advertisedFilter(SERVER_CAPABILITIES);
+
 /**
  * The sessions this replica serves, built on demand from their stored records, and kept in step
- * with what other replicas announce on the bus.
+ * with what other replicas announce on the bus. Each is held by the listen hub while it is here,
+ * which tells it of list changes on its stream, and closes it when its server goes away.
  */
 @Injectable()
 export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(SessionRegistry.name);
   private readonly runtimes = new Map<string, SessionRuntime>();
+  /** Per session held here: how it leaves the listen hub. */
+  private readonly leaves = new Map<string, () => void>();
   private unsubscribe: (() => void)[] = [];
   private evictTimer?: NodeJS.Timeout;
 
@@ -38,6 +48,7 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
     private readonly client: UpstreamClient,
     private readonly bus: EventBus,
     private readonly metrics: Metrics,
+    private readonly hub: ListenHub,
   ) {}
 
   onModuleInit(): void {
@@ -64,6 +75,7 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
     if (!runtime) {
       runtime = this.build(session);
       this.runtimes.set(session.id, runtime);
+      this.leaves.set(session.id, this.listen(runtime));
       this.metrics.sessions.set(this.runtimes.size);
     }
     runtime.lastUsed = Date.now();
@@ -97,8 +109,37 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
   async close(sessionId: string): Promise<void> {
     const runtime = this.runtimes.get(sessionId);
     this.runtimes.delete(sessionId);
+    this.leaves.get(sessionId)?.();
+    this.leaves.delete(sessionId);
     this.metrics.sessions.set(this.runtimes.size);
     await runtime?.close();
+  }
+
+  /**
+   * The session as the hub holds it: it hears while its stream is open here, in 2025 words, and
+   * closes here when its server is gone (deletion removes the row without a session event, and
+   * requests would only fail one by one).
+   */
+  private listen(runtime: SessionRuntime): () => void {
+    return this.hub.join({
+      scope: runtime.scope,
+      filter: SESSION_LISTS,
+      seen: runtime.seen,
+      hearing: () => runtime.hasStream,
+      sink: {
+        write: (message) => {
+          runtime.toClient(message);
+          return true;
+        },
+        end: (reason) => {
+          // On shutdown the session lives on in the database; drain ends its streams.
+          if (reason === 'scope-gone')
+            void this.close(runtime.id).catch((error: unknown) =>
+              this.logger.warn(`Could not close session ${runtime.id}: ${String(error)}`),
+            );
+        },
+      },
+    });
   }
 
   private build(session: SessionState): SessionRuntime {
@@ -147,7 +188,7 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
         if (isResync(event)) await this.reload([...this.runtimes.keys()]);
         return;
       case 'servers.changed':
-        // Answered once the directories have dropped what they held: see ListChanges.
+        // Answered once the directories have dropped what they held: see ListenHub.
         return;
       case 'identity.changed':
         this.endStreamsOf(event);
@@ -164,25 +205,14 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Users, API tokens or OAuth grants were changed or revoked: streams they opened end here, so
-   * that no client keeps hearing on a credential that no longer holds. Every new request is
-   * checked anyway; a client still entitled reconnects and resumes.
+   * Users, API tokens or OAuth grants were changed or revoked: streams they opened end here (the
+   * session's own and resumed ones), so that no client keeps hearing on a credential that no
+   * longer holds. Every new request is checked anyway; a client still entitled reconnects and
+   * resumes. The session itself, which outlives the credentials of its streams, stays.
    */
-  private endStreamsOf(changed: {
-    userIds: string[];
-    tokenIds: string[];
-    grantIds: string[];
-  }): void {
-    const subjects = new Set([
-      ...changed.userIds.map((id) => `user:${id}`),
-      ...changed.tokenIds.map((id) => `token:${id}`),
-    ]);
-    const tokens = new Set([...changed.tokenIds, ...changed.grantIds]);
-    for (const runtime of this.runtimes.values())
-      runtime.endStreams(
-        (owner) =>
-          subjects.has(owner.subject) || (owner.tokenId !== null && tokens.has(owner.tokenId)),
-      );
+  private endStreamsOf(change: IdentityChange): void {
+    const affected = affectedBy(change);
+    for (const runtime of this.runtimes.values()) runtime.endStreams(affected);
   }
 
   /** Applies the stored state of local sessions; closes those that ended. */
