@@ -6,6 +6,8 @@ import { type PinnedDigest, type PinnedKind, planPins } from './pin-plan';
 interface Def {
   name: string;
   text: string;
+  /** Its interface, as a rename keeps it. */
+  args?: string;
 }
 
 const NOW = new Date('2026-11-26T10:00:00Z');
@@ -21,6 +23,7 @@ const kind: PinnedKind<Def> = {
   keyOf: (def) => def.name,
   hashOf,
   scan: (def) => (def.text.includes('ignore') ? [suspicious] : []),
+  view: (def) => ({ shape: def.args ?? 'none', text: def.text, body: `${def.args}|${def.text}` }),
 };
 
 function entry(name: string, text: string, pin: Partial<PinnedDigest> = {}): PinnedDigest {
