@@ -248,6 +248,23 @@ describe('planPins', () => {
     expect(cleaned.released).toEqual(['a']);
     expect(cleaned.writes[0]).toMatchObject({ quarantine: null, findings: null });
 
+    // On a gateway that pins on first sight, what is let through is pinned as it is served.
+    const pinned = plan(
+      [waiting],
+      { updated: [{ id: 'id-a', definition: { name: 'a', text: 'clean' } }] },
+      'first-sight',
+      'high',
+    );
+    expect(pinned.released).toEqual(['a']);
+    expect(pinned.writes[0]).toMatchObject({ pinnedHash: 'h:clean', quarantine: null });
+    const later = plan(
+      [entry('a', 'clean', { pinnedHash: 'h:clean' })],
+      { updated: [{ id: 'id-a', definition: { name: 'a', text: 'clean, then changed' } }] },
+      'first-sight',
+      'high',
+    );
+    expect(later.held).toEqual(['a']);
+
     const underReview = plan(
       [waiting],
       { updated: [{ id: 'id-a', definition: { name: 'a', text: 'clean' } }] },

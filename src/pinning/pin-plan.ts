@@ -257,6 +257,8 @@ function changed<T>(
         (quarantine.reason === 'finding' &&
           entry.pinnedHash === null &&
           settings.mode !== 'review'));
+    // Served for the first time on a gateway that pins on first sight: pinned as it is served.
+    const firstSight = release && entry.pinnedHash === null && settings.mode === 'first-sight';
     return {
       write: true,
       pin: {
@@ -264,6 +266,7 @@ function changed<T>(
           entry,
           release ? null : { ...quarantine, ...(flagged && !sticky ? { reason: 'finding' } : {}) },
         ),
+        ...(firstSight ? { pinnedHash: hash } : {}),
         findings,
       },
       event: release ? 'released' : undefined,

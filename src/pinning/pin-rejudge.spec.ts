@@ -69,6 +69,18 @@ describe('rejudgePin', () => {
     expect(relaxed.event).toBeUndefined();
   });
 
+  it('pins what it lets through on a gateway that pins on first sight', () => {
+    const waiting = { reason: 'finding' as const, since: EARLIER };
+    expect(judge({ quarantine: waiting }, [], 'first-sight', null).pin).toMatchObject({
+      pinnedHash: 'h1',
+      quarantine: null,
+    });
+    expect(judge({ quarantine: waiting }, [], 'off', null).pin.pinnedHash).toBeNull();
+    const held = { hash: 'h2', definition: { name: 'a' } };
+    const served = judge({ quarantine: { ...waiting, held } }, [], 'first-sight', null);
+    expect(served).toMatchObject({ pin: { pinnedHash: 'h2' }, serve: held.definition });
+  });
+
   it('serves a held change that was held only for a finding the threshold no longer counts', () => {
     const held = { hash: 'h2', definition: { name: 'a', description: 'clean now' } };
     const result = judge(

@@ -44,15 +44,27 @@ export function rejudgePin(
   if (STICKY_REASONS.has(quarantine.reason)) return judged(quarantine);
   if (flagged) return judged({ ...quarantine, reason: 'finding' });
   if (quarantine.reason !== 'finding') return judged(quarantine);
+  // What is let through on a gateway that pins on first sight is pinned as it is served.
+  const firstSight = (hash: string) => (settings.mode === 'first-sight' ? hash : null);
   if (quarantine.held) {
     if (pinnedHash !== null) return judged({ ...quarantine, reason: 'changed' });
     return {
-      pin: { pinnedHash, rejectedHash, quarantine: null, findings },
+      pin: {
+        pinnedHash: firstSight(quarantine.held.hash),
+        rejectedHash,
+        quarantine: null,
+        findings,
+      },
       serve: quarantine.held.definition,
       event: 'released',
     };
   }
-  if (pinnedHash === contentHash || (pinnedHash === null && settings.mode !== 'review'))
-    return judged(null, 'released');
+  if (pinnedHash === contentHash) return judged(null, 'released');
+  if (pinnedHash === null && settings.mode !== 'review')
+    return {
+      pin: { pinnedHash: firstSight(contentHash), rejectedHash, quarantine: null, findings },
+      serve: null,
+      event: 'released',
+    };
   return judged({ ...quarantine, reason: pinnedHash === null ? 'new' : 'changed' });
 }
