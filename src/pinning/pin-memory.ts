@@ -30,6 +30,7 @@ export async function pinMemoryOf<T>(
       .getRepository(spec.entity)
       .createQueryBuilder('entry')
       .where('entry.id = ANY(:ids)', { ids: removed.slice(start, start + CHUNK) })
+      // leavesTombstone (pin-tombstone.ts), in SQL: only those rows are read.
       .andWhere(
         '(entry.pinned_hash IS NOT NULL OR entry.rejected_hash IS NOT NULL OR NOT entry.enabled)',
       )
