@@ -18,6 +18,7 @@ import { ClientMetadataDocuments1795678689020 } from './1795678689020-ClientMeta
 import { DefinitionPins1795690000000 } from './1795690000000-DefinitionPins';
 import { Policies1795700000000 } from './1795700000000-Policies';
 import { Approvals1795710000000 } from './1795710000000-Approvals';
+import { PinTombstones1795901945074 } from './1795901945074-PinTombstones';
 import { OnePromotionStore1795915000000 } from './1795915000000-OnePromotionStore';
 
 /** Every migration, oldest first; the app and the migration job both run this list. */
@@ -41,5 +42,6 @@ export const MIGRATIONS = [
   DefinitionPins1795690000000,
   Policies1795700000000,
   Approvals1795710000000,
+  PinTombstones1795901945074,
   OnePromotionStore1795915000000,
 ];

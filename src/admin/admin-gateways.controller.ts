@@ -9,6 +9,8 @@ import { type GatewayResponseDto } from '../gateways/dto/gateway-response.dto';
 import { GatewayUpdateDto } from '../gateways/dto/gateway-update.dto';
 import { GatewaysService } from '../gateways/gateways.service';
 import { type SyncReport } from '../sync/sync-report';
+import { type RescanResultDto } from '../pinning/dto/pin-rescan.dto';
+import { PinRescans } from '../pinning/pin-rescans.service';
 import { PinsService } from '../pinning/pins.service';
 import { QuarantineQuery } from '../pinning/quarantine.query';
 import { PromptsService } from '../prompts/prompts.service';
@@ -54,6 +56,7 @@ export class AdminGatewaysController {
     private readonly config: AppConfig,
     private readonly pins: PinsService,
     private readonly quarantine: QuarantineQuery,
+    private readonly rescans: PinRescans,
   ) {}
 
   @Get()
@@ -259,6 +262,21 @@ export class AdminGatewaysController {
     });
   }
 
+  /** `POST /api/v1/gateways/:id/rescan`: every definition scanned and judged again. */
+  @Post(':id/rescan')
+  async rescan(
+    @Req() request: Request,
+    @Res() response: Response,
+    @UuidParam() id: string,
+  ): Promise<void> {
+    const gateway = await this.manageable(request, id);
+    const result = await this.rescans.rescanGateway(id, pageScope(request), request.principal!);
+    this.pages.redirect(request, response, `/admin/gateways/${id}`, {
+      kind: result.quarantined.length > 0 ? 'error' : 'success',
+      text: `Scanned the definitions of '${gateway.name}' again: ${rescanSummary(result)}.`,
+    });
+  }
+
   @Get(':id/delete')
   async confirmDelete(
     @Req() request: Request,
@@ -376,6 +394,18 @@ function registrationFlash(gateway: GatewayResponseDto): Flash {
         text: `Gateway '${gateway.name}' registered; its first sync is still running. Reload to see its tools.`,
       };
   }
+}
+
+/** What a rescan of one gateway did, in a sentence. */
+export function rescanSummary(result: RescanResultDto): string {
+  const names = (entries: RescanResultDto['quarantined']) =>
+    entries.length === 0
+      ? ''
+      : ` (${entries
+          .slice(0, 10)
+          .map((entry) => entry.name.slice(0, 80))
+          .join(', ')}${entries.length > 10 ? ', …' : ''})`;
+  return `${plural(result.scanned, 'definition')}, ${result.withFindings} with findings; ${result.quarantined.length} quarantined${names(result.quarantined)}, ${result.released.length} released${names(result.released)}`;
 }
 
 /** The team the form shows chosen: what was submitted, else the gateway's own. */

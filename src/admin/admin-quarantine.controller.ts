@@ -6,6 +6,7 @@ import { validateDto } from '../common/validation';
 import { PinDecisionDto } from '../pinning/dto/pin-decision.dto';
 import { QuarantineQueryDto } from '../pinning/dto/quarantine.dto';
 import { PIN_KINDS, type PinKind } from '../pinning/pinned-kinds';
+import { PinRescans } from '../pinning/pin-rescans.service';
 import { PinsService } from '../pinning/pins.service';
 import { QuarantineQuery } from '../pinning/quarantine.query';
 import { AdminCatalog } from './admin-catalog';
@@ -17,6 +18,7 @@ import { submitForm } from './form-submission';
 import { hrefWith, offsetOf, PAGE_SIZE, pageNumber, pager } from './pagination';
 import { entryPath } from './pin-view';
 import { pageScope } from './team-field';
+import { plural } from './view-helpers';
 
 const KIND_LABELS: Record<PinKind, string> = {
   tool: 'Tool',
@@ -36,6 +38,7 @@ export class AdminQuarantineController {
     private readonly quarantine: QuarantineQuery,
     private readonly catalog: AdminCatalog,
     private readonly pages: AdminPages,
+    private readonly rescans: PinRescans,
   ) {}
 
   /** `GET /api/v1/quarantine`, 25 a page, filtered by gateway and kind. */
@@ -91,9 +94,25 @@ export class AdminQuarantineController {
           hrefWith('/admin/quarantine', { ...filter, page: n }),
         ),
         errors: submission.ok ? {} : submission.errors.fields,
+        rescanAll: pageScope(request).everything,
       },
       submission.ok ? 200 : submission.errors.status,
     );
+  }
+
+  /** `POST /api/v1/gateways/rescan`: every gateway's definitions scanned and judged again. */
+  @Post('quarantine/rescan')
+  @MinRole('admin')
+  async rescanAll(@Req() request: Request, @Res() response: Response): Promise<void> {
+    const { items } = await this.rescans.rescanAll(pageScope(request), request.principal!);
+    const count = (field: 'scanned' | 'withFindings') =>
+      items.reduce((sum, item) => sum + item[field], 0);
+    const held = items.flatMap((item) => item.quarantined);
+    const released = items.flatMap((item) => item.released);
+    this.pages.redirect(request, response, '/admin/quarantine', {
+      kind: held.length > 0 ? 'error' : 'success',
+      text: `Scanned ${plural(count('scanned'), 'definition')} of ${plural(items.length, 'gateway')} again, ${count('withFindings')} with findings: ${held.length} quarantined, ${released.length} released.`,
+    });
   }
 
   /** `POST /api/v1/<kind>s/:id/approve` with the hash the page showed. */

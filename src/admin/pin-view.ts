@@ -8,6 +8,10 @@ const REASONS: Record<QuarantineReason, string> = {
   new: 'new, and this gateway reviews new entries before they are served',
   changed: 'its definition changed upstream; the pinned one stays stored while the change waits',
   finding: 'the definition scanner flagged it',
+  renamed:
+    'it looks like a pinned entry that left the upstream, renamed with its description changed',
+  returned:
+    'it left the upstream and came back, and its pin was among those forgotten for room; review it as new',
 };
 
 const MARKS: Record<DiffLine['kind'], string> = { same: ' ', added: '+', removed: '-' };
@@ -41,11 +45,16 @@ export interface PinView {
     reasonText: string;
     since: string;
     changed: boolean;
+    /** For a suspected rename: the name of the pinned entry it looks like. */
+    renamedFrom: string | null;
   } | null;
   /** The hash the Approve and Reject buttons post: what the page shows as waiting. */
   reviewHash: string;
   findings: PinFindingDto[];
-  /** Pinned against held, field by field, while a change is held aside. */
+  /**
+   * Pinned against held, field by field, while a change is held aside; for a suspected rename,
+   * the pinned entry that left against this one.
+   */
   fields: (FieldDiff & { lines: (DiffLine & { mark: string })[] })[] | null;
   changedFields: number;
 }
@@ -53,12 +62,18 @@ export interface PinView {
 /** An entry's pin as its page shows it, with the difference view of a held change. */
 export function pinView(kind: PinKind, id: string, review: PinReviewDto): PinView {
   const { pin } = review;
-  const fields = review.held
-    ? definitionDiff(review.stored, review.held).map((field) => ({
-        ...field,
-        lines: field.lines.map((line) => ({ ...line, mark: MARKS[line.kind] })),
-      }))
-    : null;
+  const [before, after] = review.held
+    ? [review.stored, review.held]
+    : review.renamedFrom
+      ? [review.renamedFrom, review.stored]
+      : [null, null];
+  const fields =
+    before && after
+      ? definitionDiff(before, after).map((field) => ({
+          ...field,
+          lines: field.lines.map((line) => ({ ...line, mark: MARKS[line.kind] })),
+        }))
+      : null;
   return {
     actions: pinActionsPath(kind, id),
     pinnedHash: pin.pinnedHash,
@@ -70,6 +85,7 @@ export function pinView(kind: PinKind, id: string, review: PinReviewDto): PinVie
       reasonText: REASONS[pin.quarantine.reason],
       since: pin.quarantine.since,
       changed: pin.quarantine.heldHash !== null,
+      renamedFrom: pin.quarantine.renamedFrom,
     },
     reviewHash: pin.quarantine?.heldHash ?? pin.contentHash,
     findings: pin.findings,

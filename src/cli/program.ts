@@ -9,6 +9,7 @@ import { registerBackup } from './commands/backup.command';
 import { registerConfig } from './commands/config.command';
 import { registerHealth } from './commands/health.command';
 import { registerMigrate } from './commands/migrate.command';
+import { registerRescan } from './commands/rescan.command';
 import { registerRestore } from './commands/restore.command';
 import { registerStart } from './commands/start.command';
 import { registerToken } from './commands/token.command';
@@ -37,6 +38,7 @@ export function buildProgram(): Command {
     registerRestore,
     registerToken,
     registerConfig,
+    registerRescan,
     registerUpstream,
   ])
     register(program);

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { PinningModule } from '../pinning/pinning.module';
 import { ServersModule } from '../servers/servers.module';
 import { SyncModule } from '../sync/sync.module';
 import { ToolsModule } from '../tools/tools.module';
@@ -8,7 +9,7 @@ import { ConfigController } from './config.controller';
 import { ConfigService } from './config.service';
 
 @Module({
-  imports: [ServersModule, SyncModule, ToolsModule, UpstreamModule],
+  imports: [ServersModule, SyncModule, ToolsModule, UpstreamModule, PinningModule],
   controllers: [ConfigController],
   providers: [ConfigService, ConfigFileStartup],
 })

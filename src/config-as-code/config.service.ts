@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { EventBus } from '../events/event-bus';
+import { PinRescans, type Rescan } from '../pinning/pin-rescans.service';
 import { ListedNamesQuery } from '../servers/listed-names.query';
 import { OriginalNamesQuery } from '../servers/original-names.query';
 import { ServerMembersStore } from '../servers/server-members.store';
@@ -60,6 +61,7 @@ export class ConfigService {
     private readonly sync: SyncService,
     private readonly bus: EventBus,
     private readonly oauth: UpstreamOAuth,
+    private readonly rescans: PinRescans,
   ) {}
 
   /** The registry as a document; credentials as references to fill in, never values. */
@@ -135,12 +137,24 @@ export class ConfigService {
     document: ConfigDocument,
     options: ConfigApplyOptions,
   ): Promise<ApplyContext> {
+    const rescans: Rescan[] = [];
     const context: ApplyContext = {
       em,
       secrets: this.secretSource(),
       encryptionKey: this.config.encryptionKey,
       stdioCommands: this.config.stdioCommands,
       forgetOAuth: (em, gatewayId) => this.oauth.forgetGateway(em, gatewayId),
+      rejudgePins: async (em, gateway, pinAll) => {
+        const rescan = await this.rescans.rejudgeIn(em, gateway, { pinAll });
+        rescans.push(rescan);
+        if (rescan.quarantined.length > 0)
+          context.warnings.push(
+            `Gateway '${gateway.name}': its new pinning settings quarantine ${rescan.quarantined
+              .map((entry) => entry.name)
+              .join(', ')} until approved.`,
+          );
+      },
+      rescans,
       names: this.names,
       members: this.members,
       originalNames: this.originalNames,
@@ -201,6 +215,7 @@ export class ConfigService {
   }
 
   private async announce(context: ApplyContext): Promise<void> {
+    for (const rescan of context.rescans) await this.rescans.announce(rescan, 'settings');
     const { gatewayIds, serverIds, userIds, everyServer } = context.changed;
     if (gatewayIds.size > 0)
       await this.bus.publish({ type: 'catalog.changed', gatewayIds: [...gatewayIds] });

@@ -25,6 +25,8 @@ import { OAuthRefreshToken } from '../oauth/oauth-refresh-token.entity';
 import { TeamMember } from '../teams/team-member.entity';
 import { Team } from '../teams/team.entity';
 import { ApiToken } from '../tokens/api-token.entity';
+import { ForgottenPins } from '../pinning/forgotten-pins.entity';
+import { PinTombstone } from '../pinning/pin-tombstone.entity';
 import { Tool } from '../tools/tool.entity';
 import { ServerToolOverride } from '../servers/server-tool-override.entity';
 import { Policy } from '../policies/policy.entity';
@@ -67,4 +69,6 @@ export const ENTITIES = [
   ConfigApply,
   McpPromotion,
   ApprovalGrant,
+  PinTombstone,
+  ForgottenPins,
 ];

@@ -79,7 +79,8 @@ export class GatewaysController {
   @Patch(':id')
   @ApiOperation({
     summary: 'Edit a gateway; a new name re-slugs all of its tools atomically',
-    description: 'A new URL, transport or auth syncs the gateway again.',
+    description:
+      'A new URL, transport or auth syncs the gateway again. A new `pinning` or `quarantineOnFinding` judges every current definition at once, before any sync: scanned again, quarantined where the threshold holds it (not pinned as approved), and with pinning switched on the rest pinned.',
   })
   @ApiOkResponse({ type: GatewayResponseDto })
   @ApiProblems(400, 403, 404, 409, 413, 422)

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { PinningModule } from '../pinning/pinning.module';
 import { SyncModule } from '../sync/sync.module';
 import { TeamsModule } from '../teams/teams.module';
 import { UpstreamModule } from '../upstream/upstream.module';
@@ -8,7 +9,7 @@ import { GatewayConnections } from './gateway-connections.service';
 import { GatewaysService } from './gateways.service';
 
 @Module({
-  imports: [SyncModule, TeamsModule, UpstreamModule],
+  imports: [SyncModule, TeamsModule, UpstreamModule, PinningModule],
   controllers: [GatewaysController, GatewayConnectionsController],
   providers: [GatewaysService, GatewayConnections],
   exports: [GatewaysService, GatewayConnections],

@@ -14,7 +14,7 @@ import { Server } from '../servers/server.entity';
 import { SyncService } from '../sync/sync.service';
 import { TeamsService } from '../teams/teams.service';
 import { TOOL_NAME_MAX_LENGTH } from '../tools/tool-name';
-import { pinAllOf } from '../pinning/pin-all';
+import { PinRescans, type Rescan } from '../pinning/pin-rescans.service';
 import { Prompt } from '../prompts/prompt.entity';
 import { ResourceTemplate } from '../resources/resource-template.entity';
 import { Resource } from '../resources/resource.entity';
@@ -62,6 +62,7 @@ export class GatewaysService {
     private readonly oauth: UpstreamOAuth,
     private readonly stdio: StdioSupervisor,
     private readonly guards: UpstreamAdmissions,
+    private readonly rescans: PinRescans,
   ) {}
 
   /** The stdio processes this replica runs for the gateway; none for HTTP gateways. */
@@ -183,7 +184,7 @@ export class GatewaysService {
 
   async update(id: string, dto: GatewayUpdateDto, scope: TeamScope): Promise<GatewayResponseDto> {
     let reconnect = false;
-    const gateway = await this.writing(async (em) => {
+    const { gateway, rescan } = await this.writing(async (em) => {
       // Locked so that a sync running now cannot add tools under the slug this may change.
       const gateway = await this.manageable(id, scope, em, true);
       if (dto.teamId !== undefined && dto.teamId !== gateway.teamId) {
@@ -204,9 +205,12 @@ export class GatewaysService {
         (transport.url !== gateway.url || (dto.auth !== undefined && dto.auth.type !== 'oauth'))
       )
         await this.oauth.forgetGateway(em, gateway.id);
-      // Pinning switched on: what is served now is what later changes are compared with.
-      if (gateway.pinning === 'off' && dto.pinning !== undefined && dto.pinning !== 'off')
-        await pinAllOf(em, gateway.id);
+      const switchedOn =
+        gateway.pinning === 'off' && dto.pinning !== undefined && dto.pinning !== 'off';
+      const judgedOtherwise =
+        (dto.pinning !== undefined && dto.pinning !== gateway.pinning) ||
+        (dto.quarantineOnFinding !== undefined &&
+          dto.quarantineOnFinding !== gateway.quarantineOnFinding);
       const before = upstreamFingerprint(gateway);
       Object.assign(gateway, {
         name: dto.name ?? gateway.name,
@@ -221,8 +225,16 @@ export class GatewaysService {
         ...(dto.auth === undefined ? {} : this.sealAuth(dto.auth)),
       });
       reconnect = upstreamFingerprint(gateway) !== before;
-      return em.getRepository(Gateway).save(gateway);
+      const saved = await em.getRepository(Gateway).save(gateway);
+      // New settings apply to what is served now, not only to what syncs bring later: every
+      // definition is judged again at once, and with pinning switched on what is not held is
+      // pinned (what later changes are compared with).
+      const rescan: Rescan | null = judgedOtherwise
+        ? await this.rescans.rejudgeIn(em, saved, { pinAll: switchedOn })
+        : null;
+      return { gateway: saved, rescan };
     });
+    if (rescan) await this.rescans.announce(rescan, 'settings');
     if (reconnect && gateway.enabled) await this.sync.syncAfterChange(gateway.id);
     await this.announce(gateway.id);
     return this.get(gateway.id, scope);

@@ -10,8 +10,18 @@ import { type JsonObject } from '../tools/tool.entity';
 export const PINNING_MODES = ['off', 'first-sight', 'review'] as const;
 export type PinningMode = (typeof PINNING_MODES)[number];
 
-/** Why an entry is held back: new under review, changed from its pin, or flagged by the scanner. */
-export type QuarantineReason = 'new' | 'changed' | 'finding';
+/**
+ * Why an entry is held back: new under review, changed from its pin, flagged by the scanner, a
+ * new name for a pinned entry that left (same interface, much the same description, other text),
+ * or back under a name whose pin Portico had to forget for room (see pin-tombstone.ts).
+ */
+export type QuarantineReason = 'new' | 'changed' | 'finding' | 'renamed' | 'returned';
+
+/**
+ * Reasons no later sync or rescan takes back: only an operator's decision ends them (a change
+ * that takes out a flagged text does not make a suspected rename any less suspect).
+ */
+export const STICKY_REASONS: ReadonlySet<QuarantineReason> = new Set(['renamed', 'returned']);
 
 /**
  * An entry held back from clients: not listed, not callable, not searchable. When `held` is set,
@@ -23,6 +33,8 @@ export interface Quarantine {
   /** ISO time the entry was held. */
   since: string;
   held?: { hash: string; definition: JsonObject };
+  /** For a suspected rename: the upstream name (or URI template) of the pinned entry that left. */
+  renamedFrom?: string;
 }
 
 /** The columns that pin one definition, on tools, prompts and resource templates alike. */

@@ -60,6 +60,15 @@ export class DefinitionScans implements OnModuleInit, OnModuleDestroy {
         : (scans ??= this.scansOf(em, gateway.slug, ownTools));
   }
 
+  /** The scans of a rescan, which reads every definition of the gateway again. */
+  everything(
+    em: EntityManager,
+    gateway: { slug: string },
+    ownTools: readonly string[],
+  ): Promise<GatewayScans> {
+    return this.scansOf(em, gateway.slug, ownTools);
+  }
+
   private async scansOf(
     em: EntityManager,
     gatewaySlug: string,

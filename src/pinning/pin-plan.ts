@@ -1,7 +1,10 @@
 import { type ListDiff } from '../sync/list.differ';
 import { type JsonObject } from '../tools/tool.entity';
-import { type PinSettings, type PinState, type Quarantine } from './definition-pin';
+import { type PinSettings, type PinState, type Quarantine, STICKY_REASONS } from './definition-pin';
+import { added, type Arrival, heldNew, type Outcome, renamedFrom, returned } from './pin-arrivals';
 import { type StoredFinding } from './pin-columns';
+import { keptDefinition, type Tombstone } from './pin-tombstone';
+import { type RenameView } from './rename-view';
 
 /** A stored entry as the plan reads it: its upstream key, id and pin. */
 export interface PinnedDigest extends PinState {
@@ -17,6 +20,8 @@ export interface PinWrite {
   quarantine: Quarantine | null;
   /** Absent: as stored (the definition was not scanned again). */
   findings?: StoredFinding[] | null;
+  /** Absent: as stored; set when an entry comes back disabled, as it left. */
+  enabled?: boolean;
 }
 
 /** One definition's findings, for the sync report. */
@@ -36,10 +41,40 @@ export interface PinEvents {
 }
 
 export interface PinPlan<T> extends PinEvents {
-  /** The diff to write: held changes and changes the pin already knows are taken out. */
+  /**
+   * The diff to write: held changes and changes the pin already knows are taken out, and an entry
+   * back with another definition is added with its approved one (the upstream's held aside).
+   */
   diff: ListDiff<T>;
   writes: PinWrite[];
+  /** Tombstones of the entries this sync removes that carried a decision. */
+  tombstones: Tombstone[];
+  /** Keys whose tombstones the entries back in the list take over. */
+  returned: string[];
 }
+
+/** An entry the sync removes that leaves a tombstone: its stored definition, as it left. */
+export interface LeavingEntry {
+  definition: JsonObject;
+  enabled: boolean;
+}
+
+/** What a sync remembers of entries gone before, for the list it plans. */
+export interface PinMemory {
+  /** Tombstones with the keys of the entries the sync adds, and ones shaped like them. */
+  tombstones: readonly Tombstone[];
+  /** Whether a key's tombstone was dropped for room (forgotten-keys.ts). */
+  forgotten(key: string): boolean;
+  /** The removed entries that leave tombstones, by id. */
+  leaving: ReadonlyMap<string, LeavingEntry>;
+}
+
+/** A list with nothing gone before, for a sync that remembers nothing. */
+export const NO_MEMORY: PinMemory = {
+  tombstones: [],
+  forgotten: () => false,
+  leaving: new Map(),
+};
 
 /** A report's pin part where nothing is pinned (resources). */
 export const NO_PINS: PinEvents = {
@@ -54,20 +89,17 @@ export interface PinnedKind<T> {
   hashOf(definition: T): string;
   /** The scanner's findings on a definition the sync has not seen before. */
   scan(definition: T): StoredFinding[];
-}
-
-interface Outcome {
-  /** Whether the upstream's definition is stored (as it would be without pins). */
-  write: boolean;
-  /** The entry's pin after the sync; null: as it was. */
-  pin: Omit<PinWrite, 'key'> | null;
-  event?: 'held' | 'released';
+  /** What a rename keeps and changes of a definition (rename-view.ts). */
+  view(definition: T): RenameView;
 }
 
 /**
  * Which of a sync's changes are served and which are held back, for one list of one gateway.
  * The stored definition of a pinned entry stays the approved one: a change is kept aside in its
  * quarantine until an operator approves it, and is dropped if the upstream goes back to the pin.
+ * A pin outlives its entry's absence (`memory`): an entry that leaves and comes back is judged as
+ * one that never left, and a new name for a pinned entry that left with its interface and much of
+ * its description, but not all, is held as a suspected rename.
  */
 export function planPins<T>(
   diff: ListDiff<T>,
@@ -75,14 +107,17 @@ export function planPins<T>(
   kind: PinnedKind<T>,
   settings: PinSettings,
   now: Date,
+  memory: PinMemory = NO_MEMORY,
 ): PinPlan<T> {
   const byId = new Map(stored.map((entry) => [entry.id, entry]));
   const plan: PinPlan<T> = {
-    diff: { ...diff, updated: [] },
+    diff: { ...diff, added: [], updated: [] },
     writes: [],
     held: [],
     released: [],
     findings: [],
+    tombstones: [],
+    returned: [],
   };
   const record = (key: string, outcome: Outcome) => {
     if (outcome.pin) plan.writes.push({ key, ...outcome.pin });
@@ -100,9 +135,40 @@ export function planPins<T>(
       });
     return findings;
   };
+  for (const { id } of diff.removed) {
+    const leaving = memory.leaving.get(id);
+    const entry = byId.get(id);
+    if (leaving && entry) plan.tombstones.push(tombstoneOf(entry, leaving, kind));
+  }
+  const remembered = new Map(memory.tombstones.map((tombstone) => [tombstone.key, tombstone]));
+  // An entry the upstream still lists (or lists again) was not renamed.
+  const removedIds = new Set(diff.removed.map((entry) => entry.id));
+  const listed = new Set([
+    ...stored.filter((entry) => !removedIds.has(entry.id)).map((entry) => entry.key),
+    ...diff.added.map((definition) => kind.keyOf(definition)),
+  ]);
+  const renameSources = [...memory.tombstones, ...plan.tombstones].filter(
+    (tombstone) => tombstone.pinnedHash !== null && !listed.has(tombstone.key),
+  );
   for (const definition of diff.added) {
     const key = kind.keyOf(definition);
-    record(key, added(kind.hashOf(definition), scanned(key, definition), settings, now));
+    const hash = kind.hashOf(definition);
+    const findings = scanned(key, definition);
+    const tombstone = remembered.get(key);
+    let arrival: Arrival;
+    if (tombstone) {
+      plan.returned.push(key);
+      arrival = returned(tombstone, hash, definition, findings, settings, now);
+    } else if (memory.forgotten(key)) {
+      arrival = heldNew('returned', findings, now);
+    } else {
+      const source = renamedFrom(kind.view(definition), renameSources);
+      arrival = source
+        ? heldNew('renamed', findings, now, source.key)
+        : added(hash, findings, settings, now);
+    }
+    plan.diff.added.push(arrival.store === undefined ? definition : (arrival.store as T));
+    record(key, arrival);
   }
   const updated = new Set<string>();
   for (const update of diff.updated) {
@@ -125,29 +191,10 @@ export function planPins<T>(
     record(entry.key, outcome);
   }
   // The upstream serves the stored definition again: a change held from it is moot.
-  const removed = new Set(diff.removed.map((entry) => entry.id));
   for (const entry of stored)
-    if (entry.quarantine?.held && !updated.has(entry.id) && !removed.has(entry.id))
+    if (entry.quarantine?.held && !updated.has(entry.id) && !removedIds.has(entry.id))
       record(entry.key, { write: false, pin: pinOf(entry, null), event: 'released' });
   return plan;
-}
-
-function added(hash: string, findings: StoredFinding[], settings: PinSettings, now: Date): Outcome {
-  const reason = settings.holdFindings(findings)
-    ? 'finding'
-    : settings.mode === 'review'
-      ? 'new'
-      : null;
-  return {
-    write: true,
-    pin: {
-      pinnedHash: reason === null && settings.mode === 'first-sight' ? hash : null,
-      rejectedHash: null,
-      quarantine: reason === null ? null : { reason, since: now.toISOString() },
-      findings: findings.length > 0 ? findings : null,
-    },
-    event: reason === null ? undefined : 'held',
-  };
 }
 
 function changed<T>(
@@ -163,20 +210,26 @@ function changed<T>(
   const { quarantine } = entry;
   if (quarantine && !quarantine.held) {
     // The stored definition itself waits: it follows the upstream, and goes out once it is the
-    // pin, or, held only for a finding, once the upstream took out what was flagged.
+    // pin, or, held only for a finding, once the upstream took out what was flagged. A suspected
+    // rename or forgotten return waits for an operator whatever the upstream does.
+    const sticky = STICKY_REASONS.has(quarantine.reason);
     const release =
       !flagged &&
+      !sticky &&
       (entry.pinnedHash === hash ||
         (quarantine.reason === 'finding' &&
           entry.pinnedHash === null &&
           settings.mode !== 'review'));
+    // Served for the first time on a gateway that pins on first sight: pinned as it is served.
+    const firstSight = release && entry.pinnedHash === null && settings.mode === 'first-sight';
     return {
       write: true,
       pin: {
         ...pinOf(
           entry,
-          release ? null : { ...quarantine, ...(flagged ? { reason: 'finding' } : {}) },
+          release ? null : { ...quarantine, ...(flagged && !sticky ? { reason: 'finding' } : {}) },
         ),
+        ...(firstSight ? { pinnedHash: hash } : {}),
         findings,
       },
       event: release ? 'released' : undefined,
@@ -195,6 +248,22 @@ function changed<T>(
     write: true,
     pin: { ...pinOf(entry, null), findings },
     event: quarantine ? 'released' : undefined,
+  };
+}
+
+function tombstoneOf<T>(
+  entry: PinnedDigest,
+  leaving: LeavingEntry,
+  kind: PinnedKind<T>,
+): Tombstone {
+  return {
+    key: entry.key,
+    pinnedHash: entry.pinnedHash,
+    rejectedHash: entry.rejectedHash,
+    enabled: leaving.enabled,
+    contentHash: entry.contentHash,
+    definition: keptDefinition(leaving.definition),
+    ...kind.view(leaving.definition as T),
   };
 }
 

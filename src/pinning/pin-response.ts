@@ -13,6 +13,7 @@ export function pinStateOf(entry: { contentHash: string; pin: PinColumns }): Pin
           reason: quarantine.reason,
           since: quarantine.since,
           heldHash: quarantine.held?.hash ?? null,
+          renamedFrom: quarantine.renamedFrom ?? null,
         }
       : null,
     findings: entry.pin.findings ?? [],

@@ -40,15 +40,17 @@ export async function writePins(
       quarantine: write.quarantine,
       findings: write.findings ?? null,
       scanned: write.findings !== undefined,
+      enabled: write.enabled ?? null,
     }));
     await em.query(
       `UPDATE "${table}" AS entry SET
          "pinned_hash" = incoming.pinned_hash, "rejected_hash" = incoming.rejected_hash,
          "quarantine" = incoming.quarantine,
-         "findings" = CASE WHEN incoming.scanned THEN incoming.findings ELSE entry.findings END
+         "findings" = CASE WHEN incoming.scanned THEN incoming.findings ELSE entry.findings END,
+         "enabled" = coalesce(incoming.enabled, entry.enabled)
        FROM jsonb_to_recordset($1::jsonb) AS incoming(
          key text, pinned_hash varchar, rejected_hash varchar, quarantine jsonb, findings jsonb,
-         scanned boolean)
+         scanned boolean, enabled boolean)
        WHERE entry.gateway_id = $2 AND entry.${PINNED_TABLES[table]} = incoming.key`,
       [JSON.stringify(rows), gatewayId],
     );

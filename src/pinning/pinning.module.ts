@@ -8,10 +8,15 @@ import {
   ResourceTemplatePinsController,
   ToolPinsController,
 } from './pins.controller';
+import { DefinitionScans } from './definition-scans';
+import { PinRescans } from './pin-rescans.service';
 import { PinsService } from './pins.service';
 import { QuarantineQuery } from './quarantine.query';
 
-/** What operators do with pinned definitions: the quarantine queue, approvals, rejections. */
+/**
+ * What operators do with pinned definitions: the quarantine queue, approvals, rejections, and
+ * judging definitions again (rescans); and the scanner as syncs use it.
+ */
 @Module({
   imports: [ToolsModule, PromptsModule, ResourcesModule],
   controllers: [
@@ -20,7 +25,7 @@ import { QuarantineQuery } from './quarantine.query';
     ResourceTemplatePinsController,
     QuarantineController,
   ],
-  providers: [PinsService, QuarantineQuery],
-  exports: [PinsService, QuarantineQuery],
+  providers: [PinsService, QuarantineQuery, DefinitionScans, PinRescans],
+  exports: [PinsService, QuarantineQuery, DefinitionScans, PinRescans],
 })
 export class PinningModule {}

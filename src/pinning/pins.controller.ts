@@ -24,8 +24,10 @@ import { ToolResponseDto } from '../tools/dto/tool-response.dto';
 import { ToolsService } from '../tools/tools.service';
 import { PinDecisionDto } from './dto/pin-decision.dto';
 import { PinGatewayResultDto, PinReviewDto } from './dto/pin-review.dto';
+import { RescanPageDto, RescanResultDto } from './dto/pin-rescan.dto';
 import { QuarantinePageDto, QuarantineQueryDto } from './dto/quarantine.dto';
 import { type PinKind } from './pinned-kinds';
+import { PinRescans } from './pin-rescans.service';
 import { PinsService } from './pins.service';
 import { QuarantineQuery } from './quarantine.query';
 
@@ -161,7 +163,10 @@ export const ResourceTemplatePinsController = pinsController({
   read: (resources, id, scope) => resources.getTemplate(id, scope),
 });
 
-/** The quarantine queue, and pinning a whole gateway. */
+const RESCAN =
+  'Each tool, prompt and resource template is scanned again (a held change rather than the stored definition) and judged by the gateway’s settings as they are now: what its finding threshold holds is quarantined (reason `finding`), even if it was pinned, until an operator approves it; what was held only for a finding the threshold no longer counts is served. For when the scanner’s rules changed (an upgrade); a change of `pinning` or `quarantineOnFinding` does the same by itself. Audited (`pin.rescan`, and `rescan.quarantine` / `rescan.release` per entry).';
+
+/** The quarantine queue, pinning a whole gateway, and judging definitions again. */
 @ApiTags('quarantine')
 @MinRole('operator')
 @Controller('api/v1')
@@ -169,6 +174,7 @@ export class QuarantineController {
   constructor(
     private readonly pins: PinsService,
     private readonly quarantine: QuarantineQuery,
+    private readonly rescans: PinRescans,
   ) {}
 
   @Get('quarantine')
@@ -201,5 +207,34 @@ export class QuarantineController {
     @CurrentPrincipal() principal: Principal,
   ): Promise<PinGatewayResultDto> {
     return this.pins.pinGateway(id, scope, principal);
+  }
+
+  @Post('gateways/rescan')
+  @HttpCode(200)
+  @MinRole('admin')
+  @ApiOperation({
+    summary: 'Scan the definitions of every gateway again (admins)',
+    description: `${RESCAN} One gateway after another, each in a transaction of its own.`,
+  })
+  @ApiOkResponse({ type: RescanPageDto })
+  @ApiProblems(403)
+  rescanAll(
+    @CurrentScope() scope: TeamScope,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<RescanPageDto> {
+    return this.rescans.rescanAll(scope, principal);
+  }
+
+  @Post('gateways/:id/rescan')
+  @HttpCode(200)
+  @ApiOperation({ summary: "Scan the gateway's definitions again", description: RESCAN })
+  @ApiOkResponse({ type: RescanResultDto })
+  @ApiProblems(400, 403, 404)
+  rescanGateway(
+    @UuidParam() id: string,
+    @CurrentScope() scope: TeamScope,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<RescanResultDto> {
+    return this.rescans.rescanGateway(id, scope, principal);
   }
 }

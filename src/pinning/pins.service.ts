@@ -7,15 +7,14 @@ import { type TeamScope } from '../auth/team-scope';
 import { EventBus } from '../events/event-bus';
 import { Gateway } from '../gateways/gateway.entity';
 import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';
-import { type PromptDefinition } from '../prompts/prompt-definition';
 import { PromptWriter } from '../prompts/prompt.writer';
-import { type ResourceTemplateDefinition } from '../resources/resource-definition';
 import { ResourceWriter } from '../resources/resource.writer';
-import { type ToolDefinition } from '../tools/tool-definition';
 import { ToolNameQuery } from '../tools/tool-name.query';
 import { ToolWriter } from '../tools/tool.writer';
 import { type Quarantine } from './definition-pin';
 import { type PinGatewayResultDto, type PinReviewDto } from './dto/pin-review.dto';
+import { writeHeldDefinition } from './held-definition';
+import { PinTombstone } from './pin-tombstone.entity';
 import { PinErrorCode, PinException } from './pin.exception';
 import { pinAllOf } from './pin-all';
 import { pinStateOf } from './pin-response';
@@ -69,6 +68,7 @@ export class PinsService {
       pin: pinStateOf(entry),
       stored: spec.definitionOf(entry),
       held: entry.pin.quarantine?.held?.definition ?? null,
+      renamedFrom: await this.renamedFrom(spec, entry),
     };
   }
 
@@ -216,25 +216,33 @@ export class PinsService {
     await this.bus.publish({ type: 'catalog.changed', gatewayIds: [gateway.id] });
   }
 
+  /** The remembered definition of the pinned entry a suspected rename looks like, if any. */
+  private async renamedFrom(
+    spec: PinnedKindSpec,
+    entry: PinnedEntry,
+  ): Promise<Record<string, unknown> | null> {
+    const from = entry.pin.quarantine?.renamedFrom;
+    if (from === undefined) return null;
+    const tombstone = await this.dataSource
+      .getRepository(PinTombstone)
+      .findOneBy({ gatewayId: entry.gatewayId, kind: spec.kind, key: from });
+    return tombstone?.definition ?? null;
+  }
+
   /** Writes a held definition into its entry through the kind's own writer (content hash too). */
-  private async writeDefinition(
+  private writeDefinition(
     em: EntityManager,
     spec: PinnedKindSpec,
     id: string,
     definition: Record<string, unknown>,
   ): Promise<void> {
-    switch (spec.kind) {
-      case 'tool':
-        return this.tools.update(em, id, definition as unknown as ToolDefinition);
-      case 'prompt':
-        return this.prompts.update(em, [
-          { id, definition: definition as unknown as PromptDefinition },
-        ]);
-      case 'resource-template':
-        return this.resources.updateTemplates(em, [
-          { id, definition: definition as unknown as ResourceTemplateDefinition },
-        ]);
-    }
+    return writeHeldDefinition(
+      { tools: this.tools, prompts: this.prompts, resources: this.resources },
+      em,
+      spec,
+      id,
+      definition,
+    );
   }
 }
 

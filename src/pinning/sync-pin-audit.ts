@@ -36,12 +36,16 @@ export async function recordSyncPins(
     const released = section?.released ?? [];
     if (held.length + released.length === 0) continue;
     const keyColumn = PINNED_TABLES[spec.table];
-    const rows = await em.query<{ key: string; reason: string | null }[]>(
-      `SELECT ${keyColumn} AS key, quarantine->>'reason' AS reason
+    const rows = await em.query<
+      { key: string; reason: string | null; renamedFrom: string | null }[]
+    >(
+      `SELECT ${keyColumn} AS key, quarantine->>'reason' AS reason,
+              quarantine->>'renamedFrom' AS "renamedFrom"
        FROM "${spec.table}" WHERE gateway_id = $1 AND ${keyColumn} = ANY($2)`,
       [gateway.id, [...held, ...released]],
     );
     const reasons = new Map(rows.map((row) => [row.key, row.reason]));
+    const renamed = new Map(rows.map((row) => [row.key, row.renamedFrom]));
     const record = (key: string, action: string, detail: string) =>
       outsideRequest(() =>
         trail.record({
@@ -56,7 +60,15 @@ export async function recordSyncPins(
       );
     for (const key of held) {
       const reason = reasons.get(key);
-      if (reason) record(key, 'sync.quarantine', `held back (${reason}) until approved`);
+      const from = renamed.get(key);
+      if (reason)
+        record(
+          key,
+          'sync.quarantine',
+          from
+            ? `held back (renamed: looks like ${spec.nameFor(names, gateway.slug, from)}) until approved`
+            : `held back (${reason}) until approved`,
+        );
     }
     for (const key of released) if (reasons.has(key)) record(key, 'sync.release', 'served again');
   }

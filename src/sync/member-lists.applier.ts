@@ -18,8 +18,11 @@ import { Resource } from '../resources/resource.entity';
 import { ResourceWriter } from '../resources/resource.writer';
 import { pinSettingsOf, type PinSettingsSource } from '../pinning/definition-pin';
 import { type ScansFor } from '../pinning/definition-scans';
-import { NO_PINS, planPins } from '../pinning/pin-plan';
+import { pinMemoryOf, rememberPins } from '../pinning/pin-memory';
+import { NO_PINS, type PinnedKind, planPins } from '../pinning/pin-plan';
 import { storedPins, writePins } from '../pinning/pin-writer';
+import { PINNED_KINDS } from '../pinning/pinned-kinds';
+import { promptRenameView, templateRenameView } from '../pinning/rename-view';
 import { type GatewayRef } from '../tools/tool.writer';
 import { type UpstreamCatalogue } from './catalogue.reader';
 import { diffChangesCatalog, diffLists, type ListDiff, syncReportOf } from './list.differ';
@@ -44,9 +47,9 @@ export class MemberListsApplier {
     gateway: GatewayRef & PinSettingsSource,
     upstream: UpstreamCatalogue,
     scansFor: ScansFor,
-  ): Promise<{ report: OtherLists; changed: boolean }> {
+    now: Date,
+  ): Promise<{ report: OtherLists; changed: boolean; tombstones: number }> {
     const settings = pinSettingsOf(gateway);
-    const now = new Date();
     const report: OtherLists = {};
     let changed = false;
     const note = (
@@ -94,16 +97,25 @@ export class MemberListsApplier {
       resourceContentHash,
     );
     const templateScans = await scansFor(templateDiff);
-    const { diff: templates, ...templatePins } = planPins<ResourceTemplateDefinition>(
+    const templateKind: PinnedKind<ResourceTemplateDefinition> = {
+      keyOf: (d) => d.uriTemplate,
+      hashOf: resourceContentHash,
+      scan: (d) => templateScans.template(d),
+      view: templateRenameView,
+    };
+    const { diff: templates, ...templatePins } = planPins(
       templateDiff,
       storedTemplates,
-      {
-        keyOf: (d) => d.uriTemplate,
-        hashOf: resourceContentHash,
-        scan: (d) => templateScans.template(d),
-      },
+      templateKind,
       settings,
       now,
+      await pinMemoryOf(
+        em,
+        PINNED_KINDS['resource-template'],
+        gateway.id,
+        templateDiff,
+        templateKind,
+      ),
     );
     await this.resources.remove(
       em,
@@ -113,6 +125,7 @@ export class MemberListsApplier {
     await this.resources.updateTemplates(em, templates.updated);
     await this.resources.insertTemplates(em, gateway, templates.added);
     await writePins(em, 'resource_template', gateway.id, templatePins.writes);
+    await rememberPins(em, PINNED_KINDS['resource-template'], gateway.id, templatePins, now);
     note(
       'resourceTemplates',
       upstream.resourceTemplates !== undefined,
@@ -134,12 +147,19 @@ export class MemberListsApplier {
       promptContentHash,
     );
     const promptScans = await scansFor(promptDiff);
-    const { diff: prompts, ...promptPins } = planPins<PromptDefinition>(
+    const promptKind: PinnedKind<PromptDefinition> = {
+      keyOf: (d) => d.name,
+      hashOf: promptContentHash,
+      scan: (d) => promptScans.prompt(d),
+      view: promptRenameView,
+    };
+    const { diff: prompts, ...promptPins } = planPins(
       promptDiff,
       storedPrompts,
-      { keyOf: (d) => d.name, hashOf: promptContentHash, scan: (d) => promptScans.prompt(d) },
+      promptKind,
       settings,
       now,
+      await pinMemoryOf(em, PINNED_KINDS.prompt, gateway.id, promptDiff, promptKind),
     );
     await this.prompts.remove(
       em,
@@ -148,13 +168,18 @@ export class MemberListsApplier {
     await this.prompts.update(em, prompts.updated);
     const { inserted, conflicts } = await this.prompts.insert(em, gateway, prompts.added);
     await writePins(em, 'prompt', gateway.id, promptPins.writes);
+    await rememberPins(em, PINNED_KINDS.prompt, gateway.id, promptPins, now);
     note(
       'prompts',
       upstream.prompts !== undefined,
       prompts,
       syncReportOf(prompts, (d) => d.name, inserted, conflicts, promptPins),
     );
-    return { report, changed };
+    return {
+      report,
+      changed,
+      tombstones: templatePins.tombstones.length + promptPins.tombstones.length,
+    };
   }
 
   /** The gateway's stored entries of one kind, keyed by their upstream name or URI. */

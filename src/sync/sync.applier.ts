@@ -7,8 +7,11 @@ import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exceptio
 import { VIRTUAL_NAME_INDEX } from '../tools/tool-name.query';
 import { pinSettingsOf } from '../pinning/definition-pin';
 import { DefinitionScans } from '../pinning/definition-scans';
-import { pinsChanged, planPins } from '../pinning/pin-plan';
+import { boundPinMemory, pinMemoryOf, rememberPins } from '../pinning/pin-memory';
+import { type PinnedKind, pinsChanged, planPins } from '../pinning/pin-plan';
 import { storedPins, writePins } from '../pinning/pin-writer';
+import { PINNED_KINDS } from '../pinning/pinned-kinds';
+import { toolRenameView } from '../pinning/rename-view';
 import { type ToolDefinition } from '../tools/tool-definition';
 import { contentHash } from '../tools/tool-hash';
 import { ToolWriter } from '../tools/tool.writer';
@@ -92,13 +95,15 @@ export class SyncApplier {
       upstream.tools,
     );
     const scans = await scansFor(toolDiff);
-    const { diff, ...pins } = planPins<ToolDefinition>(
-      toolDiff,
-      stored,
-      { keyOf: (tool) => tool.name, hashOf: contentHash, scan: (tool) => scans.tool(tool) },
-      pinSettingsOf(gateway),
-      new Date(),
-    );
+    const kind: PinnedKind<ToolDefinition> = {
+      keyOf: (tool) => tool.name,
+      hashOf: contentHash,
+      scan: (tool) => scans.tool(tool),
+      view: toolRenameView,
+    };
+    const now = new Date();
+    const memory = await pinMemoryOf(em, PINNED_KINDS.tool, gatewayId, toolDiff, kind);
+    const { diff, ...pins } = planPins(toolDiff, stored, kind, pinSettingsOf(gateway), now, memory);
     await this.writer.remove(
       em,
       diff.removed.map((tool) => tool.id),
@@ -106,7 +111,9 @@ export class SyncApplier {
     await this.writer.updateMany(em, diff.updated);
     const { inserted, conflicts } = await this.writer.insert(em, gateway, diff.added);
     await writePins(em, 'tool', gatewayId, pins.writes);
-    const others = await this.lists.apply(em, gateway, upstream, scansFor);
+    await rememberPins(em, PINNED_KINDS.tool, gatewayId, pins, now);
+    const others = await this.lists.apply(em, gateway, upstream, scansFor, now);
+    if (pins.tombstones.length + others.tombstones > 0) await boundPinMemory(em, gatewayId);
     const report = {
       ...syncReportOf(
         diff,
@@ -117,7 +124,6 @@ export class SyncApplier {
       ),
       ...others.report,
     };
-    const now = new Date();
     await em.getRepository(Gateway).update(gatewayId, {
       status: 'healthy',
       lastError: null,

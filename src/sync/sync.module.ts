@@ -1,5 +1,5 @@
-import { DefinitionScans } from '../pinning/definition-scans';
 import { Module } from '@nestjs/common';
+import { PinningModule } from '../pinning/pinning.module';
 import { PromptsModule } from '../prompts/prompts.module';
 import { ResourcesModule } from '../resources/resources.module';
 import { ToolsModule } from '../tools/tools.module';
@@ -14,13 +14,12 @@ import { SyncScheduler } from './sync.scheduler';
 import { SyncService } from './sync.service';
 
 @Module({
-  imports: [ToolsModule, ResourcesModule, PromptsModule, UpstreamModule],
+  imports: [ToolsModule, ResourcesModule, PromptsModule, UpstreamModule, PinningModule],
   providers: [
     CatalogueReader,
     SyncService,
     SyncApplier,
     MemberListsApplier,
-    DefinitionScans,
     SyncLeadership,
     SyncScheduler,
     GatewayWatchers,

@@ -1,5 +1,7 @@
 import { type EntityManager } from 'typeorm';
 import { type z } from 'zod';
+import { type Gateway } from '../../gateways/gateway.entity';
+import { type Rescan } from '../../pinning/pin-rescans.service';
 import { type ServerMembersStore } from '../../servers/server-members.store';
 import { Server } from '../../servers/server.entity';
 import { type ListedNamesQuery } from '../../servers/listed-names.query';
@@ -18,6 +20,13 @@ export interface ApplyContext {
   stdioCommands: readonly string[];
   /** Drops a gateway's upstream OAuth tokens and client, when its URL or auth changes. */
   forgetOAuth(em: EntityManager, gatewayId: string): Promise<void>;
+  /**
+   * Judges every definition of a gateway whose pinning settings changed again, at once
+   * (pin-rescans.service.ts); `pinAll`: pinning was switched on. Audited after the commit.
+   */
+  rejudgePins(em: EntityManager, gateway: Gateway, pinAll: boolean): Promise<void>;
+  /** What those judgements did, for the audit trail once the transaction has committed. */
+  rescans: Rescan[];
   names: ToolNameQuery;
   members: ServerMembersStore;
   originalNames: OriginalNamesQuery;

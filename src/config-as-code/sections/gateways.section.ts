@@ -12,7 +12,6 @@ import { envMapProblem } from '../../gateways/dto/stdio-env';
 import { sealStdioEnv, stdioLaunchOf } from '../../gateways/gateway-stdio';
 import { GATEWAY_TRANSPORTS, Gateway, OAUTH_MODES } from '../../gateways/gateway.entity';
 import { FINDING_SEVERITIES, PINNING_MODES } from '../../pinning/definition-pin';
-import { pinAllOf } from '../../pinning/pin-all';
 import { Team } from '../../teams/team.entity';
 import { type FieldChange, SECRET_SHOWN, scalarChanges } from '../config-change';
 import { ConfigDocumentErrorCode, ConfigDocumentException } from '../config-document.exception';
@@ -201,8 +200,9 @@ export const gatewaysSection = defineSection({
           quarantineOnFinding: item.quarantineOnFinding,
         }),
       );
-      // Pinning switched on: what is served now is what later changes are compared with.
-      if (gateway !== null && pinningSwitchedOn(fields)) await pinAllOf(ctx.em, saved.id);
+      // New settings judge what is served now, and pinning switched on pins what is not held.
+      if (gateway !== null && fields.some((field) => PIN_SETTINGS.has(field.field)))
+        await ctx.rejudgePins(ctx.em, saved, pinningSwitchedOn(fields));
       const reconnect = gateway === null || fields.some((field) => !SETTINGS_ONLY.has(field.field));
       if (item.enabled && (reconnect || !gateway?.enabled)) ctx.gatewaysToSync.add(saved.id);
       if (reconnect) ctx.pendingSlugs.add(slug);
@@ -230,6 +230,9 @@ export const gatewaysSection = defineSection({
 
 /** Fields that change what a gateway does with its catalogue, not how it reaches the upstream. */
 const SETTINGS_ONLY = new Set(['team', 'enabled', 'pinning', 'quarantineOnFinding']);
+
+/** Fields by which a gateway judges its definitions. */
+const PIN_SETTINGS = new Set(['pinning', 'quarantineOnFinding']);
 
 function pinningSwitchedOn(fields: FieldChange[]): boolean {
   const change = fields.find((field) => field.field === 'pinning');

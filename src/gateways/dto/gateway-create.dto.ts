@@ -126,7 +126,7 @@ export class GatewayCreateDto {
 
   @ApiPropertyOptional({
     description:
-      "How definitions of the upstream's tools, prompts and resource templates are pinned: 'off' serves changes at once (except entries pinned by hand); 'first-sight' pins each definition as first synced and holds a later change back until an operator approves it; 'review' also holds new entries back until approved. Switching from 'off' pins every current definition.",
+      "How definitions of the upstream's tools, prompts and resource templates are pinned: 'off' serves changes at once (except entries pinned by hand); 'first-sight' pins each definition as first synced and holds a later change back until an operator approves it; 'review' also holds new entries back until approved. A change of this or of quarantineOnFinding judges every current definition at once (scanned again, held back where the threshold says); switching from 'off' then pins every definition not held back.",
     enum: PINNING_MODES,
     default: 'off',
   })
@@ -137,7 +137,7 @@ export class GatewayCreateDto {
   @ApiPropertyOptional({
     type: String,
     description:
-      "The least severe scanner finding that holds a definition back ('low' holds back on any finding); null: findings are shown but hold nothing back.",
+      "The least severe scanner finding that holds a definition back ('low' holds back on any finding); null: findings are shown but hold nothing back. A change quarantines at once what is served now and the new threshold holds.",
     enum: FINDING_SEVERITIES,
     nullable: true,
     default: null,

@@ -21,6 +21,15 @@ export class PinReviewDto {
     additionalProperties: true,
   })
   held!: Record<string, unknown> | null;
+
+  @ApiProperty({
+    description:
+      "For a suspected rename (reason 'renamed'): the pinned definition of the entry that left, which this one looks like, while Portico still remembers it; null otherwise.",
+    nullable: true,
+    type: 'object',
+    additionalProperties: true,
+  })
+  renamedFrom!: Record<string, unknown> | null;
 }
 
 export class PinGatewayResultDto {

@@ -1,7 +1,13 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { FINDING_SEVERITIES, type FindingSeverity, type QuarantineReason } from '../definition-pin';
 
-export const QUARANTINE_REASONS: readonly QuarantineReason[] = ['new', 'changed', 'finding'];
+export const QUARANTINE_REASONS: readonly QuarantineReason[] = [
+  'new',
+  'changed',
+  'finding',
+  'renamed',
+  'returned',
+];
 
 /** One of the scanner's findings on a definition; its text comes from untrusted upstream data. */
 export class PinFindingDto {
@@ -24,7 +30,7 @@ export class PinFindingDto {
 export class PinQuarantineDto {
   @ApiProperty({
     description:
-      "Why it is held back: 'new' (review mode, never approved), 'changed' (differs from its pin), 'finding' (the scanner flagged it).",
+      "Why it is held back: 'new' (review mode, never approved), 'changed' (differs from its pin, also when it comes back after leaving the upstream), 'finding' (the scanner flagged it), 'renamed' (looks like a pinned entry that left, renamed with its description changed), 'returned' (came back under a name whose pin was forgotten for room).",
     enum: QUARANTINE_REASONS,
   })
   reason!: QuarantineReason;
@@ -39,6 +45,14 @@ export class PinQuarantineDto {
     type: String,
   })
   heldHash!: string | null;
+
+  @ApiProperty({
+    description:
+      "For reason 'renamed': the upstream name (or URI template) of the pinned entry that left, which this one looks like; null otherwise.",
+    nullable: true,
+    type: String,
+  })
+  renamedFrom!: string | null;
 }
 
 /** The pin of a tool's, prompt's or resource template's definition. */
