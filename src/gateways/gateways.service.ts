@@ -199,7 +199,10 @@ export class GatewaysService {
         slug,
         url: transport.url,
       });
-      if (slug !== gateway.slug) await this.reslugTools(em, gateway.id, gateway.slug, slug);
+      if (slug !== gateway.slug) {
+        await this.assertMayRename(em, gateway, scope);
+        await this.reslugTools(em, gateway.id, gateway.slug, slug);
+      }
       if (
         gateway.authType === 'oauth' &&
         (transport.url !== gateway.url || (dto.auth !== undefined && dto.auth.type !== 'oauth'))
@@ -349,6 +352,25 @@ export class GatewaysService {
       .groupBy('tool.gateway_id')
       .getRawMany();
     return new Map(rows.map((row) => [row.gatewayId, row.count]));
+  }
+
+  /**
+   * A gateway's slug begins the canonical name of each of its tools, which policies read
+   * (`tool.name`, `tool.gateway`): while any policy is in force, only an admin may change it, so
+   * that no operator lifts an admin's policy by renaming the gateway under it.
+   */
+  private async assertMayRename(
+    em: EntityManager,
+    gateway: Gateway,
+    scope: TeamScope,
+  ): Promise<void> {
+    if (scope.everything) return;
+    const policies: unknown[] = await em.query('SELECT 1 FROM policy WHERE enabled LIMIT 1');
+    if (policies.length === 0) return;
+    throw new AuthException(
+      AuthErrorCode.Forbidden,
+      `Renaming gateway '${gateway.name}' changes the names of its tools, which policies read; while policies are in force, only an admin may rename it.`,
+    );
   }
 
   private slugOf(name: string): string {

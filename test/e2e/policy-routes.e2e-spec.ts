@@ -259,6 +259,50 @@ describe('policies judge the tool, whatever route reached it', () => {
       expect(called('read_secret')).toBe(0);
     });
 
+    it('may not rename a gateway under a policy, which an admin may', async () => {
+      const upstream2 = await startUpstream({
+        name: 'team',
+        tools: [echoTool('read_secret', 'team')],
+      });
+      try {
+        const gateway = await request(t.baseUrl)
+          .post('/api/v1/gateways')
+          .set('Authorization', `Bearer ${operator.token}`)
+          .send({ name: 'teamfx', url: upstream2.url, teamId: red })
+          .expect(201);
+        await t
+          .api()
+          .post('/api/v1/policies')
+          .send({
+            name: 'team-secrets',
+            expression: "tool.name == 'teamfx-read_secret'",
+            effect: 'deny',
+          })
+          .expect(201);
+        const renamed = await request(t.baseUrl)
+          .patch(`/api/v1/gateways/${gateway.body.id as string}`)
+          .set('Authorization', `Bearer ${operator.token}`)
+          .send({ name: 'innocent' })
+          .expect(403);
+        expect(renamed.body.detail).toMatch(/only an admin may rename it/);
+        const tools = await t
+          .api()
+          .get('/api/v1/tools')
+          .query({ q: 'teamfx-read_secret' })
+          .expect(200);
+        expect(tools.body.items.map((tool: { name: string }) => tool.name)).toContain(
+          'teamfx-read_secret',
+        );
+        await t
+          .api()
+          .patch(`/api/v1/gateways/${gateway.body.id as string}`)
+          .send({ name: 'renamed by admin' })
+          .expect(200);
+      } finally {
+        await upstream2.close();
+      }
+    });
+
     it('lets policies name the endpoint’s own name as tool.listedName', async () => {
       const dryRun = await t
         .api()
