@@ -3,6 +3,7 @@ import { compileExpression, ExpressionError } from './cel-expression';
 import {
   ARGUMENT_VALUES_LIMIT,
   type PolicyDefinition,
+  PolicyEvaluationFailed,
   PolicyInputTooLarge,
   PolicySet,
   type PolicyToolSource,
@@ -182,8 +183,10 @@ describe('PolicySet', () => {
     expect(set.decide(principal(), write, { path: '/etc/passwd' }, NOW).effect).toBe('deny');
     expect(set.decide(principal(), write, { path: '/home/ann' }, NOW).effect).toBe('approve');
     expect(set.decide(principal(), write, { path: '/tmp/x' }, NOW).effect).toBe('allow');
-    // Missing the argument: the expression fails, so it does not match.
-    expect(set.decide(principal(), write, {}, NOW).effect).toBe('allow');
+    // Missing the argument: the expression fails, which refuses the call (fail closed).
+    expect(() => set.decide(principal(), write, {}, NOW)).toThrow(
+      "Policy 'no-etc' could not judge this call, so it is refused: No such key: path",
+    );
     // Other tools are decided at listing: the first policy is false whatever the arguments.
     expect(set.outcome(principal(), tool('fs-read')).decision).toMatchObject({ effect: 'allow' });
   });
@@ -243,16 +246,25 @@ describe('PolicySet', () => {
     ).toBe('deny');
   });
 
-  it('lets a policy that fails not match, and reports it', async () => {
+  it('fails closed when a policy fails: the tool is hidden, its calls refused, and it is reported', async () => {
     const { set, errors } = await compiled(
-      policy('tool.annotations.destructiveHint == true', 'deny', { name: 'broken', priority: 1 }),
+      policy('tool.annotations.costHint > 3.0', 'deny', { name: 'broken', priority: 1 }),
       policy('tool.name == "fs-read"', 'deny', { name: 'works', priority: 2 }),
     );
-    expect(set.decide(principal(), tool('fs-write'), {}, NOW).effect).toBe('allow');
-    expect(set.decide(principal(), tool('fs-read'), {}, NOW).policy?.name).toBe('works');
+    expect(set.listed(principal(), tool('fs-write'))).toBe(false);
+    expect(() => set.decide(principal(), tool('fs-write'), {}, NOW)).toThrow(
+      "Policy 'broken' could not judge this call, so it is refused: No such key: costHint",
+    );
+    expect(() => set.decide(principal(), tool('fs-read'), {}, NOW)).toThrow(PolicyEvaluationFailed);
+    const hinted = (name: string) =>
+      tool(name, { id: `hinted-${name}`, definition: { annotations: { costHint: 1 } } });
+    expect(set.decide(principal(), hinted('fs-read'), {}, NOW).policy?.name).toBe('works');
+    expect(set.decide(principal(), hinted('fs-write'), {}, NOW).effect).toBe('allow');
     expect(errors).toEqual(['broken@fs-write', 'broken@fs-read']);
     const { set: notBool, errors: notBoolErrors } = await compiled(policy('args.flag', 'deny'));
-    expect(notBool.decide(principal(), tool('fs-read'), { flag: 'yes' }, NOW).effect).toBe('allow');
+    expect(() => notBool.decide(principal(), tool('fs-read'), { flag: 'yes' }, NOW)).toThrow(
+      'it gave a string, not a bool',
+    );
     expect(notBool.decide(principal(), tool('fs-read'), { flag: true }, NOW).effect).toBe('deny');
     expect(notBoolErrors).toHaveLength(1);
   });
