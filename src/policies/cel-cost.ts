@@ -243,6 +243,16 @@ const REFUSED = new Map([
   ],
 ]);
 
+/** Every function name the save check prices, prices as a macro, or refuses. */
+export const KNOWN_FUNCTIONS: ReadonlySet<string> = new Set([
+  ...FUNCTIONS.keys(),
+  ...REFUSED.keys(),
+  ...LOOPS,
+  'bind',
+  'has',
+  'matches',
+]);
+
 /**
  * Prices an expression's worst case on inputs at the limits (cel-limits), the way cel-go's cost
  * estimator does: each node's largest value and its cost, from its operands'. Refuses, at the node
@@ -265,11 +275,16 @@ class Estimator {
     const worst = (b: Bound) => this.worst(b, element);
     const values = worst(found.size.values);
     const chars = worst(found.size.chars);
-    if (chars > STRING_LIMIT || values > LIST_LIMIT + 1)
+    if (chars > STRING_LIMIT || values > LIST_LIMIT + 1) {
+      const built =
+        found.size.kind === 'string'
+          ? `a string of up to ${count(chars)} characters`
+          : `${found.size.kind === 'list' ? 'a list' : 'a value'} of up to ${count(values)} values and ${count(chars)} characters`;
       this.refuse(
         node,
-        `could build ${chars > STRING_LIMIT ? `a string of up to ${count(chars)} characters` : `a list of up to ${count(values)} values`}; an evaluation may build at most ${count(STRING_LIMIT)} characters and ${count(LIST_LIMIT)} elements, from arguments of up to ${count(ARGUMENT_CHARACTERS_LIMIT)} characters.`,
+        `could build ${built}; an evaluation may build at most ${count(STRING_LIMIT)} characters and ${count(LIST_LIMIT)} elements in one value, from arguments of up to ${count(ARGUMENT_CHARACTERS_LIMIT)} characters.`,
       );
+    }
     const cost = worst(found.cost);
     if (cost > COST_LIMIT)
       this.refuse(

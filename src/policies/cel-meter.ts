@@ -510,14 +510,16 @@ function joinedLength(items: unknown[], separator: string): number {
 }
 
 /**
- * The values and characters of a value (as the save check counts them), walked without recursion
- * and stopping once they would cost more than `cap` units to compare.
+ * The values and characters of a value (as the save check counts them), walked without recursion.
+ * A walk that would cost more than `cap` units to compare stops, and counts as infinite.
  */
 function weightOf(value: unknown, cap: number): { values: number; chars: number } {
   let values = 0;
   let chars = 0;
   const pending: unknown[] = [value];
-  while (pending.length > 0 && values * UNIT.element + chars * UNIT.compare <= cap) {
+  while (pending.length > 0) {
+    if (values * UNIT.element + chars * UNIT.compare > cap)
+      return { values: Infinity, chars: Infinity };
     const next = pending.pop();
     values += 1;
     if (typeof next === 'string' || next instanceof Uint8Array) chars += next.length;

@@ -85,22 +85,28 @@ export class ArgumentReads {
 
 const quoted = (field: string) => `'${field}'`;
 
+/** The annotations MCP defines for a tool. */
+const STANDARD_ANNOTATIONS = [
+  'title',
+  'readOnlyHint',
+  'destructiveHint',
+  'idempotentHint',
+  'openWorldHint',
+] as const;
+
 /**
- * A tool's annotations as policies see them: the upstream's, with MCP's defaults for the hints it
- * left out (readOnlyHint false, destructiveHint true unless the tool is read-only, idempotentHint
- * false, openWorldHint true). `tool.annotations.destructiveHint == true` then reads every tool,
- * rather than failing on one that gives no hint.
+ * A tool's annotations as policies see them: the upstream's, with null for each standard one it
+ * left out. `tool.annotations.destructiveHint == true` is then false for a tool that gives no
+ * hint, where reading a missing key would fail the policy (and, failing closed, hide the tool).
  */
-export function withDefaultHints(annotations: object | null | undefined): Record<string, unknown> {
+export function withStandardAnnotations(
+  annotations: object | null | undefined,
+): Record<string, unknown> {
   const given =
     typeof annotations === 'object' && annotations !== null && !Array.isArray(annotations)
       ? (annotations as Record<string, unknown>)
       : {};
-  return {
-    readOnlyHint: false,
-    destructiveHint: given.readOnlyHint !== true,
-    idempotentHint: false,
-    openWorldHint: true,
-    ...given,
-  };
+  const filled = Object.fromEntries(STANDARD_ANNOTATIONS.map((name) => [name, null]));
+  // Spread defines properties, so a `__proto__` key of the upstream's stays a key.
+  return { ...filled, ...given };
 }

@@ -1,7 +1,7 @@
 import { type Principal } from '../auth/principal';
 import { type CelExpression, compileExpression, type PrincipalField } from './cel-expression';
 import { type EvaluationTrace } from './cel-meter';
-import { ArgumentReads, withDefaultHints } from './policy-input';
+import { ArgumentReads, withStandardAnnotations } from './policy-input';
 import { type PolicyApproval, type PolicyEffect } from './policy.entity';
 
 export { ARGUMENT_VALUES_LIMIT } from './cel-limits';
@@ -394,7 +394,7 @@ export class PolicySet {
         originalName: tool.originalName,
         gateway: tool.gatewaySlug,
         title: tool.definition?.title ?? tool.title ?? '',
-        annotations: withDefaultHints(tool.definition?.annotations ?? tool.annotations),
+        annotations: withStandardAnnotations(tool.definition?.annotations ?? tool.annotations),
         hash: tool.contentHash ?? '',
         pinnedHash: tool.pinnedHash ?? '',
       };
