@@ -207,15 +207,8 @@ export class MeteredProgram {
       case 'in':
         node.handle = (needle, haystack, ...rest) => {
           const meter = this.current;
-          if (Array.isArray(haystack)) {
-            const list = weightOf(haystack, meter.left);
-            const needleChars = weightOf(needle, meter.left).chars;
-            meter.charge(
-              list.values * UNIT.element +
-                Math.min(needleChars * list.values, list.chars) * UNIT.compare,
-              '`in`',
-            );
-          }
+          if (Array.isArray(haystack))
+            meter.charge(membershipCost(needle, haystack, meter.left), '`in`');
           return handle(needle, haystack, ...rest);
         };
         break;
@@ -401,7 +394,8 @@ function priceCall(meter: Meter, name: string, operands: unknown[]): void {
       break;
     case 'split':
       if (typeof first === 'string' && typeof second === 'string') {
-        const pieces = piecesOf(first, second, LIST_LIMIT + 1);
+        // A text can make no more pieces than its length and one: count only a longer one's.
+        const pieces = length < LIST_LIMIT ? length + 1 : piecesOf(first, second, LIST_LIMIT + 1);
         meter.list(pieces, what);
         meter.charge(
           length * (UNIT.scan + (operands.length > 2 ? UNIT.copy : 0)) + pieces * UNIT.piece,
@@ -457,6 +451,26 @@ function priceCall(meter: Meter, name: string, operands: unknown[]): void {
       if (TIME_ZONE_GETTERS.has(name) && operands.length > 1)
         meter.charge(UNIT.zone + lengthOf(second) * UNIT.scan, what);
   }
+}
+
+/**
+ * What `needle in list` costs: each element compared, a scalar needle against an element at most
+ * the element's characters (no walk: a scalar never equals a list or map), any other as far as
+ * both go.
+ */
+function membershipCost(needle: unknown, list: unknown[], cap: number): number {
+  if (typeof needle === 'object' && needle !== null && !(needle instanceof Uint8Array)) {
+    const walked = weightOf(list, cap);
+    const needleChars = weightOf(needle, cap).chars;
+    return (
+      walked.values * UNIT.element +
+      Math.min(needleChars * walked.values, walked.chars) * UNIT.compare
+    );
+  }
+  const needleChars = lengthOf(needle);
+  let compared = 0;
+  for (const item of list) compared += Math.min(needleChars, lengthOf(item));
+  return list.length * UNIT.element + compared * UNIT.compare;
 }
 
 function comparisonCost(left: unknown, right: unknown, cap: number): number {
