@@ -42,6 +42,8 @@ export class ExpressionError extends Error {
   constructor(
     message: string,
     readonly position: ExpressionPosition | null,
+    /** True when it compiles but its worst case is past the limits (cel-cost). */
+    readonly tooCostly = false,
   ) {
     super(message);
   }
@@ -190,7 +192,7 @@ export async function compileExpression(text: string): Promise<CelExpression> {
     estimate = estimateCost(program.ast, text);
   } catch (error) {
     if (!(error instanceof CostRefusal)) throw error;
-    throw new ExpressionError(error.message, positionOf(text, error.offset));
+    throw new ExpressionError(error.message, positionOf(text, error.offset), true);
   }
   const metered = new MeteredProgram(program.ast, estimate.patterns, patterns);
   return {

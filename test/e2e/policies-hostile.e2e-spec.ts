@@ -118,6 +118,10 @@ describe('hostile policies and arguments', () => {
       expect(refused.body.code).toBe('policy.invalid_expression');
       expect(refused.body.detail).toContain(why);
       expect(refused.body.position).toMatchObject({ line: 1 });
+      if (why === 'could cost up to')
+        expect(refused.body.detail).toContain(
+          "Policy 'hostile': the expression is refused (line 1",
+        );
     }
     expect((await t.api().get('/api/v1/policies').expect(200)).body.total).toBe(0);
   });
