@@ -111,6 +111,8 @@ const FIELDS: Record<'principal' | 'tool', Record<string, Size>> = {
   tool: {
     id: text(constant(TOOL_TEXT_LIMIT)),
     name: text(constant(TOOL_TEXT_LIMIT)),
+    // main's tool record adds it; priced here so that the two merge without a gap.
+    listedName: text(constant(TOOL_TEXT_LIMIT)),
     originalName: text(constant(TOOL_TEXT_LIMIT)),
     gateway: text(constant(TOOL_TEXT_LIMIT)),
     title: text(constant(TOOL_TEXT_LIMIT)),
