@@ -154,7 +154,7 @@ export class Metrics {
 
   readonly policyErrors = new Counter({
     name: 'portico_policy_errors_total',
-    help: 'Evaluations of a policy expression that failed (no such key, no such overload, not a bool), by policy name; a failed policy does not match.',
+    help: 'Evaluations of a policy expression that failed (no such key, no such overload, not a bool), by policy name; a failed policy refuses (fails closed).',
     labelNames: ['policy'] as const,
     registers: [this.registry],
   });

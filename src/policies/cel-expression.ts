@@ -1,5 +1,7 @@
 import type * as Cel from '@marcbachmann/cel-js' with { 'resolution-mode': 'import' };
-import { RE2JS } from '@bufbuild/re2';
+import { CostRefusal, estimateCost } from './cel-cost';
+import { type EvaluationTrace, MeteredProgram } from './cel-meter';
+import { DynamicPatterns } from './cel-patterns';
 
 /** The longest expression a policy may have. */
 export const EXPRESSION_MAX_LENGTH = 4096;
@@ -12,10 +14,6 @@ const LIMITS = {
   maxMapEntries: 1000,
   maxCallArguments: 16,
 };
-
-/** The longest pattern `matches` compiles, and how many compiled patterns are kept. */
-const PATTERN_MAX_LENGTH = 1024;
-const PATTERN_CACHE = 256;
 
 /** The macros that loop over a list or map. */
 const COMPREHENSIONS = new Set(['all', 'exists', 'exists_one', 'map', 'filter']);
@@ -44,6 +42,8 @@ export class ExpressionError extends Error {
   constructor(
     message: string,
     readonly position: ExpressionPosition | null,
+    /** True when it compiles but its worst case is past the limits (cel-cost). */
+    readonly tooCostly = false,
   ) {
     super(message);
   }
@@ -65,8 +65,16 @@ export interface ExpressionUses {
 export interface CelExpression {
   readonly text: string;
   readonly uses: ExpressionUses;
-  /** The value, or a throw for an error of evaluation (no such key, no such overload, …). */
-  evaluate(variables: Record<string, unknown>): unknown;
+  /** The arguments it reads by name (`args.path`); null when it reads `args` whole. */
+  readonly argumentFields: ReadonlySet<string> | null;
+  /** Its worst-case cost on inputs at the limits, in units (cel-limits), as the save check found. */
+  readonly cost: number;
+  /**
+   * The value, or a throw for an error of evaluation (no such key, no such overload, …) or an
+   * ExpressionLimitError of the meter. `trace` learns whether it read `args` or `now` and what
+   * it spent.
+   */
+  evaluate(variables: Record<string, unknown>, trace?: EvaluationTrace): unknown;
 }
 
 type Library = typeof Cel;
@@ -78,6 +86,8 @@ interface Engines {
   check: Cel.Environment;
   /** Evaluates on plain objects, without the typed wrappers' copy on every evaluation. */
   run: Cel.Environment;
+  /** Patterns built while evaluating, compiled once. */
+  patterns: DynamicPatterns;
 }
 
 /** The library is published as ES modules only; this CommonJS build loads it once, on first use. */
@@ -88,6 +98,7 @@ function engines(): Promise<Engines> {
     library,
     check: environment(library, true),
     run: environment(library, false),
+    patterns: new DynamicPatterns(),
   }));
   return loading;
 }
@@ -131,40 +142,26 @@ function environment(library: Library, typed: boolean): Cel.Environment {
   return env
     .registerVariable('args', 'map<string, dyn>')
     .registerVariable('now', 'google.protobuf.Timestamp')
-    .registerFunction('matches(string, string): bool', safeMatches(library));
+    .registerFunction('matches(string, string): bool', unmetered(library), { async: false });
 }
 
 /**
- * CEL's `matches` on RE2, which runs in time linear in the text. The library's own
- * `text.matches(pattern)` uses JavaScript's backtracking RegExp, where one pattern such as
- * `^(a+)+$` can hold the process for minutes on a 30-character argument; that form is refused.
+ * CEL's `matches` on RE2, which runs in time linear in the text, where the library's own
+ * `text.matches(pattern)` uses JavaScript's backtracking RegExp (`^(a+)+$` can hold the process
+ * for minutes on 30 characters; that form is refused). The meter evaluates it (cel-meter), pricing
+ * each match by the pattern's program; this registration only gives the type checker its
+ * signature, and refuses to run unmetered.
  */
-function safeMatches(library: Library): (text: string, pattern: string) => boolean {
-  const compiled = new Map<string, RE2JS>();
-  return (text, pattern) => {
-    let re = compiled.get(pattern);
-    if (!re) {
-      if (pattern.length > PATTERN_MAX_LENGTH)
-        throw new library.EvaluationError(
-          `matches: the pattern is longer than ${PATTERN_MAX_LENGTH} characters`,
-        );
-      try {
-        re = RE2JS.compile(pattern);
-      } catch (error) {
-        throw new library.EvaluationError(
-          `matches: invalid pattern: ${error instanceof Error ? error.message : String(error)}`,
-        );
-      }
-      if (compiled.size >= PATTERN_CACHE) compiled.clear();
-      compiled.set(pattern, re);
-    }
-    return re.test(text);
+function unmetered(library: Library): (text: string, pattern: string) => boolean {
+  return () => {
+    throw new library.EvaluationError('matches: evaluated without the meter');
   };
 }
 
 /**
- * Parses, type-checks and analyses a policy expression. It must give a bool (or a value known only
- * at evaluation, `dyn`, which then must be a bool to match).
+ * Parses, type-checks, analyses and prices a policy expression. It must give a bool (or a value
+ * known only at evaluation, `dyn`, which then must be a bool to match), and its worst case on
+ * inputs at the limits must fit the budget (cel-cost).
  */
 export async function compileExpression(text: string): Promise<CelExpression> {
   if (text.length > EXPRESSION_MAX_LENGTH)
@@ -173,7 +170,7 @@ export async function compileExpression(text: string): Promise<CelExpression> {
       null,
     );
   if (text.trim() === '') throw new ExpressionError('The expression is empty.', null);
-  const { check, run } = await engines();
+  const { check, run, patterns } = await engines();
   const checked = check.check(text);
   if (!checked.valid) throw fromLibrary(checked.error, text);
   if (checked.type !== 'bool' && checked.type !== 'dyn')
@@ -187,8 +184,25 @@ export async function compileExpression(text: string): Promise<CelExpression> {
   } catch (error) {
     throw fromLibrary(error, text);
   }
-  const uses = analyse(program.ast, text);
-  return { text, uses, evaluate: (variables) => program(variables) as unknown };
+  // Typed once here, so that evaluations skip the check and the meter finds the handles it hooks.
+  const typed = program.check();
+  if (!typed.valid) throw fromLibrary(typed.error, text);
+  const { uses, argumentFields } = analyse(program.ast, text);
+  let estimate;
+  try {
+    estimate = estimateCost(program.ast, text);
+  } catch (error) {
+    if (!(error instanceof CostRefusal)) throw error;
+    throw new ExpressionError(error.message, positionOf(text, error.offset), true);
+  }
+  const metered = new MeteredProgram(program.ast, estimate.patterns, patterns);
+  return {
+    text,
+    uses,
+    argumentFields,
+    cost: estimate.cost,
+    evaluate: (variables, trace) => metered.run(() => program(variables), trace),
+  };
 }
 
 function fromLibrary(error: unknown, text: string): ExpressionError {
@@ -204,13 +218,20 @@ export function positionOf(text: string, offset: number): ExpressionPosition {
 }
 
 /**
- * What the expression reads, and the refusals that keep its cost linear in the arguments: no loop
- * inside a loop, no `args` inside a loop's body (loop over `args.list` and use the loop
- * variable), and no backtracking `text.matches(pattern)`. The parser bounds the depth, so the
- * walk is bounded too.
+ * What the expression reads (of the arguments: those it names, unless it reads `args` whole), and
+ * the refusals that keep its cost linear in the arguments: no loop inside a loop, no `args`
+ * inside a loop's body (loop over `args.list` and use the loop variable), and no backtracking
+ * `text.matches(pattern)`. The parser bounds the depth, so the walk is bounded too.
  */
-function analyse(root: AstNode, text: string): ExpressionUses {
+function analyse(
+  root: AstNode,
+  text: string,
+): { uses: ExpressionUses; argumentFields: ReadonlySet<string> | null } {
   const principal = new Set<PrincipalField>();
+  const argumentFields = new Set<string>();
+  /** The `args` nodes read only for a named field (`args.path`, `args["path"]`). */
+  const named = new Set<AstNode>();
+  let wholeArguments = false;
   let teams: { names: Set<string>; ids: Set<string> } | null = {
     names: new Set(),
     ids: new Set(),
@@ -238,6 +259,7 @@ function analyse(root: AstNode, text: string): ExpressionUses {
               '`args` cannot be read inside all/exists/exists_one/map/filter: loop over the argument (`args.paths.exists(p, …)`) and use the loop variable.',
             );
           args = true;
+          if (!named.has(node)) wholeArguments = true;
         } else if (node.args === 'now') now = true;
         break;
       case '.':
@@ -247,7 +269,29 @@ function analyse(root: AstNode, text: string): ExpressionUses {
           if (!isPrincipalField(field)) break;
           principal.add(field);
           if (field === 'teams' || field === 'teamIds') teams = null;
-        } else push(target);
+        } else {
+          if (target.op === 'id' && target.args === 'args') {
+            named.add(target);
+            argumentFields.add(field);
+          }
+          push(target);
+        }
+        break;
+      }
+      case '[]':
+      case '[?]': {
+        const [target, index] = node.args;
+        if (
+          target.op === 'id' &&
+          target.args === 'args' &&
+          index.op === 'value' &&
+          typeof index.args === 'string'
+        ) {
+          named.add(target);
+          argumentFields.add(index.args);
+        }
+        push(target);
+        push(index);
         break;
       }
       case 'in': {
@@ -295,8 +339,6 @@ function analyse(root: AstNode, text: string): ExpressionUses {
       case '?:':
       case '||':
       case '&&':
-      case '[]':
-      case '[?]':
       case '==':
       case '!=':
       case '<':
@@ -312,7 +354,10 @@ function analyse(root: AstNode, text: string): ExpressionUses {
         break;
     }
   }
-  return { principal, teams, args, now };
+  return {
+    uses: { principal, teams, args, now },
+    argumentFields: wholeArguments ? null : argumentFields,
+  };
 }
 
 function isPrincipalField(field: string): field is PrincipalField {

@@ -153,7 +153,10 @@ export class PoliciesService {
   }
 }
 
-/** Compiles the expression; a 400 with the library's message and where it points otherwise. */
+/**
+ * Compiles and prices the expression; a 400 with the library's or the save check's message and
+ * where it points otherwise.
+ */
 export async function checkExpression(expression: string, what: string): Promise<void> {
   try {
     await compileExpression(expression);
@@ -164,7 +167,7 @@ export async function checkExpression(expression: string, what: string): Promise
       : '';
     throw new PolicyException(
       PolicyErrorCode.InvalidExpression,
-      `${what}: the expression does not compile${where}: ${error.message}`,
+      `${what}: the expression ${error.tooCostly ? 'is refused' : 'does not compile'}${where}: ${error.message}`,
       { position: error.position },
     );
   }

@@ -1,11 +1,14 @@
 import { type Principal } from '../auth/principal';
 import { compileExpression, ExpressionError } from './cel-expression';
+import { ARGUMENT_CHARACTERS_LIMIT } from './cel-limits';
 import {
   ARGUMENT_VALUES_LIMIT,
   type PolicyDefinition,
+  PolicyEvaluationFailed,
   PolicyInputTooLarge,
   PolicySet,
 } from './policy-set';
+import { withStandardAnnotations } from './policy-input';
 import { type PolicyTool } from './policy-tool';
 import { policyTool } from '../../test/support/policy-tools';
 
@@ -27,7 +30,7 @@ const tool = (name: string, extra: Partial<PolicyTool> = {}): PolicyTool =>
     originalName: name.replace(/^fs-/, ''),
     gateway: 'fs',
     title: `Title of ${name}`,
-    annotations: { readOnlyHint: name.includes('read') },
+    annotations: withStandardAnnotations({ readOnlyHint: name.includes('read') }),
     ...extra,
   });
 
@@ -182,8 +185,10 @@ describe('PolicySet', () => {
     expect(set.decide(principal(), write, { path: '/etc/passwd' }, NOW).effect).toBe('deny');
     expect(set.decide(principal(), write, { path: '/home/ann' }, NOW).effect).toBe('approve');
     expect(set.decide(principal(), write, { path: '/tmp/x' }, NOW).effect).toBe('allow');
-    // Missing the argument: the expression fails, so it does not match.
-    expect(set.decide(principal(), write, {}, NOW).effect).toBe('allow');
+    // Missing the argument: the expression fails, which refuses the call (fail closed).
+    expect(() => set.decide(principal(), write, {}, NOW)).toThrow(
+      "Policy 'no-etc' could not judge this call, so it is refused: No such key: path",
+    );
     // Other tools are decided at listing: the first policy is false whatever the arguments.
     expect(set.outcome(principal(), tool('fs-read')).decision).toMatchObject({ effect: 'allow' });
   });
@@ -243,16 +248,25 @@ describe('PolicySet', () => {
     ).toBe('deny');
   });
 
-  it('lets a policy that fails not match, and reports it', async () => {
+  it('fails closed when a policy fails: the tool is hidden, its calls refused, and it is reported', async () => {
     const { set, errors } = await compiled(
-      policy('tool.annotations.destructiveHint == true', 'deny', { name: 'broken', priority: 1 }),
+      policy('tool.annotations.costHint > 3.0', 'deny', { name: 'broken', priority: 1 }),
       policy('tool.name == "fs-read"', 'deny', { name: 'works', priority: 2 }),
     );
-    expect(set.decide(principal(), tool('fs-write'), {}, NOW).effect).toBe('allow');
-    expect(set.decide(principal(), tool('fs-read'), {}, NOW).policy?.name).toBe('works');
+    expect(set.listed(principal(), tool('fs-write'))).toBe(false);
+    expect(() => set.decide(principal(), tool('fs-write'), {}, NOW)).toThrow(
+      "Policy 'broken' could not judge this call, so it is refused: No such key: costHint",
+    );
+    expect(() => set.decide(principal(), tool('fs-read'), {}, NOW)).toThrow(PolicyEvaluationFailed);
+    const hinted = (name: string) =>
+      tool(name, { id: `hinted-${name}`, annotations: withStandardAnnotations({ costHint: 1 }) });
+    expect(set.decide(principal(), hinted('fs-read'), {}, NOW).policy?.name).toBe('works');
+    expect(set.decide(principal(), hinted('fs-write'), {}, NOW).effect).toBe('allow');
     expect(errors).toEqual(['broken@fs-write', 'broken@fs-read']);
     const { set: notBool, errors: notBoolErrors } = await compiled(policy('args.flag', 'deny'));
-    expect(notBool.decide(principal(), tool('fs-read'), { flag: 'yes' }, NOW).effect).toBe('allow');
+    expect(() => notBool.decide(principal(), tool('fs-read'), { flag: 'yes' }, NOW)).toThrow(
+      'it gave a string, not a bool',
+    );
     expect(notBool.decide(principal(), tool('fs-read'), { flag: true }, NOW).effect).toBe('deny');
     expect(notBoolErrors).toHaveLength(1);
   });
@@ -264,6 +278,69 @@ describe('PolicySet', () => {
     expect(set.decide(principal(), tool('fs-read'), { paths: ['/tmp', '/etc'] }, NOW).effect).toBe(
       'deny',
     );
+  });
+
+  it('fails closed on any effect: an allow or approve that fails refuses the call too', async () => {
+    const { set } = await compiled(
+      policy('args.limit > 3.0', 'allow', { name: 'big-ok', priority: 1 }),
+      policy('true', 'deny', { name: 'else-no', priority: 2 }),
+    );
+    expect(set.decide(principal(), tool('fs-read'), { limit: 10 }, NOW).effect).toBe('allow');
+    expect(() => set.decide(principal(), tool('fs-read'), { limit: 'ten' }, NOW)).toThrow(
+      /^Policy 'big-ok' could not judge this call, so it is refused: no such overload/,
+    );
+    const { set: asking } = await compiled(policy('args.table.startsWith("x")', 'approve'));
+    expect(() => asking.decide(principal(), tool('fs-read'), {}, NOW)).toThrow(
+      PolicyEvaluationFailed,
+    );
+  });
+
+  it('lists a tool a call-dependent policy may allow before one that fails on it', async () => {
+    const { set, errors } = await compiled(
+      policy('args.force == true', 'allow', { name: 'forced', priority: 1 }),
+      policy('tool.annotations.costHint > 3.0', 'deny', { name: 'broken', priority: 2 }),
+    );
+    expect(set.listed(principal(), tool('fs-read'))).toBe(true);
+    expect(set.decide(principal(), tool('fs-read'), { force: true }, NOW).effect).toBe('allow');
+    expect(() => set.decide(principal(), tool('fs-read'), { force: false }, NOW)).toThrow(
+      "Policy 'broken' could not judge this call",
+    );
+    expect(errors).toEqual(['broken@fs-read', 'broken@fs-read']);
+  });
+
+  it('reads the standard annotations a tool leaves out as null', async () => {
+    const { set, errors } = await compiled(
+      policy('tool.annotations.destructiveHint == true', 'approve', { priority: 1 }),
+      policy('tool.annotations.readOnlyHint != true', 'deny', { name: 'writes', priority: 2 }),
+    );
+    const bare = tool('fs-bare', { annotations: withStandardAnnotations(null) });
+    expect(set.decide(principal(), bare, {}, NOW).policy?.name).toBe('writes');
+    expect(set.decide(principal(), tool('fs-read'), {}, NOW).effect).toBe('allow');
+    expect(errors).toEqual([]);
+  });
+
+  it('measures only the arguments a policy reads, by values, characters and depth', async () => {
+    const { set } = await compiled(
+      policy('tool.name == "fs-write" && args.path.startsWith("/etc")', 'deny'),
+    );
+    const write = tool('fs-write');
+    const huge = 'x'.repeat(ARGUMENT_CHARACTERS_LIMIT + 1);
+    expect(set.decide(principal(), write, { path: '/tmp/a', content: huge }, NOW).effect).toBe(
+      'allow',
+    );
+    expect(() => set.decide(principal(), write, { path: huge }, NOW)).toThrow(
+      `The arguments 'path' hold more than ${ARGUMENT_CHARACTERS_LIMIT} characters; a policy reads at most`,
+    );
+    let deep: unknown = 'x';
+    for (let level = 0; level < 70; level += 1) deep = [deep];
+    expect(() => set.decide(principal(), write, { path: deep }, NOW)).toThrow(
+      'nest more than 64 levels deep',
+    );
+    const { set: whole } = await compiled(policy('size(args) > 100', 'deny'));
+    expect(() => whole.decide(principal(), write, { path: '/tmp', content: huge }, NOW)).toThrow(
+      PolicyInputTooLarge,
+    );
+    expect(whole.decide(principal(), write, { path: '/tmp' }, NOW).effect).toBe('allow');
   });
 
   it('closes a scope in the name of a policy that no longer compiles', async () => {

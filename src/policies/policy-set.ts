@@ -1,8 +1,12 @@
 import { createHash } from 'node:crypto';
 import { type Principal } from '../auth/principal';
 import { type CelExpression, compileExpression, type PrincipalField } from './cel-expression';
+import { type EvaluationTrace } from './cel-meter';
+import { ArgumentReads } from './policy-input';
 import { type PolicyApproval, type PolicyEffect } from './policy.entity';
 import { type PolicyTool } from './policy-tool';
+
+export { ARGUMENT_VALUES_LIMIT } from './cel-limits';
 
 /** A policy as a scope judges with it: enabled, and holding in that scope. */
 export interface PolicyDefinition {
@@ -21,22 +25,33 @@ export interface PolicyDecision {
   approval: PolicyApproval | null;
 }
 
+/** A policy whose evaluation failed on a tool or a call, and why. */
+export interface PolicyFailure {
+  policy: { id: string; name: string };
+  reason: string;
+}
+
 /** How a principal's view lists a tool, and what a call decides when no argument can change it. */
 export interface ListOutcome {
-  /** Hidden only when every call would be denied. */
+  /** Hidden only when every call would be denied (or fail). */
   listed: boolean;
   /** Determinate: the decision of every call. Null: the call decides, from policy `from` on. */
   decision: PolicyDecision | null;
   from: number;
   /** The first policy that needs the call's arguments or time, when there is one. */
   dependsOn: { id: string; name: string } | null;
+  /**
+   * A policy that failed on the tool before any other decided: the tool is hidden as by a deny
+   * (the decision, for the dry run), and every call is refused with the failure.
+   */
+  failure: PolicyFailure | null;
 }
 
-/** Called when a policy's expression fails on a tool: it then does not match. */
+/**
+ * Called when a policy's expression fails on a tool or a call: it never counts as not matching;
+ * the tool is hidden, or the call refused.
+ */
 export type PolicyErrorListener = (policy: PolicyDefinition, tool: string, error: unknown) => void;
-
-/** The most values a call's arguments may hold for a policy to judge them. */
-export const ARGUMENT_VALUES_LIMIT = 10_000;
 
 /** A policy whose expression does not compile. */
 export class PolicyCompileFailure extends Error {
@@ -48,8 +63,25 @@ export class PolicyCompileFailure extends Error {
   }
 }
 
-/** Arguments too large for a policy to judge in bounded time: the call is refused. */
+/**
+ * A call the policies cannot judge: its arguments hold more than a policy may read, or (the
+ * subclass) a policy failed on it. Either way the call is refused (JSON-RPC invalid params,
+ * REST 422), never let through.
+ */
 export class PolicyInputTooLarge extends Error {}
+
+/**
+ * A policy whose evaluation failed on a call (a limit of the meter, a missing key, a wrong type,
+ * not a bool): the call is refused, whatever the policy's effect, with the policy and the reason,
+ * which the audit trail records with the refusal.
+ */
+export class PolicyEvaluationFailed extends PolicyInputTooLarge {
+  constructor(readonly failure: PolicyFailure) {
+    super(
+      `Policy '${failure.policy.name}' could not judge this call, so it is refused: ${failure.reason}`,
+    );
+  }
+}
 
 /** Principal keys whose outcomes (and views, CallGuard) are kept; past it the memory starts over. */
 export const VIEW_MEMORY = 1_000;
@@ -227,7 +259,7 @@ export class PolicySet {
   /**
    * What a call decides. Determinate listings are a map lookup; otherwise the call-dependent
    * policies evaluate with the arguments and the time. Throws PolicyInputTooLarge for arguments
-   * with more values than a policy may walk.
+   * larger than a policy reads, and PolicyEvaluationFailed for a policy that fails (fail closed).
    */
   decide(
     principal: Principal,
@@ -237,11 +269,9 @@ export class PolicySet {
   ): PolicyDecision {
     if (this.empty) return ALLOW;
     const outcome = this.outcome(principal, tool);
+    if (outcome.failure) throw new PolicyEvaluationFailed(outcome.failure);
     if (outcome.decision) return outcome.decision;
-    if (countValues(args, ARGUMENT_VALUES_LIMIT) > ARGUMENT_VALUES_LIMIT)
-      throw new PolicyInputTooLarge(
-        `The arguments hold more than ${ARGUMENT_VALUES_LIMIT} values, too many for policy '${outcome.dependsOn?.name ?? ''}' to judge.`,
-      );
+    const reads = new ArgumentReads(args);
     const variables = {
       principal: this.celPrincipal(principal),
       tool,
@@ -250,7 +280,12 @@ export class PolicySet {
     };
     for (let index = outcome.from; index < this.policies.length; index += 1) {
       const policy = this.policies[index]!;
-      if (this.test(policy, variables, tool, false) === true) return policy.decision;
+      const refusal = policy.cel.uses.args ? reads.refusal(policy.cel.argumentFields) : null;
+      if (refusal)
+        throw new PolicyInputTooLarge(`${refusal}, too much for policy '${policy.name}' to judge.`);
+      const result = this.test(policy, variables, tool, false);
+      if (typeof result === 'object') throw new PolicyEvaluationFailed(result);
+      if (result === true) return policy.decision;
     }
     return ALLOW;
   }
@@ -269,40 +304,57 @@ export class PolicySet {
           dependsOn = policy.decision.policy;
         }
         listed ||= policy.effect !== 'deny';
+      } else if (typeof result === 'object') {
+        // As a deny: hidden, unless a call-dependent policy before it may let calls through,
+        // which then evaluate it again and are refused if they reach it.
+        return from < 0
+          ? {
+              listed,
+              decision: { effect: 'deny', policy: result.policy, approval: null },
+              from: index,
+              dependsOn,
+              failure: result,
+            }
+          : { listed, decision: null, from, dependsOn, failure: null };
       } else if (result) {
         listed ||= policy.effect !== 'deny';
         // Unlisted: every policy a call could reach first denies, so every call is denied.
         return from < 0 || !listed
-          ? { listed, decision: policy.decision, from: index, dependsOn }
-          : { listed, decision: null, from, dependsOn };
+          ? { listed, decision: policy.decision, from: index, dependsOn, failure: null }
+          : { listed, decision: null, from, dependsOn, failure: null };
       }
     }
     return from < 0
-      ? { listed: true, decision: ALLOW, from: this.policies.length, dependsOn }
-      : { listed: true, decision: null, from, dependsOn };
+      ? { listed: true, decision: ALLOW, from: this.policies.length, dependsOn, failure: null }
+      : { listed: true, decision: null, from, dependsOn, failure: null };
   }
 
   /**
-   * One policy on one tool: true, false, or (listing only) 'depends' when it failed for want of
-   * the call's arguments or time. Any other failure does not match, and is reported.
+   * One policy on one tool: true, false, 'depends' (listing only) when it failed having read the
+   * call's arguments or time, which a listing lacks, or the failure. A failure is reported, and
+   * never counts as false.
    */
   private test(
     policy: Compiled,
     variables: Record<string, unknown>,
     tool: PolicyTool,
     listing: boolean,
-  ): boolean | 'depends' {
+  ): boolean | 'depends' | PolicyFailure {
+    const trace: EvaluationTrace = { readCall: false, spent: 0 };
     let result: unknown;
     try {
-      result = policy.cel.evaluate(variables);
+      result = policy.cel.evaluate(variables, trace);
     } catch (error) {
-      if (listing && policy.needsCall) return 'depends';
-      this.onError(policy, tool.name, error);
-      return false;
+      if (listing && trace.readCall) return 'depends';
+      return this.failed(policy, tool, error);
     }
     if (typeof result === 'boolean') return result;
-    this.onError(policy, tool.name, new Error(`it gave ${typeof result}`));
-    return false;
+    return this.failed(policy, tool, new Error(`it gave ${kindOf(result)}, not a bool`));
+  }
+
+  private failed(policy: Compiled, tool: PolicyTool, error: unknown): PolicyFailure {
+    this.onError(policy, tool.name, error);
+    return { policy: policy.decision.policy!, reason: reasonOf(error) };
   }
 
   private celPrincipal(principal: Principal): Record<string, unknown> {
@@ -322,7 +374,13 @@ export class PolicySet {
   }
 }
 
-const OPEN_OUTCOME: ListOutcome = { listed: true, decision: ALLOW, from: 0, dependsOn: null };
+const OPEN_OUTCOME: ListOutcome = {
+  listed: true,
+  decision: ALLOW,
+  from: 0,
+  dependsOn: null,
+  failure: null,
+};
 
 const NO_APPROVAL: PolicyApproval = { message: null, rememberSeconds: 0 };
 
@@ -330,16 +388,23 @@ function byOrder(a: PolicyDefinition, b: PolicyDefinition): number {
   return a.priority - b.priority || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 }
 
-/** The values (list items, map entries, scalars) in a JSON value, counted up to `limit` + 1. */
-export function countValues(value: unknown, limit: number): number {
-  let count = 0;
-  const stack: unknown[] = [value];
-  while (stack.length > 0 && count <= limit) {
-    const next = stack.pop();
-    count += 1;
-    if (Array.isArray(next)) for (const item of next) stack.push(item);
-    else if (typeof next === 'object' && next !== null)
-      for (const item of Object.values(next)) stack.push(item);
-  }
-  return count;
+/** An error's first line: a CEL error's own summary, without the source it quotes. */
+function reasonOf(error: unknown): string {
+  const found = error as { summary?: unknown; message?: unknown };
+  const message =
+    typeof found.summary === 'string'
+      ? found.summary
+      : typeof found.message === 'string'
+        ? found.message
+        : String(error);
+  return message.split('\n')[0]!;
+}
+
+function kindOf(value: unknown): string {
+  if (value === null || value === undefined) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'string') return 'a string';
+  if (typeof value === 'bigint') return 'an int';
+  if (typeof value === 'number') return 'a double';
+  return 'a map';
 }

@@ -1,3 +1,5 @@
+import { withStandardAnnotations } from './policy-input';
+
 /**
  * A tool as every policy sees it, whichever route reached it (virtual name, original naming, a
  * server's renaming override, a hashed app name, tool search, REST invoke): its canonical
@@ -64,7 +66,7 @@ export function policyToolOf(
   listedName: string,
   overridden: Record<string, unknown> | null = null,
 ): PolicyTool {
-  const annotations: Record<string, unknown> = { ...tool.annotations };
+  const annotations = withStandardAnnotations(tool.annotations);
   if (overridden)
     for (const [key, value] of Object.entries(overridden))
       if (CAUTIOUS_HINTS[key] === value) annotations[key] = value;

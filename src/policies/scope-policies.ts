@@ -30,7 +30,7 @@ export class ScopePolicies implements OnModuleInit, OnModuleDestroy {
       metrics.policyErrors.inc({ policy: policy.name });
       const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
       this.logger.debug(
-        `Policy '${policy.name}' failed on tool '${tool}', so it does not match: ${message}`,
+        `Policy '${policy.name}' failed on tool '${tool}', which is hidden or its call refused: ${message}`,
       );
     };
   }

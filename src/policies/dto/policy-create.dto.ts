@@ -66,7 +66,7 @@ export class PolicyCreateDto {
 
   @ApiProperty({
     description:
-      "A CEL expression that gives a bool, over `principal` {subject, name, user, role, teams, teamIds, token, source}, `tool` {id, name (the canonical virtual name on every endpoint and route), listedName (the name this endpoint lists), originalName, gateway, title, annotations (the upstream's; an override only makes them more cautious), hash, pinnedHash}, `args` (the call's arguments) and `now` (a timestamp). A policy reading `args` or `now` is decided at the call. `matches(text, pattern)` runs on RE2; loops (all/exists/…) may not nest nor read `args` in their body.",
+      "A CEL expression that gives a bool, over `principal` {subject, name, user, role, teams, teamIds, token, source}, `tool` {id, name (the canonical virtual name on every endpoint and route), listedName (the name this endpoint lists), originalName, gateway, title, annotations (the upstream's, MCP's standard ones null when not given; an override only makes them more cautious), hash, pinnedHash}, `args` (the call's arguments) and `now` (a timestamp). A policy reading `args` or `now` is decided at the call. `matches(text, pattern)` runs on RE2; loops (all/exists/…) may not nest nor read `args` in their body. Its worst case on the largest arguments a policy may read (10,000 values, 100,000 characters) must fit one evaluation's budget, else it is refused, saying where and why. An evaluation that fails refuses the call (guard optional arguments with `has(args.x)`).",
     maxLength: EXPRESSION_MAX_LENGTH,
     example: '"contractors" in principal.teams && tool.annotations.destructiveHint == true',
   })
