@@ -126,10 +126,15 @@ export class ListenEndpoint {
         const target = directory.resources.resolve(uri);
         if (!target || target === 'ambiguous') return null;
         try {
-          const stop = await this.watch.follow(target, principal, target.upstreamUri, {
-            updated: () => tell.updated(uri),
-            lost: () => tell.lost(),
-          });
+          const stop = await this.watch.follow(
+            target,
+            { actingFor: { userId: principal.userId } },
+            target.upstreamUri,
+            {
+              updated: () => tell.updated(uri),
+              lost: () => tell.lost(),
+            },
+          );
           return { uri, stop };
         } catch {
           return null;

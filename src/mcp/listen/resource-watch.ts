@@ -1,13 +1,12 @@
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
-import { type Principal } from '../../auth/principal';
-import { UpstreamClient } from '../../upstream/upstream-client';
+import { type Affinity, UpstreamClient } from '../../upstream/upstream-client';
 import { type UpstreamConnection } from '../../upstream/upstream-connection';
 import { UpstreamConnector } from '../../upstream/upstream-connector.service';
 import { UpstreamFailure, UpstreamRpcError } from '../../upstream/upstream-error';
 import { authorizationContext } from '../../upstream/upstream-target';
 import { type UpstreamRef } from '../protocol/mcp-request';
 
-/** A listen following an upstream resource. */
+/** Someone following an upstream resource: a listen, or a 2025 session's subscription. */
 export interface ResourceFollower {
   updated(): void;
   /** The upstream connection is gone: no more updates will come. */
@@ -15,16 +14,29 @@ export interface ResourceFollower {
 }
 
 /**
- * Upstream resources followed for the listens of this replica: one connection per gateway and
- * authorization context, subscribed once per resource however many listens follow it.
+ * Whose upstream connection carries a follow. A listen acts for its user, on a connection the
+ * watch opens per gateway and authorization context and shares between listens. A 2025 session
+ * follows on its own upstream session (its `affinity`), since a 2025 upstream's subscriptions,
+ * and what it sends for them, belong to the session that made them.
+ */
+export type FollowVia = { actingFor: { userId: string | null } } | { affinity: Affinity };
+
+/** The resources followed through one upstream connection. */
+interface Follow {
+  connection: Promise<UpstreamConnection>;
+  /** The watch opened the connection (and closes it when nothing is followed on it any more). */
+  owned: boolean;
+  followers: Map<string, Set<ResourceFollower>>;
+}
+
+/**
+ * Upstream resources followed on this replica, for 2026-07-28 listens and 2025 sessions'
+ * `resources/subscribe` alike: subscribed upstream once per connection and resource however many
+ * follow it, and unsubscribed when the last one stops.
  */
 @Injectable()
 export class ResourceWatch implements OnModuleDestroy {
-  /** Connections that follow resources, by gateway and authorization context. */
-  private readonly follows = new Map<
-    string,
-    { connection: Promise<UpstreamConnection>; followers: Map<string, Set<ResourceFollower>> }
-  >();
+  private readonly follows = new Map<string, Follow>();
 
   constructor(
     private readonly connector: UpstreamConnector,
@@ -32,64 +44,27 @@ export class ResourceWatch implements OnModuleDestroy {
   ) {}
 
   async onModuleDestroy(): Promise<void> {
-    const follows = [...this.follows.values()];
+    const owned = [...this.follows.values()].filter((follow) => follow.owned);
     this.follows.clear();
     await Promise.all(
-      follows.map(async ({ connection }) =>
+      owned.map(async ({ connection }) =>
         (await connection.catch(() => null))?.close().catch(() => undefined),
       ),
     );
   }
 
   /**
-   * Follows one upstream resource for a listen: its `updated` runs on each `resources/updated`.
-   * One connection per gateway and authorization context carries every resource followed through
-   * it (a 2025 upstream's `resources/subscribe`, a 2026-07-28 upstream's listen), subscribed once
-   * however many listens follow it. Resolves with the way to stop following; throws what the
-   * upstream refused (no subscriptions offered, or unreachable).
+   * Follows one upstream resource: the follower's `updated` runs on each `resources/updated`.
+   * Resolves with the way to stop following; throws what the upstream refused (no subscriptions
+   * offered, or unreachable).
    */
   async follow(
     ref: UpstreamRef,
-    principal: Principal,
+    via: FollowVia,
     upstreamUri: string,
     follower: ResourceFollower,
   ): Promise<() => void> {
-    const target = await this.client.target(ref.gatewayId);
-    if (!target)
-      throw new UpstreamFailure('unreachable', 'the gateway of this resource is no longer active');
-    const key = `${ref.gatewayId}\0${authorizationContext(target, { userId: principal.userId })}`;
-    let follow = this.follows.get(key);
-    if (!follow) {
-      const followers = new Map<string, Set<ResourceFollower>>();
-      follow = {
-        followers,
-        connection: this.connector.open(target, {
-          capabilities: {},
-          listener: {
-            notification: (message) => {
-              if (message.method !== 'notifications/resources/updated') return;
-              const uri = (message.params as { uri?: unknown } | undefined)?.uri;
-              if (typeof uri === 'string')
-                for (const each of followers.get(uri) ?? []) each.updated();
-            },
-          },
-          listen: true,
-          actingFor: { userId: principal.userId },
-        }),
-      };
-      this.follows.set(key, follow);
-      // A lost connection is forgotten, and its listens told: they listen again.
-      const lost = follow;
-      void lost.connection
-        .then((open) => open.lost)
-        .then(
-          () => {
-            if (this.follows.get(key) === lost) this.follows.delete(key);
-            for (const each of [...followers.values()].flatMap((set) => [...set])) each.lost();
-          },
-          () => undefined,
-        );
-    }
+    const [key, follow] = await this.followOn(ref.gatewayId, via);
     const { followers, connection } = follow;
     let listening = followers.get(upstreamUri);
     const first = !listening;
@@ -99,13 +74,13 @@ export class ResourceWatch implements OnModuleDestroy {
     const stop = () => {
       if (!listening.delete(follower) || listening.size > 0) return;
       followers.delete(upstreamUri);
-      if (followers.size === 0) {
-        if (this.follows.get(key) === follow) this.follows.delete(key);
-        void connection.then((open) => open.close()).catch(() => undefined);
-      } else
-        void connection
-          .then((open) => open.request('resources/unsubscribe', { uri: upstreamUri }))
-          .catch(() => undefined);
+      if (followers.size === 0 && this.follows.get(key) === follow) this.follows.delete(key);
+      void connection
+        .then(async (open) => {
+          if (follow.owned && followers.size === 0) await open.close();
+          else await open.request('resources/unsubscribe', { uri: upstreamUri });
+        })
+        .catch(() => undefined);
     };
     try {
       const open = await connection;
@@ -118,4 +93,75 @@ export class ResourceWatch implements OnModuleDestroy {
     }
     return stop;
   }
+
+  /** A `resources/updated` a session's own upstream connection heard. */
+  updated(
+    gatewayId: string,
+    affinity: Affinity,
+    params: Record<string, unknown> | undefined,
+  ): void {
+    this.tell(this.follows.get(sessionKey(gatewayId, affinity)), params, 'updated');
+  }
+
+  private async followOn(gatewayId: string, via: FollowVia): Promise<[string, Follow]> {
+    if ('affinity' in via) {
+      const key = sessionKey(gatewayId, via.affinity);
+      const follow = this.follows.get(key) ?? {
+        owned: false,
+        followers: new Map(),
+        connection: this.client.call(gatewayId, via.affinity, (open) => Promise.resolve(open)),
+      };
+      return [key, this.watched(key, follow)];
+    }
+    const target = await this.client.target(gatewayId);
+    if (!target)
+      throw new UpstreamFailure('unreachable', 'the gateway of this resource is no longer active');
+    const key = `${gatewayId}\0${authorizationContext(target, via.actingFor)}`;
+    const existing = this.follows.get(key);
+    if (existing) return [key, existing];
+    const follow: Follow = { owned: true, followers: new Map(), connection: null! };
+    follow.connection = this.connector.open(target, {
+      capabilities: {},
+      listener: {
+        notification: (message) =>
+          message.method === 'notifications/resources/updated' &&
+          this.tell(follow, message.params, 'updated'),
+      },
+      listen: true,
+      actingFor: via.actingFor,
+    });
+    return [key, this.watched(key, follow)];
+  }
+
+  /** Records the follow; when its connection is lost it is forgotten and its followers told. */
+  private watched(key: string, follow: Follow): Follow {
+    if (this.follows.get(key) === follow) return follow;
+    this.follows.set(key, follow);
+    void follow.connection
+      .then((open) => open.lost)
+      .then(
+        () => {
+          if (this.follows.get(key) === follow) this.follows.delete(key);
+          for (const uri of [...follow.followers.keys()]) this.tell(follow, { uri }, 'lost');
+        },
+        () => {
+          if (this.follows.get(key) === follow) this.follows.delete(key);
+        },
+      );
+    return follow;
+  }
+
+  private tell(
+    follow: Follow | undefined,
+    params: Record<string, unknown> | undefined,
+    what: keyof ResourceFollower,
+  ): void {
+    const uri = params?.uri;
+    if (typeof uri === 'string')
+      for (const each of [...(follow?.followers.get(uri) ?? [])]) each[what]();
+  }
+}
+
+function sessionKey(gatewayId: string, affinity: Affinity): string {
+  return `${gatewayId}\0session\0${affinity.key}`;
 }

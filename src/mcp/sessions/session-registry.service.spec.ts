@@ -9,6 +9,7 @@ import { type ListVersions } from '../listen/list-versions';
 import { ListenHub } from '../listen/listen-hub';
 import { type McpScope, scopeKey } from '../protocol/mcp-scope';
 import { type ClientStream, type StreamOwner } from '../streams/client-stream';
+import { type ResourceWatch } from '../listen/resource-watch';
 import { SessionRegistry } from './session-registry.service';
 import { type SessionState, type SessionStore } from './session.store';
 import { type StreamEvents } from './stream-events.store';
@@ -71,6 +72,7 @@ describe('SessionRegistry with the listen hub', () => {
       bus,
       new Metrics(),
       hub,
+      {} as ResourceWatch,
     );
     relayed = [];
     bus.subscribe((event) => {

@@ -12,6 +12,7 @@ import { busRelay } from './bus-relay';
 import { SessionRuntime } from './session-runtime';
 import { type SessionState, SessionStore } from './session.store';
 import { StreamEvents } from './stream-events.store';
+import { ResourceWatch } from '../listen/resource-watch';
 
 const IDLE_EVICT_MS = 10 * 60_000;
 /** How long a stopping replica keeps serving what still arrives before it waits for quiet. */
@@ -49,6 +50,7 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
     private readonly bus: EventBus,
     private readonly metrics: Metrics,
     private readonly hub: ListenHub,
+    private readonly watch: ResourceWatch,
   ) {}
 
   onModuleInit(): void {
@@ -159,7 +161,7 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
         listener: (gatewayId) => ({
           notification: (notification) => {
             if (notification.method === 'notifications/resources/updated')
-              runtime.resourceUpdated(gatewayId, notification.params ?? {});
+              this.watch.updated(gatewayId, runtime.affinity, notification.params);
             else if (!PORTICO_OWNS.has(notification.method)) runtime.toClient(notification);
           },
           request: (request) => runtime.ask(request),
@@ -231,7 +233,7 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
       const levelChanged = runtime.session.logLevel !== state.logLevel;
       Object.assign(runtime.session, state);
       if (levelChanged) await runtime.setUpstreamLogLevel(state.logLevel);
-      await runtime.reconcileSubscriptions();
+      runtime.reconcileSubscriptions();
     }
   }
 

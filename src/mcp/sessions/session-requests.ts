@@ -17,6 +17,7 @@ import { serverInfo, SERVER_CAPABILITIES } from '../core/server-identity';
 import { UpstreamClient } from '../../upstream/upstream-client';
 import { UpstreamFailure, UpstreamRpcError } from '../../upstream/upstream-error';
 import { type ListKind } from '../directory/scope-directory';
+import { ResourceWatch } from '../listen/resource-watch';
 import { isLoggingLevel } from '../protocol/logging-level';
 import {
   errorResponse,
@@ -54,7 +55,7 @@ const NO_ANSWER: Result = {};
 
 /**
  * The 2025 session adapter's side of a request. It answers what only a session has (initialize,
- * ping, the session's log level, resource subscriptions on its own upstream connections), and
+ * ping, the session's log level, resource subscriptions), and
  * turns every other request into one request of the core. An `input_required` round the core
  * answers with (an upstream's, or a person's approval) becomes real requests to the client on the
  * request's stream, whose answers go back to the core with the round's state: the session's
@@ -68,6 +69,7 @@ export class SessionRequests {
     private readonly apps: McpApps,
     private readonly store: SessionStore,
     private readonly client: UpstreamClient,
+    private readonly watch: ResourceWatch,
   ) {}
 
   /** The answer to a session's request; it never throws (see Dispatcher.serve). */
@@ -172,8 +174,8 @@ export class SessionRequests {
   }
 
   /**
-   * Stored for every replica; the upstream is asked on this session's own connection, so its
-   * updates reach this client only.
+   * Stored for every replica; the resource is followed upstream from this replica (the one
+   * resource watch that listens use too), and its updates go to this session's stream.
    */
   private async subscribe(
     runtime: SessionRuntime,
@@ -184,23 +186,31 @@ export class SessionRequests {
     const directory = await this.dispatcher.directory(runtime.scope);
     const uri = uriOf(request.params, method);
     const target = this.resources.target(directory, uri);
-    await this.client
-      .call(target.gatewayId, runtime.affinity, async (connection) => {
-        if (!connection.serverCapabilities.resources?.subscribe)
-          throw new RpcError(
-            ProtocolErrorCode.MethodNotFound,
-            `The upstream of ${uri} does not offer subscriptions`,
-          );
-        await connection.request(method, { uri: target.upstreamUri });
-      })
-      .catch((error: unknown) => {
-        if (error instanceof UpstreamFailure || error instanceof UpstreamRpcError)
-          throw fromUpstream(error, target.gatewaySlug, this.client.timeoutMs);
-        throw error;
-      });
+    let stop: (() => void) | null = null;
+    if (subscribed && !runtime.follows(uri))
+      stop = await this.watch
+        .follow(target, { affinity: runtime.affinity }, target.upstreamUri, {
+          updated: () =>
+            runtime.toClient({
+              jsonrpc: '2.0',
+              method: 'notifications/resources/updated',
+              params: { uri },
+            }),
+          lost: () => runtime.followed(uri, null),
+        })
+        .catch((error: unknown) => {
+          if (error instanceof UpstreamRpcError && error.code === -32601)
+            throw new RpcError(
+              ProtocolErrorCode.MethodNotFound,
+              `The upstream of ${uri} does not offer subscriptions`,
+            );
+          if (error instanceof UpstreamFailure || error instanceof UpstreamRpcError)
+            throw fromUpstream(error, target.gatewaySlug, this.client.timeoutMs);
+          throw error;
+        });
     const stored = await this.store.subscribe(runtime.id, uri, subscribed);
     if (stored) runtime.session.subscriptions = stored;
-    runtime.subscribedHere(uri, subscribed ? target : null);
+    if (stop || !subscribed) runtime.followed(uri, stop);
     return {};
   }
 }

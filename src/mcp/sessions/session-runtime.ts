@@ -9,7 +9,6 @@ import {
 } from '@modelcontextprotocol/server';
 import { type Principal } from '../../auth/principal';
 import { type McpRequest } from '../protocol/mcp-request';
-import { type ResourceTarget } from '../directory/resource-directory';
 import { type ListKind } from '../directory/scope-directory';
 import { passesLogLevel } from '../protocol/logging-level';
 import { CONNECTION_CLOSED, jsonRpcError } from '../protocol/mcp-errors';
@@ -61,8 +60,8 @@ export class SessionRuntime implements StreamSink {
   lastUsed = Date.now();
   /** Per list: the version this session last saw. */
   readonly seen = new Map<ListKind, string>();
-  /** Resource subscriptions this replica made upstream, by the client's URI. */
-  private readonly subscriptions = new Map<string, ResourceTarget>();
+  /** The resources this replica follows upstream for the session, by the client's URI. */
+  private readonly following = new Map<string, () => void>();
   private readonly served = new Map<RequestId, Served>();
   private readonly asked: ClientRequests;
   private stream: OutgoingStream | null = null;
@@ -206,42 +205,22 @@ export class SessionRuntime implements StreamSink {
     );
   }
 
-  /** Records a subscription made (or ended, with null) upstream on this replica. */
-  subscribedHere(uri: string, target: ResourceTarget | null): void {
-    if (target) this.subscriptions.set(uri, target);
-    else this.subscriptions.delete(uri);
+  /** Whether this replica follows the resource for the session. */
+  follows(uri: string): boolean {
+    return this.following.has(uri);
   }
 
-  /**
-   * An upstream's `notifications/resources/updated`: for the client, under its own URI, when it
-   * is subscribed to it.
-   */
-  resourceUpdated(gatewayId: string, params: Record<string, unknown>): void {
-    for (const [uri, target] of this.subscriptions) {
-      if (target.gatewayId !== gatewayId || target.upstreamUri !== params.uri) continue;
-      if (!this.session.subscriptions.includes(uri)) continue;
-      this.toClient({
-        jsonrpc: '2.0',
-        method: 'notifications/resources/updated',
-        params: { ...params, uri },
-      });
-    }
+  /** The resource is followed here now (`stop` ends it), or no longer (null: stopped or lost). */
+  followed(uri: string, stop: (() => void) | null): void {
+    this.following.get(uri)?.();
+    if (stop) this.following.set(uri, stop);
+    else this.following.delete(uri);
   }
 
-  /**
-   * Subscriptions another replica ended: this replica ends its own upstream ones for them. Best
-   * effort; an upstream that cannot be told keeps sending what this session no longer relays.
-   */
-  async reconcileSubscriptions(): Promise<void> {
-    for (const [uri, target] of [...this.subscriptions]) {
-      if (this.session.subscriptions.includes(uri)) continue;
-      this.subscriptions.delete(uri);
-      await this.parts.client
-        .call(target.gatewayId, this.affinity, (connection) =>
-          connection.request('resources/unsubscribe', { uri: target.upstreamUri }),
-        )
-        .catch(() => undefined);
-    }
+  /** Subscriptions another replica ended: this replica stops following them too. */
+  reconcileSubscriptions(): void {
+    for (const uri of [...this.following.keys()])
+      if (!this.session.subscriptions.includes(uri)) this.followed(uri, null);
   }
 
   /** A client message this replica cannot place, for the replica that can. */
@@ -332,6 +311,7 @@ export class SessionRuntime implements StreamSink {
       exchange.finish(jsonRpcError(id, CONNECTION_CLOSED, 'Session closed'));
     }
     this.asked.close();
+    for (const uri of [...this.following.keys()]) this.followed(uri, null);
     this.endStreams();
     await this.parts.client.release(this.affinity);
   }
