@@ -43,6 +43,18 @@ function cursorOf(params: unknown): string | undefined {
  * answers in a retry), or an error. What only a 2025 session has (initialize, ping, log level,
  * subscriptions) is the session adapter's.
  */
+/** The methods the core serves to clients of both eras (each era's entry adds its own). */
+export const BOTH_ERAS: ReadonlySet<string> = new Set([
+  'tools/list',
+  'tools/call',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'prompts/list',
+  'prompts/get',
+  'completion/complete',
+]);
+
 @Injectable()
 export class Dispatcher {
   private readonly logger = new Logger(Dispatcher.name);

@@ -18,6 +18,7 @@ import { HEADER_MISMATCH, UNSUPPORTED_PROTOCOL_VERSION } from '../../upstream/er
 import { LOGGING_LEVELS } from '../protocol/logging-level';
 import { McpRefusal } from '../protocol/mcp-errors';
 import { type RequestStateBinding } from '../core/request-state-seal';
+import { BOTH_ERAS } from '../core/dispatcher';
 import { MODERN_VERSIONS } from '../core/server-identity';
 import { type Principal } from '../../auth/principal';
 import { declaresCapability } from '../../upstream/client-capabilities';
@@ -29,18 +30,10 @@ import { type McpScope, scopeKey } from '../protocol/mcp-scope';
  * unknown on this wire: 404 and -32601.
  */
 export const MODERN_METHODS: ReadonlySet<string> = new Set([
+  ...BOTH_ERAS,
   'server/discover',
-  'tools/list',
-  'tools/call',
-  'resources/list',
-  'resources/templates/list',
-  'resources/read',
-  'prompts/list',
-  'prompts/get',
-  'completion/complete',
   'subscriptions/listen',
 ]);
-
 /** The request field that `Mcp-Name` mirrors, per method (SEP-2243). */
 const NAME_SOURCE: Readonly<Record<string, 'name' | 'uri'>> = {
   'tools/call': 'name',

@@ -11,7 +11,7 @@ import { type Principal } from '../../auth/principal';
 import { answeringRounds, isInputRequired } from '../../upstream/input-rounds';
 import { McpApps } from '../apps/mcp-apps.service';
 import { APPROVAL_INPUT } from '../core/approval-step';
-import { Dispatcher } from '../core/dispatcher';
+import { BOTH_ERAS, Dispatcher } from '../core/dispatcher';
 import { ResourceCalls, uriOf } from '../core/resource-calls';
 import { serverInfo, SERVER_CAPABILITIES } from '../core/server-identity';
 import { UpstreamClient } from '../../upstream/upstream-client';
@@ -30,18 +30,6 @@ import {
 import { type McpRequest } from '../protocol/mcp-request';
 import { type SessionRuntime } from './session-runtime';
 import { SessionStore } from './session.store';
-
-/** What a 2025 session may ask of the core: its era's methods. */
-const CORE_METHODS: ReadonlySet<string> = new Set([
-  'tools/list',
-  'tools/call',
-  'resources/list',
-  'resources/templates/list',
-  'resources/read',
-  'prompts/list',
-  'prompts/get',
-  'completion/complete',
-]);
 
 /** The lists whose version a session records when it reads them, by method. */
 const LISTED: Readonly<Record<string, ListKind>> = {
@@ -86,7 +74,7 @@ export class SessionRequests {
     } catch (error) {
       return this.dispatcher.failed(request, error);
     }
-    if (!CORE_METHODS.has(message.method))
+    if (!BOTH_ERAS.has(message.method))
       return errorResponse(
         message.id,
         new RpcError(ProtocolErrorCode.MethodNotFound, 'Method not found'),
