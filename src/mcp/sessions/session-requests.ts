@@ -67,7 +67,7 @@ export class SessionRequests {
     signal: AbortSignal,
     principal: Principal,
   ): Promise<JSONRPCResponse> {
-    const request = runtime.requestOf(message, signal, principal);
+    const request = requestOf(runtime, message, signal, principal);
     try {
       const own = await this.own(runtime, request);
       if (own) return { jsonrpc: '2.0', id: message.id, result: own };
@@ -216,4 +216,42 @@ function inEra(answer: JSONRPCResponse): JSONRPCResponse {
   >;
   if (data.approval !== 'unavailable') return answer;
   return { ...answer, error: { ...answer.error, code: TOOL_CALL_REFUSED, data } };
+}
+
+/**
+ * One request of a session as the core serves it: the session's capabilities, client and log
+ * level, its promotions, its own upstream connections, and the request's own stream for what goes
+ * out about it.
+ */
+function requestOf(
+  runtime: SessionRuntime,
+  message: JSONRPCRequest,
+  signal: AbortSignal,
+  principal: Principal,
+): McpRequest {
+  const { id } = message;
+  const { session } = runtime;
+  const meta = (message.params?._meta ?? {}) as { traceparent?: unknown };
+  return {
+    id,
+    method: message.method,
+    params: message.params,
+    scope: runtime.scope,
+    principal,
+    meta: {
+      protocolVersion: session.protocolVersion,
+      clientCapabilities: session.initializeParams?.capabilities ?? {},
+      clientInfo: session.initializeParams?.clientInfo ?? null,
+      logLevel: runtime.logLevel,
+      traceparent: typeof meta.traceparent === 'string' ? meta.traceparent : null,
+    },
+    owner: { kind: 'session', sessionId: runtime.id },
+    affinity: runtime.affinity,
+    sessionId: runtime.id,
+    signal,
+    sink: {
+      notify: (notification) => runtime.toClient(notification, id),
+      ask: (asked) => runtime.ask(asked, id, signal),
+    },
+  };
 }

@@ -1,14 +1,11 @@
 import {
   type JSONRPCMessage,
   type JSONRPCNotification,
-  type JSONRPCRequest,
   type JSONRPCResponse,
   type LoggingLevel,
   type RequestId,
   type Result,
 } from '@modelcontextprotocol/server';
-import { type Principal } from '../../auth/principal';
-import { type McpRequest } from '../protocol/mcp-request';
 import { type ListKind } from '../directory/scope-directory';
 import { passesLogLevel } from '../protocol/logging-level';
 import { CONNECTION_CLOSED, jsonRpcError } from '../protocol/mcp-errors';
@@ -114,39 +111,6 @@ export class SessionRuntime implements StreamSink {
     if (this.served.get(id)?.exchange !== exchange) return;
     this.served.delete(id);
     exchange.finish(answer);
-  }
-
-  /**
-   * One request of this session as the core serves it: the session's capabilities, client and
-   * log level, its promotions, its own upstream connections, and the request's own stream for
-   * what goes out about it.
-   */
-  requestOf(message: JSONRPCRequest, signal: AbortSignal, principal: Principal): McpRequest {
-    const { id } = message;
-    const params = this.session.initializeParams;
-    const meta = (message.params?._meta ?? {}) as { traceparent?: unknown };
-    return {
-      id,
-      method: message.method,
-      params: message.params,
-      scope: this.scope,
-      principal,
-      meta: {
-        protocolVersion: this.session.protocolVersion,
-        clientCapabilities: params?.capabilities ?? {},
-        clientInfo: params?.clientInfo ?? null,
-        logLevel: this.logLevel,
-        traceparent: typeof meta.traceparent === 'string' ? meta.traceparent : null,
-      },
-      owner: { kind: 'session', sessionId: this.id },
-      affinity: this.affinity,
-      sessionId: this.id,
-      signal,
-      sink: {
-        notify: (notification) => this.toClient(notification, id),
-        ask: (asked) => this.ask(asked, id, signal),
-      },
-    };
   }
 
   /** The client cancelled a request: it gets no answer. False when it is not served here. */
