@@ -19,9 +19,7 @@ export function standardise(scores: Float64Array | Float32Array): Standardised {
     sum += x;
     squares += x * x;
   }
-  const mean = sum / n;
-  const variance = squares / n - mean * mean;
-  return { mean, inverseDeviation: variance > 1e-12 ? 1 / Math.sqrt(variance) : 0 };
+  return standardised(sum, squares, n);
 }
 
 /** The same for sparse scores: `touched` lists the documents with a score other than zero. */
@@ -38,6 +36,10 @@ export function standardiseSparse(
     sum += x;
     squares += x * x;
   }
+  return standardised(sum, squares, n);
+}
+
+function standardised(sum: number, squares: number, n: number): Standardised {
   const mean = sum / n;
   const variance = squares / n - mean * mean;
   return { mean, inverseDeviation: variance > 1e-12 ? 1 / Math.sqrt(variance) : 0 };
