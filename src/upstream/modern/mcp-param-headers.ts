@@ -102,6 +102,28 @@ export function headerParamValues(
   return headers;
 }
 
+/** A 2026-07-28 request's standard headers (`Mcp-Method`, `Mcp-Name`), and a call's `Mcp-Param-*`. */
+export function requestHeaders(
+  method: string,
+  params: Record<string, unknown>,
+  tools: ToolHeaderParams,
+): Record<string, string> {
+  const headers: Record<string, string> = { 'mcp-method': method };
+  const name =
+    method === 'tools/call' || method === 'prompts/get'
+      ? params.name
+      : method === 'resources/read'
+        ? params.uri
+        : undefined;
+  if (typeof name === 'string') headers['mcp-name'] = encodeHeaderValue(name);
+  if (method === 'tools/call' && typeof name === 'string')
+    Object.assign(
+      headers,
+      headerParamValues(tools.of(name), params.arguments as Record<string, unknown> | undefined),
+    );
+  return headers;
+}
+
 /** A value as header text: plain when it is printable ASCII without edge spaces, else base64. */
 export function encodeHeaderValue(value: string): string {
   const plain =
