@@ -15,7 +15,7 @@ import { type Channel } from '../transport/channel';
 import { requestHeaders, type ToolHeaderParams } from './mcp-param-headers';
 import { ModernListen } from './modern-listen';
 import { HEADER_MISMATCH, UNSUPPORTED_PROTOCOL_VERSION } from '../eras/protocol-era';
-import { resultOf, RpcExchanges } from '../rpc-exchanges';
+import { resultOf, RpcConnection } from '../rpc-connection';
 import {
   type ConnectOptions,
   PORTICO_CLIENT,
@@ -47,35 +47,32 @@ export interface ModernConnectOptions extends ConnectOptions {
  * rounds (allowInputRequired), as it came. It has the call interface of a 2025 session, so the
  * upstream client, sync and the CLI use either without knowing which.
  */
-export class ModernConnection implements UpstreamConnection {
-  private readonly exchanges: RpcExchanges;
+export class ModernConnection extends RpcConnection implements UpstreamConnection {
+  declare protected readonly options: ModernConnectOptions;
   private readonly listens: ModernListen;
   private readonly closing = new AbortController();
   private established = false;
   private logLevel: string | null = null;
   private discovered: DiscoverResult | null;
 
-  private constructor(
-    private readonly channel: Channel,
-    private readonly options: ModernConnectOptions,
-  ) {
-    this.exchanges = new RpcExchanges(channel, options);
+  private constructor(channel: Channel, options: ModernConnectOptions) {
+    super(channel, options);
     this.discovered = options.discover;
     this.listens = new ModernListen({
       channel,
-      exchanges: this.exchanges,
+      nextId: () => this.nextId(),
       listChanges: options.listen === true,
       listener: options.listener,
       closing: this.closing.signal,
       envelope: () => this.envelope(undefined, undefined),
-      lose: (reason) => this.lose(reason),
+      lose: (error) => this.lose(this.failureOf(error)),
     });
   }
 
   /** Opens the channel; nothing is sent yet. Throws an UpstreamFailure. */
   static async start(channel: Channel, options: ModernConnectOptions): Promise<ModernConnection> {
     const connection = new ModernConnection(channel, options);
-    await connection.exchanges.open({
+    await connection.startChannel({
       message: (message) => {
         if (!('id' in message)) connection.untied(message);
       },
@@ -114,14 +111,6 @@ export class ModernConnection implements UpstreamConnection {
 
   get protocolVersion(): string {
     return this.options.version;
-  }
-
-  get closed(): boolean {
-    return this.exchanges.closed;
-  }
-
-  get lost(): Promise<UpstreamFailure> {
-    return this.exchanges.lost;
   }
 
   async request<T extends Result = Result>(
@@ -191,7 +180,7 @@ export class ModernConnection implements UpstreamConnection {
   ): Promise<T> {
     const { _meta: given, ...rest } = params ?? {};
     const enveloped = { ...rest, _meta: this.envelope(given, options.caller) };
-    return this.exchanges.request(method, enveloped, options, {
+    return this.exchange(method, enveloped, options, {
       headers: requestHeaders(method, rest, this.options.headerParams),
       cancels: this.options.pipe,
       settle: (response) => {
@@ -271,23 +260,23 @@ export class ModernConnection implements UpstreamConnection {
     this.lose(new UpstreamFailure('protocol', reason));
   }
 
-  async notify(method: string, params?: Record<string, unknown>): Promise<void> {
+  override async notify(method: string, params?: Record<string, unknown>): Promise<void> {
     // Only stdio carries notifications to a modern upstream (cancellation); HTTP has none to send.
-    if (this.options.pipe) await this.exchanges.notify(method, params);
+    if (this.options.pipe) await super.notify(method, params);
   }
 
-  close(): Promise<void> {
+  override close(): Promise<void> {
     this.closing.abort();
-    return this.exchanges.close();
+    return super.close();
   }
 
   /** A message outside any request's stream: a stdio pipe's, or the listen's on stdio. */
-  private untied(message: JSONRPCNotification): void {
-    if (!this.listens.heard(message)) this.exchanges.untied(message);
+  protected override untied(message: JSONRPCNotification): void {
+    if (!this.listens.heard(message)) super.untied(message);
   }
 
   /** Once closing, the end of the channel and its listen is no loss. */
-  private lose(reason: UpstreamFailure): void {
-    if (!this.closing.signal.aborted) this.exchanges.lose(reason);
+  protected override lose(reason: UpstreamFailure): void {
+    if (!this.closing.signal.aborted) super.lose(reason);
   }
 }

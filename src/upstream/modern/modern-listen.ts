@@ -5,7 +5,6 @@ import {
 } from '@modelcontextprotocol/client';
 import { setTimeout as delay } from 'node:timers/promises';
 import { type Channel } from '../transport/channel';
-import { type RpcExchanges } from '../rpc-exchanges';
 import { type UpstreamListener } from '../upstream-connection';
 import { UpstreamFailure, UpstreamRpcError } from '../upstream-error';
 
@@ -23,7 +22,8 @@ const LISTEN_FILTER = {
 /** What a listen needs of the connection it belongs to. */
 export interface ListenHost {
   channel: Channel;
-  exchanges: RpcExchanges;
+  /** An id no request of the connection uses. */
+  nextId(): number;
   /** Whether list changes are listened for (`ConnectOptions.listen`). */
   listChanges: boolean;
   listener: UpstreamListener | undefined;
@@ -31,7 +31,7 @@ export interface ListenHost {
   closing: AbortSignal;
   /** The connection's `_meta` envelope, which a listen carries too. */
   envelope(): Record<string, unknown>;
-  lose(reason: UpstreamFailure): void;
+  lose(error: unknown): void;
 }
 
 /**
@@ -63,8 +63,8 @@ export class ModernListen {
   }
 
   async open(): Promise<void> {
-    const { channel, exchanges, listener, closing } = this.host;
-    const id = exchanges.nextId();
+    const { channel, listener, closing } = this.host;
+    const id = this.host.nextId();
     const previous = this.listening;
     const stop = new AbortController();
     this.listening = stop;
@@ -106,7 +106,7 @@ export class ModernListen {
         },
         (error: unknown) => {
           if (closing.aborted || replaced()) return;
-          this.host.lose(exchanges.failureOf(error));
+          this.host.lose(error);
         },
       )
       .finally(acknowledged);

@@ -10,7 +10,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/client';
 import { type Channel } from '../transport/channel';
-import { type InFlight, resultOf, RpcExchanges } from '../rpc-exchanges';
+import { type InFlight, resultOf, RpcConnection } from '../rpc-connection';
 import { UpstreamFailure, UpstreamRpcError } from '../upstream-error';
 import {
   type ConnectOptions,
@@ -26,26 +26,17 @@ import {
  * notifications, which go to the request they are about when the wire says so (its own stream, or
  * its progress token), and otherwise to the connection's listener.
  */
-export class SessionConnection implements UpstreamConnection {
-  private readonly exchanges: RpcExchanges;
+export class SessionConnection extends RpcConnection implements UpstreamConnection {
   private initialized: InitializeResult | null = null;
-
-  private constructor(
-    private readonly channel: Channel,
-    private readonly options: ConnectOptions,
-  ) {
-    this.exchanges = new RpcExchanges(channel, options);
-  }
 
   /** Opens the channel and runs the handshake; throws an UpstreamFailure. */
   static async open(channel: Channel, options: ConnectOptions): Promise<SessionConnection> {
     const connection = new SessionConnection(channel, options);
-    const { exchanges } = connection;
-    await exchanges.open(
+    await connection.startChannel(
       {
         message: (message) =>
-          'id' in message ? connection.answer(message, undefined) : exchanges.untied(message),
-        lost: (reason) => exchanges.lose(reason),
+          'id' in message ? connection.answer(message, undefined) : connection.untied(message),
+        lost: (reason) => connection.lose(reason),
       },
       () => connection.handshake(),
     );
@@ -64,32 +55,16 @@ export class SessionConnection implements UpstreamConnection {
     return this.initialized?.protocolVersion;
   }
 
-  get closed(): boolean {
-    return this.exchanges.closed;
-  }
-
-  get lost(): Promise<UpstreamFailure> {
-    return this.exchanges.lost;
-  }
-
   request<T extends Result = Result>(
     method: string,
     params: Record<string, unknown> | undefined,
     options: RequestOptions = {},
   ): Promise<T> {
-    return this.exchanges.request(method, params, options, {
+    return this.exchange(method, params, options, {
       cancels: method !== 'initialize',
       answer: (request, entry) => this.answer(request, entry),
       settle: (response) => resultOf(response) as T,
     });
-  }
-
-  notify(method: string, params?: Record<string, unknown>): Promise<void> {
-    return this.exchanges.notify(method, params);
-  }
-
-  close(): Promise<void> {
-    return this.exchanges.close();
   }
 
   private async handshake(): Promise<void> {

@@ -36,11 +36,12 @@ export interface ExchangeRules<T> {
 }
 
 /**
- * The requests of one upstream connection, whatever its era: their ids, retries and admission,
- * each one's timer and caller's abort, cancellation upstream, the messages the upstream sends
- * about them, and the connection's end (lost, or closed once no request is in flight).
+ * What an upstream connection of either era does with its requests: their ids, retries and
+ * admission, each one's timer and caller's abort, cancellation upstream, the messages the upstream
+ * sends about them, and the connection's end (lost, or closed once no request is in flight). Each
+ * era's connection adds what it says on the wire, as the SDK's Client adds to its Protocol.
  */
-export class RpcExchanges {
+export abstract class RpcConnection {
   readonly lost: Promise<UpstreamFailure>;
   private markLost!: (reason: UpstreamFailure) => void;
   private readonly inFlight = new Map<number, InFlight>();
@@ -49,15 +50,18 @@ export class RpcExchanges {
   private lostFlag = false;
   private idle: (() => void) | null = null;
 
-  constructor(
-    private readonly channel: Channel,
-    private readonly options: ConnectOptions,
+  protected constructor(
+    protected readonly channel: Channel,
+    protected readonly options: ConnectOptions,
   ) {
     this.lost = new Promise((resolve) => (this.markLost = resolve));
   }
 
   /** Opens the channel, then `ready`; a failure closes the channel and is thrown classified. */
-  async open(listener: ChannelListener, ready?: () => Promise<void>): Promise<void> {
+  protected async startChannel(
+    listener: ChannelListener,
+    ready?: () => Promise<void>,
+  ): Promise<void> {
     try {
       await startWithin(this.channel.start(listener), this.options.timeoutMs, (failure) =>
         this.options.admission?.observeFailure(failure),
@@ -74,7 +78,7 @@ export class RpcExchanges {
     return this.lostFlag || this.ending !== null;
   }
 
-  nextId(): number {
+  protected nextId(): number {
     return ++this.sequence;
   }
 
@@ -83,7 +87,7 @@ export class RpcExchanges {
    * (its circuit breaker and its cap on calls), and resolves as `rules` settle its response.
    * Throws an UpstreamFailure, or an UpstreamRpcError when the upstream answered with one.
    */
-  request<T>(
+  protected exchange<T>(
     method: string,
     params: Record<string, unknown> | undefined,
     options: RequestOptions,
@@ -92,7 +96,7 @@ export class RpcExchanges {
     const attempt = async () => {
       if (this.lostFlag) throw await this.lost;
       return throughAdmission(this.options.admission, options.signal, () =>
-        this.exchange(method, params, options, rules),
+        this.once(method, params, options, rules),
       );
     };
     return withRetries(
@@ -104,7 +108,7 @@ export class RpcExchanges {
     );
   }
 
-  private async exchange<T>(
+  private async once<T>(
     method: string,
     params: Record<string, unknown> | undefined,
     options: RequestOptions,
@@ -160,7 +164,7 @@ export class RpcExchanges {
    * everything else (logs, list changes, resource updates) is the connection's listener's, since
    * the wire does not say which request it is about.
    */
-  untied(message: JSONRPCNotification): void {
+  protected untied(message: JSONRPCNotification): void {
     if (message.method === 'notifications/progress') {
       const token = (message.params as { progressToken?: unknown } | undefined)?.progressToken;
       const entry = [...this.inFlight.values()].find(
@@ -184,7 +188,7 @@ export class RpcExchanges {
     return this.ending;
   }
 
-  lose(reason: UpstreamFailure): void {
+  protected lose(reason: UpstreamFailure): void {
     if (this.lostFlag) return;
     this.lostFlag = true;
     const redacted = reason.redacted(this.options.secrets);
@@ -192,12 +196,12 @@ export class RpcExchanges {
     this.options.listener?.lost?.(redacted);
   }
 
-  classify(error: unknown): UpstreamFailure | UpstreamRpcError {
+  protected classify(error: unknown): UpstreamFailure | UpstreamRpcError {
     return classifyUpstreamError(error, this.options.timeoutMs, this.options.secrets);
   }
 
   /** As `classify`, for a failure that is only reported: an RPC error becomes its message. */
-  failureOf(error: unknown): UpstreamFailure {
+  protected failureOf(error: unknown): UpstreamFailure {
     return upstreamFailure(error, this.options.timeoutMs, this.options.secrets);
   }
 
