@@ -132,7 +132,7 @@ export class ModernConnection extends RpcConnection implements UpstreamConnectio
         await this.listens.subscription(
           method,
           params?.uri,
-          this.serverCapabilities.resources?.subscribe === true,
+          Boolean(this.discovered?.capabilities.resources?.subscribe),
         );
         return {} as T;
     }

@@ -48,9 +48,10 @@ export interface RequestExtras {
 }
 
 /**
- * The HTTP requests of one Streamable HTTP upstream, on undici's pooled keep-alive connections:
- * each carries the credentials, the session and the protocol version, and the statuses that are
- * failures become UpstreamFailures (or, from a 2026-07-28 upstream, the JSON-RPC error they carry).
+ * The HTTP requests of one Streamable HTTP upstream: each carries the credentials, the session and
+ * the protocol version, and a status that is a failure becomes an UpstreamFailure (or, from a
+ * 2026-07-28 upstream, the JSON-RPC error it carries). This is the tools/call hot path: undici's
+ * pooled keep-alive connections instead of fetch and web streams.
  */
 export class UpstreamHttp {
   sessionId: string | undefined;
