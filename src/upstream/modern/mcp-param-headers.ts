@@ -1,9 +1,10 @@
 /**
- * SEP-2243: a 2026-07-28 tool marks input properties with `x-mcp-header: "X"`, and a client
- * mirrors those arguments into `Mcp-Param-X` headers. The SDK keeps its version of this internal,
- * so Portico has its own, written to the same rules (RFC 9110 tokens, primitive types, properties
- * reached only through `properties`, case-insensitively unique, base64 sentinel for values that
- * are not plain header text).
+ * SEP-2243: a 2026-07-28 request states its method and name in `Mcp-Method` and `Mcp-Name`; a
+ * tool marks input properties with `x-mcp-header: "X"`, and a client mirrors those arguments into
+ * `Mcp-Param-X` headers. The SDK keeps its version of this internal, so Portico has its own,
+ * written to the same rules (RFC 9110 tokens, primitive types, properties reached only through
+ * `properties`, case-insensitively unique, base64 sentinel for values that are not plain header
+ * text).
  */
 
 const X_MCP_HEADER = 'x-mcp-header';
