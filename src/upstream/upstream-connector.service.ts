@@ -7,7 +7,8 @@ import {
   type OAuthSettings,
 } from '../gateways/gateway-credentials';
 import { type Channel } from './transport/channel';
-import { type BearerSource, HttpChannel } from './transport/http-channel';
+import { HttpChannel } from './transport/http-channel';
+import { type BearerSource } from './transport/upstream-http';
 import { SessionConnection } from './sessions/session-connection';
 import { type MessageLimits } from './transport/message-bounds';
 import { ModernConnection } from './modern/modern-connection';

@@ -1,9 +1,10 @@
 /**
- * SEP-2243: a 2026-07-28 tool marks input properties with `x-mcp-header: "X"`, and a client
- * mirrors those arguments into `Mcp-Param-X` headers. The SDK keeps its version of this internal,
- * so Portico has its own, written to the same rules (RFC 9110 tokens, primitive types, properties
- * reached only through `properties`, case-insensitively unique, base64 sentinel for values that
- * are not plain header text).
+ * SEP-2243: a 2026-07-28 request states its method and name in `Mcp-Method` and `Mcp-Name`; a
+ * tool marks input properties with `x-mcp-header: "X"`, and a client mirrors those arguments into
+ * `Mcp-Param-X` headers. The SDK keeps its version of this internal, so Portico has its own,
+ * written to the same rules (RFC 9110 tokens, primitive types, properties reached only through
+ * `properties`, case-insensitively unique, base64 sentinel for values that are not plain header
+ * text).
  */
 
 const X_MCP_HEADER = 'x-mcp-header';
@@ -99,6 +100,28 @@ export function headerParamValues(
     const text = primitiveText(valueAt(args, path));
     if (text !== undefined) headers[`mcp-param-${header.toLowerCase()}`] = encodeHeaderValue(text);
   }
+  return headers;
+}
+
+/** A 2026-07-28 request's standard headers (`Mcp-Method`, `Mcp-Name`), and a call's `Mcp-Param-*`. */
+export function requestHeaders(
+  method: string,
+  params: Record<string, unknown>,
+  tools: ToolHeaderParams,
+): Record<string, string> {
+  const headers: Record<string, string> = { 'mcp-method': method };
+  const name =
+    method === 'tools/call' || method === 'prompts/get'
+      ? params.name
+      : method === 'resources/read'
+        ? params.uri
+        : undefined;
+  if (typeof name === 'string') headers['mcp-name'] = encodeHeaderValue(name);
+  if (method === 'tools/call' && typeof name === 'string')
+    Object.assign(
+      headers,
+      headerParamValues(tools.of(name), params.arguments as Record<string, unknown> | undefined),
+    );
   return headers;
 }
 

@@ -4,43 +4,27 @@ import {
   type DiscoverResult,
   type Implementation,
   type JSONRPCNotification,
-  type JSONRPCRequest,
   LOG_LEVEL_META_KEY,
   PROTOCOL_VERSION_META_KEY,
   ProtocolErrorCode,
   type Result,
   SERVER_INFO_META_KEY,
   type ServerCapabilities,
-  SUBSCRIPTION_ID_META_KEY,
 } from '@modelcontextprotocol/client';
-import { setTimeout as delay } from 'node:timers/promises';
-import { CallTimer } from '../resilience/call-timer';
-import { type Channel, startWithin } from '../transport/channel';
-import { encodeHeaderValue, headerParamValues, type ToolHeaderParams } from './mcp-param-headers';
+import { type Channel } from '../transport/channel';
+import { requestHeaders, type ToolHeaderParams } from './mcp-param-headers';
+import { ModernListen } from './modern-listen';
 import { HEADER_MISMATCH, UNSUPPORTED_PROTOCOL_VERSION } from '../eras/protocol-era';
+import { resultOf, RpcConnection } from '../rpc-connection';
 import {
   type ConnectOptions,
   PORTICO_CLIENT,
   type CallerMeta,
   type RequestOptions,
-  type RequestSink,
   type UpstreamConnection,
 } from '../upstream-connection';
-import { classifyUpstreamError, UpstreamFailure, UpstreamRpcError } from '../upstream-error';
-import { throughAdmission } from '../resilience/upstream-admission';
+import { UpstreamFailure, UpstreamRpcError } from '../upstream-error';
 import { listAll } from '../upstream-lists';
-import { IDEMPOTENT_METHODS, withRetries } from '../resilience/upstream-retry';
-
-/** How long opening a watch waits for the upstream to acknowledge its listen. */
-const LISTEN_ACK_WAIT_MS = 2000;
-/** The most resources one connection's listen follows. */
-const MAX_RESOURCE_SUBSCRIPTIONS = 100;
-/** What a watch listens for: every list change (resources are added as they are subscribed). */
-const LISTEN_FILTER = {
-  toolsListChanged: true,
-  promptsListChanged: true,
-  resourcesListChanged: true,
-};
 
 export interface ModernConnectOptions extends ConnectOptions {
   /** The 2026-07-28-era version every request states. */
@@ -55,12 +39,6 @@ export interface ModernConnectOptions extends ConnectOptions {
   pipe: boolean;
 }
 
-interface InFlight {
-  request: JSONRPCRequest;
-  sink?: RequestSink;
-  timer: CallTimer;
-}
-
 /**
  * The MCP client of 2026-07-28 upstreams: no handshake and no session. Each request is its own
  * exchange, carrying the `_meta` envelope (version, the caller's capabilities, Portico as client,
@@ -69,50 +47,37 @@ interface InFlight {
  * rounds (allowInputRequired), as it came. It has the call interface of a 2025 session, so the
  * upstream client, sync and the CLI use either without knowing which.
  */
-export class ModernConnection implements UpstreamConnection {
-  private readonly inFlight = new Map<number, InFlight>();
-  private readonly lostReason: Promise<UpstreamFailure>;
-  private markLost!: (reason: UpstreamFailure) => void;
+export class ModernConnection extends RpcConnection implements UpstreamConnection {
+  declare protected readonly options: ModernConnectOptions;
+  private readonly listens: ModernListen;
   private readonly closing = new AbortController();
-  private sequence = 0;
-  private ending: Promise<void> | null = null;
-  private lostFlag = false;
   private established = false;
   private logLevel: string | null = null;
-  private idle: (() => void) | null = null;
   private discovered: DiscoverResult | null;
-  private listenHandler: ((message: JSONRPCNotification) => void) | null = null;
-  /** The listen open now; aborting it closes its stream. */
-  private listening: AbortController | null = null;
-  /** What 2025 callers subscribed to on this connection: the listen's resourceSubscriptions. */
-  private readonly resourceUris = new Set<string>();
 
-  private constructor(
-    private readonly channel: Channel,
-    private readonly options: ModernConnectOptions,
-  ) {
-    this.lostReason = new Promise((resolve) => (this.markLost = resolve));
+  private constructor(channel: Channel, options: ModernConnectOptions) {
+    super(channel, options);
     this.discovered = options.discover;
+    this.listens = new ModernListen({
+      channel,
+      nextId: () => this.nextId(),
+      listChanges: options.listen === true,
+      listener: options.listener,
+      closing: this.closing.signal,
+      envelope: () => this.envelope(undefined, undefined),
+      lose: (error) => this.lose(this.failureOf(error)),
+    });
   }
 
   /** Opens the channel; nothing is sent yet. Throws an UpstreamFailure. */
   static async start(channel: Channel, options: ModernConnectOptions): Promise<ModernConnection> {
     const connection = new ModernConnection(channel, options);
-    try {
-      await startWithin(
-        channel.start({
-          message: (message) => {
-            if (!('id' in message)) connection.untied(message);
-          },
-          lost: (reason) => connection.lose(reason),
-        }),
-        options.timeoutMs,
-        (failure) => options.admission?.observeFailure(failure),
-      );
-    } catch (error) {
-      await channel.close().catch(() => undefined);
-      throw connection.classify(error);
-    }
+    await connection.startChannel({
+      message: (message) => {
+        if (!('id' in message)) connection.untied(message);
+      },
+      lost: (reason) => connection.lose(reason),
+    });
     return connection;
   }
 
@@ -125,7 +90,8 @@ export class ModernConnection implements UpstreamConnection {
   /** Discovers what is not known yet, and opens the listen when the opener hears list changes. */
   async ready(): Promise<void> {
     await this.discover();
-    if (this.options.listen === true && this.options.listener?.notification) await this.listen();
+    if (this.options.listen === true && this.options.listener?.notification)
+      await this.listens.open();
   }
 
   get discoverResult(): DiscoverResult | null {
@@ -147,14 +113,6 @@ export class ModernConnection implements UpstreamConnection {
     return this.options.version;
   }
 
-  get closed(): boolean {
-    return this.lostFlag || this.ending !== null;
-  }
-
-  get lost(): Promise<UpstreamFailure> {
-    return this.lostReason;
-  }
-
   async request<T extends Result = Result>(
     method: string,
     params: Record<string, unknown> | undefined,
@@ -171,7 +129,11 @@ export class ModernConnection implements UpstreamConnection {
         return {} as T;
       case 'resources/subscribe':
       case 'resources/unsubscribe':
-        await this.subscription(method, params);
+        await this.listens.subscription(
+          method,
+          params?.uri,
+          Boolean(this.discovered?.capabilities.resources?.subscribe),
+        );
         return {} as T;
     }
     return this.headerChecked(method, params, options);
@@ -185,14 +147,14 @@ export class ModernConnection implements UpstreamConnection {
   ): Promise<T> {
     if (method === 'tools/call') this.refuseInvalidTool(params);
     try {
-      return await this.retried<T>(method, params, options);
+      return await this.sent<T>(method, params, options);
     } catch (error) {
       // The upstream checks Mcp-Param-* against the tool's schema; learn it once and try again.
       const mismatch = error instanceof UpstreamRpcError && error.code === HEADER_MISMATCH;
       if (!mismatch || method !== 'tools/call' || this.options.headerParams.loaded) throw error;
       await listAll(this, 'tools/list', options.signal);
       this.refuseInvalidTool(params);
-      return this.retried<T>(method, params, options);
+      return this.sent<T>(method, params, options);
     }
   }
 
@@ -210,85 +172,27 @@ export class ModernConnection implements UpstreamConnection {
     );
   }
 
-  private retried<T extends Result>(
+  /** The request with its envelope and headers; the answer is judged for the era it speaks. */
+  private sent<T extends Result>(
     method: string,
     params: Record<string, unknown> | undefined,
     options: RequestOptions,
   ): Promise<T> {
-    return withRetries(
-      () => this.attempt<T>(method, params, options),
-      this.options.retry,
-      IDEMPOTENT_METHODS.has(method),
-      () => !this.closed,
-      options.signal,
-    );
-  }
-
-  /** One exchange, through the upstream's admission: its circuit breaker and its cap on calls. */
-  private async attempt<T extends Result>(
-    method: string,
-    params: Record<string, unknown> | undefined,
-    options: RequestOptions,
-  ): Promise<T> {
-    if (this.lostFlag) throw await this.lostReason;
-    return throughAdmission(this.options.admission, options.signal, () =>
-      this.exchange<T>(method, params, options),
-    );
-  }
-
-  private async exchange<T extends Result>(
-    method: string,
-    params: Record<string, unknown> | undefined,
-    options: RequestOptions,
-  ): Promise<T> {
-    const id = ++this.sequence;
     const { _meta: given, ...rest } = params ?? {};
-    const request: JSONRPCRequest = {
-      jsonrpc: '2.0',
-      id,
-      method,
-      params: { ...rest, _meta: this.envelope(given, options.caller) },
-    };
-    const abort = new AbortController();
-    const timeoutMs = options.timeoutMs ?? this.options.timeoutMs;
-    const timer = new CallTimer(timeoutMs, () =>
-      abort.abort(new UpstreamFailure('timeout', `no answer within ${timeoutMs} ms`)),
-    );
-    const onCallerAbort = () =>
-      abort.abort(new UpstreamFailure('cancelled', String(options.signal?.reason ?? 'cancelled')));
-    const entry: InFlight = { request, sink: options.sink, timer };
-    this.inFlight.set(id, entry);
-    if (options.signal?.aborted) onCallerAbort();
-    options.signal?.addEventListener('abort', onCallerAbort, { once: true });
-    try {
-      const response = await this.channel.request(request, {
-        signal: abort.signal,
-        headers: this.headersOf(method, rest),
-        onMessage: (message) => {
-          timer.restart();
-          if (!('id' in message)) this.deliver(message, entry);
-        },
-      });
-      if ('error' in response) {
-        const { code, message, data } = response.error;
-        this.judge(method, code, message);
-        throw new UpstreamRpcError(code, message, data);
-      }
-      if (!this.established) {
-        this.established = true;
-        this.channel.established(this.options.version);
-      }
-      return this.complete<T>(method, response.result, options);
-    } catch (error) {
-      const reason: unknown = abort.signal.aborted ? abort.signal.reason : error;
-      if (abort.signal.aborted && this.options.pipe) this.cancelUpstream(id, reason);
-      throw this.classify(reason);
-    } finally {
-      timer.stop();
-      options.signal?.removeEventListener('abort', onCallerAbort);
-      this.inFlight.delete(id);
-      if (this.inFlight.size === 0) this.idle?.();
-    }
+    const enveloped = { ...rest, _meta: this.envelope(given, options.caller) };
+    return this.exchange(method, enveloped, options, {
+      headers: requestHeaders(method, rest, this.options.headerParams),
+      cancels: this.options.pipe,
+      settle: (response) => {
+        if ('error' in response) this.judge(method, response.error.code, response.error.message);
+        const result = resultOf(response);
+        if (!this.established) {
+          this.established = true;
+          this.channel.established(this.options.version);
+        }
+        return this.complete<T>(method, result, options);
+      },
+    });
   }
 
   /**
@@ -307,27 +211,6 @@ export class ModernConnection implements UpstreamConnection {
       [CLIENT_INFO_META_KEY]: PORTICO_CLIENT,
       ...(typeof level === 'string' ? { [LOG_LEVEL_META_KEY]: level } : {}),
     };
-  }
-
-  /** The standard headers of the request, and the tool's `Mcp-Param-*` for a call. */
-  private headersOf(method: string, params: Record<string, unknown>): Record<string, string> {
-    const headers: Record<string, string> = { 'mcp-method': method };
-    const name =
-      method === 'tools/call' || method === 'prompts/get'
-        ? params.name
-        : method === 'resources/read'
-          ? params.uri
-          : undefined;
-    if (typeof name === 'string') headers['mcp-name'] = encodeHeaderValue(name);
-    if (method === 'tools/call' && typeof name === 'string')
-      Object.assign(
-        headers,
-        headerParamValues(
-          this.options.headerParams.of(name),
-          params.arguments as Record<string, unknown> | undefined,
-        ),
-      );
-    return headers;
   }
 
   /**
@@ -377,171 +260,23 @@ export class ModernConnection implements UpstreamConnection {
     this.lose(new UpstreamFailure('protocol', reason));
   }
 
-  /**
-   * A listen for list changes and the resources subscribed on this connection, held until the
-   * connection closes: it carries only the notifications it asked for. A listen's filter cannot
-   * change, so a new one is opened (and acknowledged) before the one it replaces is closed. An
-   * upstream that refuses it has nothing to say outside requests; one that ends it (or loses it)
-   * loses the connection, and whoever holds it listens again.
-   */
-  private async listen(): Promise<void> {
-    const id = ++this.sequence;
-    const previous = this.listening;
-    const stop = new AbortController();
-    this.listening = stop;
-    let acknowledged!: () => void;
-    const ack = new Promise<void>((resolve) => (acknowledged = resolve));
-    this.listenHandler = (message) => {
-      if (message.method === 'notifications/subscriptions/acknowledged') acknowledged();
-      else this.options.listener?.notification?.(message);
-    };
-    const notifications = {
-      ...(this.options.listen === true ? LISTEN_FILTER : {}),
-      ...(this.resourceUris.size > 0 ? { resourceSubscriptions: [...this.resourceUris] } : {}),
-    };
-    const request: JSONRPCRequest = {
-      jsonrpc: '2.0',
-      id,
-      method: 'subscriptions/listen',
-      params: { notifications, _meta: this.envelope(undefined, undefined) },
-    };
-    const replaced = () => this.listening !== stop;
-    const ended = this.channel
-      .request(request, {
-        signal: AbortSignal.any([this.closing.signal, stop.signal]),
-        longLived: true,
-        headers: { 'mcp-method': 'subscriptions/listen' },
-        onMessage: (message) => {
-          if ('id' in message) return;
-          // The listen it replaces still hears list changes until then; resource updates too.
-          if (replaced()) this.options.listener?.notification?.(message);
-          else this.listenHandler?.(message);
-        },
-      })
-      .then(
-        (response) => {
-          if ('error' in response || replaced()) return;
-          this.lose(new UpstreamFailure('unreachable', 'the upstream ended the listen'));
-        },
-        (error: unknown) => {
-          if (!this.closing.signal.aborted && !replaced()) this.lose(this.failureOf(error));
-        },
-      )
-      .finally(acknowledged);
-    await Promise.race([ack, ended, delay(LISTEN_ACK_WAIT_MS, undefined, { ref: false })]);
-    previous?.abort();
-  }
-
-  /**
-   * `resources/subscribe` and `resources/unsubscribe` of a 2025 caller: on this era they are the
-   * listen's `resourceSubscriptions`, so the listen is opened again with the new set.
-   */
-  private async subscription(
-    method: string,
-    params: Record<string, unknown> | undefined,
-  ): Promise<void> {
-    const uri = params?.uri;
-    if (typeof uri !== 'string')
-      throw new UpstreamRpcError(ProtocolErrorCode.InvalidParams, `${method} needs a uri`);
-    if (!this.discovered?.capabilities.resources?.subscribe)
-      throw new UpstreamRpcError(
-        ProtocolErrorCode.MethodNotFound,
-        'The upstream does not offer resource subscriptions',
-      );
-    if (method === 'resources/unsubscribe') {
-      if (!this.resourceUris.delete(uri)) return;
-    } else {
-      if (this.resourceUris.has(uri)) return;
-      if (this.resourceUris.size >= MAX_RESOURCE_SUBSCRIPTIONS)
-        throw new UpstreamRpcError(
-          ProtocolErrorCode.InvalidRequest,
-          `At most ${MAX_RESOURCE_SUBSCRIPTIONS} resources are followed on one upstream connection`,
-        );
-      this.resourceUris.add(uri);
-    }
-    if (this.resourceUris.size > 0 || this.options.listen === true) await this.listen();
-    else {
-      this.listening?.abort();
-      this.listening = null;
-    }
-  }
-
-  async notify(method: string, params?: Record<string, unknown>): Promise<void> {
+  override async notify(method: string, params?: Record<string, unknown>): Promise<void> {
     // Only stdio carries notifications to a modern upstream (cancellation); HTTP has none to send.
-    if (!this.options.pipe) return;
-    try {
-      await this.channel.send({ jsonrpc: '2.0', method, ...(params ? { params } : {}) });
-    } catch (error) {
-      throw this.classify(error);
-    }
+    if (this.options.pipe) await super.notify(method, params);
   }
 
-  close(): Promise<void> {
+  override close(): Promise<void> {
     this.closing.abort();
-    this.ending ??= this.whenIdle().then(() => this.channel.close());
-    return this.ending;
+    return super.close();
   }
 
   /** A message outside any request's stream: a stdio pipe's, or the listen's on stdio. */
-  private untied(message: JSONRPCNotification): void {
-    const meta = message.params?._meta;
-    if (
-      meta?.[SUBSCRIPTION_ID_META_KEY] !== undefined ||
-      message.method.startsWith('notifications/subscriptions/')
-    ) {
-      this.listenHandler?.(message);
-      return;
-    }
-    if (message.method === 'notifications/progress') {
-      const token = (message.params as { progressToken?: unknown } | undefined)?.progressToken;
-      const owner = [...this.inFlight.values()].find(
-        (entry) =>
-          entry.sink &&
-          (entry.request.params?._meta as { progressToken?: unknown } | undefined)
-            ?.progressToken === token,
-      );
-      if (owner) {
-        owner.timer.restart();
-        this.deliver(message, owner);
-        return;
-      }
-    }
-    this.options.listener?.notification?.(message);
+  protected override untied(message: JSONRPCNotification): void {
+    if (!this.listens.heard(message)) super.untied(message);
   }
 
-  private deliver(message: JSONRPCNotification, entry: InFlight): void {
-    if (entry.sink) entry.sink.notify(message);
-    else this.options.listener?.notification?.(message);
-  }
-
-  private cancelUpstream(id: number, reason: unknown): void {
-    const text = reason instanceof Error ? reason.message : String(reason);
-    void this.notify('notifications/cancelled', { requestId: id, reason: text }).catch(
-      () => undefined,
-    );
-  }
-
-  private lose(reason: UpstreamFailure): void {
-    if (this.lostFlag || this.closing.signal.aborted) return;
-    this.lostFlag = true;
-    const redacted = reason.redacted(this.options.secrets);
-    this.markLost(redacted);
-    this.options.listener?.lost?.(redacted);
-  }
-
-  private whenIdle(): Promise<void> {
-    if (this.inFlight.size === 0) return Promise.resolve();
-    return new Promise((resolve) => (this.idle = resolve));
-  }
-
-  private failureOf(error: unknown): UpstreamFailure {
-    const classified = this.classify(error);
-    return classified instanceof UpstreamFailure
-      ? classified
-      : new UpstreamFailure('protocol', `${classified.code} ${classified.message}`);
-  }
-
-  private classify(error: unknown): UpstreamFailure | UpstreamRpcError {
-    return classifyUpstreamError(error, this.options.timeoutMs, this.options.secrets);
+  /** Once closing, the end of the channel and its listen is no loss. */
+  protected override lose(reason: UpstreamFailure): void {
+    if (!this.closing.signal.aborted) super.lose(reason);
   }
 }

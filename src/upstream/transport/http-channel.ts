@@ -1,6 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import {
-  extractWWWAuthenticateParams,
   type JSONRPCMessage,
   type JSONRPCNotification,
   type JSONRPCRequest,
@@ -8,14 +7,13 @@ import {
   type RequestId,
 } from '@modelcontextprotocol/client';
 import { type Dispatcher } from 'undici';
-import { inSpan, SpanKind, withTraceHeaders } from '../../observability/spans';
+import { inSpan, SpanKind } from '../../observability/spans';
 import { type Channel, type ChannelListener, type ChannelRequestOptions } from './channel';
-import { type MessageLimits, isJsonRpcResponse } from './message-bounds';
+import { isJsonRpcResponse } from './message-bounds';
 import { readEventStream, readJsonBody, type StreamPosition } from './sse-reader';
 import { UpstreamFailure } from '../upstream-error';
-import { type UpstreamDispatchers } from './upstream-pools.service';
+import { isEventStream, UpstreamHttp, type UpstreamHttpOptions } from './upstream-http';
 
-const ERROR_BODY_LIMIT = 2048;
 /** When an upstream closes a stream without saying when to come back. */
 const DEFAULT_RETRY_MS = 1000;
 /** Longest wait an upstream's `retry` may ask for before a stream is resumed. */
@@ -30,46 +28,18 @@ const STREAM_RETRY_MS = 500;
 /** Longest wait for an upstream to take the session's stream before calls go ahead anyway. */
 const STREAM_OPEN_WAIT_MS = 2000;
 
-export interface HttpChannelOptions {
-  url: URL;
-  /** Credentials: sent with every request, never logged. */
-  headers: Record<string, string>;
-  dispatchers: UpstreamDispatchers;
-  /** An OAuth upstream: the bearer token is asked for per request, since it is refreshed. */
-  bearer?: BearerSource;
-  /** How large and deep each message the upstream sends may be. */
-  limits: MessageLimits;
-  /**
-   * A 2026-07-28 upstream: no session, this version on every request, and a 4xx that carries a
-   * JSON-RPC error (-32022, -32601, -32020...) is that error, the upstream's own answer.
-   */
-  modernVersion?: string;
-}
-
-/** The current access token; `stale` is one the upstream refused, never to be handed out again. */
-export interface BearerSource {
-  token(stale?: string): Promise<string>;
-  /**
-   * The upstream refused the token as too narrow (403 `insufficient_scope`, RFC 6750), asking
-   * for `scope`: what to throw, since only a new authorization can grant more.
-   */
-  tooNarrow(scope: string | undefined): Promise<UpstreamFailure>;
-}
-
 /**
- * A Streamable HTTP upstream session. This is the tools/call hot path: undici's pooled keep-alive
- * connections instead of fetch and web streams. A request's stream that the upstream closes before
+ * A Streamable HTTP upstream session. A request's stream that the upstream closes before
  * answering (SEP-1699 polling, or a dropped connection after an event id) is resumed with GET and
  * `Last-Event-ID`; so is the session's own GET stream.
  */
 export class HttpChannel implements Channel {
-  private sessionId: string | undefined;
-  private protocolVersion: string | undefined;
+  private readonly http: UpstreamHttp;
   private listener: ChannelListener | null = null;
   private readonly closing = new AbortController();
 
-  constructor(private readonly options: HttpChannelOptions) {
-    this.protocolVersion = options.modernVersion;
+  constructor(private readonly options: UpstreamHttpOptions) {
+    this.http = new UpstreamHttp(options);
   }
 
   start(listener: ChannelListener): Promise<void> {
@@ -78,7 +48,7 @@ export class HttpChannel implements Channel {
   }
 
   established(protocolVersion: string): void {
-    this.protocolVersion = protocolVersion;
+    this.http.protocolVersion = protocolVersion;
   }
 
   /**
@@ -87,7 +57,7 @@ export class HttpChannel implements Channel {
    * call starts, goes nowhere when this stream is not yet there.
    */
   listen(): Promise<void> {
-    if (this.sessionId === undefined) return Promise.resolve();
+    if (this.http.sessionId === undefined) return Promise.resolve();
     return new Promise((resolve) => {
       const timer = setTimeout(resolve, STREAM_OPEN_WAIT_MS);
       void this.keepStream(() => {
@@ -116,20 +86,13 @@ export class HttpChannel implements Channel {
     message: JSONRPCRequest,
     options: ChannelRequestOptions,
   ): Promise<JSONRPCResponse> {
-    const { dispatchers } = this.options;
-    const response = await this.dispatch(
-      'POST',
-      message,
-      options.longLived ? dispatchers.streams : dispatchers.requests,
-      { signal: options.signal, headers: options.headers },
-    );
+    const response = await this.http.dispatch('POST', message, options);
     if (message.method === 'initialize') {
       const sessionId = response.headers['mcp-session-id'];
-      if (typeof sessionId === 'string' && sessionId !== '') this.sessionId = sessionId;
+      if (typeof sessionId === 'string' && sessionId !== '') this.http.sessionId = sessionId;
     }
-    const refusal = await this.modernRefusal(response, message.id);
+    const refusal = await this.http.refusal(response, message.id);
     if (refusal) return refusal;
-    await this.refuseFailure(response);
     if (!isEventStream(response)) {
       const answer = await readJsonBody(response.body, this.options.limits);
       if (answer instanceof UpstreamFailure) throw answer;
@@ -144,18 +107,20 @@ export class HttpChannel implements Channel {
   }
 
   async send(message: JSONRPCNotification | JSONRPCResponse): Promise<void> {
-    const response = await this.dispatch('POST', message, this.options.dispatchers.requests);
-    await this.refuseFailure(response);
+    const response = await this.http.dispatch('POST', message);
+    await this.http.refusal(response);
     await response.body.dump();
   }
 
   async close(): Promise<void> {
     this.closing.abort();
-    if (this.sessionId === undefined) return;
+    if (this.http.sessionId === undefined) return;
     // Ends the session upstream; an upstream that cannot be reached now has nothing to end.
-    const response = await this.dispatch('DELETE', null, this.options.dispatchers.requests, {
-      signal: AbortSignal.timeout(CLOSE_TIMEOUT_MS),
-    }).catch(() => null);
+    const response = await this.http
+      .dispatch('DELETE', null, {
+        signal: AbortSignal.timeout(CLOSE_TIMEOUT_MS),
+      })
+      .catch(() => null);
     await response?.body.dump().catch(() => undefined);
   }
 
@@ -212,11 +177,11 @@ export class HttpChannel implements Channel {
 
   /** GET with `Last-Event-ID`: the rest of a stream the upstream closed. */
   private async resume(lastEventId: string, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
-    const response = await this.dispatch('GET', null, this.options.dispatchers.streams, {
+    const response = await this.http.dispatch('GET', null, {
       signal,
       lastEventId,
     });
-    await this.refuseFailure(response);
+    await this.http.refusal(response);
     if (!isEventStream(response)) {
       await response.body.dump();
       throw new UpstreamFailure(
@@ -240,15 +205,17 @@ export class HttpChannel implements Channel {
     while (!signal.aborted) {
       let wait: number;
       try {
-        const response = await this.dispatch('GET', null, this.options.dispatchers.streams, {
-          signal,
-          lastEventId: position.lastEventId,
-        }).finally(opened);
+        const response = await this.http
+          .dispatch('GET', null, {
+            signal,
+            lastEventId: position.lastEventId,
+          })
+          .finally(opened);
         if (response.statusCode === 405) {
           await response.body.dump();
           return;
         }
-        await this.refuseFailure(response);
+        await this.http.refusal(response);
         failures = 0;
         position = await readEventStream(
           response.body,
@@ -279,126 +246,6 @@ export class HttpChannel implements Channel {
       await delay(wait, undefined, { signal }).catch(() => undefined);
     }
   }
-
-  /**
-   * A modern upstream answers a request it refuses (a version it does not serve, an unknown
-   * method, a header mismatch) with a 4xx whose body is the JSON-RPC error: that error is its
-   * answer. Auth refusals and bodies that are no such error stay HTTP failures.
-   */
-  private async modernRefusal(
-    response: Dispatcher.ResponseData,
-    id: RequestId,
-  ): Promise<JSONRPCResponse | null> {
-    const { statusCode } = response;
-    if (this.options.modernVersion === undefined || statusCode < 400 || statusCode >= 500)
-      return null;
-    if (statusCode === 401 || statusCode === 403) return null;
-    if (!String(response.headers['content-type'] ?? '').includes('application/json')) return null;
-    const body = await readJsonBody(response.body, this.options.limits);
-    if (
-      !(body instanceof UpstreamFailure) &&
-      'error' in body &&
-      (body.id === id || body.id === null || body.id === undefined)
-    )
-      return { ...body, id };
-    throw new UpstreamFailure(
-      'http',
-      `HTTP ${statusCode}: ${body instanceof UpstreamFailure ? body.message : JSON.stringify(body).slice(0, ERROR_BODY_LIMIT)}`,
-      statusCode,
-    );
-  }
-
-  private async refuseFailure(response: Dispatcher.ResponseData): Promise<void> {
-    if (response.statusCode < 400) return;
-    const text = (await response.body.text().catch(() => '')).slice(0, ERROR_BODY_LIMIT);
-    if (response.statusCode === 404 && this.sessionId !== undefined)
-      throw new UpstreamFailure('session-expired', 'the upstream no longer knows the session', 404);
-    throw new UpstreamFailure('http', `HTTP ${response.statusCode}: ${text}`, response.statusCode);
-  }
-
-  /**
-   * Sends one HTTP request. With OAuth, a 401 means the token went bad before its time (revoked,
-   * or the upstream's clock): it is refreshed once and the request sent again. A 403 that asks
-   * for more scope needs a new authorization.
-   */
-  private async dispatch(
-    method: 'POST' | 'GET' | 'DELETE',
-    message: JSONRPCMessage | null,
-    dispatcher: Dispatcher,
-    options: RequestExtras = {},
-  ): Promise<Dispatcher.ResponseData> {
-    const { bearer } = this.options;
-    if (!bearer) return this.sendOnce(method, message, dispatcher, options, undefined);
-    const token = await bearer.token();
-    let response = await this.sendOnce(method, message, dispatcher, options, token);
-    if (response.statusCode === 401) {
-      await response.body.dump();
-      response = await this.sendOnce(
-        method,
-        message,
-        dispatcher,
-        options,
-        await bearer.token(token),
-      );
-    }
-    const wanted = response.statusCode === 403 ? insufficientScope(response) : null;
-    if (!wanted) return response;
-    await response.body.dump();
-    throw await bearer.tooNarrow(wanted.scope);
-  }
-
-  private sendOnce(
-    method: 'POST' | 'GET' | 'DELETE',
-    message: JSONRPCMessage | null,
-    dispatcher: Dispatcher,
-    options: RequestExtras,
-    token: string | undefined,
-  ): Promise<Dispatcher.ResponseData> {
-    const { url, headers } = this.options;
-    return dispatcher.request({
-      origin: url.origin,
-      path: url.pathname + url.search,
-      method,
-      headers: withTraceHeaders({
-        ...options.headers,
-        ...headers,
-        ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
-        ...(this.sessionId === undefined ? {} : { 'mcp-session-id': this.sessionId }),
-        ...(this.protocolVersion === undefined
-          ? {}
-          : { 'mcp-protocol-version': this.protocolVersion }),
-        ...(options.lastEventId === undefined ? {} : { 'last-event-id': options.lastEventId }),
-        ...(message === null
-          ? { accept: 'text/event-stream' }
-          : { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }),
-      }),
-      body: message === null ? null : JSON.stringify(message),
-      signal: options.signal,
-    });
-  }
-}
-
-interface RequestExtras {
-  signal?: AbortSignal;
-  lastEventId?: string;
-  headers?: Record<string, string>;
-}
-
-/** A challenge with `error="insufficient_scope"`, and the scope it asks for. */
-function insufficientScope(response: Dispatcher.ResponseData): { scope?: string } | null {
-  const header = response.headers['www-authenticate'];
-  const challenge = Array.isArray(header) ? header.join(', ') : header;
-  if (!challenge) return null;
-  // Read as the SDK's auth() reads challenges, so that both agree on what was asked.
-  const { error, scope } = extractWWWAuthenticateParams(
-    new Response(null, { headers: { 'www-authenticate': challenge } }),
-  );
-  if (error !== 'insufficient_scope') return null;
-  return scope === undefined ? {} : { scope };
-}
-
-function isEventStream(response: Dispatcher.ResponseData): boolean {
-  return String(response.headers['content-type'] ?? '').includes('text/event-stream');
 }
 
 function retryDelay(position: StreamPosition): number {

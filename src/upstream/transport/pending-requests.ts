@@ -1,14 +1,15 @@
 import {
-  type JSONRPCNotification,
-  type JSONRPCRequest,
+  type JSONRPCMessage,
   type JSONRPCResponse,
   type RequestId,
 } from '@modelcontextprotocol/client';
+import { type ChannelListener, type ChannelRequestOptions } from './channel';
+import { isJsonRpcResponse } from './message-bounds';
 
 interface Pending {
   resolve(response: JSONRPCResponse): void;
   reject(reason: unknown): void;
-  onMessage(message: JSONRPCRequest | JSONRPCNotification): void;
+  options: ChannelRequestOptions;
 }
 
 /**
@@ -23,15 +24,15 @@ export class PendingRequests {
   }
 
   /**
-   * Sends a request and resolves with its response; `signal` aborts it with its reason. What the
-   * upstream sends while it is the only request waiting is its (`onMessage`), see `tie`.
+   * Sends a request and resolves with its response; its `signal` aborts it with its reason. What
+   * the upstream sends while it is the only request waiting is its (`onMessage`), see `route`.
    */
   add(
     id: RequestId,
-    signal: AbortSignal,
-    onMessage: Pending['onMessage'],
+    options: ChannelRequestOptions,
     send: () => Promise<void>,
   ): Promise<JSONRPCResponse> {
+    const { signal } = options;
     return new Promise((resolve, reject) => {
       const onAbort = () => {
         this.pending.delete(id);
@@ -48,7 +49,7 @@ export class PendingRequests {
           signal.removeEventListener('abort', onAbort);
           done(value);
         };
-      this.pending.set(id, { resolve: settle(resolve), reject: settle(reject), onMessage });
+      this.pending.set(id, { resolve: settle(resolve), reject: settle(reject), options });
       send().catch((error: unknown) => {
         this.pending.delete(id);
         settle(reject)(error);
@@ -56,22 +57,22 @@ export class PendingRequests {
     });
   }
 
-  /** Hands a response to the request it answers; an answer to nothing pending is dropped. */
-  answer(response: JSONRPCResponse): void {
-    if (response.id === undefined) return;
-    const pending = this.pending.get(response.id);
-    this.pending.delete(response.id);
-    pending?.resolve(response);
-  }
-
   /**
-   * A pipe has no stream per request: a message of the upstream's (its own request, a log) is
-   * about the request waiting when exactly one is, and about none it can tell otherwise (false).
+   * Hands a message to what it is about: a response to the request it answers (an answer to
+   * nothing pending is dropped). A pipe has no stream per request: any other message (the
+   * upstream's own request, a log) is about the request waiting when exactly one is, and goes to
+   * `untied` when there is no telling.
    */
-  tie(message: JSONRPCRequest | JSONRPCNotification): boolean {
-    if (this.pending.size !== 1) return false;
-    this.pending.values().next().value!.onMessage(message);
-    return true;
+  route(message: JSONRPCMessage, untied: ChannelListener['message']): void {
+    if (!isJsonRpcResponse(message)) {
+      if (this.pending.size === 1) this.pending.values().next().value!.options.onMessage(message);
+      else untied(message);
+      return;
+    }
+    if (message.id === undefined) return;
+    const pending = this.pending.get(message.id);
+    this.pending.delete(message.id);
+    pending?.resolve(message);
   }
 
   /** Fails every request still waiting. */

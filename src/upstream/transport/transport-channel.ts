@@ -5,7 +5,7 @@ import {
   type JSONRPCResponse,
 } from '@modelcontextprotocol/client';
 import { type Channel, type ChannelListener, type ChannelRequestOptions } from './channel';
-import { boundMessage, isJsonRpcResponse } from './message-bounds';
+import { boundMessage } from './message-bounds';
 import { PendingRequests } from './pending-requests';
 import { UpstreamFailure } from '../upstream-error';
 
@@ -34,8 +34,7 @@ export class TransportChannel implements Channel {
         this.lose(message);
         return;
       }
-      if (isJsonRpcResponse(message)) this.pending.answer(message);
-      else if (!this.pending.tie(message)) listener.message(message);
+      this.pending.route(message, (untied) => listener.message(untied));
     };
     this.transport.onclose = () =>
       this.lose(new UpstreamFailure('unreachable', 'the upstream closed the connection'));
@@ -61,12 +60,7 @@ export class TransportChannel implements Channel {
       return Promise.reject(
         new UpstreamFailure('unreachable', 'the upstream connection is closed'),
       );
-    return this.pending.add(
-      message.id,
-      options.signal,
-      (upstream) => options.onMessage(upstream),
-      () => this.transport.send(message),
-    );
+    return this.pending.add(message.id, options, () => this.transport.send(message));
   }
 
   async send(message: JSONRPCNotification | JSONRPCResponse): Promise<void> {

@@ -1,4 +1,3 @@
-import { isJsonRpcResponse } from '../message-bounds';
 import {
   type JSONRPCNotification,
   type JSONRPCRequest,
@@ -40,8 +39,7 @@ export class StdioChannel implements Channel {
     this.child = child;
     child.attach({
       message: (message) => {
-        if (isJsonRpcResponse(message)) this.pending.answer(message);
-        else if (!this.pending.tie(message)) listener.message(message);
+        this.pending.route(message, (untied) => listener.message(untied));
       },
       garbage: (line, reason) => {
         const shown = line.length > SHOWN_GARBAGE ? `${line.slice(0, SHOWN_GARBAGE)}…` : line;
@@ -75,12 +73,7 @@ export class StdioChannel implements Channel {
     if (this.closed || !child)
       return Promise.reject(new UpstreamFailure('unreachable', 'the stdio session is closed'));
     // A write that fails means the process is gone, which its exit reports to everything pending.
-    return this.pending.add(
-      message.id,
-      options.signal,
-      (upstream) => options.onMessage(upstream),
-      () => child.send(message).catch(() => undefined),
-    );
+    return this.pending.add(message.id, options, () => child.send(message).catch(() => undefined));
   }
 
   async send(message: JSONRPCNotification | JSONRPCResponse): Promise<void> {

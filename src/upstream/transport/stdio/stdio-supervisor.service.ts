@@ -3,47 +3,13 @@ import { AppConfig } from '../../../config/app-config';
 import { GatewayRecords } from '../../gateway-records';
 import { redactSecrets } from '../../redact-secrets';
 import { UpstreamFailure } from '../../upstream-error';
+import { GatewayProcesses } from './gateway-processes';
 import { StderrRing } from './stderr-ring';
 import { launchKey, type StdioLaunch, StdioProcess } from './stdio-process';
 import { type StdioGatewayStatus } from './stdio-status';
 
 const BACKOFF_BASE_MS = 500;
 const BACKOFF_MAX_MS = 30_000;
-
-/** Whether the command may run: its name, exactly as given, is on STDIO_COMMANDS. */
-export function commandAllowed(command: string, allowlist: readonly string[]): boolean {
-  return allowlist.includes(command);
-}
-
-/** The processes of one gateway on this replica. */
-class GatewayProcesses {
-  readonly stderr = new StderrRing();
-  readonly warm: StdioProcess[] = [];
-  readonly inUse = new Set<StdioProcess>();
-  /** Processes that have not yet finished a handshake: an exit of one of these is a failed start. */
-  readonly starting = new Set<StdioProcess>();
-  restarts = 0;
-  failures = 0;
-  lastExit: string | null = null;
-  retryAt = 0;
-  idleTimer: NodeJS.Timeout | null = null;
-
-  constructor(
-    readonly key: string,
-    readonly launch: StdioLaunch,
-  ) {}
-
-  get secrets(): string[] {
-    return Object.values(this.launch.env);
-  }
-}
-
-/** Ends a gateway's spares; they are no longer starts whose outcome matters. */
-async function dropSpares(entry: GatewayProcesses): Promise<void> {
-  const spares = entry.warm.splice(0);
-  for (const spare of spares) entry.starting.delete(spare);
-  await Promise.all(spares.map((spare) => spare.kill()));
-}
 
 /**
  * Launches and supervises stdio upstreams on this replica. A process serves one upstream session
@@ -71,12 +37,7 @@ export class StdioSupervisor implements OnApplicationShutdown {
 
   /** A fresh process for one upstream session; throws an UpstreamFailure. */
   acquire(gatewayId: string, launch: StdioLaunch): StdioProcess {
-    if (this.stopping) throw new UpstreamFailure('unreachable', 'Portico is shutting down');
-    if (!commandAllowed(launch.command, this.config.stdioCommands))
-      throw new UpstreamFailure(
-        'unreachable',
-        `the command '${launch.command}' is not on STDIO_COMMANDS (${this.config.stdioCommands.join(',') || 'empty: stdio is off'})`,
-      );
+    this.refuseLaunch(launch);
     const entry = this.entry(gatewayId, launch);
     const wait = entry.retryAt - Date.now();
     if (wait > 0)
@@ -99,20 +60,8 @@ export class StdioSupervisor implements OnApplicationShutdown {
    * ever gets a process that saw the probe.
    */
   probe(launch: StdioLaunch): StdioProcess {
-    if (this.stopping) throw new UpstreamFailure('unreachable', 'Portico is shutting down');
-    if (!commandAllowed(launch.command, this.config.stdioCommands))
-      throw new UpstreamFailure(
-        'unreachable',
-        `the command '${launch.command}' is not on STDIO_COMMANDS (${this.config.stdioCommands.join(',') || 'empty: stdio is off'})`,
-      );
-    this.makeRoom();
-    const child = new StdioProcess(launch, new StderrRing(), {
-      maxBytes: this.config.upstreamMessageLimitBytes,
-      maxDepth: this.config.jsonMaxDepth,
-    });
-    this.live.add(child);
-    void child.exited.then(() => this.live.delete(child));
-    return child;
+    this.refuseLaunch(launch);
+    return this.launched(launch, new StderrRing());
   }
 
   /** The process finished its handshake: the gateway starts fine again. */
@@ -137,25 +86,7 @@ export class StdioSupervisor implements OnApplicationShutdown {
 
   /** What this replica runs for the gateway; null when it has never run it. */
   status(gatewayId: string): StdioGatewayStatus | null {
-    const entry = this.gateways.get(gatewayId);
-    if (!entry) return null;
-    const processes = [
-      ...entry.warm.map((child) => ({ child, state: 'warm' as const })),
-      ...[...entry.inUse].map((child) => ({ child, state: 'in-use' as const })),
-    ].filter(({ child }) => child.alive);
-    return {
-      processes: processes.map(({ child, state }) => ({
-        pid: child.pid ?? 0,
-        state,
-        rssBytes: child.rssBytes(),
-        startedAt: new Date(child.startedAt).toISOString(),
-      })),
-      restarts: entry.restarts,
-      failures: entry.failures,
-      lastExit: entry.lastExit,
-      retryAt: entry.retryAt > Date.now() ? new Date(entry.retryAt).toISOString() : null,
-      stderr: entry.stderr.tail().map((line) => redactSecrets(line, entry.secrets)),
-    };
+    return this.gateways.get(gatewayId)?.status() ?? null;
   }
 
   /** Ends the gateway's spare processes (its sessions' own end with their sessions). */
@@ -163,7 +94,7 @@ export class StdioSupervisor implements OnApplicationShutdown {
     const entry = this.gateways.get(gatewayId);
     if (!entry) return;
     if (entry.idleTimer) clearTimeout(entry.idleTimer);
-    await dropSpares(entry);
+    await entry.dropSpares();
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -171,6 +102,28 @@ export class StdioSupervisor implements OnApplicationShutdown {
     for (const entry of this.gateways.values()) if (entry.idleTimer) clearTimeout(entry.idleTimer);
     await Promise.all([...this.live].map((child) => child.kill()));
     process.off('exit', this.onExit);
+  }
+
+  /** Refuses a launch while Portico stops, or of a command not on STDIO_COMMANDS, as given. */
+  private refuseLaunch(launch: StdioLaunch): void {
+    if (this.stopping) throw new UpstreamFailure('unreachable', 'Portico is shutting down');
+    if (!this.config.stdioCommands.includes(launch.command))
+      throw new UpstreamFailure(
+        'unreachable',
+        `the command '${launch.command}' is not on STDIO_COMMANDS (${this.config.stdioCommands.join(',') || 'empty: stdio is off'})`,
+      );
+  }
+
+  /** A new process, counted against STDIO_MAX_PROCESSES (making room if it must). */
+  private launched(launch: StdioLaunch, stderr: StderrRing): StdioProcess {
+    this.makeRoom();
+    const child = new StdioProcess(launch, stderr, {
+      maxBytes: this.config.upstreamMessageLimitBytes,
+      maxDepth: this.config.jsonMaxDepth,
+    });
+    this.live.add(child);
+    void child.exited.then(() => this.live.delete(child));
+    return child;
   }
 
   private entry(gatewayId: string, launch: StdioLaunch): GatewayProcesses {
@@ -185,12 +138,7 @@ export class StdioSupervisor implements OnApplicationShutdown {
   }
 
   private spawn(entry: GatewayProcesses, gatewayId: string): StdioProcess {
-    this.makeRoom();
-    const child = new StdioProcess(entry.launch, entry.stderr, {
-      maxBytes: this.config.upstreamMessageLimitBytes,
-      maxDepth: this.config.jsonMaxDepth,
-    });
-    this.live.add(child);
+    const child = this.launched(entry.launch, entry.stderr);
     entry.starting.add(child);
     entry.stderr.push(`[${child.pid ?? '-'}] started: ${entry.launch.command}`);
     void child.exited
@@ -209,7 +157,6 @@ export class StdioSupervisor implements OnApplicationShutdown {
     child: StdioProcess,
     description: string,
   ): void {
-    this.live.delete(child);
     const failedStart = entry.starting.delete(child);
     const warmIndex = entry.warm.indexOf(child);
     if (warmIndex !== -1) entry.warm.splice(warmIndex, 1);
@@ -279,9 +226,9 @@ export class StdioSupervisor implements OnApplicationShutdown {
     if (entry.idleTimer) clearTimeout(entry.idleTimer);
     entry.idleTimer = setTimeout(() => {
       entry.idleTimer = null;
-      dropSpares(entry).catch((error: unknown) =>
-        this.logger.warn(`Could not end idle spares: ${String(error)}`),
-      );
+      entry
+        .dropSpares()
+        .catch((error: unknown) => this.logger.warn(`Could not end idle spares: ${String(error)}`));
     }, this.config.stdioIdleSeconds * 1000);
     entry.idleTimer.unref();
   }

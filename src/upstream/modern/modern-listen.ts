@@ -1,0 +1,146 @@
+import {
+  type JSONRPCNotification,
+  ProtocolErrorCode,
+  SUBSCRIPTION_ID_META_KEY,
+} from '@modelcontextprotocol/client';
+import { setTimeout as delay } from 'node:timers/promises';
+import { type Channel } from '../transport/channel';
+import { type UpstreamListener } from '../upstream-connection';
+import { UpstreamFailure, UpstreamRpcError } from '../upstream-error';
+
+/** How long opening a watch waits for the upstream to acknowledge its listen. */
+const LISTEN_ACK_WAIT_MS = 2000;
+/** The most resources one connection's listen follows. */
+const MAX_RESOURCE_SUBSCRIPTIONS = 100;
+/** What a watch listens for: every list change (resources are added as they are subscribed). */
+const LISTEN_FILTER = {
+  toolsListChanged: true,
+  promptsListChanged: true,
+  resourcesListChanged: true,
+};
+
+/** What a listen needs of the connection it belongs to. */
+export interface ListenHost {
+  channel: Channel;
+  /** An id no request of the connection uses. */
+  nextId(): number;
+  /** Whether list changes are listened for (`ConnectOptions.listen`). */
+  listChanges: boolean;
+  listener: UpstreamListener | undefined;
+  /** Aborted when the connection closes: the listen ends with it, and no loss is reported. */
+  closing: AbortSignal;
+  /** The connection's `_meta` envelope, which a listen carries too. */
+  envelope(): Record<string, unknown>;
+  lose(error: unknown): void;
+}
+
+/**
+ * The listen of one 2026-07-28 connection: list changes and the resources subscribed on it, held
+ * until the connection closes; it carries only the notifications it asked for. A listen's filter
+ * cannot change, so a new one is opened (and acknowledged) before the one it replaces is closed. An
+ * upstream that refuses it has nothing to say outside requests; one that ends it (or loses it)
+ * loses the connection, and whoever holds it listens again.
+ */
+export class ModernListen {
+  private handler: ((message: JSONRPCNotification) => void) | null = null;
+  /** The listen open now; aborting it closes its stream. */
+  private listening: AbortController | null = null;
+  /** What 2025 callers subscribed to on this connection: the listen's resourceSubscriptions. */
+  private readonly resourceUris = new Set<string>();
+
+  constructor(private readonly host: ListenHost) {}
+
+  /** Takes a message outside any request that belongs to the listen (on stdio); false: not one. */
+  heard(message: JSONRPCNotification): boolean {
+    const meta = message.params?._meta;
+    if (
+      meta?.[SUBSCRIPTION_ID_META_KEY] === undefined &&
+      !message.method.startsWith('notifications/subscriptions/')
+    )
+      return false;
+    this.handler?.(message);
+    return true;
+  }
+
+  async open(): Promise<void> {
+    const { channel, listener, closing } = this.host;
+    const id = this.host.nextId();
+    const previous = this.listening;
+    const stop = new AbortController();
+    this.listening = stop;
+    let acknowledged!: () => void;
+    const ack = new Promise<void>((resolve) => (acknowledged = resolve));
+    this.handler = (message) => {
+      if (message.method === 'notifications/subscriptions/acknowledged') acknowledged();
+      else listener?.notification?.(message);
+    };
+    const notifications = {
+      ...(this.host.listChanges ? LISTEN_FILTER : {}),
+      ...(this.resourceUris.size > 0 ? { resourceSubscriptions: [...this.resourceUris] } : {}),
+    };
+    const replaced = () => this.listening !== stop;
+    const ended = channel
+      .request(
+        {
+          jsonrpc: '2.0',
+          id,
+          method: 'subscriptions/listen',
+          params: { notifications, _meta: this.host.envelope() },
+        },
+        {
+          signal: AbortSignal.any([closing, stop.signal]),
+          longLived: true,
+          headers: { 'mcp-method': 'subscriptions/listen' },
+          onMessage: (message) => {
+            if ('id' in message) return;
+            // The listen it replaces still hears list changes until then; resource updates too.
+            if (replaced()) listener?.notification?.(message);
+            else this.handler?.(message);
+          },
+        },
+      )
+      .then(
+        (response) => {
+          if ('error' in response || replaced()) return;
+          this.host.lose(new UpstreamFailure('unreachable', 'the upstream ended the listen'));
+        },
+        (error: unknown) => {
+          if (closing.aborted || replaced()) return;
+          this.host.lose(error);
+        },
+      )
+      .finally(acknowledged);
+    await Promise.race([ack, ended, delay(LISTEN_ACK_WAIT_MS, undefined, { ref: false })]);
+    previous?.abort();
+  }
+
+  /**
+   * `resources/subscribe` and `resources/unsubscribe` of a 2025 caller: on this era they are the
+   * listen's `resourceSubscriptions`, so the listen is opened again with the new set.
+   */
+  async subscription(method: string, uri: unknown, offered: boolean): Promise<void> {
+    if (typeof uri !== 'string')
+      throw new UpstreamRpcError(ProtocolErrorCode.InvalidParams, `${method} needs a uri`);
+    if (!offered)
+      throw new UpstreamRpcError(
+        ProtocolErrorCode.MethodNotFound,
+        'The upstream does not offer resource subscriptions',
+      );
+    if (method === 'resources/unsubscribe') {
+      if (!this.resourceUris.delete(uri)) return;
+    } else {
+      if (this.resourceUris.has(uri)) return;
+      if (this.resourceUris.size >= MAX_RESOURCE_SUBSCRIPTIONS)
+        throw new UpstreamRpcError(
+          ProtocolErrorCode.InvalidRequest,
+          `At most ${MAX_RESOURCE_SUBSCRIPTIONS} resources are followed on one upstream connection`,
+        );
+      this.resourceUris.add(uri);
+    }
+    if (this.resourceUris.size > 0 || this.host.listChanges) await this.open();
+    else {
+      this.listening?.abort();
+      this.listening = null;
+    }
+  }
+}
