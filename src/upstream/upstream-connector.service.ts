@@ -1,33 +1,23 @@
 import { Injectable } from '@nestjs/common';
-import { type ClientCapabilities, SSEClientTransport } from '@modelcontextprotocol/client';
+import { type ClientCapabilities } from '@modelcontextprotocol/client';
 import { AppConfig } from '../config/app-config';
-import {
-  credentialHeaders,
-  credentialSecrets,
-  type OAuthSettings,
-} from '../gateways/gateway-credentials';
+import { credentialSecrets } from '../gateways/gateway-credentials';
 import { type Channel } from './transport/channel';
-import { type BearerSource, HttpChannel } from './transport/http-channel';
+import { type BearerSource } from './transport/http-channel';
 import { SessionConnection } from './sessions/session-connection';
-import { type MessageLimits } from './transport/message-bounds';
 import { ModernConnection } from './modern/modern-connection';
 import { type EraVerdict, MODERN_PROTOCOL_VERSION, speaksOnly } from './eras/protocol-era';
-import { SHARED_OWNER } from './oauth/upstream-oauth-token.entity';
+import { oauthBearer } from './oauth/oauth-bearer';
 import { UpstreamOAuth } from './oauth/upstream-oauth.service';
-import { TransportChannel } from './transport/transport-channel';
 import { type UpstreamConnection, type UpstreamListener } from './upstream-connection';
 import { probeEra, suggestsModern } from './eras/era-probe';
 import { UpstreamEras } from './eras/upstream-eras.service';
 import { type UpstreamAdmission } from './resilience/upstream-admission';
 import { UpstreamAdmissions } from './resilience/upstream-admissions.service';
 import { UpstreamPools } from './transport/upstream-pools.service';
-import { StdioChannel } from './transport/stdio/stdio-channel';
 import { StdioSupervisor } from './transport/stdio/stdio-supervisor.service';
-import {
-  UpstreamAuthorizationRequired,
-  UpstreamFailure,
-  UpstreamIncompatible,
-} from './upstream-error';
+import { upstreamChannel } from './transport/upstream-channel';
+import { UpstreamIncompatible } from './upstream-error';
 import { authorizationContext, type UpstreamTarget } from './upstream-target';
 
 export interface OpenOptions {
@@ -53,7 +43,16 @@ export interface OpenOptions {
   callerEra?: 'legacy';
 }
 
-const MAX_REMEMBERED_TOKENS = 4;
+/** One open under way: what each connection it tries is opened with. */
+interface Opening {
+  target: UpstreamTarget;
+  options: OpenOptions;
+  admission: UpstreamAdmission;
+  /** The credentials sent, which the OAuth bearer extends with each token it hands out. */
+  secrets: string[];
+  bearer: BearerSource | undefined;
+}
+
 /** How long a stdio probe waits for `server/discover` before taking the server for 2025. */
 const STDIO_PROBE_TIMEOUT_MS = 10_000;
 
@@ -71,13 +70,6 @@ export class UpstreamConnector {
 
   get timeoutMs(): number {
     return this.config.upstreamTimeoutMs;
-  }
-
-  private get messageLimits(): MessageLimits {
-    return {
-      maxBytes: this.config.upstreamMessageLimitBytes,
-      maxDepth: this.config.jsonMaxDepth,
-    };
   }
 
   /**
@@ -106,12 +98,12 @@ export class UpstreamConnector {
     const admission = this.admissions.for(target);
     admission.check();
     const { credentials, stdio } = target.endpoint;
-    // One array, which the OAuth source extends with each token it hands out.
     const secrets = [...credentialSecrets(credentials), ...Object.values(stdio?.env ?? {})];
     const bearer =
       credentials.type === 'oauth'
-        ? await this.bearer(target, credentials, options.actingFor, secrets)
+        ? await oauthBearer(this.oauth, target, credentials, options.actingFor, secrets)
         : undefined;
+    const opening: Opening = { target, options, admission, secrets, bearer };
     const context = authorizationContext(target, options.actingFor);
     let verdict = this.eras.verdict(target);
     let probed: ModernConnection | null = null;
@@ -122,8 +114,9 @@ export class UpstreamConnector {
       const probe = await probeEra(
         // A stdio probe runs in a throw-away process, whose end nobody listens for.
         stdio
-          ? () => this.modern(target, {}, admission, secrets, null, { probe: true, probing })
-          : () => this.modern(target, options, admission, secrets, bearer, { probing }),
+          ? () =>
+              this.modern({ ...opening, options: {}, bearer: undefined }, { probe: true, probing })
+          : () => this.modern(opening, { probing }),
         stdio,
       );
       probing.active = false;
@@ -137,33 +130,24 @@ export class UpstreamConnector {
         await probed?.close();
         throw new UpstreamIncompatible(speaksOnly(verdict), verdict.supportedVersions);
       case 'modern': {
-        const dualEra =
-          options.callerEra === 'legacy'
-            ? await this.openDualEra(target, options, admission, secrets, bearer)
-            : null;
+        const dualEra = options.callerEra === 'legacy' ? await this.openDualEra(opening) : null;
         if (dualEra) {
           await probed?.close();
           return dualEra;
         }
         if (probed) return this.readied(probed);
-        return this.openModern(target, options, admission, secrets, bearer, context, verdict);
+        return this.openModern(opening, context, verdict);
       }
       case 'legacy':
         await probed?.close();
-        return this.openLegacy(target, options, admission, secrets, bearer);
+        return this.openLegacy(opening);
     }
   }
 
-  private async openLegacy(
-    target: UpstreamTarget,
-    options: OpenOptions,
-    admission: UpstreamAdmission,
-    secrets: string[],
-    bearer: BearerSource | undefined,
-  ): Promise<SessionConnection> {
-    return SessionConnection.open(await this.channel(target, bearer), {
-      ...this.common(options, admission, secrets),
-      listen: options.listen,
+  private async openLegacy(opening: Opening): Promise<SessionConnection> {
+    return SessionConnection.open(await this.channel(opening), {
+      ...this.common(opening),
+      listen: opening.options.listen,
     });
   }
 
@@ -171,16 +155,11 @@ export class UpstreamConnector {
    * A 2025 session on a modern upstream that may also speak 2025: tried once per verdict, and
    * remembered either way. Null when the upstream speaks only the modern era.
    */
-  private async openDualEra(
-    target: UpstreamTarget,
-    options: OpenOptions,
-    admission: UpstreamAdmission,
-    secrets: string[],
-    bearer: BearerSource | undefined,
-  ): Promise<SessionConnection | null> {
+  private async openDualEra(opening: Opening): Promise<SessionConnection | null> {
+    const { target } = opening;
     if (this.eras.acceptsLegacy(target) === false) return null;
     try {
-      const connection = await this.openLegacy(target, options, admission, secrets, bearer);
+      const connection = await this.openLegacy(opening);
       this.eras.rememberAcceptsLegacy(target, true);
       return connection;
     } catch (error) {
@@ -202,17 +181,14 @@ export class UpstreamConnector {
 
   /** A 2026-07-28 connection: no handshake; a discover only when this context has none. */
   private async openModern(
-    target: UpstreamTarget,
-    options: OpenOptions,
-    admission: UpstreamAdmission,
-    secrets: string[],
-    bearer: BearerSource | undefined,
+    opening: Opening,
     context: string,
     verdict: EraVerdict,
   ): Promise<ModernConnection> {
+    const { target } = opening;
     const discover = this.eras.discovered(target, context);
     const connection = await this.readied(
-      await this.modern(target, options, admission, secrets, bearer, {
+      await this.modern(opening, {
         discover,
         version: verdict.version ?? MODERN_PROTOCOL_VERSION,
       }),
@@ -223,11 +199,7 @@ export class UpstreamConnector {
   }
 
   private async modern(
-    target: UpstreamTarget,
-    options: OpenOptions,
-    admission: UpstreamAdmission,
-    secrets: string[],
-    bearer: BearerSource | undefined | null,
+    opening: Opening,
     extra: {
       probe?: boolean;
       probing?: { active: boolean };
@@ -235,19 +207,17 @@ export class UpstreamConnector {
       version?: string;
     },
   ): Promise<ModernConnection> {
+    const { target } = opening;
     const version = extra.version ?? MODERN_PROTOCOL_VERSION;
-    const channel = await this.channel(target, bearer ?? undefined, {
-      modernVersion: version,
-      probe: extra.probe,
-    });
-    const common = this.common(options, admission, secrets);
+    const channel = await this.channel(opening, { modernVersion: version, probe: extra.probe });
+    const common = this.common(opening);
     return ModernConnection.start(channel, {
       ...common,
       // A server that ignores a request before `initialize` must not hold the open for long.
       timeoutMs: extra.probe
         ? Math.min(common.timeoutMs, STDIO_PROBE_TIMEOUT_MS)
         : common.timeoutMs,
-      listen: options.listen,
+      listen: opening.options.listen,
       version,
       discover: extra.discover ?? null,
       headerParams: this.eras.headerParams(target),
@@ -258,7 +228,7 @@ export class UpstreamConnector {
     });
   }
 
-  private common(options: OpenOptions, admission: UpstreamAdmission, secrets: string[]) {
+  private common({ options, admission, secrets }: Opening) {
     return {
       timeoutMs: this.timeoutMs,
       capabilities: (options.capabilities ?? {}) as ClientCapabilities,
@@ -269,85 +239,19 @@ export class UpstreamConnector {
     };
   }
 
-  /**
-   * Whose token an OAuth upstream gets. The first token is obtained here, so that a caller who
-   * has none learns it (with the link to connect) before anything is sent upstream.
-   */
-  private async bearer(
-    target: UpstreamTarget,
-    settings: OAuthSettings,
-    actingFor: OpenOptions['actingFor'],
-    secrets: string[],
-  ): Promise<BearerSource> {
-    let owner = SHARED_OWNER;
-    if (settings.mode === 'per-user' && actingFor) {
-      if (actingFor.userId === null)
-        throw new UpstreamAuthorizationRequired(
-          'Each user calls this upstream with their own account, and this credential belongs to no Portico user.',
-          null,
-        );
-      owner = actingFor.userId;
-    }
-    const { url } = target.endpoint;
-    if (url === null) throw new UpstreamFailure('unreachable', 'the gateway has no URL');
-    const upstream = { gatewayId: target.gatewayId, url, settings };
-    const source: BearerSource = {
-      token: async (stale) => {
-        const token = await this.oauth.accessToken(upstream, owner, stale);
-        // Cut out of any failure's text, as fixed credentials are; the last few are enough.
-        if (!secrets.includes(token)) secrets.push(token);
-        if (secrets.length > MAX_REMEMBERED_TOKENS) secrets.splice(0, 1);
-        return token;
-      },
-      tooNarrow: (scope) => this.oauth.tooNarrow(upstream, owner, scope),
-    };
-    await source.token();
-    return source;
-  }
-
-  private async channel(
-    { gatewayId, endpoint }: UpstreamTarget,
-    bearer?: BearerSource,
-    modern: { modernVersion?: string; probe?: boolean } = {},
+  private channel(
+    { target, bearer }: Opening,
+    modern?: { modernVersion?: string; probe?: boolean },
   ): Promise<Channel> {
-    if (endpoint.transport === 'stdio') {
-      if (!endpoint.stdio)
-        throw new UpstreamFailure('unreachable', 'the stdio gateway has no command');
-      return new StdioChannel(this.stdio, gatewayId, endpoint.stdio, modern.probe);
-    }
-    if (endpoint.url === null) throw new UpstreamFailure('unreachable', 'the gateway has no URL');
-    const headers = {
-      ...credentialHeaders(endpoint.credentials),
-      // The older transport takes headers once: the token of the moment the session opens.
-      ...(bearer && endpoint.transport !== 'streamable-http'
-        ? { Authorization: `Bearer ${await bearer.token()}` }
-        : {}),
+    const limits = {
+      maxBytes: this.config.upstreamMessageLimitBytes,
+      maxDepth: this.config.jsonMaxDepth,
     };
-    const url = new URL(endpoint.url);
-    switch (endpoint.transport) {
-      case 'streamable-http':
-        return new HttpChannel({
-          url,
-          headers,
-          dispatchers: this.pools.for(gatewayId, url),
-          bearer,
-          limits: this.messageLimits,
-          modernVersion: modern.modernVersion,
-        });
-      case 'sse':
-        return new TransportChannel(
-          this.messageLimits.maxDepth,
-          new SSEClientTransport(url, {
-            requestInit: { headers },
-            eventSourceInit: {
-              fetch: (input, init) =>
-                fetch(input, {
-                  ...init,
-                  headers: { ...(init?.headers as Record<string, string>), ...headers },
-                }),
-            },
-          }),
-        );
-    }
+    return upstreamChannel(
+      { pools: this.pools, stdio: this.stdio, limits },
+      target,
+      bearer,
+      modern,
+    );
   }
 }
