@@ -21,8 +21,6 @@ const MAX_PARKED_CALLS = 10_000;
 const OWNER_TAKES_WITHIN_MS = 5_000;
 /** `pk1.<replica>.<id>`: the state a parked call's rounds carry, inside the core's sealed one. */
 export const PARKED_STATE = 'pk1.';
-const GONE =
-  'The call this continues is no longer waiting (it expired, was cancelled, or its replica stopped)';
 
 /**
  * The 2025 adapter's calls parked on this replica, and the way to them from any other. A call
@@ -81,6 +79,8 @@ export class ParkedCalls implements OnModuleInit, OnModuleDestroy, CallHolder {
       // cancelling while it is asked); a 2026-07-28 request's signal is spent once answered.
       const cancel = () =>
         parked ? parked.cancel(String(signal?.reason)) : abort.abort(signal?.reason);
+      const settle = (outcome: Outcome) =>
+        parked ? parked.finish(outcome) : waiter.settle(outcome);
       if (signal?.aborted) cancel();
       signal?.addEventListener('abort', cancel, { once: true });
       exchange(
@@ -90,12 +90,9 @@ export class ParkedCalls implements OnModuleInit, OnModuleDestroy, CallHolder {
         },
         abort.signal,
       ).then(
-        (result) => (parked ? parked.finish({ result }) : waiter.settle({ result })),
-        (reason: unknown) => {
-          const error = reason instanceof Error ? reason : new Error(String(reason));
-          if (parked) parked.finish({ error });
-          else waiter.settle({ error });
-        },
+        (result) => settle({ result }),
+        (reason: unknown) =>
+          settle({ error: reason instanceof Error ? reason : new Error(String(reason)) }),
       );
     });
   }
@@ -227,35 +224,27 @@ function waiting(sink: RequestSink, start: (waiter: Waiter) => void): Promise<Re
 function gone(): UpstreamRpcError {
   return new UpstreamRpcError(
     ProtocolErrorCode.InvalidParams,
-    `Invalid or expired requestState: ${GONE}`,
+    'Invalid or expired requestState: The call this continues is no longer waiting (it expired, was cancelled, or its replica stopped)',
   );
 }
 
-/** An outcome as it crosses the bus: a JSON-RPC response. */
+/** An outcome as it crosses the bus: a JSON-RPC response, a failure's kind in its data. */
 function responseOf(outcome: Outcome): JSONRPCResponse {
   if ('result' in outcome) return { jsonrpc: '2.0', id: 0, result: outcome.result };
   const { error } = outcome;
-  if (error instanceof UpstreamRpcError)
+  if (error instanceof UpstreamRpcError) {
+    const { code, message, data } = error;
     return {
       jsonrpc: '2.0',
       id: 0,
-      error: {
-        code: error.code,
-        message: error.message,
-        ...(error.data === undefined ? {} : { data: error.data }),
-      },
+      error: { code, message, ...(data === undefined ? {} : { data }) },
     };
+  }
   const failure =
     error instanceof UpstreamFailure ? error : new UpstreamFailure('internal', String(error));
-  return {
-    jsonrpc: '2.0',
-    id: 0,
-    error: {
-      code: ProtocolErrorCode.InternalError,
-      message: failure.message,
-      data: { failure: failure.kind },
-    },
-  };
+  const { message, kind } = failure;
+  const code = ProtocolErrorCode.InternalError;
+  return { jsonrpc: '2.0', id: 0, error: { code, message, data: { failure: kind } } };
 }
 
 function outcomeOf(response: JSONRPCResponse): Outcome {
