@@ -1,13 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { type ClientCapabilities } from '@modelcontextprotocol/client';
+import { type ClientCapabilities, SSEClientTransport } from '@modelcontextprotocol/client';
 import { AppConfig } from '../config/app-config';
-import { credentialSecrets } from '../gateways/gateway-credentials';
+import { credentialHeaders, credentialSecrets } from '../gateways/gateway-credentials';
 import { type Channel } from './transport/channel';
-import { type BearerSource } from './transport/http-channel';
+import { type BearerSource, HttpChannel } from './transport/http-channel';
 import { SessionConnection } from './sessions/session-connection';
 import { ModernConnection } from './modern/modern-connection';
 import { type EraVerdict, MODERN_PROTOCOL_VERSION, speaksOnly } from './eras/protocol-era';
-import { oauthBearer } from './oauth/oauth-bearer';
 import { UpstreamOAuth } from './oauth/upstream-oauth.service';
 import { type UpstreamConnection, type UpstreamListener } from './upstream-connection';
 import { probeEra, suggestsModern } from './eras/era-probe';
@@ -16,16 +15,14 @@ import { type UpstreamAdmission } from './resilience/upstream-admission';
 import { UpstreamAdmissions } from './resilience/upstream-admissions.service';
 import { UpstreamPools } from './transport/upstream-pools.service';
 import { StdioSupervisor } from './transport/stdio/stdio-supervisor.service';
-import { upstreamChannel } from './transport/upstream-channel';
-import { UpstreamIncompatible } from './upstream-error';
+import { StdioChannel } from './transport/stdio/stdio-channel';
+import { TransportChannel } from './transport/transport-channel';
+import { UpstreamFailure, UpstreamIncompatible } from './upstream-error';
 import { authorizationContext, type UpstreamTarget } from './upstream-target';
 
 export interface OpenOptions {
-  /**
-   * What Portico declares upstream (the downstream client's, narrowed); none by default. Loosely
-   * typed: callers still on the v1 SDK's types pass theirs.
-   */
-  capabilities?: ClientCapabilities | Record<string, unknown>;
+  /** What Portico declares upstream (the downstream client's, narrowed); none by default. */
+  capabilities?: ClientCapabilities;
   listener?: UpstreamListener;
   /** Whether to hear the upstream outside requests; one-off exchanges need not (default true). */
   listen?: boolean;
@@ -101,7 +98,7 @@ export class UpstreamConnector {
     const secrets = [...credentialSecrets(credentials), ...Object.values(stdio?.env ?? {})];
     const bearer =
       credentials.type === 'oauth'
-        ? await oauthBearer(this.oauth, target, credentials, options.actingFor, secrets)
+        ? await this.oauth.bearer(target, credentials, options.actingFor, secrets)
         : undefined;
     const opening: Opening = { target, options, admission, secrets, bearer };
     const context = authorizationContext(target, options.actingFor);
@@ -231,7 +228,7 @@ export class UpstreamConnector {
   private common({ options, admission, secrets }: Opening) {
     return {
       timeoutMs: this.timeoutMs,
-      capabilities: (options.capabilities ?? {}) as ClientCapabilities,
+      capabilities: options.capabilities ?? {},
       secrets,
       listener: options.listener,
       admission,
@@ -239,19 +236,53 @@ export class UpstreamConnector {
     };
   }
 
-  private channel(
-    { target, bearer }: Opening,
-    modern?: { modernVersion?: string; probe?: boolean },
+  /** The channel the gateway's transport needs; `modernVersion` is stated to a 2026-07-28 one. */
+  private async channel(
+    { target: { gatewayId, endpoint }, bearer }: Opening,
+    modern: { modernVersion?: string; probe?: boolean } = {},
   ): Promise<Channel> {
+    if (endpoint.transport === 'stdio') {
+      if (!endpoint.stdio)
+        throw new UpstreamFailure('unreachable', 'the stdio gateway has no command');
+      return new StdioChannel(this.stdio, gatewayId, endpoint.stdio, modern.probe);
+    }
+    if (endpoint.url === null) throw new UpstreamFailure('unreachable', 'the gateway has no URL');
+    const headers = {
+      ...credentialHeaders(endpoint.credentials),
+      // The older transport takes headers once: the token of the moment the session opens.
+      ...(bearer && endpoint.transport !== 'streamable-http'
+        ? { Authorization: `Bearer ${await bearer.token()}` }
+        : {}),
+    };
+    const url = new URL(endpoint.url);
     const limits = {
       maxBytes: this.config.upstreamMessageLimitBytes,
       maxDepth: this.config.jsonMaxDepth,
     };
-    return upstreamChannel(
-      { pools: this.pools, stdio: this.stdio, limits },
-      target,
-      bearer,
-      modern,
-    );
+    switch (endpoint.transport) {
+      case 'streamable-http':
+        return new HttpChannel({
+          url,
+          headers,
+          dispatchers: this.pools.for(gatewayId, url),
+          bearer,
+          limits,
+          modernVersion: modern.modernVersion,
+        });
+      case 'sse':
+        return new TransportChannel(
+          limits.maxDepth,
+          new SSEClientTransport(url, {
+            requestInit: { headers },
+            eventSourceInit: {
+              fetch: (input, init) =>
+                fetch(input, {
+                  ...init,
+                  headers: { ...(init?.headers as Record<string, string>), ...headers },
+                }),
+            },
+          }),
+        );
+    }
   }
 }
