@@ -70,14 +70,7 @@ class EntityRecords implements OAuthRecords {
       { refreshError: reason, ...(drop ? { tokens: null, expiresAt: null } : {}) },
     );
     // Client credentials have no row before their first token: the failure still shows.
-    if (!result.affected)
-      await repository.insert({
-        gatewayId,
-        owner,
-        userId: userIdOf(owner),
-        tokens: null,
-        refreshError: reason,
-      });
+    if (!result.affected) await repository.insert(failedRecord(gatewayId, owner, reason));
   }
 
   async deleteToken(gatewayId: string, owner: string): Promise<boolean> {
@@ -150,15 +143,7 @@ export class MemoryOAuthStore extends UpstreamOAuthStore implements OAuthRecords
 
   tokenFailed(gatewayId: string, owner: string, reason: string, drop: boolean): Promise<void> {
     const key = tokenKey(gatewayId, owner);
-    const record = this.tokenRecords.get(key) ?? {
-      gatewayId,
-      owner,
-      userId: userIdOf(owner),
-      tokens: null,
-      expiresAt: null,
-      refreshedAt: null,
-      refreshError: null,
-    };
+    const record = this.tokenRecords.get(key) ?? failedRecord(gatewayId, owner, reason);
     this.tokenRecords.set(key, {
       ...record,
       refreshError: reason,
@@ -185,6 +170,19 @@ export class MemoryOAuthStore extends UpstreamOAuthStore implements OAuthRecords
 /** The user whose tokens these are; none for the gateway's own account. */
 export function userIdOf(owner: string): string | null {
   return owner === SHARED_OWNER ? null : owner;
+}
+
+/** The record of an account that holds no tokens, and whose last refresh failed. */
+function failedRecord(gatewayId: string, owner: string, reason: string): OAuthTokenRecord {
+  return {
+    gatewayId,
+    owner,
+    userId: userIdOf(owner),
+    tokens: null,
+    expiresAt: null,
+    refreshedAt: null,
+    refreshError: reason,
+  };
 }
 
 /** The key of one account's tokens for one gateway. */
