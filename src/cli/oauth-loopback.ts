@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { type AddressInfo } from 'node:net';
-import { UPSTREAM_OAUTH_CALLBACK_PATH } from '../upstream/oauth/upstream-oauth.service';
+import { UPSTREAM_OAUTH_CALLBACK_PATH } from '../upstream/oauth/oauth-exchange';
 import { CliError } from './cli-error';
 
 interface Awaited {

@@ -10,7 +10,7 @@ import { type GatewayCredentials } from '../gateways/gateway-credentials';
 import { readCatalogue, SYNC_CAPABILITIES, type UpstreamCatalogue } from '../sync/catalogue.reader';
 import { headerParamsOf } from '../upstream/modern/mcp-param-headers';
 import { SHARED_OWNER } from '../upstream/oauth/upstream-oauth-token.entity';
-import { type OAuthUpstream } from '../upstream/oauth/upstream-oauth.service';
+import { type OAuthUpstream } from '../upstream/oauth/oauth-exchange';
 import { MODERN_PROTOCOL_VERSIONS } from '../upstream/eras/protocol-era';
 import { answeringRounds } from '../upstream/input-rounds';
 import { StandaloneUpstreams } from '../upstream/standalone-upstreams';

@@ -7,11 +7,8 @@ import { seal, unseal } from '../common/secret-box';
 import { AppConfig } from '../config/app-config';
 import { SyncService } from '../sync/sync.service';
 import { SHARED_OWNER } from '../upstream/oauth/upstream-oauth-token.entity';
-import {
-  type OAuthConnectionState,
-  type OAuthUpstream,
-  UpstreamOAuth,
-} from '../upstream/oauth/upstream-oauth.service';
+import { type OAuthUpstream } from '../upstream/oauth/oauth-exchange';
+import { type OAuthConnectionState, UpstreamOAuth } from '../upstream/oauth/upstream-oauth.service';
 import { upstreamFailure } from '../upstream/upstream-error';
 import { openCredentials } from './gateway-credentials';
 import { type Gateway } from './gateway.entity';

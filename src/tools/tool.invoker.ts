@@ -3,7 +3,8 @@ import { type CallToolResult } from '@modelcontextprotocol/server';
 import { DataSource } from 'typeorm';
 import { type TeamScope } from '../auth/team-scope';
 import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';
-import { sharedAffinity, UpstreamClient } from '../upstream/upstream-client';
+import { sharedAffinity } from '../upstream/affinity';
+import { UpstreamClient } from '../upstream/upstream-client';
 import {
   UpstreamAuthorizationRequired,
   upstreamFailure,

@@ -1,20 +1,10 @@
-import { createHash } from 'node:crypto';
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import {
-  type ClientCapabilities,
-  type LoggingLevel,
-  type Result,
-} from '@modelcontextprotocol/client';
-import { canonicalJson } from '../common/canonical-json';
+import { type Result } from '@modelcontextprotocol/client';
 import { EventBus, isResync } from '../events/event-bus';
 import { PARKED_STATE, ParkedCalls } from './sessions/parked-calls';
 import { SessionConnection } from './sessions/session-connection';
-import {
-  relayedCapabilities,
-  type RequestSink,
-  type UpstreamConnection,
-  type UpstreamListener,
-} from './upstream-connection';
+import { type Affinity } from './affinity';
+import { type RequestSink, type UpstreamConnection } from './upstream-connection';
 import { UpstreamConnector } from './upstream-connector.service';
 import { UpstreamFailure } from './upstream-error';
 import { authorizationContext, sameTarget, type UpstreamTarget } from './upstream-target';
@@ -26,26 +16,6 @@ const SWEEP_EVERY_MS = 60_000;
 /** Shared connections of one gateway and authorization context, one per client declaration. */
 const DECLARATIONS_PER_CONTEXT = 16;
 
-/**
- * Whose connections a request uses. A 2025 session has its own (`session`), opened on first use
- * and closed with it, so that whatever an upstream sends outside a call (logs, list changes, its
- * own requests) can only reach that session. A request without a session (the 2026-07-28 wire,
- * REST, sync) shares a pool keyed by what its client declared (`shared`).
- */
-export interface Affinity {
-  /** Unique per session, or the fingerprint of the declaration for shared connections. */
-  readonly key: string;
-  readonly shared: boolean;
-  /** What Portico declares upstream for the caller's client. */
-  readonly capabilities: ClientCapabilities;
-  /** Whose own token a per-user OAuth upstream gets. */
-  readonly actingFor: { userId: string | null };
-  /** What an upstream sends outside calls, with the gateway it came from; none when shared. */
-  readonly listener?: (gatewayId: string) => UpstreamListener;
-  /** The level a session asked for, set on each of its connections as it opens. */
-  readonly logLevel?: () => LoggingLevel | null;
-}
-
 interface Link {
   key: string;
   target: UpstreamTarget;
@@ -53,49 +23,6 @@ interface Link {
   connection: Promise<UpstreamConnection>;
   lastUsed: number;
   inFlight: number;
-}
-
-/** A declaration as Portico relays it, with the digest equal declarations share. */
-interface Declaration {
-  fingerprint: string;
-  relayed: ClientCapabilities;
-}
-
-/** The declarations seen lately, by their JSON as sent: clients repeat theirs. */
-const declarations = new Map<string, Declaration>();
-const DECLARATIONS_KEPT = 1024;
-/** Longer declarations are digested each time rather than kept. */
-const DECLARATION_KEY_CHARS = 1024;
-
-/** What a client declared, as relayed upstream and digested: equal ones share connections. */
-function declarationOf(capabilities: ClientCapabilities): Declaration {
-  const sent = JSON.stringify(capabilities);
-  let declaration = declarations.get(sent);
-  if (declaration === undefined) {
-    const relayed = relayedCapabilities(capabilities);
-    declaration = {
-      fingerprint: createHash('sha256').update(canonicalJson(relayed)).digest('hex').slice(0, 16),
-      relayed,
-    };
-    if (sent.length > DECLARATION_KEY_CHARS) return declaration;
-    if (declarations.size >= DECLARATIONS_KEPT) declarations.clear();
-    declarations.set(sent, declaration);
-  }
-  return declaration;
-}
-
-/** A stable digest of what a client declared: equal declarations share upstream connections. */
-export function capabilityFingerprint(capabilities: ClientCapabilities): string {
-  return declarationOf(capabilities).fingerprint;
-}
-
-/** The affinity of a request without a session: shared by every caller that declared the same. */
-export function sharedAffinity(
-  capabilities: ClientCapabilities,
-  actingFor: { userId: string | null },
-): Affinity {
-  const { fingerprint, relayed } = declarationOf(capabilities);
-  return { key: fingerprint, shared: true, capabilities: relayed, actingFor };
 }
 
 /**
@@ -136,18 +63,11 @@ export class UpstreamClient implements OnModuleInit, OnModuleDestroy {
   async onModuleDestroy(): Promise<void> {
     this.unsubscribe?.();
     clearInterval(this.sweep);
-    const links = [...this.links.values()];
-    this.links.clear();
-    await Promise.all(links.map((link) => closeLink(link)));
+    await Promise.all([...this.links.values()].map((link) => this.forget(link)));
   }
 
   get timeoutMs(): number {
     return this.connector.timeoutMs;
-  }
-
-  /** How many connections this replica holds now. */
-  get size(): number {
-    return this.links.size;
   }
 
   /**
@@ -173,7 +93,7 @@ export class UpstreamClient implements OnModuleInit, OnModuleDestroy {
           return await work(connection, target);
         } catch (error) {
           const expired = error instanceof UpstreamFailure && error.kind === 'session-expired';
-          if (connection.closed || expired) this.forget(link);
+          if (connection.closed || expired) void this.forget(link);
           if (attempt === 1 && expired) continue;
           throw error;
         }
@@ -245,9 +165,7 @@ export class UpstreamClient implements OnModuleInit, OnModuleDestroy {
 
   /** Closes the affinity's connections (its session ended). */
   async release(affinity: Affinity): Promise<void> {
-    const links = this.linksOf(affinity);
-    for (const link of links) if (this.links.get(link.key) === link) this.links.delete(link.key);
-    await Promise.all(links.map(closeLink));
+    await Promise.all(this.linksOf(affinity).map((link) => this.forget(link)));
   }
 
   /** The active gateway's target, cached until the catalogue changes; null when not active. */
@@ -278,7 +196,7 @@ export class UpstreamClient implements OnModuleInit, OnModuleDestroy {
       inFlight: 0,
     };
     this.links.set(key, link);
-    link.connection.catch(() => this.links.get(key) === link && this.links.delete(key));
+    link.connection.catch(() => this.forget(link));
     return link;
   }
 
@@ -309,12 +227,13 @@ export class UpstreamClient implements OnModuleInit, OnModuleDestroy {
     const idle = same
       .filter((link) => link.inFlight === 0)
       .sort((a, b) => a.lastUsed - b.lastUsed)[0];
-    if (idle) this.forget(idle);
+    if (idle) void this.forget(idle);
   }
 
-  private forget(link: Link): void {
+  /** Drops the link, so that the next use reconnects, and closes its connection. */
+  private async forget(link: Link): Promise<void> {
     if (this.links.get(link.key) === link) this.links.delete(link.key);
-    void closeLink(link);
+    await (await link.connection.catch(() => null))?.close().catch(() => undefined);
   }
 
   /** Gateways changed: their targets are read again, and connections to a changed endpoint retired. */
@@ -324,17 +243,13 @@ export class UpstreamClient implements OnModuleInit, OnModuleDestroy {
     for (const link of [...this.links.values()]) {
       if (!changed.has(link.target.gatewayId)) continue;
       const now = await this.target(link.target.gatewayId).catch(() => null);
-      if (!sameTarget(link.target, now)) this.forget(link);
+      if (!sameTarget(link.target, now)) void this.forget(link);
     }
   }
 
   private closeIdle(now = Date.now()): void {
     for (const link of [...this.links.values()])
       if (link.affinity.shared && link.inFlight === 0 && now - link.lastUsed > IDLE_CLOSE_MS)
-        this.forget(link);
+        void this.forget(link);
   }
-}
-
-async function closeLink(link: Pick<Link, 'connection'>): Promise<void> {
-  await (await link.connection.catch(() => null))?.close().catch(() => undefined);
 }

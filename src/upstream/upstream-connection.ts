@@ -103,35 +103,3 @@ export interface UpstreamConnection {
   /** Ends the connection once the requests in flight have finished. */
   close(): Promise<void>;
 }
-
-/** The extensions whose traffic Portico relays (MCP Apps); others stay downstream. */
-const RELAYED_EXTENSIONS = ['io.modelcontextprotocol/ui'];
-
-/**
- * What Portico declares upstream for a client: what an upstream may act on of the client's
- * capabilities (sampling, elicitation, roots, experimental, and the extensions Portico relays);
- * anything else stays downstream, so that no upstream answers in a form Portico cannot pass on.
- */
-export function relayedCapabilities({
-  sampling,
-  elicitation,
-  roots,
-  experimental,
-  extensions,
-}: ClientCapabilities & { extensions?: unknown }): ClientCapabilities {
-  const declared = (extensions ?? {}) as Record<string, unknown>;
-  const relayed = RELAYED_EXTENSIONS.filter((name) => declared[name] !== undefined);
-  return {
-    ...(sampling ? { sampling } : {}),
-    ...(elicitation ? { elicitation } : {}),
-    ...(roots ? { roots } : {}),
-    ...(experimental ? { experimental } : {}),
-    ...(relayed.length > 0
-      ? {
-          extensions: Object.fromEntries(
-            relayed.map((name) => [name, declared[name]]),
-          ) as ClientCapabilities['extensions'],
-        }
-      : {}),
-  };
-}

@@ -1,42 +1,29 @@
 import { Injectable } from '@nestjs/common';
 import { type ClientCapabilities, SSEClientTransport } from '@modelcontextprotocol/client';
 import { AppConfig } from '../config/app-config';
-import {
-  credentialHeaders,
-  credentialSecrets,
-  type OAuthSettings,
-} from '../gateways/gateway-credentials';
+import { credentialHeaders, credentialSecrets } from '../gateways/gateway-credentials';
 import { type Channel } from './transport/channel';
 import { HttpChannel } from './transport/http-channel';
 import { type BearerSource } from './transport/upstream-http';
 import { SessionConnection } from './sessions/session-connection';
-import { type MessageLimits } from './transport/message-bounds';
 import { ModernConnection } from './modern/modern-connection';
 import { type EraVerdict, MODERN_PROTOCOL_VERSION, speaksOnly } from './eras/protocol-era';
-import { SHARED_OWNER } from './oauth/upstream-oauth-token.entity';
 import { UpstreamOAuth } from './oauth/upstream-oauth.service';
-import { TransportChannel } from './transport/transport-channel';
 import { type UpstreamConnection, type UpstreamListener } from './upstream-connection';
 import { probeEra, suggestsModern } from './eras/era-probe';
 import { UpstreamEras } from './eras/upstream-eras.service';
 import { type UpstreamAdmission } from './resilience/upstream-admission';
 import { UpstreamAdmissions } from './resilience/upstream-admissions.service';
 import { UpstreamPools } from './transport/upstream-pools.service';
-import { StdioChannel } from './transport/stdio/stdio-channel';
 import { StdioSupervisor } from './transport/stdio/stdio-supervisor.service';
-import {
-  UpstreamAuthorizationRequired,
-  UpstreamFailure,
-  UpstreamIncompatible,
-} from './upstream-error';
+import { StdioChannel } from './transport/stdio/stdio-channel';
+import { TransportChannel } from './transport/transport-channel';
+import { UpstreamFailure, UpstreamIncompatible } from './upstream-error';
 import { authorizationContext, type UpstreamTarget } from './upstream-target';
 
 export interface OpenOptions {
-  /**
-   * What Portico declares upstream (the downstream client's, narrowed); none by default. Loosely
-   * typed: callers still on the v1 SDK's types pass theirs.
-   */
-  capabilities?: ClientCapabilities | Record<string, unknown>;
+  /** What Portico declares upstream (the downstream client's, narrowed); none by default. */
+  capabilities?: ClientCapabilities;
   listener?: UpstreamListener;
   /** Whether to hear the upstream outside requests; one-off exchanges need not (default true). */
   listen?: boolean;
@@ -54,7 +41,16 @@ export interface OpenOptions {
   callerEra?: 'legacy';
 }
 
-const MAX_REMEMBERED_TOKENS = 4;
+/** One open under way: what each connection it tries is opened with. */
+interface Opening {
+  target: UpstreamTarget;
+  options: OpenOptions;
+  admission: UpstreamAdmission;
+  /** The credentials sent, which the OAuth bearer extends with each token it hands out. */
+  secrets: string[];
+  bearer: BearerSource | undefined;
+}
+
 /** How long a stdio probe waits for `server/discover` before taking the server for 2025. */
 const STDIO_PROBE_TIMEOUT_MS = 10_000;
 
@@ -72,13 +68,6 @@ export class UpstreamConnector {
 
   get timeoutMs(): number {
     return this.config.upstreamTimeoutMs;
-  }
-
-  private get messageLimits(): MessageLimits {
-    return {
-      maxBytes: this.config.upstreamMessageLimitBytes,
-      maxDepth: this.config.jsonMaxDepth,
-    };
   }
 
   /**
@@ -107,12 +96,12 @@ export class UpstreamConnector {
     const admission = this.admissions.for(target);
     admission.check();
     const { credentials, stdio } = target.endpoint;
-    // One array, which the OAuth source extends with each token it hands out.
     const secrets = [...credentialSecrets(credentials), ...Object.values(stdio?.env ?? {})];
     const bearer =
       credentials.type === 'oauth'
-        ? await this.bearer(target, credentials, options.actingFor, secrets)
+        ? await this.oauth.bearer(target, credentials, options.actingFor, secrets)
         : undefined;
+    const opening: Opening = { target, options, admission, secrets, bearer };
     const context = authorizationContext(target, options.actingFor);
     let verdict = this.eras.verdict(target);
     let probed: ModernConnection | null = null;
@@ -123,8 +112,9 @@ export class UpstreamConnector {
       const probe = await probeEra(
         // A stdio probe runs in a throw-away process, whose end nobody listens for.
         stdio
-          ? () => this.modern(target, {}, admission, secrets, null, { probe: true, probing })
-          : () => this.modern(target, options, admission, secrets, bearer, { probing }),
+          ? () =>
+              this.modern({ ...opening, options: {}, bearer: undefined }, { probe: true, probing })
+          : () => this.modern(opening, { probing }),
         stdio,
       );
       probing.active = false;
@@ -138,33 +128,24 @@ export class UpstreamConnector {
         await probed?.close();
         throw new UpstreamIncompatible(speaksOnly(verdict), verdict.supportedVersions);
       case 'modern': {
-        const dualEra =
-          options.callerEra === 'legacy'
-            ? await this.openDualEra(target, options, admission, secrets, bearer)
-            : null;
+        const dualEra = options.callerEra === 'legacy' ? await this.openDualEra(opening) : null;
         if (dualEra) {
           await probed?.close();
           return dualEra;
         }
         if (probed) return this.readied(probed);
-        return this.openModern(target, options, admission, secrets, bearer, context, verdict);
+        return this.openModern(opening, context, verdict);
       }
       case 'legacy':
         await probed?.close();
-        return this.openLegacy(target, options, admission, secrets, bearer);
+        return this.openLegacy(opening);
     }
   }
 
-  private async openLegacy(
-    target: UpstreamTarget,
-    options: OpenOptions,
-    admission: UpstreamAdmission,
-    secrets: string[],
-    bearer: BearerSource | undefined,
-  ): Promise<SessionConnection> {
-    return SessionConnection.open(await this.channel(target, bearer), {
-      ...this.common(options, admission, secrets),
-      listen: options.listen,
+  private async openLegacy(opening: Opening): Promise<SessionConnection> {
+    return SessionConnection.open(await this.channel(opening), {
+      ...this.common(opening),
+      listen: opening.options.listen,
     });
   }
 
@@ -172,16 +153,11 @@ export class UpstreamConnector {
    * A 2025 session on a modern upstream that may also speak 2025: tried once per verdict, and
    * remembered either way. Null when the upstream speaks only the modern era.
    */
-  private async openDualEra(
-    target: UpstreamTarget,
-    options: OpenOptions,
-    admission: UpstreamAdmission,
-    secrets: string[],
-    bearer: BearerSource | undefined,
-  ): Promise<SessionConnection | null> {
+  private async openDualEra(opening: Opening): Promise<SessionConnection | null> {
+    const { target } = opening;
     if (this.eras.acceptsLegacy(target) === false) return null;
     try {
-      const connection = await this.openLegacy(target, options, admission, secrets, bearer);
+      const connection = await this.openLegacy(opening);
       this.eras.rememberAcceptsLegacy(target, true);
       return connection;
     } catch (error) {
@@ -203,17 +179,14 @@ export class UpstreamConnector {
 
   /** A 2026-07-28 connection: no handshake; a discover only when this context has none. */
   private async openModern(
-    target: UpstreamTarget,
-    options: OpenOptions,
-    admission: UpstreamAdmission,
-    secrets: string[],
-    bearer: BearerSource | undefined,
+    opening: Opening,
     context: string,
     verdict: EraVerdict,
   ): Promise<ModernConnection> {
+    const { target } = opening;
     const discover = this.eras.discovered(target, context);
     const connection = await this.readied(
-      await this.modern(target, options, admission, secrets, bearer, {
+      await this.modern(opening, {
         discover,
         version: verdict.version ?? MODERN_PROTOCOL_VERSION,
       }),
@@ -224,11 +197,7 @@ export class UpstreamConnector {
   }
 
   private async modern(
-    target: UpstreamTarget,
-    options: OpenOptions,
-    admission: UpstreamAdmission,
-    secrets: string[],
-    bearer: BearerSource | undefined | null,
+    opening: Opening,
     extra: {
       probe?: boolean;
       probing?: { active: boolean };
@@ -236,19 +205,17 @@ export class UpstreamConnector {
       version?: string;
     },
   ): Promise<ModernConnection> {
+    const { target } = opening;
     const version = extra.version ?? MODERN_PROTOCOL_VERSION;
-    const channel = await this.channel(target, bearer ?? undefined, {
-      modernVersion: version,
-      probe: extra.probe,
-    });
-    const common = this.common(options, admission, secrets);
+    const channel = await this.channel(opening, { modernVersion: version, probe: extra.probe });
+    const common = this.common(opening);
     return ModernConnection.start(channel, {
       ...common,
       // A server that ignores a request before `initialize` must not hold the open for long.
       timeoutMs: extra.probe
         ? Math.min(common.timeoutMs, STDIO_PROBE_TIMEOUT_MS)
         : common.timeoutMs,
-      listen: options.listen,
+      listen: opening.options.listen,
       version,
       discover: extra.discover ?? null,
       headerParams: this.eras.headerParams(target),
@@ -259,10 +226,10 @@ export class UpstreamConnector {
     });
   }
 
-  private common(options: OpenOptions, admission: UpstreamAdmission, secrets: string[]) {
+  private common({ options, admission, secrets }: Opening) {
     return {
       timeoutMs: this.timeoutMs,
-      capabilities: (options.capabilities ?? {}) as ClientCapabilities,
+      capabilities: options.capabilities ?? {},
       secrets,
       listener: options.listener,
       admission,
@@ -270,45 +237,9 @@ export class UpstreamConnector {
     };
   }
 
-  /**
-   * Whose token an OAuth upstream gets. The first token is obtained here, so that a caller who
-   * has none learns it (with the link to connect) before anything is sent upstream.
-   */
-  private async bearer(
-    target: UpstreamTarget,
-    settings: OAuthSettings,
-    actingFor: OpenOptions['actingFor'],
-    secrets: string[],
-  ): Promise<BearerSource> {
-    let owner = SHARED_OWNER;
-    if (settings.mode === 'per-user' && actingFor) {
-      if (actingFor.userId === null)
-        throw new UpstreamAuthorizationRequired(
-          'Each user calls this upstream with their own account, and this credential belongs to no Portico user.',
-          null,
-        );
-      owner = actingFor.userId;
-    }
-    const { url } = target.endpoint;
-    if (url === null) throw new UpstreamFailure('unreachable', 'the gateway has no URL');
-    const upstream = { gatewayId: target.gatewayId, url, settings };
-    const source: BearerSource = {
-      token: async (stale) => {
-        const token = await this.oauth.accessToken(upstream, owner, stale);
-        // Cut out of any failure's text, as fixed credentials are; the last few are enough.
-        if (!secrets.includes(token)) secrets.push(token);
-        if (secrets.length > MAX_REMEMBERED_TOKENS) secrets.splice(0, 1);
-        return token;
-      },
-      tooNarrow: (scope) => this.oauth.tooNarrow(upstream, owner, scope),
-    };
-    await source.token();
-    return source;
-  }
-
+  /** The channel the gateway's transport needs; `modernVersion` is stated to a 2026-07-28 one. */
   private async channel(
-    { gatewayId, endpoint }: UpstreamTarget,
-    bearer?: BearerSource,
+    { target: { gatewayId, endpoint }, bearer }: Opening,
     modern: { modernVersion?: string; probe?: boolean } = {},
   ): Promise<Channel> {
     if (endpoint.transport === 'stdio') {
@@ -325,6 +256,10 @@ export class UpstreamConnector {
         : {}),
     };
     const url = new URL(endpoint.url);
+    const limits = {
+      maxBytes: this.config.upstreamMessageLimitBytes,
+      maxDepth: this.config.jsonMaxDepth,
+    };
     switch (endpoint.transport) {
       case 'streamable-http':
         return new HttpChannel({
@@ -332,12 +267,12 @@ export class UpstreamConnector {
           headers,
           dispatchers: this.pools.for(gatewayId, url),
           bearer,
-          limits: this.messageLimits,
+          limits,
           modernVersion: modern.modernVersion,
         });
       case 'sse':
         return new TransportChannel(
-          this.messageLimits.maxDepth,
+          limits.maxDepth,
           new SSEClientTransport(url, {
             requestInit: { headers },
             eventSourceInit: {

@@ -27,20 +27,23 @@ export interface UpstreamTarget {
   endpointHash?: string;
 }
 
+/** The columns that say how an upstream is reached: when one changes, what was read is stale. */
+const ENDPOINT_COLUMNS = [
+  'url',
+  'transport',
+  'authType',
+  'authSecret',
+  'stdioCommand',
+  'stdioArgs',
+  'stdioCwd',
+  'stdioEnv',
+] as const;
+
+type EndpointColumns = Pick<Gateway, (typeof ENDPOINT_COLUMNS)[number]>;
+
 /** What is needed of a gateway to reach its upstream: where, how, its sealed credentials. */
-export type UpstreamGateway = Pick<
-  Gateway,
-  | 'id'
-  | 'slug'
-  | 'url'
-  | 'transport'
-  | 'authType'
-  | 'authSecret'
-  | 'stdioCommand'
-  | 'stdioArgs'
-  | 'stdioCwd'
-  | 'stdioEnv'
-> &
+export type UpstreamGateway = Pick<Gateway, 'id' | 'slug'> &
+  EndpointColumns &
   Partial<
     Pick<
       Gateway,
@@ -68,34 +71,13 @@ export function storedEraOf(gateway: UpstreamGateway): EraVerdict | null {
 }
 
 /** The fingerprint, hashed: it holds sealed credentials, which a hash keeps out of sight. */
-export function endpointHashOf(gateway: Parameters<typeof upstreamFingerprint>[0]): string {
+export function endpointHashOf(gateway: EndpointColumns): string {
   return createHash('sha256').update(upstreamFingerprint(gateway)).digest('hex');
 }
 
 /** Identifies how the upstream is reached; when it changes, what was read before is stale. */
-export function upstreamFingerprint(
-  gateway: Pick<
-    Gateway,
-    | 'url'
-    | 'transport'
-    | 'authType'
-    | 'authSecret'
-    | 'stdioCommand'
-    | 'stdioArgs'
-    | 'stdioCwd'
-    | 'stdioEnv'
-  >,
-): string {
-  return JSON.stringify([
-    gateway.url,
-    gateway.transport,
-    gateway.authType,
-    gateway.authSecret,
-    gateway.stdioCommand,
-    gateway.stdioArgs,
-    gateway.stdioCwd,
-    gateway.stdioEnv,
-  ]);
+export function upstreamFingerprint(gateway: EndpointColumns): string {
+  return JSON.stringify(ENDPOINT_COLUMNS.map((column) => gateway[column]));
 }
 
 /** Whether a connection opened for `before` still serves `after` (null: no longer active). */

@@ -1,7 +1,8 @@
 import { loadConfig } from '../../src/config/app-config';
 import { Metrics } from '../../src/health/metrics';
 import { SHARED_OWNER } from '../../src/upstream/oauth/upstream-oauth-token.entity';
-import { type OAuthUpstream, UpstreamOAuth } from '../../src/upstream/oauth/upstream-oauth.service';
+import { type OAuthUpstream } from '../../src/upstream/oauth/oauth-exchange';
+import { UpstreamOAuth } from '../../src/upstream/oauth/upstream-oauth.service';
 import { MemoryOAuthStore } from '../../src/upstream/oauth/upstream-oauth.store';
 import { UpstreamAuthorizationRequired } from '../../src/upstream/upstream-error';
 import { type OAuthUpstreamFixture, startOAuthUpstream } from '../fixtures/oauth-upstream';

@@ -11,7 +11,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { type Principal } from '../../auth/principal';
 import { paramHeaderMismatch } from '../../upstream/modern/mcp-param-headers';
-import { sharedAffinity } from '../../upstream/upstream-client';
+import { sharedAffinity } from '../../upstream/affinity';
 import { Dispatcher } from '../core/dispatcher';
 import { RequestStateSealer } from '../core/request-state-seal';
 import { serverInfo } from '../core/server-identity';

@@ -16,13 +16,17 @@ export type OAuthClientRecord = Pick<
   'gatewayId' | 'upstreamUrl' | 'clientInformation' | 'discovery'
 >;
 
-/** The reads and writes one OAuth exchange makes. */
+/** The reads and writes of OAuth records. */
 export interface OAuthRecords {
   token(gatewayId: string, owner: string): Promise<OAuthTokenRecord | null>;
+  /** The accounts connected to these gateways, oldest first. */
+  tokens(gatewayIds: string[]): Promise<OAuthTokenRecord[]>;
   /** Inserts or replaces the account's tokens. */
   saveToken(record: OAuthTokenRecord): Promise<void>;
   /** A failed refresh; `drop`: the tokens are worthless and are forgotten. */
   tokenFailed(gatewayId: string, owner: string, reason: string, drop: boolean): Promise<void>;
+  /** Forgets the account's tokens; whether there were any. */
+  deleteToken(gatewayId: string, owner: string): Promise<boolean>;
   client(gatewayId: string): Promise<OAuthClientRecord | null>;
   saveClient(record: OAuthClientRecord): Promise<void>;
 }
@@ -31,26 +35,14 @@ export interface OAuthRecords {
  * Where UpstreamOAuth keeps tokens and registered clients: Portico's database, or memory for a
  * one-off command (`portico upstream`).
  */
-export abstract class UpstreamOAuthStore implements OAuthRecords {
+export abstract class UpstreamOAuthStore {
+  /** The records outside exclusive work. */
+  abstract readonly records: OAuthRecords;
   /**
    * Runs `work` while no other replica runs work for `key`, against records that see what the
    * last one committed: a refresh token is spent once.
    */
   abstract exclusive<T>(key: string, work: (records: OAuthRecords) => Promise<T>): Promise<T>;
-  abstract token(gatewayId: string, owner: string): Promise<OAuthTokenRecord | null>;
-  abstract saveToken(record: OAuthTokenRecord): Promise<void>;
-  abstract tokenFailed(
-    gatewayId: string,
-    owner: string,
-    reason: string,
-    drop: boolean,
-  ): Promise<void>;
-  abstract client(gatewayId: string): Promise<OAuthClientRecord | null>;
-  abstract saveClient(record: OAuthClientRecord): Promise<void>;
-  /** Forgets the account's tokens; whether there were any. */
-  abstract deleteToken(gatewayId: string, owner: string): Promise<boolean>;
-  /** The accounts connected to these gateways, oldest first. */
-  abstract tokens(gatewayIds: string[]): Promise<OAuthTokenRecord[]>;
 }
 
 /** The records of one entity manager: the data source's, or a transaction's. */
@@ -59,6 +51,12 @@ class EntityRecords implements OAuthRecords {
 
   token(gatewayId: string, owner: string): Promise<OAuthTokenRecord | null> {
     return this.em.getRepository(UpstreamOAuthToken).findOneBy({ gatewayId, owner });
+  }
+
+  tokens(gatewayIds: string[]): Promise<OAuthTokenRecord[]> {
+    return this.em
+      .getRepository(UpstreamOAuthToken)
+      .find({ where: { gatewayId: In(gatewayIds) }, order: { createdAt: 'ASC' } });
   }
 
   async saveToken(record: OAuthTokenRecord): Promise<void> {
@@ -72,14 +70,12 @@ class EntityRecords implements OAuthRecords {
       { refreshError: reason, ...(drop ? { tokens: null, expiresAt: null } : {}) },
     );
     // Client credentials have no row before their first token: the failure still shows.
-    if (!result.affected)
-      await repository.insert({
-        gatewayId,
-        owner,
-        userId: userIdOf(owner),
-        tokens: null,
-        refreshError: reason,
-      });
+    if (!result.affected) await repository.insert(failedRecord(gatewayId, owner, reason));
+  }
+
+  async deleteToken(gatewayId: string, owner: string): Promise<boolean> {
+    const result = await this.em.getRepository(UpstreamOAuthToken).delete({ gatewayId, owner });
+    return (result.affected ?? 0) > 0;
   }
 
   client(gatewayId: string): Promise<OAuthClientRecord | null> {
@@ -98,7 +94,7 @@ class EntityRecords implements OAuthRecords {
  */
 @Injectable()
 export class DatabaseOAuthStore extends UpstreamOAuthStore {
-  private readonly records: EntityRecords;
+  readonly records: OAuthRecords;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -117,43 +113,11 @@ export class DatabaseOAuthStore extends UpstreamOAuthStore {
       return work(new EntityRecords(em));
     });
   }
-
-  token(gatewayId: string, owner: string): Promise<OAuthTokenRecord | null> {
-    return this.records.token(gatewayId, owner);
-  }
-
-  saveToken(record: OAuthTokenRecord): Promise<void> {
-    return this.records.saveToken(record);
-  }
-
-  tokenFailed(gatewayId: string, owner: string, reason: string, drop: boolean): Promise<void> {
-    return this.records.tokenFailed(gatewayId, owner, reason, drop);
-  }
-
-  client(gatewayId: string): Promise<OAuthClientRecord | null> {
-    return this.records.client(gatewayId);
-  }
-
-  saveClient(record: OAuthClientRecord): Promise<void> {
-    return this.records.saveClient(record);
-  }
-
-  async deleteToken(gatewayId: string, owner: string): Promise<boolean> {
-    const result = await this.dataSource
-      .getRepository(UpstreamOAuthToken)
-      .delete({ gatewayId, owner });
-    return (result.affected ?? 0) > 0;
-  }
-
-  tokens(gatewayIds: string[]): Promise<OAuthTokenRecord[]> {
-    return this.dataSource
-      .getRepository(UpstreamOAuthToken)
-      .find({ where: { gatewayId: In(gatewayIds) }, order: { createdAt: 'ASC' } });
-  }
 }
 
 /** For a one-off process: what it registers and the tokens it obtains live as long as it does. */
-export class MemoryOAuthStore extends UpstreamOAuthStore {
+export class MemoryOAuthStore extends UpstreamOAuthStore implements OAuthRecords {
+  readonly records: OAuthRecords = this;
   private readonly tokenRecords = new Map<string, OAuthTokenRecord>();
   private readonly clientRecords = new Map<string, OAuthClientRecord>();
 
@@ -162,32 +126,34 @@ export class MemoryOAuthStore extends UpstreamOAuthStore {
   }
 
   token(gatewayId: string, owner: string): Promise<OAuthTokenRecord | null> {
-    const record = this.tokenRecords.get(keyOf(gatewayId, owner));
+    const record = this.tokenRecords.get(tokenKey(gatewayId, owner));
     return Promise.resolve(record ? { ...record } : null);
   }
 
+  tokens(gatewayIds: string[]): Promise<OAuthTokenRecord[]> {
+    return Promise.resolve(
+      [...this.tokenRecords.values()].filter((record) => gatewayIds.includes(record.gatewayId)),
+    );
+  }
+
   saveToken(record: OAuthTokenRecord): Promise<void> {
-    this.tokenRecords.set(keyOf(record.gatewayId, record.owner), { ...record });
+    this.tokenRecords.set(tokenKey(record.gatewayId, record.owner), { ...record });
     return Promise.resolve();
   }
 
   tokenFailed(gatewayId: string, owner: string, reason: string, drop: boolean): Promise<void> {
-    const key = keyOf(gatewayId, owner);
-    const record = this.tokenRecords.get(key) ?? {
-      gatewayId,
-      owner,
-      userId: userIdOf(owner),
-      tokens: null,
-      expiresAt: null,
-      refreshedAt: null,
-      refreshError: null,
-    };
+    const key = tokenKey(gatewayId, owner);
+    const record = this.tokenRecords.get(key) ?? failedRecord(gatewayId, owner, reason);
     this.tokenRecords.set(key, {
       ...record,
       refreshError: reason,
       ...(drop ? { tokens: null, expiresAt: null } : {}),
     });
     return Promise.resolve();
+  }
+
+  deleteToken(gatewayId: string, owner: string): Promise<boolean> {
+    return Promise.resolve(this.tokenRecords.delete(tokenKey(gatewayId, owner)));
   }
 
   client(gatewayId: string): Promise<OAuthClientRecord | null> {
@@ -199,22 +165,27 @@ export class MemoryOAuthStore extends UpstreamOAuthStore {
     this.clientRecords.set(record.gatewayId, { ...record });
     return Promise.resolve();
   }
-
-  deleteToken(gatewayId: string, owner: string): Promise<boolean> {
-    return Promise.resolve(this.tokenRecords.delete(keyOf(gatewayId, owner)));
-  }
-
-  tokens(gatewayIds: string[]): Promise<OAuthTokenRecord[]> {
-    return Promise.resolve(
-      [...this.tokenRecords.values()].filter((record) => gatewayIds.includes(record.gatewayId)),
-    );
-  }
 }
 
-function userIdOf(owner: string): string | null {
+/** The user whose tokens these are; none for the gateway's own account. */
+export function userIdOf(owner: string): string | null {
   return owner === SHARED_OWNER ? null : owner;
 }
 
-function keyOf(gatewayId: string, owner: string): string {
+/** The record of an account that holds no tokens, and whose last refresh failed. */
+function failedRecord(gatewayId: string, owner: string, reason: string): OAuthTokenRecord {
+  return {
+    gatewayId,
+    owner,
+    userId: userIdOf(owner),
+    tokens: null,
+    expiresAt: null,
+    refreshedAt: null,
+    refreshError: reason,
+  };
+}
+
+/** The key of one account's tokens for one gateway. */
+export function tokenKey(gatewayId: string, owner: string): string {
   return `${gatewayId}:${owner}`;
 }
