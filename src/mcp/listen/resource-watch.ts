@@ -1,5 +1,6 @@
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
-import { type Affinity, UpstreamClient } from '../../upstream/upstream-client';
+import { type Affinity } from '../../upstream/affinity';
+import { UpstreamClient } from '../../upstream/upstream-client';
 import { type UpstreamConnection } from '../../upstream/upstream-connection';
 import { UpstreamConnector } from '../../upstream/upstream-connector.service';
 import { UpstreamFailure, UpstreamRpcError } from '../../upstream/upstream-error';

@@ -4,7 +4,7 @@ import { type EntityManager } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
 import { Metrics } from '../../health/metrics';
 import { type OAuthSettings } from '../../gateways/gateway-credentials';
-import { type BearerSource } from '../transport/http-channel';
+import { type BearerSource } from '../transport/upstream-http';
 import { UpstreamAuthorizationRequired, UpstreamFailure } from '../upstream-error';
 import { type UpstreamTarget } from '../upstream-target';
 import { OAuthAccessTokens } from './oauth-access-tokens';
