@@ -8,7 +8,7 @@ import { ApiToken } from '../tokens/api-token.entity';
 import { hashTokenValue } from './api-token-value';
 import { AuthErrorCode, AuthException } from './auth.exception';
 import { type Principal } from './principal';
-import { lowerRole, type Role } from './roles';
+import { lowerRole, type Role } from '../common/roles';
 import { TokenUsage } from './token-usage';
 import { UserDirectory } from './user-directory';
 

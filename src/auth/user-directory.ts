@@ -7,7 +7,7 @@ import { EventBus, isResync } from '../events/event-bus';
 import { Metrics } from '../health/metrics';
 import { TeamMember } from '../teams/team-member.entity';
 import { User, type UserSource } from '../users/user.entity';
-import { type Role } from './roles';
+import { type Role } from '../common/roles';
 
 /** What authorization needs to know of a user. */
 export interface Identity {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { type Principal } from '../auth/principal';
-import { roleAtLeast } from '../auth/roles';
+import { roleAtLeast } from '../common/roles';
 import { TeamScope } from '../auth/team-scope';
 import { seal, unseal } from '../common/secret-box';
 import { AppConfig } from '../config/app-config';

@@ -13,7 +13,7 @@ import { EventBus } from '../events/event-bus';
 import { Server } from '../servers/server.entity';
 import { SyncService } from '../sync/sync.service';
 import { TeamsService } from '../teams/teams.service';
-import { TOOL_NAME_MAX_LENGTH } from '../tools/tool-name';
+import { TOOL_NAME_MAX_LENGTH } from '../common/tool-name-rule';
 import { PinRescans, type Rescan } from '../pinning/pin-rescans.service';
 import { Prompt } from '../prompts/prompt.entity';
 import { ResourceTemplate } from '../resources/resource-template.entity';

@@ -10,7 +10,7 @@ import { type Admission } from '../resources/resource-definition';
 import { DESCRIPTION_LIMIT, TITLE_LIMIT } from '../tools/tool-definition';
 import { canonicalJson } from '../common/canonical-json';
 import { refusalOf } from '../upstream/transport/message-bounds';
-import { TOOL_NAME_RULE } from '../tools/tool-name';
+import { TOOL_NAME_RULE } from '../common/tool-name-rule';
 import { type PromptArgument } from './prompt.entity';
 
 /**

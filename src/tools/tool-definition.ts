@@ -6,7 +6,7 @@ import {
 } from '../common/untrusted-text';
 import { canonicalJson } from '../common/canonical-json';
 import { refusalOf } from '../upstream/transport/message-bounds';
-import { TOOL_NAME_RULE } from './tool-name';
+import { TOOL_NAME_RULE } from '../common/tool-name-rule';
 import { type JsonObject } from './tool.entity';
 
 /** A tool definition as Portico stores it, after admission. */

@@ -4,7 +4,7 @@ import { type QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialE
 import { type SyncConflict } from '../sync/sync-report';
 import { type ToolDefinition } from './tool-definition';
 import { contentHash, toolHash } from './tool-hash';
-import { TOOL_NAME_RULE } from './tool-name';
+import { TOOL_NAME_RULE } from '../common/tool-name-rule';
 import { ToolNameQuery } from './tool-name.query';
 import { Tool } from './tool.entity';
 

@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
 import { Policies1795700000000 } from '../../migrations/1795700000000-Policies';
 import { type Principal } from '../../src/auth/principal';
-import { ROLES } from '../../src/auth/roles';
+import { ROLES } from '../../src/common/roles';
 import { createDataSource } from '../../src/database/data-source';
 import { EmbeddedPostgres } from '../../src/database/embedded-postgres';
 import { type EventBus } from '../../src/events/event-bus';

@@ -4,7 +4,7 @@ import { ServerToolOverride } from '../../servers/server-tool-override.entity';
 import { type Server } from '../../servers/server.entity';
 import { ServerErrorCode, ServerException } from '../../servers/server.exception';
 import { DESCRIPTION_LIMIT, TITLE_LIMIT } from '../../tools/tool-definition';
-import { TOOL_NAME_RULE } from '../../tools/tool-name';
+import { TOOL_NAME_RULE } from '../../common/tool-name-rule';
 import { type JsonObject } from '../../tools/tool.entity';
 import { canonicalJson } from '../../common/canonical-json';
 import { type FieldChange } from '../config-change';
