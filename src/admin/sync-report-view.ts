@@ -1,4 +1,4 @@
-import { type ReportedFinding } from '../pinning/pin-plan';
+import { type ReportedFinding } from '../sync/sync-report';
 import { type SyncConflict, type SyncListReport, type SyncReport } from '../sync/sync-report';
 import { plural } from './view-helpers';
 

@@ -5,14 +5,12 @@ import {
   Index,
   JoinColumn,
   ManyToOne,
-  OneToMany,
   PrimaryGeneratedColumn,
   UpdateDateColumn,
 } from 'typeorm';
 import { Team } from '../teams/team.entity';
 import type { SyncReport } from '../sync/sync-report';
 import type { ProtocolEra } from '../upstream/eras/protocol-era';
-import { Tool } from '../tools/tool.entity';
 import { type FindingSeverity, type PinningMode } from '../pinning/definition-pin';
 
 export const GATEWAY_TRANSPORTS = ['streamable-http', 'sse', 'stdio'] as const;
@@ -140,7 +138,4 @@ export class Gateway {
 
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
   updatedAt!: Date;
-
-  @OneToMany(() => Tool, (tool) => tool.gateway)
-  tools?: Tool[];
 }

@@ -3,7 +3,7 @@ import { type EntityManager } from 'typeorm';
 import { EventBus } from '../events/event-bus';
 import { type PromptDefinition } from '../prompts/prompt-definition';
 import { type ResourceTemplateDefinition } from '../resources/resource-definition';
-import { type ListDiff } from '../sync/list.differ';
+import { type ListDiff } from '../sync/sync-report';
 import {
   type KnownTool,
   scanContext,

@@ -23,3 +23,15 @@ export class PinColumns {
   @Column({ type: 'jsonb', nullable: true })
   findings!: StoredFinding[] | null;
 }
+
+/** The pin columns of one entry after the sync, written by key. */
+export interface PinWrite {
+  key: string;
+  pinnedHash: string | null;
+  rejectedHash: string | null;
+  quarantine: Quarantine | null;
+  /** Absent: as stored (the definition was not scanned again). */
+  findings?: StoredFinding[] | null;
+  /** Absent: as stored; set when an entry comes back disabled, as it left. */
+  enabled?: boolean;
+}

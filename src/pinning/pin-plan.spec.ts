@@ -1,4 +1,4 @@
-import { type ListDiff } from '../sync/list.differ';
+import { type ListDiff } from '../sync/sync-report';
 import { pinSettingsOf, type PinningMode } from './definition-pin';
 import { type StoredFinding } from './pin-columns';
 import { type PinMemory, type PinnedDigest, type PinnedKind, planPins } from './pin-plan';

@@ -13,7 +13,7 @@ import { type ResourceTemplateDefinition } from '../resources/resource-definitio
 import { ResourceWriter } from '../resources/resource.writer';
 import { type ToolDefinition } from '../tools/tool-definition';
 import { ToolNameQuery } from '../tools/tool-name.query';
-import { type JsonObject } from '../tools/tool.entity';
+import { type JsonObject } from '../common/json-object';
 import { ToolWriter } from '../tools/tool.writer';
 import { pinSettingsOf } from './definition-pin';
 import { type GatewayScans, DefinitionScans } from './definition-scans';
@@ -26,7 +26,7 @@ import {
 import { type DefinitionWriters, writeHeldDefinition } from './held-definition';
 import { pinAllOf } from './pin-all';
 import { type StoredFinding } from './pin-columns';
-import { type PinWrite } from './pin-plan';
+import { type PinWrite } from './pin-columns';
 import { rejudgePin } from './pin-rejudge';
 import { writePins } from './pin-writer';
 import { PIN_KINDS, PINNED_KINDS, type PinKind } from './pinned-kinds';

@@ -1,4 +1,4 @@
-import { type JsonObject } from '../tools/tool.entity';
+import { type JsonObject } from '../common/json-object';
 import { type PinState } from './definition-pin';
 
 /**

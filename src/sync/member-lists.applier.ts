@@ -25,8 +25,8 @@ import { PINNED_KINDS } from '../pinning/pinned-kinds';
 import { promptRenameView, templateRenameView } from '../pinning/rename-view';
 import { type GatewayRef } from '../tools/tool.writer';
 import { type UpstreamCatalogue } from './catalogue.reader';
-import { diffChangesCatalog, diffLists, type ListDiff, syncReportOf } from './list.differ';
-import { type SyncListReport, type SyncReport } from './sync-report';
+import { diffChangesCatalog, diffLists, syncReportOf } from './list.differ';
+import { type ListDiff, type SyncListReport, type SyncReport } from './sync-report';
 
 type OtherLists = Pick<SyncReport, 'resources' | 'resourceTemplates' | 'prompts'>;
 

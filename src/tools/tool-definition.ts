@@ -7,7 +7,7 @@ import {
 import { canonicalJson } from '../common/canonical-json';
 import { refusalOf } from '../upstream/transport/message-bounds';
 import { TOOL_NAME_RULE } from '../common/tool-name-rule';
-import { type JsonObject } from './tool.entity';
+import { type JsonObject } from '../common/json-object';
 
 /** A tool definition as Portico stores it, after admission. */
 export interface ToolDefinition {

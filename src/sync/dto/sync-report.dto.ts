@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { type ReportedFinding } from '../../pinning/pin-plan';
+import { type ReportedFinding } from '../sync-report';
 import { type SyncConflict, type SyncReport, type SyncWarning } from '../sync-report';
 
 export class SyncConflictDto implements SyncConflict {
