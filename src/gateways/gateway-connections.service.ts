@@ -13,8 +13,7 @@ import {
   UpstreamOAuth,
 } from '../upstream/oauth/upstream-oauth.service';
 import { upstreamFailure } from '../upstream/upstream-error';
-import { openCredentials } from './gateway-credentials';
-import { type Gateway } from './gateway.entity';
+import { type Gateway, openCredentials } from './gateway.entity';
 import { GatewayErrorCode, GatewayException } from './gateway.exception';
 import { GatewaysService } from './gateways.service';
 

@@ -32,14 +32,14 @@ import { type GatewayProcessesDto } from './dto/gateway-processes.dto';
 import { type GatewayResponseDto } from './dto/gateway-response.dto';
 import { type GatewayUpdateDto } from './dto/gateway-update.dto';
 import {
+  Gateway,
   type GatewayCredentials,
   openCredentials,
-  type SealedCredentials,
   sealCredentials,
-} from './gateway-credentials';
+  type SealedCredentials,
+  sealStdioEnv,
+} from './gateway.entity';
 import { gatewaySlug } from './gateway-slug';
-import { sealStdioEnv } from './gateway-stdio';
-import { Gateway } from './gateway.entity';
 import { GatewayErrorCode, GatewayException } from './gateway.exception';
 
 const CONSTRAINT_CODES: Record<string, GatewayErrorCode> = {

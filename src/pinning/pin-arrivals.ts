@@ -1,6 +1,6 @@
 import { type JsonObject } from '../common/json-object';
-import { type PinSettings, type Quarantine, type QuarantineReason } from './definition-pin';
-import { type PinWrite, type StoredFinding } from './pin-columns';
+import { type PinSettings, type Quarantine, type QuarantineReason } from './state/definition-pin';
+import { type PinWrite, type StoredFinding } from './state/pin-columns';
 import { type Tombstone } from './pin-tombstone';
 import { keepsText, type RenameView } from './rename-view';
 

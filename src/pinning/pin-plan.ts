@@ -1,8 +1,13 @@
-import { type ListDiff, type ReportedFinding } from '../sync/sync-report';
+import { type ListDiff, type ReportedFinding } from '../sync/report/sync-report';
 import { type JsonObject } from '../common/json-object';
-import { type PinSettings, type PinState, type Quarantine, STICKY_REASONS } from './definition-pin';
+import {
+  type PinSettings,
+  type PinState,
+  type Quarantine,
+  STICKY_REASONS,
+} from './state/definition-pin';
 import { added, type Arrival, heldNew, type Outcome, renamedFrom, returned } from './pin-arrivals';
-import { type PinWrite, type StoredFinding } from './pin-columns';
+import { type PinWrite, type StoredFinding } from './state/pin-columns';
 import { keptDefinition, type Tombstone } from './pin-tombstone';
 import { type RenameView } from './rename-view';
 

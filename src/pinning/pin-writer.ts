@@ -1,5 +1,5 @@
 import { type EntityManager } from 'typeorm';
-import { type PinWrite } from './pin-columns';
+import { type PinWrite } from './state/pin-columns';
 import { type PinnedDigest } from './pin-plan';
 
 /** The tables whose definitions are pinned, and the upstream key of each. */

@@ -2,7 +2,12 @@ import { type Admission } from '../resources/resource-definition';
 import { admitToolDefinition, type ToolDefinition } from '../tools/tool-definition';
 import { contentHash } from '../tools/tool-hash';
 import { type PinEvents } from '../pinning/pin-plan';
-import { type ListDiff, type SyncConflict, type SyncReport, type SyncWarning } from './sync-report';
+import {
+  type ListDiff,
+  type SyncConflict,
+  type SyncReport,
+  type SyncWarning,
+} from './report/sync-report';
 
 /** What the differ needs of a stored entry: its upstream key (name or URI) and content hash. */
 export interface StoredDigest {

@@ -5,7 +5,7 @@ import {
   credentialHeaders,
   credentialSecrets,
   type OAuthSettings,
-} from '../gateways/gateway-credentials';
+} from '../gateways/gateway.entity';
 import { type Channel } from './transport/channel';
 import { type BearerSource, HttpChannel } from './transport/http-channel';
 import { SessionConnection } from './sessions/session-connection';

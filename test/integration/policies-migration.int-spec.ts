@@ -7,7 +7,7 @@ import { ROLES } from '../../src/common/roles';
 import { createDataSource } from '../../src/database/data-source';
 import { EmbeddedPostgres } from '../../src/database/embedded-postgres';
 import { type EventBus } from '../../src/events/event-bus';
-import { Metrics } from '../../src/health/metrics';
+import { Metrics } from '../../src/observability/metrics';
 import { ScopePolicies } from '../../src/policies/scope-policies';
 import { legacyAllows, type LegacyRule } from '../support/legacy-tool-policy';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';

@@ -10,7 +10,7 @@ import { type QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialE
 import { AppConfig } from '../../config/app-config';
 import { isDatabaseUnavailable } from '../../database/database-errors';
 import { EventBus, isResync } from '../../events/event-bus';
-import { Metrics } from '../../health/metrics';
+import { Metrics } from '../../observability/metrics';
 import { McpSession } from '../state/mcp-session.entity';
 
 export type SessionState = Omit<McpSession, 'server' | 'createdAt'>;

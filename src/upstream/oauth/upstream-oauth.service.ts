@@ -10,10 +10,10 @@ import {
 } from '@modelcontextprotocol/client';
 import { type EntityManager } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
-import { Metrics } from '../../health/metrics';
+import { Metrics } from '../../observability/metrics';
 import { seal, unseal } from '../../common/secret-box';
-import { type OAuthSettings } from '../../gateways/gateway-credentials';
-import { KeyedSingleFlight } from '../../sync/keyed-single-flight';
+import { type OAuthSettings } from '../../gateways/gateway.entity';
+import { KeyedSingleFlight } from '../../common/keyed-single-flight';
 import { MODERN_PROTOCOL_VERSION } from '../eras/protocol-era';
 import { PORTICO_CLIENT } from '../upstream-connection';
 import { UpstreamAuthorizationRequired, UpstreamFailure } from '../upstream-error';
