@@ -12,7 +12,7 @@ import {
   DATABASE_RETRY_AFTER_SECONDS,
   DATABASE_UNAVAILABLE_DETAIL,
   isDatabaseUnavailable,
-} from '../database/database-errors';
+} from './database-errors';
 import { isDomainException } from './domain.exception';
 import { problemStatusOf } from './problem-statuses';
 import { RequestValidationException } from './request-validation.exception';
