@@ -1,3 +1,5 @@
+import { readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
@@ -21,38 +23,190 @@ const MCP_ORDER = [
 /** An import of one of `folders` by a relative path from anywhere inside src/mcp/<folder>/. */
 const toFolder = (folders) => `^(\\.\\./)+(${folders.join('|')})(/|$)`;
 
-const mcpZones = MCP_ORDER.map((level, index) => {
-  const above = MCP_ORDER.slice(0, index).flat();
-  const beside = level.length > 1 ? level : [];
-  return {
-    files: level.map((folder) => `src/mcp/${folder}/**/*.ts`),
+/** The patterns of the MCP order for files in src/mcp/<folder>/, by folder. */
+const mcpPatterns = new Map(
+  MCP_ORDER.flatMap((level, index) => {
+    const above = MCP_ORDER.slice(0, index).flat();
+    return level.map((folder) => {
+      const beside = level.filter((other) => other !== folder);
+      return [
+        folder,
+        [
+          ...(above.length > 0
+            ? [
+                {
+                  regex: toFolder(above),
+                  message: 'An import that runs back up the MCP folders (DESIGN §5).',
+                },
+              ]
+            : []),
+          ...(beside.length > 0
+            ? [
+                {
+                  regex: toFolder(beside),
+                  message: 'Folders side by side do not import each other.',
+                },
+              ]
+            : []),
+        ],
+      ];
+    });
+  }),
+);
+
+/**
+ * The order of src/ (DESIGN §5), from the edge down: the files of a folder may import those after
+ * it, never one before it; folders on one line are side by side and do not import each other.
+ * `(root)` is the files directly in src/ (main, the app module and factory). A folder such as
+ * `pinning/state` is its own level, apart from the rest of `pinning`. The upstream client sits
+ * below sync and REST invoke, which call it (DESIGN §5: "Sync, REST invoke and the CLI use the
+ * same client"), and above the auth, events and settings it reads.
+ *
+ * Entities and domain exceptions (`*.entity.ts`, `*.exception.ts`) are the schema and the error
+ * vocabulary: any folder may import them, and their own imports follow their folder's place.
+ */
+const SRC_ORDER = [
+  ['cli'],
+  ['(root)'],
+  ['oauth'],
+  ['admin'],
+  ['config-as-code'],
+  ['mcp'],
+  ['health'],
+  ['servers'],
+  ['tokens'],
+  ['gateways'],
+  ['sync'],
+  ['pinning'],
+  ['prompts'],
+  ['resources'],
+  ['tools'],
+  ['sync/report', 'pinning/state'],
+  ['rate-limits'],
+  ['policies'],
+  ['audit'],
+  ['approvals'],
+  ['upstream'],
+  ['embeddings'],
+  ['teams'],
+  ['users'],
+  ['auth'],
+  ['scanner'],
+  ['events'],
+  ['database'],
+  ['observability'],
+  ['config'],
+  ['common'],
+];
+
+/** Known arrow back up, to fix: by file (its path in src), the imports it may still make. */
+const KNOWN_ARROWS = {
+  // The database module and the migration Job build the virtual-name query to fit its index.
+  'database/database.module.ts': ['tools/tool-name.query'],
+  'database/migrate-job.ts': ['tools/tool-name.query'],
+  // A password login is recorded in the audit trail, which reads the principal from auth.
+  'auth/password-login.ts': ['audit/audit-trail.service'],
+  // The policy dry run lists tools through the MCP directory, as tools/list does.
+  'policies/policy-dry-run.ts': ['mcp/directory/directories.service', 'mcp/protocol/mcp-scope'],
+  'policies/policy-dry-run.module.ts': ['mcp/mcp.module'],
+  // Word vectors tokenize as the BM25 ranker does.
+  'embeddings/word-vectors.ts': ['mcp/search/ranking/terms', 'mcp/search/ranking/time-slicer'],
+};
+
+const SRC = join(import.meta.dirname, 'src');
+const RECORD = '(?!.*\\.(?:entity|exception)$)';
+const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const units = SRC_ORDER.flat();
+
+/** The level of a folder of src (its path parts): the longest unit that holds it. */
+function unitOf(parts) {
+  if (parts.length === 0) return '(root)';
+  for (let length = parts.length; length > 0; length--) {
+    const unit = parts.slice(0, length).join('/');
+    if (units.includes(unit)) return unit;
+  }
+  throw new Error(`eslint.config.mjs: place src/${parts.join('/')} in SRC_ORDER`);
+}
+
+/** A regex for an import, from a file in folder `from`, of anything in unit `to` but its records. */
+function importOf(from, to) {
+  const target = to === '(root)' ? [] : to.split('/');
+  let common = 0;
+  while (common < from.length && common < target.length && from[common] === target[common])
+    common++;
+  const ups = from.length - common;
+  const up = ups === 0 ? '\\./' : `(?:\\.\\./){${ups}}`;
+  const down = target.slice(common).map(escape).join('/');
+  const apart = units
+    .filter((unit) => unit !== to && unit.startsWith(`${to}/`))
+    .map((unit) => `(?!${escape(unit.slice(to.length + 1))}(?:/|$))`)
+    .join('');
+  if (to === '(root)') return `^${up}[^./][^/]*$`;
+  if (down === '') return `^${up}(?!\\.\\.?/)${apart}${RECORD}`;
+  return `^${up}${down}(?:/|$)${apart}${RECORD}`;
+}
+
+function srcFolders(parts = []) {
+  const entries = readdirSync(join(SRC, ...parts), { withFileTypes: true });
+  return [
+    parts,
+    ...entries
+      .filter((entry) => entry.isDirectory())
+      .flatMap((entry) => srcFolders([...parts, entry.name])),
+  ];
+}
+
+/** The patterns for the files of one folder of src, with the imports `allowed` let through. */
+function srcPatterns(parts, allowed = []) {
+  const unit = unitOf(parts);
+  const index = SRC_ORDER.findIndex((level) => level.includes(unit));
+  const beside = SRC_ORDER[index].filter((other) => other !== unit);
+  const letThrough = allowed
+    .map((path) => {
+      const spec = relative(join(SRC, ...parts), join(SRC, path));
+      return `(?!${escape(spec.startsWith('.') ? spec : `./${spec}`)}$)`;
+    })
+    .join('');
+  const patterns = [
+    ...SRC_ORDER.slice(0, index)
+      .flat()
+      .filter((above) => !(unit === 'upstream' && above === 'mcp'))
+      .map((above) => ({
+        regex: `^${letThrough}${importOf(parts, above).slice(1)}`,
+        message: `An import that runs back up the folders of src (DESIGN §5): ${above} is above ${unit}.`,
+      })),
+    ...beside.map((other) => ({
+      regex: importOf(parts, other),
+      message: `${unit} and ${other} are side by side and do not import each other.`,
+    })),
+    ...(unit === 'upstream'
+      ? [
+          {
+            regex: importOf(parts, 'mcp'),
+            message:
+              'src/upstream never imports src/mcp: the arrow points the other way (DESIGN §5).',
+          },
+        ]
+      : []),
+  ];
+  return parts[0] === 'mcp' && parts.length > 1
+    ? [...(mcpPatterns.get(parts[1]) ?? []), ...patterns]
+    : patterns;
+}
+
+const restrict = (patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
+
+const srcZones = [
+  ...srcFolders().map((parts) => ({
+    files: [['src', ...parts, '*.ts'].join('/')],
     ignores: ['**/*.spec.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            ...(above.length > 0
-              ? [
-                  {
-                    regex: toFolder(above),
-                    message: 'An import that runs back up the MCP folders (DESIGN §5).',
-                  },
-                ]
-              : []),
-            ...beside.map((folder) => ({
-              regex: toFolder(beside.filter((other) => other !== folder)),
-              message: 'Folders side by side do not import each other.',
-            })),
-          ].filter(
-            (pattern, index, all) =>
-              all.findIndex((other) => other.regex === pattern.regex) === index,
-          ),
-        },
-      ],
-    },
-  };
-});
+    rules: restrict(srcPatterns(parts)),
+  })),
+  ...Object.entries(KNOWN_ARROWS).map(([file, allowed]) => ({
+    files: [`src/${file}`],
+    rules: restrict(srcPatterns(file.split('/').slice(0, -1), allowed)),
+  })),
+];
 
 export default tseslint.config(
   {
@@ -95,23 +249,5 @@ export default tseslint.config(
       '@typescript-eslint/unbound-method': 'off',
     },
   },
-  ...mcpZones,
-  {
-    files: ['src/upstream/**/*.ts'],
-    ignores: ['**/*.spec.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              regex: '^(\\.\\./)+mcp(/|$)',
-              message:
-                'src/upstream never imports src/mcp: the arrow points the other way (DESIGN §5).',
-            },
-          ],
-        },
-      ],
-    },
-  },
+  ...srcZones,
 );

@@ -19,7 +19,7 @@ import { mcpOnly } from './auth/principal';
 import { bearerToken, PrincipalResolver } from './auth/principal-resolver';
 import { type AppConfig } from './config/app-config';
 import { bodyDepthLimit } from './common/body-depth';
-import { capConnections, LimitedExpressAdapter } from './common/http-server-limits';
+import { capConnections, LimitedExpressAdapter } from './http-server-limits';
 import { NulCharacterPipe } from './common/nul-character.pipe';
 import { ProblemFilter, toProblem } from './common/problem.filter';
 import { RequestValidationException } from './common/request-validation.exception';
@@ -35,7 +35,7 @@ import {
 import { requestLogging } from './observability/logging';
 import { requestContext } from './observability/request-context';
 import { httpMetrics } from './health/http-metrics.middleware';
-import { Metrics } from './health/metrics';
+import { Metrics } from './observability/metrics';
 import { setUpOAuth } from './oauth/oauth-routes';
 
 /** Builds the configured application; `main` listens on it, tests too. */

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { type Metrics } from './health/metrics';
+import { type Metrics } from './observability/metrics';
 
 /**
  * The safety net under every background path: a promise rejection nothing handled is logged,

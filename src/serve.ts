@@ -1,7 +1,7 @@
 import { type NestExpressApplication } from '@nestjs/platform-express';
 import { createApp } from './app.factory';
 import { type AppConfig, loadConfig } from './config/app-config';
-import { Metrics } from './health/metrics';
+import { Metrics } from './observability/metrics';
 import { catchUnhandledRejections } from './last-resort';
 import { stopTracing } from './observability/tracing';
 import { shutDownGracefully } from './shutdown';

@@ -2,7 +2,7 @@ import { Get, Req, Res } from '@nestjs/common';
 import { type Request, type Response } from 'express';
 import { AuditStats } from '../audit/audit-stats';
 import { MinRole } from '../auth/auth.decorators';
-import { roleAtLeast } from '../auth/roles';
+import { roleAtLeast } from '../common/roles';
 import { AppConfig } from '../config/app-config';
 import { QuarantineQuery } from '../pinning/quarantine.query';
 import { ToolsService } from '../tools/tools.service';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { type Request, type Response } from 'express';
 import { AdminSessionService } from '../auth/admin-session.service';
-import { roleAtLeast } from '../auth/roles';
+import { roleAtLeast } from '../common/roles';
 import { TeamScope } from '../auth/team-scope';
 import { QuarantineQuery } from '../pinning/quarantine.query';
 import { type Flash, FlashMessages } from './flash.service';

@@ -1,7 +1,7 @@
 import { Body, Get, Post, Query, Req, Res } from '@nestjs/common';
 import { type Request, type Response } from 'express';
 import { MinRole } from '../auth/auth.decorators';
-import { roleAtLeast } from '../auth/roles';
+import { roleAtLeast } from '../common/roles';
 import { type IssuedToken } from '../auth/token.service';
 import { MAX_PAGE_SIZE } from '../common/page.dto';
 import { UuidParam } from '../common/uuid-param';

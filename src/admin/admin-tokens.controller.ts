@@ -1,7 +1,7 @@
 import { Body, Get, Post, Query, Req, Res } from '@nestjs/common';
 import { type Request, type Response } from 'express';
 import { MinRole } from '../auth/auth.decorators';
-import { ROLES, roleAtLeast } from '../auth/roles';
+import { ROLES, roleAtLeast } from '../common/roles';
 import { UuidParam } from '../common/uuid-param';
 import { type TokenCreatedDto, TokenCreateDto } from '../tokens/dto/token.dto';
 import { TokensService } from '../tokens/tokens.service';

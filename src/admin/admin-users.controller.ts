@@ -1,6 +1,6 @@
 import { Body, Get, Post, Query, Req, Res } from '@nestjs/common';
 import { type Request, type Response } from 'express';
-import { ROLES } from '../auth/roles';
+import { ROLES } from '../common/roles';
 import { TeamScope } from '../auth/team-scope';
 import { MAX_PAGE_SIZE } from '../common/page.dto';
 import { UuidParam } from '../common/uuid-param';

@@ -1,7 +1,7 @@
 import { ApprovalErrorCode } from '../approvals/approval.exception';
 import { AuditErrorCode } from '../audit/audit.exception';
 import { AuthErrorCode, AuthException } from '../auth/auth.exception';
-import { type DomainErrorCode, statusOf } from '../common/problem.filter';
+import { problemStatusOf } from '../common/problem-statuses';
 import { ConfigDocumentErrorCode } from '../config-as-code/config-document.exception';
 import { RequestValidationException } from '../common/request-validation.exception';
 import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';
@@ -15,6 +15,24 @@ import { ToolErrorCode, ToolException } from '../tools/tool.exception';
 import { UserErrorCode, UserException } from '../users/user.exception';
 import { PolicyErrorCode, PolicyException } from '../policies/policy.exception';
 import { RateLimitErrorCode, RateLimitException } from '../rate-limits/rate-limit.exception';
+
+/** The codes of the features whose refusals a form can show. */
+type DomainErrorCode =
+  | GatewayErrorCode
+  | ToolErrorCode
+  | ResourceErrorCode
+  | PromptErrorCode
+  | PinErrorCode
+  | ServerErrorCode
+  | AuthErrorCode
+  | UserErrorCode
+  | TeamErrorCode
+  | TokenErrorCode
+  | ConfigDocumentErrorCode
+  | PolicyErrorCode
+  | RateLimitErrorCode
+  | AuditErrorCode
+  | ApprovalErrorCode;
 
 /** What a form shows after the service refused it: messages by field, and one for the form. */
 export interface FormErrors {
@@ -145,7 +163,7 @@ export function formErrors(
     error instanceof PolicyException ||
     error instanceof RateLimitException
   ) {
-    const status = statusOf(error.code);
+    const status = problemStatusOf(error) ?? 500;
     if (status === 404) return null;
     const field = fieldOfCode(error.code);
     return {

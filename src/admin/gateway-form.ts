@@ -5,7 +5,7 @@ import {
   type GatewayAuthType,
   OAUTH_MODES,
 } from '../gateways/gateway.entity';
-import { FINDING_SEVERITIES, PINNING_MODES } from '../pinning/definition-pin';
+import { FINDING_SEVERITIES, PINNING_MODES } from '../pinning/state/definition-pin';
 import { type FormBody, formField, formLines } from './form-body';
 
 /** On the edit form, 'keep' leaves the stored credentials as they are. */

@@ -1,5 +1,9 @@
-import { type ReportedFinding } from '../pinning/pin-plan';
-import { type SyncConflict, type SyncListReport, type SyncReport } from '../sync/sync-report';
+import { type ReportedFinding } from '../sync/report/sync-report';
+import {
+  type SyncConflict,
+  type SyncListReport,
+  type SyncReport,
+} from '../sync/report/sync-report';
 import { plural } from './view-helpers';
 
 export interface SyncListView {

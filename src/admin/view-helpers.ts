@@ -1,4 +1,4 @@
-import { CLIENT_TOOL_NAME_LIMIT } from '../tools/tool-name';
+import { CLIENT_TOOL_NAME_LIMIT } from '../common/tool-name-rule';
 
 /** The S. No. of a row: numbering continues across pages, so row 0 at offset 25 is 26. */
 export function serialNumber(index: number, offset: number): number {

@@ -10,7 +10,7 @@ import { DataSource } from 'typeorm';
 import { type Principal } from '../auth/principal';
 import { AppConfig } from '../config/app-config';
 import { ReplicaId } from '../events/replica-id';
-import { Metrics } from '../health/metrics';
+import { Metrics } from '../observability/metrics';
 import { currentRequestId, currentTraceId, markAudited } from '../observability/request-context';
 import { AuditEntry } from './audit-entry.entity';
 

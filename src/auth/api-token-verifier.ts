@@ -3,12 +3,12 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { LastKnownCache } from '../database/last-known-cache';
 import { EventBus, isResync } from '../events/event-bus';
-import { Metrics } from '../health/metrics';
+import { Metrics } from '../observability/metrics';
 import { ApiToken } from '../tokens/api-token.entity';
 import { hashTokenValue } from './api-token-value';
 import { AuthErrorCode, AuthException } from './auth.exception';
 import { type Principal } from './principal';
-import { lowerRole, type Role } from './roles';
+import { lowerRole, type Role } from '../common/roles';
 import { TokenUsage } from './token-usage';
 import { UserDirectory } from './user-directory';
 

@@ -1,6 +1,6 @@
 import { type ExecutionContext, SetMetadata } from '@nestjs/common';
 import { type Reflector } from '@nestjs/core';
-import { type Role } from './roles';
+import { type Role } from '../common/roles';
 
 export const PUBLIC_ROUTE = 'portico:public';
 export const MCP_ROUTE = 'portico:mcp';

@@ -7,7 +7,7 @@ import { mcpTargetOf, targetKey } from './mcp-access';
 import { McpAuthorizer } from './mcp-authorizer';
 import { mcpOnly, type Principal } from './principal';
 import { bearerToken, PrincipalResolver } from './principal-resolver';
-import { roleAtLeast } from './roles';
+import { roleAtLeast } from '../common/roles';
 
 declare module 'express' {
   interface Request {

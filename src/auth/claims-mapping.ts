@@ -1,5 +1,5 @@
 import { type OidcConfig } from '../config/app-config';
-import { highestRole, type Role } from './roles';
+import { highestRole, type Role } from '../common/roles';
 
 /** What Portico makes of an identity provider's claims about a person. */
 export interface MappedIdentity {

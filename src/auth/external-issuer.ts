@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import type * as Jose from 'jose' with { 'resolution-mode': 'import' };
 import { AppConfig, type OidcConfig } from '../config/app-config';
-import { resourceTarget } from '../oauth/oauth-resource';
+import { resourceTarget } from './oauth-resource';
 import { AuthErrorCode, AuthException } from './auth.exception';
 import { mapClaims } from './claims-mapping';
 import { jose } from './jose';

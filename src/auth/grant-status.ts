@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { LastKnownCache } from '../database/last-known-cache';
 import { EventBus, isResync } from '../events/event-bus';
-import { Metrics } from '../health/metrics';
+import { Metrics } from '../observability/metrics';
 import { OAuthGrant } from '../oauth/oauth-grant.entity';
 
 const LIMIT = 20_000;

@@ -1,4 +1,4 @@
-import { type Role } from './roles';
+import { type Role } from '../common/roles';
 
 /** How the request proved who it acts for. */
 export const PRINCIPAL_SOURCES = [

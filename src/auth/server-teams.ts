@@ -3,7 +3,7 @@ import { isUUID } from 'class-validator';
 import { DataSource } from 'typeorm';
 import { LastKnownCache } from '../database/last-known-cache';
 import { EventBus, isResync } from '../events/event-bus';
-import { Metrics } from '../health/metrics';
+import { Metrics } from '../observability/metrics';
 import { Server } from '../servers/server.entity';
 
 /** The server does not exist. */

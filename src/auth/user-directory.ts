@@ -4,10 +4,10 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { LastKnownCache } from '../database/last-known-cache';
 import { EventBus, isResync } from '../events/event-bus';
-import { Metrics } from '../health/metrics';
+import { Metrics } from '../observability/metrics';
 import { TeamMember } from '../teams/team-member.entity';
 import { User, type UserSource } from '../users/user.entity';
-import { type Role } from './roles';
+import { type Role } from '../common/roles';
 
 /** What authorization needs to know of a user. */
 export interface Identity {

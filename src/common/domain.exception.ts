@@ -10,3 +10,8 @@ export abstract class DomainException<Code extends string> extends Error {
     this.name = new.target.name;
   }
 }
+
+/** `instanceof` on the generic class yields `DomainException<any>`; this keeps the code a string. */
+export function isDomainException(error: unknown): error is DomainException<string> {
+  return error instanceof DomainException;
+}

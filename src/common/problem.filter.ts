@@ -8,130 +8,14 @@ import {
 } from '@nestjs/common';
 import { type ServerResponse } from 'node:http';
 import { type Request, type Response } from 'express';
-import { ApprovalErrorCode, ApprovalException } from '../approvals/approval.exception';
-import { AuditErrorCode, AuditException } from '../audit/audit.exception';
-import { AuthErrorCode, AuthException } from '../auth/auth.exception';
-import {
-  ConfigDocumentErrorCode,
-  ConfigDocumentException,
-} from '../config-as-code/config-document.exception';
-import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';
-import { PinErrorCode, PinException } from '../pinning/pin.exception';
-import { PromptErrorCode, PromptException } from '../prompts/prompt.exception';
-import { ResourceErrorCode, ResourceException } from '../resources/resource.exception';
-import { ServerErrorCode, ServerException } from '../servers/server.exception';
-import { TeamErrorCode, TeamException } from '../teams/team.exception';
-import { TokenErrorCode, TokenException } from '../tokens/token.exception';
-import { ToolErrorCode, ToolException } from '../tools/tool.exception';
-import { UserErrorCode, UserException } from '../users/user.exception';
-import { PolicyErrorCode, PolicyException } from '../policies/policy.exception';
-import { RateLimitErrorCode, RateLimitException } from '../rate-limits/rate-limit.exception';
 import {
   DATABASE_RETRY_AFTER_SECONDS,
   DATABASE_UNAVAILABLE_DETAIL,
   isDatabaseUnavailable,
-} from '../database/database-errors';
+} from './database-errors';
+import { isDomainException } from './domain.exception';
+import { problemStatusOf } from './problem-statuses';
 import { RequestValidationException } from './request-validation.exception';
-
-export type DomainErrorCode =
-  | GatewayErrorCode
-  | ToolErrorCode
-  | ResourceErrorCode
-  | PromptErrorCode
-  | PinErrorCode
-  | ServerErrorCode
-  | AuthErrorCode
-  | UserErrorCode
-  | TeamErrorCode
-  | TokenErrorCode
-  | ConfigDocumentErrorCode
-  | PolicyErrorCode
-  | RateLimitErrorCode
-  | AuditErrorCode
-  | ApprovalErrorCode;
-
-export function statusOf(code: DomainErrorCode): number {
-  switch (code) {
-    case GatewayErrorCode.NotFound:
-    case ToolErrorCode.NotFound:
-    case ResourceErrorCode.NotFound:
-    case ResourceErrorCode.TemplateNotFound:
-    case PromptErrorCode.NotFound:
-    case ApprovalErrorCode.NotFound:
-    case ServerErrorCode.NotFound:
-    case UserErrorCode.NotFound:
-    case TeamErrorCode.NotFound:
-    case TokenErrorCode.NotFound:
-    case PolicyErrorCode.NotFound:
-    case RateLimitErrorCode.NotFound:
-      return HttpStatus.NOT_FOUND;
-    case GatewayErrorCode.NameTaken:
-    case GatewayErrorCode.SlugTaken:
-    case GatewayErrorCode.UrlTaken:
-    case GatewayErrorCode.ToolNameClash:
-    case GatewayErrorCode.ToolNameTooLong:
-    case GatewayErrorCode.Disabled:
-    case GatewayErrorCode.SyncInProgress:
-    case GatewayErrorCode.SyncSuperseded:
-    case ToolErrorCode.Disabled:
-    case ToolErrorCode.Quarantined:
-    case PinErrorCode.Stale:
-    case PinErrorCode.Quarantined:
-    case ServerErrorCode.NameTaken:
-    case PolicyErrorCode.NameTaken:
-    case UserErrorCode.UsernameTaken:
-    case UserErrorCode.BreakGlass:
-    case UserErrorCode.NotLocal:
-    case TeamErrorCode.NameTaken:
-    case TeamErrorCode.InUse:
-    case ServerErrorCode.NameClash:
-    case ConfigDocumentErrorCode.Conflict:
-      return HttpStatus.CONFLICT;
-    case GatewayErrorCode.SlugEmpty:
-    case GatewayErrorCode.NotOAuth:
-    case GatewayErrorCode.AuthorizationFailed:
-    case GatewayErrorCode.StdioCommandNotAllowed:
-    case GatewayErrorCode.UpstreamIncompatible:
-    case ServerErrorCode.UnknownTools:
-    case ServerErrorCode.UnknownAlwaysLoaded:
-    case UserErrorCode.UnknownTeams:
-    case TeamErrorCode.Unknown:
-    case TokenErrorCode.ScopeRequired:
-    case TokenErrorCode.BeyondOwner:
-    case ServerErrorCode.UnknownResources:
-    case ServerErrorCode.UnknownResourceTemplates:
-    case ServerErrorCode.UnknownPrompts:
-    case ConfigDocumentErrorCode.Invalid:
-    case ConfigDocumentErrorCode.SecretUnavailable:
-    case ConfigDocumentErrorCode.UnknownReference:
-    case PolicyErrorCode.UnknownTarget:
-    case PolicyErrorCode.InvalidHooks:
-    case PolicyErrorCode.InvalidApproval:
-    case RateLimitErrorCode.UnknownTarget:
-    case ToolErrorCode.ArgumentsTooLarge:
-      return HttpStatus.UNPROCESSABLE_ENTITY;
-    case RateLimitErrorCode.Exceeded:
-      return HttpStatus.TOO_MANY_REQUESTS;
-    case RateLimitErrorCode.Unavailable:
-    case ToolErrorCode.UpstreamRefused:
-      return HttpStatus.SERVICE_UNAVAILABLE;
-    case AuditErrorCode.BadCursor:
-    case PolicyErrorCode.InvalidExpression:
-      return HttpStatus.BAD_REQUEST;
-    case GatewayErrorCode.UpstreamUnavailable:
-    case ToolErrorCode.UpstreamUnavailable:
-      return HttpStatus.BAD_GATEWAY;
-    case AuthErrorCode.InvalidCredentials:
-    case AuthErrorCode.Unauthenticated:
-      return HttpStatus.UNAUTHORIZED;
-    case AuthErrorCode.Forbidden:
-    case GatewayErrorCode.ConnectionForbidden:
-    case ToolErrorCode.ApprovalRequired:
-      return HttpStatus.FORBIDDEN;
-    case AuthErrorCode.TooManyAttempts:
-      return HttpStatus.TOO_MANY_REQUESTS;
-  }
-}
 
 export interface Problem {
   type: string;
@@ -144,29 +28,13 @@ export interface Problem {
 
 /** Maps whatever a request threw to an RFC 9457 problem document. */
 export function toProblem(error: unknown): Problem {
-  if (
-    error instanceof GatewayException ||
-    error instanceof AuditException ||
-    error instanceof ToolException ||
-    error instanceof ResourceException ||
-    error instanceof PromptException ||
-    error instanceof PinException ||
-    error instanceof ServerException ||
-    error instanceof AuthException ||
-    error instanceof UserException ||
-    error instanceof TeamException ||
-    error instanceof TokenException ||
-    error instanceof ConfigDocumentException ||
-    error instanceof PolicyException ||
-    error instanceof RateLimitException ||
-    error instanceof ApprovalException
-  ) {
-    const status = statusOf(error.code);
+  const domainStatus = problemStatusOf(error);
+  if (domainStatus !== undefined && isDomainException(error)) {
     return {
       ...error.details,
       type: `urn:portico:problem:${error.code}`,
-      title: titleOf(status),
-      status,
+      title: titleOf(domainStatus),
+      status: domainStatus,
       detail: error.message,
       code: error.code,
     };

@@ -3,9 +3,8 @@
  * what PostgreSQL cannot store in text or jsonb would fail a whole sync, so it is repaired or
  * refused item by item.
  */
+import { type JsonObject } from './json-object';
 import { someString } from './json-walk';
-
-export type JsonObject = Record<string, unknown>;
 
 export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -1,4 +1,6 @@
+import { HttpStatus } from '@nestjs/common';
 import { DomainException } from '../common/domain.exception';
+import { registerProblemStatuses } from '../common/problem-statuses';
 
 export enum ConfigDocumentErrorCode {
   /** Not YAML or JSON, or not a document the schema allows. */
@@ -12,3 +14,10 @@ export enum ConfigDocumentErrorCode {
 }
 
 export class ConfigDocumentException extends DomainException<ConfigDocumentErrorCode> {}
+
+registerProblemStatuses(ConfigDocumentException, {
+  [ConfigDocumentErrorCode.Invalid]: HttpStatus.UNPROCESSABLE_ENTITY,
+  [ConfigDocumentErrorCode.SecretUnavailable]: HttpStatus.UNPROCESSABLE_ENTITY,
+  [ConfigDocumentErrorCode.UnknownReference]: HttpStatus.UNPROCESSABLE_ENTITY,
+  [ConfigDocumentErrorCode.Conflict]: HttpStatus.CONFLICT,
+});

@@ -2,9 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { isAbsolute, join, resolve } from 'node:path';
-import { DEFAULT_HASH_COST, parametersOfCost, type ScryptParameters } from '../auth/password-hash';
-import { isRole, type Role } from '../auth/roles';
-import { TOOL_NAME_RULE } from '../tools/tool-name';
+import {
+  DEFAULT_HASH_COST,
+  parametersOfCost,
+  type ScryptParameters,
+} from '../common/scrypt-parameters';
+import { isRole, type Role } from '../common/roles';
+import { TOOL_NAME_RULE } from '../common/tool-name-rule';
 
 export type LogLevel = 'error' | 'warn' | 'log' | 'debug' | 'verbose';
 

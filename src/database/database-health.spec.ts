@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { EventEmitter } from 'node:events';
 import { type Client, type Pool } from 'pg';
-import { isDatabaseUnavailable } from './database-errors';
+import { isDatabaseUnavailable } from '../common/database-errors';
 import { DatabaseHealth } from './database-health';
 
 /** A health whose probe fails while `down.now` holds, and a pool whose connect counts its calls. */

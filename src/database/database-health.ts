@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { Client, type Pool } from 'pg';
-import { DatabaseUnreachableError } from './database-errors';
+import { DatabaseUnreachableError } from '../common/database-errors';
 
 /** How often the database is probed; a failed probe is tried again at once. */
 const PROBE_EVERY_MS = 1000;

@@ -10,7 +10,7 @@ import { type Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { type PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { AppConfig } from '../config/app-config';
-import { Metrics } from '../health/metrics';
+import { Metrics } from '../observability/metrics';
 import { ToolNameQuery } from '../tools/tool-name.query';
 import { createDataSource } from './data-source';
 import { DatabaseHealth } from './database-health';

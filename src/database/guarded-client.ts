@@ -1,5 +1,5 @@
 import { Client, type ClientConfig } from 'pg';
-import { fromDatabase } from './database-errors';
+import { fromDatabase } from '../common/database-errors';
 
 /** pg's own error for a query that outlived `query_timeout`. */
 const READ_TIMEOUT = 'Query read timeout';

@@ -1,6 +1,10 @@
 import { Logger } from '@nestjs/common';
-import { type DataSource } from 'typeorm';
-import { type ToolNameQuery } from '../tools/tool-name.query';
+import { type DataSource, type EntityManager } from 'typeorm';
+
+/** What fits an expression index to a setting after the migrations, such as the virtual-name one. */
+export interface IndexFitter {
+  ensureIndex(manager: EntityManager): Promise<void>;
+}
 
 /** Any constant shared by every replica; keys the lock that serialises concurrent start-ups. */
 const MIGRATION_LOCK_KEY = 7_351_402;
@@ -12,7 +16,7 @@ const MIGRATION_LOCK_KEY = 7_351_402;
  */
 export async function migrate(
   dataSource: DataSource,
-  names: ToolNameQuery,
+  names: IndexFitter,
   lock: boolean,
 ): Promise<void> {
   const runner = dataSource.createQueryRunner();

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Counter } from 'prom-client';
-import { Metrics } from '../health/metrics';
+import { Metrics } from '../observability/metrics';
 
 /** Why a search ranked without the embeddings provider. */
 export type FallbackReason = 'timeout' | 'error' | 'circuit_open' | 'tool_vectors_missing';

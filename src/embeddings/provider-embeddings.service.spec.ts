@@ -4,7 +4,7 @@ import {
 } from '../../test/fixtures/embeddings-server';
 import { tempDataDir } from '../../test/support/temp-dir';
 import { loadConfig } from '../config/app-config';
-import { Metrics } from '../health/metrics';
+import { Metrics } from '../observability/metrics';
 import { EmbeddingsMetrics } from './embeddings-metrics';
 import { ProviderEmbeddings } from './provider-embeddings.service';
 import { type ToolVectorStore } from './tool-vector.store';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Counter, Gauge } from 'prom-client';
-import { Metrics } from '../health/metrics';
+import { Metrics } from '../observability/metrics';
 import { EventBus } from './event-bus';
 import { ReplicatedEventBus } from './replicated-event-bus';
 

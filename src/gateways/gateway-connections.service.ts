@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { type Principal } from '../auth/principal';
-import { roleAtLeast } from '../auth/roles';
+import { roleAtLeast } from '../common/roles';
 import { TeamScope } from '../auth/team-scope';
 import { seal, unseal } from '../common/secret-box';
 import { AppConfig } from '../config/app-config';
@@ -10,8 +10,7 @@ import { SHARED_OWNER } from '../upstream/oauth/upstream-oauth-token.entity';
 import { type OAuthUpstream } from '../upstream/oauth/oauth-exchange';
 import { type OAuthConnectionState, UpstreamOAuth } from '../upstream/oauth/upstream-oauth.service';
 import { upstreamFailure } from '../upstream/upstream-error';
-import { openCredentials } from './gateway-credentials';
-import { type Gateway } from './gateway.entity';
+import { type Gateway, openCredentials } from './gateway.entity';
 import { GatewayErrorCode, GatewayException } from './gateway.exception';
 import { GatewaysService } from './gateways.service';
 

@@ -5,15 +5,15 @@ import {
   Index,
   JoinColumn,
   ManyToOne,
-  OneToMany,
   PrimaryGeneratedColumn,
   UpdateDateColumn,
 } from 'typeorm';
+import { seal, unseal } from '../common/secret-box';
 import { Team } from '../teams/team.entity';
-import type { SyncReport } from '../sync/sync-report';
+import type { SyncReport } from '../sync/report/sync-report';
 import type { ProtocolEra } from '../upstream/eras/protocol-era';
-import { Tool } from '../tools/tool.entity';
-import { type FindingSeverity, type PinningMode } from '../pinning/definition-pin';
+import { type StdioLaunch } from '../upstream/transport/stdio/stdio-process';
+import { type FindingSeverity, type PinningMode } from '../pinning/state/definition-pin';
 
 export const GATEWAY_TRANSPORTS = ['streamable-http', 'sse', 'stdio'] as const;
 export type GatewayTransport = (typeof GATEWAY_TRANSPORTS)[number];
@@ -140,7 +140,106 @@ export class Gateway {
 
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
   updatedAt!: Date;
+}
 
-  @OneToMany(() => Tool, (tool) => tool.gateway)
-  tools?: Tool[];
+/** How Portico takes part in OAuth towards an upstream; the tokens themselves are kept apart. */
+export interface OAuthSettings {
+  type: 'oauth';
+  mode: OAuthMode;
+  /** A client registered beforehand at the provider; without it Portico registers one (RFC 7591). */
+  clientId?: string;
+  clientSecret?: string;
+  /** Scopes to ask for, space-separated; by default those the upstream advertises. */
+  scope?: string;
+}
+
+/** Decrypted upstream credentials; only the upstream client ever sees them. */
+export type GatewayCredentials =
+  | { type: 'none' }
+  | { type: 'bearer'; token: string }
+  | { type: 'headers'; headers: Record<string, string> }
+  | OAuthSettings;
+
+/** The stored form: the kind in clear, the credentials themselves sealed. */
+export interface SealedCredentials {
+  authType: GatewayAuthType;
+  oauthMode: OAuthMode | null;
+  authSecret: string | null;
+}
+
+/** The fixed HTTP headers that carry the credentials to the upstream (OAuth's are per request). */
+export function credentialHeaders(credentials: GatewayCredentials): Record<string, string> {
+  switch (credentials.type) {
+    case 'none':
+    case 'oauth':
+      return {};
+    case 'bearer':
+      return { Authorization: `Bearer ${credentials.token}` };
+    case 'headers':
+      return { ...credentials.headers };
+  }
+}
+
+/** The secret values themselves, to keep them out of error messages. */
+export function credentialSecrets(credentials: GatewayCredentials): string[] {
+  switch (credentials.type) {
+    case 'none':
+      return [];
+    case 'bearer':
+      return [credentials.token];
+    case 'headers':
+      return Object.values(credentials.headers);
+    case 'oauth':
+      return credentials.clientSecret ? [credentials.clientSecret] : [];
+  }
+}
+
+export function credentialsType(credentials: GatewayCredentials | undefined): GatewayAuthType {
+  return credentials?.type ?? 'none';
+}
+
+export function sealCredentials(key: Buffer, credentials: GatewayCredentials): SealedCredentials {
+  return {
+    authType: credentials.type,
+    oauthMode: credentials.type === 'oauth' ? credentials.mode : null,
+    authSecret: credentials.type === 'none' ? null : seal(key, JSON.stringify(credentials)),
+  };
+}
+
+export function openCredentials(
+  key: Buffer,
+  sealed: Pick<SealedCredentials, 'authType' | 'authSecret'>,
+): GatewayCredentials {
+  if (sealed.authType === 'none' || sealed.authSecret === null) return { type: 'none' };
+  return JSON.parse(unseal(key, sealed.authSecret)) as GatewayCredentials;
+}
+
+/** The stored form of a stdio environment: names in clear, values sealed. */
+export interface SealedStdioEnv {
+  stdioEnvNames: string[] | null;
+  stdioEnv: string | null;
+}
+
+export function sealStdioEnv(key: Buffer, env: Record<string, string>): SealedStdioEnv {
+  const names = Object.keys(env);
+  return names.length === 0
+    ? { stdioEnvNames: [], stdioEnv: null }
+    : { stdioEnvNames: names, stdioEnv: seal(key, JSON.stringify(env)) };
+}
+
+/** How a stdio gateway is launched, its environment opened; null for HTTP gateways. */
+export function stdioLaunchOf(
+  key: Buffer,
+  gateway: Pick<Gateway, 'transport' | 'stdioCommand' | 'stdioArgs' | 'stdioCwd' | 'stdioEnv'>,
+): StdioLaunch | null {
+  if (gateway.transport !== 'stdio' || gateway.stdioCommand === null) return null;
+  return {
+    command: gateway.stdioCommand,
+    args: gateway.stdioArgs ?? [],
+    env:
+      gateway.stdioEnv === null
+        ? {}
+        : (JSON.parse(unseal(key, gateway.stdioEnv)) as Record<string, string>),
+    cwd: gateway.stdioCwd,
+  };
 }

@@ -1,4 +1,6 @@
+import { HttpStatus } from '@nestjs/common';
 import { DomainException } from '../common/domain.exception';
+import { registerProblemStatuses } from '../common/problem-statuses';
 
 export enum GatewayErrorCode {
   NotFound = 'gateway.not_found',
@@ -24,3 +26,22 @@ export enum GatewayErrorCode {
 }
 
 export class GatewayException extends DomainException<GatewayErrorCode> {}
+
+registerProblemStatuses(GatewayException, {
+  [GatewayErrorCode.NotFound]: HttpStatus.NOT_FOUND,
+  [GatewayErrorCode.NameTaken]: HttpStatus.CONFLICT,
+  [GatewayErrorCode.SlugTaken]: HttpStatus.CONFLICT,
+  [GatewayErrorCode.UrlTaken]: HttpStatus.CONFLICT,
+  [GatewayErrorCode.SlugEmpty]: HttpStatus.UNPROCESSABLE_ENTITY,
+  [GatewayErrorCode.ToolNameClash]: HttpStatus.CONFLICT,
+  [GatewayErrorCode.ToolNameTooLong]: HttpStatus.CONFLICT,
+  [GatewayErrorCode.Disabled]: HttpStatus.CONFLICT,
+  [GatewayErrorCode.SyncInProgress]: HttpStatus.CONFLICT,
+  [GatewayErrorCode.SyncSuperseded]: HttpStatus.CONFLICT,
+  [GatewayErrorCode.UpstreamUnavailable]: HttpStatus.BAD_GATEWAY,
+  [GatewayErrorCode.UpstreamIncompatible]: HttpStatus.UNPROCESSABLE_ENTITY,
+  [GatewayErrorCode.NotOAuth]: HttpStatus.UNPROCESSABLE_ENTITY,
+  [GatewayErrorCode.ConnectionForbidden]: HttpStatus.FORBIDDEN,
+  [GatewayErrorCode.AuthorizationFailed]: HttpStatus.UNPROCESSABLE_ENTITY,
+  [GatewayErrorCode.StdioCommandNotAllowed]: HttpStatus.UNPROCESSABLE_ENTITY,
+});

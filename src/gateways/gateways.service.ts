@@ -13,7 +13,7 @@ import { EventBus } from '../events/event-bus';
 import { Server } from '../servers/server.entity';
 import { SyncService } from '../sync/sync.service';
 import { TeamsService } from '../teams/teams.service';
-import { TOOL_NAME_MAX_LENGTH } from '../tools/tool-name';
+import { TOOL_NAME_MAX_LENGTH } from '../common/tool-name-rule';
 import { PinRescans, type Rescan } from '../pinning/pin-rescans.service';
 import { Prompt } from '../prompts/prompt.entity';
 import { ResourceTemplate } from '../resources/resource-template.entity';
@@ -32,14 +32,14 @@ import { type GatewayProcessesDto } from './dto/gateway-processes.dto';
 import { type GatewayResponseDto } from './dto/gateway-response.dto';
 import { type GatewayUpdateDto } from './dto/gateway-update.dto';
 import {
+  Gateway,
   type GatewayCredentials,
   openCredentials,
-  type SealedCredentials,
   sealCredentials,
-} from './gateway-credentials';
+  type SealedCredentials,
+  sealStdioEnv,
+} from './gateway.entity';
 import { gatewaySlug } from './gateway-slug';
-import { sealStdioEnv } from './gateway-stdio';
-import { Gateway } from './gateway.entity';
 import { GatewayErrorCode, GatewayException } from './gateway.exception';
 
 const CONSTRAINT_CODES: Record<string, GatewayErrorCode> = {

@@ -7,7 +7,7 @@ import {
 } from '@nestjs/swagger';
 import { DataSource } from 'typeorm';
 import { Public } from '../auth/auth.decorators';
-import { DatabaseTimeoutError } from '../database/database-errors';
+import { DatabaseTimeoutError } from '../common/database-errors';
 import { DatabaseHealth } from '../database/database-health';
 import { Draining } from './draining';
 

@@ -1,7 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { Draining } from './draining';
 import { HealthController } from './health.controller';
-import { Metrics } from './metrics';
+import { Metrics } from '../observability/metrics';
 import { MetricsController } from './metrics.controller';
 import { UpstreamHealthMetrics } from './upstream-health.metrics';
 

@@ -1,6 +1,6 @@
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { type NextFunction, type Request, type Response } from 'express';
-import { type Metrics } from './metrics';
+import { type Metrics } from '../observability/metrics';
 
 /**
  * Times every HTTP request into `portico_http_request_duration_seconds`, labelled by the route

@@ -7,7 +7,7 @@ import { AuthErrorCode, AuthException } from '../auth/auth.exception';
 import { mcpOnly, type Principal } from '../auth/principal';
 import { bearerToken, PrincipalResolver } from '../auth/principal-resolver';
 import { AppConfig } from '../config/app-config';
-import { Metrics } from './metrics';
+import { Metrics } from '../observability/metrics';
 
 @ApiTags('health')
 @Controller('metrics')

@@ -1,6 +1,6 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { Metrics } from './metrics';
+import { Metrics } from '../observability/metrics';
 
 /**
  * Feeds `portico_upstream_up` from the gateways' recorded health, read at each scrape; a gateway

@@ -14,7 +14,7 @@ import { type AuthorizationRequest } from './authorization-request';
 import { isClientIdUrl } from './client-metadata/client-metadata-document';
 import { OAuthError } from './endpoints/oauth-error';
 import { OAuthGrants } from './oauth-grants.service';
-import { resourceTarget } from './oauth-resource';
+import { resourceTarget } from '../auth/oauth-resource';
 import { PorticoOAuthProvider } from './oauth-server.provider';
 import { isLoopbackRedirect } from './redirect-uri';
 

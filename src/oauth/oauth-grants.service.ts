@@ -14,7 +14,7 @@ import { OAuthError, OAuthErrorCode } from './endpoints/oauth-error';
 import { OAuthCode } from './oauth-code.entity';
 import { OAuthGrant } from './oauth-grant.entity';
 import { OAuthRefreshToken } from './oauth-refresh-token.entity';
-import { resourceTarget } from './oauth-resource';
+import { resourceTarget } from '../auth/oauth-resource';
 
 export const ACCESS_TOKEN_SECONDS = 3600;
 const REFRESH_TOKEN_SECONDS = 30 * 24 * 3600;

@@ -4,7 +4,7 @@ import { AppConfig } from '../config/app-config';
 import { AuthorizationRequests } from './authorization-request';
 import { OAuthError, OAuthErrorCode } from './endpoints/oauth-error';
 import { OAuthClientsStore } from './oauth-clients.store';
-import { resourceTarget } from './oauth-resource';
+import { resourceTarget } from '../auth/oauth-resource';
 
 /** The one scope: use the MCP endpoint the token is bound to. */
 export const MCP_SCOPE = 'mcp';

@@ -2,7 +2,7 @@ import type * as Exporter from '@opentelemetry/exporter-trace-otlp-http';
 import type * as Http from '@opentelemetry/instrumentation-http';
 import type * as Pg from '@opentelemetry/instrumentation-pg';
 import type * as SdkNode from '@opentelemetry/sdk-node';
-import { loadOnUse } from '../cli/load-on-use';
+import { loadOnUse } from '../common/load-on-use';
 import { enableSpans } from './spans';
 
 /** The running OpenTelemetry SDK; its spans are flushed by `stopTracing`. */

@@ -1,7 +1,6 @@
-import { type JsonObject } from '../tools/tool.entity';
-import { type PinSettings, type Quarantine, type QuarantineReason } from './definition-pin';
-import { type StoredFinding } from './pin-columns';
-import { type PinWrite } from './pin-plan';
+import { type JsonObject } from '../common/json-object';
+import { type PinSettings, type Quarantine, type QuarantineReason } from './state/definition-pin';
+import { type PinWrite, type StoredFinding } from './state/pin-columns';
 import { type Tombstone } from './pin-tombstone';
 import { keepsText, type RenameView } from './rename-view';
 

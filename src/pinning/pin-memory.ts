@@ -1,5 +1,5 @@
 import { type EntityManager } from 'typeorm';
-import { type ListDiff } from '../sync/list.differ';
+import { type ListDiff } from '../sync/report/sync-report';
 import { ForgottenKeys } from './forgotten-keys';
 import { type LeavingEntry, type PinMemory, type PinnedKind } from './pin-plan';
 import { type Tombstone, TOMBSTONES_PER_GATEWAY, tombstonesToEvict } from './pin-tombstone';

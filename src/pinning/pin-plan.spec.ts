@@ -1,6 +1,6 @@
-import { type ListDiff } from '../sync/list.differ';
-import { pinSettingsOf, type PinningMode } from './definition-pin';
-import { type StoredFinding } from './pin-columns';
+import { type ListDiff } from '../sync/report/sync-report';
+import { pinSettingsOf, type PinningMode } from './state/definition-pin';
+import { type StoredFinding } from './state/pin-columns';
 import { type PinMemory, type PinnedDigest, type PinnedKind, planPins } from './pin-plan';
 import { type Tombstone } from './pin-tombstone';
 

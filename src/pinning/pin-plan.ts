@@ -1,8 +1,13 @@
-import { type ListDiff } from '../sync/list.differ';
-import { type JsonObject } from '../tools/tool.entity';
-import { type PinSettings, type PinState, type Quarantine, STICKY_REASONS } from './definition-pin';
+import { type ListDiff, type ReportedFinding } from '../sync/report/sync-report';
+import { type JsonObject } from '../common/json-object';
+import {
+  type PinSettings,
+  type PinState,
+  type Quarantine,
+  STICKY_REASONS,
+} from './state/definition-pin';
 import { added, type Arrival, heldNew, type Outcome, renamedFrom, returned } from './pin-arrivals';
-import { type StoredFinding } from './pin-columns';
+import { type PinWrite, type StoredFinding } from './state/pin-columns';
 import { keptDefinition, type Tombstone } from './pin-tombstone';
 import { type RenameView } from './rename-view';
 
@@ -10,26 +15,6 @@ import { type RenameView } from './rename-view';
 export interface PinnedDigest extends PinState {
   id: string;
   key: string;
-}
-
-/** The pin columns of one entry after the sync, written by key. */
-export interface PinWrite {
-  key: string;
-  pinnedHash: string | null;
-  rejectedHash: string | null;
-  quarantine: Quarantine | null;
-  /** Absent: as stored (the definition was not scanned again). */
-  findings?: StoredFinding[] | null;
-  /** Absent: as stored; set when an entry comes back disabled, as it left. */
-  enabled?: boolean;
-}
-
-/** One definition's findings, for the sync report. */
-export interface ReportedFinding {
-  name: string;
-  rule: string;
-  severity: StoredFinding['severity'];
-  field: string;
 }
 
 /** What a sync's pins did to one list, for its report. */

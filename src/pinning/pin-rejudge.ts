@@ -1,7 +1,12 @@
-import { type JsonObject } from '../tools/tool.entity';
-import { type PinSettings, type PinState, type Quarantine, STICKY_REASONS } from './definition-pin';
-import { type StoredFinding } from './pin-columns';
-import { type PinWrite } from './pin-plan';
+import { type JsonObject } from '../common/json-object';
+import {
+  type PinSettings,
+  type PinState,
+  type Quarantine,
+  STICKY_REASONS,
+} from './state/definition-pin';
+import { type StoredFinding } from './state/pin-columns';
+import { type PinWrite } from './state/pin-columns';
 
 /** What a rescan makes of one stored entry. */
 export interface Rejudgement {

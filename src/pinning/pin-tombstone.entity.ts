@@ -1,6 +1,6 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
 import { Gateway } from '../gateways/gateway.entity';
-import { type JsonObject } from '../tools/tool.entity';
+import { type JsonObject } from '../common/json-object';
 import { type PinKind } from './pinned-kinds';
 
 /**

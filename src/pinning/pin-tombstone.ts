@@ -1,5 +1,5 @@
-import { type JsonObject } from '../tools/tool.entity';
-import { type PinState } from './definition-pin';
+import { type JsonObject } from '../common/json-object';
+import { type PinState } from './state/definition-pin';
 
 /**
  * Tombstones kept per gateway, across tools, prompts and resource templates: as many as the

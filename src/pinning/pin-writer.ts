@@ -1,5 +1,6 @@
 import { type EntityManager } from 'typeorm';
-import { type PinnedDigest, type PinWrite } from './pin-plan';
+import { type PinWrite } from './state/pin-columns';
+import { type PinnedDigest } from './pin-plan';
 
 /** The tables whose definitions are pinned, and the upstream key of each. */
 export const PINNED_TABLES = {

@@ -1,4 +1,6 @@
+import { HttpStatus } from '@nestjs/common';
 import { DomainException } from '../common/domain.exception';
+import { registerProblemStatuses } from '../common/problem-statuses';
 
 export enum PinErrorCode {
   /** The hash an operator approved or rejected is no longer the one waiting: they saw another. */
@@ -8,3 +10,8 @@ export enum PinErrorCode {
 }
 
 export class PinException extends DomainException<PinErrorCode> {}
+
+registerProblemStatuses(PinException, {
+  [PinErrorCode.Stale]: HttpStatus.CONFLICT,
+  [PinErrorCode.Quarantined]: HttpStatus.CONFLICT,
+});

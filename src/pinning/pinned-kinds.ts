@@ -5,7 +5,8 @@ import { ResourceTemplate } from '../resources/resource-template.entity';
 import { ResourceErrorCode, ResourceException } from '../resources/resource.exception';
 import { virtualUri, virtualUriExpression } from '../resources/resource-uri';
 import { type ToolNameQuery } from '../tools/tool-name.query';
-import { type JsonObject, Tool } from '../tools/tool.entity';
+import { Tool } from '../tools/tool.entity';
+import { type JsonObject } from '../common/json-object';
 import { ToolErrorCode, ToolException } from '../tools/tool.exception';
 import { type PinnedTable } from './pin-writer';
 

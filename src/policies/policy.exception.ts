@@ -1,4 +1,6 @@
+import { HttpStatus } from '@nestjs/common';
 import { DomainException } from '../common/domain.exception';
+import { registerProblemStatuses } from '../common/problem-statuses';
 
 export enum PolicyErrorCode {
   NotFound = 'policy.not_found',
@@ -14,3 +16,12 @@ export enum PolicyErrorCode {
 }
 
 export class PolicyException extends DomainException<PolicyErrorCode> {}
+
+registerProblemStatuses(PolicyException, {
+  [PolicyErrorCode.NotFound]: HttpStatus.NOT_FOUND,
+  [PolicyErrorCode.NameTaken]: HttpStatus.CONFLICT,
+  [PolicyErrorCode.InvalidExpression]: HttpStatus.BAD_REQUEST,
+  [PolicyErrorCode.InvalidApproval]: HttpStatus.UNPROCESSABLE_ENTITY,
+  [PolicyErrorCode.UnknownTarget]: HttpStatus.UNPROCESSABLE_ENTITY,
+  [PolicyErrorCode.InvalidHooks]: HttpStatus.UNPROCESSABLE_ENTITY,
+});

@@ -1,16 +1,16 @@
 import { createHash } from 'node:crypto';
 import {
   isJsonObject,
-  type JsonObject,
   optionalObject,
   optionalText,
   unstorableJson,
 } from '../common/untrusted-text';
+import { type JsonObject } from '../common/json-object';
 import { type Admission } from '../resources/resource-definition';
 import { DESCRIPTION_LIMIT, TITLE_LIMIT } from '../tools/tool-definition';
 import { canonicalJson } from '../common/canonical-json';
 import { refusalOf } from '../upstream/transport/message-bounds';
-import { TOOL_NAME_RULE } from '../tools/tool-name';
+import { TOOL_NAME_RULE } from '../common/tool-name-rule';
 import { type PromptArgument } from './prompt.entity';
 
 /**

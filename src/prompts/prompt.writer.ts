@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { type EntityManager, In } from 'typeorm';
 import { type QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
-import { type SyncConflict } from '../sync/sync-report';
-import { TOOL_NAME_RULE } from '../tools/tool-name';
+import { type SyncConflict } from '../sync/report/sync-report';
+import { TOOL_NAME_RULE } from '../common/tool-name-rule';
 import { ToolNameQuery } from '../tools/tool-name.query';
 import { type GatewayRef } from '../tools/tool.writer';
 import { promptContentHash, type PromptDefinition } from './prompt-definition';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Counter } from 'prom-client';
-import { Metrics } from '../health/metrics';
+import { Metrics } from '../observability/metrics';
 
 /** Tool calls refused by a rate limit, and checked without the shared counters, on /metrics. */
 @Injectable()

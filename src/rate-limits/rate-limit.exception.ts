@@ -1,4 +1,6 @@
+import { HttpStatus } from '@nestjs/common';
 import { DomainException } from '../common/domain.exception';
+import { registerProblemStatuses } from '../common/problem-statuses';
 
 export enum RateLimitErrorCode {
   NotFound = 'rate_limit.not_found',
@@ -10,3 +12,10 @@ export enum RateLimitErrorCode {
 }
 
 export class RateLimitException extends DomainException<RateLimitErrorCode> {}
+
+registerProblemStatuses(RateLimitException, {
+  [RateLimitErrorCode.NotFound]: HttpStatus.NOT_FOUND,
+  [RateLimitErrorCode.Exceeded]: HttpStatus.TOO_MANY_REQUESTS,
+  [RateLimitErrorCode.Unavailable]: HttpStatus.SERVICE_UNAVAILABLE,
+  [RateLimitErrorCode.UnknownTarget]: HttpStatus.UNPROCESSABLE_ENTITY,
+});

@@ -9,8 +9,8 @@ import {
   UpdateDateColumn,
 } from 'typeorm';
 import { Gateway } from '../gateways/gateway.entity';
-import { type JsonObject } from '../tools/tool.entity';
-import { PinColumns } from '../pinning/pin-columns';
+import { type JsonObject } from '../common/json-object';
+import { PinColumns } from '../pinning/state/pin-columns';
 
 /** One resource template (RFC 6570) an upstream lists. */
 @Entity({ name: 'resource_template' })

@@ -1,4 +1,6 @@
+import { HttpStatus } from '@nestjs/common';
 import { DomainException } from '../common/domain.exception';
+import { registerProblemStatuses } from '../common/problem-statuses';
 
 export enum ResourceErrorCode {
   NotFound = 'resource.not_found',
@@ -6,3 +8,8 @@ export enum ResourceErrorCode {
 }
 
 export class ResourceException extends DomainException<ResourceErrorCode> {}
+
+registerProblemStatuses(ResourceException, {
+  [ResourceErrorCode.NotFound]: HttpStatus.NOT_FOUND,
+  [ResourceErrorCode.TemplateNotFound]: HttpStatus.NOT_FOUND,
+});

@@ -1,4 +1,6 @@
+import { HttpStatus } from '@nestjs/common';
 import { DomainException } from '../common/domain.exception';
+import { registerProblemStatuses } from '../common/problem-statuses';
 
 export enum ServerErrorCode {
   NotFound = 'server.not_found',
@@ -13,3 +15,14 @@ export enum ServerErrorCode {
 }
 
 export class ServerException extends DomainException<ServerErrorCode> {}
+
+registerProblemStatuses(ServerException, {
+  [ServerErrorCode.NotFound]: HttpStatus.NOT_FOUND,
+  [ServerErrorCode.NameTaken]: HttpStatus.CONFLICT,
+  [ServerErrorCode.UnknownTools]: HttpStatus.UNPROCESSABLE_ENTITY,
+  [ServerErrorCode.UnknownAlwaysLoaded]: HttpStatus.UNPROCESSABLE_ENTITY,
+  [ServerErrorCode.UnknownResources]: HttpStatus.UNPROCESSABLE_ENTITY,
+  [ServerErrorCode.UnknownResourceTemplates]: HttpStatus.UNPROCESSABLE_ENTITY,
+  [ServerErrorCode.UnknownPrompts]: HttpStatus.UNPROCESSABLE_ENTITY,
+  [ServerErrorCode.NameClash]: HttpStatus.CONFLICT,
+});

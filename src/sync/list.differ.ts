@@ -2,7 +2,12 @@ import { type Admission } from '../resources/resource-definition';
 import { admitToolDefinition, type ToolDefinition } from '../tools/tool-definition';
 import { contentHash } from '../tools/tool-hash';
 import { type PinEvents } from '../pinning/pin-plan';
-import { type SyncConflict, type SyncReport, type SyncWarning } from './sync-report';
+import {
+  type ListDiff,
+  type SyncConflict,
+  type SyncReport,
+  type SyncWarning,
+} from './report/sync-report';
 
 /** What the differ needs of a stored entry: its upstream key (name or URI) and content hash. */
 export interface StoredDigest {
@@ -16,18 +21,6 @@ export interface StoredToolDigest {
   id: string;
   originalName: string;
   contentHash: string;
-}
-
-/** The changes that bring one gateway's stored entries of one kind in line with its upstream. */
-export interface ListDiff<T> {
-  added: T[];
-  updated: { id: string; definition: T }[];
-  removed: { id: string; name: string }[];
-  unchanged: number;
-  /** Upstream entries that will not be stored, with the reason. */
-  conflicts: SyncConflict[];
-  /** Upstream entries stored with a repair, such as a truncated description. */
-  warnings: SyncWarning[];
 }
 
 export type ToolListDiff = ListDiff<ToolDefinition>;

@@ -1,8 +1,7 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
-import { openCredentials } from '../gateways/gateway-credentials';
-import { Gateway } from '../gateways/gateway.entity';
+import { Gateway, openCredentials } from '../gateways/gateway.entity';
 import { UpstreamOAuthToken } from '../upstream/oauth/upstream-oauth-token.entity';
 import { UpstreamOAuth } from '../upstream/oauth/upstream-oauth.service';
 import { SyncLeadership } from './sync-leadership';

@@ -4,7 +4,7 @@ import { type ToolNameQuery } from '../tools/tool-name.query';
 import { type EventBus } from '../events/event-bus';
 import { type Gateway } from '../gateways/gateway.entity';
 import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';
-import { type Metrics } from '../health/metrics';
+import { type Metrics } from '../observability/metrics';
 import { type CatalogueReader } from './catalogue.reader';
 import { type SyncApplier } from './sync.applier';
 import { SyncService } from './sync.service';

@@ -3,7 +3,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
 import { AuditTrail } from '../audit/audit-trail.service';
 import { EventBus } from '../events/event-bus';
-import { Metrics } from '../health/metrics';
+import { Metrics } from '../observability/metrics';
 import { Gateway } from '../gateways/gateway.entity';
 import { recordSyncPins } from '../pinning/sync-pin-audit';
 import { ToolNameQuery } from '../tools/tool-name.query';
@@ -11,9 +11,9 @@ import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exceptio
 import { UpstreamFailure, upstreamFailure, UpstreamIncompatible } from '../upstream/upstream-error';
 import { upstreamFingerprint } from '../upstream/upstream-target';
 import { CatalogueReader, type UpstreamCatalogue } from './catalogue.reader';
-import { KeyedSingleFlight } from './keyed-single-flight';
+import { KeyedSingleFlight } from '../common/keyed-single-flight';
 import { SyncApplier } from './sync.applier';
-import { type SyncReport } from './sync-report';
+import { type SyncReport } from './report/sync-report';
 
 /**
  * How long a create, activate or edit waits for its sync before answering. A reachable upstream

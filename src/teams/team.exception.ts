@@ -1,4 +1,6 @@
+import { HttpStatus } from '@nestjs/common';
 import { DomainException } from '../common/domain.exception';
+import { registerProblemStatuses } from '../common/problem-statuses';
 
 export enum TeamErrorCode {
   NotFound = 'team.not_found',
@@ -10,3 +12,10 @@ export enum TeamErrorCode {
 }
 
 export class TeamException extends DomainException<TeamErrorCode> {}
+
+registerProblemStatuses(TeamException, {
+  [TeamErrorCode.NotFound]: HttpStatus.NOT_FOUND,
+  [TeamErrorCode.NameTaken]: HttpStatus.CONFLICT,
+  [TeamErrorCode.InUse]: HttpStatus.CONFLICT,
+  [TeamErrorCode.Unknown]: HttpStatus.UNPROCESSABLE_ENTITY,
+});

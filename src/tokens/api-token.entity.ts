@@ -7,7 +7,7 @@ import {
   ManyToOne,
   PrimaryGeneratedColumn,
 } from 'typeorm';
-import { type Role } from '../auth/roles';
+import { type Role } from '../common/roles';
 import { User } from '../users/user.entity';
 
 /**

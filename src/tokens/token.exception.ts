@@ -1,4 +1,6 @@
+import { HttpStatus } from '@nestjs/common';
 import { DomainException } from '../common/domain.exception';
+import { registerProblemStatuses } from '../common/problem-statuses';
 
 export enum TokenErrorCode {
   NotFound = 'token.not_found',
@@ -9,3 +11,9 @@ export enum TokenErrorCode {
 }
 
 export class TokenException extends DomainException<TokenErrorCode> {}
+
+registerProblemStatuses(TokenException, {
+  [TokenErrorCode.NotFound]: HttpStatus.NOT_FOUND,
+  [TokenErrorCode.ScopeRequired]: HttpStatus.UNPROCESSABLE_ENTITY,
+  [TokenErrorCode.BeyondOwner]: HttpStatus.UNPROCESSABLE_ENTITY,
+});

@@ -5,7 +5,7 @@ import { ApiTokenVerifier } from '../auth/api-token-verifier';
 import { newTokenValue } from '../auth/api-token-value';
 import { McpAccess } from '../auth/mcp-access';
 import { type Principal } from '../auth/principal';
-import { roleAtLeast } from '../auth/roles';
+import { roleAtLeast } from '../common/roles';
 import { type Page, type PageQueryDto } from '../common/page.dto';
 import { EventBus } from '../events/event-bus';
 import { Server } from '../servers/server.entity';

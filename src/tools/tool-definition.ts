@@ -6,8 +6,8 @@ import {
 } from '../common/untrusted-text';
 import { canonicalJson } from '../common/canonical-json';
 import { refusalOf } from '../upstream/transport/message-bounds';
-import { TOOL_NAME_RULE } from './tool-name';
-import { type JsonObject } from './tool.entity';
+import { TOOL_NAME_RULE } from '../common/tool-name-rule';
+import { type JsonObject } from '../common/json-object';
 
 /** A tool definition as Portico stores it, after admission. */
 export interface ToolDefinition {

@@ -1,10 +1,3 @@
-/** The MCP tool-name rule. */
-export const TOOL_NAME_RULE = /^[A-Za-z0-9_.-]{1,128}$/;
-export const TOOL_NAME_MAX_LENGTH = 128;
-
-/** Common clients reject longer names; the admin pages flag them. */
-export const CLIENT_TOOL_NAME_LIMIT = 64;
-
 export function virtualToolName(
   gatewaySlug: string,
   separator: string,

@@ -2,7 +2,7 @@ import type { EXTENSION_ID, RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext
   'resolution-mode': 'import',
 };
 import { type ToolAppConfig } from './tool-app-config';
-import { type JsonObject } from './tool.entity';
+import { type JsonObject } from '../common/json-object';
 
 // ext-apps is an ES module, which this CommonJS build cannot load at run time; typing these copies
 // as its constants makes the compiler fail should they ever differ.

@@ -9,10 +9,9 @@ import {
   UpdateDateColumn,
 } from 'typeorm';
 import { Gateway } from '../gateways/gateway.entity';
+import { type JsonObject } from '../common/json-object';
 import type { ToolAppConfig } from './tool-app-config';
-import { PinColumns } from '../pinning/pin-columns';
-
-export type JsonObject = Record<string, unknown>;
+import { PinColumns } from '../pinning/state/pin-columns';
 
 @Entity({ name: 'tool' })
 @Index('tool_gateway_original_name_uq', ['gatewayId', 'originalName'], { unique: true })
@@ -29,7 +28,7 @@ export class Tool {
   @Column({ name: 'gateway_id', type: 'uuid' })
   gatewayId!: string;
 
-  @ManyToOne(() => Gateway, (gateway) => gateway.tools, { onDelete: 'CASCADE' })
+  @ManyToOne(() => Gateway, { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'gateway_id', foreignKeyConstraintName: 'tool_gateway_fk' })
   gateway?: Gateway;
 

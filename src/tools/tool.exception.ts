@@ -1,4 +1,6 @@
+import { HttpStatus } from '@nestjs/common';
 import { DomainException } from '../common/domain.exception';
+import { registerProblemStatuses } from '../common/problem-statuses';
 
 export enum ToolErrorCode {
   NotFound = 'tool.not_found',
@@ -15,3 +17,13 @@ export enum ToolErrorCode {
 }
 
 export class ToolException extends DomainException<ToolErrorCode> {}
+
+registerProblemStatuses(ToolException, {
+  [ToolErrorCode.NotFound]: HttpStatus.NOT_FOUND,
+  [ToolErrorCode.Disabled]: HttpStatus.CONFLICT,
+  [ToolErrorCode.Quarantined]: HttpStatus.CONFLICT,
+  [ToolErrorCode.UpstreamUnavailable]: HttpStatus.BAD_GATEWAY,
+  [ToolErrorCode.UpstreamRefused]: HttpStatus.SERVICE_UNAVAILABLE,
+  [ToolErrorCode.ApprovalRequired]: HttpStatus.FORBIDDEN,
+  [ToolErrorCode.ArgumentsTooLarge]: HttpStatus.UNPROCESSABLE_ENTITY,
+});

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { type EntityManager, In } from 'typeorm';
 import { type QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
-import { type SyncConflict } from '../sync/sync-report';
+import { type SyncConflict } from '../sync/report/sync-report';
 import { type ToolDefinition } from './tool-definition';
 import { contentHash, toolHash } from './tool-hash';
-import { TOOL_NAME_RULE } from './tool-name';
+import { TOOL_NAME_RULE } from '../common/tool-name-rule';
 import { ToolNameQuery } from './tool-name.query';
 import { Tool } from './tool.entity';
 

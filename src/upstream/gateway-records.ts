@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
-import { Gateway } from '../gateways/gateway.entity';
-import { stdioLaunchOf } from '../gateways/gateway-stdio';
+import { Gateway, stdioLaunchOf } from '../gateways/gateway.entity';
 import { type EraVerdict } from './eras/protocol-era';
 import { launchKey } from './transport/stdio/stdio-process';
 import { type UpstreamTarget } from './upstream-target';

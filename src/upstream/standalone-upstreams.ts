@@ -1,5 +1,5 @@
 import { type AppConfig } from '../config/app-config';
-import { Metrics } from '../health/metrics';
+import { Metrics } from '../observability/metrics';
 import { NoGatewayRecords } from './gateway-records';
 import { UpstreamOAuth } from './oauth/upstream-oauth.service';
 import { MemoryOAuthStore } from './oauth/upstream-oauth.store';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { type ClientCapabilities, SSEClientTransport } from '@modelcontextprotocol/client';
 import { AppConfig } from '../config/app-config';
-import { credentialHeaders, credentialSecrets } from '../gateways/gateway-credentials';
+import { credentialHeaders, credentialSecrets } from '../gateways/gateway.entity';
 import { type Channel } from './transport/channel';
 import { HttpChannel } from './transport/http-channel';
 import { type BearerSource } from './transport/upstream-http';

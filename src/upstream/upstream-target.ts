@@ -1,7 +1,10 @@
 import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { type GatewayCredentials } from '../gateways/gateway-credentials';
-import { type Gateway, type GatewayTransport } from '../gateways/gateway.entity';
+import {
+  type Gateway,
+  type GatewayCredentials,
+  type GatewayTransport,
+} from '../gateways/gateway.entity';
 import { type EraVerdict } from './eras/protocol-era';
 import { type StdioLaunch } from './transport/stdio/stdio-process';
 

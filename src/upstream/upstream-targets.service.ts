@@ -1,9 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
-import { openCredentials } from '../gateways/gateway-credentials';
-import { Gateway } from '../gateways/gateway.entity';
-import { stdioLaunchOf } from '../gateways/gateway-stdio';
+import { Gateway, openCredentials, stdioLaunchOf } from '../gateways/gateway.entity';
 import { UpstreamFailure } from './upstream-error';
 import {
   endpointHashOf,

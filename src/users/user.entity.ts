@@ -6,7 +6,7 @@ import {
   PrimaryGeneratedColumn,
   UpdateDateColumn,
 } from 'typeorm';
-import { type Role } from '../auth/roles';
+import { type Role } from '../common/roles';
 
 export const USER_SOURCES = ['local', 'oidc'] as const;
 /** Where the account comes from: a local password, or the identity provider (SSO). */

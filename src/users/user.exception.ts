@@ -1,4 +1,6 @@
+import { HttpStatus } from '@nestjs/common';
 import { DomainException } from '../common/domain.exception';
+import { registerProblemStatuses } from '../common/problem-statuses';
 
 export enum UserErrorCode {
   NotFound = 'user.not_found',
@@ -11,3 +13,11 @@ export enum UserErrorCode {
 }
 
 export class UserException extends DomainException<UserErrorCode> {}
+
+registerProblemStatuses(UserException, {
+  [UserErrorCode.NotFound]: HttpStatus.NOT_FOUND,
+  [UserErrorCode.UsernameTaken]: HttpStatus.CONFLICT,
+  [UserErrorCode.BreakGlass]: HttpStatus.CONFLICT,
+  [UserErrorCode.NotLocal]: HttpStatus.CONFLICT,
+  [UserErrorCode.UnknownTeams]: HttpStatus.UNPROCESSABLE_ENTITY,
+});

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { DataSource, type EntityManager, In } from 'typeorm';
 import { hashPassword } from '../auth/password-hash';
-import { type Role } from '../auth/roles';
+import { type Role } from '../common/roles';
 import { type Page, type PageQueryDto } from '../common/page.dto';
 import { uniqueViolation } from '../common/unique-violation';
 import { AppConfig } from '../config/app-config';

@@ -3,7 +3,7 @@ import { get, type Server } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { createApp } from '../../src/app.factory';
 import { loadConfig } from '../../src/config/app-config';
-import { Metrics } from '../../src/health/metrics';
+import { Metrics } from '../../src/observability/metrics';
 import { listen } from '../../src/serve';
 import { rawConnection, type RawConnection } from '../support/raw-http';
 import { tempDataDir } from '../support/temp-dir';

@@ -4,7 +4,7 @@ import { type DataSource } from 'typeorm';
 import { NoGatewayRecords } from '../../src/upstream/gateway-records';
 import { MemoryOAuthStore } from '../../src/upstream/oauth/upstream-oauth.store';
 import { loadConfig } from '../../src/config/app-config';
-import { Metrics } from '../../src/health/metrics';
+import { Metrics } from '../../src/observability/metrics';
 import { CatalogueReader } from '../../src/sync/catalogue.reader';
 import { GatewayWatch } from '../../src/sync/gateway-watch';
 import { UpstreamOAuth } from '../../src/upstream/oauth/upstream-oauth.service';

@@ -1,5 +1,5 @@
 import { loadConfig } from '../../src/config/app-config';
-import { Metrics } from '../../src/health/metrics';
+import { Metrics } from '../../src/observability/metrics';
 import { SHARED_OWNER } from '../../src/upstream/oauth/upstream-oauth-token.entity';
 import { type OAuthUpstream } from '../../src/upstream/oauth/oauth-exchange';
 import { UpstreamOAuth } from '../../src/upstream/oauth/upstream-oauth.service';

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { ROLES, type Role } from '../roles';
+import { ROLES, type Role } from '../../common/roles';
 
 export class MeResponseDto {
   @ApiProperty({ description: 'Stable id of who the token acts for.', example: 'user:6f1c…' })

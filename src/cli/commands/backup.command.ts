@@ -3,7 +3,7 @@ import { renameSync, writeFileSync } from 'node:fs';
 import { type Command } from 'commander';
 import { DataDirLockedError } from '../../database/data-dir-lock';
 import { CliError } from '../cli-error';
-import { loadOnUse } from '../load-on-use';
+import { loadOnUse } from '../../common/load-on-use';
 import { embeddedDatabaseDir } from '../data-dir';
 import { urlOption } from '../options';
 import { PorticoClient } from '../rest-client';

@@ -1,6 +1,6 @@
 import type * as MigrateJob from '../../database/migrate-job';
 import { type Command } from 'commander';
-import { loadOnUse } from '../load-on-use';
+import { loadOnUse } from '../../common/load-on-use';
 
 export function registerMigrate(program: Command): void {
   program

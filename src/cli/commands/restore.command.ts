@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { type Command } from 'commander';
 import { DataDirLockedError } from '../../database/data-dir-lock';
 import { CliError } from '../cli-error';
-import { loadOnUse } from '../load-on-use';
+import { loadOnUse } from '../../common/load-on-use';
 import { embeddedDatabaseDir } from '../data-dir';
 
 interface RestoreOptions {

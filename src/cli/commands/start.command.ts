@@ -1,7 +1,7 @@
 import type * as Serve from '../../serve';
 import { type Command } from 'commander';
 import { startTracing } from '../../observability/tracing';
-import { loadOnUse } from '../load-on-use';
+import { loadOnUse } from '../../common/load-on-use';
 
 export function registerStart(program: Command): void {
   program

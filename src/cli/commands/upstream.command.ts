@@ -1,8 +1,8 @@
 import type * as UpstreamCheck from '../upstream-check';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { type GatewayCredentials } from '../../gateways/gateway-credentials';
+import { type GatewayCredentials } from '../../gateways/gateway.entity';
 import { CliError } from '../cli-error';
-import { loadOnUse } from '../load-on-use';
+import { loadOnUse } from '../../common/load-on-use';
 import { integer } from '../options';
 
 interface UpstreamOptions {

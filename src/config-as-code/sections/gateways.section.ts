@@ -3,15 +3,18 @@ import { z } from 'zod';
 import { headerMapProblem } from '../../gateways/dto/gateway-auth.dto';
 import { UPSTREAM_URL_OPTIONS, URL_MAX_LENGTH } from '../../gateways/dto/gateway-create.dto';
 import {
+  Gateway,
+  GATEWAY_TRANSPORTS,
   type GatewayCredentials,
+  OAUTH_MODES,
   openCredentials,
   sealCredentials,
-} from '../../gateways/gateway-credentials';
+  sealStdioEnv,
+  stdioLaunchOf,
+} from '../../gateways/gateway.entity';
 import { gatewaySlug } from '../../gateways/gateway-slug';
 import { envMapProblem } from '../../gateways/dto/stdio-env';
-import { sealStdioEnv, stdioLaunchOf } from '../../gateways/gateway-stdio';
-import { GATEWAY_TRANSPORTS, Gateway, OAUTH_MODES } from '../../gateways/gateway.entity';
-import { FINDING_SEVERITIES, PINNING_MODES } from '../../pinning/definition-pin';
+import { FINDING_SEVERITIES, PINNING_MODES } from '../../pinning/state/definition-pin';
 import { Team } from '../../teams/team.entity';
 import { type FieldChange, SECRET_SHOWN, scalarChanges } from '../config-change';
 import { ConfigDocumentErrorCode, ConfigDocumentException } from '../config-document.exception';

@@ -5,7 +5,7 @@ import { describeClash } from '../../servers/original-names.query';
 import { type MemberField, type ServerMemberIds } from '../../servers/server-members.store';
 import { SERVER_NAMINGS, Server } from '../../servers/server.entity';
 import { Team } from '../../teams/team.entity';
-import { TOOL_NAME_RULE } from '../../tools/tool-name';
+import { TOOL_NAME_RULE } from '../../common/tool-name-rule';
 import { buildHooks } from '../../policies/hooks/hook-registry';
 import { HookConfigError } from '../../policies/hooks/tool-call-hook';
 import { type FieldChange, listChange, scalarChanges } from '../config-change';

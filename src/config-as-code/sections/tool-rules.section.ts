@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ROLES } from '../../auth/roles';
+import { ROLES } from '../../common/roles';
 import { type LegacyToolRule, policiesOfToolRules } from '../../policies/legacy-tool-rules';
 import { ConfigDocumentErrorCode, ConfigDocumentException } from '../config-document.exception';
 import { defineSection, serverIdOf, teamIdOf, toolIdOf } from './config-section';

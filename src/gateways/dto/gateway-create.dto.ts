@@ -17,7 +17,7 @@ import {
   type FindingSeverity,
   PINNING_MODES,
   type PinningMode,
-} from '../../pinning/definition-pin';
+} from '../../pinning/state/definition-pin';
 import { GATEWAY_TRANSPORTS, type GatewayTransport } from '../gateway.entity';
 import { NestedObject, Optional } from '../../common/validation';
 import { GatewayAuthDto } from './gateway-auth.dto';

@@ -14,7 +14,7 @@ import {
   type FindingSeverity,
   PINNING_MODES,
   type PinningMode,
-} from '../../pinning/definition-pin';
+} from '../../pinning/state/definition-pin';
 import { SyncReportDto } from '../../sync/dto/sync-report.dto';
 import { CIRCUIT_STATES, type CircuitState } from '../../upstream/resilience/circuit-breaker';
 import { PROTOCOL_ERAS, type ProtocolEra } from '../../upstream/eras/protocol-era';

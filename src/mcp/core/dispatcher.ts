@@ -10,7 +10,7 @@ import { AuditTrail } from '../../audit/audit-trail.service';
 import { AUDITED_METHODS, mcpAuditRecord } from '../../audit/mcp-audit';
 import { JsonLimitError } from '../../common/json-walk';
 import { AppConfig } from '../../config/app-config';
-import { Metrics } from '../../health/metrics';
+import { Metrics } from '../../observability/metrics';
 import { inSpan } from '../../observability/spans';
 import { McpApps } from '../apps/mcp-apps.service';
 import { Directories } from '../directory/directories.service';

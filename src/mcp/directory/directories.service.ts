@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
 import { LastKnownCache } from '../../database/last-known-cache';
 import { EventBus } from '../../events/event-bus';
-import { Metrics } from '../../health/metrics';
+import { Metrics } from '../../observability/metrics';
 import { ServedPromptsQuery } from '../../prompts/served-prompts.query';
 import { ServedResourcesQuery } from '../../resources/served-resources.query';
 import { Server } from '../../servers/server.entity';

@@ -4,10 +4,7 @@ import { type ServerResponse } from 'node:http';
 import { type Response } from 'express';
 import { AuthException } from '../../auth/auth.exception';
 import { sendProblem, toProblem } from '../../common/problem.filter';
-import {
-  DATABASE_RETRY_AFTER_SECONDS,
-  isDatabaseUnavailable,
-} from '../../database/database-errors';
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../../common/database-errors';
 import { databaseUnavailable, jsonRpcError, McpRefusal } from '../protocol/mcp-errors';
 
 /**

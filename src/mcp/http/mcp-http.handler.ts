@@ -10,7 +10,7 @@ import { LEGACY_PROTOCOL_VERSIONS } from '../../upstream/eras/protocol-era';
 import { McpAuthorizer } from '../../auth/mcp-authorizer';
 import { AppConfig } from '../../config/app-config';
 import { timeRequest } from '../../health/http-metrics.middleware';
-import { Metrics } from '../../health/metrics';
+import { Metrics } from '../../observability/metrics';
 import { requestLogging } from '../../observability/logging';
 import { requestContext } from '../../observability/request-context';
 import { McpRefusal } from '../protocol/mcp-errors';

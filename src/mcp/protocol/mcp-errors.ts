@@ -9,7 +9,7 @@ import {
   DATABASE_RETRY_AFTER_SECONDS,
   DATABASE_UNAVAILABLE_DETAIL,
   isDatabaseUnavailable,
-} from '../../database/database-errors';
+} from '../../common/database-errors';
 import {
   UpstreamAuthorizationRequired,
   UpstreamFailure,

@@ -2,7 +2,7 @@ import { type JSONRPCMessage } from '@modelcontextprotocol/server';
 import { waitFor } from '../../../test/support/wait-for';
 import { type PorticoEvent } from '../../events/event-bus';
 import { InProcessEventBus } from '../../events/in-process-event-bus';
-import { Metrics } from '../../health/metrics';
+import { Metrics } from '../../observability/metrics';
 import { type UpstreamClient } from '../../upstream/upstream-client';
 import { LISTS, type ListKind } from '../directory/scope-directory';
 import { type ListVersions } from '../listen/list-versions';

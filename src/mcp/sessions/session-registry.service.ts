@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { EventBus, isResync, type PorticoEvent } from '../../events/event-bus';
 import { ReplicaId } from '../../events/replica-id';
-import { Metrics } from '../../health/metrics';
+import { Metrics } from '../../observability/metrics';
 import { UpstreamClient } from '../../upstream/upstream-client';
 import { relayedCapabilities } from '../../upstream/affinity';
 import { SERVER_CAPABILITIES } from '../core/server-identity';

@@ -8,9 +8,9 @@ import {
 import { DataSource, In, LessThan } from 'typeorm';
 import { type QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { AppConfig } from '../../config/app-config';
-import { isDatabaseUnavailable } from '../../database/database-errors';
+import { isDatabaseUnavailable } from '../../common/database-errors';
 import { EventBus, isResync } from '../../events/event-bus';
-import { Metrics } from '../../health/metrics';
+import { Metrics } from '../../observability/metrics';
 import { McpSession } from '../state/mcp-session.entity';
 
 export type SessionState = Omit<McpSession, 'server' | 'createdAt'>;

@@ -12,7 +12,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { PRINCIPAL_SOURCES } from '../../auth/principal';
-import { ROLES, type Role } from '../../auth/roles';
+import { ROLES, type Role } from '../../common/roles';
 import { NestedObject, Optional } from '../../common/validation';
 import { PolicyCreateDto } from './policy-create.dto';
 

@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
 import { NestedObject, Optional } from '../../common/validation';
 import { DESCRIPTION_LIMIT, TITLE_LIMIT } from '../../tools/tool-definition';
-import { TOOL_NAME_RULE } from '../../tools/tool-name';
+import { TOOL_NAME_RULE } from '../../common/tool-name-rule';
 
 /** The MCP tool annotations a server may set; each given one replaces the upstream's. */
 export class ToolAnnotationsDto {

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayUnique, IsArray, IsBoolean, IsString, Matches } from 'class-validator';
-import { TOOL_NAME_RULE } from '../../tools/tool-name';
+import { TOOL_NAME_RULE } from '../../common/tool-name-rule';
 
 export class ServerToolSearchDto {
   @ApiProperty({

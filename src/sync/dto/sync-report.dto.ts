@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { type ReportedFinding } from '../../pinning/pin-plan';
-import { type SyncConflict, type SyncReport, type SyncWarning } from '../sync-report';
+import { type ReportedFinding } from '../report/sync-report';
+import { type SyncConflict, type SyncReport, type SyncWarning } from '../report/sync-report';
 
 export class SyncConflictDto implements SyncConflict {
   @ApiProperty({ description: 'The upstream (original) tool name.' })

@@ -13,7 +13,7 @@ import {
   MaxLength,
   Min,
 } from 'class-validator';
-import { ROLES, type Role } from '../../auth/roles';
+import { ROLES, type Role } from '../../common/roles';
 import { Optional } from '../../common/validation';
 
 export const MAX_TOKEN_DAYS = 3650;

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
-import { type Metrics } from '../../health/metrics';
-import { KeyedSingleFlight } from '../../sync/keyed-single-flight';
+import { type Metrics } from '../../observability/metrics';
+import { KeyedSingleFlight } from '../../common/keyed-single-flight';
 import { UpstreamAuthorizationRequired, UpstreamFailure } from '../upstream-error';
 import { type OAuthExchange, type OAuthUpstream } from './oauth-exchange';
 import { SHARED_OWNER } from './upstream-oauth-token.entity';

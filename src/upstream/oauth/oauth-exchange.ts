@@ -8,7 +8,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { type AppConfig } from '../../config/app-config';
 import { seal, unseal } from '../../common/secret-box';
-import { type OAuthSettings } from '../../gateways/gateway-credentials';
+import { type OAuthSettings } from '../../gateways/gateway.entity';
 import { MODERN_PROTOCOL_VERSION } from '../eras/protocol-era';
 import { PORTICO_CLIENT } from '../upstream-connection';
 import { StoredOAuthProvider, type StoredOAuthState } from './stored-oauth-provider';

@@ -4,7 +4,7 @@ import {
   type OAuthClientMetadata,
   type OAuthTokens,
 } from '@modelcontextprotocol/client';
-import { type OAuthSettings } from '../../gateways/gateway-credentials';
+import { type OAuthSettings } from '../../gateways/gateway.entity';
 
 /** What Portico holds for one upstream and one owner when it runs the SDK's `auth()`. */
 export interface StoredOAuthState {

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
-import { Metrics } from '../../health/metrics';
+import { Metrics } from '../../observability/metrics';
 import { type AdmissionState, UpstreamAdmission } from './upstream-admission';
 import { type UpstreamEndpoint, type UpstreamTarget } from '../upstream-target';
 

@@ -11,7 +11,7 @@ import {
   MaxLength,
   MinLength,
 } from 'class-validator';
-import { ROLES, type Role } from '../../auth/roles';
+import { ROLES, type Role } from '../../common/roles';
 import { Optional } from '../../common/validation';
 
 export const USERNAME_RULE = /^[A-Za-z0-9_.@+-]{1,128}$/;

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { ROLES, type Role } from '../../auth/roles';
+import { ROLES, type Role } from '../../common/roles';
 import { USER_SOURCES, type UserSource } from '../user.entity';
 
 export class UserResponseDto {

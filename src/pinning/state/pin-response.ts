@@ -1,4 +1,4 @@
-import { type PinStateDto } from './dto/pin-state.dto';
+import { type PinStateDto } from './pin-state.dto';
 import { type PinColumns } from './pin-columns';
 
 /** The one mapping from an entry's pin columns to what any API shows of them. */

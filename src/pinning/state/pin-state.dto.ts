@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { FINDING_SEVERITIES, type FindingSeverity, type QuarantineReason } from '../definition-pin';
+import { FINDING_SEVERITIES, type FindingSeverity, type QuarantineReason } from './definition-pin';
 
 export const QUARANTINE_REASONS: readonly QuarantineReason[] = [
   'new',

@@ -1,4 +1,4 @@
-import { type McpTarget } from '../auth/mcp-access';
+import { type McpTarget } from './mcp-access';
 
 const UUID = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
 const SERVER_PATH = new RegExp(`^/servers/(${UUID})/mcp$`);

@@ -1,5 +1,5 @@
 import { Column } from 'typeorm';
-import { type Finding } from '../scanner/finding';
+import { type Finding } from '../../scanner/finding';
 import { type Quarantine } from './definition-pin';
 
 /** One of the scanner's findings on a definition, as stored with it. */
@@ -22,4 +22,16 @@ export class PinColumns {
   /** The scanner's findings on the latest definition the upstream served (held or not). */
   @Column({ type: 'jsonb', nullable: true })
   findings!: StoredFinding[] | null;
+}
+
+/** The pin columns of one entry after the sync, written by key. */
+export interface PinWrite {
+  key: string;
+  pinnedHash: string | null;
+  rejectedHash: string | null;
+  quarantine: Quarantine | null;
+  /** Absent: as stored (the definition was not scanned again). */
+  findings?: StoredFinding[] | null;
+  /** Absent: as stored; set when an entry comes back disabled, as it left. */
+  enabled?: boolean;
 }

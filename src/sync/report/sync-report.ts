@@ -1,4 +1,12 @@
-import { type ReportedFinding } from '../pinning/pin-plan';
+import { type FindingSeverity } from '../../scanner/finding';
+
+/** One definition's findings, for the sync report. */
+export interface ReportedFinding {
+  name: string;
+  rule: string;
+  severity: FindingSeverity;
+  field: string;
+}
 
 export interface SyncConflict {
   /** The upstream (original) name, or URI for resources. */
@@ -7,6 +15,18 @@ export interface SyncConflict {
 }
 
 export type SyncWarning = SyncConflict;
+
+/** The changes that bring one gateway's stored entries of one kind in line with its upstream. */
+export interface ListDiff<T> {
+  added: T[];
+  updated: { id: string; definition: T }[];
+  removed: { id: string; name: string }[];
+  unchanged: number;
+  /** Upstream entries that will not be stored, with the reason. */
+  conflicts: SyncConflict[];
+  /** Upstream entries stored with a repair, such as a truncated description. */
+  warnings: SyncWarning[];
+}
 
 /** What one sync changed in one list; the lists hold upstream names (URIs for resources). */
 export interface SyncListReport {
