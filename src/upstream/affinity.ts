@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { type ClientCapabilities, type LoggingLevel } from '@modelcontextprotocol/client';
 import { canonicalJson } from '../common/canonical-json';
 import { type UpstreamListener } from './upstream-connection';
+import { type UpstreamTarget } from './upstream-target';
 
 /**
  * Whose connections a request uses. A 2025 session has its own (`session`), opened on first use
@@ -91,4 +92,18 @@ export function sharedAffinity(
 ): Affinity {
   const { fingerprint, relayed } = declarationOf(capabilities);
   return { key: fingerprint, shared: true, capabilities: relayed, actingFor };
+}
+
+/**
+ * Whose authorization a connection to the target carries: a per-user OAuth upstream sees the
+ * acting user's own token; every other upstream the gateway's one credential, shared by all.
+ */
+export function authorizationContext(
+  target: UpstreamTarget,
+  actingFor: { userId: string | null } | undefined,
+): string {
+  const { credentials } = target.endpoint;
+  if (credentials.type === 'oauth' && credentials.mode === 'per-user' && actingFor)
+    return `user:${actingFor.userId ?? '-'}`;
+  return 'gateway';
 }

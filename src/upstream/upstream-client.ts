@@ -3,11 +3,11 @@ import { type Result } from '@modelcontextprotocol/client';
 import { EventBus, isResync } from '../events/event-bus';
 import { PARKED_STATE, ParkedCalls } from './sessions/parked-calls';
 import { SessionConnection } from './sessions/session-connection';
-import { type Affinity } from './affinity';
+import { type Affinity, authorizationContext } from './affinity';
 import { type RequestSink, type UpstreamConnection } from './upstream-connection';
 import { UpstreamConnector } from './upstream-connector.service';
 import { UpstreamFailure } from './upstream-error';
-import { authorizationContext, sameTarget, type UpstreamTarget } from './upstream-target';
+import { sameTarget, type UpstreamTarget } from './upstream-target';
 import { UpstreamTargets } from './upstream-targets.service';
 
 /** A shared connection unused this long (and idle) is closed. */

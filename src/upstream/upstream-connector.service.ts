@@ -19,7 +19,8 @@ import { StdioSupervisor } from './transport/stdio/stdio-supervisor.service';
 import { StdioChannel } from './transport/stdio/stdio-channel';
 import { TransportChannel } from './transport/transport-channel';
 import { UpstreamFailure, UpstreamIncompatible } from './upstream-error';
-import { authorizationContext, type UpstreamTarget } from './upstream-target';
+import { authorizationContext } from './affinity';
+import { type UpstreamTarget } from './upstream-target';
 
 export interface OpenOptions {
   /** What Portico declares upstream (the downstream client's, narrowed); none by default. */

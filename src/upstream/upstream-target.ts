@@ -87,17 +87,3 @@ export function upstreamFingerprint(gateway: EndpointColumns): string {
 export function sameTarget(before: UpstreamTarget, after: UpstreamTarget | null): boolean {
   return after !== null && isDeepStrictEqual(before.endpoint, after.endpoint);
 }
-
-/**
- * Whose authorization a connection to the target carries: a per-user OAuth upstream sees the
- * acting user's own token; every other upstream the gateway's one credential, shared by all.
- */
-export function authorizationContext(
-  target: UpstreamTarget,
-  actingFor: { userId: string | null } | undefined,
-): string {
-  const { credentials } = target.endpoint;
-  if (credentials.type === 'oauth' && credentials.mode === 'per-user' && actingFor)
-    return `user:${actingFor.userId ?? '-'}`;
-  return 'gateway';
-}

@@ -1,10 +1,9 @@
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
-import { type Affinity } from '../../upstream/affinity';
+import { type Affinity, authorizationContext } from '../../upstream/affinity';
 import { UpstreamClient } from '../../upstream/upstream-client';
 import { type UpstreamConnection } from '../../upstream/upstream-connection';
 import { UpstreamConnector } from '../../upstream/upstream-connector.service';
 import { UpstreamFailure, UpstreamRpcError } from '../../upstream/upstream-error';
-import { authorizationContext } from '../../upstream/upstream-target';
 import { type UpstreamRef } from '../protocol/mcp-request';
 
 /** Someone following an upstream resource: a listen, or a 2025 session's subscription. */
