@@ -35,14 +35,6 @@ function cursorOf(params: unknown): string | undefined {
   return cursor;
 }
 
-/**
- * The core: one function from a request to its answer, whichever era it came in. Every MCP method
- * the two eras share is answered here, each by the part that owns it, against the scope's
- * directory as it is now; an operation that reaches an upstream is traced, counted and audited
- * here once. Its answer is a result (`complete`, or `input_required` for a round the client
- * answers in a retry), or an error. What only a 2025 session has (initialize, ping, log level,
- * subscriptions) is the session adapter's.
- */
 /** The methods the core serves to clients of both eras (each era's entry adds its own). */
 export const BOTH_ERAS: ReadonlySet<string> = new Set([
   'tools/list',
@@ -55,6 +47,14 @@ export const BOTH_ERAS: ReadonlySet<string> = new Set([
   'completion/complete',
 ]);
 
+/**
+ * The core: one function from a request to its answer, whichever era it came in. Every MCP method
+ * the two eras share is answered here, each by the part that owns it, against the scope's
+ * directory as it is now; an operation that reaches an upstream is traced, counted and audited
+ * here once. Its answer is a result (`complete`, or `input_required` for a round the client
+ * answers in a retry), or an error. What only a 2025 session has (initialize, ping, log level,
+ * subscriptions) is the session adapter's.
+ */
 @Injectable()
 export class Dispatcher {
   private readonly logger = new Logger(Dispatcher.name);
