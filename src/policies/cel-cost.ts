@@ -11,6 +11,7 @@ import {
   TEAMS_LIMIT,
   TOOL_TEXT_LIMIT,
   UNIT,
+  TIME_ZONE_GETTERS,
 } from './cel-limits';
 import { literalPattern, matchCost, type Pattern, PatternError } from './cel-patterns';
 
@@ -143,19 +144,6 @@ type Priced = (operands: Size[], mul: (a: Bound, b: Bound) => Bound) => Estimate
 
 const priced = (size: Size, cost: Bound): Estimate => ({ size, cost });
 
-const TIMESTAMP_GETTERS = [
-  'getDate',
-  'getDayOfMonth',
-  'getDayOfWeek',
-  'getDayOfYear',
-  'getFullYear',
-  'getHours',
-  'getMilliseconds',
-  'getMinutes',
-  'getMonth',
-  'getSeconds',
-];
-
 const inTimeZone: Priced = ([, zone]) =>
   priced(SCALAR, zone ? add(constant(UNIT.zone), scale(zone.chars, UNIT.scan)) : ZERO);
 const parsing: Priced = ([value]) => priced(SCALAR, scale(value!.chars, UNIT.copy));
@@ -234,7 +222,7 @@ const FUNCTIONS: ReadonlyMap<string, Priced> = new Map<string, Priced>([
   ['timestamp', () => priced(SCALAR, constant(UNIT.timestamp))],
   // The meter refuses a longer text than DURATION_TEXT_LIMIT before parsing it.
   ['duration', () => priced(SCALAR, constant(UNIT.duration))],
-  ...TIMESTAMP_GETTERS.map((name): [string, Priced] => [name, inTimeZone]),
+  ...[...TIME_ZONE_GETTERS].map((name): [string, Priced] => [name, inTimeZone]),
 ]);
 
 /** Functions refused whatever their operands, and why. */

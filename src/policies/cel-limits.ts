@@ -103,3 +103,17 @@ export const DURATION_TEXT_LIMIT = 64;
 export const PRINCIPAL_TEXT_LIMIT = 1_000;
 export const TEAMS_LIMIT = 1_000;
 export const TOOL_TEXT_LIMIT = 1_000;
+
+/** Timestamp getters that take an optional time zone, which costs a lookup and a scan. */
+export const TIME_ZONE_GETTERS: ReadonlySet<string> = new Set([
+  'getDate',
+  'getDayOfMonth',
+  'getDayOfWeek',
+  'getDayOfYear',
+  'getFullYear',
+  'getHours',
+  'getMilliseconds',
+  'getMinutes',
+  'getMonth',
+  'getSeconds',
+]);

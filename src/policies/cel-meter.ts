@@ -6,6 +6,7 @@ import {
   MATCH_COST_LIMIT,
   STRING_LIMIT,
   UNIT,
+  TIME_ZONE_GETTERS,
 } from './cel-limits';
 import { DynamicPatterns, matchCost, matchRefusal, type Pattern } from './cel-patterns';
 
@@ -346,19 +347,6 @@ function childrenOf(node: Hooked): Hooked[] {
   }
   return children;
 }
-
-const TIME_ZONE_GETTERS = new Set([
-  'getDate',
-  'getDayOfMonth',
-  'getDayOfWeek',
-  'getDayOfYear',
-  'getFullYear',
-  'getHours',
-  'getMilliseconds',
-  'getMinutes',
-  'getMonth',
-  'getSeconds',
-]);
 
 /**
  * Prices a function call from its operands (the receiver first), and checks what it would build,
