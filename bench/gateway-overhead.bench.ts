@@ -28,8 +28,8 @@ const ERAS = (process.env.BENCH_ERAS ?? '2025-11-25,2026-07-28').split(',') as E
  * the era Portico's probe must find it to be.
  */
 const GATEWAY: Record<Era, { name: string; probed: string }> = {
-  '2025-11-25': { name: 'bench', probed: 'legacy' },
-  '2026-07-28': { name: 'modern', probed: 'modern' },
+  '2025-11-25': { name: 'bench', probed: '2025' },
+  '2026-07-28': { name: 'modern', probed: '2026-07-28' },
 };
 
 /** Where Portico keeps its data during the bench. */

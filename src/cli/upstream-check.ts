@@ -77,7 +77,7 @@ export interface StepOutcome {
 
 export interface UpstreamReport {
   url: string;
-  era: 'modern' | 'legacy';
+  era: '2026-07-28' | '2025';
   protocolVersion: string | null;
   server: Implementation | null;
   tools: string[];
@@ -173,8 +173,8 @@ class Check {
       const calls =
         typeof this.plan.calls === 'function' ? this.plan.calls(catalogue) : this.plan.calls;
       const era = MODERN_PROTOCOL_VERSIONS.includes(connection.protocolVersion ?? '')
-        ? 'modern'
-        : 'legacy';
+        ? '2026-07-28'
+        : '2025';
       const report: UpstreamReport = {
         url: this.plan.url,
         era,
@@ -182,7 +182,7 @@ class Check {
         server: connection.serverInfo ?? null,
         tools: namesOf(catalogue.tools, 'name'),
         // x-mcp-header is of 2026-07-28: a 2025 session sends no such headers.
-        unusableTools: era === 'modern' ? unusable(catalogue.tools) : [],
+        unusableTools: era === '2026-07-28' ? unusable(catalogue.tools) : [],
         resources: namesOf(catalogue.resources ?? [], 'uri'),
         resourceTemplates: namesOf(catalogue.resourceTemplates ?? [], 'uriTemplate'),
         prompts: namesOf(catalogue.prompts ?? [], 'name'),

@@ -207,7 +207,7 @@ export class UpstreamClient implements OnModuleInit, OnModuleDestroy {
       listener: affinity.listener?.(target.gatewayId) ?? {},
       listen: !affinity.shared,
       actingFor: affinity.actingFor,
-      ...(affinity.shared ? {} : { callerEra: 'legacy' as const }),
+      ...(affinity.shared ? {} : { callerEra: '2025' as const }),
     });
     const level = affinity.logLevel?.();
     if (level && connection.serverCapabilities.logging)

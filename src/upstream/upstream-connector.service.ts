@@ -39,7 +39,7 @@ export interface OpenOptions {
    * session wherever the upstream also opens one (a dual-era server), so that what only that era
    * carries (server-to-client requests, resource subscriptions) passes through unchanged.
    */
-  callerEra?: 'legacy';
+  callerEra?: '2025';
 }
 
 /** One open under way: what each connection it tries is opened with. */
@@ -128,8 +128,8 @@ export class UpstreamConnector {
       case 'incompatible':
         await probed?.close();
         throw new UpstreamIncompatible(speaksOnly(verdict), verdict.supportedVersions);
-      case 'modern': {
-        const dualEra = options.callerEra === 'legacy' ? await this.openDualEra(opening) : null;
+      case '2026-07-28': {
+        const dualEra = options.callerEra === '2025' ? await this.openDualEra(opening) : null;
         if (dualEra) {
           await probed?.close();
           return dualEra;
@@ -137,13 +137,13 @@ export class UpstreamConnector {
         if (probed) return this.readied(probed);
         return this.openModern(opening, context, verdict);
       }
-      case 'legacy':
+      case '2025':
         await probed?.close();
-        return this.openLegacy(opening);
+        return this.openSession(opening);
     }
   }
 
-  private async openLegacy(opening: Opening): Promise<SessionConnection> {
+  private async openSession(opening: Opening): Promise<SessionConnection> {
     return SessionConnection.open(await this.channel(opening), {
       ...this.common(opening),
       listen: opening.options.listen,
@@ -156,14 +156,14 @@ export class UpstreamConnector {
    */
   private async openDualEra(opening: Opening): Promise<SessionConnection | null> {
     const { target } = opening;
-    if (this.eras.acceptsLegacy(target) === false) return null;
+    if (this.eras.acceptsSessions(target) === false) return null;
     try {
-      const connection = await this.openLegacy(opening);
-      this.eras.rememberAcceptsLegacy(target, true);
+      const connection = await this.openSession(opening);
+      this.eras.rememberAcceptsSessions(target, true);
       return connection;
     } catch (error) {
       if (!suggestsModern(error)) throw error;
-      this.eras.rememberAcceptsLegacy(target, false);
+      this.eras.rememberAcceptsSessions(target, false);
       return null;
     }
   }

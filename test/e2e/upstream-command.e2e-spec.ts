@@ -104,7 +104,7 @@ describe('portico upstream', () => {
       ]),
     );
     expect(report).toMatchObject({
-      era: 'modern',
+      era: '2026-07-28',
       protocolVersion: '2026-07-28',
       server: { name: 'portico-modern-everything' },
       unusableTools: [],

@@ -92,7 +92,7 @@ describe('upstreams of both eras', () => {
       expect(stored).toMatchObject({
         status: 'healthy',
         lastError: null,
-        protocol: { era: 'modern', version: '2026-07-28' },
+        protocol: { era: '2026-07-28', version: '2026-07-28' },
       });
       expect(stored.protocol?.supportedVersions).toContain('2026-07-28');
       expect(names.has('test_simple_text')).toBe(true);
@@ -196,7 +196,7 @@ describe('upstreams of both eras', () => {
       async () => (await gatewayOf(created.id)).status === 'healthy',
       'the stdio gateway to sync',
     );
-    expect((await gatewayOf(created.id)).protocol).toMatchObject({ era: 'modern' });
+    expect((await gatewayOf(created.id)).protocol).toMatchObject({ era: '2026-07-28' });
     const names = await toolsOf(created.id);
     const client = await connect();
     const echoed = await client.callTool({
@@ -220,7 +220,7 @@ describe('upstreams of both eras', () => {
     ).body as GatewayJson;
     expect(await gatewayOf(created.id)).toMatchObject({
       status: 'healthy',
-      protocol: { era: 'modern' },
+      protocol: { era: '2026-07-28' },
     });
     const names = await toolsOf(created.id);
     const client = await connect('/mcp', t.token, { elicitation: {} });
@@ -246,7 +246,7 @@ describe('upstreams of both eras', () => {
       await t.api().post('/api/v1/gateways').send({ name: 'Old', url: upstream.url }).expect(201)
     ).body as GatewayJson;
     const stored = await gatewayOf(created.id);
-    expect(stored).toMatchObject({ status: 'healthy', protocol: { era: 'legacy' } });
+    expect(stored).toMatchObject({ status: 'healthy', protocol: { era: '2025' } });
     const names = await toolsOf(created.id);
     const client = await connect();
     const echoed = await client.callTool({ name: names.get('old_echo')!, arguments: { n: 'x' } });
@@ -305,12 +305,12 @@ describe('upstreams of both eras', () => {
           .expect(201)
       ).body as GatewayJson;
       const first = (await shortGateway(created.id)).protocol!;
-      expect(first.era).toBe('legacy');
+      expect(first.era).toBe('2025');
 
       await new Promise((resolve) => setTimeout(resolve, 1200));
       await short.api().post(`/api/v1/gateways/${created.id}/sync`).expect(200);
       const reprobed = (await shortGateway(created.id)).protocol!;
-      expect(reprobed.era).toBe('legacy');
+      expect(reprobed.era).toBe('2025');
       expect(Date.parse(reprobed.checkedAt)).toBeGreaterThan(Date.parse(first.checkedAt));
 
       // Upgraded in place, within the verdict's life: initialize is refused with -32022, which
@@ -321,7 +321,7 @@ describe('upstreams of both eras', () => {
       await short.api().post(`/api/v1/gateways/${created.id}/sync`).expect(200);
       expect(await shortGateway(created.id)).toMatchObject({
         status: 'healthy',
-        protocol: { era: 'modern' },
+        protocol: { era: '2026-07-28' },
       });
     });
   });

@@ -205,7 +205,7 @@ function jsonObject(value: string): Record<string, unknown> {
 
 function formatReport(report: UpstreamCheck.UpstreamReport): string {
   const lines = [
-    `${report.url}: ${report.era === 'modern' ? 'MCP' : 'MCP session'} ${report.protocolVersion ?? '?'}${report.server ? `, ${report.server.name} ${report.server.version}` : ''}`,
+    `${report.url}: ${report.era === '2026-07-28' ? 'MCP' : 'MCP session'} ${report.protocolVersion ?? '?'}${report.server ? `, ${report.server.name} ${report.server.version}` : ''}`,
     `tools (${report.tools.length}): ${report.tools.join(', ') || '-'}`,
     ...report.unusableTools.map(({ name, reason }) => `  not usable: ${name} (${reason})`),
     `resources (${report.resources.length}): ${report.resources.join(', ') || '-'}`,

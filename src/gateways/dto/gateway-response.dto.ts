@@ -23,7 +23,7 @@ import { PROTOCOL_ERAS, type ProtocolEra } from '../../upstream/eras/protocol-er
 export class GatewayProtocolDto {
   @ApiProperty({
     description:
-      "'modern': 2026-07-28 (no session: each request is its own exchange); 'legacy': a 2025 session opened with initialize; 'incompatible': only versions Portico does not speak (the gateway's status says which).",
+      "'2026-07-28': no session, each request is its own exchange; '2025': a session opened with initialize; 'incompatible': only versions Portico does not speak (the gateway's status says which).",
     enum: PROTOCOL_ERAS,
   })
   era!: ProtocolEra;

@@ -7,7 +7,7 @@ import {
   ProtocolErrorCode,
 } from '@modelcontextprotocol/server';
 import { type Principal } from '../../auth/principal';
-import { LEGACY_PROTOCOL_VERSIONS } from '../../upstream/eras/protocol-era';
+import { SESSION_PROTOCOL_VERSIONS } from '../../upstream/eras/protocol-era';
 import { McpAuthorizer } from '../../auth/mcp-authorizer';
 import { AppConfig } from '../../config/app-config';
 import { timeRequest } from '../../health/http-metrics.middleware';
@@ -70,7 +70,8 @@ function headerOf(request: IncomingMessage, name: string): string | undefined {
  * envelope's protocol version in `params._meta` (the SDK's own first test).
  */
 function claimsModern(body: unknown, versionHeader: string | undefined): boolean {
-  if (versionHeader !== undefined && !LEGACY_PROTOCOL_VERSIONS.includes(versionHeader)) return true;
+  if (versionHeader !== undefined && !SESSION_PROTOCOL_VERSIONS.includes(versionHeader))
+    return true;
   const meta = (body as { params?: { _meta?: unknown } } | null)?.params?._meta;
   return typeof meta === 'object' && meta !== null && PROTOCOL_VERSION_META_KEY in meta;
 }

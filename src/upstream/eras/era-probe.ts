@@ -2,7 +2,7 @@ import { type DiscoverResult } from '@modelcontextprotocol/client';
 import { type ModernConnection } from '../modern/modern-connection';
 import {
   type EraVerdict,
-  legacyVerdict,
+  sessionEraVerdict,
   UNSUPPORTED_PROTOCOL_VERSION,
   verdictOfDiscover,
   verdictOfUnsupported,
@@ -37,12 +37,12 @@ export async function probeEra(
     if (Array.isArray(result?.supportedVersions)) {
       discovered = result;
       verdict = verdictOfDiscover(result.supportedVersions);
-    } else verdict = legacyVerdict();
+    } else verdict = sessionEraVerdict();
   } catch (error) {
     await connection.close();
     return { verdict: verdictOfRefusal(error, pipe), connection: null, discovered: null };
   }
-  if (verdict.era === 'modern' && !pipe) return { verdict, connection, discovered };
+  if (verdict.era === '2026-07-28' && !pipe) return { verdict, connection, discovered };
   await connection.close();
   return { verdict, connection: null, discovered };
 }
@@ -50,12 +50,12 @@ export async function probeEra(
 function verdictOfRefusal(error: unknown, pipe: boolean): EraVerdict {
   if (error instanceof UpstreamRpcError)
     return error.code === UNSUPPORTED_PROTOCOL_VERSION
-      ? (verdictOfUnsupported(error.data) ?? legacyVerdict())
-      : legacyVerdict();
+      ? (verdictOfUnsupported(error.data) ?? sessionEraVerdict())
+      : sessionEraVerdict();
   if (!(error instanceof UpstreamFailure)) throw error;
   if (error.kind === 'cancelled' || error.kind === 'internal' || error.kind === 'authorization')
     throw error;
-  if (pipe) return legacyVerdict();
+  if (pipe) return sessionEraVerdict();
   const status = error.status;
   const refused =
     error.kind === 'http' &&
@@ -64,7 +64,7 @@ function verdictOfRefusal(error: unknown, pipe: boolean): EraVerdict {
     status < 500 &&
     status !== 401 &&
     status !== 403;
-  if (refused) return legacyVerdict();
+  if (refused) return sessionEraVerdict();
   throw error;
 }
 

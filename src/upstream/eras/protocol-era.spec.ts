@@ -3,16 +3,16 @@ import { fresh, speaksOnly, verdictOfDiscover, verdictOfUnsupported } from './pr
 describe('era verdicts', () => {
   it('takes a DiscoverResult offering 2026-07-28 for modern, whatever else it lists', () => {
     expect(verdictOfDiscover(['2099-01-01', '2026-07-28'])).toMatchObject({
-      era: 'modern',
+      era: '2026-07-28',
       version: '2026-07-28',
       supportedVersions: ['2099-01-01', '2026-07-28'],
     });
   });
 
   it('decides a -32022 by its supported list: modern, else 2025, else incompatible', () => {
-    expect(verdictOfUnsupported({ supported: ['2026-07-28'] })?.era).toBe('modern');
+    expect(verdictOfUnsupported({ supported: ['2026-07-28'] })?.era).toBe('2026-07-28');
     expect(verdictOfUnsupported({ supported: ['2025-06-18'] })).toMatchObject({
-      era: 'legacy',
+      era: '2025',
       version: '2025-06-18',
     });
     expect(verdictOfUnsupported({ supported: ['2099-01-01'] })).toMatchObject({

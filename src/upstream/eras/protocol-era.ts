@@ -1,26 +1,26 @@
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/client';
 
 /**
- * The MCP revisions Portico speaks upstream. Legacy (2024-11-05 … 2025-11-25) opens with
- * `initialize`; modern (2026-07-28 on) states its version in every request's `_meta`.
+ * The MCP revisions Portico speaks upstream. The 2025 era (2024-11-05 … 2025-11-25) opens a
+ * session with `initialize`; the 2026-07-28 era states its version in every request's `_meta`.
  */
 export const MODERN_PROTOCOL_VERSIONS: readonly string[] = ['2026-07-28'];
-export const LEGACY_PROTOCOL_VERSIONS: readonly string[] = SUPPORTED_PROTOCOL_VERSIONS;
+export const SESSION_PROTOCOL_VERSIONS: readonly string[] = SUPPORTED_PROTOCOL_VERSIONS;
 
 /** The revision Portico asks a modern upstream for: the newest it speaks. */
 export const MODERN_PROTOCOL_VERSION = MODERN_PROTOCOL_VERSIONS[0]!;
 
 /**
- * What an upstream speaks: `modern` (no handshake, no session), `legacy` (a 2025 session), or
- * `incompatible`: only versions Portico does not speak, which is no outage.
+ * What an upstream speaks: `2026-07-28` (no handshake, no session), `2025` (a session opened with
+ * `initialize`), or `incompatible`: only versions Portico does not speak, which is no outage.
  */
-export const PROTOCOL_ERAS = ['modern', 'legacy', 'incompatible'] as const;
+export const PROTOCOL_ERAS = ['2026-07-28', '2025', 'incompatible'] as const;
 export type ProtocolEra = (typeof PROTOCOL_ERAS)[number];
 
 /** The probe's verdict on one upstream, kept on the gateway until it expires. */
 export interface EraVerdict {
   era: ProtocolEra;
-  /** The version Portico speaks with it; null when incompatible, or legacy before `initialize`. */
+  /** The version Portico speaks with it; null when incompatible, or 2025 before `initialize`. */
   version: string | null;
   /** What the upstream said it supports (discover, or -32022's `data.supported`); empty if it did not say. */
   supportedVersions: string[];
@@ -36,13 +36,13 @@ export const HEADER_MISMATCH = -32020;
 export function verdictOfDiscover(supported: unknown, checkedAt = new Date()): EraVerdict {
   const versions = stringsOf(supported);
   const modern = MODERN_PROTOCOL_VERSIONS.find((version) => versions.includes(version));
-  if (modern) return { era: 'modern', version: modern, supportedVersions: versions, checkedAt };
+  if (modern) return { era: '2026-07-28', version: modern, supportedVersions: versions, checkedAt };
   return verdictOfSupported(versions, checkedAt);
 }
 
 /**
  * A -32022 answer's verdict, from its `data.supported`: modern when it lists a modern version
- * Portico speaks, legacy when it lists a 2025 one, else incompatible. Null when the error does
+ * Portico speaks, 2025 when it lists a 2025 one, else incompatible. Null when the error does
  * not say what the upstream supports, and so decides nothing.
  */
 export function verdictOfUnsupported(data: unknown, checkedAt = new Date()): EraVerdict | null {
@@ -53,21 +53,21 @@ export function verdictOfUnsupported(data: unknown, checkedAt = new Date()): Era
 
 function verdictOfSupported(versions: string[], checkedAt: Date): EraVerdict {
   const modern = MODERN_PROTOCOL_VERSIONS.find((version) => versions.includes(version));
-  if (modern) return { era: 'modern', version: modern, supportedVersions: versions, checkedAt };
-  const legacy = LEGACY_PROTOCOL_VERSIONS.find((version) => versions.includes(version));
-  if (legacy) return { era: 'legacy', version: legacy, supportedVersions: versions, checkedAt };
+  if (modern) return { era: '2026-07-28', version: modern, supportedVersions: versions, checkedAt };
+  const session = SESSION_PROTOCOL_VERSIONS.find((version) => versions.includes(version));
+  if (session) return { era: '2025', version: session, supportedVersions: versions, checkedAt };
   return { era: 'incompatible', version: null, supportedVersions: versions, checkedAt };
 }
 
 /** An upstream that did not take a modern request: a 2025 server. */
-export function legacyVerdict(checkedAt = new Date()): EraVerdict {
-  return { era: 'legacy', version: null, supportedVersions: [], checkedAt };
+export function sessionEraVerdict(checkedAt = new Date()): EraVerdict {
+  return { era: '2025', version: null, supportedVersions: [], checkedAt };
 }
 
 /** What a gateway's status says of an upstream whose versions Portico does not speak. */
 export function speaksOnly(verdict: Pick<EraVerdict, 'supportedVersions'>): string {
   const theirs = verdict.supportedVersions.join(', ') || 'versions it did not name';
-  const ours = [...MODERN_PROTOCOL_VERSIONS, ...LEGACY_PROTOCOL_VERSIONS].join(', ');
+  const ours = [...MODERN_PROTOCOL_VERSIONS, ...SESSION_PROTOCOL_VERSIONS].join(', ');
   return `the upstream speaks only ${theirs}; Portico speaks ${ours}`;
 }
 

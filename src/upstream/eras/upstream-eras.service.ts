@@ -4,7 +4,7 @@ import { type DiscoverResult } from '@modelcontextprotocol/client';
 import { AppConfig } from '../../config/app-config';
 import { GatewayRecords } from '../gateway-records';
 import { ToolHeaderParams } from '../modern/mcp-param-headers';
-import { type EraVerdict, fresh, legacyVerdict } from './protocol-era';
+import { type EraVerdict, fresh, sessionEraVerdict } from './protocol-era';
 import { type UpstreamTarget } from '../upstream-target';
 
 interface Known {
@@ -19,7 +19,7 @@ interface Known {
   discovered: Map<string, { result: DiscoverResult; at: Date }>;
   headerParams: ToolHeaderParams;
   /** Whether a modern upstream also opens 2025 sessions; null until one was tried. */
-  acceptsLegacy: boolean | null;
+  acceptsSessions: boolean | null;
 }
 
 /**
@@ -45,7 +45,7 @@ export class UpstreamEras {
   /** The verdict that holds now, or null when the upstream must be probed. */
   verdict(target: UpstreamTarget): EraVerdict | null {
     // HTTP+SSE is a 2025 transport: nothing to probe.
-    if (target.endpoint.transport === 'sse') return legacyVerdict();
+    if (target.endpoint.transport === 'sse') return sessionEraVerdict();
     const known = this.entry(target);
     if (known.verdict && fresh(known.verdict.checkedAt, this.ttlMs)) return known.verdict;
     const stored = target.storedEra;
@@ -82,7 +82,7 @@ export class UpstreamEras {
     known.doubtedAt = Date.now();
     known.generation += 1;
     known.discovered.clear();
-    known.acceptsLegacy = null;
+    known.acceptsSessions = null;
     this.logger.log(`The era of upstream '${target.slug}' is probed again: ${reason}`);
   }
 
@@ -101,12 +101,12 @@ export class UpstreamEras {
   }
 
   /** Whether this modern upstream also opened a 2025 session; null until one was tried. */
-  acceptsLegacy(target: UpstreamTarget): boolean | null {
-    return this.entry(target).acceptsLegacy;
+  acceptsSessions(target: UpstreamTarget): boolean | null {
+    return this.entry(target).acceptsSessions;
   }
 
-  rememberAcceptsLegacy(target: UpstreamTarget, accepts: boolean): void {
-    this.entry(target).acceptsLegacy = accepts;
+  rememberAcceptsSessions(target: UpstreamTarget, accepts: boolean): void {
+    this.entry(target).acceptsSessions = accepts;
   }
 
   private entry(target: UpstreamTarget): Known {
@@ -121,7 +121,7 @@ export class UpstreamEras {
       generation: (existing?.generation ?? 0) + 1,
       discovered: new Map(),
       headerParams: new ToolHeaderParams(),
-      acceptsLegacy: null,
+      acceptsSessions: null,
     };
     this.known.set(target.gatewayId, fresh);
     return fresh;

@@ -264,7 +264,7 @@ describe('the era probe', () => {
 
   it('takes a DiscoverResult for modern and keeps the connection', async () => {
     const probed = await probe(() => ({ result: DISCOVERED }));
-    expect(probed.verdict).toMatchObject({ era: 'modern', version: '2026-07-28' });
+    expect(probed.verdict).toMatchObject({ era: '2026-07-28', version: '2026-07-28' });
     expect(probed.connection).not.toBeNull();
   });
 
@@ -277,9 +277,9 @@ describe('the era probe', () => {
       supportedVersions: ['2099-01-01'],
     });
     const refused = await probe(() => new UpstreamFailure('http', 'HTTP 400: Bad Request', 400));
-    expect(refused.verdict.era).toBe('legacy');
+    expect(refused.verdict.era).toBe('2025');
     const unknown = await probe(() => ({ error: { code: -32601, message: 'Method not found' } }));
-    expect(unknown.verdict.era).toBe('legacy');
+    expect(unknown.verdict.era).toBe('2025');
   });
 
   it('decides nothing on an auth refusal or an outage', async () => {
@@ -299,7 +299,7 @@ describe('the era probe', () => {
       () => new UpstreamFailure('unreachable', 'the stdio process ended'),
       true,
     );
-    expect(ended.verdict.era).toBe('legacy');
+    expect(ended.verdict.era).toBe('2025');
     expect(ended.connection).toBeNull();
   });
 });
