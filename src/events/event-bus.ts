@@ -31,6 +31,11 @@ export type PorticoEvent =
       type: 'approvals.changed';
       granted?: { subject: string; toolId: string; policyId: string; expiresAt: number };
     }
+  /**
+   * `owner` (a user's id, or the gateway's shared account) connected their account at the OAuth
+   * upstream of this gateway: calls that asked them to connect may go on.
+   */
+  | { type: 'oauth.connected'; gatewayId: string; owner: string }
   /** A session's stored state changed (log level, subscriptions) or it ended. */
   | { type: 'mcp.session.changed'; sessionId: string; ended: boolean }
   /**

@@ -5,6 +5,7 @@ import { roleAtLeast } from '../common/roles';
 import { TeamScope } from '../auth/team-scope';
 import { seal, unseal } from '../common/secret-box';
 import { AppConfig } from '../config/app-config';
+import { EventBus } from '../events/event-bus';
 import { SyncService } from '../sync/sync.service';
 import { SHARED_OWNER } from '../upstream/oauth/upstream-oauth-token.entity';
 import { type OAuthUpstream } from '../upstream/oauth/oauth-exchange';
@@ -53,6 +54,7 @@ export class GatewayConnections {
     private readonly oauth: UpstreamOAuth,
     private readonly sync: SyncService,
     private readonly config: AppConfig,
+    private readonly events: EventBus,
   ) {}
 
   async view(gatewayId: string, principal: Principal): Promise<ConnectionView> {
@@ -165,6 +167,10 @@ export class GatewayConnections {
     } catch (error) {
       throw this.failed(error);
     }
+    // Calls waiting for this person to connect go on; the connection stands without them.
+    await this.events
+      .publish({ type: 'oauth.connected', gatewayId: gateway.id, owner: pending.owner })
+      .catch(() => undefined);
     if (pending.owner === SHARED_OWNER && gateway.enabled)
       await this.sync.syncAfterChange(gateway.id);
     return gateway.id;

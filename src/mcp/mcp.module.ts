@@ -22,6 +22,7 @@ import { ListenEndpoint } from './listen/listen.endpoint';
 import { ResourceWatch } from './listen/resource-watch';
 import { SessionRegistry } from './sessions/session-registry.service';
 import { SessionRequests } from './sessions/session-requests';
+import { ConsentWaits } from './sessions/consent';
 import { SessionStore } from './sessions/session.store';
 import { StreamEvents } from './sessions/stream-events.store';
 import { LegacySseEndpoint } from './sessions/legacy-sse.endpoint';
@@ -58,6 +59,7 @@ import { PromotionStore } from './search/promotion-store';
     ListenEndpoint,
     ResourceWatch,
     SessionRequests,
+    ConsentWaits,
     McpHttpHandler,
     LegacySseEndpoint,
     StreamQuota,

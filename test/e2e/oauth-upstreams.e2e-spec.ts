@@ -1,5 +1,10 @@
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { type CallToolResult, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type CallToolResult,
+  ElicitationCompleteNotificationSchema,
+  ElicitRequestSchema,
+  ErrorCode,
+} from '@modelcontextprotocol/sdk/types.js';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { OAuthRefreshScheduler } from '../../src/sync/oauth-refresh.scheduler';
@@ -12,6 +17,7 @@ import {
 import { createTeam, createUser, pageSession, type TestUser } from '../support/identities';
 import { connectClient, eventually } from '../support/mcp-client';
 import { describeOnPostgres } from '../support/describe-on-postgres';
+import { modernClient } from '../support/modern-client';
 import { ADMIN_PASSWORD, startReplica, startTestApp, type TestApp } from '../support/test-app';
 
 /** Seconds an access token of the provider lives: short, so that refresh is exercised. */
@@ -45,8 +51,9 @@ describe('OAuth 2.1 towards upstream MCP servers', () => {
     gatewayId: string,
     account: 'mine' | 'gateway',
     providerAccount: string,
+    app: TestApp = t,
   ): Promise<void> {
-    const started = await request(t.baseUrl)
+    const started = await request(app.baseUrl)
       .post(`/admin/connections/${gatewayId}/connect`)
       .set('Cookie', session.cookie)
       .type('form')
@@ -58,7 +65,7 @@ describe('OAuth 2.1 towards upstream MCP servers', () => {
     expect(started.text).toContain(`<meta http-equiv="refresh" content="0;url=`);
     const back = await idp.consent(authorizationUrl, providerAccount);
     expect(back.origin + back.pathname).toBe(`${t.baseUrl}/admin/connections/callback`);
-    const done = await request(t.baseUrl)
+    const done = await request(app.baseUrl)
       .get(back.pathname + back.search)
       .set('Cookie', pending)
       .expect(200);
@@ -205,7 +212,38 @@ describe('OAuth 2.1 towards upstream MCP servers', () => {
     let bob: TestUser;
     let aliceClient: Client;
     let bobClient: Client;
+    let teamId: string;
     const tool = 'personal-upstream-whoami';
+
+    /**
+     * A 2025 session of a new member whose client takes URL elicitations: asked to connect, the
+     * person does (on `connectAt`) or refuses; what the client was asked and told is kept.
+     */
+    async function consentingSession(
+      name: string,
+      answer: 'accept' | 'decline',
+      options: { baseUrl?: string; connectAt?: TestApp } = {},
+    ): Promise<{ client: Client; asked: unknown[]; completed: string[] }> {
+      const user = await createUser(t, name, 'member', [teamId]);
+      const client = await connectClient(options.baseUrl ?? t.baseUrl, {
+        token: user.token,
+        path: `/servers/${serverId}/mcp`,
+        capabilities: { elicitation: { url: {} } },
+      });
+      const asked: unknown[] = [];
+      const completed: string[] = [];
+      client.setRequestHandler(ElicitRequestSchema, async (request) => {
+        asked.push(request.params);
+        if (answer === 'decline') return { action: 'decline' };
+        const app = options.connectAt ?? t;
+        await connect(await pageSession(app, name), gatewayId, 'mine', `${name}-at-provider`, app);
+        return { action: 'accept' };
+      });
+      client.setNotificationHandler(ElicitationCompleteNotificationSchema, (notification) => {
+        completed.push(notification.params.elicitationId);
+      });
+      return { client, asked, completed };
+    }
 
     beforeAll(async () => {
       const created = await t
@@ -230,7 +268,7 @@ describe('OAuth 2.1 towards upstream MCP servers', () => {
         expect(tools.body.items).toHaveLength(1);
         return tools.body.items[0].id as string;
       });
-      const teamId = await createTeam(t, 'Readers');
+      teamId = await createTeam(t, 'Readers');
       serverId = (
         await t
           .api()
@@ -362,6 +400,53 @@ describe('OAuth 2.1 towards upstream MCP servers', () => {
       }
     });
 
+    it('asks a user who has not connected through their own client, and the call goes through', async () => {
+      const connectUrl = `${t.baseUrl}/admin/connections/${gatewayId}`;
+      const carol = await consentingSession('carol', 'accept');
+      try {
+        expect(await whoami(carol.client, tool)).toBe('account:carol-at-provider');
+        expect(carol.asked).toEqual([expect.objectContaining({ mode: 'url', url: connectUrl })]);
+        const { elicitationId } = carol.asked[0] as { elicitationId: string };
+        await eventually(() => expect(carol.completed).toEqual([elicitationId]));
+        // Connected now: the next call asks nothing.
+        expect(await whoami(carol.client, tool)).toBe('account:carol-at-provider');
+        expect(carol.asked).toHaveLength(1);
+      } finally {
+        await carol.client.close();
+      }
+
+      const dave = await consentingSession('dave', 'decline');
+      try {
+        const refused = await callError(dave.client, tool);
+        expect(refused.code).toBe(ErrorCode.UrlElicitationRequired);
+        expect(refused.message).toContain(connectUrl);
+        expect(dave.asked).toHaveLength(1);
+      } finally {
+        await dave.client.close();
+      }
+
+      // The 2026-07-28 wire asks in a URL round; the client's retry runs the call again.
+      const erin = await createUser(t, 'erin', 'member', [teamId]);
+      const rounds: unknown[] = [];
+      const modern = await modernClient(t, {
+        token: erin.token,
+        path: `/servers/${serverId}/mcp`,
+        capabilities: { elicitation: { url: {} } },
+        elicit: async (params) => {
+          rounds.push(params);
+          await connect(await pageSession(t, 'erin'), gatewayId, 'mine', 'erin-at-provider');
+          return { action: 'accept' };
+        },
+      });
+      try {
+        const result = (await modern.callTool({ name: tool, arguments: {} })) as CallToolResult;
+        expect(result.content).toEqual([{ type: 'text', text: 'account:erin-at-provider' }]);
+        expect(rounds).toEqual([expect.objectContaining({ mode: 'url', url: connectUrl })]);
+      } finally {
+        await modern.close();
+      }
+    });
+
     describeOnPostgres('with two replicas', () => {
       let replica: TestApp;
 
@@ -389,6 +474,20 @@ describe('OAuth 2.1 towards upstream MCP servers', () => {
           expect(idp.issued('refresh_token')).toBe(before + 1);
         } finally {
           await elsewhere.close();
+        }
+      });
+
+      it('goes on with a call on one replica once its user connected on the other', async () => {
+        const frank = await consentingSession('frank', 'accept', {
+          baseUrl: replica.baseUrl,
+          connectAt: t,
+        });
+        try {
+          expect(await whoami(frank.client, tool)).toBe('account:frank-at-provider');
+          expect(frank.asked).toHaveLength(1);
+          await eventually(() => expect(frank.completed).toHaveLength(1));
+        } finally {
+          await frank.client.close();
         }
       });
     });

@@ -12,41 +12,45 @@ export interface ModernClientOptions {
   fetchVia?: Fetch;
   capabilities?: Record<string, unknown>;
   /** The answer to each elicitation; by default it accepts with `{ name: 'Alice' }`. */
-  elicit?: (request: ElicitRequest['params']) => ElicitResult;
+  elicit?: (request: ElicitRequest['params']) => ElicitResult | Promise<ElicitResult>;
+  /** `/mcp` (the default) or `/servers/<id>/mcp`. */
+  path?: string;
 }
 
 /**
- * The SDK v2 client pinned to 2026-07-28 on `/mcp`, answering every kind of input round itself:
- * elicitation (as `elicit` says), sampling ("Paris") and roots (`file:///work`).
+ * The SDK v2 client pinned to 2026-07-28 on `/mcp`, answering every kind of input round it declares
+ * itself: elicitation (as `elicit` says), sampling ("Paris") and roots (`file:///work`).
  */
 export async function modernClient(
   app: TestApp,
   options: ModernClientOptions = {},
 ): Promise<Client> {
+  const declared = options.capabilities ?? { elicitation: { form: {} }, sampling: {}, roots: {} };
   const client = new Client(
     { name: 'modern-test', version: '1.0.0' },
     {
-      capabilities: options.capabilities ?? { elicitation: { form: {} }, sampling: {}, roots: {} },
+      capabilities: declared,
       versionNegotiation: { mode: { pin: MODERN } },
     },
   );
   const elicit =
     options.elicit ?? (() => ({ action: 'accept' as const, content: { name: 'Alice' } }));
-  client.setRequestHandler('elicitation/create', (request) =>
-    Promise.resolve(elicit(request.params)),
-  );
-  client.setRequestHandler('sampling/createMessage', () =>
-    Promise.resolve({
-      role: 'assistant' as const,
-      content: { type: 'text' as const, text: 'Paris' },
-      model: 'test-model',
-    }),
-  );
-  client.setRequestHandler('roots/list', () =>
-    Promise.resolve({ roots: [{ uri: 'file:///work', name: 'work' }] }),
-  );
+  if (declared.elicitation)
+    client.setRequestHandler('elicitation/create', async (request) => elicit(request.params));
+  if (declared.sampling)
+    client.setRequestHandler('sampling/createMessage', () =>
+      Promise.resolve({
+        role: 'assistant' as const,
+        content: { type: 'text' as const, text: 'Paris' },
+        model: 'test-model',
+      }),
+    );
+  if (declared.roots)
+    client.setRequestHandler('roots/list', () =>
+      Promise.resolve({ roots: [{ uri: 'file:///work', name: 'work' }] }),
+    );
   await client.connect(
-    new StreamableHTTPClientTransport(new URL('/mcp', app.baseUrl), {
+    new StreamableHTTPClientTransport(new URL(options.path ?? '/mcp', app.baseUrl), {
       requestInit: { headers: { Authorization: `Bearer ${options.token ?? app.token}` } },
       ...(options.fetchVia ? { fetch: options.fetchVia } : {}),
     }),

@@ -203,6 +203,9 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
       case 'approvals.changed':
         // Calls of the modern wire: see ParkedCalls.
         return;
+      case 'oauth.connected':
+        // Calls waiting for their user to connect: see ConsentWaits.
+        return;
     }
   }
 

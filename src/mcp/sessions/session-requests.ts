@@ -30,6 +30,7 @@ import {
 import { type McpRequest } from '../protocol/mcp-request';
 import { type SessionRuntime } from './session-runtime';
 import { SessionStore } from './session.store';
+import { ConsentWaits } from './consent';
 
 /** The lists whose version a session records when it reads them, by method. */
 const LISTED: Readonly<Record<string, ListKind>> = {
@@ -58,6 +59,7 @@ export class SessionRequests {
     private readonly store: SessionStore,
     private readonly client: UpstreamClient,
     private readonly watch: ResourceWatch,
+    private readonly consent: ConsentWaits,
   ) {}
 
   /** The answer to a session's request; it never throws (see Dispatcher.serve). */
@@ -94,12 +96,19 @@ export class SessionRequests {
       await runtime.notifyUpstreams(notification);
   }
 
-  /** The core's answer, its input rounds asked of the client as real requests. */
+  /**
+   * The core's answer, its input rounds asked of the client as real requests. A call that needs
+   * its user to connect an OAuth upstream asks them to by a URL elicitation, where the client can
+   * take one, and runs again once they have (once: the second answer stands).
+   */
   private async throughRounds(
     runtime: SessionRuntime,
     request: McpRequest,
+    consentAsked = false,
   ): Promise<JSONRPCResponse> {
     let answer = await this.dispatcher.serve(request);
+    if (!consentAsked && (await this.consent.connected(runtime, request, answer)))
+      return this.throughRounds(runtime, request, true);
     if (!('result' in answer) || !isInputRequired(answer.result)) return answer;
     const first = answer.result;
     try {
