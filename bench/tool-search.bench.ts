@@ -108,7 +108,13 @@ function service(store: MemoryStore): ToolSearchService {
 function directory(tools: DirectoryTool[], alwaysLoaded: string[]): ToolDirectory {
   return new ToolDirectory(
     { kind: 'server', serverId: 'bench' },
-    { id: 'bench', name: 'Bench', toolSearchEnabled: true, toolSearchAlwaysLoaded: alwaysLoaded },
+    {
+      id: 'bench',
+      name: 'Bench',
+      clientEras: 'any',
+      toolSearchEnabled: true,
+      toolSearchAlwaysLoaded: alwaysLoaded,
+    },
     tools,
   );
 }

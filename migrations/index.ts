@@ -21,6 +21,7 @@ import { Approvals1795710000000 } from './1795710000000-Approvals';
 import { PinTombstones1795901945074 } from './1795901945074-PinTombstones';
 import { OnePromotionStore1795915000000 } from './1795915000000-OnePromotionStore';
 import { EraNames1795950000000 } from './1795950000000-EraNames';
+import { EraPolicy1795960000000 } from './1795960000000-EraPolicy';
 
 /** Every migration, oldest first; the app and the migration job both run this list. */
 export const MIGRATIONS = [
@@ -46,4 +47,5 @@ export const MIGRATIONS = [
   PinTombstones1795901945074,
   OnePromotionStore1795915000000,
   EraNames1795950000000,
+  EraPolicy1795960000000,
 ];

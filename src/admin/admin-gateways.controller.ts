@@ -26,6 +26,7 @@ import { type FormErrors, formErrors } from './form-errors';
 import { submitForm } from './form-submission';
 import {
   authOptions,
+  eraPinOptions,
   findingOptions,
   GATEWAY_FIELD_ALIASES,
   gatewayFormOf,
@@ -95,6 +96,7 @@ export class AdminGatewaysController {
       cwd: '',
       pinning: 'off',
       quarantineOnFinding: '',
+      eraPin: 'auto',
     });
   }
 
@@ -353,6 +355,7 @@ export class AdminGatewaysController {
         oauthModes: oauthModeOptions(values.oauthMode),
         pinningModes: pinningOptions(values.pinning),
         findingThresholds: findingOptions(values.quarantineOnFinding),
+        eraPins: eraPinOptions(values.eraPin),
         stdio: {
           commands: this.config.stdioCommands.join(', '),
           admin: pageScope(request).everything,

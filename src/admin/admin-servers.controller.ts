@@ -26,6 +26,7 @@ import { hrefWith, offsetOf, PAGE_SIZE, pageNumber, pager } from './pagination';
 import { pageScope, teamChoices, withTeamInput } from './team-field';
 import {
   emptyServerForm,
+  CLIENT_ERA_OPTIONS,
   NAMING_OPTIONS,
   pickerQueries,
   SERVER_FIELD_ALIASES,
@@ -322,6 +323,10 @@ export class AdminServersController {
         namingOptions: NAMING_OPTIONS.map((option) => ({
           ...option,
           selected: option.value === (values.naming || server?.naming || 'prefixed'),
+        })),
+        clientEraOptions: CLIENT_ERA_OPTIONS.map((option) => ({
+          ...option,
+          selected: option.value === (values.clientEras || server?.clientEras || 'any'),
         })),
         pickers: await this.pickers.build(values, queries, pageScope(request)),
         errors: errors?.fields ?? {},

@@ -21,6 +21,7 @@ describe('gateway form', () => {
       transport: 'sse',
       pinning: 'off',
       quarantineOnFinding: null,
+      eraPin: 'auto',
       auth: { type: 'bearer', token: 's3cret' },
     });
     await expect(validateDto(GatewayCreateDto, input)).resolves.toBeInstanceOf(GatewayCreateDto);
@@ -112,6 +113,7 @@ describe('gateway form', () => {
       transport: 'stdio',
       pinning: 'off',
       quarantineOnFinding: null,
+      eraPin: 'auto',
       command: 'npx',
       args: ['-y', '@modelcontextprotocol/server-filesystem', '/srv/data with space'],
       cwd: '/srv',

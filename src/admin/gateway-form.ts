@@ -6,6 +6,7 @@ import {
   OAUTH_MODES,
 } from '../gateways/gateway.entity';
 import { FINDING_SEVERITIES, PINNING_MODES } from '../pinning/state/definition-pin';
+import { ERA_PINS, type EraPin } from '../upstream/eras/protocol-era';
 import { type FormBody, formField, formLines } from './form-body';
 
 /** On the edit form, 'keep' leaves the stored credentials as they are. */
@@ -31,6 +32,8 @@ export interface GatewayFormValues {
   /** How definitions are pinned, and the finding severity that holds one back ('' for none). */
   pinning: string;
   quarantineOnFinding: string;
+  /** The era pinned, or 'auto'. */
+  eraPin: string;
 }
 
 /** DTO paths that the form shows under other names. */
@@ -104,6 +107,7 @@ export function gatewayFormValues(body: FormBody): GatewayFormValues {
     cwd: formField(body, 'cwd'),
     pinning: formField(body, 'pinning') || 'off',
     quarantineOnFinding: formField(body, 'quarantineOnFinding'),
+    eraPin: formField(body, 'eraPin') || 'auto',
   };
 }
 
@@ -121,7 +125,22 @@ export function gatewayFormOf(gateway: GatewayResponseDto): GatewayFormValues {
     cwd: gateway.cwd ?? '',
     pinning: gateway.pinning,
     quarantineOnFinding: gateway.quarantineOnFinding ?? '',
+    eraPin: gateway.eraPin,
   };
+}
+
+const ERA_PIN_LABELS: Record<EraPin, string> = {
+  auto: 'Automatic: probe what the upstream speaks',
+  '2025': '2025: a session opened with initialize',
+  '2026-07-28': '2026-07-28: stateless requests',
+};
+
+export function eraPinOptions(selected: string) {
+  return ERA_PINS.map((value) => ({
+    value,
+    label: ERA_PIN_LABELS[value],
+    selected: value === selected,
+  }));
 }
 
 const PINNING_LABELS: Record<(typeof PINNING_MODES)[number], string> = {
@@ -223,6 +242,7 @@ export function gatewayInput(
     transport: values.transport,
     pinning: values.pinning,
     quarantineOnFinding: values.quarantineOnFinding === '' ? null : values.quarantineOnFinding,
+    eraPin: values.eraPin,
   };
   const errors: Record<string, string> = {};
   switch (values.authType) {

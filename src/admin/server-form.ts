@@ -8,6 +8,8 @@ export interface ServerFormValues {
   enabled: boolean;
   /** 'prefixed' or 'original'; empty when the post had no such field. */
   naming: string;
+  /** 'any', '2025' or '2026-07-28'; empty when the post had no such field. */
+  clientEras: string;
   toolSearchEnabled: boolean;
   /** Virtual names, one per line. */
   alwaysLoaded: string;
@@ -31,6 +33,13 @@ export const NAMING_OPTIONS = [
   },
 ];
 
+/** The choices of the client eras select. */
+export const CLIENT_ERA_OPTIONS = [
+  { value: 'any', label: 'Clients of both eras' },
+  { value: '2025', label: 'Only 2025 sessions (2026-07-28 clients are refused)' },
+  { value: '2026-07-28', label: 'Only 2026-07-28 clients (2025 sessions are refused)' },
+];
+
 /** DTO paths that the form shows under other names. */
 export const SERVER_FIELD_ALIASES: Record<string, string> = {
   toolSearch: 'toolSearchEnabled',
@@ -44,6 +53,7 @@ export function emptyServerForm(): ServerFormValues {
     description: '',
     enabled: true,
     naming: 'prefixed',
+    clientEras: 'any',
     toolSearchEnabled: false,
     alwaysLoaded: '',
     toolIds: [],
@@ -60,6 +70,7 @@ export function serverFormValues(body: FormBody): ServerFormValues {
     description: formField(body, 'description'),
     enabled: formCheckbox(body, 'enabled'),
     naming: formField(body, 'naming'),
+    clientEras: formField(body, 'clientEras'),
     toolSearchEnabled: formCheckbox(body, 'toolSearchEnabled'),
     alwaysLoaded: formLines(body, 'alwaysLoaded').join('\n'),
     toolIds: ids('toolIds'),
@@ -76,6 +87,7 @@ export function serverFormOf(server: ServerResponseDto): ServerFormValues {
     description: server.description,
     enabled: server.enabled,
     naming: server.naming,
+    clientEras: server.clientEras,
     toolSearchEnabled: server.toolSearch.enabled,
     alwaysLoaded: server.toolSearch.alwaysLoaded.join('\n'),
     toolIds: server.toolIds,
@@ -129,6 +141,7 @@ export function serverInput(values: ServerFormValues): Record<string, unknown> {
     description: values.description,
     enabled: values.enabled,
     ...(values.naming === '' ? {} : { naming: values.naming }),
+    ...(values.clientEras === '' ? {} : { clientEras: values.clientEras }),
     toolIds: values.toolIds,
     resourceIds: values.resourceIds,
     resourceTemplateIds: values.resourceTemplateIds,

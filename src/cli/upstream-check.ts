@@ -153,6 +153,7 @@ class Check {
         transport: plan.transport,
         credentials: plan.credentials,
         stdio: null,
+        eraPin: 'auto',
       },
     };
   }

@@ -11,7 +11,7 @@ import {
 import { seal, unseal } from '../common/secret-box';
 import { Team } from '../teams/team.entity';
 import type { SyncReport } from '../sync/report/sync-report';
-import type { ProtocolEra } from '../upstream/eras/protocol-era';
+import type { EraPin, ProtocolEra } from '../upstream/eras/protocol-era';
 import { type StdioLaunch } from '../upstream/transport/stdio/stdio-process';
 import { type FindingSeverity, type PinningMode } from '../pinning/state/definition-pin';
 
@@ -99,6 +99,10 @@ export class Gateway {
 
   @Column({ name: 'last_sync_report', type: 'jsonb', nullable: true })
   lastSyncReport!: SyncReport | null;
+
+  /** The era Portico speaks with the upstream: `auto` probes it; a pin skips the probe. */
+  @Column({ name: 'era_pin', type: 'varchar', length: 16, default: 'auto' })
+  eraPin!: EraPin;
 
   /** Which era of MCP the upstream speaks, as last probed; null: never probed, or moved since. */
   @Column({ name: 'protocol_era', type: 'varchar', length: 16, nullable: true })

@@ -5,6 +5,7 @@ import { type TeamScope } from '../auth/team-scope';
 import { StdioSupervisor } from '../upstream/transport/stdio/stdio-supervisor.service';
 import { UpstreamAdmissions } from '../upstream/resilience/upstream-admissions.service';
 import { storedEraOf, upstreamFingerprint } from '../upstream/upstream-target';
+import { type EraPin } from '../upstream/eras/protocol-era';
 import { AppConfig } from '../config/app-config';
 import { type Page, type PageQueryDto } from '../common/page.dto';
 import { RequestValidationException } from '../common/request-validation.exception';
@@ -34,6 +35,7 @@ import { type GatewayUpdateDto } from './dto/gateway-update.dto';
 import {
   Gateway,
   type GatewayCredentials,
+  type GatewayTransport,
   openCredentials,
   sealCredentials,
   type SealedCredentials,
@@ -160,6 +162,7 @@ export class GatewaysService {
   async create(dto: GatewayCreateDto, scope: TeamScope): Promise<GatewayResponseDto> {
     const slug = this.slugOf(dto.name);
     const transport = this.transportColumns(dto, null, scope);
+    const eraPin = eraPinOf(dto, transport.transport, 'auto');
     const teamId = scope.teamForNew(dto.teamId, `Gateway '${dto.name}'`);
     const gateway = await this.writing(async (em) => {
       if (teamId !== null) await this.teams.assertExists(teamId, em);
@@ -173,6 +176,7 @@ export class GatewaysService {
           teamId,
           pinning: dto.pinning ?? 'off',
           quarantineOnFinding: dto.quarantineOnFinding ?? null,
+          eraPin,
           ...this.sealAuth(dto.auth),
         }),
       );
@@ -193,6 +197,7 @@ export class GatewaysService {
       }
       const slug = dto.name === undefined ? gateway.slug : this.slugOf(dto.name);
       const transport = this.transportColumns(dto, gateway, scope);
+      const eraPin = eraPinOf(dto, transport.transport, gateway.eraPin);
       await this.assertUnique(em, {
         id,
         name: dto.name ?? gateway.name,
@@ -221,6 +226,7 @@ export class GatewaysService {
         ...transport,
         teamId: dto.teamId === undefined ? gateway.teamId : dto.teamId,
         pinning: dto.pinning ?? gateway.pinning,
+        eraPin,
         quarantineOnFinding:
           dto.quarantineOnFinding === undefined
             ? gateway.quarantineOnFinding
@@ -313,6 +319,7 @@ export class GatewaysService {
           : null,
       enabled: gateway.enabled,
       status: gateway.status,
+      eraPin: gateway.eraPin,
       protocol: this.protocolOf(gateway),
       lastError: gateway.lastError,
       lastSeenAt: gateway.lastSeenAt?.toISOString() ?? null,
@@ -622,4 +629,15 @@ function credentialsOf(auth: GatewayAuthDto | undefined): GatewayCredentials {
         ...(auth.scope ? { scope: auth.scope } : {}),
       };
   }
+}
+
+/** The era pin a write leaves: HTTP+SSE is a 2025 transport, which no 2026-07-28 pin fits. */
+function eraPinOf(dto: GatewayUpdateDto, transport: GatewayTransport, current: EraPin): EraPin {
+  const pin = dto.eraPin ?? current;
+  if (transport === 'sse' && pin === '2026-07-28')
+    throw fieldProblem(
+      'eraPin',
+      "the sse transport is of the 2025 era: eraPin takes 'auto' or '2025'",
+    );
+  return pin;
 }

@@ -19,6 +19,14 @@ import { Team } from '../teams/team.entity';
 export const SERVER_NAMINGS = ['prefixed', 'original'] as const;
 export type ServerNaming = (typeof SERVER_NAMINGS)[number];
 
+/**
+ * The clients a virtual server takes, by era: `any`, or only `2025` sessions, or only
+ * `2026-07-28` stateless requests (the other era is refused with its own unsupported-version
+ * error, naming the versions the server takes).
+ */
+export const CLIENT_ERAS = ['any', '2025', '2026-07-28'] as const;
+export type ClientEras = (typeof CLIENT_ERAS)[number];
+
 @Entity({ name: 'server' })
 export class Server {
   @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'server_pk' })
@@ -36,6 +44,9 @@ export class Server {
 
   @Column({ type: 'varchar', length: 16, default: 'prefixed' })
   naming!: ServerNaming;
+
+  @Column({ name: 'client_eras', type: 'varchar', length: 16, default: 'any' })
+  clientEras!: ClientEras;
 
   @Column({ name: 'tool_search_enabled', type: 'boolean', default: false })
   toolSearchEnabled!: boolean;

@@ -85,6 +85,7 @@ export class ServersService {
           description: dto.description ?? '',
           enabled: dto.enabled ?? true,
           naming: dto.naming ?? 'prefixed',
+          clientEras: dto.clientEras ?? 'any',
           toolSearchEnabled: dto.toolSearch?.enabled ?? false,
           toolSearchAlwaysLoaded: dto.toolSearch?.alwaysLoaded ?? [],
           teamId,
@@ -123,6 +124,7 @@ export class ServersService {
         description: dto.description ?? server.description,
         enabled: dto.enabled ?? server.enabled,
         naming: dto.naming ?? server.naming,
+        clientEras: dto.clientEras ?? server.clientEras,
         toolSearchEnabled: dto.toolSearch?.enabled ?? server.toolSearchEnabled,
         toolSearchAlwaysLoaded: alwaysLoaded ?? server.toolSearchAlwaysLoaded,
         teamId: dto.teamId === undefined ? server.teamId : dto.teamId,
@@ -196,6 +198,7 @@ export class ServersService {
       enabled: server.enabled,
       ...members,
       naming: server.naming,
+      clientEras: server.clientEras,
       toolSearch: {
         enabled: server.toolSearchEnabled,
         alwaysLoaded: server.toolSearchAlwaysLoaded,

@@ -14,6 +14,7 @@ const GATEWAY = {
   stdioArgs: null,
   stdioCwd: null,
   stdioEnv: null,
+  eraPin: 'auto' as const,
 };
 
 /** A watch whose every connection attempt throws `error`, stopped after its first attempt. */

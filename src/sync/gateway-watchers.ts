@@ -20,6 +20,7 @@ const WATCHED_COLUMNS = {
   stdioCwd: true,
   stdioEnv: true,
   enabled: true,
+  eraPin: true,
   protocolEra: true,
   protocolVersion: true,
   protocolSupportedVersions: true,

@@ -7,7 +7,12 @@ import { HttpChannel } from './transport/http-channel';
 import { type BearerSource } from './transport/upstream-http';
 import { SessionConnection } from './sessions/session-connection';
 import { ModernConnection } from './modern/modern-connection';
-import { type EraVerdict, MODERN_PROTOCOL_VERSION, speaksOnly } from './eras/protocol-era';
+import {
+  type EraVerdict,
+  MODERN_PROTOCOL_VERSION,
+  pinnedVerdict,
+  speaksOnly,
+} from './eras/protocol-era';
 import { UpstreamOAuth } from './oauth/upstream-oauth.service';
 import { type UpstreamConnection, type UpstreamListener } from './upstream-connection';
 import { probeEra, suggestsModern } from './eras/era-probe';
@@ -83,6 +88,8 @@ export class UpstreamConnector {
     try {
       return await this.openOnce(target, options);
     } catch (error) {
+      // A pinned era is not doubted: the operator said what the upstream speaks.
+      if (pinnedVerdict(target.endpoint.eraPin)) throw error;
       if (this.eras.generation(target) === generation && suggestsModern(error))
         this.eras.doubt(target, `initialize was refused: ${(error as Error).message}`);
       if (this.eras.generation(target) === generation) throw error;
@@ -129,7 +136,11 @@ export class UpstreamConnector {
         await probed?.close();
         throw new UpstreamIncompatible(speaksOnly(verdict), verdict.supportedVersions);
       case '2026-07-28': {
-        const dualEra = options.callerEra === '2025' ? await this.openDualEra(opening) : null;
+        // Pinned to 2026-07-28, an upstream is not asked for a 2025 session either.
+        const dualEra =
+          options.callerEra === '2025' && target.endpoint.eraPin !== '2026-07-28'
+            ? await this.openDualEra(opening)
+            : null;
         if (dualEra) {
           await probed?.close();
           return dualEra;

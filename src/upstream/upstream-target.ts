@@ -5,7 +5,7 @@ import {
   type GatewayCredentials,
   type GatewayTransport,
 } from '../gateways/gateway.entity';
-import { type EraVerdict } from './eras/protocol-era';
+import { type EraPin, type EraVerdict } from './eras/protocol-era';
 import { type StdioLaunch } from './transport/stdio/stdio-process';
 
 /** Where and how an upstream is reached, credentials opened. */
@@ -16,6 +16,8 @@ export interface UpstreamEndpoint {
   credentials: GatewayCredentials;
   /** How a stdio upstream is launched, environment opened; null for HTTP. */
   stdio: StdioLaunch | null;
+  /** The era an operator pinned; `auto`: probed. */
+  eraPin: EraPin;
 }
 
 /** An upstream as every part of Portico that talks to one knows it. */
@@ -44,8 +46,11 @@ const ENDPOINT_COLUMNS = [
 
 type EndpointColumns = Pick<Gateway, (typeof ENDPOINT_COLUMNS)[number]>;
 
+/** With the endpoint, what decides how Portico talks to it: the era an operator pinned. */
+type ConnectionColumns = EndpointColumns & Pick<Gateway, 'eraPin'>;
+
 /** What is needed of a gateway to reach its upstream: where, how, its sealed credentials. */
-export type UpstreamGateway = Pick<Gateway, 'id' | 'slug'> &
+export type UpstreamGateway = Pick<Gateway, 'id' | 'slug' | 'eraPin'> &
   EndpointColumns &
   Partial<
     Pick<
@@ -73,14 +78,22 @@ export function storedEraOf(gateway: UpstreamGateway): EraVerdict | null {
   };
 }
 
-/** The fingerprint, hashed: it holds sealed credentials, which a hash keeps out of sight. */
+/**
+ * What a stored era verdict is about: the endpoint alone, hashed (it holds sealed credentials,
+ * which a hash keeps out of sight). A pin leaves it standing, to be shown beside the pin.
+ */
 export function endpointHashOf(gateway: EndpointColumns): string {
-  return createHash('sha256').update(upstreamFingerprint(gateway)).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify(ENDPOINT_COLUMNS.map((column) => gateway[column])))
+    .digest('hex');
 }
 
-/** Identifies how the upstream is reached; when it changes, what was read before is stale. */
-export function upstreamFingerprint(gateway: EndpointColumns): string {
-  return JSON.stringify(ENDPOINT_COLUMNS.map((column) => gateway[column]));
+/**
+ * Identifies how the upstream is reached and spoken to; when it changes, what was read before is
+ * stale (a sync's or a watch's late failure included).
+ */
+export function upstreamFingerprint(gateway: ConnectionColumns): string {
+  return JSON.stringify([...ENDPOINT_COLUMNS.map((column) => gateway[column]), gateway.eraPin]);
 }
 
 /** Whether a connection opened for `before` still serves `after` (null: no longer active). */

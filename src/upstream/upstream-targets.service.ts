@@ -33,7 +33,13 @@ export class UpstreamTargets {
     return {
       gatewayId: gateway.id,
       slug: gateway.slug,
-      endpoint: { url: gateway.url, transport: gateway.transport, credentials, stdio },
+      endpoint: {
+        url: gateway.url,
+        transport: gateway.transport,
+        credentials,
+        stdio,
+        eraPin: gateway.eraPin,
+      },
       storedEra: storedEraOf(gateway),
       endpointHash: endpointHashOf(gateway),
     };

@@ -8,6 +8,7 @@ import {
 } from '../fixtures/modern-everything-server';
 import { echoTool, startUpstream } from '../fixtures/upstream-server';
 import { connectClient } from '../support/mcp-client';
+import { rawCall } from '../support/modern-client';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 import { loginAgent } from '../support/admin-browser-session';
@@ -277,6 +278,130 @@ describe('upstreams of both eras', () => {
     const { agent } = await loginAgent(t.baseUrl);
     const dashboard = textOf((await agent.get('/admin').expect(200)).text);
     expect(dashboard).toMatch(/Unhealthy gateways[\s\S]*Future[\s\S]*incompatible/i);
+  });
+
+  describe('an era policy', () => {
+    it('pins an upstream to an era, spoken without probing, and shows the last probe beside it', async () => {
+      const modernOnly = await startModernEverythingServer({ legacy: 'reject' });
+      const dual = await startModernEverythingServer({ legacy: 'serve' });
+      closers.push(
+        () => modernOnly.close(),
+        () => dual.close(),
+      );
+      const pinned = (
+        await t
+          .api()
+          .post('/api/v1/gateways')
+          .send({ name: 'Pinned modern', url: modernOnly.url, eraPin: '2025' })
+          .expect(201)
+      ).body as GatewayJson & { eraPin: string };
+      // A 2025 session is all it is asked for, and it opens none: no probe ran either.
+      expect(pinned).toMatchObject({ eraPin: '2025', status: 'unreachable', protocol: null });
+      await t.api().patch(`/api/v1/gateways/${pinned.id}`).send({ eraPin: 'auto' }).expect(200);
+      await waitFor(
+        async () => (await gatewayOf(pinned.id)).status === 'healthy',
+        'the unpinned gateway to sync',
+      );
+      expect(await gatewayOf(pinned.id)).toMatchObject({ protocol: { era: '2026-07-28' } });
+
+      const created = (
+        await t
+          .api()
+          .post('/api/v1/gateways')
+          .send({ name: 'Dual pinned', url: dual.url })
+          .expect(201)
+      ).body as GatewayJson;
+      const probed = (await gatewayOf(created.id)).protocol!;
+      expect(probed.era).toBe('2026-07-28');
+      const repinned = (
+        await t.api().patch(`/api/v1/gateways/${created.id}`).send({ eraPin: '2025' }).expect(200)
+      ).body as GatewayJson & { eraPin: string };
+      // Served over 2025 sessions now; the verdict shown is still the probe's, with its time.
+      expect(repinned).toMatchObject({ eraPin: '2025', status: 'healthy', protocol: probed });
+      const names = await toolsOf(created.id);
+      const client = await connect();
+      const simple = await client.callTool({ name: names.get('test_simple_text')!, arguments: {} });
+      expect(text(simple)).toBe('This is a simple text response for testing.');
+      const { agent } = await loginAgent(t.baseUrl);
+      const page = textOf((await agent.get(`/admin/gateways/${created.id}`).expect(200)).text);
+      expect(page).toContain('Pinned 2025, spoken without probing');
+
+      const old = await startUpstream({ name: 'old-pinned', tools: [echoTool('old_pin', 'x')] });
+      closers.push(() => old.close());
+      const wrong = (
+        await t
+          .api()
+          .post('/api/v1/gateways')
+          .send({ name: 'Old pinned modern', url: old.url, eraPin: '2026-07-28' })
+          .expect(201)
+      ).body as GatewayJson;
+      expect(wrong.status).not.toBe('healthy');
+      expect(wrong.protocol).toBeNull();
+      const refused = await t
+        .api()
+        .post('/api/v1/gateways')
+        .send({ name: 'Sse pinned', url: old.url, transport: 'sse', eraPin: '2026-07-28' })
+        .expect(422);
+      expect(JSON.stringify(refused.body)).toContain('eraPin');
+    });
+
+    it('lets a virtual server take clients of one era, refusing the other with the versions it takes', async () => {
+      const upstream = await startUpstream({
+        name: 'era-server',
+        tools: [echoTool('era_echo', 'x')],
+      });
+      closers.push(() => upstream.close());
+      const gateway = (
+        await t
+          .api()
+          .post('/api/v1/gateways')
+          .send({ name: 'Era server', url: upstream.url })
+          .expect(201)
+      ).body as GatewayJson;
+      const names = await toolsOf(gateway.id);
+      const toolId = (
+        await t.api().get('/api/v1/tools').query({ gatewayId: gateway.id }).expect(200)
+      ).body.items[0].id as string;
+      const server = (
+        await t
+          .api()
+          .post('/api/v1/servers')
+          .send({ name: 'Modern clients only', toolIds: [toolId], clientEras: '2026-07-28' })
+          .expect(201)
+      ).body as { id: string; clientEras: string };
+      expect(server.clientEras).toBe('2026-07-28');
+      const path = `/servers/${server.id}/mcp`;
+      const refused = await connect(path).then(
+        () => null,
+        (error: Error) => error,
+      );
+      expect(refused?.message).toMatch(/Unsupported protocol version/);
+      const modern = await rawCall(
+        t,
+        'm1',
+        { name: names.get('era_echo')!, arguments: {} },
+        { path },
+      );
+      expect(modern.status).toBe(200);
+      expect(modern.body.result).toMatchObject({ resultType: 'complete' });
+
+      await t.api().patch(`/api/v1/servers/${server.id}`).send({ clientEras: '2025' }).expect(200);
+      const later = await rawCall(
+        t,
+        'm2',
+        { name: names.get('era_echo')!, arguments: {} },
+        { path },
+      );
+      expect(later.status).toBe(400);
+      expect(later.body.error).toMatchObject({
+        code: -32022,
+        data: { supported: expect.arrayContaining(['2025-11-25']), requested: '2026-07-28' },
+      });
+      const session = await connect(path);
+      expect(
+        JSON.stringify(await session.callTool({ name: names.get('era_echo')!, arguments: {} })),
+      ).toContain('x');
+    });
   });
 
   describe('with a verdict that expires within a second', () => {

@@ -61,6 +61,7 @@ describe('a gateway watch', () => {
         stdioArgs: null,
         stdioCwd: null,
         stdioEnv: null,
+        eraPin: 'auto',
       },
       reader,
       {

@@ -15,6 +15,7 @@ import {
 import { gatewaySlug } from '../../gateways/gateway-slug';
 import { envMapProblem } from '../../gateways/dto/stdio-env';
 import { FINDING_SEVERITIES, PINNING_MODES } from '../../pinning/state/definition-pin';
+import { ERA_PINS } from '../../upstream/eras/protocol-era';
 import { Team } from '../../teams/team.entity';
 import { type FieldChange, SECRET_SHOWN, scalarChanges } from '../config-change';
 import { ConfigDocumentErrorCode, ConfigDocumentException } from '../config-document.exception';
@@ -98,6 +99,12 @@ const gatewayItem = z
       .nullable()
       .default(null)
       .describe('The least severe scanner finding that holds a definition back; null: none.'),
+    eraPin: z
+      .enum(ERA_PINS)
+      .default('auto')
+      .describe(
+        "The era of MCP spoken with the upstream: auto probes it; '2025' or '2026-07-28' skips the probe.",
+      ),
     pins: gatewayPinsSchema.optional(),
   })
   .strict();
@@ -126,6 +133,7 @@ export const gatewaysSection = defineSection({
       ...(gateway.quarantineOnFinding === null
         ? {}
         : { quarantineOnFinding: gateway.quarantineOnFinding }),
+      ...(gateway.eraPin === 'auto' ? {} : { eraPin: gateway.eraPin }),
       ...(pins.has(gateway.id) ? { pins: pins.get(gateway.id) } : {}),
     }));
   },
@@ -138,6 +146,8 @@ export const gatewaysSection = defineSection({
       const where = `Gateway '${item.name}'`;
       const slug = gatewaySlug(item.name);
       if (!slug) throw invalid(`${where} has no letters or digits to make a slug from`);
+      if (item.transport === 'sse' && item.eraPin === '2026-07-28')
+        throw invalid(`${where}: the sse transport is of the 2025 era, eraPin takes auto or 2025`);
       const stdio = stdioOf(item, ctx, where);
       const url = stdio ? null : upstreamUrl(item.url, where);
       const teamId = teamIdOf(ctx, item.team, where);
@@ -156,6 +166,7 @@ export const gatewaysSection = defineSection({
           cwd: launch?.cwd ?? null,
           pinning: gateway.pinning,
           quarantineOnFinding: gateway.quarantineOnFinding,
+          eraPin: gateway.eraPin,
         },
         {
           url,
@@ -167,6 +178,7 @@ export const gatewaysSection = defineSection({
           cwd: stdio?.cwd ?? null,
           pinning: item.pinning,
           quarantineOnFinding: item.quarantineOnFinding,
+          eraPin: item.eraPin,
         },
       );
       const authChanged = JSON.stringify(current) !== JSON.stringify(credentials);
@@ -201,6 +213,7 @@ export const gatewaysSection = defineSection({
           ...(authChanged ? sealCredentials(ctx.encryptionKey, credentials) : {}),
           pinning: item.pinning,
           quarantineOnFinding: item.quarantineOnFinding,
+          eraPin: item.eraPin,
         }),
       );
       // New settings judge what is served now, and pinning switched on pins what is not held.

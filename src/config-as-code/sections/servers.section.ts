@@ -3,7 +3,7 @@ import { TeamScope } from '../../auth/team-scope';
 import { URI_SLUG_SEPARATOR } from '../../resources/resource-uri';
 import { describeClash } from '../../servers/original-names.query';
 import { type MemberField, type ServerMemberIds } from '../../servers/server-members.store';
-import { SERVER_NAMINGS, Server } from '../../servers/server.entity';
+import { CLIENT_ERAS, SERVER_NAMINGS, Server } from '../../servers/server.entity';
 import { Team } from '../../teams/team.entity';
 import { TOOL_NAME_RULE } from '../../common/tool-name-rule';
 import { buildHooks } from '../../policies/hooks/hook-registry';
@@ -67,6 +67,10 @@ const serverItem = z
     description: z.string().max(4000).default(''),
     enabled: z.boolean().default(true),
     naming: z.enum(SERVER_NAMINGS).default('prefixed'),
+    clientEras: z
+      .enum(CLIENT_ERAS)
+      .default('any')
+      .describe("The clients it takes, by era: any, or only '2025' or only '2026-07-28'."),
     team: z.string().nullable().default(null).describe('Name of the owning team; null: global.'),
     tools: names('Member tools by virtual name (`<gateway slug><separator><tool name>`).'),
     prompts: names('Member prompts by virtual name.'),
@@ -126,6 +130,7 @@ export const serversSection = defineSection({
         ...(server.description ? { description: server.description } : {}),
         ...(server.enabled ? {} : { enabled: false }),
         ...(server.naming === 'prefixed' ? {} : { naming: server.naming }),
+        ...(server.clientEras === 'any' ? {} : { clientEras: server.clientEras }),
         ...(server.teamId === null ? {} : { team: teams.get(server.teamId) ?? null }),
         ...Object.fromEntries(
           MEMBER_KINDS.filter((kind) => own?.[kind.key].length).map((kind) => [
@@ -166,6 +171,7 @@ export const serversSection = defineSection({
           description: server.description,
           enabled: server.enabled,
           naming: server.naming,
+          clientEras: server.clientEras,
           team: teamNameOf(ctx, server.teamId),
           toolSearch: {
             enabled: server.toolSearchEnabled,
@@ -177,6 +183,7 @@ export const serversSection = defineSection({
           description: item.description,
           enabled: item.enabled,
           naming: item.naming,
+          clientEras: item.clientEras,
           team: item.team,
           toolSearch: { enabled: item.toolSearch.enabled, alwaysLoaded },
           hooks: item.hooks,
@@ -192,6 +199,7 @@ export const serversSection = defineSection({
             description: item.description,
             enabled: item.enabled,
             naming: item.naming,
+            clientEras: item.clientEras,
             teamId,
             toolSearchEnabled: item.toolSearch.enabled,
             toolSearchAlwaysLoaded: alwaysLoaded,

@@ -19,6 +19,7 @@ import {
   type PinningMode,
 } from '../../pinning/state/definition-pin';
 import { GATEWAY_TRANSPORTS, type GatewayTransport } from '../gateway.entity';
+import { ERA_PINS, type EraPin } from '../../upstream/eras/protocol-era';
 import { NestedObject, Optional } from '../../common/validation';
 import { GatewayAuthDto } from './gateway-auth.dto';
 import { IsEnvMap } from './stdio-env';
@@ -145,6 +146,16 @@ export class GatewayCreateDto {
   @IsOptional()
   @IsIn(FINDING_SEVERITIES)
   quarantineOnFinding?: FindingSeverity | null;
+
+  @ApiPropertyOptional({
+    description:
+      "The era of MCP Portico speaks with the upstream: 'auto' probes it (server/discover, then initialize) and keeps the verdict for UPSTREAM_ERA_TTL_SECONDS; '2025' opens sessions with initialize and '2026-07-28' sends stateless requests, without probing. 'sse' is a 2025 transport and takes 'auto' or '2025'. A change reconnects and syncs again.",
+    enum: ERA_PINS,
+    default: 'auto',
+  })
+  @Optional()
+  @IsIn(ERA_PINS)
+  eraPin?: EraPin;
 
   @ApiPropertyOptional({ description: 'Upstream credentials (write-only).', type: GatewayAuthDto })
   @Optional()

@@ -17,7 +17,12 @@ import {
 } from '../../pinning/state/definition-pin';
 import { SyncReportDto } from '../../sync/dto/sync-report.dto';
 import { CIRCUIT_STATES, type CircuitState } from '../../upstream/resilience/circuit-breaker';
-import { PROTOCOL_ERAS, type ProtocolEra } from '../../upstream/eras/protocol-era';
+import {
+  ERA_PINS,
+  type EraPin,
+  PROTOCOL_ERAS,
+  type ProtocolEra,
+} from '../../upstream/eras/protocol-era';
 
 /** Which era of MCP the upstream speaks, as last probed. */
 export class GatewayProtocolDto {
@@ -219,7 +224,14 @@ export class GatewayResponseDto {
 
   @ApiProperty({
     description:
-      'Which era of MCP the upstream speaks, as last probed; null until the first probe (and after the upstream is changed).',
+      "The era an operator pinned: 'auto' probes; '2025' or '2026-07-28' is spoken without probing (protocol then shows the last probe's verdict, if one was taken).",
+    enum: ERA_PINS,
+  })
+  eraPin!: EraPin;
+
+  @ApiProperty({
+    description:
+      'Which era of MCP the upstream speaks, as last probed, and when; null until the first probe (and after the upstream is changed).',
     nullable: true,
     type: GatewayProtocolDto,
   })

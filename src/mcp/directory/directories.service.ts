@@ -99,6 +99,7 @@ export class Directories implements OnModuleInit, OnModuleDestroy {
       server = {
         id: row.id,
         name: row.name,
+        clientEras: row.clientEras,
         toolSearchEnabled: row.toolSearchEnabled,
         toolSearchAlwaysLoaded: row.toolSearchAlwaysLoaded,
       };

@@ -7,6 +7,7 @@ import { type ToolSearchSettings } from '../../config/app-config';
 import { type PolicySet } from '../../policies/policy-set';
 import { type PolicyTool } from '../../policies/policy-tool';
 import { type ToolOverrideValues } from '../../servers/tool-override';
+import { type ClientEras } from '../../servers/server.entity';
 import { headerParamsOf, type HeaderParams } from '../../upstream/modern/mcp-param-headers';
 import { type McpScope } from '../protocol/mcp-scope';
 
@@ -39,6 +40,8 @@ export interface DirectoryTool {
 export interface DirectoryServer {
   id: string;
   name: string;
+  /** The clients it takes, by era. */
+  clientEras: ClientEras;
   toolSearchEnabled: boolean;
   toolSearchAlwaysLoaded: string[];
 }

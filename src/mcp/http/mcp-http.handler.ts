@@ -7,7 +7,12 @@ import {
   ProtocolErrorCode,
 } from '@modelcontextprotocol/server';
 import { type Principal } from '../../auth/principal';
-import { SESSION_PROTOCOL_VERSIONS } from '../../upstream/eras/protocol-era';
+import {
+  MODERN_PROTOCOL_VERSIONS,
+  SESSION_PROTOCOL_VERSIONS,
+  UNSUPPORTED_PROTOCOL_VERSION,
+} from '../../upstream/eras/protocol-era';
+import { Directories } from '../directory/directories.service';
 import { McpAuthorizer } from '../../auth/mcp-authorizer';
 import { AppConfig } from '../../config/app-config';
 import { timeRequest } from '../../health/http-metrics.middleware';
@@ -108,6 +113,7 @@ export class McpHttpHandler {
     private readonly sessions: StreamableHttpEndpoint,
     private readonly modern: ModernWire,
     private readonly metrics: Metrics,
+    private readonly directories: Directories,
   ) {
     this.logRequest = requestLogging(config);
   }
@@ -196,6 +202,7 @@ export class McpHttpHandler {
           body,
         })
       : null;
+    await this.assertTakesEra(scope, route?.kind === 'modern' ? '2026-07-28' : '2025', body);
     if (route?.kind === 'modern') {
       // A notification has nothing to answer on this wire (cancelling is closing the stream).
       if (route.messageKind === 'notification') response.writeHead(202).end();
@@ -206,6 +213,38 @@ export class McpHttpHandler {
     if (route?.kind === 'reject' && route.rung !== 'jsonrpc-shape')
       throw new McpRefusal(route.httpStatus, route.message, route.code, idOf(body), route.data);
     return this.sessions.post(request, response, scope, principal, body);
+  }
+
+  /**
+   * A server that takes clients of one era refuses the other's requests as a server of that era
+   * only would: 400 and -32022 naming the versions it takes, from which a client of both eras
+   * learns to speak the other.
+   */
+  private async assertTakesEra(
+    scope: McpScope,
+    era: '2025' | '2026-07-28',
+    body: unknown,
+  ): Promise<void> {
+    if (scope.kind !== 'server') return;
+    const takes = (await this.directories.get(scope))?.server?.clientEras ?? 'any';
+    if (takes === 'any' || takes === era) return;
+    const params = (body as { params?: { protocolVersion?: unknown; _meta?: unknown } } | null)
+      ?.params;
+    const requested =
+      era === '2025'
+        ? params?.protocolVersion
+        : (params?._meta as Record<string, unknown> | undefined)?.[PROTOCOL_VERSION_META_KEY];
+    const supported = takes === '2025' ? SESSION_PROTOCOL_VERSIONS : MODERN_PROTOCOL_VERSIONS;
+    throw new McpRefusal(
+      400,
+      `Unsupported protocol version: this server takes only clients of the ${takes} era`,
+      UNSUPPORTED_PROTOCOL_VERSION,
+      idOf(body),
+      {
+        supported: [...supported],
+        ...(typeof requested === 'string' ? { requested } : {}),
+      },
+    );
   }
 }
 

@@ -60,6 +60,7 @@ function serverDirectory(settings: ToolSearchSettings, tools = TOOLS): ToolDirec
     {
       id: 's1',
       name: 'S',
+      clientEras: 'any',
       toolSearchEnabled: settings.enabled,
       toolSearchAlwaysLoaded: [...settings.alwaysLoaded],
     },

@@ -13,7 +13,7 @@ import {
   MaxLength,
 } from 'class-validator';
 import { NestedObject, Optional } from '../../common/validation';
-import { SERVER_NAMINGS, type ServerNaming } from '../server.entity';
+import { CLIENT_ERAS, type ClientEras, SERVER_NAMINGS, type ServerNaming } from '../server.entity';
 import { ServerToolSearchDto } from './server-tool-search.dto';
 
 export const MAX_SERVER_TOOLS = 10_000;
@@ -86,6 +86,16 @@ export class ServerCreateDto {
   @Optional()
   @IsIn(SERVER_NAMINGS)
   naming?: ServerNaming;
+
+  @ApiPropertyOptional({
+    description:
+      "Which clients the server takes, by the era of MCP they speak: 'any'; '2025' refuses 2026-07-28 requests (HTTP 400, -32022, naming the 2025 versions, so that a client of both eras falls back); '2026-07-28' refuses 2025 sessions the same way.",
+    enum: CLIENT_ERAS,
+    default: 'any',
+  })
+  @Optional()
+  @IsIn(CLIENT_ERAS)
+  clientEras?: ClientEras;
 
   @ApiPropertyOptional({
     type: String,

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { SERVER_NAMINGS, type ServerNaming } from '../server.entity';
+import { CLIENT_ERAS, type ClientEras, SERVER_NAMINGS, type ServerNaming } from '../server.entity';
 import { ServerToolSearchDto } from './server-tool-search.dto';
 
 export class ServerResponseDto {
@@ -37,6 +37,12 @@ export class ServerResponseDto {
     enum: SERVER_NAMINGS,
   })
   naming!: ServerNaming;
+
+  @ApiProperty({
+    description: "Which clients the server takes, by era: 'any', '2025' or '2026-07-28'.",
+    enum: CLIENT_ERAS,
+  })
+  clientEras!: ClientEras;
 
   @ApiProperty({ description: 'Deferred tool search settings.', type: ServerToolSearchDto })
   toolSearch!: ServerToolSearchDto;

@@ -17,6 +17,13 @@ export const MODERN_PROTOCOL_VERSION = MODERN_PROTOCOL_VERSIONS[0]!;
 export const PROTOCOL_ERAS = ['2026-07-28', '2025', 'incompatible'] as const;
 export type ProtocolEra = (typeof PROTOCOL_ERAS)[number];
 
+/**
+ * The era an operator pins an upstream to: `auto` probes it; `2025` and `2026-07-28` speak that
+ * era without probing, for an upstream whose probe would mislead (or while the revision settles).
+ */
+export const ERA_PINS = ['auto', '2025', '2026-07-28'] as const;
+export type EraPin = (typeof ERA_PINS)[number];
+
 /** The probe's verdict on one upstream, kept on the gateway until it expires. */
 export interface EraVerdict {
   era: ProtocolEra;
@@ -62,6 +69,14 @@ function verdictOfSupported(versions: string[], checkedAt: Date): EraVerdict {
 /** An upstream that did not take a modern request: a 2025 server. */
 export function sessionEraVerdict(checkedAt = new Date()): EraVerdict {
   return { era: '2025', version: null, supportedVersions: [], checkedAt };
+}
+
+/** The verdict a pin stands for (taken now); null for `auto`, which probes. */
+export function pinnedVerdict(pin: EraPin | undefined): EraVerdict | null {
+  if (pin !== '2025' && pin !== '2026-07-28') return null;
+  return pin === '2025'
+    ? sessionEraVerdict()
+    : { era: pin, version: MODERN_PROTOCOL_VERSION, supportedVersions: [], checkedAt: new Date() };
 }
 
 /** What a gateway's status says of an upstream whose versions Portico does not speak. */

@@ -4,7 +4,7 @@ import { type DiscoverResult } from '@modelcontextprotocol/client';
 import { AppConfig } from '../../config/app-config';
 import { GatewayRecords } from '../gateway-records';
 import { ToolHeaderParams } from '../modern/mcp-param-headers';
-import { type EraVerdict, fresh, sessionEraVerdict } from './protocol-era';
+import { type EraVerdict, fresh, pinnedVerdict, sessionEraVerdict } from './protocol-era';
 import { type UpstreamTarget } from '../upstream-target';
 
 interface Known {
@@ -42,10 +42,12 @@ export class UpstreamEras {
     return this.config.upstreamEraTtlSeconds * 1000;
   }
 
-  /** The verdict that holds now, or null when the upstream must be probed. */
+  /** The verdict that holds now (a pinned upstream's pin), or null when it must be probed. */
   verdict(target: UpstreamTarget): EraVerdict | null {
     // HTTP+SSE is a 2025 transport: nothing to probe.
     if (target.endpoint.transport === 'sse') return sessionEraVerdict();
+    const pinned = pinnedVerdict(target.endpoint.eraPin);
+    if (pinned) return pinned;
     const known = this.entry(target);
     if (known.verdict && fresh(known.verdict.checkedAt, this.ttlMs)) return known.verdict;
     const stored = target.storedEra;
