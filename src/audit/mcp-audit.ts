@@ -12,6 +12,10 @@ export const AUDITED_METHODS: ReadonlySet<string> = new Set([
   'resources/read',
   'prompts/get',
   'completion/complete',
+  // The Tasks extension's calls reach the upstream that holds the task.
+  'tasks/get',
+  'tasks/update',
+  'tasks/cancel',
 ]);
 
 const DETAIL_LIMIT = 500;
