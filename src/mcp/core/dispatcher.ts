@@ -27,7 +27,7 @@ import { PromptCalls } from './prompt-calls';
 import { ResourceCalls } from './resource-calls';
 import { discoverResult } from './server-identity';
 import { ToolCalls } from './tool-calls';
-import { TaskCalls } from '../tasks/task-calls';
+import { TaskCalls, type TaskServed } from '../tasks/task-calls';
 
 function cursorOf(params: unknown): string | undefined {
   const cursor = (params as { cursor?: unknown } | undefined)?.cursor;
@@ -137,7 +137,7 @@ export class Dispatcher {
    */
   private async upstreamOperation(request: McpRequest): Promise<JSONRPCResponse> {
     const started = performance.now();
-    const served: Served = { gateway: '' };
+    const served: TaskServed = { gateway: '' };
     let answer: JSONRPCResponse;
     try {
       const directory = await this.directory(request.scope);
@@ -165,6 +165,8 @@ export class Dispatcher {
       approval: served.approval ?? null,
       durationMs,
       kept: this.config.audit.arguments,
+      task: served.task ?? null,
+      target: served.tool ?? null,
     };
     const message = {
       jsonrpc: '2.0' as const,

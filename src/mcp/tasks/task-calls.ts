@@ -37,7 +37,10 @@ const MAX_INPUT_RESPONSES = 16;
 
 /** What a task's calls record, for the audit trail: which task, under one reference. */
 export interface TaskServed extends Served {
+  /** The task's reference (taskRef), the same on each of its calls' entries. */
   task?: string;
+  /** The task's tool as the client called it, for a tasks/* entry's target. */
+  tool?: string;
 }
 
 /**
@@ -114,6 +117,7 @@ export class TaskCalls {
         'Failed to retrieve task: Task not found',
       );
     served.task = taskRef(route);
+    served.tool = route.tool;
     const target = await this.client.target(route.gatewayId);
     served.gateway = target?.slug ?? '';
     const forwarded: Record<string, unknown> = { taskId: route.taskId };
