@@ -48,7 +48,7 @@ async function suiteCommand(): Promise<[string, string]> {
         "console.log(process.execPath);console.log(require('child_process').execSync('command -v conformance').toString().trim())",
       ],
       { timeout: 300_000 },
-      (error, stdout) => (error ? reject(error) : resolve(stdout)),
+      (error, stdout) => (error ? reject(new Error(error.message)) : resolve(stdout)),
     ),
   );
   const [node, entry] = printed.trim().split('\n').slice(-2);
@@ -65,6 +65,7 @@ function runScenario(command: [string, string], url: string, scenario: string) {
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
     child.on('close', () => {
+      // eslint-disable-next-line no-control-regex -- the suite colours its output
       const plain = output.replace(/\x1b\[[0-9;]*m/g, '');
       const counts = /Passed: (\d+)\/(\d+), (\d+) failed/.exec(plain);
       const passed = Number(counts?.[1] ?? 0);

@@ -133,7 +133,7 @@ async function main(): Promise<void> {
 async function runExtension(extension: string | undefined, given: string | undefined) {
   if (extension !== 'tasks') throw new Error('--extension takes one of: tasks');
   const fixture = given?.startsWith('http') ? undefined : await startTasksServer();
-  const upstream = fixture?.url ?? (given as string);
+  const upstream = fixture ? fixture.url : String(given);
   const portico = await startPortico(upstream);
   try {
     console.log(`upstream ${upstream}; through Portico ${portico.url}`);

@@ -188,7 +188,7 @@ describe('the Tasks extension through Portico', () => {
   it('is not offered to 2025 sessions, where the extension is not defined', async () => {
     const legacy = await connectClient(t.baseUrl, {
       token: t.token,
-      capabilities: { extensions: { [TASKS]: {} } } as never,
+      capabilities: { extensions: { [TASKS]: {} } },
     });
     expect(legacy.getServerCapabilities()).not.toHaveProperty('extensions');
     const sync = await legacy.callTool({ name: tool('slow_compute'), arguments: { seconds: 0 } });

@@ -130,9 +130,7 @@ export class TaskCalls {
       }),
     );
     // The task as the client knows it: its own id, whatever the upstream's answer said.
-    return request.method === 'tasks/get'
-      ? ({ ...result, taskId: params.taskId } as Result)
-      : result;
+    return request.method === 'tasks/get' ? { ...result, taskId: params.taskId } : result;
   }
 
   /**
@@ -151,7 +149,7 @@ export class TaskCalls {
     return {
       ...capabilities,
       extensions: { ...extensions, [TASKS_EXTENSION]: {} },
-    } as ServerCapabilities;
+    };
   }
 
   private async upstreamDeclares(gatewayId: string, affinity: Affinity): Promise<boolean> {
@@ -205,7 +203,7 @@ function withTasks(affinity: Affinity): Affinity {
     capabilities: {
       ...declared,
       extensions: { ...declared.extensions, [TASKS_EXTENSION]: {} },
-    } as ClientCapabilities,
+    },
   };
 }
 
