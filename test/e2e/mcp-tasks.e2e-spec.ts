@@ -7,6 +7,7 @@ import { type Fetch, MODERN, rawCall } from '../support/modern-client';
 import { describeOnPostgres } from '../support/describe-on-postgres';
 import { createUser } from '../support/identities';
 import { startReplica, startTestApp, type TestApp } from '../support/test-app';
+import { openSse } from '../support/sse';
 import { waitFor } from '../support/wait-for';
 
 const TASKS = 'io.modelcontextprotocol/tasks';
@@ -198,6 +199,43 @@ describe('the Tasks extension through Portico', () => {
     );
     expect(error.code).toBe(-32601);
     await legacy.close();
+  });
+
+  it('refuses task status on a listen to a client that did not declare the extension', async () => {
+    const listen = async (capabilities: Record<string, unknown>) => {
+      const { response, reader } = await openSse(`${t.baseUrl}/mcp`, {
+        method: 'POST',
+        headers: {
+          Authorization: `Bearer ${t.token}`,
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          'MCP-Protocol-Version': MODERN,
+          'Mcp-Method': 'subscriptions/listen',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 'listen-1',
+          method: 'subscriptions/listen',
+          params: {
+            notifications: { toolsListChanged: true, taskIds: ['pt1.any'] },
+            _meta: {
+              'io.modelcontextprotocol/protocolVersion': MODERN,
+              'io.modelcontextprotocol/clientCapabilities': capabilities,
+              'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1.0.0' },
+            },
+          },
+        }),
+      });
+      expect(response.status).toBe(200);
+      const first = (await reader.nextMessage())?.message;
+      reader.drop();
+      return first;
+    };
+    expect(await listen({})).toMatchObject({ id: 'listen-1', error: { code: -32021 } });
+    // Declared: acknowledged, without task ids (Portico does not relay task status).
+    const acknowledged = await listen({ extensions: { [TASKS]: {} } });
+    expect(acknowledged).toMatchObject({ method: 'notifications/subscriptions/acknowledged' });
+    expect(JSON.stringify(acknowledged)).not.toContain('taskIds');
   });
 
   it("records a task's calls under one task in the audit trail", async () => {
