@@ -20,6 +20,7 @@ import { Policies1795700000000 } from './1795700000000-Policies';
 import { Approvals1795710000000 } from './1795710000000-Approvals';
 import { PinTombstones1795901945074 } from './1795901945074-PinTombstones';
 import { OnePromotionStore1795915000000 } from './1795915000000-OnePromotionStore';
+import { AuditTask1795926500000 } from './1795926500000-AuditTask';
 import { EraNames1795950000000 } from './1795950000000-EraNames';
 import { EraPolicy1795960000000 } from './1795960000000-EraPolicy';
 
@@ -46,6 +47,7 @@ export const MIGRATIONS = [
   Approvals1795710000000,
   PinTombstones1795901945074,
   OnePromotionStore1795915000000,
+  AuditTask1795926500000,
   EraNames1795950000000,
   EraPolicy1795960000000,
 ];

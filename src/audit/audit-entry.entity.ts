@@ -21,6 +21,7 @@ export type AuditOutcome = 'ok' | 'tool_error' | 'error' | 'denied';
 @Index('audit_entry_occurred_idx', ['occurredAt', 'id'])
 @Index('audit_entry_target_idx', ['target', 'occurredAt'])
 @Index('audit_entry_username_idx', ['username', 'occurredAt'])
+@Index('audit_entry_task_idx', ['task', 'occurredAt'], { where: '"task" IS NOT NULL' })
 export class AuditEntry {
   @PrimaryColumn({ type: 'uuid', primaryKeyConstraintName: 'audit_entry_pk' })
   id!: string;
@@ -94,6 +95,13 @@ export class AuditEntry {
   /** The approval a policy asked for before the call went upstream (tools/call only). */
   @Column({ type: 'jsonb', nullable: true })
   approval!: ApprovalRecord | null;
+
+  /**
+   * The task of a Tasks-extension operation (the tools/call that made it and each tasks/* call
+   * of it), the same reference on every entry of one task; never the upstream's task id.
+   */
+  @Column({ type: 'varchar', length: 32, nullable: true })
+  task!: string | null;
 
   @Column({ name: 'request_id', type: 'varchar', length: 64, nullable: true })
   requestId!: string | null;

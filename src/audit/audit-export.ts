@@ -17,6 +17,7 @@ export const CSV_COLUMNS: readonly (keyof AuditEntryResponseDto)[] = [
   'argumentsDigest',
   'detail',
   'approval',
+  'task',
   'requestId',
   'traceId',
   'id',

@@ -53,6 +53,7 @@ export function auditQuery(
   if (filters.gateway !== undefined)
     qb.andWhere('entry.gateway = :gateway', { gateway: filters.gateway });
   if (filters.tool !== undefined) qb.andWhere('entry.target = :tool', { tool: filters.tool });
+  if (filters.task !== undefined) qb.andWhere('entry.task = :task', { task: filters.task });
   if (filters.action !== undefined)
     qb.andWhere('entry.action = :action', { action: filters.action });
   if (filters.outcome !== undefined)

@@ -12,6 +12,10 @@ export const AUDITED_METHODS: ReadonlySet<string> = new Set([
   'resources/read',
   'prompts/get',
   'completion/complete',
+  // The Tasks extension's calls reach the upstream that holds the task.
+  'tasks/get',
+  'tasks/update',
+  'tasks/cancel',
 ]);
 
 const DETAIL_LIMIT = 500;
@@ -49,6 +53,10 @@ export function mcpAuditRecord(
     approval: ApprovalRecord | null;
     durationMs: number;
     kept: AuditArguments;
+    /** The task the operation made or is about (the Tasks extension). */
+    task?: string | null;
+    /** What the operation names when its request does not (a task's tool). */
+    target?: string | null;
   },
 ): AuditRecord {
   const error = 'error' in answer ? (answer.error as { code: number; message: string }) : null;
@@ -62,9 +70,10 @@ export function mcpAuditRecord(
     clientName: context.clientName?.slice(0, 255) ?? null,
     serverId: context.serverId,
     gateway: context.gateway || null,
-    target: targetOf(request),
+    target: targetOf(request) ?? context.target ?? null,
     ...auditedArguments(argumentsOf(request), context.kept),
     detail: error ? error.message.slice(0, DETAIL_LIMIT) : null,
     approval: context.approval,
+    task: context.task ?? null,
   };
 }

@@ -1,3 +1,5 @@
+import { TaskCalls } from './tasks/task-calls';
+import { TASK_ID_SEALER } from './tasks/task-id-sealer.provider';
 import { Module } from '@nestjs/common';
 import { EmbeddingsModule } from '../embeddings/embeddings.module';
 import { PromptsModule } from '../prompts/prompts.module';
@@ -79,6 +81,8 @@ import { PromotionStore } from './search/promotion-store';
     PrefabRenderer,
     REQUEST_STATE_SEALER,
     Continuation,
+    TaskCalls,
+    TASK_ID_SEALER,
     LISTEN_HUB,
     PromotionStore,
   ],

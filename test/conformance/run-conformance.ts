@@ -10,7 +10,9 @@ import {
   type ModernEverythingServer,
   startModernEverythingServer,
 } from '../fixtures/modern-everything-server';
+import { startTasksServer } from '../fixtures/tasks-server';
 import { tempDataDir } from '../support/temp-dir';
+import { compareRuns, extensionSuite, runScenarios, TASKS_SCENARIOS } from './extension-scenarios';
 import { runClientConformance } from './client-conformance';
 import { formatTable, parseSummary, type RequirementRun, score } from './conformance-table';
 import { runSuite } from './conformance-suite';
@@ -24,6 +26,12 @@ import { runSuite } from './conformance-suite';
 // and, with `client` first, Portico as the suite's client (see client-conformance.ts):
 //
 //   npm run conformance -- client [--requirements 2026-07-28] [suite args]
+//
+// and, with `--extension tasks`, the Tasks extension's scenarios (`tasks-*`) against the Tasks
+// fixture (test/fixtures/tasks-server.ts) or the upstream given, directly and through Portico,
+// in one table; it fails when a scenario that passes directly does not pass through Portico:
+//
+//   npm run conformance -- [<upstream MCP URL>] --extension tasks
 //
 // Without a URL the upstream is the test suite's own dual-era fixture on SDK v2
 // (test/fixtures/modern-everything-server.ts; `--modern-only` starts it 2026-07-28 only).
@@ -70,6 +78,11 @@ async function main(): Promise<void> {
     process.exitCode = await runClientConformance(argv.slice(1));
     return;
   }
+  const extensionAt = argv.indexOf('--extension');
+  if (extensionAt >= 0) {
+    process.exitCode = await runExtension(argv[extensionAt + 1], argv[0]);
+    return;
+  }
   const options = parseArgs(argv);
   let fixture: ModernEverythingServer | undefined;
   if (!options.upstream) {
@@ -112,6 +125,35 @@ async function main(): Promise<void> {
     process.exitCode = failing || suiteFailed ? 1 : 0;
   } finally {
     await portico?.close();
+    await fixture?.close();
+  }
+}
+
+/** An extension's scenarios directly and through Portico; 0 when none got worse through it. */
+async function runExtension(extension: string | undefined, given: string | undefined) {
+  if (extension !== 'tasks') throw new Error('--extension takes one of: tasks');
+  const fixture = given?.startsWith('http') ? undefined : await startTasksServer();
+  const upstream = fixture ? fixture.url : String(given);
+  const portico = await startPortico(upstream);
+  try {
+    console.log(`upstream ${upstream}; through Portico ${portico.url}`);
+    const suite = await extensionSuite();
+    const [direct, through] = await Promise.all([
+      runScenarios(upstream, TASKS_SCENARIOS, suite),
+      runScenarios(portico.url, TASKS_SCENARIOS, suite),
+    ]);
+    for (const run of [...direct, ...through])
+      for (const failure of run.failures) console.log(`${run.scenario}: ${failure}`);
+    const { table, regressions } = compareRuns(direct, through);
+    console.log(table);
+    console.log(
+      regressions.length === 0
+        ? 'extension tasks: every scenario that passes directly passes through Portico'
+        : `extension tasks: passes directly, not through Portico: ${regressions.join(', ')}`,
+    );
+    return regressions.length === 0 ? 0 : 1;
+  } finally {
+    await portico.close();
     await fixture?.close();
   }
 }

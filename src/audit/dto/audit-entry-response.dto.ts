@@ -73,6 +73,13 @@ export class AuditEntryResponseDto {
   })
   approval!: ApprovalRecord | null;
 
+  @ApiProperty({
+    description: 'The task (Tasks extension): the same on every entry of one task.',
+    type: String,
+    nullable: true,
+  })
+  task!: string | null;
+
   @ApiProperty({ description: 'The HTTP request id.', type: String, nullable: true })
   requestId!: string | null;
 
@@ -114,6 +121,7 @@ export function toResponse(entry: AuditEntry): AuditEntryResponseDto {
     arguments: entry.arguments,
     detail: entry.detail,
     approval: entry.approval,
+    task: entry.task,
     requestId: entry.requestId,
     traceId: entry.traceId,
   };

@@ -60,6 +60,15 @@ export class AuditQueryDto {
   @MaxLength(1024)
   tool?: string;
 
+  @ApiPropertyOptional({
+    description:
+      'The task of Tasks-extension operations: every entry of one task carries the same reference.',
+  })
+  @Optional()
+  @IsString()
+  @MaxLength(32)
+  task?: string;
+
   @ApiPropertyOptional({ description: 'The method or route, e.g. `tools/call`.' })
   @Optional()
   @IsString()

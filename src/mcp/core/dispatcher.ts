@@ -27,6 +27,7 @@ import { PromptCalls } from './prompt-calls';
 import { ResourceCalls } from './resource-calls';
 import { discoverResult } from './server-identity';
 import { ToolCalls } from './tool-calls';
+import { TaskCalls, type TaskServed } from '../tasks/task-calls';
 
 function cursorOf(params: unknown): string | undefined {
   const cursor = (params as { cursor?: unknown } | undefined)?.cursor;
@@ -70,6 +71,7 @@ export class Dispatcher {
     private readonly config: AppConfig,
     private readonly guard: CallGuard,
     private readonly client: UpstreamClient,
+    private readonly tasks: TaskCalls,
   ) {}
 
   /**
@@ -135,7 +137,7 @@ export class Dispatcher {
    */
   private async upstreamOperation(request: McpRequest): Promise<JSONRPCResponse> {
     const started = performance.now();
-    const served: Served = { gateway: '' };
+    const served: TaskServed = { gateway: '' };
     let answer: JSONRPCResponse;
     try {
       const directory = await this.directory(request.scope);
@@ -163,6 +165,8 @@ export class Dispatcher {
       approval: served.approval ?? null,
       durationMs,
       kept: this.config.audit.arguments,
+      task: served.task ?? null,
+      target: served.tool ?? null,
     };
     const message = {
       jsonrpc: '2.0' as const,
@@ -201,6 +205,10 @@ export class Dispatcher {
         return this.resources.read(request, directory, served);
       case 'prompts/get':
         return this.prompts.get(request, directory, served);
+      case 'tasks/get':
+      case 'tasks/update':
+      case 'tasks/cancel':
+        return this.tasks.serve(request, directory, served);
       default:
         return this.prompts.complete(request, directory, served);
     }
@@ -212,7 +220,7 @@ export class Dispatcher {
     const visible = () => this.guard.visible(directory, request.principal);
     switch (request.method) {
       case 'server/discover':
-        return this.discover(directory);
+        return this.discover(directory, request);
       case 'tools/list':
         return this.tools.list(request, visible(), cursorOf(params));
       case 'resources/list':
@@ -226,8 +234,12 @@ export class Dispatcher {
   }
 
   /** What a 2026-07-28 client learns of the scope before anything else. */
-  private discover(directory: ScopeDirectory): DiscoverResult {
-    return discoverResult(directory, this.apps.capabilities(directory.tools));
+  private async discover(directory: ScopeDirectory, request: McpRequest): Promise<DiscoverResult> {
+    const extra = this.apps.capabilities(directory.tools);
+    return discoverResult(
+      directory,
+      await this.tasks.advertised(directory, request.affinity, extra),
+    );
   }
 }
 

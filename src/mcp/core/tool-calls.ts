@@ -17,6 +17,7 @@ import { CallGuard } from './call-guard';
 import { Continuation } from './continuation';
 import { paginate } from './paginate';
 import { UpstreamClient } from '../../upstream/upstream-client';
+import { TaskCalls } from '../tasks/task-calls';
 
 /** tools/call params, checked only as far as routing needs; the upstream validates arguments. */
 export function callParams(params: unknown): CallToolRequest['params'] {
@@ -43,6 +44,7 @@ export class ToolCalls {
     private readonly continuation: Continuation,
     private readonly approvals: ApprovalStep,
     private readonly client: UpstreamClient,
+    private readonly tasks: TaskCalls,
   ) {}
 
   async list(request: McpRequest, tools: ToolDirectory, cursor?: string): Promise<ListToolsResult> {
@@ -102,18 +104,24 @@ export class ToolCalls {
       },
       tool.policy,
       async (args) =>
-        continued.answer(
-          await this.client.request(
-            tool.gatewayId,
-            request.affinity,
-            'tools/call',
-            {
-              ...continued.params,
-              ...(args === given ? {} : { arguments: args }),
-              name: tool.originalName,
-            },
-            request,
+        this.tasks.relayed(
+          request,
+          continued.answer(
+            await this.client.request(
+              tool.gatewayId,
+              // Stating the Tasks extension when the request does: the upstream may answer a task.
+              this.tasks.affinity(request),
+              'tools/call',
+              {
+                ...continued.params,
+                ...(args === given ? {} : { arguments: args }),
+                name: tool.originalName,
+              },
+              request,
+            ),
           ),
+          { gatewayId: tool.gatewayId, tool: call.name },
+          served,
         ),
       {
         obtain: (policy, version) =>

@@ -19,6 +19,7 @@ import { LOGGING_LEVELS } from '../protocol/logging-level';
 import { McpRefusal } from '../protocol/mcp-errors';
 import { type RequestStateBinding } from '../core/request-state-seal';
 import { BOTH_ERAS } from '../core/dispatcher';
+import { TASK_METHODS } from '../tasks/task-calls';
 import { MODERN_VERSIONS } from '../core/server-identity';
 import { type Principal } from '../../auth/principal';
 import { declaresCapability } from '../../upstream/client-capabilities';
@@ -33,12 +34,17 @@ export const MODERN_METHODS: ReadonlySet<string> = new Set([
   ...BOTH_ERAS,
   'server/discover',
   'subscriptions/listen',
+  ...TASK_METHODS,
 ]);
 /** The request field that `Mcp-Name` mirrors, per method (SEP-2243). */
-const NAME_SOURCE: Readonly<Record<string, 'name' | 'uri'>> = {
+const NAME_SOURCE: Readonly<Record<string, 'name' | 'uri' | 'taskId'>> = {
   'tools/call': 'name',
   'prompts/get': 'name',
   'resources/read': 'uri',
+  // The Tasks extension routes by task id (SEP-2663, Streamable HTTP: Routing Headers).
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
 };
 
 /** What a modern request says of its client in `_meta` (the SDK's classifier validated it). */

@@ -1,6 +1,10 @@
 import { type ServerResponse } from 'node:http';
 import { Injectable } from '@nestjs/common';
-import { type JSONRPCRequest, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  type JSONRPCRequest,
+  ProtocolErrorCode,
+} from '@modelcontextprotocol/server';
 import { type Principal } from '../../auth/principal';
 import { Directories } from '../directory/directories.service';
 import { type McpScope } from '../protocol/mcp-scope';
@@ -8,6 +12,8 @@ import { SseResponse } from '../streams/sse-response';
 import { endAtExpiry } from '../streams/stream-expiry';
 import { StreamQuota } from '../streams/stream-quota';
 import { honouredFilter } from './listen-filter';
+import { MISSING_CLIENT_CAPABILITY } from '../protocol/mcp-errors';
+import { TASKS_EXTENSION } from '../tasks/task-id-seal';
 import { ListenHub, type OpenListen, SUBSCRIPTION_ID } from './listen-hub';
 import { ResourceWatch } from './resource-watch';
 
@@ -48,6 +54,12 @@ export class ListenEndpoint {
   ): Promise<void> {
     this.quota.admit(principal, response);
     const sse = new SseResponse(response, { keepalive: true });
+    const refused = tasksUndeclared(message);
+    if (refused) {
+      sse.message({ jsonrpc: '2.0', id: message.id, error: refused });
+      sse.end();
+      return;
+    }
     const filter = honouredFilter(
       (message.params as { notifications?: unknown } | undefined)?.notifications,
     );
@@ -143,4 +155,28 @@ export class ListenEndpoint {
     );
     return followed.filter((each) => each !== null);
   }
+}
+
+/**
+ * -32021 for a listen that asks for task status (`taskIds`) without declaring the Tasks extension
+ * (SEP-2663). A declaring one is acknowledged without them: Portico does not relay task status,
+ * and a client polls with `tasks/get`.
+ */
+function tasksUndeclared(
+  message: JSONRPCRequest,
+): { code: number; message: string; data: unknown } | null {
+  const params = (message.params ?? {}) as {
+    notifications?: { taskIds?: unknown };
+    _meta?: Record<string, unknown>;
+  };
+  if (params.notifications?.taskIds === undefined) return null;
+  const capabilities = (params._meta?.[CLIENT_CAPABILITIES_META_KEY] ?? {}) as {
+    extensions?: Record<string, unknown>;
+  };
+  if (capabilities.extensions?.[TASKS_EXTENSION] !== undefined) return null;
+  return {
+    code: MISSING_CLIENT_CAPABILITY,
+    message: `Task status needs the ${TASKS_EXTENSION} extension declared in the request's client capabilities`,
+    data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+  };
 }

@@ -115,7 +115,9 @@ export function requestHeaders(
       ? params.name
       : method === 'resources/read'
         ? params.uri
-        : undefined;
+        : method.startsWith('tasks/')
+          ? params.taskId
+          : undefined;
   if (typeof name === 'string') headers['mcp-name'] = encodeHeaderValue(name);
   if (method === 'tools/call' && typeof name === 'string')
     Object.assign(

@@ -224,6 +224,9 @@ export class ModernConnection extends RpcConnection implements UpstreamConnectio
         this.options.headerParams.learn(result.tools as unknown[], !result.nextCursor);
       return result as T;
     }
+    // A task (the Tasks extension) goes only to a request that stated the extension.
+    if (type === 'task' && method === 'tools/call' && declaresTasks(options.caller))
+      return result as T;
     if (type === 'input_required') {
       if (options.allowInputRequired) return result as T;
       const asked = Object.values(
@@ -279,4 +282,11 @@ export class ModernConnection extends RpcConnection implements UpstreamConnectio
   protected override lose(reason: UpstreamFailure): void {
     if (!this.closing.signal.aborted) super.lose(reason);
   }
+}
+
+/** Whether the request's caller stated the Tasks extension (SEP-2663) in its capabilities. */
+function declaresTasks(caller: CallerMeta | undefined): boolean {
+  const extensions = (caller?.capabilities as { extensions?: Record<string, unknown> } | undefined)
+    ?.extensions;
+  return extensions?.['io.modelcontextprotocol/tasks'] !== undefined;
 }

@@ -1,0 +1,226 @@
+import { type UpstreamClient } from '../../upstream/upstream-client';
+import { type UpstreamConnection } from '../../upstream/upstream-connection';
+import { type ScopeDirectory } from '../directory/scope-directory';
+import { RpcError } from '../protocol/mcp-errors';
+import { type McpRequest } from '../protocol/mcp-request';
+import { TaskCalls, type TaskServed } from './task-calls';
+import { TaskIdSealer, TASKS_EXTENSION } from './task-id-seal';
+
+const DECLARING = { extensions: { [TASKS_EXTENSION]: {} } };
+const sealer = new TaskIdSealer('t'.repeat(40));
+
+function setUp(gatewayIds = ['gw-1']) {
+  const sent: { gatewayId: string; method: string; params: unknown; capabilities: unknown }[] = [];
+  const client = {
+    target: jest.fn((gatewayId: string) =>
+      Promise.resolve({ gatewayId, slug: `slug-${gatewayId}` }),
+    ),
+    call: jest.fn(
+      (
+        gatewayId: string,
+        affinity: { capabilities: unknown },
+        work: (connection: UpstreamConnection) => Promise<unknown>,
+      ) =>
+        work({
+          request: (method: string, params: unknown) => {
+            sent.push({ gatewayId, method, params, capabilities: affinity.capabilities });
+            return Promise.resolve({
+              taskId: 'upstream-1',
+              status: 'working',
+              resultType: 'complete',
+            });
+          },
+        } as unknown as UpstreamConnection),
+    ),
+  };
+  const tasks = new TaskCalls(sealer, client as unknown as UpstreamClient);
+  const directory = { tools: { gatewayIds: new Set(gatewayIds) } } as unknown as ScopeDirectory;
+  const request = (
+    method: string,
+    params: Record<string, unknown>,
+    options: { subject?: string; capabilities?: unknown; version?: string } = {},
+  ) =>
+    ({
+      method,
+      params,
+      principal: { subject: options.subject ?? 'user:alice', name: 'alice' },
+      scope: { kind: 'server', serverId: 's1' },
+      meta: {
+        protocolVersion: options.version ?? '2026-07-28',
+        clientCapabilities: options.capabilities ?? DECLARING,
+      },
+      affinity: {
+        key: 'k',
+        shared: true,
+        capabilities: { elicitation: {} },
+        actingFor: { userId: null },
+      },
+      signal: new AbortController().signal,
+    }) as unknown as McpRequest;
+  return { tasks, directory, request, sent };
+}
+
+/** A CreateTaskResult from gw-1 as the client receives it through `tasks`. */
+function created(setup: ReturnType<typeof setUp>, subject = 'user:alice'): string {
+  const served: TaskServed = { gateway: 'slug-gw-1' };
+  const result = setup.tasks.relayed(
+    setup.request('tools/call', { name: 'jobs__slow' }, { subject }),
+    { resultType: 'task', taskId: 'upstream-1', status: 'working' },
+    { gatewayId: 'gw-1', tool: 'jobs__slow' },
+    served,
+  ) as { taskId: string };
+  expect(served.task).toHaveLength(22);
+  return result.taskId;
+}
+
+async function refusal(
+  promise: Promise<unknown>,
+): Promise<{ code: number; message: string; data?: unknown }> {
+  const error = await promise.then(
+    () => null,
+    (thrown: unknown) => thrown,
+  );
+  if (!(error instanceof RpcError)) throw new Error(`expected an RpcError, got ${String(error)}`);
+  return { code: error.code, message: error.message, data: error.data };
+}
+
+describe('TaskCalls', () => {
+  it("wraps an upstream's CreateTaskResult id, and leaves every other result alone", () => {
+    const setup = setUp();
+    const id = created(setup);
+    expect(id).toMatch(/^pt1\./);
+    expect(id).not.toContain('upstream-1');
+    const plain = { content: [], resultType: 'complete' };
+    expect(
+      setup.tasks.relayed(
+        setup.request('tools/call', {}),
+        plain,
+        { gatewayId: 'gw-1', tool: 't' },
+        { gateway: '' },
+      ),
+    ).toBe(plain);
+  });
+
+  it('routes tasks/get, tasks/update and tasks/cancel to the upstream with its own id', async () => {
+    const setup = setUp();
+    const id = created(setup);
+    const served: TaskServed = { gateway: '' };
+    const got = await setup.tasks.serve(
+      setup.request('tasks/get', { taskId: id }),
+      setup.directory,
+      served,
+    );
+    expect(got).toMatchObject({ taskId: id, status: 'working' });
+    expect(served).toMatchObject({ gateway: 'slug-gw-1', task: expect.any(String) });
+    await setup.tasks.serve(
+      setup.request('tasks/update', { taskId: id, inputResponses: { k: { action: 'accept' } } }),
+      setup.directory,
+      { gateway: '' },
+    );
+    await setup.tasks.serve(setup.request('tasks/cancel', { taskId: id }), setup.directory, {
+      gateway: '',
+    });
+    expect(setup.sent).toEqual([
+      {
+        gatewayId: 'gw-1',
+        method: 'tasks/get',
+        params: { taskId: 'upstream-1' },
+        capabilities: { elicitation: {}, ...DECLARING },
+      },
+      {
+        gatewayId: 'gw-1',
+        method: 'tasks/update',
+        params: { taskId: 'upstream-1', inputResponses: { k: { action: 'accept' } } },
+        capabilities: { elicitation: {}, ...DECLARING },
+      },
+      {
+        gatewayId: 'gw-1',
+        method: 'tasks/cancel',
+        params: { taskId: 'upstream-1' },
+        capabilities: { elicitation: {}, ...DECLARING },
+      },
+    ]);
+  });
+
+  it("answers another principal's id as it answers a made-up one: an unknown task", async () => {
+    const setup = setUp();
+    const id = created(setup);
+    for (const request of [
+      setup.request('tasks/get', { taskId: id }, { subject: 'user:bob' }),
+      setup.request('tasks/cancel', { taskId: id }, { subject: 'user:bob' }),
+      setup.request('tasks/get', { taskId: 'tasks-conformance-nonexistent-12345' }),
+      setup.request('tasks/get', { taskId: `${id.slice(0, -2)}AA` }),
+      setup.request('tasks/get', {}),
+    ])
+      expect(await refusal(setup.tasks.serve(request, setup.directory, { gateway: '' }))).toEqual({
+        code: -32602,
+        message: 'Failed to retrieve task: Task not found',
+        data: undefined,
+      });
+    expect(setup.sent).toEqual([]);
+  });
+
+  it('answers an id whose upstream left the virtual server as an unknown task', async () => {
+    const setup = setUp(['gw-2']);
+    const id = created(setup);
+    expect(
+      (
+        await refusal(
+          setup.tasks.serve(setup.request('tasks/get', { taskId: id }), setup.directory, {
+            gateway: '',
+          }),
+        )
+      ).code,
+    ).toBe(-32602);
+  });
+
+  it('refuses tasks/* with -32021 to a request that did not declare the extension, and to 2025 sessions', async () => {
+    const setup = setUp();
+    const id = created(setup);
+    for (const request of [
+      setup.request('tasks/get', { taskId: id }, { capabilities: {} }),
+      setup.request(
+        'tasks/update',
+        { taskId: id, inputResponses: {} },
+        { capabilities: { extensions: {} } },
+      ),
+      setup.request('tasks/cancel', { taskId: id }, { version: '2025-11-25' }),
+    ])
+      expect(
+        await refusal(setup.tasks.serve(request, setup.directory, { gateway: '' })),
+      ).toMatchObject({
+        code: -32021,
+        data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+      });
+  });
+
+  it('states the extension upstream only for a modern request that declared it', () => {
+    const setup = setUp();
+    expect(setup.tasks.affinity(setup.request('tools/call', {})).capabilities).toEqual({
+      elicitation: {},
+      ...DECLARING,
+    });
+    const undeclared = setup.request('tools/call', {}, { capabilities: {} });
+    expect(setup.tasks.affinity(undeclared)).toBe(undeclared.affinity);
+    const legacy = setup.request('tools/call', {}, { version: '2025-11-25' });
+    expect(setup.tasks.affinity(legacy)).toBe(legacy.affinity);
+  });
+
+  it('bounds what a tasks/update relays', async () => {
+    const setup = setUp();
+    const id = created(setup);
+    const many = Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, {}]));
+    for (const inputResponses of [many, 'no', null, []])
+      expect(
+        (
+          await refusal(
+            setup.tasks.serve(
+              setup.request('tasks/update', { taskId: id, inputResponses }),
+              setup.directory,
+              { gateway: '' },
+            ),
+          )
+        ).code,
+      ).toBe(-32602);
+  });
+});

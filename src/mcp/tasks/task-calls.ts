@@ -1,0 +1,221 @@
+import { Injectable, Logger } from '@nestjs/common';
+import {
+  type ClientCapabilities,
+  ProtocolErrorCode,
+  type Result,
+  type ServerCapabilities,
+} from '@modelcontextprotocol/server';
+import { type Affinity } from '../../upstream/affinity';
+import { UpstreamClient } from '../../upstream/upstream-client';
+import { type ScopeDirectory } from '../directory/scope-directory';
+import { MISSING_CLIENT_CAPABILITY, RpcError } from '../protocol/mcp-errors';
+import { type McpRequest, type RequestMeta, type Served } from '../protocol/mcp-request';
+import { scopeKey } from '../protocol/mcp-scope';
+import { MODERN_VERSIONS } from '../core/server-identity';
+import {
+  type TaskBinding,
+  TaskIdSealer,
+  TaskIdTooLong,
+  taskRef,
+  type TaskRoute,
+  TASKS_EXTENSION,
+} from './task-id-seal';
+
+/** The methods of the Tasks extension; `tasks/result` and `tasks/list` (2025-11-25) are not. */
+export const TASK_METHODS: ReadonlySet<string> = new Set([
+  'tasks/get',
+  'tasks/update',
+  'tasks/cancel',
+]);
+
+/** How long what an upstream said of the extension is believed, per gateway. */
+const DECLARED_FRESH_MS = 60_000;
+/** How long `server/discover` waits for one upstream's capabilities. */
+const DECLARED_WAIT_MS = 2_000;
+/** Keys of one tasks/update's inputResponses relayed at most (as many as an input round). */
+const MAX_INPUT_RESPONSES = 16;
+
+/** What a task's calls record, for the audit trail: which task, under one reference. */
+export interface TaskServed extends Served {
+  /** The task's reference (taskRef), the same on each of its calls' entries. */
+  task?: string;
+  /** The task's tool as the client called it, for a tasks/* entry's target. */
+  tool?: string;
+}
+
+/**
+ * The Tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663) through Portico, on the
+ * 2026-07-28 wire, where the extension is defined (per-request capabilities, `resultType`, input
+ * rounds and listens are of that revision; the 2025-11-25 core tasks it replaces are not relayed).
+ * A tools/call goes upstream declaring the extension only when the request itself declares it;
+ * an upstream's CreateTaskResult comes back with its task id wrapped (TaskIdSealer), and
+ * `tasks/get`, `tasks/update` and `tasks/cancel` go to the upstream the id names with its own id.
+ */
+@Injectable()
+export class TaskCalls {
+  private readonly logger = new Logger(TaskCalls.name);
+  private readonly declaredBy = new Map<string, { declares: boolean; at: number }>();
+
+  constructor(
+    private readonly sealer: TaskIdSealer,
+    private readonly client: UpstreamClient,
+  ) {}
+
+  /** Whether this request may see tasks: a 2026-07-28 request declaring the extension. */
+  declared(meta: RequestMeta): boolean {
+    if (!MODERN_VERSIONS.includes(meta.protocolVersion)) return false;
+    const extensions = (meta.clientCapabilities as { extensions?: Record<string, unknown> })
+      .extensions;
+    return extensions?.[TASKS_EXTENSION] !== undefined && extensions[TASKS_EXTENSION] !== null;
+  }
+
+  /**
+   * The affinity a tools/call goes upstream with: the request's own (the same connections), its
+   * capabilities stating the extension when the request declared it.
+   */
+  affinity(request: McpRequest): Affinity {
+    if (!this.declared(request.meta)) return request.affinity;
+    return withTasks(request.affinity);
+  }
+
+  /**
+   * A tools/call's answer for the client: an upstream's CreateTaskResult with Portico's task id
+   * in place of the upstream's. Any other result is left as it is.
+   */
+  relayed<T extends Result>(
+    request: McpRequest,
+    result: T,
+    route: Omit<TaskRoute, 'taskId'>,
+    served: TaskServed,
+  ): T {
+    if ((result as { resultType?: unknown }).resultType !== 'task') return result;
+    const taskId = (result as { taskId?: unknown }).taskId;
+    if (typeof taskId !== 'string' || taskId.length === 0)
+      throw new RpcError(
+        ProtocolErrorCode.InternalError,
+        'The upstream created a task without a taskId',
+      );
+    const upstream = { ...route, taskId };
+    served.task = taskRef(upstream);
+    return { ...result, taskId: this.seal(request, upstream) };
+  }
+
+  /** `tasks/get`, `tasks/update` or `tasks/cancel`, at the upstream that holds the task. */
+  async serve(request: McpRequest, directory: ScopeDirectory, served: TaskServed): Promise<Result> {
+    if (!this.declared(request.meta))
+      throw new RpcError(
+        MISSING_CLIENT_CAPABILITY,
+        `${request.method} needs the ${TASKS_EXTENSION} extension declared in the request's client capabilities`,
+        { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+      );
+    const params = request.params ?? {};
+    const route = this.sealer.open(params.taskId, binding(request));
+    // Another principal's id, another endpoint's, an altered or a made-up one: all the same.
+    if (!route || !directory.tools.gatewayIds.has(route.gatewayId))
+      throw new RpcError(
+        ProtocolErrorCode.InvalidParams,
+        'Failed to retrieve task: Task not found',
+      );
+    served.task = taskRef(route);
+    served.tool = route.tool;
+    const target = await this.client.target(route.gatewayId);
+    served.gateway = target?.slug ?? '';
+    const forwarded: Record<string, unknown> = { taskId: route.taskId };
+    if (request.method === 'tasks/update')
+      forwarded.inputResponses = boundedResponses(params.inputResponses);
+    const result = await this.client.call(route.gatewayId, withTasks(request.affinity), (c) =>
+      c.request(request.method, forwarded, {
+        signal: request.signal,
+        caller: { capabilities: withTasks(request.affinity).capabilities },
+      }),
+    );
+    // The task as the client knows it: its own id, whatever the upstream's answer said.
+    return request.method === 'tasks/get' ? { ...result, taskId: params.taskId } : result;
+  }
+
+  /**
+   * `server/discover`'s capabilities with the extension added when an upstream of the scope
+   * (a 2026-07-28 one) declares it; what an upstream said is believed for a minute.
+   */
+  async advertised(
+    directory: ScopeDirectory,
+    affinity: Affinity,
+    capabilities: ServerCapabilities,
+  ): Promise<ServerCapabilities> {
+    const gateways = [...directory.tools.gatewayIds];
+    const declares = await Promise.all(gateways.map((id) => this.upstreamDeclares(id, affinity)));
+    if (!declares.some(Boolean)) return capabilities;
+    const extensions = (capabilities as { extensions?: Record<string, unknown> }).extensions;
+    return {
+      ...capabilities,
+      extensions: { ...extensions, [TASKS_EXTENSION]: {} },
+    };
+  }
+
+  private async upstreamDeclares(gatewayId: string, affinity: Affinity): Promise<boolean> {
+    const known = this.declaredBy.get(gatewayId);
+    if (known && Date.now() - known.at < DECLARED_FRESH_MS) return known.declares;
+    let timer: NodeJS.Timeout | undefined;
+    const declares = await Promise.race([
+      this.client.call(gatewayId, affinity, (connection) => {
+        const extensions = (
+          connection.serverCapabilities as { extensions?: Record<string, unknown> }
+        ).extensions;
+        return Promise.resolve(
+          MODERN_VERSIONS.includes(connection.protocolVersion ?? '') &&
+            extensions?.[TASKS_EXTENSION] !== undefined,
+        );
+      }),
+      new Promise<boolean>(
+        (resolve) => (timer = setTimeout(() => resolve(false), DECLARED_WAIT_MS)),
+      ),
+    ]).catch((error: unknown) => {
+      this.logger.debug(`No capabilities of gateway ${gatewayId}: ${String(error)}`);
+      return false;
+    });
+    clearTimeout(timer);
+    this.declaredBy.set(gatewayId, { declares, at: Date.now() });
+    return declares;
+  }
+
+  private seal(request: McpRequest, route: TaskRoute): string {
+    try {
+      return this.sealer.seal(binding(request), route);
+    } catch (error) {
+      if (error instanceof TaskIdTooLong)
+        throw new RpcError(ProtocolErrorCode.InternalError, error.message);
+      throw error;
+    }
+  }
+}
+
+function binding(request: McpRequest): TaskBinding {
+  return { subject: request.principal.subject, scope: scopeKey(request.scope) };
+}
+
+/** The affinity with the extension stated in its capabilities (the same connections). */
+function withTasks(affinity: Affinity): Affinity {
+  const declared = affinity.capabilities as ClientCapabilities & {
+    extensions?: Record<string, unknown>;
+  };
+  return {
+    ...affinity,
+    capabilities: {
+      ...declared,
+      extensions: { ...declared.extensions, [TASKS_EXTENSION]: {} },
+    },
+  };
+}
+
+/** A tasks/update's answers as the client sent them, at most MAX_INPUT_RESPONSES keys. */
+function boundedResponses(value: unknown): Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new RpcError(ProtocolErrorCode.InvalidParams, 'tasks/update needs inputResponses');
+  const entries = Object.entries(value);
+  if (entries.length > MAX_INPUT_RESPONSES)
+    throw new RpcError(
+      ProtocolErrorCode.InvalidParams,
+      `tasks/update carries ${entries.length} inputResponses; at most ${MAX_INPUT_RESPONSES} are relayed`,
+    );
+  return Object.fromEntries(entries);
+}

@@ -1,0 +1,314 @@
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { z } from 'zod';
+import { AuditTrail } from '../../src/audit/audit-trail.service';
+import { startTasksServer, type TasksServer } from '../fixtures/tasks-server';
+import { connectClient, rpcError } from '../support/mcp-client';
+import { type Fetch, MODERN, rawCall } from '../support/modern-client';
+import { describeOnPostgres } from '../support/describe-on-postgres';
+import { createUser } from '../support/identities';
+import { startReplica, startTestApp, type TestApp } from '../support/test-app';
+import { openSse } from '../support/sse';
+import { waitFor } from '../support/wait-for';
+
+const TASKS = 'io.modelcontextprotocol/tasks';
+const AnyResult = z.object({}).passthrough();
+const Task = z
+  .object({ taskId: z.string(), status: z.string(), resultType: z.string().optional() })
+  .passthrough();
+
+type TaskResult = z.infer<typeof Task> & {
+  result?: { content: { text: string }[] };
+  inputRequests?: Record<string, { method: string }>;
+};
+
+/**
+ * What a client of the Tasks extension adds to the SDK's HTTP requests: `Mcp-Name` set to the
+ * task id on tasks/* (SEP-2663), which the SDK does not know to send.
+ */
+const taskRouting =
+  (via: Fetch = fetch): Fetch =>
+  async (input, init) => {
+    const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as unknown) : null;
+    const message = body as { method?: string; params?: { taskId?: unknown } } | null;
+    if (message?.method?.startsWith('tasks/') && typeof message.params?.taskId === 'string') {
+      const headers = new Headers(init?.headers);
+      headers.set('mcp-name', message.params.taskId);
+      return via(input, { ...init, headers });
+    }
+    return via(input, init);
+  };
+
+/** The SDK v2 client on 2026-07-28, declaring the Tasks extension unless told not to. */
+async function tasksClient(
+  app: TestApp,
+  options: { token?: string; declare?: boolean; via?: Fetch } = {},
+): Promise<Client> {
+  const client = new Client(
+    { name: 'tasks-test', version: '1.0.0' },
+    {
+      capabilities: {
+        elicitation: { form: {} },
+        ...(options.declare === false ? {} : { extensions: { [TASKS]: {} } }),
+      },
+      versionNegotiation: { mode: { pin: MODERN } },
+    },
+  );
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL('/mcp', app.baseUrl), {
+      requestInit: { headers: { Authorization: `Bearer ${options.token ?? app.token}` } },
+      fetch: taskRouting(options.via),
+    }),
+  );
+  return client;
+}
+
+const call = (client: Client, name: string, args: Record<string, unknown> = {}) =>
+  client.request({ method: 'tools/call', params: { name, arguments: args } }, AnyResult);
+
+/**
+ * A tools/call that may answer a task, on the wire: the SDK v2 client refuses any `resultType`
+ * but `complete` and `input_required` on tools/call (it has no Tasks support).
+ */
+async function taskCall(
+  app: TestApp,
+  name: string,
+  args: Record<string, unknown> = {},
+  more: Record<string, unknown> = {},
+): Promise<z.infer<typeof Task> & Record<string, unknown>> {
+  const answer = await rawCall(
+    app,
+    'create',
+    { name, arguments: args, ...more },
+    { capabilities: { elicitation: { form: {} }, extensions: { [TASKS]: {} } } },
+  );
+  if (!answer.body.result) throw new Error(JSON.stringify(answer.body));
+  return answer.body.result as never;
+}
+const task = (client: Client, method: string, params: Record<string, unknown>) =>
+  client.request({ method, params }, AnyResult) as Promise<TaskResult>;
+
+async function settled(client: Client, taskId: string, until = 'completed'): Promise<TaskResult> {
+  let last: TaskResult | undefined;
+  await waitFor(async () => {
+    last = await task(client, 'tasks/get', { taskId });
+    return last.status === until;
+  }, `task ${taskId} to be ${until}`);
+  return last as TaskResult;
+}
+
+/** Registers the upstream as a gateway; its tools' original names to the names /mcp serves. */
+async function register(app: TestApp, url: string, names: Map<string, string>): Promise<void> {
+  const gateway = await app.api().post('/api/v1/gateways').send({ name: 'Jobs', url }).expect(201);
+  expect(gateway.body.status).toBe('healthy');
+  const tools = await app.api().get('/api/v1/tools').query({ gatewayId: gateway.body.id });
+  for (const item of tools.body.items as { name: string; originalName: string }[])
+    names.set(item.originalName, item.name);
+}
+
+describe('the Tasks extension through Portico', () => {
+  let t: TestApp;
+  let upstream: TasksServer;
+  let client: Client;
+  const names = new Map<string, string>();
+  const tool = (original: string) => names.get(original) as string;
+
+  beforeAll(async () => {
+    upstream = await startTasksServer();
+    t = await startTestApp();
+    await register(t, upstream.url, names);
+    client = await tasksClient(t);
+  }, 60_000);
+
+  afterAll(async () => {
+    await client?.close();
+    await t?.close();
+    await upstream?.close();
+  });
+
+  it('advertises the extension where an upstream has it, and runs a task to its result', async () => {
+    expect(
+      (client.getServerCapabilities() as { extensions?: Record<string, unknown> }).extensions,
+    ).toHaveProperty([TASKS]);
+    const created = Task.parse(
+      await taskCall(t, tool('slow_compute'), { seconds: 1, label: 'e2e' }),
+    );
+    expect(created).toMatchObject({ resultType: 'task', status: 'working' });
+    expect(created.taskId).toMatch(/^pt1\./);
+    const done = await settled(client, created.taskId);
+    expect(done.taskId).toBe(created.taskId);
+    expect(done.result?.content[0]?.text).toBe('Computed e2e in 1s');
+  });
+
+  it("relays a task's input requests and the answers to them", async () => {
+    const created = Task.parse(await taskCall(t, tool('confirm_delete'), { filename: 'a.txt' }));
+    const asking = await settled(client, created.taskId, 'input_required');
+    const [key, asked] = Object.entries(asking.inputRequests ?? {})[0] ?? [];
+    expect(asked?.method).toBe('elicitation/create');
+    await task(client, 'tasks/update', {
+      taskId: created.taskId,
+      inputResponses: { [key as string]: { action: 'accept', content: { confirm: true } } },
+    });
+    expect((await settled(client, created.taskId)).result?.content[0]?.text).toBe('Deleted a.txt');
+  });
+
+  it('composes with an input round before the task (MRTR, then a task)', async () => {
+    const first = await taskCall(t, tool('test_tool_with_task'));
+    expect(first).toMatchObject({ resultType: 'input_required' });
+    expect(first).not.toHaveProperty('taskId');
+    const second = Task.parse(
+      await taskCall(
+        t,
+        tool('test_tool_with_task'),
+        {},
+        {
+          inputResponses: { user_name: { action: 'accept', content: { name: 'Alice' } } },
+          ...(first.requestState ? { requestState: first.requestState } : {}),
+        },
+      ),
+    );
+    expect(second).not.toHaveProperty('requestState');
+    expect(second.resultType).toBe('task');
+    expect((await settled(client, second.taskId)).result?.content[0]?.text).toBe('Hello, Alice!');
+  });
+
+  it('gives a client that did not declare the extension its error, and no task', async () => {
+    const plain = await tasksClient(t, { declare: false });
+    expect(
+      (client.getServerCapabilities() as { extensions?: Record<string, unknown> }).extensions,
+    ).toHaveProperty([TASKS]);
+    await expect(task(plain, 'tasks/get', { taskId: 'any' })).rejects.toMatchObject({
+      code: -32021,
+    });
+    await expect(call(plain, tool('failing_job'))).rejects.toMatchObject({ code: -32021 });
+    const sync = await call(plain, tool('slow_compute'), { seconds: 0 });
+    expect(sync).toMatchObject({ content: [{ text: 'Computed result in 0s' }] });
+    expect(sync).not.toHaveProperty('taskId');
+    await plain.close();
+  });
+
+  it('is not offered to 2025 sessions, where the extension is not defined', async () => {
+    const legacy = await connectClient(t.baseUrl, {
+      token: t.token,
+      capabilities: { extensions: { [TASKS]: {} } },
+    });
+    expect(legacy.getServerCapabilities()).not.toHaveProperty('extensions');
+    const sync = await legacy.callTool({ name: tool('slow_compute'), arguments: { seconds: 0 } });
+    expect(sync).not.toHaveProperty('taskId');
+    const error = await rpcError(
+      legacy.request({ method: 'tasks/get', params: { taskId: 'x' } }, z.object({})),
+    );
+    expect(error.code).toBe(-32601);
+    await legacy.close();
+  });
+
+  it('refuses task status on a listen to a client that did not declare the extension', async () => {
+    const listen = async (capabilities: Record<string, unknown>) => {
+      const { response, reader } = await openSse(`${t.baseUrl}/mcp`, {
+        method: 'POST',
+        headers: {
+          Authorization: `Bearer ${t.token}`,
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          'MCP-Protocol-Version': MODERN,
+          'Mcp-Method': 'subscriptions/listen',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 'listen-1',
+          method: 'subscriptions/listen',
+          params: {
+            notifications: { toolsListChanged: true, taskIds: ['pt1.any'] },
+            _meta: {
+              'io.modelcontextprotocol/protocolVersion': MODERN,
+              'io.modelcontextprotocol/clientCapabilities': capabilities,
+              'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1.0.0' },
+            },
+          },
+        }),
+      });
+      expect(response.status).toBe(200);
+      const first = (await reader.nextMessage())?.message;
+      reader.drop();
+      return first;
+    };
+    expect(await listen({})).toMatchObject({ id: 'listen-1', error: { code: -32021 } });
+    // Declared: acknowledged, without task ids (Portico does not relay task status).
+    const acknowledged = await listen({ extensions: { [TASKS]: {} } });
+    expect(acknowledged).toMatchObject({ method: 'notifications/subscriptions/acknowledged' });
+    expect(JSON.stringify(acknowledged)).not.toContain('taskIds');
+  });
+
+  it("records a task's calls under one task in the audit trail", async () => {
+    const created = Task.parse(await taskCall(t, tool('slow_compute'), { seconds: 0 }));
+    await settled(client, created.taskId);
+    await task(client, 'tasks/cancel', { taskId: created.taskId });
+    await t.app.get(AuditTrail).flush();
+    const calls = await t
+      .api()
+      .get('/api/v1/audit')
+      .query({ action: 'tools/call', tool: tool('slow_compute') })
+      .expect(200);
+    const made = (calls.body.items as { task: string | null }[]).find((entry) => entry.task);
+    const ref = made?.task as string;
+    expect(ref).toHaveLength(22);
+    const entries = await t.api().get('/api/v1/audit').query({ task: ref }).expect(200);
+    const actions = (entries.body.items as { action: string; target: string; task: string }[])
+      .map((entry) => entry.action)
+      .sort();
+    expect(actions[0]).toBe('tasks/cancel');
+    expect(actions).toContain('tasks/get');
+    expect(actions).toContain('tools/call');
+    for (const entry of entries.body.items as { target: string; gateway: string }[])
+      expect(entry).toMatchObject({ target: tool('slow_compute'), gateway: 'jobs' });
+    // The upstream's own id is in no entry.
+    expect(JSON.stringify(entries.body)).not.toContain(created.taskId);
+  });
+});
+
+describeOnPostgres('the Tasks extension across two replicas', () => {
+  let t: TestApp;
+  let replica: TestApp;
+  let upstream: TasksServer;
+  let client: Client;
+  const names = new Map<string, string>();
+  const tool = (original: string) => names.get(original) as string;
+
+  beforeAll(async () => {
+    upstream = await startTasksServer();
+    t = await startTestApp();
+    replica = await startReplica(t);
+    await register(t, upstream.url, names);
+    client = await tasksClient(t);
+  }, 60_000);
+
+  afterAll(async () => {
+    await client?.close();
+    await replica?.close();
+    await t?.close();
+    await upstream?.close();
+  });
+
+  it('routes a task from either replica, and is an unknown task to another principal', async () => {
+    const created = Task.parse(await taskCall(t, tool('slow_compute'), { seconds: 30 }));
+    const onReplica = await tasksClient(replica);
+    expect(await task(onReplica, 'tasks/get', { taskId: created.taskId })).toMatchObject({
+      taskId: created.taskId,
+      status: 'working',
+    });
+    // Another administrator: the same reach, another principal.
+    const other = await tasksClient(t, { token: (await createUser(t, 'bob', 'admin')).token });
+    for (const method of ['tasks/get', 'tasks/cancel'])
+      await expect(task(other, method, { taskId: created.taskId })).rejects.toMatchObject({
+        code: -32602,
+        message: expect.stringContaining('Task not found'),
+      });
+    await expect(task(client, 'tasks/get', { taskId: 'made-up' })).rejects.toMatchObject({
+      code: -32602,
+    });
+    expect(await task(onReplica, 'tasks/cancel', { taskId: created.taskId })).not.toHaveProperty(
+      'status',
+    );
+    expect((await settled(client, created.taskId, 'cancelled')).status).toBe('cancelled');
+    await Promise.all([onReplica.close(), other.close()]);
+  });
+});
