@@ -12,6 +12,8 @@ export const AUDITED_METHODS: ReadonlySet<string> = new Set([
   'resources/read',
   'prompts/get',
   'completion/complete',
+  'skills/get',
+  'resources/directory/read',
 ]);
 
 const DETAIL_LIMIT = 500;

@@ -5,6 +5,7 @@ import {
   type JSONRPCErrorResponse,
   type JSONRPCResponse,
   type Result,
+  type ServerCapabilities,
 } from '@modelcontextprotocol/server';
 import { AuditTrail } from '../../audit/audit-trail.service';
 import { AUDITED_METHODS, mcpAuditRecord } from '../../audit/mcp-audit';
@@ -27,6 +28,7 @@ import { PromptCalls } from './prompt-calls';
 import { ResourceCalls } from './resource-calls';
 import { discoverResult } from './server-identity';
 import { ToolCalls } from './tool-calls';
+import { SkillCalls } from '../skills/skill-calls';
 
 function cursorOf(params: unknown): string | undefined {
   const cursor = (params as { cursor?: unknown } | undefined)?.cursor;
@@ -45,6 +47,10 @@ export const BOTH_ERAS: ReadonlySet<string> = new Set([
   'prompts/list',
   'prompts/get',
   'completion/complete',
+  // The Skills extension, answered where a member upstream brings it.
+  'skills/list',
+  'skills/get',
+  'resources/directory/read',
 ]);
 
 /**
@@ -70,6 +76,7 @@ export class Dispatcher {
     private readonly config: AppConfig,
     private readonly guard: CallGuard,
     private readonly client: UpstreamClient,
+    private readonly skills: SkillCalls,
   ) {}
 
   /**
@@ -198,12 +205,28 @@ export class Dispatcher {
           served,
         );
       case 'resources/read':
-        return this.resources.read(request, directory, served);
+        return this.readResource(request, directory, served);
+      case 'skills/get':
+        return this.skills.get(request, directory, served);
+      case 'resources/directory/read':
+        return this.skills.readDirectory(request, directory, served);
       case 'prompts/get':
         return this.prompts.get(request, directory, served);
       default:
         return this.prompts.complete(request, directory, served);
     }
+  }
+
+  /** A skill's file goes to its skill's upstream; any other URI is an ordinary resource. */
+  private async readResource(
+    request: McpRequest,
+    directory: ScopeDirectory,
+    served: Served,
+  ): Promise<Result> {
+    return (
+      (await this.skills.readFile(request, directory, served)) ??
+      this.resources.read(request, directory, served)
+    );
   }
 
   private async listed(request: McpRequest): Promise<Result> {
@@ -212,7 +235,7 @@ export class Dispatcher {
     const visible = () => this.guard.visible(directory, request.principal);
     switch (request.method) {
       case 'server/discover':
-        return this.discover(directory);
+        return this.discover(request, directory);
       case 'tools/list':
         return this.tools.list(request, visible(), cursorOf(params));
       case 'resources/list':
@@ -221,13 +244,26 @@ export class Dispatcher {
         return this.resources.templates(directory, cursorOf(params));
       case 'prompts/list':
         return this.prompts.list(directory, cursorOf(params));
+      case 'skills/list':
+        return this.skills.list(request, directory, cursorOf(params));
     }
     throw new RpcError(ProtocolErrorCode.MethodNotFound, 'Method not found');
   }
 
   /** What a 2026-07-28 client learns of the scope before anything else. */
-  private discover(directory: ScopeDirectory): DiscoverResult {
-    return discoverResult(directory, this.apps.capabilities(directory.tools));
+  private async discover(request: McpRequest, directory: ScopeDirectory): Promise<DiscoverResult> {
+    return discoverResult(
+      directory,
+      await this.skills.capabilities(request, this.apps.capabilities(directory.tools)),
+    );
+  }
+
+  /** What a scope offers beyond the base capabilities (extensions its members bring). */
+  async extraCapabilities(
+    request: Pick<McpRequest, 'scope'>,
+    directory: ScopeDirectory,
+  ): Promise<ServerCapabilities> {
+    return this.skills.capabilities(request, this.apps.capabilities(directory.tools));
   }
 }
 
