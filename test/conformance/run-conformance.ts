@@ -10,6 +10,7 @@ import {
   type ModernEverythingServer,
   startModernEverythingServer,
 } from '../fixtures/modern-everything-server';
+import { type SkillsServer, startSkillsServer } from '../fixtures/skills-server';
 import { tempDataDir } from '../support/temp-dir';
 import { runClientConformance } from './client-conformance';
 import { formatTable, parseSummary, type RequirementRun, score } from './conformance-table';
@@ -18,7 +19,7 @@ import { runSuite } from './conformance-suite';
 // The official MCP conformance suite (npm @modelcontextprotocol/conformance, Node 22 through
 // npx) against Portico with an upstream behind it:
 //
-//   npm run conformance -- [<upstream MCP URL>] [--direct] [--modern-only]
+//   npm run conformance -- [<upstream MCP URL>] [--direct] [--modern-only] [--skills]
 //                          [--requirements 2026-07-28] [--requirements 2025-11-25] [suite args]
 //
 // and, with `client` first, Portico as the suite's client (see client-conformance.ts):
@@ -27,7 +28,9 @@ import { runSuite } from './conformance-suite';
 //
 // Without a URL the upstream is the test suite's own dual-era fixture on SDK v2
 // (test/fixtures/modern-everything-server.ts; `--modern-only` starts it 2026-07-28 only).
-// `--direct` runs the suite against the upstream itself, without Portico. `--requirements`
+// `--skills` makes the upstream the Skills extension fixture (test/fixtures/skills-server.ts) for
+// the extension's scenarios (`--skills --scenario sep-2640-skills-enumeration`); the virtual
+// server then serves its skills too. `--direct` runs the suite against the upstream itself, without Portico. `--requirements`
 // picks the frozen requirement sets to run (both by default), one suite run each; a table of
 // every scenario's result ends the output. Other arguments go to the suite as they are
 // (`--scenario x --verbose`, `-o results/`); `--scenario`, `--suite` or `--spec-version`
@@ -45,16 +48,24 @@ interface Options {
   upstream?: string;
   direct: boolean;
   modernOnly: boolean;
+  skills: boolean;
   requirements: string[];
   suiteArgs: string[];
 }
 
 function parseArgs(argv: string[]): Options {
-  const options: Options = { direct: false, modernOnly: false, requirements: [], suiteArgs: [] };
+  const options: Options = {
+    direct: false,
+    modernOnly: false,
+    skills: false,
+    requirements: [],
+    suiteArgs: [],
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     if (arg === '--direct') options.direct = true;
     else if (arg === '--modern-only') options.modernOnly = true;
+    else if (arg === '--skills') options.skills = true;
     else if (arg === '--requirements') options.requirements.push(...(argv[++i] ?? '').split(','));
     else if (i === 0 && /^https?:\/\//.test(arg)) options.upstream = arg;
     else options.suiteArgs.push(arg);
@@ -71,8 +82,11 @@ async function main(): Promise<void> {
     return;
   }
   const options = parseArgs(argv);
-  let fixture: ModernEverythingServer | undefined;
-  if (!options.upstream) {
+  let fixture: ModernEverythingServer | SkillsServer | undefined;
+  if (!options.upstream && options.skills) {
+    fixture = await startSkillsServer();
+    console.log(`upstream: the skills fixture at ${fixture.url}`);
+  } else if (!options.upstream) {
     fixture = await startModernEverythingServer({
       legacy: options.modernOnly ? 'reject' : 'serve',
     });
@@ -117,7 +131,9 @@ async function main(): Promise<void> {
 }
 
 /** Portico on an in-memory database with the upstream as a gateway, behind the bearer proxy. */
-async function startPortico(upstream: string): Promise<{ url: string; close(): Promise<void> }> {
+export async function startPortico(
+  upstream: string,
+): Promise<{ url: string; close(): Promise<void> }> {
   // Portico serves the built Prefab renderer page; from sources it is built first, as in tests.
   if (!existsSync(prefabRendererFile())) await buildPrefabRenderer();
   const password = randomBytes(12).toString('hex');
@@ -181,6 +197,10 @@ async function serverOf(portico: string, bearer: string, upstream: string): Prom
     resourceTemplateIds: await ids('/api/v1/resource-templates'),
     promptIds: await ids('/api/v1/prompts'),
   })) as { id: string };
+  // Skills (the Skills extension) are members apart: all of the upstream's, where it has any.
+  const skillIds = await ids('/api/v1/skills');
+  if (skillIds.length > 0)
+    await call(portico, bearer, 'PUT', `/api/v1/servers/${server.id}/skills`, { skillIds });
   return `/servers/${server.id}/mcp`;
 }
 
@@ -223,7 +243,8 @@ async function bearerProxy(target: string, bearer: string): Promise<Server> {
   return proxy;
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+if (require.main === module)
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
