@@ -2,6 +2,7 @@ import {
   Body,
   Controller,
   Get,
+  HttpCode,
   Param,
   ParseUUIDPipe,
   Patch,
@@ -61,6 +62,7 @@ export class SkillsController {
   }
 
   @Post('skills/:id/approve')
+  @HttpCode(200)
   @ApiOperation({
     summary: 'Approve the manifest the upstream lists now',
     description: 'A held skill (new under review, or changed since approval) is served again.',
