@@ -133,7 +133,7 @@ describe('Skills through Portico', () => {
     const client = await sdkClient(t.baseUrl, path, t.token, '2026-07-28');
     const skills = new SkillsClient(client);
     try {
-      const [pdf] = (await skills.list()).skills as Skill[];
+      const [pdf] = (await skills.list()).skills;
       fixture.files['pdf-processing/references/FORMS.md'] = '# Forms\n\nSign every page.\n';
       await fixture.reload();
       // Before Portico syncs, the changed bytes are not those approved: refused, not passed on.
