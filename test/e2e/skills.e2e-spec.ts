@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { type Skill, SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import { type SkillsServer, startSkillsServer } from '../fixtures/skills-server';
+import { csrfOf, loginAgent } from '../support/admin-browser-session';
 import { startTestApp, type TestApp } from '../support/test-app';
 
 // The Skills extension through Portico, with the SDK v2 client's SkillsClient (which verifies
@@ -148,7 +149,21 @@ describe('Skills through Portico', () => {
         'release-notes',
       ]);
       await expect(skills.read(pdf as Skill, 'SKILL.md')).rejects.toThrow();
-      await t.api().post(`/api/v1/skills/${held.body.items[0].id}/approve`).expect(200);
+      // The admin page shows it held, and approves the manifest listed now.
+      const { agent } = await loginAgent(t.baseUrl);
+      const id = held.body.items[0].id as string;
+      const listPage = await agent.get('/admin/skills').expect(200);
+      expect(listPage.text).toContain('docs-pdf-processing');
+      expect(listPage.text).toContain('Held');
+      const page = await agent.get(`/admin/skills/${id}`).expect(200);
+      expect(page.text).toContain('Approve the listed manifest');
+      await agent
+        .post(`/admin/skills/${id}/approve`)
+        .type('form')
+        .send({ _csrf: csrfOf(page.text) })
+        .expect(303);
+      const approved = await t.api().post(`/api/v1/skills/${id}/approve`).expect(200);
+      expect(approved.body).toMatchObject({ held: false });
       const again = (await skills.list()).skills.find(
         (skill) => skill.frontmatter.name === 'pdf-processing',
       ) as Skill;
