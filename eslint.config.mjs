@@ -78,6 +78,7 @@ const SRC_ORDER = [
   ['gateways'],
   ['sync'],
   ['pinning'],
+  ['skills'],
   ['prompts'],
   ['resources'],
   ['tools'],

@@ -14,6 +14,7 @@ import { OAuthModule } from './oauth/oauth.module';
 import { loggingModule } from './observability/logging';
 import { PinningModule } from './pinning/pinning.module';
 import { PromptsModule } from './prompts/prompts.module';
+import { SkillsModule } from './skills/skills.module';
 import { ResourcesModule } from './resources/resources.module';
 import { ServersModule } from './servers/servers.module';
 import { PoliciesModule } from './policies/policies.module';
@@ -48,6 +49,7 @@ export class AppModule {
         ToolsModule,
         ResourcesModule,
         PromptsModule,
+        SkillsModule,
         PinningModule,
         ServersModule,
         PoliciesModule,

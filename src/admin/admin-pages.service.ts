@@ -13,6 +13,7 @@ export type AdminSection =
   | 'tools'
   | 'resources'
   | 'prompts'
+  | 'skills'
   | 'servers'
   | 'tokens'
   | 'users'

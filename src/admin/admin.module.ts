@@ -3,6 +3,7 @@ import { GatewaysModule } from '../gateways/gateways.module';
 import { McpModule } from '../mcp/mcp.module';
 import { PinningModule } from '../pinning/pinning.module';
 import { PromptsModule } from '../prompts/prompts.module';
+import { SkillsModule } from '../skills/skills.module';
 import { ResourcesModule } from '../resources/resources.module';
 import { TeamsModule } from '../teams/teams.module';
 import { TokensModule } from '../tokens/tokens.module';
@@ -20,6 +21,7 @@ import { AdminLoginController } from './admin-login.controller';
 import { AdminNotFoundController } from './admin-not-found.controller';
 import { AdminPages } from './admin-pages.service';
 import { AdminPromptsController } from './admin-prompts.controller';
+import { AdminSkillsController } from './admin-skills.controller';
 import { AdminQuarantineController } from './admin-quarantine.controller';
 import { AdminRateLimitsController } from './admin-rate-limits.controller';
 import { RateLimitsModule } from '../rate-limits/rate-limits.module';
@@ -45,6 +47,7 @@ import { ServerPickersBuilder } from './server-pickers';
     ToolsModule,
     ResourcesModule,
     PromptsModule,
+    SkillsModule,
     PinningModule,
     ServersModule,
     SyncModule,
@@ -62,6 +65,7 @@ import { ServerPickersBuilder } from './server-pickers';
     AdminGatewaysController,
     AdminToolsController,
     AdminPromptsController,
+    AdminSkillsController,
     AdminResourcesController,
     AdminServersController,
     AdminTokensController,

@@ -16,6 +16,8 @@ export const AUDITED_METHODS: ReadonlySet<string> = new Set([
   'tasks/get',
   'tasks/update',
   'tasks/cancel',
+  'skills/get',
+  'resources/directory/read',
 ]);
 
 const DETAIL_LIMIT = 500;

@@ -28,6 +28,7 @@ import { ApiToken } from '../tokens/api-token.entity';
 import { ForgottenPins } from '../pinning/forgotten-pins.entity';
 import { PinTombstone } from '../pinning/pin-tombstone.entity';
 import { Tool } from '../tools/tool.entity';
+import { ServerSkill, Skill } from '../skills/skill.entity';
 import { ServerToolOverride } from '../servers/server-tool-override.entity';
 import { Policy } from '../policies/policy.entity';
 import { RateLimit, RateLimitCounter } from '../rate-limits/rate-limit.entity';
@@ -68,6 +69,8 @@ export const ENTITIES = [
   UpstreamOAuthToken,
   ConfigApply,
   McpPromotion,
+  Skill,
+  ServerSkill,
   ApprovalGrant,
   PinTombstone,
   ForgottenPins,

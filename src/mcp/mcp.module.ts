@@ -37,6 +37,8 @@ import { Continuation } from './core/continuation';
 import { REQUEST_STATE_SEALER } from './core/request-state-sealer.provider';
 import { LISTEN_HUB } from './listen/listen-hub.provider';
 import { PromotionStore } from './search/promotion-store';
+import { SkillCalls } from './skills/skill-calls';
+import { SkillDirectories } from './skills/skill-directories.service';
 
 /**
  * The MCP endpoints, one way through: the edge (http/: receives and answers, both eras, and the
@@ -62,6 +64,8 @@ import { PromotionStore } from './search/promotion-store';
     ResourceWatch,
     SessionRequests,
     ConsentWaits,
+    SkillCalls,
+    SkillDirectories,
     McpHttpHandler,
     LegacySseEndpoint,
     StreamQuota,

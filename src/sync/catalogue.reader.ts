@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { type ClientCapabilities, ProtocolErrorCode } from '@modelcontextprotocol/client';
+import { declaresSkills } from '../skills/skill-manifest';
+import { listSkills, type UpstreamSkillListing } from '../skills/skill-listing';
 import { UI_EXTENSION, UI_RESOURCE_MIME_TYPE } from '../tools/tool-ui';
 import { type UpstreamConnection } from '../upstream/upstream-connection';
 import { UpstreamConnector } from '../upstream/upstream-connector.service';
@@ -25,6 +27,8 @@ export interface UpstreamCatalogue {
   resources?: unknown[];
   resourceTemplates?: unknown[];
   prompts?: unknown[];
+  /** Its skills, where it declares the Skills extension. */
+  skills?: UpstreamSkillListing;
 }
 
 /** The notifications that say an upstream's catalogue changed. */
@@ -92,6 +96,7 @@ export async function readCatalogue(
         }
       : {}),
     ...(offers.prompts ? { prompts: await list('prompts/list') } : {}),
+    ...(declaresSkills(offers) ? { skills: await listSkills(connection, signal) } : {}),
   };
 }
 

@@ -14,6 +14,7 @@ import { PINNED_KINDS } from '../pinning/pinned-kinds';
 import { toolRenameView } from '../pinning/rename-view';
 import { type ToolDefinition } from '../tools/tool-definition';
 import { contentHash } from '../tools/tool-hash';
+import { SkillsApplier } from '../skills/skills.applier';
 import { ToolWriter } from '../tools/tool.writer';
 import { upstreamFingerprint } from '../upstream/upstream-target';
 import { type SyncReport } from './report/sync-report';
@@ -47,6 +48,7 @@ export class SyncApplier {
     private readonly lists: MemberListsApplier,
     private readonly config: AppConfig,
     private readonly scans: DefinitionScans,
+    private readonly skills: SkillsApplier,
   ) {}
 
   /** `readFrom` is the upstream fingerprint of the gateway as it was when the list was read. */
@@ -113,6 +115,7 @@ export class SyncApplier {
     await writePins(em, 'tool', gatewayId, pins.writes);
     await rememberPins(em, PINNED_KINDS.tool, gatewayId, pins, now);
     const others = await this.lists.apply(em, gateway, upstream, scansFor, now);
+    const skills = await this.skills.apply(em, gateway, upstream.skills, now);
     if (pins.tombstones.length + others.tombstones > 0) await boundPinMemory(em, gatewayId);
     const report = {
       ...syncReportOf(
@@ -136,7 +139,8 @@ export class SyncApplier {
       changed:
         inserted.length + diff.updated.length + diff.removed.length > 0 ||
         pinsChanged(pins) ||
-        others.changed,
+        others.changed ||
+        skills.changed,
     };
   }
 

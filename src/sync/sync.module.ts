@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { PinningModule } from '../pinning/pinning.module';
 import { PromptsModule } from '../prompts/prompts.module';
 import { ResourcesModule } from '../resources/resources.module';
+import { SkillsModule } from '../skills/skills.module';
 import { ToolsModule } from '../tools/tools.module';
 import { UpstreamModule } from '../upstream/upstream.module';
 import { CatalogueReader } from './catalogue.reader';
@@ -14,7 +15,14 @@ import { SyncScheduler } from './sync.scheduler';
 import { SyncService } from './sync.service';
 
 @Module({
-  imports: [ToolsModule, ResourcesModule, PromptsModule, UpstreamModule, PinningModule],
+  imports: [
+    ToolsModule,
+    ResourcesModule,
+    PromptsModule,
+    UpstreamModule,
+    PinningModule,
+    SkillsModule,
+  ],
   providers: [
     CatalogueReader,
     SyncService,

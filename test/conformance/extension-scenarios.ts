@@ -18,6 +18,13 @@ export const TASKS_SCENARIOS: readonly string[] = [
   'tasks-wire-fields',
 ];
 
+/** The suite's Skills extension (SEP-2640) server scenarios, 0.2.0-alpha.12. */
+export const SKILLS_SCENARIOS: readonly string[] = [
+  'sep-2640-skills-directory',
+  'sep-2640-skills-enumeration',
+  'sep-2640-skills-manifest',
+];
+
 /** Scenarios run at once per target: the machine is shared. */
 const CONCURRENCY = 3;
 

@@ -11,8 +11,15 @@ import {
   startModernEverythingServer,
 } from '../fixtures/modern-everything-server';
 import { startTasksServer } from '../fixtures/tasks-server';
+import { startSkillsServer } from '../fixtures/skills-server';
 import { tempDataDir } from '../support/temp-dir';
-import { compareRuns, extensionSuite, runScenarios, TASKS_SCENARIOS } from './extension-scenarios';
+import {
+  compareRuns,
+  extensionSuite,
+  runScenarios,
+  SKILLS_SCENARIOS,
+  TASKS_SCENARIOS,
+} from './extension-scenarios';
 import { runClientConformance } from './client-conformance';
 import { formatTable, parseSummary, type RequirementRun, score } from './conformance-table';
 import { runSuite } from './conformance-suite';
@@ -27,11 +34,13 @@ import { runSuite } from './conformance-suite';
 //
 //   npm run conformance -- client [--requirements 2026-07-28] [suite args]
 //
-// and, with `--extension tasks`, the Tasks extension's scenarios (`tasks-*`) against the Tasks
-// fixture (test/fixtures/tasks-server.ts) or the upstream given, directly and through Portico,
-// in one table; it fails when a scenario that passes directly does not pass through Portico:
+// and, with `--extension tasks` or `--extension skills`, that extension's scenarios (`tasks-*`,
+// `sep-2640-skills-*`) against its fixture (test/fixtures/tasks-server.ts, skills-server.ts) or
+// the upstream given, directly and through Portico, in one table; it fails when a scenario that
+// passes directly does not pass through Portico (the virtual server serves the upstream's skills
+// too):
 //
-//   npm run conformance -- [<upstream MCP URL>] --extension tasks
+//   npm run conformance -- [<upstream MCP URL>] --extension tasks|skills
 //
 // Without a URL the upstream is the test suite's own dual-era fixture on SDK v2
 // (test/fixtures/modern-everything-server.ts; `--modern-only` starts it 2026-07-28 only).
@@ -58,7 +67,12 @@ interface Options {
 }
 
 function parseArgs(argv: string[]): Options {
-  const options: Options = { direct: false, modernOnly: false, requirements: [], suiteArgs: [] };
+  const options: Options = {
+    direct: false,
+    modernOnly: false,
+    requirements: [],
+    suiteArgs: [],
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     if (arg === '--direct') options.direct = true;
@@ -129,18 +143,28 @@ async function main(): Promise<void> {
   }
 }
 
+/** Each extension's server scenarios and the fixture that serves them. */
+const EXTENSIONS: Record<
+  string,
+  { scenarios: readonly string[]; fixture: () => Promise<{ url: string; close(): Promise<void> }> }
+> = {
+  tasks: { scenarios: TASKS_SCENARIOS, fixture: startTasksServer },
+  skills: { scenarios: SKILLS_SCENARIOS, fixture: startSkillsServer },
+};
+
 /** An extension's scenarios directly and through Portico; 0 when none got worse through it. */
 async function runExtension(extension: string | undefined, given: string | undefined) {
-  if (extension !== 'tasks') throw new Error('--extension takes one of: tasks');
-  const fixture = given?.startsWith('http') ? undefined : await startTasksServer();
+  const chosen = EXTENSIONS[extension ?? ''];
+  if (!chosen) throw new Error(`--extension takes one of: ${Object.keys(EXTENSIONS).join(', ')}`);
+  const fixture = given?.startsWith('http') ? undefined : await chosen.fixture();
   const upstream = fixture ? fixture.url : String(given);
   const portico = await startPortico(upstream);
   try {
     console.log(`upstream ${upstream}; through Portico ${portico.url}`);
     const suite = await extensionSuite();
     const [direct, through] = await Promise.all([
-      runScenarios(upstream, TASKS_SCENARIOS, suite),
-      runScenarios(portico.url, TASKS_SCENARIOS, suite),
+      runScenarios(upstream, chosen.scenarios, suite),
+      runScenarios(portico.url, chosen.scenarios, suite),
     ]);
     for (const run of [...direct, ...through])
       for (const failure of run.failures) console.log(`${run.scenario}: ${failure}`);
@@ -148,8 +172,8 @@ async function runExtension(extension: string | undefined, given: string | undef
     console.log(table);
     console.log(
       regressions.length === 0
-        ? 'extension tasks: every scenario that passes directly passes through Portico'
-        : `extension tasks: passes directly, not through Portico: ${regressions.join(', ')}`,
+        ? `extension ${extension}: every scenario that passes directly passes through Portico`
+        : `extension ${extension}: passes directly, not through Portico: ${regressions.join(', ')}`,
     );
     return regressions.length === 0 ? 0 : 1;
   } finally {
@@ -159,7 +183,9 @@ async function runExtension(extension: string | undefined, given: string | undef
 }
 
 /** Portico on an in-memory database with the upstream as a gateway, behind the bearer proxy. */
-async function startPortico(upstream: string): Promise<{ url: string; close(): Promise<void> }> {
+export async function startPortico(
+  upstream: string,
+): Promise<{ url: string; close(): Promise<void> }> {
   // Portico serves the built Prefab renderer page; from sources it is built first, as in tests.
   if (!existsSync(prefabRendererFile())) await buildPrefabRenderer();
   const password = randomBytes(12).toString('hex');
@@ -223,6 +249,10 @@ async function serverOf(portico: string, bearer: string, upstream: string): Prom
     resourceTemplateIds: await ids('/api/v1/resource-templates'),
     promptIds: await ids('/api/v1/prompts'),
   })) as { id: string };
+  // Skills (the Skills extension) are members apart: all of the upstream's, where it has any.
+  const skillIds = await ids('/api/v1/skills');
+  if (skillIds.length > 0)
+    await call(portico, bearer, 'PUT', `/api/v1/servers/${server.id}/skills`, { skillIds });
   return `/servers/${server.id}/mcp`;
 }
 
@@ -265,7 +295,8 @@ async function bearerProxy(target: string, bearer: string): Promise<Server> {
   return proxy;
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+if (require.main === module)
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });

@@ -5,6 +5,7 @@ import {
   type JSONRPCErrorResponse,
   type JSONRPCResponse,
   type Result,
+  type ServerCapabilities,
 } from '@modelcontextprotocol/server';
 import { AuditTrail } from '../../audit/audit-trail.service';
 import { AUDITED_METHODS, mcpAuditRecord } from '../../audit/mcp-audit';
@@ -28,6 +29,7 @@ import { ResourceCalls } from './resource-calls';
 import { discoverResult } from './server-identity';
 import { ToolCalls } from './tool-calls';
 import { TaskCalls, type TaskServed } from '../tasks/task-calls';
+import { SkillCalls } from '../skills/skill-calls';
 
 function cursorOf(params: unknown): string | undefined {
   const cursor = (params as { cursor?: unknown } | undefined)?.cursor;
@@ -46,6 +48,10 @@ export const BOTH_ERAS: ReadonlySet<string> = new Set([
   'prompts/list',
   'prompts/get',
   'completion/complete',
+  // The Skills extension, answered where a member upstream brings it.
+  'skills/list',
+  'skills/get',
+  'resources/directory/read',
 ]);
 
 /**
@@ -72,6 +78,7 @@ export class Dispatcher {
     private readonly guard: CallGuard,
     private readonly client: UpstreamClient,
     private readonly tasks: TaskCalls,
+    private readonly skills: SkillCalls,
   ) {}
 
   /**
@@ -202,7 +209,11 @@ export class Dispatcher {
           served,
         );
       case 'resources/read':
-        return this.resources.read(request, directory, served);
+        return this.readResource(request, directory, served);
+      case 'skills/get':
+        return this.skills.get(request, directory, served);
+      case 'resources/directory/read':
+        return this.skills.readDirectory(request, directory, served);
       case 'prompts/get':
         return this.prompts.get(request, directory, served);
       case 'tasks/get':
@@ -214,13 +225,25 @@ export class Dispatcher {
     }
   }
 
+  /** A skill's file goes to its skill's upstream; any other URI is an ordinary resource. */
+  private async readResource(
+    request: McpRequest,
+    directory: ScopeDirectory,
+    served: Served,
+  ): Promise<Result> {
+    return (
+      (await this.skills.readFile(request, directory, served)) ??
+      this.resources.read(request, directory, served)
+    );
+  }
+
   private async listed(request: McpRequest): Promise<Result> {
     const { params } = request;
     const directory = await this.directory(request.scope);
     const visible = () => this.guard.visible(directory, request.principal);
     switch (request.method) {
       case 'server/discover':
-        return this.discover(directory, request);
+        return this.discover(request, directory);
       case 'tools/list':
         return this.tools.list(request, visible(), cursorOf(params));
       case 'resources/list':
@@ -229,17 +252,31 @@ export class Dispatcher {
         return this.resources.templates(directory, cursorOf(params));
       case 'prompts/list':
         return this.prompts.list(directory, cursorOf(params));
+      case 'skills/list':
+        return this.skills.list(request, directory, cursorOf(params));
     }
     throw new RpcError(ProtocolErrorCode.MethodNotFound, 'Method not found');
   }
 
   /** What a 2026-07-28 client learns of the scope before anything else. */
-  private async discover(directory: ScopeDirectory, request: McpRequest): Promise<DiscoverResult> {
-    const extra = this.apps.capabilities(directory.tools);
+  /** Tasks are of the 2026-07-28 wire only: a 2025 session's initialize offers the rest. */
+  private async discover(request: McpRequest, directory: ScopeDirectory): Promise<DiscoverResult> {
     return discoverResult(
       directory,
-      await this.tasks.advertised(directory, request.affinity, extra),
+      await this.tasks.advertised(
+        directory,
+        request.affinity,
+        await this.extraCapabilities(request, directory),
+      ),
     );
+  }
+
+  /** What a scope offers beyond the base capabilities (extensions its members bring). */
+  async extraCapabilities(
+    request: Pick<McpRequest, 'scope'>,
+    directory: ScopeDirectory,
+  ): Promise<ServerCapabilities> {
+    return this.skills.capabilities(request, this.apps.capabilities(directory.tools));
   }
 }
 

@@ -9,7 +9,6 @@ import {
 } from '@modelcontextprotocol/server';
 import { type Principal } from '../../auth/principal';
 import { answeringRounds, isInputRequired } from '../../upstream/input-rounds';
-import { McpApps } from '../apps/mcp-apps.service';
 import { APPROVAL_INPUT } from '../core/approval-step';
 import { BOTH_ERAS, Dispatcher } from '../core/dispatcher';
 import { ResourceCalls, uriOf } from '../core/resource-calls';
@@ -55,7 +54,6 @@ export class SessionRequests {
   constructor(
     private readonly dispatcher: Dispatcher,
     private readonly resources: ResourceCalls,
-    private readonly apps: McpApps,
     private readonly store: SessionStore,
     private readonly client: UpstreamClient,
     private readonly watch: ResourceWatch,
@@ -155,7 +153,10 @@ export class SessionRequests {
     const directory = await this.dispatcher.directory(runtime.scope);
     return {
       protocolVersion: runtime.session.protocolVersion,
-      capabilities: { ...SERVER_CAPABILITIES, ...this.apps.capabilities(directory.tools) },
+      capabilities: {
+        ...SERVER_CAPABILITIES,
+        ...(await this.dispatcher.extraCapabilities(runtime, directory)),
+      },
       serverInfo: serverInfo(directory),
     };
   }

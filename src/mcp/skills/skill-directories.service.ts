@@ -1,0 +1,127 @@
+import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { LastKnownCache } from '../../database/last-known-cache';
+import { EventBus } from '../../events/event-bus';
+import { Metrics } from '../../observability/metrics';
+import { Server } from '../../servers/server.entity';
+import { type SkillFileEntry, type SkillUriMap } from '../../skills/skill-manifest';
+import { Skill } from '../../skills/skill.entity';
+import { isHeld } from '../../skills/skills.service';
+import { ToolNameQuery } from '../../tools/tool-name.query';
+import { type McpScope } from '../protocol/mcp-scope';
+import { policySkillOf, type ServedSkill, SkillDirectory } from './skill-directory';
+
+const NONE = new SkillDirectory({ original: false }, []);
+
+/**
+ * Builds and caches each scope's skill directory, as Directories does its tools: rebuilt when the
+ * bus says the catalogue or a server changed, the last one served while the database is away.
+ */
+@Injectable()
+export class SkillDirectories implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger(SkillDirectories.name);
+  private readonly cache: LastKnownCache<SkillDirectory>;
+  private unsubscribe?: () => void;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly names: ToolNameQuery,
+    private readonly bus: EventBus,
+    metrics: Metrics,
+  ) {
+    this.cache = new LastKnownCache({
+      ttlMs: () => Infinity,
+      limit: Infinity,
+      onStale: () => metrics.staleReads.inc({ cache: 'skills' }),
+      logger: this.logger,
+      describe: (key) => `the skills of ${key === '' ? '/mcp' : `server ${key}`}`,
+    });
+  }
+
+  onModuleInit(): void {
+    this.unsubscribe = this.bus.subscribe((event) => {
+      if (event.type === 'catalog.changed' || event.type === 'servers.changed')
+        this.cache.invalidateAll();
+    });
+  }
+
+  onModuleDestroy(): void {
+    this.unsubscribe?.();
+  }
+
+  get(scope: McpScope): Promise<SkillDirectory> {
+    return this.cache.get(scope.kind === 'all' ? '' : scope.serverId, () => this.load(scope));
+  }
+
+  private async load(scope: McpScope): Promise<SkillDirectory> {
+    const map: SkillUriMap = { original: false };
+    const qb = this.dataSource
+      .getRepository(Skill)
+      .createQueryBuilder('skill')
+      .innerJoin('skill.gateway', 'gateway')
+      .where('gateway.enabled = true AND skill.enabled = true')
+      .orderBy('skill.gateway_slug', 'ASC')
+      .addOrderBy('skill.uri', 'ASC');
+    if (scope.kind === 'server') {
+      const server = await this.dataSource
+        .getRepository(Server)
+        .findOneBy({ id: scope.serverId, enabled: true });
+      if (!server) return NONE;
+      map.original = server.naming === 'original';
+      qb.andWhere(
+        'EXISTS (SELECT 1 FROM server_skill member WHERE member.skill_id = skill.id AND member.server_id = :serverId)',
+        { serverId: scope.serverId },
+      );
+    }
+    const rows = await qb.getMany();
+    const skills: ServedSkill[] = [];
+    const taken = new Set<string>();
+    const directory = new SkillDirectory(map, skills);
+    for (const row of rows) {
+      const skill = this.served(directory, row);
+      // Under original naming two upstreams may serve one URI: the first gateway's is kept.
+      if (taken.has(skill.clientUri)) {
+        this.logger.warn(
+          `${skill.clientUri} of gateway '${row.gatewaySlug}' is left out: another member serves that URI`,
+        );
+        continue;
+      }
+      taken.add(skill.clientUri);
+      skills.push(skill);
+    }
+    return new SkillDirectory(map, skills);
+  }
+
+  private served(directory: SkillDirectory, row: Skill): ServedSkill {
+    const name = this.names.name(row.gatewaySlug, row.name);
+    const partial = { gatewaySlug: row.gatewaySlug } as ServedSkill;
+    const clientUri = directory.clientUri(partial, row.uri);
+    return {
+      id: row.id,
+      gatewayId: row.gatewayId,
+      gatewaySlug: row.gatewaySlug,
+      name,
+      clientUri,
+      entry: {
+        uri: row.uri,
+        name: row.name,
+        frontmatter: row.frontmatter,
+        resources: row.resources,
+        meta: row.meta,
+      },
+      manifestHash: row.manifestHash,
+      held: isHeld(row),
+      approvedFiles: approvedFiles(row.pinnedResources),
+      directoryRead: row.directoryRead,
+      hint: { ttlMs: row.ttlMs, cacheScope: row.cacheScope, readAt: row.readAt },
+      policy: policySkillOf(row, name, clientUri),
+    };
+  }
+}
+
+function approvedFiles(
+  files: SkillFileEntry[] | 'dynamic' | null,
+): ReadonlyMap<string, SkillFileEntry> | null {
+  if (files === null || files === 'dynamic') return null;
+  return new Map(files.map((file) => [file.uri, file]));
+}

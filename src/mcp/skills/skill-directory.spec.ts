@@ -1,0 +1,33 @@
+import { type ServedSkill, SkillDirectory } from './skill-directory';
+
+function served(gatewaySlug: string, uri: string, clientUri: string): ServedSkill {
+  return { gatewaySlug, clientUri, entry: { uri } } as ServedSkill;
+}
+
+describe('SkillDirectory', () => {
+  const pdf = served('docs', 'skill://pdf/SKILL.md', 'docs+skill://pdf/SKILL.md');
+  const nested = served('ops', 'skill://team/notes/SKILL.md', 'ops+skill://team/notes/SKILL.md');
+  const directory = new SkillDirectory({ original: false }, [pdf, nested]);
+
+  it('finds the skill that holds a file, a subdirectory or the skill itself', () => {
+    expect(directory.skill('docs+skill://pdf/SKILL.md')).toBe(pdf);
+    expect(directory.owner('docs+skill://pdf/references/deep/FORMS.md')).toBe(pdf);
+    expect(directory.owner('docs+skill://pdf')).toBe(pdf);
+    expect(directory.owner('ops+skill://team/notes/x.md')).toBe(nested);
+    expect(directory.owner('ops+skill://team/other.md')).toBeUndefined();
+    expect(directory.owner('skill://pdf/SKILL.md')).toBeUndefined();
+    expect(directory.owner('file:///etc/passwd')).toBeUndefined();
+    expect(directory.owner(`docs+skill://pdf${'/a'.repeat(100)}`)).toBeUndefined();
+  });
+
+  it('maps client URIs to the upstream’s and back', () => {
+    expect(directory.upstreamUri(pdf, 'docs+skill://pdf/assets/logo.png')).toBe(
+      'skill://pdf/assets/logo.png',
+    );
+    expect(directory.clientUri(pdf, 'skill://pdf/assets/logo.png')).toBe(
+      'docs+skill://pdf/assets/logo.png',
+    );
+    expect(directory.declared).toBe(true);
+    expect(new SkillDirectory({ original: true }, []).declared).toBe(false);
+  });
+});

@@ -1,0 +1,122 @@
+import { type PolicyTool } from '../../policies/policy-tool';
+import { withStandardAnnotations } from '../../policies/policy-input';
+import {
+  clientSkillUri,
+  directoryOf,
+  type SkillFileEntry,
+  type SkillUriMap,
+  type UpstreamCacheHint,
+  type UpstreamSkill,
+} from '../../skills/skill-manifest';
+
+/** Path segments walked up from a URI to find the skill that holds it. */
+const MAX_URI_DEPTH = 64;
+
+/** One skill a scope serves, as the core routes it. */
+export interface ServedSkill {
+  id: string;
+  gatewayId: string;
+  gatewaySlug: string;
+  /** The canonical name, `gateway_slug + SEP + name`: what policies judge. */
+  name: string;
+  /** Its SKILL.md URI as this scope's clients see it. */
+  clientUri: string;
+  entry: UpstreamSkill;
+  manifestHash: string;
+  /** Not served: its manifest is not the approved one. */
+  held: boolean;
+  /** The approved files by upstream URI (null: `dynamic`, or none approved). */
+  approvedFiles: ReadonlyMap<string, SkillFileEntry> | null;
+  directoryRead: boolean;
+  hint: UpstreamCacheHint;
+  policy: PolicyTool;
+}
+
+/**
+ * The skills one scope serves, built from the catalogue (enabled, of an enabled gateway, a member
+ * of the server), with their client URIs: the scope's lookups by URI are map lookups.
+ */
+export class SkillDirectory {
+  private readonly bySkillUri = new Map<string, ServedSkill>();
+  private readonly byDirectory = new Map<string, ServedSkill>();
+
+  constructor(
+    readonly map: SkillUriMap,
+    readonly skills: readonly ServedSkill[],
+  ) {
+    for (const skill of skills) {
+      this.bySkillUri.set(skill.clientUri, skill);
+      this.byDirectory.set(directoryOf(skill.clientUri), skill);
+    }
+  }
+
+  /** Whether the scope serves skills at all: only then is the extension advertised. */
+  get declared(): boolean {
+    return this.skills.length > 0;
+  }
+
+  /** Whether any member's upstream serves `resources/directory/read`. */
+  get directoryRead(): boolean {
+    return this.skills.some((skill) => skill.directoryRead);
+  }
+
+  /** The skill whose SKILL.md the client's URI names. */
+  skill(clientUri: string): ServedSkill | undefined {
+    return this.bySkillUri.get(clientUri);
+  }
+
+  /** The skill whose directory holds the client's URI (a file, a subdirectory, or itself). */
+  owner(clientUri: string): ServedSkill | undefined {
+    if (this.skills.length === 0 || !clientUri.includes('://')) return undefined;
+    let candidate = clientUri;
+    for (let depth = 0; depth < MAX_URI_DEPTH; depth++) {
+      const found = this.byDirectory.get(candidate);
+      if (found) return found;
+      const slash = candidate.lastIndexOf('/');
+      if (slash <= candidate.indexOf('://') + 2) return undefined;
+      candidate = candidate.slice(0, slash);
+    }
+    return undefined;
+  }
+
+  /** An upstream URI of the skill's gateway as this scope's clients see it. */
+  clientUri(skill: ServedSkill, upstreamUri: string): string {
+    return clientSkillUri(this.map, skill.gatewaySlug, upstreamUri);
+  }
+
+  /** The upstream URI behind a client's URI of this skill (same gateway). */
+  upstreamUri(skill: ServedSkill, clientUri: string): string {
+    if (this.map.original) return clientUri;
+    return clientUri.slice(skill.gatewaySlug.length + 1);
+  }
+}
+
+/**
+ * The policy record of a skill: the CEL variable `tool`, shaped as a tool's so that every policy
+ * written for tools reads it (a rule on `tool.name` matches the skill's canonical name). A skill
+ * has no annotations of its own: the cautious defaults. `hash` is the manifest hash, `pinnedHash`
+ * the approved one.
+ */
+export function policySkillOf(
+  skill: {
+    id: string;
+    gatewaySlug: string;
+    name: string;
+    manifestHash: string;
+    pinnedHash: string | null;
+  },
+  canonicalName: string,
+  listedName: string,
+): PolicyTool {
+  return {
+    id: skill.id,
+    name: canonicalName,
+    listedName,
+    originalName: skill.name,
+    gateway: skill.gatewaySlug,
+    title: '',
+    annotations: withStandardAnnotations(null),
+    hash: skill.manifestHash,
+    pinnedHash: skill.pinnedHash ?? '',
+  };
+}

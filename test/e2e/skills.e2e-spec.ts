@@ -1,0 +1,177 @@
+import { createHash } from 'node:crypto';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { type Skill, SkillsClient } from '@modelcontextprotocol/client/ext/skills';
+import { type SkillsServer, startSkillsServer } from '../fixtures/skills-server';
+import { csrfOf, loginAgent } from '../support/admin-browser-session';
+import { startTestApp, type TestApp } from '../support/test-app';
+
+// The Skills extension through Portico, with the SDK v2 client's SkillsClient (which verifies
+// every file's size and digest against the entry): a prefixed virtual server lists the upstream's
+// skills under its slug, the bytes a client reads are the upstream's own, and a skill whose file
+// changes upstream is held back until an operator approves its new manifest.
+
+async function sdkClient(baseUrl: string, path: string, token: string, version: string) {
+  const client = new Client(
+    { name: 'skills-test', version: '1.0.0' },
+    {
+      capabilities: {},
+      versionNegotiation: { mode: version === '2025-11-25' ? 'legacy' : { pin: version } },
+    },
+  );
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(path, baseUrl), {
+      requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    }),
+  );
+  return client;
+}
+
+const sha256 = (bytes: Uint8Array) => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+
+describe('Skills through Portico', () => {
+  let fixture: SkillsServer;
+  let t: TestApp;
+  let gatewayId: string;
+  let path: string;
+  let upstream: Client;
+
+  beforeAll(async () => {
+    fixture = await startSkillsServer();
+    t = await startTestApp();
+    const gateway = await t
+      .api()
+      .post('/api/v1/gateways')
+      .send({ name: 'docs', url: fixture.url, pinning: 'first-sight' })
+      .expect(201);
+    gatewayId = gateway.body.id;
+    const skills = await t.api().get('/api/v1/skills').query({ gatewayId }).expect(200);
+    const server = await t.api().post('/api/v1/servers').send({ name: 'skilled' }).expect(201);
+    await t
+      .api()
+      .put(`/api/v1/servers/${server.body.id}/skills`)
+      .send({ skillIds: (skills.body.items as { id: string }[]).map((skill) => skill.id) })
+      .expect(200);
+    path = `/servers/${server.body.id}/mcp`;
+    upstream = new Client({ name: 'direct', version: '1.0.0' }, { capabilities: {} });
+    await upstream.connect(new StreamableHTTPClientTransport(new URL(fixture.url)));
+  }, 30_000);
+
+  afterAll(async () => {
+    await upstream?.close();
+    await t?.close();
+    await fixture?.close();
+  });
+
+  it('syncs the skills into the catalogue under canonical names, approved on first sight', async () => {
+    const listed = await t.api().get('/api/v1/skills').query({ gatewayId }).expect(200);
+    expect(listed.body.total).toBe(2);
+    expect(listed.body.items).toEqual([
+      expect.objectContaining({
+        name: 'docs-pdf-processing',
+        originalName: 'pdf-processing',
+        uri: 'skill://pdf-processing/SKILL.md',
+        prefixedUri: 'docs+skill://pdf-processing/SKILL.md',
+        held: false,
+      }),
+      expect.objectContaining({ name: 'docs-release-notes', held: false }),
+    ]);
+  });
+
+  it.each(['2026-07-28', '2025-11-25'])(
+    'lists, gets and reads every file on %s, the bytes the upstream digested',
+    async (version) => {
+      const client = await sdkClient(t.baseUrl, path, t.token, version);
+      try {
+        const skills = new SkillsClient(client);
+        expect(skills.supported).toBe(true);
+        expect(skills.directoryRead).toBe(true);
+        const listing = await skills.list();
+        expect(listing.invalid).toEqual([]);
+        expect(listing.skills.map((skill) => skill.uri)).toEqual([
+          'docs+skill://pdf-processing/SKILL.md',
+          'docs+skill://release-notes/SKILL.md',
+        ]);
+        if (version === '2026-07-28') {
+          // The fixture says 30 s, public; no policy filters this server's listing.
+          expect(listing.cacheScope).toBe('public');
+          expect(listing.ttlMs).toBeGreaterThan(0);
+          expect(listing.ttlMs).toBeLessThanOrEqual(30_000);
+        }
+        const direct = new SkillsClient(upstream);
+        const upstreamSkills = new Map(
+          (await direct.list()).skills.map((skill) => [skill.frontmatter.name, skill]),
+        );
+        for (const skill of listing.skills) {
+          const { skill: got } = await skills.get(skill.uri);
+          expect(got).toEqual(skill);
+          const original = upstreamSkills.get(skill.frontmatter.name) as Skill;
+          for (const file of original.resources as { uri: string; digest: string }[]) {
+            const ref = file.uri.slice(original.uri.length - 'SKILL.md'.length);
+            const read = await skills.read(skill, ref);
+            expect(read.verified).toBe(true);
+            expect(sha256(read.bytes)).toBe(file.digest);
+          }
+        }
+        const binary = await skills.read(listing.skills[0] as Skill, 'assets/logo.png');
+        expect(binary.text).toBeUndefined();
+        const directory = await skills.readDirectory('docs+skill://pdf-processing');
+        expect(directory.resources.map((child) => child.uri)).toEqual(
+          expect.arrayContaining([
+            'docs+skill://pdf-processing/SKILL.md',
+            'docs+skill://pdf-processing/references',
+          ]),
+        );
+        await expect(skills.get('docs+skill://no-such-skill/SKILL.md')).rejects.toMatchObject({
+          code: -32602,
+        });
+      } finally {
+        await client.close();
+      }
+    },
+  );
+
+  it('holds back a skill whose file changed upstream until its new manifest is approved', async () => {
+    const client = await sdkClient(t.baseUrl, path, t.token, '2026-07-28');
+    const skills = new SkillsClient(client);
+    try {
+      const [pdf] = (await skills.list()).skills;
+      fixture.files['pdf-processing/references/FORMS.md'] = '# Forms\n\nSign every page.\n';
+      await fixture.reload();
+      // Before Portico syncs, the changed bytes are not those approved: refused, not passed on.
+      await expect(
+        client.readResource({ uri: 'docs+skill://pdf-processing/references/FORMS.md' }),
+      ).rejects.toThrow(/held for review/);
+      await t.api().post(`/api/v1/gateways/${gatewayId}/sync`).expect(200);
+      const held = await t.api().get('/api/v1/skills').query({ gatewayId, q: 'pdf' }).expect(200);
+      expect(held.body.items[0]).toMatchObject({ held: true });
+      expect(held.body.items[0].pinnedHash).not.toBe(held.body.items[0].manifestHash);
+      expect((await skills.list()).skills.map((skill) => skill.frontmatter.name)).toEqual([
+        'release-notes',
+      ]);
+      await expect(skills.read(pdf as Skill, 'SKILL.md')).rejects.toThrow();
+      // The admin page shows it held, and approves the manifest listed now.
+      const { agent } = await loginAgent(t.baseUrl);
+      const id = held.body.items[0].id as string;
+      const listPage = await agent.get('/admin/skills').expect(200);
+      expect(listPage.text).toContain('docs-pdf-processing');
+      expect(listPage.text).toContain('Held');
+      const page = await agent.get(`/admin/skills/${id}`).expect(200);
+      expect(page.text).toContain('Approve the listed manifest');
+      await agent
+        .post(`/admin/skills/${id}/approve`)
+        .type('form')
+        .send({ _csrf: csrfOf(page.text) })
+        .expect(303);
+      const approved = await t.api().post(`/api/v1/skills/${id}/approve`).expect(200);
+      expect(approved.body).toMatchObject({ held: false });
+      const again = (await skills.list()).skills.find(
+        (skill) => skill.frontmatter.name === 'pdf-processing',
+      ) as Skill;
+      const forms = await skills.read(again, 'references/FORMS.md');
+      expect(forms.verified).toBe(true);
+      expect(forms.text).toBe('# Forms\n\nSign every page.\n');
+    } finally {
+      await client.close();
+    }
+  });
+});
