@@ -77,7 +77,7 @@ export class McpRegistryClient {
 
   /**
    * Pages of `GET /v0.1/servers` from the first, until `enough` entries or the last page, within
-   * `maxPages`. A cursor seen before (a loop, or a registry that repeats itself) stops the walk
+   * `maxPages`; whole pages, so that the next cursor misses nothing. A cursor seen before (a loop, or a registry that repeats itself) stops the walk
    * with an error rather than going round again.
    */
   async walk(query: Omit<ListQuery, 'cursor'>, enough: number): Promise<ServerPage> {
@@ -88,7 +88,7 @@ export class McpRegistryClient {
       const answer = await this.list({ ...query, ...(cursor ? { cursor } : {}) });
       servers.push(...answer.servers);
       if (answer.nextCursor === null || servers.length >= enough)
-        return { servers: servers.slice(0, enough), nextCursor: answer.nextCursor };
+        return { servers, nextCursor: answer.nextCursor };
       if (seen.has(answer.nextCursor))
         throw new RegistryFetchError(
           `The registry ${this.baseUrl} repeated the cursor '${answer.nextCursor.slice(0, 64)}': its pages loop, so the walk stopped.`,
