@@ -79,7 +79,7 @@ export function gatewayShapeOf(
     const chosen = packages[index];
     if (!chosen)
       throw new ImportProblem(
-        packages.length === 0
+        packages.length === 0 && remotes.length === 0
           ? `'${entry.name}' has neither remotes nor packages: there is nothing to connect to.`
           : `'${entry.name}' has no package ${index} (it has ${packages.length}).`,
       );
