@@ -8,6 +8,7 @@ import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
+import { buildProgram } from '../../src/cli/program';
 import { RegistryFixture, recordedEntry } from '../fixtures/mcp-registry-server';
 import { STDIO_SERVERS } from '../fixtures/stdio-servers';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
@@ -331,6 +332,44 @@ describe('The MCP Registry, both ways', () => {
       name: 'io.github.domdomegg/airtable-mcp-server',
     })) as { body: ImportResult };
     expect(again.body).toMatchObject({ outcome: 'unchanged', changes: [] });
+  });
+
+  it('drives search, show and import from the CLI', async () => {
+    const run = async (...args: string[]) => {
+      const written: string[] = [];
+      const write = jest
+        .spyOn(process.stdout, 'write')
+        .mockImplementation((chunk: string | Uint8Array) => written.push(String(chunk)) > 0);
+      try {
+        await buildProgram().parseAsync([
+          'node',
+          'portico',
+          'registry',
+          ...args,
+          '--url',
+          t.baseUrl,
+        ]);
+      } finally {
+        write.mockRestore();
+      }
+      return written.join('');
+    };
+    process.env.PORTICO_TOKEN = t.token;
+    try {
+      expect(await run('search', 'cyphrex', '--registry', good)).toBe(
+        'io.github.getcyphrex/cyphrex-mcp\t0.1.0\tBlockchain SSN for AI agents. MCP-native identity, behavior enforcement, and immutable audit trail.\n',
+      );
+      expect(
+        await run('show', 'io.modelcontextprotocol.anonymous/hybrid-mcp', '--registry', good),
+      ).toContain(
+        `  remote 0: sse ${hybrid.url} headers: X-API-Key*, X-Region\n  remote 1: streamable-http https://mcp.anonymous.modelcontextprotocol.io/http\n  package 0: npm @example/hybrid-mcp-server@1.5.0\n`,
+      );
+      expect(
+        await run('import', 'io.github.domdomegg/airtable-mcp-server', '--registry', good),
+      ).toBe("Gateway 'airtable-mcp-server' is up to date\n");
+    } finally {
+      delete process.env.PORTICO_TOKEN;
+    }
   });
 
   it.each([
