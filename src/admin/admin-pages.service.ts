@@ -21,6 +21,7 @@ export type AdminSection =
   | 'policies'
   | 'audit'
   | 'quarantine'
+  | 'mcp-registry'
   | 'connections'
   | 'login'
   | 'consent'

@@ -1,3 +1,5 @@
+import { McpRegistryModule } from '../mcp-registry/mcp-registry.module';
+import { AdminMcpRegistryController } from './admin-mcp-registry.controller';
 import { Module } from '@nestjs/common';
 import { GatewaysModule } from '../gateways/gateways.module';
 import { McpModule } from '../mcp/mcp.module';
@@ -42,6 +44,7 @@ import { ServerPickersBuilder } from './server-pickers';
 @Module({
   imports: [
     GatewaysModule,
+    McpRegistryModule,
     ToolsModule,
     ResourcesModule,
     PromptsModule,
@@ -58,6 +61,7 @@ import { ServerPickersBuilder } from './server-pickers';
   ],
   controllers: [
     AdminLoginController,
+    AdminMcpRegistryController,
     AdminDashboardController,
     AdminGatewaysController,
     AdminToolsController,

@@ -12,8 +12,8 @@ import { buildProgram } from '../../src/cli/program';
 import { RegistryFixture, recordedEntry } from '../fixtures/mcp-registry-server';
 import { STDIO_SERVERS } from '../fixtures/stdio-servers';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
-import { createTeam, createUser, type TestUser } from '../support/identities';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { createTeam, createUser, pageSession, type TestUser } from '../support/identities';
+import { ADMIN_PASSWORD, startTestApp, type TestApp } from '../support/test-app';
 import { serverToken } from '../support/tokens';
 
 const WEATHER_SECRET = 'Bearer weather-secret-1234';
@@ -370,6 +370,43 @@ describe('The MCP Registry, both ways', () => {
     } finally {
       delete process.env.PORTICO_TOKEN;
     }
+  });
+
+  it('browses and imports from the admin pages, with CSRF', async () => {
+    const session = await pageSession(t, 'admin', ADMIN_PASSWORD);
+    const page = (path: string) => request(t.baseUrl).get(path).set('Cookie', session.cookie);
+    const list = await page(
+      `/admin/mcp-registry?registry=${encodeURIComponent(good)}&search=hybrid`,
+    ).expect(200);
+    expect(list.text).toContain('io.modelcontextprotocol.anonymous/hybrid-mcp');
+    expect(list.text).not.toContain('io.github.user/remote-weather');
+    const entry = await page(
+      `/admin/mcp-registry/entry?registry=${encodeURIComponent(good)}&name=${encodeURIComponent('io.modelcontextprotocol.anonymous/hybrid-mcp')}`,
+    ).expect(200);
+    expect(entry.text).toContain('<code>X-API-Key</code> (required)');
+    const hostile = await page(
+      `/admin/mcp-registry?registry=${encodeURIComponent(`${registry.origin}/bad-json`)}`,
+    ).expect(502);
+    expect(hostile.text).toContain('answered invalid JSON');
+    const form = {
+      registry: good,
+      name: 'io.github.user/remote-weather',
+      choice: 'remote:0',
+      variables: `host=${new URL(weather.url).host}`,
+    };
+    await request(t.baseUrl)
+      .post('/admin/mcp-registry/import')
+      .set('Cookie', session.cookie)
+      .type('form')
+      .send(form)
+      .expect(403);
+    const imported = await request(t.baseUrl)
+      .post('/admin/mcp-registry/import')
+      .set('Cookie', session.cookie)
+      .type('form')
+      .send({ ...form, _csrf: session.csrf })
+      .expect(303);
+    expect(imported.headers.location).toMatch(/^\/admin\/gateways\/[0-9a-f-]{36}$/);
   });
 
   it.each([
