@@ -96,7 +96,15 @@ describe('McpRegistryClient', () => {
     );
   });
 
-  it('says so of a registry that is not there or too slow', async () => {
+  it('gives up on a registry that stops sending, within the timeout', async () => {
+    const started = Date.now();
+    await expect(client('slow', { ...LIMITS, timeoutMs: 300 }).list()).rejects.toThrow(
+      /did not answer within 300 ms/,
+    );
+    expect(Date.now() - started).toBeLessThan(1500);
+  });
+
+  it('says so of a registry that is not there', async () => {
     await expect(client('missing').list()).rejects.toThrow(/answered 404, not 200/);
     await expect(new McpRegistryClient('http://127.0.0.1:1', LIMITS).list()).rejects.toThrow(
       /could not be reached \(ECONNREFUSED\)/,
