@@ -72,6 +72,7 @@ const SRC_ORDER = [
   ['admin'],
   ['config-as-code'],
   ['mcp'],
+  ['mcp-registry'],
   ['health'],
   ['servers'],
   ['tokens'],

@@ -20,6 +20,7 @@ import { Policies1795700000000 } from './1795700000000-Policies';
 import { Approvals1795710000000 } from './1795710000000-Approvals';
 import { PinTombstones1795901945074 } from './1795901945074-PinTombstones';
 import { OnePromotionStore1795915000000 } from './1795915000000-OnePromotionStore';
+import { McpRegistryOrigin1795925000000 } from './1795925000000-McpRegistryOrigin';
 import { AuditTask1795926500000 } from './1795926500000-AuditTask';
 import { Skills1795930000000 } from './1795930000000-Skills';
 import { EraNames1795950000000 } from './1795950000000-EraNames';
@@ -48,6 +49,7 @@ export const MIGRATIONS = [
   Approvals1795710000000,
   PinTombstones1795901945074,
   OnePromotionStore1795915000000,
+  McpRegistryOrigin1795925000000,
   AuditTask1795926500000,
   Skills1795930000000,
   EraNames1795950000000,

@@ -10,6 +10,7 @@ import { EventsModule } from './events/events.module';
 import { GatewaysModule } from './gateways/gateways.module';
 import { HealthModule } from './health/health.module';
 import { McpModule } from './mcp/mcp.module';
+import { McpRegistryModule } from './mcp-registry/mcp-registry.module';
 import { OAuthModule } from './oauth/oauth.module';
 import { loggingModule } from './observability/logging';
 import { PinningModule } from './pinning/pinning.module';
@@ -46,6 +47,7 @@ export class AppModule {
         TeamsModule,
         TokensModule,
         GatewaysModule,
+        McpRegistryModule,
         ToolsModule,
         ResourcesModule,
         PromptsModule,

@@ -22,6 +22,7 @@ export type AdminSection =
   | 'policies'
   | 'audit'
   | 'quarantine'
+  | 'mcp-registry'
   | 'connections'
   | 'login'
   | 'consent'

@@ -1,3 +1,5 @@
+import { McpRegistryModule } from '../mcp-registry/mcp-registry.module';
+import { AdminMcpRegistryController } from './admin-mcp-registry.controller';
 import { Module } from '@nestjs/common';
 import { GatewaysModule } from '../gateways/gateways.module';
 import { McpModule } from '../mcp/mcp.module';
@@ -44,6 +46,7 @@ import { ServerPickersBuilder } from './server-pickers';
 @Module({
   imports: [
     GatewaysModule,
+    McpRegistryModule,
     ToolsModule,
     ResourcesModule,
     PromptsModule,
@@ -61,6 +64,7 @@ import { ServerPickersBuilder } from './server-pickers';
   ],
   controllers: [
     AdminLoginController,
+    AdminMcpRegistryController,
     AdminDashboardController,
     AdminGatewaysController,
     AdminToolsController,

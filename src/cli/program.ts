@@ -9,6 +9,7 @@ import { registerBackup } from './commands/backup.command';
 import { registerConfig } from './commands/config.command';
 import { registerHealth } from './commands/health.command';
 import { registerMigrate } from './commands/migrate.command';
+import { registerRegistry } from './commands/registry.command';
 import { registerRescan } from './commands/rescan.command';
 import { registerRestore } from './commands/restore.command';
 import { registerStart } from './commands/start.command';
@@ -40,6 +41,7 @@ export function buildProgram(): Command {
     registerConfig,
     registerRescan,
     registerUpstream,
+    registerRegistry,
   ])
     register(program);
   return program;

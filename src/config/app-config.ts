@@ -73,6 +73,23 @@ export interface EmbeddingsConfig {
   indexTimeoutMs: number;
 }
 
+/**
+ * The MCP Registries Portico browses and imports from (v0.1 read API), and how much one may cost:
+ * only these are ever fetched, whatever a caller asks.
+ */
+export interface McpRegistryConfig {
+  /** Registry base URLs (`<url>/v0.1/servers`), in the operator's order; empty: import is off. */
+  registries: readonly string[];
+  /** The most bytes of one registry answer. */
+  maxBytes: number;
+  /** Entries asked for per page. */
+  pageSize: number;
+  /** Pages followed in one search. */
+  maxPages: number;
+  /** For one registry request, from connecting to the last byte. */
+  timeoutMs: number;
+}
+
 /** How much of a call's arguments the audit trail keeps. */
 export type AuditArguments = 'none' | 'digest' | 'full';
 
@@ -239,6 +256,7 @@ export abstract class AppConfig {
   abstract readonly oidc: OidcConfig | null;
   abstract readonly clientMetadataDocuments: ClientMetadataDocumentsConfig;
   abstract readonly audit: AuditConfig;
+  abstract readonly mcpRegistry: McpRegistryConfig;
   /** JSON log lines (production) or readable ones (development). */
   abstract readonly logFormat: 'json' | 'pretty';
   /** A configuration document applied at start-up, once per change (a ConfigMap); null: none. */
@@ -434,6 +452,30 @@ function clientMetadataDocuments(env: Env, publicUrl: string): ClientMetadataDoc
   };
 }
 
+function mcpRegistry(env: Env): McpRegistryConfig {
+  const registries = (value(env, 'MCP_REGISTRIES') ?? '')
+    .split(',')
+    .map((url) => url.trim())
+    .filter((url) => url !== '')
+    .map((url) => {
+      const normal = httpUrl('MCP_REGISTRIES', url);
+      const parsed = new URL(url);
+      // Credentials would be shown wherever the registry is named; the registry API is public.
+      if (parsed.username !== '' || parsed.password !== '')
+        fail('MCP_REGISTRIES', 'must list URLs without credentials', url);
+      if (parsed.search !== '' || parsed.hash !== '')
+        fail('MCP_REGISTRIES', 'must list base URLs without query or fragment', url);
+      return normal;
+    });
+  return {
+    registries: [...new Set(registries)],
+    maxBytes: integer(env, 'MCP_REGISTRY_MAX_BYTES', 4 * 1024 * 1024, 1024, 256 * 1024 * 1024),
+    pageSize: integer(env, 'MCP_REGISTRY_PAGE_SIZE', 30, 1, 100),
+    maxPages: integer(env, 'MCP_REGISTRY_MAX_PAGES', 10, 1, 1000),
+    timeoutMs: integer(env, 'MCP_REGISTRY_TIMEOUT_MS', 10_000, 100, 300_000),
+  };
+}
+
 function embeddings(env: Env): EmbeddingsConfig | null {
   const raw = value(env, 'EMBEDDINGS_URL');
   const model = value(env, 'EMBEDDINGS_MODEL');
@@ -589,6 +631,7 @@ export function loadConfig(env: Env): AppConfig {
     oidc: oidc(env),
     clientMetadataDocuments: clientMetadataDocuments(env, publicUrl),
     audit: audit(env),
+    mcpRegistry: mcpRegistry(env),
     logFormat: logFormat(env),
     configFile:
       value(env, 'CONFIG_FILE') === undefined ? null : resolve(value(env, 'CONFIG_FILE')!),

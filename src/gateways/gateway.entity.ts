@@ -130,6 +130,23 @@ export class Gateway {
   @Column({ name: 'quarantine_on_finding', type: 'varchar', length: 8, nullable: true })
   quarantineOnFinding!: FindingSeverity | null;
 
+  /** An imported gateway's MCP Registry: the registry's URL; null for one registered by hand. */
+  @Index('gateway_registry_idx')
+  @Column({ name: 'registry_url', type: 'varchar', length: 2048, nullable: true })
+  registryUrl!: string | null;
+
+  /** The imported server's name in that registry (`namespace/name`). */
+  @Column({ name: 'registry_server_name', type: 'varchar', length: 200, nullable: true })
+  registryServerName!: string | null;
+
+  /** The version of the entry imported last. */
+  @Column({ name: 'registry_version', type: 'varchar', length: 255, nullable: true })
+  registryVersion!: string | null;
+
+  /** The entry (server.json) as imported last: what a re-import is compared with. */
+  @Column({ name: 'registry_entry', type: 'jsonb', nullable: true })
+  registryEntry!: Record<string, unknown> | null;
+
   /** The owning team; null: global, managed by admins only. */
   @Index('gateway_team_idx')
   @Column({ name: 'team_id', type: 'uuid', nullable: true })

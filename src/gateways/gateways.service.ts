@@ -330,6 +330,16 @@ export class GatewaysService {
       toolCount,
       pinning: gateway.pinning,
       quarantineOnFinding: gateway.quarantineOnFinding,
+      registry:
+        gateway.registryUrl !== null &&
+        gateway.registryServerName !== null &&
+        gateway.registryVersion !== null
+          ? {
+              url: gateway.registryUrl,
+              serverName: gateway.registryServerName,
+              version: gateway.registryVersion,
+            }
+          : null,
       createdAt: gateway.createdAt.toISOString(),
       updatedAt: gateway.updatedAt.toISOString(),
     };

@@ -12,7 +12,8 @@ import { serverToken } from '../support/tokens';
  * route cannot go unconsidered. `mcp-all` is /mcp (admins); `mcp-server` a server's endpoint
  * (anyone who may use that server); `metrics` is public to the guard and checks admin itself.
  */
-type Need = 'public' | 'member' | 'operator' | 'admin' | 'mcp-all' | 'mcp-server';
+/** `bearer`: any valid bearer token, MCP-only ones too (the sub-registry, which then filters). */
+type Need = 'public' | 'member' | 'operator' | 'admin' | 'mcp-all' | 'mcp-server' | 'bearer';
 
 const EXPECTED: Record<string, Need> = {
   'GET /healthz': 'public',
@@ -21,6 +22,16 @@ const EXPECTED: Record<string, Need> = {
   'POST /api/v1/auth/token': 'public',
   'GET /api/v1/auth/me': 'member',
   'GET /api/v1/gateways': 'operator',
+  'GET /api/v1/mcp-registry': 'operator',
+  'GET /api/v1/mcp-registry/servers': 'operator',
+  'GET /api/v1/mcp-registry/servers/:name/versions/:version': 'operator',
+  'POST /api/v1/mcp-registry/import': 'operator',
+  'GET /admin/mcp-registry': 'operator',
+  'GET /admin/mcp-registry/entry': 'operator',
+  'POST /admin/mcp-registry/import': 'operator',
+  'GET /registry/v0.1/servers': 'bearer',
+  'GET /registry/v0.1/servers/:name/versions': 'bearer',
+  'GET /registry/v0.1/servers/:name/versions/:version': 'bearer',
   'POST /api/v1/gateways': 'operator',
   'GET /api/v1/gateways/:id': 'operator',
   'GET /api/v1/gateways/:id/oauth/me': 'member',
@@ -247,6 +258,8 @@ function mayReach(need: Need, caller: Caller): boolean {
   if (caller.kind === 'none') return false;
   const mcpOnly = caller.kind === 'bearer' && caller.mcpOnly;
   switch (need) {
+    case 'bearer':
+      return caller.kind === 'bearer';
     case 'mcp-all':
       return caller.kind === 'bearer' && !mcpOnly && caller.role === 'admin';
     case 'mcp-server':

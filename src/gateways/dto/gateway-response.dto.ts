@@ -24,6 +24,24 @@ import {
   type ProtocolEra,
 } from '../../upstream/eras/protocol-era';
 
+/** Where an imported gateway came from in an MCP Registry. */
+export class GatewayRegistryOriginDto {
+  @ApiProperty({
+    description: 'The registry it was imported from.',
+    example: 'https://registry.modelcontextprotocol.io',
+  })
+  url!: string;
+
+  @ApiProperty({
+    description: "The server's name in the registry.",
+    example: 'io.github.user/weather',
+  })
+  serverName!: string;
+
+  @ApiProperty({ description: 'The version imported last.', example: '1.0.2' })
+  version!: string;
+}
+
 /** Which era of MCP the upstream speaks, as last probed. */
 export class GatewayProtocolDto {
   @ApiProperty({
@@ -291,6 +309,13 @@ export class GatewayResponseDto {
     nullable: true,
   })
   quarantineOnFinding!: FindingSeverity | null;
+
+  @ApiProperty({
+    type: GatewayRegistryOriginDto,
+    description: 'The MCP Registry entry it was imported from; null when registered by hand.',
+    nullable: true,
+  })
+  registry!: GatewayRegistryOriginDto | null;
 
   @ApiProperty({
     type: String,

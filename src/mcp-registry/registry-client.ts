@@ -1,0 +1,229 @@
+import { request } from 'undici';
+import { readChunks } from '../common/read-chunks';
+import { checkServerResponse, ServerJsonProblem, type ServerResponse } from './server-json';
+
+/** How much one registry may cost Portico: every answer and every walk is bounded. */
+export interface RegistryLimits {
+  /** The most bytes of one answer; a longer one is refused when its bytes pass the mark. */
+  maxBytes: number;
+  /** Entries asked for per page (the registry's `limit`), and the most accepted in one page. */
+  pageSize: number;
+  /** Pages followed in one walk (search across pages). */
+  maxPages: number;
+  /** For one request: connecting, the headers and the whole body. */
+  timeoutMs: number;
+}
+
+export interface ListQuery {
+  search?: string;
+  cursor?: string;
+  limit?: number;
+  updatedSince?: string;
+  version?: string;
+}
+
+export interface ServerPage {
+  servers: ServerResponse[];
+  nextCursor: string | null;
+}
+
+/** Why a registry could not be read, in words for the operator; never a crash. */
+export class RegistryFetchError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RegistryFetchError';
+  }
+}
+
+/**
+ * A client of the MCP Registry's v0.1 read API. Each request is one GET with no redirect
+ * followed, within `timeoutMs`, read as a stream and cut off past `maxBytes`, parsed as JSON and
+ * shape-checked before anything is built from it.
+ */
+export class McpRegistryClient {
+  constructor(
+    private readonly baseUrl: string,
+    private readonly limits: RegistryLimits,
+  ) {}
+
+  /** One page of `GET /v0.1/servers`. */
+  async list(query: ListQuery = {}): Promise<ServerPage> {
+    const url = this.url('v0.1/servers');
+    const limit = Math.min(query.limit ?? this.limits.pageSize, this.limits.pageSize);
+    url.searchParams.set('limit', String(limit));
+    if (query.search) url.searchParams.set('search', query.search);
+    if (query.cursor) url.searchParams.set('cursor', query.cursor);
+    if (query.updatedSince) url.searchParams.set('updated_since', query.updatedSince);
+    if (query.version) url.searchParams.set('version', query.version);
+    const body = await this.getJson(url);
+    if (typeof body !== 'object' || body === null || !Array.isArray((body as Json).servers))
+      throw this.problem(url, 'answered JSON without a servers array');
+    const servers = (body as Json).servers as unknown[];
+    if (servers.length > Math.max(limit, 1))
+      throw this.problem(url, `answered ${servers.length} entries for a page of ${limit}`);
+    const metadata = (body as Json).metadata;
+    const next =
+      typeof metadata === 'object' && metadata !== null ? (metadata as Json).nextCursor : undefined;
+    if (next !== undefined && next !== null && (typeof next !== 'string' || next.length > 1024))
+      throw this.problem(
+        url,
+        'answered a nextCursor that is not a string of at most 1024 characters',
+      );
+    return {
+      servers: servers.map((entry, index) => this.checked(url, entry, `servers[${index}]`)),
+      nextCursor: typeof next === 'string' && next !== '' ? next : null,
+    };
+  }
+
+  /**
+   * Pages of `GET /v0.1/servers` from the first, until `enough` entries or the last page, within
+   * `maxPages`; whole pages, so that the next cursor misses nothing. A cursor seen before (a loop, or a registry that repeats itself) stops the walk
+   * with an error rather than going round again.
+   */
+  async walk(query: Omit<ListQuery, 'cursor'>, enough: number): Promise<ServerPage> {
+    const seen = new Set<string>();
+    const servers: ServerResponse[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < this.limits.maxPages; page++) {
+      const answer = await this.list({ ...query, ...(cursor ? { cursor } : {}) });
+      servers.push(...answer.servers);
+      if (answer.nextCursor === null || servers.length >= enough)
+        return { servers, nextCursor: answer.nextCursor };
+      if (seen.has(answer.nextCursor))
+        throw new RegistryFetchError(
+          `The registry ${this.baseUrl} repeated the cursor '${answer.nextCursor.slice(0, 64)}': its pages loop, so the walk stopped.`,
+        );
+      seen.add(answer.nextCursor);
+      cursor = answer.nextCursor;
+    }
+    throw new RegistryFetchError(
+      `The registry ${this.baseUrl} has more than ${this.limits.maxPages} pages for this query; narrow it with search.`,
+    );
+  }
+
+  /** `GET /v0.1/servers/{name}/versions/{version|latest}`; null when the registry has none. */
+  async version(name: string, version = 'latest'): Promise<ServerResponse | null> {
+    const url = this.url(
+      `v0.1/servers/${encodeURIComponent(name)}/versions/${encodeURIComponent(version)}`,
+    );
+    const body = await this.getJson(url, true);
+    if (body === NOT_FOUND) return null;
+    const entry = this.checked(url, body, 'answer');
+    if (entry.server.name !== name)
+      throw this.problem(url, `answered the entry of '${entry.server.name}', not '${name}'`);
+    return entry;
+  }
+
+  /** Each version the registry has of a server (`GET /v0.1/servers/{name}/versions`). */
+  async versions(name: string): Promise<ServerResponse[] | null> {
+    const url = this.url(`v0.1/servers/${encodeURIComponent(name)}/versions`);
+    const body = await this.getJson(url, true);
+    if (body === NOT_FOUND) return null;
+    if (typeof body !== 'object' || body === null || !Array.isArray((body as Json).servers))
+      throw this.problem(url, 'answered JSON without a servers array');
+    const servers = (body as Json).servers as unknown[];
+    if (servers.length > this.limits.pageSize * this.limits.maxPages)
+      throw this.problem(url, `answered ${servers.length} versions, more than Portico reads`);
+    return servers.map((entry, index) => this.checked(url, entry, `servers[${index}]`));
+  }
+
+  private url(path: string): URL {
+    const base = this.baseUrl.endsWith('/') ? this.baseUrl : `${this.baseUrl}/`;
+    return new URL(path, base);
+  }
+
+  private checked(url: URL, entry: unknown, path: string): ServerResponse {
+    try {
+      return checkServerResponse(entry, path);
+    } catch (error) {
+      if (error instanceof ServerJsonProblem)
+        throw this.problem(
+          url,
+          `answered an entry that is not a valid server.json: ${error.message}`,
+        );
+      throw error;
+    }
+  }
+
+  private async getJson(url: URL, notFoundIsNull = false): Promise<unknown> {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), this.limits.timeoutMs);
+    try {
+      const response = await request(url, {
+        method: 'GET',
+        headers: { accept: 'application/json' },
+        signal: controller.signal,
+        headersTimeout: this.limits.timeoutMs,
+        bodyTimeout: this.limits.timeoutMs,
+      });
+      if (notFoundIsNull && response.statusCode === 404) {
+        await response.body.dump();
+        return NOT_FOUND;
+      }
+      if (response.statusCode !== 200) {
+        await response.body.dump();
+        const redirect = response.statusCode >= 300 && response.statusCode < 400;
+        throw this.problem(
+          url,
+          redirect
+            ? `answered ${response.statusCode}, a redirect, which Portico does not follow`
+            : `answered ${response.statusCode}, not 200`,
+        );
+      }
+      const declared = Number(response.headers['content-length']);
+      if (declared > this.limits.maxBytes) {
+        response.body.destroy();
+        throw this.tooLarge(url);
+      }
+      const chunks: Buffer[] = [];
+      let received = 0;
+      const cut = await readChunks(response.body, (chunk) => {
+        const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+        received += bytes.length;
+        if (received > this.limits.maxBytes) return true;
+        chunks.push(bytes);
+      });
+      if (cut) {
+        response.body.destroy();
+        throw this.tooLarge(url);
+      }
+      let text: string;
+      try {
+        text = new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
+      } catch {
+        throw this.problem(url, 'answered bytes that are not UTF-8 text');
+      }
+      try {
+        return JSON.parse(text) as unknown;
+      } catch (error) {
+        throw this.problem(
+          url,
+          `answered invalid JSON (${(error as Error).message.slice(0, 200)})`,
+        );
+      }
+    } catch (error) {
+      if (error instanceof RegistryFetchError) throw error;
+      if (controller.signal.aborted)
+        throw this.problem(url, `did not answer within ${this.limits.timeoutMs} ms`);
+      const code = (error as NodeJS.ErrnoException).code;
+      throw this.problem(url, `could not be reached (${code ?? (error as Error).message})`);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private tooLarge(url: URL): RegistryFetchError {
+    return this.problem(
+      url,
+      `answered more than ${this.limits.maxBytes} bytes, which Portico does not read`,
+    );
+  }
+
+  private problem(url: URL, message: string): RegistryFetchError {
+    return new RegistryFetchError(`The registry at ${url.origin}${url.pathname} ${message}.`);
+  }
+}
+
+type Json = Record<string, unknown>;
+
+const NOT_FOUND = Symbol('not found');
