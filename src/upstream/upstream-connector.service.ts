@@ -21,6 +21,8 @@ import { TransportChannel } from './transport/transport-channel';
 import { UpstreamFailure, UpstreamIncompatible } from './upstream-error';
 import { authorizationContext } from './affinity';
 import { type UpstreamTarget } from './upstream-target';
+import { openOpenApi } from './openapi/openapi-connection';
+import { OpenApiDocuments } from './openapi/openapi-documents';
 
 export interface OpenOptions {
   /** What Portico declares upstream (the downstream client's, narrowed); none by default. */
@@ -58,6 +60,9 @@ const STDIO_PROBE_TIMEOUT_MS = 10_000;
 /** Opens connections to upstreams over the wire each gateway's transport needs. */
 @Injectable()
 export class UpstreamConnector {
+  /** The descriptions of OpenAPI gateways, read as tools and cached per version. */
+  private readonly openApiDocuments = new OpenApiDocuments();
+
   constructor(
     private readonly config: AppConfig,
     private readonly pools: UpstreamPools,
@@ -103,6 +108,16 @@ export class UpstreamConnector {
         ? await this.oauth.bearer(target, credentials, options.actingFor, secrets)
         : undefined;
     const opening: Opening = { target, options, admission, secrets, bearer };
+    // An OpenAPI service: no MCP on the wire, its description read as tools.
+    if (target.endpoint.transport === 'openapi')
+      return openOpenApi(
+        target,
+        { admission, secrets, bearer, pools: this.pools },
+        {
+          documents: this.openApiDocuments,
+          config: this.config,
+        },
+      );
     const context = authorizationContext(target, options.actingFor);
     let verdict = this.eras.verdict(target);
     let probed: ModernConnection | null = null;
@@ -285,6 +300,8 @@ export class UpstreamConnector {
             },
           }),
         );
+      case 'openapi':
+        throw new UpstreamFailure('internal', 'an OpenAPI gateway has no MCP channel');
     }
   }
 }

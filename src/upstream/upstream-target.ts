@@ -7,6 +7,7 @@ import {
 } from '../gateways/gateway.entity';
 import { type EraVerdict } from './eras/protocol-era';
 import { type StdioLaunch } from './transport/stdio/stdio-process';
+import { type OpenApiSource } from './openapi/openapi-documents';
 
 /** Where and how an upstream is reached, credentials opened. */
 export interface UpstreamEndpoint {
@@ -16,6 +17,8 @@ export interface UpstreamEndpoint {
   credentials: GatewayCredentials;
   /** How a stdio upstream is launched, environment opened; null for HTTP. */
   stdio: StdioLaunch | null;
+  /** An `openapi` gateway's description and selection; null otherwise. */
+  openapi?: OpenApiSource | null;
 }
 
 /** An upstream as every part of Portico that talks to one knows it. */
@@ -42,7 +45,11 @@ const ENDPOINT_COLUMNS = [
   'stdioEnv',
 ] as const;
 
-type EndpointColumns = Pick<Gateway, (typeof ENDPOINT_COLUMNS)[number]>;
+/** An `openapi` gateway's: its description and which operations it serves. */
+const OPENAPI_COLUMNS = ['openapiUrl', 'openapiDocument', 'openapiSelection'] as const;
+
+type EndpointColumns = Pick<Gateway, (typeof ENDPOINT_COLUMNS)[number]> &
+  Partial<Pick<Gateway, (typeof OPENAPI_COLUMNS)[number]>>;
 
 /** What is needed of a gateway to reach its upstream: where, how, its sealed credentials. */
 export type UpstreamGateway = Pick<Gateway, 'id' | 'slug'> &
@@ -80,7 +87,11 @@ export function endpointHashOf(gateway: EndpointColumns): string {
 
 /** Identifies how the upstream is reached; when it changes, what was read before is stale. */
 export function upstreamFingerprint(gateway: EndpointColumns): string {
-  return JSON.stringify(ENDPOINT_COLUMNS.map((column) => gateway[column]));
+  const columns = ENDPOINT_COLUMNS.map((column): unknown => gateway[column]);
+  // Only an openapi gateway's: the fingerprints of the others stay as they were stored.
+  if (gateway.transport === 'openapi')
+    columns.push(...OPENAPI_COLUMNS.map((column) => gateway[column] ?? null));
+  return JSON.stringify(columns);
 }
 
 /** Whether a connection opened for `before` still serves `after` (null: no longer active). */

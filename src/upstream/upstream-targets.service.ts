@@ -1,7 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
-import { Gateway, openCredentials, stdioLaunchOf } from '../gateways/gateway.entity';
+import {
+  Gateway,
+  openApiSourceOf,
+  openCredentials,
+  stdioLaunchOf,
+} from '../gateways/gateway.entity';
 import { UpstreamFailure } from './upstream-error';
 import {
   endpointHashOf,
@@ -33,7 +38,13 @@ export class UpstreamTargets {
     return {
       gatewayId: gateway.id,
       slug: gateway.slug,
-      endpoint: { url: gateway.url, transport: gateway.transport, credentials, stdio },
+      endpoint: {
+        url: gateway.url,
+        transport: gateway.transport,
+        credentials,
+        stdio,
+        openapi: openApiSourceOf(gateway),
+      },
       storedEra: storedEraOf(gateway),
       endpointHash: endpointHashOf(gateway),
     };
