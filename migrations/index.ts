@@ -20,6 +20,7 @@ import { Policies1795700000000 } from './1795700000000-Policies';
 import { Approvals1795710000000 } from './1795710000000-Approvals';
 import { PinTombstones1795901945074 } from './1795901945074-PinTombstones';
 import { OnePromotionStore1795915000000 } from './1795915000000-OnePromotionStore';
+import { OpenApiGateways1795930000000 } from './1795930000000-OpenApiGateways';
 
 /** Every migration, oldest first; the app and the migration job both run this list. */
 export const MIGRATIONS = [
@@ -44,4 +45,5 @@ export const MIGRATIONS = [
   Approvals1795710000000,
   PinTombstones1795901945074,
   OnePromotionStore1795915000000,
+  OpenApiGateways1795930000000,
 ];
