@@ -67,7 +67,7 @@ export class OpenApiDocuments {
     const text = source.document ?? (await fetchDocument(source.documentUrl!, fetch));
     const key = sourceKey + createHash('sha256').update(text).digest('hex');
     if (cached?.key === key) return cached.model;
-    const model = await build(text, source.selection, maxDepth).catch((error: unknown) => {
+    const model = await buildModel(text, source.selection, maxDepth).catch((error: unknown) => {
       if (error instanceof OpenApiDocumentError)
         throw new UpstreamFailure('protocol', `the OpenAPI description: ${error.message}`);
       throw error;
@@ -81,7 +81,7 @@ export class OpenApiDocuments {
   }
 }
 
-async function build(
+export async function buildModel(
   text: string,
   selection: OpenApiSelection,
   maxDepth: number,
@@ -125,6 +125,8 @@ async function fetchDocument(documentUrl: string, fetch: DocumentFetch): Promise
         origin: url.origin,
         path: url.pathname + url.search,
         method: 'GET',
+        // Rare and large: its own connection, never one the server may be closing as idle.
+        reset: true,
         headers: {
           accept: 'application/json, application/yaml;q=0.9, */*;q=0.5',
           ...(url.origin === fetch.baseUrl.origin ? fetch.headers : {}),
