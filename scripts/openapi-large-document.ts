@@ -4,7 +4,7 @@ import { type AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { buildModel } from '../src/upstream/openapi/openapi-documents';
 import { refusalOf } from '../src/upstream/transport/message-bounds';
-import { HTTP_METHODS } from '../src/upstream/openapi/openapi-selection';
+import { HTTP_METHODS, type OpenApiSelection } from '../src/upstream/openapi/openapi-selection';
 import { startTestApp } from '../test/support/test-app';
 
 // `npm run openapi:large -- [description.json]`: what a large real description costs Portico.
@@ -17,10 +17,11 @@ const path = process.argv[2] ?? require.resolve('@octokit/openapi/generated/api.
 const mb = (bytes: number) => `${(bytes / 1e6).toFixed(0)} MB`;
 
 async function readAsTools(text: string): Promise<void> {
-  for (const [label, selection] of [
+  const selections: [string, OpenApiSelection][] = [
     ['GET and HEAD (the default)', {}],
     ['every method', { methods: [...HTTP_METHODS] }],
-  ] as const) {
+  ];
+  for (const [label, selection] of selections) {
     const started = performance.now();
     const model = await buildModel(text, selection, 64);
     const ms = performance.now() - started;
@@ -43,7 +44,7 @@ async function syncThroughPortico(text: string): Promise<void> {
   const t = await startTestApp();
   try {
     let started = performance.now();
-    const created = await t
+    const created: { body: { id: string } } = await t
       .api()
       .post('/api/v1/gateways')
       .send({ name: 'GitHub', transport: 'openapi', url: origin, openapiUrl: `${origin}/doc` })
@@ -51,7 +52,8 @@ async function syncThroughPortico(text: string): Promise<void> {
     let gateway: { toolCount: number; status: string; lastError: string | null };
     do {
       await new Promise((resolve) => setTimeout(resolve, 50));
-      gateway = (await t.api().get(`/api/v1/gateways/${created.body.id}`).expect(200)).body;
+      gateway = (await t.api().get(`/api/v1/gateways/${created.body.id}`).expect(200))
+        .body as typeof gateway;
     } while (gateway.toolCount === 0 && gateway.lastError === null);
     console.log(
       `Portico: register + first sync ${(performance.now() - started).toFixed(0)} ms, ` +
