@@ -8,6 +8,7 @@ import { petstoreDocument, type RestFixture, startPetstore } from '../fixtures/o
 import { connectClient } from '../support/mcp-client';
 import { MODERN } from '../support/modern-client';
 import { startTestApp, type TestApp } from '../support/test-app';
+import { waitFor } from '../support/wait-for';
 
 interface ToolJson {
   id: string;
@@ -220,5 +221,55 @@ describe('OpenAPI services as tools', () => {
       })
       .expect(422);
     expect(JSON.stringify(refused.body)).toContain('not OpenAPI 3.0 or 3.1');
+  });
+
+  it('is described by the configuration document, applied again as no change and exported', async () => {
+    // Another base URL than the gateways above: a gateway's URL is unique, whatever its transport.
+    const base = rest.origin.replace('127.0.0.1', 'localhost');
+    const document = {
+      apiVersion: 'portico/v1',
+      gateways: [
+        {
+          name: 'Pets Config',
+          transport: 'openapi',
+          url: `${base}/v2`,
+          openapi: {
+            url: `${rest.origin}/openapi.json`,
+            methods: ['GET'],
+            includePaths: ['/store/**'],
+          },
+        },
+      ],
+    };
+    const applied = await t.api().put('/api/v1/config').send(document).expect(200);
+    expect(JSON.stringify(applied.body.changes)).toContain('Pets Config');
+    await waitFor(async () => {
+      const { body } = await t.api().get('/api/v1/tools').query({ limit: 100 }).expect(200);
+      return (body as { items: ToolJson[] }).items.some((tool) =>
+        tool.name.startsWith('pets-config-'),
+      );
+    }, 'the configured gateway synced');
+    const { body } = await t.api().get('/api/v1/tools').query({ limit: 100 }).expect(200);
+    expect(
+      (body as { items: ToolJson[] }).items
+        .map((tool) => tool.name)
+        .filter((name) => name.startsWith('pets-config-'))
+        .sort(),
+    ).toEqual(['pets-config-getInventory', 'pets-config-getOrderById']);
+    expect((await t.api().put('/api/v1/config').send(document).expect(200)).body.changes).toEqual(
+      [],
+    );
+    const exported = await t.api().get('/api/v1/config').expect(200);
+    const gateways = exported.body.gateways as { name: string }[];
+    expect(gateways.find((gateway) => gateway.name === 'Pets Config')).toEqual({
+      name: 'Pets Config',
+      transport: 'openapi',
+      url: `${base}/v2`,
+      openapi: {
+        url: `${rest.origin}/openapi.json`,
+        methods: ['GET'],
+        includePaths: ['/store/**'],
+      },
+    });
   });
 });

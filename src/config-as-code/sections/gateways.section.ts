@@ -21,6 +21,12 @@ import { ConfigDocumentErrorCode, ConfigDocumentException } from '../config-docu
 import { resolveSecret, secretRefSchema } from '../secret-ref';
 import { type ApplyContext, defineSection, teamIdOf, teamNameOf } from './config-section';
 import { applyPins, exportedPins, gatewayPinsSchema } from './gateway-pins';
+import {
+  exportedOpenApi,
+  gatewayOpenApiSchema,
+  openApiColumnsOf,
+  openApiShown,
+} from './gateway-openapi';
 
 const gatewayAuth = z.discriminatedUnion('type', [
   z.object({ type: z.literal('none') }).strict(),
@@ -98,6 +104,7 @@ const gatewayItem = z
       .nullable()
       .default(null)
       .describe('The least severe scanner finding that holds a definition back; null: none.'),
+    openapi: gatewayOpenApiSchema.optional(),
     pins: gatewayPinsSchema.optional(),
   })
   .strict();
@@ -119,6 +126,7 @@ export const gatewaysSection = defineSection({
       ...(gateway.url === null ? {} : { url: gateway.url }),
       ...(gateway.transport === 'streamable-http' ? {} : { transport: gateway.transport }),
       ...stdioPlaceholder(gateway),
+      ...exportedOpenApi(gateway),
       ...(gateway.teamId === null ? {} : { team: teams.get(gateway.teamId) ?? null }),
       ...(gateway.enabled ? {} : { enabled: false }),
       ...authPlaceholder(gateway, encryptionKey),
@@ -140,6 +148,7 @@ export const gatewaysSection = defineSection({
       if (!slug) throw invalid(`${where} has no letters or digits to make a slug from`);
       const stdio = stdioOf(item, ctx, where);
       const url = stdio ? null : upstreamUrl(item.url, where);
+      const openapi = openApiColumnsOf(item, where);
       const teamId = teamIdOf(ctx, item.team, where);
       const credentials = resolveCredentials(item, ctx);
       const gateway = existing.get(item.name) ?? null;
@@ -154,6 +163,7 @@ export const gatewaysSection = defineSection({
           command: launch?.command ?? null,
           args: JSON.stringify(launch?.args ?? null),
           cwd: launch?.cwd ?? null,
+          openapi: openApiShown(gateway),
           pinning: gateway.pinning,
           quarantineOnFinding: gateway.quarantineOnFinding,
         },
@@ -165,6 +175,7 @@ export const gatewaysSection = defineSection({
           command: stdio?.command ?? null,
           args: JSON.stringify(stdio?.args ?? null),
           cwd: stdio?.cwd ?? null,
+          openapi: openApiShown(openapi),
           pinning: item.pinning,
           quarantineOnFinding: item.quarantineOnFinding,
         },
@@ -193,6 +204,7 @@ export const gatewaysSection = defineSection({
           stdioCommand: stdio?.command ?? null,
           stdioArgs: stdio ? stdio.args : null,
           stdioCwd: stdio?.cwd ?? null,
+          ...openapi,
           ...(envChanged || gateway === null
             ? stdio
               ? sealStdioEnv(ctx.encryptionKey, stdio.env)
