@@ -108,10 +108,10 @@ describe('OpenAPI services as tools', () => {
   });
 
   it('calls an operation as one HTTP request with the gateway’s credentials', async () => {
-    const result = (await modern.callTool({
+    const result = await modern.callTool({
       name: 'pets-getPetById',
       arguments: { petId: 1 },
-    })) as CallToolResult;
+    });
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toMatchObject({ id: 1, name: 'Rex' });
     const request = rest.seen.find((seen) => seen.url === '/v2/pet/1')!;
@@ -121,10 +121,10 @@ describe('OpenAPI services as tools', () => {
   });
 
   it('serialises an exploded query array and wraps a JSON array', async () => {
-    const result = (await modern.callTool({
+    const result = await modern.callTool({
       name: 'pets-findPetsByStatus',
       arguments: { status: ['available', 'sold'] },
-    })) as CallToolResult;
+    });
     expect(
       rest.seen.some((seen) => seen.url === '/v2/pet/findByStatus?status=available&status=sold'),
     ).toBe(true);
@@ -132,26 +132,26 @@ describe('OpenAPI services as tools', () => {
   });
 
   it('makes a 404 a tool error carrying the status and the body', async () => {
-    const result = (await modern.callTool({
+    const result = await modern.callTool({
       name: 'pets-getPetById',
       arguments: { petId: 404 },
-    })) as CallToolResult;
+    });
     expect(result.isError).toBe(true);
     expect(text(result)).toContain('HTTP 404');
     expect(text(result)).toContain('Pet 404 not found');
   });
 
   it('escapes path parameters: no traversal through ../', async () => {
-    const result = (await modern.callTool({
+    const result = await modern.callTool({
       name: 'pets-getUserByName',
       arguments: { username: '../store/inventory' },
-    })) as CallToolResult;
+    });
     expect(rest.seen.some((seen) => seen.url === '/v2/user/..%2Fstore%2Finventory')).toBe(true);
     expect(result.structuredContent).toMatchObject({ username: '../store/inventory' });
-    const dots = (await modern.callTool({
+    const dots = await modern.callTool({
       name: 'pets-getUserByName',
       arguments: { username: '..' },
-    })) as CallToolResult;
+    });
     expect(dots.isError).toBe(true);
     expect(text(dots)).toContain('may not be empty, "." or ".."');
   });
@@ -169,7 +169,7 @@ describe('OpenAPI services as tools', () => {
     const seenBefore = rest.seen.length;
     const denied = await modern
       .callTool({ name: 'pets-getUserByName', arguments: { username: 'x' } })
-      .then((result) => (result as CallToolResult).isError === true)
+      .then((result) => result.isError === true)
       .catch(() => true);
     expect(denied).toBe(true);
     expect(rest.seen.slice(seenBefore).some((seen) => seen.url.startsWith('/v2/user/'))).toBe(
