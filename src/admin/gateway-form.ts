@@ -7,12 +7,18 @@ import {
 } from '../gateways/gateway.entity';
 import { FINDING_SEVERITIES, PINNING_MODES } from '../pinning/state/definition-pin';
 import { type FormBody, formField, formLines } from './form-body';
+import {
+  openApiFormOf,
+  type OpenApiFormValues,
+  openApiFormValues,
+  openApiInput,
+} from './gateway-form-openapi';
 
 /** On the edit form, 'keep' leaves the stored credentials as they are. */
 export type GatewayAuthChoice = 'keep' | GatewayAuthType;
 
 /** What the gateway form shows back. Credentials are write-only and never among them. */
-export interface GatewayFormValues {
+export interface GatewayFormValues extends OpenApiFormValues {
   name: string;
   url: string;
   transport: string;
@@ -44,6 +50,11 @@ export const GATEWAY_FIELD_ALIASES: Record<string, string> = {
   'auth.clientSecret': 'oauthClientSecret',
   'auth.scope': 'oauthScope',
   env: 'env',
+  'openapiSelection.methods': 'openapiMethods',
+  'openapiSelection.includeTags': 'openapiIncludeTags',
+  'openapiSelection.excludeTags': 'openapiExcludeTags',
+  'openapiSelection.includePaths': 'openapiIncludePaths',
+  'openapiSelection.excludePaths': 'openapiExcludePaths',
 };
 
 const OAUTH_MODE_LABELS: Record<(typeof OAUTH_MODES)[number], string> = {
@@ -67,7 +78,9 @@ export const TRANSPORT_OPTIONS = GATEWAY_TRANSPORTS.map((value) => ({
       ? 'SSE (legacy)'
       : value === 'stdio'
         ? 'stdio (a command Portico runs)'
-        : 'Streamable HTTP',
+        : value === 'openapi'
+          ? 'OpenAPI (a REST service, its operations as tools)'
+          : 'Streamable HTTP',
 }));
 
 const AUTH_LABELS: Record<GatewayAuthChoice, string> = {
@@ -104,6 +117,7 @@ export function gatewayFormValues(body: FormBody): GatewayFormValues {
     cwd: formField(body, 'cwd'),
     pinning: formField(body, 'pinning') || 'off',
     quarantineOnFinding: formField(body, 'quarantineOnFinding'),
+    ...openApiFormValues(body),
   };
 }
 
@@ -121,6 +135,7 @@ export function gatewayFormOf(gateway: GatewayResponseDto): GatewayFormValues {
     cwd: gateway.cwd ?? '',
     pinning: gateway.pinning,
     quarantineOnFinding: gateway.quarantineOnFinding ?? '',
+    ...openApiFormOf(gateway),
   };
 }
 
@@ -256,5 +271,6 @@ export function gatewayInput(
       input.auth = { type: values.authType };
   }
   if (values.transport === 'stdio') stdioInput(body, editing, input, errors);
+  if (values.transport === 'openapi') openApiInput(body, input);
   return { input, errors };
 }
