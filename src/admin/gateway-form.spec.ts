@@ -30,7 +30,7 @@ describe('gateway form', () => {
       },
     });
     await expect(validateDto(GatewayCreateDto, input)).resolves.toBeInstanceOf(GatewayCreateDto);
-    const wrong = gatewayInput({ ...input, openapiMethods: 'FETCH' } as never, false).input;
+    const wrong = gatewayInput({ ...input, openapiMethods: 'FETCH' }, false).input;
     await expect(validateDto(GatewayCreateDto, wrong)).rejects.toBeDefined();
   });
 

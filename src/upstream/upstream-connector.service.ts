@@ -21,7 +21,7 @@ import { TransportChannel } from './transport/transport-channel';
 import { UpstreamFailure, UpstreamIncompatible } from './upstream-error';
 import { authorizationContext } from './affinity';
 import { type UpstreamTarget } from './upstream-target';
-import { openOpenApi } from './openapi/openapi-connection';
+import { type OpenApiHost, openOpenApi } from './openapi/openapi-connection';
 import { OpenApiDocuments } from './openapi/openapi-documents';
 
 export interface OpenOptions {
@@ -60,9 +60,8 @@ const STDIO_PROBE_TIMEOUT_MS = 10_000;
 /** Opens connections to upstreams over the wire each gateway's transport needs. */
 @Injectable()
 export class UpstreamConnector {
-  /** The descriptions of OpenAPI gateways, read as tools and cached per version. */
-  private readonly openApiDocuments = new OpenApiDocuments();
-
+  /** What OpenAPI gateways' connections (no MCP: a description read as tools) share. */
+  private readonly openApiHost: OpenApiHost;
   constructor(
     private readonly config: AppConfig,
     private readonly pools: UpstreamPools,
@@ -70,7 +69,9 @@ export class UpstreamConnector {
     private readonly stdio: StdioSupervisor,
     private readonly admissions: UpstreamAdmissions,
     private readonly eras: UpstreamEras,
-  ) {}
+  ) {
+    this.openApiHost = { documents: new OpenApiDocuments(), config, pools };
+  }
 
   get timeoutMs(): number {
     return this.config.upstreamTimeoutMs;
@@ -108,16 +109,8 @@ export class UpstreamConnector {
         ? await this.oauth.bearer(target, credentials, options.actingFor, secrets)
         : undefined;
     const opening: Opening = { target, options, admission, secrets, bearer };
-    // An OpenAPI service: no MCP on the wire, its description read as tools.
     if (target.endpoint.transport === 'openapi')
-      return openOpenApi(
-        target,
-        { admission, secrets, bearer, pools: this.pools },
-        {
-          documents: this.openApiDocuments,
-          config: this.config,
-        },
-      );
+      return openOpenApi(target, { admission, secrets, bearer }, this.openApiHost);
     const context = authorizationContext(target, options.actingFor);
     let verdict = this.eras.verdict(target);
     let probed: ModernConnection | null = null;

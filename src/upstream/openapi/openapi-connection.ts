@@ -175,6 +175,12 @@ export interface OpenApiOpening {
   admission: UpstreamAdmission;
   secrets: readonly string[];
   bearer: BearerSource | undefined;
+}
+
+/** What every OpenAPI connection of the connector shares. */
+export interface OpenApiHost {
+  documents: OpenApiDocuments;
+  config: AppConfig;
   pools: UpstreamPools;
 }
 
@@ -182,7 +188,7 @@ export interface OpenApiOpening {
 export function openOpenApi(
   target: UpstreamTarget,
   opening: OpenApiOpening,
-  { documents, config }: { documents: OpenApiDocuments; config: AppConfig },
+  { documents, config, pools }: OpenApiHost,
 ): Promise<OpenApiConnection> {
   const { gatewayId, endpoint } = target;
   if (endpoint.url === null || !endpoint.openapi)
@@ -190,7 +196,6 @@ export function openOpenApi(
   const baseUrl = new URL(endpoint.url);
   const headers = credentialHeaders(endpoint.credentials);
   const source = endpoint.openapi;
-  const { pools } = opening;
   const timeoutMs = config.upstreamTimeoutMs;
   const maxDepth = config.jsonMaxDepth;
   const fetch = {
