@@ -5,6 +5,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { type Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { petstoreDocument, type RestFixture, startPetstore } from '../fixtures/openapi-rest-server';
+import { echoTool, startUpstream } from '../fixtures/upstream-server';
 import { connectClient } from '../support/mcp-client';
 import { MODERN } from '../support/modern-client';
 import { startTestApp, type TestApp } from '../support/test-app';
@@ -271,5 +272,38 @@ describe('OpenAPI services as tools', () => {
         includePaths: ['/store/**'],
       },
     });
+  });
+
+  it('keeps an MCP tool whose virtual name an operation would take, and reports the operation', async () => {
+    const mcp = await startUpstream({ name: 'up', tools: [echoTool('a-b', 'up')] });
+    try {
+      await t.api().post('/api/v1/gateways').send({ name: 'Up', url: mcp.url }).expect(201);
+      const document = JSON.stringify({
+        openapi: '3.1.0',
+        info: { title: 'clash', version: '1' },
+        paths: { '/b': { get: { operationId: 'b', responses: { '200': { description: 'ok' } } } } },
+      });
+      const created = await t
+        .api()
+        .post('/api/v1/gateways')
+        .send({
+          name: 'Up A',
+          transport: 'openapi',
+          url: `${rest.origin}/clash`,
+          openapiDocument: document,
+        })
+        .expect(201);
+      const { body } = await t.api().get('/api/v1/tools').query({ q: 'up-a-b' }).expect(200);
+      const clashing = (body as { items: (ToolJson & { gatewayId?: string })[] }).items.filter(
+        (tool) => tool.name === 'up-a-b',
+      );
+      expect(clashing).toHaveLength(1);
+      expect(clashing[0]!.gatewayId).toEqual(expect.any(String));
+      expect(clashing[0]!.gatewayId).not.toBe(created.body.id);
+      const gateway = (await t.api().get(`/api/v1/gateways/${created.body.id}`).expect(200)).body;
+      expect(JSON.stringify(gateway.lastSyncReport)).toContain('up-a-b');
+    } finally {
+      await mcp.close();
+    }
   });
 });
