@@ -23,6 +23,7 @@ import { OnePromotionStore1795915000000 } from './1795915000000-OnePromotionStor
 import { McpRegistryOrigin1795925000000 } from './1795925000000-McpRegistryOrigin';
 import { AuditTask1795926500000 } from './1795926500000-AuditTask';
 import { Skills1795930000000 } from './1795930000000-Skills';
+import { OpenApiGateways1795931000000 } from './1795931000000-OpenApiGateways';
 import { EraNames1795950000000 } from './1795950000000-EraNames';
 import { EraPolicy1795960000000 } from './1795960000000-EraPolicy';
 
@@ -52,6 +53,7 @@ export const MIGRATIONS = [
   McpRegistryOrigin1795925000000,
   AuditTask1795926500000,
   Skills1795930000000,
+  OpenApiGateways1795931000000,
   EraNames1795950000000,
   EraPolicy1795960000000,
 ];

@@ -83,21 +83,8 @@ export class AdminGatewaysController {
 
   @Get('new')
   async newForm(@Req() request: Request, @Res() response: Response): Promise<void> {
-    await this.renderForm(request, response, null, {
-      name: '',
-      url: '',
-      transport: 'streamable-http',
-      authType: 'none',
-      oauthMode: 'shared',
-      oauthClientId: '',
-      oauthScope: '',
-      command: '',
-      args: '',
-      cwd: '',
-      pinning: 'off',
-      quarantineOnFinding: '',
-      eraPin: 'auto',
-    });
+    // An empty form: every field at its default.
+    await this.renderForm(request, response, null, gatewayFormValues({}));
   }
 
   @Post()

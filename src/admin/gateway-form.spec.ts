@@ -3,6 +3,37 @@ import { GatewayCreateDto } from '../gateways/dto/gateway-create.dto';
 import { gatewayInput, parseEnvLines, parseHeaderLines } from './gateway-form';
 
 describe('gateway form', () => {
+  it('turns the OpenAPI fields into the REST create body, the selection from its lines', async () => {
+    const { input, errors } = gatewayInput(
+      {
+        name: 'Pets',
+        url: 'http://127.0.0.1:8001/v2',
+        transport: 'openapi',
+        authType: 'none',
+        openapiUrl: ' http://127.0.0.1:8001/openapi.json ',
+        openapiMethods: 'get, head post',
+        openapiIncludePaths: '/pets/**\n\n/store/*',
+        openapiExcludeTags: 'admin',
+      },
+      false,
+    );
+    expect(errors).toEqual({});
+    expect(input).toMatchObject({
+      transport: 'openapi',
+      openapiUrl: 'http://127.0.0.1:8001/openapi.json',
+      openapiSelection: {
+        methods: ['GET', 'HEAD', 'POST'],
+        includeTags: [],
+        excludeTags: ['admin'],
+        includePaths: ['/pets/**', '/store/*'],
+        excludePaths: [],
+      },
+    });
+    await expect(validateDto(GatewayCreateDto, input)).resolves.toBeInstanceOf(GatewayCreateDto);
+    const wrong = gatewayInput({ ...input, openapiMethods: 'FETCH' }, false).input;
+    await expect(validateDto(GatewayCreateDto, wrong)).rejects.toBeDefined();
+  });
+
   it('turns the fields into the REST create body', async () => {
     const { input, errors } = gatewayInput(
       {

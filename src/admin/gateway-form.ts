@@ -8,12 +8,18 @@ import {
 import { FINDING_SEVERITIES, PINNING_MODES } from '../pinning/state/definition-pin';
 import { ERA_PINS, type EraPin } from '../upstream/eras/protocol-era';
 import { type FormBody, formField, formLines } from './form-body';
+import {
+  openApiFormOf,
+  type OpenApiFormValues,
+  openApiFormValues,
+  openApiInput,
+} from './gateway-form-openapi';
 
 /** On the edit form, 'keep' leaves the stored credentials as they are. */
 export type GatewayAuthChoice = 'keep' | GatewayAuthType;
 
 /** What the gateway form shows back. Credentials are write-only and never among them. */
-export interface GatewayFormValues {
+export interface GatewayFormValues extends OpenApiFormValues {
   name: string;
   url: string;
   transport: string;
@@ -47,6 +53,11 @@ export const GATEWAY_FIELD_ALIASES: Record<string, string> = {
   'auth.clientSecret': 'oauthClientSecret',
   'auth.scope': 'oauthScope',
   env: 'env',
+  'openapiSelection.methods': 'openapiMethods',
+  'openapiSelection.includeTags': 'openapiIncludeTags',
+  'openapiSelection.excludeTags': 'openapiExcludeTags',
+  'openapiSelection.includePaths': 'openapiIncludePaths',
+  'openapiSelection.excludePaths': 'openapiExcludePaths',
 };
 
 const OAUTH_MODE_LABELS: Record<(typeof OAUTH_MODES)[number], string> = {
@@ -70,7 +81,9 @@ export const TRANSPORT_OPTIONS = GATEWAY_TRANSPORTS.map((value) => ({
       ? 'SSE (legacy)'
       : value === 'stdio'
         ? 'stdio (a command Portico runs)'
-        : 'Streamable HTTP',
+        : value === 'openapi'
+          ? 'OpenAPI (a REST service, its operations as tools)'
+          : 'Streamable HTTP',
 }));
 
 const AUTH_LABELS: Record<GatewayAuthChoice, string> = {
@@ -108,6 +121,7 @@ export function gatewayFormValues(body: FormBody): GatewayFormValues {
     pinning: formField(body, 'pinning') || 'off',
     quarantineOnFinding: formField(body, 'quarantineOnFinding'),
     eraPin: formField(body, 'eraPin') || 'auto',
+    ...openApiFormValues(body),
   };
 }
 
@@ -126,6 +140,7 @@ export function gatewayFormOf(gateway: GatewayResponseDto): GatewayFormValues {
     pinning: gateway.pinning,
     quarantineOnFinding: gateway.quarantineOnFinding ?? '',
     eraPin: gateway.eraPin,
+    ...openApiFormOf(gateway),
   };
 }
 
@@ -276,5 +291,6 @@ export function gatewayInput(
       input.auth = { type: values.authType };
   }
   if (values.transport === 'stdio') stdioInput(body, editing, input, errors);
+  if (values.transport === 'openapi') openApiInput(body, input);
   return { input, errors };
 }

@@ -13,9 +13,12 @@ import { Team } from '../teams/team.entity';
 import type { SyncReport } from '../sync/report/sync-report';
 import type { EraPin, ProtocolEra } from '../upstream/eras/protocol-era';
 import { type StdioLaunch } from '../upstream/transport/stdio/stdio-process';
+import { type OpenApiSelection } from '../upstream/openapi/openapi-selection';
+import { type OpenApiSource } from '../upstream/openapi/openapi-documents';
 import { type FindingSeverity, type PinningMode } from '../pinning/state/definition-pin';
 
-export const GATEWAY_TRANSPORTS = ['streamable-http', 'sse', 'stdio'] as const;
+/** `openapi`: a REST service described by OpenAPI 3.0/3.1, its operations served as tools. */
+export const GATEWAY_TRANSPORTS = ['streamable-http', 'sse', 'stdio', 'openapi'] as const;
 export type GatewayTransport = (typeof GATEWAY_TRANSPORTS)[number];
 
 export const GATEWAY_AUTH_TYPES = ['none', 'bearer', 'headers', 'oauth'] as const;
@@ -81,6 +84,18 @@ export class Gateway {
   /** AES-256-GCM sealed JSON of the stdio environment; never leaves the service layer. */
   @Column({ name: 'stdio_env', type: 'text', nullable: true })
   stdioEnv!: string | null;
+
+  /** For `openapi`: where the description is fetched from at each sync; null when stored here. */
+  @Column({ name: 'openapi_url', type: 'varchar', length: 2048, nullable: true })
+  openapiUrl!: string | null;
+
+  /** For `openapi`: the description itself (JSON or YAML), when given rather than a URL. */
+  @Column({ name: 'openapi_document', type: 'text', nullable: true })
+  openapiDocument!: string | null;
+
+  /** For `openapi`: which operations become tools; null takes the defaults (GET and HEAD). */
+  @Column({ name: 'openapi_selection', type: 'jsonb', nullable: true })
+  openapiSelection!: OpenApiSelection | null;
 
   @Column({ type: 'boolean', default: true })
   enabled!: boolean;
@@ -262,5 +277,18 @@ export function stdioLaunchOf(
         ? {}
         : (JSON.parse(unseal(key, gateway.stdioEnv)) as Record<string, string>),
     cwd: gateway.stdioCwd,
+  };
+}
+
+/** Where an `openapi` gateway's description comes from; null for other transports. */
+export function openApiSourceOf(
+  gateway: Pick<Gateway, 'transport'> &
+    Partial<Pick<Gateway, 'openapiUrl' | 'openapiDocument' | 'openapiSelection'>>,
+): OpenApiSource | null {
+  if (gateway.transport !== 'openapi') return null;
+  return {
+    documentUrl: gateway.openapiUrl ?? null,
+    document: gateway.openapiDocument ?? null,
+    selection: gateway.openapiSelection ?? {},
   };
 }

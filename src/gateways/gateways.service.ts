@@ -29,6 +29,7 @@ import { type OAuthConnectionState, UpstreamOAuth } from '../upstream/oauth/upst
 import { SHARED_OWNER } from '../upstream/oauth/upstream-oauth-token.entity';
 import { type GatewayAuthDto } from './dto/gateway-auth.dto';
 import { type GatewayCreateDto, URL_MAX_LENGTH } from './dto/gateway-create.dto';
+import { OpenApiDocumentError, parseDocument } from '../upstream/openapi/openapi-document';
 import { type GatewayProcessesDto } from './dto/gateway-processes.dto';
 import { type GatewayResponseDto } from './dto/gateway-response.dto';
 import { type GatewayUpdateDto } from './dto/gateway-update.dto';
@@ -302,6 +303,9 @@ export class GatewaysService {
       args: gateway.stdioArgs,
       cwd: gateway.stdioCwd,
       envNames: gateway.stdioEnvNames,
+      openapiUrl: gateway.openapiUrl,
+      openapiDocumentStored: gateway.openapiDocument !== null,
+      openapiSelection: gateway.openapiSelection,
       teamId: gateway.teamId,
       authType: gateway.authType,
       oauth:
@@ -427,13 +431,18 @@ export class GatewaysService {
         AuthErrorCode.Forbidden,
         'Only admins may create or edit a stdio gateway: its command runs on the Portico host.',
       );
+    if (transport !== 'openapi')
+      for (const field of ['openapiUrl', 'openapiDocument', 'openapiSelection'] as const)
+        if (dto[field] !== undefined)
+          throw fieldProblem(field, `${field} applies only to the openapi transport`);
     if (transport !== 'stdio') {
       for (const field of ['command', 'args', 'env', 'cwd'] as const)
         if (dto[field] !== undefined)
           throw fieldProblem(field, `${field} applies only to the stdio transport`);
       const url = dto.url ?? existing?.url ?? null;
       if (url === null) throw fieldProblem('url', 'url is required unless transport is stdio');
-      return { transport, url: normaliseUrl(url), ...NO_STDIO };
+      const openapi = transport === 'openapi' ? openApiColumns(dto, existing) : NO_OPENAPI;
+      return { transport, url: normaliseUrl(url), ...NO_STDIO, ...openapi };
     }
     if (dto.url !== undefined) throw fieldProblem('url', 'url does not apply to stdio');
     if (dto.auth !== undefined && dto.auth.type !== 'none')
@@ -450,6 +459,7 @@ export class GatewaysService {
     return {
       transport,
       url: null,
+      ...NO_OPENAPI,
       stdioCommand: command,
       stdioArgs: dto.args ?? (wasStdio ? existing.stdioArgs : null) ?? [],
       stdioCwd: dto.cwd ?? (wasStdio ? existing.stdioCwd : null),
@@ -588,8 +598,53 @@ export class GatewaysService {
 
 type TransportColumns = Pick<
   Gateway,
-  'transport' | 'url' | 'stdioCommand' | 'stdioArgs' | 'stdioCwd' | 'stdioEnvNames' | 'stdioEnv'
+  | 'transport'
+  | 'url'
+  | 'stdioCommand'
+  | 'stdioArgs'
+  | 'stdioCwd'
+  | 'stdioEnvNames'
+  | 'stdioEnv'
+  | OpenApiColumn
 >;
+
+type OpenApiColumn = 'openapiUrl' | 'openapiDocument' | 'openapiSelection';
+
+const NO_OPENAPI = { openapiUrl: null, openapiDocument: null, openapiSelection: null } as const;
+
+/**
+ * An openapi gateway's description (a URL, or the text, one of them) and selection, as stored.
+ * A given text is parsed now, so that what is not OpenAPI 3.x is refused at once; it is validated
+ * in full, and its operations built, at the sync that follows.
+ */
+function openApiColumns(
+  dto: GatewayUpdateDto,
+  existing: Gateway | null,
+): Pick<Gateway, OpenApiColumn> {
+  const was = existing?.transport === 'openapi' ? existing : null;
+  if (dto.openapiUrl !== undefined && dto.openapiDocument !== undefined)
+    throw fieldProblem('openapiDocument', 'give openapiUrl or openapiDocument, not both');
+  const given = dto.openapiUrl !== undefined || dto.openapiDocument !== undefined;
+  const openapiUrl = given ? (dto.openapiUrl ?? null) : (was?.openapiUrl ?? null);
+  const openapiDocument = given ? (dto.openapiDocument ?? null) : (was?.openapiDocument ?? null);
+  if (openapiUrl === null && openapiDocument === null)
+    throw fieldProblem('openapiUrl', 'an openapi gateway needs openapiUrl or openapiDocument');
+  if (dto.openapiDocument !== undefined) {
+    try {
+      parseDocument(dto.openapiDocument);
+    } catch (error) {
+      if (error instanceof OpenApiDocumentError)
+        throw fieldProblem('openapiDocument', error.message);
+      throw error;
+    }
+  }
+  const selection = dto.openapiSelection ?? was?.openapiSelection ?? null;
+  return {
+    openapiUrl: openapiUrl === null ? null : normaliseUrl(openapiUrl),
+    openapiDocument,
+    openapiSelection: selection === null ? null : { ...selection },
+  };
+}
 
 const NO_STDIO = {
   stdioCommand: null,
@@ -641,13 +696,18 @@ function credentialsOf(auth: GatewayAuthDto | undefined): GatewayCredentials {
   }
 }
 
-/** The era pin a write leaves: HTTP+SSE is a 2025 transport, which no 2026-07-28 pin fits. */
+/**
+ * The era pin a write leaves: HTTP+SSE is a 2025 transport, which no 2026-07-28 pin fits, and an
+ * OpenAPI service speaks no MCP at all.
+ */
 function eraPinOf(dto: GatewayUpdateDto, transport: GatewayTransport, current: EraPin): EraPin {
-  const pin = dto.eraPin ?? current;
+  const pin = dto.eraPin ?? (transport === 'openapi' ? 'auto' : current);
   if (transport === 'sse' && pin === '2026-07-28')
     throw fieldProblem(
       'eraPin',
       "the sse transport is of the 2025 era: eraPin takes 'auto' or '2025'",
     );
+  if (transport === 'openapi' && pin !== 'auto')
+    throw fieldProblem('eraPin', "an openapi gateway speaks no MCP era: eraPin takes only 'auto'");
   return pin;
 }

@@ -26,6 +26,8 @@ import { TransportChannel } from './transport/transport-channel';
 import { UpstreamFailure, UpstreamIncompatible } from './upstream-error';
 import { authorizationContext } from './affinity';
 import { type UpstreamTarget } from './upstream-target';
+import { type OpenApiHost, openOpenApi } from './openapi/openapi-connection';
+import { OpenApiDocuments } from './openapi/openapi-documents';
 
 export interface OpenOptions {
   /** What Portico declares upstream (the downstream client's, narrowed); none by default. */
@@ -63,6 +65,8 @@ const STDIO_PROBE_TIMEOUT_MS = 10_000;
 /** Opens connections to upstreams over the wire each gateway's transport needs. */
 @Injectable()
 export class UpstreamConnector {
+  /** What OpenAPI gateways' connections (no MCP: a description read as tools) share. */
+  private readonly openApiHost: OpenApiHost;
   constructor(
     private readonly config: AppConfig,
     private readonly pools: UpstreamPools,
@@ -70,7 +74,9 @@ export class UpstreamConnector {
     private readonly stdio: StdioSupervisor,
     private readonly admissions: UpstreamAdmissions,
     private readonly eras: UpstreamEras,
-  ) {}
+  ) {
+    this.openApiHost = { documents: new OpenApiDocuments(), config, pools };
+  }
 
   get timeoutMs(): number {
     return this.config.upstreamTimeoutMs;
@@ -110,6 +116,8 @@ export class UpstreamConnector {
         ? await this.oauth.bearer(target, credentials, options.actingFor, secrets)
         : undefined;
     const opening: Opening = { target, options, admission, secrets, bearer };
+    if (target.endpoint.transport === 'openapi')
+      return openOpenApi(target, { admission, secrets, bearer }, this.openApiHost);
     const context = authorizationContext(target, options.actingFor);
     let verdict = this.eras.verdict(target);
     let probed: ModernConnection | null = null;
@@ -296,6 +304,8 @@ export class UpstreamConnector {
             },
           }),
         );
+      case 'openapi':
+        throw new UpstreamFailure('internal', 'an OpenAPI gateway has no MCP channel');
     }
   }
 }

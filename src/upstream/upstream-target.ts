@@ -7,6 +7,7 @@ import {
 } from '../gateways/gateway.entity';
 import { type EraPin, type EraVerdict } from './eras/protocol-era';
 import { type StdioLaunch } from './transport/stdio/stdio-process';
+import { type OpenApiSource } from './openapi/openapi-documents';
 
 /** Where and how an upstream is reached, credentials opened. */
 export interface UpstreamEndpoint {
@@ -18,6 +19,8 @@ export interface UpstreamEndpoint {
   stdio: StdioLaunch | null;
   /** The era an operator pinned; `auto`: probed. */
   eraPin: EraPin;
+  /** An `openapi` gateway's description and selection; null otherwise. */
+  openapi?: OpenApiSource | null;
 }
 
 /** An upstream as every part of Portico that talks to one knows it. */
@@ -44,7 +47,11 @@ const ENDPOINT_COLUMNS = [
   'stdioEnv',
 ] as const;
 
-type EndpointColumns = Pick<Gateway, (typeof ENDPOINT_COLUMNS)[number]>;
+/** An `openapi` gateway's: its description and which operations it serves. */
+const OPENAPI_COLUMNS = ['openapiUrl', 'openapiDocument', 'openapiSelection'] as const;
+
+type EndpointColumns = Pick<Gateway, (typeof ENDPOINT_COLUMNS)[number]> &
+  Partial<Pick<Gateway, (typeof OPENAPI_COLUMNS)[number]>>;
 
 /** With the endpoint, what decides how Portico talks to it: the era an operator pinned. */
 type ConnectionColumns = EndpointColumns & Pick<Gateway, 'eraPin'>;
@@ -93,7 +100,10 @@ export function endpointHashOf(gateway: EndpointColumns): string {
  * stale (a sync's or a watch's late failure included).
  */
 export function upstreamFingerprint(gateway: ConnectionColumns): string {
-  return JSON.stringify([...ENDPOINT_COLUMNS.map((column) => gateway[column]), gateway.eraPin]);
+  const columns = ENDPOINT_COLUMNS.map((column): unknown => gateway[column]);
+  if (gateway.transport === 'openapi')
+    columns.push(...OPENAPI_COLUMNS.map((column) => gateway[column] ?? null));
+  return JSON.stringify([...columns, gateway.eraPin]);
 }
 
 /** Whether a connection opened for `before` still serves `after` (null: no longer active). */

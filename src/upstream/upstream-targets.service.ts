@@ -1,7 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
-import { Gateway, openCredentials, stdioLaunchOf } from '../gateways/gateway.entity';
+import {
+  Gateway,
+  openApiSourceOf,
+  openCredentials,
+  stdioLaunchOf,
+} from '../gateways/gateway.entity';
 import { UpstreamFailure } from './upstream-error';
 import {
   endpointHashOf,
@@ -39,6 +44,7 @@ export class UpstreamTargets {
         credentials,
         stdio,
         eraPin: gateway.eraPin,
+        openapi: openApiSourceOf(gateway),
       },
       storedEra: storedEraOf(gateway),
       endpointHash: endpointHashOf(gateway),

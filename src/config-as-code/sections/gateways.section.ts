@@ -22,6 +22,12 @@ import { ConfigDocumentErrorCode, ConfigDocumentException } from '../config-docu
 import { resolveSecret, secretRefSchema } from '../secret-ref';
 import { type ApplyContext, defineSection, teamIdOf, teamNameOf } from './config-section';
 import { applyPins, exportedPins, gatewayPinsSchema } from './gateway-pins';
+import {
+  exportedOpenApi,
+  gatewayOpenApiSchema,
+  openApiColumnsOf,
+  openApiShown,
+} from './gateway-openapi';
 
 const gatewayAuth = z.discriminatedUnion('type', [
   z.object({ type: z.literal('none') }).strict(),
@@ -105,6 +111,7 @@ const gatewayItem = z
       .describe(
         "The era of MCP spoken with the upstream: auto probes it; '2025' or '2026-07-28' skips the probe.",
       ),
+    openapi: gatewayOpenApiSchema.optional(),
     pins: gatewayPinsSchema.optional(),
   })
   .strict();
@@ -126,6 +133,7 @@ export const gatewaysSection = defineSection({
       ...(gateway.url === null ? {} : { url: gateway.url }),
       ...(gateway.transport === 'streamable-http' ? {} : { transport: gateway.transport }),
       ...stdioPlaceholder(gateway),
+      ...exportedOpenApi(gateway),
       ...(gateway.teamId === null ? {} : { team: teams.get(gateway.teamId) ?? null }),
       ...(gateway.enabled ? {} : { enabled: false }),
       ...authPlaceholder(gateway, encryptionKey),
@@ -148,8 +156,11 @@ export const gatewaysSection = defineSection({
       if (!slug) throw invalid(`${where} has no letters or digits to make a slug from`);
       if (item.transport === 'sse' && item.eraPin === '2026-07-28')
         throw invalid(`${where}: the sse transport is of the 2025 era, eraPin takes auto or 2025`);
+      if (item.transport === 'openapi' && item.eraPin !== 'auto')
+        throw invalid(`${where}: an openapi gateway speaks no MCP era, eraPin takes only auto`);
       const stdio = stdioOf(item, ctx, where);
       const url = stdio ? null : upstreamUrl(item.url, where);
+      const openapi = openApiColumnsOf(item, where);
       const teamId = teamIdOf(ctx, item.team, where);
       const credentials = resolveCredentials(item, ctx);
       const gateway = existing.get(item.name) ?? null;
@@ -164,6 +175,7 @@ export const gatewaysSection = defineSection({
           command: launch?.command ?? null,
           args: JSON.stringify(launch?.args ?? null),
           cwd: launch?.cwd ?? null,
+          openapi: openApiShown(gateway),
           pinning: gateway.pinning,
           quarantineOnFinding: gateway.quarantineOnFinding,
           eraPin: gateway.eraPin,
@@ -176,6 +188,7 @@ export const gatewaysSection = defineSection({
           command: stdio?.command ?? null,
           args: JSON.stringify(stdio?.args ?? null),
           cwd: stdio?.cwd ?? null,
+          openapi: openApiShown(openapi),
           pinning: item.pinning,
           quarantineOnFinding: item.quarantineOnFinding,
           eraPin: item.eraPin,
@@ -205,6 +218,7 @@ export const gatewaysSection = defineSection({
           stdioCommand: stdio?.command ?? null,
           stdioArgs: stdio ? stdio.args : null,
           stdioCwd: stdio?.cwd ?? null,
+          ...openapi,
           ...(envChanged || gateway === null
             ? stdio
               ? sealStdioEnv(ctx.encryptionKey, stdio.env)

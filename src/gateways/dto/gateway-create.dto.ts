@@ -23,6 +23,8 @@ import { ERA_PINS, type EraPin } from '../../upstream/eras/protocol-era';
 import { NestedObject, Optional } from '../../common/validation';
 import { GatewayAuthDto } from './gateway-auth.dto';
 import { IsEnvMap } from './stdio-env';
+import { OpenApiSelectionDto } from './openapi-selection.dto';
+import { DOCUMENT_MAX_BYTES } from '../../upstream/openapi/openapi-document';
 
 export const UPSTREAM_URL_OPTIONS = {
   protocols: ['http', 'https'],
@@ -47,7 +49,8 @@ export class GatewayCreateDto {
   name!: string;
 
   @ApiPropertyOptional({
-    description: "The upstream MCP endpoint; required unless transport is 'stdio', refused then.",
+    description:
+      "The upstream MCP endpoint; for 'openapi' the base URL the operations' paths are appended to. Required unless transport is 'stdio', refused then.",
     example: 'http://127.0.0.1:8080/mcp',
     maxLength: URL_MAX_LENGTH,
   })
@@ -156,6 +159,37 @@ export class GatewayCreateDto {
   @Optional()
   @IsIn(ERA_PINS)
   eraPin?: EraPin;
+
+  @ApiPropertyOptional({
+    description:
+      "For 'openapi': where Portico fetches the OpenAPI 3.0/3.1 description (JSON or YAML) at each sync. Same rules as url (http(s), no credentials in it); redirects are followed only within its origin, and the gateway's credentials are sent only when it shares the base URL's origin. Give this or openapiDocument.",
+    example: 'https://petstore3.swagger.io/api/v3/openapi.json',
+    maxLength: URL_MAX_LENGTH,
+  })
+  @Optional()
+  @IsString()
+  @MaxLength(URL_MAX_LENGTH)
+  @IsUrl(UPSTREAM_URL_OPTIONS, { message: 'openapiUrl must be an absolute http(s) URL' })
+  openapiUrl?: string;
+
+  @ApiPropertyOptional({
+    description:
+      "For 'openapi': the OpenAPI 3.0/3.1 description itself (JSON or YAML text), stored on the gateway, instead of openapiUrl.",
+    maxLength: DOCUMENT_MAX_BYTES,
+  })
+  @Optional()
+  @IsString()
+  @MaxLength(DOCUMENT_MAX_BYTES)
+  openapiDocument?: string;
+
+  @ApiPropertyOptional({
+    description:
+      "For 'openapi': which operations become tools. By default only GET and HEAD operations (read-only).",
+    type: OpenApiSelectionDto,
+  })
+  @Optional()
+  @NestedObject(() => OpenApiSelectionDto)
+  openapiSelection?: OpenApiSelectionDto;
 
   @ApiPropertyOptional({ description: 'Upstream credentials (write-only).', type: GatewayAuthDto })
   @Optional()

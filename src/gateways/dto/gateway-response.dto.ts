@@ -1,3 +1,5 @@
+import { OpenApiSelectionDto } from './openapi-selection.dto';
+import { type OpenApiSelection } from '../../upstream/openapi/openapi-selection';
 import { ApiProperty } from '@nestjs/swagger';
 import {
   GATEWAY_AUTH_TYPES,
@@ -215,6 +217,25 @@ export class GatewayResponseDto {
     type: [String],
   })
   envNames!: string[] | null;
+
+  @ApiProperty({
+    description: 'For openapi: where the description is fetched from at each sync.',
+    nullable: true,
+    type: String,
+  })
+  openapiUrl!: string | null;
+
+  @ApiProperty({
+    description: 'For openapi: whether the description itself is stored on the gateway.',
+  })
+  openapiDocumentStored!: boolean;
+
+  @ApiProperty({
+    description: 'For openapi: which operations become tools; null takes GET and HEAD only.',
+    nullable: true,
+    type: OpenApiSelectionDto,
+  })
+  openapiSelection!: OpenApiSelection | null;
 
   @ApiProperty({
     description:

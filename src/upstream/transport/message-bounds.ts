@@ -34,6 +34,11 @@ export function refusalOf(entry: unknown): string | null {
     : null;
 }
 
+/** A list entry refused before it was listed (an adapter's own bound): its name and the reason. */
+export function refusedDefinition(name: string, reason: string): object {
+  return { name, [REFUSED]: reason };
+}
+
 /**
  * An upstream's message checked against JSON_MAX_DEPTH before anything walks it. A list result
  * whose entries alone are too deep keeps the rest: each such entry is cut to its name and the
