@@ -24,14 +24,8 @@ import { NulCharacterPipe } from './common/nul-character.pipe';
 import { ProblemFilter, toProblem } from './common/problem.filter';
 import { RequestValidationException } from './common/request-validation.exception';
 import { VALIDATION_OPTIONS } from './common/validation';
-import {
-  CORS_ALLOWED_HEADERS,
-  McpHttpHandler,
-  CORS_EXPOSED_HEADERS,
-  isMcpPath,
-  originAllowed,
-  originCheck,
-} from './mcp/http/mcp-http.handler';
+import { CORS_EXPOSED_HEADERS, McpHttpHandler, originAllowed } from './mcp/http/mcp-http.handler';
+import { CORS_ALLOWED_HEADERS, isMcpPath, originCheck } from './mcp/http/mcp-paths';
 import { requestLogging } from './observability/logging';
 import { requestContext } from './observability/request-context';
 import { httpMetrics } from './health/http-metrics.middleware';

@@ -103,3 +103,24 @@ export interface UpstreamConnection {
   /** Ends the connection once the requests in flight have finished. */
   close(): Promise<void>;
 }
+
+/** How a connection is opened for its caller (UpstreamConnector.open). */
+export interface OpenOptions {
+  /** What Portico declares upstream (the downstream client's, narrowed); none by default. */
+  capabilities?: ClientCapabilities;
+  listener?: UpstreamListener;
+  /** Whether to hear the upstream outside requests; one-off exchanges need not (default true). */
+  listen?: boolean;
+  /**
+   * The person the connection acts for (the MCP caller, or who invokes a tool), whose own token
+   * a per-user OAuth upstream gets; absent for Portico's own work (sync, health), which uses the
+   * gateway's connected account.
+   */
+  actingFor?: { userId: string | null };
+  /**
+   * The era the caller speaks, when it has one: a 2025 session is served by a 2025 upstream
+   * session wherever the upstream also opens one (a dual-era server), so that what only that era
+   * carries (server-to-client requests, resource subscriptions) passes through unchanged.
+   */
+  callerEra?: '2025';
+}

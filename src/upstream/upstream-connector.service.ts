@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type ClientCapabilities, SSEClientTransport } from '@modelcontextprotocol/client';
+import { SSEClientTransport } from '@modelcontextprotocol/client';
 import { AppConfig } from '../config/app-config';
 import { credentialHeaders, credentialSecrets } from '../gateways/gateway.entity';
 import { type Channel } from './transport/channel';
@@ -14,7 +14,7 @@ import {
   speaksOnly,
 } from './eras/protocol-era';
 import { UpstreamOAuth } from './oauth/upstream-oauth.service';
-import { type UpstreamConnection, type UpstreamListener } from './upstream-connection';
+import { type OpenOptions, type UpstreamConnection } from './upstream-connection';
 import { probeEra, suggestsModern } from './eras/era-probe';
 import { UpstreamEras } from './eras/upstream-eras.service';
 import { type UpstreamAdmission } from './resilience/upstream-admission';
@@ -28,26 +28,6 @@ import { authorizationContext } from './affinity';
 import { type UpstreamTarget } from './upstream-target';
 import { type OpenApiHost, openOpenApi } from './openapi/openapi-connection';
 import { OpenApiDocuments } from './openapi/openapi-documents';
-
-export interface OpenOptions {
-  /** What Portico declares upstream (the downstream client's, narrowed); none by default. */
-  capabilities?: ClientCapabilities;
-  listener?: UpstreamListener;
-  /** Whether to hear the upstream outside requests; one-off exchanges need not (default true). */
-  listen?: boolean;
-  /**
-   * The person the connection acts for (the MCP caller, or who invokes a tool), whose own token
-   * a per-user OAuth upstream gets; absent for Portico's own work (sync, health), which uses the
-   * gateway's connected account.
-   */
-  actingFor?: { userId: string | null };
-  /**
-   * The era the caller speaks, when it has one: a 2025 session is served by a 2025 upstream
-   * session wherever the upstream also opens one (a dual-era server), so that what only that era
-   * carries (server-to-client requests, resource subscriptions) passes through unchanged.
-   */
-  callerEra?: '2025';
-}
 
 /** One open under way: what each connection it tries is opened with. */
 interface Opening {

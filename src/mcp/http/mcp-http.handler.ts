@@ -1,5 +1,4 @@
 import { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { Injectable, Logger } from '@nestjs/common';
 import {
   classifyInboundRequest,
@@ -19,7 +18,7 @@ import { timeRequest } from '../../health/http-metrics.middleware';
 import { Metrics } from '../../observability/metrics';
 import { requestLogging } from '../../observability/logging';
 import { requestContext } from '../../observability/request-context';
-import { jsonRpcError, McpRefusal } from '../protocol/mcp-errors';
+import { McpRefusal } from '../protocol/mcp-errors';
 import { type McpScope } from '../protocol/mcp-scope';
 import { sendMcpError } from './mcp-exception.filter';
 import { StreamableHttpEndpoint } from '../sessions/session.endpoint';
@@ -250,14 +249,6 @@ export class McpHttpHandler {
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
-/** What a browser page may send to and read from Portico's endpoints (CORS). */
-export const CORS_ALLOWED_HEADERS = [
-  'Authorization',
-  'Content-Type',
-  'Mcp-Session-Id',
-  'Mcp-Protocol-Version',
-  'Last-Event-ID',
-];
 export const CORS_EXPOSED_HEADERS = ['Mcp-Session-Id', 'WWW-Authenticate'];
 
 export interface OriginPolicy {
@@ -293,36 +284,6 @@ export function hostAllowed(host: string | undefined, policy: OriginPolicy): boo
     policy.allowedHosts.includes(name) ||
     policy.allowedHosts.includes(hostname)
   );
-}
-
-/**
- * The MCP endpoints: Streamable HTTP, and the older transport's stream and message URLs; as Express
- * routes them, in any case and with a trailing slash.
- */
-const MCP_PATH = /^\/(servers\/[^/]+\/)?(mcp|sse|messages)\/?$/i;
-
-export function isMcpPath(path: string): boolean {
-  return MCP_PATH.test(path);
-}
-
-/**
- * Express middleware that refuses, on the MCP paths, a foreign Origin or Host with 403 before
- * anything else looks at the request: a request from a rebinding page must not learn from a 401,
- * 400 or 413 that it reached Portico, and the spec names 403 for it.
- */
-export function originCheck(policy: OriginPolicy): RequestHandler {
-  return (request: Request, response: Response, next: NextFunction) => {
-    if (!isMcpPath(request.path)) {
-      next();
-      return;
-    }
-    const refusal = originRefusal(request.headers, policy);
-    if (refusal === null) {
-      next();
-      return;
-    }
-    response.status(403).json(jsonRpcError(null, ProtocolErrorCode.InvalidRequest, refusal));
-  };
 }
 
 /** Why a request to an MCP endpoint is refused for its Origin or Host (403), or null. */
