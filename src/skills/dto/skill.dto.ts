@@ -15,7 +15,7 @@ export class SkillFileDto {
 }
 
 export class SkillResponseDto {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ description: 'The skill’s id in Portico.', format: 'uuid' })
   id!: string;
 
   @ApiProperty({
@@ -74,21 +74,21 @@ export class SkillResponseDto {
   })
   pinnedResources!: SkillFileDto[] | 'dynamic' | null;
 
-  @ApiProperty()
+  @ApiProperty({ description: 'Whether clients may see it.' })
   enabled!: boolean;
 
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ description: 'The gateway whose upstream serves it.', format: 'uuid' })
   gatewayId!: string;
 
-  @ApiProperty()
+  @ApiProperty({ description: 'That gateway’s slug, which starts the skill’s name.' })
   gatewaySlug!: string;
 }
 
 export class SkillPageDto {
-  @ApiProperty({ type: [SkillResponseDto] })
+  @ApiProperty({ description: 'This page of skills.', type: [SkillResponseDto] })
   items!: SkillResponseDto[];
 
-  @ApiProperty()
+  @ApiProperty({ description: 'How many skills match, on every page.' })
   total!: number;
 }
 
@@ -120,6 +120,6 @@ export class ServerSkillsDto {
 }
 
 export class ServerSkillsResponseDto {
-  @ApiProperty({ type: [SkillResponseDto] })
+  @ApiProperty({ description: 'The skills the server serves.', type: [SkillResponseDto] })
   skills!: SkillResponseDto[];
 }
