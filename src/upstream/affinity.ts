@@ -26,21 +26,32 @@ export interface Affinity {
 
 /** The extensions whose traffic Portico relays (MCP Apps); others stay downstream. */
 const RELAYED_EXTENSIONS = ['io.modelcontextprotocol/ui'];
+/**
+ * The Tasks extension (SEP-2663), of the stateless revision only: relayed for requests without a
+ * session, whose upstream may then answer a task; never for a 2025 session.
+ */
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+const STATELESS_EXTENSIONS = [...RELAYED_EXTENSIONS, TASKS_EXTENSION];
 
 /**
  * What Portico declares upstream for a client: what an upstream may act on of the client's
  * capabilities (sampling, elicitation, roots, experimental, and the extensions Portico relays);
  * anything else stays downstream, so that no upstream answers in a form Portico cannot pass on.
  */
-export function relayedCapabilities({
-  sampling,
-  elicitation,
-  roots,
-  experimental,
-  extensions,
-}: ClientCapabilities & { extensions?: unknown }): ClientCapabilities {
+export function relayedCapabilities(
+  {
+    sampling,
+    elicitation,
+    roots,
+    experimental,
+    extensions,
+  }: ClientCapabilities & { extensions?: unknown },
+  relaying: readonly string[] = RELAYED_EXTENSIONS,
+): ClientCapabilities {
   const declared = (extensions ?? {}) as Record<string, unknown>;
-  const relayed = RELAYED_EXTENSIONS.filter((name) => declared[name] !== undefined);
+  const relayed = relaying.filter(
+    (name) => declared[name] !== undefined && declared[name] !== null,
+  );
   return {
     ...(sampling ? { sampling } : {}),
     ...(elicitation ? { elicitation } : {}),
@@ -73,7 +84,7 @@ function declarationOf(capabilities: ClientCapabilities): Declaration {
   const sent = JSON.stringify(capabilities);
   let declaration = declarations.get(sent);
   if (declaration === undefined) {
-    const relayed = relayedCapabilities(capabilities);
+    const relayed = relayedCapabilities(capabilities, STATELESS_EXTENSIONS);
     declaration = {
       fingerprint: createHash('sha256').update(canonicalJson(relayed)).digest('hex').slice(0, 16),
       relayed,

@@ -109,8 +109,7 @@ export class ToolCalls {
           continued.answer(
             await this.client.request(
               tool.gatewayId,
-              // Stating the Tasks extension when the request does: the upstream may answer a task.
-              this.tasks.affinity(request),
+              request.affinity,
               'tools/call',
               {
                 ...continued.params,

@@ -13,7 +13,7 @@ import { endAtExpiry } from '../streams/stream-expiry';
 import { StreamQuota } from '../streams/stream-quota';
 import { honouredFilter } from './listen-filter';
 import { MISSING_CLIENT_CAPABILITY } from '../protocol/mcp-errors';
-import { TASKS_EXTENSION } from '../tasks/task-id-seal';
+import { TASKS_EXTENSION } from '../../upstream/affinity';
 import { ListenHub, type OpenListen, SUBSCRIPTION_ID } from './listen-hub';
 import { ResourceWatch } from './resource-watch';
 

@@ -4,7 +4,8 @@ import { type ScopeDirectory } from '../directory/scope-directory';
 import { RpcError } from '../protocol/mcp-errors';
 import { type McpRequest } from '../protocol/mcp-request';
 import { TaskCalls, type TaskServed } from './task-calls';
-import { TaskIdSealer, TASKS_EXTENSION } from './task-id-seal';
+import { relayedCapabilities, sharedAffinity, TASKS_EXTENSION } from '../../upstream/affinity';
+import { TaskIdSealer } from './task-id-seal';
 
 const DECLARING = { extensions: { [TASKS_EXTENSION]: {} } };
 const sealer = new TaskIdSealer('t'.repeat(40));
@@ -39,24 +40,19 @@ function setUp(gatewayIds = ['gw-1']) {
     method: string,
     params: Record<string, unknown>,
     options: { subject?: string; capabilities?: unknown; version?: string } = {},
-  ) =>
-    ({
+  ) => {
+    const declared = (options.capabilities ?? DECLARING) as Record<string, unknown>;
+    return {
       method,
       params,
       principal: { subject: options.subject ?? 'user:alice', name: 'alice' },
       scope: { kind: 'server', serverId: 's1' },
-      meta: {
-        protocolVersion: options.version ?? '2026-07-28',
-        clientCapabilities: options.capabilities ?? DECLARING,
-      },
-      affinity: {
-        key: 'k',
-        shared: true,
-        capabilities: { elicitation: {} },
-        actingFor: { userId: null },
-      },
+      meta: { protocolVersion: options.version ?? '2026-07-28', clientCapabilities: declared },
+      // As the stateless wire makes it from what the request declared.
+      affinity: sharedAffinity({ elicitation: {}, ...declared }, { userId: null }),
       signal: new AbortController().signal,
-    }) as unknown as McpRequest;
+    } as unknown as McpRequest;
+  };
   return { tasks, directory, request, sent };
 }
 
@@ -194,16 +190,14 @@ describe('TaskCalls', () => {
       });
   });
 
-  it('states the extension upstream only for a modern request that declared it', () => {
-    const setup = setUp();
-    expect(setup.tasks.affinity(setup.request('tools/call', {})).capabilities).toEqual({
-      elicitation: {},
-      ...DECLARING,
-    });
-    const undeclared = setup.request('tools/call', {}, { capabilities: {} });
-    expect(setup.tasks.affinity(undeclared)).toBe(undeclared.affinity);
-    const legacy = setup.request('tools/call', {}, { version: '2025-11-25' });
-    expect(setup.tasks.affinity(legacy)).toBe(legacy.affinity);
+  it('states the extension upstream only for a request without a session that declared it', () => {
+    const declaring = { elicitation: {}, ...DECLARING };
+    const stateless = sharedAffinity(declaring, { userId: null });
+    expect(stateless.capabilities).toEqual(declaring);
+    // Declarations that differ in the extension do not share connections.
+    expect(sharedAffinity({ elicitation: {} }, { userId: null }).key).not.toBe(stateless.key);
+    // A 2025 session's declaration never carries it upstream.
+    expect(relayedCapabilities(declaring)).toEqual({ elicitation: {} });
   });
 
   it('bounds what a tasks/update relays', async () => {

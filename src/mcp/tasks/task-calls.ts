@@ -1,6 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
 import {
-  type ClientCapabilities,
   ProtocolErrorCode,
   type Result,
   type ServerCapabilities,
@@ -18,8 +17,8 @@ import {
   TaskIdTooLong,
   taskRef,
   type TaskRoute,
-  TASKS_EXTENSION,
 } from './task-id-seal';
+import { TASKS_EXTENSION } from '../../upstream/affinity';
 
 /** The methods of the Tasks extension; `tasks/result` and `tasks/list` (2025-11-25) are not. */
 export const TASK_METHODS: ReadonlySet<string> = new Set([
@@ -70,15 +69,6 @@ export class TaskCalls {
   }
 
   /**
-   * The affinity a tools/call goes upstream with: the request's own (the same connections), its
-   * capabilities stating the extension when the request declared it.
-   */
-  affinity(request: McpRequest): Affinity {
-    if (!this.declared(request.meta)) return request.affinity;
-    return withTasks(request.affinity);
-  }
-
-  /**
    * A tools/call's answer for the client: an upstream's CreateTaskResult with Portico's task id
    * in place of the upstream's. Any other result is left as it is.
    */
@@ -123,10 +113,11 @@ export class TaskCalls {
     const forwarded: Record<string, unknown> = { taskId: route.taskId };
     if (request.method === 'tasks/update')
       forwarded.inputResponses = boundedResponses(params.inputResponses);
-    const result = await this.client.call(route.gatewayId, withTasks(request.affinity), (c) =>
+    // Declared, so the request's affinity states the extension upstream (see sharedAffinity).
+    const result = await this.client.call(route.gatewayId, request.affinity, (c) =>
       c.request(request.method, forwarded, {
         signal: request.signal,
-        caller: { capabilities: withTasks(request.affinity).capabilities },
+        caller: { capabilities: request.affinity.capabilities },
       }),
     );
     // The task as the client knows it: its own id, whatever the upstream's answer said.
@@ -191,20 +182,6 @@ export class TaskCalls {
 
 function binding(request: McpRequest): TaskBinding {
   return { subject: request.principal.subject, scope: scopeKey(request.scope) };
-}
-
-/** The affinity with the extension stated in its capabilities (the same connections). */
-function withTasks(affinity: Affinity): Affinity {
-  const declared = affinity.capabilities as ClientCapabilities & {
-    extensions?: Record<string, unknown>;
-  };
-  return {
-    ...affinity,
-    capabilities: {
-      ...declared,
-      extensions: { ...declared.extensions, [TASKS_EXTENSION]: {} },
-    },
-  };
 }
 
 /** A tasks/update's answers as the client sent them, at most MAX_INPUT_RESPONSES keys. */

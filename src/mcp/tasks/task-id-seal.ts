@@ -1,8 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 
-/** The extension's identifier (SEP-2663), in capabilities and the -32021 error's data. */
-export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
-
 /** The longest upstream task id Portico wraps; the extension sets no limit, so Portico does. */
 export const MAX_UPSTREAM_TASK_ID_CHARS = 512;
 

@@ -25,6 +25,7 @@ import {
 } from '../upstream-connection';
 import { UpstreamFailure, UpstreamRpcError } from '../upstream-error';
 import { listAll } from '../upstream-lists';
+import { TASKS_EXTENSION } from '../affinity';
 
 export interface ModernConnectOptions extends ConnectOptions {
   /** The 2026-07-28-era version every request states. */
@@ -288,5 +289,5 @@ export class ModernConnection extends RpcConnection implements UpstreamConnectio
 function declaresTasks(caller: CallerMeta | undefined): boolean {
   const extensions = (caller?.capabilities as { extensions?: Record<string, unknown> } | undefined)
     ?.extensions;
-  return extensions?.['io.modelcontextprotocol/tasks'] !== undefined;
+  return extensions?.[TASKS_EXTENSION] !== undefined;
 }
