@@ -61,6 +61,8 @@ describeWithBrowser('registering a stdio server from the admin pages in Chromium
     );
 
     await page.getByRole('link', { name: 'Edit Files' }).click();
+    // The click returns before the edit page has loaded and run its script.
+    await page.waitForURL(/\/edit$/, { waitUntil: 'load' });
     expect(await page.getByLabel('Command', { exact: true }).inputValue()).toBe('node');
     expect(await page.getByLabel('Upstream MCP URL').isVisible()).toBe(false);
     await context.close();
