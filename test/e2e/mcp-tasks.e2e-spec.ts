@@ -1,12 +1,14 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import request from 'supertest';
 import { z } from 'zod';
 import { AuditTrail } from '../../src/audit/audit-trail.service';
 import { startTasksServer, type TasksServer } from '../fixtures/tasks-server';
 import { connectClient, rpcError } from '../support/mcp-client';
 import { type Fetch, MODERN, rawCall } from '../support/modern-client';
 import { describeOnPostgres } from '../support/describe-on-postgres';
-import { createUser } from '../support/identities';
-import { startReplica, startTestApp, type TestApp } from '../support/test-app';
+import { createUser, pageSession } from '../support/identities';
+import { tableOf, textOf } from '../support/html-text';
+import { ADMIN_PASSWORD, startReplica, startTestApp, type TestApp } from '../support/test-app';
 import { openSse, type SseReader } from '../support/sse';
 import { waitFor } from '../support/wait-for';
 
@@ -355,6 +357,26 @@ describe('the Tasks extension through Portico', () => {
       expect(entry).toMatchObject({ target: tool('slow_compute'), gateway: 'jobs' });
     // The upstream's own id is in no entry.
     expect(JSON.stringify(entries.body)).not.toContain(created.taskId);
+
+    // The admin page: each entry links to its task's calls, which show together.
+    const admin = await pageSession(t, 'admin', ADMIN_PASSWORD);
+    const listed = await request(t.baseUrl)
+      .get('/admin/audit')
+      .query({ tool: tool('slow_compute') })
+      .set('Cookie', admin.cookie)
+      .expect(200);
+    // Handlebars writes `=` in an attribute as `&#x3D;`.
+    expect(listed.text.replaceAll('&#x3D;', '=')).toContain(`href="/admin/audit?task=${ref}"`);
+    const taskPage = await request(t.baseUrl)
+      .get('/admin/audit')
+      .query({ task: ref })
+      .set('Cookie', admin.cookie)
+      .expect(200);
+    const table = tableOf(taskPage.text, 'audit');
+    const action = table.columns.indexOf('Action');
+    expect(table.rows.map((row) => row[action]).sort()).toEqual(actions);
+    expect(table.rows.every((row) => row[table.columns.indexOf('Task')] === ref)).toBe(true);
+    expect(textOf(taskPage.text)).toContain('The calls of one task');
   });
 });
 
