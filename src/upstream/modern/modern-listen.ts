@@ -37,8 +37,8 @@ export interface ListenHost {
 }
 
 /**
- * The listen of one 2026-07-28 connection: list changes and the resources subscribed on it, held
- * until the connection closes; it carries only the notifications it asked for. A listen's filter
+ * The listen of one 2026-07-28 connection: list changes, the resources subscribed on it and the
+ * tasks followed on it (Tasks extension), held until the connection closes; it carries only the notifications it asked for. A listen's filter
  * cannot change, so a new one is opened (and acknowledged) before the one it replaces is closed. An
  * upstream that refuses it has nothing to say outside requests; one that ends it (or loses it)
  * loses the connection, and whoever holds it listens again.
