@@ -17,7 +17,18 @@ import { hrefWith } from './pagination';
 
 const PAGE = 50;
 /** The filters the page's form sends, as text; empty fields are no filter. */
-const FILTERS = ['from', 'to', 'user', 'server', 'gateway', 'tool', 'action', 'outcome', 'kind'];
+const FILTERS = [
+  'from',
+  'to',
+  'user',
+  'server',
+  'gateway',
+  'tool',
+  'task',
+  'action',
+  'outcome',
+  'kind',
+];
 
 function textParams(query: Record<string, unknown>): Record<string, string> {
   const params: Record<string, string> = {};
@@ -75,6 +86,7 @@ export class AdminAuditController {
       title: 'Audit trail',
       section: 'audit',
       everyone: request.principal!.role === 'admin',
+      oneTask: filterText.task ?? null,
       filter: filterText,
       filtered: Object.keys(filterText).length > 0,
       outcomes: AUDIT_OUTCOMES.map((value) => ({ value, selected: value === filterText.outcome })),
@@ -83,6 +95,8 @@ export class AdminAuditController {
         ...entry,
         duration: entry.durationMs === null ? '' : `${entry.durationMs.toFixed(1)} ms`,
         digest: entry.argumentsDigest?.slice(0, 12) ?? null,
+        // A task's calls (the tools/call that made it, its tasks/*), together on one page.
+        taskHref: entry.task ? hrefWith('/admin/audit', { task: entry.task }) : null,
       })),
       offset,
       older: page.nextCursor

@@ -1,4 +1,6 @@
 import { TaskCalls } from './tasks/task-calls';
+import { TaskListens } from './tasks/task-listens';
+import { TaskWatch } from './tasks/task-watch';
 import { TASK_ID_SEALER } from './tasks/task-id-sealer.provider';
 import { Module } from '@nestjs/common';
 import { EmbeddingsModule } from '../embeddings/embeddings.module';
@@ -86,6 +88,8 @@ import { SkillDirectories } from './skills/skill-directories.service';
     REQUEST_STATE_SEALER,
     Continuation,
     TaskCalls,
+    TaskListens,
+    TaskWatch,
     TASK_ID_SEALER,
     LISTEN_HUB,
     PromotionStore,

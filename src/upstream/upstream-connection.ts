@@ -99,6 +99,12 @@ export interface UpstreamConnection {
     params: Record<string, unknown> | undefined,
     options?: RequestOptions,
   ): Promise<T>;
+  /**
+   * 2026-07-28 only: the upstream task ids (Tasks extension) the connection's listen follows, all
+   * of them (it is opened again with them); resolves with those the upstream acknowledged. Their
+   * `notifications/tasks` go to the connection's listener.
+   */
+  followTasks?(taskIds: readonly string[]): Promise<readonly string[]>;
   notify(method: string, params?: Record<string, unknown>): Promise<void>;
   /** Ends the connection once the requests in flight have finished. */
   close(): Promise<void>;

@@ -245,6 +245,7 @@ describe('Audit trail', () => {
       'ok',
       expect.stringMatching(/ms$/),
       expect.stringMatching(/^[0-9a-f]{12}…$/),
+      '',
     ]);
     const csv = await request(t.baseUrl)
       .get('/admin/audit/export')

@@ -1,13 +1,15 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import request from 'supertest';
 import { z } from 'zod';
 import { AuditTrail } from '../../src/audit/audit-trail.service';
 import { startTasksServer, type TasksServer } from '../fixtures/tasks-server';
 import { connectClient, rpcError } from '../support/mcp-client';
 import { type Fetch, MODERN, rawCall } from '../support/modern-client';
 import { describeOnPostgres } from '../support/describe-on-postgres';
-import { createUser } from '../support/identities';
-import { startReplica, startTestApp, type TestApp } from '../support/test-app';
-import { openSse } from '../support/sse';
+import { createUser, pageSession } from '../support/identities';
+import { tableOf, textOf } from '../support/html-text';
+import { ADMIN_PASSWORD, startReplica, startTestApp, type TestApp } from '../support/test-app';
+import { openSse, type SseReader } from '../support/sse';
 import { waitFor } from '../support/wait-for';
 
 const TASKS = 'io.modelcontextprotocol/tasks';
@@ -94,6 +96,65 @@ async function settled(client: Client, taskId: string, until = 'completed'): Pro
     return last.status === until;
   }, `task ${taskId} to be ${until}`);
   return last as TaskResult;
+}
+
+/** A raw `subscriptions/listen` (id `listen-1`), declaring the Tasks extension unless told. */
+async function openListen(
+  app: TestApp,
+  notifications: Record<string, unknown>,
+  capabilities: Record<string, unknown> = { extensions: { [TASKS]: {} } },
+  token = app.token,
+): Promise<SseReader> {
+  const { response, reader } = await openSse(`${app.baseUrl}/mcp`, {
+    method: 'POST',
+    headers: {
+      Authorization: `Bearer ${token}`,
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      'MCP-Protocol-Version': MODERN,
+      'Mcp-Method': 'subscriptions/listen',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 'listen-1',
+      method: 'subscriptions/listen',
+      params: {
+        notifications,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': MODERN,
+          'io.modelcontextprotocol/clientCapabilities': capabilities,
+          'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1.0.0' },
+        },
+      },
+    }),
+  });
+  expect(response.status).toBe(200);
+  return reader;
+}
+
+/** The `notifications/tasks` params a listen hears, up to the first of status `until`. */
+async function taskStatus(reader: SseReader, until: string): Promise<Record<string, unknown>[]> {
+  const heard: Record<string, unknown>[] = [];
+  for (;;) {
+    const message = (await reader.nextMessage())?.message;
+    if (!message) throw new Error(`the listen ended before a task was ${until}`);
+    if (message.method !== 'notifications/tasks') continue;
+    const params = message.params as Record<string, unknown>;
+    heard.push(params);
+    if (params.status === until) return heard;
+  }
+}
+
+/** The messages a listen hears within `ms`. */
+async function quiet(reader: SseReader, ms = 700): Promise<Record<string, unknown>[]> {
+  const heard: Record<string, unknown>[] = [];
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    const next = await reader.nextMessage(deadline - Date.now()).catch(() => 'quiet' as const);
+    if (next === null) break;
+    if (next !== 'quiet') heard.push(next.message);
+  }
+  return heard;
 }
 
 /** Registers the upstream as a gateway; its tools' original names to the names /mcp serves. */
@@ -202,40 +263,74 @@ describe('the Tasks extension through Portico', () => {
   });
 
   it('refuses task status on a listen to a client that did not declare the extension', async () => {
-    const listen = async (capabilities: Record<string, unknown>) => {
-      const { response, reader } = await openSse(`${t.baseUrl}/mcp`, {
-        method: 'POST',
-        headers: {
-          Authorization: `Bearer ${t.token}`,
-          'Content-Type': 'application/json',
-          Accept: 'application/json, text/event-stream',
-          'MCP-Protocol-Version': MODERN,
-          'Mcp-Method': 'subscriptions/listen',
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 'listen-1',
-          method: 'subscriptions/listen',
-          params: {
-            notifications: { toolsListChanged: true, taskIds: ['pt1.any'] },
-            _meta: {
-              'io.modelcontextprotocol/protocolVersion': MODERN,
-              'io.modelcontextprotocol/clientCapabilities': capabilities,
-              'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1.0.0' },
-            },
-          },
-        }),
-      });
-      expect(response.status).toBe(200);
-      const first = (await reader.nextMessage())?.message;
-      reader.drop();
-      return first;
-    };
-    expect(await listen({})).toMatchObject({ id: 'listen-1', error: { code: -32021 } });
-    // Declared: acknowledged, without task ids (Portico does not relay task status).
-    const acknowledged = await listen({ extensions: { [TASKS]: {} } });
-    expect(acknowledged).toMatchObject({ method: 'notifications/subscriptions/acknowledged' });
+    const refused = await openListen(t, { toolsListChanged: true, taskIds: ['pt1.any'] }, {});
+    expect((await refused.nextMessage())?.message).toMatchObject({
+      id: 'listen-1',
+      error: { code: -32021, data: { requiredCapabilities: { extensions: { [TASKS]: {} } } } },
+    });
+    refused.drop();
+    // Declared, but no task of this principal: acknowledged without it.
+    const declared = await openListen(t, { toolsListChanged: true, taskIds: ['pt1.any'] });
+    const acknowledged = (await declared.nextMessage())?.message;
+    expect(acknowledged).toMatchObject({
+      method: 'notifications/subscriptions/acknowledged',
+      params: { notifications: { toolsListChanged: true } },
+    });
     expect(JSON.stringify(acknowledged)).not.toContain('taskIds');
+    declared.drop();
+  });
+
+  it("relays a task's status on a listen that names it, with the client's id", async () => {
+    const created = Task.parse(await taskCall(t, tool('confirm_delete'), { filename: 'b.txt' }));
+    const asking = await settled(client, created.taskId, 'input_required');
+    const listen = await openListen(t, { taskIds: [created.taskId, 'pt1.made-up'] });
+    // Listens that must hear nothing of it: another principal naming it, and a client that did
+    // not declare the extension (so cannot name tasks) listening for everything else.
+    const carol = (await createUser(t, 'carol', 'admin')).token;
+    const other = await openListen(t, { taskIds: [created.taskId] }, undefined, carol);
+    const plain = await openListen(t, { toolsListChanged: true }, {});
+    expect((await listen.nextMessage())?.message).toMatchObject({
+      method: 'notifications/subscriptions/acknowledged',
+      params: { notifications: { taskIds: [created.taskId] } },
+    });
+    const otherAck = (await other.nextMessage())?.message;
+    expect(otherAck).toMatchObject({ method: 'notifications/subscriptions/acknowledged' });
+    expect(JSON.stringify(otherAck)).not.toContain('taskIds');
+    expect((await plain.nextMessage())?.message).toMatchObject({
+      method: 'notifications/subscriptions/acknowledged',
+    });
+
+    const upstreamIds = new Set<string>();
+    const off = upstream.onStatus((shown) => upstreamIds.add(shown.taskId as string));
+    const [key] = Object.keys(asking.inputRequests ?? {});
+    await task(client, 'tasks/update', {
+      taskId: created.taskId,
+      inputResponses: { [key as string]: { action: 'accept', content: { confirm: false } } },
+    });
+    const heard = await taskStatus(listen, 'completed');
+    expect(heard.map((params) => params.status)).toEqual(['working', 'completed']);
+    for (const params of heard) {
+      expect(params.taskId).toBe(created.taskId);
+      expect(params._meta).toEqual({ 'io.modelcontextprotocol/subscriptionId': 'listen-1' });
+    }
+    // What tasks/get says of it, field for field, but for tasks/get's own resultType.
+    const {
+      resultType: _get,
+      _meta: _getMeta,
+      ...polled
+    } = await task(client, 'tasks/get', {
+      taskId: created.taskId,
+    });
+    const { _meta: _heardMeta, ...completed } = heard[1]!;
+    expect(completed).toEqual(polled);
+    expect(completed).toMatchObject({ result: { content: [{ text: 'Kept b.txt' }] } });
+    // The upstream's own id is nowhere on the listen.
+    expect(upstreamIds.size).toBeGreaterThan(0);
+    for (const id of upstreamIds) expect(JSON.stringify(heard)).not.toContain(id);
+    off();
+    expect(await quiet(other)).toEqual([]);
+    expect((await quiet(plain)).filter((m) => m.method === 'notifications/tasks')).toEqual([]);
+    for (const reader of [listen, other, plain]) reader.drop();
   });
 
   it("records a task's calls under one task in the audit trail", async () => {
@@ -262,6 +357,26 @@ describe('the Tasks extension through Portico', () => {
       expect(entry).toMatchObject({ target: tool('slow_compute'), gateway: 'jobs' });
     // The upstream's own id is in no entry.
     expect(JSON.stringify(entries.body)).not.toContain(created.taskId);
+
+    // The admin page: each entry links to its task's calls, which show together.
+    const admin = await pageSession(t, 'admin', ADMIN_PASSWORD);
+    const listed = await request(t.baseUrl)
+      .get('/admin/audit')
+      .query({ tool: tool('slow_compute') })
+      .set('Cookie', admin.cookie)
+      .expect(200);
+    // Handlebars writes `=` in an attribute as `&#x3D;`.
+    expect(listed.text.replaceAll('&#x3D;', '=')).toContain(`href="/admin/audit?task=${ref}"`);
+    const taskPage = await request(t.baseUrl)
+      .get('/admin/audit')
+      .query({ task: ref })
+      .set('Cookie', admin.cookie)
+      .expect(200);
+    const table = tableOf(taskPage.text, 'audit');
+    const action = table.columns.indexOf('Action');
+    expect(table.rows.map((row) => row[action]).sort()).toEqual(actions);
+    expect(table.rows.every((row) => row[table.columns.indexOf('Task')] === ref)).toBe(true);
+    expect(textOf(taskPage.text)).toContain('The calls of one task');
   });
 });
 
@@ -310,5 +425,34 @@ describeOnPostgres('the Tasks extension across two replicas', () => {
     );
     expect((await settled(client, created.taskId, 'cancelled')).status).toBe('cancelled');
     await Promise.all([onReplica.close(), other.close()]);
+  });
+
+  it("relays a task's status to a listen on the other replica, and only to its principal", async () => {
+    // Made through replica A; the client listens on replica B.
+    const created = Task.parse(await taskCall(t, tool('confirm_delete'), { filename: 'c.txt' }));
+    const asking = await settled(client, created.taskId, 'input_required');
+    const listen = await openListen(replica, { taskIds: [created.taskId] });
+    const dave = (await createUser(t, 'dave', 'admin')).token;
+    const other = await openListen(replica, { taskIds: [created.taskId] }, undefined, dave);
+    const plain = await openListen(replica, { toolsListChanged: true }, {});
+    expect((await listen.nextMessage())?.message).toMatchObject({
+      params: { notifications: { taskIds: [created.taskId] } },
+    });
+    expect(JSON.stringify((await other.nextMessage())?.message)).not.toContain('taskIds');
+    await plain.nextMessage();
+    const [key] = Object.keys(asking.inputRequests ?? {});
+    await task(client, 'tasks/update', {
+      taskId: created.taskId,
+      inputResponses: { [key as string]: { action: 'accept', content: { confirm: true } } },
+    });
+    const heard = await taskStatus(listen, 'completed');
+    expect(heard.at(-1)).toMatchObject({
+      taskId: created.taskId,
+      status: 'completed',
+      result: { content: [{ text: 'Deleted c.txt' }] },
+    });
+    expect(await quiet(other)).toEqual([]);
+    expect((await quiet(plain)).filter((m) => m.method === 'notifications/tasks')).toEqual([]);
+    for (const reader of [listen, other, plain]) reader.drop();
   });
 });

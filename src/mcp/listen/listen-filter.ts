@@ -1,5 +1,6 @@
 import { type ServerCapabilities } from '@modelcontextprotocol/server';
 import { LISTS, type ListKind } from '../directory/scope-directory';
+import { MAX_SEALED_CHARS } from '../tasks/task-id-seal';
 
 /** What a `subscriptions/listen` asks for (`params.notifications`), as Portico honours it. */
 export interface ListenFilter {
@@ -7,12 +8,16 @@ export interface ListenFilter {
   promptsListChanged?: true;
   resourcesListChanged?: true;
   resourceSubscriptions?: string[];
+  /** Tasks (Tasks extension) whose status the listen hears of, by the ids Portico handed out. */
+  taskIds?: string[];
 }
 
 /** The most resource URIs one listen follows; the acknowledgement names those it does. */
 export const MAX_RESOURCE_SUBSCRIPTIONS = 100;
 /** Longer URIs are not followed: no resource Portico serves has one. */
 const MAX_URI_LENGTH = 2048;
+/** The most tasks one listen follows; the acknowledgement names those it does. */
+export const MAX_TASK_IDS = 100;
 
 const FLAG: Record<ListKind, 'toolsListChanged' | 'promptsListChanged' | 'resourcesListChanged'> = {
   tools: 'toolsListChanged',
@@ -22,7 +27,7 @@ const FLAG: Record<ListKind, 'toolsListChanged' | 'promptsListChanged' | 'resour
 
 /**
  * The part of a requested filter Portico honours, which the acknowledgement echoes: the list
- * flags set to true, and the first MAX_RESOURCE_SUBSCRIPTIONS distinct URIs. Anything else in the
+ * flags set to true, the first MAX_RESOURCE_SUBSCRIPTIONS distinct URIs and MAX_TASK_IDS task ids. Anything else in the
  * request (unknown fields, wrong types) is left out rather than refused.
  */
 export function honouredFilter(requested: unknown): ListenFilter {
@@ -30,16 +35,23 @@ export function honouredFilter(requested: unknown): ListenFilter {
   const filter: ListenFilter = {};
   for (const flag of Object.values(FLAG))
     if ((asked as Record<string, unknown>)[flag] === true) filter[flag] = true;
-  const uris = (asked as Record<string, unknown>).resourceSubscriptions;
-  if (Array.isArray(uris)) {
-    const kept = new Set<string>();
-    for (const uri of uris) {
-      if (kept.size >= MAX_RESOURCE_SUBSCRIPTIONS) break;
-      if (typeof uri === 'string' && uri.length > 0 && uri.length <= MAX_URI_LENGTH) kept.add(uri);
-    }
-    if (kept.size > 0) filter.resourceSubscriptions = [...kept];
-  }
+  const uris = strings(asked, 'resourceSubscriptions', MAX_RESOURCE_SUBSCRIPTIONS, MAX_URI_LENGTH);
+  if (uris) filter.resourceSubscriptions = uris;
+  const taskIds = strings(asked, 'taskIds', MAX_TASK_IDS, MAX_SEALED_CHARS);
+  if (taskIds) filter.taskIds = taskIds;
   return filter;
+}
+
+/** The first `most` distinct non-empty strings of `asked[field]` no longer than `longest`. */
+function strings(asked: object, field: string, most: number, longest: number) {
+  const values = (asked as Record<string, unknown>)[field];
+  if (!Array.isArray(values)) return undefined;
+  const kept = new Set<string>();
+  for (const value of values) {
+    if (kept.size >= most) break;
+    if (typeof value === 'string' && value.length > 0 && value.length <= longest) kept.add(value);
+  }
+  return kept.size > 0 ? [...kept] : undefined;
 }
 
 /** Whether the filter asked to hear that this list changed. */

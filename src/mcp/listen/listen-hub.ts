@@ -55,6 +55,8 @@ export interface OpenListen {
   readonly filter: ListenFilter;
   /** A resource it follows was updated upstream: the listen hears of it. */
   resourceUpdated(uri: string): void;
+  /** A task it follows changed status: the listen hears the task (`notifications/tasks`). */
+  taskStatus(task: Record<string, unknown>): void;
   /**
    * It can no longer hear what it asked for (an upstream lost), or its credential expired: it
    * drops without a result, so that the client listens again (with a fresh credential).
@@ -171,6 +173,9 @@ export class ListenHub implements OnModuleInit, OnModuleDestroy {
         resourceUpdated: (uri) => {
           if (this.listeners.has(listen.key))
             this.send(listen, 'notifications/resources/updated', { uri });
+        },
+        taskStatus: (task) => {
+          if (this.listeners.has(listen.key)) this.send(listen, 'notifications/tasks', task);
         },
         drop: (reason) => this.end(listen, reason),
         close: () => this.forget(listen),

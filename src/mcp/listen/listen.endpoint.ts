@@ -1,10 +1,6 @@
 import { type ServerResponse } from 'node:http';
 import { Injectable } from '@nestjs/common';
-import {
-  CLIENT_CAPABILITIES_META_KEY,
-  type JSONRPCRequest,
-  ProtocolErrorCode,
-} from '@modelcontextprotocol/server';
+import { type JSONRPCRequest, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { type Principal } from '../../auth/principal';
 import { Directories } from '../directory/directories.service';
 import { type McpScope } from '../protocol/mcp-scope';
@@ -12,8 +8,7 @@ import { SseResponse } from '../streams/sse-response';
 import { endAtExpiry } from '../streams/stream-expiry';
 import { StreamQuota } from '../streams/stream-quota';
 import { honouredFilter } from './listen-filter';
-import { MISSING_CLIENT_CAPABILITY } from '../protocol/mcp-errors';
-import { TASKS_EXTENSION } from '../../upstream/affinity';
+import { TaskListens } from '../tasks/task-listens';
 import { ListenHub, type OpenListen, SUBSCRIPTION_ID } from './listen-hub';
 import { ResourceWatch } from './resource-watch';
 
@@ -28,7 +23,7 @@ const LISTEN_REFUSALS = {
 
 /**
  * `subscriptions/listen` of the 2026-07-28 wire: the response becomes the listen's stream, held by
- * the hub on this replica, following upstream the resources it names.
+ * the hub on this replica, following upstream the resources and the tasks it names.
  */
 @Injectable()
 export class ListenEndpoint {
@@ -37,11 +32,13 @@ export class ListenEndpoint {
     private readonly hub: ListenHub,
     private readonly watch: ResourceWatch,
     private readonly quota: StreamQuota,
+    private readonly tasks: TaskListens,
   ) {}
 
   /**
    * `subscriptions/listen`: the response becomes the listen's stream, counted among the
-   * principal's streams; the hub writes the acknowledgement, then the list changes it asked for.
+   * principal's streams; the hub writes the acknowledgement, then the list changes, resource
+   * updates and task status it asked for (task status only with the Tasks extension declared).
    * A graceful end (the scope gone, the replica stopping) answers the listen with its result; a
    * credential changed or expired, or a client that stopped reading, just drops the stream, so a
    * client still entitled listens again.
@@ -54,7 +51,7 @@ export class ListenEndpoint {
   ): Promise<void> {
     this.quota.admit(principal, response);
     const sse = new SseResponse(response, { keepalive: true });
-    const refused = tasksUndeclared(message);
+    const refused = this.tasks.refusal(message);
     if (refused) {
       sse.message({ jsonrpc: '2.0', id: message.id, error: refused });
       sse.end();
@@ -71,7 +68,15 @@ export class ListenEndpoint {
       updated: (uri) => (listen ? listen.resourceUpdated(uri) : early.add(uri)),
       lost: () => listen?.drop('upstream-lost'),
     });
-    const unfollow = () => following.forEach(({ stop }) => stop());
+    const earlyTasks = new Map<unknown, Record<string, unknown>>();
+    const tasks = await this.tasks.follow(scope, principal, filter.taskIds ?? [], {
+      status: (task) => (listen ? listen.taskStatus(task) : earlyTasks.set(task.taskId, task)),
+      lost: () => listen?.drop('upstream-lost'),
+    });
+    const unfollow = () => {
+      following.forEach(({ stop }) => stop());
+      tasks.stop();
+    };
     const opened = await this.hub.open({
       requestId: message.id,
       scope,
@@ -79,6 +84,7 @@ export class ListenEndpoint {
       filter: {
         ...filter,
         resourceSubscriptions: following.map(({ uri }) => uri),
+        taskIds: tasks.taskIds,
       },
       sink: {
         write: (notification) => {
@@ -112,6 +118,7 @@ export class ListenEndpoint {
     }
     listen = opened.listen;
     for (const uri of early) listen.resourceUpdated(uri);
+    for (const task of earlyTasks.values()) listen.taskStatus(task);
     sse.onClose(() => {
       unfollow();
       opened.listen.close();
@@ -155,28 +162,4 @@ export class ListenEndpoint {
     );
     return followed.filter((each) => each !== null);
   }
-}
-
-/**
- * -32021 for a listen that asks for task status (`taskIds`) without declaring the Tasks extension
- * (SEP-2663). A declaring one is acknowledged without them: Portico does not relay task status,
- * and a client polls with `tasks/get`.
- */
-function tasksUndeclared(
-  message: JSONRPCRequest,
-): { code: number; message: string; data: unknown } | null {
-  const params = (message.params ?? {}) as {
-    notifications?: { taskIds?: unknown };
-    _meta?: Record<string, unknown>;
-  };
-  if (params.notifications?.taskIds === undefined) return null;
-  const capabilities = (params._meta?.[CLIENT_CAPABILITIES_META_KEY] ?? {}) as {
-    extensions?: Record<string, unknown>;
-  };
-  if (capabilities.extensions?.[TASKS_EXTENSION] !== undefined) return null;
-  return {
-    code: MISSING_CLIENT_CAPABILITY,
-    message: `Task status needs the ${TASKS_EXTENSION} extension declared in the request's client capabilities`,
-    data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
-  };
 }

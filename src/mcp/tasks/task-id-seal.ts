@@ -6,8 +6,8 @@ export const MAX_UPSTREAM_TASK_ID_CHARS = 512;
 const FORMAT = 'pt1';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
-/** An upstream id at its longest, the bindings, the JSON and base64url, generously. */
-const MAX_SEALED_CHARS = Math.ceil((MAX_UPSTREAM_TASK_ID_CHARS * 6 + 1024) * (4 / 3)) + 64;
+/** Portico's task id at its longest: an upstream id at its longest, the bindings, the JSON and base64url, generously. */
+export const MAX_SEALED_CHARS = Math.ceil((MAX_UPSTREAM_TASK_ID_CHARS * 6 + 1024) * (4 / 3)) + 64;
 
 /** Who a task id was handed to, and where: a request for it must present the same. */
 export interface TaskBinding {

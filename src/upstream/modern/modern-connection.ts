@@ -173,6 +173,10 @@ export class ModernConnection extends RpcConnection implements UpstreamConnectio
     );
   }
 
+  followTasks(taskIds: readonly string[]): Promise<readonly string[]> {
+    return this.listens.tasks(taskIds);
+  }
+
   /** The request with its envelope and headers; the answer is judged for the era it speaks. */
   private sent<T extends Result>(
     method: string,

@@ -12,6 +12,8 @@ import { UpstreamFailure, UpstreamRpcError } from '../upstream-error';
 const LISTEN_ACK_WAIT_MS = 2000;
 /** The most resources one connection's listen follows. */
 const MAX_RESOURCE_SUBSCRIPTIONS = 100;
+/** The most upstream tasks (Tasks extension) one connection's listen follows. */
+export const MAX_UPSTREAM_TASK_IDS = 1000;
 /** What a watch listens for: every list change (resources are added as they are subscribed). */
 const LISTEN_FILTER = {
   toolsListChanged: true,
@@ -35,8 +37,8 @@ export interface ListenHost {
 }
 
 /**
- * The listen of one 2026-07-28 connection: list changes and the resources subscribed on it, held
- * until the connection closes; it carries only the notifications it asked for. A listen's filter
+ * The listen of one 2026-07-28 connection: list changes, the resources subscribed on it and the
+ * tasks followed on it (Tasks extension), held until the connection closes; it carries only the notifications it asked for. A listen's filter
  * cannot change, so a new one is opened (and acknowledged) before the one it replaces is closed. An
  * upstream that refuses it has nothing to say outside requests; one that ends it (or loses it)
  * loses the connection, and whoever holds it listens again.
@@ -47,6 +49,10 @@ export class ModernListen {
   private listening: AbortController | null = null;
   /** What 2025 callers subscribed to on this connection: the listen's resourceSubscriptions. */
   private readonly resourceUris = new Set<string>();
+  /** The upstream's task ids (Tasks extension) followed on this connection: the listen's taskIds. */
+  private taskIds: readonly string[] = [];
+  /** The task ids the open listen's acknowledgement named. */
+  private acknowledgedTaskIds: readonly string[] = [];
 
   constructor(private readonly host: ListenHost) {}
 
@@ -71,13 +77,17 @@ export class ModernListen {
     let acknowledged!: () => void;
     const ack = new Promise<void>((resolve) => (acknowledged = resolve));
     this.handler = (message) => {
-      if (message.method === 'notifications/subscriptions/acknowledged') acknowledged();
-      else listener?.notification?.(message);
+      if (message.method !== 'notifications/subscriptions/acknowledged')
+        return listener?.notification?.(message);
+      if (!replaced()) this.acknowledgedTaskIds = acknowledgedTasks(message);
+      acknowledged();
     };
     const notifications = {
       ...(this.host.listChanges ? LISTEN_FILTER : {}),
       ...(this.resourceUris.size > 0 ? { resourceSubscriptions: [...this.resourceUris] } : {}),
+      ...(this.taskIds.length > 0 ? { taskIds: [...this.taskIds] } : {}),
     };
+    this.acknowledgedTaskIds = [];
     const replaced = () => this.listening !== stop;
     const ended = channel
       .request(
@@ -137,10 +147,37 @@ export class ModernListen {
         );
       this.resourceUris.add(uri);
     }
-    if (this.resourceUris.size > 0 || this.host.listChanges) await this.open();
-    else {
-      this.listening?.abort();
-      this.listening = null;
-    }
+    await this.reopen();
   }
+
+  /**
+   * The upstream tasks (Tasks extension, 2026-07-28) the listen follows, all of them: the listen
+   * is opened again with them as its `taskIds`. Resolves with those the upstream acknowledged;
+   * an upstream that refuses the listen, or does not follow tasks, acknowledges none.
+   */
+  async tasks(taskIds: readonly string[]): Promise<readonly string[]> {
+    if (taskIds.length > MAX_UPSTREAM_TASK_IDS)
+      throw new UpstreamRpcError(
+        ProtocolErrorCode.InvalidRequest,
+        `At most ${MAX_UPSTREAM_TASK_IDS} tasks are followed on one upstream connection`,
+      );
+    this.taskIds = [...taskIds];
+    await this.reopen();
+    return this.acknowledgedTaskIds;
+  }
+
+  private async reopen(): Promise<void> {
+    if (this.resourceUris.size > 0 || this.taskIds.length > 0 || this.host.listChanges)
+      return this.open();
+    this.listening?.abort();
+    this.listening = null;
+    this.acknowledgedTaskIds = [];
+  }
+}
+
+/** The task ids an upstream's listen acknowledgement names (`notifications.taskIds`). */
+function acknowledgedTasks(message: JSONRPCNotification): readonly string[] {
+  const notifications = message.params?.notifications as { taskIds?: unknown } | undefined;
+  const ids = notifications?.taskIds;
+  return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : [];
 }

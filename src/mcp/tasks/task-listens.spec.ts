@@ -1,0 +1,101 @@
+import { type JSONRPCRequest } from '@modelcontextprotocol/server';
+import { type Principal } from '../../auth/principal';
+import { TASKS_EXTENSION } from '../../upstream/affinity';
+import { type Directories } from '../directory/directories.service';
+import { type McpScope } from '../protocol/mcp-scope';
+import { TaskIdSealer } from './task-id-seal';
+import { TaskListens } from './task-listens';
+import { type TaskFollower, type TaskWatch } from './task-watch';
+
+const sealer = new TaskIdSealer('t'.repeat(40));
+const scope = { kind: 'server', serverId: 's1' } as unknown as McpScope;
+const alice = { subject: 'user:alice', userId: 'alice' } as unknown as Principal;
+
+function setUp(gatewayIds = ['gw-1']) {
+  const followed: { gatewayId: string; followers: ReadonlyMap<string, TaskFollower> }[] = [];
+  const watch = {
+    follow: jest.fn(
+      (gatewayId: string, _actingFor: unknown, followers: ReadonlyMap<string, TaskFollower>) => {
+        followed.push({ gatewayId, followers });
+        return Promise.resolve({
+          followed: [...followers.keys()].filter((id) => id !== 'up-refused'),
+          stop: jest.fn(),
+        });
+      },
+    ),
+  };
+  const directories = {
+    get: () => Promise.resolve({ tools: { gatewayIds: new Set(gatewayIds) } }),
+  };
+  const listens = new TaskListens(
+    sealer,
+    directories as unknown as Directories,
+    watch as unknown as TaskWatch,
+  );
+  return { listens, followed };
+}
+
+const sealed = (
+  taskId: string,
+  gatewayId = 'gw-1',
+  subject = 'user:alice',
+  scopeKey = 'server:s1',
+) => sealer.seal({ subject, scope: scopeKey }, { gatewayId, taskId, tool: 'jobs-slow' });
+
+const listen = (notifications: unknown, capabilities: unknown): JSONRPCRequest => ({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'subscriptions/listen',
+  params: {
+    notifications,
+    _meta: { 'io.modelcontextprotocol/clientCapabilities': capabilities },
+  },
+});
+
+describe('TaskListens', () => {
+  it('refuses taskIds without the extension declared (-32021), and nothing else', () => {
+    const { listens } = setUp();
+    expect(listens.refusal(listen({ taskIds: ['x'] }, {}))).toMatchObject({
+      code: -32021,
+      data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+    });
+    expect(
+      listens.refusal(listen({ taskIds: ['x'] }, { extensions: { [TASKS_EXTENSION]: {} } })),
+    ).toBeNull();
+    expect(listens.refusal(listen({ toolsListChanged: true }, {}))).toBeNull();
+  });
+
+  it("follows the principal's own tasks by the upstream's id, and relays them with the client's", async () => {
+    const { listens, followed } = setUp(['gw-1', 'gw-2']);
+    const mine = sealed('up-1');
+    const refused = sealed('up-refused');
+    const elsewhere = sealed('up-2', 'gw-2');
+    const others = sealed('up-3', 'gw-1', 'user:bob');
+    const otherEndpoint = sealed('up-4', 'gw-1', 'user:alice', 'all');
+    const outside = sealed('up-5', 'gw-9');
+    const heard: Record<string, unknown>[] = [];
+    const result = await listens.follow(
+      scope,
+      alice,
+      [others, elsewhere, mine, refused, otherEndpoint, outside, 'pt1.made-up'],
+      { status: (task) => heard.push(task), lost: () => undefined },
+    );
+    expect(result.taskIds).toEqual([elsewhere, mine]);
+    expect(
+      followed.map(({ gatewayId, followers }) => [gatewayId, [...followers.keys()]]).sort(),
+    ).toEqual([
+      ['gw-1', ['up-1', 'up-refused']],
+      ['gw-2', ['up-2']],
+    ]);
+    followed
+      .find(({ gatewayId }) => gatewayId === 'gw-1')!
+      .followers.get('up-1')!
+      .status({
+        taskId: 'up-1',
+        status: 'completed',
+        result: { content: [] },
+        _meta: { 'io.modelcontextprotocol/subscriptionId': 7 },
+      });
+    expect(heard).toEqual([{ taskId: mine, status: 'completed', result: { content: [] } }]);
+  });
+});
