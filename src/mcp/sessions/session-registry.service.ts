@@ -157,7 +157,7 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
         get capabilities() {
           return relayedCapabilities(runtime.session.initializeParams?.capabilities ?? {});
         },
-        actingFor: { userId: session.userId },
+        actingFor: { userId: session.userId, subject: session.subject },
         listener: (gatewayId) => ({
           notification: (notification) => {
             if (notification.method === 'notifications/resources/updated')

@@ -55,9 +55,7 @@ export class TokenExchange {
       if (!caller)
         throw new UpstreamFailure(
           'authorization',
-          actingFor.subject
-            ? 'this upstream takes a token exchanged for your own, and the token you came with has expired: sign in again'
-            : "this upstream takes a token exchanged for the caller's own at the token service, which only takes a token of Portico's authorization server or of the identity provider, not an API token, a login token or an admin page's session",
+          "this upstream takes a token exchanged for the caller's own at a token service, which takes only a token of Portico's authorization server or of the identity provider (not an API token, a login token or an admin page's session), and Portico holds none of this caller's that is still valid",
           401,
         );
       return { subject: actingFor.subject!, token: caller.token };
