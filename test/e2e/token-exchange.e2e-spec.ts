@@ -203,6 +203,26 @@ describe(`token exchange towards upstreams (${onPostgres ? 'two replicas on Post
       .send({ arguments: {} })
       .expect(200);
     expect(textOf(invoked.body)).toBe('for ci-admin');
+    // Each replica holds the tokens it was issued, in its own memory.
+    expect(sts.exchangesFor('ci-admin')).toBe(b === a ? 1 : 2);
+  });
+
+  it('serves a 2025 session whose requests alternate between the replicas', async () => {
+    let index = 0;
+    const client: Client = await connectClient(a.baseUrl, {
+      token: callers.platform,
+      fetch: (input, init) => {
+        const target = index++ % 2 === 0 ? a : b;
+        const url = new URL(String(input instanceof Request ? input.url : input));
+        return fetch(new URL(url.pathname + url.search, target.baseUrl), init);
+      },
+    });
+    open.push(client);
+    for (let i = 0; i < 4; i++)
+      expect(textOf(await client.callTool({ name: 'reports-whoami', arguments: {} }))).toBe(
+        'for ci-platform',
+      );
+    expect(sts.exchangesFor('ci-platform')).toBe(b === a ? 1 : 2);
   });
 
   it('refuses a caller whose token no token service knows (a Portico login token), clearly', async () => {
