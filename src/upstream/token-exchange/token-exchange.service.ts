@@ -29,9 +29,7 @@ const MAX_REMEMBERED = 4;
 @Injectable()
 export class TokenExchange {
   private readonly logger = new Logger(TokenExchange.name);
-  private readonly tokens = new ExchangedTokens((settings, request) =>
-    this.ask(settings, request),
-  );
+  private readonly tokens = new ExchangedTokens((settings, request) => this.ask(settings, request));
 
   constructor(
     private readonly config: AppConfig,

@@ -7,8 +7,7 @@ const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 
 /** What Portico asks of the token service: a token for the caller, or one for itself. */
 export type TokenRequest =
-  | { kind: 'exchange'; subjectToken: string; actorToken?: string }
-  | { kind: 'own' };
+  { kind: 'exchange'; subjectToken: string; actorToken?: string } | { kind: 'own' };
 
 /** One HTTP request to the token service: its form body and headers. */
 export interface TokenServiceRequest {
