@@ -66,6 +66,7 @@ const gatewayAuth = z.discriminatedUnion('type', [
       tokenUrl: z
         .string()
         .max(URL_MAX_LENGTH)
+        .regex(/^https?:\/\//i)
         .refine((url) => isURL(url, UPSTREAM_URL_OPTIONS), 'must be an absolute http(s) URL')
         .describe("The token service's token endpoint, under the same rules as url."),
       dialect: z
@@ -352,7 +353,9 @@ function resolveCredentials(item: GatewayItem, ctx: ApplyContext): GatewayCreden
         ...settings,
         ...(clientSecret === undefined
           ? {}
-          : { clientSecret: resolveSecret(clientSecret, ctx.secrets, `${where} auth.clientSecret`) }),
+          : {
+              clientSecret: resolveSecret(clientSecret, ctx.secrets, `${where} auth.clientSecret`),
+            }),
       };
     }
   }
