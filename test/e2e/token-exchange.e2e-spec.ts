@@ -135,6 +135,20 @@ describe(`token exchange towards upstreams (${onPostgres ? 'two replicas on Post
       (await b.api().get(`/api/v1/gateways/${gatewayId}`).expect(200)).body,
     );
     expect(shown).not.toContain(STS_CLIENT.secret);
+    const exported = (await a.api().get('/api/v1/config').expect(200)).body;
+    expect(JSON.stringify(exported)).not.toContain(STS_CLIENT.secret);
+    expect(exported.gateways[0].auth).toEqual({
+      type: 'token-exchange',
+      tokenUrl: sts.url,
+      dialect: 'rfc8693',
+      clientId: STS_CLIENT.id,
+      clientSecret: { fromEnv: 'REPORTS_CLIENT_SECRET' },
+      clientAuth: 'client_secret_basic',
+      audience: STS_AUDIENCE,
+      resource: upstream.url,
+      scope: STS_SCOPE,
+      actor: true,
+    });
   });
 
   it('calls for a 2025 session with a token exchanged for the caller’s, then from the cache', async () => {
