@@ -163,8 +163,11 @@ describe(`token exchange towards upstreams (${onPostgres ? 'two replicas on Post
       subject_token: callers.admin,
       subject_token_type: ACCESS_TOKEN,
       requested_token_type: ACCESS_TOKEN,
-      actor_token: sts.requests.find((sent) => sent.form.grant_type === 'client_credentials')!
-        .outcome.issued,
+      actor_token: (
+        sts.requests.find((sent) => sent.form.grant_type === 'client_credentials')!.outcome as {
+          issued: string;
+        }
+      ).issued,
       actor_token_type: ACCESS_TOKEN,
       audience: STS_AUDIENCE,
       resource: upstream.url,
