@@ -63,7 +63,8 @@ export function exchangeAuthInput(
   values: ExchangeFormValues & { oauthClientId: string; oauthScope: string },
   clientSecret: string,
 ): Record<string, unknown> {
-  const optional = (value: string) => (value.trim() === '' ? undefined : value.trim());
+  const optional = (name: string, value: string) =>
+    value.trim() === '' ? {} : { [name]: value.trim() };
   return {
     type: 'token-exchange',
     tokenUrl: values.exchangeTokenUrl.trim(),
@@ -71,9 +72,9 @@ export function exchangeAuthInput(
     clientAuth: values.exchangeClientAuth,
     clientId: values.oauthClientId.trim(),
     ...(clientSecret ? { clientSecret } : {}),
-    audience: optional(values.exchangeAudience),
-    resource: optional(values.exchangeResource),
-    scope: optional(values.oauthScope),
+    ...optional('audience', values.exchangeAudience),
+    ...optional('resource', values.exchangeResource),
+    ...optional('scope', values.oauthScope),
     actor: values.exchangeActor,
   };
 }
