@@ -162,7 +162,6 @@ describe(`token exchange towards upstreams (${onPostgres ? 'two replicas on Post
       grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
       subject_token: callers.admin,
       subject_token_type: ACCESS_TOKEN,
-      requested_token_type: ACCESS_TOKEN,
       actor_token: (
         sts.requests.find((sent) => sent.form.grant_type === 'client_credentials')!.outcome as {
           issued: string;
@@ -250,6 +249,15 @@ describe(`token exchange towards upstreams (${onPostgres ? 'two replicas on Post
       /takes only a token of Portico's authorization server or of the identity provider/,
     );
     expect(message).not.toContain(a.token);
+    const tool = (await a.api().get(`/api/v1/tools?gatewayId=${gatewayId}`).expect(200)).body
+      .items[0];
+    const invoked = await a
+      .api()
+      .post(`/api/v1/tools/${tool.id}/invoke`)
+      .send({ arguments: {} })
+      .expect(502);
+    expect(invoked.body.detail).toMatch(/or of the identity provider/);
+    expect(JSON.stringify(invoked.body)).not.toContain(a.token);
     expect(seenUpstream.some((header) => header.includes(a.token))).toBe(false);
   });
 });

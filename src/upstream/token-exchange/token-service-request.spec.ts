@@ -25,7 +25,6 @@ describe('tokenServiceRequest', () => {
       grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
       subject_token: 'caller',
       subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
-      requested_token_type: 'urn:ietf:params:oauth:token-type:access_token',
       actor_token: 'portico',
       actor_token_type: 'urn:ietf:params:oauth:token-type:access_token',
       audience: 'reports',

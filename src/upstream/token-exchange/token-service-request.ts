@@ -35,7 +35,6 @@ export function tokenServiceRequest(
     body.set('grant_type', TOKEN_EXCHANGE_GRANT);
     body.set('subject_token', request.subjectToken);
     body.set('subject_token_type', ACCESS_TOKEN_TYPE);
-    body.set('requested_token_type', ACCESS_TOKEN_TYPE);
     if (request.actorToken) {
       body.set('actor_token', request.actorToken);
       body.set('actor_token_type', ACCESS_TOKEN_TYPE);
