@@ -10,10 +10,14 @@ import {
   type TestIdp,
 } from '../fixtures/test-idp';
 import { STS_AUDIENCE, STS_CLIENT, STS_SCOPE, TokenService } from '../fixtures/token-service';
+import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { connectClient } from '../support/mcp-client';
+import { MemoryOAuthProvider, signInAndConsent } from '../support/oauth-client';
 import { modernClient } from '../support/modern-client';
 import { onPostgres } from '../support/test-database';
-import { startReplica, startTestApp, type TestApp } from '../support/test-app';
+import { ADMIN_PASSWORD, startReplica, startTestApp, type TestApp } from '../support/test-app';
 
 const ACCESS_TOKEN = 'urn:ietf:params:oauth:token-type:access_token';
 
@@ -241,6 +245,31 @@ describe(`token exchange towards upstreams (${onPostgres ? 'two replicas on Post
     expect(sts.exchangesFor('ci-platform')).toBe(b === a ? 1 : 2);
   });
 
+  it('exchanges an access token of Portico’s own authorization server', async () => {
+    const provider = new MemoryOAuthProvider();
+    const transport = new StreamableHTTPClientTransport(new URL('/mcp', a.baseUrl), {
+      authProvider: provider,
+    });
+    await expect(
+      new SdkClient({ name: 'oauth', version: '1' }).connect(transport),
+    ).rejects.toBeInstanceOf(UnauthorizedError);
+    const landed = await signInAndConsent(provider.authorizationUrl!, {
+      username: 'admin',
+      password: ADMIN_PASSWORD,
+    });
+    await transport.finishAuth(landed.searchParams.get('code')!);
+    const porticoToken = provider.saved!.access_token;
+    sts.subjects.set(porticoToken, 'admin-via-portico');
+    const client = await connectClient(b.baseUrl, { token: porticoToken });
+    open.push(client);
+    expect(textOf(await client.callTool({ name: 'reports-whoami', arguments: {} }))).toBe(
+      'for admin-via-portico',
+    );
+    expect(seenUpstream.some((header) => header.includes(porticoToken))).toBe(false);
+  });
+
+  // After the test above, Portico holds an exchangeable token of the same user (the admin): a
+  // login token of that user still exchanges nothing, in a 2025 session or over REST.
   it('refuses a caller whose token no token service knows (a Portico login token), clearly', async () => {
     const client: Client = await connectClient(a.baseUrl, { token: a.token });
     open.push(client);
