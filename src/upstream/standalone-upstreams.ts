@@ -36,7 +36,7 @@ export class StandaloneUpstreams {
       new UpstreamAdmissions(config, metrics),
       new UpstreamEras(config, records),
       // No caller here: a token-exchange upstream gets Portico's own token.
-      new TokenExchange(config, new CallerTokens()),
+      new TokenExchange(config, new CallerTokens(), metrics),
     );
   }
 

@@ -195,6 +195,14 @@ describe(`token exchange towards upstreams (${onPostgres ? 'two replicas on Post
     expect(message).toMatch(/token service refused to exchange the token: invalid_grant/);
     expect(message).not.toContain(callers.platform);
     sts.refused.delete('ci-platform');
+    const metrics = await b.api().get('/metrics').expect(200);
+    // The client's discover already opened its connections (to learn the upstreams' extensions).
+    const refused = sts.requests.filter((sent) => 'refused' in sent.outcome).length;
+    expect(refused).toBeGreaterThan(0);
+    expect(metrics.text).toContain(
+      `portico_upstream_token_exchanges_total{kind="exchange",outcome="refused"} ${refused}\n`,
+    );
+    expect(metrics.text).not.toContain(callers.platform);
   });
 
   it('calls for a 2026-07-28 client on the other replica, concurrent first calls sharing one exchange', async () => {

@@ -44,7 +44,7 @@ describe('a gateway watch', () => {
         new StdioSupervisor(config, new NoGatewayRecords()),
         new UpstreamAdmissions(config, new Metrics()),
         new UpstreamEras(config, new NoGatewayRecords()),
-        new TokenExchange(config, new CallerTokens()),
+        new TokenExchange(config, new CallerTokens(), new Metrics()),
       ),
       new UpstreamTargets(null as unknown as DataSource, config),
     );

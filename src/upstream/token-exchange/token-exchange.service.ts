@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import { CallerTokens } from '../../auth/caller-tokens';
+import { Metrics } from '../../observability/metrics';
 import { type TokenExchangeSettings } from '../../gateways/gateway.entity';
 import { type ActingFor } from '../affinity';
 import { type BearerSource } from '../transport/upstream-http';
@@ -34,6 +35,7 @@ export class TokenExchange {
   constructor(
     private readonly config: AppConfig,
     private readonly callerTokens: CallerTokens,
+    private readonly metrics: Metrics,
   ) {}
 
   /**
@@ -101,11 +103,16 @@ export class TokenExchange {
       status = response.status;
       json = await boundedJson(response);
     } catch (error) {
+      this.metrics.tokenExchanges.inc({ kind: request.kind, outcome: 'failed' });
       const why = error instanceof Error && error.name === 'TimeoutError' ? 'timed out' : 'failed';
       this.logger.warn(`Token exchange at ${new URL(settings.tokenUrl).origin} ${why}`);
       throw new UpstreamFailure('authorization', `the token service could not be reached (${why})`);
     }
     const read = readTokenResponse(status, json);
+    this.metrics.tokenExchanges.inc({
+      kind: request.kind,
+      outcome: 'refused' in read ? 'refused' : 'ok',
+    });
     if ('refused' in read) {
       // The service's own words, which could echo what it was sent, lose any token first.
       const sent = [request.kind === 'exchange' ? request.subjectToken : '', settings.clientSecret];
