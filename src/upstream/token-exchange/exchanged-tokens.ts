@@ -27,8 +27,8 @@ interface Held {
 /**
  * Tokens the token service issued, held by gateway and caller until shortly before they expire
  * (never past it), in this replica's memory only. Concurrent first calls for one key share one
- * exchange; a token the upstream refused is never handed out again. A caller's token is only ever
- * sent to the token service, and none is kept here beyond the key's owner.
+ * exchange; a token the upstream refused is never handed out again. The caller's own token only
+ * passes through, to the token service: nothing here keeps it.
  */
 export class ExchangedTokens {
   private readonly held = new Map<string, Held>();
@@ -50,7 +50,7 @@ export class ExchangedTokens {
     if (held && held.accessToken !== stale && Date.now() < held.usableUntil)
       return held.accessToken;
     if (held) this.held.delete(key);
-    const task = () => this.obtain(key, settings, who);
+    const task = () => this.obtain(gatewayId, key, settings, who);
     // A refused token must not come back from a run that started before the refusal.
     const obtained = await (stale === undefined
       ? this.flights.join(key, task)
@@ -58,13 +58,12 @@ export class ExchangedTokens {
     return obtained.accessToken;
   }
 
-  /** Forgets every token held for the gateway (its settings changed, or it is gone). */
-  drop(gatewayId: string): void {
-    for (const key of [...this.held.keys()])
-      if (key.startsWith(`${gatewayId}\0`)) this.held.delete(key);
-  }
-
-  private async obtain(key: string, settings: TokenExchangeSettings, who: TokenFor): Promise<Held> {
+  private async obtain(
+    gatewayId: string,
+    key: string,
+    settings: TokenExchangeSettings,
+    who: TokenFor,
+  ): Promise<Held> {
     const request: TokenRequest =
       who === 'portico'
         ? { kind: 'own' }
@@ -72,7 +71,7 @@ export class ExchangedTokens {
             kind: 'exchange',
             subjectToken: who.token,
             ...(settings.actor && settings.dialect === 'rfc8693'
-              ? { actorToken: await this.get(key.slice(0, key.indexOf('\0')), settings, 'portico') }
+              ? { actorToken: await this.get(gatewayId, settings, 'portico') }
               : {}),
           };
     const issued = await this.service(settings, request);

@@ -81,11 +81,6 @@ export class TokenExchange {
     return source;
   }
 
-  /** Forgets the tokens held for the gateway: its settings changed, or it is gone. */
-  drop(gatewayId: string): void {
-    this.tokens.drop(gatewayId);
-  }
-
   /** One request to the token service; an UpstreamFailure that names no token when it fails. */
   private async ask(settings: TokenExchangeSettings, request: TokenRequest): Promise<IssuedToken> {
     const { body, headers } = tokenServiceRequest(settings, request);
