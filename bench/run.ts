@@ -5,6 +5,7 @@ import {
   POLICIES,
 } from './gateway-overhead.bench';
 import { policyWorstCase } from './policy-worst-case';
+import { tokenExchangeLatency } from './token-exchange';
 import { scale } from './scale.bench';
 import { runToolSearchBench, toolSearchMarkdown } from './tool-search.bench';
 
@@ -136,6 +137,20 @@ async function main(): Promise<void> {
     ),
   );
 
+  const exchange = await tokenExchangeLatency();
+  rows.push(
+    row(
+      'token exchange: added latency of a tools/call whose exchanged token is held (no target; ratio: bearer ÷ cached)',
+      `${ms(exchange.cachedMedianMs)} vs ${ms(exchange.bearerMedianMs)} with a fixed bearer token (p50): +${ms(exchange.cachedMedianMs - exchange.bearerMedianMs)}`,
+      exchange.bearerMedianMs / exchange.cachedMedianMs,
+    ),
+    row(
+      'token exchange: a new caller’s first tools/call (the exchange at a loopback token service, and the caller’s own upstream connection) (no target; ratio: cached ÷ first)',
+      `${ms(exchange.firstMedianMs)} (p50): +${ms(exchange.firstMedianMs - exchange.cachedMedianMs)} over a held token; the exchange alone ${ms(exchange.exchangeAloneMedianMs)}`,
+      exchange.cachedMedianMs / exchange.firstMedianMs,
+    ),
+  );
+
   const search = await runToolSearchBench();
 
   console.log('\n| Target | Measured | Ratio to target |\n| --- | --- | --- |');
@@ -143,7 +158,11 @@ async function main(): Promise<void> {
     console.log(`| ${target} | ${measured} | ${ratio.toFixed(2)} |`);
   console.log(`\n${toolSearchMarkdown(search)}`);
   console.log(
-    JSON.stringify({ overhead: overheads, scale: big, policy, toolSearch: search }, null, 2),
+    JSON.stringify(
+      { overhead: overheads, scale: big, policy, tokenExchange: exchange, toolSearch: search },
+      null,
+      2,
+    ),
   );
 }
 

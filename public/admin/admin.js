@@ -82,7 +82,7 @@ function enhanceCredentials(select) {
   const form = select.form;
   function apply() {
     for (const field of form.querySelectorAll('[data-auth]')) {
-      field.hidden = field.dataset.auth !== select.value;
+      field.hidden = !field.dataset.auth.split(' ').includes(select.value);
     }
   }
   select.addEventListener('change', apply);

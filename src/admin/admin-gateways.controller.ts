@@ -42,6 +42,7 @@ import { hrefWith, offsetOf, PAGE_SIZE, pageNumber, pager } from './pagination';
 import { syncReportView } from './sync-report-view';
 import { pageScope, teamChoices, withTeamInput } from './team-field';
 import { plural } from './view-helpers';
+import { exchangeClientAuthOptions, exchangeDialectOptions } from './gateway-form-exchange';
 
 @AdminController('admin/gateways')
 @MinRole('operator')
@@ -340,6 +341,8 @@ export class AdminGatewaysController {
         })),
         authOptions: authOptions(editing, values.authType),
         oauthModes: oauthModeOptions(values.oauthMode),
+        exchangeDialects: exchangeDialectOptions(values.exchangeDialect),
+        exchangeClientAuths: exchangeClientAuthOptions(values.exchangeClientAuth),
         pinningModes: pinningOptions(values.pinning),
         findingThresholds: findingOptions(values.quarantineOnFinding),
         eraPins: eraPinOptions(values.eraPin),

@@ -98,6 +98,49 @@ describe('gateway form', () => {
     await expect(validateDto(GatewayCreateDto, incomplete)).rejects.toThrow();
   });
 
+  it('turns the token exchange fields into the REST auth', async () => {
+    const { input, errors } = gatewayInput(
+      {
+        name: 'G',
+        url: 'http://127.0.0.1:8001/mcp',
+        authType: 'token-exchange',
+        exchangeTokenUrl: ' https://sso.example.com/token ',
+        exchangeDialect: 'rfc8693',
+        exchangeAudience: 'reports',
+        exchangeResource: '',
+        exchangeActor: 'on',
+        oauthClientId: 'portico',
+        oauthClientSecret: 'shh',
+        oauthScope: 'reports.read',
+      },
+      false,
+    );
+    expect(errors).toEqual({});
+    expect(input.auth).toEqual({
+      type: 'token-exchange',
+      tokenUrl: 'https://sso.example.com/token',
+      dialect: 'rfc8693',
+      clientAuth: 'client_secret_basic',
+      clientId: 'portico',
+      clientSecret: 'shh',
+      audience: 'reports',
+      scope: 'reports.read',
+      actor: true,
+    });
+    await expect(validateDto(GatewayCreateDto, input)).resolves.toBeInstanceOf(GatewayCreateDto);
+    const elsewhere = gatewayInput(
+      {
+        name: 'G',
+        url: 'http://h/mcp',
+        authType: 'token-exchange',
+        exchangeTokenUrl: 'file:///etc/passwd',
+        oauthClientId: 'portico',
+      },
+      false,
+    ).input;
+    await expect(validateDto(GatewayCreateDto, elsewhere)).rejects.toThrow();
+  });
+
   it('keeps the stored credentials on edit unless others are chosen', () => {
     expect(
       gatewayInput({ name: 'G', url: 'http://h/mcp', authType: 'keep' }, true).input,

@@ -9,6 +9,13 @@ import { FINDING_SEVERITIES, PINNING_MODES } from '../pinning/state/definition-p
 import { ERA_PINS, type EraPin } from '../upstream/eras/protocol-era';
 import { type FormBody, formField, formLines } from './form-body';
 import {
+  emptyExchangeForm,
+  EXCHANGE_FIELD_ALIASES,
+  exchangeAuthInput,
+  type ExchangeFormValues,
+  exchangeFormValues,
+} from './gateway-form-exchange';
+import {
   openApiFormOf,
   type OpenApiFormValues,
   openApiFormValues,
@@ -19,7 +26,7 @@ import {
 export type GatewayAuthChoice = 'keep' | GatewayAuthType;
 
 /** What the gateway form shows back. Credentials are write-only and never among them. */
-export interface GatewayFormValues extends OpenApiFormValues {
+export interface GatewayFormValues extends OpenApiFormValues, ExchangeFormValues {
   name: string;
   url: string;
   transport: string;
@@ -52,6 +59,7 @@ export const GATEWAY_FIELD_ALIASES: Record<string, string> = {
   'auth.clientId': 'oauthClientId',
   'auth.clientSecret': 'oauthClientSecret',
   'auth.scope': 'oauthScope',
+  ...EXCHANGE_FIELD_ALIASES,
   env: 'env',
   'openapiSelection.methods': 'openapiMethods',
   'openapiSelection.includeTags': 'openapiIncludeTags',
@@ -92,6 +100,7 @@ const AUTH_LABELS: Record<GatewayAuthChoice, string> = {
   bearer: 'Bearer token',
   headers: 'Custom headers',
   oauth: 'OAuth 2.1',
+  'token-exchange': "Token exchange: the caller's token exchanged at a token service",
 };
 
 export function authOptions(editing: boolean, selected: string) {
@@ -122,6 +131,7 @@ export function gatewayFormValues(body: FormBody): GatewayFormValues {
     quarantineOnFinding: formField(body, 'quarantineOnFinding'),
     eraPin: formField(body, 'eraPin') || 'auto',
     ...openApiFormValues(body),
+    ...exchangeFormValues(body),
   };
 }
 
@@ -141,6 +151,7 @@ export function gatewayFormOf(gateway: GatewayResponseDto): GatewayFormValues {
     quarantineOnFinding: gateway.quarantineOnFinding ?? '',
     eraPin: gateway.eraPin,
     ...openApiFormOf(gateway),
+    ...emptyExchangeForm(),
   };
 }
 
@@ -287,6 +298,9 @@ export function gatewayInput(
       };
       break;
     }
+    case 'token-exchange':
+      input.auth = exchangeAuthInput(values, formField(body, 'oauthClientSecret'));
+      break;
     default:
       input.auth = { type: values.authType };
   }

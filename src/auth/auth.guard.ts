@@ -7,6 +7,7 @@ import { mcpTargetOf, targetKey } from './mcp-access';
 import { McpAuthorizer } from './mcp-authorizer';
 import { mcpOnly, type Principal } from './principal';
 import { bearerToken, PrincipalResolver } from './principal-resolver';
+import { CallerTokens } from './caller-tokens';
 import { roleAtLeast } from '../common/roles';
 
 declare module 'express' {
@@ -34,6 +35,7 @@ export class AuthGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly resolver: PrincipalResolver,
     private readonly mcp: McpAuthorizer,
+    private readonly callerTokens: CallerTokens,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -58,7 +60,8 @@ export class AuthGuard implements CanActivate {
         return true;
       }
       case 'api': {
-        const principal = await this.resolver.fromBearer(bearerToken(request));
+        const token = bearerToken(request);
+        const principal = await this.resolver.fromBearer(token);
         request.principal = principal;
         if (mcpOnly(principal)) {
           throw new AuthException(
@@ -67,6 +70,7 @@ export class AuthGuard implements CanActivate {
           );
         }
         this.requireRole(principal, access.minRole);
+        this.callerTokens.remember(principal, token);
         return true;
       }
     }

@@ -5,6 +5,7 @@ import { ApiTokenVerifier } from './api-token-verifier';
 import { AuthController } from './auth.controller';
 import { AuthGuard } from './auth.guard';
 import { BreakGlassAdmin } from './break-glass-admin';
+import { CallerTokens } from './caller-tokens';
 import { ExternalIssuer } from './external-issuer';
 import { GrantStatus } from './grant-status';
 import { LoginThrottle } from './login-throttle';
@@ -28,6 +29,7 @@ import { UserDirectory } from './user-directory';
     AdminSessionService,
     ApiTokenVerifier,
     BreakGlassAdmin,
+    CallerTokens,
     ExternalIssuer,
     GrantStatus,
     LoginThrottle,
@@ -46,6 +48,7 @@ import { UserDirectory } from './user-directory';
   ],
   exports: [
     AdminSessionService,
+    CallerTokens,
     ExternalIssuer,
     TeamNames,
     ApiTokenVerifier,

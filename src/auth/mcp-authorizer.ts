@@ -2,6 +2,7 @@ import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { Injectable } from '@nestjs/common';
 import { AuthErrorCode, AuthException } from './auth.exception';
 import { McpAccess, type McpTarget } from './mcp-access';
+import { CallerTokens } from './caller-tokens';
 import { type Principal } from './principal';
 import { bearerToken, PrincipalResolver } from './principal-resolver';
 
@@ -14,6 +15,7 @@ export class McpAuthorizer {
   constructor(
     private readonly resolver: PrincipalResolver,
     private readonly access: McpAccess,
+    private readonly callerTokens: CallerTokens,
   ) {}
 
   /**
@@ -26,8 +28,10 @@ export class McpAuthorizer {
     response: ServerResponse,
   ): Promise<Principal> {
     let principal: Principal;
+    let token: string;
     try {
-      principal = await this.resolver.fromBearer(bearerToken(request));
+      token = bearerToken(request);
+      principal = await this.resolver.fromBearer(token);
     } catch (error) {
       if (error instanceof AuthException && error.code === AuthErrorCode.Unauthenticated) {
         response.setHeader(
@@ -50,6 +54,7 @@ export class McpAuthorizer {
         decision.message,
       );
     }
+    this.callerTokens.remember(principal, token);
     return principal;
   }
 }

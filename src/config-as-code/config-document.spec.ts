@@ -64,6 +64,14 @@ describe('configuration document', () => {
     ['an inline token', { type: 'bearer', token: 'ghp_secret' }],
     ['an inline header value', { type: 'headers', headers: { 'X-API-Key': 'secret' } }],
     ['a reference with both sources', { type: 'bearer', token: { fromEnv: 'A', fromFile: 'b' } }],
+    [
+      'an inline token service secret',
+      { type: 'token-exchange', tokenUrl: 'https://sts/token', clientId: 'p', clientSecret: 's' },
+    ],
+    [
+      'a token service that is not http(s)',
+      { type: 'token-exchange', tokenUrl: 'file:///etc/passwd', clientId: 'p' },
+    ],
   ])('refuses %s, in the schema and the parser', (_what, auth) => {
     const document = {
       apiVersion: 'portico/v1',
@@ -71,6 +79,34 @@ describe('configuration document', () => {
     };
     expect(validator()(document)).toBe(false);
     expect(() => parseConfigDocument(document)).toThrow(ConfigDocumentException);
+  });
+
+  it('accepts a token-exchange gateway, its secret by reference and defaults filled in', () => {
+    const document = {
+      apiVersion: 'portico/v1',
+      gateways: [
+        {
+          name: 'Reports',
+          url: 'https://reports.internal/mcp',
+          auth: {
+            type: 'token-exchange',
+            tokenUrl: 'https://sso.internal/realms/company/protocol/openid-connect/token',
+            clientId: 'portico',
+            clientSecret: { fromEnv: 'STS_SECRET' },
+            audience: 'reports',
+          },
+        },
+      ],
+    };
+    expect(validator()(document)).toBe(true);
+    const [gateway] = parseConfigDocument(document).sections.get('gateways') as {
+      auth: Record<string, unknown>;
+    }[];
+    expect(gateway!.auth).toMatchObject({
+      dialect: 'rfc8693',
+      clientAuth: 'client_secret_basic',
+      actor: false,
+    });
   });
 
   it('refuses unknown fields and a wrong apiVersion, naming where', () => {

@@ -21,7 +21,11 @@ import { type FindingSeverity, type PinningMode } from '../pinning/state/definit
 export const GATEWAY_TRANSPORTS = ['streamable-http', 'sse', 'stdio', 'openapi'] as const;
 export type GatewayTransport = (typeof GATEWAY_TRANSPORTS)[number];
 
-export const GATEWAY_AUTH_TYPES = ['none', 'bearer', 'headers', 'oauth'] as const;
+/**
+ * `token-exchange`: each call carries a token a security token service issued for the upstream in
+ * exchange for the caller's own (RFC 8693); the caller's token is never sent upstream.
+ */
+export const GATEWAY_AUTH_TYPES = ['none', 'bearer', 'headers', 'oauth', 'token-exchange'] as const;
 export type GatewayAuthType = (typeof GATEWAY_AUTH_TYPES)[number];
 
 /**
@@ -189,12 +193,41 @@ export interface OAuthSettings {
   scope?: string;
 }
 
+/** The request a token service takes: RFC 8693's, or Microsoft Entra ID's on-behalf-of. */
+export const TOKEN_EXCHANGE_DIALECTS = ['rfc8693', 'entra-obo'] as const;
+export type TokenExchangeDialect = (typeof TOKEN_EXCHANGE_DIALECTS)[number];
+
+/** How a client authenticates to the token service (RFC 6749 §2.3.1). */
+export const TOKEN_CLIENT_AUTHS = ['client_secret_basic', 'client_secret_post'] as const;
+export type TokenClientAuth = (typeof TOKEN_CLIENT_AUTHS)[number];
+
+/**
+ * Where and how Portico exchanges the caller's token for one meant for the upstream (RFC 8693).
+ * Portico is a client of the token service (`clientId`, `clientSecret`); with `actor`, it also
+ * states itself as the actor, with a token of its own (client credentials at the same service).
+ */
+export interface TokenExchangeSettings {
+  type: 'token-exchange';
+  tokenUrl: string;
+  dialect: TokenExchangeDialect;
+  clientId: string;
+  clientSecret?: string;
+  clientAuth: TokenClientAuth;
+  /** The upstream's logical name at the token service (`audience`). */
+  audience?: string;
+  /** The upstream's URI (RFC 8707 `resource`). */
+  resource?: string;
+  scope?: string;
+  actor: boolean;
+}
+
 /** Decrypted upstream credentials; only the upstream client ever sees them. */
 export type GatewayCredentials =
   | { type: 'none' }
   | { type: 'bearer'; token: string }
   | { type: 'headers'; headers: Record<string, string> }
-  | OAuthSettings;
+  | OAuthSettings
+  | TokenExchangeSettings;
 
 /** The stored form: the kind in clear, the credentials themselves sealed. */
 export interface SealedCredentials {
@@ -208,6 +241,7 @@ export function credentialHeaders(credentials: GatewayCredentials): Record<strin
   switch (credentials.type) {
     case 'none':
     case 'oauth':
+    case 'token-exchange':
       return {};
     case 'bearer':
       return { Authorization: `Bearer ${credentials.token}` };
@@ -226,6 +260,7 @@ export function credentialSecrets(credentials: GatewayCredentials): string[] {
     case 'headers':
       return Object.values(credentials.headers);
     case 'oauth':
+    case 'token-exchange':
       return credentials.clientSecret ? [credentials.clientSecret] : [];
   }
 }

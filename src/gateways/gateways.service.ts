@@ -693,6 +693,19 @@ function credentialsOf(auth: GatewayAuthDto | undefined): GatewayCredentials {
         ...(auth.clientSecret ? { clientSecret: auth.clientSecret } : {}),
         ...(auth.scope ? { scope: auth.scope } : {}),
       };
+    case 'token-exchange':
+      return {
+        type: 'token-exchange',
+        tokenUrl: new URL(auth.tokenUrl!).href,
+        dialect: auth.dialect ?? 'rfc8693',
+        clientId: auth.clientId!,
+        ...(auth.clientSecret ? { clientSecret: auth.clientSecret } : {}),
+        clientAuth: auth.clientAuth ?? 'client_secret_basic',
+        ...(auth.audience ? { audience: auth.audience } : {}),
+        ...(auth.resource ? { resource: auth.resource } : {}),
+        ...(auth.scope ? { scope: auth.scope } : {}),
+        actor: auth.actor ?? false,
+      };
   }
 }
 

@@ -126,6 +126,13 @@ export class Metrics {
 
   private upstreamGuards: () => UpstreamGuardMetrics[] = () => [];
 
+  readonly tokenExchanges = new Counter({
+    name: 'portico_upstream_token_exchanges_total',
+    help: 'Requests to the security token service of token-exchange upstreams (RFC 8693), by what was asked (exchange: for a caller; own: Portico’s own token) and outcome: ok, refused (the service said no), failed (it could not be reached).',
+    labelNames: ['kind', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
   readonly oauthRefreshes = new Counter({
     name: 'portico_upstream_oauth_refreshes_total',
     help: 'Refreshes (and client-credentials fetches) of upstream OAuth tokens, by outcome: ok, failed (kept, retried), revoked (the grant is gone; the account must reconnect).',

@@ -14,6 +14,7 @@ import { ToolNameQuery } from './tool-name.query';
 import { Tool } from './tool.entity';
 import { ToolErrorCode, ToolException } from './tool.exception';
 import { type Principal } from '../auth/principal';
+import { exchangeSubjectOf } from '../auth/caller-tokens';
 import { PolicyInputTooLarge } from '../policies/policy-set';
 import { policyToolOf } from '../policies/policy-tool';
 import { ScopePolicies } from '../policies/scope-policies';
@@ -123,8 +124,15 @@ export class ToolInvoker {
       );
     if (principal !== null) await this.limit(principal, toolId);
     try {
-      // A per-user OAuth upstream is called with the invoking user's own token.
-      const affinity = sharedAffinity({}, { userId: principal?.userId ?? null });
+      // A per-user OAuth upstream is called with the invoking user's own token, a token-exchange
+      // one with a token exchanged for the caller's.
+      const affinity = sharedAffinity(
+        {},
+        {
+          userId: principal?.userId ?? null,
+          subject: principal ? exchangeSubjectOf(principal) : null,
+        },
+      );
       return await this.client.call(gateway.id, affinity, (connection) =>
         connection.request<CallToolResult>('tools/call', {
           name: tool.originalName,

@@ -5,6 +5,16 @@ import { type UpstreamListener } from './upstream-connection';
 import { type UpstreamTarget } from './upstream-target';
 
 /**
+ * Who a request acts for: the Portico user whose own OAuth token a per-user upstream gets, and the
+ * principal subject whose own token a token-exchange upstream's is exchanged for (null: a caller
+ * whose token cannot be exchanged, such as an API token).
+ */
+export interface ActingFor {
+  userId: string | null;
+  subject?: string | null;
+}
+
+/**
  * Whose connections a request uses. A 2025 session has its own (`session`), opened on first use
  * and closed with it, so that whatever an upstream sends outside a call (logs, list changes, its
  * own requests) can only reach that session. A request without a session (the 2026-07-28 wire,
@@ -16,8 +26,8 @@ export interface Affinity {
   readonly shared: boolean;
   /** What Portico declares upstream for the caller's client. */
   readonly capabilities: ClientCapabilities;
-  /** Whose own token a per-user OAuth upstream gets. */
-  readonly actingFor: { userId: string | null };
+  /** Whose own token a per-user OAuth or token-exchange upstream gets. */
+  readonly actingFor: ActingFor;
   /** What an upstream sends outside calls, with the gateway it came from; none when shared. */
   readonly listener?: (gatewayId: string) => UpstreamListener;
   /** The level a session asked for, set on each of its connections as it opens. */
@@ -97,24 +107,24 @@ function declarationOf(capabilities: ClientCapabilities): Declaration {
 }
 
 /** The affinity of a request without a session: shared by every caller that declared the same. */
-export function sharedAffinity(
-  capabilities: ClientCapabilities,
-  actingFor: { userId: string | null },
-): Affinity {
+export function sharedAffinity(capabilities: ClientCapabilities, actingFor: ActingFor): Affinity {
   const { fingerprint, relayed } = declarationOf(capabilities);
   return { key: fingerprint, shared: true, capabilities: relayed, actingFor };
 }
 
 /**
  * Whose authorization a connection to the target carries: a per-user OAuth upstream sees the
- * acting user's own token; every other upstream the gateway's one credential, shared by all.
+ * acting user's own token, a token-exchange upstream one exchanged for the caller's (Portico's own
+ * without a caller); every other upstream the gateway's one credential, shared by all.
  */
 export function authorizationContext(
   target: UpstreamTarget,
-  actingFor: { userId: string | null } | undefined,
+  actingFor: ActingFor | undefined,
 ): string {
   const { credentials } = target.endpoint;
   if (credentials.type === 'oauth' && credentials.mode === 'per-user' && actingFor)
     return `user:${actingFor.userId ?? '-'}`;
+  if (credentials.type === 'token-exchange')
+    return actingFor ? `caller:${actingFor.subject ?? '-'}` : 'portico';
   return 'gateway';
 }

@@ -8,6 +8,8 @@ import { UpstreamConnector } from './upstream-connector.service';
 import { UpstreamEras } from './eras/upstream-eras.service';
 import { UpstreamAdmissions } from './resilience/upstream-admissions.service';
 import { UpstreamPools } from './transport/upstream-pools.service';
+import { TokenExchange } from './token-exchange/token-exchange.service';
+import { CallerTokens } from '../auth/caller-tokens';
 
 /**
  * The upstream code of the gateway (connector, era probe, admissions, OAuth) wired by hand, for a
@@ -33,6 +35,8 @@ export class StandaloneUpstreams {
       this.stdio,
       new UpstreamAdmissions(config, metrics),
       new UpstreamEras(config, records),
+      // No caller here: a token-exchange upstream gets Portico's own token.
+      new TokenExchange(config, new CallerTokens(), metrics),
     );
   }
 

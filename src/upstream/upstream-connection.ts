@@ -5,6 +5,7 @@ import {
   type Result,
   type ServerCapabilities,
 } from '@modelcontextprotocol/client';
+import { type ActingFor } from './affinity';
 import { type UpstreamFailure } from './upstream-error';
 import { type UpstreamAdmission } from './resilience/upstream-admission';
 import { type RetryPolicy } from './resilience/upstream-retry';
@@ -119,10 +120,11 @@ export interface OpenOptions {
   listen?: boolean;
   /**
    * The person the connection acts for (the MCP caller, or who invokes a tool), whose own token
-   * a per-user OAuth upstream gets; absent for Portico's own work (sync, health), which uses the
-   * gateway's connected account.
+   * a per-user OAuth upstream gets (or a token-exchange upstream one exchanged for); absent for
+   * Portico's own work (sync, health), which uses the gateway's connected account (or Portico's
+   * own token from the token service).
    */
-  actingFor?: { userId: string | null };
+  actingFor?: ActingFor;
   /**
    * The era the caller speaks, when it has one: a 2025 session is served by a 2025 upstream
    * session wherever the upstream also opens one (a dual-era server), so that what only that era

@@ -14,6 +14,7 @@ import {
   speaksOnly,
 } from './eras/protocol-era';
 import { UpstreamOAuth } from './oauth/upstream-oauth.service';
+import { TokenExchange } from './token-exchange/token-exchange.service';
 import { type OpenOptions, type UpstreamConnection } from './upstream-connection';
 import { probeEra, suggestsModern } from './eras/era-probe';
 import { UpstreamEras } from './eras/upstream-eras.service';
@@ -54,6 +55,7 @@ export class UpstreamConnector {
     private readonly stdio: StdioSupervisor,
     private readonly admissions: UpstreamAdmissions,
     private readonly eras: UpstreamEras,
+    private readonly exchange: TokenExchange,
   ) {
     this.openApiHost = { documents: new OpenApiDocuments(), config, pools };
   }
@@ -94,7 +96,9 @@ export class UpstreamConnector {
     const bearer =
       credentials.type === 'oauth'
         ? await this.oauth.bearer(target, credentials, options.actingFor, secrets)
-        : undefined;
+        : credentials.type === 'token-exchange'
+          ? await this.exchange.bearer(target.gatewayId, credentials, options.actingFor, secrets)
+          : undefined;
     const opening: Opening = { target, options, admission, secrets, bearer };
     if (target.endpoint.transport === 'openapi')
       return openOpenApi(target, { admission, secrets, bearer }, this.openApiHost);

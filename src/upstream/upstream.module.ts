@@ -10,6 +10,7 @@ import { UpstreamEras } from './eras/upstream-eras.service';
 import { UpstreamAdmissions } from './resilience/upstream-admissions.service';
 import { UpstreamPools } from './transport/upstream-pools.service';
 import { UpstreamTargets } from './upstream-targets.service';
+import { TokenExchange } from './token-exchange/token-exchange.service';
 
 /** The only code that talks to upstreams, whatever their transport. */
 @Module({
@@ -25,6 +26,7 @@ import { UpstreamTargets } from './upstream-targets.service';
     StdioSupervisor,
     UpstreamAdmissions,
     UpstreamEras,
+    TokenExchange,
   ],
   exports: [
     UpstreamClient,

@@ -140,6 +140,18 @@ describeWithBrowser('admin pages in Chromium, against a real upstream MCP server
     await screenshot(page, 'gateway-form-error');
   });
 
+  it('shows the token exchange fields, with the client fields OAuth shares, for token exchange only', async () => {
+    await page.goto('/admin/gateways/new');
+    await page.getByLabel('Authentication', { exact: true }).selectOption('token-exchange');
+    expect(await page.locator('#exchangeTokenUrl').isVisible()).toBe(true);
+    expect(await page.locator('#oauthClientId').isVisible()).toBe(true);
+    expect(await page.locator('#oauthMode').isVisible()).toBe(false);
+    expect(await page.locator('#token').isVisible()).toBe(false);
+    await page.getByLabel('Authentication', { exact: true }).selectOption('oauth');
+    expect(await page.locator('#exchangeTokenUrl').isVisible()).toBe(false);
+    expect(await page.locator('#oauthClientId').isVisible()).toBe(true);
+  });
+
   it('numbers tools across pages: the first row of page 2 is 26', async () => {
     await page.goto('/admin/tools');
     await page.getByLabel('Gateway').selectOption({ label: 'Browser Upstream' });

@@ -47,7 +47,7 @@ describeWithBrowser('registering a stdio server from the admin pages in Chromium
 
     await page.getByLabel('Transport').selectOption('stdio');
     expect(await page.getByLabel('Upstream MCP URL').isVisible()).toBe(false);
-    expect(await page.getByLabel('Authentication').isVisible()).toBe(false);
+    expect(await page.getByLabel('Authentication', { exact: true }).isVisible()).toBe(false);
     await page.getByLabel('Name', { exact: true }).fill('Files');
     await page.getByLabel('Command', { exact: true }).fill('node');
     await page.getByLabel(/^Arguments/).fill(`${STDIO_SERVERS.filesystem}\n${dir}`);

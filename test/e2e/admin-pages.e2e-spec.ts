@@ -501,6 +501,37 @@ describe('admin pages', () => {
   });
 
   describe('gateways', () => {
+    it('registers a token-exchange gateway through the form, never showing its secret', async () => {
+      const form = await agent.get('/admin/gateways/new').expect(200);
+      expect(form.text).toContain('name="exchangeTokenUrl"');
+      expect(form.text).toContain('data-auth="oauth token-exchange"');
+      const secret = 'sts-very-secret-456';
+      const created = await agent
+        .post('/admin/gateways')
+        .type('form')
+        .send({
+          _csrf: csrf,
+          name: 'Exchanged',
+          url: 'http://127.0.0.1:9/exchanged',
+          transport: 'streamable-http',
+          authType: 'token-exchange',
+          exchangeTokenUrl: 'http://127.0.0.1:9/token',
+          exchangeDialect: 'rfc8693',
+          exchangeClientAuth: 'client_secret_post',
+          exchangeAudience: 'reports',
+          oauthClientId: 'portico',
+          oauthClientSecret: secret,
+        })
+        .expect(303);
+      const detailPath = created.headers.location as string;
+      const id = detailPath.split('/').pop()!;
+      const stored = await t.app.get(DataSource).getRepository(Gateway).findOneByOrFail({ id });
+      expect(stored.authType).toBe('token-exchange');
+      for (const path of [detailPath, `${detailPath}/edit`, '/admin/gateways'])
+        expect((await agent.get(path)).text).not.toContain(secret);
+      await agent.post(`${detailPath}/delete`).type('form').send({ _csrf: csrf }).expect(303);
+    });
+
     it('registers, edits, deactivates, activates and deletes through the forms, never showing credentials', async () => {
       const secret = 'tok-very-secret-123';
       const created = await agent

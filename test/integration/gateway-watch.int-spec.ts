@@ -17,6 +17,8 @@ import { startUpstream, type UpstreamFixture } from '../fixtures/upstream-server
 import { eventually } from '../support/mcp-client';
 import { tempDataDir } from '../support/temp-dir';
 import { StdioSupervisor } from '../../src/upstream/transport/stdio/stdio-supervisor.service';
+import { TokenExchange } from '../../src/upstream/token-exchange/token-exchange.service';
+import { CallerTokens } from '../../src/auth/caller-tokens';
 
 describe('a gateway watch', () => {
   let upstream: UpstreamFixture;
@@ -42,6 +44,7 @@ describe('a gateway watch', () => {
         new StdioSupervisor(config, new NoGatewayRecords()),
         new UpstreamAdmissions(config, new Metrics()),
         new UpstreamEras(config, new NoGatewayRecords()),
+        new TokenExchange(config, new CallerTokens(), new Metrics()),
       ),
       new UpstreamTargets(null as unknown as DataSource, config),
     );

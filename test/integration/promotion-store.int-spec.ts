@@ -67,6 +67,7 @@ describe('the promotion store (sessions and principals, one table)', () => {
       },
       logLevel: null,
       subscriptions: [],
+      exchangeable: false,
     });
     return { kind: 'session', sessionId: created.id };
   }

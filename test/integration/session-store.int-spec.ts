@@ -37,6 +37,7 @@ describe('the session store', () => {
       },
       logLevel: null,
       subscriptions: [],
+      exchangeable: false,
     });
     const found = (await store.find(id))!;
     const current = (await store.current([id])).get(id)!;

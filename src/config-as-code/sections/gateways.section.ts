@@ -7,6 +7,8 @@ import {
   GATEWAY_TRANSPORTS,
   type GatewayCredentials,
   OAUTH_MODES,
+  TOKEN_CLIENT_AUTHS,
+  TOKEN_EXCHANGE_DIALECTS,
   openCredentials,
   sealCredentials,
   sealStdioEnv,
@@ -56,6 +58,31 @@ const gatewayAuth = z.discriminatedUnion('type', [
       clientId: z.string().min(1).max(512).optional().describe('A client registered beforehand.'),
       clientSecret: secretRefSchema.optional().describe('Where that client secret is.'),
       scope: z.string().max(1024).optional().describe('Scopes to ask for, space-separated.'),
+    })
+    .strict(),
+  z
+    .object({
+      type: z.literal('token-exchange'),
+      tokenUrl: z
+        .string()
+        .max(URL_MAX_LENGTH)
+        .regex(/^https?:\/\//i)
+        .refine((url) => isURL(url, UPSTREAM_URL_OPTIONS), 'must be an absolute http(s) URL')
+        .describe("The token service's token endpoint, under the same rules as url."),
+      dialect: z
+        .enum(TOKEN_EXCHANGE_DIALECTS)
+        .default('rfc8693')
+        .describe("rfc8693: RFC 8693 token exchange; entra-obo: Entra ID's on-behalf-of."),
+      clientId: z.string().min(1).max(512).describe("Portico's client at the token service."),
+      clientSecret: secretRefSchema.optional().describe('Where that client secret is.'),
+      clientAuth: z.enum(TOKEN_CLIENT_AUTHS).default('client_secret_basic'),
+      audience: z.string().min(1).max(1024).optional().describe('The audience asked for.'),
+      resource: z.string().min(1).max(URL_MAX_LENGTH).optional().describe('RFC 8707 resource.'),
+      scope: z.string().max(1024).optional().describe('Scopes to ask for, space-separated.'),
+      actor: z
+        .boolean()
+        .default(false)
+        .describe("Send Portico's own token (client credentials) as the actor_token."),
     })
     .strict(),
 ]);
@@ -320,6 +347,17 @@ function resolveCredentials(item: GatewayItem, ctx: ApplyContext): GatewayCreden
         ...(auth.scope === undefined ? {} : { scope: auth.scope }),
       };
     }
+    case 'token-exchange': {
+      const { clientSecret, ...settings } = auth;
+      return {
+        ...settings,
+        ...(clientSecret === undefined
+          ? {}
+          : {
+              clientSecret: resolveSecret(clientSecret, ctx.secrets, `${where} auth.clientSecret`),
+            }),
+      };
+    }
   }
 }
 
@@ -404,6 +442,19 @@ function authPlaceholder(gateway: Gateway, key: Buffer): { auth?: z.input<typeof
             ? {}
             : { clientSecret: { fromEnv: `${prefix}_CLIENT_SECRET` } }),
           ...(settings.scope === undefined ? {} : { scope: settings.scope }),
+        },
+      };
+    }
+    case 'token-exchange': {
+      const settings = openCredentials(key, gateway);
+      if (settings.type !== 'token-exchange') return {};
+      const { clientSecret, ...shown } = settings;
+      return {
+        auth: {
+          ...shown,
+          ...(clientSecret === undefined
+            ? {}
+            : { clientSecret: { fromEnv: `${prefix}_CLIENT_SECRET` } }),
         },
       };
     }

@@ -1,6 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
+  IsBoolean,
   IsIn,
+  IsUrl,
   IsNotEmpty,
   IsObject,
   Matches,
@@ -15,7 +17,14 @@ import {
   type GatewayAuthType,
   OAUTH_MODES,
   type OAuthMode,
+  TOKEN_CLIENT_AUTHS,
+  TOKEN_EXCHANGE_DIALECTS,
+  type TokenClientAuth,
+  type TokenExchangeDialect,
 } from '../gateway.entity';
+import { UPSTREAM_URL_OPTIONS, URL_MAX_LENGTH } from './upstream-url';
+
+const exchanging = (auth: GatewayAuthDto) => auth.type === 'token-exchange';
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/;
 // Headers the upstream client sets itself; an operator value would break the protocol.
@@ -105,15 +114,16 @@ export class GatewayAuthDto {
 
   @ApiPropertyOptional({
     description:
-      "OAuth client id registered beforehand at the upstream's authorization server (register `$PUBLIC_URL/admin/connections/callback` as its redirect URI). Without it Portico registers a client itself (dynamic client registration, RFC 7591). Required for 'client-credentials' and with a clientSecret.",
+      "OAuth client id registered beforehand at the upstream's authorization server (register `$PUBLIC_URL/admin/connections/callback` as its redirect URI). Without it Portico registers a client itself (dynamic client registration, RFC 7591). Required for 'client-credentials' and with a clientSecret. For 'token-exchange' (required): Portico's client at the token service.",
     maxLength: 512,
   })
   @ValidateIf(
     (auth: GatewayAuthDto) =>
-      auth.type === 'oauth' &&
-      (auth.clientId !== undefined ||
-        auth.clientSecret !== undefined ||
-        auth.mode === 'client-credentials'),
+      exchanging(auth) ||
+      (auth.type === 'oauth' &&
+        (auth.clientId !== undefined ||
+          auth.clientSecret !== undefined ||
+          auth.mode === 'client-credentials')),
   )
   @IsString()
   @IsNotEmpty()
@@ -122,14 +132,15 @@ export class GatewayAuthDto {
 
   @ApiPropertyOptional({
     description:
-      "Secret of the pre-registered OAuth client (write-only). Required for 'client-credentials'.",
+      "Secret of the pre-registered OAuth client (write-only). Required for 'client-credentials'. For 'token-exchange': Portico's client secret at the token service.",
     writeOnly: true,
     maxLength: 2048,
   })
   @ValidateIf(
     (auth: GatewayAuthDto) =>
-      auth.type === 'oauth' &&
-      (auth.clientSecret !== undefined || auth.mode === 'client-credentials'),
+      (exchanging(auth) && auth.clientSecret !== undefined) ||
+      (auth.type === 'oauth' &&
+        (auth.clientSecret !== undefined || auth.mode === 'client-credentials')),
   )
   @IsString()
   @IsNotEmpty()
@@ -138,15 +149,81 @@ export class GatewayAuthDto {
 
   @ApiPropertyOptional({
     description:
-      'OAuth scopes to ask for, space-separated; by default those the upstream advertises in its protected resource metadata.',
+      "OAuth scopes to ask for, space-separated; by default those the upstream advertises in its protected resource metadata. For 'token-exchange': the scope asked of the token service (for Entra's on-behalf-of, the upstream's, e.g. `api://upstream/.default`).",
     maxLength: 1024,
     example: 'mcp',
   })
-  @ValidateIf((auth: GatewayAuthDto) => auth.type === 'oauth' && auth.scope !== undefined)
+  @ValidateIf(
+    (auth: GatewayAuthDto) =>
+      (auth.type === 'oauth' || exchanging(auth)) && auth.scope !== undefined,
+  )
   @IsString()
   @MaxLength(1024)
   @Matches(/^[\x21\x23-\x5B\x5D-\x7E]+( [\x21\x23-\x5B\x5D-\x7E]+)*$/, {
     message: 'scope must be space-separated OAuth scope tokens',
   })
   scope?: string;
+
+  @ApiPropertyOptional({
+    description:
+      "For 'token-exchange' (required): the token endpoint of the security token service that exchanges the caller's token for one meant for this upstream. Same rules as the gateway's url (http(s), no credentials in it); redirects are not followed.",
+    maxLength: URL_MAX_LENGTH,
+    example: 'https://sso.example.com/realms/company/protocol/openid-connect/token',
+  })
+  @ValidateIf(exchanging)
+  @IsString()
+  @MaxLength(URL_MAX_LENGTH)
+  @IsUrl(UPSTREAM_URL_OPTIONS, { message: 'tokenUrl must be an absolute http(s) URL' })
+  tokenUrl?: string;
+
+  @ApiPropertyOptional({
+    description:
+      "For 'token-exchange': the request the token service takes. `rfc8693` (default): RFC 8693 token exchange (Keycloak, Okta, most). `entra-obo`: Microsoft Entra ID's on-behalf-of flow (a JWT bearer grant with `requested_token_use=on_behalf_of`; the upstream is named by scope).",
+    enum: TOKEN_EXCHANGE_DIALECTS,
+    default: 'rfc8693',
+  })
+  @ValidateIf((auth: GatewayAuthDto) => exchanging(auth) && auth.dialect !== undefined)
+  @IsIn(TOKEN_EXCHANGE_DIALECTS)
+  dialect?: TokenExchangeDialect;
+
+  @ApiPropertyOptional({
+    description:
+      "For 'token-exchange': how Portico authenticates to the token service with its client id and secret (RFC 6749 §2.3.1): HTTP Basic (default) or in the form body.",
+    enum: TOKEN_CLIENT_AUTHS,
+    default: 'client_secret_basic',
+  })
+  @ValidateIf((auth: GatewayAuthDto) => exchanging(auth) && auth.clientAuth !== undefined)
+  @IsIn(TOKEN_CLIENT_AUTHS)
+  clientAuth?: TokenClientAuth;
+
+  @ApiPropertyOptional({
+    description:
+      "For 'token-exchange': the `audience` asked for, the upstream's logical name at the token service (a Keycloak client id, an Okta authorization server audience).",
+    maxLength: 1024,
+  })
+  @ValidateIf((auth: GatewayAuthDto) => exchanging(auth) && auth.audience !== undefined)
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(1024)
+  audience?: string;
+
+  @ApiPropertyOptional({
+    description:
+      "For 'token-exchange': the `resource` asked for (RFC 8707), the upstream's URI, for token services that take it.",
+    maxLength: URL_MAX_LENGTH,
+  })
+  @ValidateIf((auth: GatewayAuthDto) => exchanging(auth) && auth.resource !== undefined)
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(URL_MAX_LENGTH)
+  resource?: string;
+
+  @ApiPropertyOptional({
+    description:
+      "For 'token-exchange' with dialect rfc8693: when true, Portico states itself as the actor, sending a token of its own (a client credentials grant at the same token service) as `actor_token`, so that the issued token says Portico acts for the caller (`act` claim).",
+    default: false,
+  })
+  @ValidateIf((auth: GatewayAuthDto) => exchanging(auth) && auth.actor !== undefined)
+  @IsBoolean()
+  actor?: boolean;
 }

@@ -22,20 +22,12 @@ import { GATEWAY_TRANSPORTS, type GatewayTransport } from '../gateway.entity';
 import { ERA_PINS, type EraPin } from '../../upstream/eras/protocol-era';
 import { NestedObject, Optional } from '../../common/validation';
 import { GatewayAuthDto } from './gateway-auth.dto';
+import { UPSTREAM_URL_OPTIONS, URL_MAX_LENGTH } from './upstream-url';
 import { IsEnvMap } from './stdio-env';
 import { OpenApiSelectionDto } from './openapi-selection.dto';
 import { DOCUMENT_MAX_BYTES } from '../../upstream/openapi/openapi-document';
 
-export const UPSTREAM_URL_OPTIONS = {
-  protocols: ['http', 'https'],
-  require_protocol: true,
-  require_tld: false,
-  allow_underscores: true,
-  // Credentials belong in `auth`, which is encrypted and never returned; the URL is shown.
-  disallow_auth: true,
-};
-
-export const URL_MAX_LENGTH = 2048;
+export { UPSTREAM_URL_OPTIONS, URL_MAX_LENGTH } from './upstream-url';
 
 export class GatewayCreateDto {
   @ApiProperty({

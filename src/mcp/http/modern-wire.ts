@@ -10,6 +10,7 @@ import {
   SERVER_INFO_META_KEY,
 } from '@modelcontextprotocol/server';
 import { type Principal } from '../../auth/principal';
+import { exchangeSubjectOf } from '../../auth/caller-tokens';
 import { paramHeaderMismatch } from '../../upstream/modern/mcp-param-headers';
 import { sharedAffinity } from '../../upstream/affinity';
 import { Dispatcher } from '../core/dispatcher';
@@ -85,7 +86,10 @@ export class ModernWire {
       principal,
       meta,
       owner: { kind: 'principal', scope, subject: principal.subject },
-      affinity: sharedAffinity(meta.clientCapabilities, { userId: principal.userId }),
+      affinity: sharedAffinity(meta.clientCapabilities, {
+        userId: principal.userId,
+        subject: exchangeSubjectOf(principal),
+      }),
       sessionId: null,
       signal: exchange.signal,
       sink: {

@@ -2,6 +2,7 @@ import { type ServerResponse } from 'node:http';
 import { Injectable } from '@nestjs/common';
 import { type JSONRPCRequest, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { type Principal } from '../../auth/principal';
+import { exchangeSubjectOf } from '../../auth/caller-tokens';
 import { Directories } from '../directory/directories.service';
 import { type McpScope } from '../protocol/mcp-scope';
 import { SseResponse } from '../streams/sse-response';
@@ -147,7 +148,12 @@ export class ListenEndpoint {
         try {
           const stop = await this.watch.follow(
             target,
-            { actingFor: { userId: principal.userId } },
+            {
+              actingFor: {
+                userId: principal.userId,
+                subject: exchangeSubjectOf(principal),
+              },
+            },
             target.upstreamUri,
             {
               updated: () => tell.updated(uri),

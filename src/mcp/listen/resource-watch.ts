@@ -1,5 +1,5 @@
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
-import { type Affinity, authorizationContext } from '../../upstream/affinity';
+import { type ActingFor, type Affinity, authorizationContext } from '../../upstream/affinity';
 import { UpstreamClient } from '../../upstream/upstream-client';
 import { type UpstreamConnection } from '../../upstream/upstream-connection';
 import { UpstreamConnector } from '../../upstream/upstream-connector.service';
@@ -19,7 +19,7 @@ export interface ResourceFollower {
  * follows on its own upstream session (its `affinity`), since a 2025 upstream's subscriptions,
  * and what it sends for them, belong to the session that made them.
  */
-export type FollowVia = { actingFor: { userId: string | null } } | { affinity: Affinity };
+export type FollowVia = { actingFor: ActingFor } | { affinity: Affinity };
 
 /** The resources followed through one upstream connection. */
 interface Follow {

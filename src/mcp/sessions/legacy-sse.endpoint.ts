@@ -18,6 +18,7 @@ import { SseResponse } from '../streams/sse-response';
 import { endAtExpiry } from '../streams/stream-expiry';
 import { StreamQuota } from '../streams/stream-quota';
 import { negotiatedVersion, sessionOf, StreamableHttpEndpoint } from './session.endpoint';
+import { exchangeSubjectOf } from '../../auth/caller-tokens';
 
 /** The protocol revision of the HTTP+SSE transport. */
 const LEGACY_VERSION = '2024-11-05';
@@ -61,6 +62,7 @@ export class LegacySseEndpoint {
       serverId: scope.kind === 'server' ? scope.serverId : null,
       subject: principal.subject,
       userId: principal.userId,
+      exchangeable: exchangeSubjectOf(principal) !== null,
       transport: 'sse',
       protocolVersion: LEGACY_VERSION,
       initializeParams: null,

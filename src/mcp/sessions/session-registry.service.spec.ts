@@ -98,6 +98,7 @@ describe('SessionRegistry with the listen hub', () => {
       initializeParams: null,
       logLevel: null,
       subscriptions: [],
+      exchangeable: false,
       lastSeenAt: new Date(),
     };
   }

@@ -157,7 +157,10 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
         get capabilities() {
           return relayedCapabilities(runtime.session.initializeParams?.capabilities ?? {});
         },
-        actingFor: { userId: session.userId },
+        actingFor: {
+          userId: session.userId,
+          subject: session.exchangeable ? session.subject : null,
+        },
         listener: (gatewayId) => ({
           notification: (notification) => {
             if (notification.method === 'notifications/resources/updated')

@@ -25,6 +25,7 @@ import { incomingOf } from '../protocol/incoming';
 import { SseResponse } from '../streams/sse-response';
 import { endAtExpiry } from '../streams/stream-expiry';
 import { StreamQuota } from '../streams/stream-quota';
+import { exchangeSubjectOf } from '../../auth/caller-tokens';
 
 /** The protocol version an initialize settles on: the client's when supported, else the latest. */
 export function negotiatedVersion(requested: unknown): string {
@@ -175,6 +176,7 @@ export class StreamableHttpEndpoint {
       serverId: scope.kind === 'server' ? scope.serverId : null,
       subject: principal.subject,
       userId: principal.userId,
+      exchangeable: exchangeSubjectOf(principal) !== null,
       transport: 'streamable-http',
       protocolVersion: negotiatedVersion(parsed.data.params.protocolVersion),
       initializeParams: parsed.data.params,

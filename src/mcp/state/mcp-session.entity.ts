@@ -41,6 +41,14 @@ export class McpSession {
   @Column({ name: 'user_id', type: 'uuid', nullable: true })
   userId!: string | null;
 
+  /**
+   * Whether the token that opened it is one a token service can exchange (Portico's
+   * authorization server's, or the identity provider's): only then do its calls to a
+   * token-exchange upstream carry a token exchanged for its subject's.
+   */
+  @Column({ type: 'boolean', default: false })
+  exchangeable!: boolean;
+
   @Column({ name: 'protocol_version', type: 'varchar', length: 32 })
   protocolVersion!: string;
 
