@@ -134,7 +134,14 @@ function enhanceArray(fieldset) {
     const index = String(next++);
     const item = template.content.firstElementChild.cloneNode(true);
     for (const element of [item, ...item.querySelectorAll('*')]) {
-      for (const attribute of ['name', 'id', 'for', 'aria-describedby', 'data-field', 'data-array']) {
+      for (const attribute of [
+        'name',
+        'id',
+        'for',
+        'aria-describedby',
+        'data-field',
+        'data-array',
+      ]) {
         const value = element.getAttribute(attribute);
         if (value !== null) element.setAttribute(attribute, value.split('__index__').join(index));
       }
@@ -182,7 +189,10 @@ function hostApp(frame) {
     } else if (message.id !== undefined) {
       send({
         id: message.id,
-        error: { code: -32601, message: `${message.method} is not available in the Portico playground` },
+        error: {
+          code: -32601,
+          message: `${message.method} is not available in the Portico playground`,
+        },
       });
     }
   });

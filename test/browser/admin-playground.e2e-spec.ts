@@ -169,9 +169,7 @@ describeWithBrowser('the admin playground in Chromium', () => {
     expect(await page.locator('label', { hasText: 'price' }).textContent()).not.toContain(
       '(required)',
     );
-    expect(
-      await page.locator('form .hint', { hasText: 'Who orders <b>this</b>' }).count(),
-    ).toBe(1);
+    expect(await page.locator('form .hint', { hasText: 'Who orders <b>this</b>' }).count()).toBe(1);
     expect(await page.locator('form b').count()).toBe(0);
     // Enums and booleans are selects; a oneOf is a JSON field.
     expect(await page.getByLabel('size').evaluate((el) => el.tagName)).toBe('SELECT');
