@@ -6,17 +6,12 @@ import { AdminCatalog } from './admin-catalog';
 import { AdminController } from './admin-controller.decorator';
 import { AdminPages } from './admin-pages.service';
 import { type FormBody, formField } from './form-body';
-import { type InvokeResultView, invokeResultView } from './invoke-result-view';
+import { invokeResultView } from './invoke-result-view';
 import { hrefWith } from './pagination';
-import {
-  appFrameCsp,
-  PLAYGROUND_PAGE_CSP,
-  type PlaygroundAppView,
-  playgroundAppOf,
-  uiResourceUri,
-} from './playground-app';
+import { appFrameCsp, PLAYGROUND_PAGE_CSP, playgroundAppOf, uiResourceUri } from './playground-app';
+import { argumentsOf, type CallOutcome, inputQuestions, pretty, resumeOf } from './playground-form';
 import { Playground, type PlaygroundSight, type PlaygroundTool } from './playground.service';
-import { formArguments, schemaForm } from './schema-form';
+import { schemaForm } from './schema-form';
 import { pageScope } from './team-field';
 import { checkToolArguments } from './tool-arguments';
 
@@ -40,16 +35,6 @@ function placeOf(source: Record<string, unknown>): PlaygroundPlace {
 
 function serverIdOf(place: PlaygroundPlace): string | null {
   return place.server === '' ? null : place.server.toLowerCase();
-}
-
-/** What the call form posted, and what came of it, for the page to show again. */
-interface CallOutcome {
-  arguments: Record<string, unknown>;
-  json: string;
-  mode: 'form' | 'json';
-  error?: string;
-  result?: InvokeResultView;
-  app?: PlaygroundAppView | null;
 }
 
 type Found =
@@ -129,21 +114,9 @@ export class AdminPlaygroundController {
     }
     const { sight, tool } = found;
     const inputSchema = tool.definition.inputSchema as Record<string, unknown>;
-    const fields = schemaForm(inputSchema);
-    let outcome: CallOutcome;
-    let args: Record<string, unknown> | null = null;
-    if (formField(body, 'mode') !== 'json' && fields) {
-      const read = formArguments(fields, body);
-      outcome = { arguments: read.arguments, json: pretty(read.arguments), mode: 'form' };
-      if (read.ok) args = read.arguments;
-      else outcome.error = read.error;
-    } else {
-      const typed = formField(body, 'json');
-      outcome = { arguments: {}, json: typed, mode: 'json' };
-      const parsed = checkToolArguments(typed, {});
-      if (parsed.ok) args = outcome.arguments = parsed.arguments;
-      else outcome.error = parsed.error;
-    }
+    const pending = formField(body, 'requestState');
+    const resumed = pending === '' ? null : resumeOf(body, pending);
+    const { outcome, args } = resumed ?? argumentsOf(body, inputSchema);
     if (args !== null) {
       const check = checkToolArguments(JSON.stringify(args), inputSchema);
       if (!check.ok) outcome.error = check.error;
@@ -154,11 +127,24 @@ export class AdminPlaygroundController {
           serverIdOf(place),
           tool.judged.name,
           args,
+          resumed?.resume,
         );
-        if (called.ok) {
-          outcome.result = invokeResultView(called.result);
-          outcome.app = playgroundAppOf(tool.definition, args, called.result, place);
-        } else outcome.error = `The call was refused (${called.code}): ${called.message}`;
+        switch (called.kind) {
+          case 'result':
+            outcome.result = invokeResultView(called.result);
+            outcome.app = playgroundAppOf(tool.definition, args, called.result, place);
+            break;
+          case 'input':
+            outcome.input = {
+              questions: inputQuestions(called.inputRequests),
+              requestState: called.requestState,
+              inputRequests: JSON.stringify(called.inputRequests),
+              sent: JSON.stringify(args),
+            };
+            break;
+          case 'error':
+            outcome.error = `The call was refused (${called.code}): ${called.message}`;
+        }
       }
     }
     await this.renderTool(request, response, place, found, outcome, outcome.error ? 422 : 200);
@@ -259,8 +245,4 @@ export class AdminPlaygroundController {
       status,
     );
   }
-}
-
-function pretty(args: Record<string, unknown>): string {
-  return JSON.stringify(args, null, 2);
 }

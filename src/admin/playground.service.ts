@@ -22,8 +22,13 @@ import { sharedAffinity } from '../upstream/affinity';
 const PLAYGROUND_PROTOCOL = '2026-07-28';
 /** What the playground says of itself as a client; the audit entry's `actedBy` marks it. */
 const PLAYGROUND_CLIENT = { name: 'Portico playground', version: '1' };
-/** The MCP Apps extension the playground declares, so that app tools answer as to a host. */
-const APPS_CAPABILITIES = {
+/**
+ * What the playground declares as a client: the MCP Apps extension, so that app tools answer as
+ * to a host, and form elicitation, which the page asks the person in front of it (a policy's
+ * approval among them).
+ */
+const PLAYGROUND_CAPABILITIES = {
+  elicitation: { form: {} },
   extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } },
 };
 /** How long a playground call may take before the page gives up on it. */
@@ -41,7 +46,15 @@ export interface PlaygroundTool {
 
 /** The outcome of a playground call: the CallToolResult, or the JSON-RPC error a client gets. */
 export type PlaygroundCall =
-  { ok: true; result: CallToolResult } | { ok: false; code: number; message: string };
+  | { kind: 'result'; result: CallToolResult }
+  | { kind: 'input'; inputRequests: Record<string, unknown>; requestState: string }
+  | { kind: 'error'; code: number; message: string };
+
+/** A call answering the input round of an earlier one: its sealed state and the answers. */
+export interface PlaygroundResume {
+  requestState: string;
+  inputResponses: Record<string, unknown>;
+}
 
 /**
  * The admin playground: see an MCP endpoint as one user sees it and call its tools as they would.
@@ -110,14 +123,27 @@ export class Playground {
     serverId: string | null,
     name: string,
     args: Record<string, unknown>,
+    resume?: PlaygroundResume,
   ): Promise<PlaygroundCall> {
     const answer = await this.serve(actor, principal, serverId, 'tools/call', {
       name,
       arguments: args,
+      ...resume,
     });
     if ('error' in answer)
-      return { ok: false, code: answer.error.code, message: answer.error.message };
-    return { ok: true, result: answer.result as CallToolResult };
+      return { kind: 'error', code: answer.error.code, message: answer.error.message };
+    const result = answer.result as CallToolResult & {
+      resultType?: unknown;
+      inputRequests?: Record<string, unknown>;
+      requestState?: string;
+    };
+    if (result.resultType === 'input_required')
+      return {
+        kind: 'input',
+        inputRequests: result.inputRequests ?? {},
+        requestState: result.requestState ?? '',
+      };
+    return { kind: 'result', result };
   }
 
   /** Reads an MCP App's UI resource as the user, as their host would; null where it is refused. */
@@ -151,13 +177,13 @@ export class Playground {
       principal,
       meta: {
         protocolVersion: PLAYGROUND_PROTOCOL,
-        clientCapabilities: APPS_CAPABILITIES,
+        clientCapabilities: PLAYGROUND_CAPABILITIES,
         clientInfo: PLAYGROUND_CLIENT,
         logLevel: null,
         traceparent: null,
       },
       owner: { kind: 'principal', scope, subject: principal.subject },
-      affinity: sharedAffinity(APPS_CAPABILITIES, { userId: principal.userId }),
+      affinity: sharedAffinity(PLAYGROUND_CAPABILITIES, { userId: principal.userId }),
       sessionId: null,
       signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
       sink: { notify: () => undefined },

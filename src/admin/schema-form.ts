@@ -90,6 +90,13 @@ function descriptionOf(schema: Schema): string | null {
 class FormBuilder {
   private drawn = 0;
 
+  /** `prefix` starts every name and id, so that two forms on one page never share one. */
+  constructor(private readonly prefix: string) {}
+
+  private get idPrefix(): string {
+    return `f-${this.prefix.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+  }
+
   field(
     schema: unknown,
     path: string[],
@@ -99,12 +106,14 @@ class FormBuilder {
     depth: number,
   ): FormField {
     this.drawn += 1;
-    const name = ARGUMENT_PREFIX + path.map(segment).join('.');
+    const name = this.prefix + path.map(segment).join('.');
     const base: FieldBase = {
       key: path.at(-1) ?? '',
       name,
       // An item template's ids take the index its copy gets, so that no two copies share one.
-      id: path.includes(INDEX_MARK) ? `f-${this.drawn}-${INDEX_MARK}` : `f-${this.drawn}`,
+      id: path.includes(INDEX_MARK)
+        ? `${this.idPrefix}-${this.drawn}-${INDEX_MARK}`
+        : `${this.idPrefix}-${this.drawn}`,
       label,
       description: isObject(schema) ? descriptionOf(schema) : null,
       required,
@@ -219,9 +228,10 @@ class FormBuilder {
 export function schemaForm(
   inputSchema: Record<string, unknown>,
   values: Record<string, unknown> = {},
+  prefix = ARGUMENT_PREFIX,
 ): FormField[] | null {
   if (typeOf(inputSchema) !== 'object' || unsupported(inputSchema)) return null;
-  const root = new FormBuilder().object(
+  const root = new FormBuilder(prefix).object(
     inputSchema,
     [],
     { key: '', name: '', id: 'f', label: '', description: null, required: true },
@@ -238,6 +248,7 @@ export type FormArguments =
 /** Reads the arguments back from a form `schemaForm` drew: what is left empty is left out. */
 export function formArguments(fields: FormField[], body: FormBody): FormArguments {
   const errors: string[] = [];
+  const pathOf = (field: FormField) => field.name.slice(field.name.indexOf('.') + 1);
   const read = (field: FormField): unknown => {
     switch (field.kind) {
       case 'text': {
@@ -250,7 +261,7 @@ export function formArguments(fields: FormField[], body: FormBody): FormArgument
         if (text === '') return undefined;
         const number = Number(text);
         if (!Number.isFinite(number)) {
-          errors.push(`${field.name.slice(ARGUMENT_PREFIX.length)} is not a number`);
+          errors.push(`${pathOf(field)} is not a number`);
           return text;
         }
         return number;
@@ -263,7 +274,7 @@ export function formArguments(fields: FormField[], body: FormBody): FormArgument
         const text = formField(body, field.name);
         if (text === '') return undefined;
         if (!/^\d+$/.test(text) || Number(text) >= field.values.length) {
-          errors.push(`${field.name.slice(ARGUMENT_PREFIX.length)} is not one of its options`);
+          errors.push(`${pathOf(field)} is not one of its options`);
           return undefined;
         }
         return field.values[Number(text)];
@@ -274,7 +285,7 @@ export function formArguments(fields: FormField[], body: FormBody): FormArgument
         try {
           return JSON.parse(text) as unknown;
         } catch {
-          errors.push(`${field.name.slice(ARGUMENT_PREFIX.length)} is not valid JSON`);
+          errors.push(`${pathOf(field)} is not valid JSON`);
           return undefined;
         }
       }

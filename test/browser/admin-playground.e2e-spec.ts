@@ -93,6 +93,16 @@ describeWithBrowser('the admin playground in Chromium', () => {
         },
         {
           definition: {
+            name: 'refund',
+            description: 'Refunds an order',
+            inputSchema: { type: 'object', properties: { order: { type: 'string' } } },
+          },
+          handler: (args) => ({
+            content: [{ type: 'text', text: `refunded ${String(args.order)}` }],
+          }),
+        },
+        {
+          definition: {
             name: 'wipe',
             description: 'Deletes every order',
             inputSchema: { type: 'object', properties: {} },
@@ -136,6 +146,16 @@ describeWithBrowser('the admin playground in Chromium', () => {
         effect: 'deny',
       })
       .expect(201);
+    await t
+      .api()
+      .post('/api/v1/policies')
+      .send({
+        name: 'refunds-need-a-yes',
+        expression: 'tool.originalName == "refund"',
+        effect: 'approve',
+        approval: { message: 'Refunds move money.' },
+      })
+      .expect(201);
     browser = await launchChromium();
   });
 
@@ -153,11 +173,12 @@ describeWithBrowser('the admin playground in Chromium', () => {
     await page.getByLabel('Act as (username or id)').fill('rita');
     await page.getByRole('button', { name: 'Show tools' }).click();
     expect(await page.locator('.playground-summary').textContent()).toContain(
-      'rita (member; teams red): 1 tool to call, 1 hidden by policies',
+      'rita (member; teams red): 2 tools to call, 1 hidden by policies',
     );
     const rows = await page.locator('table.playground-tools tbody tr').allTextContents();
     expect(rows.map((row) => row.replace(/\s+/g, ' ').trim())).toEqual([
       '1 shop-order shop allow Places an order',
+      '2 shop-refund shop approve (refunds-need-a-yes) Refunds an order',
     ]);
 
     await page.getByRole('link', { name: 'shop-order' }).click();
@@ -264,7 +285,7 @@ describeWithBrowser('the admin playground in Chromium', () => {
     expect(await rita.getByLabel('Act as (username or id)').count()).toBe(0);
     await rita.getByLabel('Endpoint').selectOption({ label: 'Red shop' });
     await rita.getByRole('button', { name: 'Show tools' }).click();
-    expect(await rita.locator('table.playground-tools tbody tr').count()).toBe(1);
+    expect(await rita.locator('table.playground-tools tbody tr').count()).toBe(2);
     await rita.goto(`/admin/playground?server=${serverId}&as=nora`);
     expect(await rita.locator('#sight-error').textContent()).toContain(
       'Only an admin may act as another user.',
@@ -272,6 +293,30 @@ describeWithBrowser('the admin playground in Chromium', () => {
     // /mcp is for admins only: a member sees nothing to call there.
     await rita.goto('/admin/playground?server=');
     expect(await rita.locator('#sight-error').textContent()).toContain('only admins may use it');
+    expect(problems).toEqual([]);
+  });
+
+  it('asks the person in front of it for the approval a policy needs, as the user’s client would', async () => {
+    const page = await signIn('admin', ADMIN_PASSWORD);
+    await page.goto(`/admin/playground/tool?server=${serverId}&as=rita&name=shop-refund`);
+    await page.getByLabel('order').fill('A-7');
+    await page.getByRole('button', { name: 'Call', exact: true }).click();
+    expect(await page.locator('.input-message').textContent()).toContain('Refunds move money.');
+    await page.getByRole('button', { name: 'Decline' }).click();
+    expect(await page.locator('#call-error').textContent()).toContain(
+      "Not approved: rita declined the call of 'shop-refund'",
+    );
+
+    await page.getByRole('button', { name: 'Call', exact: true }).click();
+    await page.getByRole('button', { name: 'Accept' }).click();
+    expect(await page.locator('.result-text').first().textContent()).toBe('refunded A-7');
+    let approved: (AuditJson & { approval: { outcome: string } | null }) | undefined;
+    await waitFor(async () => {
+      const entries = (await auditOf('shop-refund')) as (typeof approved)[];
+      approved = entries.find((entry) => entry?.approval?.outcome === 'approved');
+      return approved !== undefined;
+    }, 'the approved refund in the audit trail');
+    expect(approved).toMatchObject({ username: 'rita', actedBy: 'admin', outcome: 'ok' });
     expect(problems).toEqual([]);
   });
 
