@@ -159,12 +159,32 @@ function enhanceArray(fieldset) {
 
 /**
  * A minimal MCP Apps host for the playground's result: the View in the sandboxed frame is
- * initialised, then given the call's arguments and result. It may not call tools from here.
+ * initialised and given the call's arguments and result; its tool calls go to Portico as the
+ * chosen user (`/admin/playground/app-call`). Its other requests are not available here.
  */
 function hostApp(frame) {
   const input = JSON.parse(frame.dataset.appInput);
   const result = JSON.parse(frame.dataset.appResult);
+  const csrf = document.querySelector('input[name="_csrf"]').value;
   const send = (message) => frame.contentWindow.postMessage({ jsonrpc: '2.0', ...message }, '*');
+  function callTool(id, params) {
+    fetch('/admin/playground/app-call', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        _csrf: csrf,
+        server: frame.dataset.server,
+        as: frame.dataset.as,
+        name: params && params.name,
+        arguments: (params && params.arguments) || {},
+      }),
+    })
+      .then((response) => response.json())
+      .then(
+        (answer) => send({ id, ...answer }),
+        (error) => send({ id, error: { code: -32603, message: String(error) } }),
+      );
+  }
   window.addEventListener('message', (event) => {
     if (event.source !== frame.contentWindow) return;
     const message = event.data;
@@ -175,7 +195,7 @@ function hostApp(frame) {
         result: {
           protocolVersion: (message.params && message.params.protocolVersion) || '2026-01-26',
           hostInfo: { name: 'Portico playground', version: '1' },
-          hostCapabilities: {},
+          hostCapabilities: { serverTools: {} },
           hostContext: { theme: 'light', platform: 'web', displayMode: 'inline' },
         },
       });
@@ -186,6 +206,8 @@ function hostApp(frame) {
     } else if (message.method === 'ui/notifications/size-changed') {
       const height = Number(message.params && message.params.height);
       if (height > 0) frame.style.height = `${Math.min(height, 2000)}px`;
+    } else if (message.method === 'tools/call' && message.id !== undefined) {
+      callTool(message.id, message.params);
     } else if (message.id !== undefined) {
       send({
         id: message.id,

@@ -177,6 +177,54 @@ export class AdminPlaygroundController {
     response.status(200).type('html').send(app.html);
   }
 
+  /**
+   * A tool call an MCP App's View makes through the playground's host, as the chosen user: the
+   * core resolves the name (the View's backend tools go by their hashed names) and judges it as
+   * for their host. JSON in and out; the form's CSRF token comes in the body.
+   */
+  @Post('app-call')
+  async appCall(
+    @Req() request: Request,
+    @Res() response: Response,
+    @Body() body: Record<string, unknown>,
+  ): Promise<void> {
+    const place = placeOf(body);
+    const name = text(body.name, TOOL_NAME_LIMIT);
+    const args = body.arguments ?? {};
+    const sight = await this.sight(request, place);
+    if (!sight.ok || typeof args !== 'object' || args === null || Array.isArray(args)) {
+      response.status(200).json({
+        error: {
+          code: -32602,
+          message: sight.ok ? 'The arguments must be an object.' : sight.error,
+        },
+      });
+      return;
+    }
+    const called = await this.playground.call(
+      request.principal!,
+      sight.principal,
+      serverIdOf(place),
+      name,
+      args as Record<string, unknown>,
+    );
+    switch (called.kind) {
+      case 'result':
+        response.status(200).json({ result: called.result });
+        return;
+      case 'input':
+        response.status(200).json({
+          error: {
+            code: -32600,
+            message: `'${name}' asks for input, which the playground answers only for the call made from its form.`,
+          },
+        });
+        return;
+      case 'error':
+        response.status(200).json({ error: { code: called.code, message: called.message } });
+    }
+  }
+
   private async sight(request: Request, place: PlaygroundPlace): Promise<PlaygroundSight> {
     if (place.server !== '' && !isUUID(place.server))
       return { ok: false, error: 'Pick an endpoint from the list.' };

@@ -339,12 +339,19 @@ describeWithBrowser('the admin playground in Chromium', () => {
     expect(csp).toContain('connect-src https://api.clock.example');
     expect(csp).toContain("script-src 'unsafe-inline'");
     expect(csp).toContain('sandbox allow-scripts');
-    // The View's own calls are not relayed from the playground: it says so.
+    // The View calls its own backend tool through the playground's host, as the same user.
     await page.frameLocator('iframe.app-frame').locator('#call').click();
     await page
       .frameLocator('iframe.app-frame')
-      .locator('#out', { hasText: 'not available in the Portico playground' })
+      .locator('#out', { hasText: 'called:{"upstream":"clock","tool":"refresh"}' })
       .waitFor();
+    const tools = (await t.api().get('/api/v1/tools').query({ q: 'refresh' })).body.items as {
+      originalName: string;
+      toolHash: string;
+    }[];
+    const hash = tools.find((tool) => tool.originalName === 'refresh')!.toolHash;
+    const [refresh] = await auditOf(`${hash}_refresh`);
+    expect(refresh).toMatchObject({ username: 'admin', actedBy: 'admin', outcome: 'ok' });
     expect(problems).toEqual([]);
   });
 });

@@ -212,6 +212,7 @@ const EXPECTED: Record<string, Need> = {
   'GET /admin/playground/tool': 'member',
   'POST /admin/playground/tool': 'member',
   'GET /admin/playground/app': 'member',
+  'POST /admin/playground/app-call': 'member',
   'GET /admin/policies': 'admin',
   'POST /admin/policies': 'admin',
   'GET /admin/policies/dry-run': 'admin',
