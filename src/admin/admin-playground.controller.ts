@@ -194,10 +194,9 @@ export class AdminPlaygroundController {
     const sight = await this.sight(request, place);
     if (!sight.ok || typeof args !== 'object' || args === null || Array.isArray(args)) {
       response.status(200).json({
-        error: {
-          code: -32602,
-          message: sight.ok ? 'The arguments must be an object.' : sight.error,
-        },
+        error: sight.ok
+          ? { code: -32602, message: 'The arguments must be an object.' }
+          : { code: -32600, message: sight.error },
       });
       return;
     }
