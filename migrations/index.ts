@@ -27,6 +27,7 @@ import { OpenApiGateways1795931000000 } from './1795931000000-OpenApiGateways';
 import { EraNames1795950000000 } from './1795950000000-EraNames';
 import { EraPolicy1795960000000 } from './1795960000000-EraPolicy';
 import { SessionExchangeable1795970000000 } from './1795970000000-SessionExchangeable';
+import { PlaygroundAudit1795971000000 } from './1795971000000-PlaygroundAudit';
 
 /** Every migration, oldest first; the app and the migration job both run this list. */
 export const MIGRATIONS = [
@@ -58,4 +59,5 @@ export const MIGRATIONS = [
   EraNames1795950000000,
   EraPolicy1795960000000,
   SessionExchangeable1795970000000,
+  PlaygroundAudit1795971000000,
 ];

@@ -24,6 +24,7 @@ export type AdminSection =
   | 'quarantine'
   | 'mcp-registry'
   | 'connections'
+  | 'playground'
   | 'login'
   | 'consent'
   | 'error';

@@ -29,6 +29,7 @@ import { AdminRateLimitsController } from './admin-rate-limits.controller';
 import { RateLimitsModule } from '../rate-limits/rate-limits.module';
 import { PoliciesModule } from '../policies/policies.module';
 import { PolicyDryRunModule } from '../policies/policy-dry-run.module';
+import { AdminPlaygroundController } from './admin-playground.controller';
 import { AdminPoliciesController } from './admin-policies.controller';
 import { AdminResourcesController } from './admin-resources.controller';
 import { AdminServersController } from './admin-servers.controller';
@@ -40,6 +41,7 @@ import { AdminToolSearch } from './admin-tool-search';
 import { AdminToolsController } from './admin-tools.controller';
 import { AdminUsersController } from './admin-users.controller';
 import { FlashMessages } from './flash.service';
+import { Playground } from './playground.service';
 import { ServerPickersBuilder } from './server-pickers';
 
 /** Server-rendered admin pages over the same services as the REST API. */
@@ -77,6 +79,7 @@ import { ServerPickersBuilder } from './server-pickers';
     AdminTeamsController,
     AdminRateLimitsController,
     AdminPoliciesController,
+    AdminPlaygroundController,
     AdminSsoController,
     AdminAuditController,
     AdminQuarantineController,
@@ -91,6 +94,7 @@ import { ServerPickersBuilder } from './server-pickers';
     AdminToolSearch,
     FlashMessages,
     ServerPickersBuilder,
+    Playground,
   ],
   exports: [AdminPages, AdminSessionGuard, AdminExceptionFilter],
 })

@@ -103,6 +103,13 @@ export class AuditEntry {
   @Column({ type: 'varchar', length: 32, nullable: true })
   task!: string | null;
 
+  /**
+   * Set on a call made in the admin playground: the username of who made it there, as the user
+   * the entry names (themselves, or another user an admin acted as).
+   */
+  @Column({ name: 'acted_by', type: 'varchar', length: 255, nullable: true })
+  actedBy!: string | null;
+
   @Column({ name: 'request_id', type: 'varchar', length: 64, nullable: true })
   requestId!: string | null;
 

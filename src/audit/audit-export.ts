@@ -18,6 +18,7 @@ export const CSV_COLUMNS: readonly (keyof AuditEntryResponseDto)[] = [
   'detail',
   'approval',
   'task',
+  'actedBy',
   'requestId',
   'traceId',
   'id',

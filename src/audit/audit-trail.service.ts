@@ -22,7 +22,7 @@ const COLUMNS = `id uuid, occurred_at timestamptz, kind varchar, action varchar,
   status integer, duration_ms double precision, subject varchar, username varchar, user_id uuid,
   token_id uuid, team_ids uuid[], client_name varchar, server_id uuid, gateway varchar,
   target varchar, arguments_digest char(64), arguments jsonb, detail varchar, approval jsonb,
-  task varchar, request_id varchar,
+  task varchar, acted_by varchar, request_id varchar,
   trace_id char(32), replica varchar`;
 const NAMES = COLUMNS.split(',')
   .map((column) => column.trim().split(' ')[0])
@@ -54,6 +54,7 @@ function toRow(entry: AuditEntry): Record<string, unknown> {
     detail: entry.detail,
     approval: entry.approval,
     task: entry.task,
+    acted_by: entry.actedBy,
     request_id: entry.requestId,
     trace_id: entry.traceId,
     replica: entry.replica,
@@ -150,6 +151,7 @@ export class AuditTrail implements OnModuleInit, BeforeApplicationShutdown {
       detail: null,
       approval: null,
       task: null,
+      actedBy: null,
       status: null,
       durationMs: null,
       requestId: currentRequestId(),

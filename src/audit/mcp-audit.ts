@@ -59,6 +59,8 @@ export function mcpAuditRecord(
     task?: string | null;
     /** What the operation names when its request does not (a task's tool). */
     target?: string | null;
+    /** Who made the call in the admin playground, as `principal`. */
+    actedBy?: string | null;
   },
 ): AuditRecord {
   const error = 'error' in answer ? (answer.error as { code: number; message: string }) : null;
@@ -77,5 +79,6 @@ export function mcpAuditRecord(
     detail: error ? error.message.slice(0, DETAIL_LIMIT) : null,
     approval: context.approval,
     task: context.task ?? null,
+    actedBy: context.actedBy ?? null,
   };
 }

@@ -94,6 +94,6 @@ import { SkillDirectories } from './skills/skill-directories.service';
     LISTEN_HUB,
     PromotionStore,
   ],
-  exports: [Directories, ToolSearchService, McpHttpHandler],
+  exports: [Directories, ToolSearchService, McpHttpHandler, Dispatcher, McpApps],
 })
 export class McpModule {}

@@ -127,7 +127,14 @@ export class PolicyDryRun {
         source: described.source ?? 'session',
       };
     }
-    const named = dto.user!;
+    return this.principalOfUser(dto.user!);
+  }
+
+  /**
+   * A user's principal exactly as their own login token presents it to an MCP endpoint, with
+   * their role and teams now; the playground calls tools as it.
+   */
+  async principalOfUser(named: string): Promise<Principal> {
     const id = isUUID(named) ? named : await this.users.idOf(named);
     const user = id === null ? null : await this.users.load(id);
     if (!user)

@@ -80,6 +80,14 @@ export class AuditEntryResponseDto {
   })
   task!: string | null;
 
+  @ApiProperty({
+    description:
+      'Set on a call made in the admin playground: who made it there, as the user this entry names.',
+    type: String,
+    nullable: true,
+  })
+  actedBy!: string | null;
+
   @ApiProperty({ description: 'The HTTP request id.', type: String, nullable: true })
   requestId!: string | null;
 
@@ -122,6 +130,7 @@ export function toResponse(entry: AuditEntry): AuditEntryResponseDto {
     detail: entry.detail,
     approval: entry.approval,
     task: entry.task,
+    actedBy: entry.actedBy,
     requestId: entry.requestId,
     traceId: entry.traceId,
   };

@@ -174,6 +174,7 @@ export class Dispatcher {
       kept: this.config.audit.arguments,
       task: served.task ?? null,
       target: served.tool ?? null,
+      actedBy: request.playgroundBy ?? null,
     };
     const message = {
       jsonrpc: '2.0' as const,

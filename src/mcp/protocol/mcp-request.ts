@@ -65,6 +65,11 @@ export interface McpRequest {
   /** Aborted when the client cancels or goes away. */
   readonly signal: AbortSignal;
   readonly sink: RequestSink;
+  /**
+   * A call made in the admin playground: the username of who made it there, as `principal`
+   * (themselves, or a user an admin acts as). Absent for every client request.
+   */
+  readonly playgroundBy?: string;
 }
 
 /** What serving one upstream operation found out, for its metrics and its audit entry. */
