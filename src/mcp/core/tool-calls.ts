@@ -15,6 +15,7 @@ import { ToolSearchService } from '../search/tool-search.service';
 import { ApprovalStep } from './approval-step';
 import { CallGuard } from './call-guard';
 import { Continuation } from './continuation';
+import { routedCall } from './consolidated-call';
 import { paginate } from './paginate';
 import { UpstreamClient } from '../../upstream/upstream-client';
 import { TaskCalls } from '../tasks/task-calls';
@@ -65,7 +66,7 @@ export class ToolCalls {
     visible: ToolDirectory,
     served: Served,
   ): Promise<Result> {
-    const call = callParams(request.params);
+    let call = callParams(request.params);
     const searched =
       visible.search.enabled &&
       (await this.toolSearch.intercept(visible, request.owner, call, (notification) =>
@@ -73,9 +74,10 @@ export class ToolCalls {
       ));
     if (searched) return searched;
     const tools = scope.tools;
-    const tool: CallTarget | null =
+    let tool: CallTarget | null =
       tools.byName.get(call.name) ?? (await this.apps.resolveCall(tools, visible, call.name));
     if (!tool) throw unknownTool(call.name);
+    if ('consolidated' in tool && tool.consolidated) ({ tool, call } = routedCall(visible, call));
     served.gateway = tool.gatewaySlug;
     // Sent as the client sent them (absent stays absent) unless a hook replaced them.
     const given = call.arguments ?? {};
