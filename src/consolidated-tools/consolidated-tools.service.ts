@@ -2,8 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager, In } from 'typeorm';
 import { uniqueViolation } from '../common/unique-violation';
 import { EventBus } from '../events/event-bus';
-import { Server } from '../servers/server.entity';
-import { Tool } from '../tools/tool.entity';
 import { ToolNameQuery } from '../tools/tool-name.query';
 import { ConsolidatedMember } from './consolidated-member.entity';
 import { ConsolidatedTool } from './consolidated-tool.entity';
@@ -12,12 +10,17 @@ import {
   ConsolidatedToolException,
 } from './consolidated-tool.exception';
 import {
-  type ConsolidatedMemberDto,
   type ConsolidatedToolCreateDto,
   type ConsolidatedToolListDto,
   type ConsolidatedToolResponseDto,
   type ConsolidatedToolUpdateDto,
 } from './dto/consolidated-tool.dto';
+import {
+  checkedMembers,
+  checkName,
+  replaceMembers,
+  replaceServers,
+} from './consolidated-tool.writes';
 import { schemaDifference } from './schema-difference';
 import { ServerConsolidatedTool } from './server-consolidated-tool.entity';
 
@@ -47,8 +50,8 @@ export class ConsolidatedToolsService {
 
   async create(dto: ConsolidatedToolCreateDto): Promise<ConsolidatedToolResponseDto> {
     const response = await this.write(async (em) => {
-      const members = await this.checkedMembers(em, dto.members);
-      await this.checkName(em, dto.name, null);
+      const members = await checkedMembers(em, dto.members);
+      await checkName(em, this.names, dto.name, null);
       const saved = await em.getRepository(ConsolidatedTool).save(
         em.getRepository(ConsolidatedTool).create({
           name: dto.name,
@@ -56,8 +59,8 @@ export class ConsolidatedToolsService {
           inputSchema: members.tools[0]!.inputSchema,
         }),
       );
-      await this.replaceMembers(em, saved.id, dto.members);
-      await this.replaceServers(em, saved.id, dto.serverIds ?? []);
+      await replaceMembers(em, saved.id, dto.members);
+      await replaceServers(em, saved.id, dto.serverIds ?? []);
       return this.responseOf(em, saved);
     });
     await this.changed();
@@ -68,16 +71,16 @@ export class ConsolidatedToolsService {
     const response = await this.write(async (em) => {
       const row = await this.find(em, id);
       if (dto.name !== undefined && dto.name !== row.name) {
-        await this.checkName(em, dto.name, row.id);
+        await checkName(em, this.names, dto.name, row.id);
         row.name = dto.name;
       }
       if (dto.description !== undefined) row.description = dto.description;
       if (dto.members !== undefined) {
-        const members = await this.checkedMembers(em, dto.members);
+        const members = await checkedMembers(em, dto.members);
         row.inputSchema = members.tools[0]!.inputSchema;
-        await this.replaceMembers(em, row.id, dto.members);
+        await replaceMembers(em, row.id, dto.members);
       }
-      if (dto.serverIds !== undefined) await this.replaceServers(em, row.id, dto.serverIds);
+      if (dto.serverIds !== undefined) await replaceServers(em, row.id, dto.serverIds);
       row.updatedAt = new Date();
       await em.getRepository(ConsolidatedTool).save(row);
       return this.responseOf(em, row);
@@ -114,92 +117,6 @@ export class ConsolidatedToolsService {
     const row = await em.getRepository(ConsolidatedTool).findOneBy({ id });
     if (!row) throw notFound(id);
     return row;
-  }
-
-  /** A consolidated name must not be a tool's virtual name: clients would see both. */
-  private async checkName(em: EntityManager, name: string, self: string | null): Promise<void> {
-    const qb = em.getRepository(Tool).createQueryBuilder('tool').select('tool.id');
-    if (await this.names.whereNameIs(qb, name).getExists())
-      throw new ConsolidatedToolException(
-        Code.NameTaken,
-        `'${name}' is the virtual name of a gateway tool.`,
-        { name },
-      );
-    const other = await em.getRepository(ConsolidatedTool).findOneBy({ name });
-    if (other && other.id !== self)
-      throw new ConsolidatedToolException(
-        Code.NameTaken,
-        `Another consolidated tool is named '${name}'.`,
-        { name },
-      );
-  }
-
-  /** The members' tools, in the order given, once their schemas are known to match. */
-  private async checkedMembers(
-    em: EntityManager,
-    members: readonly ConsolidatedMemberDto[],
-  ): Promise<{ tools: Tool[] }> {
-    const targets = new Set(members.map((member) => member.target));
-    const toolIds = new Set(members.map((member) => member.toolId));
-    if (targets.size !== members.length || toolIds.size !== members.length)
-      throw new ConsolidatedToolException(
-        Code.DuplicateMembers,
-        'Each target needs its own label and its own tool.',
-      );
-    const found = await em.getRepository(Tool).findBy({ id: In([...toolIds]) });
-    const byId = new Map(found.map((tool) => [tool.id, tool]));
-    const missing = [...toolIds].filter((id) => !byId.has(id));
-    if (missing.length > 0)
-      throw new ConsolidatedToolException(Code.UnknownTools, 'Some member tools do not exist.', {
-        toolIds: missing,
-      });
-    const tools = members.map((member) => byId.get(member.toolId)!);
-    const first = tools[0]!;
-    const properties = first.inputSchema.properties;
-    if (typeof properties === 'object' && properties !== null && 'target' in properties)
-      throw new ConsolidatedToolException(
-        Code.SchemaMismatch,
-        "The members already take an argument named 'target', which a consolidated tool adds to pick the member.",
-        { difference: 'properties.target' },
-      );
-    for (const [index, tool] of tools.entries()) {
-      const difference = schemaDifference(first.inputSchema, tool.inputSchema);
-      if (difference)
-        throw new ConsolidatedToolException(
-          Code.SchemaMismatch,
-          `The input schema of target '${members[index]!.target}' differs from that of '${members[0]!.target}': ${difference}.`,
-          { target: members[index]!.target, difference },
-        );
-    }
-    return { tools };
-  }
-
-  private async replaceMembers(
-    em: EntityManager,
-    id: string,
-    members: readonly ConsolidatedMemberDto[],
-  ): Promise<void> {
-    await em.getRepository(ConsolidatedMember).delete({ consolidatedToolId: id });
-    await em
-      .getRepository(ConsolidatedMember)
-      .insert(members.map(({ target, toolId }) => ({ consolidatedToolId: id, target, toolId })));
-  }
-
-  private async replaceServers(em: EntityManager, id: string, serverIds: string[]): Promise<void> {
-    const unique = [...new Set(serverIds)];
-    if (unique.length > 0) {
-      const found = await em.getRepository(Server).findBy({ id: In(unique) });
-      const missing = unique.filter((serverId) => !found.some((server) => server.id === serverId));
-      if (missing.length > 0)
-        throw new ConsolidatedToolException(Code.UnknownServers, 'Some servers do not exist.', {
-          serverIds: missing,
-        });
-    }
-    await em.getRepository(ServerConsolidatedTool).delete({ consolidatedToolId: id });
-    if (unique.length > 0)
-      await em
-        .getRepository(ServerConsolidatedTool)
-        .insert(unique.map((serverId) => ({ serverId, consolidatedToolId: id })));
   }
 
   private async responseOf(

@@ -315,6 +315,80 @@ describe('consolidated tools: three regional copies of a server as one tool', ()
     expect(names).toContain('weather-eu-west-forecast');
   });
 
+  it('is exported and applied as code, by virtual tool names and server names', async () => {
+    const exported = await t.api().get('/api/v1/config').expect(200);
+    expect(exported.body.consolidatedTools).toEqual([
+      {
+        name: 'forecast',
+        description: 'The weather forecast for a city',
+        members: [
+          { target: 'ap-south', tool: 'weather-ap-south-forecast' },
+          { target: 'eu-west', tool: 'weather-eu-west-forecast' },
+          { target: 'us-east', tool: 'weather-us-east-forecast' },
+        ],
+        servers: ['Weather', 'Weather search'],
+      },
+    ]);
+    const pair = {
+      name: 'forecast-pair',
+      members: [
+        { target: 'eu', tool: 'weather-eu-west-forecast' },
+        { target: 'us', tool: 'weather-us-east-forecast' },
+      ],
+      servers: ['Weather'],
+    };
+    const document = { apiVersion: exported.body.apiVersion, consolidatedTools: [pair] };
+    const applied = await t.api().put('/api/v1/config').send(document).expect(200);
+    expect(applied.body.changes).toEqual([
+      expect.objectContaining({
+        action: 'create',
+        kind: 'consolidated tool',
+        name: 'forecast-pair',
+      }),
+    ]);
+    const again = await t.api().put('/api/v1/config').send(document).expect(200);
+    expect(again.body.changes).toEqual([]);
+    const admin = await legacy(t.token);
+    await eventually(async () =>
+      expect(targetsOf((await admin.listTools()).tools as ListedTool[], 'forecast-pair')).toEqual([
+        'eu',
+        'us',
+      ]),
+    );
+    const mismatched = await t
+      .api()
+      .put('/api/v1/config')
+      .send({
+        ...document,
+        consolidatedTools: [
+          {
+            ...pair,
+            members: [
+              ...pair.members,
+              { target: 'hourly', tool: 'weather-eu-west-forecast_hourly' },
+            ],
+          },
+        ],
+      })
+      .expect(422);
+    expect(mismatched.body.detail).toContain("target 'hourly'");
+    const pruned = await t
+      .api()
+      .put('/api/v1/config?prune=true')
+      .send({
+        apiVersion: exported.body.apiVersion,
+        consolidatedTools: exported.body.consolidatedTools,
+      })
+      .expect(200);
+    expect(pruned.body.changes).toEqual([
+      expect.objectContaining({
+        action: 'delete',
+        kind: 'consolidated tool',
+        name: 'forecast-pair',
+      }),
+    ]);
+  });
+
   it('reports a member whose schema drifted on a resync, and withholds that target', async () => {
     const upstream = upstreams.get('ap-south')!;
     upstream.setTool({
@@ -367,6 +441,17 @@ describe('consolidated tools: three regional copies of a server as one tool', ()
       admin.callTool({ name: 'forecast', arguments: { city: 'Delhi', target: 'ap-south' } }),
     );
     expect(refused.message).toContain('one of: eu-west, us-east');
+    // An unchanged document still applies: the drifted member stays withheld, not an error.
+    const exported = await t.api().get('/api/v1/config').expect(200);
+    const reapplied = await t
+      .api()
+      .put('/api/v1/config')
+      .send({
+        apiVersion: exported.body.apiVersion,
+        consolidatedTools: exported.body.consolidatedTools,
+      })
+      .expect(200);
+    expect(reapplied.body.changes).toEqual([]);
   });
 
   it('deletes it without touching its member tools', async () => {
