@@ -213,6 +213,25 @@ describe('consolidated tools: three regional copies of a server as one tool', ()
     expect(upstreams.get('ap-south')!.calls.length).toBe(before);
   });
 
+  it('is judged per target by the policy dry run', async () => {
+    const dry = await t
+      .api()
+      .post('/api/v1/policies/dry-run')
+      .send({ user: red.username, serverId })
+      .expect(200);
+    expect(
+      (dry.body.tools as { name: string; gatewaySlug: string; listed: boolean }[]).map((row) => [
+        row.name,
+        row.gatewaySlug,
+        row.listed,
+      ]),
+    ).toEqual([
+      ['forecast (target ap-south)', 'weather-ap-south', false],
+      ['forecast (target eu-west)', 'weather-eu-west', true],
+      ['forecast (target us-east)', 'weather-us-east', true],
+    ]);
+  });
+
   it('does the same for 2026-07-28 stateless clients', async () => {
     const mine = await modern(red.token);
     expect(targetsOf((await mine.listTools()).tools as ListedTool[])).toEqual([
