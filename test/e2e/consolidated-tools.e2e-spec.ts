@@ -473,6 +473,26 @@ describe('consolidated tools: three regional copies of a server as one tool', ()
     expect(reapplied.body.changes).toEqual([]);
   });
 
+  it('counts a call against the member tool’s rate limit, target by target', async () => {
+    const limit = await t
+      .api()
+      .post('/api/v1/rate-limits')
+      .send({ per: 'user', toolId: forecastIds.get('us-east'), points: 1, windowSeconds: 60 })
+      .expect(201);
+    const mine = await legacy(red.token);
+    await mine.callTool({ name: 'forecast', arguments: { city: 'Boston', target: 'us-east' } });
+    const refused = await rpcError(
+      mine.callTool({ name: 'forecast', arguments: { city: 'Boston', target: 'us-east' } }),
+    );
+    expect(refused.code).toBe(-32029);
+    const other = await mine.callTool({
+      name: 'forecast',
+      arguments: { city: 'Lyon', target: 'eu-west' },
+    });
+    expect(other.structuredContent).toMatchObject({ region: 'eu-west' });
+    await t.api().delete(`/api/v1/rate-limits/${limit.body.id}`).expect(204);
+  });
+
   it('deletes it without touching its member tools', async () => {
     await t.api().delete(`/api/v1/consolidated-tools/${consolidatedId}`).expect(204);
     await t.api().get(`/api/v1/consolidated-tools/${consolidatedId}`).expect(404);
