@@ -29,6 +29,8 @@ import { AdminRateLimitsController } from './admin-rate-limits.controller';
 import { RateLimitsModule } from '../rate-limits/rate-limits.module';
 import { PoliciesModule } from '../policies/policies.module';
 import { PolicyDryRunModule } from '../policies/policy-dry-run.module';
+import { ConsolidatedToolsModule } from '../consolidated-tools/consolidated-tools.module';
+import { AdminConsolidatedToolsController } from './admin-consolidated-tools.controller';
 import { AdminPoliciesController } from './admin-policies.controller';
 import { AdminResourcesController } from './admin-resources.controller';
 import { AdminServersController } from './admin-servers.controller';
@@ -53,6 +55,7 @@ import { ServerPickersBuilder } from './server-pickers';
     SkillsModule,
     PinningModule,
     ServersModule,
+    ConsolidatedToolsModule,
     SyncModule,
     McpModule,
     TeamsModule,
@@ -77,6 +80,7 @@ import { ServerPickersBuilder } from './server-pickers';
     AdminTeamsController,
     AdminRateLimitsController,
     AdminPoliciesController,
+    AdminConsolidatedToolsController,
     AdminSsoController,
     AdminAuditController,
     AdminQuarantineController,

@@ -3,10 +3,12 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { type Client as ModernClient } from '@modelcontextprotocol/client';
 import { AuditTrail } from '../../src/audit/audit-trail.service';
 import { startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
-import { createTeam, createUser, type TestUser } from '../support/identities';
+import { createTeam, createUser, pageSession, type TestUser } from '../support/identities';
 import { connectClient, eventually, rpcError } from '../support/mcp-client';
 import { modernClient } from '../support/modern-client';
-import { startTestApp, type TestApp } from '../support/test-app';
+import request from 'supertest';
+import { textOf } from '../support/html-text';
+import { ADMIN_PASSWORD, startTestApp, type TestApp } from '../support/test-app';
 
 const REGIONS = ['eu-west', 'us-east', 'ap-south'] as const;
 type Region = (typeof REGIONS)[number];
@@ -491,6 +493,44 @@ describe('consolidated tools: three regional copies of a server as one tool', ()
     });
     expect(other.structuredContent).toMatchObject({ region: 'eu-west' });
     await t.api().delete(`/api/v1/rate-limits/${limit.body.id}`).expect(204);
+  });
+
+  it('is listed, with its drift, created and deleted on the admin pages', async () => {
+    const { cookie, csrf } = await pageSession(t, 'admin', ADMIN_PASSWORD);
+    const page = () =>
+      request(t.baseUrl).get('/admin/consolidated-tools').set('Cookie', cookie).expect(200);
+    const post = (path: string, form: Record<string, string>) =>
+      request(t.baseUrl)
+        .post(path)
+        .set('Cookie', cookie)
+        .type('form')
+        .send({ _csrf: csrf, ...form });
+    const listed = textOf((await page()).text);
+    expect(listed).toContain('ap-south → weather-ap-south-forecast drifted properties.days.type');
+    expect(listed).toContain('eu-west → weather-eu-west-forecast');
+    const refused = await post('/admin/consolidated-tools', {
+      name: 'forecast-admin',
+      members: 'eu weather-eu-west-forecast\nhourly weather-eu-west-forecast_hourly',
+    }).expect(422);
+    expect(refused.text).toMatch(/<textarea id="members"[^>]*aria-invalid="true"/);
+    expect(textOf(refused.text)).toContain("target 'hourly'");
+    await post('/admin/consolidated-tools', {
+      name: 'forecast-admin',
+      members: 'eu weather-eu-west-forecast\nus weather-us-east-forecast',
+      serverIds: serverId,
+    })
+      .expect(303)
+      .expect('Location', '/admin/consolidated-tools');
+    const created = (await t.api().get('/api/v1/consolidated-tools').expect(200)).body.items.find(
+      (item: { name: string }) => item.name === 'forecast-admin',
+    );
+    expect(created).toMatchObject({
+      serverIds: [serverId],
+      description: 'The weather forecast for a city',
+    });
+    expect(textOf((await page()).text)).toContain('us → weather-us-east-forecast');
+    await post(`/admin/consolidated-tools/${created.id}/delete`, {}).expect(303);
+    expect(textOf((await page()).text)).not.toContain('forecast-admin');
   });
 
   it('deletes it without touching its member tools', async () => {
