@@ -508,6 +508,16 @@ describe('consolidated tools: three regional copies of a server as one tool', ()
     const listed = textOf((await page()).text);
     expect(listed).toContain('ap-south → weather-ap-south-forecast drifted properties.days.type');
     expect(listed).toContain('eu-west → weather-eu-west-forecast');
+    const gatewayPage = textOf(
+      (
+        await request(t.baseUrl)
+          .get(`/admin/gateways/${gatewayIds.get('ap-south')}`)
+          .set('Cookie', cookie)
+          .expect(200)
+      ).text,
+    );
+    expect(gatewayPage).toContain('1 consolidated target drifted');
+    expect(gatewayPage).toContain('Consolidated targets withheld: schema drift (1)');
     const refused = await post('/admin/consolidated-tools', {
       name: 'forecast-admin',
       members: 'eu weather-eu-west-forecast\nhourly weather-eu-west-forecast_hourly',
