@@ -1,5 +1,8 @@
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ElicitRequestSchema,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { type Client as ModernClient } from '@modelcontextprotocol/client';
 import { AuditTrail } from '../../src/audit/audit-trail.service';
 import { startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
@@ -493,6 +496,50 @@ describe('consolidated tools: three regional copies of a server as one tool', ()
     });
     expect(other.structuredContent).toMatchObject({ region: 'eu-west' });
     await t.api().delete(`/api/v1/rate-limits/${limit.body.id}`).expect(204);
+  });
+
+  it('asks for the approval a policy wants for the member tool, naming the consolidated tool', async () => {
+    const policy = await t
+      .api()
+      .post('/api/v1/policies')
+      .send({
+        name: 'eu-west-needs-a-yes',
+        expression: `tool.id == "${forecastIds.get('eu-west')}"`,
+        effect: 'approve',
+        serverId,
+      })
+      .expect(201);
+    const asked: string[] = [];
+    let answer: { action: 'accept' | 'decline'; content?: Record<string, boolean> } = {
+      action: 'decline',
+    };
+    const client = await connectClient(t.baseUrl, {
+      token: t.token,
+      path: `/servers/${serverId}/mcp`,
+      capabilities: { elicitation: {} },
+    });
+    clients.push(client);
+    client.setRequestHandler(ElicitRequestSchema, (request) => {
+      asked.push(request.params.message);
+      return answer;
+    });
+    const before = upstreams.get('eu-west')!.calls.length;
+    await expect(
+      client.callTool({ name: 'forecast', arguments: { city: 'Oslo', target: 'eu-west' } }),
+    ).rejects.toThrow(/Not approved/);
+    expect(upstreams.get('eu-west')!.calls.length).toBe(before);
+    expect(asked[0]).toContain("Policy 'eu-west-needs-a-yes'");
+    expect(asked[0]).toContain('forecast');
+    answer = { action: 'accept', content: {} };
+    const called = await client.callTool({
+      name: 'forecast',
+      arguments: { city: 'Oslo', target: 'eu-west' },
+    });
+    expect(called.structuredContent).toEqual({ region: 'eu-west', args: { city: 'Oslo' } });
+    // Another target is another member tool, which the policy does not hold.
+    await client.callTool({ name: 'forecast', arguments: { city: 'Boston', target: 'us-east' } });
+    expect(asked).toHaveLength(2);
+    await t.api().delete(`/api/v1/policies/${policy.body.id}`).expect(204);
   });
 
   it('is listed, with its drift, created and deleted on the admin pages', async () => {
