@@ -33,7 +33,9 @@ export function callParams(params: unknown): CallToolRequest['params'] {
 /**
  * tools/list and tools/call. A call's name is resolved in one order: the scope's directory, tool
  * search (which answers `tool_search` and refuses deferred tools not yet promoted), a hashed
- * backend name of an app; then the call goes to the tool's upstream under its upstream name.
+ * backend name of an app; then the call goes to the tool's upstream under its upstream name. A
+ * consolidated tool's call is first routed to the member tool its `target` names, which the rest
+ * of the path then judges and calls as if it had been called by name.
  */
 @Injectable()
 export class ToolCalls {
