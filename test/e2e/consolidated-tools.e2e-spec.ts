@@ -281,7 +281,9 @@ describe('consolidated tools: three regional copies of a server as one tool', ()
 
   it('is found by tool search with the caller’s own targets', async () => {
     const mine = await legacy(red.token, `/servers/${searchServerId}/mcp`);
-    expect((await mine.listTools()).tools.map((tool) => tool.name)).toEqual(['tool_search']);
+    const searchTool = (await mine.listTools()).tools;
+    expect(searchTool.map((tool) => tool.name)).toEqual(['tool_search']);
+    expect(searchTool[0]!.description).toContain('by gateway: (consolidated) (1)');
     await mine.callTool({ name: 'tool_search', arguments: { query: 'select:forecast' } });
     const { tools } = await mine.listTools();
     expect(tools.map((tool) => tool.name)).toEqual(['tool_search', 'forecast']);
