@@ -78,6 +78,7 @@ const SRC_ORDER = [
   ['tokens'],
   ['gateways'],
   ['sync'],
+  ['consolidated-tools'],
   ['pinning'],
   ['skills'],
   ['prompts'],

@@ -28,6 +28,7 @@ import { EraNames1795950000000 } from './1795950000000-EraNames';
 import { EraPolicy1795960000000 } from './1795960000000-EraPolicy';
 import { SessionExchangeable1795970000000 } from './1795970000000-SessionExchangeable';
 import { PlaygroundAudit1795971000000 } from './1795971000000-PlaygroundAudit';
+import { ConsolidatedTools1795972000000 } from './1795972000000-ConsolidatedTools';
 
 /** Every migration, oldest first; the app and the migration job both run this list. */
 export const MIGRATIONS = [
@@ -60,4 +61,5 @@ export const MIGRATIONS = [
   EraPolicy1795960000000,
   SessionExchangeable1795970000000,
   PlaygroundAudit1795971000000,
+  ConsolidatedTools1795972000000,
 ];

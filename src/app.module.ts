@@ -3,6 +3,7 @@ import { AdminModule } from './admin/admin.module';
 import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { type AppConfig } from './config/app-config';
+import { ConsolidatedToolsModule } from './consolidated-tools/consolidated-tools.module';
 import { ConfigAsCodeModule } from './config-as-code/config-as-code.module';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
@@ -54,6 +55,7 @@ export class AppModule {
         SkillsModule,
         PinningModule,
         ServersModule,
+        ConsolidatedToolsModule,
         PoliciesModule,
         PolicyDryRunModule,
         RateLimitsModule,

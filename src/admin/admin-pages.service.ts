@@ -11,6 +11,7 @@ export type AdminSection =
   | 'dashboard'
   | 'gateways'
   | 'tools'
+  | 'consolidated-tools'
   | 'resources'
   | 'prompts'
   | 'skills'

@@ -30,6 +30,8 @@ import { RateLimitsModule } from '../rate-limits/rate-limits.module';
 import { PoliciesModule } from '../policies/policies.module';
 import { PolicyDryRunModule } from '../policies/policy-dry-run.module';
 import { AdminPlaygroundController } from './admin-playground.controller';
+import { ConsolidatedToolsModule } from '../consolidated-tools/consolidated-tools.module';
+import { AdminConsolidatedToolsController } from './admin-consolidated-tools.controller';
 import { AdminPoliciesController } from './admin-policies.controller';
 import { AdminResourcesController } from './admin-resources.controller';
 import { AdminServersController } from './admin-servers.controller';
@@ -55,6 +57,7 @@ import { ServerPickersBuilder } from './server-pickers';
     SkillsModule,
     PinningModule,
     ServersModule,
+    ConsolidatedToolsModule,
     SyncModule,
     McpModule,
     TeamsModule,
@@ -80,6 +83,7 @@ import { ServerPickersBuilder } from './server-pickers';
     AdminRateLimitsController,
     AdminPoliciesController,
     AdminPlaygroundController,
+    AdminConsolidatedToolsController,
     AdminSsoController,
     AdminAuditController,
     AdminQuarantineController,

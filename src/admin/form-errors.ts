@@ -2,6 +2,10 @@ import { ApprovalErrorCode } from '../approvals/approval.exception';
 import { AuditErrorCode } from '../audit/audit.exception';
 import { AuthErrorCode, AuthException } from '../auth/auth.exception';
 import { problemStatusOf } from '../common/problem-statuses';
+import {
+  ConsolidatedToolErrorCode,
+  ConsolidatedToolException,
+} from '../consolidated-tools/consolidated-tool.exception';
 import { ConfigDocumentErrorCode } from '../config-as-code/config-document.exception';
 import { RequestValidationException } from '../common/request-validation.exception';
 import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';
@@ -32,7 +36,8 @@ type DomainErrorCode =
   | PolicyErrorCode
   | RateLimitErrorCode
   | AuditErrorCode
-  | ApprovalErrorCode;
+  | ApprovalErrorCode
+  | ConsolidatedToolErrorCode;
 
 /** What a form shows after the service refused it: messages by field, and one for the form. */
 export interface FormErrors {
@@ -52,7 +57,16 @@ export function fieldOfCode(code: DomainErrorCode): string | null {
     case ServerErrorCode.NameTaken:
     case TeamErrorCode.NameTaken:
     case PolicyErrorCode.NameTaken:
+    case ConsolidatedToolErrorCode.NameTaken:
       return 'name';
+    case ConsolidatedToolErrorCode.UnknownTools:
+    case ConsolidatedToolErrorCode.DuplicateMembers:
+    case ConsolidatedToolErrorCode.SchemaMismatch:
+      return 'members';
+    case ConsolidatedToolErrorCode.UnknownServers:
+      return 'serverIds';
+    case ConsolidatedToolErrorCode.NotFound:
+      return null;
     case PolicyErrorCode.InvalidExpression:
       return 'expression';
     case PolicyErrorCode.InvalidApproval:
@@ -161,7 +175,8 @@ export function formErrors(
     error instanceof TeamException ||
     error instanceof TokenException ||
     error instanceof PolicyException ||
-    error instanceof RateLimitException
+    error instanceof RateLimitException ||
+    error instanceof ConsolidatedToolException
   ) {
     const status = problemStatusOf(error) ?? 500;
     if (status === 404) return null;

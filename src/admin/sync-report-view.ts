@@ -1,5 +1,6 @@
 import { type ReportedFinding } from '../sync/report/sync-report';
 import {
+  type ConsolidationDrift,
   type SyncConflict,
   type SyncListReport,
   type SyncReport,
@@ -32,6 +33,8 @@ export interface SyncSectionView extends SyncListView {
 }
 
 export interface SyncReportView extends SyncListView {
+  /** Consolidated tools' targets of this gateway withheld for schema drift. */
+  consolidationDrift: ConsolidationDrift[];
   /** Prompts, resources and templates, in that order; absent when the upstream offers none. */
   sections: SyncSectionView[];
 }
@@ -55,7 +58,11 @@ export function syncReportView(report: SyncReport | null | undefined): SyncRepor
     const section = report[field];
     if (section) sections.push({ ...listView(section), title, key, entryLabel });
   }
-  return { ...listView(report), sections };
+  const drift = report.consolidationDrift ?? [];
+  const view = listView(report);
+  if (drift.length > 0)
+    view.summary += `, ${drift.length} consolidated ${drift.length === 1 ? 'target' : 'targets'} drifted`;
+  return { ...view, sections, consolidationDrift: drift };
 }
 
 function listView(report: SyncListReport): SyncListView {

@@ -1,4 +1,5 @@
 import { type ConfigSection } from './sections/config-section';
+import { consolidatedToolsSection } from './sections/consolidated-tools.section';
 import { gatewaysSection } from './sections/gateways.section';
 import { policiesSection } from './sections/policies.section';
 import { rateLimitsSection } from './sections/rate-limits.section';
@@ -14,6 +15,7 @@ export const CONFIG_SECTIONS: readonly ConfigSection[] = [
   teamsSection,
   gatewaysSection,
   serversSection,
+  consolidatedToolsSection,
   rateLimitsSection,
   policiesSection,
   toolRulesSection,

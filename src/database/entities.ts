@@ -1,3 +1,6 @@
+import { ConsolidatedMember } from '../consolidated-tools/consolidated-member.entity';
+import { ConsolidatedTool } from '../consolidated-tools/consolidated-tool.entity';
+import { ServerConsolidatedTool } from '../consolidated-tools/server-consolidated-tool.entity';
 import { ApprovalGrant } from '../approvals/approval-grant.entity';
 import { AuditEntry } from '../audit/audit-entry.entity';
 import { ConfigApply } from '../config-as-code/config-apply.entity';
@@ -74,4 +77,7 @@ export const ENTITIES = [
   ApprovalGrant,
   PinTombstone,
   ForgottenPins,
+  ConsolidatedTool,
+  ConsolidatedMember,
+  ServerConsolidatedTool,
 ];

@@ -3,6 +3,7 @@ import { TaskListens } from './tasks/task-listens';
 import { TaskWatch } from './tasks/task-watch';
 import { TASK_ID_SEALER } from './tasks/task-id-sealer.provider';
 import { Module } from '@nestjs/common';
+import { ConsolidatedToolsModule } from '../consolidated-tools/consolidated-tools.module';
 import { EmbeddingsModule } from '../embeddings/embeddings.module';
 import { PromptsModule } from '../prompts/prompts.module';
 import { ResourcesModule } from '../resources/resources.module';
@@ -57,6 +58,7 @@ import { SkillDirectories } from './skills/skill-directories.service';
     RateLimitsModule,
     ApprovalsModule,
     PoliciesModule,
+    ConsolidatedToolsModule,
   ],
   controllers: [LegacySseController],
   providers: [

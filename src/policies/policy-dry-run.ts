@@ -62,12 +62,23 @@ export class PolicyDryRun {
         );
     }
     const now = new Date();
-    const judged: PolicyDryRunToolDto[] = tools.map((tool) => {
+    // A consolidated tool is judged per target, as its member tools decide its targets.
+    const rows = tools.flatMap((tool) => {
+      if (!tool.consolidated)
+        return [{ name: tool.name, judged: tool, listed: visible.byName.get(tool.name) === tool }];
+      const reachable = visible.byName.get(tool.name)?.consolidated?.targets ?? [];
+      return tool.consolidated.targets.map(({ target, tool: member }) => ({
+        name: `${tool.name} (target ${target})`,
+        judged: member,
+        listed: reachable.some((each) => each.target === target),
+      }));
+    });
+    const judged: PolicyDryRunToolDto[] = rows.map(({ name, judged: tool, listed }) => {
       const { decision, policy } = judge(set, principal, tool.policy, dto.arguments, now);
       return {
-        name: tool.name,
+        name,
         gatewaySlug: tool.gatewaySlug,
-        listed: visible.byName.get(tool.name) === tool,
+        listed,
         decision,
         policy: policy && { id: dto.policies ? null : policy.id, name: policy.name },
       };

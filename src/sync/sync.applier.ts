@@ -14,6 +14,7 @@ import { PINNED_KINDS } from '../pinning/pinned-kinds';
 import { toolRenameView } from '../pinning/rename-view';
 import { type ToolDefinition } from '../tools/tool-definition';
 import { contentHash } from '../tools/tool-hash';
+import { ConsolidatedToolsQuery } from '../consolidated-tools/consolidated-tools.query';
 import { SkillsApplier } from '../skills/skills.applier';
 import { ToolWriter } from '../tools/tool.writer';
 import { upstreamFingerprint } from '../upstream/upstream-target';
@@ -49,6 +50,7 @@ export class SyncApplier {
     private readonly config: AppConfig,
     private readonly scans: DefinitionScans,
     private readonly skills: SkillsApplier,
+    private readonly consolidated: ConsolidatedToolsQuery,
   ) {}
 
   /** `readFrom` is the upstream fingerprint of the gateway as it was when the list was read. */
@@ -117,7 +119,9 @@ export class SyncApplier {
     const others = await this.lists.apply(em, gateway, upstream, scansFor, now);
     const skills = await this.skills.apply(em, gateway, upstream.skills, now);
     if (pins.tombstones.length + others.tombstones > 0) await boundPinMemory(em, gatewayId);
+    const drift = await this.consolidated.driftOf(em, gatewayId);
     const report = {
+      ...(drift.length > 0 ? { consolidationDrift: drift } : {}),
       ...syncReportOf(
         diff,
         (tool) => tool.name,

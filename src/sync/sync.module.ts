@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ConsolidatedToolsModule } from '../consolidated-tools/consolidated-tools.module';
 import { PinningModule } from '../pinning/pinning.module';
 import { PromptsModule } from '../prompts/prompts.module';
 import { ResourcesModule } from '../resources/resources.module';
@@ -22,6 +23,7 @@ import { SyncService } from './sync.service';
     UpstreamModule,
     PinningModule,
     SkillsModule,
+    ConsolidatedToolsModule,
   ],
   providers: [
     CatalogueReader,

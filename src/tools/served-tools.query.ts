@@ -28,6 +28,12 @@ export class ServedToolsQuery {
     return this.names.orderByName(qb).getMany();
   }
 
+  /** The served tools among these ids, in no particular order. */
+  byIds(ids: readonly string[]): Promise<Tool[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.served().andWhere('tool.id IN (:...ids)', { ids }).getMany();
+  }
+
   byHash(hash: string): Promise<Tool | null> {
     return this.byHashQuery(hash).getOne();
   }

@@ -15,6 +15,7 @@ import { ToolSearchService } from '../search/tool-search.service';
 import { ApprovalStep } from './approval-step';
 import { CallGuard } from './call-guard';
 import { Continuation } from './continuation';
+import { routedCall } from './consolidated-call';
 import { paginate } from './paginate';
 import { UpstreamClient } from '../../upstream/upstream-client';
 import { TaskCalls } from '../tasks/task-calls';
@@ -32,7 +33,9 @@ export function callParams(params: unknown): CallToolRequest['params'] {
 /**
  * tools/list and tools/call. A call's name is resolved in one order: the scope's directory, tool
  * search (which answers `tool_search` and refuses deferred tools not yet promoted), a hashed
- * backend name of an app; then the call goes to the tool's upstream under its upstream name.
+ * backend name of an app; then the call goes to the tool's upstream under its upstream name. A
+ * consolidated tool's call is first routed to the member tool its `target` names, which the rest
+ * of the path then judges and calls as if it had been called by name.
  */
 @Injectable()
 export class ToolCalls {
@@ -65,7 +68,7 @@ export class ToolCalls {
     visible: ToolDirectory,
     served: Served,
   ): Promise<Result> {
-    const call = callParams(request.params);
+    let call = callParams(request.params);
     const searched =
       visible.search.enabled &&
       (await this.toolSearch.intercept(visible, request.owner, call, (notification) =>
@@ -73,9 +76,10 @@ export class ToolCalls {
       ));
     if (searched) return searched;
     const tools = scope.tools;
-    const tool: CallTarget | null =
+    let tool: CallTarget | null =
       tools.byName.get(call.name) ?? (await this.apps.resolveCall(tools, visible, call.name));
     if (!tool) throw unknownTool(call.name);
+    if ('consolidated' in tool && tool.consolidated) ({ tool, call } = routedCall(visible, call));
     served.gateway = tool.gatewaySlug;
     // Sent as the client sent them (absent stays absent) unless a hook replaced them.
     const given = call.arguments ?? {};

@@ -7,6 +7,7 @@ import { EventBus } from '../../events/event-bus';
 import { Metrics } from '../../observability/metrics';
 import { ServedPromptsQuery } from '../../prompts/served-prompts.query';
 import { ServedResourcesQuery } from '../../resources/served-resources.query';
+import { ConsolidatedToolsQuery } from '../../consolidated-tools/consolidated-tools.query';
 import { Server } from '../../servers/server.entity';
 import { ServedToolsQuery } from '../../tools/served-tools.query';
 import { ToolNameQuery } from '../../tools/tool-name.query';
@@ -31,6 +32,7 @@ import { ScopePolicies } from '../../policies/scope-policies';
 import { type LimitRule } from '../../rate-limits/rate-limiter.service';
 import { applyToolOverride, type ToolOverrideValues } from '../../servers/tool-override';
 import { type DirectoryServer, type DirectoryTool, ToolDirectory } from './tool-directory';
+import { consolidatedEntry } from './consolidated-entry';
 
 /** Tools presented between two yields to the event loop while a directory is built. */
 const BUILD_SLICE = 2000;
@@ -50,6 +52,7 @@ export class Directories implements OnModuleInit, OnModuleDestroy {
     private readonly tools: ServedToolsQuery,
     private readonly resources: ServedResourcesQuery,
     private readonly prompts: ServedPromptsQuery,
+    private readonly consolidated: ConsolidatedToolsQuery,
     private readonly names: ToolNameQuery,
     private readonly presenter: ToolPresenter,
     private readonly bus: EventBus,
@@ -113,8 +116,9 @@ export class Directories implements OnModuleInit, OnModuleDestroy {
       this.limitsOf(serverId),
     ]);
     naming.overrides = new Map(overrides.map(({ toolId, ...values }) => [toolId, values]));
-    const [tools, resources, templates, prompts, gateways] = await Promise.all([
+    const [tools, consolidated, resources, templates, prompts, gateways] = await Promise.all([
       this.tools.ofScope(serverId),
+      this.consolidated.ofScope(serverId),
       this.resources.resources(serverId),
       this.resources.templates(serverId),
       this.prompts.ofScope(serverId),
@@ -127,6 +131,17 @@ export class Directories implements OnModuleInit, OnModuleDestroy {
       for (const tool of tools.slice(start, start + BUILD_SLICE))
         toolEntries.push(this.tool(tool, naming));
     }
+    // A consolidated tool whose name a tool of this scope lists (under its naming) is not served.
+    const taken = new Set(toolEntries.map((entry) => entry.name));
+    const consolidatedEntries = consolidated.flatMap((row) => {
+      const entry = taken.has(row.name)
+        ? null
+        : consolidatedEntry(
+            row,
+            row.members.map(({ target, tool }) => ({ target, tool: this.tool(tool, naming) })),
+          );
+      return entry ? [entry] : [];
+    });
     if (server && (naming.original || naming.overrides.size > 0)) {
       // Always-loaded tools are stored by virtual name; this server may list them otherwise.
       const listed = new Map(toolEntries.map((entry) => [entry.virtualName, entry.name]));
@@ -145,7 +160,7 @@ export class Directories implements OnModuleInit, OnModuleDestroy {
     return new ScopeDirectory(
       scope,
       server,
-      new ToolDirectory(scope, server, toolEntries, {
+      new ToolDirectory(scope, server, [...toolEntries, ...consolidatedEntries], {
         stamp: policy.stamp,
         search: this.config.mcpToolSearch,
       }),

@@ -10,6 +10,7 @@ import { type ToolOverrideValues } from '../../servers/tool-override';
 import { type ClientEras } from '../../servers/server.entity';
 import { headerParamsOf, type HeaderParams } from '../../upstream/modern/mcp-param-headers';
 import { type McpScope } from '../protocol/mcp-scope';
+import { type ConsolidatedRoute, narrowedEntry } from './consolidated-entry';
 
 /** One tool as an MCP endpoint resolves and lists it. */
 export interface DirectoryTool {
@@ -34,6 +35,8 @@ export interface DirectoryTool {
   override?: ToolOverrideValues | null;
   /** What policies judge: the same record on every route to this tool. */
   policy: PolicyTool;
+  /** A consolidated tool's targets: a call goes to the chosen one's member tool. */
+  consolidated?: ConsolidatedRoute;
 }
 
 /** Settings of the virtual server behind a scope; null for the gateway-wide endpoint. */
@@ -97,7 +100,13 @@ export class ToolDirectory {
     this.definitions = tools
       .filter((tool) => byName.get(tool.name) === tool)
       .map((tool) => tool.definition);
-    this.gatewayIds = new Set(tools.map((tool) => tool.gatewayId));
+    this.gatewayIds = new Set(
+      tools.flatMap((tool) =>
+        tool.consolidated
+          ? tool.consolidated.targets.map((target) => target.tool.gatewayId)
+          : [tool.gatewayId],
+      ),
+    );
     if (options.fingerprint !== undefined) {
       this.fingerprint = options.fingerprint;
       return;
@@ -134,11 +143,18 @@ export class ToolDirectory {
   /**
    * What the principal may see: the tools the policies list for it (a tool is hidden only when
    * every call of it is denied), under the same version. `tools/list`, calls and the policy dry
-   * run all take their view from here.
+   * run all take their view from here. A consolidated tool keeps the targets whose member tools
+   * the principal would see, and is hidden with none.
    */
   visibleTo(policy: PolicySet, principal: Principal, key = policy.keyOf(principal)): ToolDirectory {
     if (policy.empty) return this;
-    const kept = this.tools.filter((tool) => policy.listed(principal, tool.policy, key));
+    const kept = this.tools.flatMap((tool) => {
+      if (!tool.consolidated) return policy.listed(principal, tool.policy, key) ? [tool] : [];
+      const narrowed = narrowedEntry(tool, ({ tool: member }) =>
+        policy.listed(principal, member.policy, key),
+      );
+      return narrowed ? [narrowed] : [];
+    });
     return new ToolDirectory(this.scope, this.server, kept, {
       fingerprint: this.fingerprint,
       search: this.search,

@@ -185,7 +185,11 @@ function indexed(analysis: ToolAnalysis): IndexedDocument {
 
 function shares(tools: readonly DirectoryTool[]): GatewayShare[] {
   const counts = new Map<string, number>();
-  for (const tool of tools) counts.set(tool.gatewaySlug, (counts.get(tool.gatewaySlug) ?? 0) + 1);
+  for (const tool of tools) {
+    // A consolidated tool has no gateway of its own; no slug can be spelled with parentheses.
+    const gateway = tool.consolidated ? '(consolidated)' : tool.gatewaySlug;
+    counts.set(gateway, (counts.get(gateway) ?? 0) + 1);
+  }
   return [...counts]
     .map(([gateway, count]) => ({ gateway, tools: count }))
     .sort((a, b) => b.tools - a.tools || compare(a.gateway, b.gateway));

@@ -146,7 +146,10 @@ export class PolicyRefDto {
 }
 
 export class PolicyDryRunToolDto {
-  @ApiProperty({ description: 'The name the scope lists the tool under.' })
+  @ApiProperty({
+    description:
+      'The name the scope lists the tool under; a consolidated tool has one entry per target, as `forecast (target eu-west)`, judged as its member tool.',
+  })
   name!: string;
 
   @ApiProperty({ description: "The tool's gateway." })

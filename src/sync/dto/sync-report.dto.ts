@@ -1,6 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { type ReportedFinding } from '../report/sync-report';
-import { type SyncConflict, type SyncReport, type SyncWarning } from '../report/sync-report';
+import {
+  type ConsolidationDrift,
+  type SyncConflict,
+  type SyncReport,
+  type SyncWarning,
+} from '../report/sync-report';
 
 export class SyncConflictDto implements SyncConflict {
   @ApiProperty({ description: 'The upstream (original) tool name.' })
@@ -33,6 +38,20 @@ export class SyncFindingDto implements ReportedFinding {
 
   @ApiProperty({ description: 'Where in the definition, such as `description`.' })
   field!: string;
+}
+
+export class ConsolidationDriftDto implements ConsolidationDrift {
+  @ApiProperty({ description: 'The upstream name of the member tool whose schema drifted.' })
+  name!: string;
+
+  @ApiProperty({ description: 'The consolidated tool it is a member of.' })
+  consolidatedTool!: string;
+
+  @ApiProperty({ description: 'The target label the member answers to; withheld while drifted.' })
+  target!: string;
+
+  @ApiProperty({ description: "Where the member's input schema differs from the shared one." })
+  difference!: string;
 }
 
 export class SyncReportDto implements SyncReport {
@@ -78,4 +97,11 @@ export class SyncReportDto implements SyncReport {
     type: [SyncFindingDto],
   })
   findings?: SyncFindingDto[];
+
+  @ApiPropertyOptional({
+    description:
+      "Consolidated tools' members of this gateway whose input schemas no longer match the shared schema; each such target is withheld from clients until it matches again.",
+    type: [ConsolidationDriftDto],
+  })
+  consolidationDrift?: ConsolidationDriftDto[];
 }

@@ -8,6 +8,19 @@ export interface ReportedFinding {
   field: string;
 }
 
+/**
+ * A tool of this gateway that is a consolidated tool's member, and whose input schema no longer
+ * matches the consolidated tool's: the target is withheld from clients until it matches again.
+ */
+export interface ConsolidationDrift {
+  /** The member tool's upstream name. */
+  name: string;
+  consolidatedTool: string;
+  target: string;
+  /** Where the schemas differ. */
+  difference: string;
+}
+
 export interface SyncConflict {
   /** The upstream (original) name, or URI for resources. */
   name: string;
@@ -49,6 +62,8 @@ export interface SyncListReport {
  * in their own sections (absent when the upstream offers none).
  */
 export interface SyncReport extends SyncListReport {
+  /** Consolidated tools' members of this gateway whose schemas drifted; absent when none did. */
+  consolidationDrift?: ConsolidationDrift[];
   resources?: SyncListReport;
   resourceTemplates?: SyncListReport;
   prompts?: SyncListReport;
