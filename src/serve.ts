@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { type NestExpressApplication } from '@nestjs/platform-express';
 import { createApp } from './app.factory';
 import { type AppConfig, loadConfig } from './config/app-config';
@@ -10,6 +11,8 @@ import { shutDownGracefully } from './shutdown';
 export async function serve(env: NodeJS.ProcessEnv): Promise<NestExpressApplication> {
   const config = loadConfig(env);
   const app = await createApp(config);
+  const logger = new Logger('Settings');
+  for (const warning of config.settingWarnings) logger.warn(warning);
   catchUnhandledRejections(app.get(Metrics));
   await listen(app, config);
   for (const signal of ['SIGTERM', 'SIGINT'] as const)

@@ -39,6 +39,13 @@ class DryRun extends Error {
   }
 }
 
+/**
+ * The knobs are read once, from CONFIG_FILE, when a replica starts (some are needed before the
+ * database is reached); an apply over REST or the CLI checks them but cannot change them.
+ */
+const SETTINGS_NOT_APPLIED =
+  'The settings block was checked but not applied: replicas read it from CONFIG_FILE when they start.';
+
 /** Advisory lock key of start-up applies: replicas starting together take turns. */
 const STARTUP_LOCK_KEY = 0x706f7274;
 
@@ -84,12 +91,18 @@ export class ConfigService {
   }
 
   async apply(document: ConfigDocument, options: ConfigApplyOptions): Promise<ConfigApplyResult> {
-    if (options.dryRun) {
-      const context = await this.rehearse(document, options);
-      return this.result(false, context);
-    }
-    const context = await this.transaction((em) => this.applyIn(em, document, options));
-    return this.result(true, await this.afterCommit(document, options, context));
+    const result = options.dryRun
+      ? this.result(false, await this.rehearse(document, options))
+      : this.result(
+          true,
+          await this.afterCommit(
+            document,
+            options,
+            await this.transaction((em) => this.applyIn(em, document, options)),
+          ),
+        );
+    if (document.hasSettings) result.warnings.push(SETTINGS_NOT_APPLIED);
+    return result;
   }
 
   /**

@@ -190,14 +190,17 @@ describe('loadConfig', () => {
       false,
       '/var/run/secrets',
     ]);
+    const env = base();
+    const file = join(env.DATA_DIR, 'portico.yaml');
+    writeFileSync(file, 'apiVersion: portico/v1\n');
     const set = loadConfig({
-      ...base(),
-      CONFIG_FILE: '/etc/portico/portico.yaml',
+      ...env,
+      CONFIG_FILE: file,
       CONFIG_PRUNE: 'true',
       CONFIG_SECRETS_DIR: '/mnt/secrets/',
     });
     expect([set.configFile, set.configPrune, set.configSecretsDir]).toEqual([
-      '/etc/portico/portico.yaml',
+      file,
       true,
       '/mnt/secrets',
     ]);

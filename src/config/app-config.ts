@@ -2,13 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { isAbsolute, join, resolve } from 'node:path';
-import {
-  DEFAULT_HASH_COST,
-  parametersOfCost,
-  type ScryptParameters,
-} from '../common/scrypt-parameters';
+import { parametersOfCost, type ScryptParameters } from '../common/scrypt-parameters';
 import { isRole, type Role } from '../common/roles';
 import { TOOL_NAME_RULE } from '../common/tool-name-rule';
+import { ConfigError } from './settings/config-error';
+import { Knobs, readDocumentSettings } from './settings/knobs';
 
 export type LogLevel = 'error' | 'warn' | 'log' | 'debug' | 'verbose';
 
@@ -172,8 +170,7 @@ export interface RateLimitStoreConfig {
   fallbackReplicas: number;
 }
 
-/** A bad environment value; main prints `message` as one line and exits. */
-export class ConfigError extends Error {}
+export { ConfigError } from './settings/config-error';
 
 /**
  * Typed configuration, parsed once from the environment at start-up.
@@ -265,6 +262,8 @@ export abstract class AppConfig {
   abstract readonly configPrune: boolean;
   /** Where `fromFile` credential references may point (mounted Kubernetes secrets). */
   abstract readonly configSecretsDir: string;
+  /** Old environment variables still read for the knobs, each with what to do instead. */
+  abstract readonly settingWarnings: readonly string[];
 }
 
 type Env = Record<string, string | undefined>;
@@ -396,7 +395,7 @@ function pairs(env: Env, name: string): [string, string][] {
     });
 }
 
-function oidc(env: Env): OidcConfig | null {
+function oidc(env: Env, knobs: Knobs): OidcConfig | null {
   const raw = value(env, 'OIDC_ISSUER');
   if (raw === undefined) return null;
   // Validated as a URL, kept verbatim: tokens must name the issuer exactly as the provider does.
@@ -426,14 +425,18 @@ function oidc(env: Env): OidcConfig | null {
     roleMap,
     teamMap,
     defaultRole: defaultRole,
-    jwksCacheSeconds: integer(env, 'OIDC_JWKS_CACHE_SECONDS', 300, 1, 24 * 3600),
+    jwksCacheSeconds: knobs.integer('OIDC_JWKS_CACHE_SECONDS'),
     label: value(env, 'OIDC_LABEL') ?? 'single sign-on',
   };
 }
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
-function clientMetadataDocuments(env: Env, publicUrl: string): ClientMetadataDocumentsConfig {
+function clientMetadataDocuments(
+  env: Env,
+  knobs: Knobs,
+  publicUrl: string,
+): ClientMetadataDocumentsConfig {
   const allowLoopback = boolean(env, 'OAUTH_CIMD_ALLOW_LOOPBACK', false);
   // draft-ietf-oauth-client-id-metadata-document §8.6: only an authorization server that itself
   // runs on loopback may fetch from it; anywhere else it would let any client id reach inside.
@@ -444,15 +447,15 @@ function clientMetadataDocuments(env: Env, publicUrl: string): ClientMetadataDoc
       'true',
     );
   return {
-    enabled: boolean(env, 'OAUTH_CIMD_ENABLED', true),
-    maxBytes: integer(env, 'OAUTH_CIMD_MAX_BYTES', 5 * 1024, 1024, 1024 * 1024),
-    timeoutMs: integer(env, 'OAUTH_CIMD_TIMEOUT_MS', 5000, 100, 60_000),
-    maxCacheSeconds: integer(env, 'OAUTH_CIMD_MAX_CACHE_SECONDS', 24 * 3600, 0, 7 * 24 * 3600),
+    enabled: knobs.boolean('OAUTH_CIMD_ENABLED'),
+    maxBytes: knobs.integer('OAUTH_CIMD_MAX_BYTES'),
+    timeoutMs: knobs.integer('OAUTH_CIMD_TIMEOUT_MS'),
+    maxCacheSeconds: knobs.integer('OAUTH_CIMD_MAX_CACHE_SECONDS'),
     allowLoopback,
   };
 }
 
-function mcpRegistry(env: Env): McpRegistryConfig {
+function mcpRegistry(env: Env, knobs: Knobs): McpRegistryConfig {
   const registries = (value(env, 'MCP_REGISTRIES') ?? '')
     .split(',')
     .map((url) => url.trim())
@@ -469,14 +472,14 @@ function mcpRegistry(env: Env): McpRegistryConfig {
     });
   return {
     registries: [...new Set(registries)],
-    maxBytes: integer(env, 'MCP_REGISTRY_MAX_BYTES', 4 * 1024 * 1024, 1024, 256 * 1024 * 1024),
-    pageSize: integer(env, 'MCP_REGISTRY_PAGE_SIZE', 30, 1, 100),
-    maxPages: integer(env, 'MCP_REGISTRY_MAX_PAGES', 10, 1, 1000),
-    timeoutMs: integer(env, 'MCP_REGISTRY_TIMEOUT_MS', 10_000, 100, 300_000),
+    maxBytes: knobs.integer('MCP_REGISTRY_MAX_BYTES'),
+    pageSize: knobs.integer('MCP_REGISTRY_PAGE_SIZE'),
+    maxPages: knobs.integer('MCP_REGISTRY_MAX_PAGES'),
+    timeoutMs: knobs.integer('MCP_REGISTRY_TIMEOUT_MS'),
   };
 }
 
-function embeddings(env: Env): EmbeddingsConfig | null {
+function embeddings(env: Env, knobs: Knobs): EmbeddingsConfig | null {
   const raw = value(env, 'EMBEDDINGS_URL');
   const model = value(env, 'EMBEDDINGS_MODEL');
   if (raw === undefined) {
@@ -489,8 +492,8 @@ function embeddings(env: Env): EmbeddingsConfig | null {
     url: httpUrl('EMBEDDINGS_URL', raw),
     model,
     apiKey: value(env, 'EMBEDDINGS_API_KEY') ?? null,
-    queryTimeoutMs: integer(env, 'EMBEDDINGS_QUERY_TIMEOUT_MS', 300, 10, 60_000),
-    indexTimeoutMs: integer(env, 'EMBEDDINGS_INDEX_TIMEOUT_MS', 30_000, 100, 600_000),
+    queryTimeoutMs: knobs.integer('EMBEDDINGS_QUERY_TIMEOUT_MS'),
+    indexTimeoutMs: knobs.integer('EMBEDDINGS_INDEX_TIMEOUT_MS'),
   };
 }
 
@@ -508,6 +511,9 @@ function stdioCommands(env: Env): string[] {
 }
 
 export function loadConfig(env: Env): AppConfig {
+  const configFile =
+    value(env, 'CONFIG_FILE') === undefined ? null : resolve(value(env, 'CONFIG_FILE')!);
+  const knobs = new Knobs(env, configFile === null ? {} : readDocumentSettings(configFile));
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const dataDir = resolve(value(env, 'DATA_DIR') ?? './data');
   const publicUrl = httpUrl('PUBLIC_URL', value(env, 'PUBLIC_URL') ?? `http://localhost:${port}`);
@@ -540,14 +546,7 @@ export function loadConfig(env: Env): AppConfig {
       fail('ALLOWED_HOSTS', 'must list host[:port] names', host);
   }
 
-  const alwaysLoaded = [
-    ...new Set(
-      (value(env, 'MCP_TOOL_SEARCH_ALWAYS_LOADED') ?? '')
-        .split(',')
-        .map((name) => name.trim())
-        .filter((name) => name !== ''),
-    ),
-  ];
+  const alwaysLoaded = knobs.names('MCP_TOOL_SEARCH_ALWAYS_LOADED');
   for (const name of alwaysLoaded) {
     if (!TOOL_NAME_RULE.test(name))
       fail('MCP_TOOL_SEARCH_ALWAYS_LOADED', 'must list tool names (A-Z a-z 0-9 _ . -)', name);
@@ -569,72 +568,64 @@ export function loadConfig(env: Env): AppConfig {
   return {
     port,
     host: host(env),
-    httpLimits: httpLimits(env),
+    httpLimits: httpLimits(knobs),
     publicUrl,
     database: database(env, dataDir),
     databaseTimeouts: {
-      connectMs: integer(env, 'DATABASE_CONNECT_TIMEOUT_MS', 5000, 100, 120_000),
-      queryMs: integer(env, 'DATABASE_QUERY_TIMEOUT_MS', 15_000, 100, 3_600_000),
+      connectMs: knobs.integer('DATABASE_CONNECT_TIMEOUT_MS'),
+      queryMs: knobs.integer('DATABASE_QUERY_TIMEOUT_MS'),
     },
-    authCacheTtlSeconds: integer(env, 'AUTH_CACHE_TTL_SECONDS', 60, 1, 3600),
+    authCacheTtlSeconds: knobs.integer('AUTH_CACHE_TTL_SECONDS'),
     dataDir,
     toolNameSeparator: separator,
     adminUsername,
     adminPassword,
-    passwordHashing: parametersOfCost(
-      integer(env, 'PASSWORD_HASH_COST', DEFAULT_HASH_COST, 14, 20),
-    ),
+    passwordHashing: parametersOfCost(knobs.integer('PASSWORD_HASH_COST')),
     jwtSecret: persistedSecret(env, 'JWT_SECRET', dataDir, () =>
       randomBytes(48).toString('base64url'),
     ),
-    tokenTtlSeconds: integer(env, 'TOKEN_TTL_SECONDS', 8 * 3600, 60, 365 * 24 * 3600),
+    tokenTtlSeconds: knobs.integer('TOKEN_TTL_SECONDS'),
     encryptionKey: encryptionKey(
       persistedSecret(env, 'ENCRYPTION_KEY', dataDir, () => randomBytes(32).toString('hex')),
     ),
-    syncIntervalSeconds: integer(env, 'SYNC_INTERVAL_SECONDS', 300, 0, 7 * 24 * 3600),
-    upstreamTimeoutMs: integer(env, 'UPSTREAM_TIMEOUT_MS', 30_000, 100, 3_600_000),
-    upstreamEraTtlSeconds: integer(env, 'UPSTREAM_ERA_TTL_SECONDS', 3600, 1, 604_800),
-    inputRoundTtlSeconds: integer(env, 'MCP_INPUT_ROUND_TTL_SECONDS', 600, 1, 86_400),
-    upstreamResilience: upstreamResilience(env),
+    syncIntervalSeconds: knobs.integer('SYNC_INTERVAL_SECONDS'),
+    upstreamTimeoutMs: knobs.integer('UPSTREAM_TIMEOUT_MS'),
+    upstreamEraTtlSeconds: knobs.integer('UPSTREAM_ERA_TTL_SECONDS'),
+    inputRoundTtlSeconds: knobs.integer('MCP_INPUT_ROUND_TTL_SECONDS'),
+    upstreamResilience: upstreamResilience(knobs),
     stdioCommands: stdioCommands(env),
-    stdioMaxProcesses: integer(env, 'STDIO_MAX_PROCESSES', 50, 1, 10_000),
-    stdioWarmProcesses: integer(env, 'STDIO_WARM_PROCESSES', 1, 0, 100),
-    stdioIdleSeconds: integer(env, 'STDIO_IDLE_SECONDS', 600, 1, 7 * 24 * 3600),
+    stdioMaxProcesses: knobs.integer('STDIO_MAX_PROCESSES'),
+    stdioWarmProcesses: knobs.integer('STDIO_WARM_PROCESSES'),
+    stdioIdleSeconds: knobs.integer('STDIO_IDLE_SECONDS'),
     allowedOrigins: [...new Set([new URL(publicUrl).origin, ...allowedOrigins])],
     allowedHosts: [
       ...new Set(
         [publicUrl, ...allowedOrigins].map((url) => new URL(url).host).concat(allowedHosts),
       ),
     ],
-    mcpSessionTtlSeconds: integer(env, 'MCP_SESSION_TTL_SECONDS', 24 * 3600, 60, 30 * 24 * 3600),
-    shutdownGraceSeconds: integer(env, 'SHUTDOWN_GRACE_SECONDS', 20, 0, 3600),
-    mcpPageSize: integer(env, 'MCP_PAGE_SIZE', 500, 1, 10_000),
-    mcpToolSearch: { enabled: boolean(env, 'MCP_TOOL_SEARCH', false), alwaysLoaded },
-    embeddings: embeddings(env),
+    mcpSessionTtlSeconds: knobs.integer('MCP_SESSION_TTL_SECONDS'),
+    shutdownGraceSeconds: knobs.integer('SHUTDOWN_GRACE_SECONDS'),
+    mcpPageSize: knobs.integer('MCP_PAGE_SIZE'),
+    mcpToolSearch: { enabled: knobs.boolean('MCP_TOOL_SEARCH'), alwaysLoaded },
+    embeddings: embeddings(env, knobs),
     redisUrl,
     redisNamespace,
-    eventBus: eventBus(env),
-    rateLimitStore: rateLimitStore(env),
+    eventBus: eventBus(knobs),
+    rateLimitStore: rateLimitStore(knobs),
     runMigrations: boolean(env, 'RUN_MIGRATIONS', true),
     logLevel,
-    bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 4 * 1024 * 1024, 1024, 256 * 1024 * 1024),
-    jsonMaxDepth: integer(env, 'JSON_MAX_DEPTH', 64, 8, 1000),
-    upstreamMessageLimitBytes: integer(
-      env,
-      'UPSTREAM_MESSAGE_LIMIT_BYTES',
-      32 * 1024 * 1024,
-      64 * 1024,
-      1024 * 1024 * 1024,
-    ),
+    bodyLimitBytes: knobs.integer('BODY_LIMIT_BYTES'),
+    jsonMaxDepth: knobs.integer('JSON_MAX_DEPTH'),
+    upstreamMessageLimitBytes: knobs.integer('UPSTREAM_MESSAGE_LIMIT_BYTES'),
     metricsToken: metricsToken(env),
     trustedProxies: trustedProxies(env),
-    oidc: oidc(env),
-    clientMetadataDocuments: clientMetadataDocuments(env, publicUrl),
-    audit: audit(env),
-    mcpRegistry: mcpRegistry(env),
+    oidc: oidc(env, knobs),
+    clientMetadataDocuments: clientMetadataDocuments(env, knobs, publicUrl),
+    audit: audit(knobs),
+    mcpRegistry: mcpRegistry(env, knobs),
     logFormat: logFormat(env),
-    configFile:
-      value(env, 'CONFIG_FILE') === undefined ? null : resolve(value(env, 'CONFIG_FILE')!),
+    configFile,
+    settingWarnings: knobs.warnings,
     configPrune: boolean(env, 'CONFIG_PRUNE', false),
     configSecretsDir: resolve(value(env, 'CONFIG_SECRETS_DIR') ?? '/var/run/secrets'),
   };
@@ -656,9 +647,9 @@ function host(env: Env): string | null {
   return address;
 }
 
-function httpLimits(env: Env): HttpLimits {
-  const headersTimeoutMs = integer(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000);
-  const requestTimeoutMs = integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000);
+function httpLimits(knobs: Knobs): HttpLimits {
+  const headersTimeoutMs = knobs.integer('HTTP_HEADERS_TIMEOUT_MS');
+  const requestTimeoutMs = knobs.integer('HTTP_REQUEST_TIMEOUT_MS');
   // Node refuses it the other way round: the headers are part of the request.
   if (requestTimeoutMs < headersTimeoutMs)
     fail(
@@ -669,53 +660,49 @@ function httpLimits(env: Env): HttpLimits {
   return {
     headersTimeoutMs,
     requestTimeoutMs,
-    maxConnections: integer(env, 'HTTP_MAX_CONNECTIONS', 10_000, 0, 1_000_000),
-    maxStreamsPerPrincipal: integer(env, 'MCP_MAX_STREAMS_PER_PRINCIPAL', 256, 0, 100_000),
+    maxConnections: knobs.integer('HTTP_MAX_CONNECTIONS'),
+    maxStreamsPerPrincipal: knobs.integer('MCP_MAX_STREAMS_PER_PRINCIPAL'),
   };
 }
 
-function eventBus(env: Env): EventBusConfig {
+function eventBus(knobs: Knobs): EventBusConfig {
   return {
-    publishTimeoutMs: integer(env, 'EVENT_PUBLISH_TIMEOUT_MS', 1000, 0, 60_000),
-    queueMaxBytes: integer(env, 'EVENT_QUEUE_MAX_BYTES', 16 * 1024 * 1024, 0, 1024 * 1024 * 1024),
-    resyncWhileDownMs: 1000 * integer(env, 'EVENT_RESYNC_WHILE_DOWN_SECONDS', 15, 0, 24 * 3600),
-    redisCommandTimeoutMs: integer(env, 'REDIS_COMMAND_TIMEOUT_MS', 1000, 50, 60_000),
-    redisConnectTimeoutMs: integer(env, 'REDIS_CONNECT_TIMEOUT_MS', 3000, 100, 60_000),
+    publishTimeoutMs: knobs.integer('EVENT_PUBLISH_TIMEOUT_MS'),
+    queueMaxBytes: knobs.integer('EVENT_QUEUE_MAX_BYTES'),
+    resyncWhileDownMs: 1000 * knobs.integer('EVENT_RESYNC_WHILE_DOWN_SECONDS'),
+    redisCommandTimeoutMs: knobs.integer('REDIS_COMMAND_TIMEOUT_MS'),
+    redisConnectTimeoutMs: knobs.integer('REDIS_CONNECT_TIMEOUT_MS'),
   };
 }
 
-function rateLimitStore(env: Env): RateLimitStoreConfig {
+function rateLimitStore(knobs: Knobs): RateLimitStoreConfig {
   return {
-    timeoutMs: integer(env, 'RATE_LIMIT_TIMEOUT_MS', 1000, 10, 60_000),
-    failClosed: boolean(env, 'RATE_LIMIT_FAIL_CLOSED', false),
-    fallbackReplicas: integer(env, 'RATE_LIMIT_FALLBACK_REPLICAS', 1, 1, 1000),
+    timeoutMs: knobs.integer('RATE_LIMIT_TIMEOUT_MS'),
+    failClosed: knobs.boolean('RATE_LIMIT_FAIL_CLOSED'),
+    fallbackReplicas: knobs.integer('RATE_LIMIT_FALLBACK_REPLICAS'),
   };
 }
 
-const AUDIT_ARGUMENTS: readonly AuditArguments[] = ['none', 'digest', 'full'];
-
-function audit(env: Env): AuditConfig {
-  const kept = (value(env, 'AUDIT_ARGUMENTS') ?? 'digest') as AuditArguments;
-  if (!AUDIT_ARGUMENTS.includes(kept))
-    fail('AUDIT_ARGUMENTS', `must be one of ${AUDIT_ARGUMENTS.join(', ')}`, kept);
+function audit(knobs: Knobs): AuditConfig {
+  const kept = knobs.choice<AuditArguments>('AUDIT_ARGUMENTS');
   return {
     arguments: kept,
-    flushIntervalMs: integer(env, 'AUDIT_FLUSH_INTERVAL_MS', 1000, 50, 60_000),
-    retentionDays: integer(env, 'AUDIT_RETENTION_DAYS', 90, 0, 36_500),
+    flushIntervalMs: knobs.integer('AUDIT_FLUSH_INTERVAL_MS'),
+    retentionDays: knobs.integer('AUDIT_RETENTION_DAYS'),
   };
 }
 
-function upstreamResilience(env: Env): UpstreamResilienceConfig {
+function upstreamResilience(knobs: Knobs): UpstreamResilienceConfig {
   return {
-    failureThreshold: integer(env, 'UPSTREAM_BREAKER_FAILURES', 5, 0, 10_000),
-    firstCooldownMs: integer(env, 'UPSTREAM_BREAKER_FIRST_COOLDOWN_MS', 500, 10, 3_600_000),
-    cooldownMs: integer(env, 'UPSTREAM_BREAKER_COOLDOWN_MS', 10_000, 10, 3_600_000),
-    maxConcurrent: integer(env, 'UPSTREAM_MAX_CONCURRENT', 64, 1, 10_000),
-    maxQueue: integer(env, 'UPSTREAM_QUEUE', 128, 0, 100_000),
-    queueTimeoutMs: integer(env, 'UPSTREAM_QUEUE_TIMEOUT_MS', 10_000, 10, 3_600_000),
+    failureThreshold: knobs.integer('UPSTREAM_BREAKER_FAILURES'),
+    firstCooldownMs: knobs.integer('UPSTREAM_BREAKER_FIRST_COOLDOWN_MS'),
+    cooldownMs: knobs.integer('UPSTREAM_BREAKER_COOLDOWN_MS'),
+    maxConcurrent: knobs.integer('UPSTREAM_MAX_CONCURRENT'),
+    maxQueue: knobs.integer('UPSTREAM_QUEUE'),
+    queueTimeoutMs: knobs.integer('UPSTREAM_QUEUE_TIMEOUT_MS'),
     retry: {
-      retries: integer(env, 'UPSTREAM_RETRIES', 2, 0, 10),
-      backoffMs: integer(env, 'UPSTREAM_RETRY_BACKOFF_MS', 100, 1, 60_000),
+      retries: knobs.integer('UPSTREAM_RETRIES'),
+      backoffMs: knobs.integer('UPSTREAM_RETRY_BACKOFF_MS'),
     },
   };
 }
