@@ -1,7 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
-import { AppConfig } from '../config/app-config';
+import { ConfigFileSettings } from '../config/slices/config-file.settings';
+import { SecretSettings } from '../config/slices/secrets.settings';
+import { ServerSettings } from '../config/slices/server.settings';
+import { UpstreamSettings } from '../config/slices/upstream.settings';
 import { EventBus } from '../events/event-bus';
 import { PinRescans, type Rescan } from '../pinning/pin-rescans.service';
 import { ListedNamesQuery } from '../servers/listed-names.query';
@@ -60,7 +63,10 @@ export class ConfigService {
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly config: AppConfig,
+    private readonly configFileSettings: ConfigFileSettings,
+    private readonly secrets: SecretSettings,
+    private readonly serverSettings: ServerSettings,
+    private readonly upstreamSettings: UpstreamSettings,
     private readonly names: ToolNameQuery,
     private readonly members: ServerMembersStore,
     private readonly originalNames: OriginalNamesQuery,
@@ -80,14 +86,14 @@ export class ConfigService {
       document[section.key] = await section.export({
         em,
         names: this.names,
-        encryptionKey: this.config.encryptionKey,
+        encryptionKey: this.secrets.encryptionKey,
       });
     }
     return document;
   }
 
   async exportYaml(): Promise<string> {
-    return configYaml(await this.export(), this.config.publicUrl);
+    return configYaml(await this.export(), this.serverSettings.publicUrl);
   }
 
   async apply(document: ConfigDocument, options: ConfigApplyOptions): Promise<ConfigApplyResult> {
@@ -154,8 +160,8 @@ export class ConfigService {
     const context: ApplyContext = {
       em,
       secrets: this.secretSource(),
-      encryptionKey: this.config.encryptionKey,
-      stdioCommands: this.config.stdioCommands,
+      encryptionKey: this.secrets.encryptionKey,
+      stdioCommands: this.upstreamSettings.stdioCommands,
       forgetOAuth: (em, gatewayId) => this.oauth.forgetGateway(em, gatewayId),
       rejudgePins: async (em, gateway, pinAll) => {
         const rescan = await this.rescans.rejudgeIn(em, gateway, { pinAll });
@@ -256,7 +262,7 @@ export class ConfigService {
   }
 
   private secretSource(): SecretSource {
-    return { env: process.env, secretsDir: this.config.configSecretsDir };
+    return { env: process.env, secretsDir: this.configFileSettings.configSecretsDir };
   }
 
   /** The file, the prune flag, and the credentials it names: a rotated secret applies again. */

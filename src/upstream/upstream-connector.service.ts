@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { SSEClientTransport } from '@modelcontextprotocol/client';
-import { AppConfig } from '../config/app-config';
+import { ServerSettings } from '../config/slices/server.settings';
+import { UpstreamSettings } from '../config/slices/upstream.settings';
 import { credentialHeaders, credentialSecrets } from '../gateways/gateway.entity';
 import { type Channel } from './transport/channel';
 import { HttpChannel } from './transport/http-channel';
@@ -48,18 +49,24 @@ export class UpstreamConnector {
   /** What OpenAPI gateways' connections (no MCP: a description read as tools) share. */
   private readonly openApiHost: OpenApiHost;
   constructor(
-    private readonly config: AppConfig,
+    private readonly serverSettings: ServerSettings,
+    private readonly upstreamSettings: UpstreamSettings,
     private readonly pools: UpstreamPools,
     private readonly oauth: UpstreamOAuth,
     private readonly stdio: StdioSupervisor,
     private readonly admissions: UpstreamAdmissions,
     private readonly eras: UpstreamEras,
   ) {
-    this.openApiHost = { documents: new OpenApiDocuments(), config, pools };
+    this.openApiHost = {
+      documents: new OpenApiDocuments(),
+      server: serverSettings,
+      upstream: upstreamSettings,
+      pools,
+    };
   }
 
   get timeoutMs(): number {
-    return this.config.upstreamTimeoutMs;
+    return this.upstreamSettings.upstreamTimeoutMs;
   }
 
   /**
@@ -233,7 +240,7 @@ export class UpstreamConnector {
       secrets,
       listener: options.listener,
       admission,
-      retry: this.config.upstreamResilience.retry,
+      retry: this.upstreamSettings.upstreamResilience.retry,
     };
   }
 
@@ -257,8 +264,8 @@ export class UpstreamConnector {
     };
     const url = new URL(endpoint.url);
     const limits = {
-      maxBytes: this.config.upstreamMessageLimitBytes,
-      maxDepth: this.config.jsonMaxDepth,
+      maxBytes: this.upstreamSettings.upstreamMessageLimitBytes,
+      maxDepth: this.serverSettings.jsonMaxDepth,
     };
     switch (endpoint.transport) {
       case 'streamable-http':

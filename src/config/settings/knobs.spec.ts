@@ -2,7 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { tempDataDir } from '../../../test/support/temp-dir';
-import { type AppConfig, ConfigError, loadConfig } from '../app-config';
+import { ConfigError, loadConfig } from '../load-config';
+import { type Settings } from '../settings';
 import { type KnobValue, type TuningKnob } from './setting';
 import { TUNING_KNOBS } from './tuning-knobs';
 
@@ -30,7 +31,7 @@ function documentSetting(knob: TuningKnob, value: KnobValue): Record<string, unk
 }
 
 /** The configuration without what says where it came from. */
-function effective(config: AppConfig): Partial<AppConfig> {
+function effective(config: Settings): Partial<Settings> {
   const { configFile: _file, settingWarnings: _warnings, ...rest } = config;
   return rest;
 }

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { Injectable, Logger } from '@nestjs/common';
-import { AppConfig } from '../../config/app-config';
+import { UpstreamSettings } from '../../config/slices/upstream.settings';
 import { Metrics } from '../../observability/metrics';
 import { type AdmissionState, UpstreamAdmission } from './upstream-admission';
 import { type UpstreamEndpoint, type UpstreamTarget } from '../upstream-target';
@@ -29,7 +29,7 @@ export class UpstreamAdmissions {
   private readonly admissions = new Map<string, Admitted>();
 
   constructor(
-    private readonly config: AppConfig,
+    private readonly config: UpstreamSettings,
     private readonly metrics: Metrics,
   ) {
     metrics.readUpstreamGuardsFrom(() =>

@@ -1,7 +1,7 @@
 import { tempDataDir } from '../../test/support/temp-dir';
-import { ConfigError, loadConfig } from './app-config';
+import { ConfigError, loadConfig } from './load-config';
 
-// HOST and the HTTP server's limits; beside app-config.spec.ts so that each part reads on its own.
+// HOST and the HTTP server's limits; beside load-config.spec.ts so that each part reads on its own.
 describe('loadConfig: listening and HTTP limits', () => {
   const base = () => ({ DATA_DIR: tempDataDir() });
 

@@ -2,269 +2,23 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { isAbsolute, join, resolve } from 'node:path';
-import { parametersOfCost, type ScryptParameters } from '../common/scrypt-parameters';
+import { parametersOfCost } from '../common/scrypt-parameters';
 import { isRole, type Role } from '../common/roles';
 import { TOOL_NAME_RULE } from '../common/tool-name-rule';
 import { ConfigError } from './settings/config-error';
 import { Knobs, readDocumentSettings } from './settings/knobs';
-
-export type LogLevel = 'error' | 'warn' | 'log' | 'debug' | 'verbose';
-
-/** Deferred tool search of one MCP endpoint. */
-export interface ToolSearchSettings {
-  enabled: boolean;
-  /** Virtual names that stay listed when search defers the rest. */
-  alwaysLoaded: readonly string[];
-}
-
-/** An external OpenID Connect identity provider: admin SSO, and access tokens it issues. */
-export interface OidcConfig {
-  issuer: string;
-  /** Portico's client at the provider, for admin SSO; null: tokens only, no SSO. */
-  clientId: string | null;
-  clientSecret: string | null;
-  scopes: string;
-  /** `aud` values that make one of its access tokens good for any endpoint its user may use. */
-  audiences: readonly string[];
-  usernameClaim: string;
-  groupsClaim: string;
-  /** Group → role; a person gets the highest role of their groups. */
-  roleMap: ReadonlyMap<string, Role>;
-  /** Group → team names. */
-  teamMap: ReadonlyMap<string, readonly string[]>;
-  /** The role of someone in no mapped group; null: such people are refused. */
-  defaultRole: Role | null;
-  jwksCacheSeconds: number;
-  /** The SSO button's words. */
-  label: string;
-}
-
-/**
- * Clients named by the URL of their Client ID Metadata Document (the MCP authorization spec's
- * preferred registration): how the embedded authorization server fetches and keeps those documents.
- */
-export interface ClientMetadataDocumentsConfig {
-  /** Whether such client ids are accepted (and advertised); registration works either way. */
-  enabled: boolean;
-  /** The most bytes read of a document; a longer one is refused. */
-  maxBytes: number;
-  /** How long one fetch may take, from connecting to the last byte. */
-  timeoutMs: number;
-  /** The longest a document is kept before it is fetched again, whatever its cache headers say. */
-  maxCacheSeconds: number;
-  /** Fetch from loopback addresses too; only for a Portico that itself runs on loopback. */
-  allowLoopback: boolean;
-}
-
-/**
- * An OpenAI-compatible embeddings endpoint (`POST {url}/embeddings`) that tool search fuses with
- * its embedded rankers. Null when EMBEDDINGS_URL is unset: the embedded rankers work alone.
- */
-export interface EmbeddingsConfig {
-  url: string;
-  model: string;
-  /** Sent as a bearer token; never logged or returned. */
-  apiKey: string | null;
-  /** How long a search waits for the query's vector before it ranks without it. */
-  queryTimeoutMs: number;
-  /** How long one request for a batch of tool vectors may take. */
-  indexTimeoutMs: number;
-}
-
-/**
- * The MCP Registries Portico browses and imports from (v0.1 read API), and how much one may cost:
- * only these are ever fetched, whatever a caller asks.
- */
-export interface McpRegistryConfig {
-  /** Registry base URLs (`<url>/v0.1/servers`), in the operator's order; empty: import is off. */
-  registries: readonly string[];
-  /** The most bytes of one registry answer. */
-  maxBytes: number;
-  /** Entries asked for per page. */
-  pageSize: number;
-  /** Pages followed in one search. */
-  maxPages: number;
-  /** For one registry request, from connecting to the last byte. */
-  timeoutMs: number;
-}
-
-/** How much of a call's arguments the audit trail keeps. */
-export type AuditArguments = 'none' | 'digest' | 'full';
-
-/** The audit trail: what it keeps, how often it writes, how long it keeps it. */
-export interface AuditConfig {
-  arguments: AuditArguments;
-  /** How often the buffered entries are written; a crash loses at most this much. */
-  flushIntervalMs: number;
-  /** Entries older than this many days are deleted; 0 keeps them for ever. */
-  retentionDays: number;
-}
-
-/**
- * How this replica protects itself, and the other upstreams, from an upstream that is down,
- * hanging or slow. All of it is per replica: each keeps its own breakers and counts.
- */
-export interface UpstreamResilienceConfig {
-  /** Failures in a row (no answer, no connection, 5xx) that open a gateway's breaker; 0: never. */
-  failureThreshold: number;
-  /** The first wait before an open breaker lets a trial call through; doubled after each failed trial. */
-  firstCooldownMs: number;
-  /** The longest such wait. */
-  cooldownMs: number;
-  /** Calls to one gateway running at once. */
-  maxConcurrent: number;
-  /** Calls to one gateway waiting for a slot; beyond it they are refused at once. */
-  maxQueue: number;
-  /** How long a call waits for a slot before it is refused. */
-  queueTimeoutMs: number;
-  /** Idempotent reads retried after a connection failure (never tools/call). */
-  retry: { retries: number; backoffMs: number };
-}
-
-/**
- * The embedded database keeps its files in `dataDir`, or in memory when that is null; an in-memory
- * one may start as a copy of a backup (`from`, the path of a `portico backup` file).
- */
-export type DatabaseConfig =
-  { mode: 'embedded'; dataDir: string | null; from?: string } | { mode: 'postgres'; url: string };
-
-/**
- * What the HTTP server allows each client, so that slow or greedy clients cannot starve the rest.
- * A limit of 0 is no limit.
- */
-export interface HttpLimits {
-  /** How long a client may take to send a request's headers (408 after). */
-  headersTimeoutMs: number;
-  /** How long it may take to send a whole request, body included; responses are not limited. */
-  requestTimeoutMs: number;
-  /** Connections this replica holds at once; past it, new ones are closed unanswered. */
-  maxConnections: number;
-  /** MCP event streams one principal holds open on this replica at once; past it, 429. */
-  maxStreamsPerPrincipal: number;
-}
-
-/**
- * The event bus when its channel (Redis, or PostgreSQL's LISTEN/NOTIFY) is away: publishing
- * never fails or blocks a request for long, events wait in a bounded queue, and a replica that
- * hears nothing drops its caches now and then.
- */
-export interface EventBusConfig {
-  /** How long a publish waits for the channel before it returns with its event queued. */
-  publishTimeoutMs: number;
-  /** Events kept for the channel while it is away; past this they are dropped and a resync follows. */
-  queueMaxBytes: number;
-  /** While the channel is unheard, every cache is dropped this often (0: only once it returns). */
-  resyncWhileDownMs: number;
-  /** A Redis command unanswered this long fails, and its connection is reset. */
-  redisCommandTimeoutMs: number;
-  redisConnectTimeoutMs: number;
-}
-
-/** Rate limits when their counters (Redis or PostgreSQL) cannot be reached. */
-export interface RateLimitStoreConfig {
-  /** How long a call waits for the counters before the fallback decides. */
-  timeoutMs: number;
-  /** Refuse calls under a limit while the counters are away, instead of counting per replica. */
-  failClosed: boolean;
-  /** The fallback allows each replica the limit's points divided by this, rounded up. */
-  fallbackReplicas: number;
-}
+import { type AuditArguments, type AuditConfig } from './slices/audit.settings';
+import { type ClientMetadataDocumentsConfig, type OidcConfig } from './slices/auth.settings';
+import { type DatabaseConfig } from './slices/database.settings';
+import { type EmbeddingsConfig } from './slices/embeddings.settings';
+import { type EventBusConfig, type RateLimitStoreConfig } from './slices/events.settings';
+import { type LogLevel } from './slices/observability.settings';
+import { type McpRegistryConfig } from './slices/registry.settings';
+import { type HttpLimits } from './slices/server.settings';
+import { type UpstreamResilienceConfig } from './slices/upstream.settings';
+import { type Settings } from './settings';
 
 export { ConfigError } from './settings/config-error';
-
-/**
- * Typed configuration, parsed once from the environment at start-up.
- * Also the Nest injection token for it.
- */
-export abstract class AppConfig {
-  abstract readonly port: number;
-  /** The address to listen on; null: every interface. */
-  abstract readonly host: string | null;
-  abstract readonly httpLimits: HttpLimits;
-  abstract readonly publicUrl: string;
-  abstract readonly database: DatabaseConfig;
-  /** Bounds on every database round trip: DATABASE_CONNECT_TIMEOUT_MS, DATABASE_QUERY_TIMEOUT_MS. */
-  abstract readonly databaseTimeouts: { connectMs: number; queryMs: number };
-  /**
-   * How long a cached user, API token or OAuth grant is trusted before it is read again
-   * (AUTH_CACHE_TTL_SECONDS); changes drop it at once through the event bus. While the database
-   * is unavailable, the last one read keeps serving.
-   */
-  abstract readonly authCacheTtlSeconds: number;
-  abstract readonly dataDir: string;
-  abstract readonly toolNameSeparator: string;
-  abstract readonly adminUsername: string;
-  abstract readonly adminPassword: string | null;
-  /** scrypt's parameters for new password hashes: N = 2^PASSWORD_HASH_COST. */
-  abstract readonly passwordHashing: ScryptParameters;
-  abstract readonly jwtSecret: string;
-  abstract readonly tokenTtlSeconds: number;
-  abstract readonly encryptionKey: Buffer;
-  abstract readonly syncIntervalSeconds: number;
-  abstract readonly upstreamTimeoutMs: number;
-  /** How long an upstream's era verdict (2026-07-28 or 2025) holds before it is probed again. */
-  abstract readonly upstreamEraTtlSeconds: number;
-  /**
-   * How long a 2026-07-28 client has to answer an input round: its requestState expires, and a
-   * call parked for it (a 2025 upstream asked for input) is cancelled upstream.
-   */
-  abstract readonly inputRoundTtlSeconds: number;
-  abstract readonly upstreamResilience: UpstreamResilienceConfig;
-  /** Commands a stdio gateway may launch (exact names, no shell); empty: stdio is off. */
-  abstract readonly stdioCommands: readonly string[];
-  /** Stdio processes this replica runs at most, spares included. */
-  abstract readonly stdioMaxProcesses: number;
-  /** Spare processes kept started per stdio gateway, so a new session does not wait. */
-  abstract readonly stdioWarmProcesses: number;
-  /** How long a stdio gateway's spares outlive its last use. */
-  abstract readonly stdioIdleSeconds: number;
-  abstract readonly allowedOrigins: readonly string[];
-  /** Host header values the MCP endpoints accept, beside loopback names (DNS-rebinding defence). */
-  abstract readonly allowedHosts: readonly string[];
-  abstract readonly mcpSessionTtlSeconds: number;
-  abstract readonly mcpPageSize: number;
-  /** How long a stopping replica lets requests in flight finish before it ends their streams. */
-  abstract readonly shutdownGraceSeconds: number;
-  /** Tool search of the gateway-wide `/mcp`; virtual servers have their own setting. */
-  abstract readonly mcpToolSearch: ToolSearchSettings;
-  abstract readonly embeddings: EmbeddingsConfig | null;
-  abstract readonly redisUrl: string | null;
-  /**
-   * What this deployment's Redis channel and keys start with, so that deployments sharing one
-   * Redis stay apart.
-   */
-  abstract readonly redisNamespace: string;
-  abstract readonly eventBus: EventBusConfig;
-  abstract readonly rateLimitStore: RateLimitStoreConfig;
-  abstract readonly runMigrations: boolean;
-  abstract readonly logLevel: LogLevel;
-  abstract readonly bodyLimitBytes: number;
-  /** How deep any JSON Portico parses may nest: client bodies and upstream messages alike. */
-  abstract readonly jsonMaxDepth: number;
-  /** The largest message an upstream may send: one JSON body, event or stdio line. */
-  abstract readonly upstreamMessageLimitBytes: number;
-  /** A static bearer token for Prometheus scrapes of /metrics; null: admin tokens only. */
-  abstract readonly metricsToken: string | null;
-  /**
-   * Proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (addresses, CIDR ranges or
-   * Express's names such as `loopback`); empty: the peer address is the client.
-   */
-  abstract readonly trustedProxies: readonly string[];
-  abstract readonly oidc: OidcConfig | null;
-  abstract readonly clientMetadataDocuments: ClientMetadataDocumentsConfig;
-  abstract readonly audit: AuditConfig;
-  abstract readonly mcpRegistry: McpRegistryConfig;
-  /** JSON log lines (production) or readable ones (development). */
-  abstract readonly logFormat: 'json' | 'pretty';
-  /** A configuration document applied at start-up, once per change (a ConfigMap); null: none. */
-  abstract readonly configFile: string | null;
-  /** Whether the start-up apply of CONFIG_FILE deletes what the file does not name. */
-  abstract readonly configPrune: boolean;
-  /** Where `fromFile` credential references may point (mounted Kubernetes secrets). */
-  abstract readonly configSecretsDir: string;
-  /** Old environment variables still read for the knobs, each with what to do instead. */
-  abstract readonly settingWarnings: readonly string[];
-}
 
 type Env = Record<string, string | undefined>;
 
@@ -510,7 +264,8 @@ function stdioCommands(env: Env): string[] {
   return [...new Set(commands)];
 }
 
-export function loadConfig(env: Env): AppConfig {
+/** Every setting, parsed once from the environment and CONFIG_FILE at start-up. */
+export function loadConfig(env: Env): Settings {
   const configFile =
     value(env, 'CONFIG_FILE') === undefined ? null : resolve(value(env, 'CONFIG_FILE')!);
   const knobs = new Knobs(env, configFile === null ? {} : readDocumentSettings(configFile));

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDataDir } from '../../test/support/temp-dir';
-import { ConfigError, loadConfig } from './app-config';
+import { ConfigError, loadConfig } from './load-config';
 
 describe('loadConfig', () => {
   const base = () => ({ DATA_DIR: tempDataDir() });
