@@ -26,6 +26,7 @@ import { Skills1795930000000 } from './1795930000000-Skills';
 import { OpenApiGateways1795931000000 } from './1795931000000-OpenApiGateways';
 import { EraNames1795950000000 } from './1795950000000-EraNames';
 import { EraPolicy1795960000000 } from './1795960000000-EraPolicy';
+import { GatewaySettings1795973000000 } from './1795973000000-GatewaySettings';
 
 /** Every migration, oldest first; the app and the migration job both run this list. */
 export const MIGRATIONS = [
@@ -56,4 +57,5 @@ export const MIGRATIONS = [
   OpenApiGateways1795931000000,
   EraNames1795950000000,
   EraPolicy1795960000000,
+  GatewaySettings1795973000000,
 ];

@@ -28,6 +28,7 @@ import { UpstreamFailure, UpstreamIncompatible } from './upstream-error';
 import { authorizationContext } from './affinity';
 import { type UpstreamTarget } from './upstream-target';
 import { type OpenApiHost, openOpenApi } from './openapi/openapi-connection';
+import { tunedUpstream } from '../config/settings/gateway-settings';
 import { OpenApiDocuments } from './openapi/openapi-documents';
 
 /** One open under way: what each connection it tries is opened with. */
@@ -233,14 +234,15 @@ export class UpstreamConnector {
     });
   }
 
-  private common({ options, admission, secrets }: Opening) {
+  private common({ target, options, admission, secrets }: Opening) {
+    const tuned = tunedUpstream(this.upstreamSettings, target.settings);
     return {
-      timeoutMs: this.timeoutMs,
+      timeoutMs: tuned.timeoutMs,
       capabilities: options.capabilities ?? {},
       secrets,
       listener: options.listener,
       admission,
-      retry: this.upstreamSettings.upstreamResilience.retry,
+      retry: tuned.resilience.retry,
     };
   }
 

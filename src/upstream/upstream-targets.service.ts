@@ -48,6 +48,7 @@ export class UpstreamTargets {
       },
       storedEra: storedEraOf(gateway),
       endpointHash: endpointHashOf(gateway),
+      settings: gateway.settings ?? null,
     };
   }
 

@@ -16,6 +16,8 @@ interface KnobBase {
 
 export interface IntegerKnob extends KnobBase {
   type: 'integer';
+  /** A gateway entry of the document may set it for its upstream alone (`settings.<name>`). */
+  perGateway?: true;
   default: number;
   min: number;
   max: number;

@@ -48,7 +48,9 @@ export function knobsTable(): string {
     TUNING_KNOBS.map((knob) => [
       `\`${knob.key}\``,
       shown(knob),
-      knob.description,
+      knob.type === 'integer' && knob.perGateway
+        ? `${knob.description} A gateway may set its own ([per gateway](#per-gateway)).`
+        : knob.description,
       `\`${knob.env}\``,
     ]),
   );

@@ -107,6 +107,7 @@ export const TUNING_KNOBS: readonly TuningKnob[] = [
   },
   {
     key: 'upstream.timeoutMs',
+    perGateway: true,
     env: 'UPSTREAM_TIMEOUT_MS',
     type: 'integer',
     default: 30000,
@@ -117,6 +118,7 @@ export const TUNING_KNOBS: readonly TuningKnob[] = [
   },
   {
     key: 'upstream.breakerFailures',
+    perGateway: true,
     env: 'UPSTREAM_BREAKER_FAILURES',
     type: 'integer',
     default: 5,
@@ -127,6 +129,7 @@ export const TUNING_KNOBS: readonly TuningKnob[] = [
   },
   {
     key: 'upstream.breakerFirstCooldownMs',
+    perGateway: true,
     env: 'UPSTREAM_BREAKER_FIRST_COOLDOWN_MS',
     type: 'integer',
     default: 500,
@@ -137,6 +140,7 @@ export const TUNING_KNOBS: readonly TuningKnob[] = [
   },
   {
     key: 'upstream.breakerCooldownMs',
+    perGateway: true,
     env: 'UPSTREAM_BREAKER_COOLDOWN_MS',
     type: 'integer',
     default: 10000,
@@ -146,6 +150,7 @@ export const TUNING_KNOBS: readonly TuningKnob[] = [
   },
   {
     key: 'upstream.maxConcurrent',
+    perGateway: true,
     env: 'UPSTREAM_MAX_CONCURRENT',
     type: 'integer',
     default: 64,
@@ -156,6 +161,7 @@ export const TUNING_KNOBS: readonly TuningKnob[] = [
   },
   {
     key: 'upstream.queue',
+    perGateway: true,
     env: 'UPSTREAM_QUEUE',
     type: 'integer',
     default: 128,
@@ -165,6 +171,7 @@ export const TUNING_KNOBS: readonly TuningKnob[] = [
   },
   {
     key: 'upstream.queueTimeoutMs',
+    perGateway: true,
     env: 'UPSTREAM_QUEUE_TIMEOUT_MS',
     type: 'integer',
     default: 10000,
@@ -174,6 +181,7 @@ export const TUNING_KNOBS: readonly TuningKnob[] = [
   },
   {
     key: 'upstream.retries',
+    perGateway: true,
     env: 'UPSTREAM_RETRIES',
     type: 'integer',
     default: 2,
@@ -184,6 +192,7 @@ export const TUNING_KNOBS: readonly TuningKnob[] = [
   },
   {
     key: 'upstream.retryBackoffMs',
+    perGateway: true,
     env: 'UPSTREAM_RETRY_BACKOFF_MS',
     type: 'integer',
     default: 100,

@@ -10,6 +10,7 @@ import { type BearerSource } from '../transport/upstream-http';
 import { type UpstreamAdmission } from '../resilience/upstream-admission';
 import { type RequestOptions, type UpstreamConnection } from '../upstream-connection';
 import { classifyUpstreamError, UpstreamFailure, UpstreamRpcError } from '../upstream-error';
+import { tunedUpstream } from '../../config/settings/gateway-settings';
 import { type ServerSettings } from '../../config/slices/server.settings';
 import { type UpstreamSettings } from '../../config/slices/upstream.settings';
 import { credentialHeaders } from '../../gateways/gateway.entity';
@@ -198,7 +199,7 @@ export function openOpenApi(
   const baseUrl = new URL(endpoint.url);
   const headers = credentialHeaders(endpoint.credentials);
   const source = endpoint.openapi;
-  const timeoutMs = upstream.upstreamTimeoutMs;
+  const timeoutMs = tunedUpstream(upstream, target.settings).timeoutMs;
   const maxDepth = server.jsonMaxDepth;
   const fetch = {
     dispatcher: (url: URL) => pools.for(gatewayId, url).requests,
