@@ -71,7 +71,9 @@ describe("a gateway's own settings, from the configuration document", () => {
     expect(first.ms).toBeLessThan(5000);
     const second = await failed(() => client.callTool({ name: 'tarpit-hang', arguments: {} }));
     expect(second.ms).toBeLessThan(1000);
-    expect(second.error.message).toMatch(/circuit breaker is open after 1 failure in a row \(last: no answer within 400 ms\)/);
+    expect(second.error.message).toMatch(
+      /circuit breaker is open after 1 failure in a row \(last: no answer within 400 ms\)/,
+    );
 
     const exported = parseYaml(
       (await t.api().get('/api/v1/config?format=yaml').expect(200)).text,
