@@ -155,8 +155,8 @@ function httpLimits(knobs: Knobs): HttpLimits {
   // Node refuses it the other way round: the headers are part of the request.
   if (requestTimeoutMs < headersTimeoutMs)
     fail(
-      'HTTP_REQUEST_TIMEOUT_MS',
-      `must not be shorter than HTTP_HEADERS_TIMEOUT_MS (${headersTimeoutMs})`,
+      'settings.http.requestTimeoutMs (HTTP_REQUEST_TIMEOUT_MS)',
+      `must not be shorter than settings.http.headersTimeoutMs (${headersTimeoutMs})`,
       String(requestTimeoutMs),
     );
   return {
