@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { createApp } from '../src/app.factory';
-import { loadConfig } from '../src/config/app-config';
+import { loadConfig } from '../src/config/load-config';
 import { EventBus } from '../src/events/event-bus';
 import { Gateway } from '../src/gateways/gateway.entity';
 import { Directories } from '../src/mcp/directory/directories.service';

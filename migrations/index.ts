@@ -29,6 +29,7 @@ import { EraPolicy1795960000000 } from './1795960000000-EraPolicy';
 import { SessionExchangeable1795970000000 } from './1795970000000-SessionExchangeable';
 import { PlaygroundAudit1795971000000 } from './1795971000000-PlaygroundAudit';
 import { ConsolidatedTools1795972000000 } from './1795972000000-ConsolidatedTools';
+import { GatewaySettings1795973000000 } from './1795973000000-GatewaySettings';
 
 /** Every migration, oldest first; the app and the migration job both run this list. */
 export const MIGRATIONS = [
@@ -62,4 +63,5 @@ export const MIGRATIONS = [
   SessionExchangeable1795970000000,
   PlaygroundAudit1795971000000,
   ConsolidatedTools1795972000000,
+  GatewaySettings1795973000000,
 ];

@@ -17,7 +17,7 @@ import { AppModule } from './app.module';
 import { AuthErrorCode, AuthException } from './auth/auth.exception';
 import { mcpOnly } from './auth/principal';
 import { bearerToken, PrincipalResolver } from './auth/principal-resolver';
-import { type AppConfig } from './config/app-config';
+import { type Settings } from './config/settings';
 import { bodyDepthLimit } from './common/body-depth';
 import { capConnections, LimitedExpressAdapter } from './http-server-limits';
 import { NulCharacterPipe } from './common/nul-character.pipe';
@@ -33,7 +33,7 @@ import { Metrics } from './observability/metrics';
 import { setUpOAuth } from './oauth/oauth-routes';
 
 /** Builds the configured application; `main` listens on it, tests too. */
-export async function createApp(config: AppConfig): Promise<NestExpressApplication> {
+export async function createApp(config: Settings): Promise<NestExpressApplication> {
   const app = await NestFactory.create<NestExpressApplication>(
     AppModule.forRoot(config),
     new LimitedExpressAdapter(config.httpLimits),

@@ -2,7 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { AdminModule } from './admin/admin.module';
 import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
-import { type AppConfig } from './config/app-config';
+import { type Settings } from './config/settings';
 import { ConsolidatedToolsModule } from './consolidated-tools/consolidated-tools.module';
 import { ConfigAsCodeModule } from './config-as-code/config-as-code.module';
 import { ConfigModule } from './config/config.module';
@@ -31,7 +31,7 @@ import { UsersModule } from './users/users.module';
 
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig): DynamicModule {
+  static forRoot(config: Settings): DynamicModule {
     return {
       module: AppModule,
       imports: [

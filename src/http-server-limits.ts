@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import { createServer, type Server } from 'node:http';
-import { type HttpLimits } from './config/app-config';
+import { type HttpLimits } from './config/slices/server.settings';
 
 /** Longer than the idle limit of the clients and load balancers in front of Portico. */
 const KEEP_ALIVE_MS = 65_000;

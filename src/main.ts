@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { ConfigError } from './config/app-config';
+import { ConfigError } from './config/load-config';
 import { DataDirLockedError } from './database/data-dir-lock';
 import { startTracing } from './observability/tracing';
 import type * as Serve from './serve';

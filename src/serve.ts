@@ -1,6 +1,8 @@
+import { Logger } from '@nestjs/common';
 import { type NestExpressApplication } from '@nestjs/platform-express';
 import { createApp } from './app.factory';
-import { type AppConfig, loadConfig } from './config/app-config';
+import { loadConfig } from './config/load-config';
+import { type Settings } from './config/settings';
 import { Metrics } from './observability/metrics';
 import { catchUnhandledRejections } from './last-resort';
 import { stopTracing } from './observability/tracing';
@@ -10,6 +12,8 @@ import { shutDownGracefully } from './shutdown';
 export async function serve(env: NodeJS.ProcessEnv): Promise<NestExpressApplication> {
   const config = loadConfig(env);
   const app = await createApp(config);
+  const logger = new Logger('Settings');
+  for (const warning of config.settingWarnings) logger.warn(warning);
   catchUnhandledRejections(app.get(Metrics));
   await listen(app, config);
   for (const signal of ['SIGTERM', 'SIGINT'] as const)
@@ -28,7 +32,7 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<NestExpressApplicat
 }
 
 /** Listens on PORT, on the HOST address, else on every interface. */
-export async function listen(app: NestExpressApplication, config: AppConfig): Promise<void> {
+export async function listen(app: NestExpressApplication, config: Settings): Promise<void> {
   if (config.host === null) await app.listen(config.port);
   else await app.listen(config.port, config.host);
 }

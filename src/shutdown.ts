@@ -1,5 +1,5 @@
 import { type INestApplication } from '@nestjs/common';
-import { AppConfig } from './config/app-config';
+import { ServerSettings } from './config/slices/server.settings';
 import { Draining } from './health/draining';
 import { SessionRegistry } from './mcp/sessions/session-registry.service';
 
@@ -12,6 +12,6 @@ import { SessionRegistry } from './mcp/sessions/session-registry.service';
  */
 export async function shutDownGracefully(app: INestApplication): Promise<void> {
   app.get(Draining).begin();
-  await app.get(SessionRegistry).drain(app.get(AppConfig).shutdownGraceSeconds * 1000);
+  await app.get(SessionRegistry).drain(app.get(ServerSettings).shutdownGraceSeconds * 1000);
   await app.close();
 }

@@ -6,7 +6,7 @@ import { type Principal } from '../auth/principal';
 import { TeamScope } from '../auth/team-scope';
 import { parseCookies } from '../common/cookie-header';
 import { UuidParam } from '../common/uuid-param';
-import { AppConfig } from '../config/app-config';
+import { ServerSettings } from '../config/slices/server.settings';
 import {
   type ConnectionAccount,
   GatewayConnections,
@@ -35,7 +35,7 @@ export class AdminConnectionsController {
     private readonly connections: GatewayConnections,
     private readonly gateways: GatewaysService,
     private readonly pages: AdminPages,
-    private readonly config: AppConfig,
+    private readonly config: ServerSettings,
   ) {}
 
   @Get()

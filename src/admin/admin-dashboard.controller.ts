@@ -3,7 +3,7 @@ import { type Request, type Response } from 'express';
 import { AuditStats } from '../audit/audit-stats';
 import { MinRole } from '../auth/auth.decorators';
 import { roleAtLeast } from '../common/roles';
-import { AppConfig } from '../config/app-config';
+import { ServerSettings } from '../config/slices/server.settings';
 import { QuarantineQuery } from '../pinning/quarantine.query';
 import { ToolsService } from '../tools/tools.service';
 import { AdminCatalog } from './admin-catalog';
@@ -21,7 +21,7 @@ export class AdminDashboardController {
   constructor(
     private readonly catalog: AdminCatalog,
     private readonly tools: ToolsService,
-    private readonly config: AppConfig,
+    private readonly config: ServerSettings,
     private readonly pages: AdminPages,
     private readonly stats: AuditStats,
     private readonly quarantine: QuarantineQuery,

@@ -1,7 +1,7 @@
 import { Body, Get, Post, Query, Req, Res } from '@nestjs/common';
 import { type Request, type Response } from 'express';
 import { MinRole } from '../auth/auth.decorators';
-import { AppConfig } from '../config/app-config';
+import { UpstreamSettings } from '../config/slices/upstream.settings';
 import { MAX_PAGE_SIZE } from '../common/page.dto';
 import { UuidParam } from '../common/uuid-param';
 import { GatewayCreateDto } from '../gateways/dto/gateway-create.dto';
@@ -55,7 +55,7 @@ export class AdminGatewaysController {
     private readonly sync: SyncService,
     private readonly pages: AdminPages,
     private readonly teams: TeamsService,
-    private readonly config: AppConfig,
+    private readonly config: UpstreamSettings,
     private readonly pins: PinsService,
     private readonly quarantine: QuarantineQuery,
     private readonly rescans: PinRescans,

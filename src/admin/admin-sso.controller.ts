@@ -7,7 +7,9 @@ import { Public } from '../auth/auth.decorators';
 import { OidcLogin } from '../auth/oidc-login';
 import { TeamNames } from '../auth/team-names';
 import { parseCookies } from '../common/cookie-header';
-import { AppConfig } from '../config/app-config';
+import { AuditSettings } from '../config/slices/audit.settings';
+import { AuthSettings } from '../config/slices/auth.settings';
+import { ServerSettings } from '../config/slices/server.settings';
 import { UsersService } from '../users/users.service';
 import { AdminController } from './admin-controller.decorator';
 import { AdminPages } from './admin-pages.service';
@@ -28,7 +30,9 @@ export class AdminSsoController {
     private readonly teams: TeamNames,
     private readonly sessions: AdminSessionService,
     private readonly pages: AdminPages,
-    private readonly config: AppConfig,
+    private readonly auditSettings: AuditSettings,
+    private readonly authSettings: AuthSettings,
+    private readonly serverSettings: ServerSettings,
     private readonly audit: AuditTrail,
   ) {}
 
@@ -43,7 +47,7 @@ export class AdminSsoController {
     try {
       const { url, pending } = await this.oidc.start(safeNext(next));
       response.cookie(PENDING_COOKIE, pending, {
-        ...cookieOptions(this.config, request, '/admin/sso'),
+        ...cookieOptions(this.serverSettings, request, '/admin/sso'),
         sameSite: 'lax',
         maxAge: 10 * 60 * 1000,
       });
@@ -59,7 +63,7 @@ export class AdminSsoController {
     this.assertEnabled();
     const pending = parseCookies(request.headers.cookie).get(PENDING_COOKIE);
     response.clearCookie(PENDING_COOKIE, {
-      ...cookieOptions(this.config, request, '/admin/sso'),
+      ...cookieOptions(this.serverSettings, request, '/admin/sso'),
       sameSite: 'lax',
     });
     const started = performance.now();

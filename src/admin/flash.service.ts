@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { type Request, type Response } from 'express';
-import { AppConfig } from '../config/app-config';
+import { SecretSettings } from '../config/slices/secrets.settings';
+import { ServerSettings } from '../config/slices/server.settings';
 import { cookieOptions } from '../auth/admin-session.service';
 import { parseCookies } from '../common/cookie-header';
 import { deriveKey, signValue, verifyValue } from '../common/signed-value';
@@ -23,13 +24,16 @@ export interface Flash {
 export class FlashMessages {
   private readonly key: Buffer;
 
-  constructor(private readonly config: AppConfig) {
-    this.key = deriveKey(config.jwtSecret, 'admin-flash');
+  constructor(
+    secrets: SecretSettings,
+    private readonly server: ServerSettings,
+  ) {
+    this.key = deriveKey(secrets.jwtSecret, 'admin-flash');
   }
 
   set(request: Request, response: Response, kind: FlashKind, text: string): void {
     response.cookie(FLASH_COOKIE, signValue(this.key, { kind, text: text.slice(0, 1000) }), {
-      ...cookieOptions(this.config, request, '/admin'),
+      ...cookieOptions(this.server, request, '/admin'),
       maxAge: FLASH_SECONDS * 1000,
     });
   }
@@ -38,7 +42,7 @@ export class FlashMessages {
   take(request: Request, response: Response): Flash | null {
     const value = parseCookies(request.headers.cookie).get(FLASH_COOKIE);
     if (!value) return null;
-    response.clearCookie(FLASH_COOKIE, cookieOptions(this.config, request, '/admin'));
+    response.clearCookie(FLASH_COOKIE, cookieOptions(this.server, request, '/admin'));
     const flash = verifyValue(this.key, value) as Partial<Flash> | null;
     if (
       typeof flash?.text !== 'string' ||

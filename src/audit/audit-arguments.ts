@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../common/canonical-json';
 import { rewriteJson } from '../common/json-walk';
-import { type AuditArguments } from '../config/app-config';
+import { type AuditArguments } from '../config/slices/audit.settings';
 
 /** Field names whose values are never kept, whatever AUDIT_ARGUMENTS says. */
 const SECRET_NAME =

@@ -8,7 +8,7 @@ import {
 } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { type Principal } from '../auth/principal';
-import { AppConfig } from '../config/app-config';
+import { AuditSettings } from '../config/slices/audit.settings';
 import { ReplicaId } from '../events/replica-id';
 import { Metrics } from '../observability/metrics';
 import { currentRequestId, currentTraceId, markAudited } from '../observability/request-context';
@@ -112,7 +112,7 @@ export class AuditTrail implements OnModuleInit, BeforeApplicationShutdown {
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly config: AppConfig,
+    private readonly config: AuditSettings,
     private readonly replica: ReplicaId,
     @Optional() private readonly metrics?: Metrics,
   ) {}

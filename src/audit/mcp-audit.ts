@@ -1,7 +1,7 @@
 import { type JSONRPCRequest, type JSONRPCResponse } from '@modelcontextprotocol/server';
 import { type ApprovalRecord } from '../approvals/approval-record';
 import { type Principal } from '../auth/principal';
-import { type AuditArguments } from '../config/app-config';
+import { type AuditArguments } from '../config/slices/audit.settings';
 import { auditedArguments } from './audit-arguments';
 import { type AuditOutcome } from './audit-entry.entity';
 import { actor, type AuditRecord } from './audit-trail.service';

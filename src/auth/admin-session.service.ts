@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { type CookieOptions, type Request, type Response } from 'express';
-import { AppConfig } from '../config/app-config';
+import { AuthSettings } from '../config/slices/auth.settings';
+import { SecretSettings } from '../config/slices/secrets.settings';
+import { ServerSettings } from '../config/slices/server.settings';
 import { parseCookies } from '../common/cookie-header';
 import { deriveKey, mac, macEquals, signValue, verifyValue } from '../common/signed-value';
 
@@ -39,23 +41,27 @@ export class AdminSessionService {
   private readonly sessionKey: Buffer;
   private readonly csrfKey: Buffer;
 
-  constructor(private readonly config: AppConfig) {
-    this.sessionKey = deriveKey(config.jwtSecret, 'admin-session');
-    this.csrfKey = deriveKey(config.jwtSecret, 'admin-csrf');
+  constructor(
+    private readonly authSettings: AuthSettings,
+    private readonly secrets: SecretSettings,
+    private readonly serverSettings: ServerSettings,
+  ) {
+    this.sessionKey = deriveKey(secrets.jwtSecret, 'admin-session');
+    this.csrfKey = deriveKey(secrets.jwtSecret, 'admin-csrf');
   }
 
   start(request: Request, response: Response, userId: string, now = Date.now()): AdminSession {
-    const ttl = this.config.tokenTtlSeconds;
+    const ttl = this.authSettings.tokenTtlSeconds;
     const claims: SessionClaims = {
       sub: userId,
       sid: randomBytes(16).toString('base64url'),
       exp: Math.floor(now / 1000) + ttl,
     };
     response.cookie(SESSION_COOKIE, signValue(this.sessionKey, claims), {
-      ...cookieOptions(this.config, request, '/'),
+      ...cookieOptions(this.serverSettings, request, '/'),
       maxAge: ttl * 1000,
     });
-    response.clearCookie(LOGIN_COOKIE, cookieOptions(this.config, request, '/admin'));
+    response.clearCookie(LOGIN_COOKIE, cookieOptions(this.serverSettings, request, '/admin'));
     return { userId, sid: claims.sid, expiresAt: new Date(claims.exp * 1000) };
   }
 
@@ -79,7 +85,7 @@ export class AdminSessionService {
   }
 
   end(request: Request, response: Response): void {
-    response.clearCookie(SESSION_COOKIE, cookieOptions(this.config, request, '/'));
+    response.clearCookie(SESSION_COOKIE, cookieOptions(this.serverSettings, request, '/'));
   }
 
   /** The nonce that login-form CSRF tokens are bound to; set as a cookie when missing. */
@@ -88,7 +94,7 @@ export class AdminSessionService {
     if (existing) return existing;
     const nonce = randomBytes(16).toString('base64url');
     response.cookie(LOGIN_COOKIE, nonce, {
-      ...cookieOptions(this.config, request, '/admin'),
+      ...cookieOptions(this.serverSettings, request, '/admin'),
       maxAge: LOGIN_NONCE_SECONDS * 1000,
     });
     return nonce;
@@ -113,7 +119,11 @@ export class AdminSessionService {
  * the request came over TLS (directly or through a trusted proxy): a proxy that ends TLS and is
  * not listed in TRUSTED_PROXIES still gets a Secure cookie.
  */
-export function cookieOptions(config: AppConfig, request: Request, path: string): CookieOptions {
+export function cookieOptions(
+  config: ServerSettings,
+  request: Request,
+  path: string,
+): CookieOptions {
   const secure = request.secure || config.publicUrl.startsWith('https:');
   return { httpOnly: true, sameSite: 'strict', secure, path };
 }

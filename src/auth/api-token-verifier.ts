@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AppConfig } from '../config/app-config';
+import { AuthSettings } from '../config/slices/auth.settings';
 import { LastKnownCache } from '../database/last-known-cache';
 import { EventBus, isResync } from '../events/event-bus';
 import { Metrics } from '../observability/metrics';
@@ -45,7 +45,7 @@ export class ApiTokenVerifier implements OnModuleInit, OnModuleDestroy {
     private readonly bus: EventBus,
     private readonly users: UserDirectory,
     private readonly usage: TokenUsage,
-    config: AppConfig,
+    config: AuthSettings,
     metrics: Metrics,
   ) {
     const ttlMs = config.authCacheTtlSeconds * 1000;

@@ -6,7 +6,7 @@ import {
 } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { AppConfig } from '../config/app-config';
+import { AuthSettings } from '../config/slices/auth.settings';
 import { EventBus } from '../events/event-bus';
 import { User } from '../users/user.entity';
 import { hashPassword, verifyPassword } from './password-hash';
@@ -25,7 +25,7 @@ export class BreakGlassAdmin implements OnApplicationBootstrap, OnModuleDestroy 
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly config: AppConfig,
+    private readonly config: AuthSettings,
     private readonly bus: EventBus,
   ) {}
 

@@ -1,4 +1,5 @@
-import { loadConfig, type OidcConfig } from '../config/app-config';
+import { loadConfig } from '../config/load-config';
+import { type OidcConfig } from '../config/slices/auth.settings';
 import { groupsOf, mapClaims } from './claims-mapping';
 
 function oidc(env: Record<string, string> = {}): OidcConfig {

@@ -1,4 +1,4 @@
-import { type OidcConfig } from '../config/app-config';
+import { type OidcConfig } from '../config/slices/auth.settings';
 import { highestRole, type Role } from '../common/roles';
 
 /** What Portico makes of an identity provider's claims about a person. */

@@ -1,7 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import type * as Jose from 'jose' with { 'resolution-mode': 'import' };
-import { AppConfig, type OidcConfig } from '../config/app-config';
+import { AuthSettings, type OidcConfig } from '../config/slices/auth.settings';
+import { ServerSettings } from '../config/slices/server.settings';
 import { resourceTarget } from './oauth-resource';
 import { AuthErrorCode, AuthException } from './auth.exception';
 import { mapClaims } from './claims-mapping';
@@ -40,18 +41,19 @@ export class ExternalIssuer {
   private keys: Promise<KeySet> | null = null;
 
   constructor(
-    private readonly config: AppConfig,
+    private readonly authSettings: AuthSettings,
+    private readonly serverSettings: ServerSettings,
     private readonly users: UserDirectory,
     private readonly teams: TeamNames,
     private readonly mcp: McpAccess,
   ) {}
 
   get issuer(): string | null {
-    return this.config.oidc?.issuer ?? null;
+    return this.authSettings.oidc?.issuer ?? null;
   }
 
   async principal(token: string): Promise<Principal> {
-    const oidc = this.config.oidc;
+    const oidc = this.authSettings.oidc;
     if (!oidc) throw invalid('No identity provider is configured.');
     const { jwtVerify } = await jose();
     let payload: Jose.JWTPayload;
@@ -97,7 +99,7 @@ export class ExternalIssuer {
     );
     if (audiences.some((value) => oidc.audiences.includes(value))) return null;
     for (const value of audiences) {
-      const target = resourceTarget(value, this.config.publicUrl);
+      const target = resourceTarget(value, this.serverSettings.publicUrl);
       if (target) return this.mcp.resourceUrl(target);
     }
     throw invalid('The token was issued for another audience.');

@@ -1,4 +1,4 @@
-import { loadConfig } from '../config/app-config';
+import { loadConfig } from '../config/load-config';
 import { McpAccess, mcpTargetOf } from './mcp-access';
 import { type Principal } from './principal';
 import { NO_SERVER, type ServerTeams } from './server-teams';

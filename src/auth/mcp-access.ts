@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { type Request } from 'express';
-import { AppConfig } from '../config/app-config';
+import { ServerSettings } from '../config/slices/server.settings';
 import { type Principal } from './principal';
 import { NO_SERVER, ServerTeams } from './server-teams';
 
@@ -51,7 +51,7 @@ export function mcpAuthorized(request: Request, target: McpTarget): boolean {
 @Injectable()
 export class McpAccess {
   constructor(
-    private readonly config: AppConfig,
+    private readonly config: ServerSettings,
     private readonly serverTeams: ServerTeams,
   ) {}
 

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { AppConfig } from '../config/app-config';
+import { SecretSettings } from '../config/slices/secrets.settings';
+import { ServerSettings } from '../config/slices/server.settings';
 import { deriveKey } from '../common/signed-value';
 import { AuthErrorCode, AuthException } from './auth.exception';
 import { jose } from './jose';
@@ -30,9 +31,9 @@ export class OAuthAccessTokens {
   /** The embedded authorization server's issuer identifier. */
   readonly issuer: string;
 
-  constructor(config: AppConfig) {
-    this.key = deriveKey(config.jwtSecret, 'oauth-access-token');
-    this.issuer = new URL(config.publicUrl).origin;
+  constructor(secrets: SecretSettings, server: ServerSettings) {
+    this.key = deriveKey(secrets.jwtSecret, 'oauth-access-token');
+    this.issuer = new URL(server.publicUrl).origin;
   }
 
   async sign(claims: Omit<AccessTokenClaims, 'exp'>, ttlSeconds: number): Promise<string> {

@@ -6,7 +6,9 @@ import {
 } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type * as Client from 'openid-client' with { 'resolution-mode': 'import' };
-import { AppConfig, type OidcConfig } from '../config/app-config';
+import { AuthSettings, type OidcConfig } from '../config/slices/auth.settings';
+import { SecretSettings } from '../config/slices/secrets.settings';
+import { ServerSettings } from '../config/slices/server.settings';
 import { deriveKey, signValue, verifyValue } from '../common/signed-value';
 import { AuthErrorCode, AuthException } from './auth.exception';
 import { type MappedIdentity, mapClaims } from './claims-mapping';
@@ -50,29 +52,31 @@ export class OidcLogin implements OnApplicationBootstrap, OnModuleDestroy {
   private cancel?: () => void;
 
   constructor(
-    private readonly config: AppConfig,
+    private readonly authSettings: AuthSettings,
+    private readonly secrets: SecretSettings,
+    private readonly serverSettings: ServerSettings,
     private readonly teams: TeamNames,
     private readonly dataSource: DataSource,
   ) {
-    this.key = deriveKey(config.jwtSecret, 'admin-sso');
+    this.key = deriveKey(secrets.jwtSecret, 'admin-sso');
   }
 
   /** SSO is offered when a provider and Portico's client at it are configured. */
   get enabled(): boolean {
-    return this.config.oidc?.clientId != null;
+    return this.authSettings.oidc?.clientId != null;
   }
 
   get label(): string {
-    return this.config.oidc?.label ?? '';
+    return this.authSettings.oidc?.label ?? '';
   }
 
   get callbackUrl(): string {
-    return `${this.config.publicUrl}/admin/sso/callback`;
+    return `${this.serverSettings.publicUrl}/admin/sso/callback`;
   }
 
   /** The teams the group mapping names exist before anyone signs in. */
   async onApplicationBootstrap(): Promise<void> {
-    const oidc = this.config.oidc;
+    const oidc = this.authSettings.oidc;
     if (!oidc) return;
     const names = [...new Set([...oidc.teamMap.values()].flat())];
     this.cancel = await whenMigrated(this.dataSource, this.logger, () => this.teams.ensure(names));
@@ -156,7 +160,7 @@ export class OidcLogin implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private settings(): OidcConfig & { clientId: string } {
-    const oidc = this.config.oidc;
+    const oidc = this.authSettings.oidc;
     if (!oidc?.clientId) throw refused('Single sign-on is not configured.');
     return { ...oidc, clientId: oidc.clientId };
   }

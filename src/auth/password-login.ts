@@ -4,7 +4,8 @@ import { AuditTrail } from '../audit/audit-trail.service';
 import { User } from '../users/user.entity';
 import { AuthErrorCode, AuthException } from './auth.exception';
 import { LoginThrottle } from './login-throttle';
-import { AppConfig } from '../config/app-config';
+import { AuditSettings } from '../config/slices/audit.settings';
+import { AuthSettings } from '../config/slices/auth.settings';
 import { hashPassword, needsRehash, verifyPassword } from './password-hash';
 
 /**
@@ -20,7 +21,8 @@ export class PasswordLogin {
     private readonly dataSource: DataSource,
     private readonly throttle: LoginThrottle,
     private readonly audit: AuditTrail,
-    private readonly config: AppConfig,
+    private readonly auditSettings: AuditSettings,
+    private readonly authSettings: AuthSettings,
   ) {}
 
   /**
@@ -71,14 +73,14 @@ export class PasswordLogin {
       user?.passwordHash ??
       (await (this.unknownUserHash ??= hashPassword(
         'portico:no-such-user',
-        this.config.passwordHashing,
+        this.authSettings.passwordHashing,
       )));
     const valid = await verifyPassword(password, stored);
     if (!user || user.passwordHash === null || !valid || user.disabled)
       throw new AuthException(AuthErrorCode.InvalidCredentials, 'Wrong username or password.');
     await this.throttle.succeeded(client, username);
-    const upgraded = needsRehash(user.passwordHash, this.config.passwordHashing)
-      ? await hashPassword(password, this.config.passwordHashing)
+    const upgraded = needsRehash(user.passwordHash, this.authSettings.passwordHashing)
+      ? await hashPassword(password, this.authSettings.passwordHashing)
       : undefined;
     await repository.update(
       { id: user.id },

@@ -1,4 +1,4 @@
-import { type AppConfig } from '../config/app-config';
+import { type Settings } from '../config/settings';
 import { type AdminSessionService } from './admin-session.service';
 import { type ApiTokenVerifier } from './api-token-verifier';
 import { type ExternalIssuer } from './external-issuer';
@@ -22,9 +22,9 @@ describe('PrincipalResolver: the expiry a principal carries', () => {
     jwtSecret: 'a-secret-long-enough-for-hs256-signing',
     publicUrl: 'http://portico.test',
     tokenTtlSeconds: 3600,
-  } as unknown as AppConfig;
-  const tokens = new TokenService(config);
-  const accessTokens = new OAuthAccessTokens(config);
+  } as unknown as Settings;
+  const tokens = new TokenService(config, config);
+  const accessTokens = new OAuthAccessTokens(config, config);
   const users = { get: async (id: string) => (id === ADMIN.id ? ADMIN : null) };
   const resolver = new PrincipalResolver(
     tokens,

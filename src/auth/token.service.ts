@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
-import { AppConfig } from '../config/app-config';
+import { AuthSettings } from '../config/slices/auth.settings';
+import { SecretSettings } from '../config/slices/secrets.settings';
 import { AuthErrorCode, AuthException } from './auth.exception';
 
 /** Claims of the tokens POST /api/v1/auth/token issues: a user, for a while. */
@@ -45,14 +46,17 @@ export class TokenService {
   /** Tokens already verified, until they expire: HS256 verification is costly per request. */
   private readonly verified = new Map<string, VerifiedToken>();
 
-  constructor(private readonly config: AppConfig) {
+  constructor(
+    private readonly authSettings: AuthSettings,
+    private readonly secrets: SecretSettings,
+  ) {
     this.jwt = new JwtService({
-      secret: config.jwtSecret,
+      secret: secrets.jwtSecret,
       signOptions: { algorithm: 'HS256', issuer: LOGIN_TOKEN_ISSUER },
     });
   }
 
-  issueLogin(userId: string, ttlSeconds = this.config.tokenTtlSeconds): IssuedToken {
+  issueLogin(userId: string, ttlSeconds = this.authSettings.tokenTtlSeconds): IssuedToken {
     const accessToken = this.jwt.sign({ sub: userId, typ: 'login' }, { expiresIn: ttlSeconds });
     const { exp } = this.jwt.decode<LoginClaims>(accessToken);
     return { accessToken, tokenType: 'Bearer', expiresAt: new Date(exp * 1000).toISOString() };

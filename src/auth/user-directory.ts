@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { isUUID } from 'class-validator';
 import { DataSource } from 'typeorm';
-import { AppConfig } from '../config/app-config';
+import { AuthSettings } from '../config/slices/auth.settings';
 import { LastKnownCache } from '../database/last-known-cache';
 import { EventBus, isResync } from '../events/event-bus';
 import { Metrics } from '../observability/metrics';
@@ -38,7 +38,7 @@ export class UserDirectory implements OnModuleInit, OnModuleDestroy {
   constructor(
     private readonly dataSource: DataSource,
     private readonly bus: EventBus,
-    config: AppConfig,
+    config: AuthSettings,
     metrics: Metrics,
   ) {
     const ttlMs = config.authCacheTtlSeconds * 1000;

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
-import { ConfigError } from '../config/app-config';
+import { ConfigError } from '../config/load-config';
 import { projectRoot } from '../common/project-root';
 import { DataDirLockedError } from '../database/data-dir-lock';
 import { CliError } from './cli-error';

@@ -5,7 +5,7 @@ import {
   type Implementation,
   type Result,
 } from '@modelcontextprotocol/client';
-import { loadConfig } from '../config/app-config';
+import { loadConfig } from '../config/load-config';
 import { type GatewayCredentials } from '../gateways/gateway.entity';
 import { readCatalogue, SYNC_CAPABILITIES, type UpstreamCatalogue } from '../sync/catalogue.reader';
 import { headerParamsOf } from '../upstream/modern/mcp-param-headers';

@@ -1,5 +1,6 @@
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { z } from 'zod';
+import { settingsSchema } from '../config/settings/settings-schema';
 import { ConfigDocumentErrorCode, ConfigDocumentException } from './config-document.exception';
 import { CONFIG_SECTIONS } from './config-sections';
 
@@ -12,11 +13,14 @@ export const CONFIG_SCHEMA_PATH = '/api/v1/config/schema';
 export interface ConfigDocument {
   apiVersion: typeof CONFIG_API_VERSION;
   sections: Map<string, unknown[]>;
+  /** Whether it has a `settings` block (the tuning knobs, read from CONFIG_FILE at start-up). */
+  hasSettings: boolean;
 }
 
 const documentSchema = z
   .object({
     apiVersion: z.literal(CONFIG_API_VERSION).describe('The document format.'),
+    settings: settingsSchema.optional(),
     ...Object.fromEntries(
       CONFIG_SECTIONS.map((section) => [
         section.key,
@@ -69,7 +73,7 @@ export function parseConfigDocument(input: unknown): ConfigDocument {
     const items = data[section.key];
     if (Array.isArray(items)) sections.set(section.key, items);
   }
-  return { apiVersion: CONFIG_API_VERSION, sections };
+  return { apiVersion: CONFIG_API_VERSION, sections, hasSettings: data.settings !== undefined };
 }
 
 /** YAML (or JSON, which is YAML) text to a document. */

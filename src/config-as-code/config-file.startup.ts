@@ -7,7 +7,7 @@ import {
 import { readFile } from 'node:fs/promises';
 import { DataSource } from 'typeorm';
 import { whenMigrated } from '../auth/when-migrated';
-import { AppConfig } from '../config/app-config';
+import { ConfigFileSettings } from '../config/slices/config-file.settings';
 import { parseConfigText } from './config-document';
 import { ConfigService } from './config.service';
 
@@ -24,7 +24,7 @@ export class ConfigFileStartup implements OnApplicationBootstrap, OnModuleDestro
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly config: AppConfig,
+    private readonly config: ConfigFileSettings,
     private readonly service: ConfigService,
   ) {}
 

@@ -1,7 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
-import { AppConfig } from '../config/app-config';
+import { ConfigFileSettings } from '../config/slices/config-file.settings';
+import { SecretSettings } from '../config/slices/secrets.settings';
+import { ServerSettings } from '../config/slices/server.settings';
+import { UpstreamSettings } from '../config/slices/upstream.settings';
 import { EventBus } from '../events/event-bus';
 import { PinRescans, type Rescan } from '../pinning/pin-rescans.service';
 import { ListedNamesQuery } from '../servers/listed-names.query';
@@ -39,6 +42,13 @@ class DryRun extends Error {
   }
 }
 
+/**
+ * The knobs are read once, from CONFIG_FILE, when a replica starts (some are needed before the
+ * database is reached); an apply over REST or the CLI checks them but cannot change them.
+ */
+const SETTINGS_NOT_APPLIED =
+  'The settings block was checked but not applied: replicas read it from CONFIG_FILE when they start.';
+
 /** Advisory lock key of start-up applies: replicas starting together take turns. */
 const STARTUP_LOCK_KEY = 0x706f7274;
 
@@ -53,7 +63,10 @@ export class ConfigService {
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly config: AppConfig,
+    private readonly configFileSettings: ConfigFileSettings,
+    private readonly secrets: SecretSettings,
+    private readonly serverSettings: ServerSettings,
+    private readonly upstreamSettings: UpstreamSettings,
     private readonly names: ToolNameQuery,
     private readonly members: ServerMembersStore,
     private readonly originalNames: OriginalNamesQuery,
@@ -73,23 +86,29 @@ export class ConfigService {
       document[section.key] = await section.export({
         em,
         names: this.names,
-        encryptionKey: this.config.encryptionKey,
+        encryptionKey: this.secrets.encryptionKey,
       });
     }
     return document;
   }
 
   async exportYaml(): Promise<string> {
-    return configYaml(await this.export(), this.config.publicUrl);
+    return configYaml(await this.export(), this.serverSettings.publicUrl);
   }
 
   async apply(document: ConfigDocument, options: ConfigApplyOptions): Promise<ConfigApplyResult> {
-    if (options.dryRun) {
-      const context = await this.rehearse(document, options);
-      return this.result(false, context);
-    }
-    const context = await this.transaction((em) => this.applyIn(em, document, options));
-    return this.result(true, await this.afterCommit(document, options, context));
+    const result = options.dryRun
+      ? this.result(false, await this.rehearse(document, options))
+      : this.result(
+          true,
+          await this.afterCommit(
+            document,
+            options,
+            await this.transaction((em) => this.applyIn(em, document, options)),
+          ),
+        );
+    if (document.hasSettings) result.warnings.push(SETTINGS_NOT_APPLIED);
+    return result;
   }
 
   /**
@@ -141,8 +160,8 @@ export class ConfigService {
     const context: ApplyContext = {
       em,
       secrets: this.secretSource(),
-      encryptionKey: this.config.encryptionKey,
-      stdioCommands: this.config.stdioCommands,
+      encryptionKey: this.secrets.encryptionKey,
+      stdioCommands: this.upstreamSettings.stdioCommands,
       forgetOAuth: (em, gatewayId) => this.oauth.forgetGateway(em, gatewayId),
       rejudgePins: async (em, gateway, pinAll) => {
         const rescan = await this.rescans.rejudgeIn(em, gateway, { pinAll });
@@ -243,7 +262,7 @@ export class ConfigService {
   }
 
   private secretSource(): SecretSource {
-    return { env: process.env, secretsDir: this.config.configSecretsDir };
+    return { env: process.env, secretsDir: this.configFileSettings.configSecretsDir };
   }
 
   /** The file, the prune flag, and the credentials it names: a rotated secret applies again. */

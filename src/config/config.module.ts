@@ -1,14 +1,19 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
-import { AppConfig } from './app-config';
+import { SETTINGS_SLICES, type Settings, sliceOf } from './settings';
 
+/** Provides each settings slice under its own class, holding that slice's values alone. */
 @Global()
 @Module({})
 export class ConfigModule {
-  static forRoot(config: AppConfig): DynamicModule {
+  static forRoot(settings: Settings): DynamicModule {
+    const slices = [...SETTINGS_SLICES];
     return {
       module: ConfigModule,
-      providers: [{ provide: AppConfig, useValue: config }],
-      exports: [AppConfig],
+      providers: slices.map(([slice, names]) => ({
+        provide: slice,
+        useValue: sliceOf(settings, names),
+      })),
+      exports: slices.map(([slice]) => slice),
     };
   }
 }

@@ -9,7 +9,7 @@ import {
 import { type Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { type PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
-import { AppConfig } from '../config/app-config';
+import { DatabaseSettings } from '../config/slices/database.settings';
 import { Metrics } from '../observability/metrics';
 import { ToolNameQuery } from '../tools/tool-name.query';
 import { createDataSource } from './data-source';
@@ -65,8 +65,8 @@ function connectionErrorReporter(metrics: Metrics): (error: Error) => void {
     ToolNameQuery,
     {
       provide: EMBEDDED_POSTGRES,
-      inject: [AppConfig],
-      useFactory: async (config: AppConfig) => {
+      inject: [DatabaseSettings],
+      useFactory: async (config: DatabaseSettings) => {
         if (config.database.mode !== 'embedded') return null;
         const { dataDir, from } = config.database;
         const embedded = await EmbeddedPostgres.start(dataDir, from);
@@ -80,17 +80,17 @@ function connectionErrorReporter(metrics: Metrics): (error: Error) => void {
       // The embedded database runs in this process: it cannot be partitioned away, so it is not
       // probed and its pool never refuses.
       provide: DatabaseHealth,
-      inject: [AppConfig],
-      useFactory: (config: AppConfig) =>
+      inject: [DatabaseSettings],
+      useFactory: (config: DatabaseSettings) =>
         config.database.mode === 'postgres'
           ? DatabaseHealth.probing(config.database.url)
           : new DatabaseHealth(() => Promise.resolve()),
     },
     {
       provide: DataSource,
-      inject: [AppConfig, EMBEDDED_POSTGRES, ToolNameQuery, Metrics, DatabaseHealth],
+      inject: [DatabaseSettings, EMBEDDED_POSTGRES, ToolNameQuery, Metrics, DatabaseHealth],
       useFactory: async (
-        config: AppConfig,
+        config: DatabaseSettings,
         embedded: EmbeddedPostgres | null,
         names: ToolNameQuery,
         metrics: Metrics,

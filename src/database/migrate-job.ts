@@ -1,4 +1,4 @@
-import { loadConfig } from '../config/app-config';
+import { loadConfig } from '../config/load-config';
 import { ToolNameQuery } from '../tools/tool-name.query';
 import { createDataSource } from './data-source';
 import { EmbeddedPostgres } from './embedded-postgres';

@@ -1,4 +1,4 @@
-import { type EmbeddingsConfig } from '../config/app-config';
+import { type EmbeddingsConfig } from '../config/slices/embeddings.settings';
 
 /** Why a request to the embeddings provider gave no vectors. */
 export type EmbeddingsFailure = 'timeout' | 'error';

@@ -3,7 +3,7 @@ import {
   startEmbeddingsServer,
 } from '../../test/fixtures/embeddings-server';
 import { tempDataDir } from '../../test/support/temp-dir';
-import { loadConfig } from '../config/app-config';
+import { loadConfig } from '../config/load-config';
 import { Metrics } from '../observability/metrics';
 import { EmbeddingsMetrics } from './embeddings-metrics';
 import { ProviderEmbeddings } from './provider-embeddings.service';

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { AppConfig } from '../config/app-config';
+import { EmbeddingsSettings } from '../config/slices/embeddings.settings';
 import { EMBEDDINGS_BATCH, EmbeddingsClient, EmbeddingsError } from './embeddings-client';
 import { EmbeddingsMetrics, type FallbackReason } from './embeddings-metrics';
 import { ToolVectorStore } from './tool-vector.store';
@@ -32,7 +32,7 @@ export class ProviderEmbeddings {
   private circuitOpenUntil = 0;
 
   constructor(
-    private readonly config: AppConfig,
+    private readonly config: EmbeddingsSettings,
     private readonly store: ToolVectorStore,
     private readonly metrics: EmbeddingsMetrics,
   ) {

@@ -1,6 +1,7 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { type AppConfig } from '../config/app-config';
+import { type DatabaseSettings } from '../config/slices/database.settings';
+import { type EventSettings } from '../config/slices/events.settings';
 import { EventBus } from './event-bus';
 import { EventBusMetrics } from './event-bus-metrics';
 import { InProcessEventBus } from './in-process-event-bus';
@@ -12,7 +13,7 @@ import { ReplicaId } from './replica-id';
 @Module({})
 export class EventsModule {
   /** Redis when REDIS_URL is set, else LISTEN/NOTIFY on PostgreSQL, else in-process (embedded). */
-  static forRoot(config: AppConfig): DynamicModule {
+  static forRoot(config: DatabaseSettings & EventSettings): DynamicModule {
     const bus = config.redisUrl
       ? RedisEventBus
       : config.database.mode === 'postgres'

@@ -1,7 +1,8 @@
 import { Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { Client } from 'pg';
 import { DataSource, LessThan } from 'typeorm';
-import { AppConfig } from '../config/app-config';
+import { DatabaseSettings } from '../config/slices/database.settings';
+import { EventSettings } from '../config/slices/events.settings';
 import { EventRelay } from './event-relay.entity';
 import { ReplicaId } from './replica-id';
 import { type Envelope, ReplicatedEventBus } from './replicated-event-bus';
@@ -31,10 +32,11 @@ export class PgNotifyEventBus extends ReplicatedEventBus implements OnModuleInit
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly config: AppConfig,
+    private readonly databaseSettings: DatabaseSettings,
+    private readonly eventSettings: EventSettings,
     replica: ReplicaId,
   ) {
-    super(replica, config.eventBus);
+    super(replica, eventSettings.eventBus);
   }
 
   async onModuleInit(): Promise<void> {
@@ -61,10 +63,10 @@ export class PgNotifyEventBus extends ReplicatedEventBus implements OnModuleInit
   }
 
   private async listen(): Promise<void> {
-    if (this.config.database.mode !== 'postgres')
+    if (this.databaseSettings.database.mode !== 'postgres')
       throw new Error('PgNotifyEventBus needs PostgreSQL');
     const client = new Client({
-      connectionString: this.config.database.url,
+      connectionString: this.databaseSettings.database.url,
       application_name: 'portico events',
       connectionTimeoutMillis: LISTENER_TIMEOUT_MS,
       query_timeout: LISTENER_TIMEOUT_MS,

@@ -1,6 +1,6 @@
 import { type Logger } from '@nestjs/common';
 import Redis from 'ioredis';
-import { type EventBusConfig } from '../config/app-config';
+import { type EventBusConfig } from '../config/slices/events.settings';
 
 /** How often a connection is asked PING, so that one whose packets are dropped is noticed. */
 const HEALTH_EVERY_MS = 2000;

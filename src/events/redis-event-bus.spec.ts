@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type DataSource } from 'typeorm';
-import { type AppConfig } from '../config/app-config';
+import { type Settings } from '../config/settings';
 import { FaultProxy } from '../../test/support/fault-proxy';
 import { waitFor } from '../../test/support/wait-for';
 import { RedisEventBus } from './redis-event-bus';
@@ -38,7 +38,7 @@ describeOnRedis('RedisEventBus', () => {
         redisCommandTimeoutMs: 500,
         redisConnectTimeoutMs: 1000,
       },
-    } as AppConfig;
+    } as Settings;
     const replica = new RedisEventBus(config, { value: randomUUID() }, dataSource);
     await replica.onModuleInit();
     started.push(replica);

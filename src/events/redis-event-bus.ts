@@ -1,7 +1,7 @@
 import { Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
-import { AppConfig } from '../config/app-config';
+import { EventSettings } from '../config/slices/events.settings';
 import { redisConnection } from './redis-connection';
 import { ReplicaId } from './replica-id';
 import { type Envelope, ReplicatedEventBus } from './replicated-event-bus';
@@ -20,7 +20,7 @@ export class RedisEventBus extends ReplicatedEventBus implements OnModuleInit, O
   private readonly channel: string;
 
   constructor(
-    private readonly config: AppConfig,
+    private readonly config: EventSettings,
     replica: ReplicaId,
     private readonly dataSource: DataSource,
   ) {

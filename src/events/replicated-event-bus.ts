@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { type EventBusConfig } from '../config/app-config';
+import { type EventBusConfig } from '../config/slices/events.settings';
 import { type PorticoEvent, RESYNC } from './event-bus';
 import { InProcessEventBus } from './in-process-event-bus';
 import { OutboundQueue } from './outbound-queue';

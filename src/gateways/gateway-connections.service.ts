@@ -4,7 +4,8 @@ import { type Principal } from '../auth/principal';
 import { roleAtLeast } from '../common/roles';
 import { TeamScope } from '../auth/team-scope';
 import { seal, unseal } from '../common/secret-box';
-import { AppConfig } from '../config/app-config';
+import { SecretSettings } from '../config/slices/secrets.settings';
+import { UpstreamSettings } from '../config/slices/upstream.settings';
 import { EventBus } from '../events/event-bus';
 import { SyncService } from '../sync/sync.service';
 import { SHARED_OWNER } from '../upstream/oauth/upstream-oauth-token.entity';
@@ -53,7 +54,8 @@ export class GatewayConnections {
     private readonly gateways: GatewaysService,
     private readonly oauth: UpstreamOAuth,
     private readonly sync: SyncService,
-    private readonly config: AppConfig,
+    private readonly secrets: SecretSettings,
+    private readonly upstreamSettings: UpstreamSettings,
     private readonly events: EventBus,
   ) {}
 
@@ -107,7 +109,7 @@ export class GatewayConnections {
       };
       return {
         authorizationUrl: started.authorizationUrl,
-        pending: seal(this.config.encryptionKey, JSON.stringify(pending)),
+        pending: seal(this.secrets.encryptionKey, JSON.stringify(pending)),
       };
     } catch (error) {
       throw this.failed(error);
@@ -227,7 +229,7 @@ export class GatewayConnections {
   }
 
   private upstreamOf(gateway: Gateway): OAuthUpstream {
-    const settings = openCredentials(this.config.encryptionKey, gateway);
+    const settings = openCredentials(this.secrets.encryptionKey, gateway);
     if (settings.type !== 'oauth' || gateway.url === null) throw notOAuth(gateway);
     return { gatewayId: gateway.id, url: gateway.url, settings };
   }
@@ -235,7 +237,7 @@ export class GatewayConnections {
   private openPending(value: string | undefined): PendingAuthorization | null {
     if (!value) return null;
     try {
-      const pending = JSON.parse(unseal(this.config.encryptionKey, value)) as PendingAuthorization;
+      const pending = JSON.parse(unseal(this.secrets.encryptionKey, value)) as PendingAuthorization;
       return pending.expiresAt > Date.now() ? pending : null;
     } catch {
       return null;
@@ -246,7 +248,7 @@ export class GatewayConnections {
     if (error instanceof GatewayException) return error;
     return new GatewayException(
       GatewayErrorCode.UpstreamUnavailable,
-      `The upstream's authorization server could not be used: ${upstreamFailure(error, this.config.upstreamTimeoutMs).message}`,
+      `The upstream's authorization server could not be used: ${upstreamFailure(error, this.upstreamSettings.upstreamTimeoutMs).message}`,
     );
   }
 }

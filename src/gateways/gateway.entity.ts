@@ -9,6 +9,7 @@ import {
   UpdateDateColumn,
 } from 'typeorm';
 import { seal, unseal } from '../common/secret-box';
+import { type GatewayUpstreamSettings } from '../config/settings/gateway-settings';
 import { Team } from '../teams/team.entity';
 import type { SyncReport } from '../sync/report/sync-report';
 import type { EraPin, ProtocolEra } from '../upstream/eras/protocol-era';
@@ -122,6 +123,10 @@ export class Gateway {
   /** The era Portico speaks with the upstream: `auto` probes it; a pin skips the probe. */
   @Column({ name: 'era_pin', type: 'varchar', length: 16, default: 'auto' })
   eraPin!: EraPin;
+
+  /** Its own timeout, circuit breaker, call cap and retries; null: the replica's settings. */
+  @Column({ type: 'jsonb', nullable: true })
+  settings!: GatewayUpstreamSettings | null;
 
   /** Which era of MCP the upstream speaks, as last probed; null: never probed, or moved since. */
   @Column({ name: 'protocol_era', type: 'varchar', length: 16, nullable: true })

@@ -6,7 +6,8 @@ import { StdioSupervisor } from '../upstream/transport/stdio/stdio-supervisor.se
 import { UpstreamAdmissions } from '../upstream/resilience/upstream-admissions.service';
 import { storedEraOf, upstreamFingerprint } from '../upstream/upstream-target';
 import { type EraPin } from '../upstream/eras/protocol-era';
-import { AppConfig } from '../config/app-config';
+import { SecretSettings } from '../config/slices/secrets.settings';
+import { UpstreamSettings } from '../config/slices/upstream.settings';
 import { type Page, type PageQueryDto } from '../common/page.dto';
 import { RequestValidationException } from '../common/request-validation.exception';
 import { uniqueViolation } from '../common/unique-violation';
@@ -58,7 +59,8 @@ export class GatewaysService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly names: ToolNameQuery,
-    private readonly config: AppConfig,
+    private readonly secrets: SecretSettings,
+    private readonly upstreamSettings: UpstreamSettings,
     private readonly sync: SyncService,
     private readonly events: EventBus,
     private readonly teams: TeamsService,
@@ -282,7 +284,7 @@ export class GatewaysService {
 
   /** The decrypted upstream credentials, for the upstream client only. */
   credentials(gateway: Gateway): GatewayCredentials {
-    return openCredentials(this.config.encryptionKey, gateway);
+    return openCredentials(this.secrets.encryptionKey, gateway);
   }
 
   toResponse(
@@ -352,7 +354,8 @@ export class GatewaysService {
   private protocolOf(gateway: Gateway): GatewayResponseDto['protocol'] {
     const verdict = storedEraOf(gateway);
     if (!verdict) return null;
-    const expiresAt = verdict.checkedAt.getTime() + this.config.upstreamEraTtlSeconds * 1000;
+    const expiresAt =
+      verdict.checkedAt.getTime() + this.upstreamSettings.upstreamEraTtlSeconds * 1000;
     return {
       era: verdict.era,
       version: verdict.version,
@@ -411,7 +414,7 @@ export class GatewaysService {
   }
 
   private sealAuth(auth: GatewayAuthDto | undefined): SealedCredentials {
-    return sealCredentials(this.config.encryptionKey, credentialsOf(auth));
+    return sealCredentials(this.secrets.encryptionKey, credentialsOf(auth));
   }
 
   /**
@@ -449,12 +452,12 @@ export class GatewaysService {
       throw fieldProblem('auth', 'a stdio gateway takes its secrets in env, not auth');
     const command = dto.command ?? (wasStdio ? existing.stdioCommand : null);
     if (!command) throw fieldProblem('command', 'command is required for the stdio transport');
-    if (!this.config.stdioCommands.includes(command))
+    if (!this.upstreamSettings.stdioCommands.includes(command))
       throw new GatewayException(
         GatewayErrorCode.StdioCommandNotAllowed,
-        this.config.stdioCommands.length === 0
+        this.upstreamSettings.stdioCommands.length === 0
           ? 'Stdio upstreams are off: set STDIO_COMMANDS (for example npx,node,uvx) to the commands Portico may launch.'
-          : `The command '${command}' is not on STDIO_COMMANDS (${this.config.stdioCommands.join(', ')}).`,
+          : `The command '${command}' is not on STDIO_COMMANDS (${this.upstreamSettings.stdioCommands.join(', ')}).`,
       );
     return {
       transport,
@@ -465,7 +468,7 @@ export class GatewaysService {
       stdioCwd: dto.cwd ?? (wasStdio ? existing.stdioCwd : null),
       ...(dto.env === undefined && wasStdio
         ? { stdioEnvNames: existing.stdioEnvNames, stdioEnv: existing.stdioEnv }
-        : sealStdioEnv(this.config.encryptionKey, dto.env ?? {})),
+        : sealStdioEnv(this.secrets.encryptionKey, dto.env ?? {})),
     };
   }
 

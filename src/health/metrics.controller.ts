@@ -6,7 +6,7 @@ import { Public } from '../auth/auth.decorators';
 import { AuthErrorCode, AuthException } from '../auth/auth.exception';
 import { mcpOnly, type Principal } from '../auth/principal';
 import { bearerToken, PrincipalResolver } from '../auth/principal-resolver';
-import { AppConfig } from '../config/app-config';
+import { ObservabilitySettings } from '../config/slices/observability.settings';
 import { Metrics } from '../observability/metrics';
 
 @ApiTags('health')
@@ -15,7 +15,7 @@ export class MetricsController {
   constructor(
     private readonly metrics: Metrics,
     private readonly principals: PrincipalResolver,
-    private readonly config: AppConfig,
+    private readonly config: ObservabilitySettings,
   ) {}
 
   // Checked here rather than by the global guard: a scraper may also use the static METRICS_TOKEN.

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { type TeamScope } from '../auth/team-scope';
-import { AppConfig } from '../config/app-config';
+import { RegistrySettings } from '../config/slices/registry.settings';
+import { SecretSettings } from '../config/slices/secrets.settings';
 import { RequestValidationException } from '../common/request-validation.exception';
 import { headerMapProblem } from '../gateways/dto/gateway-auth.dto';
 import { type GatewayCreateDto } from '../gateways/dto/gateway-create.dto';
@@ -28,21 +29,22 @@ import { type ServerJson, type ServerResponse } from './server-json';
 @Injectable()
 export class McpRegistryService {
   constructor(
-    private readonly config: AppConfig,
+    private readonly registrySettings: RegistrySettings,
+    private readonly secrets: SecretSettings,
     private readonly dataSource: DataSource,
     private readonly gateways: GatewaysService,
   ) {}
 
   registries(): string[] {
-    return [...this.config.mcpRegistry.registries];
+    return [...this.registrySettings.mcpRegistry.registries];
   }
 
   async search(query: McpRegistrySearchQueryDto): Promise<McpRegistryPageDto> {
     const registry = this.registryOf(query.registry);
     const client = this.client(registry);
     const limit = Math.min(
-      query.limit ?? this.config.mcpRegistry.pageSize,
-      this.config.mcpRegistry.pageSize,
+      query.limit ?? this.registrySettings.mcpRegistry.pageSize,
+      this.registrySettings.mcpRegistry.pageSize,
     );
     const base = {
       ...(query.search ? { search: query.search } : {}),
@@ -140,7 +142,7 @@ export class McpRegistryService {
 
   /** A configured registry by URL, or the first; anything else is refused before any fetch. */
   registryOf(url: string | undefined): string {
-    const registries = this.config.mcpRegistry.registries;
+    const registries = this.registrySettings.mcpRegistry.registries;
     if (registries.length === 0)
       throw new McpRegistryException(
         McpRegistryErrorCode.UnknownRegistry,
@@ -157,7 +159,7 @@ export class McpRegistryService {
   }
 
   private client(registry: string): McpRegistryClient {
-    const { maxBytes, pageSize, maxPages, timeoutMs } = this.config.mcpRegistry;
+    const { maxBytes, pageSize, maxPages, timeoutMs } = this.registrySettings.mcpRegistry;
     return new McpRegistryClient(registry, { maxBytes, pageSize, maxPages, timeoutMs });
   }
 
@@ -204,7 +206,7 @@ export class McpRegistryService {
 
   /** The header names a gateway holds sealed, so a re-import need not be given them again. */
   private storedHeaderNames(gateway: Gateway): string[] {
-    const credentials = openCredentials(this.config.encryptionKey, gateway);
+    const credentials = openCredentials(this.secrets.encryptionKey, gateway);
     return credentials.type === 'headers' ? Object.keys(credentials.headers) : [];
   }
 

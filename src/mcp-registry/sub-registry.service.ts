@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { McpAccess } from '../auth/mcp-access';
 import { type Principal } from '../auth/principal';
-import { AppConfig } from '../config/app-config';
+import { ServerSettings } from '../config/slices/server.settings';
 import { RequestValidationException } from '../common/request-validation.exception';
 import { gatewaySlug } from '../gateways/gateway-slug';
 import { Server } from '../servers/server.entity';
@@ -45,7 +45,7 @@ interface Listed {
 export class SubRegistryService {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly config: AppConfig,
+    private readonly config: ServerSettings,
     private readonly access: McpAccess,
   ) {}
 

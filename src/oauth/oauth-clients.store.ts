@@ -6,7 +6,7 @@ import {
 import { isUUID } from 'class-validator';
 import { DataSource } from 'typeorm';
 import { seal, unseal } from '../common/secret-box';
-import { AppConfig } from '../config/app-config';
+import { SecretSettings } from '../config/slices/secrets.settings';
 import { ClientMetadataDocuments } from './client-metadata/client-metadata-documents.service';
 import { isClientIdUrl } from './client-metadata/client-metadata-document';
 import { OAuthError, OAuthErrorCode } from './endpoints/oauth-error';
@@ -21,7 +21,7 @@ import { redirectUriProblem } from './redirect-uri';
 export class OAuthClientsStore {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly config: AppConfig,
+    private readonly config: SecretSettings,
     readonly documents: ClientMetadataDocuments,
   ) {}
 

@@ -8,7 +8,7 @@ import { ADMIN_CSP } from '../admin/admin-views';
 import { type FormBody, formField } from '../admin/form-body';
 import { MinRole } from '../auth/auth.decorators';
 import { McpAccess } from '../auth/mcp-access';
-import { AppConfig } from '../config/app-config';
+import { ServerSettings } from '../config/slices/server.settings';
 import { Server } from '../servers/server.entity';
 import { type AuthorizationRequest } from './authorization-request';
 import { isClientIdUrl } from './client-metadata/client-metadata-document';
@@ -32,7 +32,7 @@ export class OAuthConsentController {
     private readonly mcp: McpAccess,
     private readonly pages: AdminPages,
     private readonly dataSource: DataSource,
-    private readonly config: AppConfig,
+    private readonly config: ServerSettings,
   ) {}
 
   @Get()

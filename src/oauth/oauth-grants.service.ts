@@ -7,7 +7,7 @@ import { GrantStatus } from '../auth/grant-status';
 import { McpAccess } from '../auth/mcp-access';
 import { OAuthAccessTokens } from '../auth/oauth-access-token';
 import { PrincipalResolver } from '../auth/principal-resolver';
-import { AppConfig } from '../config/app-config';
+import { ServerSettings } from '../config/slices/server.settings';
 import { EventBus } from '../events/event-bus';
 import { type AuthorizationRequest } from './authorization-request';
 import { OAuthError, OAuthErrorCode } from './endpoints/oauth-error';
@@ -45,7 +45,7 @@ export class OAuthGrants implements OnModuleInit, OnModuleDestroy {
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly config: AppConfig,
+    private readonly config: ServerSettings,
     private readonly accessTokens: OAuthAccessTokens,
     private readonly status: GrantStatus,
     private readonly principals: PrincipalResolver,

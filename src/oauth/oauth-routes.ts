@@ -1,7 +1,7 @@
 import { type INestApplication } from '@nestjs/common';
 import { type OAuthMetadata } from '@modelcontextprotocol/server';
 import { type NextFunction, type Request, type Response } from 'express';
-import { AppConfig } from '../config/app-config';
+import { ServerSettings } from '../config/slices/server.settings';
 import { authorizeEndpoint } from './endpoints/authorize.endpoint';
 import { oauthEndpoint } from './endpoints/oauth-endpoint';
 import { registerEndpoint } from './endpoints/register.endpoint';
@@ -59,7 +59,7 @@ export function setUpOAuth(app: INestApplication): void {
   const grants = app.get(OAuthGrants);
   const clients = provider.clientsStore;
   const metadata = authorizationServerMetadata(
-    app.get(AppConfig).publicUrl,
+    app.get(ServerSettings).publicUrl,
     clients.documents.enabled,
   );
   app.use(

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { type OAuthClientInformationFull } from '@modelcontextprotocol/server';
-import { AppConfig } from '../config/app-config';
+import { SecretSettings } from '../config/slices/secrets.settings';
+import { ServerSettings } from '../config/slices/server.settings';
 import { AuthorizationRequests } from './authorization-request';
 import { OAuthError, OAuthErrorCode } from './endpoints/oauth-error';
 import { OAuthClientsStore } from './oauth-clients.store';
@@ -30,10 +31,11 @@ export class PorticoOAuthProvider {
 
   constructor(
     readonly clientsStore: OAuthClientsStore,
-    private readonly config: AppConfig,
+    private readonly secrets: SecretSettings,
+    private readonly serverSettings: ServerSettings,
   ) {
-    this.requests = new AuthorizationRequests(config.jwtSecret);
-    this.issuer = new URL(config.publicUrl).origin;
+    this.requests = new AuthorizationRequests(secrets.jwtSecret);
+    this.issuer = new URL(serverSettings.publicUrl).origin;
   }
 
   /**
@@ -47,7 +49,7 @@ export class PorticoOAuthProvider {
         'resource is required: the URL of the MCP endpoint (RFC 8707)',
       );
     const resource = new URL(params.resource).href;
-    if (!resourceTarget(resource, this.config.publicUrl))
+    if (!resourceTarget(resource, this.serverSettings.publicUrl))
       throw new OAuthError(
         OAuthErrorCode.InvalidTarget,
         `${resource} is not an MCP endpoint of this server`,
@@ -63,6 +65,6 @@ export class PorticoOAuthProvider {
       scope: MCP_SCOPE,
       resource,
     });
-    return `${this.config.publicUrl}/oauth/consent?request=${encodeURIComponent(request)}`;
+    return `${this.serverSettings.publicUrl}/oauth/consent?request=${encodeURIComponent(request)}`;
   }
 }

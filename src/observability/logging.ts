@@ -3,7 +3,7 @@ import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { LoggerModule } from 'nestjs-pino';
 import pino from 'pino';
 import pretty from 'pino-pretty';
-import { type AppConfig, type LogLevel } from '../config/app-config';
+import { type LogLevel, type ObservabilitySettings } from '../config/slices/observability.settings';
 import { currentRequestId, currentTraceId } from './request-context';
 
 const PINO_LEVELS: Record<LogLevel, pino.Level> = {
@@ -35,7 +35,7 @@ function responseSummary(response: ServerResponse) {
 }
 
 /** The pino options of every line: level, redaction, and the request and trace ids. */
-export function pinoOptions(config: AppConfig): pino.LoggerOptions {
+export function pinoOptions(config: ObservabilitySettings): pino.LoggerOptions {
   return {
     level: PINO_LEVELS[config.logLevel],
     formatters: { level: (label) => ({ level: label }) },
@@ -60,10 +60,10 @@ export function pinoOptions(config: AppConfig): pino.LoggerOptions {
   };
 }
 
-const roots = new WeakMap<AppConfig, pino.Logger>();
+const roots = new WeakMap<ObservabilitySettings, pino.Logger>();
 
 /** The one pino logger of an app: Nest's log lines and the request lines both go through it. */
-function rootLogger(config: AppConfig): pino.Logger {
+function rootLogger(config: ObservabilitySettings): pino.Logger {
   let root = roots.get(config);
   if (!root) {
     root = pino(
@@ -83,7 +83,7 @@ function rootLogger(config: AppConfig): pino.Logger {
  * NODE_ENV=development). Its own request middleware is not mounted (`forRoutes: []`): mounted by
  * Nest it would be a catch-all route; `requestLogging` is plain Express middleware instead.
  */
-export function loggingModule(config: AppConfig): DynamicModule {
+export function loggingModule(config: ObservabilitySettings): DynamicModule {
   return LoggerModule.forRoot({ pinoHttp: { logger: rootLogger(config) }, forRoutes: [] });
 }
 
@@ -93,7 +93,7 @@ export function loggingModule(config: AppConfig): DynamicModule {
  * no log write (nor a child logger: this is a plain `close` listener, not pino-http). Every line
  * of the request carries its request id and, with tracing on, its trace id.
  */
-export function requestLogging(config: AppConfig) {
+export function requestLogging(config: ObservabilitySettings) {
   const logger = rootLogger(config);
   return (request: IncomingMessage, response: ServerResponse, next: () => void): void => {
     if (QUIET_PATHS.test(request.url ?? '')) {

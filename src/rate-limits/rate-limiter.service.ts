@@ -10,7 +10,7 @@ import {
 import { type Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { type Principal } from '../auth/principal';
-import { AppConfig } from '../config/app-config';
+import { EventSettings } from '../config/slices/events.settings';
 import { redisConnection } from '../events/redis-connection';
 import { RateLimitMetrics } from './rate-limit-metrics';
 import { type RateLimitKey } from './rate-limit.entity';
@@ -63,7 +63,7 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly config: AppConfig,
+    private readonly config: EventSettings,
     private readonly metrics: RateLimitMetrics,
   ) {}
 

@@ -3,7 +3,8 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { type Principal } from '../auth/principal';
 import { TeamScope } from '../auth/team-scope';
 import { type IssuedToken } from '../auth/token.service';
-import { AppConfig } from '../config/app-config';
+import { AuthSettings } from '../config/slices/auth.settings';
+import { ServerSettings } from '../config/slices/server.settings';
 import { EventBus } from '../events/event-bus';
 import { type Page, type PageQueryDto } from '../common/page.dto';
 import { uniqueViolation } from '../common/unique-violation';
@@ -25,7 +26,8 @@ export class ServersService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly names: ToolNameQuery,
-    private readonly config: AppConfig,
+    private readonly authSettings: AuthSettings,
+    private readonly serverSettings: ServerSettings,
     private readonly bus: EventBus,
     private readonly tokens: TokensService,
     private readonly teams: TeamsService,
@@ -158,7 +160,7 @@ export class ServersService {
   async issueToken(
     id: string,
     principal: Principal,
-    ttlSeconds = this.config.tokenTtlSeconds,
+    ttlSeconds = this.authSettings.tokenTtlSeconds,
   ): Promise<IssuedToken> {
     const server = await this.visible(id, TeamScope.of(principal));
     const created = await this.tokens.create(
@@ -187,7 +189,7 @@ export class ServersService {
   }
 
   mcpUrl(serverId: string): string {
-    return `${this.config.publicUrl}/servers/${serverId}/mcp`;
+    return `${this.serverSettings.publicUrl}/servers/${serverId}/mcp`;
   }
 
   private toResponse(server: Server, members: ServerMemberIds): ServerResponseDto {

@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AppConfig } from '../config/app-config';
+import { SecretSettings } from '../config/slices/secrets.settings';
 import { Gateway, openCredentials } from '../gateways/gateway.entity';
 import { UpstreamOAuthToken } from '../upstream/oauth/upstream-oauth-token.entity';
 import { UpstreamOAuth } from '../upstream/oauth/upstream-oauth.service';
@@ -26,7 +26,7 @@ export class OAuthRefreshScheduler implements OnModuleInit, OnModuleDestroy {
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly config: AppConfig,
+    private readonly config: SecretSettings,
     private readonly leadership: SyncLeadership,
     private readonly oauth: UpstreamOAuth,
   ) {}

@@ -5,7 +5,7 @@ import {
   type OnModuleDestroy,
 } from '@nestjs/common';
 import { Client } from 'pg';
-import { AppConfig } from '../config/app-config';
+import { DatabaseSettings } from '../config/slices/database.settings';
 
 /** The session advisory lock whose holder watches upstreams and runs the periodic sync. */
 export const SYNC_LEADER_LOCK = 'portico.sync-leader';
@@ -30,7 +30,7 @@ export class SyncLeadership implements OnApplicationBootstrap, OnModuleDestroy {
   private connection: Client | null = null;
   private retry: NodeJS.Timeout | null = null;
 
-  constructor(private readonly config: AppConfig) {}
+  constructor(private readonly config: DatabaseSettings) {}
 
   get isLeader(): boolean {
     return this.leading;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager, QueryFailedError } from 'typeorm';
 import { uniqueViolation } from '../common/unique-violation';
-import { AppConfig } from '../config/app-config';
+import { DatabaseSettings } from '../config/slices/database.settings';
 import { Gateway } from '../gateways/gateway.entity';
 import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';
 import { VIRTUAL_NAME_INDEX } from '../tools/tool-name.query';
@@ -47,7 +47,7 @@ export class SyncApplier {
     private readonly dataSource: DataSource,
     private readonly writer: ToolWriter,
     private readonly lists: MemberListsApplier,
-    private readonly config: AppConfig,
+    private readonly config: DatabaseSettings,
     private readonly scans: DefinitionScans,
     private readonly skills: SkillsApplier,
     private readonly consolidated: ConsolidatedToolsQuery,

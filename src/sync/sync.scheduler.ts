@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AppConfig } from '../config/app-config';
+import { UpstreamSettings } from '../config/slices/upstream.settings';
 import { Gateway } from '../gateways/gateway.entity';
 import { SyncLeadership } from './sync-leadership';
 import { SyncService } from './sync.service';
@@ -22,7 +22,7 @@ export class SyncScheduler implements OnModuleInit, OnModuleDestroy {
   private unsubscribe: (() => void) | null = null;
 
   constructor(
-    private readonly config: AppConfig,
+    private readonly config: UpstreamSettings,
     private readonly dataSource: DataSource,
     private readonly leadership: SyncLeadership,
     private readonly sync: SyncService,

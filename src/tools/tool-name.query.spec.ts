@@ -1,4 +1,4 @@
-import { loadConfig } from '../config/app-config';
+import { loadConfig } from '../config/load-config';
 import { ToolNameQuery } from './tool-name.query';
 import { tempDataDir } from '../../test/support/temp-dir';
 

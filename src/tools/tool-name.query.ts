@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { type EntityManager, type ObjectLiteral, type SelectQueryBuilder } from 'typeorm';
-import { AppConfig } from '../config/app-config';
+import { McpSettings } from '../config/slices/mcp.settings';
 import { virtualToolName } from './tool-name';
 
 export const VIRTUAL_NAME_INDEX = 'tool_virtual_name_uq';
@@ -21,7 +21,7 @@ export const VIRTUAL_NAME_TRGM_INDEX = 'tool_virtual_name_trgm';
 export class ToolNameQuery {
   readonly separator: string;
 
-  constructor(config: AppConfig) {
+  constructor(config: McpSettings) {
     this.separator = config.toolNameSeparator;
   }
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AppConfig } from '../config/app-config';
+import { SecretSettings } from '../config/slices/secrets.settings';
 import { Gateway, stdioLaunchOf } from '../gateways/gateway.entity';
 import { type EraVerdict } from './eras/protocol-era';
 import { launchKey } from './transport/stdio/stdio-process';
@@ -26,7 +26,7 @@ export abstract class GatewayRecords {
 export class GatewayRowRecords extends GatewayRecords {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly config: AppConfig,
+    private readonly config: SecretSettings,
   ) {
     super();
   }

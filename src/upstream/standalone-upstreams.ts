@@ -1,4 +1,4 @@
-import { type AppConfig } from '../config/app-config';
+import { type Settings } from '../config/settings';
 import { Metrics } from '../observability/metrics';
 import { NoGatewayRecords } from './gateway-records';
 import { UpstreamOAuth } from './oauth/upstream-oauth.service';
@@ -22,13 +22,14 @@ export class StandaloneUpstreams {
   private readonly pools: UpstreamPools;
   private readonly stdio: StdioSupervisor;
 
-  constructor(config: AppConfig) {
+  constructor(config: Settings) {
     const metrics = new Metrics();
     const records = new NoGatewayRecords();
     this.pools = new UpstreamPools(config);
-    this.stdio = new StdioSupervisor(config, records);
-    this.oauth = new UpstreamOAuth(new MemoryOAuthStore(), config, metrics);
+    this.stdio = new StdioSupervisor(config, config, records);
+    this.oauth = new UpstreamOAuth(new MemoryOAuthStore(), config, config, config, metrics);
     this.connector = new UpstreamConnector(
+      config,
       config,
       this.pools,
       this.oauth,

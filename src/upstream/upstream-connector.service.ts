@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { SSEClientTransport } from '@modelcontextprotocol/client';
-import { AppConfig } from '../config/app-config';
+import { ServerSettings } from '../config/slices/server.settings';
+import { UpstreamSettings } from '../config/slices/upstream.settings';
 import { credentialHeaders, credentialSecrets } from '../gateways/gateway.entity';
 import { type Channel } from './transport/channel';
 import { HttpChannel } from './transport/http-channel';
@@ -28,6 +29,7 @@ import { UpstreamFailure, UpstreamIncompatible } from './upstream-error';
 import { authorizationContext } from './affinity';
 import { type UpstreamTarget } from './upstream-target';
 import { type OpenApiHost, openOpenApi } from './openapi/openapi-connection';
+import { tunedUpstream } from '../config/settings/gateway-settings';
 import { OpenApiDocuments } from './openapi/openapi-documents';
 
 /** One open under way: what each connection it tries is opened with. */
@@ -49,7 +51,8 @@ export class UpstreamConnector {
   /** What OpenAPI gateways' connections (no MCP: a description read as tools) share. */
   private readonly openApiHost: OpenApiHost;
   constructor(
-    private readonly config: AppConfig,
+    private readonly serverSettings: ServerSettings,
+    private readonly upstreamSettings: UpstreamSettings,
     private readonly pools: UpstreamPools,
     private readonly oauth: UpstreamOAuth,
     private readonly stdio: StdioSupervisor,
@@ -57,11 +60,16 @@ export class UpstreamConnector {
     private readonly eras: UpstreamEras,
     private readonly exchange: TokenExchange,
   ) {
-    this.openApiHost = { documents: new OpenApiDocuments(), config, pools };
+    this.openApiHost = {
+      documents: new OpenApiDocuments(),
+      server: serverSettings,
+      upstream: upstreamSettings,
+      pools,
+    };
   }
 
   get timeoutMs(): number {
-    return this.config.upstreamTimeoutMs;
+    return this.upstreamSettings.upstreamTimeoutMs;
   }
 
   /**
@@ -230,14 +238,15 @@ export class UpstreamConnector {
     });
   }
 
-  private common({ options, admission, secrets }: Opening) {
+  private common({ target, options, admission, secrets }: Opening) {
+    const tuned = tunedUpstream(this.upstreamSettings, target.settings);
     return {
-      timeoutMs: this.timeoutMs,
+      timeoutMs: tuned.timeoutMs,
       capabilities: options.capabilities ?? {},
       secrets,
       listener: options.listener,
       admission,
-      retry: this.config.upstreamResilience.retry,
+      retry: tuned.resilience.retry,
     };
   }
 
@@ -261,8 +270,8 @@ export class UpstreamConnector {
     };
     const url = new URL(endpoint.url);
     const limits = {
-      maxBytes: this.config.upstreamMessageLimitBytes,
-      maxDepth: this.config.jsonMaxDepth,
+      maxBytes: this.upstreamSettings.upstreamMessageLimitBytes,
+      maxDepth: this.serverSettings.jsonMaxDepth,
     };
     switch (endpoint.transport) {
       case 'streamable-http':

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { type GatewayUpstreamSettings } from '../config/settings/gateway-settings';
 import { isDeepStrictEqual } from 'node:util';
 import {
   type Gateway,
@@ -33,6 +34,8 @@ export interface UpstreamTarget {
   storedEra?: EraVerdict | null;
   /** Hashes the gateway's upstream fingerprint: what a stored verdict is about. */
   endpointHash?: string;
+  /** The gateway's own timeout, breaker, call cap and retries; absent: the replica's. */
+  settings?: GatewayUpstreamSettings | null;
 }
 
 /** The columns that say how an upstream is reached: when one changes, what was read is stale. */
@@ -67,6 +70,7 @@ export type UpstreamGateway = Pick<Gateway, 'id' | 'slug' | 'eraPin'> &
       | 'protocolSupportedVersions'
       | 'protocolCheckedAt'
       | 'protocolEndpoint'
+      | 'settings'
     >
   >;
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AppConfig } from '../config/app-config';
+import { SecretSettings } from '../config/slices/secrets.settings';
 import {
   Gateway,
   openApiSourceOf,
@@ -20,7 +20,7 @@ import {
 export class UpstreamTargets {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly config: AppConfig,
+    private readonly config: SecretSettings,
   ) {}
 
   targetOf(gateway: UpstreamGateway): UpstreamTarget {
@@ -48,6 +48,7 @@ export class UpstreamTargets {
       },
       storedEra: storedEraOf(gateway),
       endpointHash: endpointHashOf(gateway),
+      settings: gateway.settings ?? null,
     };
   }
 

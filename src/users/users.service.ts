@@ -5,7 +5,8 @@ import { hashPassword } from '../auth/password-hash';
 import { type Role } from '../common/roles';
 import { type Page, type PageQueryDto } from '../common/page.dto';
 import { uniqueViolation } from '../common/unique-violation';
-import { AppConfig } from '../config/app-config';
+import { AuthSettings } from '../config/slices/auth.settings';
+import { ServerSettings } from '../config/slices/server.settings';
 import { EventBus } from '../events/event-bus';
 import { TeamMember } from '../teams/team-member.entity';
 import { Team } from '../teams/team.entity';
@@ -18,7 +19,8 @@ import { UserErrorCode, UserException } from './user.exception';
 export class UsersService {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly config: AppConfig,
+    private readonly authSettings: AuthSettings,
+    private readonly serverSettings: ServerSettings,
     private readonly bus: EventBus,
   ) {}
 
@@ -39,7 +41,7 @@ export class UsersService {
   }
 
   async create(dto: UserCreateDto): Promise<UserResponseDto> {
-    const passwordHash = await hashPassword(dto.password, this.config.passwordHashing);
+    const passwordHash = await hashPassword(dto.password, this.authSettings.passwordHashing);
     const id = await this.writing(async (em) => {
       if (await em.getRepository(User).existsBy({ username: dto.username }))
         throw taken(dto.username);
@@ -62,12 +64,12 @@ export class UsersService {
     const passwordHash =
       dto.password === undefined
         ? undefined
-        : await hashPassword(dto.password, this.config.passwordHashing);
+        : await hashPassword(dto.password, this.authSettings.passwordHashing);
     await this.writing(async (em) => {
       const user = await this.find(id, em);
       if (this.isBreakGlass(user)) {
         const refused = (dto.role !== undefined && dto.role !== 'admin') || dto.disabled === true;
-        const configured = passwordHash !== undefined && this.config.adminPassword !== null;
+        const configured = passwordHash !== undefined && this.authSettings.adminPassword !== null;
         if (refused || configured) throw breakGlass(user.username);
       }
       if (passwordHash !== undefined && user.source !== 'local') {
@@ -190,7 +192,7 @@ export class UsersService {
   }
 
   private isBreakGlass(user: User): boolean {
-    return user.username === this.config.adminUsername;
+    return user.username === this.authSettings.adminUsername;
   }
 
   private async teamIds(userIds: string[]): Promise<Map<string, string[]>> {

@@ -3,7 +3,7 @@ import { createServer, request as httpRequest, type IncomingMessage, type Server
 import { type AddressInfo } from 'node:net';
 import { existsSync } from 'node:fs';
 import { createApp } from '../../src/app.factory';
-import { loadConfig } from '../../src/config/app-config';
+import { loadConfig } from '../../src/config/load-config';
 import { buildPrefabRenderer } from '../../src/mcp/apps/prefab/build-prefab-renderer';
 import { prefabRendererFile } from '../../src/mcp/apps/prefab/prefab-renderer.paths';
 import {

@@ -465,7 +465,7 @@ describe('admin pages', () => {
       cookie: (name: string, value: string) => cookies.push(`${name}=${value}`),
       clearCookie: () => undefined,
     };
-    new AdminSessionService({ ...t.config, jwtSecret }).start(
+    new AdminSessionService(t.config, { ...t.config, jwtSecret }, t.config).start(
       { secure: false } as never,
       response as never,
       adminId,

@@ -88,6 +88,23 @@ describe('configuration as code', () => {
     return response.body as ApplyBody;
   }
 
+  it('checks a settings block but says it applies at the next start, from CONFIG_FILE', async () => {
+    const result = await apply({
+      apiVersion: 'portico/v1',
+      settings: { upstream: { timeoutMs: 5000 } },
+    });
+    expect(result.changes).toEqual([]);
+    expect(result.warnings).toEqual([
+      'The settings block was checked but not applied: replicas read it from CONFIG_FILE when they start.',
+    ]);
+    const refused = await app
+      .api()
+      .put('/api/v1/config')
+      .send({ apiVersion: 'portico/v1', settings: { upstream: { timeoutMs: 1 } } });
+    expect(refused.status).toBe(422);
+    expect(JSON.stringify(refused.body)).toContain('settings.upstream.timeoutMs');
+  });
+
   it('creates what the document describes, syncs the gateways with the referenced credentials, and adds the members after the sync', async () => {
     const result = await apply(document(github, jira));
     expect(result.applied).toBe(true);
@@ -437,6 +454,7 @@ describe('CONFIG_FILE at start-up', () => {
       file,
       stringifyYaml({
         apiVersion: 'portico/v1',
+        settings: { mcp: { pageSize: 7 }, upstream: { timeoutMs: 4000 } },
         gateways: [{ name: 'Clock', url: upstream.url }],
         servers: [{ name: 'Clocks', tools: ['clock-now'] }],
       }),
@@ -452,6 +470,8 @@ describe('CONFIG_FILE at start-up', () => {
         items: { name: string; toolIds: string[] }[];
       };
       expect(servers.items.map((s) => [s.name, s.toolIds.length])).toEqual([['Clocks', 1]]);
+      // The knobs of its settings block are read at the same start.
+      expect([app.config.mcpPageSize, app.config.upstreamTimeoutMs]).toEqual([7, 4000]);
     } finally {
       await app.close();
     }

@@ -2,7 +2,7 @@ import { type NestExpressApplication } from '@nestjs/platform-express';
 import { get, type Server } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { createApp } from '../../src/app.factory';
-import { loadConfig } from '../../src/config/app-config';
+import { loadConfig } from '../../src/config/load-config';
 import { Metrics } from '../../src/observability/metrics';
 import { listen } from '../../src/serve';
 import { rawConnection, type RawConnection } from '../support/raw-http';

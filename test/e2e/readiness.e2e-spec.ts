@@ -2,7 +2,7 @@ import { type AddressInfo } from 'node:net';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { createApp } from '../../src/app.factory';
-import { loadConfig } from '../../src/config/app-config';
+import { loadConfig } from '../../src/config/load-config';
 import { shutDownGracefully } from '../../src/shutdown';
 import { describeOnPostgres } from '../support/describe-on-postgres';
 import { initializeRequest, postMcp } from '../support/mcp-client';

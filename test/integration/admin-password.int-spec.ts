@@ -3,7 +3,7 @@ import { BreakGlassAdmin } from '../../src/auth/break-glass-admin';
 import { LoginThrottle } from '../../src/auth/login-throttle';
 import { PasswordLogin } from '../../src/auth/password-login';
 import { InProcessEventBus } from '../../src/events/in-process-event-bus';
-import { loadConfig } from '../../src/config/app-config';
+import { loadConfig } from '../../src/config/load-config';
 import { openTestDataSource, type TestDataSource } from '../support/test-data-source';
 import { tempDataDir } from '../support/temp-dir';
 
@@ -22,6 +22,7 @@ describe('the generated admin password', () => {
       db.dataSource,
       new LoginThrottle(db.dataSource),
       new AuditTrail(db.dataSource, config, { value: 'test' }),
+      config,
       config,
     );
     printed = [];

@@ -3,7 +3,7 @@ import { Logger } from '@nestjs/common';
 import { type DataSource } from 'typeorm';
 import { NoGatewayRecords } from '../../src/upstream/gateway-records';
 import { MemoryOAuthStore } from '../../src/upstream/oauth/upstream-oauth.store';
-import { loadConfig } from '../../src/config/app-config';
+import { loadConfig } from '../../src/config/load-config';
 import { Metrics } from '../../src/observability/metrics';
 import { CatalogueReader } from '../../src/sync/catalogue.reader';
 import { GatewayWatch } from '../../src/sync/gateway-watch';
@@ -39,9 +39,10 @@ describe('a gateway watch', () => {
     const reader = new CatalogueReader(
       new UpstreamConnector(
         config,
+        config,
         pools,
-        new UpstreamOAuth(new MemoryOAuthStore(), config, new Metrics()),
-        new StdioSupervisor(config, new NoGatewayRecords()),
+        new UpstreamOAuth(new MemoryOAuthStore(), config, config, config, new Metrics()),
+        new StdioSupervisor(config, config, new NoGatewayRecords()),
         new UpstreamAdmissions(config, new Metrics()),
         new UpstreamEras(config, new NoGatewayRecords()),
         new TokenExchange(config, new CallerTokens(), new Metrics()),

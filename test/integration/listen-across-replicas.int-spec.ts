@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type JSONRPCNotification } from '@modelcontextprotocol/server';
 import { type DataSource } from 'typeorm';
-import { type AppConfig } from '../../src/config/app-config';
+import { type Settings } from '../../src/config/settings';
 import { createDataSource } from '../../src/database/data-source';
 import { PgNotifyEventBus } from '../../src/events/pg-notify-event-bus';
 import { type ListKind } from '../../src/mcp/directory/scope-directory';
@@ -47,8 +47,8 @@ describeOnPostgres('modern listens across replicas (LISTEN/NOTIFY)', () => {
         redisCommandTimeoutMs: 500,
         redisConnectTimeoutMs: 1000,
       },
-    } as AppConfig;
-    const bus = new PgNotifyEventBus(dataSource, config, { value: randomUUID() });
+    } as Settings;
+    const bus = new PgNotifyEventBus(dataSource, config, config, { value: randomUUID() });
     await bus.onModuleInit();
     buses.push(bus);
     const hub = new ListenHub(bus, versions);

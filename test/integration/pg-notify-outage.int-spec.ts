@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type DataSource } from 'typeorm';
-import { type AppConfig } from '../../src/config/app-config';
+import { type Settings } from '../../src/config/settings';
 import { createDataSource } from '../../src/database/data-source';
 import { PgNotifyEventBus } from '../../src/events/pg-notify-event-bus';
 import { describeOnPostgres } from '../support/describe-on-postgres';
@@ -50,8 +50,8 @@ describeOnPostgres('the LISTEN/NOTIFY bus when PostgreSQL goes away', () => {
         redisCommandTimeoutMs: 500,
         redisConnectTimeoutMs: 1000,
       },
-    } as AppConfig;
-    const replica = new PgNotifyEventBus(dataSource, config, { value: randomUUID() });
+    } as Settings;
+    const replica = new PgNotifyEventBus(dataSource, config, config, { value: randomUUID() });
     await replica.onModuleInit();
     buses.push(replica);
     return replica;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type DataSource } from 'typeorm';
-import { type AppConfig, loadConfig } from '../../src/config/app-config';
+import { loadConfig } from '../../src/config/load-config';
+import { type Settings } from '../../src/config/settings';
 import { createDataSource } from '../../src/database/data-source';
 import { migrate } from '../../src/database/migrate';
 import { type PorticoEvent } from '../../src/events/event-bus';
@@ -314,8 +315,8 @@ describeOnPostgres('the promotion store across replicas (LISTEN/NOTIFY)', () => 
         redisCommandTimeoutMs: 500,
         redisConnectTimeoutMs: 1000,
       },
-    } as AppConfig;
-    const bus = new PgNotifyEventBus(dataSource, config, { value: randomUUID() });
+    } as Settings;
+    const bus = new PgNotifyEventBus(dataSource, config, config, { value: randomUUID() });
     await bus.onModuleInit();
     buses.push(bus);
     const store = new PromotionStore(dataSource, bus);

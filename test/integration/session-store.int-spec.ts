@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { loadConfig } from '../../src/config/app-config';
+import { loadConfig } from '../../src/config/load-config';
 import { InProcessEventBus } from '../../src/events/in-process-event-bus';
 import { SessionStore } from '../../src/mcp/sessions/session.store';
 import { openTestDataSource, type TestDataSource } from '../support/test-data-source';

@@ -1,4 +1,4 @@
-import { loadConfig } from '../../src/config/app-config';
+import { loadConfig } from '../../src/config/load-config';
 import { Metrics } from '../../src/observability/metrics';
 import { SHARED_OWNER } from '../../src/upstream/oauth/upstream-oauth-token.entity';
 import { type OAuthUpstream } from '../../src/upstream/oauth/oauth-exchange';
@@ -22,9 +22,12 @@ describe('UpstreamOAuth when the upstream asks for more scope', () => {
   afterAll(() => fixture.close());
 
   it('asks for what was granted and what the upstream wants at the next authorization', async () => {
+    const settings = loadConfig({ DATA_DIR: tempDataDir() });
     const oauth = new UpstreamOAuth(
       new MemoryOAuthStore(),
-      loadConfig({ DATA_DIR: tempDataDir() }),
+      settings,
+      settings,
+      settings,
       new Metrics(),
     );
     const upstream: OAuthUpstream = {

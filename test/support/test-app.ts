@@ -2,7 +2,8 @@ import { type NestExpressApplication } from '@nestjs/platform-express';
 import { type AddressInfo, createServer } from 'node:net';
 import request from 'supertest';
 import { createApp } from '../../src/app.factory';
-import { type AppConfig, loadConfig } from '../../src/config/app-config';
+import { loadConfig } from '../../src/config/load-config';
+import { type Settings } from '../../src/config/settings';
 import { createTestDatabase, type TestDatabase } from './test-database';
 import { tempDataDir } from './temp-dir';
 
@@ -10,7 +11,7 @@ export const ADMIN_PASSWORD = 'portico-test-password';
 
 export interface TestApp {
   app: NestExpressApplication;
-  config: AppConfig;
+  config: Settings;
   /** http://127.0.0.1:<port> */
   baseUrl: string;
   /** An admin bearer token. */

@@ -1,5 +1,5 @@
 import { type DataSource } from 'typeorm';
-import { loadConfig } from '../../src/config/app-config';
+import { loadConfig } from '../../src/config/load-config';
 import { createDataSource } from '../../src/database/data-source';
 import { EmbeddedPostgres } from '../../src/database/embedded-postgres';
 import { migrate } from '../../src/database/migrate';

@@ -18,6 +18,10 @@ import { gatewaySlug } from '../../gateways/gateway-slug';
 import { envMapProblem } from '../../gateways/dto/stdio-env';
 import { FINDING_SEVERITIES, PINNING_MODES } from '../../pinning/state/definition-pin';
 import { ERA_PINS } from '../../upstream/eras/protocol-era';
+import {
+  gatewaySettingsSchema,
+  normalGatewaySettings,
+} from '../../config/settings/gateway-settings';
 import { Team } from '../../teams/team.entity';
 import { type FieldChange, SECRET_SHOWN, scalarChanges } from '../config-change';
 import { ConfigDocumentErrorCode, ConfigDocumentException } from '../config-document.exception';
@@ -140,6 +144,7 @@ const gatewayItem = z
       ),
     openapi: gatewayOpenApiSchema.optional(),
     pins: gatewayPinsSchema.optional(),
+    settings: gatewaySettingsSchema.optional(),
   })
   .strict();
 
@@ -170,6 +175,7 @@ export const gatewaysSection = defineSection({
         : { quarantineOnFinding: gateway.quarantineOnFinding }),
       ...(gateway.eraPin === 'auto' ? {} : { eraPin: gateway.eraPin }),
       ...(pins.has(gateway.id) ? { pins: pins.get(gateway.id) } : {}),
+      ...(gateway.settings === null ? {} : { settings: normalGatewaySettings(gateway.settings) }),
     }));
   },
 
@@ -206,6 +212,7 @@ export const gatewaysSection = defineSection({
           pinning: gateway.pinning,
           quarantineOnFinding: gateway.quarantineOnFinding,
           eraPin: gateway.eraPin,
+          settings: JSON.stringify(normalGatewaySettings(gateway.settings)),
         },
         {
           url,
@@ -219,6 +226,7 @@ export const gatewaysSection = defineSection({
           pinning: item.pinning,
           quarantineOnFinding: item.quarantineOnFinding,
           eraPin: item.eraPin,
+          settings: JSON.stringify(normalGatewaySettings(item.settings)),
         },
       );
       const authChanged = JSON.stringify(current) !== JSON.stringify(credentials);
@@ -255,6 +263,7 @@ export const gatewaysSection = defineSection({
           pinning: item.pinning,
           quarantineOnFinding: item.quarantineOnFinding,
           eraPin: item.eraPin,
+          settings: normalGatewaySettings(item.settings),
         }),
       );
       // New settings judge what is served now, and pinning switched on pins what is not held.
@@ -286,7 +295,7 @@ export const gatewaysSection = defineSection({
 });
 
 /** Fields that change what a gateway does with its catalogue, not how it reaches the upstream. */
-const SETTINGS_ONLY = new Set(['team', 'enabled', 'pinning', 'quarantineOnFinding']);
+const SETTINGS_ONLY = new Set(['team', 'enabled', 'pinning', 'quarantineOnFinding', 'settings']);
 
 /** Fields by which a gateway judges its definitions. */
 const PIN_SETTINGS = new Set(['pinning', 'quarantineOnFinding']);

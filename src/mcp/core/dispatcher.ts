@@ -10,7 +10,7 @@ import {
 import { AuditTrail } from '../../audit/audit-trail.service';
 import { AUDITED_METHODS, mcpAuditRecord } from '../../audit/mcp-audit';
 import { JsonLimitError } from '../../common/json-walk';
-import { AppConfig } from '../../config/app-config';
+import { AuditSettings } from '../../config/slices/audit.settings';
 import { Metrics } from '../../observability/metrics';
 import { inSpan } from '../../observability/spans';
 import { McpApps } from '../apps/mcp-apps.service';
@@ -74,7 +74,7 @@ export class Dispatcher {
     private readonly apps: McpApps,
     private readonly metrics: Metrics,
     private readonly audit: AuditTrail,
-    private readonly config: AppConfig,
+    private readonly config: AuditSettings,
     private readonly guard: CallGuard,
     private readonly client: UpstreamClient,
     private readonly tasks: TaskCalls,

@@ -4,7 +4,8 @@ import {
   type GetPromptResult,
   type ListPromptsResult,
 } from '@modelcontextprotocol/server';
-import { AppConfig } from '../../config/app-config';
+import { McpSettings } from '../../config/slices/mcp.settings';
+import { ObservabilitySettings } from '../../config/slices/observability.settings';
 import { invalidParams } from '../protocol/mcp-errors';
 import { type McpRequest, type Served, type UpstreamRef } from '../protocol/mcp-request';
 import { Continuation } from './continuation';
@@ -21,13 +22,14 @@ const NO_COMPLETION: CompleteResult = { completion: { values: [], total: 0, hasM
 @Injectable()
 export class PromptCalls {
   constructor(
-    private readonly config: AppConfig,
+    private readonly mcpSettings: McpSettings,
+    private readonly observability: ObservabilitySettings,
     private readonly continuation: Continuation,
     private readonly client: UpstreamClient,
   ) {}
 
   list(directory: ScopeDirectory, cursor?: string): ListPromptsResult {
-    const page = paginate(directory.prompts.definitions, cursor, this.config.mcpPageSize);
+    const page = paginate(directory.prompts.definitions, cursor, this.mcpSettings.mcpPageSize);
     if (!page) throw invalidParams('Invalid cursor');
     return { prompts: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
   }

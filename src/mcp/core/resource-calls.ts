@@ -5,7 +5,7 @@ import {
   type ReadResourceResult,
   type Resource,
 } from '@modelcontextprotocol/server';
-import { AppConfig } from '../../config/app-config';
+import { McpSettings } from '../../config/slices/mcp.settings';
 import { type UpstreamConnection } from '../../upstream/upstream-connection';
 import { McpApps, resourceNotFound } from '../apps/mcp-apps.service';
 import { invalidParams } from '../protocol/mcp-errors';
@@ -34,7 +34,7 @@ export function uriOf(params: unknown, method: string): string {
 @Injectable()
 export class ResourceCalls {
   constructor(
-    private readonly config: AppConfig,
+    private readonly config: McpSettings,
     private readonly apps: McpApps,
     private readonly continuation: Continuation,
     private readonly client: UpstreamClient,

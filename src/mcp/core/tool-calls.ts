@@ -5,7 +5,7 @@ import {
   type Result,
 } from '@modelcontextprotocol/server';
 import { type ApprovalRecord } from '../../approvals/approval-record';
-import { AppConfig } from '../../config/app-config';
+import { McpSettings } from '../../config/slices/mcp.settings';
 import { type CallTarget, McpApps } from '../apps/mcp-apps.service';
 import { type ScopeDirectory } from '../directory/scope-directory';
 import { type ToolDirectory } from '../directory/tool-directory';
@@ -40,7 +40,7 @@ export function callParams(params: unknown): CallToolRequest['params'] {
 @Injectable()
 export class ToolCalls {
   constructor(
-    private readonly config: AppConfig,
+    private readonly config: McpSettings,
     private readonly toolSearch: ToolSearchService,
     private readonly apps: McpApps,
     private readonly guard: CallGuard,

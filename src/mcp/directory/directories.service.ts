@@ -1,7 +1,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AppConfig } from '../../config/app-config';
+import { McpSettings } from '../../config/slices/mcp.settings';
 import { LastKnownCache } from '../../database/last-known-cache';
 import { EventBus } from '../../events/event-bus';
 import { Metrics } from '../../observability/metrics';
@@ -57,7 +57,7 @@ export class Directories implements OnModuleInit, OnModuleDestroy {
     private readonly presenter: ToolPresenter,
     private readonly bus: EventBus,
     private readonly policies: ScopePolicies,
-    private readonly config: AppConfig,
+    private readonly config: McpSettings,
     metrics: Metrics,
   ) {
     this.cache = new LastKnownCache({

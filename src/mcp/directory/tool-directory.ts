@@ -3,7 +3,7 @@ import { type Tool as McpTool } from '@modelcontextprotocol/server';
 import { type ToolAppConfig } from '../../tools/tool-app-config';
 import { type ToolVisibility } from '../../tools/tool-visibility';
 import { type Principal } from '../../auth/principal';
-import { type ToolSearchSettings } from '../../config/app-config';
+import { type ToolSearchSettings } from '../../config/slices/mcp.settings';
 import { type PolicySet } from '../../policies/policy-set';
 import { type PolicyTool } from '../../policies/policy-tool';
 import { type ToolOverrideValues } from '../../servers/tool-override';

@@ -13,7 +13,8 @@ import {
 } from '../../upstream/eras/protocol-era';
 import { Directories } from '../directory/directories.service';
 import { McpAuthorizer } from '../../auth/mcp-authorizer';
-import { AppConfig } from '../../config/app-config';
+import { ObservabilitySettings } from '../../config/slices/observability.settings';
+import { ServerSettings } from '../../config/slices/server.settings';
 import { timeRequest } from '../../health/http-metrics.middleware';
 import { Metrics } from '../../observability/metrics';
 import { requestLogging } from '../../observability/logging';
@@ -107,14 +108,15 @@ export class McpHttpHandler {
   private readonly logRequest: ReturnType<typeof requestLogging>;
 
   constructor(
-    private readonly config: AppConfig,
+    private readonly config: ServerSettings,
+    observability: ObservabilitySettings,
     private readonly authorizer: McpAuthorizer,
     private readonly sessions: StreamableHttpEndpoint,
     private readonly modern: ModernWire,
     private readonly metrics: Metrics,
     private readonly directories: Directories,
   ) {
-    this.logRequest = requestLogging(config);
+    this.logRequest = requestLogging(observability);
   }
 
   /** Serves the request when it is for a Streamable HTTP endpoint (true); false leaves it alone. */

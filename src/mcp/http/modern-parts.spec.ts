@@ -1,7 +1,8 @@
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { loadConfig } from '../../config/app-config';
-import { AppConfig } from '../../config/app-config';
+import { loadConfig } from '../../config/load-config';
+import { SecretSettings } from '../../config/slices/secrets.settings';
+import { UpstreamSettings } from '../../config/slices/upstream.settings';
 import { EventBus } from '../../events/event-bus';
 import { InProcessEventBus } from '../../events/in-process-event-bus';
 import { tempDataDir } from '../../../test/support/temp-dir';
@@ -15,12 +16,11 @@ describe('the modern parts as Nest providers', () => {
   it('key the sealer from JWT_SECRET, and start and stop the listen hub with the app', async () => {
     const bus = new InProcessEventBus();
     const directories = { get: async () => ({ version: () => 'v' }) };
+    const settings = loadConfig({ DATA_DIR: tempDataDir(), JWT_SECRET: 'j'.repeat(40) });
     @Module({
       providers: [
-        {
-          provide: AppConfig,
-          useValue: loadConfig({ DATA_DIR: tempDataDir(), JWT_SECRET: 'j'.repeat(40) }),
-        },
+        { provide: SecretSettings, useValue: settings },
+        { provide: UpstreamSettings, useValue: settings },
         { provide: EventBus, useValue: bus },
         { provide: Directories, useValue: directories },
         REQUEST_STATE_SEALER,

@@ -1,6 +1,7 @@
 import { policyTool } from '../../../test/support/policy-tools';
 import { type CallToolResult, type JSONRPCNotification } from '@modelcontextprotocol/server';
-import { loadConfig, type ToolSearchSettings } from '../../config/app-config';
+import { loadConfig } from '../../config/load-config';
+import { type ToolSearchSettings } from '../../config/slices/mcp.settings';
 import { LocalEmbeddings } from '../../embeddings/local-embeddings.service';
 import { type ProviderEmbeddings } from '../../embeddings/provider-embeddings.service';
 import { tempDataDir } from '../../../test/support/temp-dir';

@@ -4,7 +4,7 @@ import { ProtocolErrorCode, type JSONRPCRequest } from '@modelcontextprotocol/se
 import { InitializeRequestSchema } from '@modelcontextprotocol/core';
 import { type Request, type Response } from 'express';
 import { type Principal } from '../../auth/principal';
-import { AppConfig } from '../../config/app-config';
+import { ServerSettings } from '../../config/slices/server.settings';
 import { Directories } from '../directory/directories.service';
 import { LISTS } from '../directory/scope-directory';
 import { CONNECTION_CLOSED, jsonRpcError, McpRefusal } from '../protocol/mcp-errors';
@@ -34,7 +34,7 @@ export class LegacySseEndpoint {
   private readonly logger = new Logger(LegacySseEndpoint.name);
 
   constructor(
-    private readonly config: AppConfig,
+    private readonly config: ServerSettings,
     private readonly store: SessionStore,
     private readonly registry: SessionRegistry,
     private readonly directories: Directories,

@@ -7,7 +7,7 @@ import {
 } from '@nestjs/common';
 import { DataSource, In, LessThan } from 'typeorm';
 import { type QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
-import { AppConfig } from '../../config/app-config';
+import { McpSettings } from '../../config/slices/mcp.settings';
 import { isDatabaseUnavailable } from '../../common/database-errors';
 import { EventBus, isResync } from '../../events/event-bus';
 import { Metrics } from '../../observability/metrics';
@@ -37,7 +37,7 @@ export class SessionStore implements OnModuleInit, OnModuleDestroy {
   constructor(
     private readonly dataSource: DataSource,
     private readonly bus: EventBus,
-    private readonly config: AppConfig,
+    private readonly config: McpSettings,
     @Optional() private readonly metrics?: Metrics,
   ) {}
 

@@ -6,7 +6,7 @@ import {
   type Result,
   type ServerCapabilities,
 } from '@modelcontextprotocol/server';
-import { AppConfig } from '../../config/app-config';
+import { McpSettings } from '../../config/slices/mcp.settings';
 import {
   admitSkill,
   cacheHintOf,
@@ -41,7 +41,7 @@ export class SkillCalls {
   constructor(
     private readonly directories: SkillDirectories,
     private readonly client: UpstreamClient,
-    private readonly config: AppConfig,
+    private readonly config: McpSettings,
   ) {}
 
   /** The scope's capabilities with the extension, where a member upstream brings it. */

@@ -1,7 +1,7 @@
 import { type ServerResponse } from 'node:http';
 import { Injectable } from '@nestjs/common';
 import { type Principal } from '../../auth/principal';
-import { AppConfig } from '../../config/app-config';
+import { ServerSettings } from '../../config/slices/server.settings';
 import { McpRefusal } from '../protocol/mcp-errors';
 
 /**
@@ -14,7 +14,7 @@ import { McpRefusal } from '../protocol/mcp-errors';
 export class StreamQuota {
   private readonly held = new Map<string, number>();
 
-  constructor(private readonly config: AppConfig) {}
+  constructor(private readonly config: ServerSettings) {}
 
   /** Counts a new stream of the principal on this response; 429 when it holds its most already. */
   admit(principal: Principal, response: ServerResponse): void {

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { type OAuthClientInformationFull } from '@modelcontextprotocol/server';
 import { DataSource } from 'typeorm';
-import { AppConfig } from '../../config/app-config';
+import { AuthSettings } from '../../config/slices/auth.settings';
+import { ServerSettings } from '../../config/slices/server.settings';
 import { OAuthError, OAuthErrorCode } from '../endpoints/oauth-error';
 import { OAuthClient } from '../oauth-client.entity';
 import { cacheLifetimeSeconds } from './cache-lifetime';
@@ -31,11 +32,12 @@ export class ClientMetadataDocuments {
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly config: AppConfig,
+    private readonly authSettings: AuthSettings,
+    private readonly serverSettings: ServerSettings,
   ) {}
 
   get enabled(): boolean {
-    return this.config.clientMetadataDocuments.enabled;
+    return this.authSettings.clientMetadataDocuments.enabled;
   }
 
   /** The client its document describes: the fresh copy kept, or the document fetched now. */
@@ -60,13 +62,17 @@ export class ClientMetadataDocuments {
   }
 
   private async fetchAndKeep(clientId: string): Promise<OAuthClientInformationFull> {
-    const settings = this.config.clientMetadataDocuments;
+    const settings = this.authSettings.clientMetadataDocuments;
     const fetched = await fetchDocument(new URL(clientId), settings).catch((error: unknown) => {
       if (error instanceof DocumentFetchError)
         throw invalidClient(`The client metadata document ${clientId} ${error.message}`);
       throw error;
     });
-    const verdict = parseClientMetadataDocument(clientId, fetched.text, this.config.jsonMaxDepth);
+    const verdict = parseClientMetadataDocument(
+      clientId,
+      fetched.text,
+      this.serverSettings.jsonMaxDepth,
+    );
     if (!verdict.ok)
       throw invalidClient(`The client metadata document ${clientId} ${verdict.problem}`);
     const lifetime = cacheLifetimeSeconds(fetched.headers, settings.maxCacheSeconds);

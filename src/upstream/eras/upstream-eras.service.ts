@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { type DiscoverResult } from '@modelcontextprotocol/client';
-import { AppConfig } from '../../config/app-config';
+import { UpstreamSettings } from '../../config/slices/upstream.settings';
 import { GatewayRecords } from '../gateway-records';
 import { ToolHeaderParams } from '../modern/mcp-param-headers';
 import { type EraVerdict, fresh, pinnedVerdict, sessionEraVerdict } from './protocol-era';
@@ -34,7 +34,7 @@ export class UpstreamEras {
   private readonly known = new Map<string, Known>();
 
   constructor(
-    private readonly config: AppConfig,
+    private readonly config: UpstreamSettings,
     private readonly records: GatewayRecords,
   ) {}
 

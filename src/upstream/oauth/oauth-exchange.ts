@@ -6,7 +6,9 @@ import {
   type OAuthTokens,
   PROTOCOL_VERSION_META_KEY,
 } from '@modelcontextprotocol/client';
-import { type AppConfig } from '../../config/app-config';
+import { type SecretSettings } from '../../config/slices/secrets.settings';
+import { type ServerSettings } from '../../config/slices/server.settings';
+import { type UpstreamSettings } from '../../config/slices/upstream.settings';
 import { seal, unseal } from '../../common/secret-box';
 import { type OAuthSettings } from '../../gateways/gateway.entity';
 import { MODERN_PROTOCOL_VERSION } from '../eras/protocol-era';
@@ -43,7 +45,9 @@ export interface Challenge {
 export class OAuthExchange {
   constructor(
     private readonly store: UpstreamOAuthStore,
-    private readonly config: AppConfig,
+    private readonly secrets: SecretSettings,
+    private readonly serverSettings: ServerSettings,
+    private readonly upstreamSettings: UpstreamSettings,
   ) {}
 
   /**
@@ -73,7 +77,7 @@ export class OAuthExchange {
         },
       }),
       redirect: 'manual',
-      signal: AbortSignal.timeout(this.config.upstreamTimeoutMs),
+      signal: AbortSignal.timeout(this.upstreamSettings.upstreamTimeoutMs),
     }).catch(() => null);
     if (!response) return {};
     await response.body?.cancel().catch(() => undefined);
@@ -90,7 +94,7 @@ export class OAuthExchange {
   ): Promise<StoredOAuthProvider> {
     const row = await this.store.records.client(upstream.gatewayId);
     const current = row && row.upstreamUrl === upstream.url ? row : null;
-    const callbackUrl = new URL(UPSTREAM_OAUTH_CALLBACK_PATH, this.config.publicUrl).href;
+    const callbackUrl = new URL(UPSTREAM_OAUTH_CALLBACK_PATH, this.serverSettings.publicUrl).href;
     return new StoredOAuthProvider(upstream.settings, callbackUrl, {
       ...state,
       client: current?.clientInformation
@@ -111,7 +115,7 @@ export class OAuthExchange {
       resourceMetadataUrl,
     }: { authorizationCode?: string; iss?: string; scope?: string; resourceMetadataUrl?: URL } = {},
   ): Promise<'AUTHORIZED' | 'REDIRECT'> {
-    const timeoutMs = this.config.upstreamTimeoutMs;
+    const timeoutMs = this.upstreamSettings.upstreamTimeoutMs;
     return auth(provider, {
       serverUrl: upstream.url,
       ...(authorizationCode === undefined ? {} : { authorizationCode }),
@@ -177,10 +181,10 @@ export class OAuthExchange {
   }
 
   private sealed(value: unknown): string {
-    return seal(this.config.encryptionKey, JSON.stringify(value));
+    return seal(this.secrets.encryptionKey, JSON.stringify(value));
   }
 
   private opened(sealed: string): unknown {
-    return JSON.parse(unseal(this.config.encryptionKey, sealed));
+    return JSON.parse(unseal(this.secrets.encryptionKey, sealed));
   }
 }

@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { computeScopeUnion } from '@modelcontextprotocol/client';
 import { type EntityManager } from 'typeorm';
-import { AppConfig } from '../../config/app-config';
+import { SecretSettings } from '../../config/slices/secrets.settings';
+import { ServerSettings } from '../../config/slices/server.settings';
+import { UpstreamSettings } from '../../config/slices/upstream.settings';
 import { Metrics } from '../../observability/metrics';
 import { type OAuthSettings } from '../../gateways/gateway.entity';
 import { type BearerSource } from '../transport/upstream-http';
@@ -47,10 +49,12 @@ export class UpstreamOAuth {
 
   constructor(
     private readonly store: UpstreamOAuthStore,
-    private readonly config: AppConfig,
+    private readonly config: ServerSettings,
+    secrets: SecretSettings,
+    upstream: UpstreamSettings,
     metrics: Metrics,
   ) {
-    this.exchange = new OAuthExchange(store, config);
+    this.exchange = new OAuthExchange(store, secrets, config, upstream);
     this.tokens = new OAuthAccessTokens(store, this.exchange, metrics, (gatewayId) =>
       this.connectUrl(gatewayId),
     );

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager, In } from 'typeorm';
-import { AppConfig } from '../../config/app-config';
+import { DatabaseSettings } from '../../config/slices/database.settings';
 import { UpstreamOAuthClient } from './upstream-oauth-client.entity';
 import { SHARED_OWNER, UpstreamOAuthToken } from './upstream-oauth-token.entity';
 
@@ -98,7 +98,7 @@ export class DatabaseOAuthStore extends UpstreamOAuthStore {
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly config: AppConfig,
+    private readonly config: DatabaseSettings,
   ) {
     super();
     this.records = new EntityRecords(dataSource.manager);

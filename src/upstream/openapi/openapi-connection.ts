@@ -10,7 +10,9 @@ import { type BearerSource } from '../transport/upstream-http';
 import { type UpstreamAdmission } from '../resilience/upstream-admission';
 import { type RequestOptions, type UpstreamConnection } from '../upstream-connection';
 import { classifyUpstreamError, UpstreamFailure, UpstreamRpcError } from '../upstream-error';
-import { type AppConfig } from '../../config/app-config';
+import { tunedUpstream } from '../../config/settings/gateway-settings';
+import { type ServerSettings } from '../../config/slices/server.settings';
+import { type UpstreamSettings } from '../../config/slices/upstream.settings';
 import { credentialHeaders } from '../../gateways/gateway.entity';
 import { type UpstreamPools } from '../transport/upstream-pools.service';
 import { type UpstreamTarget } from '../upstream-target';
@@ -180,7 +182,8 @@ export interface OpenApiOpening {
 /** What every OpenAPI connection of the connector shares. */
 export interface OpenApiHost {
   documents: OpenApiDocuments;
-  config: AppConfig;
+  server: ServerSettings;
+  upstream: UpstreamSettings;
   pools: UpstreamPools;
 }
 
@@ -188,7 +191,7 @@ export interface OpenApiHost {
 export function openOpenApi(
   target: UpstreamTarget,
   opening: OpenApiOpening,
-  { documents, config, pools }: OpenApiHost,
+  { documents, server, upstream, pools }: OpenApiHost,
 ): Promise<OpenApiConnection> {
   const { gatewayId, endpoint } = target;
   if (endpoint.url === null || !endpoint.openapi)
@@ -196,8 +199,8 @@ export function openOpenApi(
   const baseUrl = new URL(endpoint.url);
   const headers = credentialHeaders(endpoint.credentials);
   const source = endpoint.openapi;
-  const timeoutMs = config.upstreamTimeoutMs;
-  const maxDepth = config.jsonMaxDepth;
+  const timeoutMs = tunedUpstream(upstream, target.settings).timeoutMs;
+  const maxDepth = server.jsonMaxDepth;
   const fetch = {
     dispatcher: (url: URL) => pools.for(gatewayId, url).requests,
     headers,
@@ -212,7 +215,7 @@ export function openOpenApi(
     admission: opening.admission,
     timeoutMs,
     secrets: opening.secrets,
-    maxResponseBytes: config.upstreamMessageLimitBytes,
+    maxResponseBytes: upstream.upstreamMessageLimitBytes,
     maxDepth,
     model: (fresh) => documents.model(gatewayId, source, fresh, fetch, maxDepth),
   });

@@ -1,6 +1,10 @@
 import { isDeepStrictEqual } from 'node:util';
 import { Injectable, Logger } from '@nestjs/common';
-import { AppConfig } from '../../config/app-config';
+import {
+  type GatewayUpstreamSettings,
+  tunedUpstream,
+} from '../../config/settings/gateway-settings';
+import { UpstreamSettings } from '../../config/slices/upstream.settings';
 import { Metrics } from '../../observability/metrics';
 import { type AdmissionState, UpstreamAdmission } from './upstream-admission';
 import { type UpstreamEndpoint, type UpstreamTarget } from '../upstream-target';
@@ -8,6 +12,7 @@ import { type UpstreamEndpoint, type UpstreamTarget } from '../upstream-target';
 interface Admitted {
   slug: string;
   endpoint: UpstreamEndpoint;
+  settings: GatewayUpstreamSettings | null;
   admission: UpstreamAdmission;
 }
 
@@ -21,7 +26,8 @@ const UNTOUCHED: AdmissionState = {
 /**
  * The admission (circuit breaker and call cap) of each gateway this replica has called. State is per
  * replica: each replica learns for itself that an upstream is down, within a few calls. A gateway
- * whose endpoint changes starts afresh, since what failed was the old one.
+ * whose endpoint changes starts afresh, since what failed was the old one; so does one whose own
+ * settings change, with them.
  */
 @Injectable()
 export class UpstreamAdmissions {
@@ -29,7 +35,7 @@ export class UpstreamAdmissions {
   private readonly admissions = new Map<string, Admitted>();
 
   constructor(
-    private readonly config: AppConfig,
+    private readonly config: UpstreamSettings,
     private readonly metrics: Metrics,
   ) {
     metrics.readUpstreamGuardsFrom(() =>
@@ -42,14 +48,20 @@ export class UpstreamAdmissions {
 
   for(target: UpstreamTarget): UpstreamAdmission {
     const known = this.admissions.get(target.gatewayId);
-    if (known && isDeepStrictEqual(known.endpoint, target.endpoint)) {
+    const settings = target.settings ?? null;
+    if (
+      known &&
+      isDeepStrictEqual(known.endpoint, target.endpoint) &&
+      isDeepStrictEqual(known.settings, settings)
+    ) {
       known.slug = target.slug;
       return known.admission;
     }
     const entry: Admitted = {
       slug: target.slug,
       endpoint: target.endpoint,
-      admission: new UpstreamAdmission(this.config.upstreamResilience, {
+      settings,
+      admission: new UpstreamAdmission(tunedUpstream(this.config, settings).resilience, {
         refused: (reason) => this.metrics.upstreamRefusals.inc({ gateway: entry.slug, reason }),
         changed: (state, snapshot) => {
           if (state === 'open')

@@ -1,5 +1,5 @@
 import { type Result } from '@modelcontextprotocol/client';
-import { loadConfig } from '../../config/app-config';
+import { loadConfig } from '../../config/load-config';
 import { InProcessEventBus } from '../../events/in-process-event-bus';
 import { tempDataDir } from '../../../test/support/temp-dir';
 import { type RequestSink, type UpstreamAsk } from '../upstream-connection';

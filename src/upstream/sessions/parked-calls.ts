@@ -8,7 +8,7 @@ import {
   ProtocolErrorCode,
   type Result,
 } from '@modelcontextprotocol/client';
-import { AppConfig } from '../../config/app-config';
+import { UpstreamSettings } from '../../config/slices/upstream.settings';
 import { EventBus, type PorticoEvent } from '../../events/event-bus';
 import { ReplicaId } from '../../events/replica-id';
 import { type RequestSink } from '../upstream-connection';
@@ -39,7 +39,7 @@ export class ParkedCalls implements OnModuleInit, OnModuleDestroy, CallHolder {
   readonly ttlMs: number;
 
   constructor(
-    config: AppConfig,
+    config: UpstreamSettings,
     private readonly bus: EventBus,
     private readonly replica: ReplicaId,
   ) {

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { AppConfig } from '../../config/app-config';
+import { UpstreamSettings } from '../../config/slices/upstream.settings';
 import { CallerTokens } from '../../auth/caller-tokens';
 import { Metrics } from '../../observability/metrics';
 import { type TokenExchangeSettings } from '../../gateways/gateway.entity';
@@ -33,7 +33,7 @@ export class TokenExchange {
   private readonly tokens = new ExchangedTokens((settings, request) => this.ask(settings, request));
 
   constructor(
-    private readonly config: AppConfig,
+    private readonly config: UpstreamSettings,
     private readonly callerTokens: CallerTokens,
     private readonly metrics: Metrics,
   ) {}

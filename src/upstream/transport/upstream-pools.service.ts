@@ -1,6 +1,6 @@
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { Agent, type Dispatcher, Pool } from 'undici';
-import { AppConfig } from '../../config/app-config';
+import { UpstreamSettings } from '../../config/slices/upstream.settings';
 
 /** The connections of one upstream. */
 export interface UpstreamDispatchers {
@@ -24,7 +24,7 @@ export class UpstreamPools implements OnApplicationShutdown {
   private readonly pools = new Map<string, Pool>();
   private readonly streams = new Agent({ keepAliveTimeout: 1000 });
 
-  constructor(private readonly config: AppConfig) {}
+  constructor(private readonly config: UpstreamSettings) {}
 
   for(gatewayId: string, url: URL): UpstreamDispatchers {
     const key = `${gatewayId} ${url.origin}`;

@@ -1,5 +1,6 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { AppConfig } from '../../../config/app-config';
+import { ServerSettings } from '../../../config/slices/server.settings';
+import { UpstreamSettings } from '../../../config/slices/upstream.settings';
 import { GatewayRecords } from '../../gateway-records';
 import { redactSecrets } from '../../redact-secrets';
 import { UpstreamFailure } from '../../upstream-error';
@@ -29,7 +30,8 @@ export class StdioSupervisor implements OnApplicationShutdown {
   };
 
   constructor(
-    private readonly config: AppConfig,
+    private readonly serverSettings: ServerSettings,
+    private readonly upstreamSettings: UpstreamSettings,
     private readonly records: GatewayRecords,
   ) {
     process.on('exit', this.onExit);
@@ -107,10 +109,10 @@ export class StdioSupervisor implements OnApplicationShutdown {
   /** Refuses a launch while Portico stops, or of a command not on STDIO_COMMANDS, as given. */
   private refuseLaunch(launch: StdioLaunch): void {
     if (this.stopping) throw new UpstreamFailure('unreachable', 'Portico is shutting down');
-    if (!this.config.stdioCommands.includes(launch.command))
+    if (!this.upstreamSettings.stdioCommands.includes(launch.command))
       throw new UpstreamFailure(
         'unreachable',
-        `the command '${launch.command}' is not on STDIO_COMMANDS (${this.config.stdioCommands.join(',') || 'empty: stdio is off'})`,
+        `the command '${launch.command}' is not on STDIO_COMMANDS (${this.upstreamSettings.stdioCommands.join(',') || 'empty: stdio is off'})`,
       );
   }
 
@@ -118,8 +120,8 @@ export class StdioSupervisor implements OnApplicationShutdown {
   private launched(launch: StdioLaunch, stderr: StderrRing): StdioProcess {
     this.makeRoom();
     const child = new StdioProcess(launch, stderr, {
-      maxBytes: this.config.upstreamMessageLimitBytes,
-      maxDepth: this.config.jsonMaxDepth,
+      maxBytes: this.upstreamSettings.upstreamMessageLimitBytes,
+      maxDepth: this.serverSettings.jsonMaxDepth,
     });
     this.live.add(child);
     void child.exited.then(() => this.live.delete(child));
@@ -197,15 +199,15 @@ export class StdioSupervisor implements OnApplicationShutdown {
     if (this.stopping || this.gateways.get(gatewayId) !== entry || entry.idleTimer === null) return;
     if (entry.failures > 0 || entry.starting.size > entry.warm.length) return;
     while (
-      entry.warm.length < this.config.stdioWarmProcesses &&
-      this.live.size < this.config.stdioMaxProcesses
+      entry.warm.length < this.upstreamSettings.stdioWarmProcesses &&
+      this.live.size < this.upstreamSettings.stdioMaxProcesses
     )
       entry.warm.push(this.spawn(entry, gatewayId));
   }
 
   /** At the limit, a spare of any gateway gives way to a process a session needs. */
   private makeRoom(): void {
-    if (this.live.size < this.config.stdioMaxProcesses) return;
+    if (this.live.size < this.upstreamSettings.stdioMaxProcesses) return;
     for (const entry of this.gateways.values()) {
       const spare = entry.warm.shift();
       if (spare) {
@@ -217,7 +219,7 @@ export class StdioSupervisor implements OnApplicationShutdown {
     }
     throw new UpstreamFailure(
       'unreachable',
-      `${this.config.stdioMaxProcesses} stdio processes are running on this replica, the most STDIO_MAX_PROCESSES allows`,
+      `${this.upstreamSettings.stdioMaxProcesses} stdio processes are running on this replica, the most STDIO_MAX_PROCESSES allows`,
     );
   }
 
@@ -229,7 +231,7 @@ export class StdioSupervisor implements OnApplicationShutdown {
       entry
         .dropSpares()
         .catch((error: unknown) => this.logger.warn(`Could not end idle spares: ${String(error)}`));
-    }, this.config.stdioIdleSeconds * 1000);
+    }, this.upstreamSettings.stdioIdleSeconds * 1000);
     entry.idleTimer.unref();
   }
 

@@ -1,5 +1,5 @@
 import { type DataSource } from 'typeorm';
-import { type AppConfig } from '../../../config/app-config';
+import { type Settings } from '../../../config/settings';
 import { GatewayRowRecords } from '../../gateway-records';
 import { UpstreamFailure } from '../../upstream-error';
 import { type StdioLaunch } from './stdio-process';
@@ -19,14 +19,14 @@ interface Stored {
   health: { status: string; lastError: string | null }[];
 }
 
-function supervisor(settings: Partial<AppConfig> = {}, stored?: Stored): StdioSupervisor {
+function supervisor(settings: Partial<Settings> = {}, stored?: Stored): StdioSupervisor {
   const config = {
     stdioCommands: ['node'],
     stdioMaxProcesses: 10,
     stdioWarmProcesses: 1,
     stdioIdleSeconds: 60,
     ...settings,
-  } as AppConfig;
+  } as Settings;
   const gateways = {
     findOne: () =>
       Promise.resolve(
@@ -46,7 +46,7 @@ function supervisor(settings: Partial<AppConfig> = {}, stored?: Stored): StdioSu
   const dataSource = {
     transaction: (work: (em: unknown) => Promise<void>) => work({ getRepository: () => gateways }),
   } as unknown as DataSource;
-  return new StdioSupervisor(config, new GatewayRowRecords(dataSource, config));
+  return new StdioSupervisor(config, config, new GatewayRowRecords(dataSource, config));
 }
 
 describe('StdioSupervisor', () => {

@@ -1,7 +1,7 @@
 import { tempDataDir } from '../../test/support/temp-dir';
-import { ConfigError, loadConfig } from './app-config';
+import { ConfigError, loadConfig } from './load-config';
 
-// HOST and the HTTP server's limits; beside app-config.spec.ts so that each part reads on its own.
+// HOST and the HTTP server's limits; beside load-config.spec.ts so that each part reads on its own.
 describe('loadConfig: listening and HTTP limits', () => {
   const base = () => ({ DATA_DIR: tempDataDir() });
 
@@ -79,7 +79,7 @@ describe('loadConfig: listening and HTTP limits', () => {
       loadConfig({ ...base(), HTTP_HEADERS_TIMEOUT_MS: '20000', HTTP_REQUEST_TIMEOUT_MS: '15000' }),
     ).toThrow(
       new ConfigError(
-        "Invalid configuration: HTTP_REQUEST_TIMEOUT_MS must not be shorter than HTTP_HEADERS_TIMEOUT_MS (20000) (got '15000')",
+        "Invalid configuration: settings.http.requestTimeoutMs (HTTP_REQUEST_TIMEOUT_MS) must not be shorter than settings.http.headersTimeoutMs (20000) (got '15000')",
       ),
     );
   });

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDataDir } from '../../test/support/temp-dir';
-import { ConfigError, loadConfig } from './app-config';
+import { ConfigError, loadConfig } from './load-config';
 
 describe('loadConfig', () => {
   const base = () => ({ DATA_DIR: tempDataDir() });
@@ -190,14 +190,17 @@ describe('loadConfig', () => {
       false,
       '/var/run/secrets',
     ]);
+    const env = base();
+    const file = join(env.DATA_DIR, 'portico.yaml');
+    writeFileSync(file, 'apiVersion: portico/v1\n');
     const set = loadConfig({
-      ...base(),
-      CONFIG_FILE: '/etc/portico/portico.yaml',
+      ...env,
+      CONFIG_FILE: file,
       CONFIG_PRUNE: 'true',
       CONFIG_SECRETS_DIR: '/mnt/secrets/',
     });
     expect([set.configFile, set.configPrune, set.configSecretsDir]).toEqual([
-      '/etc/portico/portico.yaml',
+      file,
       true,
       '/mnt/secrets',
     ]);
