@@ -247,18 +247,27 @@ describe('the Tasks extension through Portico', () => {
     await plain.close();
   });
 
-  it('is not offered to 2025 sessions, where the extension is not defined', async () => {
+  it("offers a 2025 session 2025's tasks (see mcp-tasks-2025), not the extension", async () => {
     const legacy = await connectClient(t.baseUrl, {
       token: t.token,
       capabilities: { extensions: { [TASKS]: {} } },
     });
     expect(legacy.getServerCapabilities()).not.toHaveProperty('extensions');
+    expect(legacy.getServerCapabilities()?.tasks).toBeDefined();
     const sync = await legacy.callTool({ name: tool('slow_compute'), arguments: { seconds: 0 } });
     expect(sync).not.toHaveProperty('taskId');
     const error = await rpcError(
       legacy.request({ method: 'tasks/get', params: { taskId: 'x' } }, z.object({})),
     );
-    expect(error.code).toBe(-32601);
+    expect(error.code).toBe(-32602);
+    // The same principal on the same endpoint: a task made on 2026-07-28 is known on 2025 too.
+    const created = Task.parse(await taskCall(t, tool('slow_compute'), { seconds: 0 }));
+    await settled(client, created.taskId);
+    const seen = await legacy.request(
+      { method: 'tasks/get', params: { taskId: created.taskId } },
+      AnyResult,
+    );
+    expect(seen).toMatchObject({ taskId: created.taskId, status: 'completed', ttl: 60_000 });
     await legacy.close();
   });
 

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import {
   type ClientCapabilities,
   type JSONRPCResponse,
+  ProtocolErrorCode,
   type Result,
   type ServerCapabilities,
   type Tool,
@@ -9,6 +10,7 @@ import {
 import { sharedAffinity, TASKS_EXTENSION, type Affinity } from '../../upstream/affinity';
 import { MODERN_VERSIONS } from '../core/server-identity';
 import { type ScopeDirectory } from '../directory/scope-directory';
+import { errorResponse, RpcError } from '../protocol/mcp-errors';
 import { type McpRequest } from '../protocol/mcp-request';
 import { TaskCalls } from '../tasks/task-calls';
 import { type SessionRuntime } from './session-runtime';
@@ -87,9 +89,14 @@ export class SessionTasks {
     request: McpRequest,
     serve: Serve,
   ): Promise<JSONRPCResponse> {
+    if (request.method === 'tools/call') return this.call(runtime, directory, request, serve);
+    // Where tasks are not offered, 2025's task methods are unknown, as they were.
+    if (!(await this.tasks.offered(directory, this.affinity(runtime))))
+      return errorResponse(
+        request.id,
+        new RpcError(ProtocolErrorCode.MethodNotFound, 'Method not found'),
+      );
     switch (request.method) {
-      case 'tools/call':
-        return this.call(runtime, directory, request, serve);
       case 'tasks/get':
         return asTask(await serve(this.translated(runtime, request)));
       case 'tasks/cancel': {
