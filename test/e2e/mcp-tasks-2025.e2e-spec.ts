@@ -27,8 +27,7 @@ async function register(
     names.set(item.originalName, item);
 }
 
-const textOf = (result: { content?: unknown }) =>
-  (result.content as { type: string; text: string }[] | undefined)?.[0]?.text;
+const textOf = (result: object) => (result as { content?: { text: string }[] }).content?.[0]?.text;
 
 /**
  * A 2025-11-25 client (the SDK v1, its experimental tasks) running tasks through Portico against
@@ -159,7 +158,7 @@ describe('2025-11-25 tasks through Portico, over the Tasks extension', () => {
     expect(error.message).toContain('cancelled');
   });
 
-  it("is an unknown task to another principal, and tasks/list is not offered", async () => {
+  it('is an unknown task to another principal, and tasks/list is not offered', async () => {
     const { task } = await asTask(client, tool('slow_compute'), { seconds: 30 });
     const other = await connect({ token: (await createUser(t, 'bob', 'admin')).token });
     const tasks = other.experimental.tasks;

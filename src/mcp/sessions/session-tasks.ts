@@ -153,11 +153,10 @@ export class SessionTasks {
 }
 
 function withTasks(capabilities: ClientCapabilities): ClientCapabilities {
-  const extensions = (capabilities as { extensions?: Record<string, unknown> }).extensions;
   return {
     ...capabilities,
-    extensions: { ...extensions, [TASKS_EXTENSION]: {} },
-  } as ClientCapabilities;
+    extensions: { ...capabilities.extensions, [TASKS_EXTENSION]: {} },
+  };
 }
 
 /** A `tasks/get` answer in 2025's words. */

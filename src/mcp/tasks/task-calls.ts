@@ -6,6 +6,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { type Affinity } from '../../upstream/affinity';
 import { UpstreamClient } from '../../upstream/upstream-client';
+import { UpstreamEras } from '../../upstream/eras/upstream-eras.service';
 import { type ScopeDirectory } from '../directory/scope-directory';
 import { MISSING_CLIENT_CAPABILITY, RpcError } from '../protocol/mcp-errors';
 import { type McpRequest, type RequestMeta, type Served } from '../protocol/mcp-request';
@@ -62,6 +63,7 @@ export class TaskCalls {
   constructor(
     private readonly sealer: TaskIdSealer,
     private readonly client: UpstreamClient,
+    private readonly eras: UpstreamEras,
   ) {}
 
   /** Whether this request may see tasks: a 2026-07-28 request declaring the extension. */
@@ -169,15 +171,19 @@ export class TaskCalls {
     if (known && Date.now() - known.at < DECLARED_FRESH_MS) return known.declares;
     let timer: NodeJS.Timeout | undefined;
     const declares = await Promise.race([
-      this.client.call(gatewayId, affinity, (connection) => {
-        const extensions = (
-          connection.serverCapabilities as { extensions?: Record<string, unknown> }
-        ).extensions;
-        return Promise.resolve(
-          MODERN_VERSIONS.includes(connection.protocolVersion ?? '') &&
-            extensions?.[TASKS_EXTENSION] !== undefined,
-        );
-      }),
+      this.ofAnotherEra(gatewayId).then((other) =>
+        other
+          ? false
+          : this.client.call(gatewayId, affinity, (connection) => {
+              const extensions = (
+                connection.serverCapabilities as { extensions?: Record<string, unknown> }
+              ).extensions;
+              return Promise.resolve(
+                MODERN_VERSIONS.includes(connection.protocolVersion ?? '') &&
+                  extensions?.[TASKS_EXTENSION] !== undefined,
+              );
+            }),
+      ),
       new Promise<boolean>(
         (resolve) => (timer = setTimeout(() => resolve(false), DECLARED_WAIT_MS)),
       ),
@@ -188,6 +194,17 @@ export class TaskCalls {
     clearTimeout(timer);
     this.declaredBy.set(gatewayId, { declares, at: Date.now() });
     return declares;
+  }
+
+  /**
+   * Whether the gateway is known to speak no 2026-07-28 (its era pinned or probed as 2025, or a
+   * REST service): then it has no extension, and no connection is opened to ask it.
+   */
+  private async ofAnotherEra(gatewayId: string): Promise<boolean> {
+    const target = await this.client.target(gatewayId);
+    if (!target || target.endpoint.transport === 'openapi') return true;
+    const verdict = this.eras.verdict(target);
+    return verdict !== null && verdict.era !== '2026-07-28';
   }
 
   private seal(request: McpRequest, route: TaskRoute): string {

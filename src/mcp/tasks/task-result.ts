@@ -37,7 +37,7 @@ export type TaskUpstream = (
  * Ends with an error after `waitMs`, or when the request is cancelled.
  */
 export async function taskOutcome(
-  request: Pick<McpRequest, 'signal' | 'sink'>,
+  request: { signal?: AbortSignal; sink: McpRequest['sink'] },
   taskId: string,
   upstream: TaskUpstream,
   waitMs = RESULT_WAIT_MS,
@@ -107,7 +107,7 @@ function pollMs(value: unknown): number {
 /** Waits `ms` (never past the deadline); rejects when the request is cancelled meanwhile. */
 function pause(ms: number, deadline: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
+    if (signal?.aborted) return reject(abortError(signal));
     const timer = setTimeout(done, Math.max(0, Math.min(ms, deadline - Date.now())));
     function done() {
       signal?.removeEventListener('abort', aborted);
@@ -115,8 +115,12 @@ function pause(ms: number, deadline: number, signal?: AbortSignal): Promise<void
     }
     function aborted() {
       clearTimeout(timer);
-      reject(signal?.reason);
+      if (signal) reject(abortError(signal));
     }
     signal?.addEventListener('abort', aborted, { once: true });
   });
+}
+
+function abortError(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason));
 }
