@@ -9,7 +9,7 @@ import request from 'supertest';
 import { AuditTrail } from '../../src/audit/audit-trail.service';
 import { startTasksServer, type TasksServer } from '../fixtures/tasks-server';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
-import { connectClient, rpcError } from '../support/mcp-client';
+import { connectClient, initializeRequest, postMcp, rpcError } from '../support/mcp-client';
 import { createUser } from '../support/identities';
 import { startTestApp, type TestApp } from '../support/test-app';
 
@@ -203,6 +203,14 @@ describe('2025-11-25 tasks through Portico, over the Tasks extension', () => {
     expect(actions.sort()).toEqual(['tasks/get', 'tasks/result', 'tools/call']);
     for (const entry of entries.body.items as { target: string; gateway: string }[])
       expect(entry).toMatchObject({ target: tool('slow_compute'), gateway: 'jobs' });
+  });
+
+  it('offers no tasks to a session of a revision before 2025-11-25', async () => {
+    const opened = await postMcp(`${t.baseUrl}/mcp`, t.token, initializeRequest(1, '2025-06-18'));
+    const body = (await opened.json()) as { result: { protocolVersion: string } };
+    expect(body.result.protocolVersion).toBe('2025-06-18');
+    expect(body.result).toHaveProperty('capabilities.tools');
+    expect(body.result).not.toHaveProperty('capabilities.tasks');
   });
 
   it('offers no tasks where no upstream declares the extension', async () => {

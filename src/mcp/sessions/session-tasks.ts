@@ -22,6 +22,9 @@ const SESSION_TASK_METHODS: ReadonlySet<string> = new Set([
   'tasks/cancel',
 ]);
 
+/** The 2025 revisions that define tasks: an older session is offered none. */
+const TASK_VERSIONS: ReadonlySet<string> = new Set(['2025-11-25']);
+
 /** How a request goes on: the session adapter's core call, its input rounds asked of the client. */
 type Serve = (request: McpRequest) => Promise<JSONRPCResponse>;
 
@@ -43,7 +46,8 @@ export class SessionTasks {
   constructor(private readonly tasks: TaskCalls) {}
 
   /** Whether the request is one of 2025's tasks this adapter translates. */
-  handles(request: Pick<McpRequest, 'method' | 'params'>): boolean {
+  handles(request: Pick<McpRequest, 'method' | 'params' | 'meta'>): boolean {
+    if (!TASK_VERSIONS.has(request.meta.protocolVersion)) return false;
     if (SESSION_TASK_METHODS.has(request.method)) return true;
     return request.method === 'tools/call' && request.params?.task !== undefined;
   }
@@ -53,7 +57,7 @@ export class SessionTasks {
     runtime: SessionRuntime,
     directory: ScopeDirectory,
   ): Promise<ServerCapabilities> {
-    if (!(await this.tasks.offered(directory, this.affinity(runtime)))) return {};
+    if (!(await this.offered(runtime, directory))) return {};
     return { tasks: { cancel: {}, requests: { tools: { call: {} } } } };
   }
 
@@ -68,7 +72,7 @@ export class SessionTasks {
   ): Promise<JSONRPCResponse> {
     if (!('result' in answer)) return answer;
     const affinity = this.affinity(runtime);
-    if (!(await this.tasks.offered(directory, affinity))) return answer;
+    if (!(await this.offered(runtime, directory))) return answer;
     const tools = (answer.result as { tools?: Tool[] }).tools ?? [];
     const marked = await Promise.all(
       tools.map(async (tool) => {
@@ -91,7 +95,7 @@ export class SessionTasks {
   ): Promise<JSONRPCResponse> {
     if (request.method === 'tools/call') return this.call(runtime, directory, request, serve);
     // Where tasks are not offered, 2025's task methods are unknown, as they were.
-    if (!(await this.tasks.offered(directory, this.affinity(runtime))))
+    if (!(await this.offered(runtime, directory)))
       return errorResponse(
         request.id,
         new RpcError(ProtocolErrorCode.MethodNotFound, 'Method not found'),
@@ -144,6 +148,12 @@ export class SessionTasks {
       meta: { ...request.meta, protocolVersion, clientCapabilities: capabilities },
       affinity: sharedAffinity(capabilities, runtime.affinity.actingFor),
     };
+  }
+
+  /** Whether the session's revision has tasks and an upstream of its scope has the extension. */
+  private async offered(runtime: SessionRuntime, directory: ScopeDirectory): Promise<boolean> {
+    if (!TASK_VERSIONS.has(runtime.session.protocolVersion)) return false;
+    return this.tasks.offered(directory, this.affinity(runtime));
   }
 
   private affinity(runtime: SessionRuntime): Affinity {
