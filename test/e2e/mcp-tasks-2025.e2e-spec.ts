@@ -11,7 +11,8 @@ import { startTasksServer, type TasksServer } from '../fixtures/tasks-server';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { connectClient, initializeRequest, postMcp, rpcError } from '../support/mcp-client';
 import { createUser } from '../support/identities';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { describeOnPostgres } from '../support/describe-on-postgres';
+import { startReplica, startTestApp, type TestApp } from '../support/test-app';
 
 /** Registers the upstream as a gateway; its tools' original names to the names /mcp serves. */
 async function register(
@@ -234,5 +235,57 @@ describe('2025-11-25 tasks through Portico, over the Tasks extension', () => {
     );
     expect(textOf(answer)).toBe('plain:echo');
     expect((await rpcError(session.experimental.tasks.getTask('x'))).code).toBe(-32601);
+  });
+});
+
+describeOnPostgres('2025-11-25 tasks across two replicas', () => {
+  let t: TestApp;
+  let replica: TestApp;
+  let upstream: TasksServer;
+  const names = new Map<string, { name: string; id: string }>();
+  const clients: Client[] = [];
+  const connect = async (app: TestApp) => {
+    const connected = await connectClient(app.baseUrl, { token: t.token });
+    clients.push(connected);
+    return connected;
+  };
+
+  beforeAll(async () => {
+    upstream = await startTasksServer();
+    t = await startTestApp();
+    replica = await startReplica(t);
+    await register(t, 'Jobs', upstream.url, names);
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.close()));
+    await replica?.close();
+    await t?.close();
+    await upstream?.close();
+  });
+
+  it("answers a task made through one replica from the other's session", async () => {
+    const made = await connect(t);
+    const { task } = await made.request(
+      {
+        method: 'tools/call',
+        params: {
+          name: names.get('slow_compute')!.name,
+          arguments: { seconds: 1, label: 'far' },
+          task: {},
+        },
+      },
+      CreateTaskResultSchema,
+    );
+    const elsewhere = await connect(replica);
+    expect(await elsewhere.experimental.tasks.getTask(task.taskId)).toMatchObject({
+      taskId: task.taskId,
+      status: 'working',
+    });
+    const result = await elsewhere.experimental.tasks.getTaskResult(
+      task.taskId,
+      CallToolResultSchema,
+    );
+    expect(textOf(result)).toBe('Computed far in 1s');
   });
 });
