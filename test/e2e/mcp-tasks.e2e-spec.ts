@@ -198,6 +198,32 @@ describe('the Tasks extension through Portico', () => {
     const done = await settled(client, created.taskId);
     expect(done.taskId).toBe(created.taskId);
     expect(done.result?.content[0]?.text).toBe('Computed e2e in 1s');
+    // 2025's tasks/result is a 2025 session's only (see mcp-tasks-2025): unknown on this wire.
+    const result = await fetch(new URL('/mcp', t.baseUrl), {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${t.token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': MODERN,
+        'mcp-method': 'tasks/result',
+        'mcp-name': created.taskId,
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'result-1',
+        method: 'tasks/result',
+        params: {
+          taskId: created.taskId,
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': MODERN,
+            'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS]: {} } },
+            'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1.0.0' },
+          },
+        },
+      }),
+    });
+    expect(((await result.json()) as { error?: { code: number } }).error?.code).toBe(-32601);
   });
 
   it("relays a task's input requests and the answers to them", async () => {
