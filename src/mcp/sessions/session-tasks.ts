@@ -76,7 +76,7 @@ export class SessionTasks {
     const tools = (answer.result as { tools?: Tool[] }).tools ?? [];
     const marked = await Promise.all(
       tools.map(async (tool) => {
-        const gatewayId = directory.tools.byName.get(tool.name)?.gatewayId;
+        const gatewayId = upstreamOf(directory, tool.name);
         if (gatewayId && (await this.tasks.declares(gatewayId, affinity)))
           return { ...tool, execution: { ...tool.execution, taskSupport: 'optional' as const } };
         if (tool.execution?.taskSupport === undefined) return tool;
@@ -127,7 +127,7 @@ export class SessionTasks {
   ): Promise<JSONRPCResponse> {
     const { task: _task, ...params } = request.params ?? {};
     const name = typeof params.name === 'string' ? params.name : '';
-    const gatewayId = directory.tools.byName.get(name)?.gatewayId;
+    const gatewayId = upstreamOf(directory, name);
     if (!gatewayId || !(await this.tasks.declares(gatewayId, this.affinity(runtime))))
       return serve({ ...request, params });
     const answer = await serve(this.translated(runtime, { ...request, params }));
@@ -160,6 +160,16 @@ export class SessionTasks {
     const capabilities = withTasks(runtime.session.initializeParams?.capabilities ?? {});
     return sharedAffinity(capabilities, runtime.affinity.actingFor);
   }
+}
+
+/**
+ * The gateway of a tool the scope lists by that name, whose upstream then decides whether a call
+ * makes a task; none for a consolidated tool (its member is chosen per call), nor for a name
+ * the directory does not list (tool search's own, an app's hashed name).
+ */
+function upstreamOf(directory: ScopeDirectory, name: string): string | undefined {
+  const tool = directory.tools.byName.get(name);
+  return tool && !tool.consolidated ? tool.gatewayId : undefined;
 }
 
 function withTasks(capabilities: ClientCapabilities): ClientCapabilities {
