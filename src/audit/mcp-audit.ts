@@ -16,6 +16,8 @@ export const AUDITED_METHODS: ReadonlySet<string> = new Set([
   'tasks/get',
   'tasks/update',
   'tasks/cancel',
+  // 2025-11-25's, which the session adapter translates (it waits for the task upstream).
+  'tasks/result',
   'skills/get',
   'resources/directory/read',
 ]);

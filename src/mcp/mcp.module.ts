@@ -28,6 +28,7 @@ import { ResourceWatch } from './listen/resource-watch';
 import { SessionRegistry } from './sessions/session-registry.service';
 import { SessionRequests } from './sessions/session-requests';
 import { ConsentWaits } from './sessions/consent';
+import { SessionTasks } from './sessions/session-tasks';
 import { SessionStore } from './sessions/session.store';
 import { StreamEvents } from './sessions/stream-events.store';
 import { LegacySseEndpoint } from './sessions/legacy-sse.endpoint';
@@ -68,6 +69,7 @@ import { SkillDirectories } from './skills/skill-directories.service';
     ResourceWatch,
     SessionRequests,
     ConsentWaits,
+    SessionTasks,
     SkillCalls,
     SkillDirectories,
     McpHttpHandler,

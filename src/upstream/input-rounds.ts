@@ -37,7 +37,7 @@ export async function answeringRounds(
       inputRequests?: unknown;
       requestState?: unknown;
     };
-    const inputResponses = await askAll(inputRequests, ask);
+    const inputResponses = await askInputs(inputRequests, ask);
     result = await send({
       inputResponses,
       ...(requestState === undefined ? {} : { requestState }),
@@ -52,10 +52,11 @@ export function isInputRequired(result: Result): boolean {
 }
 
 /**
- * A round's input requests asked of the client as real requests, all at once; their answers
- * under the same keys. A URL-mode elicitation gets the `elicitationId` a 2025 client expects.
+ * A round's input requests (or a task's) asked of the client as real requests, all at once; their
+ * answers under the same keys. A URL-mode elicitation gets the `elicitationId` a 2025 client
+ * expects.
  */
-async function askAll(
+export async function askInputs(
   inputRequests: unknown,
   ask: (request: UpstreamAsk, key: string) => Promise<Result>,
 ): Promise<Record<string, Result>> {

@@ -198,6 +198,32 @@ describe('the Tasks extension through Portico', () => {
     const done = await settled(client, created.taskId);
     expect(done.taskId).toBe(created.taskId);
     expect(done.result?.content[0]?.text).toBe('Computed e2e in 1s');
+    // 2025's tasks/result is a 2025 session's only (see mcp-tasks-2025): unknown on this wire.
+    const result = await fetch(new URL('/mcp', t.baseUrl), {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${t.token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': MODERN,
+        'mcp-method': 'tasks/result',
+        'mcp-name': created.taskId,
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'result-1',
+        method: 'tasks/result',
+        params: {
+          taskId: created.taskId,
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': MODERN,
+            'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS]: {} } },
+            'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1.0.0' },
+          },
+        },
+      }),
+    });
+    expect(((await result.json()) as { error?: { code: number } }).error?.code).toBe(-32601);
   });
 
   it("relays a task's input requests and the answers to them", async () => {
@@ -247,18 +273,27 @@ describe('the Tasks extension through Portico', () => {
     await plain.close();
   });
 
-  it('is not offered to 2025 sessions, where the extension is not defined', async () => {
+  it("offers a 2025 session 2025's tasks (see mcp-tasks-2025), not the extension", async () => {
     const legacy = await connectClient(t.baseUrl, {
       token: t.token,
       capabilities: { extensions: { [TASKS]: {} } },
     });
     expect(legacy.getServerCapabilities()).not.toHaveProperty('extensions');
+    expect(legacy.getServerCapabilities()?.tasks).toBeDefined();
     const sync = await legacy.callTool({ name: tool('slow_compute'), arguments: { seconds: 0 } });
     expect(sync).not.toHaveProperty('taskId');
     const error = await rpcError(
       legacy.request({ method: 'tasks/get', params: { taskId: 'x' } }, z.object({})),
     );
-    expect(error.code).toBe(-32601);
+    expect(error.code).toBe(-32602);
+    // The same principal on the same endpoint: a task made on 2026-07-28 is known on 2025 too.
+    const created = Task.parse(await taskCall(t, tool('slow_compute'), { seconds: 0 }));
+    await settled(client, created.taskId);
+    const seen = await legacy.request(
+      { method: 'tasks/get', params: { taskId: created.taskId } },
+      AnyResult,
+    );
+    expect(seen).toMatchObject({ taskId: created.taskId, status: 'completed', ttl: 60_000 });
     await legacy.close();
   });
 

@@ -220,6 +220,7 @@ export class Dispatcher {
       case 'tasks/get':
       case 'tasks/update':
       case 'tasks/cancel':
+      case 'tasks/result':
         return this.tasks.serve(request, directory, served);
       default:
         return this.prompts.complete(request, directory, served);

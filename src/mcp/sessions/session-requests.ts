@@ -15,7 +15,7 @@ import { ResourceCalls, uriOf } from '../core/resource-calls';
 import { serverInfo, SERVER_CAPABILITIES } from '../core/server-identity';
 import { UpstreamClient } from '../../upstream/upstream-client';
 import { UpstreamFailure, UpstreamRpcError } from '../../upstream/upstream-error';
-import { type ListKind } from '../directory/scope-directory';
+import { type ListKind, type ScopeDirectory } from '../directory/scope-directory';
 import { ResourceWatch } from '../listen/resource-watch';
 import { isLoggingLevel } from '../protocol/logging-level';
 import {
@@ -30,6 +30,7 @@ import { type McpRequest } from '../protocol/mcp-request';
 import { type SessionRuntime } from './session-runtime';
 import { SessionStore } from './session.store';
 import { ConsentWaits } from './consent';
+import { SessionTasks } from './session-tasks';
 
 /** The lists whose version a session records when it reads them, by method. */
 const LISTED: Readonly<Record<string, ListKind>> = {
@@ -43,7 +44,7 @@ const NO_ANSWER: Result = {};
 
 /**
  * The 2025 session adapter's side of a request. It answers what only a session has (initialize,
- * ping, the session's log level, resource subscriptions), and
+ * ping, the session's log level, resource subscriptions, 2025's tasks: see SessionTasks), and
  * turns every other request into one request of the core. An `input_required` round the core
  * answers with (an upstream's, or a person's approval) becomes real requests to the client on the
  * request's stream, whose answers go back to the core with the round's state: the session's
@@ -58,6 +59,7 @@ export class SessionRequests {
     private readonly client: UpstreamClient,
     private readonly watch: ResourceWatch,
     private readonly consent: ConsentWaits,
+    private readonly tasks: SessionTasks,
   ) {}
 
   /** The answer to a session's request; it never throws (see Dispatcher.serve). */
@@ -68,18 +70,25 @@ export class SessionRequests {
     principal: Principal,
   ): Promise<JSONRPCResponse> {
     const request = requestOf(runtime, message, signal, principal);
+    let directory: ScopeDirectory | undefined;
     try {
       const own = await this.own(runtime, request);
       if (own) return { jsonrpc: '2.0', id: message.id, result: own };
+      if (this.tasks.handles(request) || message.method === 'tools/list')
+        directory = await this.dispatcher.directory(runtime.scope);
     } catch (error) {
       return this.dispatcher.failed(request, error);
     }
+    const serve = (served: McpRequest) => this.throughRounds(runtime, served);
+    if (directory && this.tasks.handles(request))
+      return inEra(await this.tasks.answer(runtime, directory, request, serve));
     if (!BOTH_ERAS.has(message.method))
       return errorResponse(
         message.id,
         new RpcError(ProtocolErrorCode.MethodNotFound, 'Method not found'),
       );
-    const answer = await this.throughRounds(runtime, request);
+    let answer = await serve(request);
+    if (directory) answer = await this.tasks.listed(runtime, directory, answer);
     const listed = LISTED[message.method];
     if (listed && 'result' in answer) {
       const directory = await this.dispatcher.directory(runtime.scope).catch(() => null);
@@ -156,6 +165,7 @@ export class SessionRequests {
       capabilities: {
         ...SERVER_CAPABILITIES,
         ...(await this.dispatcher.extraCapabilities(runtime, directory)),
+        ...(await this.tasks.capabilities(runtime, directory)),
       },
       serverInfo: serverInfo(directory),
     };

@@ -1,4 +1,5 @@
 import { type UpstreamClient } from '../../upstream/upstream-client';
+import { type UpstreamEras } from '../../upstream/eras/upstream-eras.service';
 import { type UpstreamConnection } from '../../upstream/upstream-connection';
 import { type ScopeDirectory } from '../directory/scope-directory';
 import { RpcError } from '../protocol/mcp-errors';
@@ -34,7 +35,8 @@ function setUp(gatewayIds = ['gw-1']) {
         } as unknown as UpstreamConnection),
     ),
   };
-  const tasks = new TaskCalls(sealer, client as unknown as UpstreamClient);
+  const eras = { verdict: () => null } as unknown as UpstreamEras;
+  const tasks = new TaskCalls(sealer, client as unknown as UpstreamClient, eras);
   const directory = { tools: { gatewayIds: new Set(gatewayIds) } } as unknown as ScopeDirectory;
   const request = (
     method: string,

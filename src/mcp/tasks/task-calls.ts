@@ -6,6 +6,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { type Affinity } from '../../upstream/affinity';
 import { UpstreamClient } from '../../upstream/upstream-client';
+import { UpstreamEras } from '../../upstream/eras/upstream-eras.service';
 import { type ScopeDirectory } from '../directory/scope-directory';
 import { MISSING_CLIENT_CAPABILITY, RpcError } from '../protocol/mcp-errors';
 import { type McpRequest, type RequestMeta, type Served } from '../protocol/mcp-request';
@@ -19,8 +20,12 @@ import {
   type TaskRoute,
 } from './task-id-seal';
 import { TASKS_EXTENSION } from '../../upstream/affinity';
+import { taskOutcome } from './task-result';
 
-/** The methods of the Tasks extension; `tasks/result` and `tasks/list` (2025-11-25) are not. */
+/**
+ * The methods of the Tasks extension the 2026-07-28 wire takes; `tasks/result` and `tasks/list`
+ * (2025-11-25) are not (the 2025 session adapter sends `tasks/result` to the core itself).
+ */
 export const TASK_METHODS: ReadonlySet<string> = new Set([
   'tasks/get',
   'tasks/update',
@@ -45,8 +50,8 @@ export interface TaskServed extends Served {
 /**
  * The Tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663) through Portico, on the
  * 2026-07-28 wire, where the extension is defined (per-request capabilities, `resultType`, input
- * rounds and listens are of that revision; the 2025-11-25 core tasks it replaces are not relayed).
- * A tools/call goes upstream declaring the extension only when the request itself declares it;
+ * rounds and listens are of that revision). A 2025 session's tasks reach it translated by the
+ * session adapter (SessionTasks) into requests of this kind. A tools/call goes upstream declaring the extension only when the request itself declares it;
  * an upstream's CreateTaskResult comes back with its task id wrapped (TaskIdSealer), and
  * `tasks/get`, `tasks/update` and `tasks/cancel` go to the upstream the id names with its own id.
  */
@@ -58,6 +63,7 @@ export class TaskCalls {
   constructor(
     private readonly sealer: TaskIdSealer,
     private readonly client: UpstreamClient,
+    private readonly eras: UpstreamEras,
   ) {}
 
   /** Whether this request may see tasks: a 2026-07-28 request declaring the extension. */
@@ -90,7 +96,11 @@ export class TaskCalls {
     return { ...result, taskId: this.seal(request, upstream) };
   }
 
-  /** `tasks/get`, `tasks/update` or `tasks/cancel`, at the upstream that holds the task. */
+  /**
+   * `tasks/get`, `tasks/update` or `tasks/cancel`, at the upstream that holds the task; and
+   * `tasks/result`, which only the 2025 session adapter sends on its client's behalf (see
+   * taskOutcome): the 2026-07-28 wire does not take it.
+   */
   async serve(request: McpRequest, directory: ScopeDirectory, served: TaskServed): Promise<Result> {
     if (!this.declared(request.meta))
       throw new RpcError(
@@ -110,18 +120,32 @@ export class TaskCalls {
     served.tool = route.tool;
     const target = await this.client.target(route.gatewayId);
     served.gateway = target?.slug ?? '';
-    const forwarded: Record<string, unknown> = { taskId: route.taskId };
-    if (request.method === 'tasks/update')
-      forwarded.inputResponses = boundedResponses(params.inputResponses);
     // Declared, so the request's affinity states the extension upstream (see sharedAffinity).
-    const result = await this.client.call(route.gatewayId, request.affinity, (c) =>
-      c.request(request.method, forwarded, {
-        signal: request.signal,
-        caller: { capabilities: request.affinity.capabilities },
-      }),
+    const upstream = (method: string, forwarded: Record<string, unknown> = {}) =>
+      this.client.call(route.gatewayId, request.affinity, (c) =>
+        c.request(
+          method,
+          { ...forwarded, taskId: route.taskId },
+          { signal: request.signal, caller: { capabilities: request.affinity.capabilities } },
+        ),
+      );
+    if (request.method === 'tasks/result')
+      return taskOutcome(request, String(params.taskId), upstream);
+    const result = await upstream(
+      request.method,
+      request.method === 'tasks/update'
+        ? { inputResponses: boundedResponses(params.inputResponses) }
+        : {},
     );
     // The task as the client knows it: its own id, whatever the upstream's answer said.
     return request.method === 'tasks/get' ? { ...result, taskId: params.taskId } : result;
+  }
+
+  /** Whether an upstream of the scope (a 2026-07-28 one) declares the extension. */
+  async offered(directory: ScopeDirectory, affinity: Affinity): Promise<boolean> {
+    const gateways = [...directory.tools.gatewayIds];
+    const declares = await Promise.all(gateways.map((id) => this.declares(id, affinity)));
+    return declares.some(Boolean);
   }
 
   /**
@@ -133,9 +157,7 @@ export class TaskCalls {
     affinity: Affinity,
     capabilities: ServerCapabilities,
   ): Promise<ServerCapabilities> {
-    const gateways = [...directory.tools.gatewayIds];
-    const declares = await Promise.all(gateways.map((id) => this.upstreamDeclares(id, affinity)));
-    if (!declares.some(Boolean)) return capabilities;
+    if (!(await this.offered(directory, affinity))) return capabilities;
     const extensions = (capabilities as { extensions?: Record<string, unknown> }).extensions;
     return {
       ...capabilities,
@@ -143,20 +165,25 @@ export class TaskCalls {
     };
   }
 
-  private async upstreamDeclares(gatewayId: string, affinity: Affinity): Promise<boolean> {
+  /** Whether the gateway's upstream (a 2026-07-28 one) declares the extension. */
+  async declares(gatewayId: string, affinity: Affinity): Promise<boolean> {
     const known = this.declaredBy.get(gatewayId);
     if (known && Date.now() - known.at < DECLARED_FRESH_MS) return known.declares;
     let timer: NodeJS.Timeout | undefined;
     const declares = await Promise.race([
-      this.client.call(gatewayId, affinity, (connection) => {
-        const extensions = (
-          connection.serverCapabilities as { extensions?: Record<string, unknown> }
-        ).extensions;
-        return Promise.resolve(
-          MODERN_VERSIONS.includes(connection.protocolVersion ?? '') &&
-            extensions?.[TASKS_EXTENSION] !== undefined,
-        );
-      }),
+      this.ofAnotherEra(gatewayId).then((other) =>
+        other
+          ? false
+          : this.client.call(gatewayId, affinity, (connection) => {
+              const extensions = (
+                connection.serverCapabilities as { extensions?: Record<string, unknown> }
+              ).extensions;
+              return Promise.resolve(
+                MODERN_VERSIONS.includes(connection.protocolVersion ?? '') &&
+                  extensions?.[TASKS_EXTENSION] !== undefined,
+              );
+            }),
+      ),
       new Promise<boolean>(
         (resolve) => (timer = setTimeout(() => resolve(false), DECLARED_WAIT_MS)),
       ),
@@ -167,6 +194,17 @@ export class TaskCalls {
     clearTimeout(timer);
     this.declaredBy.set(gatewayId, { declares, at: Date.now() });
     return declares;
+  }
+
+  /**
+   * Whether the gateway is known to speak no 2026-07-28 (its era pinned or probed as 2025, or a
+   * REST service): then it has no extension, and no connection is opened to ask it.
+   */
+  private async ofAnotherEra(gatewayId: string): Promise<boolean> {
+    const target = await this.client.target(gatewayId);
+    if (!target || target.endpoint.transport === 'openapi') return true;
+    const verdict = this.eras.verdict(target);
+    return verdict !== null && verdict.era !== '2026-07-28';
   }
 
   private seal(request: McpRequest, route: TaskRoute): string {
