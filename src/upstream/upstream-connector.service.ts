@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { SSEClientTransport } from '@modelcontextprotocol/client';
 import { ServerSettings } from '../config/slices/server.settings';
 import { UpstreamSettings } from '../config/slices/upstream.settings';
-import { credentialHeaders, credentialSecrets } from '../gateways/gateway.entity';
+import { credentialSecrets } from '../gateways/gateway.entity';
 import { type Channel } from './transport/channel';
-import { HttpChannel } from './transport/http-channel';
+import { type ChannelHost, openChannel } from './transport/open-channel';
 import { type BearerSource } from './transport/upstream-http';
 import { SessionConnection } from './sessions/session-connection';
 import { ModernConnection } from './modern/modern-connection';
@@ -23,9 +22,7 @@ import { type UpstreamAdmission } from './resilience/upstream-admission';
 import { UpstreamAdmissions } from './resilience/upstream-admissions.service';
 import { UpstreamPools } from './transport/upstream-pools.service';
 import { StdioSupervisor } from './transport/stdio/stdio-supervisor.service';
-import { StdioChannel } from './transport/stdio/stdio-channel';
-import { TransportChannel } from './transport/transport-channel';
-import { UpstreamFailure, UpstreamIncompatible } from './upstream-error';
+import { UpstreamIncompatible } from './upstream-error';
 import { authorizationContext } from './affinity';
 import { type UpstreamTarget } from './upstream-target';
 import { type OpenApiHost, openOpenApi } from './openapi/openapi-connection';
@@ -50,6 +47,7 @@ const STDIO_PROBE_TIMEOUT_MS = 10_000;
 export class UpstreamConnector {
   /** What OpenAPI gateways' connections (no MCP: a description read as tools) share. */
   private readonly openApiHost: OpenApiHost;
+  private readonly channels: ChannelHost;
   constructor(
     private readonly serverSettings: ServerSettings,
     private readonly upstreamSettings: UpstreamSettings,
@@ -65,6 +63,14 @@ export class UpstreamConnector {
       server: serverSettings,
       upstream: upstreamSettings,
       pools,
+    };
+    this.channels = {
+      stdio,
+      pools,
+      limits: {
+        maxBytes: upstreamSettings.upstreamMessageLimitBytes,
+        maxDepth: serverSettings.jsonMaxDepth,
+      },
     };
   }
 
@@ -251,54 +257,10 @@ export class UpstreamConnector {
   }
 
   /** The channel the gateway's transport needs; `modernVersion` is stated to a 2026-07-28 one. */
-  private async channel(
+  private channel(
     { target: { gatewayId, endpoint }, bearer }: Opening,
     modern: { modernVersion?: string; probe?: boolean } = {},
   ): Promise<Channel> {
-    if (endpoint.transport === 'stdio') {
-      if (!endpoint.stdio)
-        throw new UpstreamFailure('unreachable', 'the stdio gateway has no command');
-      return new StdioChannel(this.stdio, gatewayId, endpoint.stdio, modern.probe);
-    }
-    if (endpoint.url === null) throw new UpstreamFailure('unreachable', 'the gateway has no URL');
-    const headers = {
-      ...credentialHeaders(endpoint.credentials),
-      // The older transport takes headers once: the token of the moment the session opens.
-      ...(bearer && endpoint.transport !== 'streamable-http'
-        ? { Authorization: `Bearer ${await bearer.token()}` }
-        : {}),
-    };
-    const url = new URL(endpoint.url);
-    const limits = {
-      maxBytes: this.upstreamSettings.upstreamMessageLimitBytes,
-      maxDepth: this.serverSettings.jsonMaxDepth,
-    };
-    switch (endpoint.transport) {
-      case 'streamable-http':
-        return new HttpChannel({
-          url,
-          headers,
-          dispatchers: this.pools.for(gatewayId, url),
-          bearer,
-          limits,
-          modernVersion: modern.modernVersion,
-        });
-      case 'sse':
-        return new TransportChannel(
-          limits.maxDepth,
-          new SSEClientTransport(url, {
-            requestInit: { headers },
-            eventSourceInit: {
-              fetch: (input, init) =>
-                fetch(input, {
-                  ...init,
-                  headers: { ...(init?.headers as Record<string, string>), ...headers },
-                }),
-            },
-          }),
-        );
-      case 'openapi':
-        throw new UpstreamFailure('internal', 'an OpenAPI gateway has no MCP channel');
-    }
+    return openChannel(this.channels, gatewayId, endpoint, bearer, modern);
   }
 }

@@ -1,0 +1,73 @@
+import { SSEClientTransport } from '@modelcontextprotocol/client';
+import { credentialHeaders } from '../../gateways/gateway.entity';
+import { UpstreamFailure } from '../upstream-error';
+import { type UpstreamEndpoint } from '../upstream-target';
+import { type Channel } from './channel';
+import { HttpChannel } from './http-channel';
+import { StdioChannel } from './stdio/stdio-channel';
+import { type StdioSupervisor } from './stdio/stdio-supervisor.service';
+import { TransportChannel } from './transport-channel';
+import { type BearerSource } from './upstream-http';
+import { type UpstreamPools } from './upstream-pools.service';
+
+/** What every channel the connector opens shares. */
+export interface ChannelHost {
+  stdio: StdioSupervisor;
+  pools: UpstreamPools;
+  /** Bounds of each message an upstream sends. */
+  limits: { maxBytes: number; maxDepth: number };
+}
+
+/**
+ * The channel a gateway's transport needs: a stdio process, Streamable HTTP over the gateway's
+ * pool, or the older HTTP+SSE transport. `modernVersion` is stated to a 2026-07-28 upstream.
+ */
+export async function openChannel(
+  { stdio, pools, limits }: ChannelHost,
+  gatewayId: string,
+  endpoint: UpstreamEndpoint,
+  bearer: BearerSource | undefined,
+  modern: { modernVersion?: string; probe?: boolean },
+): Promise<Channel> {
+  if (endpoint.transport === 'stdio') {
+    if (!endpoint.stdio)
+      throw new UpstreamFailure('unreachable', 'the stdio gateway has no command');
+    return new StdioChannel(stdio, gatewayId, endpoint.stdio, modern.probe);
+  }
+  if (endpoint.url === null) throw new UpstreamFailure('unreachable', 'the gateway has no URL');
+  const headers = {
+    ...credentialHeaders(endpoint.credentials),
+    // The older transport takes headers once: the token of the moment the session opens.
+    ...(bearer && endpoint.transport !== 'streamable-http'
+      ? { Authorization: `Bearer ${await bearer.token()}` }
+      : {}),
+  };
+  const url = new URL(endpoint.url);
+  switch (endpoint.transport) {
+    case 'streamable-http':
+      return new HttpChannel({
+        url,
+        headers,
+        dispatchers: pools.for(gatewayId, url),
+        bearer,
+        limits,
+        modernVersion: modern.modernVersion,
+      });
+    case 'sse':
+      return new TransportChannel(
+        limits.maxDepth,
+        new SSEClientTransport(url, {
+          requestInit: { headers },
+          eventSourceInit: {
+            fetch: (input, init) =>
+              fetch(input, {
+                ...init,
+                headers: { ...(init?.headers as Record<string, string>), ...headers },
+              }),
+          },
+        }),
+      );
+    case 'openapi':
+      throw new UpstreamFailure('internal', 'an OpenAPI gateway has no MCP channel');
+  }
+}
