@@ -4,12 +4,12 @@ import { z } from 'zod';
 import { AuditTrail } from '../../src/audit/audit-trail.service';
 import { startTasksServer, type TasksServer } from '../fixtures/tasks-server';
 import { connectClient, rpcError } from '../support/mcp-client';
-import { type Fetch, MODERN, rawCall } from '../support/modern-client';
+import { type Fetch, MODERN, rawCall, rawListen } from '../support/modern-client';
 import { describeOnPostgres } from '../support/describe-on-postgres';
 import { createUser, pageSession } from '../support/identities';
 import { tableOf, textOf } from '../support/html-text';
 import { ADMIN_PASSWORD, startReplica, startTestApp, type TestApp } from '../support/test-app';
-import { openSse, type SseReader } from '../support/sse';
+import { type SseReader } from '../support/sse';
 import { waitFor } from '../support/wait-for';
 
 const TASKS = 'io.modelcontextprotocol/tasks';
@@ -105,29 +105,7 @@ async function openListen(
   capabilities: Record<string, unknown> = { extensions: { [TASKS]: {} } },
   token = app.token,
 ): Promise<SseReader> {
-  const { response, reader } = await openSse(`${app.baseUrl}/mcp`, {
-    method: 'POST',
-    headers: {
-      Authorization: `Bearer ${token}`,
-      'Content-Type': 'application/json',
-      Accept: 'application/json, text/event-stream',
-      'MCP-Protocol-Version': MODERN,
-      'Mcp-Method': 'subscriptions/listen',
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 'listen-1',
-      method: 'subscriptions/listen',
-      params: {
-        notifications,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': MODERN,
-          'io.modelcontextprotocol/clientCapabilities': capabilities,
-          'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1.0.0' },
-        },
-      },
-    }),
-  });
+  const { response, reader } = await rawListen(app.baseUrl, token, notifications, capabilities);
   expect(response.status).toBe(200);
   return reader;
 }

@@ -2,10 +2,10 @@ import { DataSource } from 'typeorm';
 import { TokenService } from '../../src/auth/token.service';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { initializeRequest, postMcp } from '../support/mcp-client';
+import { rawListen } from '../support/modern-client';
 import { openSse, type SseReader } from '../support/sse';
 import { startTestApp, type TestApp } from '../support/test-app';
 
-const MODERN = '2026-07-28';
 /** Long enough to open every stream with it, short enough to wait for. */
 const SHORT_LIFETIME_S = 4;
 
@@ -72,29 +72,7 @@ describe('streams end when the credential that opened them expires', () => {
 
   /** A 2026-07-28 `subscriptions/listen` for tool list changes, acknowledged. */
   async function listen(token: string): Promise<SseReader> {
-    const { response, reader } = await openSse(`${t.baseUrl}/mcp`, {
-      method: 'POST',
-      headers: {
-        Authorization: `Bearer ${token}`,
-        'Content-Type': 'application/json',
-        Accept: 'application/json, text/event-stream',
-        'MCP-Protocol-Version': MODERN,
-        'Mcp-Method': 'subscriptions/listen',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 'listen-1',
-        method: 'subscriptions/listen',
-        params: {
-          notifications: { toolsListChanged: true },
-          _meta: {
-            'io.modelcontextprotocol/protocolVersion': MODERN,
-            'io.modelcontextprotocol/clientCapabilities': {},
-            'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1.0.0' },
-          },
-        },
-      }),
-    });
+    const { response, reader } = await rawListen(t.baseUrl, token, { toolsListChanged: true });
     expect(response.status).toBe(200);
     expect((await reader.nextMessage())?.message).toMatchObject({
       method: 'notifications/subscriptions/acknowledged',

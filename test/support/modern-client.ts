@@ -1,5 +1,6 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/client';
+import { openSse, type SseReader } from './sse';
 import { type TestApp } from './test-app';
 
 export const MODERN = '2026-07-28';
@@ -108,4 +109,36 @@ export async function rawCall(
     }),
   });
   return { status: response.status, body: (await response.json()) as RawAnswer['body'] };
+}
+
+/** A 2026-07-28 `subscriptions/listen` on the wire (id `listen-1`), its answer read as events. */
+export async function rawListen(
+  baseUrl: string,
+  token: string,
+  notifications: Record<string, unknown>,
+  capabilities: Record<string, unknown> = {},
+): Promise<{ response: Response; reader: SseReader }> {
+  return openSse(`${baseUrl}/mcp`, {
+    method: 'POST',
+    headers: {
+      Authorization: `Bearer ${token}`,
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      'MCP-Protocol-Version': MODERN,
+      'Mcp-Method': 'subscriptions/listen',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 'listen-1',
+      method: 'subscriptions/listen',
+      params: {
+        notifications,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': MODERN,
+          'io.modelcontextprotocol/clientCapabilities': capabilities,
+          'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1.0.0' },
+        },
+      },
+    }),
+  });
 }
