@@ -1,10 +1,6 @@
 import { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Injectable, Logger } from '@nestjs/common';
-import {
-  classifyInboundRequest,
-  PROTOCOL_VERSION_META_KEY,
-  ProtocolErrorCode,
-} from '@modelcontextprotocol/server';
+import { PROTOCOL_VERSION_META_KEY, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { type Principal } from '../../auth/principal';
 import {
   MODERN_PROTOCOL_VERSIONS,
@@ -24,6 +20,7 @@ import { type McpScope } from '../protocol/mcp-scope';
 import { sendMcpError } from './mcp-exception.filter';
 import { StreamableHttpEndpoint } from '../sessions/session.endpoint';
 import { idOf, readBody } from '../protocol/incoming';
+import { classifyClaim } from './modern-request';
 import { ModernWire } from './modern-wire';
 
 /** `/mcp` and `/servers/:id/mcp`, in any case and with a trailing slash, as Express matched them. */
@@ -192,17 +189,8 @@ export class McpHttpHandler {
       maxDepth: this.config.jsonMaxDepth,
     });
     const versionHeader = headerOf(request, 'mcp-protocol-version');
-    // What claims nothing of 2026-07-28 is the 2025 wire: the SDK's classifier (three schema
-    // parses of the body) runs only for what does.
-    const route = claimsModern(body, versionHeader)
-      ? classifyInboundRequest({
-          httpMethod: 'POST',
-          protocolVersionHeader: versionHeader,
-          mcpMethodHeader: headerOf(request, 'mcp-method'),
-          mcpNameHeader: headerOf(request, 'mcp-name'),
-          body,
-        })
-      : null;
+    // What claims nothing of 2026-07-28 is the 2025 wire: only what does is classified.
+    const route = claimsModern(body, versionHeader) ? classifyClaim(body, request.headers) : null;
     await this.assertTakesEra(scope, route?.kind === 'modern' ? '2026-07-28' : '2025', body);
     if (route?.kind === 'modern') {
       // A notification has nothing to answer on this wire (cancelling is closing the stream).

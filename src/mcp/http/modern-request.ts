@@ -1,13 +1,16 @@
 import {
+  classifyInboundRequest,
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
   type ClientCapabilities,
+  type InboundClassificationOutcome,
   type Implementation,
   type JSONRPCRequest,
   LOG_LEVEL_META_KEY,
   type LoggingLevel,
   PROTOCOL_VERSION_META_KEY,
   ProtocolErrorCode,
+  RELATED_TASK_META_KEY,
   TRACEPARENT_META_KEY,
   type CacheScope,
   type JSONRPCResponse,
@@ -68,6 +71,87 @@ export function envelopeOf(request: JSONRPCRequest): Envelope {
     logLevel: LOGGING_LEVELS.includes(level as LoggingLevel) ? (level as LoggingLevel) : null,
     traceparent: typeof trace === 'string' ? trace : null,
   };
+}
+
+/** The envelope keys the SDK's schema judges (the rest of `_meta` passes through it unread). */
+const ENVELOPE_KEYS = [
+  PROTOCOL_VERSION_META_KEY,
+  CLIENT_INFO_META_KEY,
+  CLIENT_CAPABILITIES_META_KEY,
+  LOG_LEVEL_META_KEY,
+];
+const REQUEST_KEYS: ReadonlySet<string> = new Set(['jsonrpc', 'id', 'method', 'params']);
+/** Envelopes the SDK found valid, as `envelopeKey` writes them; forgotten all at once when full. */
+const validEnvelopes = new Set<string>();
+const ENVELOPES_KEPT = 1024;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const isRequestId = (value: unknown) => typeof value === 'string' || Number.isSafeInteger(value);
+
+/**
+ * A request's envelope as one string, when the request is one the SDK's JSON-RPC request schema
+ * takes (strict: these four keys; a string or integer id; `_meta` with a well-typed progress
+ * token and no related task) and no initialize; null for anything else. An absent key and a
+ * null one differ here, as they do to the schema.
+ */
+function envelopeKey(body: unknown): string | null {
+  if (!isPlainObject(body) || body.jsonrpc !== '2.0' || !isRequestId(body.id)) return null;
+  if (typeof body.method !== 'string' || body.method === 'initialize') return null;
+  if (Object.keys(body).some((key) => !REQUEST_KEYS.has(key))) return null;
+  const meta = isPlainObject(body.params) ? body.params._meta : undefined;
+  if (!isPlainObject(meta) || meta[RELATED_TASK_META_KEY] !== undefined) return null;
+  if (meta.progressToken !== undefined && !isRequestId(meta.progressToken)) return null;
+  return ENVELOPE_KEYS.map((key) => (key in meta ? JSON.stringify(meta[key]) : '-')).join('\n');
+}
+
+/**
+ * The SDK's classification of a POST that claims the 2026-07-28 wire (its three schema parses of
+ * the body), answered without them for what it has judged before: a well-formed request whose
+ * envelope it found valid (a client states the same one on every request) and whose version and
+ * method headers agree with the body exactly is the modern request the SDK would say it is.
+ */
+export function classifyClaim(
+  body: unknown,
+  headers: IncomingHttpHeaders,
+): InboundClassificationOutcome {
+  const raw = (name: string) => {
+    const value = headers[name];
+    return Array.isArray(value) ? value[0] : value;
+  };
+  const versionHeader = raw('mcp-protocol-version');
+  const methodHeader = raw('mcp-method');
+  const key = envelopeKey(body);
+  if (key !== null && validEnvelopes.has(key)) {
+    const message = body as JSONRPCRequest;
+    const version = message.params?._meta?.[PROTOCOL_VERSION_META_KEY];
+    if (
+      typeof version === 'string' &&
+      MODERN_VERSIONS.includes(version) &&
+      (versionHeader === undefined || versionHeader === version) &&
+      (methodHeader === undefined || methodHeader === message.method)
+    )
+      return {
+        kind: 'modern',
+        messageKind: 'request',
+        message,
+        classification: { era: 'modern', revision: version },
+      };
+  }
+  const route = classifyInboundRequest({
+    httpMethod: 'POST',
+    protocolVersionHeader: versionHeader,
+    mcpMethodHeader: methodHeader,
+    mcpNameHeader: raw('mcp-name'),
+    body,
+  });
+  if (key !== null && route.kind === 'modern' && route.messageKind === 'request') {
+    if (validEnvelopes.size >= ENVELOPES_KEPT) validEnvelopes.clear();
+    validEnvelopes.add(key);
+  }
+  return route;
 }
 
 export function headerOf(headers: IncomingHttpHeaders, name: string): string | undefined {
