@@ -73,8 +73,9 @@ export class ModernWire {
     checkModernRequest(message, request.headers);
     if (message.method === 'subscriptions/listen')
       return this.listens.serve(response, scope, principal, message);
-    const refused =
-      message.method === 'tools/call' && (await this.refused(scope, message, request));
+    // Read once for the checks before the call and the shaping after it.
+    const directory = await this.directories.get(scope);
+    const refused = message.method === 'tools/call' && this.refused(directory, message, request);
     const meta = envelopeOf(message);
     const exchange = new ModernExchange(response, () => this.quota.count(principal, response));
     if (refused) return exchange.finish(errorResponse(message.id, refused), 200);
@@ -100,7 +101,7 @@ export class ModernWire {
         },
       },
     });
-    const { status, body } = await this.shaped(principal, scope, message, meta, answer);
+    const { status, body } = this.shaped(principal, scope, directory, message, meta, answer);
     exchange.finish(body, status);
   }
 
@@ -135,13 +136,14 @@ export class ModernWire {
    * one; a resource not found is -32602 here, and only a missing client capability changes the
    * HTTP status (errors are in-band otherwise, as the SDK answers them).
    */
-  private async shaped(
+  private shaped(
     principal: Principal,
     scope: McpScope,
+    directory: ScopeDirectory | null,
     message: JSONRPCRequest,
     meta: Envelope,
     answer: JSONRPCResponse,
-  ): Promise<{ status: number; body: JSONRPCResponse }> {
+  ): { status: number; body: JSONRPCResponse } {
     const method = message.method;
     if ('error' in answer) {
       const round = urlRound(answer, meta.clientCapabilities, () =>
@@ -155,7 +157,6 @@ export class ModernWire {
           : answer.error;
       return { status: code === MISSING_CLIENT_CAPABILITY ? 400 : 200, body: { ...answer, error } };
     }
-    const directory = await this.directories.get(scope);
     const result: Result = {
       ...answer.result,
       resultType: answer.result.resultType ?? 'complete',
@@ -179,13 +180,12 @@ export class ModernWire {
    * mismatch is refused at once); a tool whose annotation is invalid is not served on this wire
    * (its clients must drop it): that refusal is the answer.
    */
-  private async refused(
-    scope: McpScope,
+  private refused(
+    directory: ScopeDirectory | null,
     message: JSONRPCRequest,
     request: IncomingMessage,
-  ): Promise<RpcError | null> {
+  ): RpcError | null {
     const name = (message.params as { name?: unknown } | undefined)?.name;
-    const directory = typeof name === 'string' ? await this.directories.get(scope) : null;
     if (!directory || typeof name !== 'string') return null;
     // Scanned once per name; a name seen before is a map lookup.
     const declared = directory.tools.headers.get(name) ?? directory.tools.headerParams(name);
