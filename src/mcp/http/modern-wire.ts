@@ -120,8 +120,9 @@ export class ModernWire {
     let params = message.params;
     if (params === undefined) return params;
     const { _meta: meta, ...rest } = params;
-    const passed = Object.entries(meta ?? {}).filter(([key]) => !key.startsWith(ENVELOPE));
-    params = passed.length > 0 ? { ...rest, _meta: Object.fromEntries(passed) } : rest;
+    let passed: Record<string, unknown> | undefined;
+    for (const key in meta) if (!key.startsWith(ENVELOPE)) (passed ??= {})[key] = meta[key];
+    params = passed ? { ...rest, _meta: passed } : rest;
     if (params.requestState === undefined || message.method !== 'tools/call') return params;
     const opened = this.sealer.unseal(params.requestState, rerunBinding(principal, scope, message));
     if (!opened.ok || opened.content.kind !== 'rerun') return params;

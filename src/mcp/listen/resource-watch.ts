@@ -1,16 +1,14 @@
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
-import { type ActingFor, type Affinity, authorizationContext } from '../../upstream/affinity';
+import { type ActingFor, type Affinity } from '../../upstream/affinity';
 import { UpstreamClient } from '../../upstream/upstream-client';
-import { type UpstreamConnection } from '../../upstream/upstream-connection';
 import { UpstreamConnector } from '../../upstream/upstream-connector.service';
-import { UpstreamFailure, UpstreamRpcError } from '../../upstream/upstream-error';
+import { UpstreamRpcError } from '../../upstream/upstream-error';
 import { type UpstreamRef } from '../protocol/mcp-request';
+import { type Follow, FollowedConnections, type Follower } from './followed-connections';
 
 /** Someone following an upstream resource: a listen, or a 2025 session's subscription. */
-export interface ResourceFollower {
+export interface ResourceFollower extends Follower {
   updated(): void;
-  /** The upstream connection is gone: no more updates will come. */
-  lost(): void;
 }
 
 /**
@@ -21,13 +19,7 @@ export interface ResourceFollower {
  */
 export type FollowVia = { actingFor: ActingFor } | { affinity: Affinity };
 
-/** The resources followed through one upstream connection. */
-interface Follow {
-  connection: Promise<UpstreamConnection>;
-  /** The watch opened the connection (and closes it when nothing is followed on it any more). */
-  owned: boolean;
-  followers: Map<string, Set<ResourceFollower>>;
-}
+type ResourceFollow = Follow<ResourceFollower>;
 
 /**
  * Upstream resources followed on this replica, for 2026-07-28 listens and 2025 sessions'
@@ -36,21 +28,17 @@ interface Follow {
  */
 @Injectable()
 export class ResourceWatch implements OnModuleDestroy {
-  private readonly follows = new Map<string, Follow>();
+  private readonly follows: FollowedConnections<ResourceFollower>;
 
   constructor(
     private readonly connector: UpstreamConnector,
     private readonly client: UpstreamClient,
-  ) {}
+  ) {
+    this.follows = new FollowedConnections(client, 'resource');
+  }
 
-  async onModuleDestroy(): Promise<void> {
-    const owned = [...this.follows.values()].filter((follow) => follow.owned);
-    this.follows.clear();
-    await Promise.all(
-      owned.map(async ({ connection }) =>
-        (await connection.catch(() => null))?.close().catch(() => undefined),
-      ),
-    );
+  onModuleDestroy(): Promise<void> {
+    return this.follows.close();
   }
 
   /**
@@ -74,7 +62,7 @@ export class ResourceWatch implements OnModuleDestroy {
     const stop = () => {
       if (!listening.delete(follower) || listening.size > 0) return;
       followers.delete(upstreamUri);
-      if (followers.size === 0 && this.follows.get(key) === follow) this.follows.delete(key);
+      if (followers.size === 0) this.follows.forget(key, follow);
       void connection
         .then(async (open) => {
           if (follow.owned && followers.size === 0) await open.close();
@@ -103,7 +91,7 @@ export class ResourceWatch implements OnModuleDestroy {
     this.tell(this.follows.get(sessionKey(gatewayId, affinity)), params, 'updated');
   }
 
-  private async followOn(gatewayId: string, via: FollowVia): Promise<[string, Follow]> {
+  private async followOn(gatewayId: string, via: FollowVia): Promise<[string, ResourceFollow]> {
     if ('affinity' in via) {
       const key = sessionKey(gatewayId, via.affinity);
       const follow = this.follows.get(key) ?? {
@@ -111,48 +99,26 @@ export class ResourceWatch implements OnModuleDestroy {
         followers: new Map(),
         connection: this.client.call(gatewayId, via.affinity, (open) => Promise.resolve(open)),
       };
-      return [key, this.watched(key, follow)];
+      return [key, this.follows.watched(key, follow)];
     }
-    const target = await this.client.target(gatewayId);
-    if (!target)
-      throw new UpstreamFailure('unreachable', 'the gateway of this resource is no longer active');
-    const key = `${gatewayId}\0${authorizationContext(target, via.actingFor)}`;
-    const existing = this.follows.get(key);
-    if (existing) return [key, existing];
-    const follow: Follow = { owned: true, followers: new Map(), connection: null! };
-    follow.connection = this.connector.open(target, {
-      capabilities: {},
-      listener: {
-        notification: (message) =>
-          message.method === 'notifications/resources/updated' &&
-          this.tell(follow, message.params, 'updated'),
-      },
-      listen: true,
-      actingFor: via.actingFor,
+    return this.follows.shared(gatewayId, via.actingFor, (target) => {
+      const follow: ResourceFollow = { owned: true, followers: new Map(), connection: null! };
+      follow.connection = this.connector.open(target, {
+        capabilities: {},
+        listener: {
+          notification: (message) =>
+            message.method === 'notifications/resources/updated' &&
+            this.tell(follow, message.params, 'updated'),
+        },
+        listen: true,
+        actingFor: via.actingFor,
+      });
+      return follow;
     });
-    return [key, this.watched(key, follow)];
-  }
-
-  /** Records the follow; when its connection is lost it is forgotten and its followers told. */
-  private watched(key: string, follow: Follow): Follow {
-    if (this.follows.get(key) === follow) return follow;
-    this.follows.set(key, follow);
-    void follow.connection
-      .then((open) => open.lost)
-      .then(
-        () => {
-          if (this.follows.get(key) === follow) this.follows.delete(key);
-          for (const uri of [...follow.followers.keys()]) this.tell(follow, { uri }, 'lost');
-        },
-        () => {
-          if (this.follows.get(key) === follow) this.follows.delete(key);
-        },
-      );
-    return follow;
   }
 
   private tell(
-    follow: Follow | undefined,
+    follow: ResourceFollow | undefined,
     params: Record<string, unknown> | undefined,
     what: keyof ResourceFollower,
   ): void {

@@ -1,24 +1,18 @@
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { type ClientCapabilities } from '@modelcontextprotocol/server';
-import { authorizationContext, TASKS_EXTENSION } from '../../upstream/affinity';
+import { TASKS_EXTENSION } from '../../upstream/affinity';
 import { UpstreamClient } from '../../upstream/upstream-client';
-import { type UpstreamConnection } from '../../upstream/upstream-connection';
 import { UpstreamConnector } from '../../upstream/upstream-connector.service';
-import { UpstreamFailure } from '../../upstream/upstream-error';
+import { type Follow, FollowedConnections, type Follower } from '../listen/followed-connections';
 
 /** Someone following an upstream task's status: a listen. */
-export interface TaskFollower {
+export interface TaskFollower extends Follower {
   /** The task as the upstream's `notifications/tasks` carried it (its own id, its `_meta`). */
   status(task: Record<string, unknown>): void;
-  /** The upstream connection is gone: no more status will come. */
-  lost(): void;
 }
 
-/** The upstream tasks followed through one upstream connection. */
-interface Follow {
-  connection: Promise<UpstreamConnection>;
-  /** Followers by the upstream's task id. */
-  followers: Map<string, Set<TaskFollower>>;
+/** The upstream tasks followed through one upstream connection, by the upstream's task id. */
+interface TaskFollow extends Follow<TaskFollower> {
   /** The upstream listen's last change: changes go one after the other. */
   changed: Promise<unknown>;
 }
@@ -36,21 +30,17 @@ const DECLARED = { extensions: { [TASKS_EXTENSION]: {} } } as ClientCapabilities
  */
 @Injectable()
 export class TaskWatch implements OnModuleDestroy {
-  private readonly follows = new Map<string, Follow>();
+  private readonly follows: FollowedConnections<TaskFollower, TaskFollow>;
 
   constructor(
     private readonly connector: UpstreamConnector,
-    private readonly client: UpstreamClient,
-  ) {}
+    client: UpstreamClient,
+  ) {
+    this.follows = new FollowedConnections(client, 'task');
+  }
 
-  async onModuleDestroy(): Promise<void> {
-    const follows = [...this.follows.values()];
-    this.follows.clear();
-    await Promise.all(
-      follows.map(async ({ connection }) =>
-        (await connection.catch(() => null))?.close().catch(() => undefined),
-      ),
-    );
+  onModuleDestroy(): Promise<void> {
+    return this.follows.close();
   }
 
   /**
@@ -63,7 +53,22 @@ export class TaskWatch implements OnModuleDestroy {
     actingFor: { userId: string | null },
     wanted: ReadonlyMap<string, TaskFollower>,
   ): Promise<{ followed: string[]; stop: () => void }> {
-    const [key, follow] = await this.followOn(gatewayId, actingFor);
+    const [key, follow] = await this.follows.shared(gatewayId, actingFor, (target) => {
+      const opened: TaskFollow = {
+        owned: true,
+        followers: new Map(),
+        changed: Promise.resolve(),
+        connection: null!,
+      };
+      opened.connection = this.connector.open(target, {
+        capabilities: DECLARED,
+        listener: { notification: (message) => this.heard(opened, message) },
+        // The listen opens with the first task followed, not for list changes.
+        listen: false,
+        actingFor,
+      });
+      return opened;
+    });
     const leave = (ids: Iterable<string>) => {
       for (const id of ids) {
         const followers = follow.followers.get(id);
@@ -72,7 +77,7 @@ export class TaskWatch implements OnModuleDestroy {
       }
       // Ids left on the upstream listen are harmless (nobody hears them); a later follow drops them.
       if (follow.followers.size > 0) return;
-      if (this.follows.get(key) === follow) this.follows.delete(key);
+      this.follows.forget(key, follow);
       void follow.connection.then((open) => open.close()).catch(() => undefined);
     };
     for (const [id, follower] of wanted) {
@@ -93,7 +98,7 @@ export class TaskWatch implements OnModuleDestroy {
   }
 
   /** Opens the upstream listen again with every task followed on the connection. */
-  private relisten(follow: Follow): Promise<readonly string[]> {
+  private relisten(follow: TaskFollow): Promise<readonly string[]> {
     const next = follow.changed
       .catch(() => undefined)
       .then(async () => {
@@ -105,46 +110,8 @@ export class TaskWatch implements OnModuleDestroy {
     return next;
   }
 
-  private async followOn(
-    gatewayId: string,
-    actingFor: { userId: string | null },
-  ): Promise<[string, Follow]> {
-    const target = await this.client.target(gatewayId);
-    if (!target)
-      throw new UpstreamFailure('unreachable', 'the gateway of this task is no longer active');
-    const key = `${gatewayId}\0${authorizationContext(target, actingFor)}`;
-    const existing = this.follows.get(key);
-    if (existing) return [key, existing];
-    const follow: Follow = {
-      followers: new Map(),
-      changed: Promise.resolve(),
-      connection: null!,
-    };
-    follow.connection = this.connector.open(target, {
-      capabilities: DECLARED,
-      listener: { notification: (message) => this.heard(follow, message) },
-      // The listen opens with the first task followed, not for list changes.
-      listen: false,
-      actingFor,
-    });
-    this.follows.set(key, follow);
-    void follow.connection
-      .then((open) => open.lost)
-      .then(
-        () => {
-          if (this.follows.get(key) === follow) this.follows.delete(key);
-          for (const followers of [...follow.followers.values()])
-            for (const each of [...followers]) each.lost();
-        },
-        () => {
-          if (this.follows.get(key) === follow) this.follows.delete(key);
-        },
-      );
-    return [key, follow];
-  }
-
   private heard(
-    follow: Follow,
+    follow: TaskFollow,
     message: { method: string; params?: Record<string, unknown> },
   ): void {
     if (message.method !== 'notifications/tasks') return;

@@ -1,0 +1,90 @@
+import { type ActingFor, authorizationContext } from '../../upstream/affinity';
+import { type UpstreamClient } from '../../upstream/upstream-client';
+import { type UpstreamConnection } from '../../upstream/upstream-connection';
+import { UpstreamFailure } from '../../upstream/upstream-error';
+import { type UpstreamTarget } from '../../upstream/upstream-target';
+
+/** Someone following something upstream (a resource, a task) on a connection that can be lost. */
+export interface Follower {
+  /** The upstream connection is gone: nothing more will come. */
+  lost(): void;
+}
+
+/** What is followed through one upstream connection, by the upstream's own name for it. */
+export interface Follow<F extends Follower> {
+  connection: Promise<UpstreamConnection>;
+  /** Opened for its follows, and closed with them; a 2025 session's own connection is not. */
+  owned: boolean;
+  followers: Map<string, Set<F>>;
+}
+
+/**
+ * The upstream connections this replica holds for what listens and sessions follow upstream
+ * (resources, tasks), one per key: a connection opened for follows is shared by every follow
+ * that acts in the same authorization context on the same gateway. A connection that is lost
+ * is forgotten and its followers told; the ones opened here close with the module.
+ */
+export class FollowedConnections<F extends Follower, T extends Follow<F> = Follow<F>> {
+  private readonly follows = new Map<string, T>();
+
+  /** `what` names what is followed, for the error when its gateway is gone. */
+  constructor(
+    private readonly client: UpstreamClient,
+    private readonly what: string,
+  ) {}
+
+  get(key: string): T | undefined {
+    return this.follows.get(key);
+  }
+
+  /**
+   * The follow of the connection acting for `actingFor` on the gateway, opened by `open` (which
+   * builds the follow and its connection) when there is none yet.
+   */
+  async shared(
+    gatewayId: string,
+    actingFor: ActingFor,
+    open: (target: UpstreamTarget) => T,
+  ): Promise<[string, T]> {
+    const target = await this.client.target(gatewayId);
+    if (!target)
+      throw new UpstreamFailure(
+        'unreachable',
+        `the gateway of this ${this.what} is no longer active`,
+      );
+    const key = `${gatewayId}\0${authorizationContext(target, actingFor)}`;
+    return [key, this.follows.get(key) ?? this.watched(key, open(target))];
+  }
+
+  /** Records the follow under its key; when its connection is lost it goes, its followers told. */
+  watched(key: string, follow: T): T {
+    if (this.follows.get(key) === follow) return follow;
+    this.follows.set(key, follow);
+    void follow.connection
+      .then((open) => open.lost)
+      .then(
+        () => {
+          this.forget(key, follow);
+          for (const followers of [...follow.followers.values()])
+            for (const each of [...followers]) each.lost();
+        },
+        () => this.forget(key, follow),
+      );
+    return follow;
+  }
+
+  forget(key: string, follow: T): void {
+    if (this.follows.get(key) === follow) this.follows.delete(key);
+  }
+
+  /** Closes the connections opened for follows. */
+  async close(): Promise<void> {
+    const owned = [...this.follows.values()].filter((follow) => follow.owned);
+    this.follows.clear();
+    await Promise.all(
+      owned.map(async ({ connection }) =>
+        (await connection.catch(() => null))?.close().catch(() => undefined),
+      ),
+    );
+  }
+}
