@@ -39,9 +39,8 @@ import {
   isCacheable,
   mismatchRefusal,
   readHint,
-  rerunBinding,
-  urlRound,
 } from './modern-request';
+import { rerunBinding, urlRound } from './url-rounds';
 
 /** The reserved `_meta` keys of the 2026-07-28 envelope. */
 const ENVELOPE = 'io.modelcontextprotocol/';
