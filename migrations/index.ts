@@ -30,6 +30,7 @@ import { SessionExchangeable1795970000000 } from './1795970000000-SessionExchang
 import { PlaygroundAudit1795971000000 } from './1795971000000-PlaygroundAudit';
 import { ConsolidatedTools1795972000000 } from './1795972000000-ConsolidatedTools';
 import { GatewaySettings1795973000000 } from './1795973000000-GatewaySettings';
+import { ApprovalRevision1795974000000 } from './1795974000000-ApprovalRevision';
 
 /** Every migration, oldest first; the app and the migration job both run this list. */
 export const MIGRATIONS = [
@@ -64,4 +65,5 @@ export const MIGRATIONS = [
   PlaygroundAudit1795971000000,
   ConsolidatedTools1795972000000,
   GatewaySettings1795973000000,
+  ApprovalRevision1795974000000,
 ];

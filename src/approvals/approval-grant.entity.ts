@@ -38,6 +38,10 @@ export class ApprovalGrant {
   @Column({ name: 'policy_name', type: 'varchar', length: 128 })
   policyName!: string;
 
+  /** The policy's revision when the yes was given; an edited policy asks again. */
+  @Column({ name: 'policy_revision', type: 'varchar', length: 64, default: '' })
+  policyRevision!: string;
+
   @CreateDateColumn({ name: 'granted_at', type: 'timestamptz' })
   grantedAt!: Date;
 

@@ -1,6 +1,8 @@
 /** The policy that asks for a person's approval before a call goes upstream. */
 export interface ApprovalPolicy {
   policy: { id: string; name: string };
+  /** The policy's revision as it asked: a remembered yes holds for this one only. */
+  revision: string;
   /** The policy's own words for the person, shown above the call. */
   message: string | null;
   /** How long a yes may be remembered for this user and tool; 0: asked every time. */

@@ -6,13 +6,14 @@ import { ApprovalGrant } from './approval-grant.entity';
 /** Remembered yeses one replica keeps; beyond it the soonest to expire are forgotten first. */
 const MAX_REMEMBERED = 100_000;
 
-function keyOf(subject: string, toolId: string, policyId: string): string {
-  return `${subject}\0${toolId}\0${policyId}`;
+function keyOf(subject: string, toolId: string, policyId: string, revision: string): string {
+  return `${subject}\0${toolId}\0${policyId}\0${revision}`;
 }
 
 /**
  * The remembered approvals, in memory on every replica, so that a call checks one without a
- * database round trip. A yes is stored, then published on the bus; a revocation makes every
+ * database round trip. A yes is bound to the policy's revision as it asked: once the policy is
+ * edited (what it holds, or how it asks), its people are asked again. A yes is stored, then published on the bus; a revocation makes every
  * replica read the valid ones again. Until a starting replica has read them (or if the database
  * is down then), it remembers nothing: people are asked again, which is the safe side.
  */
@@ -43,8 +44,14 @@ export class RememberedApprovals implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Until when (epoch ms) this principal's yes for the tool under the policy holds, if it does. */
-  validUntil(subject: string, toolId: string, policyId: string, now = Date.now()): number | null {
-    const key = keyOf(subject, toolId, policyId);
+  validUntil(
+    subject: string,
+    toolId: string,
+    policyId: string,
+    revision: string,
+    now = Date.now(),
+  ): number | null {
+    const key = keyOf(subject, toolId, policyId, revision);
     const until = this.until.get(key);
     if (until === undefined) return null;
     if (until > now) return until;
@@ -57,6 +64,7 @@ export class RememberedApprovals implements OnModuleInit, OnModuleDestroy {
     username: string;
     toolId: string;
     policy: { id: string; name: string };
+    revision: string;
     expiresAt: Date;
   }): Promise<void> {
     const grants = this.dataSource.getRepository(ApprovalGrant);
@@ -68,6 +76,7 @@ export class RememberedApprovals implements OnModuleInit, OnModuleDestroy {
       toolId: grant.toolId,
       policyId: grant.policy.id,
       policyName: grant.policy.name.slice(0, 128),
+      policyRevision: grant.revision,
       expiresAt: grant.expiresAt,
     });
     await this.bus.publish({
@@ -76,6 +85,7 @@ export class RememberedApprovals implements OnModuleInit, OnModuleDestroy {
         subject: grant.subject,
         toolId: grant.toolId,
         policyId: grant.policy.id,
+        policyRevision: grant.revision,
         expiresAt: grant.expiresAt.getTime(),
       },
     });
@@ -98,8 +108,14 @@ export class RememberedApprovals implements OnModuleInit, OnModuleDestroy {
     return true;
   }
 
-  private keep(grant: { subject: string; toolId: string; policyId: string; expiresAt: number }) {
-    const key = keyOf(grant.subject, grant.toolId, grant.policyId);
+  private keep(grant: {
+    subject: string;
+    toolId: string;
+    policyId: string;
+    policyRevision: string;
+    expiresAt: number;
+  }) {
+    const key = keyOf(grant.subject, grant.toolId, grant.policyId, grant.policyRevision);
     this.until.set(key, Math.max(this.until.get(key) ?? 0, grant.expiresAt));
     if (this.until.size > MAX_REMEMBERED) this.forgetSoonest();
   }
@@ -116,7 +132,13 @@ export class RememberedApprovals implements OnModuleInit, OnModuleDestroy {
   private async reload(): Promise<void> {
     try {
       const grants = await this.dataSource.getRepository(ApprovalGrant).find({
-        select: { subject: true, toolId: true, policyId: true, expiresAt: true },
+        select: {
+          subject: true,
+          toolId: true,
+          policyId: true,
+          policyRevision: true,
+          expiresAt: true,
+        },
         where: { expiresAt: MoreThan(new Date()) },
         order: { expiresAt: 'DESC' },
         take: MAX_REMEMBERED,

@@ -29,7 +29,13 @@ export type PorticoEvent =
    */
   | {
       type: 'approvals.changed';
-      granted?: { subject: string; toolId: string; policyId: string; expiresAt: number };
+      granted?: {
+        subject: string;
+        toolId: string;
+        policyId: string;
+        policyRevision: string;
+        expiresAt: number;
+      };
     }
   /**
    * `owner` (a user's id, or the gateway's shared account) connected their account at the OAuth

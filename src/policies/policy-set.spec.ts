@@ -145,10 +145,32 @@ describe('PolicySet', () => {
       effect: 'approve',
       policy: { id: expect.any(String) as string, name: 'a-approve' },
       approval: { message: 'Sure?', rememberSeconds: 60 },
+      revision: expect.any(String) as string,
     });
     expect(set.decide(principal(), tool('fs-delete'), {}, NOW).effect).toBe('deny');
     expect(set.listed(principal(), tool('fs-delete'))).toBe(false);
     expect(set.listed(principal(), tool('fs-write'))).toBe(true);
+  });
+
+  it("gives an approve decision its policy's revision: another for any edit but the name", async () => {
+    const approving = (change: Partial<PolicyDefinition>) =>
+      compiled(
+        policy('tool.name == "fs-write"', 'approve', {
+          name: 'ask',
+          approval: { message: 'Sure?', rememberSeconds: 60 },
+          ...change,
+        }),
+      ).then(({ set }) => set.decide(principal(), tool('fs-write'), {}, NOW).revision);
+    const revision = await approving({});
+    expect(revision).toMatch(/^[\w-]{22}$/);
+    expect(await approving({ name: 'renamed' })).toBe(revision);
+    for (const change of [
+      { expression: 'tool.name == "fs-write" && true' },
+      { priority: 7 },
+      { approval: { message: 'Sure??', rememberSeconds: 60 } },
+      { approval: { message: 'Sure?', rememberSeconds: 61 } },
+    ])
+      expect(await approving(change)).not.toBe(revision);
   });
 
   it('judges teams by name and id, roles and annotations', async () => {

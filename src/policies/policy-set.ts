@@ -23,6 +23,11 @@ export interface PolicyDecision {
   effect: PolicyEffect;
   policy: { id: string; name: string } | null;
   approval: PolicyApproval | null;
+  /**
+   * An approve policy's definition as it decided (expression, effect, priority, approval), as a
+   * digest: a remembered yes holds for this revision only, so that an edit asks people again.
+   */
+  revision?: string;
 }
 
 /** A policy whose evaluation failed on a tool or a call, and why. */
@@ -186,6 +191,7 @@ export class PolicySet {
           effect: definition.effect,
           policy: { id: definition.id, name: definition.name },
           approval: definition.effect === 'approve' ? (definition.approval ?? NO_APPROVAL) : null,
+          ...(definition.effect === 'approve' ? { revision: revisionOf(definition) } : {}),
         },
       });
     }
@@ -383,6 +389,14 @@ const OPEN_OUTCOME: ListOutcome = {
 };
 
 const NO_APPROVAL: PolicyApproval = { message: null, rememberSeconds: 0 };
+
+/** What a policy decides with, as a short digest (its name and id aside). */
+function revisionOf({ expression, effect, priority, approval }: PolicyDefinition): string {
+  return createHash('sha256')
+    .update(JSON.stringify([expression, effect, priority, approval ?? NO_APPROVAL]))
+    .digest('base64url')
+    .slice(0, 22);
+}
 
 function byOrder(a: PolicyDefinition, b: PolicyDefinition): number {
   return a.priority - b.priority || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);

@@ -204,6 +204,60 @@ describe('Approvals asked by the gateway', () => {
       'unavailable',
     ]);
   });
+  it('forgets a remembered yes once its policy is edited (what it holds or how it asks), not when it is renamed', async () => {
+    const created = await t
+      .api()
+      .post('/api/v1/policies')
+      .send({
+        name: 'reads-need-a-yes',
+        expression: 'tool.annotations.readOnlyHint == true',
+        effect: 'approve',
+        approval: { message: 'Reads are watched.', rememberSeconds: 3600 },
+      })
+      .expect(201);
+    const id = created.body.id as string;
+    const edit = (change: Record<string, unknown>) =>
+      t.api().patch(`/api/v1/policies/${id}`).send(change).expect(200);
+    const asked: string[] = [];
+    const client = await legacyClient(
+      t,
+      () => ({ action: 'accept', content: { remember: true } }),
+      asked,
+    );
+    try {
+      const call = () => client.callTool({ name: read, arguments: {} });
+      await call();
+      await call();
+      expect(asked).toHaveLength(1);
+      await edit({ name: 'reads-need-a-yes-renamed' });
+      await call();
+      expect(asked).toHaveLength(1);
+      await edit({ approval: { message: 'Reads are watched closely.', rememberSeconds: 3600 } });
+      await call();
+      await call();
+      expect(asked).toHaveLength(2);
+      await edit({ expression: 'tool.annotations.readOnlyHint == true && principal.name != ""' });
+      await call();
+      expect(asked).toHaveLength(3);
+    } finally {
+      await client.close();
+    }
+    // Newest first: the yes to the new expression, the one after the new message, the first.
+    const entries = await approvalsOf(t, read, 6);
+    expect(entries.map((entry) => entry.approval!.outcome)).toEqual([
+      'approved',
+      'remembered',
+      'approved',
+      'remembered',
+      'remembered',
+      'approved',
+    ]);
+    await t.api().delete(`/api/v1/policies/${id}`).expect(204);
+    for (const grant of (await t.api().get('/api/v1/approvals').expect(200)).body as {
+      id: string;
+    }[])
+      await t.api().delete(`/api/v1/approvals/${grant.id}`).expect(204);
+  });
 });
 
 describeOnPostgres('Approvals across two replicas', () => {

@@ -8,6 +8,7 @@ import { RequestStateSealer } from './request-state-seal';
 const TOOL = { id: 'tool-1', name: 'db-drop_table', gatewaySlug: 'db' };
 const POLICY: ApprovalPolicy = {
   policy: { id: 'policy-1', name: 'ask' },
+  revision: 'r1',
   message: 'Deletes data.',
   rememberSeconds: 7200,
 };

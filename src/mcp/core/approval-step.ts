@@ -60,7 +60,12 @@ export class ApprovalStep {
       record('approved', undefined, mark.at);
       return false;
     }
-    const until = this.remembered.validUntil(principal.subject, tool.id, asked.policy.id);
+    const until = this.remembered.validUntil(
+      principal.subject,
+      tool.id,
+      asked.policy.id,
+      asked.revision,
+    );
     if (until !== null) {
       record('remembered', until);
       return false;
@@ -103,7 +108,12 @@ export class ApprovalStep {
   ): void {
     const own = continued.own;
     if (!own) return;
-    const asked: ApprovalPolicy = { policy: own.policy, message: null, rememberSeconds: 0 };
+    const asked: ApprovalPolicy = {
+      policy: own.policy,
+      revision: '',
+      message: null,
+      rememberSeconds: 0,
+    };
     note({ ...recorded(request, tool, asked, 'overruled'), overruledBy: by });
   }
 
@@ -144,6 +154,7 @@ export class ApprovalStep {
         username: principal.name,
         toolId: tool.id,
         policy: asked.policy,
+        revision: asked.revision,
         expiresAt,
       });
       record('approved', expiresAt.getTime(), at);

@@ -190,6 +190,7 @@ export class CallGuard {
 function approvalAsked(decision: PolicyDecision): ApprovalPolicy {
   return {
     policy: decision.policy!,
+    revision: decision.revision ?? '',
     message: decision.approval?.message ?? null,
     rememberSeconds: decision.approval?.rememberSeconds ?? 0,
   };
