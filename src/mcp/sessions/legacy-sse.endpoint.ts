@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { ProtocolErrorCode, type JSONRPCRequest } from '@modelcontextprotocol/server';
 import { InitializeRequestSchema } from '@modelcontextprotocol/core';
@@ -11,14 +10,13 @@ import { CONNECTION_CLOSED, jsonRpcError, McpRefusal } from '../protocol/mcp-err
 import { type McpScope } from '../protocol/mcp-scope';
 import { type SessionRuntime } from './session-runtime';
 import { SessionRegistry } from './session-registry.service';
-import { SessionStore } from './session.store';
+import { newSession, SessionStore } from './session.store';
 import { SessionStreamExchange } from './exchange';
 import { readIncoming } from '../protocol/incoming';
 import { SseResponse } from '../streams/sse-response';
 import { endAtExpiry } from '../streams/stream-expiry';
 import { StreamQuota } from '../streams/stream-quota';
 import { negotiatedVersion, sessionOf, StreamableHttpEndpoint } from './session.endpoint';
-import { exchangeSubjectOf } from '../../auth/caller-tokens';
 
 /** The protocol revision of the HTTP+SSE transport. */
 const LEGACY_VERSION = '2024-11-05';
@@ -57,18 +55,13 @@ export class LegacySseEndpoint {
     this.quota.admit(principal, response);
     const directory = await this.directories.get(scope);
     if (!directory) throw new McpRefusal(404, 'No such virtual server, or it is disabled');
-    const session = await this.store.create({
-      id: randomUUID(),
-      serverId: scope.kind === 'server' ? scope.serverId : null,
-      subject: principal.subject,
-      userId: principal.userId,
-      exchangeable: exchangeSubjectOf(principal) !== null,
-      transport: 'sse',
-      protocolVersion: LEGACY_VERSION,
-      initializeParams: null,
-      logLevel: null,
-      subscriptions: [],
-    });
+    const session = await this.store.create(
+      newSession(principal, scope, {
+        transport: 'sse',
+        protocolVersion: LEGACY_VERSION,
+        initializeParams: null,
+      }),
+    );
     const runtime = this.registry.obtain(session);
     // From now on the client hears of changes to its lists as they are now, as on a GET stream.
     for (const kind of LISTS) runtime.seen.set(kind, directory.version(kind));

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { Injectable } from '@nestjs/common';
 import {
@@ -17,7 +16,7 @@ import { CONNECTION_CLOSED, McpRefusal } from '../protocol/mcp-errors';
 import { type McpScope } from '../protocol/mcp-scope';
 import { type SessionRuntime } from './session-runtime';
 import { SessionRegistry } from './session-registry.service';
-import { type SessionState, SessionStore } from './session.store';
+import { newSession, type SessionState, SessionStore } from './session.store';
 import { parseEventId } from './stream-events.store';
 import { type Exchange } from '../streams/client-stream';
 import { HttpExchange } from './exchange';
@@ -25,7 +24,6 @@ import { incomingOf } from '../protocol/incoming';
 import { SseResponse } from '../streams/sse-response';
 import { endAtExpiry } from '../streams/stream-expiry';
 import { StreamQuota } from '../streams/stream-quota';
-import { exchangeSubjectOf } from '../../auth/caller-tokens';
 
 /** The protocol version an initialize settles on: the client's when supported, else the latest. */
 export function negotiatedVersion(requested: unknown): string {
@@ -171,18 +169,13 @@ export class StreamableHttpEndpoint {
       );
     if (!(await this.directories.get(scope)))
       throw new McpRefusal(404, 'No such virtual server, or it is disabled');
-    const session = await this.store.create({
-      id: randomUUID(),
-      serverId: scope.kind === 'server' ? scope.serverId : null,
-      subject: principal.subject,
-      userId: principal.userId,
-      exchangeable: exchangeSubjectOf(principal) !== null,
-      transport: 'streamable-http',
-      protocolVersion: negotiatedVersion(parsed.data.params.protocolVersion),
-      initializeParams: parsed.data.params,
-      logLevel: null,
-      subscriptions: [],
-    });
+    const session = await this.store.create(
+      newSession(principal, scope, {
+        transport: 'streamable-http',
+        protocolVersion: negotiatedVersion(parsed.data.params.protocolVersion),
+        initializeParams: parsed.data.params,
+      }),
+    );
     const runtime = this.registry.obtain(session);
     response.setHeader('Mcp-Session-Id', session.id);
     this.serve(runtime, message, this.exchange(response, runtime, principal), principal);

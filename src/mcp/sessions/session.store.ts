@@ -5,6 +5,7 @@ import {
   type OnModuleInit,
   Optional,
 } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import { DataSource, In, LessThan } from 'typeorm';
 import { type QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { McpSettings } from '../../config/slices/mcp.settings';
@@ -12,8 +13,29 @@ import { isDatabaseUnavailable } from '../../common/database-errors';
 import { EventBus, isResync } from '../../events/event-bus';
 import { Metrics } from '../../observability/metrics';
 import { McpSession } from '../state/mcp-session.entity';
+import { exchangeSubjectOf } from '../../auth/caller-tokens';
+import { type Principal } from '../../auth/principal';
+import { type McpScope } from '../protocol/mcp-scope';
 
 export type SessionState = Omit<McpSession, 'server' | 'createdAt'>;
+
+/** A new session of `principal` in `scope`, as either 2025 transport opens it. */
+export function newSession(
+  principal: Principal,
+  scope: McpScope,
+  opened: Pick<SessionState, 'transport' | 'protocolVersion' | 'initializeParams'>,
+): Omit<SessionState, 'lastSeenAt'> {
+  return {
+    id: randomUUID(),
+    serverId: scope.kind === 'server' ? scope.serverId : null,
+    subject: principal.subject,
+    userId: principal.userId,
+    exchangeable: exchangeSubjectOf(principal) !== null,
+    ...opened,
+    logLevel: null,
+    subscriptions: [],
+  };
+}
 
 const TOUCH_EVERY_MS = 60_000;
 const CACHE_LIMIT = 50_000;
