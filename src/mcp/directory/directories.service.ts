@@ -2,7 +2,6 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { McpSettings } from '../../config/slices/mcp.settings';
-import { LastKnownCache } from '../../database/last-known-cache';
 import { EventBus } from '../../events/event-bus';
 import { Metrics } from '../../observability/metrics';
 import { ServedPromptsQuery } from '../../prompts/served-prompts.query';
@@ -33,6 +32,7 @@ import { type LimitRule } from '../../rate-limits/rate-limiter.service';
 import { applyToolOverride, type ToolOverrideValues } from '../../servers/tool-override';
 import { type DirectoryServer, type DirectoryTool, ToolDirectory } from './tool-directory';
 import { consolidatedEntry } from './consolidated-entry';
+import { ScopeCache } from './scope-cache';
 
 /** Tools presented between two yields to the event loop while a directory is built. */
 const BUILD_SLICE = 2000;
@@ -44,8 +44,7 @@ const BUILD_SLICE = 2000;
  */
 @Injectable()
 export class Directories implements OnModuleInit, OnModuleDestroy {
-  private readonly cache: LastKnownCache<ScopeDirectory | null>;
-  private unsubscribe?: () => void;
+  private readonly cache: ScopeCache<ScopeDirectory | null>;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -60,24 +59,21 @@ export class Directories implements OnModuleInit, OnModuleDestroy {
     private readonly config: McpSettings,
     metrics: Metrics,
   ) {
-    this.cache = new LastKnownCache({
-      ttlMs: () => Infinity,
-      limit: Infinity,
-      onStale: () => metrics.staleReads.inc({ cache: 'directory' }),
-      logger: new Logger(Directories.name),
-      describe: (key) => `the directory of ${key === '' ? '/mcp' : `server ${key}`}`,
-    });
+    this.cache = new ScopeCache(
+      bus,
+      metrics,
+      new Logger(Directories.name),
+      'directory',
+      'the directory',
+    );
   }
 
   onModuleInit(): void {
-    this.unsubscribe = this.bus.subscribe((event) => {
-      if (event.type === 'catalog.changed' || event.type === 'servers.changed')
-        this.cache.invalidateAll();
-    });
+    this.cache.follow();
   }
 
   onModuleDestroy(): void {
-    this.unsubscribe?.();
+    this.cache.close();
   }
 
   /** The scope's directory; null when its server does not exist or is disabled. */

@@ -1,6 +1,5 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { LastKnownCache } from '../../database/last-known-cache';
 import { EventBus } from '../../events/event-bus';
 import { Metrics } from '../../observability/metrics';
 import { Server } from '../../servers/server.entity';
@@ -9,6 +8,7 @@ import { Skill } from '../../skills/skill.entity';
 import { isHeld } from '../../skills/skills.service';
 import { ToolNameQuery } from '../../tools/tool-name.query';
 import { type McpScope } from '../protocol/mcp-scope';
+import { ScopeCache } from '../directory/scope-cache';
 import { policySkillOf, type ServedSkill, SkillDirectory } from './skill-directory';
 
 const NONE = new SkillDirectory({ original: false }, []);
@@ -20,8 +20,7 @@ const NONE = new SkillDirectory({ original: false }, []);
 @Injectable()
 export class SkillDirectories implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(SkillDirectories.name);
-  private readonly cache: LastKnownCache<SkillDirectory>;
-  private unsubscribe?: () => void;
+  private readonly cache: ScopeCache<SkillDirectory>;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -29,24 +28,15 @@ export class SkillDirectories implements OnModuleInit, OnModuleDestroy {
     private readonly bus: EventBus,
     metrics: Metrics,
   ) {
-    this.cache = new LastKnownCache({
-      ttlMs: () => Infinity,
-      limit: Infinity,
-      onStale: () => metrics.staleReads.inc({ cache: 'skills' }),
-      logger: this.logger,
-      describe: (key) => `the skills of ${key === '' ? '/mcp' : `server ${key}`}`,
-    });
+    this.cache = new ScopeCache(bus, metrics, this.logger, 'skills', 'the skills');
   }
 
   onModuleInit(): void {
-    this.unsubscribe = this.bus.subscribe((event) => {
-      if (event.type === 'catalog.changed' || event.type === 'servers.changed')
-        this.cache.invalidateAll();
-    });
+    this.cache.follow();
   }
 
   onModuleDestroy(): void {
-    this.unsubscribe?.();
+    this.cache.close();
   }
 
   get(scope: McpScope): Promise<SkillDirectory> {
