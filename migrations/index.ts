@@ -31,6 +31,7 @@ import { PlaygroundAudit1795971000000 } from './1795971000000-PlaygroundAudit';
 import { ConsolidatedTools1795972000000 } from './1795972000000-ConsolidatedTools';
 import { GatewaySettings1795973000000 } from './1795973000000-GatewaySettings';
 import { ApprovalRevision1795974000000 } from './1795974000000-ApprovalRevision';
+import { EraExtensions1795975000000 } from './1795975000000-EraExtensions';
 
 /** Every migration, oldest first; the app and the migration job both run this list. */
 export const MIGRATIONS = [
@@ -66,4 +67,5 @@ export const MIGRATIONS = [
   ConsolidatedTools1795972000000,
   GatewaySettings1795973000000,
   ApprovalRevision1795974000000,
+  EraExtensions1795975000000,
 ];

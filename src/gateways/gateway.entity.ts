@@ -138,6 +138,10 @@ export class Gateway {
   @Column({ name: 'protocol_supported_versions', type: 'jsonb', nullable: true })
   protocolSupportedVersions!: string[] | null;
 
+  /** The extensions a 2026-07-28 upstream declared when probed (Tasks, Skills, …), by name. */
+  @Column({ name: 'protocol_extensions', type: 'jsonb', nullable: true })
+  protocolExtensions!: string[] | null;
+
   /** When the era was probed; the verdict expires UPSTREAM_ERA_TTL_SECONDS later. */
   @Column({ name: 'protocol_checked_at', type: 'timestamptz', nullable: true })
   protocolCheckedAt!: Date | null;

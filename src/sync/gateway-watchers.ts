@@ -24,6 +24,7 @@ const WATCHED_COLUMNS = {
   protocolEra: true,
   protocolVersion: true,
   protocolSupportedVersions: true,
+  protocolExtensions: true,
   protocolCheckedAt: true,
   protocolEndpoint: true,
 } as const;

@@ -36,6 +36,7 @@ export class GatewayRowRecords extends GatewayRecords {
       protocolEra: verdict.era,
       protocolVersion: verdict.version,
       protocolSupportedVersions: verdict.supportedVersions,
+      protocolExtensions: verdict.extensions ?? null,
       protocolCheckedAt: verdict.checkedAt,
       protocolEndpoint: target.endpointHash ?? null,
     });

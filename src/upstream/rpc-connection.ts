@@ -12,6 +12,7 @@ import {
   UpstreamFailure,
   upstreamFailure,
   UpstreamRpcError,
+  UpstreamTimeout,
 } from './upstream-error';
 import { throughAdmission } from './resilience/upstream-admission';
 import { IDEMPOTENT_METHODS, withRetries } from './resilience/upstream-retry';
@@ -119,9 +120,7 @@ export abstract class RpcConnection {
     const request: JSONRPCRequest = { jsonrpc: '2.0', id, method, ...(params ? { params } : {}) };
     const abort = new AbortController();
     const timeoutMs = options.timeoutMs ?? this.options.timeoutMs;
-    const timer = new CallTimer(timeoutMs, () =>
-      abort.abort(new UpstreamFailure('timeout', `no answer within ${timeoutMs} ms`)),
-    );
+    const timer = new CallTimer(timeoutMs, () => abort.abort(new UpstreamTimeout(timeoutMs)));
     const onCallerAbort = () =>
       abort.abort(new UpstreamFailure('cancelled', String(options.signal?.reason ?? 'cancelled')));
     const entry: InFlight = { request, sink: options.sink, timer };

@@ -47,6 +47,14 @@ export class UpstreamFailure extends Error {
   }
 }
 
+/** No answer within the time the exchange was given: the gateway's own, or the replica's. */
+export class UpstreamTimeout extends UpstreamFailure {
+  constructor(readonly timeoutMs: number) {
+    super('timeout', `no answer within ${timeoutMs} ms`);
+    this.name = 'UpstreamTimeout';
+  }
+}
+
 /**
  * An OAuth upstream for which whoever the request acts for holds no usable token (never
  * connected, or the grant was revoked): `connectUrl` is where they connect their account.
@@ -132,7 +140,7 @@ export function classifyUpstreamError(
     error instanceof UpstreamFailure
       ? error
       : isErrorLike(error) && error.name === 'TimeoutError'
-        ? new UpstreamFailure('timeout', `no answer within ${timeoutMs} ms`)
+        ? new UpstreamTimeout(timeoutMs)
         : isErrorLike(error) && error.name === 'SyntaxError'
           ? // Errors of JSON.parse and fetch come from Node's realm, where `instanceof` against this
             // realm's classes fails (under jest's VM, for one), so these are recognised by shape.

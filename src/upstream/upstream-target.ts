@@ -68,6 +68,7 @@ export type UpstreamGateway = Pick<Gateway, 'id' | 'slug' | 'eraPin'> &
       | 'protocolEra'
       | 'protocolVersion'
       | 'protocolSupportedVersions'
+      | 'protocolExtensions'
       | 'protocolCheckedAt'
       | 'protocolEndpoint'
       | 'settings'
@@ -85,6 +86,7 @@ export function storedEraOf(gateway: UpstreamGateway): EraVerdict | null {
     era: gateway.protocolEra,
     version: gateway.protocolVersion ?? null,
     supportedVersions: gateway.protocolSupportedVersions ?? [],
+    ...(gateway.protocolExtensions ? { extensions: gateway.protocolExtensions } : {}),
     checkedAt: gateway.protocolCheckedAt,
   };
 }

@@ -156,7 +156,7 @@ export class Dispatcher {
       answer = this.failed(
         request,
         error instanceof UpstreamFailure || error instanceof UpstreamRpcError
-          ? fromUpstream(error, served.gateway, this.client.timeoutMs)
+          ? fromUpstream(error, served.gateway)
           : error,
       );
     }

@@ -5,6 +5,7 @@ import {
   UpstreamAuthorizationRequired,
   UpstreamFailure,
   UpstreamRpcError,
+  UpstreamTimeout,
 } from '../../upstream/upstream-error';
 import { errorResponse, fromUpstream, RpcError, UPSTREAM_UNAVAILABLE } from './mcp-errors';
 
@@ -16,7 +17,7 @@ describe('fromUpstream', () => {
       1000,
       ['secret'],
     );
-    const error = fromUpstream(failure, 'tickets', 1000);
+    const error = fromUpstream(failure, 'tickets');
     expect(error.code).toBe(ProtocolErrorCode.UrlElicitationRequired);
     expect(error.message).toContain(url);
     expect(error.data).toEqual({
@@ -35,7 +36,6 @@ describe('fromUpstream', () => {
     const error = fromUpstream(
       new UpstreamAuthorizationRequired('This credential belongs to no Portico user.', null),
       'tickets',
-      1000,
     );
     expect(error.code).toBe(UPSTREAM_UNAVAILABLE);
     expect(error.message).toContain('belongs to no Portico user');
@@ -47,7 +47,7 @@ describe('fromUpstream', () => {
       'HTTP 500: upstream saw Authorization: Bearer tok-123456',
       500,
     );
-    const error = fromUpstream(classifyUpstreamError(echoed, 1000, ['tok-123456']), 'crm', 1000);
+    const error = fromUpstream(classifyUpstreamError(echoed, 1000, ['tok-123456']), 'crm');
     expect(error.code).toBe(UPSTREAM_UNAVAILABLE);
     expect(error.message).toBe(
       "Upstream 'crm' is unavailable: HTTP 500: upstream saw Authorization: Bearer [redacted]",
@@ -58,7 +58,6 @@ describe('fromUpstream', () => {
     const error = fromUpstream(
       new UpstreamRpcError(ProtocolErrorCode.InvalidParams, 'bad city', { field: 'city' }),
       'crm',
-      1000,
     );
     expect(error).toMatchObject({ code: ProtocolErrorCode.InvalidParams, message: 'bad city' });
     expect(error.data).toEqual({ field: 'city' });
@@ -66,7 +65,7 @@ describe('fromUpstream', () => {
 
   it("does not blame a healthy upstream for Portico's own failure", () => {
     const failure = classifyUpstreamError(new RangeError('Maximum call stack size exceeded'), 1);
-    const error = fromUpstream(failure, 'alpha', 1000);
+    const error = fromUpstream(failure, 'alpha');
     expect({ code: error.code, message: error.message }).toEqual({
       code: ProtocolErrorCode.InternalError,
       message:
@@ -74,10 +73,15 @@ describe('fromUpstream', () => {
     });
   });
 
-  it('names the timeout', () => {
-    expect(fromUpstream(new UpstreamFailure('timeout', 'late'), 'crm', 1500).message).toBe(
-      "Upstream 'crm' did not answer within 1500 ms",
+  it('names the timeout the exchange had, however it timed out', () => {
+    expect(fromUpstream(new UpstreamTimeout(400), 'crm').message).toBe(
+      "Upstream 'crm' did not answer within 400 ms",
     );
+    const aborted = Object.assign(new Error('aborted'), { name: 'TimeoutError' });
+    expect(fromUpstream(classifyUpstreamError(aborted, 1500), 'crm')).toMatchObject({
+      code: -32001,
+      message: "Upstream 'crm' did not answer within 1500 ms",
+    });
   });
 });
 

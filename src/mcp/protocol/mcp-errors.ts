@@ -15,6 +15,7 @@ import {
   UpstreamFailure,
   UpstreamRefused,
   type UpstreamRpcError,
+  UpstreamTimeout,
 } from '../../upstream/upstream-error';
 
 /** Implementation-defined JSON-RPC server error: the upstream could not be reached or dropped. */
@@ -129,18 +130,16 @@ export function invalidParams(message: string): RpcError {
  * What a failed upstream exchange becomes for the MCP client: the upstream's own JSON-RPC error
  * as it was (credentials cut out already), a timeout as such, anything else as unavailable.
  */
-export function fromUpstream(
-  error: UpstreamFailure | UpstreamRpcError,
-  gateway: string,
-  timeoutMs: number,
-): RpcError {
+export function fromUpstream(error: UpstreamFailure | UpstreamRpcError, gateway: string): RpcError {
   if (!(error instanceof UpstreamFailure))
     return new RpcError(error.code, error.message, error.data);
   switch (error.kind) {
     case 'timeout':
       return new RpcError(
         REQUEST_TIMEOUT,
-        `Upstream '${gateway}' did not answer within ${timeoutMs} ms`,
+        error instanceof UpstreamTimeout
+          ? `Upstream '${gateway}' did not answer within ${error.timeoutMs} ms`
+          : `Upstream '${gateway}' did not answer in time: ${error.message}`,
       );
     case 'session-expired':
       return new RpcError(UPSTREAM_UNAVAILABLE, `Upstream '${gateway}' lost the session`);

@@ -213,7 +213,7 @@ export class SessionRequests {
               `The upstream of ${uri} does not offer subscriptions`,
             );
           if (error instanceof UpstreamFailure || error instanceof UpstreamRpcError)
-            throw fromUpstream(error, target.gatewaySlug, this.client.timeoutMs);
+            throw fromUpstream(error, target.gatewaySlug);
           throw error;
         });
     const stored = await this.store.subscribe(runtime.id, uri, subscribed);

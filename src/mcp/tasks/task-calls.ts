@@ -1,10 +1,10 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import {
   ProtocolErrorCode,
   type Result,
   type ServerCapabilities,
 } from '@modelcontextprotocol/server';
-import { type Affinity } from '../../upstream/affinity';
+import { type Affinity, authorizationContext } from '../../upstream/affinity';
 import { UpstreamClient } from '../../upstream/upstream-client';
 import { UpstreamEras } from '../../upstream/eras/upstream-eras.service';
 import { type ScopeDirectory } from '../directory/scope-directory';
@@ -32,10 +32,6 @@ export const TASK_METHODS: ReadonlySet<string> = new Set([
   'tasks/cancel',
 ]);
 
-/** How long what an upstream said of the extension is believed, per gateway. */
-const DECLARED_FRESH_MS = 60_000;
-/** How long `server/discover` waits for one upstream's capabilities. */
-const DECLARED_WAIT_MS = 2_000;
 /** Keys of one tasks/update's inputResponses relayed at most (as many as an input round). */
 const MAX_INPUT_RESPONSES = 16;
 
@@ -57,9 +53,6 @@ export interface TaskServed extends Served {
  */
 @Injectable()
 export class TaskCalls {
-  private readonly logger = new Logger(TaskCalls.name);
-  private readonly declaredBy = new Map<string, { declares: boolean; at: number }>();
-
   constructor(
     private readonly sealer: TaskIdSealer,
     private readonly client: UpstreamClient,
@@ -150,7 +143,7 @@ export class TaskCalls {
 
   /**
    * `server/discover`'s capabilities with the extension added when an upstream of the scope
-   * (a 2026-07-28 one) declares it; what an upstream said is believed for a minute.
+   * (a 2026-07-28 one) declares it.
    */
   async advertised(
     directory: ScopeDirectory,
@@ -165,46 +158,26 @@ export class TaskCalls {
     };
   }
 
-  /** Whether the gateway's upstream (a 2026-07-28 one) declares the extension. */
-  async declares(gatewayId: string, affinity: Affinity): Promise<boolean> {
-    const known = this.declaredBy.get(gatewayId);
-    if (known && Date.now() - known.at < DECLARED_FRESH_MS) return known.declares;
-    let timer: NodeJS.Timeout | undefined;
-    const declares = await Promise.race([
-      this.ofAnotherEra(gatewayId).then((other) =>
-        other
-          ? false
-          : this.client.call(gatewayId, affinity, (connection) => {
-              const extensions = (
-                connection.serverCapabilities as { extensions?: Record<string, unknown> }
-              ).extensions;
-              return Promise.resolve(
-                MODERN_VERSIONS.includes(connection.protocolVersion ?? '') &&
-                  extensions?.[TASKS_EXTENSION] !== undefined,
-              );
-            }),
-      ),
-      new Promise<boolean>(
-        (resolve) => (timer = setTimeout(() => resolve(false), DECLARED_WAIT_MS)),
-      ),
-    ]).catch((error: unknown) => {
-      this.logger.debug(`No capabilities of gateway ${gatewayId}: ${String(error)}`);
-      return false;
-    });
-    clearTimeout(timer);
-    this.declaredBy.set(gatewayId, { declares, at: Date.now() });
-    return declares;
-  }
-
   /**
-   * Whether the gateway is known to speak no 2026-07-28 (its era pinned or probed as 2025, or a
-   * REST service): then it has no extension, and no connection is opened to ask it.
+   * Whether the gateway's upstream (a 2026-07-28 one) declares the extension, as far as Portico
+   * knows without asking it: the extensions its era probe found (kept on the gateway, so every
+   * replica knows them), or, for an upstream pinned to the era, what `server/discover` told a
+   * connection of this replica in the same authorization context. Nothing is opened to ask: a
+   * session's initialize or a discover never waits on an upstream, nor adds to its load.
    */
-  private async ofAnotherEra(gatewayId: string): Promise<boolean> {
+  async declares(gatewayId: string, affinity: Affinity): Promise<boolean> {
     const target = await this.client.target(gatewayId);
-    if (!target || target.endpoint.transport === 'openapi') return true;
-    const verdict = this.eras.verdict(target);
-    return verdict !== null && verdict.era !== '2026-07-28';
+    if (!target || target.endpoint.transport === 'openapi') return false;
+    // A verdict past its time still says what the upstream last declared: nothing routes by it.
+    const verdict = this.eras.verdict(target) ?? target.storedEra;
+    if (verdict?.era !== '2026-07-28') return false;
+    const extensions =
+      verdict.extensions ??
+      Object.keys(
+        this.eras.discovered(target, authorizationContext(target, affinity.actingFor))?.capabilities
+          .extensions ?? {},
+      );
+    return extensions.includes(TASKS_EXTENSION);
   }
 
   private seal(request: McpRequest, route: TaskRoute): string {

@@ -36,7 +36,7 @@ export async function probeEra(
     const result = await connection.discover();
     if (Array.isArray(result?.supportedVersions)) {
       discovered = result;
-      verdict = verdictOfDiscover(result.supportedVersions);
+      verdict = verdictOfDiscover(result);
     } else verdict = sessionEraVerdict();
   } catch (error) {
     await connection.close();

@@ -2,11 +2,24 @@ import { fresh, speaksOnly, verdictOfDiscover, verdictOfUnsupported } from './pr
 
 describe('era verdicts', () => {
   it('takes a DiscoverResult offering 2026-07-28 for modern, whatever else it lists', () => {
-    expect(verdictOfDiscover(['2099-01-01', '2026-07-28'])).toMatchObject({
+    expect(verdictOfDiscover({ supportedVersions: ['2099-01-01', '2026-07-28'] })).toMatchObject({
       era: '2026-07-28',
       version: '2026-07-28',
       supportedVersions: ['2099-01-01', '2026-07-28'],
+      extensions: [],
     });
+  });
+
+  it('keeps the names of the extensions a modern upstream declared, and no more than 64', () => {
+    const extensions = Object.fromEntries(
+      Array.from({ length: 70 }, (_, i) => [`example.com/ext-${i}`, {}]),
+    );
+    const verdict = verdictOfDiscover({
+      supportedVersions: ['2026-07-28'],
+      capabilities: { extensions: { 'io.modelcontextprotocol/tasks': {}, ...extensions } },
+    });
+    expect(verdict.extensions).toHaveLength(64);
+    expect(verdict.extensions![0]).toBe('io.modelcontextprotocol/tasks');
   });
 
   it('decides a -32022 by its supported list: modern, else 2025, else incompatible', () => {

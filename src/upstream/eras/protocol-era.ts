@@ -31,6 +31,11 @@ export interface EraVerdict {
   version: string | null;
   /** What the upstream said it supports (discover, or -32022's `data.supported`); empty if it did not say. */
   supportedVersions: string[];
+  /**
+   * The extensions a 2026-07-28 upstream declared in `server/discover` (by name); absent when the
+   * verdict came from anything else (a pin, a refusal, a 2025 upstream).
+   */
+  extensions?: string[];
   checkedAt: Date;
 }
 
@@ -40,10 +45,23 @@ export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 export const HEADER_MISMATCH = -32020;
 
 /** A DiscoverResult's verdict: modern when it offers a modern version Portico speaks. */
-export function verdictOfDiscover(supported: unknown, checkedAt = new Date()): EraVerdict {
-  const versions = stringsOf(supported);
+export function verdictOfDiscover(
+  result: { supportedVersions: unknown; capabilities?: { extensions?: unknown } },
+  checkedAt = new Date(),
+): EraVerdict {
+  const versions = stringsOf(result.supportedVersions);
   const modern = MODERN_PROTOCOL_VERSIONS.find((version) => versions.includes(version));
-  if (modern) return { era: '2026-07-28', version: modern, supportedVersions: versions, checkedAt };
+  const declared = result.capabilities?.extensions;
+  const extensions =
+    typeof declared === 'object' && declared !== null ? Object.keys(declared).slice(0, 64) : [];
+  if (modern)
+    return {
+      era: '2026-07-28',
+      version: modern,
+      supportedVersions: versions,
+      extensions,
+      checkedAt,
+    };
   return verdictOfSupported(versions, checkedAt);
 }
 

@@ -9,7 +9,12 @@ import { withTraceHeaders } from '../../observability/spans';
 import { type BearerSource } from '../transport/upstream-http';
 import { type UpstreamAdmission } from '../resilience/upstream-admission';
 import { type RequestOptions, type UpstreamConnection } from '../upstream-connection';
-import { classifyUpstreamError, UpstreamFailure, UpstreamRpcError } from '../upstream-error';
+import {
+  classifyUpstreamError,
+  UpstreamFailure,
+  UpstreamRpcError,
+  UpstreamTimeout,
+} from '../upstream-error';
 import { tunedUpstream } from '../../config/settings/gateway-settings';
 import { type ServerSettings } from '../../config/slices/server.settings';
 import { type UpstreamSettings } from '../../config/slices/upstream.settings';
@@ -128,7 +133,7 @@ export class OpenApiConnection implements UpstreamConnection {
       const failure = options.signal?.aborted
         ? new UpstreamFailure('cancelled', 'the caller gave up')
         : signal.aborted
-          ? new UpstreamFailure('timeout', `no answer within ${timeoutMs} ms`)
+          ? new UpstreamTimeout(timeoutMs)
           : classifyUpstreamError(error, timeoutMs, this.options.secrets);
       pass?.settle(failure);
       throw failure;

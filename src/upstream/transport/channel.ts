@@ -3,7 +3,7 @@ import {
   type JSONRPCRequest,
   type JSONRPCResponse,
 } from '@modelcontextprotocol/client';
-import { UpstreamFailure } from '../upstream-error';
+import { type UpstreamFailure, UpstreamTimeout } from '../upstream-error';
 
 /** What a request's exchange hands back before its answer. */
 export interface ChannelRequestOptions {
@@ -56,7 +56,7 @@ export async function startWithin(
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      const failure = new UpstreamFailure('timeout', `no answer within ${timeoutMs} ms`);
+      const failure = new UpstreamTimeout(timeoutMs);
       expired(failure);
       reject(failure);
     }, timeoutMs);
