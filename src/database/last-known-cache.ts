@@ -2,8 +2,8 @@ import { type Logger } from '@nestjs/common';
 import { isDatabaseUnavailable } from '../common/database-errors';
 
 export interface LastKnownCacheOptions<V> {
-  /** How long an entry is trusted before it is read again. */
-  ttlMs: (value: V) => number;
+  /** How long an entry is trusted before it is read again; absent: until it is invalidated. */
+  ttlMs?: (value: V) => number;
   /** Entries kept at most; past it the cache starts over. */
   limit: number;
   /** Told each time a lookup is answered with what was known before the database became unavailable. */
@@ -47,7 +47,8 @@ export class LastKnownCache<V> {
     if (entry) {
       const current = entry.at >= this.notBefore;
       if (entry.bridging) this.options.onStale();
-      else if (current && now - entry.at < this.options.ttlMs(entry.value)) return entry.value;
+      else if (current && (!this.options.ttlMs || now - entry.at < this.options.ttlMs(entry.value)))
+        return entry.value;
       if (entry.bridging || (current && entry.value !== null)) {
         this.refresh(key, read, now);
         return entry.value;

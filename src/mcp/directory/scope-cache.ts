@@ -20,7 +20,6 @@ export class ScopeCache<V> extends LastKnownCache<V> {
     what: string,
   ) {
     super({
-      ttlMs: () => Infinity,
       limit: Infinity,
       onStale: () => metrics.staleReads.inc({ cache: name }),
       logger,
