@@ -20,7 +20,7 @@ import { type McpScope } from '../protocol/mcp-scope';
 import { sendMcpError } from './mcp-exception.filter';
 import { StreamableHttpEndpoint } from '../sessions/session.endpoint';
 import { idOf, readBody } from '../protocol/incoming';
-import { classifyClaim } from './modern-request';
+import { classifyClaim, firstHeader } from './modern-request';
 import { ModernWire } from './modern-wire';
 
 /** `/mcp` and `/servers/:id/mcp`, in any case and with a trailing slash, as Express matched them. */
@@ -60,11 +60,6 @@ function isJson(request: IncomingMessage): boolean {
   const type = request.headers['content-type'] ?? '';
   const end = type.indexOf(';');
   return (end === -1 ? type : type.slice(0, end)).trim().toLowerCase() === 'application/json';
-}
-
-function headerOf(request: IncomingMessage, name: string): string | undefined {
-  const value = request.headers[name];
-  return Array.isArray(value) ? value[0] : value;
 }
 
 /**
@@ -188,7 +183,7 @@ export class McpHttpHandler {
       maxBytes: this.config.bodyLimitBytes,
       maxDepth: this.config.jsonMaxDepth,
     });
-    const versionHeader = headerOf(request, 'mcp-protocol-version');
+    const versionHeader = firstHeader(request.headers, 'mcp-protocol-version');
     // What claims nothing of 2026-07-28 is the 2025 wire: only what does is classified.
     const route = claimsModern(body, versionHeader) ? classifyClaim(body, request.headers) : null;
     await this.assertTakesEra(scope, route?.kind === 'modern' ? '2026-07-28' : '2025', body);

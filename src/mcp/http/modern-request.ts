@@ -112,10 +112,7 @@ export function classifyClaim(
   body: unknown,
   headers: IncomingHttpHeaders,
 ): InboundClassificationOutcome {
-  const raw = (name: string) => {
-    const value = headers[name];
-    return Array.isArray(value) ? value[0] : value;
-  };
+  const raw = (name: string) => firstHeader(headers, name);
   const versionHeader = raw('mcp-protocol-version');
   const methodHeader = raw('mcp-method');
   const key = envelopeKey(body);
@@ -147,6 +144,12 @@ export function classifyClaim(
     validEnvelopes.add(key);
   }
   return route;
+}
+
+/** A header's first value, as it came. */
+export function firstHeader(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
 }
 
 export function headerOf(headers: IncomingHttpHeaders, name: string): string | undefined {
