@@ -2,7 +2,7 @@ import { policyToolOf } from '../../src/policies/policy-tool';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { WordVectors } from '../../src/embeddings/word-vectors';
-import { type DirectoryTool } from '../../src/mcp/directory/tool-directory';
+import { type DirectoryTool } from '../../src/mcp/directory/directory-tool';
 import {
   HybridIndex,
   RANKING_WEIGHTS,

@@ -1,18 +1,8 @@
 import { createHash } from 'node:crypto';
 import { type ClientCapabilities, type LoggingLevel } from '@modelcontextprotocol/client';
 import { canonicalJson } from '../common/canonical-json';
-import { type UpstreamListener } from './upstream-connection';
+import { type ActingFor, type UpstreamListener } from './upstream-connection';
 import { type UpstreamTarget } from './upstream-target';
-
-/**
- * Who a request acts for: the Portico user whose own OAuth token a per-user upstream gets, and the
- * principal subject whose own token a token-exchange upstream's is exchanged for (null: a caller
- * whose token cannot be exchanged, such as an API token).
- */
-export interface ActingFor {
-  userId: string | null;
-  subject?: string | null;
-}
 
 /**
  * Whose connections a request uses. A 2025 session has its own (`session`), opened on first use

@@ -5,7 +5,6 @@ import {
   type Result,
   type ServerCapabilities,
 } from '@modelcontextprotocol/client';
-import { type ActingFor } from './affinity';
 import { type UpstreamFailure } from './upstream-error';
 import { type UpstreamAdmission } from './resilience/upstream-admission';
 import { type RetryPolicy } from './resilience/upstream-retry';
@@ -36,6 +35,16 @@ export interface RequestSink {
 export interface CallerMeta {
   capabilities?: ClientCapabilities;
   logLevel?: string | null;
+}
+
+/**
+ * Who a request acts for: the Portico user whose own OAuth token a per-user upstream gets, and the
+ * principal subject whose own token a token-exchange upstream's is exchanged for (null: a caller
+ * whose token cannot be exchanged, such as an API token).
+ */
+export interface ActingFor {
+  userId: string | null;
+  subject?: string | null;
 }
 
 /** Where messages outside any request go. */

@@ -1,6 +1,7 @@
 import { type CallToolRequest } from '@modelcontextprotocol/server';
 import { TARGET_ARGUMENT } from '../directory/consolidated-entry';
-import { type DirectoryTool, type ToolDirectory } from '../directory/tool-directory';
+import { type DirectoryTool } from '../directory/directory-tool';
+import { type ToolDirectory } from '../directory/tool-directory';
 import { invalidParams, unknownTool } from '../protocol/mcp-errors';
 
 /** A consolidated tool's call, once routed: the member to call and the call without `target`. */

@@ -1,6 +1,6 @@
 import { policyTool } from '../../../test/support/policy-tools';
 import { consolidatedEntry, narrowedEntry } from './consolidated-entry';
-import { type DirectoryTool } from './tool-directory';
+import { type DirectoryTool } from './directory-tool';
 
 function member(name: string, outputSchema?: Record<string, unknown>): DirectoryTool {
   return {

@@ -1,23 +1,9 @@
 import { type Tool as McpTool } from '@modelcontextprotocol/server';
 import { type PolicyTool } from '../../policies/policy-tool';
-import { type DirectoryTool } from './tool-directory';
+import { type ConsolidatedTarget, type DirectoryTool } from './directory-tool';
 
 /** The argument that picks a consolidated tool's member. */
 export const TARGET_ARGUMENT = 'target';
-
-/** One target of a consolidated tool, as the scope names and judges its member tool. */
-export interface ConsolidatedTarget {
-  target: string;
-  tool: DirectoryTool;
-}
-
-/** What a consolidated tool's entry carries besides its listing: where each target goes. */
-export interface ConsolidatedRoute {
-  /** The shared input schema, without `target`. */
-  inputSchema: Record<string, unknown>;
-  /** By label. */
-  targets: readonly ConsolidatedTarget[];
-}
 
 /** A consolidated tool as stored, for its entry. */
 export interface ConsolidatedFacts {

@@ -30,7 +30,8 @@ import { policyToolOf } from '../../policies/policy-tool';
 import { ScopePolicies } from '../../policies/scope-policies';
 import { type LimitRule } from '../../rate-limits/rate-limiter.service';
 import { applyToolOverride, type ToolOverrideValues } from '../../servers/tool-override';
-import { type DirectoryServer, type DirectoryTool, ToolDirectory } from './tool-directory';
+import { type DirectoryServer, type DirectoryTool } from './directory-tool';
+import { ToolDirectory } from './tool-directory';
 import { consolidatedEntry } from './consolidated-entry';
 import { ScopeCache } from './scope-cache';
 

@@ -5,7 +5,8 @@ import { type ResourceDirectory } from './resource-directory';
 import { type PolicySet } from '../../policies/policy-set';
 import { type ToolCallHook } from '../../policies/hooks/tool-call-hook';
 import { type LimitRule } from '../../rate-limits/rate-limiter.service';
-import { type DirectoryServer, type ToolDirectory } from './tool-directory';
+import { type DirectoryServer } from './directory-tool';
+import { type ToolDirectory } from './tool-directory';
 
 /** What stands between a client and a call in one scope: policies, rate limits, hooks. */
 export interface ScopeGuard {

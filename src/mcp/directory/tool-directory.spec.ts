@@ -1,6 +1,7 @@
 import { policyTool } from '../../../test/support/policy-tools';
 import { type ToolVisibility } from '../../tools/tool-visibility';
-import { type DirectoryTool, ToolDirectory } from './tool-directory';
+import { type DirectoryTool } from './directory-tool';
+import { ToolDirectory } from './tool-directory';
 
 function tool(name: string, toolHash: string, visibility: ToolVisibility[]): DirectoryTool {
   return {

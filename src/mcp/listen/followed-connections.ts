@@ -1,6 +1,6 @@
-import { type ActingFor, authorizationContext } from '../../upstream/affinity';
+import { authorizationContext } from '../../upstream/affinity';
 import { type UpstreamClient } from '../../upstream/upstream-client';
-import { type UpstreamConnection } from '../../upstream/upstream-connection';
+import { type ActingFor, type UpstreamConnection } from '../../upstream/upstream-connection';
 import { UpstreamFailure } from '../../upstream/upstream-error';
 import { type UpstreamTarget } from '../../upstream/upstream-target';
 

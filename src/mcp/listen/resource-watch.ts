@@ -1,5 +1,6 @@
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
-import { type ActingFor, type Affinity } from '../../upstream/affinity';
+import { type Affinity } from '../../upstream/affinity';
+import { type ActingFor } from '../../upstream/upstream-connection';
 import { UpstreamClient } from '../../upstream/upstream-client';
 import { UpstreamConnector } from '../../upstream/upstream-connector.service';
 import { UpstreamRpcError } from '../../upstream/upstream-error';

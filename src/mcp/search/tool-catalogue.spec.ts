@@ -1,6 +1,6 @@
 import { policyTool } from '../../../test/support/policy-tools';
 import { WordVectors } from '../../embeddings/word-vectors';
-import { type DirectoryTool } from '../directory/tool-directory';
+import { type DirectoryTool } from '../directory/directory-tool';
 import { ToolAnalysisCache } from './tool-analysis';
 import { deferredTools, ToolCatalogue, TOOL_SEARCH_NAME } from './tool-catalogue';
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type Tool as McpTool } from '@modelcontextprotocol/server';
 import { type WordVectors } from '../../embeddings/word-vectors';
-import { type DirectoryTool } from '../directory/tool-directory';
+import { type DirectoryTool } from '../directory/directory-tool';
 import { HybridIndex, type IndexedDocument, type RankingWeights } from './ranking/hybrid-index';
 import { TimeSlicer } from './ranking/time-slicer';
 import { type ToolAnalysis, type ToolAnalysisCache } from './tool-analysis';

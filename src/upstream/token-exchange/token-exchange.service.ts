@@ -3,7 +3,7 @@ import { UpstreamSettings } from '../../config/slices/upstream.settings';
 import { CallerTokens } from '../../auth/caller-tokens';
 import { Metrics } from '../../observability/metrics';
 import { type TokenExchangeSettings } from '../../gateways/gateway.entity';
-import { type ActingFor } from '../affinity';
+import { type ActingFor } from '../upstream-connection';
 import { type BearerSource } from '../transport/upstream-http';
 import { UpstreamFailure } from '../upstream-error';
 import { ExchangedTokens, type TokenFor } from './exchanged-tokens';
