@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AuthSettings } from '../config/slices/auth.settings';
-import { LastKnownCache } from '../database/last-known-cache';
+import { LastKnownCache } from '../common/last-known-cache';
 import { EventBus, isResync } from '../events/event-bus';
 import { Metrics } from '../observability/metrics';
 import { ApiToken } from '../tokens/api-token.entity';

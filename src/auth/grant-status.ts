@@ -2,7 +2,7 @@ import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@ne
 import { isUUID } from 'class-validator';
 import { DataSource } from 'typeorm';
 import { AuthSettings } from '../config/slices/auth.settings';
-import { LastKnownCache } from '../database/last-known-cache';
+import { LastKnownCache } from '../common/last-known-cache';
 import { EventBus, isResync } from '../events/event-bus';
 import { Metrics } from '../observability/metrics';
 import { OAuthGrant } from '../oauth/oauth-grant.entity';

@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { isUUID } from 'class-validator';
 import { DataSource } from 'typeorm';
-import { LastKnownCache } from '../database/last-known-cache';
+import { LastKnownCache } from '../common/last-known-cache';
 import { EventBus, isResync } from '../events/event-bus';
 import { Metrics } from '../observability/metrics';
 import { Server } from '../servers/server.entity';

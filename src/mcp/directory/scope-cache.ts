@@ -1,5 +1,5 @@
 import { type Logger } from '@nestjs/common';
-import { LastKnownCache } from '../../database/last-known-cache';
+import { LastKnownCache } from '../../common/last-known-cache';
 import { type EventBus } from '../../events/event-bus';
 import { type Metrics } from '../../observability/metrics';
 

@@ -1,5 +1,5 @@
 import { type Logger } from '@nestjs/common';
-import { isDatabaseUnavailable } from '../common/database-errors';
+import { isDatabaseUnavailable } from './database-errors';
 
 export interface LastKnownCacheOptions<V> {
   /** How long an entry is trusted before it is read again; absent: until it is invalidated. */
