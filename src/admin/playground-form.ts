@@ -4,6 +4,7 @@ import { type PlaygroundAppView } from './playground-app';
 import { type PlaygroundResume } from './playground.service';
 import { formArguments, type FormField, schemaForm } from './schema-form';
 import { checkToolArguments } from './tool-arguments';
+import { isJsonObject } from '../common/json-object';
 
 /** Questions of one input round the page shows at most; a round never has more in practice. */
 const MAX_QUESTIONS = 16;
@@ -19,18 +20,14 @@ export interface InputQuestion {
   answerable: boolean;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** The questions of an `input_required` result's `inputRequests`, as the page asks them. */
 export function inputQuestions(inputRequests: unknown): InputQuestion[] {
-  if (!isObject(inputRequests)) return [];
+  if (!isJsonObject(inputRequests)) return [];
   return Object.entries(inputRequests)
     .slice(0, MAX_QUESTIONS)
     .map(([key, request], index) => {
-      const { method, params } = isObject(request) ? request : {};
-      const asked = isObject(params) ? params : {};
+      const { method, params } = isJsonObject(request) ? request : {};
+      const asked = isJsonObject(params) ? params : {};
       const form =
         method === 'elicitation/create' && (asked.mode === undefined || asked.mode === 'form');
       const message = typeof asked.message === 'string' ? asked.message : '';
@@ -41,7 +38,7 @@ export function inputQuestions(inputRequests: unknown): InputQuestion[] {
           : `The call asks for ${typeof method === 'string' ? method.slice(0, 100) : 'something'}${asked.mode === 'url' ? ' (a URL to open)' : ''}, which the playground cannot answer: decline it, or use an MCP client.`,
         fields: form
           ? schemaForm(
-              isObject(asked.requestedSchema)
+              isJsonObject(asked.requestedSchema)
                 ? asked.requestedSchema
                 : { type: 'object', properties: {} },
               {},

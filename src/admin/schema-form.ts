@@ -1,5 +1,6 @@
 import { type FormBody, formField } from './form-body';
 import { prettyJson } from './view-helpers';
+import { isJsonObject } from '../common/json-object';
 
 /** How deep the form nests objects and arrays; anything deeper is a JSON field. */
 export const MAX_FORM_DEPTH = 5;
@@ -49,10 +50,6 @@ function segment(key: string): string {
   return encodeURIComponent(key).replace(/\./g, '%2E');
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** A type the form can draw: one JSON type, or one type and null (drawn as that type). */
 function typeOf(schema: Schema): string | null {
   const { type } = schema;
@@ -63,7 +60,7 @@ function typeOf(schema: Schema): string | null {
     return null;
   }
   if (Array.isArray(schema.enum)) return 'enum';
-  if (isObject(schema.properties)) return 'object';
+  if (isJsonObject(schema.properties)) return 'object';
   return null;
 }
 
@@ -115,7 +112,7 @@ class FormBuilder {
         ? `${this.idPrefix}-${this.drawn}-${INDEX_MARK}`
         : `${this.idPrefix}-${this.drawn}`,
       label,
-      description: isObject(schema) ? descriptionOf(schema) : null,
+      description: isJsonObject(schema) ? descriptionOf(schema) : null,
       required,
     };
     const json = (reason: string): FormField => ({
@@ -124,7 +121,7 @@ class FormBuilder {
       value: value === undefined ? '' : prettyJson(value),
       reason,
     });
-    if (!isObject(schema)) return json('has no schema');
+    if (!isJsonObject(schema)) return json('has no schema');
     const why = unsupported(schema);
     if (why) return json(why);
     if (this.drawn > MAX_FORM_FIELDS) return json('is past the form’s size');
@@ -190,11 +187,11 @@ class FormBuilder {
     value: unknown,
     depth: number,
   ): FormField {
-    const properties = isObject(schema.properties) ? schema.properties : {};
+    const properties = isJsonObject(schema.properties) ? schema.properties : {};
     const required = new Set(
       Array.isArray(schema.required) ? schema.required.filter((n) => typeof n === 'string') : [],
     );
-    const values = isObject(value) ? value : {};
+    const values = isJsonObject(value) ? value : {};
     const fields = Object.entries(properties).map(([key, property]) =>
       this.field(property, [...path, key], key, required.has(key), values[key], depth + 1),
     );

@@ -3,12 +3,8 @@
  * what PostgreSQL cannot store in text or jsonb would fail a whole sync, so it is repaired or
  * refused item by item.
  */
-import { type JsonObject } from './json-object';
+import { isJsonObject, type JsonObject } from './json-object';
 import { someString } from './json-walk';
-
-export function isJsonObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 const UNPAIRED_SURROGATE =
   /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;

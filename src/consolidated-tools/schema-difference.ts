@@ -1,3 +1,5 @@
+import { isJsonObject } from '../common/json-object';
+
 /** How deep two schemas are compared; stored schemas are bounded far below this already. */
 const DEPTH_LIMIT = 64;
 
@@ -12,7 +14,7 @@ export function schemaDifference(shared: unknown, other: unknown): string | null
 
 function differenceAt(a: unknown, b: unknown, path: string, depth: number): string | null {
   if (depth > DEPTH_LIMIT) return `${path || 'the schema'} is nested too deeply to compare`;
-  if (isObject(a) && isObject(b)) {
+  if (isJsonObject(a) && isJsonObject(b)) {
     const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
     for (const key of keys) {
       const here = path === '' ? key : `${path}.${key}`;
@@ -46,10 +48,6 @@ function sameSet(a: unknown[], b: unknown[], path: string): string | null {
   for (const entry of right)
     if (!left.has(entry)) return `${path} lists ${entry} only in the other schema`;
   return null;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function shown(value: unknown): string {

@@ -1,3 +1,5 @@
+import { isJsonObject } from '../common/json-object';
+
 /**
  * The shape of a registry entry (`server.json`, schema 2025-12-11) as far as Portico reads it: a
  * shape check, not the full JSON Schema. What is checked is what an import relies on; the rest of
@@ -103,12 +105,6 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 const VARIABLE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
-type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function text(value: unknown, path: string, max: number, required = true): string | undefined {
   if (value === undefined && !required) return undefined;
   if (typeof value !== 'string') throw new ServerJsonProblem(path, 'must be a string');
@@ -128,7 +124,7 @@ function list(value: unknown, path: string): unknown[] {
 function inputs(value: unknown, path: string, nameRule: RegExp): KeyValueInput[] {
   return list(value, path).map((item, index) => {
     const at = `${path}[${index}]`;
-    if (!isObject(item)) throw new ServerJsonProblem(at, 'must be an object');
+    if (!isJsonObject(item)) throw new ServerJsonProblem(at, 'must be an object');
     const name = text(item.name, `${at}.name`, 128)!;
     if (!nameRule.test(name))
       throw new ServerJsonProblem(`${at}.name`, `is not a valid name: '${name}'`);
@@ -142,13 +138,13 @@ function inputs(value: unknown, path: string, nameRule: RegExp): KeyValueInput[]
 }
 
 function remote(value: unknown, path: string): Remote {
-  if (!isObject(value)) throw new ServerJsonProblem(path, 'must be an object');
+  if (!isJsonObject(value)) throw new ServerJsonProblem(path, 'must be an object');
   if (!REMOTE_TYPES.includes(value.type as RemoteType))
     throw new ServerJsonProblem(`${path}.type`, "must be 'streamable-http' or 'sse'");
   text(value.url, `${path}.url`, 2048);
   inputs(value.headers, `${path}.headers`, HEADER_NAME);
   if (value.variables !== undefined) {
-    if (!isObject(value.variables))
+    if (!isJsonObject(value.variables))
       throw new ServerJsonProblem(`${path}.variables`, 'must be an object');
     const names = Object.keys(value.variables);
     if (names.length > LIST_MAX)
@@ -156,7 +152,7 @@ function remote(value: unknown, path: string): Remote {
     for (const name of names) {
       if (!VARIABLE_NAME.test(name))
         throw new ServerJsonProblem(`${path}.variables`, `has an invalid name '${name}'`);
-      if (!isObject(value.variables[name]))
+      if (!isJsonObject(value.variables[name]))
         throw new ServerJsonProblem(`${path}.variables.${name}`, 'must be an object');
     }
   }
@@ -166,7 +162,7 @@ function remote(value: unknown, path: string): Remote {
 function argumentsOf(value: unknown, path: string): void {
   list(value, path).forEach((item, index) => {
     const at = `${path}[${index}]`;
-    if (!isObject(item)) throw new ServerJsonProblem(at, 'must be an object');
+    if (!isJsonObject(item)) throw new ServerJsonProblem(at, 'must be an object');
     if (item.type !== 'positional' && item.type !== 'named')
       throw new ServerJsonProblem(`${at}.type`, "must be 'positional' or 'named'");
     for (const field of ['name', 'value', 'valueHint', 'default'] as const)
@@ -175,7 +171,7 @@ function argumentsOf(value: unknown, path: string): void {
 }
 
 function packageOf(value: unknown, path: string): Package {
-  if (!isObject(value)) throw new ServerJsonProblem(path, 'must be an object');
+  if (!isJsonObject(value)) throw new ServerJsonProblem(path, 'must be an object');
   text(value.registryType, `${path}.registryType`, 32);
   text(value.identifier, `${path}.identifier`, 1024);
   const version = text(value.version, `${path}.version`, VERSION_MAX, false);
@@ -185,7 +181,7 @@ function packageOf(value: unknown, path: string): Package {
   argumentsOf(value.runtimeArguments, `${path}.runtimeArguments`);
   argumentsOf(value.packageArguments, `${path}.packageArguments`);
   inputs(value.environmentVariables, `${path}.environmentVariables`, ENV_NAME);
-  if (!isObject(value.transport))
+  if (!isJsonObject(value.transport))
     throw new ServerJsonProblem(`${path}.transport`, 'must be an object');
   text(value.transport.type, `${path}.transport.type`, 32);
   return value as unknown as Package;
@@ -193,7 +189,7 @@ function packageOf(value: unknown, path: string): Package {
 
 /** The entry, if it has the shape of server.json 2025-12-11; else a ServerJsonProblem. */
 export function checkServerJson(value: unknown, path = 'server'): ServerJson {
-  if (!isObject(value)) throw new ServerJsonProblem(path, 'must be an object');
+  if (!isJsonObject(value)) throw new ServerJsonProblem(path, 'must be an object');
   const name = text(value.name, `${path}.name`, NAME_MAX)!;
   if (!SERVER_NAME.test(name))
     throw new ServerJsonProblem(`${path}.name`, `must be 'namespace/name', not '${name}'`);
@@ -213,9 +209,9 @@ export function checkServerJson(value: unknown, path = 'server'): ServerJson {
 
 /** One `{ server, _meta }` item of a v0.1 answer. */
 export function checkServerResponse(value: unknown, path: string): ServerResponse {
-  if (!isObject(value)) throw new ServerJsonProblem(path, 'must be an object');
+  if (!isJsonObject(value)) throw new ServerJsonProblem(path, 'must be an object');
   const server = checkServerJson(value.server, `${path}.server`);
-  if (value._meta !== undefined && !isObject(value._meta))
+  if (value._meta !== undefined && !isJsonObject(value._meta))
     throw new ServerJsonProblem(`${path}._meta`, 'must be an object');
   return { server, ...(value._meta === undefined ? {} : { _meta: value._meta }) };
 }
@@ -223,5 +219,5 @@ export function checkServerResponse(value: unknown, path: string): ServerRespons
 /** The registry's own status fields of an entry, if it has them. */
 export function officialMeta(entry: ServerResponse): OfficialMeta {
   const meta = entry._meta?.[OFFICIAL_META];
-  return isObject(meta) ? meta : {};
+  return isJsonObject(meta) ? meta : {};
 }

@@ -1,4 +1,4 @@
-import { isJsonObject } from '../common/untrusted-text';
+import { isJsonObject } from '../common/json-object';
 import { scanDefinition } from './definition-scanner';
 import {
   type Finding,

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../common/canonical-json';
-import { type JsonObject } from '../common/json-object';
-import { isJsonObject } from '../common/untrusted-text';
+import { isJsonObject, type JsonObject } from '../common/json-object';
 import { splitVirtualUri, virtualUri } from '../resources/resource-uri';
 
 /** The Skills extension (SEP-2640) as servers advertise it in `capabilities.extensions`. */

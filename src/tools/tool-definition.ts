@@ -1,13 +1,8 @@
-import {
-  isJsonObject as isObject,
-  optionalObject,
-  optionalText,
-  unstorableJson,
-} from '../common/untrusted-text';
+import { optionalObject, optionalText, unstorableJson } from '../common/untrusted-text';
 import { canonicalJson } from '../common/canonical-json';
 import { refusalOf } from '../upstream/transport/message-bounds';
 import { TOOL_NAME_RULE } from '../common/tool-name-rule';
-import { type JsonObject } from '../common/json-object';
+import { isJsonObject, type JsonObject } from '../common/json-object';
 
 /** A tool definition as Portico stores it, after admission. */
 export interface ToolDefinition {
@@ -36,7 +31,7 @@ export type Admission =
  * (an overlong description is truncated, a malformed optional member dropped), saying why.
  */
 export function admitToolDefinition(raw: unknown): Admission {
-  if (!isObject(raw))
+  if (!isJsonObject(raw))
     return { ok: false, name: String(raw), reason: 'the definition is not an object' };
   if (typeof raw.name !== 'string')
     return { ok: false, name: String(raw.name), reason: 'the name is not a string' };
@@ -51,14 +46,17 @@ export function admitToolDefinition(raw: unknown): Admission {
   const refused = refusalOf(raw);
   if (refused !== null) return { ok: false, name, reason: refused };
   const { inputSchema, outputSchema } = raw;
-  if (!isObject(inputSchema) || (inputSchema.type !== undefined && inputSchema.type !== 'object')) {
+  if (
+    !isJsonObject(inputSchema) ||
+    (inputSchema.type !== undefined && inputSchema.type !== 'object')
+  ) {
     return {
       ok: false,
       name,
       reason: 'inputSchema is not a JSON Schema object with type "object"',
     };
   }
-  if (outputSchema !== undefined && outputSchema !== null && !isObject(outputSchema)) {
+  if (outputSchema !== undefined && outputSchema !== null && !isJsonObject(outputSchema)) {
     return { ok: false, name, reason: 'outputSchema is not an object' };
   }
 

@@ -2,7 +2,7 @@ import type { EXTENSION_ID, RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext
   'resolution-mode': 'import',
 };
 import { type ToolAppConfig } from './tool-app-config';
-import { type JsonObject } from '../common/json-object';
+import { isJsonObject, type JsonObject } from '../common/json-object';
 
 // ext-apps is an ES module, which this CommonJS build cannot load at run time; typing these copies
 // as its constants makes the compiler fail should they ever differ.
@@ -25,10 +25,6 @@ export function parsePrefabResourceUri(uri: string): string | null {
   return PREFAB_RESOURCE_URI.exec(uri)?.[1] ?? null;
 }
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function uiUri(value: unknown): string | null {
   return typeof value === 'string' && value.startsWith('ui://') ? value : null;
 }
@@ -36,7 +32,9 @@ function uiUri(value: unknown): string | null {
 /** The upstream's own UI resource: `_meta.ui.resourceUri`, else the deprecated flat key. */
 export function upstreamUiResourceUri(meta: JsonObject | null): string | null {
   const ui = meta?.ui;
-  return (isObject(ui) ? uiUri(ui.resourceUri) : null) ?? uiUri(meta?.[LEGACY_RESOURCE_URI_KEY]);
+  return (
+    (isJsonObject(ui) ? uiUri(ui.resourceUri) : null) ?? uiUri(meta?.[LEGACY_RESOURCE_URI_KEY])
+  );
 }
 
 /** What a tool's UI resource serves: the upstream's HTML, or Portico's Prefab renderer. */
@@ -59,7 +57,7 @@ export function presentToolMeta(
   toolHash: string,
   appConfig: ToolAppConfig | null,
 ): JsonObject | null {
-  const ui = isObject(meta?.ui) ? meta.ui : null;
+  const ui = isJsonObject(meta?.ui) ? meta.ui : null;
   const hasUi = toolUi(meta, appConfig) !== null;
   if (!hasUi && !(ui && ('csp' in ui || 'permissions' in ui))) return meta;
   const { csp: _csp, permissions: _permissions, ...rest } = ui ?? {};

@@ -22,6 +22,7 @@ import { type AppTool, AppToolLookup } from './app-tool-lookup.service';
 import { callRewriterScript, injectFirst } from './call-rewriter';
 import { PrefabRenderer } from './prefab/prefab-renderer.service';
 import { mergeUiResourceMeta } from './ui-resource-meta';
+import { isJsonObject } from '../../common/json-object';
 
 /** Where a tools/call goes: the tool's gateway, under its upstream name; and what policies judge. */
 export interface CallTarget {
@@ -48,10 +49,6 @@ export interface UpstreamUi {
 
 export function resourceNotFound(uri: string): RpcError {
   return new RpcError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**
@@ -155,9 +152,9 @@ export class McpApps {
       );
     }
     const html = 'text' in item ? item.text : Buffer.from(item.blob, 'base64').toString('utf8');
-    const itemMeta = isObject(item._meta) ? item._meta : {};
+    const itemMeta = isJsonObject(item._meta) ? item._meta : {};
     const ui = mergeUiResourceMeta([
-      isObject(listed?._meta) ? listed._meta.ui : undefined,
+      isJsonObject(listed?._meta) ? listed._meta.ui : undefined,
       itemMeta.ui,
       tool.appConfig,
     ]);
@@ -183,7 +180,7 @@ export class McpApps {
     if (!resources) {
       resources = directory.tools.flatMap((tool) => {
         const ui = tool.definition._meta?.ui;
-        const uri = isObject(ui) ? ui.resourceUri : undefined;
+        const uri = isJsonObject(ui) ? ui.resourceUri : undefined;
         if (typeof uri !== 'string' || parsePrefabResourceUri(uri) !== tool.toolHash) return [];
         return [
           {

@@ -1,4 +1,5 @@
 import { CSP_DOMAIN_LISTS, type CspDomainList } from '../../tools/tool-app-config';
+import { isJsonObject } from '../../common/json-object';
 
 /** `_meta.ui` of an MCP Apps resource as Portico serves it. */
 export interface UiResourceMeta {
@@ -15,10 +16,6 @@ export interface UiResourceMeta {
  */
 const CSP_SOURCE = /^[^\s;,'"]{1,2048}$/;
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /**
  * Merges `_meta.ui` objects in order (the upstream's list entry, its content item, the operator's
  * app config): the domain lists are concatenated without duplicates, permissions united, and a
@@ -31,8 +28,8 @@ export function mergeUiResourceMeta(sources: readonly unknown[]): UiResourceMeta
   const permissions: Record<string, Record<string, never>> = {};
   const merged: Omit<UiResourceMeta, 'csp'> = {};
   for (const source of sources) {
-    if (!isObject(source)) continue;
-    if (isObject(source.csp)) {
+    if (!isJsonObject(source)) continue;
+    if (isJsonObject(source.csp)) {
       for (const list of CSP_DOMAIN_LISTS) {
         const entries = source.csp[list];
         if (!Array.isArray(entries)) continue;
@@ -41,9 +38,9 @@ export function mergeUiResourceMeta(sources: readonly unknown[]): UiResourceMeta
         }
       }
     }
-    if (isObject(source.permissions)) {
+    if (isJsonObject(source.permissions)) {
       for (const [permission, grant] of Object.entries(source.permissions)) {
-        if (isObject(grant)) permissions[permission] = {};
+        if (isJsonObject(grant)) permissions[permission] = {};
       }
     }
     if (typeof source.prefersBorder === 'boolean') merged.prefersBorder = source.prefersBorder;

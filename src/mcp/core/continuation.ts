@@ -3,6 +3,7 @@ import { ProtocolErrorCode, type Result } from '@modelcontextprotocol/server';
 import { type McpRequest } from '../protocol/mcp-request';
 import { invalidParams, RpcError } from '../protocol/mcp-errors';
 import { scopeKey } from '../protocol/mcp-scope';
+import { isInputRequired } from '../../upstream/input-rounds';
 import {
   type ApprovalMark,
   INVALID_REQUEST_STATE,
@@ -135,11 +136,6 @@ export class Continuation {
       throw error;
     }
   }
-}
-
-/** An answer that asks the client for input: it is not the result, and nothing may cache it. */
-export function isInputRequired(result: Result): boolean {
-  return (result as { resultType?: unknown }).resultType === 'input_required';
 }
 
 function answersOf(inputResponses: unknown): Record<string, unknown> {

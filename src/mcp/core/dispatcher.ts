@@ -23,7 +23,7 @@ import { type McpScope } from '../protocol/mcp-scope';
 import { type McpRequest, type Served } from '../protocol/mcp-request';
 import { NeedsInput } from './approval-step';
 import { CallGuard } from './call-guard';
-import { isInputRequired } from './continuation';
+import { isInputRequired } from '../../upstream/input-rounds';
 import { PromptCalls } from './prompt-calls';
 import { ResourceCalls } from './resource-calls';
 import { discoverResult } from './server-identity';

@@ -19,8 +19,8 @@ import { McpRefusal } from '../protocol/mcp-errors';
 import { type McpScope } from '../protocol/mcp-scope';
 import { sendMcpError } from './mcp-exception.filter';
 import { StreamableHttpEndpoint } from '../sessions/session.endpoint';
-import { idOf, readBody } from '../protocol/incoming';
-import { classifyClaim, firstHeader } from './modern-request';
+import { firstHeader, idOf, readBody } from '../protocol/incoming';
+import { classifyClaim } from './modern-request';
 import { ModernWire } from './modern-wire';
 
 /** `/mcp` and `/servers/:id/mcp`, in any case and with a trailing slash, as Express matched them. */

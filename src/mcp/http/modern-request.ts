@@ -18,10 +18,12 @@ import { type IncomingHttpHeaders } from 'node:http';
 import { decodeHeaderValue, type HeaderMismatch } from '../../upstream/modern/mcp-param-headers';
 import { HEADER_MISMATCH, UNSUPPORTED_PROTOCOL_VERSION } from '../../upstream/eras/protocol-era';
 import { LOGGING_LEVELS } from '../protocol/logging-level';
+import { firstHeader } from '../protocol/incoming';
 import { McpRefusal } from '../protocol/mcp-errors';
 import { BOTH_ERAS } from '../core/dispatcher';
 import { TASK_METHODS } from '../tasks/task-calls';
 import { MODERN_VERSIONS } from '../core/server-identity';
+import { isJsonObject } from '../../common/json-object';
 
 /**
  * The methods of the stateless revision Portico serves. Anything else with the modern envelope,
@@ -80,10 +82,6 @@ const REQUEST_KEYS: ReadonlySet<string> = new Set(['jsonrpc', 'id', 'method', 'p
 const validEnvelopes = new Set<string>();
 const ENVELOPES_KEPT = 1024;
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 const isRequestId = (value: unknown) => typeof value === 'string' || Number.isSafeInteger(value);
 
 /**
@@ -93,11 +91,11 @@ const isRequestId = (value: unknown) => typeof value === 'string' || Number.isSa
  * null one differ here, as they do to the schema.
  */
 function envelopeKey(body: unknown): string | null {
-  if (!isPlainObject(body) || body.jsonrpc !== '2.0' || !isRequestId(body.id)) return null;
+  if (!isJsonObject(body) || body.jsonrpc !== '2.0' || !isRequestId(body.id)) return null;
   if (typeof body.method !== 'string' || body.method === 'initialize') return null;
   if (Object.keys(body).some((key) => !REQUEST_KEYS.has(key))) return null;
-  const meta = isPlainObject(body.params) ? body.params._meta : undefined;
-  if (!isPlainObject(meta) || meta[RELATED_TASK_META_KEY] !== undefined) return null;
+  const meta = isJsonObject(body.params) ? body.params._meta : undefined;
+  if (!isJsonObject(meta) || meta[RELATED_TASK_META_KEY] !== undefined) return null;
   if (meta.progressToken !== undefined && !isRequestId(meta.progressToken)) return null;
   return ENVELOPE_KEYS.map((key) => (key in meta ? JSON.stringify(meta[key]) : '-')).join('\n');
 }
@@ -144,12 +142,6 @@ export function classifyClaim(
     validEnvelopes.add(key);
   }
   return route;
-}
-
-/** A header's first value, as it came. */
-export function firstHeader(headers: IncomingHttpHeaders, name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
 }
 
 export function headerOf(headers: IncomingHttpHeaders, name: string): string | undefined {

@@ -5,7 +5,7 @@ import {
   type JSONRPCResponse,
   type RequestId,
 } from '@modelcontextprotocol/server';
-import { type IncomingMessage } from 'node:http';
+import { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { nestingDepth } from '../../common/json-walk';
 import { readChunks } from '../../common/read-chunks';
 import { McpRefusal } from './mcp-errors';
@@ -22,6 +22,12 @@ export type Incoming =
 export interface BodyLimits {
   maxBytes: number;
   maxDepth: number;
+}
+
+/** A header's first value, as it came. */
+export function firstHeader(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
 }
 
 /** The JSON-RPC message a client POSTed; every refusal is an McpRefusal with its status. */

@@ -1,7 +1,8 @@
 import { OAuthClientMetadataSchema } from '@modelcontextprotocol/core';
 import { type OAuthClientInformationFull } from '@modelcontextprotocol/server';
 import { nestingDepth } from '../../common/json-walk';
-import { isJsonObject, unstorableJson } from '../../common/untrusted-text';
+import { isJsonObject } from '../../common/json-object';
+import { unstorableJson } from '../../common/untrusted-text';
 import { redirectUriProblem } from '../redirect-uri';
 
 /** The longest client_id URL taken: it travels in the signed consent link and is shown to people. */

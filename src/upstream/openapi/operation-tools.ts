@@ -8,6 +8,7 @@ import {
 import { type ParameterStyle } from './parameter-style';
 import { OpenApiDocumentError } from './openapi-document';
 import { OperationRefused, type SchemaBounds, SchemaBuilder } from './schema-refs';
+import { isJsonObject } from '../../common/json-object';
 
 /** One parameter of an operation, and the argument it is read from. */
 export interface ParameterPlan {
@@ -43,10 +44,6 @@ const DESCRIPTION_MAX = 4096;
 const RESERVED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
 
 type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** A tool name from an operationId, or from the method and path where there is none. */
 export function toolNameOf(operationId: unknown, method: HttpMethod, path: string): string {
@@ -88,12 +85,12 @@ export function operationTools(
   const tools: OperationTools['tools'] = [];
   const plans = new Map<string, OperationPlan>();
   const taken = new Set<string>();
-  const paths = isObject(document.paths) ? document.paths : {};
+  const paths = isJsonObject(document.paths) ? document.paths : {};
   for (const [path, rawItem] of Object.entries(paths)) {
-    if (!isObject(rawItem)) continue;
+    if (!isJsonObject(rawItem)) continue;
     for (const method of HTTP_METHODS) {
       const operation = rawItem[method.toLowerCase()];
-      if (!isObject(operation)) continue;
+      if (!isJsonObject(operation)) continue;
       const tags = Array.isArray(operation.tags)
         ? operation.tags.filter((tag): tag is string => typeof tag === 'string')
         : [];
@@ -192,9 +189,9 @@ function mergedParameters(builder: SchemaBuilder, item: Json, operation: Json): 
 function parameterSchema(builder: SchemaBuilder, parameter: Json): Json {
   if (parameter.schema !== undefined) return builder.schema(parameter.schema);
   // `content` instead of `schema`: one media type, whose schema describes the value.
-  if (isObject(parameter.content)) {
+  if (isJsonObject(parameter.content)) {
     const media = Object.values(parameter.content)[0];
-    if (isObject(media) && media.schema !== undefined) return builder.schema(media.schema);
+    if (isJsonObject(media) && media.schema !== undefined) return builder.schema(media.schema);
   }
   return {};
 }
@@ -220,7 +217,7 @@ function requestBody(
 ): { schema: Json; plan: NonNullable<OperationPlan['body']> } | null {
   if (operation.requestBody === undefined) return null;
   const body = builder.target(operation.requestBody);
-  const content = isObject(body.content) ? body.content : {};
+  const content = isJsonObject(body.content) ? body.content : {};
   const types = Object.keys(content);
   const contentType =
     types.find((type) => /^application\/(.+\+)?json\b/i.test(type)) ??
@@ -232,7 +229,8 @@ function requestBody(
     );
   }
   const media = content[contentType];
-  const schema = isObject(media) && media.schema !== undefined ? builder.schema(media.schema) : {};
+  const schema =
+    isJsonObject(media) && media.schema !== undefined ? builder.schema(media.schema) : {};
   const described = describe(body.description, undefined);
   const argument = Object.hasOwn(properties, 'body') ? 'request_body' : 'body';
   return {
@@ -246,18 +244,18 @@ function requestBody(
 
 /** The schema of the first success response with a JSON object body; none if it breaks a bound. */
 function successSchema(builder: SchemaBuilder, operation: Json): Json | null {
-  const responses = isObject(operation.responses) ? operation.responses : {};
+  const responses = isJsonObject(operation.responses) ? operation.responses : {};
   const status = ['200', '201', '202', '203', '2XX', '2xx'].find((code) => code in responses);
   if (status === undefined) return null;
   try {
     const response = builder.target(responses[status]);
-    const content = isObject(response.content) ? response.content : {};
+    const content = isJsonObject(response.content) ? response.content : {};
     const type = Object.keys(content).find((key) => /^application\/(.+\+)?json\b/i.test(key));
     const media = type === undefined ? undefined : content[type];
-    if (!isObject(media) || media.schema === undefined) return null;
+    if (!isJsonObject(media) || media.schema === undefined) return null;
     const schema = builder.schema(media.schema);
     const isObjectSchema =
-      schema.type === 'object' || (schema.type === undefined && isObject(schema.properties));
+      schema.type === 'object' || (schema.type === undefined && isJsonObject(schema.properties));
     return isObjectSchema ? { ...schema, type: 'object' } : null;
   } catch (error) {
     // An output schema is optional: one that breaks a bound is left out, the tool kept.

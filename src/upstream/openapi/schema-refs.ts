@@ -1,3 +1,5 @@
+import { isJsonObject } from '../../common/json-object';
+
 /**
  * Schemas of one OpenAPI operation built with their `$ref`s resolved in place, within bounds: the
  * libraries' dereferencing is unbounded (GitHub's 13 MB description grows to 47 MB) and leaves
@@ -43,10 +45,6 @@ const REF_CHAIN_LIMIT = 16;
 
 type Json = Record<string, unknown>;
 
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Builds the schemas of one operation; one builder per operation, since it keeps the counts. */
 export class SchemaBuilder {
   private nodes = 0;
@@ -64,7 +62,7 @@ export class SchemaBuilder {
   target(value: unknown): Json {
     const seen: string[] = [];
     let current = value;
-    while (isObject(current) && typeof current.$ref === 'string') {
+    while (isJsonObject(current) && typeof current.$ref === 'string') {
       if (seen.includes(current.$ref)) throw this.cycle([...seen, current.$ref]);
       if (seen.length >= REF_CHAIN_LIMIT)
         throw new OperationRefused(`a chain of more than ${REF_CHAIN_LIMIT} $refs`);
@@ -72,14 +70,15 @@ export class SchemaBuilder {
       this.countRef();
       current = this.lookup(current.$ref);
     }
-    if (!isObject(current)) throw new OperationRefused('a $ref points at something not an object');
+    if (!isJsonObject(current))
+      throw new OperationRefused('a $ref points at something not an object');
     return current;
   }
 
   /** A JSON Schema with every `$ref` inlined; a 3.0 `nullable` becomes a `null` type. */
   schema(value: unknown): Json {
     const built = this.copy(value, 1, [], false);
-    return isObject(built) ? built : {};
+    return isJsonObject(built) ? built : {};
   }
 
   private copy(value: unknown, depth: number, stack: readonly string[], isMap: boolean): unknown {
@@ -108,7 +107,7 @@ export class SchemaBuilder {
     this.countRef();
     const resolved = this.copy(this.lookup(ref), depth, [...stack, ref], false);
     const { $ref: _ref, ...siblings } = value;
-    if (Object.keys(siblings).length === 0 || !isObject(resolved)) return resolved;
+    if (Object.keys(siblings).length === 0 || !isJsonObject(resolved)) return resolved;
     // 3.1 lets a $ref have siblings (a description, say); they refine what it points at.
     const refined = this.copy(siblings, depth, stack, false) as Json;
     return { ...resolved, ...refined };
@@ -134,7 +133,7 @@ export class SchemaBuilder {
     let current: unknown = this.document;
     for (const raw of ref.slice(2).split('/')) {
       const key = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~');
-      if (!isObject(current) && !Array.isArray(current)) current = undefined;
+      if (!isJsonObject(current) && !Array.isArray(current)) current = undefined;
       else current = Object.hasOwn(current, key) ? (current as Json)[key] : undefined;
       if (current === undefined)
         throw new OperationRefused(
