@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { type Metrics } from './observability/metrics';
+import { errorMessage } from './common/error-message';
 
 /**
  * The safety net under every background path: a promise rejection nothing handled is logged,
@@ -13,7 +14,7 @@ export function catchUnhandledRejections(metrics: Metrics): () => void {
   const handler = (reason: unknown) => {
     metrics.unhandledRejections.inc();
     logger.error(
-      `Unhandled promise rejection (a bug; the process goes on): ${reason instanceof Error ? reason.message : String(reason)}`,
+      `Unhandled promise rejection (a bug; the process goes on): ${errorMessage(reason)}`,
       reason instanceof Error ? reason.stack : undefined,
     );
   };

@@ -2,6 +2,7 @@ import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@ne
 import { DataSource, LessThanOrEqual, MoreThan } from 'typeorm';
 import { EventBus } from '../events/event-bus';
 import { ApprovalGrant } from './approval-grant.entity';
+import { errorMessage } from '../common/error-message';
 
 /** Remembered yeses one replica keeps; beyond it the soonest to expire are forgotten first. */
 const MAX_REMEMBERED = 100_000;
@@ -147,7 +148,7 @@ export class RememberedApprovals implements OnModuleInit, OnModuleDestroy {
       for (const grant of grants) this.keep({ ...grant, expiresAt: grant.expiresAt.getTime() });
     } catch (error) {
       this.logger.warn(
-        `Remembered approvals not read (people are asked again): ${error instanceof Error ? error.message : String(error)}`,
+        `Remembered approvals not read (people are asked again): ${errorMessage(error)}`,
       );
     }
   }

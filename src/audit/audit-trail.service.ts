@@ -13,6 +13,7 @@ import { ReplicaId } from '../events/replica-id';
 import { Metrics } from '../observability/metrics';
 import { currentRequestId, currentTraceId, markAudited } from '../observability/request-context';
 import { AuditEntry } from './audit-entry.entity';
+import { errorMessage } from '../common/error-message';
 
 /** What a caller says of an entry; the trail adds the id, the time, the request and the replica. */
 export type AuditRecord = Pick<AuditEntry, 'kind' | 'action' | 'outcome'> &
@@ -220,7 +221,7 @@ export class AuditTrail implements OnModuleInit, BeforeApplicationShutdown {
     else if (now - this.failureReportedAt < REPORT_EVERY_MS) return;
     this.failureReportedAt = now;
     this.logger.warn(
-      `Could not write the audit trail, will retry; ${this.buffer.length} entries buffered: ${error instanceof Error ? error.message : String(error)}`,
+      `Could not write the audit trail, will retry; ${this.buffer.length} entries buffered: ${errorMessage(error)}`,
     );
   }
 

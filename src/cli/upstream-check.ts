@@ -27,6 +27,7 @@ import {
 import { type UpstreamTarget } from '../upstream/upstream-target';
 import { CliError } from './cli-error';
 import { LoopbackCallback } from './oauth-loopback';
+import { errorMessage } from '../common/error-message';
 
 /**
  * Authorizations one run may make: the first, and two more when the upstream asks for more scope
@@ -356,5 +357,5 @@ function unusable(tools: unknown[]): { name: string; reason: string }[] {
 
 function describe(error: unknown): string {
   if (error instanceof UpstreamRpcError) return `${error.code} ${error.message}`;
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }

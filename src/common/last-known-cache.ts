@@ -1,5 +1,6 @@
 import { type Logger } from '@nestjs/common';
 import { isDatabaseUnavailable } from './database-errors';
+import { errorMessage } from './error-message';
 
 export interface LastKnownCacheOptions<V> {
   /** How long an entry is trusted before it is read again; absent: until it is invalidated. */
@@ -112,7 +113,7 @@ export class LastKnownCache<V> {
         return;
       }
       this.options.logger.warn(
-        `Could not read ${this.options.describe(key)} again: ${error instanceof Error ? error.message : String(error)}`,
+        `Could not read ${this.options.describe(key)} again: ${errorMessage(error)}`,
       );
     });
   }

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { Client, type Pool } from 'pg';
 import { DatabaseUnreachableError } from '../common/database-errors';
+import { errorMessage } from '../common/error-message';
 
 /** How often the database is probed; a failed probe is tried again at once. */
 const PROBE_EVERY_MS = 1000;
@@ -93,7 +94,7 @@ export class DatabaseHealth {
       // A query on a partitioned connection would wait out the query timeout: end them all now.
       for (const client of this.clients) client.connection.stream.destroy();
       this.logger.warn(
-        `The database does not answer (${error instanceof Error ? error.message : String(error)}); requests that need it fail at once until it does`,
+        `The database does not answer (${errorMessage(error)}); requests that need it fail at once until it does`,
       );
     }
   }

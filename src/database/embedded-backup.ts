@@ -2,6 +2,7 @@ import { existsSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataDirLock } from './data-dir-lock';
 import { dump, open } from './embedded-postgres';
+import { errorMessage } from '../common/error-message';
 
 /**
  * Backups of the embedded database are PGlite dumps of its data directory: a gzipped tarball of
@@ -74,7 +75,7 @@ async function unpack(dir: string, archive: Buffer): Promise<number> {
   try {
     db = await open(dir, new Blob([new Uint8Array(archive)]));
   } catch (error) {
-    throw new Error(`The file is not a Portico backup: ${describe(error)}`);
+    throw new Error(`The file is not a Portico backup: ${errorMessage(error)}`);
   }
   try {
     const result = await db.query<{ count: number }>(
@@ -82,12 +83,8 @@ async function unpack(dir: string, archive: Buffer): Promise<number> {
     );
     return result.rows[0]?.count ?? 0;
   } catch (error) {
-    throw new Error(`The backup holds no Portico database: ${describe(error)}`);
+    throw new Error(`The backup holds no Portico database: ${errorMessage(error)}`);
   } finally {
     await db.close();
   }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -6,6 +6,7 @@ import { EventSettings } from '../config/slices/events.settings';
 import { EventRelay } from './event-relay.entity';
 import { ReplicaId } from './replica-id';
 import { type Envelope, ReplicatedEventBus } from './replicated-event-bus';
+import { errorMessage } from '../common/error-message';
 
 const CHANNEL = 'portico_events';
 /** NOTIFY payloads must stay under 8000 bytes; larger events travel through `event_relay`. */
@@ -97,7 +98,7 @@ export class PgNotifyEventBus extends ReplicatedEventBus implements OnModuleInit
       // in pg_stat_activity saying what it is for.
       await client.query(`LISTEN ${CHANNEL}`);
     } catch (error) {
-      await this.reconnect(client, error instanceof Error ? error.message : String(error));
+      await this.reconnect(client, errorMessage(error));
     } finally {
       this.checking = false;
     }

@@ -5,6 +5,7 @@ import { EventSettings } from '../config/slices/events.settings';
 import { redisConnection } from './redis-connection';
 import { ReplicaId } from './replica-id';
 import { type Envelope, ReplicatedEventBus } from './replicated-event-bus';
+import { errorMessage } from '../common/error-message';
 
 /**
  * Crosses replicas with Redis pub/sub (REDIS_URL), on the channel `<REDIS_NAMESPACE>:events`: the
@@ -55,7 +56,7 @@ export class RedisEventBus extends ReplicatedEventBus implements OnModuleInit, O
       await this.subscriber.connect();
       await this.subscribing;
     } catch (error) {
-      this.deaf(`unreachable at start: ${error instanceof Error ? error.message : String(error)}`);
+      this.deaf(`unreachable at start: ${errorMessage(error)}`);
     }
     await publisherReady;
   }

@@ -4,6 +4,7 @@ import { type PorticoEvent, RESYNC } from './event-bus';
 import { InProcessEventBus } from './in-process-event-bus';
 import { OutboundQueue } from './outbound-queue';
 import { type ReplicaId } from './replica-id';
+import { errorMessage } from '../common/error-message';
 
 /** What crosses replicas: the event and the replica that published it. */
 export interface Envelope {
@@ -54,7 +55,7 @@ export abstract class ReplicatedEventBus extends InProcessEventBus {
       resyncPayload: () => this.envelope(RESYNC),
       onFailing: (error) =>
         this.log.warn(
-          `Events cannot be published (${messageOf(error)}); they wait, up to ${settings.queueMaxBytes} bytes, until the channel is back`,
+          `Events cannot be published (${errorMessage(error)}); they wait, up to ${settings.queueMaxBytes} bytes, until the channel is back`,
         ),
       onRecovered: (queued) =>
         this.log.log(`Events are published again; ${queued} more still wait their turn`),
@@ -143,7 +144,7 @@ export abstract class ReplicatedEventBus extends InProcessEventBus {
   }
 
   protected undeliverable(error: unknown): void {
-    this.log.error(`Undeliverable event: ${messageOf(error)}`);
+    this.log.error(`Undeliverable event: ${errorMessage(error)}`);
   }
 
   private async resyncWhileDeaf(): Promise<void> {
@@ -152,15 +153,11 @@ export abstract class ReplicatedEventBus extends InProcessEventBus {
       this.resyncs += 1;
       this.deliver(RESYNC);
     } catch (error) {
-      this.log.warn(`Could not check whether to drop caches: ${messageOf(error)}`);
+      this.log.warn(`Could not check whether to drop caches: ${errorMessage(error)}`);
     }
   }
 
   private envelope(event: PorticoEvent): string {
     return JSON.stringify({ origin: this.replica.value, event } satisfies Envelope);
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -15,6 +15,7 @@ import { OAuthCode } from './oauth-code.entity';
 import { OAuthGrant } from './oauth-grant.entity';
 import { OAuthRefreshToken } from './oauth-refresh-token.entity';
 import { resourceTarget } from '../auth/oauth-resource';
+import { errorMessage } from '../common/error-message';
 
 export const ACCESS_TOKEN_SECONDS = 3600;
 const REFRESH_TOKEN_SECONDS = 30 * 24 * 3600;
@@ -269,7 +270,7 @@ export class OAuthGrants implements OnModuleInit, OnModuleDestroy {
       );
     } catch (error) {
       this.logger.warn(
-        `Could not purge expired OAuth codes and refresh tokens: ${error instanceof Error ? error.message : String(error)}`,
+        `Could not purge expired OAuth codes and refresh tokens: ${errorMessage(error)}`,
       );
     }
   }

@@ -6,6 +6,7 @@ import {
   REGEX_OVERHEAD,
   UNIT,
 } from './cel-limits';
+import { errorMessage } from '../common/error-message';
 
 /** The longest pattern `matches` compiles. */
 export const PATTERN_MAX_LENGTH = 1024;
@@ -91,9 +92,7 @@ function compile(pattern: string): Pattern {
   try {
     re = RE2JS.compile(pattern);
   } catch (error) {
-    throw new PatternError(
-      `matches: invalid pattern: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    throw new PatternError(`matches: invalid pattern: ${errorMessage(error)}`);
   }
   return { re, instructions: re.re2().prog.numInst() };
 }

@@ -5,6 +5,7 @@ import { type EvaluationTrace } from './cel-meter';
 import { ArgumentReads } from './policy-input';
 import { type PolicyApproval, type PolicyEffect } from './policy.entity';
 import { type PolicyTool } from './policy-tool';
+import { errorMessage } from '../common/error-message';
 
 export { ARGUMENT_VALUES_LIMIT } from './cel-limits';
 
@@ -64,7 +65,7 @@ export class PolicyCompileFailure extends Error {
     readonly policy: PolicyDefinition,
     error: unknown,
   ) {
-    super(error instanceof Error ? error.message : String(error), { cause: error });
+    super(errorMessage(error), { cause: error });
   }
 }
 

@@ -15,6 +15,7 @@ import { redisConnection } from '../events/redis-connection';
 import { RateLimitMetrics } from './rate-limit-metrics';
 import { type RateLimitKey } from './rate-limit.entity';
 import { RateLimitErrorCode, RateLimitException } from './rate-limit.exception';
+import { errorMessage } from '../common/error-message';
 
 /** One limit as the call path reads it. */
 export interface LimitRule {
@@ -126,7 +127,7 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
         if (error instanceof RateLimiterRes) return error.msBeforeNext;
         if (this.storeDownUntil === 0)
           this.logger.warn(
-            `Rate limit counters cannot be reached (${error instanceof Error ? error.message : String(error)}); ${
+            `Rate limit counters cannot be reached (${errorMessage(error)}); ${
               this.config.rateLimitStore.failClosed
                 ? 'calls under a limit are refused'
                 : 'each replica counts on its own'

@@ -5,6 +5,7 @@ import { Gateway, openCredentials } from '../gateways/gateway.entity';
 import { UpstreamOAuthToken } from '../upstream/oauth/upstream-oauth-token.entity';
 import { UpstreamOAuth } from '../upstream/oauth/upstream-oauth.service';
 import { SyncLeadership } from './sync-leadership';
+import { errorMessage } from '../common/error-message';
 
 /** How often the leader looks for tokens about to expire. */
 const SWEEP_EVERY_MS = 30_000;
@@ -57,7 +58,7 @@ export class OAuthRefreshScheduler implements OnModuleInit, OnModuleDestroy {
       await this.sweep();
     } catch (error) {
       this.logger.warn(
-        `Could not look for OAuth tokens to refresh, will try again in ${SWEEP_EVERY_MS / 1000} s: ${error instanceof Error ? error.message : String(error)}`,
+        `Could not look for OAuth tokens to refresh, will try again in ${SWEEP_EVERY_MS / 1000} s: ${errorMessage(error)}`,
       );
     }
   }
@@ -84,7 +85,7 @@ export class OAuthRefreshScheduler implements OnModuleInit, OnModuleDestroy {
         );
       } catch (error) {
         this.logger.warn(
-          `Could not refresh an OAuth token of gateway '${gateway.name}': ${error instanceof Error ? error.message : String(error)}`,
+          `Could not refresh an OAuth token of gateway '${gateway.name}': ${errorMessage(error)}`,
         );
       }
     }

@@ -16,6 +16,7 @@ import {
 } from './upstream-error';
 import { throughAdmission } from './resilience/upstream-admission';
 import { IDEMPOTENT_METHODS, withRetries } from './resilience/upstream-retry';
+import { errorMessage } from '../common/error-message';
 
 /** A request sent and not yet answered. */
 export interface InFlight {
@@ -210,7 +211,7 @@ export abstract class RpcConnection {
   }
 
   private cancelUpstream(id: number, reason: unknown): void {
-    const text = reason instanceof Error ? reason.message : String(reason);
+    const text = errorMessage(reason);
     void this.notify('notifications/cancelled', { requestId: id, reason: text }).catch(
       () => undefined,
     );

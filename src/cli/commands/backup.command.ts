@@ -7,6 +7,7 @@ import { loadOnUse } from '../../common/load-on-use';
 import { embeddedDatabaseDir } from '../data-dir';
 import { urlOption } from '../options';
 import { PorticoClient } from '../rest-client';
+import { errorMessage } from '../../common/error-message';
 
 interface BackupOptions {
   output?: string;
@@ -62,6 +63,6 @@ async function offline(options: BackupOptions): Promise<Buffer> {
           : `${error.message} Back up the running Portico through it: portico backup --url <its URL>.`,
       );
     }
-    throw new CliError(error instanceof Error ? error.message : String(error));
+    throw new CliError(errorMessage(error));
   }
 }

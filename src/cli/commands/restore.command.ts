@@ -6,6 +6,7 @@ import { DataDirLockedError } from '../../database/data-dir-lock';
 import { CliError } from '../cli-error';
 import { loadOnUse } from '../../common/load-on-use';
 import { embeddedDatabaseDir } from '../data-dir';
+import { errorMessage } from '../../common/error-message';
 
 interface RestoreOptions {
   dataDir?: string;
@@ -39,7 +40,7 @@ export function registerRestore(program: Command): void {
               : `${error.message} Stop Portico, then restore.`,
           );
         }
-        throw new CliError(error instanceof Error ? error.message : String(error));
+        throw new CliError(errorMessage(error));
       }
       const lines = [`Restored ${file} into ${dir} (${result.migrations} migrations recorded).`];
       if (result.previous)

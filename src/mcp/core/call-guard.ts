@@ -28,6 +28,7 @@ import {
   toolCallRefused,
   unknownTool,
 } from '../protocol/mcp-errors';
+import { errorMessage } from '../../common/error-message';
 
 /** How many times a call's approval is asked again when policies change while it is asked. */
 const APPROVAL_ROUNDS = 3;
@@ -180,7 +181,7 @@ export class CallGuard {
       return await run();
     } catch (error) {
       if (error instanceof HookRefusal) throw toolCallRefused(hook.name, error.message, true);
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       this.logger.warn(`Hook '${hook.name}' failed: ${message}`);
       throw toolCallRefused(hook.name, message, false);
     }

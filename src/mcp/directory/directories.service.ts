@@ -34,6 +34,7 @@ import { type DirectoryServer, type DirectoryTool } from './directory-tool';
 import { ToolDirectory } from './tool-directory';
 import { consolidatedEntry } from './consolidated-entry';
 import { ScopeCache } from './scope-cache';
+import { errorMessage } from '../../common/error-message';
 
 /** Tools presented between two yields to the event loop while a directory is built. */
 const BUILD_SLICE = 2000;
@@ -232,7 +233,7 @@ function guardHooks(configs: readonly HookConfig[]): readonly ToolCallHook[] {
   try {
     return buildHooks(configs);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     return [
       {
         name: 'configuration',

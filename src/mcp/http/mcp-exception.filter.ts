@@ -6,6 +6,7 @@ import { AuthException } from '../../auth/auth.exception';
 import { sendProblem, toProblem } from '../../common/problem.filter';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../../common/database-errors';
 import { databaseUnavailable, jsonRpcError, McpRefusal } from '../protocol/mcp-errors';
+import { errorMessage } from '../../common/error-message';
 
 /**
  * Errors of the MCP endpoints as MCP clients read them: a JSON-RPC error body with the HTTP status,
@@ -38,7 +39,7 @@ export function sendMcpError(response: ServerResponse, error: unknown, logger: L
   }
   if (isDatabaseUnavailable(error)) {
     // An outage, not a bug: one line, and the client is told when to try again.
-    logger.warn(`MCP request refused, the database is unavailable: ${describe(error)}`);
+    logger.warn(`MCP request refused, the database is unavailable: ${errorMessage(error)}`);
     if (response.headersSent) {
       response.end();
       return;
@@ -70,8 +71,4 @@ export function sendMcpError(response: ServerResponse, error: unknown, logger: L
     'Content-Length': Buffer.byteLength(body),
   });
   response.end(body);
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

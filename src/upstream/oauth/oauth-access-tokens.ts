@@ -10,6 +10,7 @@ import {
   tokenKey,
   type UpstreamOAuthStore,
 } from './upstream-oauth.store';
+import { errorMessage } from '../../common/error-message';
 
 /** Refresh this long before expiry at most (a quarter of a shorter lifetime otherwise). */
 const REFRESH_AHEAD_MS = 60_000;
@@ -102,7 +103,7 @@ export class OAuthAccessTokens {
     try {
       result = await this.exchange.run(upstream, provider);
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       await this.refreshFailed(
         records,
         upstream,
