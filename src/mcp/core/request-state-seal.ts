@@ -1,5 +1,6 @@
-import { createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, hkdfSync, randomBytes } from 'node:crypto';
 import { canonicalJson } from '../../common/canonical-json';
+import { mac, macEquals } from '../../common/signed-value';
 
 /** The message a refused state gets on the wire (JSON-RPC -32602), as the SDK words it. */
 export const INVALID_REQUEST_STATE = 'Invalid or expired requestState';
@@ -137,7 +138,7 @@ export class RequestStateSealer {
     };
     // JSON escapes lone surrogates, so the encoded text is valid UTF-8 and decodes to the same string.
     const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
-    return `${FORMAT}.${body}.${this.mac(body)}`;
+    return `${FORMAT}.${body}.${this.signatureOf(body)}`;
   }
 
   /** Checks the MAC, the expiry and every binding against the retry's own. */
@@ -146,7 +147,7 @@ export class RequestStateSealer {
     if (state.length > MAX_SEALED_CHARS) return refuse('oversize');
     const [format, body, signature, ...rest] = state.split('.');
     if (format !== FORMAT || !body || !signature || rest.length > 0) return refuse('malformed');
-    if (!macEquals(this.mac(body), signature)) return refuse('signature');
+    if (!macEquals(this.signatureOf(body), signature)) return refuse('signature');
     const payload = parsePayload(body);
     if (!payload) return refuse('malformed');
     if (payload.exp * 1000 <= this.now()) return refuse('expired');
@@ -164,8 +165,8 @@ export class RequestStateSealer {
     return { ok: true, content: payload.c, id: payload.id };
   }
 
-  private mac(body: string): string {
-    return createHmac('sha256', this.key).update(`${FORMAT}.${body}`).digest('base64url');
+  private signatureOf(body: string): string {
+    return mac(this.key, `${FORMAT}.${body}`);
   }
 }
 
@@ -178,12 +179,6 @@ function argumentDigest(args: unknown): string {
 
 function refuse(refusal: RequestStateRefusal): UnsealResult {
   return { ok: false, refusal, reason: REASONS[refusal] };
-}
-
-function macEquals(expected: string, given: string): boolean {
-  const a = Buffer.from(expected);
-  const b = Buffer.from(given);
-  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /** The payload when it has the shape this version writes; signed, but checked all the same. */
