@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { settingsSchema } from '../config/settings/settings-schema';
 import { ConfigDocumentErrorCode, ConfigDocumentException } from './config-document.exception';
 import { CONFIG_SECTIONS } from './config-sections';
+import { isJsonObject } from '../common/json-object';
 
 export const CONFIG_API_VERSION = 'portico/v1';
 export const CONFIG_SCHEMA_ID = 'urn:portico:config:v1';
@@ -47,10 +48,9 @@ export function configJsonSchema(): Record<string, unknown> {
 
 /** Checks a document (already parsed from YAML or JSON) against the schema. */
 export function parseConfigDocument(input: unknown): ConfigDocument {
-  const withoutSchema =
-    typeof input === 'object' && input !== null && !Array.isArray(input)
-      ? Object.fromEntries(Object.entries(input).filter(([key]) => key !== '$schema'))
-      : input;
+  const withoutSchema = isJsonObject(input)
+    ? Object.fromEntries(Object.entries(input).filter(([key]) => key !== '$schema'))
+    : input;
   const result = documentSchema.safeParse(withoutSchema);
   if (!result.success) {
     const issues = result.error.issues.map((issue) => ({

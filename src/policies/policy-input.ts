@@ -3,6 +3,7 @@ import {
   ARGUMENT_DEPTH_LIMIT,
   ARGUMENT_VALUES_LIMIT,
 } from './cel-limits';
+import { isJsonObject } from '../common/json-object';
 
 /** A JSON value as a policy reads it: its values, characters (of strings and keys) and depth. */
 export interface InputSize {
@@ -102,10 +103,7 @@ const STANDARD_ANNOTATIONS = [
 export function withStandardAnnotations(
   annotations: object | null | undefined,
 ): Record<string, unknown> {
-  const given =
-    typeof annotations === 'object' && annotations !== null && !Array.isArray(annotations)
-      ? (annotations as Record<string, unknown>)
-      : {};
+  const given = isJsonObject(annotations) ? annotations : {};
   const filled = Object.fromEntries(STANDARD_ANNOTATIONS.map((name) => [name, null]));
   // Spread defines properties, so a `__proto__` key of the upstream's stays a key.
   return { ...filled, ...given };

@@ -2,6 +2,7 @@ import { type CallToolResult } from '@modelcontextprotocol/client';
 import { type Readable } from 'node:stream';
 import { type Dispatcher } from 'undici';
 import { nestingDepth } from '../../common/json-walk';
+import { isJsonObject } from '../../common/json-object';
 
 /** How much of a failed response's body an error result carries. */
 export const ERROR_BODY_SHOWN = 2048;
@@ -86,9 +87,6 @@ export function shapeResponse(
         },
       ],
     };
-  const structured =
-    typeof value === 'object' && value !== null && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : { result: value };
+  const structured = isJsonObject(value) ? value : { result: value };
   return { content: [{ type: 'text', text }], structuredContent: structured };
 }
