@@ -21,6 +21,8 @@ const WARMUP_MS = 2000;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const LATENCY_BATCHES = 10;
 const LATENCY_BATCH = 100;
+/** The paced rate, as a share of the slower era's rate through Portico at full load. */
+const PACED_SHARE = 0.5;
 /** Both by default; BENCH_ERAS=2026-07-28 (or 2025-11-25) measures one, as when profiling it. */
 const ERAS = (process.env.BENCH_ERAS ?? '2025-11-25,2026-07-28').split(',') as Era[];
 /**
@@ -104,6 +106,40 @@ async function measure(side: Side, ms: number): Promise<number> {
   return round.callsPerSecond;
 }
 
+/**
+ * Portico's CPU per call while the side's 32 clients call at `rate` calls per second between them
+ * (each waits for its next slot), measured once they have connected and listed: the eras' clients
+ * differ in speed, so at full load each era runs at its own rate, and Portico's CPU per call falls
+ * as the rate rises. Paced to the same rate, the eras' calls compare as like for like.
+ */
+async function paced(
+  side: Side,
+  rate: number,
+  ms: number,
+): Promise<{ cpu: number; calls: number }> {
+  const clients = await Promise.all(
+    Array.from({ length: CLIENTS }, () => eraClient(side.era, side.url, side.token)),
+  );
+  for (const client of clients) await client.listTools();
+  const interval = (CLIENTS * 1000) / rate;
+  let calls = 0;
+  const before = cpuSeconds(side.pid);
+  const start = Date.now();
+  await Promise.all(
+    clients.map(async (client, index) => {
+      for (let next = start + (index * interval) / CLIENTS; next < start + ms; next += interval) {
+        const wait = next - Date.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        await client.callTool({ name: side.tool, arguments: { n: calls } });
+        calls += 1;
+      }
+    }),
+  );
+  const after = cpuSeconds(side.pid);
+  await Promise.all(clients.map((client) => client.close()));
+  return { cpu: before === null || after === null ? Number.NaN : after - before, calls };
+}
+
 export interface OverheadResult {
   database: BenchDatabase;
   era: Era;
@@ -120,6 +156,13 @@ export interface OverheadResult {
    * ratio, it does not move with what else the machine runs. Null where /proc is missing.
    */
   gatewayCpuMsPerCall: number | null;
+  /**
+   * Portico's CPU per call with every era's clients paced to one rate (`pacedCallsPerSecond`, half
+   * the slower era's rate through Portico at full load), in interleaved rounds: the eras compared
+   * at the same load. Null where /proc is missing.
+   */
+  pacedCpuMsPerCall: number | null;
+  pacedCallsPerSecond: number;
   /**
    * The same measures of a pass-through reverse proxy (`pass-through-proxy.ts`) to the same
    * upstream in the same rounds: the floor any Node gateway stands on, on this machine.
@@ -289,6 +332,18 @@ export async function gatewayOverhead(
       rounds.push(result);
     }
 
+    const pacedRate =
+      PACED_SHARE *
+      Math.min(...eras.map(({ gateway }) => mean(rounds.map((round) => round.get(gateway)!))));
+    const pacedCpu = new Map<Side, { cpu: number; calls: number }>();
+    for (let round = 0; round < ROUNDS; round++)
+      for (let i = 0; i < eras.length; i++) {
+        const { gateway } = eras[(round + i) % eras.length]!;
+        const { cpu, calls } = await paced(gateway, pacedRate, LOAD_MS);
+        const sum = pacedCpu.get(gateway) ?? { cpu: 0, calls: 0 };
+        pacedCpu.set(gateway, { cpu: sum.cpu + cpu, calls: sum.calls + calls });
+      }
+
     const times = new Map<Side, number[]>(sides.map((side) => [side, []]));
     const clients = new Map<Side, BenchClient>();
     for (const side of sides) clients.set(side, await eraClient(side.era, side.url, side.token));
@@ -317,6 +372,10 @@ export async function gatewayOverhead(
         gatewayP50Ms: p50(gateway),
         addedP50Ms: p50(gateway) - p50(direct),
         gatewayCpuMsPerCall: cpuMsPerCall(gateway),
+        pacedCpuMsPerCall: Number.isNaN(pacedCpu.get(gateway)!.cpu)
+          ? null
+          : (pacedCpu.get(gateway)!.cpu * 1000) / pacedCpu.get(gateway)!.calls,
+        pacedCallsPerSecond: pacedRate,
         proxy: {
           callsPerSecond: mean(rounds.map((round) => round.get(passThrough)!)),
           throughputRatio: median(ratios(passThrough)),
