@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { buildModel } from '../src/upstream/openapi/openapi-documents';
+import { buildModel } from '../src/upstream/openapi/openapi-model';
 import { refusalOf } from '../src/upstream/transport/message-bounds';
 import { HTTP_METHODS, type OpenApiSelection } from '../src/upstream/openapi/openapi-selection';
 import { startTestApp } from '../test/support/test-app';

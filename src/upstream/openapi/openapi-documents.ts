@@ -1,18 +1,10 @@
 import { createHash } from 'node:crypto';
-import { type Implementation } from '@modelcontextprotocol/client';
 import { type Dispatcher } from 'undici';
-import { boundMessage, refusedDefinition } from '../transport/message-bounds';
 import { UpstreamFailure } from '../upstream-error';
-import {
-  OpenApiDocumentError,
-  parseDocument,
-  validateDocument,
-  DOCUMENT_MAX_BYTES,
-} from './openapi-document';
+import { OpenApiDocumentError, DOCUMENT_MAX_BYTES } from './openapi-document';
+import { buildModelApart, type OpenApiModel } from './openapi-model';
 import { type OpenApiSelection } from './openapi-selection';
-import { type OperationPlan, operationTools } from './operation-tools';
 import { readBounded } from './response-shape';
-import { DEFAULT_SCHEMA_BOUNDS } from './schema-refs';
 
 /** Where a gateway's description comes from, and which of its operations become tools. */
 export interface OpenApiSource {
@@ -23,16 +15,6 @@ export interface OpenApiSource {
   selection: OpenApiSelection;
 }
 
-/** A description read as tools. */
-export interface OpenApiModel {
-  info: Implementation;
-  /** As tools/list answers: refused operations are their name and reason (see refusalOf). */
-  tools: unknown[];
-  plans: Map<string, OperationPlan>;
-}
-
-/** How many operations of one description may become tools. */
-export const MAX_OPENAPI_TOOLS = 2_000;
 const FETCH_REDIRECTS = 3;
 
 /** What fetching the description needs. */
@@ -67,11 +49,13 @@ export class OpenApiDocuments {
     const text = source.document ?? (await fetchDocument(source.documentUrl!, fetch));
     const key = sourceKey + createHash('sha256').update(text).digest('hex');
     if (cached?.key === key) return cached.model;
-    const model = await buildModel(text, source.selection, maxDepth).catch((error: unknown) => {
-      if (error instanceof OpenApiDocumentError)
-        throw new UpstreamFailure('protocol', `the OpenAPI description: ${error.message}`);
-      throw error;
-    });
+    const model = await buildModelApart(text, source.selection, maxDepth).catch(
+      (error: unknown) => {
+        if (error instanceof OpenApiDocumentError)
+          throw new UpstreamFailure('protocol', `the OpenAPI description: ${error.message}`);
+        throw error;
+      },
+    );
     this.cache.set(gatewayId, { key, model });
     return model;
   }
@@ -79,35 +63,6 @@ export class OpenApiDocuments {
   forget(gatewayId: string): void {
     this.cache.delete(gatewayId);
   }
-}
-
-export async function buildModel(
-  text: string,
-  selection: OpenApiSelection,
-  maxDepth: number,
-): Promise<OpenApiModel> {
-  const document = parseDocument(text);
-  await validateDocument(document);
-  const { tools, plans } = operationTools(document, selection, {
-    ...DEFAULT_SCHEMA_BOUNDS,
-    maxTools: MAX_OPENAPI_TOOLS,
-  });
-  const listed: unknown[] = tools.map((tool) =>
-    'refused' in tool ? refusedDefinition(tool.name, tool.refused) : tool,
-  );
-  // Tool definitions are held to JSON_MAX_DEPTH as any upstream's are.
-  const bounded = boundMessage({ jsonrpc: '2.0', id: 0, result: { tools: listed } }, maxDepth);
-  if (bounded instanceof UpstreamFailure) throw bounded;
-  const info = (typeof document.info === 'object' && document.info) || {};
-  const { title, version } = info as { title?: unknown; version?: unknown };
-  return {
-    info: {
-      name: typeof title === 'string' ? title.slice(0, 200) : 'openapi',
-      version: typeof version === 'string' ? version.slice(0, 100) : '0',
-    },
-    tools: (bounded as unknown as { result: { tools: unknown[] } }).result.tools,
-    plans,
-  };
 }
 
 /**
