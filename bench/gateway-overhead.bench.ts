@@ -59,6 +59,12 @@ interface Side {
   calls: number;
 }
 
+/** CPU seconds a process used over some calls. */
+interface Usage {
+  cpuSeconds: number;
+  calls: number;
+}
+
 interface Round {
   callsPerSecond: number;
   calls: number;
@@ -70,10 +76,7 @@ interface Round {
  * listed the tools, calling in a loop for `ms`.
  */
 async function throughput(side: Side, ms: number): Promise<Round> {
-  const clients = await Promise.all(
-    Array.from({ length: CLIENTS }, () => eraClient(side.era, side.url, side.token)),
-  );
-  for (const client of clients) await client.listTools();
+  const clients = await connected(side);
   let calls = 0;
   const end = Date.now() + ms;
   await Promise.all(
@@ -86,6 +89,15 @@ async function throughput(side: Side, ms: number): Promise<Round> {
   );
   await Promise.all(clients.map((client) => client.close()));
   return { callsPerSecond: (calls / ms) * 1000, calls };
+}
+
+/** The side's CLIENTS clients, connected as a client connects and having listed the tools. */
+async function connected(side: Side): Promise<BenchClient[]> {
+  const clients = await Promise.all(
+    Array.from({ length: CLIENTS }, () => eraClient(side.era, side.url, side.token)),
+  );
+  for (const client of clients) await client.listTools();
+  return clients;
 }
 
 async function batch(client: BenchClient, tool: string, into: number[]): Promise<void> {
@@ -112,15 +124,8 @@ async function measure(side: Side, ms: number): Promise<number> {
  * differ in speed, so at full load each era runs at its own rate, and Portico's CPU per call falls
  * as the rate rises. Paced to the same rate, the eras' calls compare as like for like.
  */
-async function paced(
-  side: Side,
-  rate: number,
-  ms: number,
-): Promise<{ cpu: number; calls: number }> {
-  const clients = await Promise.all(
-    Array.from({ length: CLIENTS }, () => eraClient(side.era, side.url, side.token)),
-  );
-  for (const client of clients) await client.listTools();
+async function paced(side: Side, rate: number, ms: number): Promise<Usage> {
+  const clients = await connected(side);
   const interval = (CLIENTS * 1000) / rate;
   let calls = 0;
   const before = cpuSeconds(side.pid);
@@ -137,7 +142,7 @@ async function paced(
   );
   const after = cpuSeconds(side.pid);
   await Promise.all(clients.map((client) => client.close()));
-  return { cpu: before === null || after === null ? Number.NaN : after - before, calls };
+  return { cpuSeconds: (after ?? 0) - (before ?? 0), calls };
 }
 
 export interface OverheadResult {
@@ -335,13 +340,16 @@ export async function gatewayOverhead(
     const pacedRate =
       PACED_SHARE *
       Math.min(...eras.map(({ gateway }) => mean(rounds.map((round) => round.get(gateway)!))));
-    const pacedCpu = new Map<Side, { cpu: number; calls: number }>();
+    const pacedUsage = new Map<Side, Usage>();
     for (let round = 0; round < ROUNDS; round++)
       for (let i = 0; i < eras.length; i++) {
         const { gateway } = eras[(round + i) % eras.length]!;
-        const { cpu, calls } = await paced(gateway, pacedRate, LOAD_MS);
-        const sum = pacedCpu.get(gateway) ?? { cpu: 0, calls: 0 };
-        pacedCpu.set(gateway, { cpu: sum.cpu + cpu, calls: sum.calls + calls });
+        const used = await paced(gateway, pacedRate, LOAD_MS);
+        const sum = pacedUsage.get(gateway) ?? { cpuSeconds: 0, calls: 0 };
+        pacedUsage.set(gateway, {
+          cpuSeconds: sum.cpuSeconds + used.cpuSeconds,
+          calls: sum.calls + used.calls,
+        });
       }
 
     const times = new Map<Side, number[]>(sides.map((side) => [side, []]));
@@ -357,8 +365,8 @@ export async function gatewayOverhead(
         [...times.get(side)!].sort((a, b) => a - b),
         0.5,
       );
-    const cpuMsPerCall = (side: Side) =>
-      cpuSeconds(side.pid) === null ? null : (side.cpuSeconds * 1000) / side.calls;
+    const cpuMsPerCall = (side: Side, usage: Usage = side) =>
+      cpuSeconds(side.pid) === null ? null : (usage.cpuSeconds * 1000) / usage.calls;
     return eras.map(({ era, direct, gateway, policies, passThrough }) => {
       const ratios = (side: Side) => rounds.map((round) => round.get(side)! / round.get(direct)!);
       return {
@@ -372,9 +380,7 @@ export async function gatewayOverhead(
         gatewayP50Ms: p50(gateway),
         addedP50Ms: p50(gateway) - p50(direct),
         gatewayCpuMsPerCall: cpuMsPerCall(gateway),
-        pacedCpuMsPerCall: Number.isNaN(pacedCpu.get(gateway)!.cpu)
-          ? null
-          : (pacedCpu.get(gateway)!.cpu * 1000) / pacedCpu.get(gateway)!.calls,
+        pacedCpuMsPerCall: cpuMsPerCall(gateway, pacedUsage.get(gateway)),
         pacedCallsPerSecond: pacedRate,
         proxy: {
           callsPerSecond: mean(rounds.map((round) => round.get(passThrough)!)),

@@ -78,24 +78,24 @@ async function main(): Promise<void> {
     const eras = await gatewayOverhead(database);
     overheads.push(...eras);
     for (const overhead of eras) rows.push(...overheadRows(overhead));
-    const legacy = eras.find((overhead) => overhead.era === '2025-11-25');
+    const session = eras.find((overhead) => overhead.era === '2025-11-25');
     const modern = eras.find((overhead) => overhead.era === '2026-07-28');
-    const compared = (label: string, modernMs: number | null, legacyMs: number | null) => {
-      if (modernMs && legacyMs)
+    const compared = (label: string, modernMs: number | null, sessionMs: number | null) => {
+      if (modernMs && sessionMs)
         rows.push(
           row(
             `Portico CPU per 2026-07-28 call ≤ per 2025 call (${database}, ${label})`,
-            `${micros(modernMs)} vs ${micros(legacyMs)} = ${(modernMs / legacyMs).toFixed(2)}×`,
-            legacyMs / modernMs,
+            `${micros(modernMs)} vs ${micros(sessionMs)} = ${(modernMs / sessionMs).toFixed(2)}×`,
+            sessionMs / modernMs,
           ),
         );
     };
-    if (legacy && modern) {
-      compared('each at its full rate', modern.gatewayCpuMsPerCall, legacy.gatewayCpuMsPerCall);
+    if (session && modern) {
+      compared('each at its full rate', modern.gatewayCpuMsPerCall, session.gatewayCpuMsPerCall);
       compared(
         `both paced to ${Math.round(modern.pacedCallsPerSecond)} calls/s`,
         modern.pacedCpuMsPerCall,
-        legacy.pacedCpuMsPerCall,
+        session.pacedCpuMsPerCall,
       );
     }
   }

@@ -44,6 +44,9 @@ export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 /** The 2026-07-28 error for headers that disagree with the body (Mcp-Param-* among them). */
 export const HEADER_MISMATCH = -32020;
 
+/** The extensions of a modern upstream's discover kept with its verdict, by name, at most. */
+const EXTENSIONS_KEPT = 64;
+
 /** A DiscoverResult's verdict: modern when it offers a modern version Portico speaks. */
 export function verdictOfDiscover(
   result: { supportedVersions: unknown; capabilities?: { extensions?: unknown } },
@@ -51,18 +54,13 @@ export function verdictOfDiscover(
 ): EraVerdict {
   const versions = stringsOf(result.supportedVersions);
   const modern = MODERN_PROTOCOL_VERSIONS.find((version) => versions.includes(version));
+  if (!modern) return verdictOfSupported(versions, checkedAt);
   const declared = result.capabilities?.extensions;
   const extensions =
-    typeof declared === 'object' && declared !== null ? Object.keys(declared).slice(0, 64) : [];
-  if (modern)
-    return {
-      era: '2026-07-28',
-      version: modern,
-      supportedVersions: versions,
-      extensions,
-      checkedAt,
-    };
-  return verdictOfSupported(versions, checkedAt);
+    typeof declared === 'object' && declared !== null
+      ? Object.keys(declared).slice(0, EXTENSIONS_KEPT)
+      : [];
+  return { era: '2026-07-28', version: modern, supportedVersions: versions, extensions, checkedAt };
 }
 
 /**

@@ -43,9 +43,9 @@ describe('an OpenAPI description read as tools in a thread of its own', () => {
   });
 
   it('refuses an invalid description with the validator’s words, and a too deep one as the upstream’s failure', async () => {
-    await expect(
-      buildModelApart('{"openapi":"3.0.3","info":{},"paths":{}}', {}, 64),
-    ).rejects.toThrow(OpenApiDocumentError);
+    const invalid = buildModelApart('{"openapi":"3.0.3","info":{},"paths":{}}', {}, 64);
+    await expect(invalid).rejects.toThrow(OpenApiDocumentError);
+    await expect(invalid).rejects.toThrow('the description is not valid OpenAPI: ');
     await expect(buildModelApart('{"openapi":"3.0.3"', {}, 64)).rejects.toThrow(
       'neither JSON nor YAML',
     );

@@ -118,8 +118,6 @@ export function buildModelApart(
       workerData: job,
       execArgv: WORKER_ARGV,
       resourceLimits: { maxOldGenerationSizeMb: heapMb },
-      stdout: false,
-      stderr: false,
     });
     let settled = false;
     const settle = (outcome: ModelOutcome | Error) => {
