@@ -1,12 +1,9 @@
 import {
   type DiscoverResult,
-  type Implementation,
   SERVER_INFO_META_KEY,
   type ServerCapabilities,
 } from '@modelcontextprotocol/server';
 import { type ScopeDirectory } from '../directory/scope-directory';
-
-const PORTICO_VERSION = '1.0.0';
 
 /** The one revision of the stateless era Portico serves downstream. */
 export const MODERN_VERSIONS: readonly string[] = ['2026-07-28'];
@@ -25,14 +22,6 @@ export const SERVER_CAPABILITIES: ServerCapabilities = {
   logging: {},
 };
 
-/** Who answers, named after the virtual server of the scope (null: one that is gone). */
-export function serverInfo(directory: ScopeDirectory | null): Implementation {
-  return {
-    name: directory?.server ? `Portico: ${directory.server.name}` : 'Portico',
-    version: PORTICO_VERSION,
-  };
-}
-
 /** `server/discover` of a scope; `extra` adds what its members bring (MCP Apps' extension). */
 export function discoverResult(
   directory: ScopeDirectory,
@@ -41,6 +30,6 @@ export function discoverResult(
   return {
     supportedVersions: [...MODERN_VERSIONS],
     capabilities: { ...SERVER_CAPABILITIES, ...extra },
-    _meta: { [SERVER_INFO_META_KEY]: serverInfo(directory) },
+    _meta: { [SERVER_INFO_META_KEY]: directory.serverInfo },
   };
 }

@@ -107,25 +107,30 @@ export class ToolCalls {
         arguments: given,
       },
       tool.policy,
-      async (args) =>
-        this.tasks.relayed(
-          request,
-          continued.answer(
-            await this.client.request(
-              tool.gatewayId,
-              request.affinity,
-              'tools/call',
-              {
-                ...continued.params,
-                ...(args === given ? {} : { arguments: args }),
-                name: tool.originalName,
-              },
-              request,
-            ),
+      async (args) => {
+        const result = continued.answer(
+          await this.client.request(
+            tool.gatewayId,
+            request.affinity,
+            'tools/call',
+            {
+              ...continued.params,
+              ...(args === given ? {} : { arguments: args }),
+              name: tool.originalName,
+            },
+            request,
           ),
-          { gatewayId: tool.gatewayId, tool: call.name },
-          served,
-        ),
+        );
+        // A task the upstream created goes out under Portico's id; any other answer as it came.
+        return (result as { resultType?: unknown }).resultType === 'task'
+          ? this.tasks.created(
+              request,
+              result,
+              { gatewayId: tool.gatewayId, tool: call.name },
+              served,
+            )
+          : result;
+      },
       {
         obtain: (policy, version) =>
           this.approvals.obtain(request, asked, given, policy, version, continued, note),

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { type Implementation } from '@modelcontextprotocol/server';
 import { type McpScope } from '../protocol/mcp-scope';
 import { type PromptDirectory } from './prompt-directory';
 import { type ResourceDirectory } from './resource-directory';
@@ -18,6 +19,9 @@ export interface ScopeGuard {
   hooks: readonly ToolCallHook[];
 }
 
+/** Portico's identity where no virtual server names it: its own endpoint, or a server that is gone. */
+export const PORTICO: Implementation = Object.freeze({ name: 'Portico', version: '1.0.0' });
+
 /** The lists a client can be told have changed, each with its own version. */
 export const LISTS = ['tools', 'resources', 'prompts'] as const;
 export type ListKind = (typeof LISTS)[number];
@@ -30,6 +34,8 @@ export type ListKind = (typeof LISTS)[number];
 export class ScopeDirectory {
   /** The version of the per-tool UI resources, which are listed with the resources. */
   private readonly uiVersion: string;
+  /** Who answers in this scope, in both eras: Portico, named after the virtual server. */
+  readonly serverInfo: Implementation;
 
   constructor(
     readonly scope: McpScope,
@@ -44,6 +50,9 @@ export class ScopeDirectory {
       if (tool.definition._meta?.ui !== undefined)
         hash.update(JSON.stringify([tool.name, tool.definition._meta.ui])).update('\n');
     this.uiVersion = hash.digest('hex');
+    this.serverInfo = server
+      ? Object.freeze({ name: `Portico: ${server.name}`, version: PORTICO.version })
+      : PORTICO;
   }
 
   /** The version of a list; another one means the client's copy is stale. */

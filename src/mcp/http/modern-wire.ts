@@ -15,8 +15,7 @@ import { paramHeaderMismatch } from '../../upstream/modern/mcp-param-headers';
 import { sharedAffinity } from '../../upstream/affinity';
 import { Dispatcher } from '../core/dispatcher';
 import { RequestStateSealer } from '../core/request-state-seal';
-import { serverInfo } from '../core/server-identity';
-import { type ScopeDirectory } from '../directory/scope-directory';
+import { PORTICO, type ScopeDirectory } from '../directory/scope-directory';
 import { Directories } from '../directory/directories.service';
 import { ListenEndpoint } from '../listen/listen.endpoint';
 import { passesLogLevel } from '../protocol/logging-level';
@@ -161,7 +160,7 @@ export class ModernWire {
       ...answer.result,
       resultType: answer.result.resultType ?? 'complete',
       // Portico answers, whoever answered it: its identity, never an upstream's.
-      _meta: { ...answer.result._meta, [SERVER_INFO_META_KEY]: serverInfo(directory) },
+      _meta: { ...answer.result._meta, [SERVER_INFO_META_KEY]: directory?.serverInfo ?? PORTICO },
     };
     if (method === 'tools/list' && directory) result.tools = served(directory, result.tools);
     // A round that asks for input is no answer to keep.

@@ -12,7 +12,7 @@ import { answeringRounds, isInputRequired } from '../../upstream/input-rounds';
 import { APPROVAL_INPUT } from '../core/approval-step';
 import { BOTH_ERAS, Dispatcher } from '../core/dispatcher';
 import { ResourceCalls, uriOf } from '../core/resource-calls';
-import { serverInfo, SERVER_CAPABILITIES } from '../core/server-identity';
+import { SERVER_CAPABILITIES } from '../core/server-identity';
 import { UpstreamClient } from '../../upstream/upstream-client';
 import { UpstreamFailure, UpstreamRpcError } from '../../upstream/upstream-error';
 import { type ListKind, type ScopeDirectory } from '../directory/scope-directory';
@@ -167,7 +167,7 @@ export class SessionRequests {
         ...(await this.dispatcher.extraCapabilities(runtime, directory)),
         ...(await this.tasks.capabilities(runtime, directory)),
       },
-      serverInfo: serverInfo(directory),
+      serverInfo: directory.serverInfo,
     };
   }
 

@@ -68,16 +68,15 @@ export class TaskCalls {
   }
 
   /**
-   * A tools/call's answer for the client: an upstream's CreateTaskResult with Portico's task id
-   * in place of the upstream's. Any other result is left as it is.
+   * An upstream's CreateTaskResult (a tools/call's answer of resultType `task`) for the client:
+   * Portico's task id in place of the upstream's.
    */
-  relayed<T extends Result>(
+  created<T extends Result>(
     request: McpRequest,
     result: T,
     route: Omit<TaskRoute, 'taskId'>,
     served: TaskServed,
   ): T {
-    if ((result as { resultType?: unknown }).resultType !== 'task') return result;
     const taskId = (result as { taskId?: unknown }).taskId;
     if (typeof taskId !== 'string' || taskId.length === 0)
       throw new RpcError(
