@@ -63,7 +63,7 @@ function toRow(entry: AuditEntry): Record<string, unknown> {
 }
 
 /** Rows in one INSERT; a bigger buffer is written in several. */
-const BATCH_ROWS = 500;
+const BATCH_ROWS = 200;
 /**
  * Entries kept while the database refuses them; beyond this the oldest are dropped, counted in
  * `portico_audit_entries_dropped_total` and logged, so that an outage of any length costs bounded
@@ -191,9 +191,15 @@ export class AuditTrail implements OnModuleInit, BeforeApplicationShutdown {
     this.unreportedDrops = 0;
   }
 
+  /**
+   * Writes the entries buffered when it began. Those recorded meanwhile wait for the next write: a
+   * busy replica that chased its buffer would write small batches back to back, and a statement
+   * costs about as much as fifty rows on the embedded database.
+   */
   private async write(): Promise<void> {
-    while (this.buffer.length > 0) {
-      const batch = this.buffer.slice(0, BATCH_ROWS);
+    let due = this.buffer.length;
+    while (due > 0) {
+      const batch = this.buffer.slice(0, Math.min(due, BATCH_ROWS));
       const droppedBefore = this.dropped;
       try {
         // One JSON parameter for the whole batch: far cheaper to build than a row of
@@ -203,8 +209,10 @@ export class AuditTrail implements OnModuleInit, BeforeApplicationShutdown {
         this.writeFailed(error);
         return;
       }
-      // Entries dropped meanwhile were the oldest: the front of this very batch.
-      this.buffer.splice(0, Math.max(0, batch.length - (this.dropped - droppedBefore)));
+      // Entries dropped meanwhile were the oldest: the front of this very batch, and beyond it.
+      const dropped = this.dropped - droppedBefore;
+      this.buffer.splice(0, Math.max(0, batch.length - dropped));
+      due -= Math.max(batch.length, dropped);
       this.metrics?.auditBuffered.set(this.buffer.length);
       if (this.failingSince !== 0) {
         this.logger.log(

@@ -1,0 +1,74 @@
+import { type DataSource } from 'typeorm';
+import { AuditTrail } from './audit-trail.service';
+
+/** A database whose inserts wait until the test lets them finish, and that counts their rows. */
+function slowDatabase() {
+  const statements: { rows: number; done: () => void }[] = [];
+  const dataSource = {
+    query: (_sql: string, [json]: [string]) =>
+      new Promise<void>((resolve) => {
+        statements.push({ rows: (JSON.parse(json) as unknown[]).length, done: resolve });
+      }),
+  } as unknown as DataSource;
+  const trail = new AuditTrail(
+    dataSource,
+    { audit: { arguments: 'digest', flushIntervalMs: 1000, retentionDays: 0 } },
+    { value: 'replica-1' },
+  );
+  return { trail, statements };
+}
+
+const settled = () => new Promise((resolve) => setImmediate(resolve));
+
+function record(trail: AuditTrail, count: number): void {
+  for (let i = 0; i < count; i++)
+    trail.record({ kind: 'mcp', action: 'tools/call', outcome: 'ok' });
+}
+
+describe('AuditTrail', () => {
+  it('writes what was buffered when the write began; entries recorded meanwhile wait for the next', async () => {
+    const { trail, statements } = slowDatabase();
+    record(trail, 3);
+    const first = trail.flush();
+    await settled();
+    record(trail, 2);
+    statements[0]!.done();
+    await first;
+    expect(statements.map((statement) => statement.rows)).toEqual([3]);
+
+    const second = trail.flush();
+    await settled();
+    statements[1]!.done();
+    await second;
+    expect(statements.map((statement) => statement.rows)).toEqual([3, 2]);
+  });
+
+  it('a flush asked for during a write writes every entry recorded before it was asked for', async () => {
+    const { trail, statements } = slowDatabase();
+    record(trail, 1);
+    const first = trail.flush();
+    await settled();
+    record(trail, 4);
+    const second = trail.flush();
+    statements[0]!.done();
+    await first;
+    await settled();
+    statements[1]!.done();
+    await second;
+    expect(statements.map((statement) => statement.rows)).toEqual([1, 4]);
+  });
+
+  it('writes a large buffer in batches of 200, and only once', async () => {
+    const { trail, statements } = slowDatabase();
+    record(trail, 450);
+    const flushed = trail.flush();
+    for (let i = 0; i < 3; i++) {
+      await settled();
+      statements[i]!.done();
+    }
+    await flushed;
+    expect(statements.map((statement) => statement.rows)).toEqual([200, 200, 50]);
+    await trail.flush();
+    expect(statements).toHaveLength(3);
+  });
+});
