@@ -1,4 +1,6 @@
+import { STATEMENT_ROWS } from '../common/statement-rows';
 import { type EntityManager } from 'typeorm';
+import { Pacer } from '../common/pacer';
 import { type ListDiff } from '../sync/report/sync-report';
 import { ForgottenKeys } from './forgotten-keys';
 import { type LeavingEntry, type PinMemory, type PinnedKind } from './pin-plan';
@@ -6,7 +8,6 @@ import { type Tombstone, TOMBSTONES_PER_GATEWAY, tombstonesToEvict } from './pin
 import { type PinnedKindSpec } from './pinned-kinds';
 import { PINNED_TABLES } from './pin-writer';
 
-const CHUNK = 1000;
 /** The part of a tombstone's description a rename is compared on. */
 const TEXT_COMPARED = 4096;
 
@@ -25,11 +26,11 @@ export async function pinMemoryOf<T>(
 ): Promise<PinMemory> {
   const leaving = new Map<string, LeavingEntry>();
   const removed = diff.removed.map((entry) => entry.id);
-  for (let start = 0; start < removed.length; start += CHUNK) {
+  for (let start = 0; start < removed.length; start += STATEMENT_ROWS) {
     const rows = await em
       .getRepository(spec.entity)
       .createQueryBuilder('entry')
-      .where('entry.id = ANY(:ids)', { ids: removed.slice(start, start + CHUNK) })
+      .where('entry.id = ANY(:ids)', { ids: removed.slice(start, start + STATEMENT_ROWS) })
       // leavesTombstone (pin-tombstone.ts), in SQL: only those rows are read.
       .andWhere(
         '(entry.pinned_hash IS NOT NULL OR entry.rejected_hash IS NOT NULL OR NOT entry.enabled)',
@@ -41,7 +42,12 @@ export async function pinMemoryOf<T>(
   if (diff.added.length === 0) return { tombstones: [], forgotten: () => false, leaving };
 
   const keys = diff.added.map((definition) => kind.keyOf(definition));
-  const shapes = [...new Set(diff.added.map((definition) => kind.view(definition).shape))];
+  const pacer = new Pacer();
+  const shapes = new Set<string>();
+  for (const definition of diff.added) {
+    await pacer.turn();
+    shapes.add(kind.view(definition).shape);
+  }
   // Full definitions only of the keys coming back; of look-alikes, only how they look.
   const tombstones = await em.query<Tombstone[]>(
     `SELECT key, pinned_hash AS "pinnedHash", rejected_hash AS "rejectedHash", enabled,
@@ -50,7 +56,7 @@ export async function pinMemoryOf<T>(
             coalesce(left(definition->>'description', ${TEXT_COMPARED}), '') AS text
      FROM pin_tombstone
      WHERE gateway_id = $1 AND kind = $2 AND (key = ANY($3) OR shape = ANY($4))`,
-    [gatewayId, spec.kind, keys, shapes],
+    [gatewayId, spec.kind, keys, [...shapes]],
   );
   const [row] = await em.query<{ keys: Buffer }[]>(
     'SELECT keys FROM pin_forgotten WHERE gateway_id = $1',
@@ -76,8 +82,8 @@ export async function rememberPins(
   plan: { tombstones: readonly Tombstone[]; returned: readonly string[] },
   now: Date,
 ): Promise<void> {
-  for (let start = 0; start < plan.tombstones.length; start += CHUNK) {
-    const rows = plan.tombstones.slice(start, start + CHUNK).map((tombstone) => ({
+  for (let start = 0; start < plan.tombstones.length; start += STATEMENT_ROWS) {
+    const rows = plan.tombstones.slice(start, start + STATEMENT_ROWS).map((tombstone) => ({
       key: tombstone.key,
       pinned_hash: tombstone.pinnedHash,
       rejected_hash: tombstone.rejectedHash,

@@ -1,5 +1,6 @@
 import { type ListDiff, type ReportedFinding } from '../sync/report/sync-report';
 import { type JsonObject } from '../common/json-object';
+import { Pacer } from '../common/pacer';
 import {
   type PinSettings,
   type PinState,
@@ -84,16 +85,18 @@ export interface PinnedKind<T> {
  * quarantine until an operator approves it, and is dropped if the upstream goes back to the pin.
  * A pin outlives its entry's absence (`memory`): an entry that leaves and comes back is judged as
  * one that never left, and a new name for a pinned entry that left with its interface and much of
- * its description, but not all, is held as a suspected rename.
+ * its description, but not all, is held as a suspected rename. Each entry is hashed and scanned in
+ * turns (Pacer), so that a long list does not hold the replica's other requests.
  */
-export function planPins<T>(
+export async function planPins<T>(
   diff: ListDiff<T>,
   stored: readonly PinnedDigest[],
   kind: PinnedKind<T>,
   settings: PinSettings,
   now: Date,
   memory: PinMemory = NO_MEMORY,
-): PinPlan<T> {
+): Promise<PinPlan<T>> {
+  const pacer = new Pacer();
   const byId = new Map(stored.map((entry) => [entry.id, entry]));
   const plan: PinPlan<T> = {
     diff: { ...diff, added: [], updated: [] },
@@ -136,6 +139,7 @@ export function planPins<T>(
     (tombstone) => tombstone.pinnedHash !== null && !listed.has(tombstone.key),
   );
   for (const definition of diff.added) {
+    await pacer.turn();
     const key = kind.keyOf(definition);
     const hash = kind.hashOf(definition);
     const findings = scanned(key, definition);
@@ -147,7 +151,9 @@ export function planPins<T>(
     } else if (memory.forgotten(key)) {
       arrival = heldNew('returned', findings, now);
     } else {
-      const source = renamedFrom(kind.view(definition), renameSources);
+      // The view costs a digest of the whole definition: none when nothing could be its source.
+      const source =
+        renameSources.length > 0 ? renamedFrom(kind.view(definition), renameSources) : undefined;
       arrival = source
         ? heldNew('renamed', findings, now, source.key)
         : added(hash, findings, settings, now);
@@ -157,6 +163,7 @@ export function planPins<T>(
   }
   const updated = new Set<string>();
   for (const update of diff.updated) {
+    await pacer.turn();
     const entry = byId.get(update.id)!;
     updated.add(entry.id);
     const hash = kind.hashOf(update.definition);

@@ -1,3 +1,4 @@
+import { STATEMENT_ROWS } from '../common/statement-rows';
 import { type EntityManager } from 'typeorm';
 import { type PinWrite } from './state/pin-columns';
 import { type PinnedDigest } from './pin-plan';
@@ -9,8 +10,6 @@ export const PINNED_TABLES = {
   resource_template: 'uri_template',
 } as const;
 export type PinnedTable = keyof typeof PINNED_TABLES;
-
-const CHUNK = 1000;
 
 /** A gateway's stored entries of one kind, with their pins, keyed by upstream name or URI. */
 export function storedPins(
@@ -33,8 +32,8 @@ export async function writePins(
   gatewayId: string,
   writes: readonly PinWrite[],
 ): Promise<void> {
-  for (let start = 0; start < writes.length; start += CHUNK) {
-    const rows = writes.slice(start, start + CHUNK).map((write) => ({
+  for (let start = 0; start < writes.length; start += STATEMENT_ROWS) {
+    const rows = writes.slice(start, start + STATEMENT_ROWS).map((write) => ({
       key: write.key,
       pinned_hash: write.pinnedHash,
       rejected_hash: write.rejectedHash,

@@ -1,3 +1,4 @@
+import { STATEMENT_ROWS } from '../common/statement-rows';
 import { Injectable } from '@nestjs/common';
 import { type EntityManager, In } from 'typeorm';
 import { type QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
@@ -9,8 +10,6 @@ import {
 } from './resource-definition';
 import { ResourceTemplate } from './resource-template.entity';
 import { Resource } from './resource.entity';
-
-const CHUNK = 1000;
 
 /**
  * The one write path for resources and resource templates. URIs need no virtual names: a gateway's
@@ -70,8 +69,8 @@ export class ResourceWriter {
     entity: typeof Resource | typeof ResourceTemplate,
     ids: string[],
   ) {
-    for (let start = 0; start < ids.length; start += CHUNK)
-      await em.delete(entity, { id: In(ids.slice(start, start + CHUNK)) });
+    for (let start = 0; start < ids.length; start += STATEMENT_ROWS)
+      await em.delete(entity, { id: In(ids.slice(start, start + STATEMENT_ROWS)) });
   }
 
   private async insert<T extends Resource | ResourceTemplate>(
@@ -79,12 +78,12 @@ export class ResourceWriter {
     entity: new () => T,
     rows: QueryDeepPartialEntity<T>[],
   ): Promise<void> {
-    for (let start = 0; start < rows.length; start += CHUNK)
+    for (let start = 0; start < rows.length; start += STATEMENT_ROWS)
       await em
         .createQueryBuilder()
         .insert()
         .into(entity)
-        .values(rows.slice(start, start + CHUNK))
+        .values(rows.slice(start, start + STATEMENT_ROWS))
         .execute();
   }
 

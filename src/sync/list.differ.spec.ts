@@ -20,15 +20,15 @@ function stored(id: string, raw: Record<string, unknown>): StoredToolDigest {
 }
 
 describe('diffToolLists', () => {
-  it('adds everything to an empty catalogue', () => {
-    const diff = diffToolLists([], [wire('a'), wire('b')]);
+  it('adds everything to an empty catalogue', async () => {
+    const diff = await diffToolLists([], [wire('a'), wire('b')]);
     expect(diff.added.map((tool) => tool.name)).toEqual(['a', 'b']);
     expect(diff).toMatchObject({ updated: [], removed: [], unchanged: 0, conflicts: [] });
     expect(diffChangesCatalog(diff)).toBe(true);
   });
 
-  it('sorts tools into added, updated, removed and unchanged by name and content', () => {
-    const diff = diffToolLists(
+  it('sorts tools into added, updated, removed and unchanged by name and content', async () => {
+    const diff = await diffToolLists(
       [stored('1', wire('same')), stored('2', wire('changed')), stored('3', wire('gone'))],
       [wire('same'), wire('changed', { description: 'new text' }), wire('new')],
     );
@@ -48,21 +48,24 @@ describe('diffToolLists', () => {
     ['output schema', { outputSchema: { type: 'object' } }],
     ['annotations', { annotations: { readOnlyHint: true } }],
     ['_meta', { _meta: { ui: { resourceUri: 'ui://x/y.html' } } }],
-  ])('sees a change of the %s', (_part, change) => {
-    const diff = diffToolLists([stored('1', wire('t'))], [wire('t', change)]);
+  ])('sees a change of the %s', async (_part, change) => {
+    const diff = await diffToolLists([stored('1', wire('t'))], [wire('t', change)]);
     expect(diff.updated.map((tool) => tool.id)).toEqual(['1']);
   });
 
-  it('ignores key order', () => {
+  it('ignores key order', async () => {
     const before = wire('t', { inputSchema: { type: 'object', properties: { a: {}, b: {} } } });
     const after = wire('t', { inputSchema: { properties: { b: {}, a: {} }, type: 'object' } });
-    const diff = diffToolLists([stored('1', before)], [after]);
+    const diff = await diffToolLists([stored('1', before)], [after]);
     expect(diff).toMatchObject({ unchanged: 1, updated: [] });
     expect(diffChangesCatalog(diff)).toBe(false);
   });
 
-  it('reports a name listed twice and keeps the first entry', () => {
-    const diff = diffToolLists([], [wire('dup', { description: 'first' }), wire('dup'), wire('x')]);
+  it('reports a name listed twice and keeps the first entry', async () => {
+    const diff = await diffToolLists(
+      [],
+      [wire('dup', { description: 'first' }), wire('dup'), wire('x')],
+    );
     expect(diff.added.map((tool) => [tool.name, tool.description])).toEqual([
       ['dup', 'first'],
       ['x', 'x tool'],
@@ -72,8 +75,8 @@ describe('diffToolLists', () => {
     ]);
   });
 
-  it('refuses malformed tools one by one and applies the rest', () => {
-    const diff = diffToolLists(
+  it('refuses malformed tools one by one and applies the rest', async () => {
+    const diff = await diffToolLists(
       [],
       [wire('ok'), wire('bad-schema', { inputSchema: 'object' }), wire('bad name'), 42],
     );
@@ -85,15 +88,15 @@ describe('diffToolLists', () => {
     ]);
   });
 
-  it('removes a stored tool whose upstream definition is now refused, and says why', () => {
-    const diff = diffToolLists([stored('1', wire('t'))], [wire('t', { inputSchema: [] })]);
+  it('removes a stored tool whose upstream definition is now refused, and says why', async () => {
+    const diff = await diffToolLists([stored('1', wire('t'))], [wire('t', { inputSchema: [] })]);
     expect(diff.removed).toEqual([{ id: '1', name: 't' }]);
     expect(diff.conflicts.map((conflict) => conflict.name)).toEqual(['t']);
   });
 
-  it('keeps a truncated description unchanged on the next sync, with its warning', () => {
+  it('keeps a truncated description unchanged on the next sync, with its warning', async () => {
     const long = wire('long', { description: 'd'.repeat(DESCRIPTION_LIMIT + 10) });
-    const diff = diffToolLists([stored('1', long)], [long]);
+    const diff = await diffToolLists([stored('1', long)], [long]);
     expect(diff.unchanged).toBe(1);
     expect(diff.warnings).toEqual([
       { name: 'long', reason: expect.stringMatching(/^description truncated/) },
@@ -102,8 +105,8 @@ describe('diffToolLists', () => {
 });
 
 describe('syncReportOf', () => {
-  it('lists original names in order, with the writer’s refusals as conflicts', () => {
-    const diff = diffToolLists(
+  it('lists original names in order, with the writer’s refusals as conflicts', async () => {
+    const diff = await diffToolLists(
       [stored('1', wire('z-old')), stored('2', wire('b')), stored('3', wire('a'))],
       [
         wire('b', { description: 'changed' }),

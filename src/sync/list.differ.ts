@@ -1,3 +1,4 @@
+import { Pacer } from '../common/pacer';
 import { type Admission } from '../resources/resource-definition';
 import { admitToolDefinition, type ToolDefinition } from '../tools/tool-definition';
 import { contentHash } from '../tools/tool-hash';
@@ -30,19 +31,22 @@ export type ToolListDiff = ListDiff<ToolDefinition>;
  * hash. Every upstream entry is untrusted: each is admitted on its own, so a malformed one is a
  * conflict and the rest still apply. When a key is listed twice the first entry decides and the
  * later ones are conflicts. A stored entry whose upstream definition is now refused is removed, so
- * that nothing serves a definition the upstream no longer has.
+ * that nothing serves a definition the upstream no longer has. A long list is read in turns
+ * (Pacer), so that other requests run meanwhile.
  */
-export function diffLists<T>(
+export async function diffLists<T>(
   stored: StoredDigest[],
   upstream: unknown[],
   admit: (raw: unknown) => Admission<T>,
   hash: (definition: T) => string,
-): ListDiff<T> {
+): Promise<ListDiff<T>> {
+  const pacer = new Pacer();
   const conflicts: SyncConflict[] = [];
   const warnings: SyncWarning[] = [];
   const listed = new Set<string>();
   const admitted = new Map<string, T>();
   for (const raw of upstream) {
+    await pacer.turn();
     const admission = admit(raw);
     const { key } = admission;
     if (listed.has(key)) {
@@ -65,6 +69,7 @@ export function diffLists<T>(
   const removed: ListDiff<T>['removed'] = [];
   let unchanged = 0;
   for (const entry of stored) {
+    await pacer.turn();
     const definition = admitted.get(entry.key);
     admitted.delete(entry.key);
     if (definition === undefined) removed.push({ id: entry.id, name: entry.key });
@@ -75,7 +80,10 @@ export function diffLists<T>(
 }
 
 /** The tools' diff: keyed by original name. */
-export function diffToolLists(stored: StoredToolDigest[], upstream: unknown[]): ToolListDiff {
+export function diffToolLists(
+  stored: StoredToolDigest[],
+  upstream: unknown[],
+): Promise<ToolListDiff> {
   return diffLists(
     stored.map(({ id, originalName, contentHash: hash }) => ({
       id,

@@ -63,7 +63,7 @@ export class MemberListsApplier {
         diffChangesCatalog(diff) || (section.quarantined ?? section.released) !== undefined;
     };
 
-    const resources = diffLists(
+    const resources = await diffLists(
       await this.stored(em, Resource, gateway.id, 'uri'),
       upstream.resources ?? [],
       admitResource,
@@ -90,7 +90,7 @@ export class MemberListsApplier {
     );
 
     const storedTemplates = await storedPins(em, 'resource_template', gateway.id);
-    const templateDiff = diffLists(
+    const templateDiff = await diffLists(
       storedTemplates,
       upstream.resourceTemplates ?? [],
       admitResourceTemplate,
@@ -103,7 +103,7 @@ export class MemberListsApplier {
       scan: (d) => templateScans.template(d),
       view: templateRenameView,
     };
-    const { diff: templates, ...templatePins } = planPins(
+    const { diff: templates, ...templatePins } = await planPins(
       templateDiff,
       storedTemplates,
       templateKind,
@@ -140,7 +140,7 @@ export class MemberListsApplier {
     );
 
     const storedPrompts = await storedPins(em, 'prompt', gateway.id);
-    const promptDiff = diffLists(
+    const promptDiff = await diffLists(
       storedPrompts,
       upstream.prompts ?? [],
       admitPrompt,
@@ -153,7 +153,7 @@ export class MemberListsApplier {
       scan: (d) => promptScans.prompt(d),
       view: promptRenameView,
     };
-    const { diff: prompts, ...promptPins } = planPins(
+    const { diff: prompts, ...promptPins } = await planPins(
       promptDiff,
       storedPrompts,
       promptKind,

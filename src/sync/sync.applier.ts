@@ -94,7 +94,7 @@ export class SyncApplier {
     }
     const stored = await storedPins(em, 'tool', gatewayId);
     const scansFor = this.scans.forGateway(em, gateway, upstreamNames(upstream.tools));
-    const toolDiff = diffToolLists(
+    const toolDiff = await diffToolLists(
       stored.map(({ id, key, contentHash }) => ({ id, originalName: key, contentHash })),
       upstream.tools,
     );
@@ -107,7 +107,14 @@ export class SyncApplier {
     };
     const now = new Date();
     const memory = await pinMemoryOf(em, PINNED_KINDS.tool, gatewayId, toolDiff, kind);
-    const { diff, ...pins } = planPins(toolDiff, stored, kind, pinSettingsOf(gateway), now, memory);
+    const { diff, ...pins } = await planPins(
+      toolDiff,
+      stored,
+      kind,
+      pinSettingsOf(gateway),
+      now,
+      memory,
+    );
     await this.writer.remove(
       em,
       diff.removed.map((tool) => tool.id),

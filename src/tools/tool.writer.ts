@@ -1,3 +1,4 @@
+import { STATEMENT_ROWS } from '../common/statement-rows';
 import { Injectable } from '@nestjs/common';
 import { type EntityManager, In } from 'typeorm';
 import { type QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
@@ -7,8 +8,6 @@ import { contentHash, toolHash } from './tool-hash';
 import { TOOL_NAME_RULE } from '../common/tool-name-rule';
 import { ToolNameQuery } from './tool-name.query';
 import { Tool } from './tool.entity';
-
-const INSERT_CHUNK = 1000;
 
 export interface InsertedTool {
   id: string;
@@ -60,10 +59,13 @@ export class ToolWriter {
       });
     }
 
-    const rows = [...candidates.values()].map((definition) => this.row(gateway, definition));
+    const accepted = [...candidates.values()];
     const inserted: InsertedTool[] = [];
-    for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
-      const chunk = rows.slice(start, start + INSERT_CHUNK);
+    for (let start = 0; start < accepted.length; start += STATEMENT_ROWS) {
+      // Built per chunk: hashing every row at once held the thread as long as the insert did.
+      const chunk = accepted
+        .slice(start, start + STATEMENT_ROWS)
+        .map((definition) => this.row(gateway, definition));
       const result = await em
         .createQueryBuilder()
         .insert()
@@ -91,8 +93,8 @@ export class ToolWriter {
     em: EntityManager,
     updates: { id: string; definition: ToolDefinition }[],
   ): Promise<void> {
-    for (let start = 0; start < updates.length; start += INSERT_CHUNK) {
-      const rows = updates.slice(start, start + INSERT_CHUNK).map(({ id, definition }) => ({
+    for (let start = 0; start < updates.length; start += STATEMENT_ROWS) {
+      const rows = updates.slice(start, start + STATEMENT_ROWS).map(({ id, definition }) => ({
         id,
         title: definition.title,
         description: definition.description,
@@ -143,8 +145,8 @@ export class ToolWriter {
 
   /** Deletes tools; their server memberships go with them (ON DELETE CASCADE). */
   async remove(em: EntityManager, toolIds: string[]): Promise<void> {
-    for (let start = 0; start < toolIds.length; start += INSERT_CHUNK) {
-      await em.delete(Tool, { id: In(toolIds.slice(start, start + INSERT_CHUNK)) });
+    for (let start = 0; start < toolIds.length; start += STATEMENT_ROWS) {
+      await em.delete(Tool, { id: In(toolIds.slice(start, start + STATEMENT_ROWS)) });
     }
   }
 
