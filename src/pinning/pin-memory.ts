@@ -1,6 +1,6 @@
-import { STATEMENT_ROWS } from '../common/statement-rows';
 import { type EntityManager } from 'typeorm';
 import { Pacer } from '../common/pacer';
+import { STATEMENT_ROWS } from '../common/statement-rows';
 import { type ListDiff } from '../sync/report/sync-report';
 import { ForgottenKeys } from './forgotten-keys';
 import { type LeavingEntry, type PinMemory, type PinnedKind } from './pin-plan';

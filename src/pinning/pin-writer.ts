@@ -1,5 +1,5 @@
-import { STATEMENT_ROWS } from '../common/statement-rows';
 import { type EntityManager } from 'typeorm';
+import { STATEMENT_ROWS } from '../common/statement-rows';
 import { type PinWrite } from './state/pin-columns';
 import { type PinnedDigest } from './pin-plan';
 

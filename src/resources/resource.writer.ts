@@ -1,7 +1,7 @@
-import { STATEMENT_ROWS } from '../common/statement-rows';
 import { Injectable } from '@nestjs/common';
 import { type EntityManager, In } from 'typeorm';
 import { type QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { STATEMENT_ROWS } from '../common/statement-rows';
 import { type GatewayRef } from '../tools/tool.writer';
 import {
   resourceContentHash,
