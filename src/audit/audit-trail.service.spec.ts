@@ -15,7 +15,17 @@ function slowDatabase() {
     { audit: { arguments: 'digest', flushIntervalMs: 1000, retentionDays: 0 } },
     { value: 'replica-1' },
   );
-  return { trail, statements };
+  let finished = 0;
+  return {
+    trail,
+    /** The rows of each statement sent so far. */
+    rows: () => statements.map((statement) => statement.rows),
+    /** Lets the next statement finish, once it has been sent. */
+    finishNext: async () => {
+      await settled();
+      statements[finished++]!.done();
+    },
+  };
 }
 
 const settled = () => new Promise((resolve) => setImmediate(resolve));
@@ -27,48 +37,43 @@ function record(trail: AuditTrail, count: number): void {
 
 describe('AuditTrail', () => {
   it('writes what was buffered when the write began; entries recorded meanwhile wait for the next', async () => {
-    const { trail, statements } = slowDatabase();
+    const { trail, rows, finishNext } = slowDatabase();
     record(trail, 3);
     const first = trail.flush();
     await settled();
     record(trail, 2);
-    statements[0]!.done();
+    await finishNext();
     await first;
-    expect(statements.map((statement) => statement.rows)).toEqual([3]);
+    expect(rows()).toEqual([3]);
 
     const second = trail.flush();
-    await settled();
-    statements[1]!.done();
+    await finishNext();
     await second;
-    expect(statements.map((statement) => statement.rows)).toEqual([3, 2]);
+    expect(rows()).toEqual([3, 2]);
   });
 
   it('a flush asked for during a write writes every entry recorded before it was asked for', async () => {
-    const { trail, statements } = slowDatabase();
+    const { trail, rows, finishNext } = slowDatabase();
     record(trail, 1);
     const first = trail.flush();
     await settled();
     record(trail, 4);
     const second = trail.flush();
-    statements[0]!.done();
+    await finishNext();
     await first;
-    await settled();
-    statements[1]!.done();
+    await finishNext();
     await second;
-    expect(statements.map((statement) => statement.rows)).toEqual([1, 4]);
+    expect(rows()).toEqual([1, 4]);
   });
 
   it('writes a large buffer in batches of 200, and only once', async () => {
-    const { trail, statements } = slowDatabase();
+    const { trail, rows, finishNext } = slowDatabase();
     record(trail, 450);
     const flushed = trail.flush();
-    for (let i = 0; i < 3; i++) {
-      await settled();
-      statements[i]!.done();
-    }
+    for (let i = 0; i < 3; i++) await finishNext();
     await flushed;
-    expect(statements.map((statement) => statement.rows)).toEqual([200, 200, 50]);
+    expect(rows()).toEqual([200, 200, 50]);
     await trail.flush();
-    expect(statements).toHaveLength(3);
+    expect(rows()).toHaveLength(3);
   });
 });

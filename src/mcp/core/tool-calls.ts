@@ -122,7 +122,7 @@ export class ToolCalls {
           ),
         );
         // A task the upstream created goes out under Portico's id; any other answer as it came.
-        return (result as { resultType?: unknown }).resultType === 'task'
+        return result.resultType === 'task'
           ? this.tasks.created(
               request,
               result,
