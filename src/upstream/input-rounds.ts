@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ProtocolErrorCode, type Result } from '@modelcontextprotocol/client';
 import { type UpstreamAsk } from './upstream-connection';
+import { isInputRequired } from './upstream-client';
 import { UpstreamFailure, UpstreamRpcError } from './upstream-error';
 
 /** Rounds of input one request may take before it is given up (the SDK's shim allows 8). */
@@ -44,11 +45,6 @@ export async function answeringRounds(
     });
   }
   return result;
-}
-
-/** An answer that asks the client for input: it is not the result, and nothing may cache it. */
-export function isInputRequired(result: Result): boolean {
-  return (result as { resultType?: unknown }).resultType === 'input_required';
 }
 
 /**

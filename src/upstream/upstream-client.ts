@@ -26,6 +26,14 @@ interface Link {
 }
 
 /**
+ * An answer of `request` that asks the client for input (2026-07-28 `input_required`): it is not
+ * the result, and nothing may cache it.
+ */
+export function isInputRequired(result: Result): boolean {
+  return (result as { resultType?: unknown }).resultType === 'input_required';
+}
+
+/**
  * The one way to an upstream's connections, for every caller (the MCP core of both eras, REST
  * invoke, sync): connections by gateway, authorization context (the acting user for a per-user
  * OAuth gateway, else the gateway's one credential) and affinity, opened on first use in the era

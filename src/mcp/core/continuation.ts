@@ -3,7 +3,7 @@ import { ProtocolErrorCode, type Result } from '@modelcontextprotocol/server';
 import { type McpRequest } from '../protocol/mcp-request';
 import { invalidParams, RpcError } from '../protocol/mcp-errors';
 import { scopeKey } from '../protocol/mcp-scope';
-import { isInputRequired } from '../../upstream/input-rounds';
+import { isInputRequired } from '../../upstream/upstream-client';
 import {
   type ApprovalMark,
   INVALID_REQUEST_STATE,

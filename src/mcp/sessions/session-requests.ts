@@ -8,12 +8,12 @@ import {
   type Result,
 } from '@modelcontextprotocol/server';
 import { type Principal } from '../../auth/principal';
-import { answeringRounds, isInputRequired } from '../../upstream/input-rounds';
+import { answeringRounds } from '../../upstream/input-rounds';
 import { APPROVAL_INPUT } from '../core/approval-step';
 import { BOTH_ERAS, Dispatcher } from '../core/dispatcher';
 import { ResourceCalls, uriOf } from '../core/resource-calls';
 import { SERVER_CAPABILITIES } from '../core/server-identity';
-import { UpstreamClient } from '../../upstream/upstream-client';
+import { isInputRequired, UpstreamClient } from '../../upstream/upstream-client';
 import { UpstreamFailure, UpstreamRpcError } from '../../upstream/upstream-error';
 import { type ListKind, type ScopeDirectory } from '../directory/scope-directory';
 import { ResourceWatch } from '../listen/resource-watch';
