@@ -114,7 +114,12 @@ export class SessionRequests {
     consentAsked = false,
   ): Promise<JSONRPCResponse> {
     let answer = await this.dispatcher.serve(request);
-    if (!consentAsked && (await this.consent.connected(runtime, request, answer)))
+    // Only a refusal can ask for a connection.
+    if (
+      !consentAsked &&
+      'error' in answer &&
+      (await this.consent.connected(runtime, request, answer))
+    )
       return this.throughRounds(runtime, request, true);
     if (!('result' in answer) || !isInputRequired(answer.result)) return answer;
     const first = answer.result;
