@@ -4,7 +4,7 @@ import { UpstreamSettings } from '../config/slices/upstream.settings';
 import { credentialSecrets } from '../gateways/gateway.entity';
 import { type Channel } from './transport/channel';
 import { type ChannelHost, openChannel } from './transport/open-channel';
-import { type BearerSource } from './transport/upstream-http';
+import { type BearerSource } from './transport/channel';
 import { SessionConnection } from './sessions/session-connection';
 import { ModernConnection } from './modern/modern-connection';
 import {

@@ -6,7 +6,7 @@ import { ServerSettings } from '../../config/slices/server.settings';
 import { UpstreamSettings } from '../../config/slices/upstream.settings';
 import { Metrics } from '../../observability/metrics';
 import { type OAuthSettings } from '../../gateways/gateway.entity';
-import { type BearerSource } from '../transport/upstream-http';
+import { type BearerSource } from '../transport/channel';
 import { UpstreamAuthorizationRequired, UpstreamFailure } from '../upstream-error';
 import { type UpstreamTarget } from '../upstream-target';
 import { OAuthAccessTokens } from './oauth-access-tokens';

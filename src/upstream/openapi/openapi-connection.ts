@@ -6,7 +6,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { type Dispatcher } from 'undici';
 import { withTraceHeaders } from '../../observability/spans';
-import { type BearerSource } from '../transport/upstream-http';
+import { type BearerSource } from '../transport/channel';
 import { type UpstreamAdmission } from '../resilience/upstream-admission';
 import { type RequestOptions, type UpstreamConnection } from '../upstream-connection';
 import {

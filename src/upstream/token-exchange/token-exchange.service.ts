@@ -4,7 +4,7 @@ import { CallerTokens } from '../../auth/caller-tokens';
 import { Metrics } from '../../observability/metrics';
 import { type TokenExchangeSettings } from '../../gateways/gateway.entity';
 import { type ActingFor } from '../upstream-connection';
-import { type BearerSource } from '../transport/upstream-http';
+import { type BearerSource } from '../transport/channel';
 import { UpstreamFailure } from '../upstream-error';
 import { ExchangedTokens, type TokenFor } from './exchanged-tokens';
 import {

@@ -4,6 +4,8 @@ import {
   type JSONRPCResponse,
 } from '@modelcontextprotocol/client';
 import { type UpstreamFailure, UpstreamTimeout } from '../upstream-error';
+import { type MessageLimits } from './message-bounds';
+import { type UpstreamDispatchers } from './upstream-pools.service';
 
 /** What a request's exchange hands back before its answer. */
 export interface ChannelRequestOptions {
@@ -66,4 +68,40 @@ export async function startWithin(
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** A Streamable HTTP channel's upstream. */
+export interface HttpChannelOptions {
+  url: URL;
+  dispatchers: UpstreamDispatchers;
+  /** Credentials: sent with every request, never logged. */
+  headers: Record<string, string>;
+  /** An OAuth upstream: the bearer token is asked for per request, since it is refreshed. */
+  bearer?: BearerSource;
+  /** How large and deep each message the upstream sends may be. */
+  limits: MessageLimits;
+  /**
+   * A 2026-07-28 upstream: no session, this version on every request, and a 4xx that carries a
+   * JSON-RPC error (-32022, -32601, -32020...) is that error, the upstream's own answer.
+   */
+  modernVersion?: string;
+}
+
+/** The current access token; `stale` is one the upstream refused, never to be handed out again. */
+export interface BearerSource {
+  token(stale?: string): Promise<string>;
+  /**
+   * The upstream refused the token as too narrow (403 `insufficient_scope`, RFC 6750), asking
+   * for `scope`: what to throw, since only a new authorization can grant more.
+   */
+  tooNarrow(scope: string | undefined): Promise<UpstreamFailure>;
+}
+
+/** How one HTTP request of a channel goes out. */
+export interface HttpRequestExtras {
+  signal?: AbortSignal;
+  /** A request answered only when it ends (a listen): kept off the pool that calls use. */
+  longLived?: boolean;
+  lastEventId?: string;
+  headers?: Record<string, string>;
 }

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { Agent } from 'undici';
 import { HttpChannel } from './http-channel';
-import { type BearerSource } from './upstream-http';
+import { type BearerSource } from './channel';
 import { UpstreamAuthorizationRequired, UpstreamFailure } from '../upstream-error';
 
 /** An upstream on loopback that answers each POST as `answer` says, and records the tokens. */

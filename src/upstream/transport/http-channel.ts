@@ -1,5 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import {
+  extractWWWAuthenticateParams,
   type JSONRPCMessage,
   type JSONRPCNotification,
   type JSONRPCRequest,
@@ -7,39 +8,44 @@ import {
   type RequestId,
 } from '@modelcontextprotocol/client';
 import { type Dispatcher } from 'undici';
-import { inSpan, SpanKind } from '../../observability/spans';
-import { type Channel, type ChannelListener, type ChannelRequestOptions } from './channel';
+import { inSpan, SpanKind, withTraceHeaders } from '../../observability/spans';
+import {
+  type Channel,
+  type ChannelListener,
+  type ChannelRequestOptions,
+  type HttpChannelOptions,
+  type HttpRequestExtras,
+} from './channel';
 import { isJsonRpcResponse } from './message-bounds';
 import { readEventStream, readJsonBody, type StreamPosition } from './sse-reader';
 import { UpstreamFailure } from '../upstream-error';
-import { isEventStream, UpstreamHttp, type UpstreamHttpOptions } from './upstream-http';
 
+const ERROR_BODY_LIMIT = 2048;
 /** When an upstream closes a stream without saying when to come back. */
 const DEFAULT_RETRY_MS = 1000;
 /** Longest wait an upstream's `retry` may ask for before a stream is resumed. */
 const MAX_RETRY_MS = 30_000;
 /** Resumptions of one stream in a row that bring nothing new before it is given up. */
 const MAX_FRUITLESS_RESUMES = 3;
-const CLOSE_TIMEOUT_MS = 1000;
-/** Failed attempts in a row to reopen a session's stream before the upstream counts as gone. */
-const MAX_STREAM_FAILURES = 2;
-/** First wait before reopening a session's stream that failed; doubled after each failure. */
-const STREAM_RETRY_MS = 500;
-/** Longest wait for an upstream to take the session's stream before calls go ahead anyway. */
-const STREAM_OPEN_WAIT_MS = 2000;
 
 /**
- * A Streamable HTTP upstream session. A request's stream that the upstream closes before
- * answering (SEP-1699 polling, or a dropped connection after an event id) is resumed with GET and
- * `Last-Event-ID`; so is the session's own GET stream.
+ * A Streamable HTTP upstream. Each request is a POST of its own, carrying the credentials, the
+ * protocol version and a 2025 session's id; its answer comes as a JSON body or on the request's
+ * event stream, resumed with GET and `Last-Event-ID` while the upstream closes it before answering
+ * (SEP-1699 polling, or a dropped connection after an event id). A status that is a failure
+ * becomes an UpstreamFailure (or, from a 2026-07-28 upstream, the JSON-RPC error it carries).
+ * This is a 2026-07-28 upstream's whole channel, and the tools/call hot path: undici's pooled
+ * keep-alive connections instead of fetch and web streams. What a 2025 session adds (its own
+ * stream, its end upstream) is HttpSessionChannel's.
  */
 export class HttpChannel implements Channel {
-  private readonly http: UpstreamHttp;
-  private listener: ChannelListener | null = null;
-  private readonly closing = new AbortController();
+  /** A 2025 session's, from its initialize; a 2026-07-28 upstream has none. */
+  protected sessionId: string | undefined;
+  protected listener: ChannelListener | null = null;
+  private protocolVersion: string | undefined;
 
-  constructor(private readonly options: UpstreamHttpOptions) {
-    this.http = new UpstreamHttp(options);
+  constructor(protected readonly options: HttpChannelOptions) {
+    this.protocolVersion = options.modernVersion;
   }
 
   start(listener: ChannelListener): Promise<void> {
@@ -48,23 +54,17 @@ export class HttpChannel implements Channel {
   }
 
   established(protocolVersion: string): void {
-    this.http.protocolVersion = protocolVersion;
+    this.protocolVersion = protocolVersion;
   }
 
-  /**
-   * Opens the session's own stream, and waits until the upstream has taken it (or refused it):
-   * a request the upstream makes of the client outside any call's stream, as soon as the first
-   * call starts, goes nowhere when this stream is not yet there.
-   */
+  /** Without a session nothing comes outside requests. */
   listen(): Promise<void> {
-    if (this.http.sessionId === undefined) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, STREAM_OPEN_WAIT_MS);
-      void this.keepStream(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
+    return Promise.resolve();
+  }
+
+  /** Without a session there is nothing to end upstream; the sockets are the pool's. */
+  close(): Promise<void> {
+    return Promise.resolve();
   }
 
   /** One request to the upstream, in a client span whose context its `traceparent` carries. */
@@ -82,16 +82,79 @@ export class HttpChannel implements Channel {
     );
   }
 
+  async send(message: JSONRPCNotification | JSONRPCResponse): Promise<void> {
+    const response = await this.dispatch('POST', message);
+    await this.refusal(response);
+    await response.body.dump();
+  }
+
+  /**
+   * Sends one HTTP request; streams (GETs and long-lived POSTs) go through their own pool. With
+   * OAuth, a 401 means the token went bad before its time (revoked, or the upstream's clock): it
+   * is refreshed once and the request sent again. A 403 that asks for more scope needs a new
+   * authorization.
+   */
+  protected async dispatch(
+    method: 'POST' | 'GET' | 'DELETE',
+    message: JSONRPCMessage | null,
+    options: HttpRequestExtras = {},
+  ): Promise<Dispatcher.ResponseData> {
+    const { bearer, dispatchers } = this.options;
+    const dispatcher =
+      method === 'GET' || options.longLived ? dispatchers.streams : dispatchers.requests;
+    const send = (token?: string) => this.sendOnce(method, message, dispatcher, options, token);
+    if (!bearer) return send();
+    const token = await bearer.token();
+    let response = await send(token);
+    if (response.statusCode === 401) {
+      await response.body.dump();
+      response = await send(await bearer.token(token));
+    }
+    const wanted = response.statusCode === 403 ? insufficientScope(response) : null;
+    if (!wanted) return response;
+    await response.body.dump();
+    throw await bearer.tooNarrow(wanted.scope);
+  }
+
+  /**
+   * Throws the failure an HTTP status says, if any. A 2026-07-28 upstream answers a request `id`
+   * it refuses (a version it does not serve, an unknown method, a header mismatch) with a 4xx
+   * whose body is the JSON-RPC error: that error is its answer, and returned. Auth refusals and
+   * bodies that are no such error stay HTTP failures.
+   */
+  protected async refusal(
+    response: Dispatcher.ResponseData,
+    id?: RequestId,
+  ): Promise<JSONRPCResponse | null> {
+    const { statusCode } = response;
+    if (statusCode < 400) return null;
+    let text: string;
+    if (id !== undefined && this.carriesRpcError(response)) {
+      const body = await readJsonBody(response.body, this.options.limits);
+      if (body instanceof UpstreamFailure) text = body.message;
+      else if ('error' in body && (body.id === id || body.id === null || body.id === undefined))
+        return { ...body, id };
+      else text = JSON.stringify(body);
+    } else text = await response.body.text().catch(() => '');
+    if (statusCode === 404 && this.sessionId !== undefined)
+      throw new UpstreamFailure('session-expired', 'the upstream no longer knows the session', 404);
+    throw new UpstreamFailure(
+      'http',
+      `HTTP ${statusCode}: ${text.slice(0, ERROR_BODY_LIMIT)}`,
+      statusCode,
+    );
+  }
+
   private async exchange(
     message: JSONRPCRequest,
     options: ChannelRequestOptions,
   ): Promise<JSONRPCResponse> {
-    const response = await this.http.dispatch('POST', message, options);
+    const response = await this.dispatch('POST', message, options);
     if (message.method === 'initialize') {
       const sessionId = response.headers['mcp-session-id'];
-      if (typeof sessionId === 'string' && sessionId !== '') this.http.sessionId = sessionId;
+      if (typeof sessionId === 'string' && sessionId !== '') this.sessionId = sessionId;
     }
-    const refusal = await this.http.refusal(response, message.id);
+    const refusal = await this.refusal(response, message.id);
     if (refusal) return refusal;
     if (!isEventStream(response)) {
       const answer = await readJsonBody(response.body, this.options.limits);
@@ -104,24 +167,6 @@ export class HttpChannel implements Channel {
       return answer;
     }
     return this.readAnswer(response, message.id, options);
-  }
-
-  async send(message: JSONRPCNotification | JSONRPCResponse): Promise<void> {
-    const response = await this.http.dispatch('POST', message);
-    await this.http.refusal(response);
-    await response.body.dump();
-  }
-
-  async close(): Promise<void> {
-    this.closing.abort();
-    if (this.http.sessionId === undefined) return;
-    // Ends the session upstream; an upstream that cannot be reached now has nothing to end.
-    const response = await this.http
-      .dispatch('DELETE', null, {
-        signal: AbortSignal.timeout(CLOSE_TIMEOUT_MS),
-      })
-      .catch(() => null);
-    await response?.body.dump().catch(() => undefined);
   }
 
   /**
@@ -177,11 +222,8 @@ export class HttpChannel implements Channel {
 
   /** GET with `Last-Event-ID`: the rest of a stream the upstream closed. */
   private async resume(lastEventId: string, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
-    const response = await this.http.dispatch('GET', null, {
-      signal,
-      lastEventId,
-    });
-    await this.http.refusal(response);
+    const response = await this.dispatch('GET', null, { signal, lastEventId });
+    await this.refusal(response);
     if (!isEventStream(response)) {
       await response.body.dump();
       throw new UpstreamFailure(
@@ -192,62 +234,65 @@ export class HttpChannel implements Channel {
     return response;
   }
 
-  /**
-   * The session's own GET stream, for messages outside requests: kept open until the channel
-   * closes. A stream the upstream ends is resumed from its last event id after the `retry` it
-   * asked for; one that cannot be reopened a few times in a row means the upstream is gone. An
-   * upstream that offers none (405) has nothing to say outside requests.
-   */
-  private async keepStream(opened: () => void): Promise<void> {
-    const signal = this.closing.signal;
-    let position: StreamPosition = {};
-    let failures = 0;
-    while (!signal.aborted) {
-      let wait: number;
-      try {
-        const response = await this.http
-          .dispatch('GET', null, {
-            signal,
-            lastEventId: position.lastEventId,
-          })
-          .finally(opened);
-        if (response.statusCode === 405) {
-          await response.body.dump();
-          return;
-        }
-        await this.http.refusal(response);
-        failures = 0;
-        position = await readEventStream(
-          response.body,
-          (message) => {
-            if (!isJsonRpcResponse(message)) this.listener?.message(message);
-            return false;
-          },
-          this.options.limits,
-          position,
-        );
-        wait = retryDelay(position);
-      } catch (error) {
-        if (signal.aborted) return;
-        const expired = error instanceof UpstreamFailure && error.kind === 'session-expired';
-        if (expired || ++failures > MAX_STREAM_FAILURES) {
-          this.listener?.lost(
-            error instanceof UpstreamFailure
-              ? error
-              : new UpstreamFailure(
-                  'unreachable',
-                  `the upstream's event stream broke: ${String(error)}`,
-                ),
-          );
-          return;
-        }
-        wait = STREAM_RETRY_MS * 2 ** (failures - 1);
-      }
-      await delay(wait, undefined, { signal }).catch(() => undefined);
-    }
+  private carriesRpcError({ statusCode, headers }: Dispatcher.ResponseData): boolean {
+    return (
+      this.options.modernVersion !== undefined &&
+      statusCode < 500 &&
+      statusCode !== 401 &&
+      statusCode !== 403 &&
+      String(headers['content-type'] ?? '').includes('application/json')
+    );
+  }
+
+  private sendOnce(
+    method: 'POST' | 'GET' | 'DELETE',
+    message: JSONRPCMessage | null,
+    dispatcher: Dispatcher,
+    options: HttpRequestExtras,
+    token: string | undefined,
+  ): Promise<Dispatcher.ResponseData> {
+    const { url, headers } = this.options;
+    return dispatcher.request({
+      origin: url.origin,
+      path: url.pathname + url.search,
+      method,
+      headers: withTraceHeaders({
+        ...options.headers,
+        ...headers,
+        ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+        ...(this.sessionId === undefined ? {} : { 'mcp-session-id': this.sessionId }),
+        ...(this.protocolVersion === undefined
+          ? {}
+          : { 'mcp-protocol-version': this.protocolVersion }),
+        ...(options.lastEventId === undefined ? {} : { 'last-event-id': options.lastEventId }),
+        ...(message === null
+          ? { accept: 'text/event-stream' }
+          : { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }),
+      }),
+      body: message === null ? null : JSON.stringify(message),
+      signal: options.signal,
+    });
   }
 }
 
-function retryDelay(position: StreamPosition): number {
+/** How long to wait before a stream the upstream ended is resumed: its `retry`, within bounds. */
+export function retryDelay(position: StreamPosition): number {
   return Math.min(position.retryMs ?? DEFAULT_RETRY_MS, MAX_RETRY_MS);
+}
+
+/** A challenge with `error="insufficient_scope"`, and the scope it asks for. */
+function insufficientScope(response: Dispatcher.ResponseData): { scope?: string } | null {
+  const header = response.headers['www-authenticate'];
+  const challenge = Array.isArray(header) ? header.join(', ') : header;
+  if (!challenge) return null;
+  // Read as the SDK's auth() reads challenges, so that both agree on what was asked.
+  const { error, scope } = extractWWWAuthenticateParams(
+    new Response(null, { headers: { 'www-authenticate': challenge } }),
+  );
+  if (error !== 'insufficient_scope') return null;
+  return scope === undefined ? {} : { scope };
+}
+
+function isEventStream(response: Dispatcher.ResponseData): boolean {
+  return String(response.headers['content-type'] ?? '').includes('text/event-stream');
 }

@@ -2,12 +2,12 @@ import { SSEClientTransport } from '@modelcontextprotocol/client';
 import { credentialHeaders } from '../../gateways/gateway.entity';
 import { UpstreamFailure } from '../upstream-error';
 import { type UpstreamEndpoint } from '../upstream-target';
-import { type Channel } from './channel';
+import { type BearerSource, type Channel } from './channel';
 import { HttpChannel } from './http-channel';
+import { HttpSessionChannel } from './http-session-channel';
 import { StdioChannel } from './stdio/stdio-channel';
 import { type StdioSupervisor } from './stdio/stdio-supervisor.service';
 import { TransportChannel } from './transport-channel';
-import { type BearerSource } from './upstream-http';
 import { type UpstreamPools } from './upstream-pools.service';
 
 /** What every channel the connector opens shares. */
@@ -44,15 +44,13 @@ export async function openChannel(
   };
   const url = new URL(endpoint.url);
   switch (endpoint.transport) {
-    case 'streamable-http':
-      return new HttpChannel({
-        url,
-        headers,
-        dispatchers: pools.for(gatewayId, url),
-        bearer,
-        limits,
-        modernVersion: modern.modernVersion,
-      });
+    case 'streamable-http': {
+      const options = { url, headers, dispatchers: pools.for(gatewayId, url), bearer, limits };
+      // A 2026-07-28 upstream has no session: each request is all there is.
+      return modern.modernVersion === undefined
+        ? new HttpSessionChannel(options)
+        : new HttpChannel({ ...options, modernVersion: modern.modernVersion });
+    }
     case 'sse':
       return new TransportChannel(
         limits.maxDepth,
