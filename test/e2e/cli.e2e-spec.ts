@@ -3,6 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import request from 'supertest';
+import { describeEmbedded } from '../support/describe-on-postgres';
 import { tempDataDir } from '../support/temp-dir';
 import { ADMIN_PASSWORD, startTestApp, type TestApp } from '../support/test-app';
 import { type TestDatabase } from '../support/test-database';
@@ -133,7 +134,7 @@ describe('portico CLI against a running Portico', () => {
   });
 });
 
-describe('portico backup and restore of the embedded database', () => {
+describeEmbedded('portico backup and restore of the embedded database', () => {
   const embedded: TestDatabase = { url: '', onPostgres: false, drop: async () => undefined };
   const dataDir = tempDataDir();
   const files = tempDataDir();
