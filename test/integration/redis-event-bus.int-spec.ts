@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { type DataSource } from 'typeorm';
-import { type Settings } from '../config/settings';
-import { FaultProxy } from '../../test/support/fault-proxy';
-import { waitFor } from '../../test/support/wait-for';
-import { RedisEventBus } from './redis-event-bus';
-import { catalogChange, heard, timed } from '../../test/support/bus-events';
+import { type Settings } from '../../src/config/settings';
+import { FaultProxy } from '../support/fault-proxy';
+import { waitFor } from '../support/wait-for';
+import { RedisEventBus } from '../../src/events/redis-event-bus';
+import { catalogChange, heard, timed } from '../support/bus-events';
 
 const redisUrl = process.env.REDIS_URL;
 
