@@ -5,7 +5,7 @@ import { type Response } from 'express';
 import { AuthException } from '../../auth/auth.exception';
 import { sendProblem, toProblem } from '../../common/problem.filter';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../../common/database-errors';
-import { databaseUnavailable, jsonRpcError, McpRefusal } from '../protocol/mcp-errors';
+import { databaseUnavailable, jsonRpcError, McpRefusal, refusalOf } from '../protocol/mcp-errors';
 import { errorMessage } from '../../common/error-message';
 
 /**
@@ -24,7 +24,8 @@ export class McpExceptionFilter implements ExceptionFilter {
 
 /**
  * An MCP endpoint's failure as its response: the problem document of an AuthException, else the
- * JSON-RPC error of an McpRefusal with its status, else a logged 500 that shows nothing of it.
+ * JSON-RPC error of a refusal (see refusalOf) with its status, else a logged 500 that shows
+ * nothing of it.
  */
 export function sendMcpError(response: ServerResponse, error: unknown, logger: Logger): void {
   // The connection is gone (the client left, or a timeout cut its request short): there is no one
@@ -53,16 +54,14 @@ export function sendMcpError(response: ServerResponse, error: unknown, logger: L
     response.end(body);
     return;
   }
-  if (!(error instanceof McpRefusal))
+  const refused = refusalOf(error);
+  if (!refused)
     logger.error('MCP request failed', error instanceof Error ? error.stack : String(error));
   if (response.headersSent) {
     response.end();
     return;
   }
-  const refusal =
-    error instanceof McpRefusal
-      ? error
-      : new McpRefusal(500, 'Internal error', ProtocolErrorCode.InternalError);
+  const refusal = refused ?? new McpRefusal(500, 'Internal error', ProtocolErrorCode.InternalError);
   const body = JSON.stringify(
     jsonRpcError(refusal.id, refusal.code, refusal.message, refusal.data),
   );

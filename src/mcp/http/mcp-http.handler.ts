@@ -15,11 +15,11 @@ import { timeRequest } from '../../health/http-metrics.middleware';
 import { Metrics } from '../../observability/metrics';
 import { requestLogging } from '../../observability/logging';
 import { requestContext } from '../../observability/request-context';
-import { McpRefusal } from '../protocol/mcp-errors';
+import { idOf, McpRefusal } from '../protocol/mcp-errors';
 import { type McpScope } from '../protocol/mcp-scope';
 import { sendMcpError } from './mcp-exception.filter';
 import { StreamableHttpEndpoint } from '../sessions/session.endpoint';
-import { firstHeader, idOf, readBody } from '../protocol/incoming';
+import { readJsonBody } from '../../common/json-body';
 import { classifyClaim } from './modern-request';
 import { ModernWire } from './modern-wire';
 
@@ -66,9 +66,10 @@ function isJson(request: IncomingMessage): boolean {
  * Whether a POST claims the 2026-07-28 wire: a version header of no 2025 revision, or the
  * envelope's protocol version in `params._meta` (the SDK's own first test).
  */
-function claimsModern(body: unknown, versionHeader: string | undefined): boolean {
-  if (versionHeader !== undefined && !SESSION_PROTOCOL_VERSIONS.includes(versionHeader))
-    return true;
+function claimsModern(body: unknown, headers: IncomingHttpHeaders): boolean {
+  // Node joins a repeated header into one value.
+  const version = headers['mcp-protocol-version'];
+  if (version !== undefined && !SESSION_PROTOCOL_VERSIONS.includes(String(version))) return true;
   const meta = (body as { params?: { _meta?: unknown } } | null)?.params?._meta;
   return typeof meta === 'object' && meta !== null && PROTOCOL_VERSION_META_KEY in meta;
 }
@@ -179,13 +180,12 @@ export class McpHttpHandler {
     if (!isJson(request)) throw new McpRefusal(415, 'Content-Type must be application/json');
     if (!accepts(request, 'application/json') || !accepts(request, 'text/event-stream'))
       throw new McpRefusal(406, 'Accept must include application/json and text/event-stream');
-    const body = await readBody(request, {
+    const body = await readJsonBody(request, {
       maxBytes: this.config.bodyLimitBytes,
       maxDepth: this.config.jsonMaxDepth,
     });
-    const versionHeader = firstHeader(request.headers, 'mcp-protocol-version');
     // What claims nothing of 2026-07-28 is the 2025 wire: only what does is classified.
-    const route = claimsModern(body, versionHeader) ? classifyClaim(body, request.headers) : null;
+    const route = claimsModern(body, request.headers) ? classifyClaim(body, request.headers) : null;
     await this.assertTakesEra(scope, route?.kind === 'modern' ? '2026-07-28' : '2025', body);
     if (route?.kind === 'modern') {
       // A notification has nothing to answer on this wire (cancelling is closing the stream).

@@ -18,7 +18,6 @@ import { type IncomingHttpHeaders } from 'node:http';
 import { decodeHeaderValue, type HeaderMismatch } from '../../upstream/modern/mcp-param-headers';
 import { HEADER_MISMATCH, UNSUPPORTED_PROTOCOL_VERSION } from '../../upstream/eras/protocol-era';
 import { LOGGING_LEVELS } from '../protocol/logging-level';
-import { firstHeader } from '../protocol/incoming';
 import { McpRefusal } from '../protocol/mcp-errors';
 import { BOTH_ERAS } from '../core/dispatcher';
 import { TASK_METHODS } from '../tasks/task-calls';
@@ -110,9 +109,8 @@ export function classifyClaim(
   body: unknown,
   headers: IncomingHttpHeaders,
 ): InboundClassificationOutcome {
-  const raw = (name: string) => firstHeader(headers, name);
-  const versionHeader = raw('mcp-protocol-version');
-  const methodHeader = raw('mcp-method');
+  const versionHeader = headerOf(headers, 'mcp-protocol-version');
+  const methodHeader = headerOf(headers, 'mcp-method');
   const key = envelopeKey(body);
   if (key !== null && validEnvelopes.has(key)) {
     const message = body as JSONRPCRequest;
@@ -134,7 +132,7 @@ export function classifyClaim(
     httpMethod: 'POST',
     protocolVersionHeader: versionHeader,
     mcpMethodHeader: methodHeader,
-    mcpNameHeader: raw('mcp-name'),
+    mcpNameHeader: headerOf(headers, 'mcp-name'),
     body,
   });
   if (key !== null && route.kind === 'modern' && route.messageKind === 'request') {
@@ -144,6 +142,7 @@ export function classifyClaim(
   return route;
 }
 
+/** A header's first value, trimmed (Node has trimmed a single value already). */
 export function headerOf(headers: IncomingHttpHeaders, name: string): string | undefined {
   const value = headers[name];
   return typeof value === 'string' ? value.trim() : value?.[0]?.trim();

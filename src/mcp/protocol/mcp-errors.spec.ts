@@ -1,4 +1,5 @@
 import { ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { JsonBodyRefusal } from '../../common/json-body';
 import { JsonLimitError } from '../../common/json-walk';
 import {
   classifyUpstreamError,
@@ -7,7 +8,14 @@ import {
   UpstreamRpcError,
   UpstreamTimeout,
 } from '../../upstream/upstream-error';
-import { errorResponse, fromUpstream, RpcError, UPSTREAM_UNAVAILABLE } from './mcp-errors';
+import {
+  errorResponse,
+  fromUpstream,
+  McpRefusal,
+  refusalOf,
+  RpcError,
+  UPSTREAM_UNAVAILABLE,
+} from './mcp-errors';
 
 describe('fromUpstream', () => {
   it('sends a user without a token of an OAuth upstream to the page that connects it', () => {
@@ -111,5 +119,27 @@ describe('errorResponse', () => {
         message: 'The request could not be handled: the arguments are nested too deep',
       },
     });
+  });
+});
+
+describe('refusalOf', () => {
+  it('answers a body that is not JSON with the parse error, and one too deep with its id', () => {
+    const parse = refusalOf(new JsonBodyRefusal(400, 'not-json', 'Parse error'));
+    expect(parse).toMatchObject({ status: 400, code: ProtocolErrorCode.ParseError, id: null });
+    const deep = refusalOf(new JsonBodyRefusal(400, 'too-deep', 'too deep', { id: 'r-7' }));
+    expect(deep).toMatchObject({ status: 400, code: ProtocolErrorCode.InvalidRequest, id: 'r-7' });
+    const badId = refusalOf(new JsonBodyRefusal(400, 'too-deep', 'too deep', { id: 1.5 }));
+    expect(badId?.id).toBeNull();
+  });
+
+  it('keeps the status of a body refused for its size or encoding', () => {
+    expect(refusalOf(new JsonBodyRefusal(413, 'too-large', 'large'))?.status).toBe(413);
+    expect(refusalOf(new JsonBodyRefusal(415, 'encoding', 'gzip'))?.status).toBe(415);
+  });
+
+  it('passes a refusal on as it is, and calls nothing else a refusal', () => {
+    const refusal = new McpRefusal(404, 'No such virtual server');
+    expect(refusalOf(refusal)).toBe(refusal);
+    expect(refusalOf(new Error('bug'))).toBeNull();
   });
 });

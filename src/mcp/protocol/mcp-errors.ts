@@ -4,6 +4,7 @@ import {
   type RequestId,
 } from '@modelcontextprotocol/server';
 import { createHash } from 'node:crypto';
+import { JsonBodyRefusal } from '../../common/json-body';
 import { JsonLimitError } from '../../common/json-walk';
 import {
   DATABASE_RETRY_AFTER_SECONDS,
@@ -78,6 +79,36 @@ export class McpRefusal extends Error {
     readonly data?: unknown,
   ) {
     super(message);
+  }
+}
+
+/** The id of a body that has a valid one, for the errors about it. */
+export function idOf(body: unknown): RequestId | null {
+  const id = (body as { id?: unknown } | null)?.id;
+  return typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id)) ? id : null;
+}
+
+/**
+ * An error of an MCP endpoint as the refusal it answers with, or null for one that is no refusal
+ * (a failure of Portico's own): a body refused as it was read is JSON-RPC's parse error when it
+ * is not JSON, an invalid request (with its id) when it is too deep, and only its status else.
+ */
+export function refusalOf(error: unknown): McpRefusal | null {
+  if (error instanceof McpRefusal) return error;
+  if (!(error instanceof JsonBodyRefusal)) return null;
+  switch (error.reason) {
+    case 'not-json':
+      return new McpRefusal(error.status, error.message, ProtocolErrorCode.ParseError);
+    case 'too-deep':
+      return new McpRefusal(
+        error.status,
+        error.message,
+        ProtocolErrorCode.InvalidRequest,
+        idOf(error.body),
+      );
+    case 'encoding':
+    case 'too-large':
+      return new McpRefusal(error.status, error.message);
   }
 }
 

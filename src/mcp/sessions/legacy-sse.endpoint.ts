@@ -12,11 +12,16 @@ import { type SessionRuntime } from './session-runtime';
 import { SessionRegistry } from './session-registry.service';
 import { newSession, SessionStore } from './session.store';
 import { SessionStreamExchange } from './exchange';
-import { readIncoming } from '../protocol/incoming';
+import { readJsonBody } from '../../common/json-body';
 import { SseResponse } from '../streams/sse-response';
 import { endAtExpiry } from '../streams/stream-expiry';
 import { StreamQuota } from '../streams/stream-quota';
-import { negotiatedVersion, sessionOf, StreamableHttpEndpoint } from './session.endpoint';
+import {
+  incomingOf,
+  negotiatedVersion,
+  sessionOf,
+  StreamableHttpEndpoint,
+} from './session.endpoint';
 
 /** The protocol revision of the HTTP+SSE transport. */
 const LEGACY_VERSION = '2024-11-05';
@@ -85,10 +90,12 @@ export class LegacySseEndpoint {
     const session = await sessionOf(this.store, this.directories, id, scope, principal);
     if (session.transport !== 'sse')
       throw new McpRefusal(404, 'Session not found', CONNECTION_CLOSED);
-    const incoming = await readIncoming(request, {
-      maxBytes: this.config.bodyLimitBytes,
-      maxDepth: this.config.jsonMaxDepth,
-    });
+    const incoming = incomingOf(
+      await readJsonBody(request, {
+        maxBytes: this.config.bodyLimitBytes,
+        maxDepth: this.config.jsonMaxDepth,
+      }),
+    );
     const runtime = this.registry.obtain(session);
     this.store.touch(session);
     if (incoming.kind === 'request') {

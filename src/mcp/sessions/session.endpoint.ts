@@ -3,7 +3,9 @@ import { Injectable } from '@nestjs/common';
 import {
   ProtocolErrorCode,
   type JSONRPCMessage,
+  type JSONRPCNotification,
   type JSONRPCRequest,
+  type JSONRPCResponse,
   LATEST_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
@@ -12,7 +14,7 @@ import { type Principal } from '../../auth/principal';
 import { Directories } from '../directory/directories.service';
 import { SessionRequests } from './session-requests';
 import { LISTS } from '../directory/scope-directory';
-import { CONNECTION_CLOSED, McpRefusal } from '../protocol/mcp-errors';
+import { CONNECTION_CLOSED, idOf, McpRefusal } from '../protocol/mcp-errors';
 import { type McpScope } from '../protocol/mcp-scope';
 import { type SessionRuntime } from './session-runtime';
 import { SessionRegistry } from './session-registry.service';
@@ -20,10 +22,44 @@ import { newSession, type SessionState, SessionStore } from './session.store';
 import { parseEventId } from './stream-events.store';
 import { type Exchange } from '../streams/client-stream';
 import { HttpExchange } from './exchange';
-import { incomingOf } from '../protocol/incoming';
 import { SseResponse } from '../streams/sse-response';
 import { endAtExpiry } from '../streams/stream-expiry';
 import { StreamQuota } from '../streams/stream-quota';
+
+/** What a client's POST holds on the 2025 wire. */
+export type Incoming =
+  | { kind: 'request'; message: JSONRPCRequest }
+  | { kind: 'notification'; message: JSONRPCNotification }
+  | { kind: 'response'; message: JSONRPCResponse };
+
+/**
+ * What a body holds as a 2025-era message, or a 400 for what is none (batches included: they are
+ * not part of the 2025-06-18+ protocol). Structural checks only, as the SDK's zod guards would be
+ * wasted work here: each method's handler checks its parameters.
+ */
+export function incomingOf(body: unknown): Incoming {
+  const refuse = (reason: string) =>
+    new McpRefusal(400, reason, ProtocolErrorCode.InvalidRequest, idOf(body));
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw refuse(Array.isArray(body) ? 'Batches are not supported' : 'Not a JSON-RPC message');
+  const message = body as Record<string, unknown>;
+  if (message.jsonrpc !== '2.0') throw refuse('jsonrpc must be "2.0"');
+  if (
+    message.params !== undefined &&
+    (typeof message.params !== 'object' || message.params === null)
+  )
+    throw refuse('params must be an object');
+  const id = idOf(body);
+  if (typeof message.method === 'string') {
+    if (message.id === undefined)
+      return { kind: 'notification', message: message as JSONRPCNotification };
+    if (id === null) throw refuse('id must be a string or an integer');
+    return { kind: 'request', message: message as JSONRPCRequest };
+  }
+  if (id !== null && ('result' in message || 'error' in message))
+    return { kind: 'response', message: message as JSONRPCResponse };
+  throw refuse('Not a JSON-RPC request, notification or response');
+}
 
 /** The protocol version an initialize settles on: the client's when supported, else the latest. */
 export function negotiatedVersion(requested: unknown): string {
