@@ -2,9 +2,12 @@ import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@ne
 import { type Result } from '@modelcontextprotocol/client';
 import { EventBus, isResync } from '../events/event-bus';
 import { PARKED_STATE, ParkedCalls } from './sessions/parked-calls';
-import { SessionConnection } from './sessions/session-connection';
 import { type Affinity, authorizationContext } from './affinity';
-import { type RequestSink, type UpstreamConnection } from './upstream-connection';
+import {
+  type RequestOptions,
+  type RequestSink,
+  type UpstreamConnection,
+} from './upstream-connection';
 import { UpstreamConnector } from './upstream-connector.service';
 import { UpstreamFailure } from './upstream-error';
 import { sameTarget, type UpstreamTarget } from './upstream-target';
@@ -114,9 +117,10 @@ export class UpstreamClient implements OnModuleInit, OnModuleDestroy {
   /**
    * One request of a client that may take input rounds (tools/call, prompts/get, resources/read):
    * a round the upstream asks is its result (a 2026-07-28 upstream's own; or a 2025 upstream's
-   * requests of a client that cannot be asked mid-call, the call parked here meanwhile), and the
-   * retry that answers it (its `requestState`) continues it, wherever the call is held. A client
-   * that can be asked (its sink's `ask`) is asked as the 2025 upstream asks. Throws as `call`.
+   * requests of a client that cannot be asked mid-call, which the 2025 adapter parks the call for
+   * meanwhile), and the retry that answers it (its `requestState`) continues it, wherever the
+   * call is held. A client that can be asked (its sink's `ask`) is asked as the 2025 upstream
+   * asks. Throws as `call`.
    */
   request(
     gatewayId: string,
@@ -129,7 +133,7 @@ export class UpstreamClient implements OnModuleInit, OnModuleDestroy {
     const state = params.requestState;
     if (typeof state === 'string' && state.startsWith(PARKED_STATE))
       return this.parked.resume(state, params.inputResponses, sink, signal);
-    const options = {
+    const options: RequestOptions = {
       signal,
       sink,
       caller: {
@@ -142,19 +146,7 @@ export class UpstreamClient implements OnModuleInit, OnModuleDestroy {
       allowInputRequired: true,
     };
     return this.call(gatewayId, affinity, (connection) =>
-      connection instanceof SessionConnection && !sink.ask
-        ? this.parked.run(
-            (parkable, callSignal) =>
-              connection.request(method, params, {
-                ...options,
-                sink: parkable,
-                signal: callSignal,
-              }),
-            sink,
-            signal,
-            affinity.capabilities,
-          )
-        : connection.request(method, params, options),
+      connection.request(method, params, options),
     );
   }
 
@@ -215,6 +207,7 @@ export class UpstreamClient implements OnModuleInit, OnModuleDestroy {
       listener: affinity.listener?.(target.gatewayId) ?? {},
       listen: !affinity.shared,
       actingFor: affinity.actingFor,
+      parking: this.parked,
       ...(affinity.shared ? {} : { callerEra: '2025' as const }),
     });
     const level = affinity.logLevel?.();

@@ -121,6 +121,20 @@ export interface UpstreamConnection {
 }
 
 /** How a connection is opened for its caller (UpstreamConnector.open). */
+/**
+ * Where a call to a 2025 upstream waits while its client is asked something (ParkedCalls), for a
+ * caller that takes input rounds but cannot be asked mid-call: `exchange` makes the call with the
+ * sink it is given; the answer is its result, or the first round of what the upstream asks.
+ */
+export interface CallParking {
+  run(
+    exchange: (sink: RequestSink, signal: AbortSignal) => Promise<Result>,
+    sink: RequestSink,
+    signal: AbortSignal | undefined,
+    capabilities: ClientCapabilities,
+  ): Promise<Result>;
+}
+
 export interface OpenOptions {
   /** What Portico declares upstream (the downstream client's, narrowed); none by default. */
   capabilities?: ClientCapabilities;
@@ -140,4 +154,6 @@ export interface OpenOptions {
    * carries (server-to-client requests, resource subscriptions) passes through unchanged.
    */
   callerEra?: '2025';
+  /** Where a 2025 session's calls wait while their client is asked (see CallParking). */
+  parking?: CallParking;
 }

@@ -164,6 +164,7 @@ export class UpstreamConnector {
     return SessionConnection.open(await this.channel(opening), {
       ...this.common(opening),
       listen: opening.options.listen,
+      parking: opening.options.parking,
     });
   }
 

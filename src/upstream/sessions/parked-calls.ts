@@ -11,7 +11,7 @@ import {
 import { UpstreamSettings } from '../../config/slices/upstream.settings';
 import { EventBus, type PorticoEvent } from '../../events/event-bus';
 import { ReplicaId } from '../../events/replica-id';
-import { type RequestSink } from '../upstream-connection';
+import { type CallParking, type RequestSink } from '../upstream-connection';
 import { UpstreamFailure, UpstreamRpcError } from '../upstream-error';
 import { type CallHolder, type Outcome, ParkedCall, type Waiter } from './parked-call';
 
@@ -30,7 +30,7 @@ export const PARKED_STATE = 'pk1.';
  * lands elsewhere goes over the bus to the replica holding the call, which answers over the bus.
  */
 @Injectable()
-export class ParkedCalls implements OnModuleInit, OnModuleDestroy, CallHolder {
+export class ParkedCalls implements OnModuleInit, OnModuleDestroy, CallHolder, CallParking {
   private readonly logger = new Logger(ParkedCalls.name);
   private readonly held = new Map<string, ParkedCall>();
   /** Retries served here for calls parked elsewhere, by ticket. */

@@ -13,12 +13,18 @@ import { type Channel } from '../transport/channel';
 import { type InFlight, resultOf, RpcConnection } from '../rpc-connection';
 import { UpstreamFailure, UpstreamRpcError } from '../upstream-error';
 import {
+  type CallParking,
   type ConnectOptions,
   PORTICO_CLIENT,
   type RequestOptions,
   type UpstreamAsk,
   type UpstreamConnection,
 } from '../upstream-connection';
+
+export interface SessionConnectOptions extends ConnectOptions {
+  /** Where a call waits while its client is asked, for callers that take input rounds. */
+  parking?: CallParking;
+}
 
 /**
  * The MCP client of 2025 upstreams. It speaks JSON-RPC over a channel: the handshake, requests with
@@ -27,10 +33,11 @@ import {
  * its progress token), and otherwise to the connection's listener.
  */
 export class SessionConnection extends RpcConnection implements UpstreamConnection {
+  declare protected readonly options: SessionConnectOptions;
   private initialized: InitializeResult | null = null;
 
   /** Opens the channel and runs the handshake; throws an UpstreamFailure. */
-  static async open(channel: Channel, options: ConnectOptions): Promise<SessionConnection> {
+  static async open(channel: Channel, options: SessionConnectOptions): Promise<SessionConnection> {
     const connection = new SessionConnection(channel, options);
     await connection.startChannel(
       {
@@ -55,10 +62,33 @@ export class SessionConnection extends RpcConnection implements UpstreamConnecti
     return this.initialized?.protocolVersion;
   }
 
+  /**
+   * A request; for a caller that takes input rounds (`allowInputRequired`) but cannot be asked
+   * mid-call (its sink has no `ask`), what the upstream asks of it becomes a round, the call
+   * parked meanwhile (`parking`), as a 2026-07-28 upstream would answer with one.
+   */
   request<T extends Result = Result>(
     method: string,
     params: Record<string, unknown> | undefined,
     options: RequestOptions = {},
+  ): Promise<T> {
+    const { sink, signal } = options;
+    const { parking, capabilities } = this.options;
+    if (!options.allowInputRequired || !sink || sink.ask || !parking)
+      return this.sent(method, params, options);
+    return parking.run(
+      (parkable, callSignal) =>
+        this.sent(method, params, { ...options, sink: parkable, signal: callSignal }),
+      sink,
+      signal,
+      capabilities,
+    ) as Promise<T>;
+  }
+
+  private sent<T extends Result>(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: RequestOptions,
   ): Promise<T> {
     return this.exchange(method, params, options, {
       cancels: method !== 'initialize',
