@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { type UpstreamConnection } from '../upstream/upstream-connection';
 import { UpstreamFailure } from '../upstream/upstream-error';
 import { type CatalogueReader } from './catalogue.reader';
 import { GatewayWatch } from './gateway-watch';
@@ -54,5 +55,35 @@ describe('a gateway watch that cannot connect', () => {
 
   it("does not blame the upstream for Portico's own failure", async () => {
     expect(await lostAfter(new RangeError('Maximum call stack size exceeded'))).toEqual([]);
+  });
+});
+
+describe('a gateway watch stopped while it connects', () => {
+  it('stops at once, and closes the session the upstream opens after that', async () => {
+    let open!: (session: UpstreamConnection) => void;
+    let attempted!: () => void;
+    const attempt = new Promise<void>((resolve) => (attempted = resolve));
+    const reader = {
+      timeoutMs: 30_000,
+      // A hanging upstream: the connection opens only when the test says.
+      watch: () => {
+        attempted();
+        return new Promise<UpstreamConnection>((resolve) => (open = resolve));
+      },
+    } as unknown as CatalogueReader;
+    const watch = new GatewayWatch(
+      GATEWAY,
+      reader,
+      { changed: () => undefined, lost: () => undefined, seen: () => undefined },
+      new Logger('test'),
+    );
+    watch.start();
+    await attempt;
+    await watch.stop();
+
+    const close = jest.fn(() => Promise.resolve());
+    open({ close } as unknown as UpstreamConnection);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(close).toHaveBeenCalledTimes(1);
   });
 });

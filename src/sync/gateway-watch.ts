@@ -42,6 +42,9 @@ export class GatewayWatch {
   private session: UpstreamConnection | null = null;
   private wake: (() => void) | null = null;
   private stopped = false;
+  private halt!: () => void;
+  /** Resolves when the watch is stopped. */
+  private readonly halted = new Promise<void>((resolve) => (this.halt = resolve));
   private running: Promise<void> = Promise.resolve();
 
   constructor(
@@ -65,6 +68,7 @@ export class GatewayWatch {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.halt();
     this.debouncer.cancel();
     this.wake?.();
     // A ping in flight is cancelled, so that the session says goodbye to the upstream at once.
@@ -78,7 +82,8 @@ export class GatewayWatch {
     let missedChanges = false;
     while (!this.stopped) {
       try {
-        this.session = await this.reader.watch(this.gateway, () => this.debouncer.poke());
+        this.session = await this.connected();
+        if (!this.session) return;
         backoff = BACKOFF_MIN_MS;
         if (missedChanges && !this.stopped) this.listener.changed('reconnected');
         missedChanges = true;
@@ -108,6 +113,21 @@ export class GatewayWatch {
       await this.sleep(backoff);
       backoff = Math.min(backoff * 2, BACKOFF_MAX_MS);
     }
+  }
+
+  /**
+   * The watch's session, or null when the watch stopped first: a hanging upstream must not hold
+   * up a replica's shutdown for its timeout. A session that opens after that is closed at once.
+   */
+  private async connected(): Promise<UpstreamConnection | null> {
+    const opening = this.reader.watch(this.gateway, () => this.debouncer.poke());
+    const session = await Promise.race([opening, this.halted.then(() => null)]);
+    if (session === null)
+      void opening.then(
+        (late) => late.close(),
+        () => undefined,
+      );
+    return session;
   }
 
   /** Returns when the session is lost (with the reason) or the watch stops. */

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { DataSource, In } from 'typeorm';
 import { EventBus, isResync } from '../events/event-bus';
@@ -27,14 +28,15 @@ const WATCHED_COLUMNS = {
   protocolExtensions: true,
   protocolCheckedAt: true,
   protocolEndpoint: true,
+  settings: true,
 } as const;
 
 /**
  * One GatewayWatch per enabled gateway, in the leading replica only. Gateway changes arrive as
  * `catalog.changed` events (from any replica), and each one re-reads the named gateways (all of
  * them after a resync, when the bus may have missed events): a new or re-activated gateway gets a
- * watch, a moved one (URL, transport, credentials) a fresh watch, a deactivated or deleted one
- * loses it.
+ * watch, a moved one (URL, transport, credentials) or one with new settings (its own timeout) a
+ * fresh watch, a deactivated or deleted one loses it.
  */
 @Injectable()
 export class GatewayWatchers implements OnModuleInit, OnModuleDestroy {
@@ -108,7 +110,14 @@ export class GatewayWatchers implements OnModuleInit, OnModuleDestroy {
     for (const id of new Set([...considered, ...wanted.keys()])) {
       const gateway = wanted.get(id);
       const current = this.watches.get(id);
-      if (current && gateway && current.fingerprint === upstreamFingerprint(gateway)) continue;
+      // Its own settings (timeout, retries) are the watch's too: a change restarts it.
+      if (
+        current &&
+        gateway &&
+        current.fingerprint === upstreamFingerprint(gateway) &&
+        isDeepStrictEqual(current.gateway.settings ?? null, gateway.settings ?? null)
+      )
+        continue;
       if (current) {
         this.watches.delete(id);
         await current.stop();
