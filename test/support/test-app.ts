@@ -1,5 +1,4 @@
 import { type NestExpressApplication } from '@nestjs/platform-express';
-import { type Server } from 'node:http';
 import { type AddressInfo, createServer } from 'node:net';
 import request from 'supertest';
 import { createApp } from '../../src/app.factory';
@@ -83,13 +82,13 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
  * test closed.
  */
 export async function closeApp(app: NestExpressApplication): Promise<void> {
-  const server = app.getHttpServer() as Server;
+  const server = app.getHttpServer();
   const close = server.close.bind(server);
-  server.close = ((callback?: (error?: Error) => void) => {
+  server.close = (callback?: (error?: Error) => void) => {
     const closing = close(callback);
     server.closeAllConnections();
     return closing;
-  }) as Server['close'];
+  };
   await app.close();
 }
 
