@@ -42,9 +42,6 @@ export class GatewayWatch {
   private session: UpstreamConnection | null = null;
   private wake: (() => void) | null = null;
   private stopped = false;
-  private halt!: () => void;
-  /** Resolves when the watch is stopped. */
-  private readonly halted = new Promise<void>((resolve) => (this.halt = resolve));
   private running: Promise<void> = Promise.resolve();
 
   constructor(
@@ -68,7 +65,6 @@ export class GatewayWatch {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    this.halt();
     this.debouncer.cancel();
     this.wake?.();
     // A ping in flight is cancelled, so that the session says goodbye to the upstream at once.
@@ -121,7 +117,9 @@ export class GatewayWatch {
    */
   private async connected(): Promise<UpstreamConnection | null> {
     const opening = this.reader.watch(this.gateway, () => this.debouncer.poke());
-    const session = await Promise.race([opening, this.halted.then(() => null)]);
+    // `stop` wakes the watch from this wait as from its sleeps.
+    const stopped = new Promise<null>((resolve) => (this.wake = () => resolve(null)));
+    const session = await Promise.race([opening, stopped]);
     if (session === null)
       void opening.then(
         (late) => late.close(),
