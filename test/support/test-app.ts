@@ -81,7 +81,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
  * again, and such a connection held the server's close for about four seconds, at every app a
  * test closed.
  */
-export async function closeApp(app: NestExpressApplication): Promise<void> {
+async function closeApp(app: NestExpressApplication): Promise<void> {
   const server = app.getHttpServer();
   const close = server.close.bind(server);
   server.close = (callback?: (error?: Error) => void) => {
