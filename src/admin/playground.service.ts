@@ -125,11 +125,14 @@ export class Playground {
     args: Record<string, unknown>,
     resume?: PlaygroundResume,
   ): Promise<PlaygroundCall> {
-    const answer = await this.serve(actor, principal, serverId, 'tools/call', {
-      name,
-      arguments: args,
-      ...resume,
-    });
+    const answer = await this.serve(
+      actor,
+      principal,
+      serverId,
+      'tools/call',
+      { name, arguments: args },
+      resume,
+    );
     if ('error' in answer)
       return { kind: 'error', code: answer.error.code, message: answer.error.message };
     const result = answer.result as CallToolResult & {
@@ -167,12 +170,14 @@ export class Playground {
     serverId: string | null,
     method: string,
     params: Record<string, unknown>,
+    resume?: PlaygroundResume,
   ): Promise<JSONRPCResponse> {
     const scope: McpScope = scopeOf(serverId);
     return this.dispatcher.serve({
       id: 1,
       method,
       params,
+      resume: resume ?? null,
       scope,
       principal,
       meta: {

@@ -599,6 +599,23 @@ describe('Translation between the eras (one replica)', () => {
         await client.close();
       }
     });
+
+    it("keeps a round's state and answers a 2025 client sends from the core and the upstream", async () => {
+      const client = await legacyClient(t);
+      try {
+        const params = {
+          name: modernNames.get('test_input_required_result_elicitation')!,
+          arguments: {},
+          inputResponses: { user_name: { action: 'accept', content: { name: 'Mallory' } } },
+          requestState: 'forged',
+        };
+        const injected = await client.callTool(params);
+        // The upstream asked its round of the client, as for any call: nothing answered it before.
+        expect(text(injected)).toBe('Hello, Ada!');
+      } finally {
+        await client.close();
+      }
+    });
   });
 });
 

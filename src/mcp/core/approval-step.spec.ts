@@ -29,7 +29,8 @@ function setUp(rememberedUntil: number | null = null, capabilities = { elicitati
   const step = new ApprovalStep(remembered as unknown as RememberedApprovals);
   const obtain = (continued: Continued, args: Record<string, unknown> = {}, version = 'v1') =>
     step.obtain(request, TOOL, args, POLICY, version, continued, (record) => notes.push(record));
-  const open = (params: Record<string, unknown> = {}) => continuation.open(request, TARGET, params);
+  const open = (resume: McpRequest['resume'] = null) =>
+    continuation.open({ ...request, resume }, TARGET);
   return { remembered, notes, obtain, open };
 }
 

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { ProtocolErrorCode, type Result } from '@modelcontextprotocol/server';
-import { type McpRequest } from '../protocol/mcp-request';
+import { type McpRequest, type Resume } from '../protocol/mcp-request';
 import { invalidParams, RpcError } from '../protocol/mcp-errors';
 import { scopeKey } from '../protocol/mcp-scope';
-import { isInputRequired } from '../../upstream/upstream-client';
 import {
   type ApprovalMark,
   INVALID_REQUEST_STATE,
@@ -30,8 +29,8 @@ export interface OwnRound {
 
 /** A request as it continues (or starts) a call that may take input rounds. */
 export interface Continued {
-  /** The params to send upstream: Portico's state replaced by the upstream's own. */
-  params: Record<string, unknown>;
+  /** What the upstream gets of the round: its own state out of Portico's, and the answers. */
+  upstream: Resume;
   /** Portico's own round this request answers, when it answers one. */
   own: OwnRound | null;
   /**
@@ -39,8 +38,8 @@ export interface Continued {
    * with the next round, so that a person is asked once per call, not once per round.
    */
   approved: ApprovalMark | null;
-  /** The upstream's answer for the client: a round's upstream state sealed inside Portico's. */
-  answer<T extends Result>(result: T): T;
+  /** The upstream's round for the client: its upstream state sealed inside Portico's. */
+  answer<T extends Result>(round: T): T;
   /** Portico's own round: `inputRequests` to the client, the answers to come back to `policy`. */
   ask(
     inputRequests: Record<string, InputRequest>,
@@ -56,24 +55,26 @@ export interface Continued {
  * (gateway, upstream target, arguments): a client cannot point a state at another tool, principal
  * or argument set, nor forge one for the upstream. The retry, on any replica, is checked against
  * its own request and reaches the upstream with the inner state unchanged. Portico's own rounds
- * (a person's approval) are sealed the same way.
+ * (a person's approval) are sealed the same way. A call opens its continuation only when a round
+ * is in play: its request continues one (`resume`), its upstream asks one, or a policy does.
  */
 @Injectable()
 export class Continuation {
   constructor(private readonly sealer: RequestStateSealer) {}
 
   /** Throws -32602 INVALID_REQUEST_STATE when the retry's state is refused. */
-  open(request: McpRequest, target: RoundTarget, params: Record<string, unknown>): Continued {
-    // Needed only to open or seal a state: most requests neither continue nor start a round.
+  open(request: McpRequest, target: RoundTarget): Continued {
+    // Needed only to open or seal a state.
     let bound: RequestStateBinding | null = null;
     const binding = () =>
       (bound ??= { subject: request.principal.subject, scope: scopeKey(request.scope), ...target });
-    const { requestState, inputResponses, ...forwarded } = params;
+    const { requestState, inputResponses } = request.resume ?? {};
+    const upstream: Resume = {};
     let approved: ApprovalMark | null = null;
     let own: OwnRound | null = null;
     if (requestState === undefined) {
       // A round without state of its own: the answers go to the upstream as they came.
-      if (inputResponses !== undefined) forwarded.inputResponses = inputResponses;
+      if (inputResponses !== undefined) upstream.inputResponses = inputResponses;
     } else {
       const opened = this.sealer.unseal(requestState, binding());
       if (!opened.ok || opened.content.kind === 'rerun') throw invalidParams(INVALID_REQUEST_STATE);
@@ -85,17 +86,16 @@ export class Continuation {
           answers: answersOf(inputResponses),
         };
       } else {
-        if (content.requestState !== undefined) forwarded.requestState = content.requestState;
-        if (inputResponses !== undefined) forwarded.inputResponses = inputResponses;
+        if (content.requestState !== undefined) upstream.requestState = content.requestState;
+        if (inputResponses !== undefined) upstream.inputResponses = inputResponses;
         approved = content.approved ?? null;
       }
     }
     const continued: Continued = {
-      params: forwarded,
+      upstream,
       own,
       approved,
-      answer: (result) =>
-        isInputRequired(result) ? this.sealed(result, binding(), continued.approved) : result,
+      answer: (round) => this.sealed(round, binding(), continued.approved),
       ask: (inputRequests, policy, version) => ({
         resultType: 'input_required',
         inputRequests,

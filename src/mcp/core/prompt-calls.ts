@@ -8,9 +8,9 @@ import { McpSettings } from '../../config/slices/mcp.settings';
 import { ObservabilitySettings } from '../../config/slices/observability.settings';
 import { invalidParams } from '../protocol/mcp-errors';
 import { type McpRequest, type Served, type UpstreamRef } from '../protocol/mcp-request';
-import { Continuation } from './continuation';
+import { Continuation, type RoundTarget } from './continuation';
 import { paginate } from './paginate';
-import { UpstreamClient } from '../../upstream/upstream-client';
+import { isInputRequired, UpstreamClient } from '../../upstream/upstream-client';
 import { type ScopeDirectory } from '../directory/scope-directory';
 
 /** What `completion/complete` completes, as the client names it. */
@@ -47,25 +47,23 @@ export class PromptCalls {
     const prompt = directory.prompts.byName.get(name);
     if (!prompt) throw invalidParams(`Unknown prompt: ${name}`);
     served.gateway = prompt.gatewaySlug;
-    const continued = this.continuation.open(
+    const round: RoundTarget = {
+      gatewayId: prompt.gatewayId,
+      method: 'prompts/get',
+      target: prompt.originalName,
+      arguments: args,
+    };
+    const continued = request.resume ? this.continuation.open(request, round) : null;
+    const answer = (await this.client.request(
+      prompt.gatewayId,
+      request.affinity,
+      'prompts/get',
+      { ...params, ...continued?.upstream, name: prompt.originalName },
       request,
-      {
-        gatewayId: prompt.gatewayId,
-        method: 'prompts/get',
-        target: prompt.originalName,
-        arguments: args,
-      },
-      { ...params, name: prompt.originalName },
-    );
-    return continued.answer(
-      (await this.client.request(
-        prompt.gatewayId,
-        request.affinity,
-        'prompts/get',
-        continued.params,
-        request,
-      )) as GetPromptResult,
-    );
+    )) as GetPromptResult;
+    return isInputRequired(answer)
+      ? (continued ?? this.continuation.open(request, round)).answer(answer)
+      : answer;
   }
 
   /**

@@ -10,7 +10,7 @@ import { type UpstreamConnection } from '../../upstream/upstream-connection';
 import { McpApps, resourceNotFound } from '../apps/mcp-apps.service';
 import { invalidParams } from '../protocol/mcp-errors';
 import { type McpRequest, type Served } from '../protocol/mcp-request';
-import { Continuation } from './continuation';
+import { Continuation, type RoundTarget } from './continuation';
 import { paginate } from './paginate';
 import { isInputRequired, UpstreamClient } from '../../upstream/upstream-client';
 import { type ResourceTarget } from '../directory/resource-directory';
@@ -73,26 +73,27 @@ export class ResourceCalls {
     if (this.apps.owns(uri)) return this.readUi(request, directory, uri, served);
     const target = this.target(directory, uri);
     served.gateway = target.gatewaySlug;
-    const { inputResponses, requestState, _meta } = request.params as Record<string, unknown>;
-    const continued = this.continuation.open(
-      request,
-      { gatewayId: target.gatewayId, method: 'resources/read', target: target.upstreamUri },
+    const { _meta } = request.params as Record<string, unknown>;
+    const round: RoundTarget = {
+      gatewayId: target.gatewayId,
+      method: 'resources/read',
+      target: target.upstreamUri,
+    };
+    const continued = request.resume ? this.continuation.open(request, round) : null;
+    const answer = (await this.client.request(
+      target.gatewayId,
+      request.affinity,
+      'resources/read',
       {
         uri: target.upstreamUri,
         ...(_meta === undefined ? {} : { _meta }),
-        ...(inputResponses === undefined ? {} : { inputResponses }),
-        ...(requestState === undefined ? {} : { requestState }),
+        ...continued?.upstream,
       },
-    );
-    const read = continued.answer(
-      (await this.client.request(
-        target.gatewayId,
-        request.affinity,
-        'resources/read',
-        continued.params,
-        request,
-      )) as ReadResourceResult,
-    );
+      request,
+    )) as ReadResourceResult;
+    const read = isInputRequired(answer)
+      ? (continued ?? this.continuation.open(request, round)).answer(answer)
+      : answer;
     // A round asks for input; there are no contents yet to name.
     if (isInputRequired(read)) return read;
     return {

@@ -14,10 +14,10 @@ import { type McpRequest, type Served } from '../protocol/mcp-request';
 import { ToolSearchService } from '../search/tool-search.service';
 import { ApprovalStep } from './approval-step';
 import { CallGuard } from './call-guard';
-import { Continuation } from './continuation';
+import { Continuation, type RoundTarget } from './continuation';
 import { routedCall } from './consolidated-call';
 import { paginate } from './paginate';
-import { UpstreamClient } from '../../upstream/upstream-client';
+import { isInputRequired, UpstreamClient } from '../../upstream/upstream-client';
 import { TaskCalls } from '../tasks/task-calls';
 
 /** tools/call params, checked only as far as routing needs; the upstream validates arguments. */
@@ -83,17 +83,16 @@ export class ToolCalls {
     served.gateway = tool.gatewaySlug;
     // Sent as the client sent them (absent stays absent) unless a hook replaced them.
     const given = call.arguments ?? {};
-    // A retry's state is checked before anything runs, against the client's own arguments.
-    const continued = this.continuation.open(
-      request,
-      {
-        gatewayId: tool.gatewayId,
-        method: 'tools/call',
-        target: tool.originalName,
-        arguments: call.arguments,
-      },
-      call,
-    );
+    const round: RoundTarget = {
+      gatewayId: tool.gatewayId,
+      method: 'tools/call',
+      target: tool.originalName,
+      arguments: call.arguments,
+    };
+    // A retry's state is checked before anything runs, against the client's own arguments; a
+    // call that continues no round opens one only when its upstream or a policy asks one.
+    let continued = request.resume ? this.continuation.open(request, round) : null;
+    const rounds = () => (continued ??= this.continuation.open(request, round));
     const asked = { id: tool.id, name: call.name, gatewaySlug: tool.gatewaySlug };
     const note = (record: ApprovalRecord) => (served.approval = record);
     return this.guard.call(
@@ -108,19 +107,19 @@ export class ToolCalls {
       },
       tool.policy,
       async (args) => {
-        const result = continued.answer(
-          await this.client.request(
-            tool.gatewayId,
-            request.affinity,
-            'tools/call',
-            {
-              ...continued.params,
-              ...(args === given ? {} : { arguments: args }),
-              name: tool.originalName,
-            },
-            request,
-          ),
+        const answer = await this.client.request(
+          tool.gatewayId,
+          request.affinity,
+          'tools/call',
+          {
+            ...call,
+            ...continued?.upstream,
+            ...(args === given ? {} : { arguments: args }),
+            name: tool.originalName,
+          },
+          request,
         );
+        const result = isInputRequired(answer) ? rounds().answer(answer) : answer;
         // A task the upstream created goes out under Portico's id; any other answer as it came.
         return result.resultType === 'task'
           ? this.tasks.created(
@@ -133,11 +132,11 @@ export class ToolCalls {
       },
       {
         obtain: (policy, version) =>
-          this.approvals.obtain(request, asked, given, policy, version, continued, note),
+          this.approvals.obtain(request, asked, given, policy, version, rounds(), note),
         overruled: (by) => {
           if (served.approval)
             served.approval = { ...served.approval, outcome: 'overruled', overruledBy: by };
-          else this.approvals.overruled(request, asked, continued, by, note);
+          else this.approvals.overruled(request, asked, rounds(), by, note);
         },
       },
     );

@@ -26,6 +26,7 @@ import {
   type RpcError,
   unknownTool,
 } from '../protocol/mcp-errors';
+import { type McpRequest, ROUND_METHODS } from '../protocol/mcp-request';
 import { type McpScope } from '../protocol/mcp-scope';
 import { SseResponse } from '../streams/sse-response';
 import { StreamQuota } from '../streams/stream-quota';
@@ -80,7 +81,7 @@ export class ModernWire {
     const answer = await this.dispatcher.serve({
       id: message.id,
       method: message.method,
-      params: this.paramsOf(principal, scope, message),
+      ...this.partsOf(principal, scope, message),
       scope,
       principal,
       meta,
@@ -106,26 +107,34 @@ export class ModernWire {
   /**
    * The params the core gets: the envelope the client stated to Portico is the request's metadata
    * (`meta`), never passed on as its own (a 2025 upstream never sees it; a 2026-07-28 one hears
-   * Portico's); the rest of `_meta` (progress token, trace context) goes on as it came. A call
-   * whose user completed a URL elicitation out of band runs again, as new (its state is this
-   * wire's own, see urlRound).
+   * Portico's); the rest of `_meta` (progress token, trace context) goes on as it came. A request
+   * that takes input rounds has its round's state and answers as its `resume`. A call whose user
+   * completed a URL elicitation out of band runs again, as new (its state is this wire's own, see
+   * urlRound).
    */
-  private paramsOf(
+  private partsOf(
     principal: Principal,
     scope: McpScope,
     message: JSONRPCRequest,
-  ): Record<string, unknown> | undefined {
-    let params = message.params;
-    if (params === undefined) return params;
+  ): Pick<McpRequest, 'params' | 'resume'> {
+    const params = message.params;
+    if (params === undefined) return { params, resume: null };
     const { _meta: meta, ...rest } = params;
     let passed: Record<string, unknown> | undefined;
     for (const key in meta) if (!key.startsWith(ENVELOPE)) (passed ??= {})[key] = meta[key];
-    params = passed ? { ...rest, _meta: passed } : rest;
-    if (params.requestState === undefined || message.method !== 'tools/call') return params;
-    const opened = this.sealer.unseal(params.requestState, rerunBinding(principal, scope, message));
-    if (!opened.ok || opened.content.kind !== 'rerun') return params;
-    const { requestState: _state, inputResponses: _answers, ...fresh } = params;
-    return fresh;
+    const kept: Record<string, unknown> = passed ? { ...rest, _meta: passed } : rest;
+    if (
+      !ROUND_METHODS.has(message.method) ||
+      (kept.requestState === undefined && kept.inputResponses === undefined)
+    )
+      return { params: kept, resume: null };
+    const { requestState, inputResponses, ...fresh } = kept;
+    const rerun =
+      requestState !== undefined &&
+      message.method === 'tools/call' &&
+      this.sealer.unseal(requestState, rerunBinding(principal, scope, message));
+    if (rerun && rerun.ok && rerun.content.kind === 'rerun') return { params: fresh, resume: null };
+    return { params: fresh, resume: { requestState, inputResponses } };
   }
 
   /**

@@ -43,16 +43,35 @@ export interface RequestSink {
 }
 
 /**
+ * What a request continuing an input round carries besides its params: the round's sealed state
+ * and the client's answers. The 2026-07-28 wire takes them out of the request's params; the 2025
+ * adapter, whose clients know no rounds, sets them when it answers a round on its client's behalf
+ * (see SessionRequests). A request with neither starts no round of its own.
+ */
+export interface Resume {
+  requestState?: unknown;
+  inputResponses?: unknown;
+}
+
+/** The methods whose requests take input rounds, and so carry a `resume`. */
+export const ROUND_METHODS: ReadonlySet<string> = new Set([
+  'tools/call',
+  'prompts/get',
+  'resources/read',
+]);
+
+/**
  * One client request as the core serves it, whichever era it came in, as data: the entry of its
  * era (the 2026-07-28 wire, or the 2025 session adapter) builds it, and the core reads nothing
- * else about the client. A request continuing an input round carries the round's sealed state
- * and the client's answers in its params (`requestState`, `inputResponses`), as the 2026-07-28
- * wire does; the 2025 adapter answers rounds the same way (see SessionRequests).
+ * else about the client.
  */
 export interface McpRequest {
   readonly id: RequestId;
   readonly method: string;
+  /** Without `requestState` and `inputResponses`: those are `resume`'s. */
   readonly params: Record<string, unknown> | undefined;
+  /** Null unless the request continues an input round. */
+  readonly resume: Resume | null;
   readonly scope: McpScope;
   readonly principal: Principal;
   readonly meta: RequestMeta;

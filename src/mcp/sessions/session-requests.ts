@@ -26,7 +26,7 @@ import {
   RpcError,
   TOOL_CALL_REFUSED,
 } from '../protocol/mcp-errors';
-import { type McpRequest } from '../protocol/mcp-request';
+import { type McpRequest, ROUND_METHODS } from '../protocol/mcp-request';
 import { type SessionRuntime } from './session-runtime';
 import { SessionStore } from './session.store';
 import { ConsentWaits } from './consent';
@@ -127,10 +127,7 @@ export class SessionRequests {
       await answeringRounds(
         async (answers) => {
           if (!answers) return first;
-          answer = await this.dispatcher.serve({
-            ...request,
-            params: { ...request.params, ...answers },
-          });
+          answer = await this.dispatcher.serve({ ...request, resume: answers });
           return 'result' in answer ? answer.result : {};
         },
         (asked, key) =>
@@ -254,13 +251,14 @@ function requestOf(
   signal: AbortSignal,
   principal: Principal,
 ): McpRequest {
-  const { id } = message;
+  const { id, method, params } = message;
   const { session } = runtime;
-  const meta = (message.params?._meta ?? {}) as { traceparent?: unknown };
+  const meta = (params?._meta ?? {}) as { traceparent?: unknown };
   return {
     id,
-    method: message.method,
-    params: message.params,
+    method,
+    params: ROUND_METHODS.has(method) ? withoutRound(params) : params,
+    resume: null,
     scope: runtime.scope,
     principal,
     meta: {
@@ -279,4 +277,14 @@ function requestOf(
       ask: (asked) => runtime.ask(asked, id, signal),
     },
   };
+}
+
+/**
+ * A 2025 client knows no input rounds (the adapter answers them for it): a round's state or
+ * answers in its params are not its to give, and reach neither the core nor an upstream.
+ */
+function withoutRound(params: JSONRPCRequest['params']): JSONRPCRequest['params'] {
+  if (params?.requestState === undefined && params?.inputResponses === undefined) return params;
+  const { requestState: _state, inputResponses: _answers, ...rest } = params;
+  return rest;
 }
