@@ -30,7 +30,7 @@ import { type McpRequest, ROUND_METHODS } from '../protocol/mcp-request';
 import { type SessionRuntime } from './session-runtime';
 import { SessionStore } from './session.store';
 import { ConsentWaits } from './consent';
-import { SessionTasks } from './session-tasks';
+import { SESSION_TASK_METHODS, SessionTasks, TASK_VERSIONS } from './session-tasks';
 
 /** The lists whose version a session records when it reads them, by method. */
 const LISTED: Readonly<Record<string, ListKind>> = {
@@ -74,13 +74,13 @@ export class SessionRequests {
     try {
       const own = await this.own(runtime, request);
       if (own) return { jsonrpc: '2.0', id: message.id, result: own };
-      if (this.tasks.handles(request) || message.method === 'tools/list')
+      if (isTaskRequest(request) || message.method === 'tools/list')
         directory = await this.dispatcher.directory(runtime.scope);
     } catch (error) {
       return this.dispatcher.failed(request, error);
     }
     const serve = (served: McpRequest) => this.throughRounds(runtime, served);
-    if (directory && this.tasks.handles(request))
+    if (directory && isTaskRequest(request))
       return inEra(await this.tasks.answer(runtime, directory, request, serve));
     if (!BOTH_ERAS.has(message.method))
       return errorResponse(
@@ -277,6 +277,14 @@ function requestOf(
       ask: (asked) => runtime.ask(asked, id, signal),
     },
   };
+}
+
+/** Whether the request is one of 2025's tasks, which SessionTasks translates. */
+function isTaskRequest({ method, params, meta }: McpRequest): boolean {
+  if (!TASK_VERSIONS.has(meta.protocolVersion)) return false;
+  return (
+    SESSION_TASK_METHODS.has(method) || (method === 'tools/call' && params?.task !== undefined)
+  );
 }
 
 /**

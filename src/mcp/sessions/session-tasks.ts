@@ -16,14 +16,14 @@ import { TaskCalls } from '../tasks/task-calls';
 import { type SessionRuntime } from './session-runtime';
 
 /** The 2025-11-25 task methods a session is answered (`tasks/list` is not offered). */
-const SESSION_TASK_METHODS: ReadonlySet<string> = new Set([
+export const SESSION_TASK_METHODS: ReadonlySet<string> = new Set([
   'tasks/get',
   'tasks/result',
   'tasks/cancel',
 ]);
 
 /** The 2025 revisions that define tasks: an older session is offered none. */
-const TASK_VERSIONS: ReadonlySet<string> = new Set(['2025-11-25']);
+export const TASK_VERSIONS: ReadonlySet<string> = new Set(['2025-11-25']);
 
 /** How a request goes on: the session adapter's core call, its input rounds asked of the client. */
 type Serve = (request: McpRequest) => Promise<JSONRPCResponse>;
@@ -44,13 +44,6 @@ type Serve = (request: McpRequest) => Promise<JSONRPCResponse>;
 @Injectable()
 export class SessionTasks {
   constructor(private readonly tasks: TaskCalls) {}
-
-  /** Whether the request is one of 2025's tasks this adapter translates. */
-  handles(request: Pick<McpRequest, 'method' | 'params' | 'meta'>): boolean {
-    if (!TASK_VERSIONS.has(request.meta.protocolVersion)) return false;
-    if (SESSION_TASK_METHODS.has(request.method)) return true;
-    return request.method === 'tools/call' && request.params?.task !== undefined;
-  }
 
   /** `initialize`'s `capabilities.tasks`, when an upstream of the scope declares the extension. */
   async capabilities(
