@@ -83,6 +83,9 @@ describeWithBrowser('picking prompts and resources for a server in Chromium', ()
     expect(await picker('toolIds').locator('[data-picker-count]').textContent()).toBe('0');
     await page.screenshot({ path: join(ARTIFACTS, 'server-form-members.png'), fullPage: true });
     await page.getByRole('button', { name: 'Create server' }).click();
+    // The form again, loaded with its script: a click before the script shows the picker's
+    // controls lands where a row was (seen under load as a tick that did not take).
+    await page.waitForURL(/\/admin\/servers$/);
 
     const naming = page.getByLabel('Naming', { exact: true });
     expect(await naming.getAttribute('aria-invalid')).toBe('true');
@@ -112,6 +115,7 @@ describeWithBrowser('picking prompts and resources for a server in Chromium', ()
   it('shows a prompt’s arguments and switches it off', async () => {
     await page.goto('/admin/prompts');
     await page.getByRole('link', { name: 'beta-greet' }).click();
+    await page.waitForURL(/\/admin\/prompts\/[^/]+$/);
     expect(await page.locator('.description-full').textContent()).toBe(
       `Greets, by beta ${HOSTILE}`,
     );
