@@ -39,6 +39,8 @@ type KeySet = ReturnType<typeof Jose.createRemoteJWKSet>;
 export class ExternalIssuer {
   private readonly logger = new Logger(ExternalIssuer.name);
   private keys: Promise<KeySet> | null = null;
+  /** The configured provider's issuer; null without one. */
+  readonly issuer: string | null;
 
   constructor(
     private readonly authSettings: AuthSettings,
@@ -46,10 +48,8 @@ export class ExternalIssuer {
     private readonly users: UserDirectory,
     private readonly teams: TeamNames,
     private readonly mcp: McpAccess,
-  ) {}
-
-  get issuer(): string | null {
-    return this.authSettings.oidc?.issuer ?? null;
+  ) {
+    this.issuer = authSettings.oidc?.issuer ?? null;
   }
 
   async principal(token: string): Promise<Principal> {

@@ -125,6 +125,8 @@ export class PolicySet {
 
   /** Changes whenever what any principal may see or call changes. */
   readonly stamp: string;
+  /** No policy: everything is open, and nothing need be judged. */
+  readonly empty: boolean;
   private readonly fields: ReadonlySet<PrincipalField>;
   /** The teams (by id) that can make two principals differ; null: all of them. */
   private readonly keyTeams: ReadonlySet<string> | null;
@@ -137,6 +139,7 @@ export class PolicySet {
     private readonly teamNames: ReadonlyMap<string, string>,
     private readonly onError: PolicyErrorListener,
   ) {
+    this.empty = policies.length === 0;
     const fields = new Set<PrincipalField>();
     let everyTeam = false;
     const teams = new Set<string>();
@@ -205,10 +208,6 @@ export class PolicySet {
       [{ ...policy, expression: 'true', effect: 'deny', priority: 0, approval: null }],
       new Map(),
     );
-  }
-
-  get empty(): boolean {
-    return this.policies.length === 0;
   }
 
   /** A short digest of the stamp: what an approval given under this set is bound to. */
