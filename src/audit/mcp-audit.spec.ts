@@ -1,7 +1,7 @@
 import { canonicalJson } from '../common/canonical-json';
-import { auditedArguments, withoutSecrets } from './audit-arguments';
+import { auditedArguments, withoutSecrets } from './mcp-audit';
 
-describe('audit arguments', () => {
+describe("what the audit trail keeps of an MCP call's arguments", () => {
   it('digests equal arguments alike whatever the order of their keys', () => {
     const a = auditedArguments({ b: 1, a: { y: [1, 2], x: 'z' } }, 'digest');
     const b = auditedArguments({ a: { x: 'z', y: [1, 2] }, b: 1 }, 'digest');
