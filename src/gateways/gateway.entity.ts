@@ -274,10 +274,6 @@ export function credentialSecrets(credentials: GatewayCredentials): string[] {
   }
 }
 
-export function credentialsType(credentials: GatewayCredentials | undefined): GatewayAuthType {
-  return credentials?.type ?? 'none';
-}
-
 export function sealCredentials(key: Buffer, credentials: GatewayCredentials): SealedCredentials {
   return {
     authType: credentials.type,

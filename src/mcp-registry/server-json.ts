@@ -215,9 +215,3 @@ export function checkServerResponse(value: unknown, path: string): ServerRespons
     throw new ServerJsonProblem(`${path}._meta`, 'must be an object');
   return { server, ...(value._meta === undefined ? {} : { _meta: value._meta }) };
 }
-
-/** The registry's own status fields of an entry, if it has them. */
-export function officialMeta(entry: ServerResponse): OfficialMeta {
-  const meta = entry._meta?.[OFFICIAL_META];
-  return isJsonObject(meta) ? meta : {};
-}

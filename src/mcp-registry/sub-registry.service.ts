@@ -7,7 +7,7 @@ import { RequestValidationException } from '../common/request-validation.excepti
 import { gatewaySlug } from '../gateways/gateway-slug';
 import { Server } from '../servers/server.entity';
 import { McpRegistryErrorCode, McpRegistryException } from './mcp-registry.exception';
-import { OFFICIAL_META, type ServerResponse } from './server-json';
+import { OFFICIAL_META, type OfficialMeta, type ServerResponse } from './server-json';
 
 /** Portico's own namespace in each entry's `_meta`. */
 export const PORTICO_META = 'dev.portico/server';
@@ -156,7 +156,7 @@ export class SubRegistryService {
           publishedAt: server.createdAt.toISOString(),
           updatedAt: server.updatedAt.toISOString(),
           isLatest: true,
-        },
+        } satisfies OfficialMeta,
         [PORTICO_META]: { serverId: server.id, name: server.name, teamId: server.teamId },
       },
     };

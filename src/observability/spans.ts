@@ -18,10 +18,6 @@ export function enableSpans(): void {
   enabled = true;
 }
 
-export function spansEnabled(): boolean {
-  return enabled;
-}
-
 const tracer = () => trace.getTracer('portico');
 
 /** Runs `work` in a new active span, ended when `work` settles; failures mark it as an error. */

@@ -6,7 +6,7 @@ import { type ContextRule, type PatternTarget, SCANNER_RULES } from './rules';
 import { excerptAt, parameterWords, proseForm } from './text-forms';
 import { type ScanContext } from './tool-name-index';
 
-export { type Finding, type FindingSeverity, type ScannedDefinition } from './finding';
+export { type Finding, type ScannedDefinition } from './finding';
 export { type KnownTool, scanContext, type ScanContext, ToolNameIndex } from './tool-name-index';
 
 const RULES = compileRules(SCANNER_RULES);

@@ -68,7 +68,3 @@ export interface SyncReport extends SyncListReport {
   resourceTemplates?: SyncListReport;
   prompts?: SyncListReport;
 }
-
-export function emptySyncReport(): SyncReport {
-  return { added: [], updated: [], removed: [], unchanged: 0, conflicts: [], warnings: [] };
-}
