@@ -1,4 +1,5 @@
 import { harnessVerdict } from './harness-run';
+import { describeEmbedded } from '../support/describe-on-postgres';
 
 // The official MCP conformance suite's client scenarios with Portico as the client, both
 // requirement sets, as `npm run conformance -- client` runs them: the suite comes from the npm
@@ -6,7 +7,7 @@ import { harnessVerdict } from './harness-run';
 // code) against a test server per scenario. Every scored scenario must pass, but those the harness
 // leaves out as a downstream client's part (client-conformance.ts, EXCLUDED).
 
-describe('the MCP conformance suite’s client scenarios, Portico the client', () => {
+describeEmbedded('the MCP conformance suite’s client scenarios, Portico the client', () => {
   it.each([
     ['2026-07-28', 32],
     ['2025-11-25', 17],

@@ -4,8 +4,9 @@ import { stringify } from 'yaml';
 import { type PorticoProcess, startPorticoProcess } from '../support/portico-process';
 import { tempDataDir } from '../support/temp-dir';
 import { waitFor } from '../support/wait-for';
+import { describeEmbedded } from '../support/describe-on-postgres';
 
-describe('settings at start-up', () => {
+describeEmbedded('settings at start-up', () => {
   let portico: PorticoProcess;
 
   afterAll(async () => {

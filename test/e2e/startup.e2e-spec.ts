@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { tempDataDir } from '../support/temp-dir';
+import { describeEmbedded } from '../support/describe-on-postgres';
 
 const root = join(__dirname, '..', '..');
 
@@ -13,7 +14,7 @@ function start(env: Record<string, string>) {
   });
 }
 
-describe('start-up configuration', () => {
+describeEmbedded('start-up configuration', () => {
   it.each([
     ['PORT', 'eighty'],
     ['GATEWAY_TOOL_NAME_SEPARATOR', 'a b'],

@@ -10,6 +10,7 @@ import {
   startModernEverythingServer,
 } from '../fixtures/modern-everything-server';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
+import { describeEmbedded } from '../support/describe-on-postgres';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -67,7 +68,7 @@ function reportOf(run: Run): Report {
   return JSON.parse(run.stdout) as Report;
 }
 
-describe('portico upstream', () => {
+describeEmbedded('portico upstream', () => {
   let modern: ModernEverythingServer;
   let legacy: UpstreamFixture;
   let oauth: OAuthUpstreamFixture;

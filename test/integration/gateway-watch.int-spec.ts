@@ -19,8 +19,9 @@ import { tempDataDir } from '../support/temp-dir';
 import { StdioSupervisor } from '../../src/upstream/transport/stdio/stdio-supervisor.service';
 import { TokenExchange } from '../../src/upstream/token-exchange/token-exchange.service';
 import { CallerTokens } from '../../src/auth/caller-tokens';
+import { describeEmbedded } from '../support/describe-on-postgres';
 
-describe('a gateway watch', () => {
+describeEmbedded('a gateway watch', () => {
   let upstream: UpstreamFixture;
   let pools: UpstreamPools;
 

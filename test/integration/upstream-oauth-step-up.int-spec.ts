@@ -7,13 +7,14 @@ import { MemoryOAuthStore } from '../../src/upstream/oauth/upstream-oauth.store'
 import { UpstreamAuthorizationRequired } from '../../src/upstream/upstream-error';
 import { type OAuthUpstreamFixture, startOAuthUpstream } from '../fixtures/oauth-upstream';
 import { tempDataDir } from '../support/temp-dir';
+import { describeEmbedded } from '../support/describe-on-postgres';
 
 /** The scopes an authorization URL asks for. */
 function scopesOf(authorizationUrl: string): string[] {
   return (new URL(authorizationUrl).searchParams.get('scope') ?? '').split(' ').filter(Boolean);
 }
 
-describe('UpstreamOAuth when the upstream asks for more scope', () => {
+describeEmbedded('UpstreamOAuth when the upstream asks for more scope', () => {
   let fixture: OAuthUpstreamFixture;
 
   beforeAll(async () => {

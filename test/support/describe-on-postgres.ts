@@ -4,8 +4,9 @@ import { onPostgres } from './test-database';
 export const describeOnPostgres = onPostgres ? describe : describe.skip;
 
 /**
- * `describe` on the embedded database only, for the embedded database itself (its engine, its
- * backups): the same whichever database the other tests use, so a PostgreSQL run would only
- * repeat it.
+ * `describe` on the embedded database only, for what never uses the run's database: the embedded
+ * database itself (its engine, its backups), Portico in a process of its own on an in-memory
+ * database, the command line, the conformance harness. It is the same whichever database the
+ * other tests use, so a PostgreSQL run would only repeat it.
  */
 export const describeEmbedded = onPostgres ? describe.skip : describe;
