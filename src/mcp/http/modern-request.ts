@@ -55,7 +55,7 @@ export interface Envelope {
   traceparent: string | null;
 }
 
-export function envelopeOf(request: JSONRPCRequest): Envelope {
+function envelopeOf(request: JSONRPCRequest): Envelope {
   const meta = (request.params?._meta ?? {}) as Record<string, unknown>;
   const level = meta[LOG_LEVEL_META_KEY];
   const info = meta[CLIENT_INFO_META_KEY];
@@ -166,10 +166,15 @@ export function mismatchRefusal(request: JSONRPCRequest, found: HeaderMismatch):
 /**
  * The checks of a modern request before anything is served, in the SDK's order: a version
  * Portico serves (-32022 with what it does serve), the standard headers (-32020: present, and
- * `Mcp-Name` equal to the body's name or uri), then a method of this wire (404, -32601).
+ * `Mcp-Name` equal to the body's name or uri), then a method of this wire (404, -32601). Returns
+ * the request's envelope.
  */
-export function checkModernRequest(request: JSONRPCRequest, headers: IncomingHttpHeaders): void {
-  const { protocolVersion } = envelopeOf(request);
+export function checkModernRequest(
+  request: JSONRPCRequest,
+  headers: IncomingHttpHeaders,
+): Envelope {
+  const envelope = envelopeOf(request);
+  const { protocolVersion } = envelope;
   if (!MODERN_VERSIONS.includes(protocolVersion))
     throw new McpRefusal(
       400,
@@ -205,6 +210,7 @@ export function checkModernRequest(request: JSONRPCRequest, headers: IncomingHtt
       ProtocolErrorCode.MethodNotFound,
       request.id,
     );
+  return envelope;
 }
 
 /** How long a modern client may reuse an answer, and with whom (2026-07-28 caching). */

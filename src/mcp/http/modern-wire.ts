@@ -34,7 +34,6 @@ import {
   cacheHint,
   checkModernRequest,
   type Envelope,
-  envelopeOf,
   headerOf,
   isCacheable,
   mismatchRefusal,
@@ -69,13 +68,12 @@ export class ModernWire {
     principal: Principal,
     message: JSONRPCRequest,
   ): Promise<void> {
-    checkModernRequest(message, request.headers);
+    const meta = checkModernRequest(message, request.headers);
     if (message.method === 'subscriptions/listen')
       return this.listens.serve(response, scope, principal, message);
     // Read once for the checks before the call and the shaping after it.
     const directory = await this.directories.get(scope);
     const refused = message.method === 'tools/call' && this.refused(directory, message, request);
-    const meta = envelopeOf(message);
     const exchange = new ModernExchange(response, () => this.quota.count(principal, response));
     if (refused) return exchange.finish(errorResponse(message.id, refused), 200);
     const answer = await this.dispatcher.serve({
