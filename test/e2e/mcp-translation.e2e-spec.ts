@@ -6,6 +6,8 @@ import {
   CreateMessageResultSchema,
   ElicitRequestSchema,
   ElicitResultSchema,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
   ListRootsRequestSchema,
   ListResourcesRequestSchema,
   ListRootsResultSchema,
@@ -192,6 +194,56 @@ async function startWatchedUpstream() {
   return { fixture, subscribed };
 }
 
+/**
+ * A 2025 upstream (SDK v1) whose prompt and resource ask their client a question while they are
+ * read: rounds on `prompts/get` and `resources/read`, not only on tool calls.
+ */
+function startAskingReader() {
+  const question = { type: 'object' as const, properties: { answer: { type: 'string' as const } } };
+  const ask = async (extra: { sendRequest: Server['request'] }, message: string) => {
+    const answered = await extra.sendRequest(
+      { method: 'elicitation/create', params: { message, requestedSchema: question } },
+      ElicitResultSchema,
+    );
+    return String((answered.content as { answer?: unknown } | undefined)?.answer);
+  };
+  return startUpstream({
+    name: 'reader',
+    capabilities: { prompts: {}, resources: {} },
+    tools: [
+      {
+        definition: { name: 'noop', inputSchema: { type: 'object', properties: {} } },
+        handler: () => Promise.resolve({ content: [{ type: 'text', text: 'noop' }] }),
+      },
+    ],
+    configure: (server) => {
+      server.setRequestHandler(ListPromptsRequestSchema, () => ({
+        prompts: [{ name: 'greeting', description: 'Asks whom to greet' }],
+      }));
+      server.setRequestHandler(GetPromptRequestSchema, async (_request, extra) => ({
+        messages: [
+          {
+            role: 'user',
+            content: { type: 'text', text: `Greet ${await ask(extra, 'Whom?')}` },
+          },
+        ],
+      }));
+      server.setRequestHandler(ListResourcesRequestSchema, () => ({
+        resources: [{ uri: 'memo://secret', name: 'secret', mimeType: 'text/plain' }],
+      }));
+      server.setRequestHandler(ReadResourceRequestSchema, async (_request, extra) => ({
+        contents: [
+          {
+            uri: 'memo://secret',
+            mimeType: 'text/plain',
+            text: `for ${await ask(extra, 'Who reads?')}`,
+          },
+        ],
+      }));
+    },
+  });
+}
+
 /** A 2026-07-28 client that answers every kind of round; `decline` says no to elicitations. */
 const answering = (app: TestApp, options: { fetchVia?: Fetch; decline?: boolean } = {}) =>
   modernClient(app, {
@@ -374,6 +426,32 @@ describe('Translation between the eras (one replica)', () => {
         code: -32021,
         data: { requiredCapabilities: { sampling: {} } },
       });
+    });
+
+    it('answers rounds on prompts/get and resources/read, not only on tool calls', async () => {
+      const reader = await startAskingReader();
+      const client = await answering(t);
+      try {
+        await register(t, { name: 'Reader', url: reader.url });
+        let prompt = '';
+        let resource = '';
+        await waitFor(async () => {
+          prompt =
+            (await client.listPrompts()).prompts.find((p) => p.name.endsWith('greeting'))?.name ??
+            '';
+          resource =
+            (await client.listResources()).resources.find((r) => r.uri.includes('memo://secret'))
+              ?.uri ?? '';
+          return prompt !== '' && resource !== '';
+        }, "the reader's prompt and resource to be synced");
+        const greeted = await client.getPrompt({ name: prompt });
+        expect(greeted.messages[0]?.content).toMatchObject({ text: 'Greet Ada' });
+        const read = await client.readResource({ uri: resource });
+        expect(read.contents[0]).toMatchObject({ uri: resource, text: 'for Ada' });
+      } finally {
+        await client.close();
+        await reader.close();
+      }
     });
 
     it("turns an upstream's URL elicitation error into a URL-mode round that runs the call again", async () => {

@@ -80,7 +80,7 @@ export class ResourceCalls {
       target: target.upstreamUri,
     };
     const continued = request.resume ? this.continuation.open(request, round) : null;
-    const answer = (await this.client.request(
+    const read = (await this.client.request(
       target.gatewayId,
       request.affinity,
       'resources/read',
@@ -91,11 +91,9 @@ export class ResourceCalls {
       },
       request,
     )) as ReadResourceResult;
-    const read = isInputRequired(answer)
-      ? (continued ?? this.continuation.open(request, round)).answer(answer)
-      : answer;
     // A round asks for input; there are no contents yet to name.
-    if (isInputRequired(read)) return read;
+    if (isInputRequired(read))
+      return (continued ?? this.continuation.open(request, round)).answer(read);
     return {
       ...read,
       contents: (read.contents ?? []).map((content) => ({
