@@ -1,7 +1,6 @@
 import { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Injectable, Logger } from '@nestjs/common';
 import { PROTOCOL_VERSION_META_KEY, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import { type Principal } from '../../auth/principal';
 import {
   MODERN_PROTOCOL_VERSIONS,
   SESSION_PROTOCOL_VERSIONS,
@@ -15,6 +14,7 @@ import { timeRequest } from '../../health/http-metrics.middleware';
 import { Metrics } from '../../observability/metrics';
 import { requestLogging } from '../../observability/logging';
 import { requestContext } from '../../observability/request-context';
+import { type Authorized } from '../protocol/authorized';
 import { idOf, McpRefusal } from '../protocol/mcp-errors';
 import { type McpScope } from '../protocol/mcp-scope';
 import { sendMcpError } from './mcp-exception.filter';
@@ -154,15 +154,16 @@ export class McpHttpHandler {
       serverId === undefined ? ALL : { kind: 'server' as const, serverId: serverId.toLowerCase() };
     const principal = await this.authorizer.authorize(request, target, response);
     const scope = serverId === undefined ? ALL : serverScope(serverId);
+    const http: Authorized = { request, response, scope, principal };
     switch (method) {
       case 'POST':
-        return this.post(request, response, scope, principal);
+        return this.post(http);
       case 'GET':
         if (!accepts(request, 'text/event-stream'))
           throw new McpRefusal(406, 'Accept must include text/event-stream');
-        return this.sessions.get(request, response, scope, principal);
+        return this.sessions.get(http);
       case 'DELETE':
-        return this.sessions.delete(request, response, scope, principal);
+        return this.sessions.delete(http);
     }
   }
 
@@ -171,12 +172,8 @@ export class McpHttpHandler {
    * does: a request with the 2026-07-28 `_meta` envelope goes to the stateless wire, a malformed
    * envelope is refused (never read as 2025), and everything else is the 2025 wire.
    */
-  private async post(
-    request: IncomingMessage,
-    response: ServerResponse,
-    scope: McpScope,
-    principal: Principal,
-  ): Promise<void> {
+  private async post(http: Authorized): Promise<void> {
+    const { request, response, scope } = http;
     if (!isJson(request)) throw new McpRefusal(415, 'Content-Type must be application/json');
     if (!accepts(request, 'application/json') || !accepts(request, 'text/event-stream'))
       throw new McpRefusal(406, 'Accept must include application/json and text/event-stream');
@@ -190,13 +187,13 @@ export class McpHttpHandler {
     if (route?.kind === 'modern') {
       // A notification has nothing to answer on this wire (cancelling is closing the stream).
       if (route.messageKind === 'notification') response.writeHead(202).end();
-      else await this.modern.serve(request, response, scope, principal, route.message);
+      else await this.modern.serve(http, route.message);
       return;
     }
     // What is not JSON-RPC at all stays the 2025 wire's to refuse, in its own words.
     if (route?.kind === 'reject' && route.rung !== 'jsonrpc-shape')
       throw new McpRefusal(route.httpStatus, route.message, route.code, idOf(body), route.data);
-    return this.sessions.post(request, response, scope, principal, body);
+    return this.sessions.post(http, body);
   }
 
   /**

@@ -18,6 +18,7 @@ import { RequestStateSealer } from '../core/request-state-seal';
 import { PORTICO, type ScopeDirectory } from '../directory/scope-directory';
 import { Directories } from '../directory/directories.service';
 import { ListenEndpoint } from '../listen/listen.endpoint';
+import { type Authorized } from '../protocol/authorized';
 import { passesLogLevel } from '../protocol/logging-level';
 import {
   errorResponse,
@@ -61,16 +62,10 @@ export class ModernWire {
     private readonly quota: StreamQuota,
   ) {}
 
-  async serve(
-    request: IncomingMessage,
-    response: ServerResponse,
-    scope: McpScope,
-    principal: Principal,
-    message: JSONRPCRequest,
-  ): Promise<void> {
+  async serve(http: Authorized, message: JSONRPCRequest): Promise<void> {
+    const { request, response, scope, principal } = http;
     const meta = checkModernRequest(message, request.headers);
-    if (message.method === 'subscriptions/listen')
-      return this.listens.serve(response, scope, principal, message);
+    if (message.method === 'subscriptions/listen') return this.listens.serve(http, message);
     // Read once for the checks before the call and the shaping after it.
     const directory = await this.directories.get(scope);
     const refused = message.method === 'tools/call' && this.refused(directory, message, request);

@@ -1,9 +1,9 @@
-import { type ServerResponse } from 'node:http';
 import { Injectable } from '@nestjs/common';
 import { type JSONRPCRequest, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { type Principal } from '../../auth/principal';
 import { exchangeSubjectOf } from '../../auth/caller-tokens';
 import { Directories } from '../directory/directories.service';
+import { type Authorized } from '../protocol/authorized';
 import { type McpScope } from '../protocol/mcp-scope';
 import { SseResponse } from '../streams/sse-response';
 import { endAtExpiry } from '../streams/stream-expiry';
@@ -44,12 +44,7 @@ export class ListenEndpoint {
    * credential changed or expired, or a client that stopped reading, just drops the stream, so a
    * client still entitled listens again.
    */
-  async serve(
-    response: ServerResponse,
-    scope: McpScope,
-    principal: Principal,
-    message: JSONRPCRequest,
-  ): Promise<void> {
+  async serve({ response, scope, principal }: Authorized, message: JSONRPCRequest): Promise<void> {
     this.quota.admit(principal, response);
     const sse = new SseResponse(response, { keepalive: true });
     const refused = this.tasks.refusal(message);

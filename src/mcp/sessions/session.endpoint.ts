@@ -1,4 +1,3 @@
-import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { Injectable } from '@nestjs/common';
 import {
   ProtocolErrorCode,
@@ -14,6 +13,7 @@ import { type Principal } from '../../auth/principal';
 import { Directories } from '../directory/directories.service';
 import { SessionRequests } from './session-requests';
 import { LISTS } from '../directory/scope-directory';
+import { type Authorized } from '../protocol/authorized';
 import { CONNECTION_CLOSED, idOf, McpRefusal } from '../protocol/mcp-errors';
 import { type McpScope } from '../protocol/mcp-scope';
 import { type SessionRuntime } from './session-runtime';
@@ -83,36 +83,26 @@ export class StreamableHttpEndpoint {
   ) {}
 
   /** A POST of the 2025 wire, its JSON body read and bounded by the edge (McpHttpHandler). */
-  async post(
-    request: IncomingMessage,
-    response: ServerResponse,
-    scope: McpScope,
-    principal: Principal,
-    body: unknown,
-  ): Promise<void> {
+  async post(http: Authorized, body: unknown): Promise<void> {
     const incoming = incomingOf(body);
     if (incoming.kind === 'request' && incoming.message.method === 'initialize') {
-      await this.initialize(request, response, scope, principal, incoming.message);
+      await this.initialize(http, incoming.message);
       return;
     }
-    const session = await this.session(request, scope, principal);
+    const session = await this.session(http);
     const runtime = this.registry.obtain(session);
     this.store.touch(session);
     if (incoming.kind === 'request') {
-      this.serve(runtime, incoming.message, this.exchange(response, runtime, principal), principal);
+      this.serve(runtime, incoming.message, this.exchange(http, runtime), http.principal);
       return;
     }
     this.receive(runtime, incoming.message);
-    response.writeHead(202).end();
+    http.response.writeHead(202).end();
   }
 
-  async get(
-    request: IncomingMessage,
-    response: ServerResponse,
-    scope: McpScope,
-    principal: Principal,
-  ): Promise<void> {
-    const session = await this.session(request, scope, principal);
+  async get(http: Authorized): Promise<void> {
+    const { request, response, scope, principal } = http;
+    const session = await this.session(http);
     const runtime = this.registry.obtain(session);
     if (runtime.legacy) throw new McpRefusal(405, 'This session uses the HTTP+SSE transport');
     const lastEventId = request.headers['last-event-id'];
@@ -131,16 +121,11 @@ export class StreamableHttpEndpoint {
     else runtime.openSessionStream(sse, principal);
   }
 
-  async delete(
-    request: IncomingMessage,
-    response: ServerResponse,
-    scope: McpScope,
-    principal: Principal,
-  ): Promise<void> {
-    const session = await this.session(request, scope, principal);
+  async delete(http: Authorized): Promise<void> {
+    const session = await this.session(http);
     await this.store.end(session.id);
     await this.registry.close(session.id);
-    response.writeHead(200).end();
+    http.response.writeHead(200).end();
   }
 
   /** A client request, answered on its exchange by the router, for the principal that sent it. */
@@ -156,11 +141,7 @@ export class StreamableHttpEndpoint {
   }
 
   /** Where the answer to a POSTed request goes; if it becomes a stream, the principal holds it. */
-  private exchange(
-    response: ServerResponse,
-    runtime: SessionRuntime,
-    principal: Principal,
-  ): HttpExchange {
+  private exchange({ response, principal }: Authorized, runtime: SessionRuntime): HttpExchange {
     return new HttpExchange(response, runtime, () => this.quota.count(principal, response));
   }
 
@@ -186,13 +167,8 @@ export class StreamableHttpEndpoint {
     void this.requests.notify(runtime, message).catch(() => undefined);
   }
 
-  private async initialize(
-    request: IncomingMessage,
-    response: ServerResponse,
-    scope: McpScope,
-    principal: Principal,
-    message: JSONRPCRequest,
-  ): Promise<void> {
+  private async initialize(http: Authorized, message: JSONRPCRequest): Promise<void> {
+    const { request, response, scope, principal } = http;
     if (request.headers['mcp-session-id'] !== undefined)
       throw new McpRefusal(400, 'initialize must not carry an Mcp-Session-Id');
     const parsed = InitializeRequestSchema.safeParse(message);
@@ -214,18 +190,14 @@ export class StreamableHttpEndpoint {
     );
     const runtime = this.registry.obtain(session);
     response.setHeader('Mcp-Session-Id', session.id);
-    this.serve(runtime, message, this.exchange(response, runtime, principal), principal);
+    this.serve(runtime, message, this.exchange(http, runtime), principal);
   }
 
   /**
    * The request's session: 400 without an id, 404 for an unknown, ended or foreign one, 400 for an
    * unknown protocol version. Any version the SDK supports is accepted, not only the negotiated.
    */
-  private async session(
-    request: IncomingMessage,
-    scope: McpScope,
-    principal: Principal,
-  ): Promise<SessionState> {
+  private async session({ request, scope, principal }: Authorized): Promise<SessionState> {
     const id = request.headers['mcp-session-id'];
     if (typeof id !== 'string' || id === '')
       throw new McpRefusal(400, 'Mcp-Session-Id header is required');
