@@ -5,6 +5,7 @@ import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT } from './tool-query';
 
 /** Gateways named one by one in the description; the rest are summed up. */
 const GATEWAYS_NAMED = 20;
+const TEXT = { type: 'string' };
 
 /** The `tools/list` entry of `tool_search` for a catalogue: what is deferred, and how to ask. */
 export function toolSearchDefinition(catalogue: ToolCatalogue): McpTool {
@@ -58,18 +59,14 @@ export function toolSearchDefinition(catalogue: ToolCatalogue): McpTool {
           items: {
             type: 'object',
             properties: {
-              name: { type: 'string' },
-              title: { type: 'string' },
-              description: { type: 'string' },
+              name: TEXT,
+              title: TEXT,
+              description: TEXT,
               required: {
                 type: 'array',
                 items: {
                   type: 'object',
-                  properties: {
-                    name: { type: 'string' },
-                    type: { type: 'string' },
-                    description: { type: 'string' },
-                  },
+                  properties: { name: TEXT, type: TEXT, description: TEXT },
                   required: ['name'],
                 },
               },

@@ -1,4 +1,5 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { type ClientCapabilities } from '@modelcontextprotocol/server';
 import { EventBus, isResync, type PorticoEvent } from '../../events/event-bus';
 import { ReplicaId } from '../../events/replica-id';
 import { Metrics } from '../../observability/metrics';
@@ -150,27 +151,34 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
       relay: busRelay(this.bus, session.id, this.logger),
       events: this.events,
       client: this.client,
-      affinity: (runtime) => ({
-        key: `session:${session.id}`,
-        shared: false,
-        // Read as each connection opens: the older transport learns them late.
-        get capabilities() {
-          return relayedCapabilities(runtime.session.initializeParams?.capabilities ?? {});
-        },
-        actingFor: {
-          userId: session.userId,
-          subject: session.exchangeable ? session.subject : null,
-        },
-        listener: (gatewayId) => ({
-          notification: (notification) => {
-            if (notification.method === 'notifications/resources/updated')
-              this.watch.updated(gatewayId, runtime.affinity, notification.params);
-            else if (!PORTICO_OWNS.has(notification.method)) runtime.toClient(notification);
+      affinity: (runtime) => {
+        // Read as each connection opens and by each 2026-07-28 request (its envelope states
+        // them): the older transport learns them late, so they are narrowed once per declaration.
+        let relayed: { of: unknown; capabilities: ClientCapabilities } | null = null;
+        return {
+          key: `session:${session.id}`,
+          shared: false,
+          get capabilities() {
+            const declared = runtime.session.initializeParams?.capabilities;
+            if (relayed === null || relayed.of !== declared)
+              relayed = { of: declared, capabilities: relayedCapabilities(declared ?? {}) };
+            return relayed.capabilities;
           },
-          request: (request) => runtime.ask(request),
-        }),
-        logLevel: () => runtime.session.logLevel,
-      }),
+          actingFor: {
+            userId: session.userId,
+            subject: session.exchangeable ? session.subject : null,
+          },
+          listener: (gatewayId) => ({
+            notification: (notification) => {
+              if (notification.method === 'notifications/resources/updated')
+                this.watch.updated(gatewayId, runtime.affinity, notification.params);
+              else if (!PORTICO_OWNS.has(notification.method)) runtime.toClient(notification);
+            },
+            request: (request) => runtime.ask(request),
+          }),
+          logLevel: () => runtime.session.logLevel,
+        };
+      },
     });
   }
 
