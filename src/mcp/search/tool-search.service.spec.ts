@@ -1,98 +1,23 @@
-import { policyTool } from '../../../test/support/policy-tools';
-import { type CallToolResult, type JSONRPCNotification } from '@modelcontextprotocol/server';
+import { type CallToolResult } from '@modelcontextprotocol/server';
 import { loadConfig } from '../../config/load-config';
-import { type ToolSearchSettings } from '../../config/slices/mcp.settings';
-import { LocalEmbeddings } from '../../embeddings/local-embeddings.service';
-import { type ProviderEmbeddings } from '../../embeddings/provider-embeddings.service';
 import { tempDataDir } from '../../../test/support/temp-dir';
+import {
+  FakeStore,
+  listedNames,
+  localEmbeddings,
+  noProvider,
+  serverDirectory,
+  SESSION,
+  setUp,
+  tool,
+  TOOLS,
+} from '../../../test/support/tool-searches';
 import { type DirectoryTool } from '../directory/directory-tool';
 import { ToolDirectory } from '../directory/tool-directory';
 import { RpcError } from '../protocol/mcp-errors';
-import { mergePromotions, type Promotions } from './promotions';
 import { type ToolCatalogue, TOOL_SEARCH_NAME } from './tool-catalogue';
 import { ToolSearchService } from './tool-search.service';
-import { type PromotionOwner } from './promotion-owner';
 import { type PromotionStore } from './promotion-store';
-
-function tool(name: string, description = `The ${name} tool`): DirectoryTool {
-  return {
-    id: name,
-    name,
-    gatewayId: 'g1',
-    gatewaySlug: 'gw',
-    originalName: name.replace(/^gw-/, ''),
-    toolHash: '0'.repeat(12),
-    visibility: ['model', 'app'],
-    definition: { name, description, inputSchema: { type: 'object' } },
-    policy: policyTool(name, { id: name }),
-  };
-}
-
-/**
- * The promotion store as the service uses it, for one owner: `stored` is the database, `cached`
- * this replica's copy, which lags until told otherwise.
- */
-class FakeStore {
-  stored: Promotions | null = null;
-  cached: Promotions | null = null;
-
-  async promotions(_owner: PromotionOwner, fresh = false): Promise<Promotions | null> {
-    if (fresh) this.cached = this.stored;
-    return fresh ? this.stored : this.cached;
-  }
-
-  async promote(_owner: PromotionOwner, catalogHash: string, names: readonly string[]) {
-    const next = mergePromotions(this.stored, catalogHash, names);
-    const changed = JSON.stringify(next) !== JSON.stringify(this.stored);
-    this.stored = this.cached = next;
-    return { promotions: next, changed };
-  }
-}
-
-const TOOLS = [
-  tool('gw-always', 'Always there'),
-  tool('gw-send_email', 'Send an email to someone'),
-  tool('gw-read_file', 'Read a file from disk'),
-  tool('gw-weather', 'Weather forecast for a city'),
-];
-
-function serverDirectory(settings: ToolSearchSettings, tools = TOOLS): ToolDirectory {
-  return new ToolDirectory(
-    { kind: 'server', serverId: 's1' },
-    {
-      id: 's1',
-      name: 'S',
-      clientEras: 'any',
-      toolSearchEnabled: settings.enabled,
-      toolSearchAlwaysLoaded: [...settings.alwaysLoaded],
-    },
-    tools,
-  );
-}
-
-/** The owner of the promotions these tests make: a 2025 session (FakeStore keeps them). */
-const SESSION = { kind: 'session', sessionId: 'session-1' } as const;
-
-/** Loaded once for the file: the table takes a few hundred milliseconds to decode. */
-const localEmbeddings = new LocalEmbeddings();
-const noProvider = { enabled: false } as ProviderEmbeddings;
-
-function setUp(env: Record<string, string> = {}) {
-  const store = new FakeStore();
-  const config = loadConfig({ DATA_DIR: tempDataDir(), ...env });
-  const service = new ToolSearchService(
-    config,
-    store as unknown as PromotionStore,
-    localEmbeddings,
-    noProvider,
-  );
-  const notifications: JSONRPCNotification[] = [];
-  const call = (directory: ToolDirectory, name: string, args?: Record<string, unknown>) =>
-    service.intercept(directory, SESSION, { name, arguments: args }, (n) => notifications.push(n));
-  return { store, service, notifications, call };
-}
-
-const listedNames = (tools: { name: string }[] | null) => tools?.map((t) => t.name);
 
 describe('ToolSearchService', () => {
   const on = serverDirectory({ enabled: true, alwaysLoaded: ['gw-always'] });
@@ -261,92 +186,6 @@ describe('ToolSearchService', () => {
       TOOL_SEARCH_NAME,
       'gw-weather',
     ]);
-  });
-
-  describe('the gateway filter', () => {
-    const other = (name: string, description: string): DirectoryTool => ({
-      ...tool(name, description),
-      gatewayId: 'g2',
-      gatewaySlug: 'crm',
-      originalName: name.replace(/^crm-/, ''),
-    });
-    const mixed = serverDirectory({ enabled: true, alwaysLoaded: [] }, [
-      ...TOOLS,
-      other('crm-send_email', 'Send an email to a contact'),
-    ]);
-    const names = (result: CallToolResult | null) =>
-      (result!.structuredContent as { hits: { name: string }[] }).hits.map((hit) => hit.name);
-
-    it('keeps only tools of the gateway named by gateway or server, in any case', async () => {
-      const { call } = setUp();
-      expect(names(await call(mixed, TOOL_SEARCH_NAME, { query: 'send an email' }))).toEqual(
-        expect.arrayContaining(['gw-send_email', 'crm-send_email']),
-      );
-      for (const args of [
-        { gateway: 'crm' },
-        { server: 'CRM' },
-        { gateway: ' crm ', server: 'gw' },
-      ])
-        expect(
-          names(await call(mixed, TOOL_SEARCH_NAME, { query: 'send an email', ...args })),
-        ).toEqual(['crm-send_email']);
-      expect(
-        names(await call(mixed, TOOL_SEARCH_NAME, { query: 'select:gw-weather', gateway: 'crm' })),
-      ).toEqual([]);
-    });
-
-    it('names the gateways there are when it is given one that has no deferred tools', async () => {
-      const { call } = setUp();
-      const result = (await call(mixed, TOOL_SEARCH_NAME, { query: 'email', gateway: 'nope' }))!;
-      expect(result.content).toEqual([
-        {
-          type: 'text',
-          text: 'No deferred tool belongs to gateway "nope". Gateways with deferred tools: gw, crm.',
-        },
-      ]);
-    });
-
-    it('ignores a gateway that is not a string', async () => {
-      const { call } = setUp();
-      expect(
-        names(await call(mixed, TOOL_SEARCH_NAME, { query: 'weather forecast', gateway: 7 })),
-      ).toEqual(['gw-weather']);
-    });
-  });
-
-  it('ranks with the embeddings provider once its tool vectors arrive', async () => {
-    // A two-dimensional "model": email tools point one way, everything else the other.
-    const axis = (text: string) =>
-      Float32Array.from(/email|mail|inbox|letter/i.test(text) ? [1, 0] : [0, 1]);
-    const asked: string[] = [];
-    const provider = {
-      enabled: true,
-      embedTools: async (inputs: { text: string }[]) => inputs.map((input) => axis(input.text)),
-      embedQuery: async (query: string) => {
-        asked.push(query);
-        return axis('letter');
-      },
-      fallBack: () => null,
-    } as unknown as ProviderEmbeddings;
-    const service = new ToolSearchService(
-      loadConfig({ DATA_DIR: tempDataDir() }),
-      new FakeStore() as unknown as PromotionStore,
-      localEmbeddings,
-      provider,
-    );
-    const scope = (await service.searchable(on))!;
-    await scope.providerVectors;
-    expect(scope.catalogue.usesProviderVectors).toBe(true);
-    const result = await service.intercept(
-      on,
-      SESSION,
-      { name: TOOL_SEARCH_NAME, arguments: { query: 'zzqx letter' } },
-      () => undefined,
-    );
-    expect(asked).toEqual(['zzqx letter']);
-    expect((result!.structuredContent as { hits: { name: string }[] }).hits[0]!.name).toBe(
-      'gw-send_email',
-    );
   });
 
   describe('when the catalogue cannot be built', () => {

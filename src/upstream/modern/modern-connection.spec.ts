@@ -1,5 +1,6 @@
 import { answeringRounds } from '../input-rounds';
 import { type JSONRPCRequest, type JSONRPCResponse } from '@modelcontextprotocol/client';
+import { StubChannel } from '../../../test/support/stub-channel';
 import { type Channel, type ChannelRequestOptions } from '../transport/channel';
 import { probeEra } from '../eras/era-probe';
 import { ToolHeaderParams } from './mcp-param-headers';
@@ -12,13 +13,11 @@ type Answer =
   | Error;
 
 /** A channel that records each request with its headers and answers as `answer` says. */
-class FakeChannel implements Channel {
+class FakeChannel extends StubChannel {
   readonly sent: { message: JSONRPCRequest; headers: Record<string, string> }[] = [];
 
-  constructor(private readonly answer: (message: JSONRPCRequest) => Answer) {}
-
-  start(): Promise<void> {
-    return Promise.resolve();
+  constructor(private readonly answer: (message: JSONRPCRequest) => Answer) {
+    super();
   }
 
   request(message: JSONRPCRequest, options: ChannelRequestOptions): Promise<JSONRPCResponse> {
@@ -26,20 +25,6 @@ class FakeChannel implements Channel {
     const answer = this.answer(message);
     if (answer instanceof Error) return Promise.reject(answer);
     return Promise.resolve({ jsonrpc: '2.0', id: message.id, ...answer } as JSONRPCResponse);
-  }
-
-  send(): Promise<void> {
-    return Promise.resolve();
-  }
-
-  established(): void {}
-
-  listen(): Promise<void> {
-    return Promise.resolve();
-  }
-
-  close(): Promise<void> {
-    return Promise.resolve();
   }
 }
 

@@ -8,6 +8,7 @@ import {
   type ChannelListener,
   type ChannelRequestOptions,
 } from '../transport/channel';
+import { StubChannel } from '../../../test/support/stub-channel';
 import { SessionConnection } from './session-connection';
 import { type ConnectOptions } from '../upstream-connection';
 import { UpstreamFailure, UpstreamRefused } from '../upstream-error';
@@ -23,13 +24,15 @@ const reset = () =>
  * A channel whose upstream answers the handshake, and whatever else as `answer` says: a result,
  * a thrown error, or nothing (the request waits for its abort).
  */
-class FakeChannel implements Channel {
+class FakeChannel extends StubChannel {
   readonly sent: string[] = [];
   startsNever = false;
 
-  constructor(private readonly answer: (method: string, attempt: number) => unknown) {}
+  constructor(private readonly answer: (method: string, attempt: number) => unknown) {
+    super();
+  }
 
-  start(_listener: ChannelListener): Promise<void> {
+  override start(_listener: ChannelListener): Promise<void> {
     return this.startsNever ? new Promise<void>(() => undefined) : Promise.resolve();
   }
 
@@ -53,20 +56,6 @@ class FakeChannel implements Channel {
         options.signal.addEventListener('abort', () => reject(options.signal.reason as Error)),
       );
     return Promise.resolve({ jsonrpc: '2.0', id: message.id, result: answer as never });
-  }
-
-  send(): Promise<void> {
-    return Promise.resolve();
-  }
-
-  established(): void {}
-
-  listen(): Promise<void> {
-    return Promise.resolve();
-  }
-
-  close(): Promise<void> {
-    return Promise.resolve();
   }
 }
 

@@ -1,0 +1,71 @@
+import { type JSONRPCNotification } from '@modelcontextprotocol/server';
+import { InProcessEventBus } from '../../src/events/in-process-event-bus';
+import { type ListKind } from '../../src/mcp/directory/scope-directory';
+import { type ListVersions } from '../../src/mcp/listen/list-versions';
+import { type ListenEnd, ListenHub } from '../../src/mcp/listen/listen-hub';
+import { type McpScope, scopeKey } from '../../src/mcp/protocol/mcp-scope';
+
+// What the ListenHub's unit specs share: a hub on an in-process bus over scopes whose list
+// versions the test changes, and sinks that record what the hub wrote.
+
+export const ALL: McpScope = { kind: 'all' };
+export const S1: McpScope = { kind: 'server', serverId: 's1' };
+export const S2: McpScope = { kind: 'server', serverId: 's2' };
+
+/** A listen's stream as the hub sees it: what was written, how it ended. */
+export class RecordingSink {
+  readonly messages: JSONRPCNotification[] = [];
+  ended: ListenEnd | null = null;
+  constructor(private readonly room = Infinity) {}
+
+  write(message: JSONRPCNotification): boolean {
+    if (this.messages.length >= this.room) return false;
+    this.messages.push(message);
+    return true;
+  }
+
+  end(reason: ListenEnd): void {
+    this.ended = reason;
+  }
+
+  methods(): string[] {
+    return this.messages.map((message) => message.method);
+  }
+}
+
+/** Each scope's list versions, changed by the test as a sync or a member change would. */
+export class Catalogue {
+  private readonly scopes = new Map<string, Record<ListKind, string>>();
+
+  set(scope: McpScope, versions: Partial<Record<ListKind, string>> | null): void {
+    if (versions === null) this.scopes.delete(scopeKey(scope));
+    else
+      this.scopes.set(scopeKey(scope), {
+        ...(this.scopes.get(scopeKey(scope)) ?? { tools: 't0', resources: 'r0', prompts: 'p0' }),
+        ...versions,
+      });
+  }
+
+  read = async (scope: McpScope): Promise<ListVersions | null> => {
+    const versions = this.scopes.get(scopeKey(scope));
+    return versions ? { version: (kind) => versions[kind] } : null;
+  };
+}
+
+/** A started hub with these caps, over ALL, S1 and S2 at their first versions. */
+export function startHub(limits: { perPrincipal: number; total: number }): {
+  bus: InProcessEventBus;
+  catalogue: Catalogue;
+  hub: ListenHub;
+} {
+  const bus = new InProcessEventBus();
+  const catalogue = new Catalogue();
+  for (const scope of [ALL, S1, S2]) catalogue.set(scope, {});
+  const hub = new ListenHub(bus, catalogue.read, limits);
+  hub.onModuleInit();
+  return { bus, catalogue, hub };
+}
+
+export function ownerOf(subject: string): { subject: string; tokenId: null } {
+  return { subject, tokenId: null };
+}
