@@ -4,15 +4,16 @@ import { join } from 'node:path';
 const ROOT = join(__dirname, '..', '..');
 
 /**
- * Runs `npm run conformance -- <args>` (run-conformance.ts) as a child process for one
- * requirement set; the verdict line's passed and scored counts, or an error with the output's
- * tail when there is none or the harness failed.
+ * Runs `npm run conformance -- <args>` (run-conformance.ts) as one child process for the
+ * requirement sets given (one Portico and one upstream serve them all); each set's passed and
+ * scored counts from its verdict line, or an error with the output's tail when one is missing or
+ * the harness failed.
  */
-export function harnessVerdict(
+export function harnessVerdicts(
   args: string[],
-  requirements: string,
+  requirements: readonly string[],
   label: string,
-): Promise<[number, number]> {
+): Promise<Record<string, [number, number]>> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
@@ -22,7 +23,7 @@ export function harnessVerdict(
         'test/conformance/run-conformance.ts',
         ...args,
         '--requirements',
-        requirements,
+        requirements.join(','),
       ],
       { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'error' }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
@@ -31,16 +32,20 @@ export function harnessVerdict(
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.once('error', reject);
     child.once('close', (code) => {
-      const verdict = new RegExp(
-        `--requirements ${requirements} \\(${label}\\): (\\d+) of (\\d+) pass`,
-      ).exec(output);
-      if (!verdict || code !== 0)
+      const verdicts: Record<string, [number, number]> = {};
+      for (const set of requirements) {
+        const verdict = new RegExp(
+          `--requirements ${set} \\(${label}\\): (\\d+) of (\\d+) pass`,
+        ).exec(output);
+        if (verdict) verdicts[set] = [Number(verdict[1]), Number(verdict[2])];
+      }
+      if (code !== 0 || Object.keys(verdicts).length !== requirements.length)
         reject(
           new Error(
-            `conformance ${args.join(' ')} ${requirements} failed:\n${output.slice(-6000)}`,
+            `conformance ${args.join(' ')} ${requirements.join(',')} failed:\n${output.slice(-6000)}`,
           ),
         );
-      else resolve([Number(verdict[1]), Number(verdict[2])]);
+      else resolve(verdicts);
     });
   });
 }
