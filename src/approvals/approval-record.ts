@@ -16,6 +16,8 @@ export interface ApprovalPolicy {
 export interface ApprovalRecord {
   policy: { id: string; name: string };
   /**
+   * - `asked`: the person is asked now, in an input round (its entry's outcome is
+   *   `input_required`); the retry's entry says what they answered;
    * - `approved`, `declined`: the person answered (`cancelled` when they dismissed the question);
    * - `remembered`: an earlier yes, still valid, let the call through without asking;
    * - `unavailable`: the client cannot be asked, so the call was refused;
@@ -26,6 +28,7 @@ export interface ApprovalRecord {
    *   which did not go upstream (`overruledBy`).
    */
   outcome:
+    | 'asked'
     | 'approved'
     | 'declined'
     | 'cancelled'

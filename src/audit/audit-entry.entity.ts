@@ -8,9 +8,11 @@ export type AuditKind = 'mcp' | 'change' | 'login' | 'token';
  * - `ok`: done;
  * - `tool_error`: the upstream tool answered with `isError: true`;
  * - `error`: a JSON-RPC error, or an HTTP status of 400 or more;
- * - `denied`: refused for want of credentials or rights (401, 403, a failed sign-in).
+ * - `denied`: refused for want of credentials or rights (401, 403, a failed sign-in);
+ * - `input_required`: an MCP request answered with an input round (the upstream's, or Portico's
+ *   own asking a person's approval); the retry that answers it has an entry of its own.
  */
-export type AuditOutcome = 'ok' | 'tool_error' | 'error' | 'denied';
+export type AuditOutcome = 'ok' | 'tool_error' | 'error' | 'denied' | 'input_required';
 
 /**
  * One entry of the append-only audit trail. Entries are only inserted (with ids made by the

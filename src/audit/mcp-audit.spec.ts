@@ -1,5 +1,5 @@
 import { canonicalJson } from '../common/canonical-json';
-import { auditedArguments, withoutSecrets } from './mcp-audit';
+import { auditedArguments, mcpOutcome, withoutSecrets } from './mcp-audit';
 
 describe("what the audit trail keeps of an MCP call's arguments", () => {
   it('digests equal arguments alike whatever the order of their keys', () => {
@@ -41,5 +41,21 @@ describe("what the audit trail keeps of an MCP call's arguments", () => {
       '{"a":null,"b":[1,{"c":2,"d":1}]}',
     );
     expect(withoutSecrets('plain')).toBe('plain');
+  });
+});
+
+describe('the outcome of an MCP operation', () => {
+  const answer = (result: Record<string, unknown>) => ({ jsonrpc: '2.0' as const, id: 1, result });
+
+  it('tells a round that asks for input from a result, a tool error and an error', () => {
+    expect(mcpOutcome(answer({ content: [] }))).toBe('ok');
+    expect(mcpOutcome(answer({ content: [], resultType: 'complete' }))).toBe('ok');
+    expect(mcpOutcome(answer({ content: [], isError: true }))).toBe('tool_error');
+    expect(mcpOutcome(answer({ resultType: 'input_required', inputRequests: {} }))).toBe(
+      'input_required',
+    );
+    expect(mcpOutcome({ jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'no' } })).toBe(
+      'error',
+    );
   });
 });

@@ -73,7 +73,9 @@ function argumentsOf(request: JSONRPCRequest): unknown {
 
 export function mcpOutcome(answer: JSONRPCResponse): AuditOutcome {
   if ('error' in answer) return 'error';
-  return (answer.result as { isError?: unknown }).isError === true ? 'tool_error' : 'ok';
+  const { isError, resultType } = answer.result as { isError?: unknown; resultType?: unknown };
+  if (resultType === 'input_required') return 'input_required';
+  return isError === true ? 'tool_error' : 'ok';
 }
 
 /** The audit entry of one MCP operation. */

@@ -118,12 +118,16 @@ describe('Approvals asked by the gateway', () => {
     } finally {
       await client.close();
     }
-    const entries = await approvalsOf(t, drop, 2);
+    // Newest first: each question is on record as it is asked (the adapter's own round), then the
+    // call with its answer.
+    const entries = await approvalsOf(t, drop, 4);
     expect(entries.map((entry) => [entry.outcome, entry.approval!.outcome])).toEqual([
       ['error', 'declined'],
+      ['input_required', 'asked'],
       ['ok', 'approved'],
+      ['input_required', 'asked'],
     ]);
-    expect(entries[1]!.approval).toMatchObject({
+    expect(entries[2]!.approval).toMatchObject({
       policy: { name: 'destructive-needs-a-yes' },
       by: 'admin',
       shown: expect.stringContaining('This tool deletes data.'),
@@ -134,6 +138,7 @@ describe('Approvals asked by the gateway', () => {
     const page = await agent.get('/admin/audit').query({ action: 'tools/call' }).expect(200);
     expect(textOf(page.text)).toContain('declined by admin (destructive-needs-a-yes)');
     expect(textOf(page.text)).toContain('approved by admin (destructive-needs-a-yes)');
+    expect(textOf(page.text)).toContain('input_required asked admin (destructive-needs-a-yes)');
   });
 
   it('asks a 2026-07-28 client in an input_required round; declined, then accepted and remembered', async () => {
@@ -164,11 +169,13 @@ describe('Approvals asked by the gateway', () => {
     } finally {
       await client.close();
     }
-    const entries = await approvalsOf(t, drop, 5);
-    expect(entries.slice(0, 3).map((entry) => entry.approval!.outcome)).toEqual([
+    const entries = await approvalsOf(t, drop, 9);
+    expect(entries.slice(0, 5).map((entry) => entry.approval!.outcome)).toEqual([
       'remembered',
       'approved',
+      'asked',
       'declined',
+      'asked',
     ]);
     expect(entries[1]!.approval!.rememberedUntil).toBeDefined();
 
@@ -198,12 +205,25 @@ describe('Approvals asked by the gateway', () => {
       message: expect.stringContaining('cannot be asked'),
       data: { requiredCapabilities: { elicitation: {} } },
     });
-    const entries = await approvalsOf(t, drop, 7);
+    const entries = await approvalsOf(t, drop, 11);
     expect(entries.slice(0, 2).map((entry) => entry.approval!.outcome)).toEqual([
       'unavailable',
       'unavailable',
     ]);
   });
+  it('puts a question on record as it is asked, though no one ever answers it', async () => {
+    const before = upstreamCalls('drop_table');
+    const asked = await rawCall(t, 'never-answered', { name: drop, arguments: { table: 'z' } });
+    expect(asked.body.result).toMatchObject({ resultType: 'input_required' });
+    const entries = await approvalsOf(t, drop, 12);
+    expect(entries[0]).toMatchObject({
+      action: 'tools/call',
+      outcome: 'input_required',
+      approval: { outcome: 'asked', by: 'admin', policy: { name: 'destructive-needs-a-yes' } },
+    });
+    expect(upstreamCalls('drop_table')).toBe(before);
+  });
+
   it('forgets a remembered yes once its policy is edited (what it holds or how it asks), not when it is renamed', async () => {
     const created = await t
       .api()
@@ -243,14 +263,17 @@ describe('Approvals asked by the gateway', () => {
       await client.close();
     }
     // Newest first: the yes to the new expression, the one after the new message, the first.
-    const entries = await approvalsOf(t, read, 6);
+    const entries = await approvalsOf(t, read, 9);
     expect(entries.map((entry) => entry.approval!.outcome)).toEqual([
       'approved',
+      'asked',
       'remembered',
       'approved',
+      'asked',
       'remembered',
       'remembered',
       'approved',
+      'asked',
     ]);
     await t.api().delete(`/api/v1/policies/${id}`).expect(204);
     for (const grant of (await t.api().get('/api/v1/approvals').expect(200)).body as {

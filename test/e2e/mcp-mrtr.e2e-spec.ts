@@ -8,6 +8,7 @@ import {
 import { describeOnPostgres } from '../support/describe-on-postgres';
 import { type Fetch, modernClient, rawCall } from '../support/modern-client';
 import { startReplica, startTestApp, type TestApp } from '../support/test-app';
+import { waitFor } from '../support/wait-for';
 
 const REFUSED = 'Invalid or expired requestState';
 
@@ -116,6 +117,13 @@ describe('Multi Round-Trip Requests relayed between 2026-07-28 clients and upstr
   });
 
   it("hands out the upstream's round with its state sealed inside Portico's, and takes it back", async () => {
+    const tool = toolName('test_input_required_result_request_state');
+    const audited = async () =>
+      (await t.api().get('/api/v1/audit').query({ action: 'tools/call', tool })).body.items as {
+        outcome: string;
+        gateway: string;
+      }[];
+    const earlier = (await audited()).length;
     const { answer, state } = await firstRound();
     expect(answer.status).toBe(200);
     expect(answer.body.id).toBe('first');
@@ -132,6 +140,16 @@ describe('Multi Round-Trip Requests relayed between 2026-07-28 clients and upstr
     const done = await retry(state);
     expect(done).toMatchObject({ status: 200, body: { id: 'retry' } });
     expect(text(done.body.result)).toBe('State verified; the round is complete');
+    // Each request has its entry, newest first: the upstream saw the round's too.
+    let entries: { outcome: string; gateway: string }[] = [];
+    await waitFor(
+      async () => (entries = await audited()).length >= earlier + 2,
+      'both requests in the audit trail',
+    );
+    expect(entries.slice(0, 2)).toEqual([
+      expect.objectContaining({ outcome: 'ok', gateway: 'rounds' }),
+      expect.objectContaining({ outcome: 'input_required', gateway: 'rounds' }),
+    ]);
   });
 
   it('refuses a tampered state, an expired one, and one sent with other arguments', async () => {

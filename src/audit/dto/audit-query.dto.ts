@@ -14,7 +14,13 @@ import {
 import { Optional } from '../../common/validation';
 import { type AuditKind, type AuditOutcome } from '../audit-entry.entity';
 
-export const AUDIT_OUTCOMES: readonly AuditOutcome[] = ['ok', 'tool_error', 'error', 'denied'];
+export const AUDIT_OUTCOMES: readonly AuditOutcome[] = [
+  'ok',
+  'tool_error',
+  'error',
+  'denied',
+  'input_required',
+];
 export const AUDIT_KINDS: readonly AuditKind[] = ['mcp', 'change', 'login', 'token'];
 export const AUDIT_FORMATS = ['json', 'ndjson', 'csv'] as const;
 export type AuditFormat = (typeof AUDIT_FORMATS)[number];

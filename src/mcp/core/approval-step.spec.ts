@@ -75,8 +75,12 @@ describe('ApprovalStep', () => {
     expect(params.message).toContain('Arguments: {"table":"users"}');
     expect(params.requestedSchema.properties.remember.title).toBe('Remember my yes for 2 hours');
     await expect(retried).resolves.toBe(true);
-    expect(setup.notes).toEqual([expect.objectContaining({ outcome: 'approved', by: 'alice' })]);
-    expect(setup.notes[0]!.shown).not.toContain('users');
+    // The question is on record as it is asked, the answer as it comes.
+    expect(setup.notes).toEqual([
+      expect.objectContaining({ outcome: 'asked', by: 'alice' }),
+      expect.objectContaining({ outcome: 'approved', by: 'alice' }),
+    ]);
+    for (const note of setup.notes) expect(note.shown).not.toContain('users');
   });
 
   it('cuts long arguments short in the question', async () => {
@@ -102,7 +106,7 @@ describe('ApprovalStep', () => {
     expect(setup.remembered.remember).toHaveBeenCalledWith(
       expect.objectContaining({ subject: 'user:1', toolId: 'tool-1', policy: POLICY.policy }),
     );
-    expect(setup.notes[0]!.rememberedUntil).toBeDefined();
+    expect(setup.notes[1]!.rememberedUntil).toBeDefined();
 
     const until = Date.now() + 60_000;
     const again = setUp(until);
@@ -122,7 +126,7 @@ describe('ApprovalStep', () => {
       const setup = setUp();
       const { retried } = await askedThenAnswered(setup, answer);
       await expect(retried).rejects.toMatchObject({ code: -32011 });
-      expect(setup.notes.map((note) => note.outcome)).toEqual([outcome]);
+      expect(setup.notes.map((note) => note.outcome)).toEqual(['asked', outcome]);
     }
   });
 
@@ -161,7 +165,13 @@ describe('ApprovalStep', () => {
     const next = setup.open({ requestState: upstreamRound.requestState, inputResponses: {} });
     await expect(setup.obtain(next)).resolves.toBe(false);
     // Noted as the yes it is, with when it was given.
-    expect(setup.notes.at(-1)).toMatchObject({ outcome: 'approved', at: setup.notes[0]!.at });
+    expect(setup.notes.map((note) => note.outcome)).toEqual([
+      'asked',
+      'asked',
+      'approved',
+      'approved',
+    ]);
+    expect(setup.notes[3]!.at).toBe(setup.notes[2]!.at);
   });
 
   it('refuses, naming the missing capability, a client that cannot be asked', async () => {

@@ -77,6 +77,7 @@ export class ApprovalStep {
       record('unavailable');
       throw cannotAsk(tool, asked);
     }
+    record('asked');
     throw new NeedsInput(
       continued.ask(
         {

@@ -138,8 +138,10 @@ export class Dispatcher {
 
   /**
    * An operation that reaches an upstream (tools/call, the hot path, among them): timed, counted
-   * and put in the audit trail, whose write is buffered so that nothing here waits for it. An
-   * input round is no operation of its own: the call's entry is written when it ends.
+   * and put in the audit trail, whose write is buffered so that nothing here waits for it. Each
+   * request has its entry, an input round's too (`input_required`: an upstream that asked has seen
+   * the call, and a person asked is on record whether or not they answer); a call is counted once,
+   * when it ends.
    */
   private async upstreamOperation(request: McpRequest): Promise<JSONRPCResponse> {
     const started = performance.now();
@@ -150,18 +152,19 @@ export class Dispatcher {
       const result = await this.operation(request, directory, served);
       answer = { jsonrpc: '2.0', id: request.id, result };
     } catch (error) {
-      if (error instanceof NeedsInput)
-        return { jsonrpc: '2.0', id: request.id, result: error.result };
-      answer = this.failed(
-        request,
-        error instanceof UpstreamFailure || error instanceof UpstreamRpcError
-          ? fromUpstream(error, served.gateway)
-          : error,
-      );
+      answer =
+        error instanceof NeedsInput
+          ? { jsonrpc: '2.0', id: request.id, result: error.result }
+          : this.failed(
+              request,
+              error instanceof UpstreamFailure || error instanceof UpstreamRpcError
+                ? fromUpstream(error, served.gateway)
+                : error,
+            );
     }
-    if ('result' in answer && isInputRequired(answer.result)) return answer;
     const durationMs = performance.now() - started;
-    if (request.method === 'tools/call')
+    const round = 'result' in answer && isInputRequired(answer.result);
+    if (request.method === 'tools/call' && !round)
       this.metrics.recordCall(served.gateway, answer, durationMs / 1000);
     const context = {
       principal: request.principal,
