@@ -30,6 +30,9 @@ export function redisConnection(
     maxRetriesPerRequest: 0,
     // A command that timed out has failed for its caller, who may try again: never send it twice.
     autoResendUnfulfilledCommands: false,
+    // ioredis's own subscribe after a reconnect has no one to hear its failure: a connection lost
+    // again at once left an unhandled rejection. A subscriber subscribes again itself, on `ready`.
+    autoResubscribe: false,
     retryStrategy: (attempt) => Math.min(attempt * 100, RECONNECT_MAX_MS),
   });
   let lost = false;

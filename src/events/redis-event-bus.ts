@@ -41,7 +41,7 @@ export class RedisEventBus extends ReplicatedEventBus implements OnModuleInit, O
         this.undeliverable(error);
       }
     });
-    // ioredis subscribes again by itself after a reconnect; ours queues behind that, so once it
+    // Subscribed on every connect (ioredis's own resubscribe is off, see redisConnection): once it
     // is answered the channel is live (see `heard`).
     this.subscriber.on('ready', () => {
       this.subscribing = this.subscriber.subscribe(this.channel).then(
