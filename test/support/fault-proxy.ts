@@ -4,11 +4,9 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
  * - `pass`: bytes flow both ways;
  * - `refuse`: the port stops listening (ECONNREFUSED) and every open connection is closed;
  * - `blackhole`: connections are accepted and kept, and every byte either way is dropped, as in
- *   a network partition;
- * - `flap`: every open connection is closed, and each new one right after the target's first
- *   answer on it (a client that reconnects is lost again each time it is back).
+ *   a network partition.
  */
-export type ProxyMode = 'pass' | 'refuse' | 'blackhole' | 'flap';
+export type ProxyMode = 'pass' | 'refuse' | 'blackhole';
 
 const DEFAULT_PORTS: Record<string, number> = {
   'postgres:': 5432,
@@ -90,7 +88,6 @@ export class FaultProxy {
       return;
     }
     if (previous === 'refuse') await this.listen();
-    if (mode === 'flap') this.reset();
     if (previous === 'blackhole')
       for (const pair of this.pairs) if (pair.broken || !pair.target) this.end(pair);
   }
@@ -134,10 +131,7 @@ export class FaultProxy {
     pair.target = target;
     target.on('error', () => this.end(pair));
     target.on('close', () => this.end(pair));
-    target.on('data', (chunk: Buffer) => {
-      this.forward(pair, chunk, client, target);
-      if (this.modeNow === 'flap') setImmediate(() => this.end(pair));
-    });
+    target.on('data', (chunk: Buffer) => this.forward(pair, chunk, client, target));
   }
 
   private forward(pair: Pair, chunk: Buffer, to: Socket | null, from: Socket): void {
