@@ -330,7 +330,12 @@ describeOnPostgres('Approvals across two replicas', () => {
     } finally {
       await client.close();
     }
-    const entries = await approvalsOf(b, 'vault-drop_table', 1);
+    // The question on the replica that asked it, the answer on the one it landed on, newest first.
+    const entries = await approvalsOf(b, 'vault-drop_table', 2);
+    expect(entries.map((entry) => [entry.outcome, entry.approval!.outcome])).toEqual([
+      ['ok', 'approved'],
+      ['input_required', 'asked'],
+    ]);
     expect(entries[0]!.approval).toMatchObject({ outcome: 'approved', policy: { name: 'ask' } });
   });
 });
