@@ -5,7 +5,8 @@ import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT } from './tool-query';
 
 /** Gateways named one by one in the description; the rest are summed up. */
 const GATEWAYS_NAMED = 20;
-const TEXT = { type: 'string' };
+/** A string property of the output schema, a new object each time (nothing shares it). */
+const text = () => ({ type: 'string' });
 
 /** The `tools/list` entry of `tool_search` for a catalogue: what is deferred, and how to ask. */
 export function toolSearchDefinition(catalogue: ToolCatalogue): McpTool {
@@ -59,14 +60,14 @@ export function toolSearchDefinition(catalogue: ToolCatalogue): McpTool {
           items: {
             type: 'object',
             properties: {
-              name: TEXT,
-              title: TEXT,
-              description: TEXT,
+              name: text(),
+              title: text(),
+              description: text(),
               required: {
                 type: 'array',
                 items: {
                   type: 'object',
-                  properties: { name: TEXT, type: TEXT, description: TEXT },
+                  properties: { name: text(), type: text(), description: text() },
                   required: ['name'],
                 },
               },
