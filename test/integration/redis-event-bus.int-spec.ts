@@ -120,6 +120,32 @@ describeOnRedis('RedisEventBus', () => {
     expect(cutHeard).toEqual(['from-cut', '*']);
   });
 
+  it('subscribes again after a reconnect that is lost at its subscribe, and leaves no rejection unhandled', async () => {
+    const unhandled: unknown[] = [];
+    const record = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', record);
+    try {
+      const namespace = `test-${randomUUID()}`;
+      const flaky = await proxy();
+      const cut = await bus(namespace, flaky.proxied(redisUrl!));
+      const cutHeard = heard(cut);
+      const sibling = await bus(namespace);
+
+      // The reconnect passes its ready check, then is lost when it subscribes; the next one holds.
+      flaky.cutAt(/\r\nsubscribe\r\n/i);
+      flaky.reset();
+      await waitFor(() => !cut.state().listening, 'the cut replica to notice');
+      await waitFor(() => cut.state().listening, 'the cut replica to listen again', 8000);
+      await sibling.publish(catalogChange('after'));
+      await waitFor(() => cutHeard.includes('after'), 'the cut replica to hear again');
+      // A rejection goes unhandled once a turn of the event loop has passed without a handler.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', record);
+    }
+  });
+
   it('drops every cache now and then while it hears nothing, but not while the database is away too', async () => {
     const outage = await proxy();
     const deaf = heard(

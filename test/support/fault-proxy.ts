@@ -34,6 +34,8 @@ export class FaultProxy {
   port = 0;
   /** The most connections open at once since `resetPeak()`. */
   peakOpen = 0;
+  /** Connections still to end when the client sends what `cutAt` names, before it is passed on. */
+  private cuts: { pattern: RegExp; left: number } | null = null;
 
   constructor(
     private readonly targetHost: string,
@@ -72,6 +74,15 @@ export class FaultProxy {
     proxied.hostname = '127.0.0.1';
     proxied.port = String(this.port);
     return proxied.toString();
+  }
+
+  /**
+   * The next `times` connections whose client sends bytes matching `pattern` end right there,
+   * those bytes not passed on: a connection lost in the middle of a given exchange (what came
+   * before it, a handshake say, went through).
+   */
+  cutAt(pattern: RegExp, times = 1): void {
+    this.cuts = { pattern, left: times };
   }
 
   /** Ends every open connection now, as a restart or a failover does. */
@@ -125,7 +136,10 @@ export class FaultProxy {
     this.peakOpen = Math.max(this.peakOpen, this.pairs.size);
     client.on('error', () => this.end(pair));
     client.on('close', () => this.end(pair));
-    client.on('data', (chunk: Buffer) => this.forward(pair, chunk, pair.target, client));
+    client.on('data', (chunk: Buffer) => {
+      if (this.cutting(chunk)) this.end(pair);
+      else this.forward(pair, chunk, pair.target, client);
+    });
     if (this.modeNow === 'blackhole') return;
     const target = createConnection({ host: this.targetHost, port: this.targetPort });
     pair.target = target;
@@ -143,6 +157,12 @@ export class FaultProxy {
       from.pause();
       to.once('drain', () => from.resume());
     }
+  }
+
+  private cutting(chunk: Buffer): boolean {
+    if (!this.cuts || !this.cuts.pattern.test(chunk.toString('latin1'))) return false;
+    if (--this.cuts.left === 0) this.cuts = null;
+    return true;
   }
 
   private end(pair: Pair): void {
