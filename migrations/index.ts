@@ -32,6 +32,7 @@ import { ConsolidatedTools1795972000000 } from './1795972000000-ConsolidatedTool
 import { GatewaySettings1795973000000 } from './1795973000000-GatewaySettings';
 import { ApprovalRevision1795974000000 } from './1795974000000-ApprovalRevision';
 import { EraExtensions1795975000000 } from './1795975000000-EraExtensions';
+import { ApprovalUses1796032980936 } from './1796032980936-ApprovalUses';
 
 /** Every migration, oldest first; the app and the migration job both run this list. */
 export const MIGRATIONS = [
@@ -68,4 +69,5 @@ export const MIGRATIONS = [
   GatewaySettings1795973000000,
   ApprovalRevision1795974000000,
   EraExtensions1795975000000,
+  ApprovalUses1796032980936,
 ];

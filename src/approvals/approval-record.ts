@@ -25,7 +25,9 @@ export interface ApprovalRecord {
    * (an `approved` yes holds for the rest of the call, through the upstream's own input rounds,
    * and is noted once, when the call ends, with when it was given)
    * - `overruled`: the person said yes, but a policy saved while they were asked denies the call,
-   *   which did not go upstream (`overruledBy`).
+   *   which did not go upstream (`overruledBy`);
+   * - `replayed`: a retry brought a state whose yes had let its call through already (a yes is
+   *   good for one call), so the call was refused.
    */
   outcome:
     | 'asked'
@@ -35,7 +37,8 @@ export interface ApprovalRecord {
     | 'remembered'
     | 'unavailable'
     | 'unanswered'
-    | 'overruled';
+    | 'overruled'
+    | 'replayed';
   by: string;
   at: string;
   shown: string;

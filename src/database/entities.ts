@@ -2,6 +2,7 @@ import { ConsolidatedMember } from '../consolidated-tools/consolidated-member.en
 import { ConsolidatedTool } from '../consolidated-tools/consolidated-tool.entity';
 import { ServerConsolidatedTool } from '../consolidated-tools/server-consolidated-tool.entity';
 import { ApprovalGrant } from '../approvals/approval-grant.entity';
+import { ApprovalUse } from '../approvals/approval-use.entity';
 import { AuditEntry } from '../audit/audit-entry.entity';
 import { ConfigApply } from '../config-as-code/config-apply.entity';
 import { ToolEmbedding } from '../embeddings/tool-embedding.entity';
@@ -75,6 +76,7 @@ export const ENTITIES = [
   Skill,
   ServerSkill,
   ApprovalGrant,
+  ApprovalUse,
   PinTombstone,
   ForgottenPins,
   ConsolidatedTool,

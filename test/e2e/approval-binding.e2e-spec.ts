@@ -11,17 +11,19 @@ const DESTRUCTIVE = 'tool.annotations.destructiveHint == true';
 const DROP = 'vault-drop_table';
 
 interface Entry {
+  outcome: string;
   approval: { outcome: string; overruledBy?: { name: string } | null } | null;
 }
 
-async function lastApproval(app: TestApp, target: string, count: number): Promise<Entry> {
+/** The entries with an approval, newest first, once there are `count` of them. */
+async function approvalsOf(app: TestApp, target: string, count: number): Promise<Entry[]> {
   let entries: Entry[] = [];
   await waitFor(async () => {
     const page = await app.api().get('/api/v1/audit').query({ action: 'tools/call', tool: target });
     entries = (page.body.items as Entry[]).filter((entry) => entry.approval !== null);
     return entries.length >= count;
   }, `${count} approvals of ${target} in the audit trail`);
-  return entries[0]!;
+  return entries;
 }
 
 /**
@@ -92,11 +94,13 @@ describe('Approvals bound to the call', () => {
       await client.close();
       await t.api().delete(`/api/v1/policies/${denied}`).expect(204);
     }
-    const entry = await lastApproval(t, DROP, 1);
-    expect(entry.approval).toMatchObject({
+    // The question is on record as it was asked, the overruled yes when the call ended.
+    const [ended, asked] = await approvalsOf(t, DROP, 2);
+    expect(ended!.approval).toMatchObject({
       outcome: 'overruled',
       overruledBy: { name: 'vault-closed' },
     });
+    expect(asked!.approval).toMatchObject({ outcome: 'asked' });
   });
 
   it('a deny saved while a 2026-07-28 client holds the round stops its retry', async () => {
@@ -153,9 +157,14 @@ describe('Approvals bound to the call', () => {
       });
       expect(JSON.stringify(result.content)).toContain('Hello, Alice!');
       expect(asked).toEqual([expect.stringContaining("Policy 'ask-names'"), 'What is your name?']);
-      // The call is one entry, when it ends: approved, though its yes came a round earlier.
-      const entry = await lastApproval(t, 'rounds-test_input_required_result_elicitation', 1);
-      expect(entry.approval?.outcome).toBe('approved');
+      // Newest first: the call's end, approved though its yes came a round earlier; the upstream's
+      // round, which the yes let through; the question.
+      const entries = await approvalsOf(t, 'rounds-test_input_required_result_elicitation', 3);
+      expect(entries.map((entry) => [entry.outcome, entry.approval!.outcome])).toEqual([
+        ['ok', 'approved'],
+        ['input_required', 'approved'],
+        ['input_required', 'asked'],
+      ]);
 
       // A retry that brings the round's state with other arguments is refused: the yes was for these.
       const first = await rawCall(t, 'again', {

@@ -67,7 +67,7 @@ export class AuditEntryResponseDto {
 
   @ApiProperty({
     description:
-      'The approval a policy asked for before a tools/call went upstream: the policy, the outcome (asked, approved, declined, cancelled, remembered, unavailable, unanswered, overruled), who answered, when, and what they were shown.',
+      'The approval a policy asked for before a tools/call went upstream: the policy, the outcome (asked, approved, declined, cancelled, remembered, unavailable, unanswered, overruled, replayed), who answered, when, and what they were shown.',
     type: Object,
     nullable: true,
   })

@@ -1,5 +1,6 @@
 import { type ApprovalPolicy, type ApprovalRecord } from '../../approvals/approval-record';
 import { type RememberedApprovals } from '../../approvals/remembered-approvals';
+import { type SpentApprovals } from '../../approvals/spent-approvals';
 import { type McpRequest } from '../protocol/mcp-request';
 import { APPROVAL_INPUT, ApprovalStep, NeedsInput } from './approval-step';
 import { Continuation, type Continued } from './continuation';
@@ -24,7 +25,12 @@ function setUp(rememberedUntil: number | null = null, capabilities = { elicitati
     scope: { kind: 'all' },
     meta: { clientCapabilities: capabilities },
   } as unknown as McpRequest;
-  const continuation = new Continuation(new RequestStateSealer('s'.repeat(40)));
+  // The states used up, as the database keeps them for every replica.
+  const used = new Set<string>();
+  const spent = {
+    spend: (id: string) => Promise.resolve(!used.has(id) && Boolean(used.add(id))),
+  } as unknown as SpentApprovals;
+  const continuation = new Continuation(new RequestStateSealer('s'.repeat(40)), spent);
   const notes: ApprovalRecord[] = [];
   const step = new ApprovalStep(remembered as unknown as RememberedApprovals);
   const obtain = (continued: Continued, args: Record<string, unknown> = {}, version = 'v1') =>
@@ -172,6 +178,43 @@ describe('ApprovalStep', () => {
       'approved',
     ]);
     expect(setup.notes[3]!.at).toBe(setup.notes[2]!.at);
+  });
+
+  it('lets a yes through once: a retry that brings its state again is refused, whichever round it is', async () => {
+    const setup = setUp();
+    const asking = (await setup
+      .obtain(setup.open())
+      .catch((error: unknown) => error)) as NeedsInput;
+    const answer = {
+      requestState: (asking.result as { requestState: string }).requestState,
+      inputResponses: { [APPROVAL_INPUT]: { action: 'accept' } },
+    };
+    const yes = setup.open(answer);
+    await expect(setup.obtain(yes)).resolves.toBe(true);
+    // Judged again in the same request (the policies changed meanwhile): still this one use.
+    await expect(setup.obtain(yes)).resolves.toBe(false);
+    await expect(setup.obtain(setup.open(answer))).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('has let its call of'),
+      data: { approval: 'replayed' },
+    });
+    // The upstream's round after the yes carries it; its state, too, lets one retry through.
+    const upstreamRound = yes.answer({
+      resultType: 'input_required',
+      inputRequests: {},
+      requestState: 'inner',
+    }) as { requestState: string };
+    const next = { requestState: upstreamRound.requestState, inputResponses: {} };
+    await expect(setup.obtain(setup.open(next))).resolves.toBe(false);
+    await expect(setup.obtain(setup.open(next))).rejects.toMatchObject({ code: -32602 });
+    expect(setup.notes.map((note) => note.outcome)).toEqual([
+      'asked',
+      'approved',
+      'approved',
+      'replayed',
+      'approved',
+      'replayed',
+    ]);
   });
 
   it('refuses, naming the missing capability, a client that cannot be asked', async () => {

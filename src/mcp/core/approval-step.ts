@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { type Result } from '@modelcontextprotocol/server';
+import { ProtocolErrorCode, type Result } from '@modelcontextprotocol/server';
 import { type ApprovalPolicy, type ApprovalRecord } from '../../approvals/approval-record';
 import { RememberedApprovals } from '../../approvals/remembered-approvals';
 import { declaresCapability } from '../../upstream/client-capabilities';
 import { MISSING_CLIENT_CAPABILITY, RpcError, TOOL_CALL_REFUSED } from '../protocol/mcp-errors';
 import { type McpRequest } from '../protocol/mcp-request';
 import { type Continued } from './continuation';
+import { INVALID_REQUEST_STATE } from './request-state-seal';
 
 /** How much of the arguments the question shows; the audit entry keeps their digest. */
 const SHOWN_ARGUMENTS_LIMIT = 1_000;
@@ -57,6 +58,7 @@ export class ApprovalStep {
     const record = recorder(request, tool, asked, note);
     const mark = continued.approved;
     if (mark?.policy === asked.policy.id && mark.version === version) {
+      await spend(continued, tool, asked, record);
       record('approved', undefined, mark.at);
       return false;
     }
@@ -146,6 +148,7 @@ export class ApprovalStep {
         { policy: asked.policy.name, approval: outcome },
       );
     }
+    await spend(continued, tool, asked, record);
     const at = new Date().toISOString();
     continued.approved = { policy: asked.policy.id, version, at };
     if (asked.rememberSeconds > 0 && answer.content?.remember === true) {
@@ -162,6 +165,25 @@ export class ApprovalStep {
     } else record('approved', undefined, at);
     return true;
   }
+}
+
+/**
+ * A yes lets one call through: the retry's state that carries it is used up here, and a retry
+ * that brings it again (the same state, answers and arguments, on any replica) is refused.
+ */
+async function spend(
+  continued: Continued,
+  tool: ApprovedTool,
+  asked: ApprovalPolicy,
+  record: ReturnType<typeof recorder>,
+): Promise<void> {
+  if (await continued.spend()) return;
+  record('replayed');
+  throw new RpcError(
+    ProtocolErrorCode.InvalidParams,
+    `${INVALID_REQUEST_STATE}: the approval it carries, from policy '${asked.policy.name}', has let its call of '${tool.name}' through already. Call the tool again to be asked again.`,
+    { policy: asked.policy.name, approval: 'replayed' },
+  );
 }
 
 /** Notes what became of the approval, with what the person was (or would have been) shown. */

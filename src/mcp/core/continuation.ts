@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ProtocolErrorCode, type Result } from '@modelcontextprotocol/server';
+import { SpentApprovals } from '../../approvals/spent-approvals';
 import { type McpRequest, type Resume } from '../protocol/mcp-request';
 import { invalidParams, RpcError } from '../protocol/mcp-errors';
 import { scopeKey } from '../protocol/mcp-scope';
@@ -38,6 +39,12 @@ export interface Continued {
    * with the next round, so that a person is asked once per call, not once per round.
    */
   approved: ApprovalMark | null;
+  /**
+   * Uses up the retry's state, for a call it lets through on a person's yes: true the first time
+   * (and again within this request; also when the request brought no state), false once any
+   * replica has used it.
+   */
+  spend(): Promise<boolean>;
   /** The upstream's round for the client: its upstream state sealed inside Portico's. */
   answer<T extends Result>(round: T): T;
   /** Portico's own round: `inputRequests` to the client, the answers to come back to `policy`. */
@@ -60,7 +67,10 @@ export interface Continued {
  */
 @Injectable()
 export class Continuation {
-  constructor(private readonly sealer: RequestStateSealer) {}
+  constructor(
+    private readonly sealer: RequestStateSealer,
+    private readonly spent: SpentApprovals,
+  ) {}
 
   /** Throws -32602 INVALID_REQUEST_STATE when the retry's state is refused. */
   open(request: McpRequest, target: RoundTarget): Continued {
@@ -72,13 +82,16 @@ export class Continuation {
     const upstream: Resume = {};
     let approved: ApprovalMark | null = null;
     let own: OwnRound | null = null;
+    let spending: () => Promise<boolean> = () => Promise.resolve(true);
     if (requestState === undefined) {
       // A round without state of its own: the answers go to the upstream as they came.
       if (inputResponses !== undefined) upstream.inputResponses = inputResponses;
     } else {
       const opened = this.sealer.unseal(requestState, binding());
       if (!opened.ok || opened.content.kind === 'rerun') throw invalidParams(INVALID_REQUEST_STATE);
-      const { content } = opened;
+      const { content, id, expiresAt } = opened;
+      let spent: Promise<boolean> | null = null;
+      spending = () => (spent ??= this.spent.spend(id, expiresAt));
       if (content.kind === 'approval') {
         own = {
           policy: { id: content.policy, name: content.name },
@@ -95,6 +108,7 @@ export class Continuation {
       upstream,
       own,
       approved,
+      spend: spending,
       answer: (round) => this.sealed(round, binding(), continued.approved),
       ask: (inputRequests, policy, version) => ({
         resultType: 'input_required',

@@ -60,7 +60,7 @@ export type RequestStateRefusal =
   | 'arguments';
 
 export type UnsealResult =
-  | { ok: true; content: SealedContent; id: string }
+  | { ok: true; content: SealedContent; id: string; expiresAt: Date }
   | { ok: false; refusal: RequestStateRefusal; reason: string };
 
 /** An upstream state too large to wrap: the upstream's fault, not the client's. */
@@ -162,7 +162,12 @@ export class RequestStateSealer {
       return refuse('arguments');
     }
     if (payload.ad !== digest) return refuse('arguments');
-    return { ok: true, content: payload.c, id: payload.id };
+    return {
+      ok: true,
+      content: payload.c,
+      id: payload.id,
+      expiresAt: new Date(payload.exp * 1000),
+    };
   }
 
   private signatureOf(body: string): string {
