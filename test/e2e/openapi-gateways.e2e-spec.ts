@@ -16,6 +16,23 @@ interface ToolJson {
   name: string;
 }
 
+/**
+ * Registers a gateway and waits for its first sync: creating waits for it a while, but under load
+ * an OpenAPI description's reading can outlast that wait, and the sync goes on in the background.
+ */
+async function registered(
+  t: TestApp,
+  gateway: Record<string, unknown>,
+): Promise<{ id: string } & Record<string, unknown>> {
+  const created = await t.api().post('/api/v1/gateways').send(gateway).expect(201);
+  const id = created.body.id as string;
+  await waitFor(
+    async () => (await t.api().get(`/api/v1/gateways/${id}`).expect(200)).body.lastSyncAt !== null,
+    `the first sync of ${String(gateway.name)}`,
+  );
+  return created.body as { id: string } & Record<string, unknown>;
+}
+
 const text = (result: unknown) =>
   ((result as CallToolResult).content[0] as { type: 'text'; text: string }).text;
 
@@ -31,17 +48,13 @@ describe('OpenAPI services as tools', () => {
   beforeAll(async () => {
     t = await startTestApp();
     rest = await startPetstore();
-    await t
-      .api()
-      .post('/api/v1/gateways')
-      .send({
-        name: 'Pets',
-        transport: 'openapi',
-        url: `${rest.origin}/v2`,
-        openapiUrl: `${rest.origin}/openapi.json`,
-        auth: { type: 'bearer', token: 'pet-secret' },
-      })
-      .expect(201);
+    await registered(t, {
+      name: 'Pets',
+      transport: 'openapi',
+      url: `${rest.origin}/v2`,
+      openapiUrl: `${rest.origin}/openapi.json`,
+      auth: { type: 'bearer', token: 'pet-secret' },
+    });
     const listed = await t.api().get('/api/v1/tools').query({ limit: 100 }).expect(200);
     tools = new Map(listed.body.items.map((tool: ToolJson) => [tool.name, tool.id]));
     server = (
@@ -179,18 +192,14 @@ describe('OpenAPI services as tools', () => {
   });
 
   it('takes the description in the body, and writes only when the operator opts in', async () => {
-    const created = await t
-      .api()
-      .post('/api/v1/gateways')
-      .send({
-        name: 'Pets Writer',
-        transport: 'openapi',
-        url: `${rest.origin}/v2/`,
-        openapiDocument: petstoreDocument(),
-        openapiSelection: { methods: ['POST', 'DELETE'], includePaths: ['/pet', '/pet/**'] },
-      })
-      .expect(201);
-    expect(created.body).toMatchObject({
+    const created = await registered(t, {
+      name: 'Pets Writer',
+      transport: 'openapi',
+      url: `${rest.origin}/v2/`,
+      openapiDocument: petstoreDocument(),
+      openapiSelection: { methods: ['POST', 'DELETE'], includePaths: ['/pet', '/pet/**'] },
+    });
+    expect(created).toMatchObject({
       transport: 'openapi',
       openapiUrl: null,
       openapiDocumentStored: true,
@@ -206,7 +215,7 @@ describe('OpenAPI services as tools', () => {
       'pets-writer-deletePet',
       'pets-writer-updatePetWithForm',
     ]);
-    const report = (await t.api().get(`/api/v1/gateways/${created.body.id}`).expect(200)).body;
+    const report = (await t.api().get(`/api/v1/gateways/${created.id}`).expect(200)).body;
     expect(JSON.stringify(report)).toContain('only JSON and form bodies are sent');
   });
 
@@ -277,30 +286,26 @@ describe('OpenAPI services as tools', () => {
   it('keeps an MCP tool whose virtual name an operation would take, and reports the operation', async () => {
     const mcp = await startUpstream({ name: 'up', tools: [echoTool('a-b', 'up')] });
     try {
-      await t.api().post('/api/v1/gateways').send({ name: 'Up', url: mcp.url }).expect(201);
+      await registered(t, { name: 'Up', url: mcp.url });
       const document = JSON.stringify({
         openapi: '3.1.0',
         info: { title: 'clash', version: '1' },
         paths: { '/b': { get: { operationId: 'b', responses: { '200': { description: 'ok' } } } } },
       });
-      const created = await t
-        .api()
-        .post('/api/v1/gateways')
-        .send({
-          name: 'Up A',
-          transport: 'openapi',
-          url: `${rest.origin}/clash`,
-          openapiDocument: document,
-        })
-        .expect(201);
+      const created = await registered(t, {
+        name: 'Up A',
+        transport: 'openapi',
+        url: `${rest.origin}/clash`,
+        openapiDocument: document,
+      });
       const { body } = await t.api().get('/api/v1/tools').query({ q: 'up-a-b' }).expect(200);
       const clashing = (body as { items: (ToolJson & { gatewayId?: string })[] }).items.filter(
         (tool) => tool.name === 'up-a-b',
       );
       expect(clashing).toHaveLength(1);
       expect(clashing[0]!.gatewayId).toEqual(expect.any(String));
-      expect(clashing[0]!.gatewayId).not.toBe(created.body.id);
-      const gateway = (await t.api().get(`/api/v1/gateways/${created.body.id}`).expect(200)).body;
+      expect(clashing[0]!.gatewayId).not.toBe(created.id);
+      const gateway = (await t.api().get(`/api/v1/gateways/${created.id}`).expect(200)).body;
       expect(JSON.stringify(gateway.lastSyncReport)).toContain('up-a-b');
     } finally {
       await mcp.close();
