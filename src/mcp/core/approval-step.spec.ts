@@ -217,6 +217,29 @@ describe('ApprovalStep', () => {
     ]);
   });
 
+  it('does not let a yes through when its use cannot be recorded', async () => {
+    const setup = setUp();
+    const asking = (await setup
+      .obtain(setup.open())
+      .catch((error: unknown) => error)) as NeedsInput;
+    const yes = setup.open({
+      requestState: (asking.result as { requestState: string }).requestState,
+      inputResponses: { [APPROVAL_INPUT]: { action: 'accept' } },
+    });
+    yes.spend = () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432'));
+    await expect(setup.obtain(yes)).rejects.toMatchObject({
+      code: -32603,
+      message: expect.stringContaining(
+        'could not be recorded as used (the database did not answer)',
+      ),
+    });
+    // Where the database is, the client is not told.
+    await expect(setup.obtain(yes)).rejects.not.toMatchObject({
+      message: expect.stringContaining('127.0.0.1'),
+    });
+    expect(setup.notes.map((note) => note.outcome)).toEqual(['asked']);
+  });
+
   it('refuses, naming the missing capability, a client that cannot be asked', async () => {
     const setup = setUp(null, {} as { elicitation: object });
     await expect(setup.obtain(setup.open())).rejects.toMatchObject({

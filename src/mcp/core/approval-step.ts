@@ -1,13 +1,15 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { ProtocolErrorCode, type Result } from '@modelcontextprotocol/server';
 import { type ApprovalPolicy, type ApprovalRecord } from '../../approvals/approval-record';
 import { RememberedApprovals } from '../../approvals/remembered-approvals';
+import { errorMessage } from '../../common/error-message';
 import { declaresCapability } from '../../upstream/client-capabilities';
 import { MISSING_CLIENT_CAPABILITY, RpcError, TOOL_CALL_REFUSED } from '../protocol/mcp-errors';
 import { type McpRequest } from '../protocol/mcp-request';
 import { type Continued } from './continuation';
 import { INVALID_REQUEST_STATE } from './request-state-seal';
 
+const logger = new Logger('ApprovalStep');
 /** How much of the arguments the question shows; the audit entry keeps their digest. */
 const SHOWN_ARGUMENTS_LIMIT = 1_000;
 const ELICITATION = { elicitation: {} };
@@ -177,7 +179,18 @@ async function spend(
   asked: ApprovalPolicy,
   record: ReturnType<typeof recorder>,
 ): Promise<void> {
-  if (await continued.spend()) return;
+  let first: boolean;
+  try {
+    first = await continued.spend();
+  } catch (error) {
+    // Unrecorded, the yes could be used again: the call does not go on.
+    logger.warn(`Could not record an approval's use: ${errorMessage(error)}`);
+    throw new RpcError(
+      ProtocolErrorCode.InternalError,
+      `The approval of this call of '${tool.name}' could not be recorded as used (the database did not answer), so the call was not made; call the tool again.`,
+    );
+  }
+  if (first) return;
   record('replayed');
   throw new RpcError(
     ProtocolErrorCode.InvalidParams,
