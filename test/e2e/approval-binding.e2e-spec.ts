@@ -3,7 +3,7 @@ import { startModernEverythingServer } from '../fixtures/modern-everything-serve
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { describeOnPostgres } from '../support/describe-on-postgres';
 import { connectClient, rpcError } from '../support/mcp-client';
-import { type Fetch, modernClient, rawCall } from '../support/modern-client';
+import { acceptingRetry, type Fetch, modernClient, rawCall } from '../support/modern-client';
 import { startReplica, startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 
@@ -213,6 +213,36 @@ describe('Approvals bound to the call', () => {
         .expect(204);
       await modern.close();
     }
+  });
+
+  it('lets a yes through once: a 2026-07-28 retry sent again with its state is refused', async () => {
+    const retry = await acceptingRetry(t, DROP, { table: 'once' });
+    const before = upstream.calls.length;
+    expect((await retry(t, 'yes')).body.result).toMatchObject({ resultType: 'complete' });
+    for (const id of ['again', 'and-again'])
+      expect((await retry(t, id)).body.error).toMatchObject({
+        code: -32602,
+        message: expect.stringContaining('has let its call of'),
+        data: { policy: 'ask', approval: 'replayed' },
+      });
+    expect(upstream.calls).toHaveLength(before + 1);
+    // Newest first: the two replays refused, the call, its question.
+    let newest: string[][] = [];
+    await waitFor(async () => {
+      const entries = await approvalsOf(t, DROP, 4);
+      newest = entries.slice(0, 4).map((entry) => [entry.outcome, entry.approval!.outcome]);
+      return newest[0]?.[1] === 'replayed' && newest[1]?.[1] === 'replayed';
+    }, 'the replays in the audit trail');
+    expect(newest).toEqual([
+      ['error', 'replayed'],
+      ['error', 'replayed'],
+      ['ok', 'approved'],
+      ['input_required', 'asked'],
+    ]);
+    // A new call is asked anew, and its own yes holds.
+    const next = await acceptingRetry(t, DROP, { table: 'once' });
+    expect((await next(t, 'yes-again')).body.result).toMatchObject({ resultType: 'complete' });
+    expect(upstream.calls).toHaveLength(before + 2);
   });
 });
 

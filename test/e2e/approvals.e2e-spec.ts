@@ -5,7 +5,7 @@ import { describeOnPostgres } from '../support/describe-on-postgres';
 import { loginAgent } from '../support/admin-browser-session';
 import { textOf } from '../support/html-text';
 import { connectClient } from '../support/mcp-client';
-import { type Fetch, modernClient, type RawAnswer, rawCall } from '../support/modern-client';
+import { acceptingRetry, type Fetch, modernClient, rawCall } from '../support/modern-client';
 import { startReplica, startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 
@@ -52,26 +52,6 @@ async function approvalsOf(app: TestApp, target: string, count: number): Promise
     return entries.length >= count;
   }, `${count} approvals of ${target} in the audit trail`);
   return entries;
-}
-
-/**
- * A 2026-07-28 call of `tool` that a policy holds for approval, asked on `asking`: its question's
- * round, and a retry that says yes to it, to send on any replica, as often as a test likes.
- */
-async function approvalRetry(
-  asking: TestApp,
-  tool: string,
-  args: Record<string, unknown>,
-): Promise<(on: TestApp, id: string) => Promise<RawAnswer>> {
-  const asked = await rawCall(asking, 'ask', { name: tool, arguments: args });
-  const { inputRequests, requestState } = asked.body.result as {
-    inputRequests: Record<string, unknown>;
-    requestState: string;
-  };
-  const inputResponses = Object.fromEntries(
-    Object.keys(inputRequests).map((key) => [key, { action: 'accept', content: {} }]),
-  );
-  return (on, id) => rawCall(on, id, { name: tool, arguments: args, inputResponses, requestState });
 }
 
 /**
@@ -303,59 +283,6 @@ describe('Approvals asked by the gateway', () => {
   });
 });
 
-describe('A yes is good for one call', () => {
-  let t: TestApp;
-  let upstream: UpstreamFixture;
-
-  beforeAll(async () => {
-    t = await startTestApp();
-    upstream = await startUpstream({
-      name: 'vault',
-      tools: [echoTool('drop_table', 'vault', { annotations: { destructiveHint: true } })],
-    });
-    await t.api().post('/api/v1/gateways').send({ name: 'vault', url: upstream.url }).expect(201);
-    await t
-      .api()
-      .post('/api/v1/policies')
-      .send({ name: 'ask', expression: DESTRUCTIVE, effect: 'approve' })
-      .expect(201);
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await upstream?.close();
-  });
-
-  it('refuses a 2026-07-28 retry sent again with the state, answer and arguments that ran the call', async () => {
-    const retry = await approvalRetry(t, 'vault-drop_table', { table: 'users' });
-    const done = await retry(t, 'yes');
-    expect(done.body.result).toMatchObject({ resultType: 'complete' });
-    expect(upstream.calls).toHaveLength(1);
-
-    for (const id of ['again', 'and-again']) {
-      const replayed = await retry(t, id);
-      expect(replayed.body.error).toMatchObject({
-        code: -32602,
-        message: expect.stringContaining('has let its call of'),
-        data: { policy: 'ask', approval: 'replayed' },
-      });
-    }
-    expect(upstream.calls).toHaveLength(1);
-    // Newest first: the two replays refused, the call, its question.
-    const entries = await approvalsOf(t, 'vault-drop_table', 4);
-    expect(entries.map((entry) => [entry.outcome, entry.approval!.outcome])).toEqual([
-      ['error', 'replayed'],
-      ['error', 'replayed'],
-      ['ok', 'approved'],
-      ['input_required', 'asked'],
-    ]);
-    // A new call is asked anew, and its own yes holds.
-    const next = await approvalRetry(t, 'vault-drop_table', { table: 'users' });
-    expect((await next(t, 'yes-again')).body.result).toMatchObject({ resultType: 'complete' });
-    expect(upstream.calls).toHaveLength(2);
-  });
-});
-
 describeOnPostgres('Approvals across two replicas', () => {
   let a: TestApp;
   let b: TestApp;
@@ -413,7 +340,7 @@ describeOnPostgres('Approvals across two replicas', () => {
   });
 
   it('a retry whose yes ran the call on one replica is refused on the other', async () => {
-    const retry = await approvalRetry(a, 'vault-drop_table', { table: 'y' });
+    const retry = await acceptingRetry(a, 'vault-drop_table', { table: 'y' });
     const before = upstream.calls.length;
     expect((await retry(b, 'yes')).body.result).toMatchObject({ resultType: 'complete' });
     const [onA, onB] = await Promise.all([retry(a, 'again-a'), retry(b, 'again-b')]);
@@ -423,7 +350,7 @@ describeOnPostgres('Approvals across two replicas', () => {
   });
 
   it('lets one of two retries sent at once with the same yes through, on whichever replica', async () => {
-    const retry = await approvalRetry(a, 'vault-drop_table', { table: 'z' });
+    const retry = await acceptingRetry(a, 'vault-drop_table', { table: 'z' });
     const before = upstream.calls.length;
     const answers = await Promise.all([retry(a, 'race-a'), retry(b, 'race-b')]);
     expect(answers.filter((answer) => answer.body.result !== undefined)).toHaveLength(1);

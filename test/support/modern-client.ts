@@ -111,6 +111,29 @@ export async function rawCall(
   return { status: response.status, body: (await response.json()) as RawAnswer['body'] };
 }
 
+/**
+ * A 2026-07-28 call of `tool` answered with an input round (Portico's approval question, say), and
+ * a retry that accepts each of the round's questions, to send on any replica as often as a test
+ * likes.
+ */
+export async function acceptingRetry(
+  asking: TestApp,
+  tool: string,
+  args: Record<string, unknown>,
+): Promise<(on: TestApp, id: string) => Promise<RawAnswer>> {
+  const asked = await rawCall(asking, 'ask', { name: tool, arguments: args });
+  const round = asked.body.result as
+    | { resultType?: string; inputRequests: Record<string, unknown>; requestState: string }
+    | undefined;
+  if (round?.resultType !== 'input_required')
+    throw new Error(`${tool} was not answered with an input round: ${JSON.stringify(asked.body)}`);
+  const inputResponses = Object.fromEntries(
+    Object.keys(round.inputRequests).map((key) => [key, { action: 'accept', content: {} }]),
+  );
+  const { requestState } = round;
+  return (on, id) => rawCall(on, id, { name: tool, arguments: args, inputResponses, requestState });
+}
+
 /** A 2026-07-28 `subscriptions/listen` on the wire (id `listen-1`), its answer read as events. */
 export async function rawListen(
   baseUrl: string,
