@@ -9,7 +9,6 @@ import { type McpRequest } from '../protocol/mcp-request';
 import { type Continued } from './continuation';
 import { INVALID_REQUEST_STATE } from './request-state-seal';
 
-const logger = new Logger('ApprovalStep');
 /** How much of the arguments the question shows; the audit entry keeps their digest. */
 const SHOWN_ARGUMENTS_LIMIT = 1_000;
 const ELICITATION = { elicitation: {} };
@@ -40,6 +39,8 @@ export class NeedsInput extends Error {
  */
 @Injectable()
 export class ApprovalStep {
+  private readonly logger = new Logger(ApprovalStep.name);
+
   constructor(private readonly remembered: RememberedApprovals) {}
 
   /**
@@ -60,7 +61,7 @@ export class ApprovalStep {
     const record = recorder(request, tool, asked, note);
     const mark = continued.approved;
     if (mark?.policy === asked.policy.id && mark.version === version) {
-      await spend(continued, tool, asked, record);
+      await this.spend(continued, tool, asked, record);
       record('approved', undefined, mark.at);
       return false;
     }
@@ -150,7 +151,7 @@ export class ApprovalStep {
         { policy: asked.policy.name, approval: outcome },
       );
     }
-    await spend(continued, tool, asked, record);
+    await this.spend(continued, tool, asked, record);
     const at = new Date().toISOString();
     continued.approved = { policy: asked.policy.id, version, at };
     if (asked.rememberSeconds > 0 && answer.content?.remember === true) {
@@ -167,36 +168,36 @@ export class ApprovalStep {
     } else record('approved', undefined, at);
     return true;
   }
-}
 
-/**
- * A yes lets one call through: the retry's state that carries it is used up here, and a retry
- * that brings it again (the same state, answers and arguments, on any replica) is refused.
- */
-async function spend(
-  continued: Continued,
-  tool: ApprovedTool,
-  asked: ApprovalPolicy,
-  record: ReturnType<typeof recorder>,
-): Promise<void> {
-  let first: boolean;
-  try {
-    first = await continued.spend();
-  } catch (error) {
-    // Unrecorded, the yes could be used again: the call does not go on.
-    logger.warn(`Could not record an approval's use: ${errorMessage(error)}`);
+  /**
+   * A yes lets one call through: the retry's state that carries it is used up here, and a retry
+   * that brings it again (the same state, answers and arguments, on any replica) is refused.
+   */
+  private async spend(
+    continued: Continued,
+    tool: ApprovedTool,
+    asked: ApprovalPolicy,
+    record: ReturnType<typeof recorder>,
+  ): Promise<void> {
+    let first: boolean;
+    try {
+      first = await continued.spend();
+    } catch (error) {
+      // Unrecorded, the yes could be used again: the call does not go on.
+      this.logger.warn(`Could not record an approval's use: ${errorMessage(error)}`);
+      throw new RpcError(
+        ProtocolErrorCode.InternalError,
+        `The approval of this call of '${tool.name}' could not be recorded as used (the database did not answer), so the call was not made; call the tool again.`,
+      );
+    }
+    if (first) return;
+    record('replayed');
     throw new RpcError(
-      ProtocolErrorCode.InternalError,
-      `The approval of this call of '${tool.name}' could not be recorded as used (the database did not answer), so the call was not made; call the tool again.`,
+      ProtocolErrorCode.InvalidParams,
+      `${INVALID_REQUEST_STATE}: the approval it carries, from policy '${asked.policy.name}', has let its call of '${tool.name}' through already. Call the tool again to be asked again.`,
+      { policy: asked.policy.name, approval: 'replayed' },
     );
   }
-  if (first) return;
-  record('replayed');
-  throw new RpcError(
-    ProtocolErrorCode.InvalidParams,
-    `${INVALID_REQUEST_STATE}: the approval it carries, from policy '${asked.policy.name}', has let its call of '${tool.name}' through already. Call the tool again to be asked again.`,
-    { policy: asked.policy.name, approval: 'replayed' },
-  );
 }
 
 /** Notes what became of the approval, with what the person was (or would have been) shown. */
