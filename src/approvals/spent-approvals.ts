@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, LessThanOrEqual } from 'typeorm';
+import { ApprovalUse } from './approval-use.entity';
 
 /** How often a replica clears out the uses whose states have expired. */
 const PURGE_EVERY_MS = 60_000;
@@ -18,20 +19,20 @@ export class SpentApprovals {
 
   /** True the first time the state is used, false ever after (until it expires). */
   async spend(stateId: string, expiresAt: Date): Promise<boolean> {
-    await this.purge();
-    const inserted: unknown[] = await this.dataSource.query(
-      `INSERT INTO "approval_use" ("state_id", "expires_at") VALUES ($1, $2)
-       ON CONFLICT ("state_id") DO NOTHING RETURNING "state_id"`,
-      [stateId, expiresAt],
-    );
-    return inserted.length === 1;
-  }
-
-  private async purge(now = Date.now()): Promise<void> {
-    if (now - this.purgedAt < PURGE_EVERY_MS) return;
-    this.purgedAt = now;
-    await this.dataSource.query(`DELETE FROM "approval_use" WHERE "expires_at" <= $1`, [
-      new Date(now),
-    ]);
+    const uses = this.dataSource.getRepository(ApprovalUse);
+    const now = Date.now();
+    if (now - this.purgedAt >= PURGE_EVERY_MS) {
+      this.purgedAt = now;
+      await uses.delete({ expiresAt: LessThanOrEqual(new Date(now)) });
+    }
+    // ON CONFLICT DO NOTHING: only the first use returns its row, on whichever replica.
+    const inserted = await uses
+      .createQueryBuilder()
+      .insert()
+      .values({ stateId, expiresAt })
+      .orIgnore()
+      .returning('state_id')
+      .execute();
+    return (inserted.raw as unknown[]).length === 1;
   }
 }

@@ -104,24 +104,11 @@ describe('Approvals bound to the call', () => {
   });
 
   it('a deny saved while a 2026-07-28 client holds the round stops its retry', async () => {
-    const first = await rawCall(t, 'ask', { name: DROP, arguments: { table: 'users' } });
-    expect(first.body.result).toMatchObject({ resultType: 'input_required' });
-    const { inputRequests, requestState } = first.body.result as {
-      inputRequests: Record<string, unknown>;
-      requestState: string;
-    };
+    // Throws unless the call is answered with the approval's input round.
+    const retry = await acceptingRetry(t, DROP, { table: 'users' });
     const denied = await denyMeanwhile(t);
     try {
-      const inputResponses = Object.fromEntries(
-        Object.keys(inputRequests).map((key) => [key, { action: 'accept', content: {} }]),
-      );
-      const retry = await rawCall(t, 'answer', {
-        name: DROP,
-        arguments: { table: 'users' },
-        inputResponses,
-        requestState,
-      });
-      expect(retry.body.error?.message).toMatch(/Unknown tool/);
+      expect((await retry(t, 'answer')).body.error?.message).toMatch(/Unknown tool/);
       expect(upstream.calls).toHaveLength(0);
     } finally {
       await t.api().delete(`/api/v1/policies/${denied}`).expect(204);
@@ -167,20 +154,8 @@ describe('Approvals bound to the call', () => {
       ]);
 
       // A retry that brings the round's state with other arguments is refused: the yes was for these.
-      const first = await rawCall(t, 'again', {
-        name: 'rounds-test_input_required_result_elicitation',
-        arguments: {},
-      });
-      const approve = first.body.result as { inputRequests: object; requestState: string };
-      const yes = Object.fromEntries(
-        Object.keys(approve.inputRequests).map((key) => [key, { action: 'accept', content: {} }]),
-      );
-      const round = await rawCall(t, 'again-2', {
-        name: 'rounds-test_input_required_result_elicitation',
-        arguments: {},
-        inputResponses: yes,
-        requestState: approve.requestState,
-      });
+      const approve = await acceptingRetry(t, 'rounds-test_input_required_result_elicitation', {});
+      const round = await approve(t, 'again-2');
       const upstreamRound = round.body.result as { requestState: string };
       expect(round.body.result).toMatchObject({ resultType: 'input_required' });
       const forged = await rawCall(t, 'again-3', {
@@ -305,20 +280,11 @@ describeOnPostgres('Approvals bound to the call, across two replicas', () => {
   });
 
   it("a 2026-07-28 client's retry on the other replica is judged by the policies saved meanwhile", async () => {
-    const first = await rawCall(a, 'ask', { name: DROP, arguments: { table: 't' } });
-    const round = first.body.result as { inputRequests: object; requestState: string };
-    expect(first.body.result).toMatchObject({ resultType: 'input_required' });
+    // Throws unless the call is answered with the approval's input round.
+    const retry = await acceptingRetry(a, DROP, { table: 't' });
     const denied = await denyMeanwhile(a);
     try {
-      const retry = await rawCall(b, 'answer', {
-        name: DROP,
-        arguments: { table: 't' },
-        inputResponses: Object.fromEntries(
-          Object.keys(round.inputRequests).map((key) => [key, { action: 'accept', content: {} }]),
-        ),
-        requestState: round.requestState,
-      });
-      expect(retry.body.error?.message).toMatch(/Unknown tool/);
+      expect((await retry(b, 'answer')).body.error?.message).toMatch(/Unknown tool/);
       expect(upstream.calls).toHaveLength(0);
     } finally {
       await a.api().delete(`/api/v1/policies/${denied}`).expect(204);
