@@ -2,6 +2,14 @@ import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { Agent, type Dispatcher, Pool } from 'undici';
 import { UpstreamSettings } from '../../config/slices/upstream.settings';
 
+/**
+ * How long an idle pooled connection is kept. Under the 5 s idle limit of Node's and uvicorn's
+ * servers: an upstream that does not say its own (`Keep-Alive: timeout=`; an event stream's answer
+ * never does) closes a connection at 5 s, and a call sent on it just then fails with ECONNRESET
+ * and cannot be sent again (a tool call is not idempotent). Closing first leaves no such moment.
+ */
+const IDLE_KEEP_MS = 4000;
+
 /** The connections of one upstream. */
 export interface UpstreamDispatchers {
   /** Keep-alive pool for requests, which are short: shared by every session of the gateway. */
@@ -32,7 +40,7 @@ export class UpstreamPools implements OnApplicationShutdown {
     if (!pool) {
       pool = new Pool(url.origin, {
         connections: this.config.upstreamResilience.maxConcurrent,
-        keepAliveTimeout: 30_000,
+        keepAliveTimeout: IDLE_KEEP_MS,
       });
       this.pools.set(key, pool);
     }
