@@ -10,3 +10,10 @@ export const describeOnPostgres = onPostgres ? describe : describe.skip;
  * other tests use, so a PostgreSQL run would only repeat it.
  */
 export const describeEmbedded = onPostgres ? describe.skip : describe;
+
+/**
+ * As `describeEmbedded`, for the conformance harness, the longest of such suites: when CI runs
+ * both runs side by side (TEST_SIDE_BY_SIDE), the PostgreSQL run, which has fewer files, runs it
+ * instead, so that the two end closer together. Alone, either run runs it.
+ */
+export const describeOnce = process.env.TEST_SIDE_BY_SIDE && !onPostgres ? describe.skip : describe;
