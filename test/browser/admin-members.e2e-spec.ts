@@ -73,6 +73,11 @@ describeWithBrowser('picking prompts and resources for a server in Chromium', ()
     await page.getByLabel('Name', { exact: true }).fill('Original names');
     await page.getByLabel('Naming', { exact: true }).selectOption('original');
     await page.getByLabel('Filter prompts').fill('greet');
+    // The filter applies a moment after typing and moves the rows; a click before that can land
+    // beside the box it aimed at.
+    await picker('promptIds')
+      .getByText(/prompts shown/)
+      .waitFor();
     await box('alpha-greet').check();
     await box('beta-greet').check();
     await page.getByLabel('Filter resources').fill('beta');
