@@ -79,6 +79,15 @@ describe('stdio upstreams', () => {
       throw new Error(`${error.message}; the gateway was ${last}`);
     });
   };
+  /** Points a failing gateway at server-memory, and waits for it to be healthy. */
+  const fixedWithMemoryServer = async (id: string) => {
+    await t
+      .api()
+      .patch(`/api/v1/gateways/${id}`)
+      .send({ args: [STDIO_SERVERS.memory] })
+      .expect(200);
+    return synced(id, (each) => each.status === 'healthy');
+  };
   /** Registers a gateway; `answered` is what the registration itself answered. */
   const register = async (body: Record<string, unknown>) => {
     const answered = (await t.api().post('/api/v1/gateways').send(body).expect(201))
@@ -327,12 +336,7 @@ describe('stdio upstreams', () => {
     expect(status.failures).toBe(1);
     expect(status.stderr.some((line) => line.includes('cannot start: missing config'))).toBe(true);
 
-    await t
-      .api()
-      .patch(`/api/v1/gateways/${gateway.id}`)
-      .send({ args: [STDIO_SERVERS.memory] })
-      .expect(200);
-    const fixed = await synced(gateway.id, (each) => each.status === 'healthy');
+    const fixed = await fixedWithMemoryServer(gateway.id);
     expect(fixed.toolCount).toBeGreaterThan(0);
   });
 
@@ -351,12 +355,7 @@ describe('stdio upstreams', () => {
     expect(gateway.lastError).toContain('Server ready');
     expect(gateway.lastError).not.toContain(SECRET);
 
-    await t
-      .api()
-      .patch(`/api/v1/gateways/${gateway.id}`)
-      .send({ args: [STDIO_SERVERS.memory] })
-      .expect(200);
-    const fixed = await synced(gateway.id, (each) => each.status === 'healthy');
+    const fixed = await fixedWithMemoryServer(gateway.id);
     expect(fixed.envNames).toEqual(['TOKEN']);
   });
 
