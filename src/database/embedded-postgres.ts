@@ -43,9 +43,10 @@ export const EMBEDDED_SETTINGS: Readonly<Record<string, string>> = {
 /**
  * The V8 flag that keeps PGlite's WebAssembly on V8's baseline compiler (Liftoff). Its optimising
  * tier recompiled PostgreSQL's busy functions on background threads, whose memory the process
- * kept: 60 to 100 MiB of an idle process, and CPU at every start. Queries run about as fast
- * without it (within 10 % on inserts and lookups). It is process-wide and read when a module is
- * compiled, so it is set before each PGlite is made; nothing else in Portico runs WebAssembly.
+ * kept: 50 to 100 MiB of an idle process, and CPU at every start. Queries run about as fast on
+ * the baseline code (within 10 % on inserts and lookups). It is process-wide and read when a
+ * module is compiled, so it is set before each PGlite is made; nothing else in Portico runs
+ * WebAssembly.
  */
 const BASELINE_WASM_ONLY = '--liftoff-only';
 
