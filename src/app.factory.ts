@@ -28,8 +28,7 @@ import { CORS_EXPOSED_HEADERS, McpHttpHandler, originAllowed } from './mcp/http/
 import { CORS_ALLOWED_HEADERS, isMcpPath, originCheck } from './mcp/http/mcp-paths';
 import { requestLogging } from './observability/logging';
 import { requestContext } from './observability/request-context';
-import { httpMetrics } from './health/http-metrics.middleware';
-import { Metrics } from './observability/metrics';
+import { httpMetrics, Metrics } from './observability/metrics';
 import { setUpOAuth } from './oauth/oauth-routes';
 
 /** Builds the configured application; `main` listens on it, tests too. */

@@ -4,7 +4,7 @@ import { type PlaygroundAppView } from './playground-app';
 import { type PlaygroundResume } from './playground.service';
 import { formArguments, type FormField, schemaForm } from './schema-form';
 import { checkToolArguments } from './tool-arguments';
-import { isJsonObject } from '../common/json-object';
+import { isJsonObject } from '../common/json-value';
 
 /** Questions of one input round the page shows at most; a round never has more in practice. */
 const MAX_QUESTIONS = 16;

@@ -1,6 +1,6 @@
 import { type FormBody, formField } from './form-body';
 import { prettyJson } from './view-helpers';
-import { isJsonObject } from '../common/json-object';
+import { isJsonObject } from '../common/json-value';
 
 /** How deep the form nests objects and arrays; anything deeper is a JSON field. */
 export const MAX_FORM_DEPTH = 5;

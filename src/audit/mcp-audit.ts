@@ -3,7 +3,7 @@ import { type JSONRPCRequest, type JSONRPCResponse } from '@modelcontextprotocol
 import { type ApprovalRecord } from '../approvals/approval-record';
 import { type Principal } from '../auth/principal';
 import { canonicalJson } from '../common/canonical-json';
-import { rewriteJson } from '../common/json-walk';
+import { rewriteJson } from '../common/json-value';
 import { type AuditArguments } from '../config/slices/audit.settings';
 import { type AuditOutcome } from './audit-entry.entity';
 import { actor, type AuditRecord } from './audit-trail.service';

@@ -6,8 +6,7 @@ import { AuthErrorCode, AuthException } from './auth.exception';
 import { mcpTargetOf, targetKey } from './mcp-access';
 import { McpAuthorizer } from './mcp-authorizer';
 import { mcpOnly, type Principal } from './principal';
-import { bearerToken, PrincipalResolver } from './principal-resolver';
-import { CallerTokens } from './caller-tokens';
+import { bearerToken, CallerTokens, PrincipalResolver } from './principal-resolver';
 import { roleAtLeast } from '../common/roles';
 
 declare module 'express' {

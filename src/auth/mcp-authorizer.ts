@@ -2,9 +2,8 @@ import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { Injectable } from '@nestjs/common';
 import { AuthErrorCode, AuthException } from './auth.exception';
 import { McpAccess, type McpTarget } from './mcp-access';
-import { CallerTokens } from './caller-tokens';
 import { type Principal } from './principal';
-import { bearerToken, PrincipalResolver } from './principal-resolver';
+import { bearerToken, CallerTokens, PrincipalResolver } from './principal-resolver';
 
 /**
  * Who an MCP request acts for, and whether they may use its endpoint: for the AuthGuard (the older

@@ -1,5 +1,5 @@
 import { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { nestingDepth } from './json-walk';
+import { nestingDepth } from './json-value';
 
 /** What the body parsers' own errors look like, so that the problem filter maps it alike. */
 export class BodyTooDeepError extends Error {

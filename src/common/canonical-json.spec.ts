@@ -1,5 +1,5 @@
 import { canonicalJson } from './canonical-json';
-import { JsonLimitError } from './json-walk';
+import { JsonLimitError } from './json-value';
 
 /** The recursive version this replaced: stored content hashes were computed with it. */
 function recursiveCanonicalJson(value: unknown): string {

@@ -1,4 +1,4 @@
-import { JsonLimitError, WALK_DEPTH_CAP } from './json-walk';
+import { JsonLimitError, WALK_DEPTH_CAP } from './json-value';
 
 /** Text already serialised, waiting its turn on the stack. */
 class Text {

@@ -3,8 +3,7 @@
  * what PostgreSQL cannot store in text or jsonb would fail a whole sync, so it is repaired or
  * refused item by item.
  */
-import { isJsonObject, type JsonObject } from './json-object';
-import { someString } from './json-walk';
+import { isJsonObject, type JsonObject, someString } from './json-value';
 
 const UNPAIRED_SURROGATE =
   /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { settingsSchema } from '../config/settings/settings-schema';
 import { ConfigDocumentErrorCode, ConfigDocumentException } from './config-document.exception';
 import { CONFIG_SECTIONS } from './config-sections';
-import { isJsonObject } from '../common/json-object';
+import { isJsonObject } from '../common/json-value';
 
 export const CONFIG_API_VERSION = 'portico/v1';
 export const CONFIG_SCHEMA_ID = 'urn:portico:config:v1';

@@ -1,4 +1,4 @@
-import { isJsonObject } from '../common/json-object';
+import { isJsonObject } from '../common/json-value';
 
 /** How deep two schemas are compared; stored schemas are bounded far below this already. */
 const DEPTH_LIMIT = 64;

@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import { readChunks } from '../common/read-chunks';
+import { readChunks } from '../common/read-body';
 import { checkServerResponse, ServerJsonProblem, type ServerResponse } from './server-json';
 
 /** How much one registry may cost Portico: every answer and every walk is bounded. */

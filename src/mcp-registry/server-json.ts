@@ -1,4 +1,4 @@
-import { isJsonObject } from '../common/json-object';
+import { isJsonObject } from '../common/json-value';
 
 /**
  * The shape of a registry entry (`server.json`, schema 2025-12-11) as far as Portico reads it: a

@@ -1,4 +1,6 @@
+import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { Injectable } from '@nestjs/common';
+import { type NextFunction, type Request, type Response } from 'express';
 import { type JSONRPCResponse } from '@modelcontextprotocol/server';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
@@ -199,8 +201,15 @@ export class Metrics {
   }
 
   /** One HTTP request; `route` is the matched route pattern, never the raw path. */
-  recordHttpRequest(method: string, route: string, status: number, seconds: number): void {
-    this.httpRequestSeconds.observe({ method, route, status: String(status) }, seconds);
+  /** Times one request from now until its response closes, under the route `routeOf` names then. */
+  timeRequest(request: IncomingMessage, response: ServerResponse, routeOf: () => string): void {
+    const started = performance.now();
+    response.once('close', () =>
+      this.httpRequestSeconds.observe(
+        { method: request.method ?? '', route: routeOf(), status: String(response.statusCode) },
+        (performance.now() - started) / 1000,
+      ),
+    );
   }
 
   /** One tools/call; `gateway` is empty when no upstream was reached (unknown or local tool). */
@@ -210,4 +219,18 @@ export class Metrics {
     this.toolCalls.inc({ gateway: gateway || 'none', outcome });
     this.toolCallSeconds.observe(seconds);
   }
+}
+
+/**
+ * Times every HTTP request into `portico_http_request_duration_seconds`, labelled by the route
+ * pattern Express matched (`/api/v1/gateways/:id`), so that ids never become label values.
+ */
+export function httpMetrics(metrics: Metrics) {
+  return (request: Request, response: Response, next: NextFunction): void => {
+    metrics.timeRequest(request, response, () => {
+      const route = (request.route as { path?: unknown } | undefined)?.path;
+      return typeof route === 'string' ? `${request.baseUrl}${route}` : 'unmatched';
+    });
+    next();
+  };
 }

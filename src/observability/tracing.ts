@@ -3,7 +3,7 @@ import type * as Http from '@opentelemetry/instrumentation-http';
 import type * as Pg from '@opentelemetry/instrumentation-pg';
 import type * as SdkNode from '@opentelemetry/sdk-node';
 import { loadOnUse } from '../common/load-on-use';
-import { enableSpans } from './spans';
+import { enableSpans } from './request-context';
 
 /** The running OpenTelemetry SDK; its spans are flushed by `stopTracing`. */
 let sdk: { shutdown(): Promise<void> } | null = null;

@@ -4,7 +4,7 @@ import { type PromptWriter } from '../prompts/prompt.writer';
 import { type ResourceTemplateDefinition } from '../resources/resource-definition';
 import { type ResourceWriter } from '../resources/resource.writer';
 import { type ToolDefinition } from '../tools/tool-definition';
-import { type JsonObject } from '../common/json-object';
+import { type JsonObject } from '../common/json-value';
 import { type ToolWriter } from '../tools/tool.writer';
 import { type PinnedKindSpec } from './pinned-kinds';
 

@@ -1,4 +1,4 @@
-import { type JsonObject } from '../common/json-object';
+import { type JsonObject } from '../common/json-value';
 import { type PinSettings, type Quarantine, type QuarantineReason } from './state/definition-pin';
 import { type PinWrite, type StoredFinding } from './state/pin-columns';
 import { type Tombstone } from './pin-tombstone';

@@ -1,5 +1,5 @@
 import { type ListDiff, type ReportedFinding } from '../sync/report/sync-report';
-import { type JsonObject } from '../common/json-object';
+import { type JsonObject } from '../common/json-value';
 import { Pacer } from '../common/pacer';
 import {
   type PinSettings,

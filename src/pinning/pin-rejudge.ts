@@ -1,4 +1,4 @@
-import { type JsonObject } from '../common/json-object';
+import { type JsonObject } from '../common/json-value';
 import {
   type PinSettings,
   type PinState,

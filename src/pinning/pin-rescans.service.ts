@@ -13,7 +13,7 @@ import { type ResourceTemplateDefinition } from '../resources/resource-definitio
 import { ResourceWriter } from '../resources/resource.writer';
 import { type ToolDefinition } from '../tools/tool-definition';
 import { ToolNameQuery } from '../tools/tool-name.query';
-import { type JsonObject } from '../common/json-object';
+import { type JsonObject } from '../common/json-value';
 import { ToolWriter } from '../tools/tool.writer';
 import { pinSettingsOf } from './state/definition-pin';
 import { type GatewayScans, DefinitionScans } from './definition-scans';

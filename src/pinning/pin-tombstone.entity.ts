@@ -1,6 +1,6 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
 import { Gateway } from '../gateways/gateway.entity';
-import { type JsonObject } from '../common/json-object';
+import { type JsonObject } from '../common/json-value';
 import { type PinKind } from './pinned-kinds';
 
 /**

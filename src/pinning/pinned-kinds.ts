@@ -6,7 +6,7 @@ import { ResourceErrorCode, ResourceException } from '../resources/resource.exce
 import { virtualUri, virtualUriExpression } from '../resources/resource-uri';
 import { type ToolNameQuery } from '../tools/tool-name.query';
 import { Tool } from '../tools/tool.entity';
-import { type JsonObject } from '../common/json-object';
+import { type JsonObject } from '../common/json-value';
 import { ToolErrorCode, ToolException } from '../tools/tool.exception';
 import { type PinnedTable } from './pin-writer';
 

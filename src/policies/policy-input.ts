@@ -3,7 +3,7 @@ import {
   ARGUMENT_DEPTH_LIMIT,
   ARGUMENT_VALUES_LIMIT,
 } from './cel-limits';
-import { isJsonObject } from '../common/json-object';
+import { isJsonObject } from '../common/json-value';
 
 /** A JSON value as a policy reads it: its values, characters (of strings and keys) and depth. */
 export interface InputSize {

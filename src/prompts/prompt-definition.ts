@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { optionalObject, optionalText, unstorableJson } from '../common/untrusted-text';
-import { isJsonObject, type JsonObject } from '../common/json-object';
+import { isJsonObject, type JsonObject } from '../common/json-value';
 import { type Admission } from '../resources/resource-definition';
 import { DESCRIPTION_LIMIT, TITLE_LIMIT } from '../tools/tool-definition';
 import { canonicalJson } from '../common/canonical-json';

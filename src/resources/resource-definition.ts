@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { optionalObject, optionalText, unstorableJson } from '../common/untrusted-text';
-import { isJsonObject, type JsonObject } from '../common/json-object';
+import { isJsonObject, type JsonObject } from '../common/json-value';
 import { canonicalJson } from '../common/canonical-json';
 import { refusalOf } from '../upstream/transport/message-bounds';
 import { DESCRIPTION_LIMIT, TITLE_LIMIT } from '../tools/tool-definition';

@@ -9,7 +9,7 @@ import {
   UpdateDateColumn,
 } from 'typeorm';
 import { Gateway } from '../gateways/gateway.entity';
-import { type JsonObject } from '../common/json-object';
+import { type JsonObject } from '../common/json-value';
 import { PinColumns } from '../pinning/state/pin-columns';
 
 /** One resource template (RFC 6570) an upstream lists. */

@@ -9,7 +9,7 @@ import {
   UpdateDateColumn,
 } from 'typeorm';
 import { Gateway } from '../gateways/gateway.entity';
-import { type JsonObject } from '../common/json-object';
+import { type JsonObject } from '../common/json-value';
 
 /** One resource an upstream lists, stored under its upstream URI. */
 @Entity({ name: 'resource' })

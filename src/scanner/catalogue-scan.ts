@@ -1,4 +1,4 @@
-import { isJsonObject } from '../common/json-object';
+import { isJsonObject } from '../common/json-value';
 import { scanDefinition } from './definition-scanner';
 import {
   type Finding,

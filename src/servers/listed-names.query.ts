@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { type EntityManager } from 'typeorm';
 import { ToolNameQuery } from '../tools/tool-name.query';
 import { toolVisibility } from '../tools/tool-visibility';
-import { type JsonObject } from '../common/json-object';
+import { type JsonObject } from '../common/json-value';
 import { describeClash, type NameClash } from './original-names.query';
 import { ServerErrorCode, ServerException } from './server.exception';
 import { type Server, type ServerNaming } from './server.entity';

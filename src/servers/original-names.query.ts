@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { type EntityManager } from 'typeorm';
 import { toolVisibility } from '../tools/tool-visibility';
-import { type JsonObject } from '../common/json-object';
+import { type JsonObject } from '../common/json-value';
 
 export const CLASH_KINDS = ['tool', 'prompt', 'resource', 'resourceTemplate'] as const;
 export type ClashKind = (typeof CLASH_KINDS)[number];

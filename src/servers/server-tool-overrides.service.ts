@@ -4,7 +4,7 @@ import { AuthErrorCode, AuthException } from '../auth/auth.exception';
 import { type TeamScope } from '../auth/team-scope';
 import { weakens } from '../policies/policy-tool';
 import { ToolNameQuery } from '../tools/tool-name.query';
-import { type JsonObject } from '../common/json-object';
+import { type JsonObject } from '../common/json-value';
 import { EventBus } from '../events/event-bus';
 import {
   type ServerToolOverrideDto,

@@ -1,5 +1,5 @@
 import { type Tool as McpTool } from '@modelcontextprotocol/server';
-import { type JsonObject } from '../common/json-object';
+import { type JsonObject } from '../common/json-value';
 
 /** What a server may change of how it shows a tool; null leaves the upstream's. */
 export interface ToolOverrideValues {

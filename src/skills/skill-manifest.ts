@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../common/canonical-json';
-import { isJsonObject, type JsonObject } from '../common/json-object';
+import { isJsonObject, type JsonObject } from '../common/json-value';
 import { splitVirtualUri, virtualUri } from '../resources/resource-uri';
 
 /** The Skills extension (SEP-2640) as servers advertise it in `capabilities.extensions`. */

@@ -9,7 +9,7 @@ import {
   PrimaryGeneratedColumn,
   UpdateDateColumn,
 } from 'typeorm';
-import { type JsonObject } from '../common/json-object';
+import { type JsonObject } from '../common/json-value';
 import { Gateway } from '../gateways/gateway.entity';
 import { Server } from '../servers/server.entity';
 import { type SkillFiles } from './skill-manifest';

@@ -2,7 +2,7 @@ import { optionalObject, optionalText, unstorableJson } from '../common/untruste
 import { canonicalJson } from '../common/canonical-json';
 import { refusalOf } from '../upstream/transport/message-bounds';
 import { TOOL_NAME_RULE } from '../common/tool-name-rule';
-import { isJsonObject, type JsonObject } from '../common/json-object';
+import { isJsonObject, type JsonObject } from '../common/json-value';
 
 /** A tool definition as Portico stores it, after admission. */
 export interface ToolDefinition {

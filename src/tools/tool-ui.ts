@@ -2,7 +2,7 @@ import type { EXTENSION_ID, RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext
   'resolution-mode': 'import',
 };
 import { type ToolAppConfig } from './tool-app-config';
-import { isJsonObject, type JsonObject } from '../common/json-object';
+import { isJsonObject, type JsonObject } from '../common/json-value';
 
 // ext-apps is an ES module, which this CommonJS build cannot load at run time; typing these copies
 // as its constants makes the compiler fail should they ever differ.

@@ -1,4 +1,4 @@
-import { type JsonObject } from '../common/json-object';
+import { type JsonObject } from '../common/json-value';
 
 export const TOOL_VISIBILITIES = ['model', 'app'] as const;
 export type ToolVisibility = (typeof TOOL_VISIBILITIES)[number];

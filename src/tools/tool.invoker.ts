@@ -14,7 +14,7 @@ import { ToolNameQuery } from './tool-name.query';
 import { Tool } from './tool.entity';
 import { ToolErrorCode, ToolException } from './tool.exception';
 import { type Principal } from '../auth/principal';
-import { exchangeSubjectOf } from '../auth/caller-tokens';
+import { exchangeSubjectOf } from '../auth/principal-resolver';
 import { PolicyInputTooLarge } from '../policies/policy-set';
 import { policyToolOf } from '../policies/policy-tool';
 import { ScopePolicies } from '../policies/scope-policies';

@@ -9,7 +9,7 @@ import { UpstreamEras } from './eras/upstream-eras.service';
 import { UpstreamAdmissions } from './resilience/upstream-admissions.service';
 import { UpstreamPools } from './transport/upstream-pools.service';
 import { TokenExchange } from './token-exchange/token-exchange.service';
-import { CallerTokens } from '../auth/caller-tokens';
+import { CallerTokens } from '../auth/principal-resolver';
 
 /**
  * The upstream code of the gateway (connector, era probe, admissions, OAuth) wired by hand, for a

@@ -18,7 +18,7 @@ import { eventually } from '../support/mcp-client';
 import { tempDataDir } from '../support/temp-dir';
 import { StdioSupervisor } from '../../src/upstream/transport/stdio/stdio-supervisor.service';
 import { TokenExchange } from '../../src/upstream/token-exchange/token-exchange.service';
-import { CallerTokens } from '../../src/auth/caller-tokens';
+import { CallerTokens } from '../../src/auth/principal-resolver';
 import { describeEmbedded } from '../support/describe-on-postgres';
 
 describeEmbedded('a gateway watch', () => {

@@ -5,7 +5,7 @@ import { type Server } from '../../servers/server.entity';
 import { ServerErrorCode, ServerException } from '../../servers/server.exception';
 import { DESCRIPTION_LIMIT, TITLE_LIMIT } from '../../tools/tool-definition';
 import { TOOL_NAME_RULE } from '../../common/tool-name-rule';
-import { type JsonObject } from '../../common/json-object';
+import { type JsonObject } from '../../common/json-value';
 import { canonicalJson } from '../../common/canonical-json';
 import { type FieldChange } from '../config-change';
 import { ConfigDocumentErrorCode, ConfigDocumentException } from '../config-document.exception';

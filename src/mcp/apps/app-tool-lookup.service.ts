@@ -6,7 +6,7 @@ import { hashedBackendName } from '../../tools/tool-hash';
 import { ToolNameQuery } from '../../tools/tool-name.query';
 import { type ToolAppConfig } from '../../tools/tool-app-config';
 import { type ToolVisibility, toolVisibility } from '../../tools/tool-visibility';
-import { type JsonObject } from '../../common/json-object';
+import { type JsonObject } from '../../common/json-value';
 
 /** A served tool (enabled, of an enabled gateway) found by its hash. */
 export interface AppTool {

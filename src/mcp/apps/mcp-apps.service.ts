@@ -22,7 +22,7 @@ import { type AppTool, AppToolLookup } from './app-tool-lookup.service';
 import { callRewriterScript, injectFirst } from './call-rewriter';
 import { PrefabRenderer } from './prefab/prefab-renderer.service';
 import { mergeUiResourceMeta } from './ui-resource-meta';
-import { isJsonObject } from '../../common/json-object';
+import { isJsonObject } from '../../common/json-value';
 
 /** Where a tools/call goes: the tool's gateway, under its upstream name; and what policies judge. */
 export interface CallTarget {

@@ -1,5 +1,5 @@
 import { CSP_DOMAIN_LISTS, type CspDomainList } from '../../tools/tool-app-config';
-import { isJsonObject } from '../../common/json-object';
+import { isJsonObject } from '../../common/json-value';
 
 /** `_meta.ui` of an MCP Apps resource as Portico serves it. */
 export interface UiResourceMeta {

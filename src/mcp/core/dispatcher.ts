@@ -9,10 +9,10 @@ import {
 } from '@modelcontextprotocol/server';
 import { AuditTrail } from '../../audit/audit-trail.service';
 import { AUDITED_METHODS, mcpAuditRecord } from '../../audit/mcp-audit';
-import { JsonLimitError } from '../../common/json-walk';
+import { JsonLimitError } from '../../common/json-value';
 import { AuditSettings } from '../../config/slices/audit.settings';
 import { Metrics } from '../../observability/metrics';
-import { inSpan } from '../../observability/spans';
+import { inSpan } from '../../observability/request-context';
 import { McpApps } from '../apps/mcp-apps.service';
 import { Directories } from '../directory/directories.service';
 import { type ScopeDirectory } from '../directory/scope-directory';

@@ -1,7 +1,7 @@
 import { type Logger } from '@nestjs/common';
 import { createServer, type Server } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
-import { readChunks } from '../../common/read-chunks';
+import { readChunks } from '../../common/read-body';
 import { sendMcpError } from './mcp-exception.filter';
 
 /** A logger that keeps what was logged, by level. */

@@ -10,7 +10,6 @@ import { Directories } from '../directory/directories.service';
 import { McpAuthorizer } from '../../auth/mcp-authorizer';
 import { ObservabilitySettings } from '../../config/slices/observability.settings';
 import { ServerSettings } from '../../config/slices/server.settings';
-import { timeRequest } from '../../health/http-metrics.middleware';
 import { Metrics } from '../../observability/metrics';
 import { requestLogging } from '../../observability/logging';
 import { requestContext } from '../../observability/request-context';
@@ -19,7 +18,7 @@ import { idOf, McpRefusal } from '../protocol/mcp-errors';
 import { type McpScope } from '../protocol/mcp-scope';
 import { sendMcpError } from './mcp-exception.filter';
 import { StreamableHttpEndpoint } from '../sessions/session.endpoint';
-import { readJsonBody } from '../../common/json-body';
+import { readJsonBody } from '../../common/read-body';
 import { classifyClaim } from './modern-request';
 import { ModernWire } from './modern-wire';
 
@@ -123,7 +122,7 @@ export class McpHttpHandler {
     const route = serverId === undefined ? ALL_PATH : SERVER_PATH;
     requestContext(request, response, () => {
       this.logRequest(request, response, () => undefined);
-      timeRequest(this.metrics, request, response, () => route);
+      this.metrics.timeRequest(request, response, () => route);
       this.serve(request, response, method, serverId).catch((error: unknown) =>
         sendMcpError(response, error, this.logger),
       );

@@ -22,7 +22,7 @@ import { McpRefusal } from '../protocol/mcp-errors';
 import { BOTH_ERAS } from '../core/dispatcher';
 import { TASK_METHODS } from '../tasks/task-calls';
 import { MODERN_VERSIONS } from '../core/server-identity';
-import { isJsonObject } from '../../common/json-object';
+import { isJsonObject } from '../../common/json-value';
 
 /**
  * The methods of the stateless revision Portico serves. Anything else with the modern envelope,

@@ -10,7 +10,7 @@ import {
   SERVER_INFO_META_KEY,
 } from '@modelcontextprotocol/server';
 import { type Principal } from '../../auth/principal';
-import { exchangeSubjectOf } from '../../auth/caller-tokens';
+import { exchangeSubjectOf } from '../../auth/principal-resolver';
 import { paramHeaderMismatch } from '../../upstream/modern/mcp-param-headers';
 import { sharedAffinity } from '../../upstream/affinity';
 import { Dispatcher } from '../core/dispatcher';

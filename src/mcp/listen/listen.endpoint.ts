@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { type JSONRPCRequest, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { type Principal } from '../../auth/principal';
-import { exchangeSubjectOf } from '../../auth/caller-tokens';
+import { exchangeSubjectOf } from '../../auth/principal-resolver';
 import { Directories } from '../directory/directories.service';
 import { type Authorized } from '../protocol/authorized';
 import { type McpScope } from '../protocol/mcp-scope';

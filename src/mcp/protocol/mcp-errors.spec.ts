@@ -1,6 +1,6 @@
 import { ProtocolErrorCode } from '@modelcontextprotocol/server';
-import { JsonBodyRefusal } from '../../common/json-body';
-import { JsonLimitError } from '../../common/json-walk';
+import { JsonBodyRefusal } from '../../common/read-body';
+import { JsonLimitError } from '../../common/json-value';
 import {
   classifyUpstreamError,
   UpstreamAuthorizationRequired,

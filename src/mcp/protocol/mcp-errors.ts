@@ -4,8 +4,8 @@ import {
   type RequestId,
 } from '@modelcontextprotocol/server';
 import { createHash } from 'node:crypto';
-import { JsonBodyRefusal } from '../../common/json-body';
-import { JsonLimitError } from '../../common/json-walk';
+import { JsonBodyRefusal } from '../../common/read-body';
+import { JsonLimitError } from '../../common/json-value';
 import {
   DATABASE_RETRY_AFTER_SECONDS,
   DATABASE_UNAVAILABLE_DETAIL,

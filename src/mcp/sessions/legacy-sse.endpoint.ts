@@ -12,7 +12,7 @@ import { type SessionRuntime } from './session-runtime';
 import { SessionRegistry } from './session-registry.service';
 import { newSession, SessionStore } from './session.store';
 import { SessionStreamExchange } from './exchange';
-import { readJsonBody } from '../../common/json-body';
+import { readJsonBody } from '../../common/read-body';
 import { SseResponse } from '../streams/sse-response';
 import { endAtExpiry } from '../streams/stream-expiry';
 import { StreamQuota } from '../streams/stream-quota';

@@ -13,7 +13,7 @@ import { isDatabaseUnavailable } from '../../common/database-errors';
 import { EventBus, isResync } from '../../events/event-bus';
 import { Metrics } from '../../observability/metrics';
 import { McpSession } from '../state/mcp-session.entity';
-import { exchangeSubjectOf } from '../../auth/caller-tokens';
+import { exchangeSubjectOf } from '../../auth/principal-resolver';
 import { type Principal } from '../../auth/principal';
 import { type McpScope } from '../protocol/mcp-scope';
 

@@ -1,7 +1,6 @@
 import { OAuthClientMetadataSchema } from '@modelcontextprotocol/core';
 import { type OAuthClientInformationFull } from '@modelcontextprotocol/server';
-import { nestingDepth } from '../../common/json-walk';
-import { isJsonObject } from '../../common/json-object';
+import { isJsonObject, nestingDepth } from '../../common/json-value';
 import { unstorableJson } from '../../common/untrusted-text';
 import { redirectUriProblem } from '../redirect-uri';
 

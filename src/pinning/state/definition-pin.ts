@@ -1,5 +1,5 @@
 import { type FindingSeverity } from '../../scanner/finding';
-import { type JsonObject } from '../../common/json-object';
+import { type JsonObject } from '../../common/json-value';
 
 /**
  * How a gateway pins what its upstream serves:

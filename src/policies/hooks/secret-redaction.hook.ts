@@ -1,6 +1,6 @@
 import { type CallToolResult } from '@modelcontextprotocol/server';
 import { HookConfigError, type ToolCallHook } from './tool-call-hook';
-import { rewriteJson } from '../../common/json-walk';
+import { rewriteJson } from '../../common/json-value';
 import { redactKnownSecrets } from './secret-patterns';
 
 export const SECRET_REDACTION = 'secret-redaction';

@@ -5,7 +5,7 @@ import {
   type ServerCapabilities,
 } from '@modelcontextprotocol/client';
 import { type Dispatcher } from 'undici';
-import { withTraceHeaders } from '../../observability/spans';
+import { withTraceHeaders } from '../../observability/request-context';
 import { type BearerSource } from '../transport/channel';
 import { type UpstreamAdmission } from '../resilience/upstream-admission';
 import { type RequestOptions, type UpstreamConnection } from '../upstream-connection';

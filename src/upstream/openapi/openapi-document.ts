@@ -2,7 +2,7 @@ import type * as SchemaValidator from '@seriousme/openapi-schema-validator' with
   'resolution-mode': 'import',
 };
 import { parse as parseYaml } from 'yaml';
-import { nestingDepth } from '../../common/json-walk';
+import { nestingDepth } from '../../common/json-value';
 
 /** A description Portico cannot take whole: not OpenAPI 3.0/3.1, invalid, or past a bound. */
 export class OpenApiDocumentError extends Error {

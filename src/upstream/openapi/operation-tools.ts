@@ -8,7 +8,7 @@ import {
 import { type ParameterStyle } from './parameter-style';
 import { OpenApiDocumentError } from './openapi-document';
 import { OperationRefused, type SchemaBounds, SchemaBuilder } from './schema-refs';
-import { isJsonObject } from '../../common/json-object';
+import { isJsonObject } from '../../common/json-value';
 
 /** One parameter of an operation, and the argument it is read from. */
 export interface ParameterPlan {

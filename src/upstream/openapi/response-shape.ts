@@ -1,8 +1,7 @@
 import { type CallToolResult } from '@modelcontextprotocol/client';
 import { type Readable } from 'node:stream';
 import { type Dispatcher } from 'undici';
-import { nestingDepth } from '../../common/json-walk';
-import { isJsonObject } from '../../common/json-object';
+import { isJsonObject, nestingDepth } from '../../common/json-value';
 
 /** How much of a failed response's body an error result carries. */
 export const ERROR_BODY_SHOWN = 2048;

@@ -1,4 +1,4 @@
-import { isJsonObject } from '../../common/json-object';
+import { isJsonObject } from '../../common/json-value';
 
 /**
  * Schemas of one OpenAPI operation built with their `$ref`s resolved in place, within bounds: the

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { UpstreamSettings } from '../../config/slices/upstream.settings';
-import { CallerTokens } from '../../auth/caller-tokens';
+import { CallerTokens } from '../../auth/principal-resolver';
 import { Metrics } from '../../observability/metrics';
 import { type TokenExchangeSettings } from '../../gateways/gateway.entity';
 import { type ActingFor } from '../upstream-connection';

@@ -8,7 +8,7 @@ import {
   type RequestId,
 } from '@modelcontextprotocol/client';
 import { type Dispatcher } from 'undici';
-import { inSpan, SpanKind, withTraceHeaders } from '../../observability/spans';
+import { inSpan, SpanKind, withTraceHeaders } from '../../observability/request-context';
 import {
   type Channel,
   type ChannelListener,

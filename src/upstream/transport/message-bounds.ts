@@ -1,5 +1,5 @@
 import { type JSONRPCMessage, type JSONRPCResponse } from '@modelcontextprotocol/client';
-import { nestingDepth } from '../../common/json-walk';
+import { nestingDepth } from '../../common/json-value';
 import { UpstreamFailure } from '../upstream-error';
 
 /** Whether a message answers a request. */

@@ -1,7 +1,7 @@
 import { type Readable } from 'node:stream';
 import { type JSONRPCMessage } from '@modelcontextprotocol/client';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { readChunks } from '../../common/read-chunks';
+import { readChunks } from '../../common/read-body';
 import { boundMessage, type MessageLimits } from './message-bounds';
 import { UpstreamFailure } from '../upstream-error';
 

@@ -1,4 +1,4 @@
-import { JsonLimitError, nestingDepth, rewriteJson, someString } from './json-walk';
+import { JsonLimitError, nestingDepth, rewriteJson, someString } from './json-value';
 
 function deepArray(depth: number): unknown[] {
   let deep: unknown[] = [];

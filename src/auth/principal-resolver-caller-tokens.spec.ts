@@ -1,4 +1,4 @@
-import { CallerTokens, exchangeSubjectOf } from './caller-tokens';
+import { CallerTokens, exchangeSubjectOf } from './principal-resolver';
 import { type Principal } from './principal';
 
 const principal = (source: Principal['source'], expiresAt?: number): Principal => ({

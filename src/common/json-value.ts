@@ -1,8 +1,17 @@
 /**
- * Walks of JSON values that came from clients or upstreams. None of them recurses: parsing is
- * iterative in V8, so a body can nest far deeper than the call stack, and a recursive walk of it
- * would end the process with a RangeError that no request handler sees coming.
+ * JSON values that came from clients or upstreams: what an object is, and walks of them. None of
+ * the walks recurses: parsing is iterative in V8, so a body can nest far deeper than the call
+ * stack, and a recursive walk of it would end the process with a RangeError that no request
+ * handler sees coming.
  */
+
+/** A JSON object as stored in jsonb columns and read from upstreams: schemas, annotations, `_meta`. */
+export type JsonObject = Record<string, unknown>;
+
+/** A JSON object: neither null nor an array. */
+export function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
 
 /**
  * Deeper than any walk here goes. Parsed input is bounded far below this (JSON_MAX_DEPTH); the
