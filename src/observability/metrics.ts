@@ -200,8 +200,10 @@ export class Metrics {
     this.upstreamGuards = source;
   }
 
-  /** One HTTP request; `route` is the matched route pattern, never the raw path. */
-  /** Times one request from now until its response closes, under the route `routeOf` names then. */
+  /**
+   * Times one request from now until its response closes, under the route `routeOf` names then:
+   * a route pattern, never the raw path.
+   */
   timeRequest(request: IncomingMessage, response: ServerResponse, routeOf: () => string): void {
     const started = performance.now();
     response.once('close', () =>

@@ -70,9 +70,9 @@ export function outsideRequest<T>(work: () => T): T {
 
 /** The trace id of the active span; null when tracing is off (the API's no-op span). */
 export function currentTraceId(): string | null {
-  const context = trace.getActiveSpan()?.spanContext();
-  if (!context || !trace.isSpanContextValid(context)) return null;
-  return context.traceId;
+  const active = trace.getActiveSpan()?.spanContext();
+  if (!active || !trace.isSpanContextValid(active)) return null;
+  return active.traceId;
 }
 
 /**
