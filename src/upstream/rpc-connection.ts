@@ -14,7 +14,7 @@ import {
   UpstreamRpcError,
   UpstreamTimeout,
 } from './upstream-error';
-import { throughAdmission } from './resilience/upstream-admission';
+import { type Admission, type AdmissionPass } from './resilience/concurrency-limiter';
 import { IDEMPOTENT_METHODS, withRetries } from './resilience/upstream-retry';
 import { errorMessage } from '../common/error-message';
 
@@ -234,4 +234,31 @@ export function resultOf(response: JSONRPCResponse): Result {
 
 function progressTokenOf(request: JSONRPCRequest): unknown {
   return (request.params?._meta as { progressToken?: unknown } | undefined)?.progressToken;
+}
+
+/**
+ * Runs one exchange through the upstream's admission, when it has one: its circuit breaker and its
+ * cap on calls. The pass is settled with the exchange's outcome; a wait for a slot that the caller
+ * abandoned is a cancellation.
+ */
+async function throughAdmission<T>(
+  admission: Admission | undefined,
+  signal: AbortSignal | undefined,
+  exchange: () => Promise<T>,
+): Promise<T> {
+  let pass: AdmissionPass | undefined;
+  try {
+    pass = await admission?.enter(signal);
+  } catch (error) {
+    if (error instanceof UpstreamFailure) throw error;
+    throw new UpstreamFailure('cancelled', String(signal?.reason ?? 'cancelled'));
+  }
+  try {
+    const result = await exchange();
+    pass?.settle();
+    return result;
+  } catch (error) {
+    pass?.settle(error);
+    throw error;
+  }
 }

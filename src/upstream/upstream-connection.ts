@@ -6,7 +6,7 @@ import {
   type ServerCapabilities,
 } from '@modelcontextprotocol/client';
 import { type UpstreamFailure } from './upstream-error';
-import { type UpstreamAdmission } from './resilience/upstream-admission';
+import { type Admission } from './resilience/concurrency-limiter';
 import { type RetryPolicy } from './resilience/upstream-retry';
 
 export const PORTICO_CLIENT: Implementation = { name: 'portico', version: '1.0.0' };
@@ -61,7 +61,7 @@ export interface ConnectOptions {
   secrets: readonly string[];
   listener?: UpstreamListener;
   /** The upstream's circuit breaker and cap on concurrent calls; every request passes it. */
-  admission?: UpstreamAdmission;
+  admission?: Admission;
   /** How idempotent requests are retried when the connection fails; never retried without. */
   retry?: RetryPolicy;
   /**

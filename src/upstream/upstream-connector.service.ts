@@ -18,7 +18,7 @@ import { TokenExchange } from './token-exchange/token-exchange.service';
 import { type OpenOptions, type UpstreamConnection } from './upstream-connection';
 import { probeEra, suggestsModern } from './eras/era-probe';
 import { UpstreamEras } from './eras/upstream-eras.service';
-import { type UpstreamAdmission } from './resilience/upstream-admission';
+import { type Admission } from './resilience/concurrency-limiter';
 import { UpstreamAdmissions } from './resilience/upstream-admissions.service';
 import { UpstreamPools } from './transport/upstream-pools.service';
 import { StdioSupervisor } from './transport/stdio/stdio-supervisor.service';
@@ -33,7 +33,7 @@ import { OpenApiDocuments } from './openapi/openapi-documents';
 interface Opening {
   target: UpstreamTarget;
   options: OpenOptions;
-  admission: UpstreamAdmission;
+  admission: Admission;
   /** The credentials sent, which the OAuth bearer extends with each token it hands out. */
   secrets: string[];
   bearer: BearerSource | undefined;

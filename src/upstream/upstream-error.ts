@@ -1,4 +1,5 @@
 import { redactSecrets } from './redact-secrets';
+import { type AdmissionRules, type RefusalReason } from './resilience/concurrency-limiter';
 
 /** Upstream text lands in gateway records, problem documents and MCP errors; this keeps it readable. */
 const MESSAGE_LIMIT = 500;
@@ -73,9 +74,6 @@ export class UpstreamAuthorizationRequired extends UpstreamFailure {
     return this;
   }
 }
-
-/** Why Portico refused to send a call to an upstream it protects itself from. */
-export type RefusalReason = 'circuit-open' | 'queue-full' | 'queue-timeout';
 
 /**
  * A call Portico did not send: the upstream's circuit breaker is open, or too many calls to it
@@ -165,6 +163,39 @@ export function upstreamFailure(
         `the upstream answered with an error: ${classified.code} ${classified.message}`,
       );
 }
+
+/**
+ * What an exchange's error says of the upstream, for its circuit breaker. Only failures that are
+ * the upstream's own count against it: no answer, no connection, a 5xx (each of which held a
+ * socket but a refused connection). An answer of any kind, even an error or a 4xx, shows it is
+ * there; a cancelled call, a malformed message, a missing token or Portico's own failure says
+ * nothing.
+ */
+export function breakerOutcome(error: unknown): ReturnType<AdmissionRules['judge']> {
+  if (error === undefined || error instanceof UpstreamRpcError) return 'success';
+  if (!(error instanceof UpstreamFailure) || error instanceof UpstreamRefused) return 'neutral';
+  switch (error.kind) {
+    case 'timeout':
+      return 'slow-failure';
+    case 'unreachable':
+      return 'failure';
+    case 'http':
+      return error.status === undefined || error.status >= 500 ? 'slow-failure' : 'success';
+    case 'session-expired':
+      return 'success';
+    case 'protocol':
+    case 'cancelled':
+    case 'authorization':
+    case 'internal':
+      return 'neutral';
+  }
+}
+
+/** How an upstream's admission reads its errors, and refuses a call: as an UpstreamRefused. */
+export const UPSTREAM_ADMISSION: AdmissionRules = {
+  judge: breakerOutcome,
+  refusal: (reason, message, retryAt) => new UpstreamRefused(reason, message, retryAt),
+};
 
 interface ErrorLike {
   name?: unknown;

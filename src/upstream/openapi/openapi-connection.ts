@@ -7,7 +7,7 @@ import {
 import { type Dispatcher } from 'undici';
 import { withTraceHeaders } from '../../observability/request-context';
 import { type BearerSource } from '../transport/channel';
-import { type UpstreamAdmission } from '../resilience/upstream-admission';
+import { type Admission } from '../resilience/concurrency-limiter';
 import { type RequestOptions, type UpstreamConnection } from '../upstream-connection';
 import {
   classifyUpstreamError,
@@ -33,7 +33,7 @@ export interface OpenApiConnectionOptions {
   /** The gateway's fixed credential headers; never logged. */
   headers: Record<string, string>;
   bearer?: BearerSource;
-  admission?: UpstreamAdmission;
+  admission?: Admission;
   timeoutMs: number;
   secrets: readonly string[];
   maxResponseBytes: number;
@@ -180,7 +180,7 @@ function errorResult(text: string): CallToolResult {
 
 /** What opening an OpenAPI gateway's connection needs of the connector. */
 export interface OpenApiOpening {
-  admission: UpstreamAdmission;
+  admission: Admission;
   secrets: readonly string[];
   bearer: BearerSource | undefined;
 }

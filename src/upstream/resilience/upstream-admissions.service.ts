@@ -6,14 +6,15 @@ import {
 } from '../../config/settings/gateway-settings';
 import { UpstreamSettings } from '../../config/slices/upstream.settings';
 import { Metrics } from '../../observability/metrics';
-import { type AdmissionState, UpstreamAdmission } from './upstream-admission';
+import { Admission, type AdmissionState } from './concurrency-limiter';
 import { type UpstreamEndpoint, type UpstreamTarget } from '../upstream-target';
+import { UPSTREAM_ADMISSION } from '../upstream-error';
 
 interface Admitted {
   slug: string;
   endpoint: UpstreamEndpoint;
   settings: GatewayUpstreamSettings | null;
-  admission: UpstreamAdmission;
+  admission: Admission;
 }
 
 /** What a gateway never called on this replica looks like. */
@@ -46,7 +47,7 @@ export class UpstreamAdmissions {
     );
   }
 
-  for(target: UpstreamTarget): UpstreamAdmission {
+  for(target: UpstreamTarget): Admission {
     const known = this.admissions.get(target.gatewayId);
     const settings = target.settings ?? null;
     if (
@@ -61,17 +62,23 @@ export class UpstreamAdmissions {
       slug: target.slug,
       endpoint: target.endpoint,
       settings,
-      admission: new UpstreamAdmission(tunedUpstream(this.config, settings).resilience, {
-        refused: (reason) => this.metrics.upstreamRefusals.inc({ gateway: entry.slug, reason }),
-        changed: (state, snapshot) => {
-          if (state === 'open')
-            this.logger.warn(
-              `Circuit breaker of upstream '${entry.slug}' opened after ${snapshot.failures} failures in a row (last: ${snapshot.lastFailure ?? 'unknown'}); next trial at ${snapshot.retryAt?.toISOString() ?? 'now'}`,
-            );
-          else
-            this.logger.log(`Circuit breaker of upstream '${entry.slug}' closed: it answers again`);
+      admission: new Admission(
+        tunedUpstream(this.config, settings).resilience,
+        UPSTREAM_ADMISSION,
+        {
+          refused: (reason) => this.metrics.upstreamRefusals.inc({ gateway: entry.slug, reason }),
+          changed: (state, snapshot) => {
+            if (state === 'open')
+              this.logger.warn(
+                `Circuit breaker of upstream '${entry.slug}' opened after ${snapshot.failures} failures in a row (last: ${snapshot.lastFailure ?? 'unknown'}); next trial at ${snapshot.retryAt?.toISOString() ?? 'now'}`,
+              );
+            else
+              this.logger.log(
+                `Circuit breaker of upstream '${entry.slug}' closed: it answers again`,
+              );
+          },
         },
-      }),
+      ),
     };
     this.admissions.set(target.gatewayId, entry);
     return entry.admission;

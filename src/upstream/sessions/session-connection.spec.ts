@@ -11,8 +11,8 @@ import {
 import { StubChannel } from '../../../test/support/stub-channel';
 import { SessionConnection } from './session-connection';
 import { type ConnectOptions } from '../upstream-connection';
-import { UpstreamFailure, UpstreamRefused } from '../upstream-error';
-import { type AdmissionSettings, UpstreamAdmission } from '../resilience/upstream-admission';
+import { UPSTREAM_ADMISSION, UpstreamFailure, UpstreamRefused } from '../upstream-error';
+import { Admission, type AdmissionSettings } from '../resilience/concurrency-limiter';
 
 /** A connection reset as undici reports it: the cause says what happened. */
 const reset = () =>
@@ -120,7 +120,7 @@ describe('SessionConnection', () => {
   });
 
   it('stops retrying once the failures have opened the circuit breaker', async () => {
-    const admission = new UpstreamAdmission({ ...GUARD, failureThreshold: 2 });
+    const admission = new Admission({ ...GUARD, failureThreshold: 2 }, UPSTREAM_ADMISSION);
     const channel = new FakeChannel(() => reset());
     const connection = await open(channel, { admission, retry: { retries: 5, backoffMs: 1 } });
     await expect(connection.request('resources/list', {})).rejects.toMatchObject({
@@ -135,7 +135,10 @@ describe('SessionConnection', () => {
   });
 
   it('holds no more requests than the cap, and refuses past its queue without sending', async () => {
-    const admission = new UpstreamAdmission({ ...GUARD, maxConcurrent: 1, maxQueue: 0 });
+    const admission = new Admission(
+      { ...GUARD, maxConcurrent: 1, maxQueue: 0 },
+      UPSTREAM_ADMISSION,
+    );
     const channel = new FakeChannel(() => undefined);
     const abort = new AbortController();
     const guarded = await open(channel, { admission });
@@ -150,7 +153,7 @@ describe('SessionConnection', () => {
   });
 
   it('fails a channel that never opens within the timeout, and counts it against the upstream', async () => {
-    const admission = new UpstreamAdmission({ ...GUARD, failureThreshold: 1 });
+    const admission = new Admission({ ...GUARD, failureThreshold: 1 }, UPSTREAM_ADMISSION);
     const channel = new FakeChannel(() => ({}));
     channel.startsNever = true;
     await expect(open(channel, { admission, timeoutMs: 30 })).rejects.toMatchObject({

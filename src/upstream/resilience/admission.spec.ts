@@ -1,5 +1,11 @@
-import { UpstreamFailure, UpstreamRefused, UpstreamRpcError } from '../upstream-error';
-import { breakerOutcome, type AdmissionSettings, UpstreamAdmission } from './upstream-admission';
+import {
+  breakerOutcome,
+  UPSTREAM_ADMISSION,
+  UpstreamFailure,
+  UpstreamRefused,
+  UpstreamRpcError,
+} from '../upstream-error';
+import { Admission, type AdmissionSettings } from './concurrency-limiter';
 import { isRetryable, retryDelay } from './upstream-retry';
 
 const FIRST_COOLDOWN_MS = 500;
@@ -17,9 +23,9 @@ describe('breakerOutcome', () => {
   it.each([
     ['no error', undefined, 'success'],
     ['an upstream JSON-RPC error', new UpstreamRpcError(-32602, 'bad arguments'), 'success'],
-    ['a timeout', new UpstreamFailure('timeout', 'no answer within 10 ms'), 'failure'],
+    ['a timeout', new UpstreamFailure('timeout', 'no answer within 10 ms'), 'slow-failure'],
     ['a refused connection', new UpstreamFailure('unreachable', 'ECONNREFUSED'), 'failure'],
-    ['HTTP 503', new UpstreamFailure('http', 'HTTP 503', 503), 'failure'],
+    ['HTTP 503', new UpstreamFailure('http', 'HTTP 503', 503), 'slow-failure'],
     ['HTTP 401', new UpstreamFailure('http', 'HTTP 401', 401), 'success'],
     ['HTTP 400', new UpstreamFailure('http', 'HTTP 400', 400), 'success'],
     ['a forgotten session', new UpstreamFailure('session-expired', 'gone', 404), 'success'],
@@ -33,12 +39,13 @@ describe('breakerOutcome', () => {
   });
 });
 
-describe('UpstreamAdmission', () => {
+describe('an upstream’s Admission', () => {
   let clock: number;
   let refusals: string[];
   const make = (settings: Partial<AdmissionSettings> = {}) =>
-    new UpstreamAdmission(
+    new Admission(
       { ...SETTINGS, ...settings },
+      UPSTREAM_ADMISSION,
       { refused: (reason) => refusals.push(reason) },
       () => clock,
     );
@@ -109,6 +116,32 @@ describe('UpstreamAdmission', () => {
     pass.settle(new UpstreamFailure('timeout', 'x'));
     pass.settle(new UpstreamFailure('timeout', 'x'));
     expect(admission.state()).toMatchObject({ inFlight: 0, circuit: { failures: 1 } });
+  });
+});
+
+describe('Admission, with rules of its own', () => {
+  it('asks its rules only of failures, and refuses with the error they make', async () => {
+    const judged: unknown[] = [];
+    const admission = new Admission(
+      { ...SETTINGS, failureThreshold: 1, maxConcurrent: 10 },
+      {
+        judge: (error) => {
+          judged.push(error);
+          return 'slow-failure';
+        },
+        refusal: (reason, message) => new RangeError(`${reason}: ${message}`),
+      },
+    );
+    (await admission.enter()).settle();
+    expect(judged).toEqual([]);
+    (await admission.enter()).settle('it broke');
+    expect(judged).toEqual(['it broke']);
+    expect(admission.state().circuit).toMatchObject({ state: 'open', lastFailure: 'it broke' });
+    await expect(admission.enter()).rejects.toThrow(
+      new RangeError(
+        `circuit-open: its circuit breaker is open after 1 failure in a row (last: it broke), so calls fail at once until it is tried again at ${admission.state().circuit.retryAt?.toISOString()}; the call was not sent`,
+      ),
+    );
   });
 });
 
