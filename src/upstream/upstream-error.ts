@@ -1,5 +1,9 @@
 import { redactSecrets } from './redact-secrets';
-import { type AdmissionRules, type RefusalReason } from './resilience/concurrency-limiter';
+import {
+  type AdmissionOutcome,
+  type AdmissionRules,
+  type RefusalReason,
+} from './resilience/concurrency-limiter';
 
 /** Upstream text lands in gateway records, problem documents and MCP errors; this keeps it readable. */
 const MESSAGE_LIMIT = 500;
@@ -166,12 +170,12 @@ export function upstreamFailure(
 
 /**
  * What an exchange's error says of the upstream, for its circuit breaker. Only failures that are
- * the upstream's own count against it: no answer, no connection, a 5xx (each of which held a
- * socket but a refused connection). An answer of any kind, even an error or a 4xx, shows it is
+ * the upstream's own count against it: no answer, no connection, a 5xx (slow, but for a refused
+ * connection, which fails at once). An answer of any kind, even an error or a 4xx, shows it is
  * there; a cancelled call, a malformed message, a missing token or Portico's own failure says
  * nothing.
  */
-export function breakerOutcome(error: unknown): ReturnType<AdmissionRules['judge']> {
+export function breakerOutcome(error: unknown): AdmissionOutcome {
   if (error === undefined || error instanceof UpstreamRpcError) return 'success';
   if (!(error instanceof UpstreamFailure) || error instanceof UpstreamRefused) return 'neutral';
   switch (error.kind) {

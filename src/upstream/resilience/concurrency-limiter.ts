@@ -128,12 +128,17 @@ export interface AdmissionState {
 }
 
 /**
- * What an admission makes of errors, which only its user can read: what a failed exchange says of
- * the upstream (that it is there, nothing, or that it failed; `slow-failure` when it held a socket
- * until a timeout, as a hanging upstream does), and the error a refused call is thrown as.
+ * What a failed exchange says of the upstream: that it is there, nothing, or that it failed
+ * (`slow-failure` when the failure held a socket until it came, as a hanging upstream's does).
+ */
+export type AdmissionOutcome = 'success' | 'neutral' | 'failure' | 'slow-failure';
+
+/**
+ * What an admission makes of errors, which only its user can read: the outcome a failed exchange's
+ * error is, and the error a refused call is thrown as.
  */
 export interface AdmissionRules {
-  judge(error: unknown): 'success' | 'neutral' | 'failure' | 'slow-failure';
+  judge(error: unknown): AdmissionOutcome;
   refusal(reason: RefusalReason, message: string, retryAt: Date | null): Error;
 }
 
