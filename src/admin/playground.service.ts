@@ -16,7 +16,7 @@ import {
 } from '../policies/dto/policy-dry-run.dto';
 import { PolicyDryRun } from '../policies/policy-dry-run';
 import { PolicyException } from '../policies/policy.exception';
-import { sharedAffinity } from '../upstream/affinity';
+import { sharedAffinity } from '../upstream/upstream-client';
 
 /** The version the playground's calls state: the stateless revision, one request per call. */
 const PLAYGROUND_PROTOCOL = '2026-07-28';

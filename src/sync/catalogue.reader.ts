@@ -3,6 +3,7 @@ import { type ClientCapabilities, ProtocolErrorCode } from '@modelcontextprotoco
 import { declaresSkills } from '../skills/skill-manifest';
 import { listSkills, type UpstreamSkillListing } from '../skills/skill-listing';
 import { UI_EXTENSION, UI_RESOURCE_MIME_TYPE } from '../tools/tool-ui';
+import { authorizationContext } from '../upstream/upstream-client';
 import { type UpstreamConnection } from '../upstream/upstream-connection';
 import { UpstreamConnector } from '../upstream/upstream-connector.service';
 import { UpstreamRpcError } from '../upstream/upstream-error';
@@ -55,7 +56,9 @@ export class CatalogueReader {
    * session's GET stream, or a 2026-07-28 listen for list changes.
    */
   watch(gateway: UpstreamGateway, changed: () => void): Promise<UpstreamConnection> {
-    return this.connector.open(this.targets.targetOf(gateway), {
+    const target = this.targets.targetOf(gateway);
+    return this.connector.open(target, {
+      authorization: authorizationContext(target, undefined),
       capabilities: SYNC_CAPABILITIES,
       listen: true,
       listener: {
@@ -68,7 +71,9 @@ export class CatalogueReader {
 
   /** The whole catalogue, over a short-lived session. */
   async read(gateway: UpstreamGateway, signal?: AbortSignal): Promise<UpstreamCatalogue> {
-    const connection = await this.connector.open(this.targets.targetOf(gateway), {
+    const target = this.targets.targetOf(gateway);
+    const connection = await this.connector.open(target, {
+      authorization: authorizationContext(target, undefined),
       capabilities: SYNC_CAPABILITIES,
       listen: false,
     });

@@ -1,32 +1,22 @@
+import { createHash } from 'node:crypto';
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { type Result } from '@modelcontextprotocol/client';
+import { type ClientCapabilities, type Result } from '@modelcontextprotocol/client';
+import { canonicalJson } from '../common/canonical-json';
 import { EventBus, isResync } from '../events/event-bus';
 import { PARKED_STATE, ParkedCalls } from './sessions/parked-calls';
-import { type Affinity, authorizationContext } from './affinity';
 import {
+  type ActingFor,
+  type Affinity,
   type RequestOptions,
   type RequestSink,
   type UpstreamConnection,
 } from './upstream-connection';
+import { relayedCapabilities, STATELESS_EXTENSIONS } from './client-capabilities';
 import { UpstreamConnector } from './upstream-connector.service';
 import { UpstreamFailure } from './upstream-error';
 import { sameTarget, type UpstreamTarget } from './upstream-target';
 import { UpstreamTargets } from './upstream-targets.service';
-
-/** A shared connection unused this long (and idle) is closed. */
-const IDLE_CLOSE_MS = 5 * 60_000;
-const SWEEP_EVERY_MS = 60_000;
-/** Shared connections of one gateway and authorization context, one per client declaration. */
-const DECLARATIONS_PER_CONTEXT = 16;
-
-interface Link {
-  key: string;
-  target: UpstreamTarget;
-  affinity: Affinity;
-  connection: Promise<UpstreamConnection>;
-  lastUsed: number;
-  inFlight: number;
-}
+import { crowdedOut, idleLinks, type Link, SWEEP_EVERY_MS } from './upstream-links';
 
 /**
  * An answer of `request` that asks the client for input (2026-07-28 `input_required`): it is not
@@ -36,10 +26,64 @@ export function isInputRequired(result: Result): boolean {
   return (result as { resultType?: unknown }).resultType === 'input_required';
 }
 
+/** A declaration as Portico relays it, with the digest equal declarations share. */
+interface Declaration {
+  fingerprint: string;
+  relayed: ClientCapabilities;
+}
+
+/** The declarations seen lately, by their JSON as sent: clients repeat theirs. */
+const declarations = new Map<string, Declaration>();
+const DECLARATIONS_KEPT = 1024;
+/** Longer declarations are digested each time rather than kept. */
+const DECLARATION_KEY_CHARS = 1024;
+
+/** What a client declared, as relayed upstream and digested: equal ones share connections. */
+function declarationOf(capabilities: ClientCapabilities): Declaration {
+  const sent = JSON.stringify(capabilities);
+  let declaration = declarations.get(sent);
+  if (declaration === undefined) {
+    const relayed = relayedCapabilities(capabilities, STATELESS_EXTENSIONS);
+    declaration = {
+      fingerprint: createHash('sha256').update(canonicalJson(relayed)).digest('hex').slice(0, 16),
+      relayed,
+    };
+    if (sent.length > DECLARATION_KEY_CHARS) return declaration;
+    if (declarations.size >= DECLARATIONS_KEPT) declarations.clear();
+    declarations.set(sent, declaration);
+  }
+  return declaration;
+}
+
+/** The affinity of a request without a session: shared by every caller that declared the same. */
+export function sharedAffinity(capabilities: ClientCapabilities, actingFor: ActingFor): Affinity {
+  const { fingerprint, relayed } = declarationOf(capabilities);
+  return { key: fingerprint, shared: true, capabilities: relayed, actingFor };
+}
+
 /**
- * The one way to an upstream's connections, for every caller (the MCP core of both eras, REST
- * invoke, sync): connections by gateway, authorization context (the acting user for a per-user
- * OAuth gateway, else the gateway's one credential) and affinity, opened on first use in the era
+ * Whose authorization a connection to the target carries: a per-user OAuth upstream sees the
+ * acting user's own token, a token-exchange upstream one exchanged for the caller's (Portico's own
+ * without a caller); every other upstream the gateway's one credential, shared by all.
+ */
+export function authorizationContext(
+  target: UpstreamTarget,
+  actingFor: ActingFor | undefined,
+): string {
+  const { credentials } = target.endpoint;
+  if (credentials.type === 'oauth' && credentials.mode === 'per-user' && actingFor)
+    return `user:${actingFor.userId ?? '-'}`;
+  if (credentials.type === 'token-exchange')
+    return actingFor ? `caller:${actingFor.subject ?? '-'}` : 'portico';
+  return 'gateway';
+}
+
+/**
+ * The pooled way to an upstream's connections, for the MCP core of both eras, REST invoke and the
+ * playground (sync, the CLI and the resource and task watches open connections of their own through
+ * the connector, in the context `authorizationContext` names): connections by gateway,
+ * authorization context (the acting user for a per-user OAuth gateway, else the gateway's one
+ * credential) and affinity, opened on first use in the era
  * the upstream speaks. A connection that breaks is dropped so the next use reconnects, and a call
  * an upstream forgot the session of (it ran nothing) is tried once more. Targets are cached per
  * gateway: a call over an open connection reads nothing from the database; the bus's
@@ -94,8 +138,13 @@ export class UpstreamClient implements OnModuleInit, OnModuleDestroy {
       const target = await this.target(gatewayId);
       if (!target)
         throw new UpstreamFailure('unreachable', 'the gateway of this tool is no longer active');
-      const key = `${gatewayId}\0${authorizationContext(target, affinity.actingFor)}\0${affinity.key}`;
-      const link = this.link(key, target, affinity);
+      const context = authorizationContext(target, affinity.actingFor);
+      const link = this.link(
+        `${gatewayId}\0${context}\0${affinity.key}`,
+        target,
+        affinity,
+        context,
+      );
       link.inFlight++;
       link.lastUsed = Date.now();
       try {
@@ -183,15 +232,17 @@ export class UpstreamClient implements OnModuleInit, OnModuleDestroy {
     return [...this.links.values()].filter((link) => link.affinity.key === affinity.key);
   }
 
-  private link(key: string, target: UpstreamTarget, affinity: Affinity): Link {
+  private link(key: string, target: UpstreamTarget, affinity: Affinity, context: string): Link {
     const existing = this.links.get(key);
     if (existing) return existing;
-    if (affinity.shared) this.makeRoom(key.slice(0, key.lastIndexOf('\0') + 1));
+    const crowded =
+      affinity.shared && crowdedOut(this.links.values(), `${target.gatewayId}\0${context}\0`);
+    if (crowded) void this.forget(crowded);
     const link: Link = {
       key,
       target,
       affinity,
-      connection: this.open(target, affinity),
+      connection: this.open(target, affinity, context),
       lastUsed: Date.now(),
       inFlight: 0,
     };
@@ -200,8 +251,13 @@ export class UpstreamClient implements OnModuleInit, OnModuleDestroy {
     return link;
   }
 
-  private async open(target: UpstreamTarget, affinity: Affinity): Promise<UpstreamConnection> {
+  private async open(
+    target: UpstreamTarget,
+    affinity: Affinity,
+    context: string,
+  ): Promise<UpstreamConnection> {
     const connection = await this.connector.open(target, {
+      authorization: context,
       capabilities: affinity.capabilities,
       // Shared: nothing an upstream sends outside a call has one client to go to.
       listener: affinity.listener?.(target.gatewayId) ?? {},
@@ -214,21 +270,6 @@ export class UpstreamClient implements OnModuleInit, OnModuleDestroy {
     if (level && connection.serverCapabilities.logging)
       await connection.request('logging/setLevel', { level }).catch(() => undefined);
     return connection;
-  }
-
-  /**
-   * Declarations are the client's to vary: past DECLARATIONS_PER_CONTEXT shared connections of
-   * one gateway and authorization context, the least recently used idle one is closed.
-   */
-  private makeRoom(prefix: string): void {
-    const same = [...this.links.values()].filter(
-      (link) => link.affinity.shared && link.key.startsWith(prefix),
-    );
-    if (same.length < DECLARATIONS_PER_CONTEXT) return;
-    const idle = same
-      .filter((link) => link.inFlight === 0)
-      .sort((a, b) => a.lastUsed - b.lastUsed)[0];
-    if (idle) void this.forget(idle);
   }
 
   /** Drops the link, so that the next use reconnects, and closes its connection. */
@@ -248,9 +289,7 @@ export class UpstreamClient implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  private closeIdle(now = Date.now()): void {
-    for (const link of [...this.links.values()])
-      if (link.affinity.shared && link.inFlight === 0 && now - link.lastUsed > IDLE_CLOSE_MS)
-        void this.forget(link);
+  private closeIdle(): void {
+    for (const link of idleLinks(this.links.values(), Date.now())) void this.forget(link);
   }
 }

@@ -1,6 +1,7 @@
 import {
   type ClientCapabilities,
   type Implementation,
+  type LoggingLevel,
   type JSONRPCNotification,
   type Result,
   type ServerCapabilities,
@@ -52,6 +53,26 @@ export interface UpstreamListener {
   notification?(notification: JSONRPCNotification): void;
   request?(request: UpstreamAsk): Promise<Result>;
   lost?(reason: UpstreamFailure): void;
+}
+
+/**
+ * Whose connections a request uses. A 2025 session has its own (`session`), opened on first use
+ * and closed with it, so that whatever an upstream sends outside a call (logs, list changes, its
+ * own requests) can only reach that session. A request without a session (the 2026-07-28 wire,
+ * REST, sync) shares a pool keyed by what its client declared (`shared`).
+ */
+export interface Affinity {
+  /** Unique per session, or the fingerprint of the declaration for shared connections. */
+  readonly key: string;
+  readonly shared: boolean;
+  /** What Portico declares upstream for the caller's client. */
+  readonly capabilities: ClientCapabilities;
+  /** Whose own token a per-user OAuth or token-exchange upstream gets. */
+  readonly actingFor: ActingFor;
+  /** What an upstream sends outside calls, with the gateway it came from; none when shared. */
+  readonly listener?: (gatewayId: string) => UpstreamListener;
+  /** The level a session asked for, set on each of its connections as it opens. */
+  readonly logLevel?: () => LoggingLevel | null;
 }
 
 export interface ConnectOptions {
@@ -148,6 +169,12 @@ export interface OpenOptions {
    * own token from the token service).
    */
   actingFor?: ActingFor;
+  /**
+   * Whose authorization the connection carries, as `authorizationContext` names it for the target
+   * and `actingFor`: what the upstream's discover says is kept per context, for the connections
+   * opened later in the same one.
+   */
+  authorization: string;
   /**
    * The era the caller speaks, when it has one: a 2025 session is served by a 2025 upstream
    * session wherever the upstream also opens one (a dual-era server), so that what only that era

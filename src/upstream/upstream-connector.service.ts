@@ -23,7 +23,6 @@ import { UpstreamAdmissions } from './resilience/upstream-admissions.service';
 import { UpstreamPools } from './transport/upstream-pools.service';
 import { StdioSupervisor } from './transport/stdio/stdio-supervisor.service';
 import { UpstreamIncompatible } from './upstream-error';
-import { authorizationContext } from './affinity';
 import { type UpstreamTarget } from './upstream-target';
 import { type OpenApiHost, openOpenApi } from './openapi/openapi-connection';
 import { tunedUpstream } from '../config/settings/gateway-settings';
@@ -85,7 +84,7 @@ export class UpstreamConnector {
    * UpstreamFailure: at once an UpstreamRefused while the circuit breaker is open, and an
    * UpstreamIncompatible for an upstream that speaks only versions Portico does not.
    */
-  async open(target: UpstreamTarget, options: OpenOptions = {}): Promise<UpstreamConnection> {
+  async open(target: UpstreamTarget, options: OpenOptions): Promise<UpstreamConnection> {
     const generation = this.eras.generation(target);
     try {
       return await this.openOnce(target, options);
@@ -116,7 +115,7 @@ export class UpstreamConnector {
     const opening: Opening = { target, options, admission, secrets, bearer };
     if (target.endpoint.transport === 'openapi')
       return openOpenApi(target, { admission, secrets, bearer }, this.openApiHost);
-    const context = authorizationContext(target, options.actingFor);
+    const context = options.authorization;
     let verdict = this.eras.verdict(target);
     let probed: ModernConnection | null = null;
     if (!verdict) {
@@ -127,7 +126,10 @@ export class UpstreamConnector {
         // A stdio probe runs in a throw-away process, whose end nobody listens for.
         stdio
           ? () =>
-              this.modern({ ...opening, options: {}, bearer: undefined }, { probe: true, probing })
+              this.modern(
+                { ...opening, options: { authorization: context }, bearer: undefined },
+                { probe: true, probing },
+              )
           : () => this.modern(opening, { probing }),
         stdio,
       );

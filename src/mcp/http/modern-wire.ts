@@ -12,7 +12,7 @@ import {
 import { type Principal } from '../../auth/principal';
 import { exchangeSubjectOf } from '../../auth/principal-resolver';
 import { paramHeaderMismatch } from '../../upstream/modern/mcp-param-headers';
-import { sharedAffinity } from '../../upstream/affinity';
+import { sharedAffinity } from '../../upstream/upstream-client';
 import { Dispatcher } from '../core/dispatcher';
 import { RequestStateSealer } from '../core/request-state-seal';
 import { PORTICO, type ScopeDirectory } from '../directory/scope-directory';

@@ -1,5 +1,4 @@
-import { authorizationContext } from '../../upstream/affinity';
-import { type UpstreamClient } from '../../upstream/upstream-client';
+import { authorizationContext, type UpstreamClient } from '../../upstream/upstream-client';
 import { type ActingFor, type UpstreamConnection } from '../../upstream/upstream-connection';
 import { UpstreamFailure } from '../../upstream/upstream-error';
 import { type UpstreamTarget } from '../../upstream/upstream-target';
@@ -39,12 +38,13 @@ export class FollowedConnections<F extends Follower, T extends Follow<F> = Follo
 
   /**
    * The follow of the connection acting for `actingFor` on the gateway, opened by `open` (which
-   * builds the follow and its connection) when there is none yet.
+   * builds the follow and its connection, in the authorization context given) when there is none
+   * yet.
    */
   async shared(
     gatewayId: string,
     actingFor: ActingFor,
-    open: (target: UpstreamTarget) => T,
+    open: (target: UpstreamTarget, authorization: string) => T,
   ): Promise<[string, T]> {
     const target = await this.client.target(gatewayId);
     if (!target)
@@ -52,8 +52,9 @@ export class FollowedConnections<F extends Follower, T extends Follow<F> = Follo
         'unreachable',
         `the gateway of this ${this.what} is no longer active`,
       );
-    const key = `${gatewayId}\0${authorizationContext(target, actingFor)}`;
-    return [key, this.follows.get(key) ?? this.watched(key, open(target))];
+    const context = authorizationContext(target, actingFor);
+    const key = `${gatewayId}\0${context}`;
+    return [key, this.follows.get(key) ?? this.watched(key, open(target, context))];
   }
 
   /** Records the follow under its key; when its connection is lost it goes, its followers told. */

@@ -1,5 +1,5 @@
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
-import { type Affinity } from '../../upstream/affinity';
+import { type Affinity } from '../../upstream/upstream-connection';
 import { type ActingFor } from '../../upstream/upstream-connection';
 import { UpstreamClient } from '../../upstream/upstream-client';
 import { UpstreamConnector } from '../../upstream/upstream-connector.service';
@@ -102,7 +102,7 @@ export class ResourceWatch implements OnModuleDestroy {
       };
       return [key, this.follows.watched(key, follow)];
     }
-    return this.follows.shared(gatewayId, via.actingFor, (target) => {
+    return this.follows.shared(gatewayId, via.actingFor, (target, authorization) => {
       const follow: ResourceFollow = { owned: true, followers: new Map(), connection: null! };
       follow.connection = this.connector.open(target, {
         capabilities: {},
@@ -113,6 +113,7 @@ export class ResourceWatch implements OnModuleDestroy {
         },
         listen: true,
         actingFor: via.actingFor,
+        authorization,
       });
       return follow;
     });

@@ -8,7 +8,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { type ApprovalRecord } from '../../approvals/approval-record';
 import { type Principal } from '../../auth/principal';
-import { type Affinity } from '../../upstream/affinity';
+import { type Affinity } from '../../upstream/upstream-connection';
 import { type UpstreamAsk } from '../../upstream/upstream-connection';
 import { type McpScope } from './mcp-scope';
 

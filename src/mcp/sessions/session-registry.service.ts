@@ -4,7 +4,7 @@ import { EventBus, isResync, type PorticoEvent } from '../../events/event-bus';
 import { ReplicaId } from '../../events/replica-id';
 import { Metrics } from '../../observability/metrics';
 import { UpstreamClient } from '../../upstream/upstream-client';
-import { relayedCapabilities } from '../../upstream/affinity';
+import { relayedCapabilities } from '../../upstream/client-capabilities';
 import { SERVER_CAPABILITIES } from '../core/server-identity';
 import { affectedBy, type IdentityChange } from '../listen/identity-change';
 import { advertisedFilter } from '../listen/listen-filter';

@@ -19,7 +19,7 @@ import {
   type StreamSink,
 } from '../streams/client-stream';
 import { type SessionState } from './session.store';
-import { type Affinity } from '../../upstream/affinity';
+import { type Affinity } from '../../upstream/upstream-connection';
 import { type UpstreamClient } from '../../upstream/upstream-client';
 import { type Resumption, SESSION_STREAM, type StreamEvents } from './stream-events.store';
 import { OutgoingStream } from './outgoing-stream';

@@ -7,7 +7,9 @@ import {
   type ServerCapabilities,
   type Tool,
 } from '@modelcontextprotocol/server';
-import { sharedAffinity, TASKS_EXTENSION, type Affinity } from '../../upstream/affinity';
+import { TASKS_EXTENSION } from '../../upstream/client-capabilities';
+import { sharedAffinity } from '../../upstream/upstream-client';
+import { type Affinity } from '../../upstream/upstream-connection';
 import { MODERN_VERSIONS } from '../core/server-identity';
 import { type ScopeDirectory } from '../directory/scope-directory';
 import { errorResponse, RpcError } from '../protocol/mcp-errors';

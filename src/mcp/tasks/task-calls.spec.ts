@@ -5,7 +5,8 @@ import { type ScopeDirectory } from '../directory/scope-directory';
 import { RpcError } from '../protocol/mcp-errors';
 import { type McpRequest } from '../protocol/mcp-request';
 import { TaskCalls, type TaskServed } from './task-calls';
-import { relayedCapabilities, sharedAffinity, TASKS_EXTENSION } from '../../upstream/affinity';
+import { relayedCapabilities, TASKS_EXTENSION } from '../../upstream/client-capabilities';
+import { sharedAffinity } from '../../upstream/upstream-client';
 import { TaskIdSealer } from './task-id-seal';
 
 const DECLARING = { extensions: { [TASKS_EXTENSION]: {} } };

@@ -4,8 +4,8 @@ import {
   type Result,
   type ServerCapabilities,
 } from '@modelcontextprotocol/server';
-import { type Affinity, authorizationContext } from '../../upstream/affinity';
-import { UpstreamClient } from '../../upstream/upstream-client';
+import { authorizationContext, UpstreamClient } from '../../upstream/upstream-client';
+import { type Affinity } from '../../upstream/upstream-connection';
 import { UpstreamEras } from '../../upstream/eras/upstream-eras.service';
 import { type ScopeDirectory } from '../directory/scope-directory';
 import { MISSING_CLIENT_CAPABILITY, RpcError } from '../protocol/mcp-errors';
@@ -19,7 +19,7 @@ import {
   taskRef,
   type TaskRoute,
 } from './task-id-seal';
-import { TASKS_EXTENSION } from '../../upstream/affinity';
+import { TASKS_EXTENSION } from '../../upstream/client-capabilities';
 import { taskOutcome } from './task-result';
 
 /**

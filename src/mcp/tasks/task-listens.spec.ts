@@ -1,6 +1,6 @@
 import { type JSONRPCRequest } from '@modelcontextprotocol/server';
 import { type Principal } from '../../auth/principal';
-import { TASKS_EXTENSION } from '../../upstream/affinity';
+import { TASKS_EXTENSION } from '../../upstream/client-capabilities';
 import { type Directories } from '../directory/directories.service';
 import { type McpScope } from '../protocol/mcp-scope';
 import { TaskIdSealer } from './task-id-seal';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { CLIENT_CAPABILITIES_META_KEY, type JSONRPCRequest } from '@modelcontextprotocol/server';
 import { type Principal } from '../../auth/principal';
-import { TASKS_EXTENSION } from '../../upstream/affinity';
+import { TASKS_EXTENSION } from '../../upstream/client-capabilities';
 import { Directories } from '../directory/directories.service';
 import { MISSING_CLIENT_CAPABILITY } from '../protocol/mcp-errors';
 import { type McpScope, scopeKey } from '../protocol/mcp-scope';

@@ -1,6 +1,6 @@
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { type ClientCapabilities } from '@modelcontextprotocol/server';
-import { TASKS_EXTENSION } from '../../upstream/affinity';
+import { TASKS_EXTENSION } from '../../upstream/client-capabilities';
 import { UpstreamClient } from '../../upstream/upstream-client';
 import { UpstreamConnector } from '../../upstream/upstream-connector.service';
 import { type Follow, FollowedConnections, type Follower } from '../listen/followed-connections';
@@ -53,22 +53,27 @@ export class TaskWatch implements OnModuleDestroy {
     actingFor: { userId: string | null },
     wanted: ReadonlyMap<string, TaskFollower>,
   ): Promise<{ followed: string[]; stop: () => void }> {
-    const [key, follow] = await this.follows.shared(gatewayId, actingFor, (target) => {
-      const opened: TaskFollow = {
-        owned: true,
-        followers: new Map(),
-        changed: Promise.resolve(),
-        connection: null!,
-      };
-      opened.connection = this.connector.open(target, {
-        capabilities: DECLARED,
-        listener: { notification: (message) => this.heard(opened, message) },
-        // The listen opens with the first task followed, not for list changes.
-        listen: false,
-        actingFor,
-      });
-      return opened;
-    });
+    const [key, follow] = await this.follows.shared(
+      gatewayId,
+      actingFor,
+      (target, authorization) => {
+        const opened: TaskFollow = {
+          owned: true,
+          followers: new Map(),
+          changed: Promise.resolve(),
+          connection: null!,
+        };
+        opened.connection = this.connector.open(target, {
+          capabilities: DECLARED,
+          listener: { notification: (message) => this.heard(opened, message) },
+          // The listen opens with the first task followed, not for list changes.
+          listen: false,
+          actingFor,
+          authorization,
+        });
+        return opened;
+      },
+    );
     const leave = (ids: Iterable<string>) => {
       for (const id of ids) {
         const followers = follow.followers.get(id);

@@ -25,7 +25,7 @@ import {
 } from '../upstream-connection';
 import { UpstreamFailure, UpstreamRpcError } from '../upstream-error';
 import { listAll } from '../upstream-lists';
-import { TASKS_EXTENSION } from '../affinity';
+import { TASKS_EXTENSION } from '../client-capabilities';
 
 export interface ModernConnectOptions extends ConnectOptions {
   /** The 2026-07-28-era version every request states. */
