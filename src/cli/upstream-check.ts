@@ -164,7 +164,7 @@ class Check {
     const capabilities: ClientCapabilities = { ...SYNC_CAPABILITIES, elicitation: {} };
     const connection = await this.authorized('connect', () =>
       this.upstreams.connector.open(this.target, {
-        authorization: authorizationContext(this.target, undefined),
+        authorization: authorizationContext(this.target),
         capabilities,
         listen: false,
         listener: { request: (ask) => this.answer(ask) },

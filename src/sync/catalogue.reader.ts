@@ -58,7 +58,7 @@ export class CatalogueReader {
   watch(gateway: UpstreamGateway, changed: () => void): Promise<UpstreamConnection> {
     const target = this.targets.targetOf(gateway);
     return this.connector.open(target, {
-      authorization: authorizationContext(target, undefined),
+      authorization: authorizationContext(target),
       capabilities: SYNC_CAPABILITIES,
       listen: true,
       listener: {
@@ -73,7 +73,7 @@ export class CatalogueReader {
   async read(gateway: UpstreamGateway, signal?: AbortSignal): Promise<UpstreamCatalogue> {
     const target = this.targets.targetOf(gateway);
     const connection = await this.connector.open(target, {
-      authorization: authorizationContext(target, undefined),
+      authorization: authorizationContext(target),
       capabilities: SYNC_CAPABILITIES,
       listen: false,
     });

@@ -66,10 +66,7 @@ export function sharedAffinity(capabilities: ClientCapabilities, actingFor: Acti
  * acting user's own token, a token-exchange upstream one exchanged for the caller's (Portico's own
  * without a caller); every other upstream the gateway's one credential, shared by all.
  */
-export function authorizationContext(
-  target: UpstreamTarget,
-  actingFor: ActingFor | undefined,
-): string {
+export function authorizationContext(target: UpstreamTarget, actingFor?: ActingFor): string {
   const { credentials } = target.endpoint;
   if (credentials.type === 'oauth' && credentials.mode === 'per-user' && actingFor)
     return `user:${actingFor.userId ?? '-'}`;

@@ -59,7 +59,7 @@ export interface UpstreamListener {
  * Whose connections a request uses. A 2025 session has its own (`session`), opened on first use
  * and closed with it, so that whatever an upstream sends outside a call (logs, list changes, its
  * own requests) can only reach that session. A request without a session (the 2026-07-28 wire,
- * REST, sync) shares a pool keyed by what its client declared (`shared`).
+ * REST invoke, the playground) shares a pool keyed by what its client declared (`shared`).
  */
 export interface Affinity {
   /** Unique per session, or the fingerprint of the declaration for shared connections. */

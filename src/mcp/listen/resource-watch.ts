@@ -1,6 +1,5 @@
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
-import { type Affinity } from '../../upstream/upstream-connection';
-import { type ActingFor } from '../../upstream/upstream-connection';
+import { type ActingFor, type Affinity } from '../../upstream/upstream-connection';
 import { UpstreamClient } from '../../upstream/upstream-client';
 import { UpstreamConnector } from '../../upstream/upstream-connector.service';
 import { UpstreamRpcError } from '../../upstream/upstream-error';
