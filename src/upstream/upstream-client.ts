@@ -80,8 +80,7 @@ export function authorizationContext(target: UpstreamTarget, actingFor?: ActingF
  * playground (sync, the CLI and the resource and task watches open connections of their own through
  * the connector, in the context `authorizationContext` names): connections by gateway,
  * authorization context (the acting user for a per-user OAuth gateway, else the gateway's one
- * credential) and affinity, opened on first use in the era
- * the upstream speaks. A connection that breaks is dropped so the next use reconnects, and a call
+ * credential) and affinity, opened on first use in the era the upstream speaks. A connection that breaks is dropped so the next use reconnects, and a call
  * an upstream forgot the session of (it ran nothing) is tried once more. Targets are cached per
  * gateway: a call over an open connection reads nothing from the database; the bus's
  * `catalog.changed` drops them and retires connections whose endpoint changed.
@@ -135,13 +134,7 @@ export class UpstreamClient implements OnModuleInit, OnModuleDestroy {
       const target = await this.target(gatewayId);
       if (!target)
         throw new UpstreamFailure('unreachable', 'the gateway of this tool is no longer active');
-      const context = authorizationContext(target, affinity.actingFor);
-      const link = this.link(
-        `${gatewayId}\0${context}\0${affinity.key}`,
-        target,
-        affinity,
-        context,
-      );
+      const link = this.link(target, affinity, authorizationContext(target, affinity.actingFor));
       link.inFlight++;
       link.lastUsed = Date.now();
       try {
@@ -229,11 +222,13 @@ export class UpstreamClient implements OnModuleInit, OnModuleDestroy {
     return [...this.links.values()].filter((link) => link.affinity.key === affinity.key);
   }
 
-  private link(key: string, target: UpstreamTarget, affinity: Affinity, context: string): Link {
+  /** The link of the gateway, authorization context and affinity, opened when there is none. */
+  private link(target: UpstreamTarget, affinity: Affinity, context: string): Link {
+    const prefix = `${target.gatewayId}\0${context}\0`;
+    const key = prefix + affinity.key;
     const existing = this.links.get(key);
     if (existing) return existing;
-    const crowded =
-      affinity.shared && crowdedOut(this.links.values(), `${target.gatewayId}\0${context}\0`);
+    const crowded = affinity.shared && crowdedOut(this.links.values(), prefix);
     if (crowded) void this.forget(crowded);
     const link: Link = {
       key,
