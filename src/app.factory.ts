@@ -24,8 +24,14 @@ import { NulCharacterPipe } from './common/nul-character.pipe';
 import { ProblemFilter, toProblem } from './common/problem.filter';
 import { RequestValidationException } from './common/request-validation.exception';
 import { VALIDATION_OPTIONS } from './common/validation';
-import { CORS_EXPOSED_HEADERS, McpHttpHandler, originAllowed } from './mcp/http/mcp-http.handler';
-import { CORS_ALLOWED_HEADERS, isMcpPath, originCheck } from './mcp/http/mcp-paths';
+import { McpHttpHandler } from './mcp/http/mcp-http.handler';
+import { originAllowed } from './common/http-request';
+import {
+  CORS_ALLOWED_HEADERS,
+  CORS_EXPOSED_HEADERS,
+  isMcpPath,
+  originCheck,
+} from './mcp/http/mcp-paths';
 import { requestLogging } from './observability/logging';
 import { requestContext } from './observability/request-context';
 import { httpMetrics, Metrics } from './observability/metrics';

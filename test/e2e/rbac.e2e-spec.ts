@@ -2,7 +2,7 @@ import { RequestMethod } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { ModulesContainer } from '@nestjs/core';
 import request from 'supertest';
-import { STREAMABLE_HTTP_ROUTES } from '../../src/mcp/http/mcp-http.handler';
+import { STREAMABLE_HTTP_ROUTES } from '../../src/mcp/http/mcp-paths';
 import { ADMIN_PASSWORD, startTestApp, type TestApp } from '../support/test-app';
 import { createTeam, createUser, pageSession } from '../support/identities';
 import { serverToken } from '../support/tokens';

@@ -13,6 +13,13 @@ import { ToolNameQuery } from '../../tools/tool-name.query';
 import { ToolPresenter } from '../../tools/tool.presenter';
 import { toolVisibility } from '../../tools/tool-visibility';
 import { type Tool } from '../../tools/tool.entity';
+import { PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
+import {
+  MODERN_PROTOCOL_VERSIONS,
+  SESSION_PROTOCOL_VERSIONS,
+  UNSUPPORTED_PROTOCOL_VERSION,
+} from '../../upstream/eras/protocol-era';
+import { idOf, McpRefusal } from '../protocol/mcp-errors';
 import { type McpScope } from '../protocol/mcp-scope';
 import {
   directoryPrompt,
@@ -82,6 +89,31 @@ export class Directories implements OnModuleInit, OnModuleDestroy {
   get(scope: McpScope): Promise<ScopeDirectory | null> {
     // Keyed by the server's id, which no `/mcp` (the empty key) can be.
     return this.cache.get(scope.kind === 'all' ? '' : scope.serverId, () => this.load(scope));
+  }
+
+  /**
+   * A server that takes clients of one era refuses the other's requests as a server of that era
+   * only would: 400 and -32022 naming the versions it takes, from which a client of both eras
+   * learns to speak the other.
+   */
+  async assertTakes(scope: McpScope, era: '2025' | '2026-07-28', body: unknown): Promise<void> {
+    if (scope.kind !== 'server') return;
+    const takes = (await this.get(scope))?.server?.clientEras ?? 'any';
+    if (takes === 'any' || takes === era) return;
+    const params = (body as { params?: { protocolVersion?: unknown; _meta?: unknown } } | null)
+      ?.params;
+    const requested =
+      era === '2025'
+        ? params?.protocolVersion
+        : (params?._meta as Record<string, unknown> | undefined)?.[PROTOCOL_VERSION_META_KEY];
+    const supported = takes === '2025' ? SESSION_PROTOCOL_VERSIONS : MODERN_PROTOCOL_VERSIONS;
+    throw new McpRefusal(
+      400,
+      `Unsupported protocol version: this server takes only clients of the ${takes} era`,
+      UNSUPPORTED_PROTOCOL_VERSION,
+      idOf(body),
+      { supported: [...supported], ...(typeof requested === 'string' ? { requested } : {}) },
+    );
   }
 
   private async load(scope: McpScope): Promise<ScopeDirectory | null> {

@@ -1,11 +1,24 @@
 import { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Injectable, Logger } from '@nestjs/common';
-import { PROTOCOL_VERSION_META_KEY, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import {
-  MODERN_PROTOCOL_VERSIONS,
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  classifyInboundRequest,
+  type InboundClassificationOutcome,
+  type JSONRPCRequest,
+  LOG_LEVEL_META_KEY,
+  PROTOCOL_VERSION_META_KEY,
+  ProtocolErrorCode,
+  RELATED_TASK_META_KEY,
+} from '@modelcontextprotocol/server';
+import {
   SESSION_PROTOCOL_VERSIONS,
   UNSUPPORTED_PROTOCOL_VERSION,
 } from '../../upstream/eras/protocol-era';
+import { headerOf, standardHeaderMismatch } from '../../upstream/modern/mcp-param-headers';
+import { accepts, isJson, originRefusal, pathOf } from '../../common/http-request';
+import { isJsonObject } from '../../common/json-value';
+import { MODERN_VERSIONS } from '../core/server-identity';
 import { Directories } from '../directory/directories.service';
 import { McpAuthorizer } from '../../auth/mcp-authorizer';
 import { ObservabilitySettings } from '../../config/slices/observability.settings';
@@ -14,30 +27,24 @@ import { Metrics } from '../../observability/metrics';
 import { requestLogging } from '../../observability/logging';
 import { requestContext } from '../../observability/request-context';
 import { type Authorized } from '../protocol/authorized';
-import { idOf, McpRefusal } from '../protocol/mcp-errors';
+import { headerMismatch, idOf, McpRefusal } from '../protocol/mcp-errors';
 import { type McpScope } from '../protocol/mcp-scope';
 import { sendMcpError } from './mcp-exception.filter';
+import {
+  CORS_EXPOSED_HEADERS,
+  ALL_PATH,
+  SERVER_PATH,
+  STREAMABLE_METHODS,
+  STREAMABLE_PATH,
+  type StreamableMethod,
+} from './mcp-paths';
 import { StreamableHttpEndpoint } from '../sessions/session.endpoint';
 import { readJsonBody } from '../../common/read-body';
-import { classifyClaim } from './modern-request';
 import { ModernWire } from './modern-wire';
 
-/** `/mcp` and `/servers/:id/mcp`, in any case and with a trailing slash, as Express matched them. */
-const STREAMABLE_PATH = /^\/(?:servers\/([^/]+)\/)?mcp\/?$/i;
-
-const METHODS = ['POST', 'GET', 'DELETE'] as const;
-type Method = (typeof METHODS)[number];
-const ALL_PATH = '/mcp';
-
-function isMethod(method: string): method is Method {
-  return (METHODS as readonly string[]).includes(method);
+function isMethod(method: string): method is StreamableMethod {
+  return (STREAMABLE_METHODS as readonly string[]).includes(method);
 }
-const SERVER_PATH = '/servers/:serverId/mcp';
-
-/** What McpHttpHandler serves, as Express would name the routes (`POST /servers/:serverId/mcp`). */
-export const STREAMABLE_HTTP_ROUTES = METHODS.flatMap((method) =>
-  [ALL_PATH, SERVER_PATH].map((path) => `${method} ${path}`),
-);
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -48,18 +55,6 @@ export function serverScope(serverId: string): McpScope {
 }
 
 const ALL: McpScope = { kind: 'all' };
-
-function accepts(request: IncomingMessage, type: string): boolean {
-  const accept = request.headers.accept ?? '';
-  return accept.includes(type) || accept.includes('*/*');
-}
-
-/** Whether the body is declared `application/json` (parameters such as charset aside). */
-function isJson(request: IncomingMessage): boolean {
-  const type = request.headers['content-type'] ?? '';
-  const end = type.indexOf(';');
-  return (end === -1 ? type : type.slice(0, end)).trim().toLowerCase() === 'application/json';
-}
 
 /**
  * Whether a POST claims the 2026-07-28 wire: a version header of no 2025 revision, or the
@@ -73,17 +68,96 @@ function claimsModern(body: unknown, headers: IncomingHttpHeaders): boolean {
   return typeof meta === 'object' && meta !== null && PROTOCOL_VERSION_META_KEY in meta;
 }
 
-/** The path of a request target: origin-form (`/mcp?x`), or absolute-form as proxies may send. */
-function pathOf(target: string): string {
-  if (!target.startsWith('/')) {
-    try {
-      return new URL(target).pathname;
-    } catch {
-      return target;
-    }
+/** The envelope keys the SDK's schema judges (the rest of `_meta` passes through it unread). */
+const ENVELOPE_KEYS = [
+  PROTOCOL_VERSION_META_KEY,
+  CLIENT_INFO_META_KEY,
+  CLIENT_CAPABILITIES_META_KEY,
+  LOG_LEVEL_META_KEY,
+];
+const REQUEST_KEYS: ReadonlySet<string> = new Set(['jsonrpc', 'id', 'method', 'params']);
+/** Envelopes the SDK found valid, as `envelopeKey` writes them; forgotten all at once when full. */
+const validEnvelopes = new Set<string>();
+const ENVELOPES_KEPT = 1024;
+
+const isRequestId = (value: unknown) => typeof value === 'string' || Number.isSafeInteger(value);
+
+/**
+ * A request's envelope as one string, when the request is one the SDK's JSON-RPC request schema
+ * takes (strict: these four keys; a string or integer id; `_meta` with a well-typed progress
+ * token and no related task) and no initialize; null for anything else. An absent key and a
+ * null one differ here, as they do to the schema.
+ */
+function envelopeKey(body: unknown): string | null {
+  if (!isJsonObject(body) || body.jsonrpc !== '2.0' || !isRequestId(body.id)) return null;
+  if (typeof body.method !== 'string' || body.method === 'initialize') return null;
+  if (Object.keys(body).some((key) => !REQUEST_KEYS.has(key))) return null;
+  const meta = isJsonObject(body.params) ? body.params._meta : undefined;
+  if (!isJsonObject(meta) || meta[RELATED_TASK_META_KEY] !== undefined) return null;
+  if (meta.progressToken !== undefined && !isRequestId(meta.progressToken)) return null;
+  return ENVELOPE_KEYS.map((key) => (key in meta ? JSON.stringify(meta[key]) : '-')).join('\n');
+}
+
+/**
+ * The SDK's classification of a POST that claims the 2026-07-28 wire (its three schema parses of
+ * the body), answered without them for what it has judged before: a well-formed request whose
+ * envelope it found valid (a client states the same one on every request) and whose version and
+ * method headers agree with the body exactly is the modern request the SDK would say it is.
+ */
+export function classifyClaim(
+  body: unknown,
+  headers: IncomingHttpHeaders,
+): InboundClassificationOutcome {
+  const versionHeader = headerOf(headers, 'mcp-protocol-version');
+  const methodHeader = headerOf(headers, 'mcp-method');
+  const key = envelopeKey(body);
+  if (key !== null && validEnvelopes.has(key)) {
+    const message = body as JSONRPCRequest;
+    const version = message.params?._meta?.[PROTOCOL_VERSION_META_KEY];
+    if (
+      typeof version === 'string' &&
+      MODERN_VERSIONS.includes(version) &&
+      (versionHeader === undefined || versionHeader === version) &&
+      (methodHeader === undefined || methodHeader === message.method)
+    )
+      return {
+        kind: 'modern',
+        messageKind: 'request',
+        message,
+        classification: { era: 'modern', revision: version },
+      };
   }
-  const query = target.indexOf('?');
-  return query === -1 ? target : target.slice(0, query);
+  const route = classifyInboundRequest({
+    httpMethod: 'POST',
+    protocolVersionHeader: versionHeader,
+    mcpMethodHeader: methodHeader,
+    mcpNameHeader: headerOf(headers, 'mcp-name'),
+    body,
+  });
+  if (key !== null && route.kind === 'modern' && route.messageKind === 'request') {
+    if (validEnvelopes.size >= ENVELOPES_KEPT) validEnvelopes.clear();
+    validEnvelopes.add(key);
+  }
+  return route;
+}
+
+/**
+ * The checks of a modern request before anything is served, in the SDK's order: a version
+ * Portico serves (-32022 with what it does serve), the standard headers (-32020: present, and
+ * `Mcp-Name` equal to the body's name or uri); the wire then checks it is one of its methods.
+ */
+function checkModernRequest(request: JSONRPCRequest, headers: IncomingHttpHeaders): void {
+  const protocolVersion = String(request.params?._meta?.[PROTOCOL_VERSION_META_KEY]);
+  if (!MODERN_VERSIONS.includes(protocolVersion))
+    throw new McpRefusal(
+      400,
+      `Unsupported protocol version: ${protocolVersion}`,
+      UNSUPPORTED_PROTOCOL_VERSION,
+      request.id,
+      { supported: [...MODERN_VERSIONS], requested: protocolVersion },
+    );
+  const found = standardHeaderMismatch(request.method, request.params, headers);
+  if (found) throw headerMismatch(request.id, found);
 }
 
 /**
@@ -140,7 +214,7 @@ export class McpHttpHandler {
     const refusal = originRefusal(request.headers, this.config);
     if (refusal !== null) throw new McpRefusal(403, refusal, ProtocolErrorCode.InvalidRequest);
     if (!isMethod(method)) {
-      response.setHeader('Allow', METHODS.join(', '));
+      response.setHeader('Allow', STREAMABLE_METHODS.join(', '));
       throw new McpRefusal(405, `${method} is not a method of the MCP endpoint`);
     }
     const { origin } = request.headers;
@@ -182,94 +256,23 @@ export class McpHttpHandler {
     });
     // What claims nothing of 2026-07-28 is the 2025 wire: only what does is classified.
     const route = claimsModern(body, request.headers) ? classifyClaim(body, request.headers) : null;
-    await this.assertTakesEra(scope, route?.kind === 'modern' ? '2026-07-28' : '2025', body);
+    await this.directories.assertTakes(
+      scope,
+      route?.kind === 'modern' ? '2026-07-28' : '2025',
+      body,
+    );
     if (route?.kind === 'modern') {
       // A notification has nothing to answer on this wire (cancelling is closing the stream).
-      if (route.messageKind === 'notification') response.writeHead(202).end();
-      else await this.modern.serve(http, route.message);
-      return;
+      if (route.messageKind === 'notification') {
+        response.writeHead(202).end();
+        return;
+      }
+      checkModernRequest(route.message, request.headers);
+      return this.modern.serve(http, route.message);
     }
     // What is not JSON-RPC at all stays the 2025 wire's to refuse, in its own words.
     if (route?.kind === 'reject' && route.rung !== 'jsonrpc-shape')
       throw new McpRefusal(route.httpStatus, route.message, route.code, idOf(body), route.data);
     return this.sessions.post(http, body);
   }
-
-  /**
-   * A server that takes clients of one era refuses the other's requests as a server of that era
-   * only would: 400 and -32022 naming the versions it takes, from which a client of both eras
-   * learns to speak the other.
-   */
-  private async assertTakesEra(
-    scope: McpScope,
-    era: '2025' | '2026-07-28',
-    body: unknown,
-  ): Promise<void> {
-    if (scope.kind !== 'server') return;
-    const takes = (await this.directories.get(scope))?.server?.clientEras ?? 'any';
-    if (takes === 'any' || takes === era) return;
-    const params = (body as { params?: { protocolVersion?: unknown; _meta?: unknown } } | null)
-      ?.params;
-    const requested =
-      era === '2025'
-        ? params?.protocolVersion
-        : (params?._meta as Record<string, unknown> | undefined)?.[PROTOCOL_VERSION_META_KEY];
-    const supported = takes === '2025' ? SESSION_PROTOCOL_VERSIONS : MODERN_PROTOCOL_VERSIONS;
-    throw new McpRefusal(
-      400,
-      `Unsupported protocol version: this server takes only clients of the ${takes} era`,
-      UNSUPPORTED_PROTOCOL_VERSION,
-      idOf(body),
-      {
-        supported: [...supported],
-        ...(typeof requested === 'string' ? { requested } : {}),
-      },
-    );
-  }
-}
-
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
-
-export const CORS_EXPOSED_HEADERS = ['Mcp-Session-Id', 'WWW-Authenticate'];
-
-export interface OriginPolicy {
-  allowedOrigins: readonly string[];
-  allowedHosts: readonly string[];
-}
-
-/**
- * DNS-rebinding defence for the MCP endpoints. A browser page may only call them from an allowed
- * origin (PUBLIC_URL, ALLOWED_ORIGINS, localhost); requests without Origin come from non-browser
- * clients and pass.
- */
-export function originAllowed(origin: string | undefined, policy: OriginPolicy): boolean {
-  if (origin === undefined) return true;
-  let url: URL;
-  try {
-    url = new URL(origin);
-  } catch {
-    return false;
-  }
-  return policy.allowedOrigins.includes(url.origin) || LOOPBACK.has(url.hostname);
-}
-
-/** The Host header must name Portico itself: PUBLIC_URL's host, ALLOWED_HOSTS, or loopback. */
-export function hostAllowed(host: string | undefined, policy: OriginPolicy): boolean {
-  if (!host) return false;
-  const name = host.toLowerCase();
-  const hostname = name.startsWith('[')
-    ? name.slice(0, name.indexOf(']') + 1)
-    : name.replace(/:\d+$/, '');
-  return (
-    LOOPBACK.has(hostname) ||
-    policy.allowedHosts.includes(name) ||
-    policy.allowedHosts.includes(hostname)
-  );
-}
-
-/** Why a request to an MCP endpoint is refused for its Origin or Host (403), or null. */
-export function originRefusal(headers: IncomingHttpHeaders, policy: OriginPolicy): string | null {
-  if (!originAllowed(headers.origin, policy)) return 'Origin not allowed';
-  if (!hostAllowed(headers.host, policy)) return 'Host not allowed';
-  return null;
 }

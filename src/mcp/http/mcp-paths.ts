@@ -1,7 +1,7 @@
 import { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { jsonRpcError } from '../protocol/mcp-errors';
-import { type OriginPolicy, originRefusal } from './mcp-http.handler';
+import { type OriginPolicy, originRefusal } from '../../common/http-request';
 
 // What Express applies to the MCP paths it sees (CORS preflights, the older HTTP+SSE transport)
 // before anything else: the Origin and Host check McpHttpHandler applies to the rest.
@@ -14,6 +14,21 @@ export const CORS_ALLOWED_HEADERS = [
   'Mcp-Protocol-Version',
   'Last-Event-ID',
 ];
+
+/** What a browser page may read of Portico's answers (CORS). */
+export const CORS_EXPOSED_HEADERS = ['Mcp-Session-Id', 'WWW-Authenticate'];
+
+/** The Streamable HTTP endpoints, in any case and with a trailing slash, as Express matched them. */
+export const STREAMABLE_PATH = /^\/(?:servers\/([^/]+)\/)?mcp\/?$/i;
+export const STREAMABLE_METHODS = ['POST', 'GET', 'DELETE'] as const;
+export type StreamableMethod = (typeof STREAMABLE_METHODS)[number];
+export const ALL_PATH = '/mcp';
+export const SERVER_PATH = '/servers/:serverId/mcp';
+
+/** What McpHttpHandler serves, as Express would name the routes (`POST /servers/:serverId/mcp`). */
+export const STREAMABLE_HTTP_ROUTES = STREAMABLE_METHODS.flatMap((method) =>
+  [ALL_PATH, SERVER_PATH].map((path) => `${method} ${path}`),
+);
 
 /**
  * The MCP endpoints: Streamable HTTP, and the older transport's stream and message URLs; as Express

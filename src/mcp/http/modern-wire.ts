@@ -1,49 +1,78 @@
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { Injectable } from '@nestjs/common';
 import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  type Implementation,
   type JSONRPCMessage,
   type JSONRPCNotification,
   type JSONRPCRequest,
   type JSONRPCResponse,
+  LOG_LEVEL_META_KEY,
+  type LoggingLevel,
+  PROTOCOL_VERSION_META_KEY,
   ProtocolErrorCode,
   type Result,
   SERVER_INFO_META_KEY,
+  TRACEPARENT_META_KEY,
 } from '@modelcontextprotocol/server';
 import { type Principal } from '../../auth/principal';
 import { exchangeSubjectOf } from '../../auth/principal-resolver';
-import { paramHeaderMismatch } from '../../upstream/modern/mcp-param-headers';
+import { headerOf, paramHeaderMismatch } from '../../upstream/modern/mcp-param-headers';
 import { sharedAffinity } from '../../upstream/upstream-client';
-import { Dispatcher } from '../core/dispatcher';
+import { BOTH_ERAS, Dispatcher } from '../core/dispatcher';
+import { TASK_METHODS } from '../tasks/task-calls';
 import { RequestStateSealer } from '../core/request-state-seal';
 import { PORTICO, type ScopeDirectory } from '../directory/scope-directory';
 import { Directories } from '../directory/directories.service';
 import { ListenEndpoint } from '../listen/listen.endpoint';
 import { type Authorized } from '../protocol/authorized';
-import { passesLogLevel } from '../protocol/logging-level';
+import { LOGGING_LEVELS, passesLogLevel } from '../protocol/logging-level';
 import {
   errorResponse,
+  headerMismatch,
+  McpRefusal,
   MISSING_CLIENT_CAPABILITY,
   RESOURCE_NOT_FOUND,
   type RpcError,
   unknownTool,
 } from '../protocol/mcp-errors';
-import { type McpRequest, ROUND_METHODS } from '../protocol/mcp-request';
+import { type McpRequest, type RequestMeta, ROUND_METHODS } from '../protocol/mcp-request';
 import { type McpScope } from '../protocol/mcp-scope';
 import { SseResponse } from '../streams/sse-response';
 import { StreamQuota } from '../streams/stream-quota';
-import {
-  cacheHint,
-  checkModernRequest,
-  type Envelope,
-  headerOf,
-  isCacheable,
-  mismatchRefusal,
-  readHint,
-} from './modern-request';
+import { CACHE_TTL_MS, cacheHint } from './cache-hints';
 import { rerunBinding, urlRound } from './url-rounds';
 
 /** The reserved `_meta` keys of the 2026-07-28 envelope. */
 const ENVELOPE = 'io.modelcontextprotocol/';
+
+/**
+ * The methods of the stateless revision Portico serves. Anything else with the modern envelope,
+ * the 2025-only methods (initialize, ping, logging/setLevel, resources/subscribe) included, is
+ * unknown on this wire: 404 and -32601.
+ */
+const MODERN_METHODS: ReadonlySet<string> = new Set([
+  ...BOTH_ERAS,
+  'server/discover',
+  'subscriptions/listen',
+  ...TASK_METHODS,
+]);
+
+/** What a modern request says of its client in `_meta` (the SDK's classifier validated it). */
+function envelopeOf(request: JSONRPCRequest): RequestMeta {
+  const meta = (request.params?._meta ?? {}) as Record<string, unknown>;
+  const level = meta[LOG_LEVEL_META_KEY];
+  const info = meta[CLIENT_INFO_META_KEY];
+  const trace = meta[TRACEPARENT_META_KEY];
+  return {
+    protocolVersion: String(meta[PROTOCOL_VERSION_META_KEY]),
+    clientCapabilities: meta[CLIENT_CAPABILITIES_META_KEY] ?? {},
+    clientInfo: info !== null && typeof info === 'object' ? (info as Implementation) : null,
+    logLevel: LOGGING_LEVELS.includes(level as LoggingLevel) ? (level as LoggingLevel) : null,
+    traceparent: typeof trace === 'string' ? trace : null,
+  };
+}
 
 /**
  * The stateless 2026-07-28 wire on the MCP endpoints: one request, checked (version, standard and
@@ -62,9 +91,17 @@ export class ModernWire {
     private readonly quota: StreamQuota,
   ) {}
 
+  /** A request the edge has classified and checked. */
   async serve(http: Authorized, message: JSONRPCRequest): Promise<void> {
     const { request, response, scope, principal } = http;
-    const meta = checkModernRequest(message, request.headers);
+    if (!MODERN_METHODS.has(message.method))
+      throw new McpRefusal(
+        404,
+        `Method not found: ${message.method}`,
+        ProtocolErrorCode.MethodNotFound,
+        message.id,
+      );
+    const meta = envelopeOf(message);
     if (message.method === 'subscriptions/listen') return this.listens.serve(http, message);
     // Read once for the checks before the call and the shaping after it.
     const directory = await this.directories.get(scope);
@@ -142,7 +179,7 @@ export class ModernWire {
     scope: McpScope,
     directory: ScopeDirectory | null,
     message: JSONRPCRequest,
-    meta: Envelope,
+    meta: RequestMeta,
     answer: JSONRPCResponse,
   ): { status: number; body: JSONRPCResponse } {
     const method = message.method;
@@ -166,13 +203,8 @@ export class ModernWire {
     };
     if (method === 'tools/list' && directory) result.tools = served(directory, result.tools);
     // A round that asks for input is no answer to keep.
-    if (isCacheable(method) && result.resultType !== 'input_required')
-      Object.assign(
-        result,
-        method === 'resources/read'
-          ? readHint(answer.result as { ttlMs?: unknown })
-          : cacheHint(method),
-      );
+    if (method in CACHE_TTL_MS && result.resultType !== 'input_required')
+      Object.assign(result, cacheHint(method, answer.result as { ttlMs?: unknown }));
     return { status: 200, body: { ...answer, result } };
   }
 
@@ -196,7 +228,7 @@ export class ModernWire {
     const found = paramHeaderMismatch(args, declared.params, (header) =>
       headerOf(request.headers, header),
     );
-    if (found) throw mismatchRefusal(message, found);
+    if (found) throw headerMismatch(message.id, found);
     return null;
   }
 }

@@ -18,6 +18,8 @@ import {
   type UpstreamRpcError,
   UpstreamTimeout,
 } from '../../upstream/upstream-error';
+import { HEADER_MISMATCH } from '../../upstream/eras/protocol-era';
+import { type HeaderMismatch } from '../../upstream/modern/mcp-param-headers';
 
 /** Implementation-defined JSON-RPC server error: the upstream could not be reached or dropped. */
 export const UPSTREAM_UNAVAILABLE = -32010;
@@ -80,6 +82,17 @@ export class McpRefusal extends Error {
   ) {
     super(message);
   }
+}
+
+/** -32020: the request's headers and its body disagree (a 2026-07-28 request, SEP-2243). */
+export function headerMismatch(id: RequestId, found: HeaderMismatch): McpRefusal {
+  return new McpRefusal(
+    400,
+    `Bad Request: the request headers and body disagree: ${found.message}`,
+    HEADER_MISMATCH,
+    id,
+    { mismatch: { header: found.header, body: found.message } },
+  );
 }
 
 /** The id of a body that has a valid one, for the errors about it. */

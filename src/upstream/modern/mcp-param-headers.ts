@@ -1,3 +1,5 @@
+import { type IncomingHttpHeaders } from 'node:http';
+
 /**
  * SEP-2243: a 2026-07-28 request states its method and name in `Mcp-Method` and `Mcp-Name`; a
  * tool marks input properties with `x-mcp-header: "X"`, and a client mirrors those arguments into
@@ -103,6 +105,16 @@ export function headerParamValues(
   return headers;
 }
 
+/** The request field that `Mcp-Name` mirrors, per method (the Tasks extension's by task id). */
+const NAME_FIELD: Readonly<Record<string, 'name' | 'uri' | 'taskId'>> = {
+  'tools/call': 'name',
+  'prompts/get': 'name',
+  'resources/read': 'uri',
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
+};
+
 /** A 2026-07-28 request's standard headers (`Mcp-Method`, `Mcp-Name`), and a call's `Mcp-Param-*`. */
 export function requestHeaders(
   method: string,
@@ -110,14 +122,8 @@ export function requestHeaders(
   tools: ToolHeaderParams,
 ): Record<string, string> {
   const headers: Record<string, string> = { 'mcp-method': method };
-  const name =
-    method === 'tools/call' || method === 'prompts/get'
-      ? params.name
-      : method === 'resources/read'
-        ? params.uri
-        : method.startsWith('tasks/')
-          ? params.taskId
-          : undefined;
+  const field = NAME_FIELD[method];
+  const name = field === undefined ? undefined : params[field];
   if (typeof name === 'string') headers['mcp-name'] = encodeHeaderValue(name);
   if (method === 'tools/call' && typeof name === 'string')
     Object.assign(
@@ -214,6 +220,40 @@ export function decodeHeaderValue(value: string): string | undefined {
 export interface HeaderMismatch {
   header: string;
   message: string;
+}
+
+/** A header's first value, trimmed (Node has trimmed a single value already). */
+export function headerOf(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return typeof value === 'string' ? value.trim() : value?.[0]?.trim();
+}
+
+/**
+ * A received request's standard headers against its body: `MCP-Protocol-Version` and
+ * `Mcp-Method` present, and `Mcp-Name`, decoded, equal to what the body names. The first
+ * disagreement, or null.
+ */
+export function standardHeaderMismatch(
+  method: string,
+  params: Record<string, unknown> | undefined,
+  headers: IncomingHttpHeaders,
+): HeaderMismatch | null {
+  const missing = (what: string) => ({ header: '(missing)', message: what });
+  if (headerOf(headers, 'mcp-protocol-version') === undefined)
+    return missing('the required MCP-Protocol-Version header is absent');
+  if (headerOf(headers, 'mcp-method') === undefined)
+    return missing('the required Mcp-Method header is absent');
+  const field = NAME_FIELD[method];
+  const body = field === undefined ? undefined : params?.[field];
+  if (typeof body !== 'string') return null;
+  const header = headerOf(headers, 'mcp-name');
+  if (header === undefined) return missing(`params.${field} is "${body}" but Mcp-Name is absent`);
+  const decoded = decodeHeaderValue(header);
+  if (decoded === undefined)
+    return { header, message: 'Mcp-Name carries an invalid Base64 sentinel' };
+  if (decoded !== body)
+    return { header, message: `params.${field} is "${body}" but Mcp-Name names "${decoded}"` };
+  return null;
 }
 
 /**
