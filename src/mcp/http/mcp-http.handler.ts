@@ -31,8 +31,8 @@ import { headerMismatch, idOf, McpRefusal } from '../protocol/mcp-errors';
 import { type McpScope } from '../protocol/mcp-scope';
 import { sendMcpError } from './mcp-exception.filter';
 import {
-  CORS_EXPOSED_HEADERS,
   ALL_PATH,
+  CORS_EXPOSED_HEADERS,
   SERVER_PATH,
   STREAMABLE_METHODS,
   STREAMABLE_PATH,
@@ -144,7 +144,8 @@ export function classifyClaim(
 /**
  * The checks of a modern request before anything is served, in the SDK's order: a version
  * Portico serves (-32022 with what it does serve), the standard headers (-32020: present, and
- * `Mcp-Name` equal to the body's name or uri); the wire then checks it is one of its methods.
+ * `Mcp-Name` equal to the body's name, uri or task id); the wire then checks that it serves the
+ * method.
  */
 function checkModernRequest(request: JSONRPCRequest, headers: IncomingHttpHeaders): void {
   const protocolVersion = String(request.params?._meta?.[PROTOCOL_VERSION_META_KEY]);
