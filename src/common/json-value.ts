@@ -14,6 +14,14 @@ export function isJsonObject(value: unknown): value is JsonObject {
 }
 
 /**
+ * A JSON-RPC id as MCP takes it: a string or an integer, one that JSON numbers carry exactly (a
+ * larger one would be answered with an id the client never sent).
+ */
+export function isRequestId(value: unknown): value is string | number {
+  return typeof value === 'string' || Number.isSafeInteger(value);
+}
+
+/**
  * Deeper than any walk here goes. Parsed input is bounded far below this (JSON_MAX_DEPTH); the
  * cap is what stops a walk of a value that refers to itself, which JSON never does but code may.
  */

@@ -35,6 +35,7 @@ import { LegacySseEndpoint } from './sessions/legacy-sse.endpoint';
 import { LegacySseController } from './http/legacy-sse.controller';
 import { McpHttpHandler } from './http/mcp-http.handler';
 import { StreamableHttpEndpoint } from './sessions/session.endpoint';
+import { SessionStreamEndpoint } from './sessions/session-stream.endpoint';
 import { StreamQuota } from './streams/stream-quota';
 import { ApprovalStep } from './core/approval-step';
 import { Continuation } from './core/continuation';
@@ -64,6 +65,7 @@ import { SkillDirectories } from './skills/skill-directories.service';
   controllers: [LegacySseController],
   providers: [
     StreamableHttpEndpoint,
+    SessionStreamEndpoint,
     ModernWire,
     ListenEndpoint,
     ResourceWatch,

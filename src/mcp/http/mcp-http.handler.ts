@@ -17,7 +17,7 @@ import {
 } from '../../upstream/eras/protocol-era';
 import { headerOf, standardHeaderMismatch } from '../../upstream/modern/mcp-param-headers';
 import { accepts, isJson, originRefusal, pathOf } from '../../common/http-request';
-import { isJsonObject } from '../../common/json-value';
+import { isJsonObject, isRequestId } from '../../common/json-value';
 import { MODERN_VERSIONS } from '../core/server-identity';
 import { Directories } from '../directory/directories.service';
 import { McpAuthorizer } from '../../auth/mcp-authorizer';
@@ -39,6 +39,7 @@ import {
   type StreamableMethod,
 } from './mcp-paths';
 import { StreamableHttpEndpoint } from '../sessions/session.endpoint';
+import { SessionStreamEndpoint } from '../sessions/session-stream.endpoint';
 import { readJsonBody } from '../../common/read-body';
 import { ModernWire } from './modern-wire';
 
@@ -79,8 +80,6 @@ const REQUEST_KEYS: ReadonlySet<string> = new Set(['jsonrpc', 'id', 'method', 'p
 /** Envelopes the SDK found valid, as `envelopeKey` writes them; forgotten all at once when full. */
 const validEnvelopes = new Set<string>();
 const ENVELOPES_KEPT = 1024;
-
-const isRequestId = (value: unknown) => typeof value === 'string' || Number.isSafeInteger(value);
 
 /**
  * A request's envelope as one string, when the request is one the SDK's JSON-RPC request schema
@@ -179,6 +178,7 @@ export class McpHttpHandler {
     observability: ObservabilitySettings,
     private readonly authorizer: McpAuthorizer,
     private readonly sessions: StreamableHttpEndpoint,
+    private readonly sessionStreams: SessionStreamEndpoint,
     private readonly modern: ModernWire,
     private readonly metrics: Metrics,
     private readonly directories: Directories,
@@ -235,9 +235,9 @@ export class McpHttpHandler {
       case 'GET':
         if (!accepts(request, 'text/event-stream'))
           throw new McpRefusal(406, 'Accept must include text/event-stream');
-        return this.sessions.get(http);
+        return this.sessionStreams.get(http);
       case 'DELETE':
-        return this.sessions.delete(http);
+        return this.sessionStreams.delete(http);
     }
   }
 

@@ -5,7 +5,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { createHash } from 'node:crypto';
 import { JsonBodyRefusal } from '../../common/read-body';
-import { JsonLimitError } from '../../common/json-value';
+import { isRequestId, JsonLimitError } from '../../common/json-value';
 import {
   DATABASE_RETRY_AFTER_SECONDS,
   DATABASE_UNAVAILABLE_DETAIL,
@@ -98,7 +98,7 @@ export function headerMismatch(id: RequestId, found: HeaderMismatch): McpRefusal
 /** The id of a body that has a valid one, for the errors about it. */
 export function idOf(body: unknown): RequestId | null {
   const id = (body as { id?: unknown } | null)?.id;
-  return typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id)) ? id : null;
+  return isRequestId(id) ? id : null;
 }
 
 /**

@@ -1,5 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { ProtocolErrorCode, type JSONRPCRequest } from '@modelcontextprotocol/server';
+import {
+  type JSONRPCMessage,
+  type JSONRPCRequest,
+  ProtocolErrorCode,
+} from '@modelcontextprotocol/server';
 import { InitializeRequestSchema } from '@modelcontextprotocol/core';
 import { type Request, type Response } from 'express';
 import { type Principal } from '../../auth/principal';
@@ -11,11 +15,11 @@ import { type McpScope } from '../protocol/mcp-scope';
 import { type SessionRuntime } from './session-runtime';
 import { SessionRegistry } from './session-registry.service';
 import { newSession, SessionStore } from './session.store';
-import { SessionStreamExchange } from './exchange';
 import { readJsonBody } from '../../common/read-body';
 import { SseResponse } from '../streams/sse-response';
 import { endAtExpiry } from '../streams/stream-expiry';
 import { StreamQuota } from '../streams/stream-quota';
+import { type Exchange } from '../streams/client-stream';
 import {
   incomingOf,
   negotiatedVersion,
@@ -145,5 +149,29 @@ export class LegacySseEndpoint {
     } catch (error) {
       this.logger.warn(`Could not end session ${sessionId}: ${String(error)}`);
     }
+  }
+}
+
+/**
+ * An exchange whose every message, the answer too, goes out on the session's stream: the older
+ * HTTP+SSE transport, where a POST only gets 202.
+ */
+export class SessionStreamExchange implements Exchange {
+  private done = false;
+
+  constructor(private readonly send: (message: JSONRPCMessage) => void) {}
+
+  write(message: JSONRPCMessage): void {
+    if (!this.done) this.send(message);
+  }
+
+  finish(message: JSONRPCMessage): void {
+    if (this.done) return;
+    this.done = true;
+    this.send(message);
+  }
+
+  cancel(): void {
+    this.done = true;
   }
 }

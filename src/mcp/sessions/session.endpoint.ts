@@ -1,4 +1,7 @@
+import { randomBytes } from 'node:crypto';
+import { type ServerResponse } from 'node:http';
 import { Injectable } from '@nestjs/common';
+import { isRequestId } from '../../common/json-value';
 import {
   ProtocolErrorCode,
   type JSONRPCMessage,
@@ -12,18 +15,14 @@ import { InitializeRequestSchema } from '@modelcontextprotocol/core';
 import { type Principal } from '../../auth/principal';
 import { Directories } from '../directory/directories.service';
 import { SessionRequests } from './session-requests';
-import { LISTS } from '../directory/scope-directory';
 import { type Authorized } from '../protocol/authorized';
 import { CONNECTION_CLOSED, idOf, McpRefusal } from '../protocol/mcp-errors';
 import { type McpScope } from '../protocol/mcp-scope';
 import { type SessionRuntime } from './session-runtime';
 import { SessionRegistry } from './session-registry.service';
 import { newSession, type SessionState, SessionStore } from './session.store';
-import { parseEventId } from './stream-events.store';
-import { type Exchange } from '../streams/client-stream';
-import { HttpExchange } from './exchange';
+import { type Exchange, primingId, type StreamSink } from '../streams/client-stream';
 import { SseResponse } from '../streams/sse-response';
-import { endAtExpiry } from '../streams/stream-expiry';
 import { StreamQuota } from '../streams/stream-quota';
 
 /** What a client's POST holds on the 2025 wire. */
@@ -49,14 +48,14 @@ export function incomingOf(body: unknown): Incoming {
     (typeof message.params !== 'object' || message.params === null)
   )
     throw refuse('params must be an object');
-  const id = idOf(body);
+  const identified = isRequestId(message.id);
   if (typeof message.method === 'string') {
     if (message.id === undefined)
       return { kind: 'notification', message: message as JSONRPCNotification };
-    if (id === null) throw refuse('id must be a string or an integer');
+    if (!identified) throw refuse('id must be a string or an integer');
     return { kind: 'request', message: message as JSONRPCRequest };
   }
-  if (id !== null && ('result' in message || 'error' in message))
+  if (identified && ('result' in message || 'error' in message))
     return { kind: 'response', message: message as JSONRPCResponse };
   throw refuse('Not a JSON-RPC request, notification or response');
 }
@@ -69,8 +68,10 @@ export function negotiatedVersion(requested: unknown): string {
 }
 
 /**
- * The 2025 wire of Streamable HTTP (the edge sends it what is not of 2026-07-28): session ids,
- * header checks, and dispatch of POST, GET and DELETE to the session on this replica.
+ * What a client POSTs on the 2025 wire of Streamable HTTP (the edge sends it what is not of
+ * 2026-07-28): an initialize opens a session; any other message names its session, whose runtime
+ * on this replica serves it, a request answered on its own exchange. The session's GET stream and
+ * its DELETE are SessionStreamEndpoint's.
  */
 @Injectable()
 export class StreamableHttpEndpoint {
@@ -89,7 +90,7 @@ export class StreamableHttpEndpoint {
       await this.initialize(http, incoming.message);
       return;
     }
-    const session = await this.session(http);
+    const session = await requestedSession(this.store, this.directories, http);
     const runtime = this.registry.obtain(session);
     this.store.touch(session);
     if (incoming.kind === 'request') {
@@ -98,34 +99,6 @@ export class StreamableHttpEndpoint {
     }
     this.receive(runtime, incoming.message);
     http.response.writeHead(202).end();
-  }
-
-  async get(http: Authorized): Promise<void> {
-    const { request, response, scope, principal } = http;
-    const session = await this.session(http);
-    const runtime = this.registry.obtain(session);
-    if (runtime.legacy) throw new McpRefusal(405, 'This session uses the HTTP+SSE transport');
-    const lastEventId = request.headers['last-event-id'];
-    const resumes = typeof lastEventId === 'string' ? parseEventId(lastEventId) : null;
-    if (!resumes && runtime.hasStream)
-      throw new McpRefusal(409, 'This session already has a stream open here');
-    // From now on the client hears of changes to its lists as they are now.
-    const directory = await this.directories.get(scope);
-    for (const kind of LISTS)
-      if (!runtime.seen.has(kind)) runtime.seen.set(kind, directory?.version(kind) ?? '');
-    this.quota.admit(principal, response);
-    const sse = new SseResponse(response, { keepalive: true });
-    // Ended as a changed identity ends it: the client resumes it, with a credential checked anew.
-    endAtExpiry(principal, sse, () => sse.end());
-    if (resumes) await runtime.resume(sse, resumes, principal);
-    else runtime.openSessionStream(sse, principal);
-  }
-
-  async delete(http: Authorized): Promise<void> {
-    const session = await this.session(http);
-    await this.store.end(session.id);
-    await this.registry.close(session.id);
-    http.response.writeHead(200).end();
   }
 
   /** A client request, answered on its exchange by the router, for the principal that sent it. */
@@ -192,20 +165,25 @@ export class StreamableHttpEndpoint {
     response.setHeader('Mcp-Session-Id', session.id);
     this.serve(runtime, message, this.exchange(http, runtime), principal);
   }
+}
 
-  /**
-   * The request's session: 400 without an id, 404 for an unknown, ended or foreign one, 400 for an
-   * unknown protocol version. Any version the SDK supports is accepted, not only the negotiated.
-   */
-  private async session({ request, scope, principal }: Authorized): Promise<SessionState> {
-    const id = request.headers['mcp-session-id'];
-    if (typeof id !== 'string' || id === '')
-      throw new McpRefusal(400, 'Mcp-Session-Id header is required');
-    const version = request.headers['mcp-protocol-version'];
-    if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(String(version)))
-      throw new McpRefusal(400, `Unsupported MCP-Protocol-Version: ${String(version)}`);
-    return sessionOf(this.store, this.directories, id, scope, principal);
-  }
+/**
+ * The session a request names: 400 without an id, 404 for an unknown, ended or foreign one, 400
+ * for an unknown protocol version. Any version the SDK supports is accepted, not only the
+ * negotiated.
+ */
+export async function requestedSession(
+  store: SessionStore,
+  directories: Directories,
+  { request, scope, principal }: Authorized,
+): Promise<SessionState> {
+  const id = request.headers['mcp-session-id'];
+  if (typeof id !== 'string' || id === '')
+    throw new McpRefusal(400, 'Mcp-Session-Id header is required');
+  const version = request.headers['mcp-protocol-version'];
+  if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(String(version)))
+    throw new McpRefusal(400, `Unsupported MCP-Protocol-Version: ${String(version)}`);
+  return sessionOf(store, directories, id, scope, principal);
 }
 
 /** A live session of this scope and principal, and its scope still served; else 404. */
@@ -223,4 +201,84 @@ export async function sessionOf(
   if (!(await directories.get(scope)))
     throw new McpRefusal(404, 'No such virtual server, or it is disabled');
   return session;
+}
+
+/**
+ * The answer to one POSTed request. It stays plain JSON unless something must go out before the
+ * answer (progress, logging, a sampling request); then the response becomes an event stream whose
+ * events are stored and carry ids, so that a client whose connection drops resumes it with GET and
+ * `Last-Event-ID`, on any replica.
+ */
+export class HttpExchange implements Exchange {
+  private sse: SseResponse | null = null;
+  private streamId: string | null = null;
+  private done = false;
+  /** The client's connection closed before the answer: messages go to where it resumes. */
+  private detached = false;
+  private delivery: Promise<void> = Promise.resolve();
+
+  /** `streaming` hears when the answer becomes an event stream. */
+  constructor(
+    private readonly response: ServerResponse,
+    private readonly sink: StreamSink,
+    private readonly streaming: () => void = () => undefined,
+  ) {
+    response.on('close', () => {
+      if (!this.done || this.sse) this.detached = true;
+    });
+  }
+
+  write(message: JSONRPCMessage): void {
+    if (this.done) return;
+    this.deliver(message, false);
+  }
+
+  finish(message: JSONRPCMessage): void {
+    if (this.done) return;
+    this.done = true;
+    if (this.sse || this.detached) {
+      this.deliver(message, true);
+      return;
+    }
+    const body = JSON.stringify(message);
+    this.response.writeHead(200, {
+      'Content-Type': 'application/json',
+      'Content-Length': Buffer.byteLength(body),
+    });
+    this.response.end(body);
+  }
+
+  /**
+   * A request must be answered with JSON or an event stream; a stream may end before the answer,
+   * so a cancelled request's stream (empty if nothing went out yet) just ends.
+   */
+  cancel(): void {
+    if (this.done) return;
+    this.done = true;
+    if (this.sse) this.delivery = this.delivery.then(() => this.sse?.end());
+    else if (!this.detached) new SseResponse(this.response).end();
+  }
+
+  /** In order, each stored first, so that what the client saw it can always resume after. */
+  private deliver(message: JSONRPCMessage, final: boolean): void {
+    const sse = this.sse ?? this.stream();
+    const streamId = this.streamId!;
+    this.delivery = this.delivery.then(async () => {
+      const eventId = await this.sink.store(streamId, message).catch(() => undefined);
+      if (!this.detached && sse.open) {
+        sse.message(message, eventId);
+        if (final) sse.end();
+      } else if (eventId !== undefined) {
+        this.sink.forward(streamId, eventId, message, final);
+      }
+    });
+  }
+
+  private stream(): SseResponse {
+    this.streamId = randomBytes(8).toString('hex');
+    this.sse = new SseResponse(this.response);
+    this.streaming();
+    this.sse.prime(primingId(this.streamId));
+    return this.sse;
+  }
 }
