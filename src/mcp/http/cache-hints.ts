@@ -7,14 +7,14 @@ import { type CacheScope } from '@modelcontextprotocol/server';
  * listens hear of it, so they are fresh for seconds, not minutes. What an upstream reads is its
  * own to hint: without its hint nothing is cached (the spec's default).
  */
-export const CACHE_TTL_MS: Readonly<Record<string, number>> = {
-  'server/discover': 60_000,
-  'tools/list': 10_000,
-  'prompts/list': 10_000,
-  'resources/list': 10_000,
-  'resources/templates/list': 10_000,
-  'resources/read': 0,
-};
+export const CACHE_TTL_MS: ReadonlyMap<string, number> = new Map([
+  ['server/discover', 60_000],
+  ['tools/list', 10_000],
+  ['prompts/list', 10_000],
+  ['resources/list', 10_000],
+  ['resources/templates/list', 10_000],
+  ['resources/read', 0],
+]);
 
 /**
  * How long a client may reuse the answer to a cacheable method, and with whom: a read's hint is
@@ -25,7 +25,7 @@ export function cacheHint(
   result: { ttlMs?: unknown },
 ): { ttlMs: number; cacheScope: CacheScope } {
   if (method !== 'resources/read')
-    return { ttlMs: CACHE_TTL_MS[method] ?? 0, cacheScope: 'private' };
+    return { ttlMs: CACHE_TTL_MS.get(method) ?? 0, cacheScope: 'private' };
   const ttl = result.ttlMs;
   return {
     ttlMs: typeof ttl === 'number' && Number.isInteger(ttl) && ttl > 0 ? ttl : 0,

@@ -75,11 +75,12 @@ function envelopeOf(request: JSONRPCRequest): RequestMeta {
 }
 
 /**
- * The stateless 2026-07-28 wire on the MCP endpoints: one request, checked (version, standard and
- * `Mcp-Param-*` headers, method), becomes one request of the core with what its own `_meta` says
- * of the client, on the replica's shared upstream connections; its answer is shaped for the era
- * (`resultType`, cache hints, the spec's error codes). Nothing of it is kept: any replica answers
- * any request, and nothing here reads the database.
+ * The stateless 2026-07-28 wire on the MCP endpoints: one request, its version and standard
+ * headers checked by the edge, is checked here for its method and `Mcp-Param-*` headers and
+ * becomes one request of the core with what its own `_meta` says of the client, on the replica's
+ * shared upstream connections; its answer is shaped for the era (`resultType`, cache hints, the
+ * spec's error codes). Nothing of it is kept: any replica answers any request, and nothing here
+ * reads the database.
  */
 @Injectable()
 export class ModernWire {
@@ -203,7 +204,7 @@ export class ModernWire {
     };
     if (method === 'tools/list' && directory) result.tools = served(directory, result.tools);
     // A round that asks for input is no answer to keep.
-    if (method in CACHE_TTL_MS && result.resultType !== 'input_required')
+    if (CACHE_TTL_MS.has(method) && result.resultType !== 'input_required')
       Object.assign(result, cacheHint(method, answer.result as { ttlMs?: unknown }));
     return { status: 200, body: { ...answer, result } };
   }
