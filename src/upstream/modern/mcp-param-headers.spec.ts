@@ -115,8 +115,12 @@ describe("a received request's headers against its body", () => {
     expect(standardHeaderMismatch('tools/list', {}, { 'mcp-method': 'tools/list' })?.message).toBe(
       'the required MCP-Protocol-Version header is absent',
     );
-    // What names nothing in its body needs no Mcp-Name; a task is named by its id.
+    // What names nothing in its body needs no Mcp-Name, whatever its params; a task is named by
+    // its id.
     expect(standardHeaderMismatch('tools/list', {}, STANDARD)).toBeNull();
+    expect(
+      standardHeaderMismatch('toString', { [String(Object.prototype.toString)]: 'x' }, STANDARD),
+    ).toBeNull();
     expect(standardHeaderMismatch('tasks/get', { taskId: 't-1' }, STANDARD)?.message).toBe(
       'params.taskId is "t-1" but Mcp-Name is absent',
     );

@@ -106,14 +106,14 @@ export function headerParamValues(
 }
 
 /** The request field that `Mcp-Name` mirrors, per method (the Tasks extension's by task id). */
-const NAME_FIELD: Readonly<Record<string, 'name' | 'uri' | 'taskId'>> = {
-  'tools/call': 'name',
-  'prompts/get': 'name',
-  'resources/read': 'uri',
-  'tasks/get': 'taskId',
-  'tasks/update': 'taskId',
-  'tasks/cancel': 'taskId',
-};
+const NAME_FIELD: ReadonlyMap<string, 'name' | 'uri' | 'taskId'> = new Map([
+  ['tools/call', 'name'],
+  ['prompts/get', 'name'],
+  ['resources/read', 'uri'],
+  ['tasks/get', 'taskId'],
+  ['tasks/update', 'taskId'],
+  ['tasks/cancel', 'taskId'],
+]);
 
 /** A 2026-07-28 request's standard headers (`Mcp-Method`, `Mcp-Name`), and a call's `Mcp-Param-*`. */
 export function requestHeaders(
@@ -122,7 +122,7 @@ export function requestHeaders(
   tools: ToolHeaderParams,
 ): Record<string, string> {
   const headers: Record<string, string> = { 'mcp-method': method };
-  const field = NAME_FIELD[method];
+  const field = NAME_FIELD.get(method);
   const name = field === undefined ? undefined : params[field];
   if (typeof name === 'string') headers['mcp-name'] = encodeHeaderValue(name);
   if (method === 'tools/call' && typeof name === 'string')
@@ -243,7 +243,7 @@ export function standardHeaderMismatch(
     return missing('the required MCP-Protocol-Version header is absent');
   if (headerOf(headers, 'mcp-method') === undefined)
     return missing('the required Mcp-Method header is absent');
-  const field = NAME_FIELD[method];
+  const field = NAME_FIELD.get(method);
   const body = field === undefined ? undefined : params?.[field];
   if (typeof body !== 'string') return null;
   const header = headerOf(headers, 'mcp-name');
