@@ -11,6 +11,7 @@ import { OAuthAccessTokens } from './oauth-access-token';
 import { type Principal, type PrincipalSource } from './principal';
 import { TokenService } from './token.service';
 import { UserDirectory } from './user-directory';
+import { Memo } from '../common/memo';
 
 /**
  * Finds who a request acts for: from a bearer token (a managed API token, a login token, or a
@@ -20,7 +21,7 @@ import { UserDirectory } from './user-directory';
 @Injectable()
 export class PrincipalResolver {
   /** Each valid bearer JWT's issuer, read once: a client presents the same token call after call. */
-  private readonly issuers = new Map<string, string | null>();
+  private readonly issuers = new Memo<string, string | null>(ISSUER_MEMORY);
 
   constructor(
     private readonly tokens: TokenService,
@@ -38,10 +39,7 @@ export class PrincipalResolver {
     const issuer = known === undefined ? issuerOf(token) : known;
     const principal = await this.fromJwt(token, issuer);
     // Only a token that proved valid is remembered, so junk tokens cannot fill the memory.
-    if (known === undefined) {
-      if (this.issuers.size >= ISSUER_MEMORY) this.issuers.clear();
-      this.issuers.set(token, issuer);
-    }
+    if (known === undefined) this.issuers.remember(token, issuer);
     return principal;
   }
 

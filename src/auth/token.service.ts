@@ -3,6 +3,7 @@ import { JwtService } from '@nestjs/jwt';
 import { AuthSettings } from '../config/slices/auth.settings';
 import { SecretSettings } from '../config/slices/secrets.settings';
 import { AuthErrorCode, AuthException } from './auth.exception';
+import { Memo } from '../common/memo';
 
 /** Claims of the tokens POST /api/v1/auth/token issues: a user, for a while. */
 interface LoginClaims {
@@ -44,7 +45,7 @@ export const LOGIN_TOKEN_ISSUER = 'portico';
 export class TokenService {
   private readonly jwt: JwtService;
   /** Tokens already verified, until they expire: HS256 verification is costly per request. */
-  private readonly verified = new Map<string, VerifiedToken>();
+  private readonly verified = new Memo<string, VerifiedToken>(VERIFIED_CACHE_LIMIT);
 
   constructor(
     private readonly authSettings: AuthSettings,
@@ -66,9 +67,7 @@ export class TokenService {
     const cached = this.verified.get(token);
     if (cached && cached.expiresAt > now) return cached;
     const verified = this.verifySignature(token);
-    if (this.verified.size >= VERIFIED_CACHE_LIMIT) this.verified.clear();
-    this.verified.set(token, verified);
-    return verified;
+    return this.verified.remember(token, verified);
   }
 
   private verifySignature(token: string): VerifiedToken {

@@ -1,6 +1,7 @@
 import { type Logger } from '@nestjs/common';
 import { isDatabaseUnavailable } from './database-errors';
 import { errorMessage } from './error-message';
+import { Memo } from './memo';
 
 export interface LastKnownCacheOptions<V> {
   /** How long an entry is trusted before it is read again; absent: until it is invalidated. */
@@ -36,12 +37,14 @@ interface Entry<V> {
  * kept (it may have read the row before the change).
  */
 export class LastKnownCache<V> {
-  private readonly entries = new Map<string, Entry<V>>();
+  private readonly entries: Memo<string, Entry<V>>;
   private readonly flights = new Map<string, Promise<V>>();
   private generation = 0;
   private notBefore = 0;
 
-  constructor(private readonly options: LastKnownCacheOptions<V>) {}
+  constructor(private readonly options: LastKnownCacheOptions<V>) {
+    this.entries = new Memo(options.limit);
+  }
 
   async get(key: string, read: () => Promise<V>, now = Date.now()): Promise<V> {
     const entry = this.entries.get(key);
@@ -95,8 +98,7 @@ export class LastKnownCache<V> {
     const flight = read()
       .then((value) => {
         if (generation === this.generation) {
-          if (this.entries.size >= this.options.limit) this.entries.clear();
-          this.entries.set(key, { value, at: now, bridging: false });
+          this.entries.remember(key, { value, at: now, bridging: false });
         }
         return value;
       })

@@ -3,6 +3,7 @@ import { EmbeddingsSettings } from '../config/slices/embeddings.settings';
 import { EMBEDDINGS_BATCH, EmbeddingsClient, EmbeddingsError } from './embeddings-client';
 import { EmbeddingsMetrics, type FallbackReason } from './embeddings-metrics';
 import { ToolVectorStore } from './tool-vector.store';
+import { Memo } from '../common/memo';
 
 /** After a failed query, searches skip the provider this long instead of each waiting it out. */
 const CIRCUIT_OPEN_MS = 30_000;
@@ -27,8 +28,8 @@ export interface EmbeddingInput {
 export class ProviderEmbeddings {
   private readonly logger = new Logger(ProviderEmbeddings.name);
   private readonly client: EmbeddingsClient | null;
-  private readonly toolVectors = new Map<string, Float32Array>();
-  private readonly queryVectors = new Map<string, Float32Array>();
+  private readonly toolVectors = new Memo<string, Float32Array>(TOOL_CACHE);
+  private readonly queryVectors = new Memo<string, Float32Array>(QUERY_CACHE);
   private circuitOpenUntil = 0;
 
   constructor(
@@ -59,7 +60,7 @@ export class ProviderEmbeddings {
     }
     if (missing.size > 0) {
       const stored = await this.store.load(client.model, [...missing.keys()]);
-      for (const [hash, vector] of stored) found.set(hash, this.remember(hash, vector));
+      for (const [hash, vector] of stored) found.set(hash, this.toolVectors.remember(hash, vector));
       const unknown = [...missing.values()].filter((input) => !stored.has(input.hash));
       for (let start = 0; start < unknown.length; start += EMBEDDINGS_BATCH) {
         const batch = unknown.slice(start, start + EMBEDDINGS_BATCH);
@@ -71,7 +72,8 @@ export class ProviderEmbeddings {
         );
         const fresh = new Map(batch.map((input, i) => [input.hash, vectors[i]!]));
         await this.store.save(client.model, fresh);
-        for (const [hash, vector] of fresh) found.set(hash, this.remember(hash, vector));
+        for (const [hash, vector] of fresh)
+          found.set(hash, this.toolVectors.remember(hash, vector));
       }
     }
     return inputs.map((input) => found.get(input.hash)!);
@@ -91,9 +93,7 @@ export class ProviderEmbeddings {
       const [vector] = await this.request('query', () =>
         client.embed([query], this.config.embeddings!.queryTimeoutMs),
       );
-      if (this.queryVectors.size >= QUERY_CACHE) this.queryVectors.clear();
-      this.queryVectors.set(query, vector!);
-      return vector!;
+      return this.queryVectors.remember(query, vector!);
     } catch (error) {
       this.circuitOpenUntil = Date.now() + CIRCUIT_OPEN_MS;
       this.logger.warn(`tool_search ranks without the embeddings provider: ${String(error)}`);
@@ -117,11 +117,5 @@ export class ProviderEmbeddings {
       this.metrics.requests.inc({ stage, outcome });
       throw error;
     }
-  }
-
-  private remember(hash: string, vector: Float32Array): Float32Array {
-    if (this.toolVectors.size >= TOOL_CACHE) this.toolVectors.clear();
-    this.toolVectors.set(hash, vector);
-    return vector;
   }
 }

@@ -7,6 +7,7 @@ import {
   UNIT,
 } from './cel-limits';
 import { errorMessage } from '../common/error-message';
+import { Memo } from '../common/memo';
 
 /** The longest pattern `matches` compiles. */
 export const PATTERN_MAX_LENGTH = 1024;
@@ -51,7 +52,7 @@ export function literalPattern(pattern: string): Pattern {
  * compile time is bounded by refusing long ones and counted repetitions.
  */
 export class DynamicPatterns {
-  private readonly compiled = new Map<string, Pattern>();
+  private readonly compiled = new Memo<string, Pattern>(PATTERN_CACHE);
 
   /** The compiled pattern, or null when it must be compiled (at `compileCost`). */
   cached(pattern: string): Pattern | null {
@@ -72,10 +73,7 @@ export class DynamicPatterns {
   }
 
   compile(pattern: string): Pattern {
-    const compiled = compile(pattern);
-    if (this.compiled.size >= PATTERN_CACHE) this.compiled.clear();
-    this.compiled.set(pattern, compiled);
-    return compiled;
+    return this.compiled.remember(pattern, compile(pattern));
   }
 }
 

@@ -6,6 +6,7 @@ import { ArgumentReads } from './policy-input';
 import { type PolicyApproval, type PolicyEffect } from './policy.entity';
 import { type PolicyTool } from './policy-tool';
 import { errorMessage } from '../common/error-message';
+import { Memo } from '../common/memo';
 
 export { ARGUMENT_VALUES_LIMIT } from './cel-limits';
 
@@ -130,7 +131,7 @@ export class PolicySet {
   private readonly fields: ReadonlySet<PrincipalField>;
   /** The teams (by id) that can make two principals differ; null: all of them. */
   private readonly keyTeams: ReadonlySet<string> | null;
-  private readonly views = new Map<string, Map<string, ListOutcome>>();
+  private readonly views = new Memo<string, Map<string, ListOutcome>>(VIEW_MEMORY);
   private versionDigest?: string;
 
   private constructor(
@@ -248,12 +249,7 @@ export class PolicySet {
   /** The listing outcome: memoised for the principal's key. */
   outcome(principal: Principal, tool: PolicyTool, key = this.keyOf(principal)): ListOutcome {
     if (this.empty) return OPEN_OUTCOME;
-    let view = this.views.get(key);
-    if (!view) {
-      if (this.views.size >= VIEW_MEMORY) this.views.clear();
-      view = new Map();
-      this.views.set(key, view);
-    }
+    const view = this.views.get(key) ?? this.views.remember(key, new Map());
     let outcome = view.get(tool.id);
     if (!outcome) {
       outcome = this.judgeListing(principal, tool);

@@ -17,6 +17,7 @@ import { UpstreamFailure } from './upstream-error';
 import { sameTarget, type UpstreamTarget } from './upstream-target';
 import { UpstreamTargets } from './upstream-targets.service';
 import { crowdedOut, idleLinks, type Link, SWEEP_EVERY_MS } from './upstream-links';
+import { Memo } from '../common/memo';
 
 /**
  * An answer of `request` that asks the client for input (2026-07-28 `input_required`): it is not
@@ -33,8 +34,7 @@ interface Declaration {
 }
 
 /** The declarations seen lately, by their JSON as sent: clients repeat theirs. */
-const declarations = new Map<string, Declaration>();
-const DECLARATIONS_KEPT = 1024;
+const declarations = new Memo<string, Declaration>(1024);
 /** Longer declarations are digested each time rather than kept. */
 const DECLARATION_KEY_CHARS = 1024;
 
@@ -49,8 +49,7 @@ function declarationOf(capabilities: ClientCapabilities): Declaration {
       relayed,
     };
     if (sent.length > DECLARATION_KEY_CHARS) return declaration;
-    if (declarations.size >= DECLARATIONS_KEPT) declarations.clear();
-    declarations.set(sent, declaration);
+    declarations.remember(sent, declaration);
   }
   return declaration;
 }

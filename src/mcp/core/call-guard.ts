@@ -29,6 +29,7 @@ import {
   unknownTool,
 } from '../protocol/mcp-errors';
 import { errorMessage } from '../../common/error-message';
+import { Memo } from '../../common/memo';
 
 /** How many times a call's approval is asked again when policies change while it is asked. */
 const APPROVAL_ROUNDS = 3;
@@ -56,7 +57,7 @@ export interface Approver {
 @Injectable()
 export class CallGuard {
   private readonly logger = new Logger(CallGuard.name);
-  private readonly views = new WeakMap<ToolDirectory, Map<string, ToolDirectory>>();
+  private readonly views = new WeakMap<ToolDirectory, Memo<string, ToolDirectory>>();
 
   constructor(
     private readonly limiter: RateLimiter,
@@ -70,17 +71,11 @@ export class CallGuard {
     if (policy.empty) return directory.tools;
     let views = this.views.get(directory.tools);
     if (!views) {
-      views = new Map();
+      views = new Memo(VIEW_MEMORY);
       this.views.set(directory.tools, views);
     }
     const key = policy.keyOf(principal);
-    let view = views.get(key);
-    if (!view) {
-      if (views.size >= VIEW_MEMORY) views.clear();
-      view = directory.tools.visibleTo(policy, principal, key);
-      views.set(key, view);
-    }
-    return view;
+    return views.get(key) ?? views.remember(key, directory.tools.visibleTo(policy, principal, key));
   }
 
   /**

@@ -42,6 +42,7 @@ import { StreamableHttpEndpoint } from '../sessions/session.endpoint';
 import { SessionStreamEndpoint } from '../sessions/session-stream.endpoint';
 import { readJsonBody } from '../../common/read-body';
 import { ModernWire } from './modern-wire';
+import { Memo } from '../../common/memo';
 
 function isMethod(method: string): method is StreamableMethod {
   return (STREAMABLE_METHODS as readonly string[]).includes(method);
@@ -78,8 +79,7 @@ const ENVELOPE_KEYS = [
 ];
 const REQUEST_KEYS: ReadonlySet<string> = new Set(['jsonrpc', 'id', 'method', 'params']);
 /** Envelopes the SDK found valid, as `envelopeKey` writes them; forgotten all at once when full. */
-const validEnvelopes = new Set<string>();
-const ENVELOPES_KEPT = 1024;
+const validEnvelopes = new Memo<string, true>(1024);
 
 /**
  * A request's envelope as one string, when the request is one the SDK's JSON-RPC request schema
@@ -133,10 +133,8 @@ export function classifyClaim(
     mcpNameHeader: headerOf(headers, 'mcp-name'),
     body,
   });
-  if (key !== null && route.kind === 'modern' && route.messageKind === 'request') {
-    if (validEnvelopes.size >= ENVELOPES_KEPT) validEnvelopes.clear();
-    validEnvelopes.add(key);
-  }
+  if (key !== null && route.kind === 'modern' && route.messageKind === 'request')
+    validEnvelopes.remember(key, true);
   return route;
 }
 

@@ -1,4 +1,5 @@
 import stemPorter2 from 'wink-porter2-stemmer';
+import { Memo } from '../../../common/memo';
 
 /**
  * Words that say nothing about which tool is wanted: articles, pronouns, auxiliaries, and the
@@ -98,16 +99,14 @@ const PHRASES: [RegExp, string][] = [
 ];
 
 /** Bounded memo of stems: vocabularies are small, and stemming is most of tokenising. */
-const stems = new Map<string, string>();
-const STEM_CACHE_LIMIT = 200_000;
+const stems = new Memo<string, string>(200_000);
 
 /** The Porter2 stem of a lower-case word; numbers and short words stay as they are. */
 export function stem(word: string): string {
   let stemmed = stems.get(word);
   if (stemmed === undefined) {
     stemmed = word.length <= 2 || /\d/.test(word) ? word : stemPorter2(word);
-    if (stems.size >= STEM_CACHE_LIMIT) stems.clear();
-    stems.set(word, stemmed);
+    stems.remember(word, stemmed);
   }
   return stemmed;
 }
