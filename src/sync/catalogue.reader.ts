@@ -4,7 +4,7 @@ import { declaresSkills } from '../skills/skill-manifest';
 import { listSkills, type UpstreamSkillListing } from '../skills/skill-listing';
 import { UI_EXTENSION, UI_RESOURCE_MIME_TYPE } from '../tools/tool-ui';
 import { authorizationContext } from '../upstream/upstream-client';
-import { type UpstreamConnection } from '../upstream/upstream-connection';
+import { type OpenOptions, type UpstreamConnection } from '../upstream/upstream-connection';
 import { UpstreamConnector } from '../upstream/upstream-connector.service';
 import { UpstreamRpcError } from '../upstream/upstream-error';
 import { listAll, type ListMethod } from '../upstream/upstream-lists';
@@ -56,10 +56,7 @@ export class CatalogueReader {
    * session's GET stream, or a 2026-07-28 listen for list changes.
    */
   watch(gateway: UpstreamGateway, changed: () => void): Promise<UpstreamConnection> {
-    const target = this.targets.targetOf(gateway);
-    return this.connector.open(target, {
-      authorization: authorizationContext(target),
-      capabilities: SYNC_CAPABILITIES,
+    return this.open(gateway, {
       listen: true,
       listener: {
         notification: (notification) => {
@@ -71,17 +68,25 @@ export class CatalogueReader {
 
   /** The whole catalogue, over a short-lived session. */
   async read(gateway: UpstreamGateway, signal?: AbortSignal): Promise<UpstreamCatalogue> {
-    const target = this.targets.targetOf(gateway);
-    const connection = await this.connector.open(target, {
-      authorization: authorizationContext(target),
-      capabilities: SYNC_CAPABILITIES,
-      listen: false,
-    });
+    const connection = await this.open(gateway, { listen: false });
     try {
       return await readCatalogue(connection, signal);
     } finally {
       await connection.close();
     }
+  }
+
+  /** A connection of Portico's own (its own credential, sync's capabilities) to the gateway. */
+  private open(
+    gateway: UpstreamGateway,
+    options: Pick<OpenOptions, 'listen' | 'listener'>,
+  ): Promise<UpstreamConnection> {
+    const target = this.targets.targetOf(gateway);
+    return this.connector.open(target, {
+      ...options,
+      authorization: authorizationContext(target),
+      capabilities: SYNC_CAPABILITIES,
+    });
   }
 }
 

@@ -3,8 +3,7 @@ import { type CallToolResult } from '@modelcontextprotocol/server';
 import { DataSource } from 'typeorm';
 import { type TeamScope } from '../auth/team-scope';
 import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';
-import { sharedAffinity } from '../upstream/upstream-client';
-import { UpstreamClient } from '../upstream/upstream-client';
+import { sharedAffinity, UpstreamClient } from '../upstream/upstream-client';
 import {
   UpstreamAuthorizationRequired,
   upstreamFailure,

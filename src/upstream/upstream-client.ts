@@ -41,17 +41,16 @@ const DECLARATION_KEY_CHARS = 1024;
 /** What a client declared, as relayed upstream and digested: equal ones share connections. */
 function declarationOf(capabilities: ClientCapabilities): Declaration {
   const sent = JSON.stringify(capabilities);
-  let declaration = declarations.get(sent);
-  if (declaration === undefined) {
-    const relayed = relayedCapabilities(capabilities, STATELESS_EXTENSIONS);
-    declaration = {
-      fingerprint: createHash('sha256').update(canonicalJson(relayed)).digest('hex').slice(0, 16),
-      relayed,
-    };
-    if (sent.length > DECLARATION_KEY_CHARS) return declaration;
-    declarations.remember(sent, declaration);
-  }
-  return declaration;
+  const known = declarations.get(sent);
+  if (known) return known;
+  const relayed = relayedCapabilities(capabilities, STATELESS_EXTENSIONS);
+  const declaration = {
+    fingerprint: createHash('sha256').update(canonicalJson(relayed)).digest('hex').slice(0, 16),
+    relayed,
+  };
+  return sent.length > DECLARATION_KEY_CHARS
+    ? declaration
+    : declarations.remember(sent, declaration);
 }
 
 /** The affinity of a request without a session: shared by every caller that declared the same. */
@@ -76,11 +75,12 @@ export function authorizationContext(target: UpstreamTarget, actingFor?: ActingF
 
 /**
  * The pooled way to an upstream's connections, for the MCP core of both eras, REST invoke and the
- * playground (sync, the CLI and the resource and task watches open connections of their own through
- * the connector, in the context `authorizationContext` names): connections by gateway,
+ * playground (sync, the CLI and the resource and task watches open connections of their own
+ * through the connector, in the context `authorizationContext` names): connections by gateway,
  * authorization context (the acting user for a per-user OAuth gateway, else the gateway's one
- * credential) and affinity, opened on first use in the era the upstream speaks. A connection that breaks is dropped so the next use reconnects, and a call
- * an upstream forgot the session of (it ran nothing) is tried once more. Targets are cached per
+ * credential) and affinity, opened on first use in the era the upstream speaks. A connection that
+ * breaks is dropped so the next use reconnects, and a call an upstream forgot the session of (it
+ * ran nothing) is tried once more. Targets are cached per
  * gateway: a call over an open connection reads nothing from the database; the bus's
  * `catalog.changed` drops them and retires connections whose endpoint changed.
  */

@@ -8,8 +8,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { type ApprovalRecord } from '../../approvals/approval-record';
 import { type Principal } from '../../auth/principal';
-import { type Affinity } from '../../upstream/upstream-connection';
-import { type UpstreamAsk } from '../../upstream/upstream-connection';
+import { type Affinity, type UpstreamAsk } from '../../upstream/upstream-connection';
 import { type McpScope } from './mcp-scope';
 
 /** What a request says of its client: from its own `_meta` (2026-07-28), or its session (2025). */
