@@ -190,7 +190,12 @@ function srcPatterns(parts, allowed = []) {
               'src/upstream never imports src/mcp: the arrow points the other way (DESIGN §5).',
           },
         ]
-      : []),
+      : [
+          {
+            group: ['**/upstream/upstream-connector.service'],
+            message: 'Upstreams are reached through UpstreamClient; the connector is below it.',
+          },
+        ]),
   ];
   return parts[0] === 'mcp' && parts.length > 1
     ? [...(mcpPatterns.get(parts[1]) ?? []), ...patterns]

@@ -14,7 +14,6 @@ import { type OAuthUpstream } from '../upstream/oauth/oauth-exchange';
 import { MODERN_PROTOCOL_VERSIONS } from '../upstream/eras/protocol-era';
 import { answeringRounds } from '../upstream/input-rounds';
 import { StandaloneUpstreams } from '../upstream/standalone-upstreams';
-import { authorizationContext } from '../upstream/upstream-client';
 import {
   type RequestSink,
   type UpstreamAsk,
@@ -163,8 +162,7 @@ class Check {
   async run(): Promise<UpstreamReport> {
     const capabilities: ClientCapabilities = { ...SYNC_CAPABILITIES, elicitation: {} };
     const connection = await this.authorized('connect', () =>
-      this.upstreams.connector.open(this.target, {
-        authorization: authorizationContext(this.target),
+      this.upstreams.client.open(this.target, {
         capabilities,
         listen: false,
         listener: { request: (ask) => this.answer(ask) },

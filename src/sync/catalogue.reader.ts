@@ -3,9 +3,8 @@ import { type ClientCapabilities, ProtocolErrorCode } from '@modelcontextprotoco
 import { declaresSkills } from '../skills/skill-manifest';
 import { listSkills, type UpstreamSkillListing } from '../skills/skill-listing';
 import { UI_EXTENSION, UI_RESOURCE_MIME_TYPE } from '../tools/tool-ui';
-import { authorizationContext } from '../upstream/upstream-client';
-import { type OpenOptions, type UpstreamConnection } from '../upstream/upstream-connection';
-import { UpstreamConnector } from '../upstream/upstream-connector.service';
+import { type OwnConnection, UpstreamClient } from '../upstream/upstream-client';
+import { type UpstreamConnection } from '../upstream/upstream-connection';
 import { UpstreamRpcError } from '../upstream/upstream-error';
 import { listAll, type ListMethod } from '../upstream/upstream-lists';
 import { type UpstreamGateway } from '../upstream/upstream-target';
@@ -43,12 +42,12 @@ export const LIST_CHANGED_NOTIFICATIONS: ReadonlySet<string> = new Set([
 @Injectable()
 export class CatalogueReader {
   constructor(
-    private readonly connector: UpstreamConnector,
+    private readonly client: UpstreamClient,
     private readonly targets: UpstreamTargets,
   ) {}
 
   get timeoutMs(): number {
-    return this.connector.timeoutMs;
+    return this.client.timeoutMs;
   }
 
   /**
@@ -79,14 +78,10 @@ export class CatalogueReader {
   /** A connection of Portico's own (its own credential, sync's capabilities) to the gateway. */
   private open(
     gateway: UpstreamGateway,
-    options: Pick<OpenOptions, 'listen' | 'listener'>,
+    options: Pick<OwnConnection, 'listen' | 'listener'>,
   ): Promise<UpstreamConnection> {
     const target = this.targets.targetOf(gateway);
-    return this.connector.open(target, {
-      ...options,
-      authorization: authorizationContext(target),
-      capabilities: SYNC_CAPABILITIES,
-    });
+    return this.client.open(target, { ...options, capabilities: SYNC_CAPABILITIES });
   }
 }
 

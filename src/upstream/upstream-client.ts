@@ -7,6 +7,7 @@ import { PARKED_STATE, ParkedCalls } from './sessions/parked-calls';
 import {
   type ActingFor,
   type Affinity,
+  type OpenOptions,
   type RequestOptions,
   type RequestSink,
   type UpstreamConnection,
@@ -26,6 +27,9 @@ import { Memo } from '../common/memo';
 export function isInputRequired(result: Result): boolean {
   return (result as { resultType?: unknown }).resultType === 'input_required';
 }
+
+/** How a connection of the caller's own is opened; its authorization context follows `actingFor`. */
+export type OwnConnection = Pick<OpenOptions, 'capabilities' | 'listener' | 'listen' | 'actingFor'>;
 
 /** A declaration as Portico relays it, with the digest equal declarations share. */
 interface Declaration {
@@ -74,15 +78,14 @@ export function authorizationContext(target: UpstreamTarget, actingFor?: ActingF
 }
 
 /**
- * The pooled way to an upstream's connections, for the MCP core of both eras, REST invoke and the
- * playground (sync, the CLI and the resource and task watches open connections of their own
- * through the connector, in the context `authorizationContext` names): connections by gateway,
- * authorization context (the acting user for a per-user OAuth gateway, else the gateway's one
- * credential) and affinity, opened on first use in the era the upstream speaks. A connection that
- * breaks is dropped so the next use reconnects, and a call an upstream forgot the session of (it
- * ran nothing) is tried once more. Targets are cached per
- * gateway: a call over an open connection reads nothing from the database; the bus's
- * `catalog.changed` drops them and retires connections whose endpoint changed.
+ * The one way to upstreams, in the era each speaks. Pooled for the MCP core of both eras, REST
+ * invoke and the playground: connections by gateway, authorization context (the acting user for
+ * a per-user OAuth gateway, else the gateway's one credential) and affinity, opened on first use.
+ * A connection that breaks is dropped so the next use reconnects, and a call an upstream forgot
+ * the session of (it ran nothing) is tried once more. Targets are cached per gateway: a call over
+ * an open connection reads nothing from the database; the bus's `catalog.changed` drops them and
+ * retires connections whose endpoint changed. Sync, the CLI and the watches hold connections of
+ * their own (`open`), in the same authorization contexts.
  */
 @Injectable()
 export class UpstreamClient implements OnModuleInit, OnModuleDestroy {
@@ -188,6 +191,15 @@ export class UpstreamClient implements OnModuleInit, OnModuleDestroy {
     );
   }
 
+  /**
+   * A connection of the caller's own, outside the pool, in the authorization context of whom it
+   * acts for (Portico's own without anyone). The caller closes it.
+   */
+  open(target: UpstreamTarget, options: OwnConnection): Promise<UpstreamConnection> {
+    const authorization = authorizationContext(target, options.actingFor);
+    return this.connector.open(target, { ...options, authorization });
+  }
+
   /** Runs `work` on each open connection of the affinity; one that fails fails nothing else. */
   async each(
     affinity: Affinity,
@@ -233,7 +245,7 @@ export class UpstreamClient implements OnModuleInit, OnModuleDestroy {
       key,
       target,
       affinity,
-      connection: this.open(target, affinity, context),
+      connection: this.openLink(target, affinity, context),
       lastUsed: Date.now(),
       inFlight: 0,
     };
@@ -242,7 +254,7 @@ export class UpstreamClient implements OnModuleInit, OnModuleDestroy {
     return link;
   }
 
-  private async open(
+  private async openLink(
     target: UpstreamTarget,
     affinity: Affinity,
     context: string,

@@ -141,7 +141,6 @@ export interface UpstreamConnection {
   close(): Promise<void>;
 }
 
-/** How a connection is opened for its caller (UpstreamConnector.open). */
 /**
  * Where a call to a 2025 upstream waits while its client is asked something (ParkedCalls), for a
  * caller that takes input rounds but cannot be asked mid-call: `exchange` makes the call with the
@@ -156,6 +155,7 @@ export interface CallParking {
   ): Promise<Result>;
 }
 
+/** How a connection is opened for its caller (UpstreamConnector.open). */
 export interface OpenOptions {
   /** What Portico declares upstream (the downstream client's, narrowed); none by default. */
   capabilities?: ClientCapabilities;

@@ -16,12 +16,8 @@ import {
 } from './upstream-target';
 
 /** Turns gateways into upstream targets, with their credentials opened. */
-@Injectable()
-export class UpstreamTargets {
-  constructor(
-    private readonly dataSource: DataSource,
-    private readonly config: SecretSettings,
-  ) {}
+export abstract class UpstreamTargets {
+  constructor(private readonly config: SecretSettings) {}
 
   targetOf(gateway: UpstreamGateway): UpstreamTarget {
     let credentials;
@@ -53,10 +49,30 @@ export class UpstreamTargets {
   }
 
   /** The active gateway's target; null when it is gone or deactivated. */
+  abstract find(gatewayId: string): Promise<UpstreamTarget | null>;
+}
+
+/** The targets of the gateways in Portico's database. */
+@Injectable()
+export class StoredUpstreamTargets extends UpstreamTargets {
+  constructor(
+    private readonly dataSource: DataSource,
+    config: SecretSettings,
+  ) {
+    super(config);
+  }
+
   async find(gatewayId: string): Promise<UpstreamTarget | null> {
     const gateway = await this.dataSource
       .getRepository(Gateway)
       .findOneBy({ id: gatewayId, enabled: true });
     return gateway ? this.targetOf(gateway) : null;
+  }
+}
+
+/** For a process without Portico's database: no gateway is stored, so none is active. */
+export class NoStoredTargets extends UpstreamTargets {
+  find(): Promise<UpstreamTarget | null> {
+    return Promise.resolve(null);
   }
 }

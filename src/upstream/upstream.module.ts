@@ -9,7 +9,7 @@ import { UpstreamConnector } from './upstream-connector.service';
 import { UpstreamEras } from './eras/upstream-eras.service';
 import { UpstreamAdmissions } from './resilience/upstream-admissions.service';
 import { UpstreamPools } from './transport/upstream-pools.service';
-import { UpstreamTargets } from './upstream-targets.service';
+import { StoredUpstreamTargets, UpstreamTargets } from './upstream-targets.service';
 import { TokenExchange } from './token-exchange/token-exchange.service';
 
 /** The only code that talks to upstreams, whatever their transport. */
@@ -21,7 +21,7 @@ import { TokenExchange } from './token-exchange/token-exchange.service';
     ParkedCalls,
     UpstreamConnector,
     UpstreamPools,
-    UpstreamTargets,
+    { provide: UpstreamTargets, useClass: StoredUpstreamTargets },
     UpstreamOAuth,
     StdioSupervisor,
     UpstreamAdmissions,
@@ -30,7 +30,6 @@ import { TokenExchange } from './token-exchange/token-exchange.service';
   ],
   exports: [
     UpstreamClient,
-    UpstreamConnector,
     UpstreamTargets,
     UpstreamOAuth,
     StdioSupervisor,

@@ -38,13 +38,12 @@ export class FollowedConnections<F extends Follower, T extends Follow<F> = Follo
 
   /**
    * The follow of the connection acting for `actingFor` on the gateway, opened by `open` (which
-   * builds the follow and its connection, in the authorization context given) when there is none
-   * yet.
+   * builds the follow and its connection) when there is none yet.
    */
   async shared(
     gatewayId: string,
     actingFor: ActingFor,
-    open: (target: UpstreamTarget, authorization: string) => T,
+    open: (target: UpstreamTarget) => T,
   ): Promise<[string, T]> {
     const target = await this.client.target(gatewayId);
     if (!target)
@@ -52,9 +51,8 @@ export class FollowedConnections<F extends Follower, T extends Follow<F> = Follo
         'unreachable',
         `the gateway of this ${this.what} is no longer active`,
       );
-    const context = authorizationContext(target, actingFor);
-    const key = `${gatewayId}\0${context}`;
-    return [key, this.follows.get(key) ?? this.watched(key, open(target, context))];
+    const key = `${gatewayId}\0${authorizationContext(target, actingFor)}`;
+    return [key, this.follows.get(key) ?? this.watched(key, open(target))];
   }
 
   /** Records the follow under its key; when its connection is lost it goes, its followers told. */

@@ -1,7 +1,6 @@
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { type ActingFor, type Affinity } from '../../upstream/upstream-connection';
 import { UpstreamClient } from '../../upstream/upstream-client';
-import { UpstreamConnector } from '../../upstream/upstream-connector.service';
 import { UpstreamRpcError } from '../../upstream/upstream-error';
 import { type UpstreamRef } from '../protocol/mcp-request';
 import { type Follow, FollowedConnections, type Follower } from './followed-connections';
@@ -30,10 +29,7 @@ type ResourceFollow = Follow<ResourceFollower>;
 export class ResourceWatch implements OnModuleDestroy {
   private readonly follows: FollowedConnections<ResourceFollower>;
 
-  constructor(
-    private readonly connector: UpstreamConnector,
-    private readonly client: UpstreamClient,
-  ) {
+  constructor(private readonly client: UpstreamClient) {
     this.follows = new FollowedConnections(client, 'resource');
   }
 
@@ -101,9 +97,9 @@ export class ResourceWatch implements OnModuleDestroy {
       };
       return [key, this.follows.watched(key, follow)];
     }
-    return this.follows.shared(gatewayId, via.actingFor, (target, authorization) => {
+    return this.follows.shared(gatewayId, via.actingFor, (target) => {
       const follow: ResourceFollow = { owned: true, followers: new Map(), connection: null! };
-      follow.connection = this.connector.open(target, {
+      follow.connection = this.client.open(target, {
         capabilities: {},
         listener: {
           notification: (message) =>
@@ -112,7 +108,6 @@ export class ResourceWatch implements OnModuleDestroy {
         },
         listen: true,
         actingFor: via.actingFor,
-        authorization,
       });
       return follow;
     });

@@ -1,6 +1,5 @@
 import { type UpstreamClient } from '../../upstream/upstream-client';
 import { type OpenOptions } from '../../upstream/upstream-connection';
-import { type UpstreamConnector } from '../../upstream/upstream-connector.service';
 import { UpstreamFailure } from '../../upstream/upstream-error';
 import { TaskWatch, type TaskFollower } from './task-watch';
 
@@ -15,7 +14,13 @@ interface FakeUpstream {
 
 function setUp(options: { acknowledges?: (id: string) => boolean; oauth?: boolean } = {}) {
   const upstreams: FakeUpstream[] = [];
-  const connector = {
+  const credentials = options.oauth
+    ? { type: 'oauth', mode: 'per-user' }
+    : { type: 'bearer', token: 'x' };
+  const client = {
+    target: jest.fn((gatewayId: string) =>
+      Promise.resolve(gatewayId === 'gone' ? null : { gatewayId, endpoint: { credentials } }),
+    ),
     open: jest.fn((_target: unknown, opened: OpenOptions) => {
       let lose!: (reason: UpstreamFailure) => void;
       const upstream: FakeUpstream = {
@@ -40,19 +45,8 @@ function setUp(options: { acknowledges?: (id: string) => boolean; oauth?: boolea
       });
     }),
   };
-  const credentials = options.oauth
-    ? { type: 'oauth', mode: 'per-user' }
-    : { type: 'bearer', token: 'x' };
-  const client = {
-    target: jest.fn((gatewayId: string) =>
-      Promise.resolve(gatewayId === 'gone' ? null : { gatewayId, endpoint: { credentials } }),
-    ),
-  };
-  const watch = new TaskWatch(
-    connector as unknown as UpstreamConnector,
-    client as unknown as UpstreamClient,
-  );
-  return { watch, upstreams, connector };
+  const watch = new TaskWatch(client as unknown as UpstreamClient);
+  return { watch, upstreams, client };
 }
 
 function follower(): TaskFollower & { heard: Record<string, unknown>[]; lostCount: number } {

@@ -2,7 +2,6 @@ import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { type ClientCapabilities } from '@modelcontextprotocol/server';
 import { TASKS_EXTENSION } from '../../upstream/client-capabilities';
 import { UpstreamClient } from '../../upstream/upstream-client';
-import { UpstreamConnector } from '../../upstream/upstream-connector.service';
 import { type Follow, FollowedConnections, type Follower } from '../listen/followed-connections';
 
 /** Someone following an upstream task's status: a listen. */
@@ -32,10 +31,7 @@ const DECLARED = { extensions: { [TASKS_EXTENSION]: {} } } as ClientCapabilities
 export class TaskWatch implements OnModuleDestroy {
   private readonly follows: FollowedConnections<TaskFollower, TaskFollow>;
 
-  constructor(
-    private readonly connector: UpstreamConnector,
-    client: UpstreamClient,
-  ) {
+  constructor(private readonly client: UpstreamClient) {
     this.follows = new FollowedConnections(client, 'task');
   }
 
@@ -53,27 +49,22 @@ export class TaskWatch implements OnModuleDestroy {
     actingFor: { userId: string | null },
     wanted: ReadonlyMap<string, TaskFollower>,
   ): Promise<{ followed: string[]; stop: () => void }> {
-    const [key, follow] = await this.follows.shared(
-      gatewayId,
-      actingFor,
-      (target, authorization) => {
-        const opened: TaskFollow = {
-          owned: true,
-          followers: new Map(),
-          changed: Promise.resolve(),
-          connection: null!,
-        };
-        opened.connection = this.connector.open(target, {
-          capabilities: DECLARED,
-          listener: { notification: (message) => this.heard(opened, message) },
-          // The listen opens with the first task followed, not for list changes.
-          listen: false,
-          actingFor,
-          authorization,
-        });
-        return opened;
-      },
-    );
+    const [key, follow] = await this.follows.shared(gatewayId, actingFor, (target) => {
+      const opened: TaskFollow = {
+        owned: true,
+        followers: new Map(),
+        changed: Promise.resolve(),
+        connection: null!,
+      };
+      opened.connection = this.client.open(target, {
+        capabilities: DECLARED,
+        listener: { notification: (message) => this.heard(opened, message) },
+        // The listen opens with the first task followed, not for list changes.
+        listen: false,
+        actingFor,
+      });
+      return opened;
+    });
     const leave = (ids: Iterable<string>) => {
       for (const id of ids) {
         const followers = follow.followers.get(id);
