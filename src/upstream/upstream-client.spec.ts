@@ -1,0 +1,60 @@
+import { type EventBus } from '../events/event-bus';
+import { type ParkedCalls } from './sessions/parked-calls';
+import { type OpenOptions } from './upstream-connection';
+import { UpstreamClient } from './upstream-client';
+import { type UpstreamConnector } from './upstream-connector.service';
+import { type UpstreamTarget } from './upstream-target';
+import { type UpstreamTargets } from './upstream-targets.service';
+
+function targetWith(credentials: Record<string, unknown>): UpstreamTarget {
+  return { gatewayId: 'gw', endpoint: { credentials } } as unknown as UpstreamTarget;
+}
+
+describe('UpstreamClient.open', () => {
+  const opened: OpenOptions[] = [];
+  const connector = {
+    open: jest.fn((_target: UpstreamTarget, options: OpenOptions) => {
+      opened.push(options);
+      return Promise.resolve({});
+    }),
+  };
+  const client = new UpstreamClient(
+    connector as unknown as UpstreamConnector,
+    {} as UpstreamTargets,
+    {} as EventBus,
+    {} as ParkedCalls,
+  );
+
+  beforeEach(() => (opened.length = 0));
+
+  it("opens a connection of the caller's own in the context of whom it acts for", async () => {
+    const perUser = targetWith({ type: 'oauth', mode: 'per-user' });
+    await client.open(perUser, { capabilities: {}, actingFor: { userId: 'alice' } });
+    await client.open(perUser, { capabilities: {}, actingFor: { userId: 'bob' } });
+    const exchanged = targetWith({ type: 'token-exchange' });
+    await client.open(exchanged, { capabilities: {}, actingFor: { userId: 'a', subject: 's' } });
+    await client.open(exchanged, { capabilities: {} });
+    expect(opened.map((options) => options.authorization)).toEqual([
+      'user:alice',
+      'user:bob',
+      'caller:s',
+      'portico',
+    ]);
+  });
+
+  it("uses the gateway's one credential where the upstream has no per-user tokens", async () => {
+    await client.open(targetWith({ type: 'bearer', token: 'x' }), {
+      capabilities: { elicitation: {} },
+      listen: true,
+      actingFor: { userId: 'alice' },
+    });
+    expect(opened).toEqual([
+      {
+        capabilities: { elicitation: {} },
+        listen: true,
+        actingFor: { userId: 'alice' },
+        authorization: 'gateway',
+      },
+    ]);
+  });
+});
