@@ -1,37 +1,12 @@
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import request from 'supertest';
 import { describeEmbedded } from '../support/describe-on-postgres';
+import { portico } from '../support/portico-command';
 import { tempDataDir } from '../support/temp-dir';
 import { ADMIN_PASSWORD, startTestApp, type TestApp } from '../support/test-app';
 import { type TestDatabase } from '../support/test-database';
-
-const ROOT = join(__dirname, '..', '..');
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** The `portico` command from the sources, in its own process, with only `env` set. */
-function portico(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['-r', 'ts-node/register/transpile-only', 'src/cli/portico.ts', ...args],
-      { cwd: ROOT, env: { PATH: process.env.PATH, ...env } },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.once('error', reject);
-    child.once('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 /** A loopback port nothing listens on. */
 async function closedPort(): Promise<number> {

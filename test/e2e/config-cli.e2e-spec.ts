@@ -1,34 +1,10 @@
-import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
+import { portico } from '../support/portico-command';
 import { tempDataDir } from '../support/temp-dir';
 import { ADMIN_PASSWORD, startTestApp, type TestApp } from '../support/test-app';
-
-const ROOT = join(__dirname, '..', '..');
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function portico(args: string[], env: Record<string, string>): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['-r', 'ts-node/register/transpile-only', 'src/cli/portico.ts', ...args],
-      { cwd: ROOT, env: { PATH: process.env.PATH, ...env } },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.once('error', reject);
-    child.once('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe('portico apply and export', () => {
   let app: TestApp;

@@ -1,5 +1,3 @@
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { type Client } from '@modelcontextprotocol/client';
 import { type Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import request from 'supertest';
@@ -11,10 +9,9 @@ import { textOf } from '../support/html-text';
 import { createTeam, createUser } from '../support/identities';
 import { connectClient } from '../support/mcp-client';
 import { modernClient } from '../support/modern-client';
+import { type CommandRun, portico } from '../support/portico-command';
 import { ADMIN_PASSWORD, startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
-
-const ROOT = join(__dirname, '..', '..');
 
 /** The classic poisoning: an innocent tool whose description tells the model to read a key. */
 const POISONED = `Adds two numbers.
@@ -52,29 +49,12 @@ interface RescanResult {
   released: RescanEntry[];
 }
 
-/** The `portico` command from the sources, signed in as the admin. */
-function portico(
-  baseUrl: string,
-  args: string[],
-): Promise<{ code: number | null; stdout: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['-r', 'ts-node/register/transpile-only', 'src/cli/portico.ts', ...args],
-      {
-        cwd: ROOT,
-        env: {
-          PATH: process.env.PATH,
-          PORTICO_URL: baseUrl,
-          PORTICO_USERNAME: 'admin',
-          PORTICO_PASSWORD: ADMIN_PASSWORD,
-        },
-      },
-    );
-    let stdout = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.once('error', reject);
-    child.once('exit', (code) => resolve({ code, stdout }));
+/** The `portico` command, signed in as the admin. */
+function rescan(baseUrl: string, args: string[]): Promise<CommandRun> {
+  return portico(['rescan', ...args], {
+    PORTICO_URL: baseUrl,
+    PORTICO_USERNAME: 'admin',
+    PORTICO_PASSWORD: ADMIN_PASSWORD,
   });
 }
 
@@ -360,14 +340,14 @@ describe('Judging served definitions again', () => {
 
     // The CLI, for one gateway and for all.
     await servedByOlderRules(gatewayId);
-    const one = await portico(t.baseUrl, ['rescan', '--gateway', gatewayId]);
+    const one = await rescan(t.baseUrl, ['--gateway', gatewayId]);
     expect(one.code).toBe(0);
     expect(one.stdout).toContain(
       'upgraded: 3 definitions scanned, 2 with findings, 2 quarantined, 0 released\n  quarantined tool upgraded-add (finding)\n',
     );
     await offeredTo('upgraded-add', false, 'to leave both lists after the CLI');
     await servedByOlderRules(gatewayId);
-    const all = await portico(t.baseUrl, ['rescan', '--json']);
+    const all = await rescan(t.baseUrl, ['--json']);
     expect(all.code).toBe(0);
     const results = JSON.parse(all.stdout) as RescanResult[];
     expect(results.map((result) => result.gatewaySlug)).toEqual(

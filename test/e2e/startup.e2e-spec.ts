@@ -1,12 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { entryArgs } from '../support/compiled-sources';
 import { tempDataDir } from '../support/temp-dir';
 import { describeEmbedded } from '../support/describe-on-postgres';
 
 const root = join(__dirname, '..', '..');
 
 function start(env: Record<string, string>) {
-  return spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/main.ts'], {
+  return spawnSync(process.execPath, entryArgs('src/main.ts'), {
     cwd: root,
     env: { PATH: process.env.PATH, DATA_DIR: tempDataDir(), ...env },
     encoding: 'utf8',

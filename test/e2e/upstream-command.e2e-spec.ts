@@ -1,5 +1,3 @@
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import {
   MACHINE_CLIENT,
   type OAuthUpstreamFixture,
@@ -11,14 +9,7 @@ import {
 } from '../fixtures/modern-everything-server';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { describeEmbedded } from '../support/describe-on-postgres';
-
-const ROOT = join(__dirname, '..', '..');
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+import { type CommandRun, portico } from '../support/portico-command';
 
 interface Report {
   era: string;
@@ -33,37 +24,24 @@ interface Report {
 }
 
 /**
- * `portico upstream` from the sources, in its own process with only PATH set. `browser` is
- * handed each address the command asks a person to open.
+ * `portico upstream` in its own process with only PATH set. `browser` is handed each address
+ * the command asks a person to open.
  */
-function upstream(
+async function upstream(
   args: string[],
   browser?: (address: string) => Promise<void>,
   env: Record<string, string> = {},
-): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['-r', 'ts-node/register/transpile-only', 'src/cli/portico.ts', 'upstream', ...args],
-      { cwd: ROOT, env: { PATH: process.env.PATH, ...env } },
-    );
-    let stdout = '';
-    let stderr = '';
-    const opened = new Map<string, Promise<void>>();
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      for (const [, address] of stderr.matchAll(/use the upstream:\n {2}(\S+)\n/g))
-        if (address && browser && !opened.has(address)) opened.set(address, browser(address));
-    });
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      Promise.all(opened.values()).then(() => resolve({ code, stdout, stderr }), reject);
-    });
+): Promise<CommandRun> {
+  const opened = new Map<string, Promise<void>>();
+  const run = await portico(['upstream', ...args], env, (stderr) => {
+    for (const [, address] of stderr.matchAll(/use the upstream:\n {2}(\S+)\n/g))
+      if (address && browser && !opened.has(address)) opened.set(address, browser(address));
   });
+  await Promise.all(opened.values());
+  return run;
 }
 
-function reportOf(run: Run): Report {
+function reportOf(run: CommandRun): Report {
   if (run.code !== 0) throw new Error(`portico upstream failed (${run.code}): ${run.stderr}`);
   return JSON.parse(run.stdout) as Report;
 }

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { entryArgs } from './compiled-sources';
 import { freePort } from './test-app';
 import { tempDataDir } from './temp-dir';
 import { waitFor } from './wait-for';
@@ -18,23 +19,19 @@ export interface PorticoProcess {
 export async function startPorticoProcess(env: Record<string, string>): Promise<PorticoProcess> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ['-r', 'ts-node/register/transpile-only', 'src/main.ts'],
-    {
-      env: {
-        PATH: process.env.PATH,
-        PORT: String(port),
-        DATA_DIR: tempDataDir(),
-        DATABASE_URL: 'pglite://memory',
-        LOG_LEVEL: 'error',
-        PASSWORD_HASH_COST: '14',
-        SYNC_INTERVAL_SECONDS: '0',
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+  const child: ChildProcess = spawn(process.execPath, entryArgs('src/main.ts'), {
+    env: {
+      PATH: process.env.PATH,
+      PORT: String(port),
+      DATA_DIR: tempDataDir(),
+      DATABASE_URL: 'pglite://memory',
+      LOG_LEVEL: 'error',
+      PASSWORD_HASH_COST: '14',
+      SYNC_INTERVAL_SECONDS: '0',
+      ...env,
     },
-  );
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -1,13 +1,5 @@
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-
-/** The directory holding package.json, from the sources (tests) or the build (dist/src/…). */
-export function projectRoot(from = __dirname): string {
-  for (let dir = from; ; dir = dirname(dir)) {
-    if (existsSync(join(dir, 'package.json'))) return dir;
-    if (dirname(dir) === dir) throw new Error(`No package.json above ${from}`);
-  }
-}
+import { join } from 'node:path';
+import { projectRoot } from '../../../common/project-root';
 
 /** The renderer's sources: a page template and the script bundled into it. */
 export function prefabRendererSources(root = projectRoot()) {

@@ -1,0 +1,89 @@
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+} from 'node:fs';
+import { join, relative } from 'node:path';
+
+const ROOT = join(__dirname, '..', '..');
+/** Inside node_modules, so that the compiled files find the packages as the sources do. */
+const CACHE = join(ROOT, 'node_modules', '.cache');
+const PREFIX = 'portico-test-build-';
+
+/** Every file under `folder`, depth first, sorted. */
+function filesUnder(folder: string): string[] {
+  return readdirSync(folder, { withFileTypes: true })
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .flatMap((entry) =>
+      entry.isDirectory() ? filesUnder(join(folder, entry.name)) : [join(folder, entry.name)],
+    );
+}
+
+/** What the build is made of: the sources, the migrations and the compiler settings. */
+function buildKey(): string {
+  const hash = createHash('sha256');
+  for (const file of [
+    ...filesUnder(join(ROOT, 'src')),
+    ...filesUnder(join(ROOT, 'migrations')),
+    join(ROOT, 'tsconfig.json'),
+    join(ROOT, 'tsconfig.build.json'),
+    join(ROOT, 'nest-cli.json'),
+  ])
+    hash.update(relative(ROOT, file)).update(readFileSync(file));
+  return hash.digest('hex').slice(0, 16);
+}
+
+/**
+ * Compiles the sources as `npm run build` does, without its type checks (`npm run check` makes
+ * them), copying nest-cli.json's assets. Written aside then renamed, so that runs side by side
+ * never start half of it; a build of older sources is removed.
+ */
+function build(folder: string): void {
+  mkdirSync(CACHE, { recursive: true });
+  const aside = `${folder}.${process.pid}`;
+  rmSync(aside, { recursive: true, force: true });
+  execFileSync(
+    process.execPath,
+    [
+      require.resolve('typescript/bin/tsc'),
+      '-p',
+      'tsconfig.build.json',
+      '--noCheck',
+      '--outDir',
+      aside,
+    ],
+    { cwd: ROOT, stdio: 'inherit' },
+  );
+  const nest = JSON.parse(readFileSync(join(ROOT, 'nest-cli.json'), 'utf8')) as {
+    compilerOptions: { assets: { include: string }[] };
+  };
+  for (const { include } of nest.compilerOptions.assets)
+    copyFileSync(join(ROOT, 'src', include), join(aside, 'src', include));
+  try {
+    renameSync(aside, folder);
+  } catch {
+    // Another run made it first.
+    rmSync(aside, { recursive: true, force: true });
+  }
+  for (const name of readdirSync(CACHE))
+    if (name.startsWith(PREFIX) && !folder.endsWith(name) && !name.includes('.'))
+      rmSync(join(CACHE, name), { recursive: true, force: true });
+}
+
+/**
+ * The node arguments that run one of Portico's entry points (`src/main.ts`, `src/cli/portico.ts`)
+ * in a process of its own, as `npm start` and the installed command do. Transpiling the sources
+ * at every start costs about ten seconds for the app and three for the command, so they are
+ * compiled once per version of the sources, the first time a test asks.
+ */
+export function entryArgs(source: string): string[] {
+  const folder = join(CACHE, PREFIX + buildKey());
+  if (!existsSync(folder)) build(folder);
+  return [join(folder, source.replace(/\.ts$/, '.js'))];
+}
