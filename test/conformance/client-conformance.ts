@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import { formatTable, parseSummary, type RequirementRun, score } from './conformance-table';
 import { runSuite } from './conformance-suite';
+import { projectRoot } from '../../src/common/project-root';
 
 // Portico as the client of the MCP conformance suite's client scenarios:
 //
@@ -20,7 +21,8 @@ import { runSuite } from './conformance-suite';
 // A scenario that tests what a gateway leaves to the client downstream of it is run, shown, and
 // left out of the score, with the reason (EXCLUDED).
 
-const ROOT = join(__dirname, '..', '..');
+/** The checkout, from the sources or from the tests' build of them (compiled-sources.ts). */
+const ROOT = projectRoot();
 const REQUIREMENT_SETS = ['2026-07-28', '2025-11-25'];
 const OWN_SELECTION = ['--scenario', '--suite', '--spec-version'];
 /** Scored scenarios that are not Portico's part, and why. */

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { entryArgs } from '../support/compiled-sources';
 import { describeOnce } from '../support/describe-on-postgres';
 
 // The conformance suite's extension scenarios (`tasks-*` and `sep-2640-skills-*`, 0.2.0-alpha.12,
@@ -13,13 +14,7 @@ function harness(extension: string): Promise<{ code: number; output: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      [
-        '-r',
-        'ts-node/register/transpile-only',
-        'test/conformance/run-conformance.ts',
-        '--extension',
-        extension,
-      ],
+      [...entryArgs('test/conformance/run-conformance.ts'), '--extension', extension],
       { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'error' }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let output = '';

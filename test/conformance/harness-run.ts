@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { entryArgs } from '../support/compiled-sources';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -18,9 +19,7 @@ export function harnessVerdicts(
     const child = spawn(
       process.execPath,
       [
-        '-r',
-        'ts-node/register/transpile-only',
-        'test/conformance/run-conformance.ts',
+        ...entryArgs('test/conformance/run-conformance.ts'),
         ...args,
         '--requirements',
         requirements.join(','),

@@ -25,12 +25,18 @@ function filesUnder(folder: string): string[] {
     );
 }
 
-/** What the build is made of: the sources, the migrations and the compiler settings. */
+/** Test files (specs aside): what the conformance harness is made of. */
+const TEST_SPEC = /\.(spec|e2e-spec|int-spec)\.ts$/;
+
+/** What the build is made of: the sources, the migrations, test code and the compiler settings. */
 function buildKey(): string {
   const hash = createHash('sha256');
   for (const file of [
     ...filesUnder(join(ROOT, 'src')),
     ...filesUnder(join(ROOT, 'migrations')),
+    ...filesUnder(join(ROOT, 'test')).filter(
+      (file) => !TEST_SPEC.test(file) && !file.includes('/artifacts/'),
+    ),
     join(ROOT, 'tsconfig.json'),
     join(ROOT, 'tsconfig.build.json'),
     join(ROOT, 'nest-cli.json'),
@@ -40,8 +46,9 @@ function buildKey(): string {
 }
 
 /**
- * Compiles the sources as `npm run build` does, without its type checks (`npm run check` makes
- * them), copying nest-cli.json's assets. Written aside then renamed, so that runs side by side
+ * Compiles the sources as `npm run build` does, and the conformance harness
+ * (`tsconfig.compiled.json`), without type checks (`npm run check` makes them), copying
+ * nest-cli.json's assets. Written aside then renamed, so that runs side by side
  * never start half of it; a build of older sources is removed.
  */
 function build(folder: string): void {
@@ -53,7 +60,7 @@ function build(folder: string): void {
     [
       require.resolve('typescript/bin/tsc'),
       '-p',
-      'tsconfig.build.json',
+      join(__dirname, 'tsconfig.compiled.json'),
       '--noCheck',
       '--outDir',
       aside,
@@ -78,9 +85,10 @@ function build(folder: string): void {
 
 /**
  * The node arguments that run one of Portico's entry points (`src/main.ts`, `src/cli/portico.ts`)
- * in a process of its own, as `npm start` and the installed command do. Transpiling the sources
- * at every start costs about ten seconds for the app and three for the command, so they are
- * compiled once per version of the sources, the first time a test asks.
+ * or the conformance harness (`test/conformance/run-conformance.ts`) in a process of its own, as
+ * `npm start` and the installed command do. Transpiling the sources at every start costs about
+ * ten seconds for the app and three for the command, so they are compiled once per version of
+ * the sources, the first time a test asks.
  */
 export function entryArgs(source: string): string[] {
   const folder = join(CACHE, PREFIX + buildKey());
