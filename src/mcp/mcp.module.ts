@@ -27,6 +27,7 @@ import { ListenEndpoint } from './listen/listen.endpoint';
 import { ResourceWatch } from './listen/resource-watch';
 import { SessionRegistry } from './sessions/session-registry.service';
 import { SessionRequests } from './sessions/session-requests';
+import { SessionSubscriptions } from './sessions/session-subscriptions';
 import { ConsentWaits } from './sessions/consent';
 import { SessionTasks } from './sessions/session-tasks';
 import { SessionStore } from './sessions/session.store';
@@ -70,6 +71,7 @@ import { SkillDirectories } from './skills/skill-directories.service';
     ListenEndpoint,
     ResourceWatch,
     SessionRequests,
+    SessionSubscriptions,
     ConsentWaits,
     SessionTasks,
     SkillCalls,

@@ -112,6 +112,11 @@ describe('upstreams of both eras', () => {
       expect(listed.tools.map((tool) => tool.name)).toContain(names.get('test_simple_text'));
       const simple = await client.callTool({ name: names.get('test_simple_text')!, arguments: {} });
       expect(text(simple)).toBe('This is a simple text response for testing.');
+      // In 2025's words: no resultType, and the server that answered is Portico, not the upstream.
+      expect(simple).not.toHaveProperty('resultType');
+      expect(simple._meta).toEqual({
+        'io.modelcontextprotocol/serverInfo': { name: 'Portico', version: '1.0.0' },
+      });
       // Mcp-Param-* headers mirrored from the arguments: the SDK server checks them.
       const headers = await client.callTool({
         name: names.get('test_custom_headers')!,
@@ -145,6 +150,10 @@ describe('upstreams of both eras', () => {
       expect(scopedTools.tools).toHaveLength(1);
       const viaServer = await scoped.callTool({ name: scopedTools.tools[0]!.name, arguments: {} });
       expect(text(viaServer)).toBe('This is a simple text response for testing.');
+      expect(viaServer._meta?.['io.modelcontextprotocol/serverInfo']).toEqual({
+        name: 'Portico: Modern only',
+        version: '1.0.0',
+      });
     });
 
     it("asks a 2025 session's client what the upstream's round needs", async () => {

@@ -1,26 +1,24 @@
 import { Injectable } from '@nestjs/common';
 import {
+  type Implementation,
   type InitializeResult,
   type JSONRPCNotification,
   type JSONRPCRequest,
   type JSONRPCResponse,
   ProtocolErrorCode,
   type Result,
+  SERVER_INFO_META_KEY,
 } from '@modelcontextprotocol/server';
 import { type Principal } from '../../auth/principal';
 import { answeringRounds } from '../../upstream/input-rounds';
 import { APPROVAL_INPUT } from '../core/approval-step';
 import { BOTH_ERAS, Dispatcher } from '../core/dispatcher';
-import { ResourceCalls, uriOf } from '../core/resource-calls';
 import { SERVER_CAPABILITIES } from '../core/server-identity';
-import { isInputRequired, UpstreamClient } from '../../upstream/upstream-client';
-import { UpstreamFailure, UpstreamRpcError } from '../../upstream/upstream-error';
-import { type ListKind, type ScopeDirectory } from '../directory/scope-directory';
-import { ResourceWatch } from '../listen/resource-watch';
+import { isInputRequired } from '../../upstream/upstream-client';
+import { type ListKind, PORTICO, type ScopeDirectory } from '../directory/scope-directory';
 import { isLoggingLevel } from '../protocol/logging-level';
 import {
   errorResponse,
-  fromUpstream,
   invalidParams,
   MISSING_CLIENT_CAPABILITY,
   RpcError,
@@ -30,6 +28,7 @@ import { type McpRequest, ROUND_METHODS } from '../protocol/mcp-request';
 import { type SessionRuntime } from './session-runtime';
 import { SessionStore } from './session.store';
 import { ConsentWaits } from './consent';
+import { SessionSubscriptions } from './session-subscriptions';
 import { SESSION_TASK_METHODS, SessionTasks, TASK_VERSIONS } from './session-tasks';
 
 /** The lists whose version a session records when it reads them, by method. */
@@ -54,10 +53,8 @@ const NO_ANSWER: Result = {};
 export class SessionRequests {
   constructor(
     private readonly dispatcher: Dispatcher,
-    private readonly resources: ResourceCalls,
     private readonly store: SessionStore,
-    private readonly client: UpstreamClient,
-    private readonly watch: ResourceWatch,
+    private readonly subscriptions: SessionSubscriptions,
     private readonly consent: ConsentWaits,
     private readonly tasks: SessionTasks,
   ) {}
@@ -81,7 +78,7 @@ export class SessionRequests {
     }
     const serve = (served: McpRequest) => this.throughRounds(runtime, served);
     if (directory && isTaskRequest(request))
-      return inEra(await this.tasks.answer(runtime, directory, request, serve));
+      return this.inEra(runtime, await this.tasks.answer(runtime, directory, request, serve));
     if (!BOTH_ERAS.has(message.method))
       return errorResponse(
         message.id,
@@ -94,7 +91,14 @@ export class SessionRequests {
       const directory = await this.dispatcher.directory(runtime.scope).catch(() => null);
       if (directory) runtime.seen.set(listed, directory.version(listed));
     }
-    return inEra(answer);
+    return this.inEra(runtime, answer);
+  }
+
+  /** The answer in 2025's words (inSessionEra), naming the scope's server where it names one. */
+  private async inEra(runtime: SessionRuntime, answer: JSONRPCResponse): Promise<JSONRPCResponse> {
+    if (!saysModern(answer)) return answer;
+    const directory = await this.dispatcher.directory(runtime.scope).catch(() => null);
+    return inSessionEra(answer, directory?.serverInfo ?? PORTICO);
   }
 
   /** A client notification about the session; cancellations are the transport's. */
@@ -152,9 +156,9 @@ export class SessionRequests {
       case 'initialize':
         return this.initialize(runtime);
       case 'resources/subscribe':
-        return this.subscribe(runtime, request, true);
+        return this.subscriptions.change(runtime, request, true);
       case 'resources/unsubscribe':
-        return this.subscribe(runtime, request, false);
+        return this.subscriptions.change(runtime, request, false);
       default:
         return undefined;
     }
@@ -182,62 +186,6 @@ export class SessionRequests {
     await runtime.setUpstreamLogLevel(level);
     return {};
   }
-
-  /**
-   * Stored for every replica; the resource is followed upstream from this replica (the one
-   * resource watch that listens use too), and its updates go to this session's stream.
-   */
-  private async subscribe(
-    runtime: SessionRuntime,
-    request: McpRequest,
-    subscribed: boolean,
-  ): Promise<Result> {
-    const method = subscribed ? 'resources/subscribe' : 'resources/unsubscribe';
-    const directory = await this.dispatcher.directory(runtime.scope);
-    const uri = uriOf(request.params, method);
-    const target = this.resources.target(directory, uri);
-    let stop: (() => void) | null = null;
-    if (subscribed && !runtime.follows(uri))
-      stop = await this.watch
-        .follow(target, { affinity: runtime.affinity }, target.upstreamUri, {
-          updated: () =>
-            runtime.toClient({
-              jsonrpc: '2.0',
-              method: 'notifications/resources/updated',
-              params: { uri },
-            }),
-          lost: () => runtime.followed(uri, null),
-        })
-        .catch((error: unknown) => {
-          if (error instanceof UpstreamRpcError && error.code === -32601)
-            throw new RpcError(
-              ProtocolErrorCode.MethodNotFound,
-              `The upstream of ${uri} does not offer subscriptions`,
-            );
-          if (error instanceof UpstreamFailure || error instanceof UpstreamRpcError)
-            throw fromUpstream(error, target.gatewaySlug);
-          throw error;
-        });
-    const stored = await this.store.subscribe(runtime.id, uri, subscribed);
-    if (stored) runtime.session.subscriptions = stored;
-    if (stop || !subscribed) runtime.followed(uri, stop);
-    return {};
-  }
-}
-
-/**
- * An answer in this era's words: Portico's own refusal of a call whose approval the client cannot
- * be asked for names a missing capability, no error of 2025 (its capabilities were fixed at
- * initialize), so the call is refused. An upstream's own errors pass as they came.
- */
-function inEra(answer: JSONRPCResponse): JSONRPCResponse {
-  if (!('error' in answer) || answer.error.code !== MISSING_CLIENT_CAPABILITY) return answer;
-  const { requiredCapabilities: _required, ...data } = (answer.error.data ?? {}) as Record<
-    string,
-    unknown
-  >;
-  if (data.approval !== 'unavailable') return answer;
-  return { ...answer, error: { ...answer.error, code: TOOL_CALL_REFUSED, data } };
 }
 
 /**
@@ -295,4 +243,43 @@ function withoutRound(params: JSONRPCRequest['params']): JSONRPCRequest['params'
   if (params?.requestState === undefined && params?.inputResponses === undefined) return params;
   const { requestState: _state, inputResponses: _answers, ...rest } = params;
   return rest;
+}
+
+/** What a 2026-07-28 result says that 2025 has no word for: its type and its cache hint. */
+const MODERN_ONLY = ['resultType', 'ttlMs', 'cacheScope'];
+
+/**
+ * Whether an answer says what a 2025 client has no word for; false for almost every answer (a
+ * 2025 upstream's, or Portico's own), which a session then passes on as it is.
+ */
+function saysModern(answer: JSONRPCResponse): boolean {
+  if ('error' in answer) return answer.error.code === MISSING_CLIENT_CAPABILITY;
+  const { result } = answer;
+  return (
+    result._meta?.[SERVER_INFO_META_KEY] !== undefined || MODERN_ONLY.some((key) => key in result)
+  );
+}
+
+/**
+ * An answer in 2025's words. A result a 2026-07-28 upstream gave loses what 2025 has no word for,
+ * and where it names the server that answered, that server is Portico (`identity`), never the
+ * upstream. Portico's own refusal of a call whose approval the client cannot be asked for names a
+ * missing capability, no error of 2025 (its capabilities were fixed at initialize), so the call
+ * is refused. An upstream's own errors pass as they came.
+ */
+export function inSessionEra(answer: JSONRPCResponse, identity: Implementation): JSONRPCResponse {
+  if ('result' in answer) {
+    const said: Result = { ...answer.result };
+    for (const key of MODERN_ONLY) delete said[key];
+    if (said._meta?.[SERVER_INFO_META_KEY] !== undefined)
+      said._meta = { ...said._meta, [SERVER_INFO_META_KEY]: identity };
+    return { ...answer, result: said };
+  }
+  const { requiredCapabilities: _required, ...data } = (answer.error.data ?? {}) as Record<
+    string,
+    unknown
+  >;
+  if (answer.error.code !== MISSING_CLIENT_CAPABILITY || data.approval !== 'unavailable')
+    return answer;
+  return { ...answer, error: { ...answer.error, code: TOOL_CALL_REFUSED, data } };
 }
