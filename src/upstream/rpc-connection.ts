@@ -17,6 +17,7 @@ import {
 import { type Admission, type AdmissionPass } from './resilience/concurrency-limiter';
 import { IDEMPOTENT_METHODS, withRetries } from './resilience/upstream-retry';
 import { errorMessage } from '../common/error-message';
+import { isJsonObject } from '../common/json-value';
 
 /** A request sent and not yet answered. */
 export interface InFlight {
@@ -223,13 +224,25 @@ export abstract class RpcConnection {
   }
 }
 
-/** The result of a response, or its JSON-RPC error thrown as the upstream's own. */
+/**
+ * The result of a response, or its JSON-RPC error thrown as the upstream's own. Both are objects
+ * of a shape (an error's code an integer, its message a string): anything else is the upstream's
+ * protocol failure, refused here for both eras before anything reads it.
+ */
 export function resultOf(response: JSONRPCResponse): Result {
   if ('error' in response) {
-    const { code, message, data } = response.error;
-    throw new UpstreamRpcError(code, message, data);
+    const error: unknown = response.error;
+    if (!isJsonObject(error) || !Number.isInteger(error.code) || typeof error.message !== 'string')
+      throw new UpstreamFailure('protocol', 'the upstream answered with a malformed error');
+    throw new UpstreamRpcError(error.code as number, error.message, error.data);
   }
-  return response.result;
+  const result: unknown = response.result;
+  if (!isJsonObject(result))
+    throw new UpstreamFailure(
+      'protocol',
+      'the upstream answered with a result that is not an object',
+    );
+  return result;
 }
 
 function progressTokenOf(request: JSONRPCRequest): unknown {

@@ -1,4 +1,6 @@
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { createServer } from 'node:http';
+import { type AddressInfo } from 'node:net';
 import request from 'supertest';
 import {
   echoTool,
@@ -8,6 +10,7 @@ import {
 } from '../fixtures/upstream-server';
 import { connectClient, initializeRequest, postMcp } from '../support/mcp-client';
 import { type PorticoProcess, startPorticoProcess } from '../support/portico-process';
+import { modernClient } from '../support/modern-client';
 import { openSse } from '../support/sse';
 import { createTestDatabase, onPostgres, type TestDatabase } from '../support/test-database';
 import { ADMIN_PASSWORD, startTestApp, type TestApp } from '../support/test-app';
@@ -230,7 +233,7 @@ describe('hostile input on every endpoint', () => {
         ).rejects.toMatchObject({
           code: -32010,
           message: expect.stringContaining(
-            "Upstream 'alpha' is unavailable: the upstream sent a message nested more than 64 levels deep, past the limit (JSON_MAX_DEPTH)",
+            "Upstream 'alpha' answered with a message Portico cannot use: the upstream sent a message nested more than 64 levels deep, past the limit (JSON_MAX_DEPTH)",
           ) as unknown,
         });
       } finally {
@@ -304,6 +307,133 @@ describe('hostile input on every endpoint', () => {
       expect(portico.output()).not.toContain('Maximum call stack size exceeded');
     });
   });
+});
+
+/**
+ * A 2025 upstream by hand, one JSON answer a POST, whose calls answer with what is not a result
+ * or an error of JSON-RPC: `result` null, a number, a string or an array, `error` a string or
+ * with a code that is not an integer. `ok` answers properly.
+ */
+async function startMalformedUpstream(): Promise<{ url: string; close(): Promise<void> }> {
+  const answers: Record<string, Record<string, unknown>> = {
+    null_result: { result: null },
+    number_result: { result: 42 },
+    string_result: { result: 'done' },
+    array_result: { result: [] },
+    string_error: { error: 'failed' },
+    float_code: { error: { code: 1.5, message: 'failed' } },
+    ok: { result: { content: [{ type: 'text', text: 'fine' }] } },
+  };
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      const message = JSON.parse(body || '{}') as {
+        id?: number;
+        method?: string;
+        params?: { name?: string; protocolVersion?: string };
+      };
+      if (req.method !== 'POST' || message.id === undefined) return void res.writeHead(202).end();
+      const reply = (answer: Record<string, unknown>) =>
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ jsonrpc: '2.0', id: message.id, ...answer }));
+      switch (message.method) {
+        case 'initialize':
+          return reply({
+            result: {
+              protocolVersion: message.params?.protocolVersion,
+              capabilities: { tools: {} },
+              serverInfo: { name: 'malformed', version: '1.0.0' },
+            },
+          });
+        case 'tools/list':
+          return reply({
+            result: {
+              tools: Object.keys(answers).map((name) => ({
+                name,
+                inputSchema: { type: 'object' },
+              })),
+            },
+          });
+        case 'tools/call':
+          return reply(answers[message.params?.name ?? ''] ?? { result: {} });
+        case undefined:
+        default:
+          return reply({ error: { code: -32601, message: 'Method not found' } });
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe('an upstream that answers with what is not JSON-RPC', () => {
+  const MALFORMED = [
+    ['null_result', 'a result that is not an object'],
+    ['number_result', 'a result that is not an object'],
+    ['string_result', 'a result that is not an object'],
+    ['array_result', 'a result that is not an object'],
+    ['string_error', 'a malformed error'],
+    ['float_code', 'a malformed error'],
+  ];
+  let t: TestApp;
+  let upstream: Awaited<ReturnType<typeof startMalformedUpstream>>;
+  let ids: Map<string, string>;
+
+  beforeAll(async () => {
+    upstream = await startMalformedUpstream();
+    t = await startTestApp({ env: { SYNC_INTERVAL_SECONDS: '0' } });
+    await t.api().post('/api/v1/gateways').send({ name: 'raw', url: upstream.url }).expect(201);
+    const tools = (await t.api().get('/api/v1/tools').expect(200)).body.items as {
+      id: string;
+      originalName: string;
+    }[];
+    ids = new Map(tools.map((tool) => [tool.originalName, tool.id]));
+  });
+
+  afterAll(async () => {
+    await t.close();
+    await upstream.close();
+  });
+
+  it.each(MALFORMED)(
+    'answers a call of %s with an error that blames the upstream, for clients of both eras and REST',
+    async (tool, fault) => {
+      const message = `Upstream 'raw' answered with a message Portico cannot use: the upstream answered with ${fault}`;
+      const session = await connectClient(t.baseUrl, { token: t.token });
+      const modern = await modernClient(t);
+      try {
+        await expect(
+          session.callTool({ name: `raw-${tool}`, arguments: {} }),
+        ).rejects.toMatchObject({
+          code: -32010,
+          message: expect.stringContaining(message) as unknown,
+        });
+        await expect(modern.callTool({ name: `raw-${tool}`, arguments: {} })).rejects.toMatchObject(
+          {
+            code: -32010,
+            message: expect.stringContaining(message) as unknown,
+          },
+        );
+        // The connection is not lost for it: the next call on it is answered.
+        const ok = await session.callTool({ name: 'raw-ok', arguments: {} });
+        expect(ok.content).toEqual([{ type: 'text', text: 'fine' }]);
+      } finally {
+        await session.close();
+        await modern.close();
+      }
+      const invoked = await t
+        .api()
+        .post(`/api/v1/tools/${ids.get(tool)}/invoke`)
+        .send({ arguments: {} })
+        .expect(502);
+      expect(invoked.body.detail).toContain(`the upstream answered with ${fault}`);
+    },
+  );
 });
 
 async function eventuallyAudited(

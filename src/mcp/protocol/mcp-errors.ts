@@ -172,7 +172,8 @@ export function invalidParams(message: string): RpcError {
 
 /**
  * What a failed upstream exchange becomes for the MCP client: the upstream's own JSON-RPC error
- * as it was (credentials cut out already), a timeout as such, anything else as unavailable.
+ * as it was (credentials cut out already), a timeout as such, a message it could not use as such,
+ * anything else as unavailable.
  */
 export function fromUpstream(error: UpstreamFailure | UpstreamRpcError, gateway: string): RpcError {
   if (!(error instanceof UpstreamFailure))
@@ -196,9 +197,14 @@ export function fromUpstream(error: UpstreamFailure | UpstreamRpcError, gateway:
         ProtocolErrorCode.InternalError,
         `The request failed in Portico, not at upstream '${gateway}': ${error.message}`,
       );
+    case 'protocol':
+      // It is there, and answered: what it said is the fault, not its absence.
+      return new RpcError(
+        UPSTREAM_UNAVAILABLE,
+        `Upstream '${gateway}' answered with a message Portico cannot use: ${error.message}`,
+      );
     case 'unreachable':
     case 'http':
-    case 'protocol':
       return new RpcError(
         UPSTREAM_UNAVAILABLE,
         `Upstream '${gateway}' is unavailable: ${error.message}`,
