@@ -22,27 +22,23 @@ describe('resultOf', () => {
     expect(error).toMatchObject({ code: -32602, message: 'bad', data: { x: 1 } });
   });
 
-  it.each([null, 42, 'x', [], true])(
-    'refuses a result that is %p as a protocol failure',
-    (result) => {
-      const failure = failureOf(answer({ result }));
-      expect(failure).toBeInstanceOf(UpstreamFailure);
-      expect(failure).toMatchObject({
-        kind: 'protocol',
-        message: 'the upstream answered with a result that is not an object',
-      });
-    },
-  );
-
-  it.each([null, 'x', [], { code: 'a', message: 'm' }, { code: 1.5, message: 'm' }, { code: 1 }])(
-    'refuses an error that is %p as a protocol failure',
-    (error) => {
-      const failure = failureOf(answer({ error }));
-      expect(failure).toBeInstanceOf(UpstreamFailure);
-      expect(failure).toMatchObject({
-        kind: 'protocol',
-        message: 'the upstream answered with a malformed error',
-      });
-    },
-  );
+  const RESULT = 'the upstream answered with a result that is not an object';
+  const ERROR = 'the upstream answered with a malformed error';
+  it.each([
+    [{ result: null }, RESULT],
+    [{ result: 42 }, RESULT],
+    [{ result: 'x' }, RESULT],
+    [{ result: [] }, RESULT],
+    [{ result: true }, RESULT],
+    [{ error: null }, ERROR],
+    [{ error: 'x' }, ERROR],
+    [{ error: [] }, ERROR],
+    [{ error: { code: 'a', message: 'm' } }, ERROR],
+    [{ error: { code: 1.5, message: 'm' } }, ERROR],
+    [{ error: { code: 1 } }, ERROR],
+  ])('refuses %p as a protocol failure', (body, message) => {
+    const failure = failureOf(answer(body));
+    expect(failure).toBeInstanceOf(UpstreamFailure);
+    expect(failure).toMatchObject({ kind: 'protocol', message });
+  });
 });
