@@ -43,11 +43,11 @@ const NO_ANSWER: Result = {};
 
 /**
  * The 2025 session adapter's side of a request. It answers what only a session has (initialize,
- * ping, the session's log level, resource subscriptions, 2025's tasks: see SessionTasks), and
- * turns every other request into one request of the core. An `input_required` round the core
- * answers with (an upstream's, or a person's approval) becomes real requests to the client on the
- * request's stream, whose answers go back to the core with the round's state: the session's
- * client never sees a round.
+ * ping, the session's log level, resource subscriptions: SessionSubscriptions, 2025's tasks:
+ * SessionTasks), and turns every other request into one request of the core, whose answer it puts
+ * in 2025's words. An `input_required` round the core answers with (an upstream's, or a person's
+ * approval) becomes real requests to the client on the request's stream, whose answers go back to
+ * the core with the round's state: the session's client never sees a round.
  */
 @Injectable()
 export class SessionRequests {
