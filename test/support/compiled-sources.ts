@@ -15,6 +15,8 @@ const ROOT = join(__dirname, '..', '..');
 /** Inside node_modules, so that the compiled files find the packages as the sources do. */
 const CACHE = join(ROOT, 'node_modules', '.cache');
 const PREFIX = 'portico-test-build-';
+/** The build this test process uses, once its sources were hashed. */
+let built: string | undefined;
 
 /** Every file under `folder`, depth first, sorted. */
 function filesUnder(folder: string): string[] {
@@ -91,7 +93,8 @@ function build(folder: string): void {
  * the sources, the first time a test asks.
  */
 export function entryArgs(source: string): string[] {
-  const folder = join(CACHE, PREFIX + buildKey());
-  if (!existsSync(folder)) build(folder);
-  return [join(folder, source.replace(/\.ts$/, '.js'))];
+  // The sources are read and hashed once a test process, not at every start.
+  built ??= join(CACHE, PREFIX + buildKey());
+  if (!existsSync(built)) build(built);
+  return [join(built, source.replace(/\.ts$/, '.js'))];
 }
