@@ -163,8 +163,9 @@ export interface OverheadResult {
   gatewayCpuMsPerCall: number | null;
   /**
    * Portico's CPU per call with every era's clients paced to one rate (`pacedCallsPerSecond`, half
-   * the slower era's rate through Portico at full load), in interleaved rounds: the eras compared
-   * at the same load. Null where /proc is missing.
+   * the slower era's rate through Portico at full load), in rounds interleaved with the proxy's at
+   * that rate: the eras, and Portico and the proxy, compared at the same load. Null where /proc is
+   * missing.
    */
   pacedCpuMsPerCall: number | null;
   pacedCallsPerSecond: number;
@@ -178,6 +179,8 @@ export interface OverheadResult {
     roundRatios: number[];
     addedP50Ms: number;
     cpuMsPerCall: number | null;
+    /** Its CPU per call with its clients paced to `pacedCallsPerSecond`, in the same rounds. */
+    pacedCpuMsPerCall: number | null;
   };
   /**
    * The same tools through a virtual server of the same Portico that holds POLICIES policies,
@@ -340,13 +343,15 @@ export async function gatewayOverhead(
     const pacedRate =
       PACED_SHARE *
       Math.min(...eras.map(({ gateway }) => mean(rounds.map((round) => round.get(gateway)!))));
+    // Each era through Portico and through the proxy, all at the same rate.
+    const pacedSides = eras.flatMap(({ gateway, passThrough }) => [gateway, passThrough]);
     const pacedUsage = new Map<Side, Usage>();
     for (let round = 0; round < ROUNDS; round++)
-      for (let i = 0; i < eras.length; i++) {
-        const { gateway } = eras[(round + i) % eras.length]!;
-        const used = await paced(gateway, pacedRate, LOAD_MS);
-        const sum = pacedUsage.get(gateway) ?? { cpuSeconds: 0, calls: 0 };
-        pacedUsage.set(gateway, {
+      for (let i = 0; i < pacedSides.length; i++) {
+        const side = pacedSides[(round + i) % pacedSides.length]!;
+        const used = await paced(side, pacedRate, LOAD_MS);
+        const sum = pacedUsage.get(side) ?? { cpuSeconds: 0, calls: 0 };
+        pacedUsage.set(side, {
           cpuSeconds: sum.cpuSeconds + used.cpuSeconds,
           calls: sum.calls + used.calls,
         });
@@ -388,6 +393,7 @@ export async function gatewayOverhead(
           roundRatios: ratios(passThrough),
           addedP50Ms: p50(passThrough) - p50(direct),
           cpuMsPerCall: cpuMsPerCall(passThrough),
+          pacedCpuMsPerCall: cpuMsPerCall(passThrough, pacedUsage.get(passThrough)),
         },
         policies: {
           callsPerSecond: mean(rounds.map((round) => round.get(policies)!)),

@@ -45,6 +45,16 @@ function overheadRows(overhead: OverheadResult): Row[] {
         (1.2 * proxy.cpuMsPerCall) / portico,
       ),
     );
+  // At full load each side runs at its own rate, and CPU per call falls as the rate rises.
+  const paced = overhead.pacedCpuMsPerCall;
+  if (paced !== null && proxy.pacedCpuMsPerCall !== null)
+    rows.push(
+      row(
+        `Portico CPU per call ≤ 1.2× the proxy's, both paced to ${Math.round(overhead.pacedCallsPerSecond)} calls/s (${where})`,
+        `${micros(paced)} vs ${micros(proxy.pacedCpuMsPerCall)} = ${(paced / proxy.pacedCpuMsPerCall).toFixed(2)}×`,
+        (1.2 * proxy.pacedCpuMsPerCall) / paced,
+      ),
+    );
   const policies = overhead.policies;
   rows.push(
     row(
