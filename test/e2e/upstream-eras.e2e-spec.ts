@@ -174,6 +174,26 @@ describe('upstreams of both eras', () => {
       });
     });
 
+    it('answers a REST invoke of a tool that asks for input with 502, in the upstream’s words', async () => {
+      const listed = await t
+        .api()
+        .get('/api/v1/tools')
+        .query({ gatewayId: gateway.id })
+        .expect(200);
+      const tool = (listed.body.items as { id: string; originalName: string }[]).find(
+        (each) => each.originalName === 'test_input_required_result_elicitation',
+      )!;
+      const response = await t
+        .api()
+        .post(`/api/v1/tools/${tool.id}/invoke`)
+        .send({ arguments: {} })
+        .expect(502);
+      // REST states no client capabilities: the upstream refuses to ask, and says why.
+      expect(response.body.detail).toContain(
+        "-32021 Cannot request input 'user_name' (elicitation/create): the request's client capabilities do not declare the required capability",
+      );
+    });
+
     it('syncs when the upstream announces a tool change on the watch’s listen', async () => {
       const before = (await gatewayOf(gateway.id)).lastSyncAt;
       // Let the watch's listen be acknowledged before the change is announced.
