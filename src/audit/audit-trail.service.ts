@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import {
   type BeforeApplicationShutdown,
   Injectable,
@@ -14,6 +13,7 @@ import { Metrics } from '../observability/metrics';
 import { currentRequestId, currentTraceId, markAudited } from '../observability/request-context';
 import { AuditEntry } from './audit-entry.entity';
 import { errorMessage } from '../common/error-message';
+import { timeOrderedUuid } from '../common/time-ordered-uuid';
 
 /** What a caller says of an entry; the trail adds the id, the time, the request and the replica. */
 export type AuditRecord = Pick<AuditEntry, 'kind' | 'action' | 'outcome'> &
@@ -158,7 +158,7 @@ export class AuditTrail implements OnModuleInit, BeforeApplicationShutdown {
       requestId: currentRequestId(),
       traceId: currentTraceId(),
       ...entry,
-      id: randomUUID(),
+      id: timeOrderedUuid(),
       occurredAt: new Date(),
       replica: this.replica.value,
     });

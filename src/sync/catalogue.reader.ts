@@ -65,7 +65,7 @@ export class CatalogueReader {
     });
   }
 
-  /** The whole catalogue, over a short-lived session. */
+  /** The whole catalogue, over a connection of its own, closed once read. */
   async read(gateway: UpstreamGateway, signal?: AbortSignal): Promise<UpstreamCatalogue> {
     const connection = await this.open(gateway, { listen: false });
     try {
