@@ -1,5 +1,6 @@
+import { isUUID } from 'class-validator';
 import { type DataSource } from 'typeorm';
-import { AuditTrail } from './audit-trail.service';
+import { AuditTrail, entryId } from './audit-trail.service';
 
 /** A database whose inserts wait until the test lets them finish, and that counts their rows. */
 function slowDatabase() {
@@ -75,5 +76,24 @@ describe('AuditTrail', () => {
     expect(rows()).toEqual([200, 200, 50]);
     await trail.flush();
     expect(rows()).toHaveLength(3);
+  });
+});
+
+describe('entryId', () => {
+  it('is a version 7 UUID of the RFC 9562 variant, its first 48 bits the time in milliseconds', () => {
+    const now = Date.UTC(2026, 11, 1, 12, 0, 0, 123);
+    const id = entryId(now);
+    expect(isUUID(id, 7)).toBe(true);
+    expect(id[14]).toBe('7');
+    expect('89ab').toContain(id[19]);
+    expect(parseInt(id.slice(0, 8) + id.slice(9, 13), 16)).toBe(now);
+  });
+
+  it('sorts by time, and ids of the same millisecond differ', () => {
+    const earlier = entryId(1_000);
+    const later = entryId(1_001);
+    expect(earlier < later).toBe(true);
+    const same = new Set(Array.from({ length: 1000 }, () => entryId(5_000)));
+    expect(same.size).toBe(1000);
   });
 });
