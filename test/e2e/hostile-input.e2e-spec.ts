@@ -231,7 +231,7 @@ describe('hostile input on every endpoint', () => {
         await expect(
           client.callTool({ name: 'alpha-deep_result', arguments: {} }),
         ).rejects.toMatchObject({
-          code: -32010,
+          code: -32012,
           message: expect.stringContaining(
             "Upstream 'alpha' answered with a message Portico cannot use: the upstream sent a message nested more than 64 levels deep, past the limit (JSON_MAX_DEPTH)",
           ) as unknown,
@@ -410,12 +410,12 @@ describe('an upstream that answers with what is not JSON-RPC', () => {
         await expect(
           session.callTool({ name: `raw-${tool}`, arguments: {} }),
         ).rejects.toMatchObject({
-          code: -32010,
+          code: -32012,
           message: expect.stringContaining(message) as unknown,
         });
         await expect(modern.callTool({ name: `raw-${tool}`, arguments: {} })).rejects.toMatchObject(
           {
-            code: -32010,
+            code: -32012,
             message: expect.stringContaining(message) as unknown,
           },
         );

@@ -17,7 +17,7 @@ import {
 } from '../../tools/tool-ui';
 import { type PolicyTool } from '../../policies/policy-tool';
 import { type ToolDirectory } from '../directory/tool-directory';
-import { RESOURCE_NOT_FOUND, RpcError, UPSTREAM_UNAVAILABLE } from '../protocol/mcp-errors';
+import { RESOURCE_NOT_FOUND, RpcError, UPSTREAM_PROTOCOL_ERROR } from '../protocol/mcp-errors';
 import { type AppTool, AppToolLookup } from './app-tool-lookup.service';
 import { callRewriterScript, injectFirst } from './call-rewriter';
 import { PrefabRenderer } from './prefab/prefab-renderer.service';
@@ -147,7 +147,7 @@ export class McpApps {
       read.contents.find(isHtml);
     if (!item) {
       throw new RpcError(
-        UPSTREAM_UNAVAILABLE,
+        UPSTREAM_PROTOCOL_ERROR,
         `The upstream sent no HTML for ${upstreamUri}, the UI of tool '${tool.originalName}'`,
       );
     }

@@ -14,6 +14,7 @@ import {
   McpRefusal,
   refusalOf,
   RpcError,
+  UPSTREAM_PROTOCOL_ERROR,
   UPSTREAM_UNAVAILABLE,
 } from './mcp-errors';
 
@@ -59,6 +60,17 @@ describe('fromUpstream', () => {
     expect(error.code).toBe(UPSTREAM_UNAVAILABLE);
     expect(error.message).toBe(
       "Upstream 'crm' is unavailable: HTTP 500: upstream saw Authorization: Bearer [redacted]",
+    );
+  });
+
+  it('tells an upstream that answered badly from one that is not there', () => {
+    const error = fromUpstream(
+      new UpstreamFailure('protocol', 'the upstream sent invalid JSON (Unexpected token)'),
+      'crm',
+    );
+    expect(error.code).toBe(UPSTREAM_PROTOCOL_ERROR);
+    expect(error.message).toBe(
+      "Upstream 'crm' answered with a message Portico cannot use: the upstream sent invalid JSON (Unexpected token)",
     );
   });
 
