@@ -32,7 +32,7 @@ export class RateLimitsController {
   @ApiOperation({
     summary: 'Limit tool calls per token or user, on one server or everywhere, for one tool or all',
     description:
-      'Counted across replicas (Redis when REDIS_URL is set, else PostgreSQL). A call past the limit gets 429 with `Retry-After` on REST invoke, and a JSON-RPC error -32029 with `data.retryAfterSeconds` on MCP. 422 `rate_limit.unknown_target` for an unknown server or tool.',
+      'Counted across replicas (Redis when REDIS_URL is set, else PostgreSQL). A call past the limit gets 429 with `Retry-After` on REST invoke, and a JSON-RPC error -32014 with `data.retryAfterSeconds` on MCP. 422 `rate_limit.unknown_target` for an unknown server or tool.',
   })
   @ApiCreatedResponse({ type: RateLimitResponseDto })
   @ApiProblems(400, 422)

@@ -491,7 +491,7 @@ describe('consolidated tools: three regional copies of a server as one tool', ()
     const refused = await rpcError(
       mine.callTool({ name: 'forecast', arguments: { city: 'Boston', target: 'us-east' } }),
     );
-    expect(refused.code).toBe(-32029);
+    expect(refused.code).toBe(-32014);
     const other = await mine.callTool({
       name: 'forecast',
       arguments: { city: 'Lyon', target: 'eu-west' },

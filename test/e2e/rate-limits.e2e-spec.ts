@@ -88,7 +88,7 @@ describe('rate limits', () => {
     for (let i = 0; i < 2; i++)
       expect(textOf(await mcp.callTool({ name: 'meter-ping', arguments: {} }))).toBe('meter:ping');
     const refused = await rpcError(mcp.callTool({ name: 'meter-ping', arguments: {} }));
-    expect(refused.code).toBe(-32029);
+    expect(refused.code).toBe(-32014);
     expect(refused.message).toMatch(/Rate limit exceeded; retry after \d+ s\./);
     const data = refused.data as { retryAfterSeconds: number; retryAt: string };
     expect(data.retryAfterSeconds).toBeGreaterThanOrEqual(1);
@@ -123,7 +123,7 @@ describe('rate limits', () => {
     await second.callTool({ name: 'meter-pong', arguments: {} });
     await first.callTool({ name: 'meter-pong', arguments: {} });
     const refused = await rpcError(second.callTool({ name: 'meter-pong', arguments: {} }));
-    expect(refused.code).toBe(-32029);
+    expect(refused.code).toBe(-32014);
   });
 
   it('deletes the counters of ended windows from PostgreSQL, and keeps the live ones', async () => {
@@ -166,7 +166,7 @@ describe('rate limits', () => {
     const direct = await connectClient(t.baseUrl, { token: t.token });
     clients.push(direct);
     expect((await rpcError(direct.callTool({ name: 'meter-report', arguments: {} }))).code).toBe(
-      -32029,
+      -32014,
     );
     expect(textOf(await mcp.callTool({ name: 'meter-ping', arguments: {} }))).toBe('meter:ping');
   });
@@ -297,8 +297,8 @@ describeOnPostgres.each([
     await onA.callTool({ name: 'meter-ping', arguments: {} });
     await onB.callTool({ name: 'meter-pong', arguments: {} });
     await onA.callTool({ name: 'meter-report', arguments: {} });
-    expect((await rpcError(onB.callTool({ name: 'meter-ping', arguments: {} }))).code).toBe(-32029);
-    expect((await rpcError(onA.callTool({ name: 'meter-ping', arguments: {} }))).code).toBe(-32029);
+    expect((await rpcError(onB.callTool({ name: 'meter-ping', arguments: {} }))).code).toBe(-32014);
+    expect((await rpcError(onA.callTool({ name: 'meter-ping', arguments: {} }))).code).toBe(-32014);
 
     // The counter is where the deployment keeps it: Redis when set, else the database.
     const stored: { key: string }[] = await a.app

@@ -185,7 +185,7 @@ describeOnRedis('rate limits while Redis is away', () => {
       expect(call.ms).toBeLessThan(2000);
     }
     const refused = await timed(rpcError(onA.callTool({ name: 'meter-ping', arguments: {} })));
-    expect(refused.value.code).toBe(-32029);
+    expect(refused.value.code).toBe(-32014);
     expect(refused.ms).toBeLessThan(2000);
     expect(await fallbacks(a, 'counted')).toBe(3);
   });

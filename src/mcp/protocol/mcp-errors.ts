@@ -36,9 +36,10 @@ export const TOOL_CALL_REFUSED = -32011;
 
 /**
  * Implementation-defined: a rate limit refused the call. `data.retryAfterSeconds` says when to
- * try again; the session itself goes on.
+ * try again; the session itself goes on. In the range 2026-07-28 leaves to implementations
+ * (-32000 to -32019; the codes above it are the specification's).
  */
-export const RATE_LIMITED = -32029;
+export const RATE_LIMITED = -32014;
 
 /** A 2026-07-28 client's -32021: the request needs a capability the client did not declare. */
 export const MISSING_CLIENT_CAPABILITY = -32021;
