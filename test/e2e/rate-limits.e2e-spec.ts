@@ -6,6 +6,7 @@ import { DataSource } from 'typeorm';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { describeOnPostgres } from '../support/describe-on-postgres';
 import { connectClient, rpcError } from '../support/mcp-client';
+import { modernClient } from '../support/modern-client';
 import { textOf as htmlText } from '../support/html-text';
 import { pageSession } from '../support/identities';
 import { ADMIN_PASSWORD, startReplica, startTestApp, type TestApp } from '../support/test-app';
@@ -94,6 +95,20 @@ describe('rate limits', () => {
     expect(data.retryAfterSeconds).toBeGreaterThanOrEqual(1);
     expect(data.retryAfterSeconds).toBeLessThanOrEqual(60);
     expect(Date.parse(data.retryAt)).toBeGreaterThan(Date.now());
+    // A 2026-07-28 client with the same token is counted alike, and told alike.
+    const modern = await modernClient(t, { token, path: `/servers/${serverId}/mcp` });
+    try {
+      await expect(modern.callTool({ name: 'meter-ping', arguments: {} })).rejects.toMatchObject({
+        code: -32014,
+        message: expect.stringMatching(/Rate limit exceeded; retry after \d+ s\./) as unknown,
+        data: {
+          retryAfterSeconds: expect.any(Number) as unknown,
+          retryAt: expect.any(String) as unknown,
+        },
+      });
+    } finally {
+      await modern.close();
+    }
 
     // The same session still lists and calls what no limit holds back.
     expect((await mcp.listTools()).tools).toHaveLength(3);

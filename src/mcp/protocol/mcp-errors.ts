@@ -24,15 +24,15 @@ import { type HeaderMismatch } from '../../upstream/modern/mcp-param-headers';
 /** Implementation-defined JSON-RPC server error: the upstream could not be reached or dropped. */
 export const UPSTREAM_UNAVAILABLE = -32010;
 
+/** Implementation-defined: a hook refused the call or failed, or a person did not approve it. */
+export const TOOL_CALL_REFUSED = -32011;
+
 /**
  * Implementation-defined: the upstream is there and answered, but with a message Portico cannot
  * use (not JSON-RPC, a result or error of the wrong shape, past a limit). Unlike -32010, sending
  * the same again is not expected to help.
  */
 export const UPSTREAM_PROTOCOL_ERROR = -32012;
-
-/** Implementation-defined: a hook refused the call or failed, or a person did not approve it. */
-export const TOOL_CALL_REFUSED = -32011;
 
 /**
  * Implementation-defined: a rate limit refused the call. `data.retryAfterSeconds` says when to
