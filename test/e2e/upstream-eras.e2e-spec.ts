@@ -50,6 +50,13 @@ describe('upstreams of both eras', () => {
     );
   };
 
+  const toolId = async (gatewayId: string, originalName: string): Promise<string> => {
+    const tools = await t.api().get('/api/v1/tools').query({ gatewayId });
+    return (tools.body.items as { id: string; originalName: string }[]).find(
+      (tool) => tool.originalName === originalName,
+    )!.id;
+  };
+
   const connect = async (
     path = '/mcp',
     token = t.token,
@@ -175,17 +182,10 @@ describe('upstreams of both eras', () => {
     });
 
     it('answers a REST invoke of a tool that asks for input with 502, in the upstream’s words', async () => {
-      const listed = await t
-        .api()
-        .get('/api/v1/tools')
-        .query({ gatewayId: gateway.id })
-        .expect(200);
-      const tool = (listed.body.items as { id: string; originalName: string }[]).find(
-        (each) => each.originalName === 'test_input_required_result_elicitation',
-      )!;
+      const id = await toolId(gateway.id, 'test_input_required_result_elicitation');
       const response = await t
         .api()
-        .post(`/api/v1/tools/${tool.id}/invoke`)
+        .post(`/api/v1/tools/${id}/invoke`)
         .send({ arguments: {} })
         .expect(502);
       // REST states no client capabilities: the upstream refuses to ask, and says why.
@@ -206,13 +206,6 @@ describe('upstreams of both eras', () => {
       );
     });
   });
-
-  const toolId = async (gatewayId: string, originalName: string): Promise<string> => {
-    const tools = await t.api().get('/api/v1/tools').query({ gatewayId });
-    return (tools.body.items as { id: string; originalName: string }[]).find(
-      (tool) => tool.originalName === originalName,
-    )!.id;
-  };
 
   it('runs a 2026-07-28-only stdio server: healthy, era modern, calls with progress', async () => {
     const created = (
