@@ -138,10 +138,10 @@ export class Dispatcher {
 
   /**
    * An operation that reaches an upstream (tools/call, the hot path, among them): timed, counted
-   * and put in the audit trail, whose write is buffered so that nothing here waits for it. Each
-   * request has its entry, an input round's too (`input_required`: an upstream that asked has seen
-   * the call, and a person asked is on record whether or not they answer); a call is counted once,
-   * when it ends.
+   * and put in the audit trail. Each request has its entry, an input round's too (`input_required`:
+   * an upstream that asked has seen the call, and a person asked is on record whether or not they
+   * answer); a call is counted once, when it ends. Both are recorded once the answer is out: the
+   * entry's own work (its digest, id and record) is no part of the client's wait.
    */
   private async upstreamOperation(request: McpRequest): Promise<JSONRPCResponse> {
     const started = performance.now();
@@ -163,9 +163,30 @@ export class Dispatcher {
             );
     }
     const durationMs = performance.now() - started;
+    // The next tick comes after the promise jobs that carry the answer back to its wire, which
+    // writes it at once, and before any further I/O; it keeps the request's context.
+    process.nextTick(() => {
+      try {
+        this.recorded(request, answer, served, durationMs);
+      } catch (error) {
+        // Nothing is left to answer: a failure here ends nothing but the record.
+        this.logger.error(
+          `Recording ${request.method} (id ${String(request.id)}) of ${describe(request)} failed`,
+          error instanceof Error ? error.stack : String(error),
+        );
+      }
+    });
+    return answer;
+  }
+
+  /** The operation's count and its audit entry. */
+  private recorded(
+    request: McpRequest,
+    answer: JSONRPCResponse,
+    served: TaskServed,
+    durationMs: number,
+  ): void {
     const round = 'result' in answer && isInputRequired(answer.result);
-    if (request.method === 'tools/call' && !round)
-      this.metrics.recordCall(served.gateway, answer, durationMs / 1000);
     const context = {
       principal: request.principal,
       serverId: request.scope.kind === 'server' ? request.scope.serverId : null,
@@ -184,10 +205,12 @@ export class Dispatcher {
       method: request.method,
       params: request.params,
     };
+    if (request.method === 'tools/call' && !round)
+      this.metrics.recordCall(served.gateway, answer, durationMs / 1000);
     try {
       this.audit.record(mcpAuditRecord(message, answer, context));
     } catch (error) {
-      // The operation is done upstream already: its answer goes out, and its entry is kept
+      // The operation is done upstream already and its answer gone out: its entry is kept
       // without the arguments that could not be digested.
       this.logger.error(
         `Audit of ${request.method} (id ${String(request.id)}) of ${describe(request)} kept no arguments`,
@@ -195,7 +218,6 @@ export class Dispatcher {
       );
       this.audit.record(mcpAuditRecord(message, answer, { ...context, kept: 'none' }));
     }
-    return answer;
   }
 
   private operation(
