@@ -456,8 +456,18 @@ describe('Translation between the eras (one replica)', () => {
 
     it("turns an upstream's URL elicitation error into a URL-mode round that runs the call again", async () => {
       const name = oldNames.get('needs_link')!;
+      // -32042 is retired on this wire: a client that cannot open the link is told the
+      // capability the call needs, and still gets the link.
       const plain = await rawCall(t, 'u0', { name, arguments: {} });
-      expect(plain.body.error).toMatchObject({ code: -32042 });
+      expect(plain.status).toBe(400);
+      expect(plain.body.error).toMatchObject({
+        code: -32021,
+        message: expect.stringContaining('Connect first'),
+        data: {
+          requiredCapabilities: { elicitation: { url: {} } },
+          elicitations: [{ mode: 'url', url: 'https://example.com/connect' }],
+        },
+      });
       const url = { capabilities: { elicitation: { url: {} } } };
       const first = await rawCall(t, 'u1', { name, arguments: {} }, url);
       expect(first.body.result).toMatchObject({

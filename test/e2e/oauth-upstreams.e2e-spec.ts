@@ -427,6 +427,27 @@ describe('OAuth 2.1 towards upstream MCP servers', () => {
 
       // The 2026-07-28 wire asks in a URL round; the client's retry runs the call again.
       const erin = await createUser(t, 'erin', 'member', [teamId]);
+      // One that cannot take a URL round hears the capability the call needs (-32042 is retired
+      // on its wire), with the link.
+      const linkless = await modernClient(t, {
+        token: erin.token,
+        path: `/servers/${serverId}/mcp`,
+        capabilities: {},
+      });
+      try {
+        const refused: unknown = await linkless.callTool({ name: tool, arguments: {} }).then(
+          () => null,
+          (error: unknown) => error,
+        );
+        // The SDK keeps of the data what the code defines; the link is in the message too.
+        expect(refused).toMatchObject({
+          code: -32021,
+          data: { requiredCapabilities: { elicitation: { url: {} } } },
+        });
+        expect((refused as Error).message).toContain(connectUrl);
+      } finally {
+        await linkless.close();
+      }
       const rounds: unknown[] = [];
       const modern = await modernClient(t, {
         token: erin.token,

@@ -172,8 +172,9 @@ export class ModernWire {
    * The core's answer on this wire: every result says it is `complete` (or `input_required`)
    * and cacheable complete ones carry their hint; tools a client of this era must drop are left
    * out of the list; a URL elicitation the call needs is a URL round for a client that can take
-   * one; a resource not found is -32602 here, and only a missing client capability changes the
-   * HTTP status (errors are in-band otherwise, as the SDK answers them).
+   * one and -32021 for one that cannot; a resource not found is -32602 here, and only a missing
+   * client capability changes the HTTP status (errors are in-band otherwise, as the SDK answers
+   * them).
    */
   private shaped(
     principal: Principal,
@@ -185,16 +186,17 @@ export class ModernWire {
   ): { status: number; body: JSONRPCResponse } {
     const method = message.method;
     if ('error' in answer) {
-      const round = urlRound(answer, meta.clientCapabilities, () =>
+      const url = urlRound(answer, meta.clientCapabilities, () =>
         this.sealer.seal(rerunBinding(principal, scope, message), { kind: 'rerun' }),
       );
-      if (round) return { status: 200, body: round };
-      const { code } = answer.error;
+      if (url && 'result' in url) return { status: 200, body: url };
+      const failed = url ?? answer;
+      const { code } = failed.error;
       const error =
         code === RESOURCE_NOT_FOUND
-          ? { ...answer.error, code: ProtocolErrorCode.InvalidParams }
-          : answer.error;
-      return { status: code === MISSING_CLIENT_CAPABILITY ? 400 : 200, body: { ...answer, error } };
+          ? { ...failed.error, code: ProtocolErrorCode.InvalidParams }
+          : failed.error;
+      return { status: code === MISSING_CLIENT_CAPABILITY ? 400 : 200, body: { ...failed, error } };
     }
     const result: Result = {
       ...answer.result,

@@ -6,6 +6,12 @@ import {
 import { type Principal } from '../../auth/principal';
 import { declaresCapability } from '../../upstream/client-capabilities';
 import { type RequestStateBinding } from '../core/request-state-seal';
+import { isJsonObject } from '../../common/json-value';
+import {
+  jsonRpcError,
+  MISSING_CLIENT_CAPABILITY,
+  UPSTREAM_PROTOCOL_ERROR,
+} from '../protocol/mcp-errors';
 import { type McpScope, scopeKey } from '../protocol/mcp-scope';
 
 /** MCP's URL elicitation error (2025-11-25). */
@@ -30,10 +36,16 @@ export function rerunBinding(
   };
 }
 
+/** The capability a URL round needs of its client. */
+const URL_ELICITATION: ClientCapabilities = { elicitation: { url: {} } };
+
 /**
- * A URL elicitation the call needs (-32042, an upstream's or Portico's own for an OAuth upstream
- * the user has not connected) as a URL-mode input round for a client that declared URL
- * elicitation; its state runs the call again once the user is done. Null: the error stands.
+ * What a 2026-07-28 client gets for a URL elicitation the call needs (-32042, an upstream's or
+ * Portico's own for an OAuth upstream the user has not connected; the revision retired the code):
+ * a URL-mode input round when it declared URL elicitation, whose state runs the call again once
+ * the user is done; -32021 naming that capability when it did not, as for any other capability a
+ * call needs (the message and the elicitations' links stay); and for an elicitation that names no
+ * URL, the upstream's fault. Null for any other answer.
  */
 export function urlRound(
   response: JSONRPCResponse,
@@ -41,9 +53,29 @@ export function urlRound(
   rerunState: () => string,
 ): JSONRPCResponse | null {
   if (!('error' in response) || response.error.code !== URL_ELICITATION_REQUIRED) return null;
-  if (!declaresCapability(declared, { elicitation: { url: {} } })) return null;
-  const elicitations = (response.error.data as { elicitations?: unknown } | undefined)
-    ?.elicitations;
+  const { message, data } = response.error;
+  if (!declaresCapability(declared, URL_ELICITATION))
+    return jsonRpcError(response.id ?? null, MISSING_CLIENT_CAPABILITY, message, {
+      ...(isJsonObject(data) ? data : {}),
+      requiredCapabilities: URL_ELICITATION,
+    });
+  const inputRequests = urlInputRequests(data);
+  if (!inputRequests)
+    return jsonRpcError(
+      response.id ?? null,
+      UPSTREAM_PROTOCOL_ERROR,
+      `The upstream asked for a URL elicitation that names no URL: ${message}`,
+    );
+  return {
+    jsonrpc: '2.0',
+    id: response.id,
+    result: { resultType: 'input_required', inputRequests, requestState: rerunState() },
+  } as JSONRPCResponse;
+}
+
+/** A -32042's elicitations as the input requests of a round; null when one names no URL. */
+function urlInputRequests(data: unknown): Record<string, unknown> | null {
+  const elicitations = isJsonObject(data) ? data.elicitations : undefined;
   if (!Array.isArray(elicitations) || elicitations.length === 0) return null;
   const inputRequests: Record<string, unknown> = {};
   for (const [index, elicitation] of elicitations.slice(0, MAX_URL_ELICITATIONS).entries()) {
@@ -54,9 +86,5 @@ export function urlRound(
       params: { mode: 'url', url, message: typeof message === 'string' ? message : url },
     };
   }
-  return {
-    jsonrpc: '2.0',
-    id: response.id,
-    result: { resultType: 'input_required', inputRequests, requestState: rerunState() },
-  } as JSONRPCResponse;
+  return inputRequests;
 }
