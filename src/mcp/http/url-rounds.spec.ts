@@ -1,4 +1,4 @@
-import { type JSONRPCResponse } from '@modelcontextprotocol/server';
+import { type ClientCapabilities, type JSONRPCResponse } from '@modelcontextprotocol/server';
 import { urlRound } from './url-rounds';
 
 const LINK = {
@@ -34,7 +34,8 @@ describe('urlRound', () => {
   });
 
   it('answers -32021 with the capability and the link to a client that did not declare it', () => {
-    for (const declared of [{}, { elicitation: {} }, { elicitation: { form: {} } }])
+    const without: ClientCapabilities[] = [{}, { elicitation: {} }, { elicitation: { form: {} } }];
+    for (const declared of without)
       expect(urlRound(needsLink({ elicitations: [LINK] }), declared, state)).toEqual({
         jsonrpc: '2.0',
         id: 7,
