@@ -454,6 +454,61 @@ describe('Translation between the eras (one replica)', () => {
       }
     });
 
+    it('runs a prompt again after the URL round its -32042 became, as it runs a tool', async () => {
+      let asked = 0;
+      const linking = await startUpstream({
+        name: 'linking',
+        capabilities: { prompts: {} },
+        tools: [
+          {
+            definition: { name: 'noop', inputSchema: { type: 'object', properties: {} } },
+            handler: () => Promise.resolve({ content: [{ type: 'text', text: 'noop' }] }),
+          },
+        ],
+        configure: (server) => {
+          server.setRequestHandler(ListPromptsRequestSchema, () => ({
+            prompts: [{ name: 'linked', description: 'Needs a connected account' }],
+          }));
+          server.setRequestHandler(GetPromptRequestSchema, () => {
+            asked++;
+            if (asked === 1)
+              throw new McpError(-32042, 'Connect first', {
+                elicitations: [
+                  { mode: 'url', elicitationId: 'p1', url: 'https://example.com/p', message: 'Go' },
+                ],
+              });
+            return { messages: [{ role: 'user', content: { type: 'text', text: 'linked' } }] };
+          });
+        },
+      });
+      const opened: unknown[] = [];
+      const client = await modernClient(t, {
+        capabilities: { elicitation: { url: {} } },
+        elicit: (request) => {
+          opened.push(request);
+          return { action: 'accept' };
+        },
+      });
+      try {
+        await register(t, { name: 'Linking', url: linking.url });
+        let prompt = '';
+        await waitFor(async () => {
+          prompt =
+            (await client.listPrompts()).prompts.find((p) => p.name.endsWith('linked'))?.name ?? '';
+          return prompt !== '';
+        }, "the linking upstream's prompt to be synced");
+        const got = await client.getPrompt({ name: prompt });
+        expect(got.messages[0]?.content).toMatchObject({ text: 'linked' });
+        expect(opened).toEqual([
+          expect.objectContaining({ mode: 'url', url: 'https://example.com/p' }),
+        ]);
+        expect(asked).toBe(2);
+      } finally {
+        await client.close();
+        await linking.close();
+      }
+    });
+
     it("turns an upstream's URL elicitation error into a URL-mode round that runs the call again", async () => {
       const name = oldNames.get('needs_link')!;
       // -32042 is retired on this wire: a client that cannot open the link is told the

@@ -139,9 +139,9 @@ export class ModernWire {
    * The params the core gets: the envelope the client stated to Portico is the request's metadata
    * (`meta`), never passed on as its own (a 2025 upstream never sees it; a 2026-07-28 one hears
    * Portico's); the rest of `_meta` (progress token, trace context) goes on as it came. A request
-   * that takes input rounds has its round's state and answers as its `resume`. A call whose user
-   * completed a URL elicitation out of band runs again, as new (its state is this wire's own, see
-   * urlRound).
+   * that takes input rounds has its round's state and answers as its `resume`. A request whose
+   * user completed a URL elicitation out of band runs again, as new (its state is this wire's own,
+   * see urlRound).
    */
   private partsOf(
     principal: Principal,
@@ -162,7 +162,6 @@ export class ModernWire {
     const { requestState, inputResponses, ...fresh } = kept;
     const rerun =
       requestState !== undefined &&
-      message.method === 'tools/call' &&
       this.sealer.unseal(requestState, rerunBinding(principal, scope, message));
     if (rerun && rerun.ok && rerun.content.kind === 'rerun') return { params: fresh, resume: null };
     return { params: fresh, resume: { requestState, inputResponses } };
@@ -186,8 +185,12 @@ export class ModernWire {
   ): { status: number; body: JSONRPCResponse } {
     const method = message.method;
     if ('error' in answer) {
-      const url = urlRound(answer, meta.clientCapabilities, () =>
-        this.sealer.seal(rerunBinding(principal, scope, message), { kind: 'rerun' }),
+      const url = urlRound(
+        answer,
+        meta.clientCapabilities,
+        ROUND_METHODS.has(method)
+          ? () => this.sealer.seal(rerunBinding(principal, scope, message), { kind: 'rerun' })
+          : null,
       );
       if (url && 'result' in url) return { status: 200, body: url };
       const failed = url ?? answer;

@@ -50,6 +50,14 @@ describe('urlRound', () => {
     });
   });
 
+  it('answers -32010 with the link for a request that takes no rounds', () => {
+    expect(urlRound(needsLink({ elicitations: [LINK] }), URL_DECLARED, null)).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      error: { code: -32010, message: 'Connect first', data: { elicitations: [LINK] } },
+    });
+  });
+
   it("calls an elicitation that names no URL the upstream's fault, never -32042", () => {
     for (const data of [
       undefined,

@@ -11,6 +11,7 @@ import {
   jsonRpcError,
   MISSING_CLIENT_CAPABILITY,
   UPSTREAM_PROTOCOL_ERROR,
+  UPSTREAM_UNAVAILABLE,
 } from '../protocol/mcp-errors';
 import { type McpScope, scopeKey } from '../protocol/mcp-scope';
 
@@ -19,19 +20,23 @@ const URL_ELICITATION_REQUIRED = -32042;
 /** URL elicitations one round carries at most. */
 const MAX_URL_ELICITATIONS = 16;
 
-/** What a rerun's state is bound to: the client's own request, as it names the tool. */
+/**
+ * What a rerun's state is bound to: the client's own request (one that takes input rounds), as it
+ * names its tool, prompt or resource.
+ */
 export function rerunBinding(
   principal: Principal,
   scope: McpScope,
   message: JSONRPCRequest,
 ): RequestStateBinding {
-  const params = (message.params ?? {}) as { name?: unknown; arguments?: unknown };
+  const params = (message.params ?? {}) as { name?: unknown; uri?: unknown; arguments?: unknown };
+  const target = message.method === 'resources/read' ? params.uri : params.name;
   return {
     subject: principal.subject,
     scope: scopeKey(scope),
     gatewayId: '',
-    method: 'tools/call',
-    target: typeof params.name === 'string' ? params.name : '',
+    method: message.method as RequestStateBinding['method'],
+    target: typeof target === 'string' ? target : '',
     arguments: params.arguments,
   };
 }
@@ -40,25 +45,29 @@ export function rerunBinding(
 const URL_ELICITATION: ClientCapabilities = { elicitation: { url: {} } };
 
 /**
- * What a 2026-07-28 client gets for a URL elicitation the call needs (-32042, an upstream's or
+ * What a 2026-07-28 client gets for a URL elicitation the request needs (-32042, an upstream's or
  * Portico's own for an OAuth upstream the user has not connected; the revision retired the code):
- * a URL-mode input round when it declared URL elicitation, whose state runs the call again once
- * the user is done; -32021 naming that capability when it did not, as for any other capability a
- * call needs (the message and the elicitations' links stay); and for an elicitation that names no
- * URL, the upstream's fault. Null for any other answer.
+ * a URL-mode input round when it declared URL elicitation, whose state (`rerunState`, for a
+ * request that takes rounds) runs the request again once the user is done; -32021 naming that
+ * capability when it did not, as for any other capability a request needs; -32010 for a request
+ * that takes no rounds (the upstream cannot be used until the user is done); the message and the
+ * elicitations' links stay in each. An elicitation that names no URL is the upstream's fault.
+ * Null for any other answer.
  */
 export function urlRound(
   response: JSONRPCResponse,
   declared: ClientCapabilities,
-  rerunState: () => string,
+  rerunState: (() => string) | null,
 ): JSONRPCResponse | null {
   if (!('error' in response) || response.error.code !== URL_ELICITATION_REQUIRED) return null;
   const { message, data } = response.error;
+  const kept = isJsonObject(data) ? data : {};
   if (!declaresCapability(declared, URL_ELICITATION))
     return jsonRpcError(response.id ?? null, MISSING_CLIENT_CAPABILITY, message, {
-      ...(isJsonObject(data) ? data : {}),
+      ...kept,
       requiredCapabilities: URL_ELICITATION,
     });
+  if (!rerunState) return jsonRpcError(response.id ?? null, UPSTREAM_UNAVAILABLE, message, kept);
   const inputRequests = urlInputRequests(data);
   if (!inputRequests)
     return jsonRpcError(
