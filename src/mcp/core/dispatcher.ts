@@ -18,40 +18,18 @@ import { Directories } from '../directory/directories.service';
 import { type ScopeDirectory } from '../directory/scope-directory';
 import { isInputRequired, UpstreamClient } from '../../upstream/upstream-client';
 import { UpstreamFailure, UpstreamRpcError } from '../../upstream/upstream-error';
-import { errorResponse, fromUpstream, invalidParams, RpcError } from '../protocol/mcp-errors';
+import { errorResponse, fromUpstream, RpcError } from '../protocol/mcp-errors';
 import { type McpScope } from '../protocol/mcp-scope';
 import { type McpRequest, type Served } from '../protocol/mcp-request';
 import { NeedsInput } from './approval-step';
 import { CallGuard } from './call-guard';
 import { PromptCalls } from './prompt-calls';
 import { ResourceCalls } from './resource-calls';
+import { cursorOf } from './paginate';
 import { discoverResult } from './server-identity';
 import { ToolCalls } from './tool-calls';
 import { TaskCalls, type TaskServed } from '../tasks/task-calls';
 import { SkillCalls } from '../skills/skill-calls';
-
-function cursorOf(params: unknown): string | undefined {
-  const cursor = (params as { cursor?: unknown } | undefined)?.cursor;
-  if (cursor === undefined) return undefined;
-  if (typeof cursor !== 'string') throw invalidParams('cursor must be a string');
-  return cursor;
-}
-
-/** The methods the core serves to clients of both eras (each era's entry adds its own). */
-export const BOTH_ERAS: ReadonlySet<string> = new Set([
-  'tools/list',
-  'tools/call',
-  'resources/list',
-  'resources/templates/list',
-  'resources/read',
-  'prompts/list',
-  'prompts/get',
-  'completion/complete',
-  // The Skills extension, answered where a member upstream brings it.
-  'skills/list',
-  'skills/get',
-  'resources/directory/read',
-]);
 
 /**
  * The core: one function from a request to its answer, whichever era it came in. Every MCP method

@@ -1,3 +1,5 @@
+import { invalidParams } from '../protocol/mcp-errors';
+
 const CURSOR = /^o(\d{1,9})$/;
 
 /** One page and an opaque cursor for the next; null for a cursor this never issued. */
@@ -17,4 +19,12 @@ export function paginate<T>(
     items: items.slice(start, end),
     ...(end < items.length ? { nextCursor: `o${end}` } : {}),
   };
+}
+
+/** A list request's cursor, if it gave one. */
+export function cursorOf(params: unknown): string | undefined {
+  const cursor = (params as { cursor?: unknown } | undefined)?.cursor;
+  if (cursor === undefined) return undefined;
+  if (typeof cursor !== 'string') throw invalidParams('cursor must be a string');
+  return cursor;
 }

@@ -20,7 +20,7 @@ import { type Principal } from '../../auth/principal';
 import { exchangeSubjectOf } from '../../auth/principal-resolver';
 import { headerOf, paramHeaderMismatch } from '../../upstream/modern/mcp-param-headers';
 import { sharedAffinity } from '../../upstream/upstream-client';
-import { BOTH_ERAS, Dispatcher } from '../core/dispatcher';
+import { Dispatcher } from '../core/dispatcher';
 import { TASK_METHODS } from '../tasks/task-calls';
 import { RequestStateSealer } from '../core/request-state-seal';
 import { PORTICO, type ScopeDirectory } from '../directory/scope-directory';
@@ -37,7 +37,12 @@ import {
   type RpcError,
   unknownTool,
 } from '../protocol/mcp-errors';
-import { type McpRequest, type RequestMeta, ROUND_METHODS } from '../protocol/mcp-request';
+import {
+  BOTH_ERAS,
+  type McpRequest,
+  type RequestMeta,
+  ROUND_METHODS,
+} from '../protocol/mcp-request';
 import { type McpScope } from '../protocol/mcp-scope';
 import { SseResponse } from '../streams/sse-response';
 import { StreamQuota } from '../streams/stream-quota';
@@ -185,12 +190,8 @@ export class ModernWire {
   ): { status: number; body: JSONRPCResponse } {
     const method = message.method;
     if ('error' in answer) {
-      const url = urlRound(
-        answer,
-        meta.clientCapabilities,
-        ROUND_METHODS.has(method)
-          ? () => this.sealer.seal(rerunBinding(principal, scope, message), { kind: 'rerun' })
-          : null,
+      const url = urlRound(answer, meta.clientCapabilities, ROUND_METHODS.has(method), () =>
+        this.sealer.seal(rerunBinding(principal, scope, message), { kind: 'rerun' }),
       );
       if (url && 'result' in url) return { status: 200, body: url };
       const failed = url ?? answer;

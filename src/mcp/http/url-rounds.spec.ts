@@ -17,7 +17,7 @@ const state = () => 'sealed-state';
 
 describe('urlRound', () => {
   it('makes a URL-mode round of the elicitations for a client that declared URL elicitation', () => {
-    expect(urlRound(needsLink({ elicitations: [LINK] }), URL_DECLARED, state)).toEqual({
+    expect(urlRound(needsLink({ elicitations: [LINK] }), URL_DECLARED, true, state)).toEqual({
       jsonrpc: '2.0',
       id: 7,
       result: {
@@ -36,7 +36,7 @@ describe('urlRound', () => {
   it('answers -32021 with the capability and the link to a client that did not declare it', () => {
     const without: ClientCapabilities[] = [{}, { elicitation: {} }, { elicitation: { form: {} } }];
     for (const declared of without)
-      expect(urlRound(needsLink({ elicitations: [LINK] }), declared, state)).toEqual({
+      expect(urlRound(needsLink({ elicitations: [LINK] }), declared, true, state)).toEqual({
         jsonrpc: '2.0',
         id: 7,
         error: {
@@ -45,13 +45,13 @@ describe('urlRound', () => {
           data: { elicitations: [LINK], requiredCapabilities: URL_DECLARED },
         },
       });
-    expect(urlRound(needsLink('not an object'), {}, state)).toMatchObject({
+    expect(urlRound(needsLink('not an object'), {}, true, state)).toMatchObject({
       error: { code: -32021, data: { requiredCapabilities: URL_DECLARED } },
     });
   });
 
   it('answers -32010 with the link for a request that takes no rounds', () => {
-    expect(urlRound(needsLink({ elicitations: [LINK] }), URL_DECLARED, null)).toEqual({
+    expect(urlRound(needsLink({ elicitations: [LINK] }), URL_DECLARED, false, state)).toEqual({
       jsonrpc: '2.0',
       id: 7,
       error: { code: -32010, message: 'Connect first', data: { elicitations: [LINK] } },
@@ -67,7 +67,7 @@ describe('urlRound', () => {
       { elicitations: [LINK, { mode: 'url', message: 'no url' }] },
       { elicitations: [null] },
     ])
-      expect(urlRound(needsLink(data), URL_DECLARED, state)).toEqual({
+      expect(urlRound(needsLink(data), URL_DECLARED, true, state)).toEqual({
         jsonrpc: '2.0',
         id: 7,
         error: {
@@ -79,7 +79,7 @@ describe('urlRound', () => {
 
   it('leaves every other answer alone', () => {
     const other: JSONRPCResponse = { jsonrpc: '2.0', id: 7, error: { code: -32603, message: 'x' } };
-    expect(urlRound(other, URL_DECLARED, state)).toBeNull();
-    expect(urlRound({ jsonrpc: '2.0', id: 7, result: {} }, {}, state)).toBeNull();
+    expect(urlRound(other, URL_DECLARED, true, state)).toBeNull();
+    expect(urlRound({ jsonrpc: '2.0', id: 7, result: {} }, {}, true, state)).toBeNull();
   });
 });

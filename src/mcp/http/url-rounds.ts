@@ -47,17 +47,18 @@ const URL_ELICITATION: ClientCapabilities = { elicitation: { url: {} } };
 /**
  * What a 2026-07-28 client gets for a URL elicitation the request needs (-32042, an upstream's or
  * Portico's own for an OAuth upstream the user has not connected; the revision retired the code):
- * a URL-mode input round when it declared URL elicitation, whose state (`rerunState`, for a
- * request that takes rounds) runs the request again once the user is done; -32021 naming that
- * capability when it did not, as for any other capability a request needs; -32010 for a request
- * that takes no rounds (the upstream cannot be used until the user is done); the message and the
+ * a URL-mode input round when it declared URL elicitation, whose state (`rerunState`) runs the
+ * request again once the user is done; -32021 naming that capability when it did not, as for any
+ * other capability a request needs; -32010 for a request that `takesRounds` not (the upstream
+ * cannot be used until the user is done); the message and the
  * elicitations' links stay in each. An elicitation that names no URL is the upstream's fault.
  * Null for any other answer.
  */
 export function urlRound(
   response: JSONRPCResponse,
   declared: ClientCapabilities,
-  rerunState: (() => string) | null,
+  takesRounds: boolean,
+  rerunState: () => string,
 ): JSONRPCResponse | null {
   if (!('error' in response) || response.error.code !== URL_ELICITATION_REQUIRED) return null;
   const { message, data } = response.error;
@@ -67,7 +68,7 @@ export function urlRound(
       ...kept,
       requiredCapabilities: URL_ELICITATION,
     });
-  if (!rerunState) return jsonRpcError(response.id ?? null, UPSTREAM_UNAVAILABLE, message, kept);
+  if (!takesRounds) return jsonRpcError(response.id ?? null, UPSTREAM_UNAVAILABLE, message, kept);
   const inputRequests = urlInputRequests(data);
   if (!inputRequests)
     return jsonRpcError(

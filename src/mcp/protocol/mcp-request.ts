@@ -52,6 +52,22 @@ export interface Resume {
   inputResponses?: unknown;
 }
 
+/** The methods the core serves to clients of both eras (each era's entry adds its own). */
+export const BOTH_ERAS: ReadonlySet<string> = new Set([
+  'tools/list',
+  'tools/call',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'prompts/list',
+  'prompts/get',
+  'completion/complete',
+  // The Skills extension, answered where a member upstream brings it.
+  'skills/list',
+  'skills/get',
+  'resources/directory/read',
+]);
+
 /** The methods whose requests take input rounds, and so carry a `resume`. */
 export const ROUND_METHODS: ReadonlySet<string> = new Set([
   'tools/call',

@@ -12,7 +12,7 @@ import {
 import { type Principal } from '../../auth/principal';
 import { answeringRounds } from '../../upstream/input-rounds';
 import { APPROVAL_INPUT } from '../core/approval-step';
-import { BOTH_ERAS, Dispatcher } from '../core/dispatcher';
+import { Dispatcher } from '../core/dispatcher';
 import { SERVER_CAPABILITIES } from '../core/server-identity';
 import { isInputRequired } from '../../upstream/upstream-client';
 import { type ListKind, PORTICO, type ScopeDirectory } from '../directory/scope-directory';
@@ -24,7 +24,7 @@ import {
   RpcError,
   TOOL_CALL_REFUSED,
 } from '../protocol/mcp-errors';
-import { type McpRequest, ROUND_METHODS } from '../protocol/mcp-request';
+import { BOTH_ERAS, type McpRequest, ROUND_METHODS } from '../protocol/mcp-request';
 import { type SessionRuntime } from './session-runtime';
 import { SessionStore } from './session.store';
 import { ConsentWaits } from './consent';
