@@ -194,6 +194,12 @@ async function startWatchedUpstream() {
   return { fixture, subscribed };
 }
 
+/** A tool that does nothing: an upstream whose prompts a test uses needs one to be synced. */
+const NOOP_TOOL: FixtureTool = {
+  definition: { name: 'noop', inputSchema: { type: 'object', properties: {} } },
+  handler: () => Promise.resolve({ content: [{ type: 'text', text: 'noop' }] }),
+};
+
 /**
  * A 2025 upstream (SDK v1) whose prompt and resource ask their client a question while they are
  * read: rounds on `prompts/get` and `resources/read`, not only on tool calls.
@@ -210,12 +216,7 @@ function startAskingReader() {
   return startUpstream({
     name: 'reader',
     capabilities: { prompts: {}, resources: {} },
-    tools: [
-      {
-        definition: { name: 'noop', inputSchema: { type: 'object', properties: {} } },
-        handler: () => Promise.resolve({ content: [{ type: 'text', text: 'noop' }] }),
-      },
-    ],
+    tools: [NOOP_TOOL],
     configure: (server) => {
       server.setRequestHandler(ListPromptsRequestSchema, () => ({
         prompts: [{ name: 'greeting', description: 'Asks whom to greet' }],
@@ -459,12 +460,7 @@ describe('Translation between the eras (one replica)', () => {
       const linking = await startUpstream({
         name: 'linking',
         capabilities: { prompts: {} },
-        tools: [
-          {
-            definition: { name: 'noop', inputSchema: { type: 'object', properties: {} } },
-            handler: () => Promise.resolve({ content: [{ type: 'text', text: 'noop' }] }),
-          },
-        ],
+        tools: [NOOP_TOOL],
         configure: (server) => {
           server.setRequestHandler(ListPromptsRequestSchema, () => ({
             prompts: [{ name: 'linked', description: 'Needs a connected account' }],
