@@ -118,12 +118,14 @@ describe('Multi Round-Trip Requests relayed between 2026-07-28 clients and upstr
 
   it("hands out the upstream's round with its state sealed inside Portico's, and takes it back", async () => {
     const tool = toolName('test_input_required_result_request_state');
+    // The entries of earlier tests are made by now, though perhaps not yet written: none is later.
+    const from = new Date(Date.now() + 1).toISOString();
     const audited = async () =>
-      (await t.api().get('/api/v1/audit').query({ action: 'tools/call', tool })).body.items as {
+      (await t.api().get('/api/v1/audit').query({ action: 'tools/call', tool, from })).body
+        .items as {
         outcome: string;
         gateway: string;
       }[];
-    const earlier = (await audited()).length;
     const { answer, state } = await firstRound();
     expect(answer.status).toBe(200);
     expect(answer.body.id).toBe('first');
@@ -143,10 +145,10 @@ describe('Multi Round-Trip Requests relayed between 2026-07-28 clients and upstr
     // Each request has its entry, newest first: the upstream saw the round's too.
     let entries: { outcome: string; gateway: string }[] = [];
     await waitFor(
-      async () => (entries = await audited()).length >= earlier + 2,
+      async () => (entries = await audited()).length >= 2,
       'both requests in the audit trail',
     );
-    expect(entries.slice(0, 2)).toEqual([
+    expect(entries).toEqual([
       expect.objectContaining({ outcome: 'ok', gateway: 'rounds' }),
       expect.objectContaining({ outcome: 'input_required', gateway: 'rounds' }),
     ]);
