@@ -304,4 +304,32 @@ describe('Audit trail', () => {
     );
     expect(count).toBe(0);
   });
+
+  it('answers a call whose entry cannot be recorded, and records the next', async () => {
+    const trail = t.app.get(AuditTrail);
+    const broken = jest.spyOn(trail, 'record').mockImplementation(() => {
+      throw new Error('the trail is broken');
+    });
+    try {
+      const answered = await client.callTool({
+        name: 'github-delete_repository',
+        arguments: { repo: 'acme/unrecorded' },
+      });
+      expect(answered.isError).toBeFalsy();
+      // Recorded after the answer: both attempts (with arguments, then without) threw there.
+      await waitFor(() => broken.mock.calls.length >= 2, 'the attempts to record the call');
+    } finally {
+      broken.mockRestore();
+    }
+    await client.callTool({
+      name: 'github-delete_repository',
+      arguments: { repo: 'acme/recorded' },
+    });
+    const repos = async () =>
+      (await audit({ tool: 'github-delete_repository', limit: '1000' })).items.map(
+        (entry) => (entry.arguments as { repo?: string } | null)?.repo,
+      );
+    await waitFor(async () => (await repos()).includes('acme/recorded'), 'the next entry');
+    expect(await repos()).not.toContain('acme/unrecorded');
+  });
 });
