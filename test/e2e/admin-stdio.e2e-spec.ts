@@ -57,12 +57,18 @@ describe('admin pages for stdio gateways', () => {
       .expect(303);
     const detailPath = created.headers.location as string;
     expect(detailPath).toMatch(/^\/admin\/gateways\/[0-9a-f-]{36}$/);
+    const registered = await agent.get(detailPath).expect(200);
+    // Registration waits a few seconds for the first sync, which a loaded machine may outlast.
+    expect(textOf(registered.text)).toMatch(
+      /Gateway 'Files' registered( with \d+ tools|; its first sync is still running)/,
+    );
+    const gatewayId = detailPath.split('/').pop();
+    await waitFor(
+      async () => (await t.api().get('/api/v1/tools').query({ gatewayId })).body.items.length > 0,
+      'the first sync',
+    );
     const detail = await agent.get(detailPath).expect(200);
     const page = textOf(detail.text);
-    // Registration waits a few seconds for the first sync, which a loaded machine may outlast.
-    expect(page).toMatch(
-      /Gateway 'Files' registered (with \d+ tools|; its first sync is still running)/,
-    );
     expect(page).toContain(`Commandnode ${STDIO_SERVERS.filesystem} ${dir} (run without a shell)`);
     expect(page).toContain('EnvironmentFS_TOKEN (values stored encrypted, never shown)');
     expect(page).toContain('Processes on this replica');
@@ -70,13 +76,9 @@ describe('admin pages for stdio gateways', () => {
     const edit = await agent.get(`${detailPath}/edit`).expect(200);
     expect(edit.text).toContain(`>${STDIO_SERVERS.filesystem}\n${dir}</textarea>`);
     expect(textOf(edit.text)).toContain('leave empty to keep the stored FS_TOKEN');
-    for (const html of [detail.text, edit.text]) expect(html).not.toContain(secret);
+    for (const html of [registered.text, detail.text, edit.text])
+      expect(html).not.toContain(secret);
 
-    const gatewayId = detailPath.split('/').pop();
-    await waitFor(
-      async () => (await t.api().get('/api/v1/tools').query({ gatewayId })).body.items.length > 0,
-      'the first sync',
-    );
     const client = await connectClient(t.baseUrl, { token: t.token });
     const read = await client.callTool({
       name: 'files-read_text_file',
