@@ -14,6 +14,11 @@ const TIMEOUT_MS = 3000;
 /** Long enough that checks made right after the breaker opens all fall inside its cool-down. */
 const COOLDOWN_MS = 8000;
 const MAX_CONCURRENT = 2;
+/**
+ * What "at once" allows: less than one upstream timeout, so that nothing waited for an upstream
+ * (or in a queue behind one), with room for a machine that runs two test runs on two cores.
+ */
+const AT_ONCE_MS = TIMEOUT_MS;
 
 /** What a call ended with: its result, or the JSON-RPC error, and how long it took. */
 async function timed(
@@ -106,7 +111,7 @@ describe('upstreams that are down, hanging or slow', () => {
     await untilOpen('tarpit-hang');
     for (let round = 0; round < 5; round++) {
       const refused = await call('tarpit-hang');
-      expect(refused.ms).toBeLessThan(1000);
+      expect(refused.ms).toBeLessThan(AT_ONCE_MS);
       expect(refused.error?.code).toBe(UPSTREAM_UNAVAILABLE);
       expect(refused.error?.message).toMatch(
         /Upstream 'tarpit' is unavailable: its circuit breaker is open after \d+ failures in a row \(last: no answer within 3000 ms\), so calls fail at once until it is tried again at \d{4}-\d\d-\d\dT/,
@@ -118,10 +123,10 @@ describe('upstreams that are down, hanging or slow', () => {
         retryAfterSeconds: expect.any(Number),
       });
       const ok = await call('healthy-ok');
-      expect(ok.ms).toBeLessThan(1000);
+      expect(ok.ms).toBeLessThan(AT_ONCE_MS);
       expect(ok.result).toMatchObject({ structuredContent: { upstream: 'healthy' } });
       const listed = await timed(() => client.listTools());
-      expect(listed.ms).toBeLessThan(1000);
+      expect(listed.ms).toBeLessThan(AT_ONCE_MS);
       expect(listed.result).toMatchObject({
         tools: expect.arrayContaining([
           expect.objectContaining({ name: 'tarpit-hang' }),
@@ -136,7 +141,7 @@ describe('upstreams that are down, hanging or slow', () => {
     };
     const invokeStarted = Date.now();
     const invoked = await t.api().post(`/api/v1/tools/${hang.id}/invoke`).send({ arguments: {} });
-    expect(Date.now() - invokeStarted).toBeLessThan(1000);
+    expect(Date.now() - invokeStarted).toBeLessThan(AT_ONCE_MS);
     expect(invoked.status).toBe(503);
     expect(Number(invoked.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(invoked.body).toMatchObject({
@@ -215,7 +220,7 @@ describe('upstreams that are down, hanging or slow', () => {
     await phoenix.crash();
     for (let round = 0; round < 4; round++) {
       const failed = await call('phoenix-ok');
-      expect(failed.ms).toBeLessThan(1000);
+      expect(failed.ms).toBeLessThan(AT_ONCE_MS);
       expect(failed.error?.code).toBe(UPSTREAM_UNAVAILABLE);
       expect(failed.error?.message).toMatch(/^MCP error -32010: Upstream 'phoenix' is unavailable/);
     }
