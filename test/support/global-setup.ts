@@ -5,14 +5,14 @@ import { OPENSSL_MISSING, opensslAvailable } from './openssl-available';
 import { embeddedTemplate } from './embedded-template';
 
 /**
- * The app serves the built Prefab renderer page; tests run from sources, so build it first. On
- * the embedded database, test apps start from one migrated template (the workers inherit the
- * variable that names it).
+ * The app serves the built Prefab renderer page; tests run from sources, so build it first. Test
+ * apps on the embedded database, and Portico processes on an in-memory one in either run, start from
+ * one migrated template (the workers inherit the variable that names it).
  */
 export default async function globalSetup(): Promise<void> {
   if (!browserAvailable) console.warn(`\n${BROWSER_MISSING}`);
   if (!kubectlAvailable) console.warn(`\n${KUBECTL_MISSING}`);
   if (!opensslAvailable) console.warn(`\n${OPENSSL_MISSING}`);
   await buildPrefabRenderer();
-  if (!process.env.TEST_DATABASE_URL) process.env.TEST_EMBEDDED_TEMPLATE = await embeddedTemplate();
+  process.env.TEST_EMBEDDED_TEMPLATE = await embeddedTemplate();
 }

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { entryArgs } from './compiled-sources';
 import { freePort } from './test-app';
+import { embeddedDatabaseUrl } from './test-database';
 import { tempDataDir } from './temp-dir';
 import { waitFor } from './wait-for';
 
@@ -16,9 +17,10 @@ export interface PorticoProcess {
 const PORT_ATTEMPTS = 3;
 
 /**
- * Portico as `npm start` runs it (src/main.ts, in its own process) on an in-memory database, for
- * what must be set up before any module loads: tracing, and the logs of a whole process. A start
- * that lost its port to another process (EADDRINUSE) is tried again on another.
+ * Portico as `npm start` runs it (src/main.ts, in its own process) on an in-memory database, a
+ * copy of the migrated template, for what must be set up before any module loads: tracing, and the
+ * logs of a whole process. A start that lost its port to another process (EADDRINUSE) is tried
+ * again on another.
  */
 export async function startPorticoProcess(env: Record<string, string>): Promise<PorticoProcess> {
   for (let attempt = 1; ; attempt++) {
@@ -38,7 +40,7 @@ async function startOnce(env: Record<string, string>, port: number): Promise<Por
       PATH: process.env.PATH,
       PORT: String(port),
       DATA_DIR: tempDataDir(),
-      DATABASE_URL: 'pglite://memory',
+      DATABASE_URL: embeddedDatabaseUrl(),
       LOG_LEVEL: 'error',
       PASSWORD_HASH_COST: '14',
       SYNC_INTERVAL_SECONDS: '0',

@@ -15,15 +15,19 @@ export interface TestDatabase {
 
 export const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
 
+/**
+ * An in-memory embedded database: a copy of the migrated template when the global set-up made one,
+ * instead of PGlite's initdb and every migration.
+ */
+export function embeddedDatabaseUrl(): string {
+  const template = process.env.TEST_EMBEDDED_TEMPLATE;
+  return template ? `pglite://memory?from=${encodeURIComponent(template)}` : 'pglite://memory';
+}
+
 export async function createTestDatabase(): Promise<TestDatabase> {
   const server = process.env.TEST_DATABASE_URL;
-  if (!server) {
-    const template = process.env.TEST_EMBEDDED_TEMPLATE;
-    const url = template
-      ? `pglite://memory?from=${encodeURIComponent(template)}`
-      : 'pglite://memory';
-    return { url, onPostgres: false, drop: async () => undefined };
-  }
+  if (!server)
+    return { url: embeddedDatabaseUrl(), onPostgres: false, drop: async () => undefined };
   const name = `portico_test_${randomBytes(6).toString('hex')}`;
   await withClient(server, (client) => client.query(`CREATE DATABASE ${name}`));
   const url = new URL(server);
