@@ -151,17 +151,18 @@ function setUpApiDocs(app: INestApplication): void {
       );
     },
   );
-  const document = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('Portico')
-      .setDescription(
-        'Enterprise MCP gateway: upstream gateways, their tools under virtual names, and virtual servers.',
-      )
-      .setVersion('1')
-      .addBearerAuth()
-      .build(),
-  );
+  const document = () =>
+    SwaggerModule.createDocument(
+      app,
+      new DocumentBuilder()
+        .setTitle('Portico')
+        .setDescription(
+          'Enterprise MCP gateway: upstream gateways, their tools under virtual names, and virtual servers.',
+        )
+        .setVersion('1')
+        .addBearerAuth()
+        .build(),
+    );
   SwaggerModule.setup('api/docs', app, document, {
     jsonDocumentUrl: 'api/openapi.json',
     raw: ['json'],
