@@ -4,13 +4,13 @@ import { initializeRequest, postMcp } from '../support/mcp-client';
 import { type OtlpReceiver, type OtlpSpan, startOtlpReceiver } from '../support/otlp-receiver';
 import { type PorticoProcess, startPorticoProcess } from '../support/portico-process';
 import { waitFor } from '../support/wait-for';
-import { describeEmbedded } from '../support/describe-on-postgres';
+import { describeOnce } from '../support/describe-on-postgres';
 
 const SERVER = 2;
 const CLIENT = 3;
 const PASSWORD = 'tracing-test-password';
 
-describeEmbedded('OpenTelemetry tracing', () => {
+describeOnce('OpenTelemetry tracing', () => {
   let receiver: OtlpReceiver;
   let upstream: UpstreamFixture;
   let portico: PorticoProcess;

@@ -8,7 +8,7 @@ import {
   startModernEverythingServer,
 } from '../fixtures/modern-everything-server';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
-import { describeEmbedded } from '../support/describe-on-postgres';
+import { describeOnce } from '../support/describe-on-postgres';
 import { type CommandRun, portico } from '../support/portico-command';
 
 interface Report {
@@ -46,7 +46,7 @@ function reportOf(run: CommandRun): Report {
   return JSON.parse(run.stdout) as Report;
 }
 
-describeEmbedded('portico upstream', () => {
+describeOnce('portico upstream', () => {
   let modern: ModernEverythingServer;
   let legacy: UpstreamFixture;
   let oauth: OAuthUpstreamFixture;

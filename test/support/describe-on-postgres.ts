@@ -12,8 +12,9 @@ export const describeOnPostgres = onPostgres ? describe : describe.skip;
 export const describeEmbedded = onPostgres ? describe.skip : describe;
 
 /**
- * As `describeEmbedded`, for the conformance harness, the longest of such suites: when CI runs
- * both runs side by side (TEST_SIDE_BY_SIDE), the PostgreSQL run, which has fewer files, runs it
- * instead, so that the two end closer together. Alone, either run runs it.
+ * As `describeEmbedded`, for the longest of such suites (the conformance harness, the embedded
+ * database's own tests, the processes whose logs, traces and commands are tested): when CI runs
+ * both runs side by side (TEST_SIDE_BY_SIDE), the PostgreSQL run, which has fewer files, runs them
+ * instead, so that the two end closer together. Alone, either run runs them.
  */
 export const describeOnce = process.env.TEST_SIDE_BY_SIDE && !onPostgres ? describe.skip : describe;
