@@ -107,6 +107,7 @@ export function loadConfig(env: Env): Settings {
       persistedSecret(env, 'ENCRYPTION_KEY', dataDir, () => randomBytes(32).toString('hex')),
     ),
     syncIntervalSeconds: knobs.integer('SYNC_INTERVAL_SECONDS'),
+    oauthRefreshSeconds: knobs.integer('OAUTH_REFRESH_SWEEP_SECONDS'),
     upstreamTimeoutMs: knobs.integer('UPSTREAM_TIMEOUT_MS'),
     upstreamEraTtlSeconds: knobs.integer('UPSTREAM_ERA_TTL_SECONDS'),
     inputRoundTtlSeconds: knobs.integer('MCP_INPUT_ROUND_TTL_SECONDS'),

@@ -109,6 +109,7 @@ export const SETTINGS_SLICES = new Map<abstract new () => unknown, readonly stri
       'stdioWarmProcesses',
       'stdioIdleSeconds',
       'syncIntervalSeconds',
+      'oauthRefreshSeconds',
     ),
   ],
 ]);

@@ -1,15 +1,14 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { SecretSettings } from '../config/slices/secrets.settings';
+import { UpstreamSettings } from '../config/slices/upstream.settings';
 import { Gateway, openCredentials } from '../gateways/gateway.entity';
 import { UpstreamOAuthToken } from '../upstream/oauth/upstream-oauth-token.entity';
 import { UpstreamOAuth } from '../upstream/oauth/upstream-oauth.service';
 import { SyncLeadership } from './sync-leadership';
 import { errorMessage } from '../common/error-message';
 
-/** How often the leader looks for tokens about to expire. */
-const SWEEP_EVERY_MS = 30_000;
-/** Tokens expiring within this are looked at; each is refreshed once it is due (see UpstreamOAuth). */
+/** Tokens expiring within this, or within three sweeps when longer, are looked at. */
 const HORIZON_MS = 90_000;
 
 /**
@@ -28,6 +27,7 @@ export class OAuthRefreshScheduler implements OnModuleInit, OnModuleDestroy {
   constructor(
     private readonly dataSource: DataSource,
     private readonly config: SecretSettings,
+    private readonly upstreams: UpstreamSettings,
     private readonly leadership: SyncLeadership,
     private readonly oauth: UpstreamOAuth,
   ) {}
@@ -38,9 +38,14 @@ export class OAuthRefreshScheduler implements OnModuleInit, OnModuleDestroy {
       this.timer = leading
         ? setInterval(() => {
             this.running = this.tick();
-          }, SWEEP_EVERY_MS).unref()
+          }, this.everyMs).unref()
         : null;
     });
+  }
+
+  /** How often the leader looks for tokens about to expire. */
+  private get everyMs(): number {
+    return this.upstreams.oauthRefreshSeconds * 1000;
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -58,7 +63,7 @@ export class OAuthRefreshScheduler implements OnModuleInit, OnModuleDestroy {
       await this.sweep();
     } catch (error) {
       this.logger.warn(
-        `Could not look for OAuth tokens to refresh, will try again in ${SWEEP_EVERY_MS / 1000} s: ${errorMessage(error)}`,
+        `Could not look for OAuth tokens to refresh, will try again in ${this.upstreams.oauthRefreshSeconds} s: ${errorMessage(error)}`,
       );
     }
   }
@@ -70,7 +75,10 @@ export class OAuthRefreshScheduler implements OnModuleInit, OnModuleDestroy {
       .createQueryBuilder('token')
       .innerJoinAndMapOne('token.gateway', Gateway, 'gateway', 'gateway.id = token.gateway_id')
       .where('token.tokens IS NOT NULL')
-      .andWhere('token.expires_at < :horizon', { horizon: new Date(Date.now() + HORIZON_MS) })
+      // Each token in the horizon is refreshed once it is due (see UpstreamOAuth).
+      .andWhere('token.expires_at < :horizon', {
+        horizon: new Date(Date.now() + Math.max(HORIZON_MS, 3 * this.everyMs)),
+      })
       .andWhere('gateway.enabled')
       .andWhere("gateway.auth_type = 'oauth'")
       .getMany();

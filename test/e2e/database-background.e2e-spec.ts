@@ -111,6 +111,7 @@ describeOnPostgres('a Portico process while PostgreSQL misbehaves', () => {
       // `log`, not `warn`: the test waits for the line that says this replica leads again.
       LOG_LEVEL: 'log',
       DATABASE_CONNECT_TIMEOUT_MS: '1000',
+      OAUTH_REFRESH_SWEEP_SECONDS: '2',
     });
     const response = await fetch(`${portico.baseUrl}/api/v1/auth/token`, {
       method: 'POST',
@@ -171,7 +172,7 @@ describeOnPostgres('a Portico process while PostgreSQL misbehaves', () => {
     expect(portico.output()).not.toMatch(/Unhandled promise rejection|Unhandled 'error' event/);
   });
 
-  it('survives refused connections past the OAuth refresh sweep (30 s), and recovers without a restart', async () => {
+  it('survives refused connections past the OAuth refresh sweep, and recovers without a restart', async () => {
     // The sweep runs on the leader only: after the backends were cycled, wait to lead again.
     await waitFor(
       () => {
@@ -186,8 +187,20 @@ describeOnPostgres('a Portico process while PostgreSQL misbehaves', () => {
     );
     // As the issue reproduces it: open sessions stay (the leader keeps its lock), new ones are refused.
     await onServer(`ALTER DATABASE ${nameOf(database)} ALLOW_CONNECTIONS false`);
-    // Two sweeps of the leader's OAuth refresh, which ended the process before.
-    await new Promise((resolve) => setTimeout(resolve, 35_000));
+    // And the pool's idle connections are gone (they close after 10 s idle), so a sweep needs a new one.
+    await onServer(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${nameOf(database)}'
+         AND pid NOT IN (SELECT pid FROM pg_locks WHERE locktype = 'advisory')`,
+    );
+    // Two sweeps of the leader's OAuth refresh (every 2 s here), which ended the process before.
+    await waitFor(
+      () =>
+        portico.output().split('Could not look for OAuth tokens to refresh, will try again in 2 s')
+          .length > 2,
+      'two sweeps to fail',
+      30_000,
+      100,
+    );
     expect(await alive()).toBe(true);
     expect((await fetch(`${portico.baseUrl}/readyz`)).status).toBe(503);
     await allowConnections(database);

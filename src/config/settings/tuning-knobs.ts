@@ -106,6 +106,16 @@ export const TUNING_KNOBS: readonly TuningKnob[] = [
     description: 'Periodic upstream sync (jittered); `0` disables it.',
   },
   {
+    key: 'sync.oauthRefreshSeconds',
+    env: 'OAUTH_REFRESH_SWEEP_SECONDS',
+    type: 'integer',
+    default: 30,
+    min: 1,
+    max: 3600,
+    description:
+      'How often the leading replica looks for stored OAuth tokens of upstreams that expire within 90 s (or three such periods, when longer) and refreshes them, used or not: refresh tokens often expire when idle. A call refreshes a token that is due itself.',
+  },
+  {
     key: 'upstream.timeoutMs',
     perGateway: true,
     env: 'UPSTREAM_TIMEOUT_MS',

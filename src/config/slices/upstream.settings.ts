@@ -41,4 +41,6 @@ export abstract class UpstreamSettings {
   /** How long a stdio gateway's spares outlive its last use. */
   abstract readonly stdioIdleSeconds: number;
   abstract readonly syncIntervalSeconds: number;
+  /** How often the leader looks for upstream OAuth tokens about to expire. */
+  abstract readonly oauthRefreshSeconds: number;
 }
