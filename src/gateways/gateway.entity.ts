@@ -187,9 +187,16 @@ export class Gateway {
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
 
+  /** The last edit of the gateway; what Portico observes of its upstream does not move it. */
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
   updatedAt!: Date;
 }
+
+/**
+ * Spread into an update of what Portico observes of an upstream (health, era, sync results), so
+ * that TypeORM leaves `updatedAt` as it was instead of setting it to now.
+ */
+export const OBSERVED = { updatedAt: () => 'updated_at' } as const;
 
 /** How Portico takes part in OAuth towards an upstream; the tokens themselves are kept apart. */
 export interface OAuthSettings {

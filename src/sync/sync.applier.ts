@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager, QueryFailedError } from 'typeorm';
 import { uniqueViolation } from '../common/unique-violation';
 import { DatabaseSettings } from '../config/slices/database.settings';
-import { Gateway } from '../gateways/gateway.entity';
+import { Gateway, OBSERVED } from '../gateways/gateway.entity';
 import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';
 import { VIRTUAL_NAME_INDEX } from '../tools/tool-name.query';
 import { pinSettingsOf } from '../pinning/state/definition-pin';
@@ -144,6 +144,7 @@ export class SyncApplier {
       lastSeenAt: now,
       lastSyncAt: now,
       lastSyncReport: report,
+      ...OBSERVED,
     });
     return {
       report,

@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { AuditTrail } from '../audit/audit-trail.service';
 import { EventBus } from '../events/event-bus';
 import { Metrics } from '../observability/metrics';
-import { Gateway } from '../gateways/gateway.entity';
+import { Gateway, OBSERVED } from '../gateways/gateway.entity';
 import { recordSyncPins } from '../pinning/sync-pin-audit';
 import { ToolNameQuery } from '../tools/tool-name.query';
 import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';
@@ -176,13 +176,16 @@ export class SyncService implements OnModuleDestroy {
         await em.getRepository(Gateway).update(gatewayId, {
           status: incompatible ? 'incompatible' : 'unreachable',
           lastError: reason,
+          ...OBSERVED,
         });
     });
   }
 
   /** The upstream answered a ping: it was seen, though only a sync makes it healthy again. */
   async markSeen(gatewayId: string): Promise<void> {
-    await this.dataSource.getRepository(Gateway).update(gatewayId, { lastSeenAt: new Date() });
+    await this.dataSource
+      .getRepository(Gateway)
+      .update(gatewayId, { lastSeenAt: new Date(), ...OBSERVED });
   }
 
   private logFailure(gatewayId: string, reason: string, error: unknown): void {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { SecretSettings } from '../config/slices/secrets.settings';
-import { Gateway, stdioLaunchOf } from '../gateways/gateway.entity';
+import { Gateway, OBSERVED, stdioLaunchOf } from '../gateways/gateway.entity';
 import { type EraVerdict } from './eras/protocol-era';
 import { launchKey } from './transport/stdio/stdio-process';
 import { type UpstreamTarget } from './upstream-target';
@@ -39,6 +39,7 @@ export class GatewayRowRecords extends GatewayRecords {
       protocolExtensions: verdict.extensions ?? null,
       protocolCheckedAt: verdict.checkedAt,
       protocolEndpoint: target.endpointHash ?? null,
+      ...OBSERVED,
     });
   }
 
@@ -54,8 +55,8 @@ export class GatewayRowRecords extends GatewayRecords {
       await gateways.update(
         gatewayId,
         error === null
-          ? { status: 'healthy', lastError: null, lastSeenAt: new Date() }
-          : { status: 'unreachable', lastError: error },
+          ? { status: 'healthy', lastError: null, lastSeenAt: new Date(), ...OBSERVED }
+          : { status: 'unreachable', lastError: error, ...OBSERVED },
       );
     });
   }

@@ -7,6 +7,7 @@ import {
 } from 'node:net';
 import { DataSource } from 'typeorm';
 import { EventBus, type PorticoEvent } from '../../src/events/event-bus';
+import { SyncService } from '../../src/sync/sync.service';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
@@ -301,6 +302,36 @@ describe('upstream sync', () => {
     } finally {
       silent.close();
     }
+  });
+
+  it('keeps updatedAt at the last edit: syncs, failures, pings and the era found move only what they observe', async () => {
+    const fixture = await upstream({ tools: [echoTool('kept', 'k')] });
+    const created = await register('Observed', fixture.url);
+    // Registering wrote the era found and the first sync's results after the row itself.
+    expect(created).toMatchObject({ status: 'healthy', protocol: { era: '2025' } });
+    expect(created.updatedAt).toBe(created.createdAt);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const synced = await t
+      .api()
+      .post(`/api/v1/gateways/${created.id}/sync`)
+      .then(() => gateway(created.id));
+    expect(synced.lastSyncAt > created.lastSyncAt).toBe(true);
+    await t.app.get(SyncService).markSeen(created.id);
+    await fixture.close();
+    await t.api().post(`/api/v1/gateways/${created.id}/sync`).expect(502);
+    const observed = await gateway(created.id);
+    expect(observed.status).toBe('unreachable');
+    expect(observed.lastSeenAt > synced.lastSeenAt).toBe(true);
+    expect(observed.updatedAt).toBe(created.updatedAt);
+
+    const edited = (
+      await t
+        .api()
+        .patch(`/api/v1/gateways/${created.id}`)
+        .send({ name: 'Observed again' })
+        .expect(200)
+    ).body;
+    expect(edited.updatedAt > created.updatedAt).toBe(true);
   });
 
   it('sends the stored credentials upstream and never returns them', async () => {
