@@ -1,7 +1,8 @@
 import { type Browser, type Page } from 'playwright-core';
 import { factories } from '../support/factories';
-import { ADMIN_PASSWORD, startTestApp, type TestApp } from '../support/test-app';
+import { startTestApp, type TestApp } from '../support/test-app';
 import { describeWithBrowser, launchChromium } from './support/launch-chromium';
+import { logIn } from './support/log-in';
 
 describeWithBrowser('consolidating two regional tools in Chromium', () => {
   let t: TestApp;
@@ -23,11 +24,7 @@ describeWithBrowser('consolidating two regional tools in Chromium', () => {
       // The form's 422 is logged as a failed load; a CSP violation is what must not happen.
       if (message.text().startsWith('Refused')) problems.push(`console: ${message.text()}`);
     });
-    await page.goto('/admin/login');
-    await page.getByLabel('Username').fill('admin');
-    await page.getByLabel('Password').fill(ADMIN_PASSWORD);
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page.waitForURL('**/admin');
+    await logIn(page);
   });
 
   afterAll(async () => {

@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import { type Browser, type Page } from 'playwright-core';
 import { startMemberUpstream, type UpstreamMembers } from '../fixtures/member-upstream';
 import { echoTool, type UpstreamFixture } from '../fixtures/upstream-server';
-import { ADMIN_PASSWORD, startTestApp, type TestApp } from '../support/test-app';
+import { startTestApp, type TestApp } from '../support/test-app';
 import { describeWithBrowser, launchChromium } from './support/launch-chromium';
+import { logIn } from './support/log-in';
 
 const ARTIFACTS = join(__dirname, '..', 'artifacts');
 const HOSTILE = '<img src=x onerror=alert(1)>';
@@ -52,11 +53,7 @@ describeWithBrowser('picking prompts and resources for a server in Chromium', ()
       if (response.status() >= 400 && response.request().resourceType() !== 'document')
         problems.push(`${response.status()} for ${response.url()}`);
     });
-    await page.goto('/admin/login');
-    await page.getByLabel('Username').fill('admin');
-    await page.getByLabel('Password').fill(ADMIN_PASSWORD);
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page.waitForURL('**/admin');
+    await logIn(page);
   });
 
   afterAll(async () => {

@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import { type Browser, type Page } from 'playwright-core';
 import { PICKER_LIST_ALL_UP_TO } from '../../src/admin/member-picker';
 import { factories } from '../support/factories';
-import { ADMIN_PASSWORD, startTestApp, type TestApp } from '../support/test-app';
+import { startTestApp, type TestApp } from '../support/test-app';
 import { describeWithBrowser, launchChromium } from './support/launch-chromium';
+import { logIn } from './support/log-in';
 
 const ARTIFACTS = join(__dirname, '..', 'artifacts');
 const GATEWAYS = ['North', 'South', 'East', 'West'];
@@ -47,11 +48,7 @@ describeWithBrowser('the tool picker in Chromium, with a large catalogue', () =>
         problems.push(`console: ${message.text()}`);
       }
     });
-    await page.goto('/admin/login');
-    await page.getByLabel('Username').fill('admin');
-    await page.getByLabel('Password').fill(ADMIN_PASSWORD);
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page.waitForURL('**/admin');
+    await logIn(page);
   });
 
   afterAll(async () => {

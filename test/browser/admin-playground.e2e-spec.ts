@@ -6,6 +6,7 @@ import { ADMIN_PASSWORD, startTestApp, type TestApp } from '../support/test-app'
 import { waitFor } from '../support/wait-for';
 import { bundleScript } from './support/bundle';
 import { describeWithBrowser, launchChromium } from './support/launch-chromium';
+import { logIn } from './support/log-in';
 
 /** A tool whose input schema has every shape the form draws, and one it cannot. */
 const ORDER_SCHEMA = {
@@ -60,11 +61,7 @@ describeWithBrowser('the admin playground in Chromium', () => {
       if (message.type() === 'error' && !message.text().startsWith('Failed to load resource'))
         problems.push(`console: ${message.text()}`);
     });
-    await page.goto('/admin/login');
-    await page.getByLabel('Username').fill(username);
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page.waitForURL('**/admin');
+    await logIn(page, username, password);
     return page;
   }
 

@@ -1,8 +1,9 @@
 import { type Browser, type Page } from 'playwright-core';
 import { factories } from '../support/factories';
 import { createTeam, createUser } from '../support/identities';
-import { ADMIN_PASSWORD, startTestApp, type TestApp } from '../support/test-app';
+import { startTestApp, type TestApp } from '../support/test-app';
 import { describeWithBrowser, launchChromium } from './support/launch-chromium';
+import { logIn } from './support/log-in';
 
 describeWithBrowser('writing a policy and dry-running it in Chromium', () => {
   let t: TestApp;
@@ -21,11 +22,7 @@ describeWithBrowser('writing a policy and dry-running it in Chromium', () => {
     context.setDefaultTimeout(10_000);
     page = await context.newPage();
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    await page.goto('/admin/login');
-    await page.getByLabel('Username').fill('admin');
-    await page.getByLabel('Password').fill(ADMIN_PASSWORD);
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page.waitForURL('**/admin');
+    await logIn(page);
   });
 
   afterAll(async () => {

@@ -3,22 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, type Page } from 'playwright-core';
 import { STDIO_SERVERS } from '../fixtures/stdio-servers';
-import { ADMIN_PASSWORD, startTestApp, type TestApp } from '../support/test-app';
+import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 import { describeWithBrowser, launchChromium } from './support/launch-chromium';
+import { logIn } from './support/log-in';
 
 describeWithBrowser('registering a stdio server from the admin pages in Chromium', () => {
   let t: TestApp;
   let browser: Browser;
   const problems: string[] = [];
-
-  async function login(page: Page): Promise<void> {
-    await page.goto('/admin/login');
-    await page.getByLabel('Username').fill('admin');
-    await page.getByLabel('Password').fill(ADMIN_PASSWORD);
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page.waitForURL('**/admin');
-  }
 
   /**
    * The registration's flash: the first sync's tools, or, when the sync outlasts the few seconds
@@ -61,7 +54,7 @@ describeWithBrowser('registering a stdio server from the admin pages in Chromium
       if (message.type() === 'error' && !message.text().startsWith('Failed to load resource'))
         problems.push(`console: ${message.text()}`);
     });
-    await login(page);
+    await logIn(page);
     await page.goto('/admin/gateways/new');
     expect(await page.getByLabel('Upstream MCP URL').isVisible()).toBe(true);
     expect(await page.getByLabel('Command', { exact: true }).isVisible()).toBe(false);
@@ -92,7 +85,7 @@ describeWithBrowser('registering a stdio server from the admin pages in Chromium
     const context = await browser.newContext({ baseURL: t.baseUrl, javaScriptEnabled: false });
     context.setDefaultTimeout(15_000);
     const page = await context.newPage();
-    await login(page);
+    await logIn(page);
     await page.goto('/admin/gateways/new');
     expect(await page.getByLabel('Upstream MCP URL').isVisible()).toBe(true);
     expect(await page.getByLabel('Command', { exact: true }).isVisible()).toBe(true);
