@@ -7,6 +7,7 @@ import { LoginThrottle } from './login-throttle';
 import { AuditSettings } from '../config/slices/audit.settings';
 import { AuthSettings } from '../config/slices/auth.settings';
 import { hashPassword, needsRehash, verifyPassword } from './password-hash';
+import { KEEP_UPDATED_AT } from '../common/keep-updated-at';
 
 /**
  * Password sign-in of local users, for the API's token route and the login pages alike. A stored
@@ -84,7 +85,11 @@ export class PasswordLogin {
       : undefined;
     await repository.update(
       { id: user.id },
-      { lastLoginAt: new Date(), ...(upgraded ? { passwordHash: upgraded } : {}) },
+      {
+        lastLoginAt: new Date(),
+        ...(upgraded ? { passwordHash: upgraded } : {}),
+        ...KEEP_UPDATED_AT,
+      },
     );
     return user.id;
   }

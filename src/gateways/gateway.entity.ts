@@ -192,12 +192,6 @@ export class Gateway {
   updatedAt!: Date;
 }
 
-/**
- * Spread into an update of what Portico observes of an upstream (health, era, sync results), so
- * that TypeORM leaves `updatedAt` as it was instead of setting it to now.
- */
-export const OBSERVED = { updatedAt: () => 'updated_at' } as const;
-
 /** How Portico takes part in OAuth towards an upstream; the tokens themselves are kept apart. */
 export interface OAuthSettings {
   type: 'oauth';

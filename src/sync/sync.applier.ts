@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager, QueryFailedError } from 'typeorm';
 import { uniqueViolation } from '../common/unique-violation';
 import { DatabaseSettings } from '../config/slices/database.settings';
-import { Gateway, OBSERVED } from '../gateways/gateway.entity';
+import { Gateway } from '../gateways/gateway.entity';
+import { KEEP_UPDATED_AT } from '../common/keep-updated-at';
 import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';
 import { VIRTUAL_NAME_INDEX } from '../tools/tool-name.query';
 import { pinSettingsOf } from '../pinning/state/definition-pin';
@@ -144,7 +145,7 @@ export class SyncApplier {
       lastSeenAt: now,
       lastSyncAt: now,
       lastSyncReport: report,
-      ...OBSERVED,
+      ...KEEP_UPDATED_AT,
     });
     return {
       report,

@@ -4,7 +4,8 @@ import { DataSource } from 'typeorm';
 import { AuditTrail } from '../audit/audit-trail.service';
 import { EventBus } from '../events/event-bus';
 import { Metrics } from '../observability/metrics';
-import { Gateway, OBSERVED } from '../gateways/gateway.entity';
+import { Gateway } from '../gateways/gateway.entity';
+import { KEEP_UPDATED_AT } from '../common/keep-updated-at';
 import { recordSyncPins } from '../pinning/sync-pin-audit';
 import { ToolNameQuery } from '../tools/tool-name.query';
 import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';
@@ -176,7 +177,7 @@ export class SyncService implements OnModuleDestroy {
         await em.getRepository(Gateway).update(gatewayId, {
           status: incompatible ? 'incompatible' : 'unreachable',
           lastError: reason,
-          ...OBSERVED,
+          ...KEEP_UPDATED_AT,
         });
     });
   }
@@ -185,7 +186,7 @@ export class SyncService implements OnModuleDestroy {
   async markSeen(gatewayId: string): Promise<void> {
     await this.dataSource
       .getRepository(Gateway)
-      .update(gatewayId, { lastSeenAt: new Date(), ...OBSERVED });
+      .update(gatewayId, { lastSeenAt: new Date(), ...KEEP_UPDATED_AT });
   }
 
   private logFailure(gatewayId: string, reason: string, error: unknown): void {

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { SecretSettings } from '../config/slices/secrets.settings';
-import { Gateway, OBSERVED, stdioLaunchOf } from '../gateways/gateway.entity';
+import { Gateway, stdioLaunchOf } from '../gateways/gateway.entity';
+import { KEEP_UPDATED_AT } from '../common/keep-updated-at';
 import { type EraVerdict } from './eras/protocol-era';
 import { launchKey } from './transport/stdio/stdio-process';
 import { type UpstreamTarget } from './upstream-target';
@@ -39,7 +40,7 @@ export class GatewayRowRecords extends GatewayRecords {
       protocolExtensions: verdict.extensions ?? null,
       protocolCheckedAt: verdict.checkedAt,
       protocolEndpoint: target.endpointHash ?? null,
-      ...OBSERVED,
+      ...KEEP_UPDATED_AT,
     });
   }
 
@@ -55,8 +56,8 @@ export class GatewayRowRecords extends GatewayRecords {
       await gateways.update(
         gatewayId,
         error === null
-          ? { status: 'healthy', lastError: null, lastSeenAt: new Date(), ...OBSERVED }
-          : { status: 'unreachable', lastError: error, ...OBSERVED },
+          ? { status: 'healthy', lastError: null, lastSeenAt: new Date(), ...KEEP_UPDATED_AT }
+          : { status: 'unreachable', lastError: error, ...KEEP_UPDATED_AT },
       );
     });
   }

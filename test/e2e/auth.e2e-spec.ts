@@ -183,6 +183,21 @@ describe('auth', () => {
       .expect(401);
   });
 
+  it('records a login in lastLoginAt without moving the user’s updatedAt, the time of its last edit', async () => {
+    const adminOf = async () =>
+      (
+        (await t.api().get('/api/v1/users').expect(200)).body.items as Record<string, string>[]
+      ).find((user) => user.username === 'admin')!;
+    const before = await adminOf();
+    await request(t.baseUrl)
+      .post('/api/v1/auth/token')
+      .send({ username: 'admin', password: ADMIN_PASSWORD })
+      .expect(200);
+    const after = await adminOf();
+    expect(Date.parse(after.lastLoginAt!)).toBeGreaterThan(Date.parse(before.lastLoginAt!));
+    expect(after.updatedAt).toBe(before.updatedAt);
+  });
+
   it('refuses REST calls with a token scoped to servers', async () => {
     const server = await t.api().post('/api/v1/servers').send({ name: 'Scoped' }).expect(201);
     const scoped = await serverToken(t, server.body.id as string);
