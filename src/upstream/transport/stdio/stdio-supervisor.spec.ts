@@ -5,6 +5,7 @@ import { UpstreamFailure } from '../../upstream-error';
 import { type StdioLaunch } from './stdio-process';
 import { waitFor } from '../../../../test/support/wait-for';
 import { StdioSupervisor } from './stdio-supervisor.service';
+import { KEEP_UPDATED_AT } from '../../../common/keep-updated-at';
 
 const STAYS: StdioLaunch = {
   command: 'node',
@@ -109,9 +110,11 @@ describe('StdioSupervisor', () => {
     under = supervisor({}, stored);
     await under.acquire('g', failing).exited;
     await waitFor(() => stored.health.length === 1, 'the failure to be recorded');
+    // Health is observed, not edited: the gateway's updatedAt stays.
     expect(stored.health[0]).toEqual({
       status: 'unreachable',
       lastError: 'the stdio process failed to start: the process exited with code 7',
+      ...KEEP_UPDATED_AT,
     });
 
     // The gateway was edited to a working command, and its sync found it healthy; a session or
