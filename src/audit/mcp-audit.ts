@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { type JSONRPCRequest, type JSONRPCResponse } from '@modelcontextprotocol/server';
 import { type ApprovalRecord } from '../approvals/approval-record';
 import { type Principal } from '../auth/principal';
@@ -49,7 +49,7 @@ export function auditedArguments(
   kept: AuditArguments,
 ): { argumentsDigest: string | null; arguments: object | null } {
   if (kept === 'none' || args === undefined) return { argumentsDigest: null, arguments: null };
-  const argumentsDigest = createHash('sha256').update(canonicalJson(args)).digest('hex');
+  const argumentsDigest = hash('sha256', canonicalJson(args), 'hex');
   if (kept !== 'full') return { argumentsDigest, arguments: null };
   const stored = withoutSecrets(args);
   return { argumentsDigest, arguments: typeof stored === 'object' ? stored : { value: stored } };

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { type ClientCapabilities, type Result } from '@modelcontextprotocol/client';
 import { canonicalJson } from '../common/canonical-json';
@@ -49,7 +49,7 @@ function declarationOf(capabilities: ClientCapabilities): Declaration {
   if (known) return known;
   const relayed = relayedCapabilities(capabilities, STATELESS_EXTENSIONS);
   const declaration = {
-    fingerprint: createHash('sha256').update(canonicalJson(relayed)).digest('hex').slice(0, 16),
+    fingerprint: hash('sha256', canonicalJson(relayed), 'hex').slice(0, 16),
     relayed,
   };
   return sent.length > DECLARATION_KEY_CHARS

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { type GatewayUpstreamSettings } from '../config/settings/gateway-settings';
 import { isDeepStrictEqual } from 'node:util';
 import {
@@ -96,9 +96,7 @@ export function storedEraOf(gateway: UpstreamGateway): EraVerdict | null {
  * which a hash keeps out of sight). A pin leaves it standing, to be shown beside the pin.
  */
 export function endpointHashOf(gateway: EndpointColumns): string {
-  return createHash('sha256')
-    .update(JSON.stringify(ENDPOINT_COLUMNS.map((column) => gateway[column])))
-    .digest('hex');
+  return hash('sha256', JSON.stringify(ENDPOINT_COLUMNS.map((column) => gateway[column])), 'hex');
 }
 
 /**

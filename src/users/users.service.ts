@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { DataSource, type EntityManager, In } from 'typeorm';
 import { hashPassword } from '../auth/password-hash';
 import { type Role } from '../common/roles';
+import { KEEP_UPDATED_AT } from '../common/keep-updated-at';
 import { type Page, type PageQueryDto } from '../common/page.dto';
 import { uniqueViolation } from '../common/unique-violation';
 import { AuthSettings } from '../config/slices/auth.settings';
@@ -130,12 +131,11 @@ export class UsersService {
           passwordHash: null,
         });
       }
-      Object.assign(user, {
-        displayName: person.displayName,
-        role: person.role,
-        lastLoginAt: new Date(),
-      });
+      // What the provider says is an edit, which moves updatedAt only when it changes something;
+      // the sign-in itself is not.
+      Object.assign(user, { displayName: person.displayName, role: person.role });
       const saved = await repository.save(user);
+      await repository.update(saved.id, { lastLoginAt: new Date(), ...KEEP_UPDATED_AT });
       await this.replaceTeams(em, saved.id, person.teamIds);
       return saved.id;
     });

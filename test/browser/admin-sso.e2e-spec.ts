@@ -71,6 +71,16 @@ describeWithBrowser('admin sign-in through an OpenID Connect provider, in Chromi
       displayName: 'Olivia Operator',
       teamIds: [platform.id],
     });
+    expect(olivia.lastLoginAt).not.toBeNull();
+
+    // Signing in again with nothing changed at the provider is a login, not an edit.
+    const again = await browser.newContext();
+    again.setDefaultTimeout(15_000);
+    await signIn(await again.newPage(), 'olivia');
+    await again.close();
+    const after = (await t.api().get(`/api/v1/users/${olivia.id}`).expect(200)).body;
+    expect(Date.parse(after.lastLoginAt)).toBeGreaterThan(Date.parse(olivia.lastLoginAt));
+    expect(after.updatedAt).toBe(olivia.updatedAt);
   });
 
   it('turns away someone none of whose groups has a role', async () => {

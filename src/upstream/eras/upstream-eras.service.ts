@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { type DiscoverResult } from '@modelcontextprotocol/client';
 import { UpstreamSettings } from '../../config/slices/upstream.settings';
@@ -112,7 +112,7 @@ export class UpstreamEras {
   }
 
   private entry(target: UpstreamTarget): Known {
-    const key = createHash('sha256').update(JSON.stringify(target.endpoint)).digest('hex');
+    const key = hash('sha256', JSON.stringify(target.endpoint), 'hex');
     const existing = this.known.get(target.gatewayId);
     if (existing?.key === key) return existing;
     const fresh: Known = {
