@@ -64,7 +64,7 @@ export function loadConfig(env: Env): Settings {
       fail('ALLOWED_HOSTS', 'must list host[:port] names', host);
   }
 
-  const alwaysLoaded = knobs.names('MCP_TOOL_SEARCH_ALWAYS_LOADED');
+  const alwaysLoaded = knobs.names('mcp.toolSearchAlwaysLoaded');
   for (const name of alwaysLoaded) {
     if (!TOOL_NAME_RULE.test(name))
       fail('MCP_TOOL_SEARCH_ALWAYS_LOADED', 'must list tool names (A-Z a-z 0-9 _ . -)', name);
@@ -90,42 +90,42 @@ export function loadConfig(env: Env): Settings {
     publicUrl,
     database: database(env, dataDir),
     databaseTimeouts: {
-      connectMs: knobs.integer('DATABASE_CONNECT_TIMEOUT_MS'),
-      queryMs: knobs.integer('DATABASE_QUERY_TIMEOUT_MS'),
+      connectMs: knobs.integer('database.connectTimeoutMs'),
+      queryMs: knobs.integer('database.queryTimeoutMs'),
     },
-    authCacheTtlSeconds: knobs.integer('AUTH_CACHE_TTL_SECONDS'),
+    authCacheTtlSeconds: knobs.integer('auth.cacheTtlSeconds'),
     dataDir,
     toolNameSeparator: separator,
     adminUsername,
     adminPassword,
-    passwordHashing: parametersOfCost(knobs.integer('PASSWORD_HASH_COST')),
+    passwordHashing: parametersOfCost(knobs.integer('auth.passwordHashCost')),
     jwtSecret: persistedSecret(env, 'JWT_SECRET', dataDir, () =>
       randomBytes(48).toString('base64url'),
     ),
-    tokenTtlSeconds: knobs.integer('TOKEN_TTL_SECONDS'),
+    tokenTtlSeconds: knobs.integer('auth.tokenTtlSeconds'),
     encryptionKey: encryptionKey(
       persistedSecret(env, 'ENCRYPTION_KEY', dataDir, () => randomBytes(32).toString('hex')),
     ),
-    syncIntervalSeconds: knobs.integer('SYNC_INTERVAL_SECONDS'),
-    oauthRefreshSeconds: knobs.integer('OAUTH_REFRESH_SWEEP_SECONDS'),
-    upstreamTimeoutMs: knobs.integer('UPSTREAM_TIMEOUT_MS'),
-    upstreamEraTtlSeconds: knobs.integer('UPSTREAM_ERA_TTL_SECONDS'),
-    inputRoundTtlSeconds: knobs.integer('MCP_INPUT_ROUND_TTL_SECONDS'),
+    syncIntervalSeconds: knobs.integer('sync.intervalSeconds'),
+    oauthRefreshSeconds: knobs.integer('sync.oauthRefreshSeconds'),
+    upstreamTimeoutMs: knobs.integer('upstream.timeoutMs'),
+    upstreamEraTtlSeconds: knobs.integer('upstream.eraTtlSeconds'),
+    inputRoundTtlSeconds: knobs.integer('mcp.inputRoundTtlSeconds'),
     upstreamResilience: upstreamResilience(knobs),
     stdioCommands: stdioCommands(env),
-    stdioMaxProcesses: knobs.integer('STDIO_MAX_PROCESSES'),
-    stdioWarmProcesses: knobs.integer('STDIO_WARM_PROCESSES'),
-    stdioIdleSeconds: knobs.integer('STDIO_IDLE_SECONDS'),
+    stdioMaxProcesses: knobs.integer('stdio.maxProcesses'),
+    stdioWarmProcesses: knobs.integer('stdio.warmProcesses'),
+    stdioIdleSeconds: knobs.integer('stdio.idleSeconds'),
     allowedOrigins: [...new Set([new URL(publicUrl).origin, ...allowedOrigins])],
     allowedHosts: [
       ...new Set(
         [publicUrl, ...allowedOrigins].map((url) => new URL(url).host).concat(allowedHosts),
       ),
     ],
-    mcpSessionTtlSeconds: knobs.integer('MCP_SESSION_TTL_SECONDS'),
-    shutdownGraceSeconds: knobs.integer('SHUTDOWN_GRACE_SECONDS'),
-    mcpPageSize: knobs.integer('MCP_PAGE_SIZE'),
-    mcpToolSearch: { enabled: knobs.boolean('MCP_TOOL_SEARCH'), alwaysLoaded },
+    mcpSessionTtlSeconds: knobs.integer('mcp.sessionTtlSeconds'),
+    shutdownGraceSeconds: knobs.integer('http.shutdownGraceSeconds'),
+    mcpPageSize: knobs.integer('mcp.pageSize'),
+    mcpToolSearch: { enabled: knobs.boolean('mcp.toolSearch'), alwaysLoaded },
     embeddings: embeddings(env, knobs),
     redisUrl,
     redisNamespace,
@@ -133,9 +133,9 @@ export function loadConfig(env: Env): Settings {
     rateLimitStore: rateLimitStore(knobs),
     runMigrations: boolean(env, 'RUN_MIGRATIONS', true),
     logLevel,
-    bodyLimitBytes: knobs.integer('BODY_LIMIT_BYTES'),
-    jsonMaxDepth: knobs.integer('JSON_MAX_DEPTH'),
-    upstreamMessageLimitBytes: knobs.integer('UPSTREAM_MESSAGE_LIMIT_BYTES'),
+    bodyLimitBytes: knobs.integer('http.bodyLimitBytes'),
+    jsonMaxDepth: knobs.integer('http.jsonMaxDepth'),
+    upstreamMessageLimitBytes: knobs.integer('upstream.messageLimitBytes'),
     metricsToken: metricsToken(env),
     trustedProxies: trustedProxies(env),
     oidc: oidc(env, knobs),
@@ -151,8 +151,8 @@ export function loadConfig(env: Env): Settings {
 }
 
 function httpLimits(knobs: Knobs): HttpLimits {
-  const headersTimeoutMs = knobs.integer('HTTP_HEADERS_TIMEOUT_MS');
-  const requestTimeoutMs = knobs.integer('HTTP_REQUEST_TIMEOUT_MS');
+  const headersTimeoutMs = knobs.integer('http.headersTimeoutMs');
+  const requestTimeoutMs = knobs.integer('http.requestTimeoutMs');
   // Node refuses it the other way round: the headers are part of the request.
   if (requestTimeoutMs < headersTimeoutMs)
     fail(
@@ -163,49 +163,49 @@ function httpLimits(knobs: Knobs): HttpLimits {
   return {
     headersTimeoutMs,
     requestTimeoutMs,
-    maxConnections: knobs.integer('HTTP_MAX_CONNECTIONS'),
-    maxStreamsPerPrincipal: knobs.integer('MCP_MAX_STREAMS_PER_PRINCIPAL'),
+    maxConnections: knobs.integer('http.maxConnections'),
+    maxStreamsPerPrincipal: knobs.integer('mcp.maxStreamsPerPrincipal'),
   };
 }
 
 function eventBus(knobs: Knobs): EventBusConfig {
   return {
-    publishTimeoutMs: knobs.integer('EVENT_PUBLISH_TIMEOUT_MS'),
-    queueMaxBytes: knobs.integer('EVENT_QUEUE_MAX_BYTES'),
-    resyncWhileDownMs: 1000 * knobs.integer('EVENT_RESYNC_WHILE_DOWN_SECONDS'),
-    redisCommandTimeoutMs: knobs.integer('REDIS_COMMAND_TIMEOUT_MS'),
-    redisConnectTimeoutMs: knobs.integer('REDIS_CONNECT_TIMEOUT_MS'),
+    publishTimeoutMs: knobs.integer('events.publishTimeoutMs'),
+    queueMaxBytes: knobs.integer('events.queueMaxBytes'),
+    resyncWhileDownMs: 1000 * knobs.integer('events.resyncWhileDownSeconds'),
+    redisCommandTimeoutMs: knobs.integer('events.redisCommandTimeoutMs'),
+    redisConnectTimeoutMs: knobs.integer('events.redisConnectTimeoutMs'),
   };
 }
 
 function rateLimitStore(knobs: Knobs): RateLimitStoreConfig {
   return {
-    timeoutMs: knobs.integer('RATE_LIMIT_TIMEOUT_MS'),
-    failClosed: knobs.boolean('RATE_LIMIT_FAIL_CLOSED'),
-    fallbackReplicas: knobs.integer('RATE_LIMIT_FALLBACK_REPLICAS'),
+    timeoutMs: knobs.integer('rateLimitStore.timeoutMs'),
+    failClosed: knobs.boolean('rateLimitStore.failClosed'),
+    fallbackReplicas: knobs.integer('rateLimitStore.fallbackReplicas'),
   };
 }
 
 function audit(knobs: Knobs): AuditConfig {
-  const kept = knobs.choice<AuditArguments>('AUDIT_ARGUMENTS');
+  const kept = knobs.choice<AuditArguments>('audit.arguments');
   return {
     arguments: kept,
-    flushIntervalMs: knobs.integer('AUDIT_FLUSH_INTERVAL_MS'),
-    retentionDays: knobs.integer('AUDIT_RETENTION_DAYS'),
+    flushIntervalMs: knobs.integer('audit.flushIntervalMs'),
+    retentionDays: knobs.integer('audit.retentionDays'),
   };
 }
 
 function upstreamResilience(knobs: Knobs): UpstreamResilienceConfig {
   return {
-    failureThreshold: knobs.integer('UPSTREAM_BREAKER_FAILURES'),
-    firstCooldownMs: knobs.integer('UPSTREAM_BREAKER_FIRST_COOLDOWN_MS'),
-    cooldownMs: knobs.integer('UPSTREAM_BREAKER_COOLDOWN_MS'),
-    maxConcurrent: knobs.integer('UPSTREAM_MAX_CONCURRENT'),
-    maxQueue: knobs.integer('UPSTREAM_QUEUE'),
-    queueTimeoutMs: knobs.integer('UPSTREAM_QUEUE_TIMEOUT_MS'),
+    failureThreshold: knobs.integer('upstream.breakerFailures'),
+    firstCooldownMs: knobs.integer('upstream.breakerFirstCooldownMs'),
+    cooldownMs: knobs.integer('upstream.breakerCooldownMs'),
+    maxConcurrent: knobs.integer('upstream.maxConcurrent'),
+    maxQueue: knobs.integer('upstream.queue'),
+    queueTimeoutMs: knobs.integer('upstream.queueTimeoutMs'),
     retry: {
-      retries: knobs.integer('UPSTREAM_RETRIES'),
-      backoffMs: knobs.integer('UPSTREAM_RETRY_BACKOFF_MS'),
+      retries: knobs.integer('upstream.retries'),
+      backoffMs: knobs.integer('upstream.retryBackoffMs'),
     },
   };
 }

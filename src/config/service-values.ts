@@ -50,7 +50,7 @@ export function oidc(env: Env, knobs: Knobs): OidcConfig | null {
     roleMap,
     teamMap,
     defaultRole: defaultRole,
-    jwksCacheSeconds: knobs.integer('OIDC_JWKS_CACHE_SECONDS'),
+    jwksCacheSeconds: knobs.integer('auth.oidcJwksCacheSeconds'),
     label: value(env, 'OIDC_LABEL') ?? 'single sign-on',
   };
 }
@@ -72,10 +72,10 @@ export function clientMetadataDocuments(
       'true',
     );
   return {
-    enabled: knobs.boolean('OAUTH_CIMD_ENABLED'),
-    maxBytes: knobs.integer('OAUTH_CIMD_MAX_BYTES'),
-    timeoutMs: knobs.integer('OAUTH_CIMD_TIMEOUT_MS'),
-    maxCacheSeconds: knobs.integer('OAUTH_CIMD_MAX_CACHE_SECONDS'),
+    enabled: knobs.boolean('oauthClientMetadata.enabled'),
+    maxBytes: knobs.integer('oauthClientMetadata.maxBytes'),
+    timeoutMs: knobs.integer('oauthClientMetadata.timeoutMs'),
+    maxCacheSeconds: knobs.integer('oauthClientMetadata.maxCacheSeconds'),
     allowLoopback,
   };
 }
@@ -97,10 +97,10 @@ export function mcpRegistry(env: Env, knobs: Knobs): McpRegistryConfig {
     });
   return {
     registries: [...new Set(registries)],
-    maxBytes: knobs.integer('MCP_REGISTRY_MAX_BYTES'),
-    pageSize: knobs.integer('MCP_REGISTRY_PAGE_SIZE'),
-    maxPages: knobs.integer('MCP_REGISTRY_MAX_PAGES'),
-    timeoutMs: knobs.integer('MCP_REGISTRY_TIMEOUT_MS'),
+    maxBytes: knobs.integer('registry.maxBytes'),
+    pageSize: knobs.integer('registry.pageSize'),
+    maxPages: knobs.integer('registry.maxPages'),
+    timeoutMs: knobs.integer('registry.timeoutMs'),
   };
 }
 
@@ -117,7 +117,7 @@ export function embeddings(env: Env, knobs: Knobs): EmbeddingsConfig | null {
     url: httpUrl('EMBEDDINGS_URL', raw),
     model,
     apiKey: value(env, 'EMBEDDINGS_API_KEY') ?? null,
-    queryTimeoutMs: knobs.integer('EMBEDDINGS_QUERY_TIMEOUT_MS'),
-    indexTimeoutMs: knobs.integer('EMBEDDINGS_INDEX_TIMEOUT_MS'),
+    queryTimeoutMs: knobs.integer('embeddings.queryTimeoutMs'),
+    indexTimeoutMs: knobs.integer('embeddings.indexTimeoutMs'),
   };
 }

@@ -1,4 +1,7 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Client as PgClient } from 'pg';
+import { stringify } from 'yaml';
 import { AuditTrail } from '../../src/audit/audit-trail.service';
 import { TokenUsage } from '../../src/auth/token-usage';
 import { SessionRegistry } from '../../src/mcp/sessions/session-registry.service';
@@ -9,6 +12,7 @@ import { RateLimiter } from '../../src/rate-limits/rate-limiter.service';
 import { OAuthRefreshScheduler } from '../../src/sync/oauth-refresh.scheduler';
 import { describeOnPostgres } from '../support/describe-on-postgres';
 import { type PorticoProcess, startPorticoProcess } from '../support/portico-process';
+import { tempDataDir } from '../support/temp-dir';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { ADMIN_PASSWORD, startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
@@ -105,13 +109,19 @@ describeOnPostgres('a Portico process while PostgreSQL misbehaves', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase();
+    // The leader's OAuth refresh sweep every 2 s instead of 30, so that failed sweeps come soon.
+    const settings = join(tempDataDir(), 'portico.yaml');
+    writeFileSync(
+      settings,
+      stringify({ apiVersion: 'portico/v1', settings: { sync: { oauthRefreshSeconds: 2 } } }),
+    );
     portico = await startPorticoProcess({
+      CONFIG_FILE: settings,
       DATABASE_URL: database.url,
       ADMIN_PASSWORD,
       // `log`, not `warn`: the test waits for the line that says this replica leads again.
       LOG_LEVEL: 'log',
       DATABASE_CONNECT_TIMEOUT_MS: '1000',
-      OAUTH_REFRESH_SWEEP_SECONDS: '2',
     });
     const response = await fetch(`${portico.baseUrl}/api/v1/auth/token`, {
       method: 'POST',

@@ -30,6 +30,11 @@ function documentSetting(knob: TuningKnob, value: KnobValue): Record<string, unk
   return { [group]: { [name]: value } };
 }
 
+/** The knobs that were set by an environment variable before, with it. */
+const OLD_VARIABLES = TUNING_KNOBS.flatMap((knob) =>
+  knob.env === undefined ? [] : [[knob.env, knob] as const],
+);
+
 /** The configuration without what says where it came from. */
 function effective(config: Settings): Partial<Settings> {
   const { configFile: _file, settingWarnings: _warnings, ...rest } = config;
@@ -54,36 +59,53 @@ describe('tuning knobs', () => {
   const defaults = effective(loadConfig(base));
 
   it.each(TUNING_KNOBS.map((knob) => [knob.key, knob] as const))(
-    '%s: the document sets it, and its old variable is still honoured with a warning',
+    '%s: the document sets it, without a warning',
     (_key, knob) => {
+      const fromDocument = loadConfig({
+        ...base,
+        CONFIG_FILE: documentFile(documentSetting(knob, otherValue(knob))),
+      });
+      expect(effective(fromDocument)).not.toEqual(defaults);
+      expect(fromDocument.settingWarnings).toEqual([]);
+    },
+  );
+
+  it.each(OLD_VARIABLES.map(([variable, knob]) => [variable, knob] as const))(
+    '%s, an old variable, is still honoured with a warning',
+    (variable, knob) => {
       const value = otherValue(knob);
       const fromDocument = loadConfig({
         ...base,
         CONFIG_FILE: documentFile(documentSetting(knob, value)),
       });
-      const fromEnv = loadConfig({ ...base, [knob.env]: envText(value) });
-
-      expect(effective(fromDocument)).not.toEqual(defaults);
+      const fromEnv = loadConfig({ ...base, [variable]: envText(value) });
       expect(effective(fromEnv)).toEqual(effective(fromDocument));
-      expect(fromDocument.settingWarnings).toEqual([]);
       expect(fromEnv.settingWarnings).toEqual([
-        `${knob.env} is deprecated and is read for one more release only: set settings.${knob.key} in the configuration document (CONFIG_FILE) instead.`,
+        `${variable} is deprecated and is read for one more release only: set settings.${knob.key} in the configuration document (CONFIG_FILE) instead.`,
       ]);
     },
   );
 
-  it('a document that sets every knob at once gives what each old variable gave', () => {
+  it('reads no variable for a knob added since knobs moved into the document', () => {
+    const added = TUNING_KNOBS.filter((knob) => knob.env === undefined);
+    expect(added.map((knob) => knob.key)).toContain('sync.oauthRefreshSeconds');
+    const config = loadConfig({ ...base, OAUTH_REFRESH_SWEEP_SECONDS: '2' });
+    expect(effective(config)).toEqual(defaults);
+    expect(config.settingWarnings).toEqual([]);
+  });
+
+  it('a document that sets every knob with an old variable gives what each variable gave', () => {
     const settings: Record<string, Record<string, unknown>> = {};
     const env: Record<string, string> = { ...base };
-    for (const knob of TUNING_KNOBS) {
+    for (const [variable, knob] of OLD_VARIABLES) {
       const [group = '', name = ''] = knob.key.split('.');
       settings[group] = { ...settings[group], [name]: otherValue(knob) };
-      env[knob.env] = envText(otherValue(knob));
+      env[variable] = envText(otherValue(knob));
     }
     const fromDocument = loadConfig({ ...base, CONFIG_FILE: documentFile(settings) });
     const fromEnv = loadConfig(env);
     expect(effective(fromDocument)).toEqual(effective(fromEnv));
-    expect(fromEnv.settingWarnings).toHaveLength(TUNING_KNOBS.length);
+    expect(fromEnv.settingWarnings).toHaveLength(OLD_VARIABLES.length);
     expect(fromDocument.settingWarnings).toEqual([]);
   });
 

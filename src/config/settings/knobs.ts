@@ -10,7 +10,7 @@ type Env = Record<string, string | undefined>;
 /** The document's `settings` block as written: group → knob → value. */
 export type DocumentSettings = Record<string, Record<string, unknown> | undefined>;
 
-const BY_ENV = new Map(TUNING_KNOBS.map((knob) => [knob.env, knob]));
+const BY_KEY = new Map(TUNING_KNOBS.map((knob) => [knob.key, knob]));
 
 function envValue(env: Env, name: string): string | undefined {
   const raw = env[name];
@@ -22,21 +22,21 @@ function fail(name: string, rule: string, value: string): never {
 }
 
 /** An old environment variable's text as the knob's value, checked as it always was. */
-function fromEnv(knob: TuningKnob, raw: string): KnobValue {
+function fromEnv(knob: TuningKnob, variable: string, raw: string): KnobValue {
   switch (knob.type) {
     case 'integer': {
       const parsed = Number(raw);
       if (!/^-?\d+$/.test(raw) || parsed < knob.min || parsed > knob.max)
-        fail(knob.env, `must be an integer from ${knob.min} to ${knob.max}`, raw);
+        fail(variable, `must be an integer from ${knob.min} to ${knob.max}`, raw);
       return parsed;
     }
     case 'boolean':
       if (/^(true|1|yes)$/i.test(raw)) return true;
       if (/^(false|0|no)$/i.test(raw)) return false;
-      return fail(knob.env, 'must be true or false', raw);
+      return fail(variable, 'must be true or false', raw);
     case 'enum':
       if (!knob.values.includes(raw))
-        fail(knob.env, `must be one of ${knob.values.join(', ')}`, raw);
+        fail(variable, `must be one of ${knob.values.join(', ')}`, raw);
       return raw;
     case 'names':
       return [
@@ -76,9 +76,10 @@ export function readDocumentSettings(file: string): DocumentSettings {
 }
 
 /**
- * The tuning knobs' values: the configuration document's, else the old environment variable's
- * (read for one release, with a warning naming the document key), else the default. When both
- * set a knob the document wins, so that moving a knob into the document is enough to change it.
+ * The tuning knobs' values, by document key: the configuration document's, else the old
+ * environment variable's (read for one release, with a warning naming the document key), else
+ * the default. When both set a knob the document wins, so that moving a knob into the document
+ * is enough to change it.
  */
 export class Knobs {
   readonly warnings: string[] = [];
@@ -88,41 +89,41 @@ export class Knobs {
     for (const knob of TUNING_KNOBS) {
       const [group = '', name = ''] = knob.key.split('.');
       const inDocument = document[group]?.[name] as KnobValue | undefined;
-      const raw = envValue(env, knob.env);
+      const variable = knob.env;
+      const raw = variable === undefined ? undefined : envValue(env, variable);
       if (inDocument !== undefined) {
-        this.values.set(knob.env, inDocument);
+        this.values.set(knob.key, inDocument);
         if (raw !== undefined)
           this.warnings.push(
-            `${knob.env} is ignored: the configuration document sets settings.${knob.key}.`,
+            `${variable} is ignored: the configuration document sets settings.${knob.key}.`,
           );
-      } else if (raw !== undefined) {
-        this.values.set(knob.env, fromEnv(knob, raw));
+      } else if (variable !== undefined && raw !== undefined) {
+        this.values.set(knob.key, fromEnv(knob, variable, raw));
         this.warnings.push(
-          `${knob.env} is deprecated and is read for one more release only: set settings.${knob.key} in the configuration document (CONFIG_FILE) instead.`,
+          `${variable} is deprecated and is read for one more release only: set settings.${knob.key} in the configuration document (CONFIG_FILE) instead.`,
         );
-      } else this.values.set(knob.env, knob.default);
+      } else this.values.set(knob.key, knob.default);
     }
   }
 
-  integer(env: string): number {
-    return this.value(env, 'integer') as number;
+  integer(key: string): number {
+    return this.value(key, 'integer') as number;
   }
 
-  boolean(env: string): boolean {
-    return this.value(env, 'boolean') as boolean;
+  boolean(key: string): boolean {
+    return this.value(key, 'boolean') as boolean;
   }
 
-  choice<T extends string>(env: string): T {
-    return this.value(env, 'enum') as T;
+  choice<T extends string>(key: string): T {
+    return this.value(key, 'enum') as T;
   }
 
-  names(env: string): string[] {
-    return [...(this.value(env, 'names') as readonly string[])];
+  names(key: string): string[] {
+    return [...(this.value(key, 'names') as readonly string[])];
   }
 
-  private value(env: string, type: TuningKnob['type']): KnobValue {
-    const knob = BY_ENV.get(env);
-    if (knob?.type !== type) throw new Error(`No ${type} knob is read from ${env}`);
-    return this.values.get(env)!;
+  private value(key: string, type: TuningKnob['type']): KnobValue {
+    if (BY_KEY.get(key)?.type !== type) throw new Error(`No ${type} knob settings.${key}`);
+    return this.values.get(key)!;
   }
 }

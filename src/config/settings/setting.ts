@@ -9,8 +9,11 @@ export interface DeploymentSetting {
 interface KnobBase {
   /** Where the configuration document sets it: `group.name` under `settings`. */
   key: string;
-  /** The environment variable that set it before, still read for one release with a warning. */
-  env: string;
+  /**
+   * The environment variable that set it before, still read for one release with a warning;
+   * absent from knobs added since, which only the document sets.
+   */
+  env?: string;
   description: string;
 }
 

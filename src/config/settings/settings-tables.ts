@@ -51,7 +51,7 @@ export function knobsTable(): string {
       knob.type === 'integer' && knob.perGateway
         ? `${knob.description} A gateway may set its own ([per gateway](#per-gateway)).`
         : knob.description,
-      `\`${knob.env}\``,
+      knob.env === undefined ? 'none' : `\`${knob.env}\``,
     ]),
   );
 }

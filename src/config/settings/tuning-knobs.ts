@@ -107,7 +107,6 @@ export const TUNING_KNOBS: readonly TuningKnob[] = [
   },
   {
     key: 'sync.oauthRefreshSeconds',
-    env: 'OAUTH_REFRESH_SWEEP_SECONDS',
     type: 'integer',
     default: 30,
     min: 1,
