@@ -53,12 +53,12 @@ export class GatewayRowRecords extends GatewayRecords {
       });
       const current = gateway && stdioLaunchOf(this.config.encryptionKey, gateway);
       if (!current || launchKey(current) !== key) return;
-      await gateways.update(
-        gatewayId,
-        error === null
-          ? { status: 'healthy', lastError: null, lastSeenAt: new Date(), ...KEEP_UPDATED_AT }
-          : { status: 'unreachable', lastError: error, ...KEEP_UPDATED_AT },
-      );
+      await gateways.update(gatewayId, {
+        ...(error === null
+          ? { status: 'healthy', lastError: null, lastSeenAt: new Date() }
+          : { status: 'unreachable', lastError: error }),
+        ...KEEP_UPDATED_AT,
+      });
     });
   }
 }
