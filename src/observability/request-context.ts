@@ -87,15 +87,19 @@ export function enableSpans(): void {
 
 const tracer = () => trace.getTracer('portico');
 
-/** Runs `work` in a new active span, ended when `work` settles; failures mark it as an error. */
-export async function inSpan<T>(
+/**
+ * Runs `work` in a new active span, ended when `work` settles; failures mark it as an error. The
+ * span's attributes are built only when tracing is on; off, `work` runs as it is, no wrapper
+ * around it (this is on every MCP request's path, twice).
+ */
+export function inSpan<T>(
   name: string,
-  attributes: Attributes,
+  attributes: () => Attributes,
   work: (span: Span | null) => Promise<T>,
   kind: SpanKind = SpanKind.INTERNAL,
 ): Promise<T> {
   if (!enabled) return work(null);
-  return tracer().startActiveSpan(name, { kind, attributes }, async (span) => {
+  return tracer().startActiveSpan(name, { kind, attributes: attributes() }, async (span) => {
     try {
       return await work(span);
     } catch (error) {

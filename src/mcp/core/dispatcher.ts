@@ -66,11 +66,11 @@ export class Dispatcher {
     try {
       return await inSpan(
         `mcp ${request.method}`,
-        {
+        () => ({
           'mcp.method': request.method,
           'mcp.protocol.version': request.meta.protocolVersion,
           ...(request.sessionId ? { 'mcp.session.id': request.sessionId } : {}),
-        },
+        }),
         () =>
           AUDITED_METHODS.has(request.method)
             ? this.upstreamOperation(request)

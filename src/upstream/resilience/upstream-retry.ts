@@ -51,21 +51,31 @@ export function retryDelay(
 
 /**
  * Runs `attempt`, and for an idempotent request whose connection failed runs it again after a
- * backoff, up to the policy's retries, while the connection stays open (`open()`).
+ * backoff, up to the policy's retries, while the connection stays open (`open()`). A request that
+ * is never retried (a `tools/call`) is its one attempt, with nothing around it.
  */
-export async function withRetries<T>(
+export function withRetries<T>(
   attempt: () => Promise<T>,
   policy: RetryPolicy | undefined,
   idempotent: boolean,
   open: () => boolean,
   signal?: AbortSignal,
 ): Promise<T> {
-  const retries = policy && idempotent ? policy.retries : 0;
+  if (!policy || !idempotent || policy.retries === 0) return attempt();
+  return retrying(attempt, policy, open, signal);
+}
+
+async function retrying<T>(
+  attempt: () => Promise<T>,
+  policy: RetryPolicy,
+  open: () => boolean,
+  signal?: AbortSignal,
+): Promise<T> {
   for (let tried = 0; ; tried++) {
     try {
       return await attempt();
     } catch (error) {
-      if (tried >= retries || !policy || !isRetryable(error) || !open()) throw error;
+      if (tried >= policy.retries || !isRetryable(error) || !open()) throw error;
       try {
         await delay(retryDelay(policy, tried), undefined, { signal });
       } catch {

@@ -1,6 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import {
-  extractWWWAuthenticateParams,
   type JSONRPCMessage,
   type JSONRPCNotification,
   type JSONRPCRequest,
@@ -16,6 +15,7 @@ import {
   type HttpChannelOptions,
   type HttpRequestExtras,
 } from './channel';
+import { sentWithBearer } from './bearer-dispatch';
 import { isJsonRpcResponse } from './message-bounds';
 import { readEventStream, readJsonBody, type StreamPosition } from './sse-reader';
 import { UpstreamFailure } from '../upstream-error';
@@ -71,12 +71,12 @@ export class HttpChannel implements Channel {
   request(message: JSONRPCRequest, options: ChannelRequestOptions): Promise<JSONRPCResponse> {
     return inSpan(
       `upstream ${message.method}`,
-      {
+      () => ({
         'rpc.system': 'jsonrpc',
         'rpc.method': message.method,
         'server.address': this.options.url.hostname,
         'url.full': this.options.url.origin + this.options.url.pathname,
-      },
+      }),
       () => this.exchange(message, options),
       SpanKind.CLIENT,
     );
@@ -89,12 +89,10 @@ export class HttpChannel implements Channel {
   }
 
   /**
-   * Sends one HTTP request; streams (GETs and long-lived POSTs) go through their own pool. With
-   * OAuth, a 401 means the token went bad before its time (revoked, or the upstream's clock): it
-   * is refreshed once and the request sent again. A 403 that asks for more scope needs a new
-   * authorization.
+   * Sends one HTTP request, with the bearer token of an OAuth upstream (see sentWithBearer);
+   * streams (GETs and long-lived POSTs) go through their own pool.
    */
-  protected async dispatch(
+  protected dispatch(
     method: 'POST' | 'GET' | 'DELETE',
     message: JSONRPCMessage | null,
     options: HttpRequestExtras = {},
@@ -103,17 +101,7 @@ export class HttpChannel implements Channel {
     const dispatcher =
       method === 'GET' || options.longLived ? dispatchers.streams : dispatchers.requests;
     const send = (token?: string) => this.sendOnce(method, message, dispatcher, options, token);
-    if (!bearer) return send();
-    const token = await bearer.token();
-    let response = await send(token);
-    if (response.statusCode === 401) {
-      await response.body.dump();
-      response = await send(await bearer.token(token));
-    }
-    const wanted = response.statusCode === 403 ? insufficientScope(response) : null;
-    if (!wanted) return response;
-    await response.body.dump();
-    throw await bearer.tooNarrow(wanted.scope);
+    return bearer ? sentWithBearer(bearer, send) : send();
   }
 
   /**
@@ -154,7 +142,7 @@ export class HttpChannel implements Channel {
       const sessionId = response.headers['mcp-session-id'];
       if (typeof sessionId === 'string' && sessionId !== '') this.sessionId = sessionId;
     }
-    const refusal = await this.refusal(response, message.id);
+    const refusal = response.statusCode < 400 ? null : await this.refusal(response, message.id);
     if (refusal) return refusal;
     if (!isEventStream(response)) {
       const answer = await readJsonBody(response.body, this.options.limits);
@@ -278,19 +266,6 @@ export class HttpChannel implements Channel {
 /** How long to wait before a stream the upstream ended is resumed: its `retry`, within bounds. */
 export function retryDelay(position: StreamPosition): number {
   return Math.min(position.retryMs ?? DEFAULT_RETRY_MS, MAX_RETRY_MS);
-}
-
-/** A challenge with `error="insufficient_scope"`, and the scope it asks for. */
-function insufficientScope(response: Dispatcher.ResponseData): { scope?: string } | null {
-  const header = response.headers['www-authenticate'];
-  const challenge = Array.isArray(header) ? header.join(', ') : header;
-  if (!challenge) return null;
-  // Read as the SDK's auth() reads challenges, so that both agree on what was asked.
-  const { error, scope } = extractWWWAuthenticateParams(
-    new Response(null, { headers: { 'www-authenticate': challenge } }),
-  );
-  if (error !== 'insufficient_scope') return null;
-  return scope === undefined ? {} : { scope };
 }
 
 function isEventStream(response: Dispatcher.ResponseData): boolean {
