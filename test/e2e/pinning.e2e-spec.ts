@@ -87,7 +87,12 @@ describe('pinned definitions', () => {
   /** What an MCP client of `/mcp` is offered; catalogue changes reach it through the bus. */
   const listed = async () => (await client.listTools()).tools;
 
-  const audit = (query: Record<string, string>, count: number) =>
+  /** Waits for `count` entries the query finds (and `where` keeps: entries of other tests match). */
+  const audit = (
+    query: Record<string, string>,
+    count: number,
+    where: (entry: AuditItem) => boolean = () => true,
+  ) =>
     waitFor(
       async () => {
         const page = await t
@@ -95,7 +100,7 @@ describe('pinned definitions', () => {
           .get('/api/v1/audit')
           .query({ ...query, limit: '100' })
           .expect(200);
-        const items = (page.body as { items: AuditItem[] }).items;
+        const items = (page.body as { items: AuditItem[] }).items.filter(where);
         return items.length >= count ? items : false;
       },
       `${count} audit entries for ${JSON.stringify(query)}`,
@@ -251,8 +256,13 @@ describe('pinned definitions', () => {
     const released = await audit({ action: 'sync.release', gateway: 'flaky' }, 1);
     expect(released[0]).toMatchObject({ target: 'flaky-read', detail: 'tool: served again' });
     // The requests that ran those syncs are in the trail as themselves too.
-    const requests = await audit({ action: 'POST /api/v1/gateways/:id/sync' }, 2);
-    expect(requests.filter((entry) => entry.target === gatewayId)).toHaveLength(2);
+    // Each is written once its response has gone: waited for, as the other tests' syncs match too.
+    const requests = await audit(
+      { action: 'POST /api/v1/gateways/:id/sync' },
+      2,
+      (entry) => entry.target === gatewayId,
+    );
+    expect(requests).toHaveLength(2);
   });
 
   it('holds changed prompts and resource templates back too, and refuses to unpin what waits', async () => {
