@@ -1,5 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { type EntityManager } from 'typeorm';
+import { canonicalJson } from '../common/canonical-json';
+import { KEEP_UPDATED_AT } from '../common/keep-updated-at';
 import { type Gateway } from '../gateways/gateway.entity';
 import { type PinningMode } from '../pinning/state/definition-pin';
 import { admitSkill, manifestHash, type UpstreamSkill } from './skill-manifest';
@@ -37,6 +39,8 @@ export function pinAfterSync(
  * Writes an upstream's skills into the catalogue, inside the sync's transaction: entries are
  * admitted one by one (a bad one is refused and said, the rest stored), keyed by their URI.
  * `listing` absent: the upstream does not declare the extension (any more), and its skills go.
+ * Only a new or changed skill is written; the listing's cache hint, which every read renews, is
+ * one statement for them all and leaves `updatedAt` alone (it dates the skill's last change).
  */
 @Injectable()
 export class SkillsApplier {
@@ -77,6 +81,13 @@ export class SkillsApplier {
       await repository.delete(gone.map((skill) => skill.id));
       applied.removed = gone.length;
     }
+    const hint = {
+      ttlMs: boundedTtl(listing?.hint.ttlMs ?? null),
+      cacheScope: listing?.hint.cacheScope ?? null,
+      readAt: listing?.hint.readAt ?? now,
+    };
+    if (stored.size > gone.length)
+      await repository.update({ gatewayId: gateway.id }, { ...hint, ...KEEP_UPDATED_AT });
     for (const skill of listed.values()) {
       const previous = stored.get(skill.uri);
       const hash = manifestHash(skill);
@@ -94,23 +105,23 @@ export class SkillsApplier {
         pinnedResources:
           pinnedHash === hash ? skill.resources : (previous?.pinnedResources ?? null),
         directoryRead: listing?.directoryRead ?? false,
-        ttlMs: boundedTtl(listing?.hint.ttlMs ?? null),
-        cacheScope: listing?.hint.cacheScope ?? null,
-        readAt: listing?.hint.readAt ?? now,
+        ...hint,
       };
       if (pinnedHash !== hash) applied.held++;
       if (!previous) {
         await repository.save(repository.create(row));
         applied.added++;
-      } else {
-        const changed =
-          previous.manifestHash !== hash ||
-          previous.pinnedHash !== pinnedHash ||
-          previous.gatewaySlug !== gateway.slug ||
-          previous.directoryRead !== row.directoryRead;
-        await repository.save(Object.assign(previous, row));
-        if (changed) applied.updated++;
+        continue;
       }
+      const changed =
+        previous.manifestHash !== hash ||
+        previous.pinnedHash !== pinnedHash ||
+        previous.gatewaySlug !== gateway.slug ||
+        previous.directoryRead !== row.directoryRead;
+      if (changed) applied.updated++;
+      // The entry's _meta is stored and served, though no part of the manifest a pin approves.
+      if (changed || canonicalJson(previous.meta) !== canonicalJson(row.meta))
+        await repository.save(Object.assign(previous, row));
     }
     applied.changed = applied.added + applied.updated + applied.removed > 0;
     return applied;

@@ -63,21 +63,21 @@ export class SkillsService {
     scope.assertManage(skill.gateway!.teamId, `The gateway of skill '${skill.name}'`);
     await this.dataSource.getRepository(Skill).update(id, { enabled: dto.enabled });
     await this.bus.publish({ type: 'catalog.changed', gatewayIds: [skill.gatewayId] });
-    return this.toResponse({ ...skill, enabled: dto.enabled });
+    return this.get(id, scope);
   }
 
   /** Approves the manifest the upstream lists now: the skill is served again as it is. */
   async approve(id: string, scope: TeamScope): Promise<SkillResponseDto> {
     const skill = await this.find(id, scope);
     scope.assertManage(skill.gateway!.teamId, `The gateway of skill '${skill.name}'`);
-    const approved = { pinnedHash: skill.manifestHash, pinnedResources: skill.resources };
-    // Only the manifest that was looked at: a sync may have changed it since.
+    // Only the manifest that was looked at: a sync may have changed it since (the answer says so).
     await this.dataSource.query(
-      `UPDATE skill SET pinned_hash = $1, pinned_resources = $2::jsonb WHERE id = $3 AND manifest_hash = $1`,
+      `UPDATE skill SET pinned_hash = $1, pinned_resources = $2::jsonb, updated_at = now()
+       WHERE id = $3 AND manifest_hash = $1`,
       [skill.manifestHash, JSON.stringify(skill.resources), id],
     );
     await this.bus.publish({ type: 'catalog.changed', gatewayIds: [skill.gatewayId] });
-    return this.toResponse({ ...skill, ...approved });
+    return this.get(id, scope);
   }
 
   async serverSkills(serverId: string, scope: TeamScope): Promise<SkillResponseDto[]> {
@@ -145,6 +145,8 @@ export class SkillsService {
       enabled: skill.enabled,
       gatewayId: skill.gatewayId,
       gatewaySlug: skill.gatewaySlug,
+      createdAt: skill.createdAt.toISOString(),
+      updatedAt: skill.updatedAt.toISOString(),
     };
   }
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { type Skill, SkillsClient } from '@modelcontextprotocol/client/ext/skills';
+import { DataSource } from 'typeorm';
 import { type SkillsServer, startSkillsServer } from '../fixtures/skills-server';
 import { csrfOf, loginAgent } from '../support/admin-browser-session';
 import { startTestApp, type TestApp } from '../support/test-app';
@@ -130,11 +131,41 @@ describe('Skills through Portico', () => {
     },
   );
 
+  /** Each skill's `updatedAt` from the API and `read_at` from its row, by original name. */
+  const dates = async () => {
+    const listed = await t.api().get('/api/v1/skills').query({ gatewayId }).expect(200);
+    const rows: { name: string; read_at: Date }[] = await t.app
+      .get(DataSource)
+      .query('SELECT name, read_at FROM skill WHERE gateway_id = $1', [gatewayId]);
+    return new Map(
+      (listed.body.items as { originalName: string; updatedAt: string }[]).map((skill) => [
+        skill.originalName,
+        {
+          updatedAt: skill.updatedAt,
+          readAt: rows.find((row) => row.name === skill.originalName)!.read_at.getTime(),
+        },
+      ]),
+    );
+  };
+
+  it('renews only the cache hint of skills a sync finds as they were', async () => {
+    const before = await dates();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await t.api().post(`/api/v1/gateways/${gatewayId}/sync`).expect(200);
+    const after = await dates();
+    expect([...after.keys()]).toEqual(['pdf-processing', 'release-notes']);
+    for (const [name, { updatedAt, readAt }] of after) {
+      expect(updatedAt).toBe(before.get(name)!.updatedAt);
+      expect(readAt).toBeGreaterThan(before.get(name)!.readAt);
+    }
+  });
+
   it('holds back a skill whose file changed upstream until its new manifest is approved', async () => {
     const client = await sdkClient(t.baseUrl, path, t.token, '2026-07-28');
     const skills = new SkillsClient(client);
     try {
       const [pdf] = (await skills.list()).skills;
+      const before = await dates();
       fixture.files['pdf-processing/references/FORMS.md'] = '# Forms\n\nSign every page.\n';
       await fixture.reload();
       // Before Portico syncs, the changed bytes are not those approved: refused, not passed on.
@@ -145,6 +176,12 @@ describe('Skills through Portico', () => {
       const held = await t.api().get('/api/v1/skills').query({ gatewayId, q: 'pdf' }).expect(200);
       expect(held.body.items[0]).toMatchObject({ held: true });
       expect(held.body.items[0].pinnedHash).not.toBe(held.body.items[0].manifestHash);
+      // The changed skill's last change is this sync; the other one's is not.
+      const synced = await dates();
+      expect(
+        synced.get('pdf-processing')!.updatedAt > before.get('pdf-processing')!.updatedAt,
+      ).toBe(true);
+      expect(synced.get('release-notes')!.updatedAt).toBe(before.get('release-notes')!.updatedAt);
       expect((await skills.list()).skills.map((skill) => skill.frontmatter.name)).toEqual([
         'release-notes',
       ]);
@@ -164,6 +201,7 @@ describe('Skills through Portico', () => {
         .expect(303);
       const approved = await t.api().post(`/api/v1/skills/${id}/approve`).expect(200);
       expect(approved.body).toMatchObject({ held: false });
+      expect(approved.body.updatedAt > held.body.items[0].updatedAt).toBe(true);
       const again = (await skills.list()).skills.find(
         (skill) => skill.frontmatter.name === 'pdf-processing',
       ) as Skill;

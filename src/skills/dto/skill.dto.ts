@@ -82,6 +82,16 @@ export class SkillResponseDto {
 
   @ApiProperty({ description: 'That gateway’s slug, which starts the skill’s name.' })
   gatewaySlug!: string;
+
+  @ApiProperty({ description: 'When a sync first stored the skill.', format: 'date-time' })
+  createdAt!: string;
+
+  @ApiProperty({
+    description:
+      'Its last change: a sync that changed its manifest or entry, an approval, or enabling or disabling it (a sync that found it as it was leaves this alone).',
+    format: 'date-time',
+  })
+  updatedAt!: string;
 }
 
 export class SkillPageDto {
