@@ -194,6 +194,9 @@ describe('Skills through Portico', () => {
       expect(listPage.text).toContain('Held');
       const page = await agent.get(`/admin/skills/${id}`).expect(200);
       expect(page.text).toContain('Approve the listed manifest');
+      expect(page.text).toContain(
+        `<dt>Last changed</dt><dd><time datetime="${held.body.items[0].updatedAt}">`,
+      );
       await agent
         .post(`/admin/skills/${id}/approve`)
         .type('form')
