@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { type EntityManager } from 'typeorm';
+import { type QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { canonicalJson } from '../common/canonical-json';
 import { KEEP_UPDATED_AT } from '../common/keep-updated-at';
 import { type Gateway } from '../gateways/gateway.entity';
@@ -121,7 +122,7 @@ export class SkillsApplier {
       if (changed) applied.updated++;
       // The entry's _meta is stored and served, though no part of the manifest a pin approves.
       if (changed || canonicalJson(previous.meta) !== canonicalJson(row.meta))
-        await repository.save(Object.assign(previous, row));
+        await repository.update(previous.id, row as QueryDeepPartialEntity<Skill>);
     }
     applied.changed = applied.added + applied.updated + applied.removed > 0;
     return applied;
