@@ -259,13 +259,19 @@ export class GatewaysService {
     await this.announce(id);
   }
 
-  /** Deactivating keeps the tools stored (the MCP endpoint hides them); activating syncs again. */
+  /**
+   * Deactivating keeps the tools stored (the MCP endpoint hides them); activating syncs again.
+   * Asking for the state the gateway is in changes nothing, `updatedAt` included.
+   */
   async setEnabled(id: string, enabled: boolean, scope: TeamScope): Promise<GatewayResponseDto> {
-    await this.manageable(id, scope);
-    const result = await this.dataSource.getRepository(Gateway).update({ id }, { enabled });
-    if (!result.affected) throw notFound(id);
+    const gateway = await this.manageable(id, scope);
+    const changed = gateway.enabled !== enabled;
+    if (changed) {
+      const result = await this.dataSource.getRepository(Gateway).update({ id }, { enabled });
+      if (!result.affected) throw notFound(id);
+    }
     if (enabled) await this.sync.syncAfterChange(id);
-    await this.announce(id);
+    if (changed) await this.announce(id);
     return this.get(id, scope);
   }
 

@@ -61,8 +61,11 @@ export class SkillsService {
   async update(id: string, dto: SkillUpdateDto, scope: TeamScope): Promise<SkillResponseDto> {
     const skill = await this.find(id, scope);
     scope.assertManage(skill.gateway!.teamId, `The gateway of skill '${skill.name}'`);
-    await this.dataSource.getRepository(Skill).update(id, { enabled: dto.enabled });
-    await this.bus.publish({ type: 'catalog.changed', gatewayIds: [skill.gatewayId] });
+    // Only a change is written: the same value again keeps `updatedAt`, the skill's last change.
+    if (dto.enabled !== skill.enabled) {
+      await this.dataSource.getRepository(Skill).update(id, { enabled: dto.enabled });
+      await this.bus.publish({ type: 'catalog.changed', gatewayIds: [skill.gatewayId] });
+    }
     return this.get(id, scope);
   }
 

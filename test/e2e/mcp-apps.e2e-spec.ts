@@ -393,7 +393,18 @@ describe('MCP Apps through the gateway', () => {
           prefersBorder: false,
         },
       });
-      await t.api().patch(`/api/v1/tools/${id}`).send({ appConfig: null }).expect(200);
+      const cleared = (
+        await t.api().patch(`/api/v1/tools/${id}`).send({ appConfig: null }).expect(200)
+      ).body;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const again = (
+        await t
+          .api()
+          .patch(`/api/v1/tools/${id}`)
+          .send({ appConfig: null, enabled: true })
+          .expect(200)
+      ).body;
+      expect(again.updatedAt).toBe(cleared.updatedAt);
     });
 
     it('answers unknown URIs with a JSON-RPC error', async () => {

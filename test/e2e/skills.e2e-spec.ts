@@ -160,6 +160,23 @@ describe('Skills through Portico', () => {
     }
   });
 
+  it('writes a PATCH that changes the skill, and keeps updatedAt for one that does not', async () => {
+    const skill = (await t.api().get('/api/v1/skills').query({ gatewayId }).expect(200)).body
+      .items[0] as { id: string; enabled: boolean; updatedAt: string };
+    expect(skill.enabled).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const patch = (enabled: boolean) =>
+      t.api().patch(`/api/v1/skills/${skill.id}`).send({ enabled }).expect(200);
+    const same = (await patch(true)).body;
+    expect(same).toMatchObject({ enabled: true, updatedAt: skill.updatedAt });
+    const off = (await patch(false)).body;
+    expect(off.enabled).toBe(false);
+    expect(off.updatedAt > skill.updatedAt).toBe(true);
+    const on = (await patch(true)).body;
+    expect(on.enabled).toBe(true);
+    expect(on.updatedAt >= off.updatedAt).toBe(true);
+  });
+
   it('holds back a skill whose file changed upstream until its new manifest is approved', async () => {
     const client = await sdkClient(t.baseUrl, path, t.token, '2026-07-28');
     const skills = new SkillsClient(client);

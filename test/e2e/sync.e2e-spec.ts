@@ -323,6 +323,9 @@ describe('upstream sync', () => {
     expect(observed.status).toBe('unreachable');
     expect(observed.lastSeenAt > synced.lastSeenAt).toBe(true);
     expect(observed.updatedAt).toBe(created.updatedAt);
+    // Activating a gateway that is active syncs it again and changes nothing else.
+    await t.api().post(`/api/v1/gateways/${created.id}/activate`).expect(200);
+    expect((await gateway(created.id)).updatedAt).toBe(created.updatedAt);
 
     const edited = (
       await t
