@@ -264,12 +264,12 @@ export class GatewaysService {
    * Asking for the state the gateway is in changes nothing, `updatedAt` included.
    */
   async setEnabled(id: string, enabled: boolean, scope: TeamScope): Promise<GatewayResponseDto> {
-    const gateway = await this.manageable(id, scope);
-    const changed = gateway.enabled !== enabled;
-    if (changed) {
-      const result = await this.dataSource.getRepository(Gateway).update({ id }, { enabled });
-      if (!result.affected) throw notFound(id);
-    }
+    await this.manageable(id, scope);
+    // Written only where it is the other state, in one statement, so no stale read decides.
+    const { affected } = await this.dataSource
+      .getRepository(Gateway)
+      .update({ id, enabled: !enabled }, { enabled });
+    const changed = Boolean(affected);
     if (enabled) await this.sync.syncAfterChange(id);
     if (changed) await this.announce(id);
     return this.get(id, scope);

@@ -62,10 +62,11 @@ export class SkillsService {
     const skill = await this.find(id, scope);
     scope.assertManage(skill.gateway!.teamId, `The gateway of skill '${skill.name}'`);
     // Only a change is written: the same value again keeps `updatedAt`, the skill's last change.
-    if (dto.enabled !== skill.enabled) {
-      await this.dataSource.getRepository(Skill).update(id, { enabled: dto.enabled });
+    const { affected } = await this.dataSource
+      .getRepository(Skill)
+      .update({ id, enabled: !dto.enabled }, { enabled: dto.enabled });
+    if (affected)
       await this.bus.publish({ type: 'catalog.changed', gatewayIds: [skill.gatewayId] });
-    }
     return this.get(id, scope);
   }
 
