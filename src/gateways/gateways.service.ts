@@ -269,9 +269,8 @@ export class GatewaysService {
     const { affected } = await this.dataSource
       .getRepository(Gateway)
       .update({ id, enabled: !enabled }, { enabled });
-    const changed = Boolean(affected);
     if (enabled) await this.sync.syncAfterChange(id);
-    if (changed) await this.announce(id);
+    if (affected) await this.announce(id);
     return this.get(id, scope);
   }
 

@@ -172,9 +172,10 @@ describe('Skills through Portico', () => {
     const off = (await patch(false)).body;
     expect(off.enabled).toBe(false);
     expect(off.updatedAt > skill.updatedAt).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 20));
     const on = (await patch(true)).body;
     expect(on.enabled).toBe(true);
-    expect(on.updatedAt >= off.updatedAt).toBe(true);
+    expect(on.updatedAt > off.updatedAt).toBe(true);
   });
 
   it('holds back a skill whose file changed upstream until its new manifest is approved', async () => {

@@ -323,9 +323,17 @@ describe('upstream sync', () => {
     expect(observed.status).toBe('unreachable');
     expect(observed.lastSeenAt > synced.lastSeenAt).toBe(true);
     expect(observed.updatedAt).toBe(created.updatedAt);
-    // Activating a gateway that is active syncs it again and changes nothing else.
+    // Activating a gateway that is active syncs it again and changes nothing else; deactivating
+    // changes it once, and a second time nothing.
     await t.api().post(`/api/v1/gateways/${created.id}/activate`).expect(200);
     expect((await gateway(created.id)).updatedAt).toBe(created.updatedAt);
+    const deactivated = (
+      await t.api().post(`/api/v1/gateways/${created.id}/deactivate`).expect(200)
+    ).body;
+    expect(deactivated.updatedAt > created.updatedAt).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await t.api().post(`/api/v1/gateways/${created.id}/deactivate`).expect(200);
+    expect((await gateway(created.id)).updatedAt).toBe(deactivated.updatedAt);
 
     const edited = (
       await t
@@ -334,7 +342,7 @@ describe('upstream sync', () => {
         .send({ name: 'Observed again' })
         .expect(200)
     ).body;
-    expect(edited.updatedAt > created.updatedAt).toBe(true);
+    expect(edited.updatedAt > deactivated.updatedAt).toBe(true);
   });
 
   it('sends the stored credentials upstream and never returns them', async () => {
