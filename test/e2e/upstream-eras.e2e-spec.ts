@@ -2,6 +2,7 @@ import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type CallToolResult, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { join } from 'node:path';
 import { startFutureOnlyServer } from '../fixtures/future-only-server';
+import { type InitializeRefusal, startModernOnlyServer } from '../fixtures/modern-only-server';
 import {
   type ModernEverythingServer,
   startModernEverythingServer,
@@ -261,6 +262,31 @@ describe('upstreams of both eras', () => {
       'User response: action=accept, content={"username":"ada","email":"ada@example.com"}',
     );
   });
+
+  it.each<InitializeRefusal>(['method-not-found', 'http-404', 'http-405'])(
+    'serves 2025 clients of a 2026-07-28-only upstream that refuses initialize its own way (%s): asked once',
+    async (refusal) => {
+      const upstream = await startModernOnlyServer(refusal);
+      closers.push(() => upstream.close());
+      const created = (
+        await t
+          .api()
+          .post('/api/v1/gateways')
+          .send({ name: `Bare ${refusal}`, url: upstream.url })
+          .expect(201)
+      ).body as GatewayJson;
+      expect(await gatewayOf(created.id)).toMatchObject({ protocol: { era: '2026-07-28' } });
+      const names = await toolsOf(created.id);
+      for (const message of ['one', 'two']) {
+        const client = await connect();
+        const echoed = await client.callTool({ name: names.get('echo')!, arguments: { message } });
+        expect(text(echoed)).toBe(`echo: ${message}`);
+      }
+      // The refusal is remembered: one initialize, then the modern wire for every session.
+      expect(upstream.methods.filter((method) => method === 'initialize')).toHaveLength(1);
+      expect(upstream.methods.filter((method) => method === 'tools/call')).toHaveLength(2);
+    },
+  );
 
   it('keeps a 2025 upstream on its legacy verdict, serving as before', async () => {
     const upstream = await startUpstream({ name: 'old', tools: [echoTool('old_echo', 'old')] });

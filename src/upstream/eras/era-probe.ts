@@ -55,17 +55,19 @@ function verdictOfRefusal(error: unknown, pipe: boolean): EraVerdict {
   if (!(error instanceof UpstreamFailure)) throw error;
   if (error.kind === 'cancelled' || error.kind === 'internal' || error.kind === 'authorization')
     throw error;
-  if (pipe) return sessionEraVerdict();
-  const status = error.status;
-  const refused =
-    error.kind === 'http' &&
-    status !== undefined &&
-    status >= 400 &&
-    status < 500 &&
-    status !== 401 &&
-    status !== 403;
-  if (refused) return sessionEraVerdict();
+  if (pipe || refused(error)) return sessionEraVerdict();
   throw error;
+}
+
+/**
+ * Whether the upstream answered by refusing the request, as against an outage, a cancellation or
+ * an authorization failure: a JSON-RPC error, or an HTTP 4xx other than 401 and 403.
+ */
+export function refused(error: unknown): boolean {
+  if (error instanceof UpstreamRpcError) return true;
+  if (!(error instanceof UpstreamFailure) || error.kind !== 'http') return false;
+  const status = error.status;
+  return status !== undefined && status >= 400 && status < 500 && status !== 401 && status !== 403;
 }
 
 /** An `initialize` refused as a 2026-07-28-only server refuses it: the era may have changed. */
