@@ -288,6 +288,34 @@ describe('upstreams of both eras', () => {
     },
   );
 
+  it('answers an input round whose requestState it cannot carry with -32012, naming the upstream', async () => {
+    const upstream = await startModernOnlyServer('method-not-found');
+    closers.push(() => upstream.close());
+    const created = (
+      await t
+        .api()
+        .post('/api/v1/gateways')
+        .send({ name: 'Stateful', url: upstream.url })
+        .expect(201)
+    ).body as GatewayJson;
+    const names = await toolsOf(created.id);
+    const refusals = {
+      huge_state: "its input round's requestState is 70000 bytes, more than 65536",
+      numeric_state: 'its input round has a requestState that is not a string',
+    };
+    for (const [tool, reason] of Object.entries(refusals)) {
+      const modern = await rawCall(t, `s-${tool}`, { name: names.get(tool)!, arguments: {} });
+      expect(modern.body.error).toEqual({
+        code: -32012,
+        message: `Upstream 'stateful' answered with a message Portico cannot use: ${reason}`,
+      });
+      const session = await connect('/mcp', t.token, { elicitation: {} });
+      await expect(session.callTool({ name: names.get(tool)!, arguments: {} })).rejects.toThrow(
+        `MCP error -32012: Upstream 'stateful' answered with a message Portico cannot use: ${reason}`,
+      );
+    }
+  });
+
   it('keeps a 2025 upstream on its legacy verdict, serving as before', async () => {
     const upstream = await startUpstream({ name: 'old', tools: [echoTool('old_echo', 'old')] });
     closers.push(() => upstream.close());

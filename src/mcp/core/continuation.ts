@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { ProtocolErrorCode, type Result } from '@modelcontextprotocol/server';
+import { type Result } from '@modelcontextprotocol/server';
 import { SpentApprovals } from '../../approvals/spent-approvals';
+import { UpstreamFailure } from '../../upstream/upstream-error';
 import { type McpRequest, type Resume } from '../protocol/mcp-request';
-import { invalidParams, RpcError } from '../protocol/mcp-errors';
+import { invalidParams } from '../protocol/mcp-errors';
 import { scopeKey } from '../protocol/mcp-scope';
 import {
   type ApprovalMark,
@@ -132,10 +133,11 @@ export class Continuation {
     const { requestState, ...round } = result as T & { requestState?: unknown };
     // No state of its own, nor an approval to carry: the retry carries only the answers.
     if (requestState === undefined && !approved) return round as T;
+    // The upstream's own words are at fault here: -32012, naming it, as for any unusable answer.
     if (requestState !== undefined && typeof requestState !== 'string')
-      throw new RpcError(
-        ProtocolErrorCode.InternalError,
-        'The upstream asked for input with a requestState that is not a string',
+      throw new UpstreamFailure(
+        'protocol',
+        'its input round has a requestState that is not a string',
       );
     try {
       const sealed = this.sealer.seal(binding, {
@@ -146,7 +148,7 @@ export class Continuation {
       return { ...round, requestState: sealed } as unknown as T;
     } catch (error) {
       if (error instanceof RequestStateTooLarge)
-        throw new RpcError(ProtocolErrorCode.InternalError, error.message);
+        throw new UpstreamFailure('protocol', error.message);
       throw error;
     }
   }

@@ -66,7 +66,7 @@ export type UnsealResult =
 /** An upstream state too large to wrap: the upstream's fault, not the client's. */
 export class RequestStateTooLarge extends Error {
   constructor(bytes: number) {
-    super(`The upstream's requestState is ${bytes} bytes, more than ${MAX_INNER_STATE_BYTES}`);
+    super(`its input round's requestState is ${bytes} bytes, more than ${MAX_INNER_STATE_BYTES}`);
   }
 }
 
