@@ -149,8 +149,30 @@ export function classifyUpstreamError(
             new UpstreamFailure('protocol', `the upstream sent invalid JSON (${error.message})`)
           : isLocalError(error)
             ? new UpstreamFailure('internal', describe(error))
-            : new UpstreamFailure('unreachable', describe(error));
+            : isMalformedResponse(error)
+              ? new UpstreamFailure(
+                  'protocol',
+                  `the upstream answered with a malformed HTTP response (${describe(error)})`,
+                )
+              : new UpstreamFailure('unreachable', describe(error));
   return failure.redacted(secrets);
+}
+
+/** undici's codes for a response it could not read as HTTP, beside its parser's HTTPParserError. */
+const MALFORMED_RESPONSE = new Set([
+  'UND_ERR_HEADERS_OVERFLOW',
+  'UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
+  'UND_ERR_RES_EXCEEDED_MAX_SIZE',
+]);
+
+/**
+ * Whether the upstream answered, but not in HTTP undici can read (headers past its limit, bytes
+ * that are no HTTP, a body of another length than it said): it is there, and speaks badly.
+ */
+function isMalformedResponse(error: unknown): boolean {
+  if (!isErrorLike(error)) return false;
+  const code = typeof error.code === 'string' ? error.code : '';
+  return MALFORMED_RESPONSE.has(code) || error.name === 'HTTPParserError';
 }
 
 /** As classifyUpstreamError, for callers that only report: an RPC error becomes its message. */

@@ -312,7 +312,8 @@ describe('hostile input on every endpoint', () => {
 /**
  * A 2025 upstream by hand, one JSON answer a POST, whose calls answer with what is not a result
  * or an error of JSON-RPC: `result` null, a number, a string or an array, `error` a string or
- * with a code that is not an integer. `ok` answers properly.
+ * with a code that is not an integer; or with what is not HTTP undici reads: headers past its
+ * 16 KiB (`huge_headers`), bytes that are no HTTP (`not_http`). `ok` answers properly.
  */
 async function startMalformedUpstream(): Promise<{ url: string; close(): Promise<void> }> {
   const answers: Record<string, Record<string, unknown>> = {
@@ -338,6 +339,9 @@ async function startMalformedUpstream(): Promise<{ url: string; close(): Promise
         res
           .writeHead(200, { 'content-type': 'application/json' })
           .end(JSON.stringify({ jsonrpc: '2.0', id: message.id, ...answer }));
+      if (message.params?.name === 'huge_headers')
+        return void res.writeHead(200, { 'x-padding': 'z'.repeat(70_000) }).end('{}');
+      if (message.params?.name === 'not_http') return void res.socket?.end('NOT HTTP\r\n\r\n');
       switch (message.method) {
         case 'initialize':
           return reply({
@@ -350,7 +354,7 @@ async function startMalformedUpstream(): Promise<{ url: string; close(): Promise
         case 'tools/list':
           return reply({
             result: {
-              tools: Object.keys(answers).map((name) => ({
+              tools: [...Object.keys(answers), 'huge_headers', 'not_http'].map((name) => ({
                 name,
                 inputSchema: { type: 'object' },
               })),
@@ -379,6 +383,8 @@ describe('an upstream that answers with what is not JSON-RPC', () => {
     ['array_result', 'a result that is not an object'],
     ['string_error', 'a malformed error'],
     ['float_code', 'a malformed error'],
+    ['huge_headers', 'a malformed HTTP response (Headers Overflow Error)'],
+    ['not_http', 'a malformed HTTP response'],
   ];
   let t: TestApp;
   let upstream: Awaited<ReturnType<typeof startMalformedUpstream>>;
