@@ -158,21 +158,16 @@ export function classifyUpstreamError(
   return failure.redacted(secrets);
 }
 
-/** undici's codes for a response it could not read as HTTP, beside its parser's HTTPParserError. */
-const MALFORMED_RESPONSE = new Set([
-  'UND_ERR_HEADERS_OVERFLOW',
-  'UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
-  'UND_ERR_RES_EXCEEDED_MAX_SIZE',
-]);
-
 /**
  * Whether the upstream answered, but not in HTTP undici can read (headers past its limit, bytes
- * that are no HTTP, a body of another length than it said): it is there, and speaks badly.
+ * that are no HTTP): it is there, and speaks badly. A body cut short is left out: a crash
+ * mid-answer cuts it the same way, and that is an outage.
  */
 function isMalformedResponse(error: unknown): boolean {
-  if (!isErrorLike(error)) return false;
-  const code = typeof error.code === 'string' ? error.code : '';
-  return MALFORMED_RESPONSE.has(code) || error.name === 'HTTPParserError';
+  return (
+    isErrorLike(error) &&
+    (error.code === 'UND_ERR_HEADERS_OVERFLOW' || error.name === 'HTTPParserError')
+  );
 }
 
 /** As classifyUpstreamError, for callers that only report: an RPC error becomes its message. */

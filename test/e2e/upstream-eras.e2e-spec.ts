@@ -41,6 +41,9 @@ describe('upstreams of both eras', () => {
   const gatewayOf = async (id: string): Promise<GatewayJson> =>
     (await t.api().get(`/api/v1/gateways/${id}`).expect(200)).body as GatewayJson;
 
+  const register = async (gateway: Record<string, unknown>): Promise<GatewayJson> =>
+    (await t.api().post('/api/v1/gateways').send(gateway).expect(201)).body as GatewayJson;
+
   const toolsOf = async (gatewayId: string): Promise<Map<string, string>> => {
     const listed = await t.api().get('/api/v1/tools').query({ gatewayId }).expect(200);
     return new Map(
@@ -86,13 +89,7 @@ describe('upstreams of both eras', () => {
     beforeAll(async () => {
       upstream = await startModernEverythingServer({ legacy: 'reject' });
       closers.push(() => upstream.close());
-      gateway = (
-        await t
-          .api()
-          .post('/api/v1/gateways')
-          .send({ name: 'Modern', url: upstream.url })
-          .expect(201)
-      ).body as GatewayJson;
+      gateway = await register({ name: 'Modern', url: upstream.url });
       names = await toolsOf(gateway.id);
     });
 
@@ -209,13 +206,12 @@ describe('upstreams of both eras', () => {
   });
 
   it('runs a 2026-07-28-only stdio server: healthy, era modern, calls with progress', async () => {
-    const created = (
-      await t
-        .api()
-        .post('/api/v1/gateways')
-        .send({ name: 'Modern stdio', transport: 'stdio', command: 'node', args: [MODERN_STDIO] })
-        .expect(201)
-    ).body as GatewayJson;
+    const created = await register({
+      name: 'Modern stdio',
+      transport: 'stdio',
+      command: 'node',
+      args: [MODERN_STDIO],
+    });
     await waitFor(
       async () => (await gatewayOf(created.id)).status === 'healthy',
       'the stdio gateway to sync',
@@ -239,9 +235,7 @@ describe('upstreams of both eras', () => {
   it('serves 2025 sessions on 2025 sessions of a dual-era upstream: its elicitation passes through', async () => {
     const upstream = await startModernEverythingServer({ legacy: 'serve' });
     closers.push(() => upstream.close());
-    const created = (
-      await t.api().post('/api/v1/gateways').send({ name: 'Dual', url: upstream.url }).expect(201)
-    ).body as GatewayJson;
+    const created = await register({ name: 'Dual', url: upstream.url });
     expect(await gatewayOf(created.id)).toMatchObject({
       status: 'healthy',
       protocol: { era: '2026-07-28' },
@@ -268,13 +262,7 @@ describe('upstreams of both eras', () => {
     async (refusal) => {
       const upstream = await startModernOnlyServer(refusal);
       closers.push(() => upstream.close());
-      const created = (
-        await t
-          .api()
-          .post('/api/v1/gateways')
-          .send({ name: `Bare ${refusal}`, url: upstream.url })
-          .expect(201)
-      ).body as GatewayJson;
+      const created = await register({ name: `Bare ${refusal}`, url: upstream.url });
       expect(await gatewayOf(created.id)).toMatchObject({ protocol: { era: '2026-07-28' } });
       const names = await toolsOf(created.id);
       for (const message of ['one', 'two']) {
@@ -291,13 +279,7 @@ describe('upstreams of both eras', () => {
   it('answers an input round whose requestState it cannot carry with -32012, naming the upstream', async () => {
     const upstream = await startModernOnlyServer('method-not-found');
     closers.push(() => upstream.close());
-    const created = (
-      await t
-        .api()
-        .post('/api/v1/gateways')
-        .send({ name: 'Stateful', url: upstream.url })
-        .expect(201)
-    ).body as GatewayJson;
+    const created = await register({ name: 'Stateful', url: upstream.url });
     const names = await toolsOf(created.id);
     const refusals = {
       huge_state: "its input round's requestState is 70000 bytes, more than 65536",
@@ -319,9 +301,7 @@ describe('upstreams of both eras', () => {
   it('keeps a 2025 upstream on its legacy verdict, serving as before', async () => {
     const upstream = await startUpstream({ name: 'old', tools: [echoTool('old_echo', 'old')] });
     closers.push(() => upstream.close());
-    const created = (
-      await t.api().post('/api/v1/gateways').send({ name: 'Old', url: upstream.url }).expect(201)
-    ).body as GatewayJson;
+    const created = await register({ name: 'Old', url: upstream.url });
     const stored = await gatewayOf(created.id);
     expect(stored).toMatchObject({ status: 'healthy', protocol: { era: '2025' } });
     const names = await toolsOf(created.id);
@@ -333,9 +313,7 @@ describe('upstreams of both eras', () => {
   it('says an upstream that speaks only a future version "speaks only", never unreachable; a sync is 422', async () => {
     const upstream = await startFutureOnlyServer('2099-01-01');
     closers.push(() => upstream.close());
-    const created = (
-      await t.api().post('/api/v1/gateways').send({ name: 'Future', url: upstream.url }).expect(201)
-    ).body as GatewayJson;
+    const created = await register({ name: 'Future', url: upstream.url });
     const stored = await gatewayOf(created.id);
     expect(stored.status).toBe('incompatible');
     expect(stored.lastError).toContain('speaks only 2099-01-01');
@@ -364,13 +342,11 @@ describe('upstreams of both eras', () => {
         () => modernOnly.close(),
         () => dual.close(),
       );
-      const pinned = (
-        await t
-          .api()
-          .post('/api/v1/gateways')
-          .send({ name: 'Pinned modern', url: modernOnly.url, eraPin: '2025' })
-          .expect(201)
-      ).body as GatewayJson & { eraPin: string };
+      const pinned = (await register({
+        name: 'Pinned modern',
+        url: modernOnly.url,
+        eraPin: '2025',
+      })) as GatewayJson & { eraPin: string };
       // A 2025 session is all it is asked for, and it opens none: no probe ran either.
       expect(pinned).toMatchObject({ eraPin: '2025', status: 'unreachable', protocol: null });
       await t.api().patch(`/api/v1/gateways/${pinned.id}`).send({ eraPin: 'auto' }).expect(200);
@@ -380,13 +356,7 @@ describe('upstreams of both eras', () => {
       );
       expect(await gatewayOf(pinned.id)).toMatchObject({ protocol: { era: '2026-07-28' } });
 
-      const created = (
-        await t
-          .api()
-          .post('/api/v1/gateways')
-          .send({ name: 'Dual pinned', url: dual.url })
-          .expect(201)
-      ).body as GatewayJson;
+      const created = await register({ name: 'Dual pinned', url: dual.url });
       const probed = (await gatewayOf(created.id)).protocol!;
       expect(probed.era).toBe('2026-07-28');
       const repinned = (
@@ -404,13 +374,11 @@ describe('upstreams of both eras', () => {
 
       const old = await startUpstream({ name: 'old-pinned', tools: [echoTool('old_pin', 'x')] });
       closers.push(() => old.close());
-      const wrong = (
-        await t
-          .api()
-          .post('/api/v1/gateways')
-          .send({ name: 'Old pinned modern', url: old.url, eraPin: '2026-07-28' })
-          .expect(201)
-      ).body as GatewayJson;
+      const wrong = await register({
+        name: 'Old pinned modern',
+        url: old.url,
+        eraPin: '2026-07-28',
+      });
       expect(wrong.status).not.toBe('healthy');
       expect(wrong.protocol).toBeNull();
       const refused = await t
@@ -427,13 +395,7 @@ describe('upstreams of both eras', () => {
         tools: [echoTool('era_echo', 'x')],
       });
       closers.push(() => upstream.close());
-      const gateway = (
-        await t
-          .api()
-          .post('/api/v1/gateways')
-          .send({ name: 'Era server', url: upstream.url })
-          .expect(201)
-      ).body as GatewayJson;
+      const gateway = await register({ name: 'Era server', url: upstream.url });
       const names = await toolsOf(gateway.id);
       const toolId = (
         await t.api().get('/api/v1/tools').query({ gatewayId: gateway.id }).expect(200)
