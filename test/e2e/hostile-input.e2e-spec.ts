@@ -172,6 +172,39 @@ describe('hostile input on every endpoint', () => {
       await stillServes(t.baseUrl, t.token);
     });
 
+    it('refuses params or _meta that are no objects, and a progress token of another type, in both eras, saying which', async () => {
+      const envelope = {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientCapabilities': {},
+        'io.modelcontextprotocol/clientInfo': { name: 'hostile', version: '1' },
+      };
+      const call = (params: unknown) =>
+        JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params });
+      const modern = (params: unknown) =>
+        postMcp(`${t.baseUrl}/mcp`, t.token, call(params), {
+          'MCP-Protocol-Version': '2026-07-28',
+          'Mcp-Method': 'tools/call',
+          'Mcp-Name': 'alpha-echo',
+        });
+      const named = { name: 'alpha-echo', arguments: {} };
+      const cases: [Response, string][] = [
+        [await mcp(call([named])), 'params must be an object'],
+        [await mcp(call({ ...named, _meta: 'x' })), 'params._meta must be an object'],
+        [
+          await mcp(call({ ...named, _meta: { progressToken: { a: 1 } } })),
+          'params._meta.progressToken must be a string or an integer',
+        ],
+        [await modern({ ...named, _meta: 'x' }), 'params._meta must be an object'],
+        [
+          await modern({ ...named, _meta: { ...envelope, progressToken: 1.5 } }),
+          'params._meta.progressToken must be a string or an integer',
+        ],
+      ];
+      for (const [response, message] of cases)
+        expect(await refusal(response)).toEqual({ status: 400, id: 5, code: -32600, message });
+      await stillServes(t.baseUrl, t.token);
+    });
+
     it('refuses a deep POST of the older HTTP+SSE transport', async () => {
       const { reader } = await openSse(`${t.baseUrl}/sse`, {
         headers: { Authorization: `Bearer ${t.token}`, Accept: 'text/event-stream' },

@@ -44,9 +44,22 @@ describe('a 2025 message as a POST holds it', () => {
       message: 'jsonrpc must be "2.0"',
       id: 4,
     });
-    expect(refusal({ jsonrpc: '2.0', id: 'x', method: 'ping', params: 3 })).toMatchObject({
-      message: 'params must be an object',
-      id: 'x',
+    for (const params of [3, [1, 2], null])
+      expect(refusal({ jsonrpc: '2.0', id: 'x', method: 'ping', params })).toMatchObject({
+        message: 'params must be an object',
+        id: 'x',
+      });
+    expect(refusal({ jsonrpc: '2.0', method: 'n', params: { _meta: [] } })).toMatchObject({
+      message: 'params._meta must be an object',
     });
+    for (const progressToken of [{ a: 1 }, 1.5, null])
+      expect(
+        refusal({
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'tools/call',
+          params: { _meta: { progressToken } },
+        }).message,
+      ).toBe('params._meta.progressToken must be a string or an integer');
   });
 });

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type ServerResponse } from 'node:http';
 import { Injectable } from '@nestjs/common';
-import { isRequestId } from '../../common/json-value';
+import { isJsonObject, isRequestId } from '../../common/json-value';
 import {
   ProtocolErrorCode,
   type JSONRPCMessage,
@@ -43,11 +43,14 @@ export function incomingOf(body: unknown): Incoming {
     throw refuse(Array.isArray(body) ? 'Batches are not supported' : 'Not a JSON-RPC message');
   const message = body as Record<string, unknown>;
   if (message.jsonrpc !== '2.0') throw refuse('jsonrpc must be "2.0"');
-  if (
-    message.params !== undefined &&
-    (typeof message.params !== 'object' || message.params === null)
-  )
-    throw refuse('params must be an object');
+  if (message.params !== undefined) {
+    // JSON-RPC allows positional params; MCP does not, in either era.
+    if (!isJsonObject(message.params)) throw refuse('params must be an object');
+    const meta = message.params._meta;
+    if (meta !== undefined && !isJsonObject(meta)) throw refuse('params._meta must be an object');
+    if (isJsonObject(meta) && meta.progressToken !== undefined && !isRequestId(meta.progressToken))
+      throw refuse('params._meta.progressToken must be a string or an integer');
+  }
   const identified = isRequestId(message.id);
   if (typeof message.method === 'string') {
     if (message.id === undefined)
