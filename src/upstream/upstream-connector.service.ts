@@ -16,7 +16,7 @@ import {
 import { UpstreamOAuth } from './oauth/upstream-oauth.service';
 import { TokenExchange } from './token-exchange/token-exchange.service';
 import { type OpenOptions, type UpstreamConnection } from './upstream-connection';
-import { probeEra, refused, suggestsModern } from './eras/era-probe';
+import { busy, probeEra, refused, suggestsModern } from './eras/era-probe';
 import { UpstreamEras } from './eras/upstream-eras.service';
 import { type Admission } from './resilience/concurrency-limiter';
 import { UpstreamAdmissions } from './resilience/upstream-admissions.service';
@@ -174,7 +174,8 @@ export class UpstreamConnector {
    * A 2025 session on a modern upstream that may also speak 2025: tried once per verdict, and
    * remembered either way. Null when the upstream speaks only the modern era: it refused
    * `initialize` in any words (a -32022, a -32601, a 404 or 405), not only the SDK's; an outage
-   * is not remembered and fails the open.
+   * is not remembered and fails the open. A busy upstream (429, 408) decides nothing either: this
+   * session is served by translation, and the next one asks again.
    */
   private async openDualEra(opening: Opening): Promise<SessionConnection | null> {
     const { target } = opening;
@@ -184,6 +185,7 @@ export class UpstreamConnector {
       this.eras.rememberAcceptsSessions(target, true);
       return connection;
     } catch (error) {
+      if (busy(error)) return null;
       if (!suggestsModern(error) && !refused(error)) throw error;
       this.eras.rememberAcceptsSessions(target, false);
       return null;

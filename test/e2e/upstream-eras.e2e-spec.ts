@@ -276,6 +276,31 @@ describe('upstreams of both eras', () => {
     },
   );
 
+  it('takes a 429 as "not now": it decides no era, and a refused initialize is asked again', async () => {
+    const busy = new Set(['server/discover']);
+    const upstream = await startModernOnlyServer('method-not-found', busy);
+    closers.push(() => upstream.close());
+    const created = await register({ name: 'Busy', url: upstream.url });
+    let stored = await gatewayOf(created.id);
+    expect(stored.protocol?.era).not.toBe('2025');
+    expect(stored.lastError).toContain('429');
+    busy.clear();
+    await t.api().post(`/api/v1/gateways/${created.id}/sync`).expect(200);
+    stored = await gatewayOf(created.id);
+    expect(stored).toMatchObject({ status: 'healthy', protocol: { era: '2026-07-28' } });
+    const names = await toolsOf(created.id);
+    // A busy initialize: this session is served by translation, and the next asks again.
+    busy.add('initialize');
+    for (const message of ['one', 'two']) {
+      const client = await connect();
+      const echoed = await client.callTool({ name: names.get('echo')!, arguments: { message } });
+      expect(text(echoed)).toBe(`echo: ${message}`);
+      busy.clear();
+    }
+    expect(upstream.methods.filter((method) => method === 'initialize')).toHaveLength(2);
+    expect(upstream.methods.filter((method) => method === 'tools/call')).toHaveLength(2);
+  });
+
   it('answers an input round whose requestState it cannot carry with -32012, naming the upstream', async () => {
     const upstream = await startModernOnlyServer('method-not-found');
     closers.push(() => upstream.close());

@@ -21,7 +21,8 @@ export interface EraProbe {
  * Asks an upstream which era it speaks with a 2026-07-28 `server/discover`:
  * - a DiscoverResult decides by its `supportedVersions`, and so does a -32022 with `supported`;
  * - over HTTP, any other refusal (a 4xx, a JSON-RPC error) means a 2025 server, but 401/403 are
- *   authorization and 5xx or no answer an outage: those decide nothing and fail the open;
+ *   authorization, 408/425/429 "not now" and 5xx or no answer an outage: those decide nothing
+ *   and fail the open;
  * - over stdio (a throw-away process, `pipe`), any error, an exit or a timeout means 2025.
  * Failing to start (no URL, a command off the allowlist) fails the open as before.
  */
@@ -59,15 +60,31 @@ function verdictOfRefusal(error: unknown, pipe: boolean): EraVerdict {
   throw error;
 }
 
+/** 4xx statuses that say "not now" (a timeout, too early, too many requests), not "not this". */
+const NOT_NOW = new Set([408, 425, 429]);
+
 /**
- * Whether the upstream answered by refusing the request, as against an outage, a cancellation or
- * an authorization failure: a JSON-RPC error, or an HTTP 4xx other than 401 and 403.
+ * Whether the upstream answered by refusing the request, as against an outage, a cancellation,
+ * an authorization failure or being busy: a JSON-RPC error, or an HTTP 4xx other than 401, 403
+ * and those of NOT_NOW.
  */
 export function refused(error: unknown): boolean {
   if (error instanceof UpstreamRpcError) return true;
   if (!(error instanceof UpstreamFailure) || error.kind !== 'http') return false;
   const status = error.status;
-  return status !== undefined && status >= 400 && status < 500 && status !== 401 && status !== 403;
+  return (
+    status !== undefined &&
+    status >= 400 &&
+    status < 500 &&
+    status !== 401 &&
+    status !== 403 &&
+    !NOT_NOW.has(status)
+  );
+}
+
+/** Whether the upstream said "not now" over HTTP: the same request later may be answered. */
+export function busy(error: unknown): boolean {
+  return error instanceof UpstreamFailure && error.kind === 'http' && NOT_NOW.has(error.status!);
 }
 
 /** An `initialize` refused as a 2026-07-28-only server refuses it: the era may have changed. */
