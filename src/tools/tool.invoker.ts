@@ -152,7 +152,12 @@ export class ToolInvoker {
         throw new ToolException(ToolErrorCode.UpstreamRefused, message, {
           retryAfterSeconds: error.retryAfterSeconds(),
         });
-      throw new ToolException(ToolErrorCode.UpstreamUnavailable, message);
+      // An upstream's own 429 or 503 that said when to try again: passed on as Retry-After.
+      throw new ToolException(
+        ToolErrorCode.UpstreamUnavailable,
+        message,
+        failure.retryAt ? { retryAfterSeconds: failure.retryAfterSeconds() } : undefined,
+      );
     }
   }
 }

@@ -67,7 +67,7 @@ export class ToolsController {
   @ApiOperation({
     summary: 'Call the tool on its upstream under its original name',
     description:
-      'Returns the MCP CallToolResult as is; a tool that reports a failure answers 200 with `isError: true`. 404 also when a global tool rule denies the tool to the caller; 409 when the tool or its gateway is disabled; 429 with `Retry-After` past a global rate limit; 502 when the upstream fails or does not answer within UPSTREAM_TIMEOUT_MS; 503 with `Retry-After` when Portico did not send the call because the circuit breaker of the upstream is open or its queue is full.',
+      'Returns the MCP CallToolResult as is; a tool that reports a failure answers 200 with `isError: true`. 404 also when a global tool rule denies the tool to the caller; 409 when the tool or its gateway is disabled; 429 with `Retry-After` past a global rate limit; 502 when the upstream fails or does not answer within UPSTREAM_TIMEOUT_MS (with `Retry-After` when its own 429 or 503 said when to try again); 503 with `Retry-After` when Portico did not send the call because the circuit breaker of the upstream is open or its queue is full.',
   })
   @ApiOkResponse({ type: ToolInvokeResultDto })
   @ApiProblems(400, 404, 409, 422, 429, 502, 503)

@@ -90,3 +90,13 @@ describe('classifyUpstreamError', () => {
     expect(failure.message).toBe('the upstream answered with an error: -32601 Method not found');
   });
 });
+
+describe('UpstreamFailure', () => {
+  const now = Date.parse('2026-12-03T12:00:00Z');
+
+  it('says when to try again on the failure, in whole seconds', () => {
+    const failure = new UpstreamFailure('http', 'HTTP 429', 429, new Date(now + 1500));
+    expect(failure.retryAfterSeconds(now)).toBe(2);
+    expect(failure.redacted(['HTTP']).retryAt).toBe(failure.retryAt);
+  });
+});

@@ -40,6 +40,8 @@ export class UpstreamFailure extends Error {
     readonly kind: UpstreamFailureKind,
     message: string,
     readonly status?: number,
+    /** When to try again, where that is known: the upstream's Retry-After, or Portico's own. */
+    readonly retryAt: Date | null = null,
   ) {
     super(clip(message));
     this.name = 'UpstreamFailure';
@@ -48,7 +50,14 @@ export class UpstreamFailure extends Error {
   /** The same failure with these secrets cut out of its text. */
   redacted(secrets: readonly string[]): UpstreamFailure {
     const message = redactSecrets(this.message, secrets);
-    return message === this.message ? this : new UpstreamFailure(this.kind, message, this.status);
+    return message === this.message
+      ? this
+      : new UpstreamFailure(this.kind, message, this.status, this.retryAt);
+  }
+
+  /** Whole seconds until the upstream may be tried again (at least 1). */
+  retryAfterSeconds(now = Date.now()): number {
+    return this.retryAt ? Math.max(1, Math.ceil((this.retryAt.getTime() - now) / 1000)) : 1;
   }
 }
 
@@ -88,20 +97,15 @@ export class UpstreamRefused extends UpstreamFailure {
   constructor(
     readonly reason: RefusalReason,
     message: string,
-    readonly retryAt: Date | null,
+    retryAt: Date | null,
   ) {
-    super('unreachable', message);
+    super('unreachable', message, undefined, retryAt);
     this.name = 'UpstreamRefused';
   }
 
   /** Its text is Portico's own and holds no credential. */
   override redacted(): UpstreamFailure {
     return this;
-  }
-
-  /** Whole seconds until the upstream is tried again (at least 1). */
-  retryAfterSeconds(now = Date.now()): number {
-    return this.retryAt ? Math.max(1, Math.ceil((this.retryAt.getTime() - now) / 1000)) : 1;
   }
 }
 

@@ -301,6 +301,39 @@ describe('upstreams of both eras', () => {
     expect(upstream.methods.filter((method) => method === 'tools/call')).toHaveLength(2);
   });
 
+  it("passes an upstream's 429 Retry-After on to every client, saying when to try again", async () => {
+    const upstream = await startModernOnlyServer('method-not-found', new Set(['tools/call']));
+    closers.push(() => upstream.close());
+    const created = await register({ name: 'Throttled', url: upstream.url });
+    const name = (await toolsOf(created.id)).get('echo')!;
+    const busy = {
+      code: -32010,
+      message: "Upstream 'throttled' is unavailable: HTTP 429: Too Many Requests",
+      data: {
+        gateway: 'throttled',
+        status: 429,
+        retryAfterSeconds: 1,
+        retryAt: expect.any(String),
+      },
+    };
+    const modern = await rawCall(t, 'busy', { name, arguments: { message: 'm' } });
+    expect(modern.body.error).toEqual(busy);
+    const session = await connect();
+    const refused = await session
+      .callTool({ name, arguments: {} })
+      .catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: busy.code, data: busy.data });
+    const invoked = await t
+      .api()
+      .post(`/api/v1/tools/${await toolId(created.id, 'echo')}/invoke`)
+      .send({ arguments: {} })
+      .expect(502);
+    expect(invoked.headers['retry-after']).toBe('1');
+    expect(invoked.body).toMatchObject({ retryAfterSeconds: 1 });
+    // The gateway is there and answering: its breaker does not count a 429.
+    expect(await gatewayOf(created.id)).toMatchObject({ status: 'healthy' });
+  });
+
   it('answers an input round whose requestState it cannot carry with -32012, naming the upstream', async () => {
     const upstream = await startModernOnlyServer('method-not-found');
     closers.push(() => upstream.close());

@@ -216,16 +216,21 @@ export function fromUpstream(error: UpstreamFailure | UpstreamRpcError, gateway:
       return new RpcError(
         UPSTREAM_UNAVAILABLE,
         `Upstream '${gateway}' is unavailable: ${error.message}`,
-        error instanceof UpstreamRefused ? refusalData(error, gateway) : undefined,
+        retryData(error, gateway),
       );
   }
 }
 
-/** What a client can act on when Portico did not send the call: why, and when to try again. */
-function refusalData(error: UpstreamRefused, gateway: string): Record<string, unknown> {
+/**
+ * What a client can act on when Portico did not send the call (why, and when to try again), or
+ * when the upstream answered 429 or 503 saying when to try again (its status, and when).
+ */
+function retryData(error: UpstreamFailure, gateway: string): Record<string, unknown> | undefined {
+  const refused = error instanceof UpstreamRefused;
+  if (!refused && !error.retryAt) return undefined;
   return {
     gateway,
-    reason: error.reason,
+    ...(refused ? { reason: error.reason } : { status: error.status }),
     retryAfterSeconds: error.retryAfterSeconds(),
     ...(error.retryAt ? { retryAt: error.retryAt.toISOString() } : {}),
   };

@@ -19,6 +19,7 @@ import { sentWithBearer } from './bearer-dispatch';
 import { isJsonRpcResponse } from './message-bounds';
 import { readEventStream, readJsonBody, type StreamPosition } from './sse-reader';
 import { UpstreamFailure } from '../upstream-error';
+import { upstreamRetryAt } from '../resilience/retry-after';
 
 const ERROR_BODY_LIMIT = 2048;
 /** When an upstream closes a stream without saying when to come back. */
@@ -130,6 +131,7 @@ export class HttpChannel implements Channel {
       'http',
       `HTTP ${statusCode}: ${text.slice(0, ERROR_BODY_LIMIT)}`,
       statusCode,
+      upstreamRetryAt(statusCode, response.headers['retry-after']),
     );
   }
 
