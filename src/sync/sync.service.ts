@@ -138,10 +138,13 @@ export class SyncService implements OnModuleDestroy {
           `Could not sync gateway '${gateway.name}': ${reason}.`,
           { gatewayId, supportedVersions: failure.supportedVersions },
         );
+      // Its own 429 or 503 that said when to try again is passed on as Retry-After.
       throw new GatewayException(
         GatewayErrorCode.UpstreamUnavailable,
         `Could not sync gateway '${gateway.name}' from ${gateway.url}: ${reason}.`,
-        { gatewayId },
+        failure.retryAt
+          ? { gatewayId, retryAfterSeconds: failure.retryAfterSeconds() }
+          : { gatewayId },
       );
     }
     const { report, changed } = await this.applier.apply(

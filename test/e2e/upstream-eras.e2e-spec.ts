@@ -302,7 +302,8 @@ describe('upstreams of both eras', () => {
   });
 
   it("passes an upstream's 429 Retry-After on to every client, saying when to try again", async () => {
-    const upstream = await startModernOnlyServer('method-not-found', new Set(['tools/call']));
+    const busyMethods = new Set(['tools/call']);
+    const upstream = await startModernOnlyServer('method-not-found', busyMethods);
     closers.push(() => upstream.close());
     const created = await register({ name: 'Throttled', url: upstream.url });
     const name = (await toolsOf(created.id)).get('echo')!;
@@ -330,8 +331,17 @@ describe('upstreams of both eras', () => {
       .expect(502);
     expect(invoked.headers['retry-after']).toBe('1');
     expect(invoked.body).toMatchObject({ retryAfterSeconds: 1 });
-    // The gateway is there and answering: its breaker does not count a 429.
-    expect(await gatewayOf(created.id)).toMatchObject({ status: 'healthy' });
+    busyMethods.add('tools/list');
+    const synced = await t.api().post(`/api/v1/gateways/${created.id}/sync`).expect(502);
+    expect(synced.headers['retry-after']).toBe('1');
+    expect((await toolsOf(created.id)).has('echo')).toBe(true);
+    busyMethods.clear();
+    // The upstream is there and answering: its breaker counted none of the 429s.
+    await t.api().post(`/api/v1/gateways/${created.id}/sync`).expect(200);
+    expect(await gatewayOf(created.id)).toMatchObject({
+      status: 'healthy',
+      circuit: { state: 'closed', failures: 0 },
+    });
   });
 
   it('answers an input round whose requestState it cannot carry with -32012, naming the upstream', async () => {
