@@ -346,8 +346,11 @@ describe('hostile input on every endpoint', () => {
  * A 2025 upstream by hand, one JSON answer a POST, whose calls answer with what is not a result
  * or an error of JSON-RPC: `result` null, a number, a string or an array, `error` a string or
  * with a code that is not an integer; or with what is not HTTP undici reads: headers past its
- * 16 KiB (`huge_headers`), bytes that are no HTTP (`not_http`). `ok` answers properly.
+ * 16 KiB (`huge_headers`), bytes that are no HTTP (`not_http`); or with no answer: a redirect to
+ * `/mcp/` (`redirect`), a 204 (`no_content`). `ok` answers properly.
  */
+const UNANSWERED = ['huge_headers', 'not_http', 'redirect', 'no_content'];
+
 async function startMalformedUpstream(): Promise<{ url: string; close(): Promise<void> }> {
   const answers: Record<string, Record<string, unknown>> = {
     null_result: { result: null },
@@ -375,6 +378,9 @@ async function startMalformedUpstream(): Promise<{ url: string; close(): Promise
       if (message.params?.name === 'huge_headers')
         return void res.writeHead(200, { 'x-padding': 'z'.repeat(70_000) }).end('{}');
       if (message.params?.name === 'not_http') return void res.socket?.end('NOT HTTP\r\n\r\n');
+      if (message.params?.name === 'redirect')
+        return void res.writeHead(307, { location: '/mcp/' }).end();
+      if (message.params?.name === 'no_content') return void res.writeHead(204).end();
       switch (message.method) {
         case 'initialize':
           return reply({
@@ -387,7 +393,7 @@ async function startMalformedUpstream(): Promise<{ url: string; close(): Promise
         case 'tools/list':
           return reply({
             result: {
-              tools: [...Object.keys(answers), 'huge_headers', 'not_http'].map((name) => ({
+              tools: [...Object.keys(answers), ...UNANSWERED].map((name) => ({
                 name,
                 inputSchema: { type: 'object' },
               })),
@@ -418,6 +424,11 @@ describe('an upstream that answers with what is not JSON-RPC', () => {
     ['float_code', 'a malformed error'],
     ['huge_headers', 'a malformed HTTP response (Headers Overflow Error)'],
     ['not_http', 'a malformed HTTP response'],
+    [
+      'redirect',
+      'a redirect (HTTP 307 to /mcp/), which Portico does not follow: register the URL it names',
+    ],
+    ['no_content', 'HTTP 204 and no message'],
   ];
   let t: TestApp;
   let upstream: Awaited<ReturnType<typeof startMalformedUpstream>>;
@@ -473,6 +484,27 @@ describe('an upstream that answers with what is not JSON-RPC', () => {
       expect(invoked.body.detail).toContain(`the upstream answered with ${fault}`);
     },
   );
+
+  it('says an endpoint that redirects is registered at the wrong URL, naming the right one', async () => {
+    const redirecting = createServer((req, res) => {
+      req.resume();
+      res.writeHead(307, { location: `http://${req.headers.host}/mcp/` }).end();
+    });
+    await new Promise<void>((resolve) => redirecting.listen(0, '127.0.0.1', resolve));
+    const { port } = redirecting.address() as AddressInfo;
+    try {
+      const created = await t
+        .api()
+        .post('/api/v1/gateways')
+        .send({ name: 'moved', url: `http://127.0.0.1:${port}/mcp` })
+        .expect(201);
+      expect(created.body.lastError).toBe(
+        `the upstream answered with a redirect (HTTP 307 to http://127.0.0.1:${port}/mcp/), which Portico does not follow: register the URL it names`,
+      );
+    } finally {
+      await new Promise((resolve) => redirecting.close(resolve));
+    }
+  });
 });
 
 async function eventuallyAudited(

@@ -146,6 +146,11 @@ export class HttpChannel implements Channel {
     }
     const refusal = response.statusCode < 400 ? null : await this.refusal(response, message.id);
     if (refusal) return refusal;
+    const none = noAnswer(response);
+    if (none) {
+      await response.body.dump().catch(() => undefined);
+      throw none;
+    }
     if (!isEventStream(response)) {
       const answer = await readJsonBody(response.body, this.options.limits);
       if (answer instanceof UpstreamFailure) throw answer;
@@ -272,4 +277,23 @@ export function retryDelay(position: StreamPosition): number {
 
 function isEventStream(response: Dispatcher.ResponseData): boolean {
   return String(response.headers['content-type'] ?? '').includes('text/event-stream');
+}
+
+/**
+ * Why a response below 400 holds no answer to a request: a redirect (not followed: it could carry
+ * the credentials elsewhere, and the operator should register the URL it names), or a 202 or 204.
+ */
+function noAnswer({ statusCode, headers }: Dispatcher.ResponseData): UpstreamFailure | null {
+  if (statusCode >= 300) {
+    const to = typeof headers.location === 'string' ? ` to ${headers.location.slice(0, 200)}` : '';
+    return new UpstreamFailure(
+      'protocol',
+      `the upstream answered with a redirect (HTTP ${statusCode}${to}), which Portico does not follow: register the URL it names`,
+    );
+  }
+  if (statusCode !== 202 && statusCode !== 204) return null;
+  return new UpstreamFailure(
+    'protocol',
+    `the upstream answered with HTTP ${statusCode} and no message`,
+  );
 }
