@@ -485,6 +485,56 @@ describe('an upstream that answers with what is not JSON-RPC', () => {
     },
   );
 
+  it('does not reopen in a loop a session stream its upstream ends at once, asking for retry: 0', async () => {
+    let opened = 0;
+    const ending = createServer((req, res) => {
+      if (req.method === 'GET') {
+        opened += 1;
+        return void res.writeHead(200, { 'content-type': 'text/event-stream' }).end('retry: 0\n\n');
+      }
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        const message = JSON.parse(body || '{}') as { id?: number; method?: string };
+        if (message.id === undefined) return void res.writeHead(202).end();
+        const result =
+          message.method === 'initialize'
+            ? {
+                protocolVersion: '2025-06-18',
+                capabilities: { tools: {} },
+                serverInfo: { name: 'ending', version: '1.0.0' },
+              }
+            : message.method === 'tools/list'
+              ? { tools: [{ name: 'echo', inputSchema: { type: 'object' } }] }
+              : { content: [{ type: 'text', text: 'fine' }] };
+        res
+          .writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'one' })
+          .end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
+      });
+    });
+    await new Promise<void>((resolve) => ending.listen(0, '127.0.0.1', resolve));
+    const { port } = ending.address() as AddressInfo;
+    const session = await connectClient(t.baseUrl, { token: t.token });
+    try {
+      await t
+        .api()
+        .post('/api/v1/gateways')
+        .send({ name: 'ending', url: `http://127.0.0.1:${port}/mcp` })
+        .expect(201);
+      const called = await session.callTool({ name: 'ending-echo', arguments: {} });
+      expect(called.content).toEqual([{ type: 'text', text: 'fine' }]);
+      const before = opened;
+      await new Promise((resolve) => setTimeout(resolve, 1600));
+      // Empty streams in a row wait 0.5 s, 1 s, 2 s, …: a few in 1.6 s for each upstream session
+      // (the sync's and the call's), not the thousands of a loop.
+      expect(opened - before).toBeLessThan(10);
+    } finally {
+      await session.close();
+      ending.closeAllConnections();
+      await new Promise((resolve) => ending.close(resolve));
+    }
+  });
+
   it('says an endpoint that redirects is registered at the wrong URL, naming the right one', async () => {
     const redirecting = createServer((req, res) => {
       req.resume();

@@ -2,6 +2,7 @@ import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type CallToolResult, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { join } from 'node:path';
 import { startFutureOnlyServer } from '../fixtures/future-only-server';
+import { startRecordingServer } from '../fixtures/recording-server';
 import { type InitializeRefusal, startModernOnlyServer } from '../fixtures/modern-only-server';
 import {
   type ModernEverythingServer,
@@ -342,6 +343,45 @@ describe('upstreams of both eras', () => {
       status: 'healthy',
       circuit: { state: 'closed', failures: 0 },
     });
+  });
+
+  it('listens again, later each time, to an upstream that ends every listen at once, and its calls go on', async () => {
+    const upstream = await startRecordingServer((message, res) => {
+      if (!('id' in message)) return void res.writeHead(202).end();
+      const result: Record<string, Record<string, unknown>> = {
+        'server/discover': {
+          supportedVersions: ['2026-07-28'],
+          capabilities: { tools: { listChanged: true } },
+          serverInfo: { name: 'brief', version: '1.0.0' },
+        },
+        'tools/list': { tools: [{ name: 'echo', inputSchema: { type: 'object' } }] },
+        'tools/call': { content: [{ type: 'text', text: 'fine' }] },
+        // Ended gracefully at once, with its result.
+        'subscriptions/listen': {},
+      };
+      const answer = result[String(message.method)];
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: message.id,
+          ...(answer
+            ? { result: { resultType: 'complete', ...answer } }
+            : { error: { code: -32601, message: 'Method not found' } }),
+        }),
+      );
+    });
+    closers.push(() => upstream.close());
+    const created = await register({ name: 'Brief', url: upstream.url });
+    const name = (await toolsOf(created.id)).get('echo')!;
+    for (let call = 0; call < 3; call++) {
+      const client = await connect();
+      expect(text(await client.callTool({ name, arguments: {} }))).toBe('fine');
+    }
+    const listens = () => upstream.methods.filter((method) => method === 'subscriptions/listen');
+    const before = listens().length;
+    await new Promise((resolve) => setTimeout(resolve, 1600));
+    // Each connection waits 0.5 s, 1 s, 2 s, … between listens: a few, not a loop.
+    expect(listens().length - before).toBeLessThan(12);
   });
 
   it('answers an input round whose requestState it cannot carry with -32012, naming the upstream', async () => {

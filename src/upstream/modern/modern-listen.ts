@@ -6,10 +6,16 @@ import {
 import { setTimeout as delay } from 'node:timers/promises';
 import { type Channel } from '../transport/channel';
 import { type UpstreamListener } from '../upstream-connection';
-import { UpstreamFailure, UpstreamRpcError } from '../upstream-error';
+import { UpstreamRpcError } from '../upstream-error';
 
 /** How long opening a watch waits for the upstream to acknowledge its listen. */
 const LISTEN_ACK_WAIT_MS = 2000;
+/** A listen the upstream ends sooner than this after it began ended early. */
+const EARLY_END_MS = 30_000;
+/** The first wait before listening again after an early end; doubled for each in a row. */
+const RELISTEN_FIRST_MS = 500;
+/** The longest wait before listening again. */
+const RELISTEN_MAX_MS = 30_000;
 /** The most resources one connection's listen follows. */
 const MAX_RESOURCE_SUBSCRIPTIONS = 100;
 /** The most upstream tasks (Tasks extension) one connection's listen follows. */
@@ -40,8 +46,12 @@ export interface ListenHost {
  * The listen of one 2026-07-28 connection: list changes, the resources subscribed on it and the
  * tasks followed on it (Tasks extension), held until the connection closes; it carries only the notifications it asked for. A listen's filter
  * cannot change, so a new one is opened (and acknowledged) before the one it replaces is closed. An
- * upstream that refuses it has nothing to say outside requests; one that ends it (or loses it)
- * loses the connection, and whoever holds it listens again.
+ * upstream that refuses it has nothing to say outside requests. One that ends it with its result
+ * (as the revision lets a server end a listen gracefully) is listened to again, at once after a
+ * long listen and after a wait that doubles with each early end in a row, so that an upstream
+ * that ends every listen at once is neither asked in a loop nor makes the connection fail. One
+ * that loses it (no result: the stream broke) loses the connection, and whoever holds it listens
+ * again.
  */
 export class ModernListen {
   private handler: ((message: JSONRPCNotification) => void) | null = null;
@@ -53,6 +63,8 @@ export class ModernListen {
   private taskIds: readonly string[] = [];
   /** The task ids the open listen's acknowledgement named. */
   private acknowledgedTaskIds: readonly string[] = [];
+  /** Listens in a row that the upstream ended early. */
+  private earlyEnds = 0;
 
   constructor(private readonly host: ListenHost) {}
 
@@ -89,6 +101,7 @@ export class ModernListen {
     };
     this.acknowledgedTaskIds = [];
     const replaced = () => this.listening !== stop;
+    const began = Date.now();
     const ended = channel
       .request(
         {
@@ -112,7 +125,7 @@ export class ModernListen {
       .then(
         (response) => {
           if ('error' in response || replaced()) return;
-          this.host.lose(new UpstreamFailure('unreachable', 'the upstream ended the listen'));
+          void this.listenAgain(stop, Date.now() - began);
         },
         (error: unknown) => {
           if (closing.aborted || replaced()) return;
@@ -164,6 +177,18 @@ export class ModernListen {
     this.taskIds = [...taskIds];
     await this.reopen();
     return this.acknowledgedTaskIds;
+  }
+
+  /** After the upstream ended the listen `ended` with its result, `lasted` ms after it began. */
+  private async listenAgain(ended: AbortController, lasted: number): Promise<void> {
+    this.earlyEnds = lasted < EARLY_END_MS ? this.earlyEnds + 1 : 0;
+    const wait = this.earlyEnds === 0 ? 0 : RELISTEN_FIRST_MS * 2 ** (this.earlyEnds - 1);
+    const { closing } = this.host;
+    await delay(Math.min(wait, RELISTEN_MAX_MS), undefined, { signal: closing, ref: false }).catch(
+      () => undefined,
+    );
+    // Closed meanwhile, or replaced by a listen with another filter: nothing to do.
+    if (!closing.aborted && this.listening === ended) await this.reopen();
   }
 
   private async reopen(): Promise<void> {

@@ -11,6 +11,10 @@ const MAX_STREAM_FAILURES = 2;
 const STREAM_RETRY_MS = 500;
 /** Longest wait for an upstream to take the session's stream before calls go ahead anyway. */
 const STREAM_OPEN_WAIT_MS = 2000;
+/** Shortest wait before reopening the session's stream, whatever `retry` the upstream asked for. */
+const MIN_REOPEN_MS = 100;
+/** Longest wait before reopening a stream that keeps ending with nothing in it. */
+const MAX_QUIET_WAIT_MS = 30_000;
 
 /**
  * A 2025 Streamable HTTP session: its requests are HttpChannel's (with the session's id from its
@@ -49,13 +53,17 @@ export class HttpSessionChannel extends HttpChannel {
   /**
    * The session's own GET stream, for messages outside requests: kept open until the channel
    * closes. A stream the upstream ends is resumed from its last event id after the `retry` it
-   * asked for; one that cannot be reopened a few times in a row means the upstream is gone. An
-   * upstream that offers none (405) has nothing to say outside requests.
+   * asked for (at least MIN_REOPEN_MS); streams that end in a row with no message in them wait
+   * twice as long each time (from STREAM_RETRY_MS up to MAX_QUIET_WAIT_MS), so an upstream that
+   * ends every stream at once, asking for `retry: 0`, is not asked again in a loop. One that
+   * cannot be reopened a few times in a row means the upstream is gone. An upstream that offers
+   * none (405) has nothing to say outside requests.
    */
   private async keepStream(opened: () => void): Promise<void> {
     const signal = this.closing.signal;
     let position: StreamPosition = {};
     let failures = 0;
+    let quiet = 0;
     while (!signal.aborted) {
       let wait: number;
       try {
@@ -69,16 +77,20 @@ export class HttpSessionChannel extends HttpChannel {
         }
         await this.refusal(response);
         failures = 0;
+        let heard = false;
         position = await readEventStream(
           response.body,
           (message) => {
+            heard = true;
             if (!isJsonRpcResponse(message)) this.listener?.message(message);
             return false;
           },
           this.options.limits,
           position,
         );
-        wait = retryDelay(position);
+        quiet = heard ? 0 : quiet + 1;
+        const least = quiet === 0 ? MIN_REOPEN_MS : STREAM_RETRY_MS * 2 ** (quiet - 1);
+        wait = Math.max(retryDelay(position), Math.min(least, MAX_QUIET_WAIT_MS));
       } catch (error) {
         if (signal.aborted) return;
         const expired = error instanceof UpstreamFailure && error.kind === 'session-expired';
