@@ -1,5 +1,6 @@
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type CallToolResult, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { SUBSCRIPTION_ID_META_KEY } from '@modelcontextprotocol/client';
 import { join } from 'node:path';
 import { startFutureOnlyServer } from '../fixtures/future-only-server';
 import { startRecordingServer } from '../fixtures/recording-server';
@@ -345,44 +346,56 @@ describe('upstreams of both eras', () => {
     });
   });
 
-  it('listens again, later each time, to an upstream that ends every listen at once, and its calls go on', async () => {
-    const upstream = await startRecordingServer((message, res) => {
-      if (!('id' in message)) return void res.writeHead(202).end();
-      const result: Record<string, Record<string, unknown>> = {
-        'server/discover': {
-          supportedVersions: ['2026-07-28'],
-          capabilities: { tools: { listChanged: true } },
-          serverInfo: { name: 'brief', version: '1.0.0' },
-        },
-        'tools/list': { tools: [{ name: 'echo', inputSchema: { type: 'object' } }] },
-        'tools/call': { content: [{ type: 'text', text: 'fine' }] },
-        // Ended gracefully at once, with its result.
-        'subscriptions/listen': {},
-      };
-      const answer = result[String(message.method)];
-      res.writeHead(200, { 'content-type': 'application/json' }).end(
-        JSON.stringify({
-          jsonrpc: '2.0',
-          id: message.id,
-          ...(answer
-            ? { result: { resultType: 'complete', ...answer } }
-            : { error: { code: -32601, message: 'Method not found' } }),
-        }),
-      );
-    });
-    closers.push(() => upstream.close());
-    const created = await register({ name: 'Brief', url: upstream.url });
-    const name = (await toolsOf(created.id)).get('echo')!;
-    for (let call = 0; call < 3; call++) {
-      const client = await connect();
-      expect(text(await client.callTool({ name, arguments: {} }))).toBe('fine');
-    }
-    const listens = () => upstream.methods.filter((method) => method === 'subscriptions/listen');
-    const before = listens().length;
-    await new Promise((resolve) => setTimeout(resolve, 1600));
-    // Each connection waits 0.5 s, 1 s, 2 s, … between listens: a few, not a loop.
-    expect(listens().length - before).toBeLessThan(12);
-  });
+  it.each(['ends with its result', 'drops once acknowledged'])(
+    'listens again, later each time, to an upstream whose every listen %s at once; its calls go on',
+    async (how) => {
+      const upstream = await startRecordingServer((message, res) => {
+        if (!('id' in message)) return void res.writeHead(202).end();
+        if (message.method === 'subscriptions/listen' && how !== 'ends with its result') {
+          const ack = {
+            jsonrpc: '2.0',
+            method: 'notifications/subscriptions/acknowledged',
+            params: { notifications: {}, _meta: { [SUBSCRIPTION_ID_META_KEY]: message.id } },
+          };
+          return void res
+            .writeHead(200, { 'content-type': 'text/event-stream' })
+            .end(`data: ${JSON.stringify(ack)}\n\n`);
+        }
+        const result: Record<string, Record<string, unknown>> = {
+          'server/discover': {
+            supportedVersions: ['2026-07-28'],
+            capabilities: { tools: { listChanged: true } },
+            serverInfo: { name: 'brief', version: '1.0.0' },
+          },
+          'tools/list': { tools: [{ name: 'echo', inputSchema: { type: 'object' } }] },
+          'tools/call': { content: [{ type: 'text', text: 'fine' }] },
+          'subscriptions/listen': {},
+        };
+        const answer = result[String(message.method)];
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: message.id,
+            ...(answer
+              ? { result: { resultType: 'complete', ...answer } }
+              : { error: { code: -32601, message: 'Method not found' } }),
+          }),
+        );
+      });
+      closers.push(() => upstream.close());
+      const created = await register({ name: `Brief ${how}`, url: upstream.url });
+      const name = (await toolsOf(created.id)).get('echo')!;
+      for (let call = 0; call < 3; call++) {
+        const client = await connect();
+        expect(text(await client.callTool({ name, arguments: {} }))).toBe('fine');
+      }
+      const listens = () => upstream.methods.filter((method) => method === 'subscriptions/listen');
+      const before = listens().length;
+      await new Promise((resolve) => setTimeout(resolve, 1600));
+      // Each connection waits 0.5 s, 1 s, 2 s, … between listens: a few, not a loop.
+      expect(listens().length - before).toBeLessThan(12);
+    },
+  );
 
   it('answers an input round whose requestState it cannot carry with -32012, naming the upstream', async () => {
     const upstream = await startModernOnlyServer('method-not-found');

@@ -49,9 +49,9 @@ export interface ListenHost {
  * upstream that refuses it has nothing to say outside requests. One that ends it with its result
  * (as the revision lets a server end a listen gracefully) is listened to again, at once after a
  * long listen and after a wait that doubles with each early end in a row, so that an upstream
- * that ends every listen at once is neither asked in a loop nor makes the connection fail. One
- * that loses it (no result: the stream broke) loses the connection, and whoever holds it listens
- * again.
+ * that ends every listen at once is neither asked in a loop nor makes the connection fail; so is
+ * one whose acknowledged listen drops without a result. A listen that fails before it is
+ * acknowledged loses the connection, and whoever holds it listens again.
  */
 export class ModernListen {
   private handler: ((message: JSONRPCNotification) => void) | null = null;
@@ -87,11 +87,13 @@ export class ModernListen {
     const stop = new AbortController();
     this.listening = stop;
     let acknowledged!: () => void;
+    let heard = false;
     const ack = new Promise<void>((resolve) => (acknowledged = resolve));
     this.handler = (message) => {
       if (message.method !== 'notifications/subscriptions/acknowledged')
         return listener?.notification?.(message);
       if (!replaced()) this.acknowledgedTaskIds = acknowledgedTasks(message);
+      heard = true;
       acknowledged();
     };
     const notifications = {
@@ -129,7 +131,9 @@ export class ModernListen {
         },
         (error: unknown) => {
           if (closing.aborted || replaced()) return;
-          this.host.lose(error);
+          // Acknowledged, then dropped: the upstream is there, and is listened to again.
+          if (heard) void this.listenAgain(stop, Date.now() - began);
+          else this.host.lose(error);
         },
       )
       .finally(acknowledged);
