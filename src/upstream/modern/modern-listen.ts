@@ -183,7 +183,10 @@ export class ModernListen {
     return this.acknowledgedTaskIds;
   }
 
-  /** After the upstream ended the listen `ended` with its result, `lasted` ms after it began. */
+  /**
+   * After the upstream ended the listen `ended` (with its result, or by dropping it once it was
+   * acknowledged), `lasted` ms after it began.
+   */
   private async listenAgain(ended: AbortController, lasted: number): Promise<void> {
     this.earlyEnds = lasted < EARLY_END_MS ? this.earlyEnds + 1 : 0;
     const wait = this.earlyEnds === 0 ? 0 : RELISTEN_FIRST_MS * 2 ** (this.earlyEnds - 1);
