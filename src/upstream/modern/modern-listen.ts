@@ -7,6 +7,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { type Channel } from '../transport/channel';
 import { type UpstreamListener } from '../upstream-connection';
 import { UpstreamRpcError } from '../upstream-error';
+import { doublingWait } from '../resilience/upstream-retry';
 
 /** How long opening a watch waits for the upstream to acknowledge its listen. */
 const LISTEN_ACK_WAIT_MS = 2000;
@@ -189,11 +190,9 @@ export class ModernListen {
    */
   private async listenAgain(ended: AbortController, lasted: number): Promise<void> {
     this.earlyEnds = lasted < EARLY_END_MS ? this.earlyEnds + 1 : 0;
-    const wait = this.earlyEnds === 0 ? 0 : RELISTEN_FIRST_MS * 2 ** (this.earlyEnds - 1);
+    const wait = doublingWait(this.earlyEnds, RELISTEN_FIRST_MS, RELISTEN_MAX_MS);
     const { closing } = this.host;
-    await delay(Math.min(wait, RELISTEN_MAX_MS), undefined, { signal: closing, ref: false }).catch(
-      () => undefined,
-    );
+    await delay(wait, undefined, { signal: closing, ref: false }).catch(() => undefined);
     // Closed meanwhile, or replaced by a listen with another filter: nothing to do.
     if (!closing.aborted && this.listening === ended) await this.reopen();
   }

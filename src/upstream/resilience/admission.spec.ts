@@ -6,7 +6,7 @@ import {
   UpstreamRpcError,
 } from '../upstream-error';
 import { Admission, type AdmissionSettings } from './concurrency-limiter';
-import { isRetryable, retryDelay } from './upstream-retry';
+import { doublingWait, isRetryable, retryDelay } from './upstream-retry';
 
 const FIRST_COOLDOWN_MS = 500;
 
@@ -152,6 +152,12 @@ describe('retries', () => {
     expect(isRetryable(new UpstreamFailure('http', 'HTTP 503', 503))).toBe(false);
     expect(isRetryable(new UpstreamRpcError(-32603, 'internal'))).toBe(false);
     expect(isRetryable(new UpstreamRefused('circuit-open', 'open', null))).toBe(false);
+  });
+
+  it('wait nothing for none in a row, then double from the first wait up to the most', () => {
+    expect([0, 1, 2, 3, 7, 2000].map((inARow) => doublingWait(inARow, 500, 30_000))).toEqual([
+      0, 500, 1000, 2000, 30_000, 30_000,
+    ]);
   });
 
   it('wait twice as long each time, between half and all of the doubled wait', () => {

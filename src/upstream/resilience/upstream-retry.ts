@@ -39,6 +39,14 @@ export function isRetryable(error: unknown): boolean {
   );
 }
 
+/**
+ * The wait after `inARow` of something in a row (failures, streams that ended empty): `firstMs`,
+ * doubled for each one before it, at most `mostMs`; none for none.
+ */
+export function doublingWait(inARow: number, firstMs: number, mostMs: number): number {
+  return inARow === 0 ? 0 : Math.min(firstMs * 2 ** (inARow - 1), mostMs);
+}
+
 /** The wait before retry `attempt` (0 for the first): doubling, between half and all of it. */
 export function retryDelay(
   policy: RetryPolicy,

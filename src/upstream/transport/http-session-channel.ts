@@ -3,6 +3,7 @@ import { HttpChannel, retryDelay } from './http-channel';
 import { isJsonRpcResponse } from './message-bounds';
 import { readEventStream, type StreamPosition } from './sse-reader';
 import { UpstreamFailure } from '../upstream-error';
+import { doublingWait } from '../resilience/upstream-retry';
 
 const CLOSE_TIMEOUT_MS = 1000;
 /** Failed attempts in a row to reopen a session's stream before the upstream counts as gone. */
@@ -89,8 +90,8 @@ export class HttpSessionChannel extends HttpChannel {
           position,
         );
         quiet = heard ? 0 : quiet + 1;
-        const least = quiet === 0 ? MIN_REOPEN_MS : STREAM_RETRY_MS * 2 ** (quiet - 1);
-        wait = Math.max(retryDelay(position), Math.min(least, MAX_QUIET_WAIT_MS));
+        const least = doublingWait(quiet, STREAM_RETRY_MS, MAX_QUIET_WAIT_MS);
+        wait = Math.max(retryDelay(position), least, MIN_REOPEN_MS);
       } catch (error) {
         if (signal.aborted) return;
         const expired = error instanceof UpstreamFailure && error.kind === 'session-expired';
@@ -105,7 +106,7 @@ export class HttpSessionChannel extends HttpChannel {
           );
           return;
         }
-        wait = STREAM_RETRY_MS * 2 ** (failures - 1);
+        wait = doublingWait(failures, STREAM_RETRY_MS, MAX_QUIET_WAIT_MS);
       }
       await delay(wait, undefined, { signal }).catch(() => undefined);
     }
