@@ -174,8 +174,8 @@ export class UpstreamConnector {
    * A 2025 session on a modern upstream that may also speak 2025: tried once per verdict, and
    * remembered either way. Null when the upstream speaks only the modern era: it refused
    * `initialize` in any words (a -32022, a -32601, a 404 or 405), not only the SDK's; an outage
-   * is not remembered and fails the open. A busy upstream (429, 408) decides nothing either: this
-   * session is served by translation, and the next one asks again.
+   * is not remembered and fails the open. A busy upstream (408, 425, 429) decides nothing
+   * either: this session is served by translation, and the next one asks again.
    */
   private async openDualEra(opening: Opening): Promise<SessionConnection | null> {
     const { target } = opening;
