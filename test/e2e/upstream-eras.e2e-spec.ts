@@ -397,6 +397,62 @@ describe('upstreams of both eras', () => {
     },
   );
 
+  it('syncs what changed upstream while no listen was open, once it listens again', async () => {
+    const tools = [{ name: 'first', inputSchema: { type: 'object' } }];
+    let listens = 0;
+    const upstream = await startRecordingServer((message, res) => {
+      if (!('id' in message)) return void res.writeHead(202).end();
+      const reply = (result: Record<string, unknown>) =>
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: message.id,
+          result: { resultType: 'complete', ...result },
+        });
+      if (message.method === 'subscriptions/listen') {
+        listens += 1;
+        const ack = {
+          jsonrpc: '2.0',
+          method: 'notifications/subscriptions/acknowledged',
+          params: {
+            notifications: message.params?.notifications,
+            _meta: { [SUBSCRIPTION_ID_META_KEY]: message.id },
+          },
+        };
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(`data: ${JSON.stringify(ack)}\n\n`);
+        if (listens > 1) return void setTimeout(() => res.end(), 10_000);
+        // The watch's first listen ends; the tool arrives before the next one opens, unannounced.
+        return void setTimeout(() => {
+          tools.push({ name: 'second', inputSchema: { type: 'object' } });
+          res.end(`data: ${reply({})}\n\n`);
+        }, 200);
+      }
+      const results: Record<string, Record<string, unknown>> = {
+        'server/discover': {
+          supportedVersions: ['2026-07-28'],
+          capabilities: { tools: { listChanged: true } },
+          serverInfo: { name: 'cycling', version: '1.0.0' },
+        },
+        'tools/list': { tools },
+      };
+      const result = results[String(message.method)];
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        result
+          ? reply(result)
+          : JSON.stringify({
+              jsonrpc: '2.0',
+              id: message.id,
+              error: { code: -32601, message: 'Method not found' },
+            }),
+      );
+    });
+    closers.push(() => upstream.close());
+    const created = await register({ name: 'Cycling', url: upstream.url });
+    expect([...(await toolsOf(created.id)).keys()]).toEqual(['first']);
+    await waitFor(async () => (await toolsOf(created.id)).has('second'), 'the missed tool');
+    expect(listens).toBe(2);
+  });
+
   it('answers an input round whose requestState it cannot carry with -32012, naming the upstream', async () => {
     const upstream = await startModernOnlyServer('method-not-found');
     closers.push(() => upstream.close());

@@ -8,6 +8,7 @@ import { type Channel } from '../transport/channel';
 import { type UpstreamListener } from '../upstream-connection';
 import { UpstreamRpcError } from '../upstream-error';
 import { doublingWait } from '../resilience/upstream-retry';
+import { isJsonObject } from '../../common/json-value';
 
 /** How long opening a watch waits for the upstream to acknowledge its listen. */
 const LISTEN_ACK_WAIT_MS = 2000;
@@ -81,7 +82,12 @@ export class ModernListen {
     return true;
   }
 
-  async open(): Promise<void> {
+  /**
+   * Opens the listen with what is followed now. `resumed`: a listen the upstream ended is listened
+   * to again; once this one is acknowledged its holder hears, in the upstream's name, what it may
+   * have missed in between (a list change of each list it follows, an update of each resource).
+   */
+  async open(resumed = false): Promise<void> {
     const { channel, listener, closing } = this.host;
     const id = this.host.nextId();
     const previous = this.listening;
@@ -93,7 +99,11 @@ export class ModernListen {
     this.handler = (message) => {
       if (message.method !== 'notifications/subscriptions/acknowledged')
         return listener?.notification?.(message);
-      if (!replaced()) this.acknowledgedTaskIds = acknowledgedTasks(message);
+      if (!replaced()) {
+        this.acknowledgedTaskIds = acknowledgedTasks(message);
+        if (resumed && !heard)
+          for (const missed of catchUp(notifications, message)) listener?.notification?.(missed);
+      }
       heard = true;
       acknowledged();
     };
@@ -194,16 +204,52 @@ export class ModernListen {
     const { closing } = this.host;
     await delay(wait, undefined, { signal: closing, ref: false }).catch(() => undefined);
     // Closed meanwhile, or replaced by a listen with another filter: nothing to do.
-    if (!closing.aborted && this.listening === ended) await this.reopen();
+    if (!closing.aborted && this.listening === ended) await this.reopen(true);
   }
 
-  private async reopen(): Promise<void> {
+  private async reopen(resumed = false): Promise<void> {
     if (this.resourceUris.size > 0 || this.taskIds.length > 0 || this.host.listChanges)
-      return this.open();
+      return this.open(resumed);
     this.listening?.abort();
     this.listening = null;
     this.acknowledgedTaskIds = [];
   }
+}
+
+/** The list each filter flag follows. */
+const LISTS = [
+  ['toolsListChanged', 'tools'],
+  ['promptsListChanged', 'prompts'],
+  ['resourcesListChanged', 'resources'],
+] as const;
+
+/**
+ * What a listen may have missed while none was open, as the upstream would have said it: a
+ * `list_changed` of each list and a `resources/updated` of each resource that both the listen
+ * asked for and its acknowledgement honoured (all that was asked, where the acknowledgement does
+ * not say). Task status is not made up: a task's follower asks `tasks/get` for it.
+ */
+function catchUp(
+  asked: { resourceSubscriptions?: string[] } & Partial<Record<(typeof LISTS)[number][0], boolean>>,
+  acknowledgement: JSONRPCNotification,
+): JSONRPCNotification[] {
+  const echoed = acknowledgement.params?.notifications;
+  const honoured: Record<string, unknown> = isJsonObject(echoed) ? echoed : asked;
+  const lists = LISTS.filter(([flag]) => asked[flag] === true && honoured[flag] === true).map(
+    ([, list]): JSONRPCNotification => ({
+      jsonrpc: '2.0',
+      method: `notifications/${list}/list_changed`,
+    }),
+  );
+  const kept = Array.isArray(honoured.resourceSubscriptions) ? honoured.resourceSubscriptions : [];
+  const resources = (asked.resourceSubscriptions ?? [])
+    .filter((uri) => kept.includes(uri))
+    .map((uri): JSONRPCNotification => ({
+      jsonrpc: '2.0',
+      method: 'notifications/resources/updated',
+      params: { uri },
+    }));
+  return [...lists, ...resources];
 }
 
 /** The task ids an upstream's listen acknowledgement names (`notifications.taskIds`). */
