@@ -61,6 +61,13 @@ export class UpstreamFailure extends Error {
   }
 }
 
+/** A failure told in Portico's own words, which hold no credential: nothing to cut out of it. */
+abstract class OwnWordsFailure extends UpstreamFailure {
+  override redacted(): UpstreamFailure {
+    return this;
+  }
+}
+
 /** No answer within the time the exchange was given: the gateway's own, or the replica's. */
 export class UpstreamTimeout extends UpstreamFailure {
   constructor(readonly timeoutMs: number) {
@@ -73,18 +80,13 @@ export class UpstreamTimeout extends UpstreamFailure {
  * An OAuth upstream for which whoever the request acts for holds no usable token (never
  * connected, or the grant was revoked): `connectUrl` is where they connect their account.
  */
-export class UpstreamAuthorizationRequired extends UpstreamFailure {
+export class UpstreamAuthorizationRequired extends OwnWordsFailure {
   constructor(
     message: string,
     readonly connectUrl: string | null,
   ) {
     super('authorization', message, 401);
     this.name = 'UpstreamAuthorizationRequired';
-  }
-
-  /** Its text is Portico's own and holds no credential. */
-  override redacted(): UpstreamFailure {
-    return this;
   }
 }
 
@@ -93,7 +95,7 @@ export class UpstreamAuthorizationRequired extends UpstreamFailure {
  * are running and waiting. Its kind stays `unreachable` (the upstream cannot be used now); it
  * says when to try again, when that is known.
  */
-export class UpstreamRefused extends UpstreamFailure {
+export class UpstreamRefused extends OwnWordsFailure {
   constructor(
     readonly reason: RefusalReason,
     message: string,
@@ -101,11 +103,6 @@ export class UpstreamRefused extends UpstreamFailure {
   ) {
     super('unreachable', message, undefined, retryAt);
     this.name = 'UpstreamRefused';
-  }
-
-  /** Its text is Portico's own and holds no credential. */
-  override redacted(): UpstreamFailure {
-    return this;
   }
 }
 
@@ -273,17 +270,12 @@ function clip(message: string): string {
  * An upstream that speaks only versions of MCP that Portico does not: nothing was sent. Not an
  * outage: the gateway says "speaks only …", and a sync is refused with 422 rather than 502.
  */
-export class UpstreamIncompatible extends UpstreamFailure {
+export class UpstreamIncompatible extends OwnWordsFailure {
   constructor(
     message: string,
     readonly supportedVersions: readonly string[],
   ) {
     super('protocol', message);
     this.name = 'UpstreamIncompatible';
-  }
-
-  /** Its text is Portico's own and holds no credential. */
-  override redacted(): UpstreamFailure {
-    return this;
   }
 }
