@@ -20,6 +20,7 @@ export interface EraProbe {
 /**
  * Asks an upstream which era it speaks with a 2026-07-28 `server/discover`:
  * - a DiscoverResult decides by its `supportedVersions`, and so does a -32022 with `supported`;
+ *   a result without them is a lenient 2025 server's, one whose list is no list speaks badly;
  * - over HTTP, any other refusal (a 4xx, a JSON-RPC error) means a 2025 server, but 401/403 are
  *   authorization, 408/425/429 "not now" and 5xx or no answer an outage: those decide nothing
  *   and fail the open;
@@ -35,10 +36,16 @@ export async function probeEra(
   let discovered: DiscoverResult | null = null;
   try {
     const result = await connection.discover();
-    if (Array.isArray(result?.supportedVersions)) {
+    const listed: unknown = result?.supportedVersions;
+    if (Array.isArray(listed)) {
       discovered = result;
       verdict = verdictOfDiscover(result);
-    } else verdict = sessionEraVerdict();
+    } else if (listed === undefined) verdict = sessionEraVerdict();
+    else
+      throw new UpstreamFailure(
+        'protocol',
+        'the upstream answered server/discover with supportedVersions that is no list of versions',
+      );
   } catch (error) {
     await connection.close();
     return { verdict: verdictOfRefusal(error, pipe), connection: null, discovered: null };

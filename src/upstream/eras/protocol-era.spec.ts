@@ -10,6 +10,19 @@ describe('era verdicts', () => {
     });
   });
 
+  it('judges every version of a long list, and keeps those Portico speaks among the 32 it keeps', () => {
+    const others = Array.from({ length: 100_000 }, (_, i) => `2099-01-${i}`);
+    const verdict = verdictOfDiscover({
+      supportedVersions: [...others, 'x'.repeat(65), '2025-06-18', '2026-07-28', '2026-07-28'],
+    });
+    expect(verdict).toMatchObject({ era: '2026-07-28', version: '2026-07-28' });
+    expect(verdict.supportedVersions).toEqual([...others.slice(0, 30), '2025-06-18', '2026-07-28']);
+    const session = verdictOfUnsupported({ supported: [...others, '2025-06-18'] });
+    expect(session).toMatchObject({ era: '2025', version: '2025-06-18' });
+    expect(session!.supportedVersions).toHaveLength(32);
+    expect(session!.supportedVersions.at(-1)).toBe('2025-06-18');
+  });
+
   it('keeps the names of the extensions a modern upstream declared, and no more than 64', () => {
     const extensions = Object.fromEntries(
       Array.from({ length: 70 }, (_, i) => [`example.com/ext-${i}`, {}]),

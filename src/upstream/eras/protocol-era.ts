@@ -60,7 +60,13 @@ export function verdictOfDiscover(
     typeof declared === 'object' && declared !== null
       ? Object.keys(declared).slice(0, EXTENSIONS_KEPT)
       : [];
-  return { era: '2026-07-28', version: modern, supportedVersions: versions, extensions, checkedAt };
+  return {
+    era: '2026-07-28',
+    version: modern,
+    supportedVersions: kept(versions),
+    extensions,
+    checkedAt,
+  };
 }
 
 /**
@@ -75,11 +81,12 @@ export function verdictOfUnsupported(data: unknown, checkedAt = new Date()): Era
 }
 
 function verdictOfSupported(versions: string[], checkedAt: Date): EraVerdict {
+  const supportedVersions = kept(versions);
   const modern = MODERN_PROTOCOL_VERSIONS.find((version) => versions.includes(version));
-  if (modern) return { era: '2026-07-28', version: modern, supportedVersions: versions, checkedAt };
+  if (modern) return { era: '2026-07-28', version: modern, supportedVersions, checkedAt };
   const session = SESSION_PROTOCOL_VERSIONS.find((version) => versions.includes(version));
-  if (session) return { era: '2025', version: session, supportedVersions: versions, checkedAt };
-  return { era: 'incompatible', version: null, supportedVersions: versions, checkedAt };
+  if (session) return { era: '2025', version: session, supportedVersions, checkedAt };
+  return { era: 'incompatible', version: null, supportedVersions, checkedAt };
 }
 
 /** An upstream that did not take a modern request: a 2025 server. */
@@ -107,8 +114,29 @@ export function fresh(checkedAt: Date, ttlMs: number, now = Date.now()): boolean
   return now - checkedAt.getTime() < ttlMs;
 }
 
+/** The versions of an upstream's list a verdict keeps, at most. */
+const VERSIONS_KEPT = 32;
+
+/** The longest string taken for a version (they are dates); a longer one is none. */
+const VERSION_LENGTH = 64;
+
+/** Every version of a list an upstream sent (bounded by the message limits): each is judged. */
 function stringsOf(value: unknown): string[] {
   return Array.isArray(value)
-    ? value.filter((item): item is string => typeof item === 'string').slice(0, 32)
+    ? value.filter(
+        (item): item is string => typeof item === 'string' && item.length <= VERSION_LENGTH,
+      )
     : [];
+}
+
+/**
+ * What a verdict keeps of the versions an upstream listed, in its order: every one Portico speaks,
+ * so that a long list cannot push them out, and the first others, VERSIONS_KEPT in all.
+ */
+function kept(versions: readonly string[]): string[] {
+  const unique = [...new Set(versions)];
+  const spoken = (version: string) =>
+    MODERN_PROTOCOL_VERSIONS.includes(version) || SESSION_PROTOCOL_VERSIONS.includes(version);
+  let room = VERSIONS_KEPT - unique.filter(spoken).length;
+  return unique.filter((version) => spoken(version) || room-- > 0);
 }

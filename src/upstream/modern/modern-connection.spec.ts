@@ -267,6 +267,18 @@ describe('the era probe', () => {
     expect(unknown.verdict.era).toBe('2025');
   });
 
+  it('takes a result without supportedVersions for 2025, and refuses one whose list is no list', async () => {
+    const lenient = await probe(() => ({ result: {} }));
+    expect(lenient.verdict.era).toBe('2025');
+    await expect(
+      probe(() => ({ result: { ...DISCOVERED, supportedVersions: '2026-07-28' } })),
+    ).rejects.toMatchObject({
+      kind: 'protocol',
+      message:
+        'the upstream answered server/discover with supportedVersions that is no list of versions',
+    });
+  });
+
   it('decides nothing on an auth refusal or an outage', async () => {
     await expect(
       probe(() => new UpstreamFailure('http', 'HTTP 401: who are you', 401)),
