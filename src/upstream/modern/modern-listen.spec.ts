@@ -83,6 +83,24 @@ describe('ModernListen', () => {
     ]);
   });
 
+  it('tells it on the first listen acknowledged after the gap, opened for a new subscription too', async () => {
+    const channel = new ListenChannel(1);
+    const { listen, heard, close } = listenOn(channel, true);
+    await listen.open();
+    await settled(100);
+    // The first listen has ended; before it is listened to again, a subscription opens another.
+    await listen.subscription('resources/subscribe', 'file:///c', true);
+    await settled(600);
+    close();
+    expect(channel.filters).toHaveLength(2);
+    expect(heard.map((message) => message.params?.uri ?? message.method)).toEqual([
+      'notifications/tools/list_changed',
+      'notifications/prompts/list_changed',
+      'notifications/resources/list_changed',
+      'file:///c',
+    ]);
+  });
+
   it('makes up only what the new listen asked for and the upstream honoured', async () => {
     const channel = new ListenChannel(1, (filter) => ({
       toolsListChanged: filter.toolsListChanged,

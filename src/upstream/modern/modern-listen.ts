@@ -67,6 +67,8 @@ export class ModernListen {
   private acknowledgedTaskIds: readonly string[] = [];
   /** Listens in a row that the upstream ended early. */
   private earlyEnds = 0;
+  /** A listen ended and none has been acknowledged since: what the upstream said is lost. */
+  private gap = false;
 
   constructor(private readonly host: ListenHost) {}
 
@@ -83,11 +85,11 @@ export class ModernListen {
   }
 
   /**
-   * Opens the listen with what is followed now. `resumed`: a listen the upstream ended is listened
-   * to again; once this one is acknowledged its holder hears, in the upstream's name, what it may
-   * have missed in between (a list change of each list it follows, an update of each resource).
+   * Opens the listen with what is followed now. After a listen the upstream ended, the first one
+   * acknowledged tells its holder, in the upstream's name, what it may have missed in between (a
+   * list change of each list it follows, an update of each resource it follows).
    */
-  async open(resumed = false): Promise<void> {
+  async open(): Promise<void> {
     const { channel, listener, closing } = this.host;
     const id = this.host.nextId();
     const previous = this.listening;
@@ -101,8 +103,10 @@ export class ModernListen {
         return listener?.notification?.(message);
       if (!replaced()) {
         this.acknowledgedTaskIds = acknowledgedTasks(message);
-        if (resumed && !heard)
+        if (this.gap) {
+          this.gap = false;
           for (const missed of catchUp(notifications, message)) listener?.notification?.(missed);
+        }
       }
       heard = true;
       acknowledged();
@@ -138,13 +142,15 @@ export class ModernListen {
       .then(
         (response) => {
           if ('error' in response || replaced()) return;
+          this.gap = true;
           void this.listenAgain(stop, Date.now() - began);
         },
         (error: unknown) => {
           if (closing.aborted || replaced()) return;
           // Acknowledged, then dropped: the upstream is there, and is listened to again.
-          if (heard) void this.listenAgain(stop, Date.now() - began);
-          else this.host.lose(error);
+          if (!heard) return this.host.lose(error);
+          this.gap = true;
+          void this.listenAgain(stop, Date.now() - began);
         },
       )
       .finally(acknowledged);
@@ -204,12 +210,12 @@ export class ModernListen {
     const { closing } = this.host;
     await delay(wait, undefined, { signal: closing, ref: false }).catch(() => undefined);
     // Closed meanwhile, or replaced by a listen with another filter: nothing to do.
-    if (!closing.aborted && this.listening === ended) await this.reopen(true);
+    if (!closing.aborted && this.listening === ended) await this.reopen();
   }
 
-  private async reopen(resumed = false): Promise<void> {
+  private async reopen(): Promise<void> {
     if (this.resourceUris.size > 0 || this.taskIds.length > 0 || this.host.listChanges)
-      return this.open(resumed);
+      return this.open();
     this.listening?.abort();
     this.listening = null;
     this.acknowledgedTaskIds = [];
