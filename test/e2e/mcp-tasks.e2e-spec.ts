@@ -204,6 +204,23 @@ describe('the Tasks extension through Portico', () => {
     expect(((await result.json()) as { error?: { code: number } }).error?.code).toBe(-32601);
   });
 
+  it.each([
+    ['none', 'the upstream created a task whose taskId is no non-empty string'],
+    ['number', 'the upstream created a task whose taskId is no non-empty string'],
+    ['long', "the upstream's taskId is 600 characters, more than 512"],
+  ])('answers a task whose id is broken (%s) as the upstream speaking badly', async (id, why) => {
+    const answer = await rawCall(
+      t,
+      `broken-${id}`,
+      { name: tool('broken_task'), arguments: { id } },
+      { capabilities: { extensions: { [TASKS]: {} } } },
+    );
+    expect(answer.body.error).toEqual({
+      code: -32012,
+      message: `Upstream 'jobs' answered with a message Portico cannot use: ${why}`,
+    });
+  });
+
   it("relays a task's input requests and the answers to them", async () => {
     const created = Task.parse(await taskCall(t, tool('confirm_delete'), { filename: 'a.txt' }));
     const asking = await settled(client, created.taskId, 'input_required');

@@ -6,19 +6,14 @@ import {
 } from '@modelcontextprotocol/server';
 import { authorizationContext, UpstreamClient } from '../../upstream/upstream-client';
 import { type Affinity } from '../../upstream/upstream-connection';
+import { UpstreamFailure } from '../../upstream/upstream-error';
 import { UpstreamEras } from '../../upstream/eras/upstream-eras.service';
 import { type ScopeDirectory } from '../directory/scope-directory';
 import { MISSING_CLIENT_CAPABILITY, RpcError } from '../protocol/mcp-errors';
 import { type McpRequest, type RequestMeta, type Served } from '../protocol/mcp-request';
 import { scopeKey } from '../protocol/mcp-scope';
 import { MODERN_VERSIONS } from '../core/server-identity';
-import {
-  type TaskBinding,
-  TaskIdSealer,
-  TaskIdTooLong,
-  taskRef,
-  type TaskRoute,
-} from './task-id-seal';
+import { type TaskBinding, TaskIdSealer, taskRef, type TaskRoute } from './task-id-seal';
 import { TASKS_EXTENSION } from '../../upstream/client-capabilities';
 import { taskOutcome } from './task-result';
 
@@ -78,14 +73,16 @@ export class TaskCalls {
     served: TaskServed,
   ): T {
     const taskId = (result as { taskId?: unknown }).taskId;
+    // The upstream's fault, answered as what it sent that Portico cannot use (-32012).
     if (typeof taskId !== 'string' || taskId.length === 0)
-      throw new RpcError(
-        ProtocolErrorCode.InternalError,
-        'The upstream created a task without a taskId',
+      throw new UpstreamFailure(
+        'protocol',
+        'the upstream created a task whose taskId is no non-empty string',
       );
     const upstream = { ...route, taskId };
     served.task = taskRef(upstream);
-    return { ...result, taskId: this.seal(request, upstream) };
+    // An id too long to seal is the upstream's fault too (TaskIdTooLong).
+    return { ...result, taskId: this.sealer.seal(binding(request), upstream) };
   }
 
   /**
@@ -177,16 +174,6 @@ export class TaskCalls {
           .extensions ?? {},
       );
     return extensions.includes(TASKS_EXTENSION);
-  }
-
-  private seal(request: McpRequest, route: TaskRoute): string {
-    try {
-      return this.sealer.seal(binding(request), route);
-    } catch (error) {
-      if (error instanceof TaskIdTooLong)
-        throw new RpcError(ProtocolErrorCode.InternalError, error.message);
-      throw error;
-    }
   }
 }
 

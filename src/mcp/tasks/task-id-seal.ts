@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
+import { UpstreamFailure } from '../../upstream/upstream-error';
 
 /** The longest upstream task id Portico wraps; the extension sets no limit, so Portico does. */
 export const MAX_UPSTREAM_TASK_ID_CHARS = 512;
@@ -36,9 +37,13 @@ interface Payload {
 }
 
 /** An upstream task id too long to wrap: the upstream's fault, not the client's. */
-export class TaskIdTooLong extends Error {
+export class TaskIdTooLong extends UpstreamFailure {
   constructor(chars: number) {
-    super(`The upstream's taskId is ${chars} characters, more than ${MAX_UPSTREAM_TASK_ID_CHARS}`);
+    super(
+      'protocol',
+      `the upstream's taskId is ${chars} characters, more than ${MAX_UPSTREAM_TASK_ID_CHARS}`,
+    );
+    this.name = 'TaskIdTooLong';
   }
 }
 
