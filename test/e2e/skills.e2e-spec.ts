@@ -178,6 +178,24 @@ describe('Skills through Portico', () => {
     expect(on.updatedAt > off.updatedAt).toBe(true);
   });
 
+  it('answers a skills/get its upstream answers with no skill as the upstream speaking badly', async () => {
+    const client = await sdkClient(t.baseUrl, path, t.token, '2026-07-28');
+    const skills = new SkillsClient(client);
+    fixture.brokenGet = true;
+    try {
+      const [skill] = (await skills.list()).skills;
+      await expect(skills.get(skill!.uri)).rejects.toMatchObject({
+        code: -32012,
+        message: expect.stringContaining(
+          "Upstream 'docs' answered with a message Portico cannot use: skills/get answered with an invalid entry:",
+        ),
+      });
+    } finally {
+      fixture.brokenGet = false;
+      await client.close();
+    }
+  });
+
   it('holds back a skill whose file changed upstream until its new manifest is approved', async () => {
     const client = await sdkClient(t.baseUrl, path, t.token, '2026-07-28');
     const skills = new SkillsClient(client);

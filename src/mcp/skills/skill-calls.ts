@@ -17,6 +17,7 @@ import {
   SKILLS_EXTENSION,
 } from '../../skills/skill-manifest';
 import { UpstreamClient } from '../../upstream/upstream-client';
+import { UpstreamFailure } from '../../upstream/upstream-error';
 import { invalidParams, RpcError } from '../protocol/mcp-errors';
 import { type McpRequest, type Served } from '../protocol/mcp-request';
 import { paginate } from '../core/paginate';
@@ -93,10 +94,7 @@ export class SkillCalls {
     );
     const entry = admitSkill((result as { skill?: unknown }).skill);
     if (typeof entry === 'string')
-      throw new RpcError(
-        ProtocolErrorCode.InternalError,
-        `Upstream '${skill.gatewaySlug}' answered skills/get with an invalid entry: ${entry}`,
-      );
+      throw new UpstreamFailure('protocol', `skills/get answered with an invalid entry: ${entry}`);
     if (entry.uri !== skill.entry.uri || manifestHash(entry) !== skill.manifestHash)
       throw heldBack(uri, 'its upstream now serves another manifest than the one approved');
     return {
@@ -175,9 +173,9 @@ export class SkillCalls {
     );
     const listed = (result as { resources?: unknown }).resources;
     if (!Array.isArray(listed) || listed.length > 10_000)
-      throw new RpcError(
-        ProtocolErrorCode.InternalError,
-        `Upstream '${skill.gatewaySlug}' answered resources/directory/read without a bounded resources list`,
+      throw new UpstreamFailure(
+        'protocol',
+        'resources/directory/read answered without a bounded resources list',
       );
     return {
       ...result,
