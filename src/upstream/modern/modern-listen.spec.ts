@@ -5,6 +5,7 @@ import {
   SUBSCRIPTION_ID_META_KEY,
 } from '@modelcontextprotocol/client';
 import { StubChannel } from '../../../test/support/stub-channel';
+import { waitFor } from '../../../test/support/wait-for';
 import { type ChannelRequestOptions } from '../transport/channel';
 import { ModernListen } from './modern-listen';
 
@@ -62,6 +63,9 @@ function listenOn(channel: ListenChannel, listChanges: boolean) {
 }
 
 const settled = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Until the upstream has seen `count` listens and the last one's acknowledgement was heard. */
+const listened = (channel: ListenChannel, count: number) =>
+  waitFor(() => channel.filters.length >= count, `${count} listens`).then(() => settled(20));
 
 describe('ModernListen', () => {
   it('tells its holder, once a listen the upstream ended is listened to again, what it may have missed', async () => {
@@ -71,7 +75,7 @@ describe('ModernListen', () => {
     await listen.subscription('resources/subscribe', 'file:///a', true);
     // The first listen was replaced by one that also follows the resource: nothing was missed.
     expect(heard).toEqual([]);
-    await settled(700);
+    await listened(channel, 3);
     close();
     // The second ended early; the third, 0.5 s later, hears what the gap may have hidden.
     expect(channel.filters).toHaveLength(3);
@@ -90,6 +94,7 @@ describe('ModernListen', () => {
     await settled(100);
     // The first listen has ended; before it is listened to again, a subscription opens another.
     await listen.subscription('resources/subscribe', 'file:///c', true);
+    // The ended listen's own wait (0.5 s) finds it replaced, and opens none.
     await settled(600);
     close();
     expect(channel.filters).toHaveLength(2);
@@ -108,9 +113,8 @@ describe('ModernListen', () => {
     }));
     const { listen, heard, close } = listenOn(channel, true);
     await listen.open();
-    await settled(650);
+    await listened(channel, 2);
     close();
-    expect(channel.filters).toHaveLength(2);
     expect(heard.map((message) => message.method)).toEqual(['notifications/tools/list_changed']);
   });
 
@@ -118,9 +122,8 @@ describe('ModernListen', () => {
     const channel = new ListenChannel(1, () => undefined);
     const { listen, heard, close } = listenOn(channel, false);
     await listen.subscription('resources/subscribe', 'file:///b', true);
-    await settled(650);
+    await listened(channel, 2);
     close();
-    expect(channel.filters).toHaveLength(2);
     expect(heard).toEqual([
       { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'file:///b' } },
     ]);
