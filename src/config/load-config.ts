@@ -108,6 +108,7 @@ export function loadConfig(env: Env): Settings {
     ),
     syncIntervalSeconds: knobs.integer('sync.intervalSeconds'),
     oauthRefreshSeconds: knobs.integer('sync.oauthRefreshSeconds'),
+    syncChangeWaitMs: knobs.integer('sync.changeWaitMs'),
     upstreamTimeoutMs: knobs.integer('upstream.timeoutMs'),
     upstreamEraTtlSeconds: knobs.integer('upstream.eraTtlSeconds'),
     inputRoundTtlSeconds: knobs.integer('mcp.inputRoundTtlSeconds'),

@@ -110,6 +110,7 @@ export const SETTINGS_SLICES = new Map<abstract new () => unknown, readonly stri
       'stdioIdleSeconds',
       'syncIntervalSeconds',
       'oauthRefreshSeconds',
+      'syncChangeWaitMs',
     ),
   ],
 ]);

@@ -5,20 +5,25 @@ import { type EventBus } from '../events/event-bus';
 import { type Gateway } from '../gateways/gateway.entity';
 import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';
 import { type Metrics } from '../observability/metrics';
+import { type UpstreamSettings } from '../config/slices/upstream.settings';
 import { type CatalogueReader } from './catalogue.reader';
 import { type SyncApplier } from './sync.applier';
 import { SyncService } from './sync.service';
 
-/** A SyncService whose applier answers from `outcomes` in turn: an error to throw, or success. */
-function syncService(outcomes: (Error | null)[]) {
+/**
+ * A SyncService whose applier answers from `outcomes` in turn (an error to throw, or success),
+ * each after `applyMs`, and whose changes wait `changeWaitMs` for their sync.
+ */
+function syncService(outcomes: (Error | null)[], { applyMs = 0, changeWaitMs = 3000 } = {}) {
   const gateway = { id: 'g', name: 'G', enabled: true, url: 'http://127.0.0.1:9/mcp' };
   const applied: number[] = [];
   const applier = {
-    apply: () => {
+    apply: async () => {
       applied.push(Date.now());
       const outcome = outcomes.shift();
-      if (outcome) return Promise.reject(outcome);
-      return Promise.resolve({ report: {}, changed: false });
+      await new Promise((resolve) => setTimeout(resolve, applyMs));
+      if (outcome) throw outcome;
+      return { report: {}, changed: false };
     },
   };
   const service = new SyncService(
@@ -34,6 +39,7 @@ function syncService(outcomes: (Error | null)[]) {
     { syncs: { inc: () => undefined } } as unknown as Metrics,
     { record: () => undefined } as unknown as AuditTrail,
     { name: (slug: string, name: string) => `${slug}-${name}` } as unknown as ToolNameQuery,
+    { syncChangeWaitMs: changeWaitMs } as UpstreamSettings,
   );
   return { service, applied };
 }
@@ -62,5 +68,27 @@ describe('SyncService.trigger', () => {
     await service.onModuleDestroy();
     await triggered;
     expect(applied).toHaveLength(1);
+  });
+});
+
+describe('SyncService.syncAfterChange', () => {
+  const timed = async (work: Promise<void>) => {
+    const start = Date.now();
+    await work;
+    return Date.now() - start;
+  };
+
+  it('answers once the sync has ended, when it ends within sync.changeWaitMs', async () => {
+    const { service } = syncService([null], { applyMs: 300, changeWaitMs: 5000 });
+    expect(await timed(service.syncAfterChange('g'))).toBeGreaterThanOrEqual(250);
+  });
+
+  it('answers after sync.changeWaitMs while a longer sync goes on in the background', async () => {
+    const { service, applied } = syncService([null, null], { applyMs: 600, changeWaitMs: 100 });
+    expect(await timed(service.syncAfterChange('g'))).toBeLessThan(500);
+    // The sync is still the one running: a second change joins the queue behind it.
+    expect(applied).toHaveLength(1);
+    await service.sync('g');
+    expect(applied).toHaveLength(2);
   });
 });

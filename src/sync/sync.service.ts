@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { AuditTrail } from '../audit/audit-trail.service';
 import { EventBus } from '../events/event-bus';
 import { Metrics } from '../observability/metrics';
+import { UpstreamSettings } from '../config/slices/upstream.settings';
 import { Gateway } from '../gateways/gateway.entity';
 import { KEEP_UPDATED_AT } from '../common/keep-updated-at';
 import { recordSyncPins } from '../pinning/sync-pin-audit';
@@ -15,13 +16,6 @@ import { CatalogueReader, type UpstreamCatalogue } from './catalogue.reader';
 import { KeyedSingleFlight } from '../common/keyed-single-flight';
 import { SyncApplier } from './sync.applier';
 import { type SyncReport } from './report/sync-report';
-
-/**
- * How long a create, activate or edit waits for its sync before answering. A reachable upstream
- * answers well within it, so the response already shows the tools; an unreachable one does not
- * hold the request for the whole upstream timeout.
- */
-export const CHANGE_SYNC_WAIT_MS = 3000;
 
 /** A background sync that finds another replica applying one retries after 0.5, 1, 2 and 4 s. */
 const BUSY_RETRIES = 4;
@@ -46,6 +40,7 @@ export class SyncService implements OnModuleDestroy {
     private readonly metrics: Metrics,
     private readonly audit: AuditTrail,
     private readonly names: ToolNameQuery,
+    private readonly settings: UpstreamSettings,
   ) {}
 
   /** Syncs now, after any sync of this gateway already running here; throws coded errors. */
@@ -63,14 +58,16 @@ export class SyncService implements OnModuleDestroy {
   }
 
   /**
-   * The sync after a create, an activation or a connection edit. Never throws: a failure is
-   * recorded on the gateway (status, last error), and the sync goes on in the background if it
-   * outlasts CHANGE_SYNC_WAIT_MS.
+   * The sync after a create, an activation or a connection edit, waited for up to
+   * `sync.changeWaitMs` (3 s by default): a reachable upstream answers well within it, so the
+   * response already shows the tools; an unreachable one does not hold the request for the whole
+   * upstream timeout. Never throws: a failure is recorded on the gateway (status, last error), and
+   * the sync goes on in the background if it outlasts the wait.
    */
   async syncAfterChange(gatewayId: string): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     const waited = new Promise<void>(
-      (resolve) => (timer = setTimeout(resolve, CHANGE_SYNC_WAIT_MS)),
+      (resolve) => (timer = setTimeout(resolve, this.settings.syncChangeWaitMs)),
     );
     try {
       await Promise.race([this.trigger(gatewayId, 'gateway change'), waited]);

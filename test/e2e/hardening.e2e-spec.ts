@@ -229,7 +229,11 @@ describe('a manual sync while the first sync of an unresponsive upstream runs', 
   beforeAll(async () => {
     silent = createServer(() => undefined);
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    t = await startTestApp({ env: { UPSTREAM_TIMEOUT_MS: '4000' } });
+    // The registration answers while its sync still waits for the silent upstream.
+    t = await startTestApp({
+      env: { UPSTREAM_TIMEOUT_MS: '4000' },
+      settings: { syncChangeWaitMs: 1000 },
+    });
   });
 
   afterAll(async () => {

@@ -62,9 +62,6 @@ describe('resources, resource templates and prompts over REST, and servers made 
         .send({ name, url: upstream.url })
         .expect(201);
       gateways[name] = created.body.id;
-      // A registration waits 3 s for its sync, which a loaded machine can outlast: this waits
-      // for that sync to end (a sync asked for meanwhile joins it).
-      await t.api().post(`/api/v1/gateways/${created.body.id}/sync`).expect(200);
     }
     // Ids by `<slug>:<kind>:<upstream name or URI>`, for the membership tests.
     for (const [kind, path, key] of [

@@ -61,11 +61,7 @@ describe('stdio upstreams', () => {
     for (const process of body.processes) pids.add(process.pid);
     return body;
   };
-  /**
-   * The gateway once its sync has run (by default, once it has any status): creating or editing
-   * one waits for that sync up to 3 s (CHANGE_SYNC_WAIT_MS), but starting a process and syncing it
-   * can take longer on a loaded machine, and then goes on in the background.
-   */
+  /** The gateway once its sync has run (by default, once it has any status). */
   const synced = async (
     id: string,
     done = (gateway: Gateway) => gateway.status !== 'unknown',

@@ -1,10 +1,16 @@
+import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { type AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { DataSource } from 'typeorm';
+import { stringify } from 'yaml';
 import { Gateway } from '../../src/gateways/gateway.entity';
 import { GatewayWatchers } from '../../src/sync/gateway-watchers';
 import { SyncService } from '../../src/sync/sync.service';
 import { upstreamFingerprint } from '../../src/upstream/upstream-target';
 import { LIST_CHANGED_MAX_WAIT_MS } from '../../src/sync/gateway-watch';
 import { echoTool, startUpstream, UpstreamFixture } from '../fixtures/upstream-server';
+import { tempDataDir } from '../support/temp-dir';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 
@@ -152,5 +158,32 @@ describe('periodic sync', () => {
       async () => (await toolNames(t, created.id)).join() === 'quiet_addition',
       'the periodic sync',
     );
+  });
+});
+
+describe("a change's wait for its sync, set in the configuration document", () => {
+  /** A registration of an upstream that never answers, under `settings.sync`. */
+  async function registeredSilent(sync: Record<string, number>): Promise<{ status: string }> {
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const document = join(tempDataDir(), 'portico.yaml');
+    writeFileSync(document, stringify({ apiVersion: 'portico/v1', settings: { sync } }));
+    const t = await startTestApp({ env: { CONFIG_FILE: document, UPSTREAM_TIMEOUT_MS: '4000' } });
+    try {
+      const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/mcp`;
+      return (await t.api().post('/api/v1/gateways').send({ name: 'Silent', url }).expect(201))
+        .body;
+    } finally {
+      await t.close();
+      silent.closeAllConnections();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  }
+
+  it('answers once the sync has failed, when sync.changeWaitMs outlasts the upstream timeout', async () => {
+    expect(await registeredSilent({ changeWaitMs: 10_000 })).toMatchObject({
+      status: 'unreachable',
+      lastError: expect.stringMatching(/no answer within 4000 ms/),
+    });
   });
 });

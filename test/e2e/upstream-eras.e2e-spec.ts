@@ -43,22 +43,8 @@ describe('upstreams of both eras', () => {
   const gatewayOf = async (id: string): Promise<GatewayJson> =>
     (await t.api().get(`/api/v1/gateways/${id}`).expect(200)).body as GatewayJson;
 
-  /**
-   * A registered gateway once its first sync has ended: a registration waits 3 s for it, which a
-   * loaded machine can outlast (its status is still `unknown` then).
-   */
-  const register = async (gateway: Record<string, unknown>): Promise<GatewayJson> => {
-    const created = (await t.api().post('/api/v1/gateways').send(gateway).expect(201))
-      .body as GatewayJson;
-    if (created.status !== 'unknown') return created;
-    return waitFor(
-      async () => {
-        const synced = await gatewayOf(created.id);
-        return synced.status !== 'unknown' && synced;
-      },
-      `the first sync of ${String(gateway.name)}`,
-    );
-  };
+  const register = async (gateway: Record<string, unknown>): Promise<GatewayJson> =>
+    (await t.api().post('/api/v1/gateways').send(gateway).expect(201)).body as GatewayJson;
 
   const toolsOf = async (gatewayId: string): Promise<Map<string, string>> => {
     const listed = await t.api().get('/api/v1/tools').query({ gatewayId }).expect(200);

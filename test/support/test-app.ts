@@ -9,6 +9,14 @@ import { tempDataDir } from './temp-dir';
 
 export const ADMIN_PASSWORD = 'portico-test-password';
 
+/**
+ * `sync.changeWaitMs` of a test app: a registration answers once its first sync has ended, as it
+ * does in 3 s on an idle machine, so that a test can read the catalogue at once. Under CI's load
+ * a fixture's first sync can outlast the default wait, and the test read a catalogue that was
+ * not there yet. A test that starts from its own configuration document keeps what it says.
+ */
+const TEST_CHANGE_WAIT_MS = 30_000;
+
 export interface TestApp {
   app: NestExpressApplication;
   config: Settings;
@@ -33,13 +41,15 @@ export interface TestAppOptions {
   port?: number;
   /** Share another instance's database, as a second replica would. */
   database?: TestDatabase;
+  /** Settings over those the environment and the test defaults give. */
+  settings?: Partial<Settings>;
 }
 
 /** The real AppModule on a random loopback port, on a fresh database unless one is given. */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const database = options.database ?? (await createTestDatabase());
   const port = options.publicUrl ? (options.port ?? (await freePort())) : 0;
-  const config = loadConfig({
+  const loaded = loadConfig({
     DATA_DIR: tempDataDir(),
     DATABASE_URL: database.url,
     ADMIN_PASSWORD,
@@ -52,6 +62,11 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(options.publicUrl ? { PUBLIC_URL: `http://127.0.0.1:${port}` } : {}),
     ...options.env,
   });
+  const config: Settings = {
+    ...loaded,
+    ...(options.env?.CONFIG_FILE === undefined ? { syncChangeWaitMs: TEST_CHANGE_WAIT_MS } : {}),
+    ...options.settings,
+  };
   const app = await createApp(config);
   await app.listen(port, '127.0.0.1');
   const address = app.getHttpServer().address() as { port: number };

@@ -106,6 +106,15 @@ export const TUNING_KNOBS: readonly TuningKnob[] = [
     description: 'Periodic upstream sync (jittered); `0` disables it.',
   },
   {
+    key: 'sync.changeWaitMs',
+    type: 'integer',
+    default: 3000,
+    min: 0,
+    max: 600000,
+    description:
+      "How long creating a gateway, enabling it, changing its connection or applying a configuration document waits for the gateway's sync before answering, so that the answer already shows its tools; past it the sync goes on in the background. Raise it where a pipeline reads the catalogue right after registering (a slow upstream, an npm server that is still starting); `0` answers at once.",
+  },
+  {
     key: 'sync.oauthRefreshSeconds',
     type: 'integer',
     default: 30,

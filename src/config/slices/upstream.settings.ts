@@ -43,4 +43,6 @@ export abstract class UpstreamSettings {
   abstract readonly syncIntervalSeconds: number;
   /** How often the leader looks for upstream OAuth tokens about to expire. */
   abstract readonly oauthRefreshSeconds: number;
+  /** How long a gateway's change waits for its sync before answering. */
+  abstract readonly syncChangeWaitMs: number;
 }
