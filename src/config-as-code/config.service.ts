@@ -207,8 +207,8 @@ export class ConfigService {
 
   /**
    * Tells every replica what changed, syncs the gateways the document created or reconnected
-   * (outside the transaction: upstreams are never called while it is open), and when members
-   * waited for those syncs, applies the document once more to add them.
+   * (four at a time, outside the transaction: upstreams are never called while it is open), and
+   * when members waited for those syncs, applies the document once more to add them.
    */
   private async afterCommit(
     document: ConfigDocument,
@@ -216,7 +216,7 @@ export class ConfigService {
     context: ApplyContext,
   ): Promise<ApplyContext> {
     await this.announce(context);
-    for (const gatewayId of context.gatewaysToSync) await this.sync.syncAfterChange(gatewayId);
+    await this.sync.syncAfterChanges([...context.gatewaysToSync]);
     if (!context.pendingMembers) return context;
     const second = await this.transaction((em) => this.applyIn(em, document, options));
     await this.announce(second);

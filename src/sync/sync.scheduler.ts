@@ -3,10 +3,7 @@ import { DataSource } from 'typeorm';
 import { UpstreamSettings } from '../config/slices/upstream.settings';
 import { Gateway } from '../gateways/gateway.entity';
 import { SyncLeadership } from './sync-leadership';
-import { SyncService } from './sync.service';
-
-/** Upstreams synced at once in a round; an unreachable one holds one slot until its timeout. */
-const ROUND_CONCURRENCY = 4;
+import { inTurns, SyncService } from './sync.service';
 
 /**
  * Syncs every enabled gateway every SYNC_INTERVAL_SECONDS, in the leading replica only. Each
@@ -71,12 +68,10 @@ export class SyncScheduler implements OnModuleInit, OnModuleDestroy {
     const gateways = await this.dataSource
       .getRepository(Gateway)
       .find({ select: { id: true }, where: { enabled: true } });
-    const queue = gateways.map((gateway) => gateway.id);
-    const worker = async () => {
-      for (let id = queue.shift(); id !== undefined && !this.stopped; id = queue.shift()) {
-        await this.sync.trigger(id, 'periodic');
-      }
-    };
-    await Promise.all(Array.from({ length: ROUND_CONCURRENCY }, worker));
+    await inTurns(
+      gateways.map((gateway) => gateway.id),
+      (id) => this.sync.trigger(id, 'periodic'),
+      () => this.stopped,
+    );
   }
 }

@@ -17,6 +17,12 @@ import { KeyedSingleFlight } from '../common/keyed-single-flight';
 import { SyncApplier } from './sync.applier';
 import { type SyncReport } from './report/sync-report';
 
+/**
+ * Gateways synced at once by a periodic round or a configuration document's apply: an
+ * unreachable upstream holds one turn until its timeout, not the whole line.
+ */
+const SYNC_CONCURRENCY = 4;
+
 /** A background sync that finds another replica applying one retries after 0.5, 1, 2 and 4 s. */
 const BUSY_RETRIES = 4;
 const BUSY_RETRY_MS = 500;
@@ -74,6 +80,15 @@ export class SyncService implements OnModuleDestroy {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /**
+   * The syncs after a configuration document's changes, SYNC_CONCURRENCY at a time, each waited
+   * for as syncAfterChange waits: a document of many slow or unreachable upstreams does not wait
+   * for them one after the other.
+   */
+  syncAfterChanges(gatewayIds: readonly string[]): Promise<void> {
+    return inTurns(gatewayIds, (id) => this.syncAfterChange(id));
   }
 
   /**
@@ -205,4 +220,20 @@ export class SyncService implements OnModuleDestroy {
       error instanceof Error ? error.stack : String(error),
     );
   }
+}
+
+/**
+ * Runs `work` for each id, SYNC_CONCURRENCY at a time, until every id is done or `stopped` says
+ * to take no more.
+ */
+export async function inTurns(
+  ids: readonly string[],
+  work: (id: string) => Promise<void>,
+  stopped: () => boolean = () => false,
+): Promise<void> {
+  const queue = [...ids];
+  const worker = async () => {
+    for (let id = queue.shift(); id !== undefined && !stopped(); id = queue.shift()) await work(id);
+  };
+  await Promise.all(Array.from({ length: SYNC_CONCURRENCY }, worker));
 }

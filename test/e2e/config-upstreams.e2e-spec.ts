@@ -1,7 +1,10 @@
 import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { CatalogueReader } from '../../src/sync/catalogue.reader';
 import { STDIO_SERVERS } from '../fixtures/stdio-servers';
 import { connectClient } from '../support/mcp-client';
 import { startTestApp, type TestApp } from '../support/test-app';
@@ -147,5 +150,52 @@ describe('configuration as code: stdio and OAuth gateways', () => {
       .send(document({ url: 'http://127.0.0.1:9/mcp' }))
       .expect(422);
     expect((url.body as { detail: string }).detail).toContain('url does not apply to stdio');
+  });
+});
+
+describe("configuration as code: the syncs of a document's new gateways", () => {
+  const WAIT_MS = 2000;
+  let app: TestApp;
+  /** Upstreams that never answer: each sync waits for its timeout. */
+  const silent = createServer(() => undefined);
+
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    app = await startTestApp({
+      env: { UPSTREAM_TIMEOUT_MS: '3000' },
+      settings: { syncChangeWaitMs: WAIT_MS },
+    });
+  });
+
+  afterAll(async () => {
+    await app.close();
+    silent.closeAllConnections();
+    await new Promise<void>((resolve) => silent.close(() => resolve()));
+  });
+
+  it('run four at a time, each waited for as a registration waits, not one after the other', async () => {
+    const started = new Map<string, number>();
+    const reader = app.app.get(CatalogueReader);
+    const read = reader.read.bind(reader);
+    jest.spyOn(reader, 'read').mockImplementation((gateway, signal) => {
+      if (!started.has(gateway.slug)) started.set(gateway.slug, Date.now());
+      return read(gateway, signal);
+    });
+    const port = (silent.address() as AddressInfo).port;
+    const names = ['a', 'b', 'c', 'd', 'e', 'f'];
+    await app
+      .api()
+      .put('/api/v1/config')
+      .send({
+        apiVersion: 'portico/v1',
+        gateways: names.map((name) => ({ name, url: `http://127.0.0.1:${port}/${name}/mcp` })),
+      })
+      .expect(200);
+    expect([...started.keys()].sort()).toEqual(names);
+    const times = [...started.values()].sort((x, y) => x - y);
+    // Four syncs start at once (one after the other, each would start a whole wait after the
+    // last); the fifth takes the turn of the first once it was waited for (not all at once).
+    expect(times[3]! - times[0]!).toBeLessThan(WAIT_MS);
+    expect(times[4]! - times[0]!).toBeGreaterThanOrEqual(WAIT_MS / 2);
   });
 });
