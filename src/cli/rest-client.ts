@@ -1,6 +1,7 @@
 import { isIPv6 } from 'node:net';
 import { CliError } from './cli-error';
 
+/** How long a request may take before the CLI gives up on it, unless its command says. */
 const REQUEST_TIMEOUT_MS = 30_000;
 
 /**
@@ -47,9 +48,17 @@ export class PorticoClient {
     return new PorticoClient(porticoUrl(url, env), env);
   }
 
-  /** A JSON request with the bearer token; a problem+json answer becomes a CliError. */
-  async request<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const response = await this.send(method, path, body);
+  /**
+   * A JSON request with the bearer token; a problem+json answer becomes a CliError, and so does
+   * no answer within `timeoutMs`.
+   */
+  async request<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    timeoutMs = REQUEST_TIMEOUT_MS,
+  ): Promise<T> {
+    const response = await this.send(method, path, body, timeoutMs);
     return (await response.json()) as T;
   }
 
@@ -59,14 +68,19 @@ export class PorticoClient {
     return Buffer.from(await response.arrayBuffer());
   }
 
-  private async send(method: string, path: string, body?: unknown): Promise<Response> {
+  private async send(
+    method: string,
+    path: string,
+    body?: unknown,
+    timeoutMs = REQUEST_TIMEOUT_MS,
+  ): Promise<Response> {
     const headers: Record<string, string> = { authorization: `Bearer ${await this.signIn()}` };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const response = await this.fetch(path, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    const response = await this.fetch(
+      path,
+      { method, headers, body: body === undefined ? undefined : JSON.stringify(body) },
+      timeoutMs,
+    );
     if (!response.ok) throw await problem(method, path, response);
     return response;
   }
@@ -95,13 +109,29 @@ export class PorticoClient {
     return ((await response.json()) as { accessToken: string }).accessToken;
   }
 
-  private async fetch(path: string, init: RequestInit): Promise<Response> {
+  /**
+   * A request that gets no answer in time may still be under way: one that changes something is
+   * said to have perhaps done so, so that no one takes it for undone.
+   */
+  private async fetch(
+    path: string,
+    init: RequestInit,
+    timeoutMs = REQUEST_TIMEOUT_MS,
+  ): Promise<Response> {
     try {
       return await fetch(`${this.baseUrl}${path}`, {
         ...init,
-        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+        signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (error) {
+      if (error instanceof Error && error.name === 'TimeoutError') {
+        const method = init.method ?? 'GET';
+        const changes =
+          method === 'GET' ? '' : `; the ${method} may have taken effect all the same`;
+        throw new CliError(
+          `No answer from Portico at ${this.baseUrl} to ${method} ${path.split('?')[0]} within ${timeoutMs / 1000} s${changes}`,
+        );
+      }
       throw new CliError(`Cannot reach Portico at ${this.baseUrl}: ${reason(error)}`);
     }
   }

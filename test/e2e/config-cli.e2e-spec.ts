@@ -1,9 +1,12 @@
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { portico } from '../support/portico-command';
 import { tempDataDir } from '../support/temp-dir';
+import { waitFor } from '../support/wait-for';
 import { ADMIN_PASSWORD, startTestApp, type TestApp } from '../support/test-app';
 
 describe('portico apply and export', () => {
@@ -84,5 +87,45 @@ describe('portico apply and export', () => {
     const run = await portico(['apply', '-f', bad], env);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/^portico: PUT \/api\/v1\/config: 422 .*nope-x/);
+  });
+});
+
+describe('portico apply that outlasts its --timeout', () => {
+  let app: TestApp;
+  /** An upstream that never answers: the apply waits for its gateway's sync to time out. */
+  const silent = createServer(() => undefined);
+
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    app = await startTestApp({ env: { UPSTREAM_TIMEOUT_MS: '4000' } });
+  });
+
+  afterAll(async () => {
+    await app.close();
+    silent.closeAllConnections();
+    await new Promise<void>((resolve) => silent.close(() => resolve()));
+  });
+
+  it('says the change may have taken effect, as it did, not that Portico is unreachable', async () => {
+    const env = {
+      PORTICO_URL: app.baseUrl,
+      PORTICO_USERNAME: 'admin',
+      PORTICO_PASSWORD: ADMIN_PASSWORD,
+    };
+    const file = join(tempDataDir(), 'silent.yaml');
+    const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/mcp`;
+    writeFileSync(file, `apiVersion: portico/v1\ngateways:\n  - name: Silent\n    url: ${url}\n`);
+    const run = await portico(['apply', '-f', file, '--timeout', '1'], env);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(
+      /^portico: No answer from Portico at http:\/\/127\.0\.0\.1:\d+ to PUT \/api\/v1\/config within 1 s; the PUT may have taken effect all the same/,
+    );
+    // The document was applied: its gateway is there, and applying it again changes nothing.
+    await waitFor(async () => {
+      const { body } = await app.api().get('/api/v1/gateways').expect(200);
+      return (body as { items: { status: string }[] }).items[0]?.status === 'unreachable';
+    }, 'the sync of the silent gateway to time out');
+    const again = await portico(['apply', '-f', file, '--dry-run'], env);
+    expect(again.stdout).toMatch(/^No changes/);
   });
 });

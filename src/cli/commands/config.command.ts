@@ -2,13 +2,21 @@ import { type Command } from 'commander';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { CliError } from '../cli-error';
-import { urlOption } from '../options';
+import { integer, urlOption } from '../options';
 import { PorticoClient } from '../rest-client';
 
 interface ApplyResponse {
   applied: boolean;
   plan: string;
   warnings: string[];
+}
+
+interface ApplyOptions {
+  file: string;
+  dryRun?: boolean;
+  prune?: boolean;
+  timeout: number;
+  url?: string;
 }
 
 /** `portico export` and `portico apply`: the configuration as one document, kept in Git. */
@@ -38,8 +46,14 @@ export function registerConfig(program: Command): void {
     .requiredOption('-f, --file <file>', 'the YAML or JSON document (- for stdin)')
     .option('--dry-run', 'print the plan as a diff and change nothing')
     .option('--prune', 'delete what the file’s sections no longer name')
+    .option(
+      '--timeout <seconds>',
+      'how long to wait for the answer: an apply waits for the syncs of the gateways it creates or reconnects',
+      integer(1, 86_400),
+      600,
+    )
     .addOption(urlOption())
-    .action(async (options: { file: string; dryRun?: boolean; prune?: boolean; url?: string }) => {
+    .action(async (options: ApplyOptions) => {
       const document = readDocument(options.file);
       const client = PorticoClient.from(options.url, process.env);
       const query = new URLSearchParams();
@@ -49,6 +63,7 @@ export function registerConfig(program: Command): void {
         'PUT',
         `/api/v1/config${query.size ? `?${query}` : ''}`,
         document,
+        options.timeout * 1000,
       );
       process.stdout.write(result.plan);
       if (!result.applied) process.stdout.write('Dry run: nothing was changed.\n');
