@@ -50,7 +50,7 @@ export class PorticoClient {
 
   /**
    * A JSON request with the bearer token; a problem+json answer becomes a CliError, and so does
-   * no answer within `timeoutMs`.
+   * no whole answer within `timeoutMs`.
    */
   async request<T>(
     method: string,
@@ -58,31 +58,27 @@ export class PorticoClient {
     body?: unknown,
     timeoutMs = REQUEST_TIMEOUT_MS,
   ): Promise<T> {
-    const response = await this.send(method, path, body, timeoutMs);
-    return (await response.json()) as T;
+    return JSON.parse((await this.send(method, path, body, timeoutMs)).toString('utf8')) as T;
   }
 
-  /** A GET whose answer is a file. */
-  async download(path: string): Promise<Buffer> {
-    const response = await this.send('GET', path);
-    return Buffer.from(await response.arrayBuffer());
+  /** A GET whose answer is a file, downloaded within `timeoutMs`. */
+  download(path: string, timeoutMs = REQUEST_TIMEOUT_MS): Promise<Buffer> {
+    return this.send('GET', path, undefined, timeoutMs);
   }
 
   private async send(
     method: string,
     path: string,
-    body?: unknown,
-    timeoutMs = REQUEST_TIMEOUT_MS,
-  ): Promise<Response> {
+    body: unknown,
+    timeoutMs: number,
+  ): Promise<Buffer> {
     const headers: Record<string, string> = { authorization: `Bearer ${await this.signIn()}` };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const response = await this.fetch(
+    return this.exchange(
       path,
       { method, headers, body: body === undefined ? undefined : JSON.stringify(body) },
       timeoutMs,
     );
-    if (!response.ok) throw await problem(method, path, response);
-    return response;
   }
 
   private signIn(): Promise<string> {
@@ -100,32 +96,36 @@ export class PorticoClient {
         'Sign-in needed: set PORTICO_TOKEN, or PORTICO_USERNAME and PORTICO_PASSWORD.',
       );
     }
-    const response = await this.fetch('/api/v1/auth/token', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username, password }),
-    });
-    if (!response.ok) throw await problem('POST', '/api/v1/auth/token', response);
-    return ((await response.json()) as { accessToken: string }).accessToken;
+    const answer = await this.exchange(
+      '/api/v1/auth/token',
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username, password }),
+      },
+      REQUEST_TIMEOUT_MS,
+    );
+    return (JSON.parse(answer.toString('utf8')) as { accessToken: string }).accessToken;
   }
 
   /**
-   * A request that gets no answer in time may still be under way: one that changes something is
-   * said to have perhaps done so, so that no one takes it for undone.
+   * One request and its whole body, within `timeoutMs`; a failure status is the server's problem.
+   * A request that gets no whole answer in time may still be under way: one that changes
+   * something is said to have perhaps done so, so that no one takes it for undone.
    */
-  private async fetch(
-    path: string,
-    init: RequestInit,
-    timeoutMs = REQUEST_TIMEOUT_MS,
-  ): Promise<Response> {
+  private async exchange(path: string, init: RequestInit, timeoutMs: number): Promise<Buffer> {
+    const method = init.method ?? 'GET';
     try {
-      return await fetch(`${this.baseUrl}${path}`, {
+      const response = await fetch(`${this.baseUrl}${path}`, {
         ...init,
         signal: AbortSignal.timeout(timeoutMs),
       });
+      if (!response.ok) throw await problem(method, path, response);
+      return Buffer.from(await response.arrayBuffer());
     } catch (error) {
-      if (error instanceof Error && error.name === 'TimeoutError') {
-        const method = init.method ?? 'GET';
+      if (error instanceof CliError) throw error;
+      // By name: the timeout is a DOMException, of another realm than this module's at times.
+      if ((error as { name?: unknown } | null)?.name === 'TimeoutError') {
         const changes =
           method === 'GET' ? '' : `; the ${method} may have taken effect all the same`;
         throw new CliError(

@@ -5,12 +5,13 @@ import { DataDirLockedError } from '../../database/data-dir-lock';
 import { CliError } from '../cli-error';
 import { loadOnUse } from '../../common/load-on-use';
 import { embeddedDatabaseDir } from '../data-dir';
-import { urlOption } from '../options';
+import { integer, urlOption } from '../options';
 import { PorticoClient } from '../rest-client';
 import { errorMessage } from '../../common/error-message';
 
 interface BackupOptions {
   output?: string;
+  timeout: number;
   url?: string;
   dataDir?: string;
   force?: boolean;
@@ -27,13 +28,22 @@ export function registerBackup(program: Command): void {
       '-o, --output <file>',
       'where to write it; - for stdout (default: portico-backup-<time>.tar.gz)',
     )
+    .option(
+      '--timeout <seconds>',
+      'how long to wait for the whole backup from a running Portico',
+      integer(1, 86_400),
+      600,
+    )
     .addOption(urlOption())
     .option('--data-dir <dir>', 'the stopped instance’s DATA_DIR (default: DATA_DIR, else ./data)')
     .option('--force', 'use the data directory although another host marked it in use')
     .action(async (options: BackupOptions) => {
       const online = options.url !== undefined || Boolean(process.env.PORTICO_URL);
       const archive = online
-        ? await PorticoClient.from(options.url, process.env).download('/api/v1/backup')
+        ? await PorticoClient.from(options.url, process.env).download(
+            '/api/v1/backup',
+            options.timeout * 1000,
+          )
         : await offline(options);
       const output =
         options.output ?? `portico-backup-${new Date().toISOString().replace(/[:.]/g, '-')}.tar.gz`;
