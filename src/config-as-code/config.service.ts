@@ -216,7 +216,7 @@ export class ConfigService {
     context: ApplyContext,
   ): Promise<ApplyContext> {
     await this.announce(context);
-    await this.sync.syncAfterChanges([...context.gatewaysToSync]);
+    await this.sync.syncAfterChanges(context.gatewaysToSync);
     if (!context.pendingMembers) return context;
     const second = await this.transaction((em) => this.applyIn(em, document, options));
     await this.announce(second);

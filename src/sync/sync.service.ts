@@ -87,7 +87,7 @@ export class SyncService implements OnModuleDestroy {
    * for as syncAfterChange waits: a document of many slow or unreachable upstreams does not wait
    * for them one after the other.
    */
-  syncAfterChanges(gatewayIds: readonly string[]): Promise<void> {
+  syncAfterChanges(gatewayIds: Iterable<string>): Promise<void> {
     return inTurns(gatewayIds, (id) => this.syncAfterChange(id));
   }
 
@@ -227,7 +227,7 @@ export class SyncService implements OnModuleDestroy {
  * to take no more.
  */
 export async function inTurns(
-  ids: readonly string[],
+  ids: Iterable<string>,
   work: (id: string) => Promise<void>,
   stopped: () => boolean = () => false,
 ): Promise<void> {

@@ -162,28 +162,28 @@ describe('periodic sync', () => {
 });
 
 describe("a change's wait for its sync, set in the configuration document", () => {
-  /** A registration of an upstream that never answers, under `settings.sync`. */
-  async function registeredSilent(sync: Record<string, number>): Promise<{ status: string }> {
+  it('answers once the sync has failed, when sync.changeWaitMs outlasts the upstream timeout', async () => {
+    // An upstream that never answers: its sync fails after the 4 s timeout, past the default 3 s.
     const silent = createServer(() => undefined);
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const document = join(tempDataDir(), 'portico.yaml');
-    writeFileSync(document, stringify({ apiVersion: 'portico/v1', settings: { sync } }));
+    writeFileSync(
+      document,
+      stringify({ apiVersion: 'portico/v1', settings: { sync: { changeWaitMs: 10_000 } } }),
+    );
     const t = await startTestApp({ env: { CONFIG_FILE: document, UPSTREAM_TIMEOUT_MS: '4000' } });
     try {
       const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/mcp`;
-      return (await t.api().post('/api/v1/gateways').send({ name: 'Silent', url }).expect(201))
-        .body;
+      const created = await t.api().post('/api/v1/gateways').send({ name: 'Silent', url });
+      expect(created.status).toBe(201);
+      expect(created.body).toMatchObject({
+        status: 'unreachable',
+        lastError: expect.stringMatching(/no answer within 4000 ms/),
+      });
     } finally {
       await t.close();
       silent.closeAllConnections();
       await new Promise<void>((resolve) => silent.close(() => resolve()));
     }
-  }
-
-  it('answers once the sync has failed, when sync.changeWaitMs outlasts the upstream timeout', async () => {
-    expect(await registeredSilent({ changeWaitMs: 10_000 })).toMatchObject({
-      status: 'unreachable',
-      lastError: expect.stringMatching(/no answer within 4000 ms/),
-    });
   });
 });
