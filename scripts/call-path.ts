@@ -5,7 +5,7 @@ import { StreamableHTTPClientTransport as SessionTransport } from '@modelcontext
 import { buildPrefabRenderer } from '../src/mcp/apps/prefab/build-prefab-renderer';
 import { startModernEverythingServer } from '../test/fixtures/modern-everything-server';
 import { echoTool, startUpstream } from '../test/fixtures/upstream-server';
-import { embeddedTemplate } from '../test/support/embedded-template';
+import { embeddedTemplate } from '../test/support/database-templates';
 import { connectClient } from '../test/support/mcp-client';
 import { MODERN } from '../test/support/modern-client';
 import { startTestApp } from '../test/support/test-app';

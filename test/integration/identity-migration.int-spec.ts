@@ -16,7 +16,7 @@ describe('the identity migration on a wave-1 database', () => {
   let url: string;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
+    database = await createTestDatabase({ empty: true });
     embedded = database.onPostgres ? null : await EmbeddedPostgres.start(null);
     url = embedded?.url ?? database.url;
   });

@@ -44,7 +44,7 @@ describe('the policies migration on a database with tool rules', () => {
   let url: string;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
+    database = await createTestDatabase({ empty: true });
     embedded = database.onPostgres ? null : await EmbeddedPostgres.start(null);
     url = embedded?.url ?? database.url;
   });

@@ -28,7 +28,7 @@ describe('the one-promotion-store migration on a database with promotions in bot
   let url: string;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
+    database = await createTestDatabase({ empty: true });
     embedded = database.onPostgres ? null : await EmbeddedPostgres.start(null);
     url = embedded?.url ?? database.url;
   });

@@ -2,12 +2,13 @@ import { buildPrefabRenderer } from '../../src/mcp/apps/prefab/build-prefab-rend
 import { BROWSER_MISSING, browserAvailable } from '../browser/support/browser-available';
 import { KUBECTL_MISSING, kubectlAvailable } from '../deployment/kubectl-available';
 import { OPENSSL_MISSING, opensslAvailable } from './openssl-available';
-import { embeddedTemplate } from './embedded-template';
+import { embeddedTemplate, postgresTemplate } from './database-templates';
 
 /**
  * The app serves the built Prefab renderer page; tests run from sources, so build it first. Test
- * apps on the embedded database, and Portico processes on an in-memory one in either run, start from
- * one migrated template (the workers inherit the variable that names it).
+ * databases start as copies of one migrated template instead of running every migration: on the
+ * embedded database a backup, which Portico processes on an in-memory one use in either run, and
+ * on PostgreSQL a database of the server (the workers inherit the variables that name them).
  */
 export default async function globalSetup(): Promise<void> {
   if (!browserAvailable) console.warn(`\n${BROWSER_MISSING}`);
@@ -15,4 +16,6 @@ export default async function globalSetup(): Promise<void> {
   if (!opensslAvailable) console.warn(`\n${OPENSSL_MISSING}`);
   await buildPrefabRenderer();
   process.env.TEST_EMBEDDED_TEMPLATE = await embeddedTemplate();
+  const server = process.env.TEST_DATABASE_URL;
+  if (server) process.env.TEST_POSTGRES_TEMPLATE = await postgresTemplate(server);
 }

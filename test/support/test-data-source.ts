@@ -19,7 +19,9 @@ export async function openTestDataSource(
 ): Promise<TestDataSource> {
   const database = await createTestDatabase();
   const config = loadConfig({ DATA_DIR: tempDataDir(), ...env });
-  const embedded = database.onPostgres ? null : await EmbeddedPostgres.start(null);
+  const embedded = database.onPostgres
+    ? null
+    : await EmbeddedPostgres.start(null, process.env.TEST_EMBEDDED_TEMPLATE);
   const dataSource = createDataSource(embedded?.url ?? database.url);
   await dataSource.initialize();
   const names = new ToolNameQuery(config);

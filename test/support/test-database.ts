@@ -2,9 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 
 /**
- * A fresh, empty database for one test file: a new database on the PostgreSQL server named by
- * TEST_DATABASE_URL when set (as in CI), otherwise an in-memory embedded PGlite, a copy of the
- * migrated template that the global set-up made (TEST_EMBEDDED_TEMPLATE).
+ * A fresh database for one test file: a new database on the PostgreSQL server named by
+ * TEST_DATABASE_URL when set (as in CI), otherwise an in-memory embedded PGlite. Either is a copy
+ * of the migrated template that the global set-up made (TEST_POSTGRES_TEMPLATE,
+ * TEST_EMBEDDED_TEMPLATE), unless the test asks for an empty one, as a test of a migration does.
  */
 export interface TestDatabase {
   /** The DATABASE_URL to give the app. */
@@ -24,27 +25,35 @@ export function embeddedDatabaseUrl(): string {
   return template ? `pglite://memory?from=${encodeURIComponent(template)}` : 'pglite://memory';
 }
 
-export async function createTestDatabase(): Promise<TestDatabase> {
+export async function createTestDatabase(options: { empty?: boolean } = {}): Promise<TestDatabase> {
   const server = process.env.TEST_DATABASE_URL;
-  if (!server)
-    return { url: embeddedDatabaseUrl(), onPostgres: false, drop: async () => undefined };
+  if (!server) {
+    const url = options.empty ? 'pglite://memory' : embeddedDatabaseUrl();
+    return { url, onPostgres: false, drop: async () => undefined };
+  }
   const name = `portico_test_${randomBytes(6).toString('hex')}`;
-  await withClient(server, (client) => client.query(`CREATE DATABASE ${name}`));
+  const template = options.empty ? undefined : process.env.TEST_POSTGRES_TEMPLATE;
+  await withClient(server, (client) =>
+    client.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`),
+  );
   const url = new URL(server);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
     onPostgres: true,
-    drop: () =>
-      withClient(server, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)),
+    drop: async () => {
+      await withClient(server, (client) =>
+        client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+      );
+    },
   };
 }
 
-async function withClient(url: string, work: (client: Client) => Promise<unknown>): Promise<void> {
+export async function withClient<T>(url: string, work: (client: Client) => Promise<T>): Promise<T> {
   const client = new Client({ connectionString: url });
   await client.connect();
   try {
-    await work(client);
+    return await work(client);
   } finally {
     await client.end();
   }

@@ -1,0 +1,85 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../src/config/load-config';
+import { createDataSource } from '../../src/database/data-source';
+import { EmbeddedPostgres } from '../../src/database/embedded-postgres';
+import { migrate } from '../../src/database/migrate';
+import { ToolNameQuery } from '../../src/tools/tool-name.query';
+import { tempDataDir } from './temp-dir';
+import { withClient } from './test-database';
+
+const ROOT = join(__dirname, '..', '..');
+
+/** What a template is made of: the migrations, and for the embedded one the PGlite that runs them. */
+function templateKey(embedded: boolean): string {
+  const hash = createHash('sha256');
+  const migrations = join(ROOT, 'migrations');
+  for (const name of readdirSync(migrations).sort())
+    hash.update(name).update(readFileSync(join(migrations, name)));
+  if (embedded)
+    hash.update(readFileSync(join(ROOT, 'node_modules/@electric-sql/pglite/package.json')));
+  return hash.digest('hex').slice(0, 16);
+}
+
+/** Runs every migration on the database at `url`, as an app's start does. */
+async function migrated(url: string, lock: boolean): Promise<void> {
+  const dataSource = createDataSource(url, 2);
+  try {
+    await dataSource.initialize();
+    const names = new ToolNameQuery(loadConfig({ DATA_DIR: tempDataDir(), LOG_LEVEL: 'error' }));
+    await migrate(dataSource, names, lock);
+  } finally {
+    if (dataSource.isInitialized) await dataSource.destroy();
+  }
+}
+
+/**
+ * A backup of an empty, migrated embedded database, for test apps to start from
+ * (`pglite://memory?from=…`) instead of running PGlite's initdb and every migration each time.
+ * Made once per set of migrations, in the temp directory, and written aside then renamed, so
+ * that runs side by side never read half of it.
+ */
+export async function embeddedTemplate(): Promise<string> {
+  const file = join(tmpdir(), `portico-test-database-${templateKey(true)}.tar.gz`);
+  if (existsSync(file)) return file;
+  const embedded = await EmbeddedPostgres.start(null);
+  try {
+    await migrated(embedded.url, false);
+    const aside = `${file}.${process.pid}`;
+    writeFileSync(aside, await embedded.dump());
+    renameSync(aside, file);
+    return file;
+  } finally {
+    await embedded.stop();
+  }
+}
+
+/**
+ * The name of an empty, migrated database on the PostgreSQL server of `server`, for test databases
+ * to be created from (`CREATE DATABASE … TEMPLATE`) instead of running every migration each time.
+ * Made once per set of migrations under another name, then renamed, so that a run beside this one
+ * never copies half of it; it takes no connections, which would keep it from being copied.
+ */
+export async function postgresTemplate(server: string): Promise<string> {
+  const name = `portico_template_${templateKey(false)}`;
+  return withClient(server, async (client) => {
+    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (found.rowCount) return name;
+    const aside = `${name}_${process.pid}`;
+    await client.query(`CREATE DATABASE ${aside}`);
+    try {
+      const url = new URL(server);
+      url.pathname = `/${aside}`;
+      await migrated(url.toString(), true);
+      await client.query(`ALTER DATABASE ${aside} WITH ALLOW_CONNECTIONS false`);
+      await client.query(`ALTER DATABASE ${aside} RENAME TO ${name}`);
+    } catch (error) {
+      await client.query(`DROP DATABASE IF EXISTS ${aside} WITH (FORCE)`);
+      const madeBeside = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+      if (!madeBeside.rowCount) throw error;
+    }
+    return name;
+  });
+}
