@@ -347,9 +347,11 @@ describe('hostile input on every endpoint', () => {
  * or an error of JSON-RPC: `result` null, a number, a string or an array, `error` a string or
  * with a code that is not an integer; or with what is not HTTP undici reads: headers past its
  * 16 KiB (`huge_headers`), bytes that are no HTTP (`not_http`); or with no answer: a redirect to
- * `/mcp/` (`redirect`), a 204 (`no_content`). `ok` answers properly.
+ * `/mcp/` (`redirect`), a 204 (`no_content`), an event stream that ends before the answer
+ * after an id that could not go back as `Last-Event-ID` (`unusable_event_id`). `ok` answers
+ * properly.
  */
-const UNANSWERED = ['huge_headers', 'not_http', 'redirect', 'no_content'];
+const UNANSWERED = ['huge_headers', 'not_http', 'redirect', 'no_content', 'unusable_event_id'];
 
 async function startMalformedUpstream(): Promise<{ url: string; close(): Promise<void> }> {
   const answers: Record<string, Record<string, unknown>> = {
@@ -381,6 +383,10 @@ async function startMalformedUpstream(): Promise<{ url: string; close(): Promise
       if (message.params?.name === 'redirect')
         return void res.writeHead(307, { location: '/mcp/' }).end();
       if (message.params?.name === 'no_content') return void res.writeHead(204).end();
+      if (message.params?.name === 'unusable_event_id')
+        return void res
+          .writeHead(200, { 'content-type': 'text/event-stream' })
+          .end('id: évènement-1\ndata: \n\n');
       switch (message.method) {
         case 'initialize':
           return reply({
@@ -484,6 +490,25 @@ describe('an upstream that answers with what is not JSON-RPC', () => {
       expect(invoked.body.detail).toContain(`the upstream answered with ${fault}`);
     },
   );
+
+  it('blames an upstream whose event id could not go back to resume its stream, in both eras', async () => {
+    const session = await connectClient(t.baseUrl, { token: t.token });
+    const modern = await modernClient(t);
+    const blamed = {
+      code: -32012,
+      message: expect.stringContaining(
+        "Upstream 'raw' answered with a message Portico cannot use: the upstream sent an event id that cannot be sent back to resume its stream",
+      ) as unknown,
+    };
+    try {
+      const call = { name: 'raw-unusable_event_id', arguments: {} };
+      await expect(session.callTool(call)).rejects.toMatchObject(blamed);
+      await expect(modern.callTool(call)).rejects.toMatchObject(blamed);
+    } finally {
+      await session.close();
+      await modern.close();
+    }
+  });
 
   it('does not reopen in a loop a session stream its upstream ends at once, asking for retry: 0', async () => {
     let opened = 0;

@@ -115,6 +115,19 @@ describe('readEventStream', () => {
     });
   });
 
+  it.each([
+    ['over 1,024 characters', 'x'.repeat(1025)],
+    ['not ASCII', 'évènement-1'],
+    ['a control character', 'a\u0001b'],
+  ])('refuses an event id it could not send back to resume: %s', async (_, id) => {
+    await expect(read(`id: ${id}\ndata: ${JSON.stringify(ping)}\n\n`)).rejects.toMatchObject({
+      kind: 'protocol',
+      message: expect.stringContaining('cannot be sent back to resume') as unknown,
+    });
+    const longest = await read(`id: ${'x'.repeat(1024)}\ndata: ${JSON.stringify(ping)}\n\n`);
+    expect(longest.position.lastEventId).toHaveLength(1024);
+  });
+
   it('refuses a message nested deeper than JSON_MAX_DEPTH, however deep', async () => {
     const deep = `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":${nested(50_000)}}}`;
     await expect(read(`data: ${deep}\n\n`)).rejects.toMatchObject({

@@ -11,6 +11,15 @@ export interface StreamPosition {
   retryMs?: number;
 }
 
+/** The longest event id Portico sends back as `Last-Event-ID`; the SDKs' event stores make ids of under 100. */
+const MAX_EVENT_ID = 1024;
+
+/**
+ * An event id that can go back as a header value: printable ASCII, bounded. Another id, sent back,
+ * would fail the resumption with an error about something else.
+ */
+const RESUMABLE_ID = new RegExp(`^[\\x20-\\x7E]{0,${MAX_EVENT_ID}}$`);
+
 /**
  * Reads a `text/event-stream` body as the HTML spec parses it (BOM, CR/LF/CRLF, comments, `id`,
  * `retry`, events with empty data, which prime a stream for resumption and carry no message).
@@ -29,6 +38,13 @@ export async function readEventStream(
     maxBufferSize: limits.maxBytes,
     onEvent: (event) => {
       if (state.stop || state.failure) return;
+      if (event.id !== undefined && !RESUMABLE_ID.test(event.id)) {
+        state.failure = new UpstreamFailure(
+          'protocol',
+          `the upstream sent an event id that cannot be sent back to resume its stream (over ${MAX_EVENT_ID} characters, or not printable ASCII)`,
+        );
+        return;
+      }
       if (event.id !== undefined) position.lastEventId = event.id;
       const message = messageOf(event, limits.maxDepth);
       if (message instanceof UpstreamFailure) state.failure = message;
