@@ -11,7 +11,7 @@ export interface StreamPosition {
   retryMs?: number;
 }
 
-/** The longest event id Portico sends back as `Last-Event-ID`; the SDKs' event stores make ids of under 100. */
+/** The longest event id sent back as `Last-Event-ID`; SDK event stores make ids of under 100. */
 const MAX_EVENT_ID = 1024;
 
 /**
