@@ -65,8 +65,11 @@ export async function embeddedTemplate(): Promise<string> {
 export async function postgresTemplate(server: string): Promise<string> {
   const name = `portico_template_${templateKey(false)}`;
   return withClient(server, async (client) => {
-    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-    if (found.rowCount) return name;
+    const made = async () =>
+      Boolean(
+        (await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount,
+      );
+    if (await made()) return name;
     const aside = `${name}_${process.pid}`;
     await client.query(`CREATE DATABASE ${aside}`);
     try {
@@ -77,8 +80,8 @@ export async function postgresTemplate(server: string): Promise<string> {
       await client.query(`ALTER DATABASE ${aside} RENAME TO ${name}`);
     } catch (error) {
       await client.query(`DROP DATABASE IF EXISTS ${aside} WITH (FORCE)`);
-      const madeBeside = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-      if (!madeBeside.rowCount) throw error;
+      // Another run beside this one may have made it first.
+      if (!(await made())) throw error;
     }
     return name;
   });
