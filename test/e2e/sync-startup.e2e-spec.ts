@@ -1,8 +1,7 @@
 import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { GatewayWatchers } from '../../src/sync/gateway-watchers';
 import { startTestApp, type TestApp, type TestAppOptions } from '../support/test-app';
-import { tempDataDir } from '../support/temp-dir';
-import { createTestDatabase, onPostgres, type TestDatabase } from '../support/test-database';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { waitFor } from '../support/wait-for';
 
 describe('start-up with an upstream that never answers', () => {
@@ -13,28 +12,22 @@ describe('start-up with an upstream that never answers', () => {
     // fetch may reuse a kept-alive connection, so what counts is what arrives, not new sockets.
     socket.on('data', () => (requests += 1));
   });
-  let database: TestDatabase | undefined;
+  let database: TestDatabase;
   let options: TestAppOptions;
   let t: TestApp | undefined;
 
   beforeAll(async () => {
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     // Two app instances one after the other on one database: the second finds the gateway.
-    if (onPostgres) {
-      database = await createTestDatabase();
-      options = { database, env: { UPSTREAM_TIMEOUT_MS: '30000' } };
-    } else {
-      options = {
-        env: { DATABASE_URL: '', DATA_DIR: tempDataDir(), UPSTREAM_TIMEOUT_MS: '30000' },
-      };
-    }
+    database = await createTestDatabase({ shared: true });
+    options = { database, env: { UPSTREAM_TIMEOUT_MS: '30000' } };
   });
 
   afterAll(async () => {
     await t?.close();
     for (const socket of sockets) socket.destroy();
     silent.close();
-    await database?.drop();
+    await database.drop();
   });
 
   it('starts and serves the API at once, while watching the silent upstream in the background', async () => {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
+import { EmbeddedPostgres } from '../../src/database/embedded-postgres';
 
 /**
  * A fresh database for one test file: a new database on the PostgreSQL server named by
@@ -25,8 +26,20 @@ export function embeddedDatabaseUrl(): string {
   return template ? `pglite://memory?from=${encodeURIComponent(template)}` : 'pglite://memory';
 }
 
-export async function createTestDatabase(options: { empty?: boolean } = {}): Promise<TestDatabase> {
+/**
+ * `shared`: one database that apps started one after another, or side by side, all open. An
+ * embedded `pglite://memory` URL gives each app a copy of its own, so on PGlite it is an embedded
+ * server of its own, a copy of the template, that `drop` stops.
+ */
+export async function createTestDatabase(
+  options: { empty?: boolean; shared?: boolean } = {},
+): Promise<TestDatabase> {
   const server = process.env.TEST_DATABASE_URL;
+  if (!server && options.shared) {
+    const template = options.empty ? undefined : process.env.TEST_EMBEDDED_TEMPLATE;
+    const embedded = await EmbeddedPostgres.start(null, template);
+    return { url: embedded.url, onPostgres: false, drop: () => embedded.stop() };
+  }
   if (!server) {
     const url = options.empty ? 'pglite://memory' : embeddedDatabaseUrl();
     return { url, onPostgres: false, drop: async () => undefined };
