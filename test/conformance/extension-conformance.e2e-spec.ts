@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { entryArgs } from '../support/compiled-sources';
-import { describeOnce } from '../support/describe-on-postgres';
 
 // The conformance suite's extension scenarios (`tasks-*` and `sep-2640-skills-*`, 0.2.0-alpha.12,
 // through npx with Node 22) against each extension's fixture directly and through Portico, as
@@ -25,7 +24,7 @@ function harness(extension: string): Promise<{ code: number; output: string }> {
   });
 }
 
-describeOnce('the conformance suite’s extension scenarios, directly and through Portico', () => {
+describe('the conformance suite’s extension scenarios, directly and through Portico', () => {
   // The fixtures pass every scenario that has checks (Tasks' status notifications has none yet).
   it.each([
     ['tasks', 10, 9],

@@ -5,7 +5,6 @@ import { initializeRequest, postMcp } from '../support/mcp-client';
 import { type OtlpReceiver, startOtlpReceiver } from '../support/otlp-receiver';
 import { type PorticoProcess, startPorticoProcess } from '../support/portico-process';
 import { waitFor } from '../support/wait-for';
-import { describeOnce } from '../support/describe-on-postgres';
 
 const ADMIN_PASSWORD = 'logs-admin-password-5c1f';
 const WRONG_PASSWORD = 'logs-wrong-password-77aa';
@@ -21,7 +20,7 @@ interface LogLine {
   res?: { statusCode: number };
 }
 
-describeOnce('Structured logs', () => {
+describe('Structured logs', () => {
   let receiver: OtlpReceiver;
   let upstream: UpstreamFixture;
   let portico: PorticoProcess;

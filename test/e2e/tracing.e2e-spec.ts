@@ -4,13 +4,12 @@ import { initializeRequest, postMcp } from '../support/mcp-client';
 import { type OtlpReceiver, type OtlpSpan, startOtlpReceiver } from '../support/otlp-receiver';
 import { type PorticoProcess, startPorticoProcess } from '../support/portico-process';
 import { waitFor } from '../support/wait-for';
-import { describeOnce } from '../support/describe-on-postgres';
 
 const SERVER = 2;
 const CLIENT = 3;
 const PASSWORD = 'tracing-test-password';
 
-describeOnce('OpenTelemetry tracing', () => {
+describe('OpenTelemetry tracing', () => {
   let receiver: OtlpReceiver;
   let upstream: UpstreamFixture;
   let portico: PorticoProcess;

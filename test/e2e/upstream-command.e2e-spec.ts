@@ -8,7 +8,6 @@ import {
   startModernEverythingServer,
 } from '../fixtures/modern-everything-server';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
-import { describeOnce } from '../support/describe-on-postgres';
 import { type CommandRun, portico } from '../support/portico-command';
 
 interface Report {
@@ -46,7 +45,7 @@ function reportOf(run: CommandRun): Report {
   return JSON.parse(run.stdout) as Report;
 }
 
-describeOnce('portico upstream', () => {
+describe('portico upstream', () => {
   let modern: ModernEverythingServer;
   let legacy: UpstreamFixture;
   let oauth: OAuthUpstreamFixture;

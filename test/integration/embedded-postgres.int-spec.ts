@@ -2,7 +2,6 @@ import { Client } from 'pg';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EMBEDDED_SETTINGS, EmbeddedPostgres } from '../../src/database/embedded-postgres';
-import { describeOnce } from '../support/describe-on-postgres';
 import { tempDataDir } from '../support/temp-dir';
 
 async function query<T>(url: string, sql: string): Promise<T[]> {
@@ -15,7 +14,7 @@ async function query<T>(url: string, sql: string): Promise<T[]> {
   }
 }
 
-describeOnce('EmbeddedPostgres', () => {
+describe('EmbeddedPostgres', () => {
   it('keeps data across a restart', async () => {
     const dataDir = tempDataDir();
     const first = await EmbeddedPostgres.start(dataDir);
