@@ -55,7 +55,7 @@ export class AdminDashboardController {
         servers: servers.length,
       },
       unhealthy: gateways.filter(
-        (gateway) => gateway.status === 'unreachable' || gateway.status === 'incompatible',
+        (gateway) => gateway.status !== 'healthy' && gateway.status !== 'unknown',
       ),
       recentSyncs,
       mcpUrl: `${this.config.publicUrl}/mcp`,

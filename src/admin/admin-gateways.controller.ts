@@ -376,6 +376,11 @@ function registrationFlash(gateway: GatewayResponseDto): Flash {
         kind: 'error',
         text: `Gateway '${gateway.name}' registered, but its upstream did not answer: ${gateway.lastError ?? 'no reason given'}`,
       };
+    case 'failing':
+      return {
+        kind: 'error',
+        text: `Gateway '${gateway.name}' registered, but its upstream answered with an error: ${gateway.lastError ?? 'no reason given'}`,
+      };
     case 'incompatible':
       return {
         kind: 'error',

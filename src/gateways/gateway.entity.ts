@@ -37,7 +37,13 @@ export const OAUTH_MODES = ['shared', 'per-user', 'client-credentials'] as const
 export type OAuthMode = (typeof OAUTH_MODES)[number];
 
 /** `incompatible`: the upstream answers, but speaks only versions of MCP Portico does not. */
-export const GATEWAY_STATUSES = ['unknown', 'healthy', 'unreachable', 'incompatible'] as const;
+export const GATEWAY_STATUSES = [
+  'unknown',
+  'healthy',
+  'unreachable',
+  'failing',
+  'incompatible',
+] as const;
 export type GatewayStatus = (typeof GATEWAY_STATUSES)[number];
 
 @Entity({ name: 'gateway' })

@@ -9,7 +9,7 @@ export type CallOutcome = 'ok' | 'tool_error' | 'error';
 /** One upstream's health as the registry last saw it, for `portico_upstream_up`. */
 export interface UpstreamHealth {
   gateway: string;
-  /** 1 when its last contact succeeded, 0 when it was unreachable or is disabled. */
+  /** 1 when its last contact succeeded, 0 when it failed (see GatewayStatus) or is disabled. */
   up: number;
 }
 
@@ -66,7 +66,7 @@ export class Metrics {
   /** Filled at each scrape from `upstreamHealth`, so that it always says what the database says. */
   readonly upstreamUp = new Gauge({
     name: 'portico_upstream_up',
-    help: 'Whether each enabled upstream (gateway) answered at its last contact: 1 up, 0 unreachable.',
+    help: 'Whether each enabled upstream (gateway) was healthy at its last contact: 1 healthy, 0 unreachable, failing or incompatible.',
     labelNames: ['gateway'] as const,
     registers: [this.registry],
     collect: async () => {

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { type UpstreamConnection } from '../upstream/upstream-connection';
-import { UpstreamFailure } from '../upstream/upstream-error';
+import { UpstreamFailure, UpstreamIncompatible } from '../upstream/upstream-error';
 import { type CatalogueReader } from './catalogue.reader';
 import { GatewayWatch } from './gateway-watch';
 
@@ -33,7 +33,11 @@ async function lostAfter(error: Error): Promise<string[]> {
   const watch = new GatewayWatch(
     GATEWAY,
     reader,
-    { changed: () => undefined, lost: (reason) => lost.push(reason), seen: () => undefined },
+    {
+      changed: () => undefined,
+      lost: (reason, status) => lost.push(`${status}: ${reason}`),
+      seen: () => undefined,
+    },
     new Logger('test'),
   );
   jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
@@ -47,9 +51,24 @@ async function lostAfter(error: Error): Promise<string[]> {
 describe('a gateway watch that cannot connect', () => {
   afterEach(() => jest.restoreAllMocks());
 
-  it('reports the upstream lost when the upstream failed', async () => {
+  it('reports the upstream unreachable when nothing answered', async () => {
     expect(await lostAfter(new UpstreamFailure('unreachable', 'connection refused'))).toEqual([
-      'connection refused',
+      'unreachable: connection refused',
+    ]);
+    expect(await lostAfter(new UpstreamFailure('timeout', 'no answer within 1000 ms'))).toEqual([
+      'unreachable: no answer within 1000 ms',
+    ]);
+  });
+
+  it('reports the upstream failing when it answered with an error or with what is not MCP', async () => {
+    expect(await lostAfter(new UpstreamFailure('http', 'HTTP 500', 500))).toEqual([
+      'failing: HTTP 500',
+    ]);
+    expect(await lostAfter(new UpstreamFailure('protocol', 'not JSON'))).toEqual([
+      'failing: not JSON',
+    ]);
+    expect(await lostAfter(new UpstreamIncompatible('speaks only 2024-11-05', []))).toEqual([
+      'incompatible: speaks only 2024-11-05',
     ]);
   });
 

@@ -1,9 +1,10 @@
 import { type Logger } from '@nestjs/common';
 import { type UpstreamConnection } from '../upstream/upstream-connection';
-import { upstreamFailure, UpstreamIncompatible } from '../upstream/upstream-error';
+import { upstreamFailure } from '../upstream/upstream-error';
 import { type UpstreamGateway, upstreamFingerprint } from '../upstream/upstream-target';
 import { type CatalogueReader } from './catalogue.reader';
 import { Debouncer } from './debouncer';
+import { failedStatus, type FailedStatus } from './failed-status';
 
 /** A burst of list_changed notifications gives one sync once quiet this long... */
 export const LIST_CHANGED_QUIET_MS = 300;
@@ -20,10 +21,10 @@ export interface WatchListener {
   /** The tool list may have changed: list_changed, or a reconnect after missing notifications. */
   changed(reason: string): void;
   /**
-   * The upstream cannot be reached, or the session to it was lost; `incompatible`: it answers,
-   * but speaks only versions of MCP that Portico does not.
+   * The upstream cannot be reached, or the session to it was lost, or it answers only with errors
+   * or with versions of MCP that Portico does not speak: `status` says which.
    */
-  lost(reason: string, incompatible?: boolean): void;
+  lost(reason: string, status: FailedStatus): void;
   /** A ping was answered. */
   seen(): void;
 }
@@ -86,7 +87,7 @@ export class GatewayWatch {
         const reason = await this.watch(this.session);
         if (reason && !this.stopped) {
           this.logger.debug(`Watch of gateway ${this.gateway.id} lost: ${reason}`);
-          this.listener.lost(`lost the connection: ${reason}`);
+          this.listener.lost(`lost the connection: ${reason}`, 'unreachable');
         }
       } catch (error) {
         missedChanges = true;
@@ -99,7 +100,7 @@ export class GatewayWatch {
             this.logger.debug(
               `Watch of gateway ${this.gateway.id} cannot connect: ${failure.message}`,
             );
-            this.listener.lost(failure.message, failure instanceof UpstreamIncompatible);
+            this.listener.lost(failure.message, failedStatus(failure));
           }
         }
       } finally {

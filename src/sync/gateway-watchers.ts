@@ -129,8 +129,8 @@ export class GatewayWatchers implements OnModuleInit, OnModuleDestroy {
           this.reader,
           {
             changed: (reason) => void this.sync.trigger(id, reason),
-            lost: (reason, incompatible) =>
-              this.health(this.sync.markUnreachable(id, reason, fingerprint, incompatible)),
+            lost: (reason, status) =>
+              this.health(this.sync.markFailed(id, status, reason, fingerprint)),
             seen: () => this.health(this.sync.markSeen(id)),
           },
           this.logger,

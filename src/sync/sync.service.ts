@@ -11,6 +11,7 @@ import { recordSyncPins } from '../pinning/sync-pin-audit';
 import { ToolNameQuery } from '../tools/tool-name.query';
 import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';
 import { UpstreamFailure, upstreamFailure, UpstreamIncompatible } from '../upstream/upstream-error';
+import { failedStatus, type FailedStatus } from './failed-status';
 import { upstreamFingerprint } from '../upstream/upstream-target';
 import { CatalogueReader, type UpstreamCatalogue } from './catalogue.reader';
 import { KeyedSingleFlight } from '../common/keyed-single-flight';
@@ -139,10 +140,10 @@ export class SyncService implements OnModuleDestroy {
       // Portico's own failure says nothing of the upstream's health: thrown on, and logged.
       if (failure.kind === 'internal') throw error;
       const reason = failure.message;
-      this.metrics.syncs.inc({ outcome: 'unreachable' });
-      const incompatible = failure instanceof UpstreamIncompatible;
+      const status = failedStatus(failure);
+      this.metrics.syncs.inc({ outcome: status });
       if (!this.shutdown.signal.aborted)
-        await this.markUnreachable(gatewayId, reason, upstreamFingerprint(gateway), incompatible);
+        await this.markFailed(gatewayId, status, reason, upstreamFingerprint(gateway));
       // A version mismatch is no outage: the upstream answered, and a retry changes nothing.
       if (failure instanceof UpstreamIncompatible)
         throw new GatewayException(
@@ -175,14 +176,14 @@ export class SyncService implements OnModuleDestroy {
    * The stored catalogue stays as it was; only the health columns say what went wrong. `failed`
    * is the upstream fingerprint that failed: once an edit points the gateway elsewhere, a late
    * failure of the old upstream (a watch or a sync still on it) no longer speaks for the gateway,
-   * whose new upstream a sync may already have found healthy. `incompatible`: it answered, but
-   * speaks only versions of MCP that Portico does not.
+   * whose new upstream a sync may already have found healthy. `status` says whether anything
+   * answered (see failedStatus).
    */
-  async markUnreachable(
+  async markFailed(
     gatewayId: string,
+    status: FailedStatus,
     reason: string,
     failed: string,
-    incompatible = false,
   ): Promise<void> {
     await this.dataSource.transaction(async (em) => {
       const gateway = await em
@@ -190,7 +191,7 @@ export class SyncService implements OnModuleDestroy {
         .findOne({ where: { id: gatewayId }, lock: { mode: 'pessimistic_write' } });
       if (gateway && upstreamFingerprint(gateway) === failed)
         await em.getRepository(Gateway).update(gatewayId, {
-          status: incompatible ? 'incompatible' : 'unreachable',
+          status,
           lastError: reason,
           ...KEEP_UPDATED_AT,
         });

@@ -1,6 +1,8 @@
 import { type INestApplication, RequestMethod } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { ModulesContainer } from '@nestjs/core';
+import { createServer } from 'node:http';
+import { type AddressInfo } from 'node:net';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { AdminSessionService } from '../../src/auth/admin-session.service';
@@ -124,7 +126,8 @@ describe('admin pages', () => {
   let csrf: string;
   let gateway: Gateway;
   let tools: Tool[];
-  const upstreams: UpstreamFixture[] = [];
+  /** What the tests started, closed after the app. */
+  const upstreams: { close(): Promise<unknown> }[] = [];
 
   let adminId: string;
 
@@ -860,8 +863,28 @@ describe('admin pages', () => {
     });
   });
 
-  it('counts the catalogue and lists unreachable gateways, last syncs and how to connect on the dashboard', async () => {
+  it('counts the catalogue and lists unreachable and failing gateways, last syncs and how to connect on the dashboard', async () => {
     const down = await make.gateway({ name: `Down ${HOSTILE}` });
+    // Reachable, but every answer is an HTTP error: failing, not unreachable.
+    const broken = createServer((_, response) => response.writeHead(500).end('it broke'));
+    await new Promise<void>((resolve) => broken.listen(0, '127.0.0.1', resolve));
+    upstreams.push({ close: () => new Promise((resolve) => broken.close(resolve)) });
+    const registered = await agent
+      .post('/admin/gateways')
+      .type('form')
+      .send({
+        _csrf: csrf,
+        name: 'Answers 500',
+        url: `http://127.0.0.1:${(broken.address() as AddressInfo).port}/mcp`,
+        transport: 'streamable-http',
+        authType: 'none',
+      })
+      .expect(303);
+    const failingPage = (await agent.get(registered.headers.location as string).expect(200)).text;
+    expect(failingPage).toContain(
+      'Gateway &#x27;Answers 500&#x27; registered, but its upstream answered with an error',
+    );
+    expect(textOf(failingPage)).toContain('Failing');
     const healthy = await startUpstream({
       name: 'dashboard-upstream',
       tools: [echoTool('one', 'dashboard-upstream'), echoTool('two', 'dashboard-upstream')],
@@ -901,6 +924,9 @@ describe('admin pages', () => {
       [downApi.lastError, downAfter.lastError].map((error: string) => truncate(error, 200)),
     ).toContain(downRow[3]);
     expect(html).toContain(`<a href="/admin/gateways/${down.id}">Down &lt;img`);
+    const failingRow = rowWith(unhealthy, 1, 'Answers 500');
+    expect(failingRow[2]).toBe('failing');
+    expect(failingRow[3]).toContain('500');
     expect(unhealthy.rows.map((row) => row[1])).not.toContain('Synced');
     expect(unhealthy.rows.map((row) => row[0])).toEqual(
       unhealthy.rows.map((_, i) => String(i + 1)),

@@ -346,7 +346,7 @@ describe('stdio upstreams', () => {
       env: { TOKEN: SECRET },
     });
     expect(Date.now() - started).toBeLessThan(5000);
-    expect(gateway.status).toBe('unreachable');
+    expect(gateway.status).toBe('failing');
     expect(gateway.lastError).toContain('not JSON-RPC');
     expect(gateway.lastError).toContain('Server ready');
     expect(gateway.lastError).not.toContain(SECRET);

@@ -149,7 +149,7 @@ describe('sync of hostile upstreams', () => {
     const failed = await t.api().post(`/api/v1/gateways/${created.id}/sync`).expect(502);
     expect(failed.body.detail).toContain('the upstream repeated a page cursor');
     const after = (await t.api().get(`/api/v1/gateways/${created.id}`).expect(200)).body;
-    expect(after).toMatchObject({ toolCount: 1, status: 'unreachable' });
+    expect(after).toMatchObject({ toolCount: 1, status: 'failing' });
   });
 
   it('refuses a tool whose schema nests 3,000 deep and a huge one, and serves the rest', async () => {

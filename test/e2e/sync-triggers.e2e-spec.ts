@@ -124,13 +124,13 @@ describe('sync without manual action, periodic sync off', () => {
     await t.api().patch(`/api/v1/gateways/${created.id}`).send({ url: second.url }).expect(200);
     const sync = t.app.get(SyncService);
     // What a watch or a sync still on the first upstream reports after the move.
-    await sync.markUnreachable(created.id, 'the first upstream went away', left);
+    await sync.markFailed(created.id, 'unreachable', 'the first upstream went away', left);
     expect(await gateways.findOneByOrFail({ id: created.id })).toMatchObject({
       status: 'healthy',
       lastError: null,
     });
     const now = upstreamFingerprint(await gateways.findOneByOrFail({ id: created.id }));
-    await sync.markUnreachable(created.id, 'the second upstream went away', now);
+    await sync.markFailed(created.id, 'unreachable', 'the second upstream went away', now);
     expect(await gateways.findOneByOrFail({ id: created.id })).toMatchObject({
       status: 'unreachable',
       lastError: 'the second upstream went away',

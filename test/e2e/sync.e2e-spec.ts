@@ -255,7 +255,7 @@ describe('upstream sync', () => {
       expect(refused.body.detail).toMatch(/invalid JSON/);
       expect((await toolsOf(broken.id)).map((tool) => tool.originalName)).toEqual(['j1', 'j2']);
       expect(await gateway(broken.id)).toMatchObject({
-        status: 'unreachable',
+        status: 'failing',
         lastError: expect.stringMatching(/JSON/),
       });
     } finally {
@@ -383,7 +383,7 @@ describe('upstream sync', () => {
       .patch(`/api/v1/gateways/${withBearer.id}`)
       .send({ auth: { type: 'bearer', token: 'not-the-token' } })
       .expect(200);
-    expect(wrong.body).toMatchObject({ status: 'unreachable', toolCount: 1 });
+    expect(wrong.body).toMatchObject({ status: 'failing', toolCount: 1 });
     expect(wrong.body.lastError).toContain('401');
 
     const bodies = await Promise.all([

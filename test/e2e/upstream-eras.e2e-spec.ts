@@ -525,7 +525,7 @@ describe('upstreams of both eras', () => {
         eraPin: '2025',
       })) as GatewayJson & { eraPin: string };
       // A 2025 session is all it is asked for, and it opens none: no probe ran either.
-      expect(pinned).toMatchObject({ eraPin: '2025', status: 'unreachable', protocol: null });
+      expect(pinned).toMatchObject({ eraPin: '2025', status: 'failing', protocol: null });
       await t.api().patch(`/api/v1/gateways/${pinned.id}`).send({ eraPin: 'auto' }).expect(200);
       await waitFor(
         async () => (await gatewayOf(pinned.id)).status === 'healthy',

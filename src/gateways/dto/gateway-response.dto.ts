@@ -256,7 +256,7 @@ export class GatewayResponseDto {
 
   @ApiProperty({
     description:
-      "Upstream health as of the last contact; 'incompatible': it answers, but speaks only versions of MCP Portico does not (lastError says which).",
+      "Upstream health as of the last contact: 'unreachable', nothing answered (no connection, no answer in time); 'failing', it answered with an HTTP error or with what is not MCP Portico can use; 'incompatible', it answers, but speaks only versions of MCP Portico does not. lastError says what happened.",
     enum: GATEWAY_STATUSES,
   })
   status!: GatewayStatus;

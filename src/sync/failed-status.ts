@@ -1,0 +1,18 @@
+import { type GatewayStatus } from '../gateways/gateway.entity';
+import { type UpstreamFailure, UpstreamIncompatible } from '../upstream/upstream-error';
+
+/** The statuses a failed contact with an upstream leaves its gateway in. */
+export type FailedStatus = Extract<GatewayStatus, 'unreachable' | 'failing' | 'incompatible'>;
+
+/**
+ * What a failed contact says of the upstream: `unreachable` when nothing answered (no connection,
+ * no answer in time, a lost stream), `failing` when it answered, but with an HTTP error or with
+ * what is not MCP Portico can use, `incompatible` when it speaks only versions Portico does not.
+ * A missing OAuth token stays `unreachable`: Portico could not ask, so nothing answered.
+ */
+export function failedStatus(failure: UpstreamFailure): FailedStatus {
+  if (failure instanceof UpstreamIncompatible) return 'incompatible';
+  const answered =
+    failure.kind === 'http' || failure.kind === 'protocol' || failure.kind === 'session-expired';
+  return answered ? 'failing' : 'unreachable';
+}
