@@ -9,7 +9,7 @@ export type CallOutcome = 'ok' | 'tool_error' | 'error';
 /** One upstream's health as the registry last saw it, for `portico_upstream_up`. */
 export interface UpstreamHealth {
   gateway: string;
-  /** 1 when its last contact succeeded, 0 when it failed (see GatewayStatus) or is disabled. */
+  /** 1 when its last contact succeeded, 0 when it is unreachable, failing, incompatible or disabled. */
   up: number;
 }
 

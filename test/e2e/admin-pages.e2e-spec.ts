@@ -884,7 +884,7 @@ describe('admin pages', () => {
     expect(failingPage).toContain(
       'Gateway &#x27;Answers 500&#x27; registered, but its upstream answered with an error',
     );
-    expect(textOf(failingPage)).toContain('Failing');
+    expect(failingPage).toContain('<span class="badge badge-bad">Failing</span>');
     const healthy = await startUpstream({
       name: 'dashboard-upstream',
       tools: [echoTool('one', 'dashboard-upstream'), echoTool('two', 'dashboard-upstream')],
