@@ -102,6 +102,7 @@ export function fieldOfCode(code: DomainErrorCode): string | null {
     case GatewayErrorCode.SyncInProgress:
     case GatewayErrorCode.SyncSuperseded:
     case GatewayErrorCode.UpstreamUnavailable:
+    case GatewayErrorCode.UpstreamFailing:
     case GatewayErrorCode.UpstreamIncompatible:
     case GatewayErrorCode.NotOAuth:
     case GatewayErrorCode.ConnectionForbidden:
@@ -112,6 +113,7 @@ export function fieldOfCode(code: DomainErrorCode): string | null {
     case PinErrorCode.Stale:
     case PinErrorCode.Quarantined:
     case ToolErrorCode.UpstreamUnavailable:
+    case ToolErrorCode.UpstreamFailing:
     case ToolErrorCode.UpstreamRefused:
     case ToolErrorCode.ApprovalRequired:
     case ToolErrorCode.ArgumentsTooLarge:

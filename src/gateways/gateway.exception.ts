@@ -13,7 +13,10 @@ export enum GatewayErrorCode {
   Disabled = 'gateway.disabled',
   SyncInProgress = 'gateway.sync_in_progress',
   SyncSuperseded = 'gateway.sync_superseded',
+  /** Nothing answered: no connection, no answer in time, a lost stream. */
   UpstreamUnavailable = 'gateway.upstream_unavailable',
+  /** The upstream answered, but with an HTTP error or with what is not MCP Portico can use. */
+  UpstreamFailing = 'gateway.upstream_failing',
   /** The upstream answers, but speaks only versions of MCP that Portico does not. */
   UpstreamIncompatible = 'gateway.upstream_incompatible',
   /** An OAuth connection was asked of a gateway (or mode) that has none of that kind. */
@@ -39,6 +42,7 @@ registerProblemStatuses(GatewayException, {
   [GatewayErrorCode.SyncInProgress]: HttpStatus.CONFLICT,
   [GatewayErrorCode.SyncSuperseded]: HttpStatus.CONFLICT,
   [GatewayErrorCode.UpstreamUnavailable]: HttpStatus.BAD_GATEWAY,
+  [GatewayErrorCode.UpstreamFailing]: HttpStatus.BAD_GATEWAY,
   [GatewayErrorCode.UpstreamIncompatible]: HttpStatus.UNPROCESSABLE_ENTITY,
   [GatewayErrorCode.NotOAuth]: HttpStatus.UNPROCESSABLE_ENTITY,
   [GatewayErrorCode.ConnectionForbidden]: HttpStatus.FORBIDDEN,

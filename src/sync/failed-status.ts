@@ -1,5 +1,9 @@
 import { type GatewayStatus } from '../gateways/gateway.entity';
-import { type UpstreamFailure, UpstreamIncompatible } from '../upstream/upstream-error';
+import {
+  answeredBadly,
+  type UpstreamFailure,
+  UpstreamIncompatible,
+} from '../upstream/upstream-error';
 
 /** The statuses a failed contact with an upstream leaves its gateway in. */
 export type FailedStatus = Extract<GatewayStatus, 'unreachable' | 'failing' | 'incompatible'>;
@@ -12,7 +16,5 @@ export type FailedStatus = Extract<GatewayStatus, 'unreachable' | 'failing' | 'i
  */
 export function failedStatus(failure: UpstreamFailure): FailedStatus {
   if (failure instanceof UpstreamIncompatible) return 'incompatible';
-  const answered =
-    failure.kind === 'http' || failure.kind === 'protocol' || failure.kind === 'session-expired';
-  return answered ? 'failing' : 'unreachable';
+  return answeredBadly(failure) ? 'failing' : 'unreachable';
 }

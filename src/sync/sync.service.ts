@@ -153,7 +153,9 @@ export class SyncService implements OnModuleDestroy {
         );
       // Its own 429 or 503 that said when to try again is passed on as Retry-After.
       throw new GatewayException(
-        GatewayErrorCode.UpstreamUnavailable,
+        status === 'failing'
+          ? GatewayErrorCode.UpstreamFailing
+          : GatewayErrorCode.UpstreamUnavailable,
         `Could not sync gateway '${gateway.name}' from ${gateway.url}: ${reason}.`,
         failure.retryAt
           ? { gatewayId, retryAfterSeconds: failure.retryAfterSeconds() }

@@ -7,7 +7,10 @@ export enum ToolErrorCode {
   Disabled = 'tool.disabled',
   /** Held back (definition-pin.ts) until an operator approves its definition. */
   Quarantined = 'tool.quarantined',
+  /** Nothing answered: no connection, no answer in time, a lost stream. */
   UpstreamUnavailable = 'tool.upstream_unavailable',
+  /** The upstream answered, but with an HTTP error or with what is not MCP Portico can use. */
+  UpstreamFailing = 'tool.upstream_failing',
   /** Portico did not send the call: the upstream's breaker is open or its queue is full. */
   UpstreamRefused = 'tool.upstream_refused',
   /** A policy wants a person's approval, which only an MCP client can be asked for. */
@@ -23,6 +26,7 @@ registerProblemStatuses(ToolException, {
   [ToolErrorCode.Disabled]: HttpStatus.CONFLICT,
   [ToolErrorCode.Quarantined]: HttpStatus.CONFLICT,
   [ToolErrorCode.UpstreamUnavailable]: HttpStatus.BAD_GATEWAY,
+  [ToolErrorCode.UpstreamFailing]: HttpStatus.BAD_GATEWAY,
   [ToolErrorCode.UpstreamRefused]: HttpStatus.SERVICE_UNAVAILABLE,
   [ToolErrorCode.ApprovalRequired]: HttpStatus.FORBIDDEN,
   [ToolErrorCode.ArgumentsTooLarge]: HttpStatus.UNPROCESSABLE_ENTITY,

@@ -5,6 +5,7 @@ import { type TeamScope } from '../auth/team-scope';
 import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';
 import { sharedAffinity, UpstreamClient } from '../upstream/upstream-client';
 import {
+  answeredBadly,
   UpstreamAuthorizationRequired,
   upstreamFailure,
   UpstreamRefused,
@@ -154,7 +155,7 @@ export class ToolInvoker {
         });
       // An upstream's own 429 or 503 that said when to try again: passed on as Retry-After.
       throw new ToolException(
-        ToolErrorCode.UpstreamUnavailable,
+        answeredBadly(failure) ? ToolErrorCode.UpstreamFailing : ToolErrorCode.UpstreamUnavailable,
         message,
         failure.retryAt ? { retryAfterSeconds: failure.retryAfterSeconds() } : undefined,
       );

@@ -61,6 +61,17 @@ export class UpstreamFailure extends Error {
   }
 }
 
+/**
+ * Whether the upstream answered, but with an HTTP error or with what is not MCP Portico can use,
+ * rather than not at all: its gateway is `failing`, not `unreachable`, and every error that
+ * reports the failure says that it answered.
+ */
+export function answeredBadly(failure: UpstreamFailure): boolean {
+  return (
+    failure.kind === 'http' || failure.kind === 'protocol' || failure.kind === 'session-expired'
+  );
+}
+
 /** A failure told in Portico's own words, which hold no credential: nothing to cut out of it. */
 abstract class OwnWordsFailure extends UpstreamFailure {
   override redacted(): UpstreamFailure {

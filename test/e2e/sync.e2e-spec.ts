@@ -252,6 +252,8 @@ describe('upstream sync', () => {
       expect(broken).toMatchObject({ status: 'healthy', toolCount: 2 });
       truncate = true;
       const refused = await t.api().post(`/api/v1/gateways/${broken.id}/sync`).expect(502);
+      // It answered, if badly: not the code of an upstream that is not there.
+      expect(refused.body).toMatchObject({ code: 'gateway.upstream_failing' });
       expect(refused.body.detail).toMatch(/invalid JSON/);
       expect((await toolsOf(broken.id)).map((tool) => tool.originalName)).toEqual(['j1', 'j2']);
       expect(await gateway(broken.id)).toMatchObject({
@@ -260,6 +262,43 @@ describe('upstream sync', () => {
       });
     } finally {
       await new Promise((resolve) => garbage.server.close(resolve));
+    }
+  });
+
+  it('tells an upstream that answers with an HTTP error from one that is not there, in sync and invoke', async () => {
+    let refuse = false;
+    const erring = await rawUpstream((message) => {
+      if (refuse) return { status: 500, text: 'database on fire' };
+      if (message.method === 'tools/list')
+        return JSON.stringify({
+          jsonrpc: '2.0',
+          id: message.id,
+          result: { tools: [{ name: 'e1', inputSchema: { type: 'object' } }] },
+        });
+      if (message.method === 'tools/call')
+        return JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { content: [] } });
+      const unknown = { code: -32601, message: 'Method not found' };
+      return JSON.stringify({ jsonrpc: '2.0', id: message.id, error: unknown });
+    });
+    try {
+      const created = await register('Erring', erring.url);
+      expect(created).toMatchObject({ status: 'healthy', toolCount: 1 });
+      const [tool] = await toolsOf(created.id);
+      await t.api().post(`/api/v1/tools/${tool!.id}/invoke`).send({ arguments: {} }).expect(200);
+      refuse = true;
+      const invoked = await t
+        .api()
+        .post(`/api/v1/tools/${tool!.id}/invoke`)
+        .send({ arguments: {} })
+        .expect(502);
+      expect(invoked.body).toMatchObject({ code: 'tool.upstream_failing' });
+      expect(invoked.body.detail).toContain('HTTP 500: database on fire');
+      const synced = await t.api().post(`/api/v1/gateways/${created.id}/sync`).expect(502);
+      expect(synced.body).toMatchObject({ code: 'gateway.upstream_failing' });
+      expect(synced.body.detail).toContain('HTTP 500: database on fire');
+      expect(await gateway(created.id)).toMatchObject({ status: 'failing', toolCount: 1 });
+    } finally {
+      await new Promise((resolve) => erring.server.close(resolve));
     }
   });
 
@@ -567,9 +606,12 @@ interface RawRequest {
   params?: { cursor?: string };
 }
 
-/** An upstream written by hand: it answers initialize, then every request with `answer`'s text. */
+/**
+ * An upstream written by hand: it answers initialize, then every request with `answer`'s text, or
+ * with the HTTP error it names.
+ */
 async function rawUpstream(
-  answer: (message: RawRequest) => string,
+  answer: (message: RawRequest) => string | { status: number; text: string },
 ): Promise<{ url: string; server: HttpServer }> {
   const server = createServer((request, response) => {
     let raw = '';
@@ -595,9 +637,11 @@ async function rawUpstream(
           }),
         );
       } else {
-        response
-          .writeHead(200, { 'content-type': 'application/json' })
-          .end(answer(message as RawRequest));
+        const answered = answer(message as RawRequest);
+        if (typeof answered === 'string')
+          response.writeHead(200, { 'content-type': 'application/json' }).end(answered);
+        else
+          response.writeHead(answered.status, { 'content-type': 'text/plain' }).end(answered.text);
       }
     });
   });

@@ -189,6 +189,7 @@ describe('upstreams of both eras', () => {
         .send({ arguments: {} })
         .expect(502);
       // REST states no client capabilities: the upstream refuses to ask, and says why.
+      expect(response.body.code).toBe('tool.upstream_failing');
       expect(response.body.detail).toContain(
         "-32021 Cannot request input 'user_name' (elicitation/create): the request's client capabilities do not declare the required capability",
       );
@@ -311,7 +312,7 @@ describe('upstreams of both eras', () => {
     const name = (await toolsOf(created.id)).get('echo')!;
     const busy = {
       code: -32010,
-      message: "Upstream 'throttled' is unavailable: HTTP 429: Too Many Requests",
+      message: "Upstream 'throttled' answered with an error: HTTP 429: Too Many Requests",
       data: {
         gateway: 'throttled',
         status: 429,

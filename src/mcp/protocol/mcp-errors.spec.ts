@@ -50,7 +50,7 @@ describe('fromUpstream', () => {
     expect(error.message).toContain('belongs to no Portico user');
   });
 
-  it('explains an unreachable upstream without the credentials it echoed', () => {
+  it("explains an upstream's HTTP error without the credentials it echoed", () => {
     const echoed = new UpstreamFailure(
       'http',
       'HTTP 500: upstream saw Authorization: Bearer tok-123456',
@@ -59,8 +59,11 @@ describe('fromUpstream', () => {
     const error = fromUpstream(classifyUpstreamError(echoed, 1000, ['tok-123456']), 'crm');
     expect(error.code).toBe(UPSTREAM_UNAVAILABLE);
     expect(error.message).toBe(
-      "Upstream 'crm' is unavailable: HTTP 500: upstream saw Authorization: Bearer [redacted]",
+      "Upstream 'crm' answered with an error: HTTP 500: upstream saw Authorization: Bearer [redacted]",
     );
+    const down = fromUpstream(new UpstreamFailure('unreachable', 'connect ECONNREFUSED'), 'crm');
+    expect(down.code).toBe(UPSTREAM_UNAVAILABLE);
+    expect(down.message).toBe("Upstream 'crm' is unavailable: connect ECONNREFUSED");
   });
 
   it('tells an upstream that answered badly from one that is not there', () => {

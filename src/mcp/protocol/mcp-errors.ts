@@ -21,7 +21,10 @@ import {
 import { HEADER_MISMATCH } from '../../upstream/eras/protocol-era';
 import { type HeaderMismatch } from '../../upstream/modern/mcp-param-headers';
 
-/** Implementation-defined JSON-RPC server error: the upstream could not be reached or dropped. */
+/**
+ * Implementation-defined JSON-RPC server error: the upstream could not be reached, dropped the
+ * call, or refused it with an HTTP error; the same call again may succeed.
+ */
 export const UPSTREAM_UNAVAILABLE = -32010;
 
 /** Implementation-defined: a hook refused the call or failed, or a person did not approve it. */
@@ -181,7 +184,7 @@ export function invalidParams(message: string): RpcError {
 /**
  * What a failed upstream exchange becomes for the MCP client: the upstream's own JSON-RPC error
  * as it was (credentials cut out already), a timeout as such, a message it could not use as such,
- * anything else as unavailable.
+ * an HTTP error as such, no answer at all as unavailable.
  */
 export function fromUpstream(error: UpstreamFailure | UpstreamRpcError, gateway: string): RpcError {
   if (!(error instanceof UpstreamFailure))
@@ -212,10 +215,16 @@ export function fromUpstream(error: UpstreamFailure | UpstreamRpcError, gateway:
         `Upstream '${gateway}' answered with a message Portico cannot use: ${error.message}`,
       );
     case 'unreachable':
-    case 'http':
       return new RpcError(
         UPSTREAM_UNAVAILABLE,
         `Upstream '${gateway}' is unavailable: ${error.message}`,
+        retryData(error, gateway),
+      );
+    case 'http':
+      // It is there, and refused the call with an HTTP error: said as such; a later call may pass.
+      return new RpcError(
+        UPSTREAM_UNAVAILABLE,
+        `Upstream '${gateway}' answered with an error: ${error.message}`,
         retryData(error, gateway),
       );
   }
