@@ -262,8 +262,10 @@ export class Dispatcher {
     throw new RpcError(ProtocolErrorCode.MethodNotFound, 'Method not found');
   }
 
-  /** What a 2026-07-28 client learns of the scope before anything else. */
-  /** Tasks are of the 2026-07-28 wire only: a 2025 session's initialize offers the rest. */
+  /**
+   * What a 2026-07-28 client learns of the scope before anything else. Tasks are of the 2026-07-28
+   * wire only: a 2025 session's initialize offers the rest.
+   */
   private async discover(request: McpRequest, directory: ScopeDirectory): Promise<DiscoverResult> {
     return discoverResult(
       directory,
