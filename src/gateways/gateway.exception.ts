@@ -15,7 +15,7 @@ export enum GatewayErrorCode {
   SyncSuperseded = 'gateway.sync_superseded',
   /** Nothing answered: no connection, no answer in time, a lost stream. */
   UpstreamUnavailable = 'gateway.upstream_unavailable',
-  /** The upstream answered, but with an HTTP error or with what is not MCP Portico can use. */
+  /** The upstream answered, but with an error (HTTP or JSON-RPC) or with what is not MCP. */
   UpstreamFailing = 'gateway.upstream_failing',
   /** The upstream answers, but speaks only versions of MCP that Portico does not. */
   UpstreamIncompatible = 'gateway.upstream_incompatible',

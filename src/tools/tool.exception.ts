@@ -9,7 +9,7 @@ export enum ToolErrorCode {
   Quarantined = 'tool.quarantined',
   /** Nothing answered: no connection, no answer in time, a lost stream. */
   UpstreamUnavailable = 'tool.upstream_unavailable',
-  /** The upstream answered, but with an HTTP error or with what is not MCP Portico can use. */
+  /** The upstream answered, but with an error (HTTP or JSON-RPC) or with what is not MCP. */
   UpstreamFailing = 'tool.upstream_failing',
   /** Portico did not send the call: the upstream's breaker is open or its queue is full. */
   UpstreamRefused = 'tool.upstream_refused',
