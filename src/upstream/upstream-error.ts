@@ -62,7 +62,8 @@ export class UpstreamFailure extends Error {
 }
 
 /**
- * Whether the upstream answered, but with an HTTP error or with what is not MCP Portico can use,
+ * Whether the upstream answered, but with an HTTP error or with what is not MCP Portico can use
+ * (an upstream's JSON-RPC error too, once `upstreamFailure` has made it a failure to report),
  * rather than not at all: its gateway is `failing`, not `unreachable`, and every error that
  * reports the failure says that it answered.
  */
