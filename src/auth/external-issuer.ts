@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import type * as Jose from 'jose' with { 'resolution-mode': 'import' };
+import { boundedFetch, cappedResponse } from '../common/remote-body';
 import { AuthSettings, type OidcConfig } from '../config/slices/auth.settings';
 import { ServerSettings } from '../config/slices/server.settings';
 import { resourceTarget } from './oauth-resource';
@@ -27,6 +28,9 @@ const ALGORITHMS = [
 ];
 
 type KeySet = ReturnType<typeof Jose.createRemoteJWKSet>;
+
+/** The most of a discovery document or key set read (real ones are a few KiB). */
+const DOCUMENT_MAX_BYTES = 1024 * 1024;
 
 /**
  * Access tokens of the configured OpenID Connect provider. The provider is found through its
@@ -119,16 +123,20 @@ export class ExternalIssuer {
     const url = `${oidc.issuer.replace(/\/$/, '')}/.well-known/openid-configuration`;
     const response = await fetch(url, { signal: AbortSignal.timeout(10_000) });
     if (!response.ok) throw new Error(`${url} answered ${response.status}`);
-    const document = (await response.json()) as { issuer?: unknown; jwks_uri?: unknown };
+    const document = (await cappedResponse(response, DOCUMENT_MAX_BYTES).json()) as {
+      issuer?: unknown;
+      jwks_uri?: unknown;
+    };
     if (document.issuer !== oidc.issuer)
       throw new Error(`the discovery document names the issuer ${String(document.issuer)}`);
     if (typeof document.jwks_uri !== 'string')
       throw new Error('the discovery document has no jwks_uri');
-    const { createRemoteJWKSet } = await jose();
+    const { createRemoteJWKSet, customFetch } = await jose();
     const cacheMaxAge = oidc.jwksCacheSeconds * 1000;
     return createRemoteJWKSet(new URL(document.jwks_uri), {
       cacheMaxAge,
       cooldownDuration: Math.min(30_000, cacheMaxAge),
+      [customFetch]: boundedFetch(DOCUMENT_MAX_BYTES),
     });
   }
 }

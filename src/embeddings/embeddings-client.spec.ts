@@ -5,6 +5,7 @@ import {
   type EmbeddingsFixture,
   startEmbeddingsServer,
 } from '../../test/fixtures/embeddings-server';
+import { writeEndlessly } from '../../test/fixtures/endless-body';
 import { EmbeddingsClient, EmbeddingsError } from './embeddings-client';
 
 const config = (url: string) => ({
@@ -83,6 +84,26 @@ describe('EmbeddingsClient', () => {
         reason: 'error',
       });
     } finally {
+      server.close();
+    }
+  });
+
+  it('reads an answer that never ends only to its bound', async () => {
+    const server = createServer((_, response) => {
+      response.write('{"data":[{"index":0,"embedding":[');
+      writeEndlessly(response, Buffer.from('0,'.repeat(32 * 1024)));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+      await expect(new EmbeddingsClient(config(url)).embed(['mail'], 10_000)).rejects.toMatchObject(
+        {
+          reason: 'error',
+          message: 'embeddings provider answered more than 16777216 bytes',
+        },
+      );
+    } finally {
+      server.closeAllConnections();
       server.close();
     }
   });

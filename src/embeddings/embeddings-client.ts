@@ -1,3 +1,4 @@
+import { BodyTooLarge, cappedResponse } from '../common/remote-body';
 import { type EmbeddingsConfig } from '../config/slices/embeddings.settings';
 
 /** Why a request to the embeddings provider gave no vectors. */
@@ -18,6 +19,9 @@ interface EmbeddingsResponse {
 
 /** Most inputs sent in one request; OpenAI accepts 2,048, self-hosted servers often fewer. */
 export const EMBEDDINGS_BATCH = 64;
+
+/** The most of one answer read: a batch of 4,096-dimension vectors is about 6 MiB of JSON. */
+const ANSWER_MAX_BYTES = 16 * 1024 * 1024;
 
 /**
  * A client of an OpenAI-compatible embeddings endpoint: `POST {url}/embeddings` with
@@ -61,11 +65,13 @@ export class EmbeddingsClient {
     }
     let body: EmbeddingsResponse;
     try {
-      body = (await response.json()) as EmbeddingsResponse;
+      body = (await cappedResponse(response, ANSWER_MAX_BYTES).json()) as EmbeddingsResponse;
     } catch (error) {
       throw new EmbeddingsError(
         timedOut(error) ? 'timeout' : 'error',
-        'embeddings provider sent no JSON in time',
+        error instanceof BodyTooLarge
+          ? `embeddings provider answered more than ${ANSWER_MAX_BYTES} bytes`
+          : 'embeddings provider sent no JSON in time',
       );
     }
     return vectorsOf(body, input.length);

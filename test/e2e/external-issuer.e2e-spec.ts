@@ -1,5 +1,8 @@
+import { createServer, type Server } from 'node:http';
+import { type AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import request from 'supertest';
+import { writeEndlessly } from '../fixtures/endless-body';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import {
   GENERIC_AUDIENCE,
@@ -166,5 +169,54 @@ describe('access tokens of an external OpenID Connect provider', () => {
       .set('Authorization', `Bearer ${old}`);
     expect(refused.status).toBe(401);
     expect(refused.body.detail).toMatch(/refused/);
+  });
+});
+
+describe('an identity provider that answers without end', () => {
+  /** Which of its documents never ends: the discovery document, then the key set. */
+  let endless: 'discovery' | 'jwks' = 'discovery';
+  let server: Server;
+  let issuer: string;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    server = createServer((request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      const discovery = request.url === '/.well-known/openid-configuration';
+      if (discovery && endless === 'jwks') {
+        response.end(JSON.stringify({ issuer, jwks_uri: `${issuer}/jwks` }));
+        return;
+      }
+      response.write(discovery ? `{"issuer":"${issuer}","x":"` : '{"keys":[],"x":"');
+      writeEndlessly(response);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    t = await startTestApp({ env: { OIDC_ISSUER: issuer, OIDC_AUDIENCE: GENERIC_AUDIENCE } });
+  });
+
+  afterAll(async () => {
+    await t.close();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('reads its documents only to a bound, refuses the token, and keeps serving', async () => {
+    const token = await forged(issuer, GENERIC_AUDIENCE);
+    const started = Date.now();
+    const noDiscovery = await request(t.baseUrl)
+      .get('/api/v1/users')
+      .set('Authorization', `Bearer ${token}`)
+      .expect(401);
+    expect(noDiscovery.body.detail).toBe('The identity provider cannot be reached.');
+    endless = 'jwks';
+    const noKeys = await request(t.baseUrl)
+      .get('/api/v1/users')
+      .set('Authorization', `Bearer ${token}`)
+      .expect(401);
+    expect(noKeys.body.detail).toMatch(/The identity provider's token was refused: .*JSON/);
+    // Neither waited for a timeout (10 s for discovery, 5 s for the key set).
+    expect(Date.now() - started).toBeLessThan(5000);
+    await t.api().get('/api/v1/users').expect(200);
   });
 });

@@ -5,10 +5,13 @@ import {
   ElicitRequestSchema,
   ErrorCode,
 } from '@modelcontextprotocol/sdk/types.js';
+import { createServer } from 'node:http';
+import { type AddressInfo } from 'node:net';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { OAuthRefreshScheduler } from '../../src/sync/oauth-refresh.scheduler';
 import { UpstreamOAuthToken } from '../../src/upstream/oauth/upstream-oauth-token.entity';
+import { writeEndlessly } from '../fixtures/endless-body';
 import {
   MACHINE_CLIENT,
   type OAuthUpstreamFixture,
@@ -563,6 +566,46 @@ describe('OAuth 2.1 towards upstream MCP servers', () => {
         .send({ auth: { type: 'none' } })
         .expect(200);
       expect(await tokenRows(created.body.id)).toHaveLength(0);
+    });
+
+    it('reads what an authorization server answers only to a bound', async () => {
+      // Its challenge names resource metadata that never ends.
+      const hostile = createServer((incoming, response) => {
+        incoming.resume();
+        if (incoming.method === 'POST') {
+          response.writeHead(401, {
+            'www-authenticate': `Bearer resource_metadata="${origin}/metadata"`,
+          });
+          response.end();
+          return;
+        }
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.write(`{"resource":"${origin}/mcp","x":"`);
+        writeEndlessly(response);
+      });
+      await new Promise<void>((resolve) => hostile.listen(0, '127.0.0.1', resolve));
+      const origin = `http://127.0.0.1:${(hostile.address() as AddressInfo).port}`;
+      try {
+        const started = Date.now();
+        const created = await t
+          .api()
+          .post('/api/v1/gateways')
+          .send({
+            name: 'Endless metadata',
+            url: `${origin}/mcp`,
+            auth: { type: 'oauth', mode: 'client-credentials', clientId: 'c', clientSecret: 's' },
+          })
+          .expect(201);
+        expect(created.body).toMatchObject({
+          status: 'unreachable',
+          lastError: expect.stringContaining('the answer is larger than 1048576 bytes'),
+        });
+        expect(Date.now() - started).toBeLessThan(5000);
+        await t.api().get(`/api/v1/gateways/${created.body.id}`).expect(200);
+      } finally {
+        hostile.closeAllConnections();
+        await new Promise((resolve) => hostile.close(resolve));
+      }
     });
 
     it('refuses client credentials without a client id and secret', async () => {

@@ -8,6 +8,7 @@ import {
 import { DataSource } from 'typeorm';
 import { EventBus, type PorticoEvent } from '../../src/events/event-bus';
 import { SyncService } from '../../src/sync/sync.service';
+import { writeEndlessly } from '../fixtures/endless-body';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
@@ -267,8 +268,9 @@ describe('upstream sync', () => {
 
   it('tells an upstream that answers with an HTTP error from one that is not there, in sync and invoke', async () => {
     let refuse = false;
+    let endless = false;
     const erring = await rawUpstream((message) => {
-      if (refuse) return { status: 500, text: 'database on fire' };
+      if (refuse) return { status: 500, text: 'database on fire', endless };
       if (message.method === 'tools/list')
         return JSON.stringify({
           jsonrpc: '2.0',
@@ -297,7 +299,19 @@ describe('upstream sync', () => {
       expect(synced.body).toMatchObject({ code: 'gateway.upstream_failing' });
       expect(synced.body.detail).toContain('HTTP 500: database on fire');
       expect(await gateway(created.id)).toMatchObject({ status: 'failing', toolCount: 1 });
+      // An error whose body never ends is read as far as the error shows, then dropped.
+      endless = true;
+      const endlessly = await t
+        .api()
+        .post(`/api/v1/tools/${tool!.id}/invoke`)
+        .send({ arguments: {} })
+        .expect(502);
+      expect(endlessly.body).toMatchObject({ code: 'tool.upstream_failing' });
+      expect(endlessly.body.detail).toContain('HTTP 500: database on firexxxx');
+      expect(endlessly.body.detail.length).toBeLessThan(2200);
+      await t.api().get(`/api/v1/gateways/${created.id}`).expect(200);
     } finally {
+      erring.server.closeAllConnections();
       await new Promise((resolve) => erring.server.close(resolve));
     }
   });
@@ -608,10 +622,10 @@ interface RawRequest {
 
 /**
  * An upstream written by hand: it answers initialize, then every request with `answer`'s text, or
- * with the HTTP error it names.
+ * with the HTTP error it names (whose body, `endless`, never ends).
  */
 async function rawUpstream(
-  answer: (message: RawRequest) => string | { status: number; text: string },
+  answer: (message: RawRequest) => string | { status: number; text: string; endless?: boolean },
 ): Promise<{ url: string; server: HttpServer }> {
   const server = createServer((request, response) => {
     let raw = '';
@@ -640,7 +654,12 @@ async function rawUpstream(
         const answered = answer(message as RawRequest);
         if (typeof answered === 'string')
           response.writeHead(200, { 'content-type': 'application/json' }).end(answered);
-        else
+        else if (answered.endless) {
+          response
+            .writeHead(answered.status, { 'content-type': 'text/plain' })
+            .write(answered.text);
+          writeEndlessly(response);
+        } else
           response.writeHead(answered.status, { 'content-type': 'text/plain' }).end(answered.text);
       }
     });

@@ -1,6 +1,9 @@
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { UPSTREAM_UNAVAILABLE } from '../../src/mcp/protocol/mcp-errors';
+import { createServer } from 'node:http';
+import { type AddressInfo } from 'node:net';
+import { writeEndlessly } from '../fixtures/endless-body';
 import { startTarpit, type Tarpit } from '../fixtures/tarpit';
 import { echoTool, startUpstream, UpstreamFixture } from '../fixtures/upstream-server';
 import { loginAgent } from '../support/admin-browser-session';
@@ -14,6 +17,8 @@ const TIMEOUT_MS = 3000;
 /** Long enough that checks made right after the breaker opens all fall inside its cool-down. */
 const COOLDOWN_MS = 8000;
 const MAX_CONCURRENT = 2;
+/** UPSTREAM_MESSAGE_LIMIT_BYTES here. */
+const LIMIT_BYTES = 1024 * 1024;
 /**
  * What "at once" allows: less than one upstream timeout, so that nothing waited for an upstream
  * (or in a queue behind one), with room for a machine that runs two test runs on two cores.
@@ -63,6 +68,7 @@ describe('upstreams that are down, hanging or slow', () => {
         UPSTREAM_QUEUE: '1',
         UPSTREAM_QUEUE_TIMEOUT_MS: '8000',
         UPSTREAM_RETRY_BACKOFF_MS: '10',
+        UPSTREAM_MESSAGE_LIMIT_BYTES: String(LIMIT_BYTES),
       },
     });
     const make = factories(t.app);
@@ -294,4 +300,57 @@ describe('upstreams that are down, hanging or slow', () => {
       await silent.close();
     }
   });
+
+  it('reads each event of an HTTP+SSE upstream only to the message limit', async () => {
+    const flood = await startEndlessEvent();
+    try {
+      await factories(t.app).tools(
+        await factories(t.app).gateway({ name: 'Flood', url: flood.url, transport: 'sse' }),
+        ['big'],
+      );
+      const before = process.memoryUsage().rss;
+      const failed = await call('flood-big');
+      expect(failed.error?.message).toMatch(
+        /Upstream 'flood' answered with a message Portico cannot use: the upstream sent an event larger than 1048576 bytes/,
+      );
+      expect(failed.ms).toBeLessThan(TIMEOUT_MS);
+      // Read without a bound, the event would have taken gigabytes by now.
+      expect(flood.sent()).toBeGreaterThan(LIMIT_BYTES);
+      expect(process.memoryUsage().rss - before).toBeLessThan(512 * 1024 * 1024);
+      expect((await call('healthy-ok')).result).toBeDefined();
+    } finally {
+      await flood.close();
+    }
+  });
 });
+
+/**
+ * An HTTP+SSE upstream whose stream names its message endpoint, then sends one event that never
+ * ends, as fast as it is read; `sent` counts its bytes.
+ */
+async function startEndlessEvent(): Promise<{
+  url: string;
+  sent(): number;
+  close(): Promise<void>;
+}> {
+  let sent = 0;
+  const server = createServer((request, response) => {
+    if (request.method === 'POST') {
+      request.resume();
+      response.writeHead(202).end('Accepted');
+      return;
+    }
+    response.writeHead(200, { 'content-type': 'text/event-stream' });
+    response.write('event: endpoint\ndata: /messages\n\ndata: ');
+    writeEndlessly(response, undefined, (bytes) => (sent += bytes));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/sse`,
+    sent: () => sent,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}

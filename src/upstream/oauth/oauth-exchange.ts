@@ -9,6 +9,7 @@ import {
 import { type SecretSettings } from '../../config/slices/secrets.settings';
 import { type ServerSettings } from '../../config/slices/server.settings';
 import { type UpstreamSettings } from '../../config/slices/upstream.settings';
+import { boundedFetch } from '../../common/remote-body';
 import { seal, unseal } from '../../common/secret-box';
 import { type OAuthSettings } from '../../gateways/gateway.entity';
 import { MODERN_PROTOCOL_VERSION } from '../eras/protocol-era';
@@ -22,6 +23,9 @@ import {
 } from './upstream-oauth.store';
 
 export const UPSTREAM_OAUTH_CALLBACK_PATH = '/admin/connections/callback';
+
+/** The most of an authorization server's answer read: metadata, a registration or tokens. */
+const DOCUMENT_MAX_BYTES = 1024 * 1024;
 
 /** The upstream an OAuth exchange is about. */
 export interface OAuthUpstream {
@@ -104,7 +108,10 @@ export class OAuthExchange {
     });
   }
 
-  /** Runs `auth()` with the provider, each of its requests bounded by the upstream timeout. */
+  /**
+   * Runs `auth()` with the provider, each of its requests bounded by the upstream timeout and each
+   * answer by DOCUMENT_MAX_BYTES.
+   */
   async run(
     upstream: OAuthUpstream,
     provider: StoredOAuthProvider,
@@ -123,7 +130,10 @@ export class OAuthExchange {
       ...(scope ? { scope } : {}),
       ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}),
       fetchFn: (input, init) =>
-        fetch(input, { ...init, signal: init?.signal ?? AbortSignal.timeout(timeoutMs) }),
+        boundedFetch(DOCUMENT_MAX_BYTES)(input, {
+          ...init,
+          signal: init?.signal ?? AbortSignal.timeout(timeoutMs),
+        }),
     });
   }
 

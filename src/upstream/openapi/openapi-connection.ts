@@ -25,7 +25,8 @@ import { type OpenApiDocuments } from './openapi-documents';
 import { type OpenApiModel } from './openapi-model';
 import { ArgumentError } from './parameter-style';
 import { buildRequest, type BuiltRequest } from './request-builder';
-import { shapeResponse, readBounded } from './response-shape';
+import { readBounded } from '../../common/remote-body';
+import { shapeResponse } from './response-shape';
 
 export interface OpenApiConnectionOptions {
   baseUrl: URL;

@@ -1,34 +1,9 @@
 import { type CallToolResult } from '@modelcontextprotocol/client';
-import { type Readable } from 'node:stream';
 import { type Dispatcher } from 'undici';
 import { isJsonObject, nestingDepth } from '../../common/json-value';
 
 /** How much of a failed response's body an error result carries. */
 export const ERROR_BODY_SHOWN = 2048;
-
-/**
- * A response body read to at most `maxBytes`: past that the stream is dropped and what was read
- * is kept, marked truncated, so that a huge answer costs no more than the limit.
- */
-export async function readBounded(
-  body: Readable,
-  maxBytes: number,
-): Promise<{ text: string; truncated: boolean }> {
-  const decoder = new TextDecoder();
-  let text = '';
-  let bytes = 0;
-  for await (const chunk of body) {
-    const buffer = chunk as Buffer;
-    if (bytes + buffer.length > maxBytes) {
-      text += decoder.decode(buffer.subarray(0, maxBytes - bytes));
-      body.destroy();
-      return { text, truncated: true };
-    }
-    bytes += buffer.length;
-    text += decoder.decode(buffer, { stream: true });
-  }
-  return { text: text + decoder.decode(), truncated: false };
-}
 
 function isJsonType(type: string): boolean {
   return /^application\/(.+\+)?json\b/i.test(type);

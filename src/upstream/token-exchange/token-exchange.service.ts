@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { cappedResponse } from '../../common/remote-body';
 import { UpstreamSettings } from '../../config/slices/upstream.settings';
 import { CallerTokens } from '../../auth/principal-resolver';
 import { Metrics } from '../../observability/metrics';
@@ -96,7 +97,10 @@ export class TokenExchange {
         signal: AbortSignal.timeout(this.config.upstreamTimeoutMs),
       });
       status = response.status;
-      json = await boundedJson(response);
+      // Up to MAX_ANSWER_BYTES; null when it is not JSON or is larger.
+      json = await cappedResponse(response, MAX_ANSWER_BYTES)
+        .json()
+        .catch(() => null);
     } catch (error) {
       this.metrics.tokenExchanges.inc({ kind: request.kind, outcome: 'failed' });
       const why = error instanceof Error && error.name === 'TimeoutError' ? 'timed out' : 'failed';
@@ -119,28 +123,5 @@ export class TokenExchange {
       throw failure;
     }
     return read;
-  }
-}
-
-/** The answer's JSON, read up to MAX_ANSWER_BYTES; null when it is not JSON. */
-async function boundedJson(response: Response): Promise<unknown> {
-  const reader = response.body?.getReader();
-  if (!reader) return null;
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_ANSWER_BYTES) {
-      await reader.cancel();
-      return null;
-    }
-    chunks.push(value);
-  }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
-  } catch {
-    return null;
   }
 }

@@ -7,6 +7,7 @@ import {
   type RequestId,
 } from '@modelcontextprotocol/client';
 import { type Dispatcher } from 'undici';
+import { readBounded } from '../../common/remote-body';
 import { inSpan, SpanKind, withTraceHeaders } from '../../observability/request-context';
 import {
   type Channel,
@@ -21,6 +22,7 @@ import { readEventStream, readJsonBody, type StreamPosition } from './sse-reader
 import { UpstreamFailure } from '../upstream-error';
 import { upstreamRetryAt } from '../resilience/retry-after';
 
+/** How much of an HTTP error's body is read, and shown in its failure; the rest is dropped. */
 const ERROR_BODY_LIMIT = 2048;
 /** When an upstream closes a stream without saying when to come back. */
 const DEFAULT_RETRY_MS = 1000;
@@ -49,9 +51,8 @@ export class HttpChannel implements Channel {
     this.protocolVersion = options.modernVersion;
   }
 
-  start(listener: ChannelListener): Promise<void> {
+  async start(listener: ChannelListener): Promise<void> {
     this.listener = listener;
-    return Promise.resolve();
   }
 
   established(protocolVersion: string): void {
@@ -59,9 +60,7 @@ export class HttpChannel implements Channel {
   }
 
   /** Without a session nothing comes outside requests. */
-  listen(): Promise<void> {
-    return Promise.resolve();
-  }
+  async listen(): Promise<void> {}
 
   /** Without a session there is nothing to end upstream; the sockets are the pool's. */
   close(): Promise<void> {
@@ -124,7 +123,8 @@ export class HttpChannel implements Channel {
       else if ('error' in body && (body.id === id || body.id === null || body.id === undefined))
         return { ...body, id };
       else text = JSON.stringify(body);
-    } else text = await response.body.text().catch(() => '');
+    } else
+      text = (await readBounded(response.body, ERROR_BODY_LIMIT).catch(() => null))?.text ?? '';
     if (statusCode === 404 && this.sessionId !== undefined)
       throw new UpstreamFailure('session-expired', 'the upstream no longer knows the session', 404);
     throw new UpstreamFailure(

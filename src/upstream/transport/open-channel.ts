@@ -1,8 +1,10 @@
 import { SSEClientTransport } from '@modelcontextprotocol/client';
+import { boundedFetch } from '../../common/remote-body';
 import { credentialHeaders } from '../../gateways/gateway.entity';
 import { UpstreamFailure } from '../upstream-error';
 import { type UpstreamEndpoint } from '../upstream-target';
 import { type BearerSource, type Channel } from './channel';
+import { eventsBounded } from './sse-reader';
 import { HttpChannel } from './http-channel';
 import { HttpSessionChannel } from './http-session-channel';
 import { StdioChannel } from './stdio/stdio-channel';
@@ -51,20 +53,29 @@ export async function openChannel(
         ? new HttpSessionChannel(options)
         : new HttpChannel({ ...options, modernVersion: modern.modernVersion });
     }
-    case 'sse':
-      return new TransportChannel(
+    case 'sse': {
+      // An event past the bound ends the session: the message it carried is lost.
+      const channel: TransportChannel = new TransportChannel(
         limits.maxDepth,
         new SSEClientTransport(url, {
           requestInit: { headers },
+          // What answers a message is read to the message bound, each event of the stream too.
+          fetch: boundedFetch(limits.maxBytes),
           eventSourceInit: {
-            fetch: (input, init) =>
-              fetch(input, {
-                ...init,
-                headers: { ...(init?.headers as Record<string, string>), ...headers },
-              }),
+            fetch: async (input, init) =>
+              eventsBounded(
+                await fetch(input, {
+                  ...init,
+                  headers: { ...(init?.headers as Record<string, string>), ...headers },
+                }),
+                limits.maxBytes,
+                (failure) => channel.lose(failure),
+              ),
           },
         }),
       );
+      return channel;
+    }
     case 'openapi':
       throw new UpstreamFailure('internal', 'an OpenAPI gateway has no MCP channel');
   }

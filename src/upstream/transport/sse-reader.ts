@@ -2,6 +2,7 @@ import { type Readable } from 'node:stream';
 import { type JSONRPCMessage } from '@modelcontextprotocol/client';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { readChunks } from '../../common/read-body';
+import { checkedResponse } from '../../common/remote-body';
 import { boundMessage, type MessageLimits } from './message-bounds';
 import { UpstreamFailure } from '../upstream-error';
 
@@ -52,11 +53,7 @@ export async function readEventStream(
     },
     onRetry: (ms) => (position.retryMs = ms),
     onError: (error) => {
-      if (error.type === 'max-buffer-size-exceeded')
-        state.failure = new UpstreamFailure(
-          'protocol',
-          `the upstream sent an event larger than ${limits.maxBytes} bytes, past the limit (UPSTREAM_MESSAGE_LIMIT_BYTES)`,
-        );
+      if (error.type === 'max-buffer-size-exceeded') state.failure = eventTooLarge(limits.maxBytes);
     },
   });
   const stopped = await readChunks(body, (chunk) => {
@@ -128,4 +125,37 @@ export async function readJsonBody(
     );
   }
   return parseMessage(text + decoder.decode(), limits.maxDepth);
+}
+
+/**
+ * An event stream's Response whose events may each be at most `maxBytes` (read by a parser of its
+ * own, as the reader will): the body fails at the first larger one, before the reader (the SDK's
+ * EventSource, on the HTTP+SSE transport) has buffered it, and `tooLarge` hears why (the reader
+ * would only reconnect).
+ */
+export function eventsBounded(
+  response: Response,
+  maxBytes: number,
+  tooLarge: (failure: UpstreamFailure) => void,
+): Response {
+  const decoder = new TextDecoder();
+  let failure: UpstreamFailure | null = null;
+  const parser = createParser({
+    maxBufferSize: maxBytes,
+    onError: (error) => {
+      if (error.type === 'max-buffer-size-exceeded') failure ??= eventTooLarge(maxBytes);
+    },
+  });
+  return checkedResponse(response, (chunk) => {
+    parser.feed(decoder.decode(chunk, { stream: true }));
+    if (failure) tooLarge(failure);
+    return failure;
+  });
+}
+
+function eventTooLarge(maxBytes: number): UpstreamFailure {
+  return new UpstreamFailure(
+    'protocol',
+    `the upstream sent an event larger than ${maxBytes} bytes, past the limit (UPSTREAM_MESSAGE_LIMIT_BYTES)`,
+  );
 }

@@ -72,7 +72,8 @@ export class TransportChannel implements Channel {
     await this.transport.close().catch(() => undefined);
   }
 
-  private lose(reason: UpstreamFailure): void {
+  /** Ends the session: every request waiting fails with `reason`, and the listener hears it. */
+  lose(reason: UpstreamFailure): void {
     if (this.closed && this.pending.size === 0) return;
     this.closed = true;
     this.pending.failAll(reason);
