@@ -24,8 +24,8 @@ import {
 
 export const UPSTREAM_OAUTH_CALLBACK_PATH = '/admin/connections/callback';
 
-/** The most of an authorization server's answer read: metadata, a registration or tokens. */
-const DOCUMENT_MAX_BYTES = 1024 * 1024;
+/** fetch, each answer of an authorization server (metadata, registration, tokens) to 1 MiB. */
+const boundedToDocument = boundedFetch(1024 * 1024);
 
 /** The upstream an OAuth exchange is about. */
 export interface OAuthUpstream {
@@ -110,7 +110,7 @@ export class OAuthExchange {
 
   /**
    * Runs `auth()` with the provider, each of its requests bounded by the upstream timeout and each
-   * answer by DOCUMENT_MAX_BYTES.
+   * answer by its size (boundedToDocument).
    */
   async run(
     upstream: OAuthUpstream,
@@ -130,7 +130,7 @@ export class OAuthExchange {
       ...(scope ? { scope } : {}),
       ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}),
       fetchFn: (input, init) =>
-        boundedFetch(DOCUMENT_MAX_BYTES)(input, {
+        boundedToDocument(input, {
           ...init,
           signal: init?.signal ?? AbortSignal.timeout(timeoutMs),
         }),

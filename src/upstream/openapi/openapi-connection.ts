@@ -5,6 +5,7 @@ import {
   type ServerCapabilities,
 } from '@modelcontextprotocol/client';
 import { type Dispatcher } from 'undici';
+import { readBounded } from '../../common/remote-body';
 import { withTraceHeaders } from '../../observability/request-context';
 import { type BearerSource } from '../transport/channel';
 import { type Admission } from '../resilience/concurrency-limiter';
@@ -25,7 +26,6 @@ import { type OpenApiDocuments } from './openapi-documents';
 import { type OpenApiModel } from './openapi-model';
 import { ArgumentError } from './parameter-style';
 import { buildRequest, type BuiltRequest } from './request-builder';
-import { readBounded } from '../../common/remote-body';
 import { shapeResponse } from './response-shape';
 
 export interface OpenApiConnectionOptions {

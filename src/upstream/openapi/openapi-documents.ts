@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { type Dispatcher } from 'undici';
+import { readBounded } from '../../common/remote-body';
 import { UpstreamFailure } from '../upstream-error';
 import { OpenApiDocumentError, DOCUMENT_MAX_BYTES } from './openapi-document';
 import { buildModelApart, type OpenApiModel } from './openapi-model';
 import { type OpenApiSelection } from './openapi-selection';
-import { readBounded } from '../../common/remote-body';
 
 /** Where a gateway's description comes from, and which of its operations become tools. */
 export interface OpenApiSource {
