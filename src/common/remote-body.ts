@@ -79,7 +79,6 @@ export function checkedResponse(
 /** `fetch` whose every answer is a cappedResponse of `maxBytes`. */
 export function boundedFetch(
   maxBytes: number,
-  fetchImpl: typeof fetch = fetch,
 ): (input: string | URL | Request, init?: RequestInit) => Promise<Response> {
-  return async (input, init) => cappedResponse(await fetchImpl(input, init), maxBytes);
+  return async (input, init) => cappedResponse(await fetch(input, init), maxBytes);
 }

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { cappedResponse } from '../../common/remote-body';
+import { BodyTooLarge, cappedResponse } from '../../common/remote-body';
 import { UpstreamSettings } from '../../config/slices/upstream.settings';
 import { CallerTokens } from '../../auth/principal-resolver';
 import { Metrics } from '../../observability/metrics';
@@ -97,10 +97,13 @@ export class TokenExchange {
         signal: AbortSignal.timeout(this.config.upstreamTimeoutMs),
       });
       status = response.status;
-      // Up to MAX_ANSWER_BYTES; null when it is not JSON or is larger.
+      // Up to MAX_ANSWER_BYTES; null when it is not JSON or is larger (a broken read is a failure).
       json = await cappedResponse(response, MAX_ANSWER_BYTES)
         .json()
-        .catch(() => null);
+        .catch((error: unknown) => {
+          if (error instanceof BodyTooLarge || error instanceof SyntaxError) return null;
+          throw error;
+        });
     } catch (error) {
       this.metrics.tokenExchanges.inc({ kind: request.kind, outcome: 'failed' });
       const why = error instanceof Error && error.name === 'TimeoutError' ? 'timed out' : 'failed';

@@ -63,9 +63,7 @@ export class HttpChannel implements Channel {
   async listen(): Promise<void> {}
 
   /** Without a session there is nothing to end upstream; the sockets are the pool's. */
-  close(): Promise<void> {
-    return Promise.resolve();
-  }
+  async close(): Promise<void> {}
 
   /** One request to the upstream, in a client span whose context its `traceparent` carries. */
   request(message: JSONRPCRequest, options: ChannelRequestOptions): Promise<JSONRPCResponse> {
