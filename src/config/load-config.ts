@@ -110,6 +110,7 @@ export function loadConfig(env: Env): Settings {
     oauthRefreshSeconds: knobs.integer('sync.oauthRefreshSeconds'),
     syncChangeWaitMs: knobs.integer('sync.changeWaitMs'),
     upstreamTimeoutMs: knobs.integer('upstream.timeoutMs'),
+    upstreamCallMaxMs: knobs.integer('upstream.callMaxMs'),
     upstreamEraTtlSeconds: knobs.integer('upstream.eraTtlSeconds'),
     inputRoundTtlSeconds: knobs.integer('mcp.inputRoundTtlSeconds'),
     upstreamResilience: upstreamResilience(knobs),

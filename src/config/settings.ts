@@ -100,6 +100,7 @@ export const SETTINGS_SLICES = new Map<abstract new () => unknown, readonly stri
     UpstreamSettings,
     fields<UpstreamSettings>()(
       'upstreamTimeoutMs',
+      'upstreamCallMaxMs',
       'upstreamEraTtlSeconds',
       'inputRoundTtlSeconds',
       'upstreamResilience',

@@ -12,7 +12,6 @@ import {
   UpstreamFailure,
   upstreamFailure,
   UpstreamRpcError,
-  UpstreamTimeout,
 } from './upstream-error';
 import { type Admission, type AdmissionPass } from './resilience/concurrency-limiter';
 import { IDEMPOTENT_METHODS, withRetries } from './resilience/upstream-retry';
@@ -122,7 +121,8 @@ export abstract class RpcConnection {
     const request: JSONRPCRequest = { jsonrpc: '2.0', id, method, ...(params ? { params } : {}) };
     const abort = new AbortController();
     const timeoutMs = options.timeoutMs ?? this.options.timeoutMs;
-    const timer = new CallTimer(timeoutMs, () => abort.abort(new UpstreamTimeout(timeoutMs)));
+    const limits = { timeoutMs, maxMs: this.options.callMaxMs };
+    const timer = new CallTimer(limits, (failure) => abort.abort(failure));
     const onCallerAbort = () =>
       abort.abort(new UpstreamFailure('cancelled', String(options.signal?.reason ?? 'cancelled')));
     const entry: InFlight = { request, sink: options.sink, timer };

@@ -77,6 +77,8 @@ export interface Affinity {
 
 export interface ConnectOptions {
   timeoutMs: number;
+  /** The longest one call may run, however often the upstream says it is still at it. */
+  callMaxMs: number;
   capabilities: ClientCapabilities;
   /** The credentials sent: cut out of every failure's text. */
   secrets: readonly string[];

@@ -255,6 +255,7 @@ export class UpstreamConnector {
     const tuned = tunedUpstream(this.upstreamSettings, target.settings);
     return {
       timeoutMs: tuned.timeoutMs,
+      callMaxMs: tuned.callMaxMs,
       capabilities: options.capabilities ?? {},
       secrets,
       listener: options.listener,

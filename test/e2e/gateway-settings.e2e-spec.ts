@@ -52,6 +52,7 @@ describe("a gateway's own settings, from the configuration document", () => {
   it('times out and opens the breaker of that upstream as it says, and exports what it says', async () => {
     const own = {
       timeoutMs: 400,
+      callMaxMs: 60_000,
       breakerFailures: 1,
       breakerFirstCooldownMs: 60_000,
       breakerCooldownMs: 60_000,

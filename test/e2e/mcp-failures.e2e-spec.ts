@@ -11,7 +11,12 @@ import {
   SetLevelRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { ASK_NAME, proxyTools } from '../fixtures/proxy-tools';
-import { echoTool, startUpstream, UpstreamFixture } from '../fixtures/upstream-server';
+import {
+  echoTool,
+  type FixtureTool,
+  startUpstream,
+  UpstreamFixture,
+} from '../fixtures/upstream-server';
 import { factories } from '../support/factories';
 import { connectClient, eventually } from '../support/mcp-client';
 import { startTestApp, type TestApp } from '../support/test-app';
@@ -57,17 +62,46 @@ async function startSseUpstream(): Promise<{ url: string; close(): Promise<void>
   };
 }
 
+/** Says it is still working every 250 ms (progress, or a log message) for `ms`, or until cancelled. */
+function chattyTool(observed: string[]): FixtureTool {
+  return {
+    definition: { name: 'chatty', inputSchema: { type: 'object' } },
+    handler: async (args, extra) => {
+      const token = extra._meta?.progressToken;
+      const until = Date.now() + Number(args.ms);
+      for (let step = 1; Date.now() < until && !extra.signal.aborted; step++) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        await extra.sendNotification(
+          token === undefined
+            ? { method: 'notifications/message', params: { level: 'info', data: `step ${step}` } }
+            : {
+                method: 'notifications/progress',
+                params: { progressToken: token, progress: step },
+              },
+        );
+      }
+      if (extra.signal.aborted) observed.push('cancelled');
+      return { content: [{ type: 'text', text: 'worked' }] };
+    },
+  };
+}
+
 describe('MCP endpoint with failing upstreams', () => {
   let t: TestApp;
   let upstream: UpstreamFixture;
   let healthy: UpstreamFixture;
   let mute: UpstreamFixture;
   let legacy: Awaited<ReturnType<typeof startSseUpstream>>;
+  let chatty: UpstreamFixture;
+  const chattyObserved: string[] = [];
   let client: Client;
   let port: number;
 
   beforeAll(async () => {
-    t = await startTestApp({ env: { UPSTREAM_TIMEOUT_MS: '1500' } });
+    t = await startTestApp({
+      env: { UPSTREAM_TIMEOUT_MS: '1500' },
+      settings: { upstreamCallMaxMs: 4000 },
+    });
     upstream = await startUpstream({ name: 'flaky', tools: proxyTools('flaky') });
     healthy = await startUpstream({ name: 'healthy', tools: [echoTool('ok', 'healthy')] });
     port = Number(new URL(upstream.url).port);
@@ -91,6 +125,8 @@ describe('MCP endpoint with failing upstreams', () => {
     await make.tools(await make.gateway({ name: 'Legacy', url: legacy.url, transport: 'sse' }), [
       'elicit',
     ]);
+    chatty = await startUpstream({ name: 'chatty', tools: [chattyTool(chattyObserved)] });
+    await make.tools(await make.gateway({ name: 'Chatty', url: chatty.url }), ['chatty']);
     client = await connectClient(t.baseUrl, { token: t.token });
   });
 
@@ -101,6 +137,7 @@ describe('MCP endpoint with failing upstreams', () => {
     await healthy.close();
     await mute.close();
     await legacy.close();
+    await chatty.close();
   });
 
   it('gives a clear error when the upstream is slower than UPSTREAM_TIMEOUT_MS, and keeps the session', async () => {
@@ -117,6 +154,35 @@ describe('MCP endpoint with failing upstreams', () => {
     ).resolves.toMatchObject({
       content: [{ type: 'text', text: 'slept' }],
     });
+  });
+
+  it('keeps a call the upstream says it is working on past UPSTREAM_TIMEOUT_MS, never past settings.upstream.callMaxMs', async () => {
+    const progress: number[] = [];
+    const onprogress = ({ progress: step }: { progress: number }) => progress.push(step);
+    await expect(
+      client.callTool({ name: 'chatty-chatty', arguments: { ms: 2500 } }, undefined, {
+        onprogress,
+        resetTimeoutOnProgress: true,
+      }),
+    ).resolves.toMatchObject({ content: [{ type: 'text', text: 'worked' }] });
+    expect(progress.length).toBeGreaterThan(5);
+
+    // Log messages are signs of life too; however many, the call ends at the maximum.
+    for (const options of [{ onprogress, resetTimeoutOnProgress: true }, {}]) {
+      const started = Date.now();
+      await expect(
+        client.callTool({ name: 'chatty-chatty', arguments: { ms: 60_000 } }, undefined, options),
+      ).rejects.toThrow(
+        /-32001.*Upstream 'chatty' did not answer in time: still running after 4000 ms, the longest a call may run/,
+      );
+      expect(Date.now() - started).toBeGreaterThanOrEqual(3900);
+      expect(Date.now() - started).toBeLessThan(8000);
+    }
+    // Cancelled upstream, and the session goes on.
+    await eventually(() => expect(chattyObserved).toEqual(['cancelled', 'cancelled']));
+    await expect(
+      client.callTool({ name: 'chatty-chatty', arguments: { ms: 300 } }),
+    ).resolves.toMatchObject({ content: [{ type: 'text', text: 'worked' }] });
   });
 
   it('lets the client take longer than UPSTREAM_TIMEOUT_MS to answer an elicitation', async () => {

@@ -25,6 +25,7 @@ describe("a gateway's own upstream settings", () => {
   it('follow the replica where the gateway sets nothing', () => {
     expect(replicaTuned).toEqual({
       timeoutMs: replica.upstreamTimeoutMs,
+      callMaxMs: replica.upstreamCallMaxMs,
       resilience: replica.upstreamResilience,
     });
     expect(tunedUpstream(replica, {})).toEqual(replicaTuned);

@@ -19,6 +19,7 @@ function nameOf(knob: IntegerKnob): string {
  */
 export interface GatewayUpstreamSettings {
   timeoutMs?: number;
+  callMaxMs?: number;
   breakerFailures?: number;
   breakerFirstCooldownMs?: number;
   breakerCooldownMs?: number;
@@ -64,6 +65,7 @@ export function normalGatewaySettings(
 /** How Portico calls one upstream: the gateway's own settings over the replica's. */
 export interface TunedUpstream {
   timeoutMs: number;
+  callMaxMs: number;
   resilience: UpstreamResilienceConfig;
 }
 
@@ -74,6 +76,7 @@ export function tunedUpstream(
   const resilience = base.upstreamResilience;
   return {
     timeoutMs: own?.timeoutMs ?? base.upstreamTimeoutMs,
+    callMaxMs: own?.callMaxMs ?? base.upstreamCallMaxMs,
     resilience: {
       failureThreshold: own?.breakerFailures ?? resilience.failureThreshold,
       firstCooldownMs: own?.breakerFirstCooldownMs ?? resilience.firstCooldownMs,

@@ -135,6 +135,16 @@ export const TUNING_KNOBS: readonly TuningKnob[] = [
       "Connect and call timeout towards upstreams. The time a client takes to answer an upstream's sampling, elicitation or roots request does not count; such an answer may take up to 10 minutes.",
   },
   {
+    key: 'upstream.callMaxMs',
+    perGateway: true,
+    type: 'integer',
+    default: 600000,
+    min: 100,
+    max: 86400000,
+    description:
+      "The longest one call to an upstream may run, however often the upstream says it is still working (each progress notification or log message restarts `timeoutMs`, never this): past it the call is cancelled upstream and its client gets a timeout error. The time a client takes to answer the upstream's own requests does not count. Raise it for tools that report progress for longer; work that outlasts a request belongs in a task.",
+  },
+  {
     key: 'upstream.breakerFailures',
     perGateway: true,
     env: 'UPSTREAM_BREAKER_FAILURES',

@@ -22,6 +22,8 @@ export interface UpstreamResilienceConfig {
 /** How Portico talks to upstreams: timeouts, resilience, message size, stdio processes and sync. Injected by the modules that need it. */
 export abstract class UpstreamSettings {
   abstract readonly upstreamTimeoutMs: number;
+  /** The longest one call to an upstream may run, however often it says it is still at it. */
+  abstract readonly upstreamCallMaxMs: number;
   /** How long an upstream's era verdict (2026-07-28 or 2025) holds before it is probed again. */
   abstract readonly upstreamEraTtlSeconds: number;
   /**

@@ -33,6 +33,7 @@ const DISCOVERED = { supportedVersions: ['2026-07-28'], capabilities: { tools: {
 function start(channel: Channel, options: Partial<ModernConnectOptions> = {}) {
   return ModernConnection.start(channel, {
     timeoutMs: 5_000,
+    callMaxMs: 60_000,
     capabilities: { elicitation: {}, sampling: {} },
     secrets: [],
     version: '2026-07-28',

@@ -71,6 +71,7 @@ const GUARD: AdmissionSettings = {
 function open(channel: Channel, options: Partial<ConnectOptions> = {}) {
   return SessionConnection.open(channel, {
     timeoutMs: 5_000,
+    callMaxMs: 60_000,
     capabilities: {},
     secrets: [],
     listen: false,
