@@ -1,4 +1,5 @@
 import { Agent, get } from 'node:http';
+import { connect } from 'node:net';
 import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startUpstream, type FixtureTool, type UpstreamFixture } from '../fixtures/upstream-server';
 import { connectClient, initializeRequest, postMcp } from '../support/mcp-client';
@@ -47,6 +48,28 @@ const gated: FixtureTool = {
   },
 };
 
+/** What `flood` saw of its last call: how many messages it sent, and whether it was cancelled. */
+const flooded = { sent: 0, cancelled: false };
+/** 4 KiB log messages, up to 80 MiB of them, for as long as the call is not cancelled. */
+const flood: FixtureTool = {
+  definition: { name: 'flood', inputSchema: { type: 'object' } },
+  handler: async (_args, extra) => {
+    Object.assign(flooded, { sent: 0, cancelled: false });
+    const data = 'x'.repeat(4096);
+    while (flooded.sent < 20_000 && !extra.signal.aborted) {
+      await extra.sendNotification({
+        method: 'notifications/message',
+        params: { level: 'info', data },
+      });
+      flooded.sent += 1;
+      // Sent as fast as Portico takes them, so that a cancellation arrives mid-flood.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    flooded.cancelled = extra.signal.aborted;
+    return { content: [{ type: 'text', text: 'flooded' }] };
+  },
+};
+
 function healthz(t: TestApp): Promise<number> {
   return new Promise((resolve, reject) => {
     get(`${t.baseUrl}/healthz`, { agent: false }, (response) => {
@@ -81,7 +104,7 @@ describe('slow and greedy clients', () => {
   let subjects: string[] = [];
 
   beforeAll(async () => {
-    upstream = await startUpstream({ name: 'slow', tools: [slow, gated] });
+    upstream = await startUpstream({ name: 'slow', tools: [slow, gated, flood] });
     t = await startTestApp({
       env: {
         HTTP_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
@@ -301,6 +324,52 @@ describe('slow and greedy clients', () => {
       const again = await eventuallyStream(t.token);
       await dropAll([...streams, again]);
     }, 30_000);
+  });
+
+  describe('a client that stops reading', () => {
+    it('is dropped once it leaves 8 MiB unread, and its call is cancelled upstream', async () => {
+      const body = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'flood',
+        method: 'tools/call',
+        params: {
+          name: 'slow-flood',
+          arguments: {},
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientCapabilities': {},
+            'io.modelcontextprotocol/clientInfo': { name: 'stalled', version: '1.0.0' },
+            'io.modelcontextprotocol/logLevel': 'info',
+          },
+        },
+      });
+      const socket = connect(port(t), '127.0.0.1');
+      socket.write(
+        [
+          'POST /mcp HTTP/1.1',
+          'Host: 127.0.0.1',
+          `Authorization: Bearer ${t.token}`,
+          'Content-Type: application/json',
+          'Accept: application/json, text/event-stream',
+          'MCP-Protocol-Version: 2026-07-28',
+          'Mcp-Method: tools/call',
+          'Mcp-Name: slow-flood',
+          `Content-Length: ${Buffer.byteLength(body)}`,
+          '',
+          body,
+        ].join('\r\n'),
+      );
+      // It never reads a byte of the answer (nor so the end of its connection).
+      socket.pause();
+      try {
+        await waitFor(() => flooded.cancelled, 'the flood to be cancelled upstream', 30_000);
+        // Cut off at about 8 MiB left unread (and what the sockets hold), far from the 80 MiB.
+        expect(flooded.sent).toBeLessThan(10_000);
+      } finally {
+        socket.destroy();
+      }
+      expect(await healthz(t)).toBe(200);
+    }, 60_000);
   });
 
   async function sessionCount(): Promise<number> {

@@ -1,5 +1,6 @@
 import { type JSONRPCMessage } from '@modelcontextprotocol/server';
 import { type ServerResponse } from 'node:http';
+import { Logger } from '@nestjs/common';
 import { type ClientStream } from './client-stream';
 
 const SSE_HEADERS = {
@@ -12,11 +13,23 @@ const SSE_HEADERS = {
 const KEEPALIVE_MS = 15_000;
 
 /**
+ * What a client may leave unread on a stream (in Portico's buffers and its socket's) beyond the
+ * largest event the stream has carried: past it, at the next write, the client is dropped, so that
+ * one that stops reading cannot make the replica hold all that an upstream sends it. A larger
+ * message still goes out whole, and may be followed by others.
+ */
+export const STREAM_BACKLOG_BYTES = 8 * 1024 * 1024;
+
+const logger = new Logger('SseResponse');
+
+/**
  * An HTTP response held open as a `text/event-stream`: events with ids, a priming event, comments
- * as keep-alives. It says when the client has gone; writing after that is a no-op.
+ * as keep-alives. It says when the client has gone, or was dropped for not reading (see
+ * STREAM_BACKLOG_BYTES); writing after that is a no-op.
  */
 export class SseResponse implements ClientStream {
   private ended = false;
+  private largestEvent = 0;
   private readonly keepalive?: NodeJS.Timeout;
   private readonly closeListeners: (() => void)[] = [];
 
@@ -70,7 +83,17 @@ export class SseResponse implements ClientStream {
   }
 
   private write(chunk: string): void {
-    if (!this.ended) this.response.write(chunk);
+    if (this.ended) return;
+    if (this.response.writableLength <= STREAM_BACKLOG_BYTES + this.largestEvent) {
+      this.largestEvent = Math.max(this.largestEvent, Buffer.byteLength(chunk));
+      this.response.write(chunk);
+      return;
+    }
+    logger.warn(
+      `Closed an event stream whose client left more than ${STREAM_BACKLOG_BYTES} bytes unread`,
+    );
+    this.finished();
+    this.response.destroy();
   }
 
   private finished(): void {
