@@ -1,6 +1,6 @@
 import { Get, Query, Req, Res } from '@nestjs/common';
 import { type Request, type Response } from 'express';
-import { csvHeader, csvRow } from '../audit/audit-export';
+import { writeExport } from '../audit/audit-export';
 import { AuditService } from '../audit/audit.service';
 import {
   AUDIT_KINDS,
@@ -136,9 +136,6 @@ export class AdminAuditController {
       'Content-Disposition',
       `attachment; filename="portico-audit.${csv ? 'csv' : 'ndjson'}"`,
     );
-    if (csv) response.write(csvHeader());
-    for await (const entry of this.audit.all(request.principal!, filters))
-      response.write(csv ? csvRow(entry) : `${JSON.stringify(entry)}\n`);
-    response.end();
+    await writeExport(response, this.audit.all(request.principal!, filters), csv);
   }
 }

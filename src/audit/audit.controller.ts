@@ -5,7 +5,7 @@ import { MinRole } from '../auth/auth.decorators';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
 import { type Principal } from '../auth/principal';
 import { ApiProblems } from '../common/api-problems.decorator';
-import { csvHeader, csvRow } from './audit-export';
+import { writeExport } from './audit-export';
 import { AuditService } from './audit.service';
 import { AuditPageDto } from './dto/audit-entry-response.dto';
 import { AuditQueryDto } from './dto/audit-query.dto';
@@ -41,10 +41,7 @@ export class AuditController {
       'Content-Disposition',
       `attachment; filename="portico-audit.${csv ? 'csv' : 'ndjson'}"`,
     );
-    if (csv) response.write(csvHeader());
-    for await (const entry of this.audit.all(principal, filters))
-      response.write(csv ? csvRow(entry) : `${JSON.stringify(entry)}\n`);
-    response.end();
+    await writeExport(response, this.audit.all(principal, filters), csv);
     return undefined;
   }
 }

@@ -1,7 +1,9 @@
+import { connect } from 'node:net';
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { AuditTrail } from '../../src/audit/audit-trail.service';
+import { AuditService } from '../../src/audit/audit.service';
 import { type AuditEntryResponseDto } from '../../src/audit/dto/audit-entry-response.dto';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { factories } from '../support/factories';
@@ -331,5 +333,50 @@ describe('Audit trail', () => {
       );
     await waitFor(async () => (await repos()).includes('acme/recorded'), 'the next entry');
     expect(await repos()).not.toContain('acme/unrecorded');
+  });
+
+  it('reads the trail for an export only as fast as the client takes it, and stops when it goes', async () => {
+    const total = 30_000;
+    await t.app.get(DataSource).query(
+      `INSERT INTO audit_entry (id, occurred_at, kind, action, outcome, detail, replica)
+       SELECT gen_random_uuid(), now() - interval '1 day', 'mcp', 'tools/call', 'ok', repeat('x', 500), 'bulk'
+       FROM generate_series(1, ${total})`,
+    );
+    const service = t.app.get(AuditService);
+    const all = service.all.bind(service);
+    let read = 0;
+    jest.spyOn(service, 'all').mockImplementation(async function* (...args) {
+      for await (const entry of all(...args)) {
+        read += 1;
+        yield entry;
+      }
+    });
+    const socket = connect(Number(new URL(t.baseUrl).port), '127.0.0.1');
+    try {
+      socket.write(
+        `GET /api/v1/audit?format=ndjson HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${t.token}\r\n\r\n`,
+      );
+      // It never reads: the trail is read as far as the sockets' buffers take it, no further.
+      socket.pause();
+      await waitFor(() => read > 1000, 'the export to begin');
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      const stalledAt = read;
+      expect(stalledAt).toBeLessThan(total / 2);
+      socket.destroy();
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect(read).toBeLessThanOrEqual(stalledAt + 1000);
+    } finally {
+      socket.destroy();
+      jest.restoreAllMocks();
+    }
+    // A client that reads gets all of it.
+    const exported = await request(t.app.getHttpServer())
+      .get('/api/v1/audit?format=ndjson&outcome=ok')
+      .set('Authorization', `Bearer ${t.token}`)
+      .expect(200);
+    expect(
+      exported.text.split('\n').filter((line) => line.includes(`"detail":"${'x'.repeat(500)}"`))
+        .length,
+    ).toBe(total);
   });
 });
