@@ -1,6 +1,7 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { type JSONRPCMessage } from '@modelcontextprotocol/server';
 import { DataSource, LessThan, MoreThan } from 'typeorm';
+import { Memo } from '../../common/memo';
 import { McpStreamEvent } from '../state/mcp-stream-event.entity';
 
 /** The id of a session's own stream (GET); other streams belong to one POSTed request. */
@@ -8,6 +9,13 @@ export const SESSION_STREAM = 'get';
 
 /** How long stream messages are kept for clients that reconnect. */
 export const STREAM_EVENT_TTL_MS = 60 * 60_000;
+/**
+ * The most messages one session keeps for resumption, its newest: an upstream that talks without
+ * end to a session fills neither the database nor a resuming client's replay.
+ */
+export const SESSION_EVENTS_KEPT = 10_000;
+/** A session's appends on one replica between two trims of what it keeps. */
+const TRIM_EVERY = 500;
 const PURGE_EVERY_MS = 5 * 60_000;
 const EVENT_ID = /^([0-9a-f]{16}|get)\.(\d{1,18})$/;
 
@@ -37,6 +45,8 @@ export function parseEventId(eventId: string): Resumption | null {
 export class StreamEvents implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(StreamEvents.name);
   private purger?: NodeJS.Timeout;
+  /** Appends since the last trim, by session (forgotten all at once when full: a trim comes later). */
+  private readonly untrimmed = new Memo<string, number>(10_000);
 
   constructor(private readonly dataSource: DataSource) {}
 
@@ -54,7 +64,24 @@ export class StreamEvents implements OnModuleInit, OnModuleDestroy {
     const result = await this.dataSource
       .getRepository(McpStreamEvent)
       .insert({ sessionId, streamId, message });
+    const untrimmed = (this.untrimmed.get(sessionId) ?? 0) + 1;
+    this.untrimmed.remember(sessionId, untrimmed % TRIM_EVERY);
+    // Not awaited: the message goes out now; a trim that fails is tried again later.
+    if (untrimmed === TRIM_EVERY) void this.trim(sessionId);
     return eventIdOf(streamId, String(result.identifiers[0]!.id));
+  }
+
+  /** Drops what the session keeps beyond its newest SESSION_EVENTS_KEPT messages. */
+  private async trim(sessionId: string): Promise<void> {
+    try {
+      await this.dataSource.query(
+        `DELETE FROM mcp_stream_event WHERE session_id = $1 AND id <= (
+           SELECT id FROM mcp_stream_event WHERE session_id = $1 ORDER BY id DESC OFFSET $2 LIMIT 1)`,
+        [sessionId, SESSION_EVENTS_KEPT],
+      );
+    } catch (error) {
+      this.logger.warn(`Could not trim the stream events of a session: ${String(error)}`);
+    }
   }
 
   /** The session's messages of that stream after the position, oldest first. */

@@ -1,0 +1,60 @@
+import { McpSession } from '../../src/mcp/state/mcp-session.entity';
+import {
+  SESSION_EVENTS_KEPT,
+  SESSION_STREAM,
+  StreamEvents,
+} from '../../src/mcp/sessions/stream-events.store';
+import { openTestDataSource, type TestDataSource } from '../support/test-data-source';
+import { waitFor } from '../support/wait-for';
+
+describe('the stream events a session keeps for resumption', () => {
+  let db: TestDataSource;
+  let events: StreamEvents;
+
+  beforeAll(async () => {
+    db = await openTestDataSource();
+    events = new StreamEvents(db.dataSource);
+    for (const id of ['chatty', 'quiet'])
+      await db.dataSource.getRepository(McpSession).insert({
+        id,
+        subject: 'user:1',
+        protocolVersion: '2025-11-25',
+        lastSeenAt: new Date(),
+      });
+  });
+
+  afterAll(async () => {
+    await db.close();
+  });
+
+  const kept = async (sessionId: string): Promise<number> =>
+    (
+      await db.dataSource.query<{ count: number }[]>(
+        'SELECT count(*)::int AS count FROM mcp_stream_event WHERE session_id = $1',
+        [sessionId],
+      )
+    )[0]!.count;
+
+  it('are its newest ones, however many an upstream sends, and no other session loses any', async () => {
+    const message = { jsonrpc: '2.0' as const, method: 'notifications/message', params: {} };
+    await events.append('quiet', SESSION_STREAM, message);
+    // What a flood left before: far more than a session keeps.
+    await db.dataSource.query(
+      `INSERT INTO mcp_stream_event (session_id, stream_id, message)
+       SELECT 'chatty', 'get', '{"jsonrpc":"2.0","method":"notifications/message"}'::jsonb
+       FROM generate_series(1, $1::int)`,
+      [2 * SESSION_EVENTS_KEPT],
+    );
+    let last = '';
+    for (let sent = 0; sent < 500; sent++)
+      last = await events.append('chatty', SESSION_STREAM, message);
+    await waitFor(async () => (await kept('chatty')) === SESSION_EVENTS_KEPT, 'the trim');
+    expect(await kept('quiet')).toBe(1);
+    // The newest is among them, and a client resuming just before it gets it.
+    const replay = await events.after('chatty', {
+      streamId: SESSION_STREAM,
+      after: String(BigInt(last.split('.')[1]!) - 1n),
+    });
+    expect(replay.map((event) => event.eventId)).toEqual([last]);
+  });
+});
