@@ -337,10 +337,12 @@ describe('Audit trail', () => {
 
   it('reads the trail for an export only as fast as the client takes it, and stops when it goes', async () => {
     const total = 30_000;
+    // Milliseconds, as Portico records them: the cursor of a page carries no finer time.
     await t.app.get(DataSource).query(
       `INSERT INTO audit_entry (id, occurred_at, kind, action, outcome, detail, replica)
-       SELECT gen_random_uuid(), now() - interval '1 day', 'mcp', 'tools/call', 'ok', repeat('x', 500), 'bulk'
-       FROM generate_series(1, ${total})`,
+       SELECT gen_random_uuid(), date_trunc('milliseconds', now()) - interval '1 day' - n * interval '1 ms',
+              'mcp', 'tools/call', 'ok', repeat('x', 500), 'bulk'
+       FROM generate_series(1, ${total}) AS n`,
     );
     const service = t.app.get(AuditService);
     const all = service.all.bind(service);
