@@ -7,15 +7,17 @@ import { type TokenExchangeSettings } from '../../gateways/gateway.entity';
 import { type Metrics } from '../../observability/metrics';
 import { TokenExchange } from './token-exchange.service';
 
-describe('TokenExchange against a token service that answers without end', () => {
+describe('TokenExchange against a token service that answers badly', () => {
   let service: Server;
   let sent = 0;
+  let endless = true;
   let settings: TokenExchangeSettings;
 
   beforeAll(async () => {
     service = createServer((request, response) => {
       request.resume();
       response.writeHead(200, { 'Content-Type': 'application/json' });
+      if (!endless) return void response.end('not JSON');
       response.write('{"access_token":"');
       writeEndlessly(response, undefined, (bytes) => (sent += bytes));
     });
@@ -36,17 +38,27 @@ describe('TokenExchange against a token service that answers without end', () =>
     await new Promise((resolve) => service.close(resolve));
   });
 
-  it('reads 64 KiB of its answer, refuses it, and drops the connection', async () => {
-    const exchange = new TokenExchange(
+  const exchange = () =>
+    new TokenExchange(
       { upstreamTimeoutMs: 10_000 } as UpstreamSettings,
       {} as CallerTokens,
       { tokenExchanges: { inc: () => undefined } } as unknown as Metrics,
     );
-    await expect(exchange.bearer('gateway', settings, undefined, [])).rejects.toMatchObject({
+
+  it('reads 64 KiB of an endless answer, refuses it, and drops the connection', async () => {
+    await expect(exchange().bearer('gateway', settings, undefined, [])).rejects.toMatchObject({
       kind: 'authorization',
       message: "the token service refused Portico's own token: the answer holds no access_token",
     });
     // What the socket took before the read stopped, not the whole of an endless answer.
     expect(sent).toBeLessThan(16 * 1024 * 1024);
+  });
+
+  it('refuses an answer that is not JSON as holding no token, not as unreachable', async () => {
+    endless = false;
+    await expect(exchange().bearer('gateway', settings, undefined, [])).rejects.toMatchObject({
+      kind: 'authorization',
+      message: "the token service refused Portico's own token: the answer holds no access_token",
+    });
   });
 });
