@@ -6,23 +6,38 @@ import { type AuditQueryDto } from './dto/audit-query.dto';
 
 export type AuditFilters = Omit<AuditQueryDto, 'limit' | 'format' | 'cursor'>;
 
-interface Position {
-  at: Date;
+/**
+ * Where a page ended: the last entry's id and its time as the database holds it, to the
+ * microsecond (a JS Date holds milliseconds: entries of one millisecond written by SQL's `now()`
+ * would end paging early on it).
+ */
+export interface Position {
+  at: string;
   id: string;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
 
-export function encodeCursor(entry: Pick<AuditEntry, 'occurredAt' | 'id'>): string {
-  return Buffer.from(`${entry.occurredAt.toISOString()}|${entry.id}`).toString('base64url');
+export function encodeCursor(position: Position): string {
+  return Buffer.from(`${position.at}|${position.id}`).toString('base64url');
 }
 
 export function decodeCursor(cursor: string): Position {
   const [at, id] = Buffer.from(cursor, 'base64url').toString().split('|');
-  const date = new Date(at ?? '');
-  if (Number.isNaN(date.getTime()) || !id || !UUID.test(id))
+  if (!at || !INSTANT.test(at) || Number.isNaN(Date.parse(at)) || !id || !UUID.test(id))
     throw new AuditException(AuditErrorCode.BadCursor, 'The cursor is not one this API gave.');
-  return { at: date, id };
+  return { at, id };
+}
+
+/** An entry's time as the database holds it, in UTC to the microsecond; null once it is gone. */
+export async function exactTimeOf(dataSource: DataSource, id: string): Promise<string | null> {
+  const rows = await dataSource.query<{ at: string }[]>(
+    `SELECT to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at
+       FROM audit_entry WHERE id = $1`,
+    [id],
+  );
+  return rows[0]?.at ?? null;
 }
 
 /**
@@ -60,7 +75,7 @@ export function auditQuery(
     qb.andWhere('entry.outcome = :outcome', { outcome: filters.outcome });
   if (filters.kind !== undefined) qb.andWhere('entry.kind = :kind', { kind: filters.kind });
   if (after)
-    qb.andWhere('(entry.occurred_at, entry.id) < (:afterAt, :afterId)', {
+    qb.andWhere('(entry.occurred_at, entry.id) < (:afterAt::timestamptz, :afterId::uuid)', {
       afterAt: after.at,
       afterId: after.id,
     });

@@ -1,7 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { type Principal } from '../auth/principal';
-import { auditQuery, type AuditFilters, decodeCursor, encodeCursor } from './audit.query';
+import {
+  auditQuery,
+  type AuditFilters,
+  decodeCursor,
+  encodeCursor,
+  exactTimeOf,
+} from './audit.query';
 import {
   type AuditEntryResponseDto,
   type AuditPageDto,
@@ -27,9 +33,15 @@ export class AuditService {
       .getMany();
     const items = entries.slice(0, limit);
     const last = items.at(-1);
+    const more = entries.length > limit && last !== undefined;
     return {
       items: items.map(toResponse),
-      nextCursor: entries.length > limit && last ? encodeCursor(last) : null,
+      nextCursor: more
+        ? encodeCursor({
+            at: (await exactTimeOf(this.dataSource, last.id)) ?? last.occurredAt.toISOString(),
+            id: last.id,
+          })
+        : null,
     };
   }
 

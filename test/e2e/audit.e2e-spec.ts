@@ -226,6 +226,31 @@ describe('Audit trail', () => {
     await t.api().get('/api/v1/audit?outcome=maybe').expect(422);
   });
 
+  it('pages through entries of one millisecond, written to the microsecond by SQL', async () => {
+    // All within one millisecond, an hour back: a cursor that kept milliseconds only would end
+    // paging after the first page.
+    const rows = await t.app.get(DataSource).query<{ id: string }[]>(
+      `INSERT INTO audit_entry (id, occurred_at, kind, action, outcome, replica)
+       SELECT ('00000000-0000-4000-8000-00000000000' || n)::uuid,
+              date_trunc('milliseconds', now()) - interval '1 hour' + (10 - n) * interval '1 microsecond',
+              'mcp', 'tools/call', 'ok', 'imported'
+       FROM generate_series(1, 7) AS n RETURNING id`,
+    );
+    const hour = new Date(Date.now() - 3_600_000);
+    const window = {
+      from: new Date(hour.getTime() - 60_000).toISOString(),
+      to: new Date(hour.getTime() + 60_000).toISOString(),
+    };
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: AuditPage = await audit({ ...window, limit: '2', ...(cursor ? { cursor } : {}) });
+      seen.push(...page.items.map((e) => e.id));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(seen).toEqual(rows.map((row) => row.id));
+  });
+
   it('shows the trail on an admin page, filtered, with S. No., and exports it', async () => {
     const admin = await pageSession(t, 'admin', ADMIN_PASSWORD);
     const page = await request(t.baseUrl)
@@ -337,10 +362,9 @@ describe('Audit trail', () => {
 
   it('reads the trail for an export only as fast as the client takes it, and stops when it goes', async () => {
     const total = 30_000;
-    // Milliseconds, as Portico records them: the cursor of a page carries no finer time.
     await t.app.get(DataSource).query(
       `INSERT INTO audit_entry (id, occurred_at, kind, action, outcome, detail, replica)
-       SELECT gen_random_uuid(), date_trunc('milliseconds', now()) - interval '1 day' - n * interval '1 ms',
+       SELECT gen_random_uuid(), now() - interval '1 day' - n * interval '1 ms',
               'mcp', 'tools/call', 'ok', repeat('x', 500), 'bulk'
        FROM generate_series(1, ${total}) AS n`,
     );
