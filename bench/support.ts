@@ -71,16 +71,18 @@ export type Era = '2025-11-25' | '2026-07-28';
 
 /**
  * A benchmark upstream in its own process, on `port` (0: any free one): the 2025 test fixture
- * on SDK v1, or with `era` 2026-07-28 the same tools on SDK v2's stateless handler.
+ * on SDK v1, or with `era` 2026-07-28 the same tools on SDK v2's stateless handler. `env` says
+ * more of it (FLOOD, see upstream-process.ts).
  */
 export async function startUpstream(
   tools: number,
   port = 0,
   era: Era = '2025-11-25',
+  env: Record<string, string> = {},
 ): Promise<Running & { url: string }> {
   const running = await startProcess(
     ['-r', 'ts-node/register/transpile-only', 'bench/upstream-process.ts'],
-    { TOOLS: String(tools), PORT: String(port), ERA: era },
+    { TOOLS: String(tools), PORT: String(port), ERA: era, ...env },
     /http:\/\/\S+\/mcp/,
   );
   return { ...running, url: running.match[0] };

@@ -21,6 +21,8 @@ export interface ChaosConfig {
   /** How long the slowloris scenario waits for Portico to cut its connections. */
   slowlorisSeconds: number;
   concurrentSessions: number;
+  /** Clients that never read their event streams (scenario 11). */
+  greedyClients: number;
   /** A database URL on the PostgreSQL server the suite makes its databases on. */
   postgresUrl: string;
   redisUrl: string;
@@ -28,7 +30,7 @@ export interface ChaosConfig {
   outputFile: string;
 }
 
-export const SCENARIO_COUNT = 10;
+export const SCENARIO_COUNT = 11;
 
 function number(name: string, fallback: number, min: number, max: number): number {
   const raw = process.env[name]?.trim();
@@ -72,6 +74,7 @@ export function loadConfig(): ChaosConfig {
     slowlorisConnections: number('CHAOS_SLOWLORIS_CONNECTIONS', 200, 2, 10_000),
     slowlorisSeconds: number('CHAOS_SLOWLORIS_SECONDS', 120, 5, 3600),
     concurrentSessions: number('CHAOS_SESSIONS', 1000, 1, 100_000),
+    greedyClients: number('CHAOS_GREEDY_CLIENTS', 20, 1, 1000),
     postgresUrl: loopbackUrl('CHAOS_POSTGRES_URL', 'postgres://postgres@127.0.0.1:5432/postgres'),
     redisUrl: loopbackUrl('CHAOS_REDIS_URL', 'redis://127.0.0.1:6379'),
     outputFile: process.env.CHAOS_OUTPUT?.trim() || 'bench/chaos/last-run.md',

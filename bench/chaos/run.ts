@@ -4,6 +4,7 @@ import { type Scenario } from './scenarios/context';
 import { postgresOutages } from './scenarios/postgres-outage';
 import { redisOutages } from './scenarios/redis-outage';
 import { slowloris } from './scenarios/slowloris';
+import { greedyClients } from './scenarios/greedy-clients';
 import { upstreamFaults } from './scenarios/upstream-faults';
 import { capacity } from './scenarios/capacity';
 import { killAllChildren, Scope, withTimeout } from './world';
@@ -17,6 +18,7 @@ const SCENARIOS: Scenario[] = [
   ...upstreamFaults,
   slowloris,
   ...capacity,
+  greedyClients,
 ];
 
 let current: Scope | null = null;

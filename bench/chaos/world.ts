@@ -204,8 +204,16 @@ function lastError(output: string): string {
 }
 
 /** An upstream MCP server (the bench's fixture process) with tools tool_0 … tool_2. */
-export async function chaosUpstream(scope: Scope, port = 0): Promise<Running & { url: string }> {
-  const upstream = await withTimeout(startUpstream(3, port), 60_000, 'an upstream to start');
+export async function chaosUpstream(
+  scope: Scope,
+  port = 0,
+  env: Record<string, string> = {},
+): Promise<Running & { url: string }> {
+  const upstream = await withTimeout(
+    startUpstream(3, port, '2025-11-25', env),
+    60_000,
+    'an upstream to start',
+  );
   scope.own(upstream.child);
   return upstream;
 }
