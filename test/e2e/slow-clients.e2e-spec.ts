@@ -327,22 +327,15 @@ describe('slow and greedy clients', () => {
   });
 
   describe('a client that stops reading', () => {
-    it('is dropped once it leaves 8 MiB unread, and its call is cancelled upstream', async () => {
-      const body = JSON.stringify({
-        jsonrpc: '2.0',
-        id: 'flood',
-        method: 'tools/call',
-        params: {
-          name: 'slow-flood',
-          arguments: {},
-          _meta: {
-            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-            'io.modelcontextprotocol/clientCapabilities': {},
-            'io.modelcontextprotocol/clientInfo': { name: 'stalled', version: '1.0.0' },
-            'io.modelcontextprotocol/logLevel': 'info',
-          },
-        },
-      });
+    /**
+     * Sends a call of `flood` on a raw connection and never reads a byte of the answer (nor so the
+     * end of its connection): Portico must cut it off at about 8 MiB left unread (and what the
+     * sockets hold), far from the 80 MiB, cancel the call upstream, and stay up.
+     */
+    async function stalled(headers: string[], message: object): Promise<void> {
+      const body = JSON.stringify(message);
+      // What an earlier call left must not pass for this one.
+      Object.assign(flooded, { sent: 0, cancelled: false });
       const socket = connect(port(t), '127.0.0.1');
       socket.write(
         [
@@ -351,24 +344,70 @@ describe('slow and greedy clients', () => {
           `Authorization: Bearer ${t.token}`,
           'Content-Type: application/json',
           'Accept: application/json, text/event-stream',
-          'MCP-Protocol-Version: 2026-07-28',
-          'Mcp-Method: tools/call',
-          'Mcp-Name: slow-flood',
+          ...headers,
           `Content-Length: ${Buffer.byteLength(body)}`,
           '',
           body,
         ].join('\r\n'),
       );
-      // It never reads a byte of the answer (nor so the end of its connection).
       socket.pause();
       try {
         await waitFor(() => flooded.cancelled, 'the flood to be cancelled upstream', 30_000);
-        // Cut off at about 8 MiB left unread (and what the sockets hold), far from the 80 MiB.
         expect(flooded.sent).toBeLessThan(10_000);
       } finally {
         socket.destroy();
       }
       expect(await healthz(t)).toBe(200);
+    }
+
+    const call = { jsonrpc: '2.0', id: 'flood', method: 'tools/call' };
+
+    it('of 2026-07-28 is dropped once it leaves 8 MiB unread, and its call is cancelled upstream', async () => {
+      await stalled(
+        ['MCP-Protocol-Version: 2026-07-28', 'Mcp-Method: tools/call', 'Mcp-Name: slow-flood'],
+        {
+          ...call,
+          params: {
+            name: 'slow-flood',
+            arguments: {},
+            _meta: {
+              'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+              'io.modelcontextprotocol/clientCapabilities': {},
+              'io.modelcontextprotocol/clientInfo': { name: 'stalled', version: '1.0.0' },
+              'io.modelcontextprotocol/logLevel': 'info',
+            },
+          },
+        },
+      );
+    }, 60_000);
+
+    it('of a 2025 session has its call cancelled upstream once the call’s stream is 8 MiB behind, and its session goes on', async () => {
+      const sessionId = await openSession(t.token);
+      const headers = sessionHeaders(t.token, sessionId);
+      const setLevel = await fetch(`${t.baseUrl}/mcp`, {
+        method: 'POST',
+        headers: { ...headers, 'MCP-Protocol-Version': '2025-11-25' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 'level',
+          method: 'logging/setLevel',
+          params: { level: 'info' },
+        }),
+      });
+      expect(setLevel.status).toBe(200);
+      await setLevel.text();
+      await stalled(['MCP-Protocol-Version: 2025-11-25', `Mcp-Session-Id: ${sessionId}`], {
+        ...call,
+        params: { name: 'slow-flood', arguments: {} },
+      });
+      // The session goes on.
+      const ping = await fetch(`${t.baseUrl}/mcp`, {
+        method: 'POST',
+        headers: { ...headers, 'MCP-Protocol-Version': '2025-11-25' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 'ping', method: 'ping' }),
+      });
+      expect(ping.status).toBe(200);
+      expect(await ping.text()).toContain('"result"');
     }, 60_000);
   });
 

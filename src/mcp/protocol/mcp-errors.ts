@@ -44,6 +44,13 @@ export const UPSTREAM_PROTOCOL_ERROR = -32012;
  */
 export const RATE_LIMITED = -32014;
 
+/**
+ * Implementation-defined: what a request sent its client before the answer fell more than
+ * STREAM_BACKLOG_BYTES behind (the client stopped reading, or the messages came faster than they
+ * could be kept for resumption); Portico cancelled the request upstream.
+ */
+export const STREAM_BEHIND = -32015;
+
 /** A 2026-07-28 client's -32021: the request needs a capability the client did not declare. */
 export const MISSING_CLIENT_CAPABILITY = -32021;
 
@@ -171,6 +178,15 @@ export function databaseUnavailable(id: RequestId | null): JSONRPCErrorResponse 
   return jsonRpcError(id, DATABASE_UNAVAILABLE, DATABASE_UNAVAILABLE_DETAIL, {
     retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS,
   });
+}
+
+/** The answer to a request whose stream fell behind (see STREAM_BEHIND). */
+export function streamBehind(id: RequestId, limit: number): JSONRPCErrorResponse {
+  return jsonRpcError(
+    id,
+    STREAM_BEHIND,
+    `The request was cancelled: what it sent before its answer fell more than ${limit} bytes behind (the client did not read it, or it came faster than it could be kept)`,
+  );
 }
 
 export function unknownTool(name: string): RpcError {

@@ -23,6 +23,7 @@ import { type Affinity } from '../../upstream/upstream-connection';
 import { type UpstreamClient } from '../../upstream/upstream-client';
 import { type Resumption, SESSION_STREAM, type StreamEvents } from './stream-events.store';
 import { OutgoingStream } from './outgoing-stream';
+import { DeliveryQueue } from '../streams/delivery-queue';
 
 /** How a session reaches the other replicas. */
 export interface SessionRelay {
@@ -64,7 +65,8 @@ export class SessionRuntime implements StreamSink {
   private readonly asked: ClientRequests;
   private stream: OutgoingStream | null = null;
   private readonly resumed = new Map<string, OutgoingStream>();
-  private sessionStreamQueue: Promise<void> = Promise.resolve();
+  /** The session stream's messages, in order: past DeliveryQueue's bound they are dropped. */
+  private readonly sessionStream = new DeliveryQueue();
   private closed = false;
 
   constructor(
@@ -114,12 +116,13 @@ export class SessionRuntime implements StreamSink {
     exchange.finish(answer);
   }
 
-  /** The client cancelled a request: it gets no answer. False when it is not served here. */
-  cancel(requestId: RequestId, reason: string): boolean {
+  /** A request cancelled: no answer (the client's cancel) or `answer`; false if not served here. */
+  cancel(requestId: RequestId, reason: string, answer?: JSONRPCResponse): boolean {
     const served = this.served.get(requestId);
     if (!served) return false;
     this.served.delete(requestId);
-    served.exchange.cancel();
+    if (answer) served.exchange.finish(answer);
+    else served.exchange.cancel();
     served.abort.abort(reason);
     return true;
   }
@@ -286,7 +289,7 @@ export class SessionRuntime implements StreamSink {
    * relayed to the replica holding the stream. The older transport keeps no ids.
    */
   private toSessionStream(message: JSONRPCMessage): void {
-    this.sessionStreamQueue = this.sessionStreamQueue.then(async () => {
+    this.sessionStream.add(message, async () => {
       const eventId = this.legacy
         ? undefined
         : await this.store(SESSION_STREAM, message).catch(() => undefined);

@@ -1,5 +1,3 @@
-import { randomBytes } from 'node:crypto';
-import { type ServerResponse } from 'node:http';
 import { Injectable } from '@nestjs/common';
 import { isJsonObject, isRequestId } from '../../common/json-value';
 import {
@@ -9,6 +7,7 @@ import {
   type JSONRPCRequest,
   type JSONRPCResponse,
   LATEST_PROTOCOL_VERSION,
+  type RequestId,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
 import { InitializeRequestSchema } from '@modelcontextprotocol/core';
@@ -16,13 +15,14 @@ import { type Principal } from '../../auth/principal';
 import { Directories } from '../directory/directories.service';
 import { SessionRequests } from './session-requests';
 import { type Authorized } from '../protocol/authorized';
-import { CONNECTION_CLOSED, idOf, McpRefusal } from '../protocol/mcp-errors';
+import { CONNECTION_CLOSED, idOf, McpRefusal, streamBehind } from '../protocol/mcp-errors';
 import { type McpScope } from '../protocol/mcp-scope';
 import { type SessionRuntime } from './session-runtime';
 import { SessionRegistry } from './session-registry.service';
 import { newSession, type SessionState, SessionStore } from './session.store';
-import { type Exchange, primingId, type StreamSink } from '../streams/client-stream';
-import { SseResponse } from '../streams/sse-response';
+import { type Exchange } from '../streams/client-stream';
+import { STREAM_BACKLOG_BYTES } from '../streams/sse-response';
+import { HttpExchange } from './http-exchange';
 import { StreamQuota } from '../streams/stream-quota';
 
 /** What a client's POST holds on the 2025 wire. */
@@ -97,7 +97,8 @@ export class StreamableHttpEndpoint {
     const runtime = this.registry.obtain(session);
     this.store.touch(session);
     if (incoming.kind === 'request') {
-      this.serve(runtime, incoming.message, this.exchange(http, runtime), http.principal);
+      const { message } = incoming;
+      this.serve(runtime, message, this.exchange(http, runtime, message.id), http.principal);
       return;
     }
     this.receive(runtime, incoming.message);
@@ -116,9 +117,21 @@ export class StreamableHttpEndpoint {
     );
   }
 
-  /** Where the answer to a POSTed request goes; if it becomes a stream, the principal holds it. */
-  private exchange({ response, principal }: Authorized, runtime: SessionRuntime): HttpExchange {
-    return new HttpExchange(response, runtime, () => this.quota.count(principal, response));
+  /**
+   * Where the answer to a POSTed request goes; if it becomes a stream, the principal holds it. A
+   * stream that falls too far behind cancels the request, whose answer is then -32015.
+   */
+  private exchange(
+    { response, principal }: Authorized,
+    runtime: SessionRuntime,
+    id: RequestId,
+  ): HttpExchange {
+    return new HttpExchange(
+      response,
+      runtime,
+      () => this.quota.count(principal, response),
+      () => runtime.cancel(id, 'the stream fell behind', streamBehind(id, STREAM_BACKLOG_BYTES)),
+    );
   }
 
   /** A client notification or response. */
@@ -166,7 +179,7 @@ export class StreamableHttpEndpoint {
     );
     const runtime = this.registry.obtain(session);
     response.setHeader('Mcp-Session-Id', session.id);
-    this.serve(runtime, message, this.exchange(http, runtime), principal);
+    this.serve(runtime, message, this.exchange(http, runtime, message.id), principal);
   }
 }
 
@@ -204,84 +217,4 @@ export async function sessionOf(
   if (!(await directories.get(scope)))
     throw new McpRefusal(404, 'No such virtual server, or it is disabled');
   return session;
-}
-
-/**
- * The answer to one POSTed request. It stays plain JSON unless something must go out before the
- * answer (progress, logging, a sampling request); then the response becomes an event stream whose
- * events are stored and carry ids, so that a client whose connection drops resumes it with GET and
- * `Last-Event-ID`, on any replica.
- */
-export class HttpExchange implements Exchange {
-  private sse: SseResponse | null = null;
-  private streamId: string | null = null;
-  private done = false;
-  /** The client's connection closed before the answer: messages go to where it resumes. */
-  private detached = false;
-  private delivery: Promise<void> = Promise.resolve();
-
-  /** `streaming` hears when the answer becomes an event stream. */
-  constructor(
-    private readonly response: ServerResponse,
-    private readonly sink: StreamSink,
-    private readonly streaming: () => void = () => undefined,
-  ) {
-    response.on('close', () => {
-      if (!this.done || this.sse) this.detached = true;
-    });
-  }
-
-  write(message: JSONRPCMessage): void {
-    if (this.done) return;
-    this.deliver(message, false);
-  }
-
-  finish(message: JSONRPCMessage): void {
-    if (this.done) return;
-    this.done = true;
-    if (this.sse || this.detached) {
-      this.deliver(message, true);
-      return;
-    }
-    const body = JSON.stringify(message);
-    this.response.writeHead(200, {
-      'Content-Type': 'application/json',
-      'Content-Length': Buffer.byteLength(body),
-    });
-    this.response.end(body);
-  }
-
-  /**
-   * A request must be answered with JSON or an event stream; a stream may end before the answer,
-   * so a cancelled request's stream (empty if nothing went out yet) just ends.
-   */
-  cancel(): void {
-    if (this.done) return;
-    this.done = true;
-    if (this.sse) this.delivery = this.delivery.then(() => this.sse?.end());
-    else if (!this.detached) new SseResponse(this.response).end();
-  }
-
-  /** In order, each stored first, so that what the client saw it can always resume after. */
-  private deliver(message: JSONRPCMessage, final: boolean): void {
-    const sse = this.sse ?? this.stream();
-    const streamId = this.streamId!;
-    this.delivery = this.delivery.then(async () => {
-      const eventId = await this.sink.store(streamId, message).catch(() => undefined);
-      if (!this.detached && sse.open) {
-        sse.message(message, eventId);
-        if (final) sse.end();
-      } else if (eventId !== undefined) {
-        this.sink.forward(streamId, eventId, message, final);
-      }
-    });
-  }
-
-  private stream(): SseResponse {
-    this.streamId = randomBytes(8).toString('hex');
-    this.sse = new SseResponse(this.response);
-    this.streaming();
-    this.sse.prime(primingId(this.streamId));
-    return this.sse;
-  }
 }

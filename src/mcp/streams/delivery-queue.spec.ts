@@ -1,0 +1,55 @@
+import { DeliveryQueue } from './delivery-queue';
+
+const KIB = 'x'.repeat(1024);
+
+describe('DeliveryQueue', () => {
+  it('delivers in order, one at a time', async () => {
+    const queue = new DeliveryQueue(1 << 20);
+    const seen: string[] = [];
+    let running = 0;
+    for (const name of ['a', 'b', 'c'])
+      queue.add(name, async () => {
+        running += 1;
+        expect(running).toBe(1);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        seen.push(name);
+        running -= 1;
+      });
+    await new Promise<void>((resolve) => queue.add('end', async () => resolve(), true));
+    expect(seen).toEqual(['a', 'b', 'c']);
+  });
+
+  it('refuses what would hold more than its bound undelivered, and takes more once it drains', async () => {
+    const queue = new DeliveryQueue(4 * 1024);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const delivered: number[] = [];
+    const taken = [1, 2, 3, 4, 5, 6].map((n) =>
+      queue.add({ n, data: KIB }, async () => {
+        if (n === 1) await gate;
+        delivered.push(n);
+      }),
+    );
+    // Each message is a little over 1 KiB: three fit in 4 KiB, the rest are refused.
+    expect(taken).toEqual([true, true, true, false, false, false]);
+    release();
+    await new Promise<void>((resolve) => queue.add(null, async () => resolve(), true));
+    expect(delivered).toEqual([1, 2, 3]);
+    expect(queue.add({ n: 7, data: KIB }, async () => undefined)).toBe(true);
+  });
+
+  it('always takes the answer, however far behind', () => {
+    const queue = new DeliveryQueue(1024);
+    const never = () => new Promise<void>(() => undefined);
+    expect(queue.add({ data: KIB }, never)).toBe(false);
+    expect(queue.add({ data: KIB }, never, true)).toBe(true);
+  });
+
+  it('goes on after a delivery that fails', async () => {
+    const queue = new DeliveryQueue(1 << 20);
+    queue.add('bad', () => Promise.reject(new Error('gone')));
+    await expect(
+      new Promise<string>((resolve) => queue.add('next', async () => resolve('delivered'))),
+    ).resolves.toBe('delivered');
+  });
+});

@@ -1,0 +1,38 @@
+import { Logger } from '@nestjs/common';
+import { errorMessage } from '../../common/error-message';
+import { STREAM_BACKLOG_BYTES } from './sse-response';
+
+const logger = new Logger('DeliveryQueue');
+
+/**
+ * The messages of one stream, delivered one after another (each is stored for resumption before
+ * it is written), holding at most `limit` bytes of them not yet delivered. A message past the
+ * limit is refused (`add` is false): an upstream that sends faster than the client reads, or than
+ * the messages can be stored, must not make the replica hold all it sends. The stream's answer
+ * always gets in (`always`), so that it cannot be lost to what came before it.
+ */
+export class DeliveryQueue {
+  private tail: Promise<void> = Promise.resolve();
+  private pending = 0;
+  private refused = false;
+
+  constructor(private readonly limit = STREAM_BACKLOG_BYTES) {}
+
+  add(message: unknown, deliver: () => Promise<void>, always = false): boolean {
+    const bytes = JSON.stringify(message).length;
+    if (!always && this.pending + bytes > this.limit) {
+      if (!this.refused)
+        logger.warn(`Refused a message of a stream more than ${this.limit} bytes behind`);
+      this.refused = true;
+      return false;
+    }
+    this.pending += bytes;
+    this.tail = this.tail
+      .then(deliver)
+      .catch((error: unknown) =>
+        logger.warn(`A stream's message was not delivered: ${errorMessage(error)}`),
+      )
+      .finally(() => (this.pending -= bytes));
+    return true;
+  }
+}
