@@ -65,7 +65,6 @@ export class SessionRuntime implements StreamSink {
   private readonly asked: ClientRequests;
   private stream: OutgoingStream | null = null;
   private readonly resumed = new Map<string, OutgoingStream>();
-  /** The session stream's messages, in order: past DeliveryQueue's bound they are dropped. */
   private readonly sessionStream = new DeliveryQueue();
   private closed = false;
 
@@ -99,10 +98,7 @@ export class SessionRuntime implements StreamSink {
     return this.stream?.open ?? false;
   }
 
-  /**
-   * Serves a client request: `work` gets a signal that a cancellation aborts, and its answer goes
-   * out on the exchange unless the request was cancelled meanwhile.
-   */
+  /** Serves a request: a cancel aborts `work`'s signal, and the answer then goes nowhere. */
   async serve(
     id: RequestId,
     exchange: Exchange,
@@ -285,16 +281,20 @@ export class SessionRuntime implements StreamSink {
   }
 
   /**
-   * In order: each message is stored first (it gets an event id) and then written here, or
-   * relayed to the replica holding the stream. The older transport keeps no ids.
+   * In order, each stored first (for an event id; the older transport keeps none), then written
+   * here or relayed; past DeliveryQueue's bound all but answers are dropped.
    */
   private toSessionStream(message: JSONRPCMessage): void {
-    this.sessionStream.add(message, async () => {
-      const eventId = this.legacy
-        ? undefined
-        : await this.store(SESSION_STREAM, message).catch(() => undefined);
-      if (this.stream?.open) this.stream.write(message, eventId);
-      else this.parts.relay.toClient(SESSION_STREAM, message, eventId);
-    });
+    this.sessionStream.add(
+      message,
+      async () => {
+        const eventId = this.legacy
+          ? undefined
+          : await this.store(SESSION_STREAM, message).catch(() => undefined);
+        if (this.stream?.open) this.stream.write(message, eventId);
+        else this.parts.relay.toClient(SESSION_STREAM, message, eventId);
+      },
+      !('method' in message),
+    );
   }
 }
