@@ -2,10 +2,19 @@ import { McpSession } from '../../src/mcp/state/mcp-session.entity';
 import {
   SESSION_EVENTS_KEPT,
   SESSION_STREAM,
+  type StoredEvent,
   StreamEvents,
 } from '../../src/mcp/sessions/stream-events.store';
 import { openTestDataSource, type TestDataSource } from '../support/test-data-source';
 import { waitFor } from '../support/wait-for';
+
+async function pages(replay: AsyncIterable<StoredEvent[]>): Promise<StoredEvent[][]> {
+  const read: StoredEvent[][] = [];
+  for await (const page of replay) read.push(page);
+  return read;
+}
+
+const all = async (replay: AsyncIterable<StoredEvent[]>) => (await pages(replay)).flat();
 
 describe('the stream events a session keeps for resumption', () => {
   let db: TestDataSource;
@@ -51,10 +60,30 @@ describe('the stream events a session keeps for resumption', () => {
     await waitFor(async () => (await kept('chatty')) === SESSION_EVENTS_KEPT, 'the trim');
     expect(await kept('quiet')).toBe(1);
     // The newest is among them, and a client resuming just before it gets it.
-    const replay = await events.after('chatty', {
-      streamId: SESSION_STREAM,
-      after: String(BigInt(last.split('.')[1]!) - 1n),
-    });
+    const replay = await all(
+      events.after('chatty', {
+        streamId: SESSION_STREAM,
+        after: String(BigInt(last.split('.')[1]!) - 1n),
+      }),
+    );
     expect(replay.map((event) => event.eventId)).toEqual([last]);
+  });
+
+  it('are replayed a few MiB at a time, in order, however large they are', async () => {
+    const big = 'x'.repeat(1024 * 1024);
+    const ids: string[] = [];
+    for (let n = 0; n < 20; n++)
+      ids.push(
+        await events.append('quiet', 'aaaaaaaaaaaaaaaa', {
+          jsonrpc: '2.0',
+          method: 'notifications/message',
+          params: { level: 'info', data: { n, big } },
+        }),
+      );
+    const read = await pages(events.after('quiet', { streamId: 'aaaaaaaaaaaaaaaa', after: '0' }));
+    expect(read.flat().map((event) => event.eventId)).toEqual(ids);
+    // 20 MiB come in pages of at most 8 MiB: never all at once.
+    expect(read.length).toBeGreaterThanOrEqual(3);
+    for (const page of read) expect(JSON.stringify(page).length).toBeLessThan(9 * 1024 * 1024);
   });
 });

@@ -29,10 +29,29 @@ export class OutgoingStream {
   }
 
   write(message: JSONRPCMessage, eventId?: string, final = false): void {
-    if (this.replaying) {
-      this.replaying.push({ message, eventId, final });
-      return;
+    if (this.replaying) this.replaying.push({ message, eventId, final });
+    else this.send(message, eventId, final);
+  }
+
+  /**
+   * Writes what `stored` finds, a page at a time (it stops once the client has gone, or been
+   * dropped for not reading), then what arrived meanwhile.
+   */
+  async replay(stored: AsyncIterable<StoredEvent[]>): Promise<void> {
+    this.replaying = [];
+    try {
+      for await (const page of stored) {
+        for (const event of page) this.send(event.message, event.eventId, isAnswer(event.message));
+        if (!this.sse.open) break;
+      }
+    } finally {
+      const live = this.replaying;
+      this.replaying = null;
+      for (const pending of live) this.send(pending.message, pending.eventId, pending.final);
     }
+  }
+
+  private send(message: JSONRPCMessage, eventId?: string, final = false): void {
     if (eventId !== undefined) {
       if (this.written.has(eventId)) return;
       this.written.add(eventId);
@@ -41,20 +60,6 @@ export class OutgoingStream {
     }
     this.sse.message(message, eventId);
     if (final) this.sse.end();
-  }
-
-  /** Writes what `stored` finds, then what arrived meanwhile. */
-  async replay(stored: () => Promise<StoredEvent[]>): Promise<void> {
-    this.replaying = [];
-    let events: StoredEvent[] = [];
-    try {
-      events = await stored();
-    } finally {
-      const live = this.replaying;
-      this.replaying = null;
-      for (const event of events) this.write(event.message, event.eventId, isAnswer(event.message));
-      for (const pending of live) this.write(pending.message, pending.eventId, pending.final);
-    }
   }
 
   end(): void {

@@ -235,7 +235,7 @@ export class SessionRuntime implements StreamSink {
       this.resumed.set(position.streamId, stream);
       sse.onClose(() => this.resumed.delete(position.streamId));
     }
-    await stream.replay(() => this.parts.events.after(this.id, position));
+    await stream.replay(this.parts.events.after(this.id, position));
   }
 
   /** A message for one of the session's streams that another replica relayed. */

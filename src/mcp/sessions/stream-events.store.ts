@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { type JSONRPCMessage } from '@modelcontextprotocol/server';
-import { DataSource, LessThan, MoreThan } from 'typeorm';
+import { DataSource, LessThan } from 'typeorm';
 import { Memo } from '../../common/memo';
 import { McpStreamEvent } from '../state/mcp-stream-event.entity';
 
@@ -18,6 +18,9 @@ export const SESSION_EVENTS_KEPT = 10_000;
 const TRIM_EVERY = 500;
 const PURGE_EVERY_MS = 5 * 60_000;
 const EVENT_ID = /^([0-9a-f]{16}|get)\.(\d{1,18})$/;
+/** What a replay reads at once: about this many bytes of messages, in at most so many rows. */
+const REPLAY_PAGE_BYTES = 8 * 1024 * 1024;
+const REPLAY_PAGE_ROWS = 500;
 
 export interface StoredEvent {
   eventId: string;
@@ -84,17 +87,38 @@ export class StreamEvents implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  /** The session's messages of that stream after the position, oldest first. */
-  async after(sessionId: string, resumption: Resumption): Promise<StoredEvent[]> {
-    const rows = await this.dataSource.getRepository(McpStreamEvent).find({
-      select: { id: true, message: true },
-      where: { sessionId, streamId: resumption.streamId, id: MoreThan(resumption.after) },
-      order: { id: 'ASC' },
-    });
-    return rows.map((row) => ({
-      eventId: eventIdOf(resumption.streamId, row.id),
-      message: row.message,
-    }));
+  /**
+   * The session's messages of that stream after the position, oldest first, a page at a time: a
+   * page holds up to REPLAY_PAGE_BYTES of them (one message at least), so that a replay of many
+   * large messages never holds them all.
+   */
+  async *after(sessionId: string, resumption: Resumption): AsyncGenerator<StoredEvent[]> {
+    const { streamId } = resumption;
+    for (let after = resumption.after; ;) {
+      const sizes = await this.dataSource.query<{ id: string; size: number }[]>(
+        `SELECT id, octet_length(message::text) AS size FROM mcp_stream_event
+          WHERE session_id = $1 AND stream_id = $2 AND id > $3 ORDER BY id LIMIT ${REPLAY_PAGE_ROWS}`,
+        [sessionId, streamId, after],
+      );
+      if (sizes.length === 0) return;
+      let bytes = 0;
+      let last = sizes[0]!.id;
+      for (const { id, size } of sizes) {
+        if (bytes > 0 && bytes + Number(size) > REPLAY_PAGE_BYTES) break;
+        bytes += Number(size);
+        last = id;
+      }
+      const rows = await this.dataSource.query<{ id: string; message: JSONRPCMessage }[]>(
+        `SELECT id, message FROM mcp_stream_event
+          WHERE session_id = $1 AND stream_id = $2 AND id > $3 AND id <= $4 ORDER BY id`,
+        [sessionId, streamId, after, last],
+      );
+      yield rows.map((row) => ({
+        eventId: eventIdOf(streamId, String(row.id)),
+        message: row.message,
+      }));
+      after = last;
+    }
   }
 
   async purge(): Promise<void> {

@@ -38,10 +38,11 @@ describe('DeliveryQueue', () => {
     expect(queue.add({ n: 7, data: KIB }, async () => undefined)).toBe(true);
   });
 
-  it('always takes the answer, however far behind', () => {
+  it('takes a message larger than its bound when nothing waits, and the answer however far behind', () => {
     const queue = new DeliveryQueue(1024);
     const never = () => new Promise<void>(() => undefined);
-    expect(queue.add({ data: KIB }, never)).toBe(false);
+    expect(queue.add({ data: KIB.repeat(4) }, never)).toBe(true);
+    expect(queue.add({ data: 'x' }, never)).toBe(false);
     expect(queue.add({ data: KIB }, never, true)).toBe(true);
   });
 

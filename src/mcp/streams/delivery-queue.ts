@@ -8,7 +8,8 @@ const logger = new Logger('DeliveryQueue');
  * The messages of one stream, delivered one after another (each is stored for resumption before
  * it is written), holding at most `limit` bytes of them not yet delivered. A message past the
  * limit is refused (`add` is false): an upstream that sends faster than the client reads, or than
- * the messages can be stored, must not make the replica hold all it sends. The stream's answer
+ * the messages can be stored, must not make the replica hold all it sends. A larger message is
+ * taken when nothing waits (the upstream's message limit bounds it), and the stream's answer
  * always gets in (`always`), so that it cannot be lost to what came before it.
  */
 export class DeliveryQueue {
@@ -20,7 +21,7 @@ export class DeliveryQueue {
 
   add(message: unknown, deliver: () => Promise<void>, always = false): boolean {
     const bytes = JSON.stringify(message).length;
-    if (!always && this.pending + bytes > this.limit) {
+    if (!always && this.pending > 0 && this.pending + bytes > this.limit) {
       if (!this.refused)
         logger.warn(`Refused a message of a stream more than ${this.limit} bytes behind`);
       this.refused = true;
