@@ -20,12 +20,8 @@ import { SseResponse } from '../streams/sse-response';
 import { endAtExpiry } from '../streams/stream-expiry';
 import { StreamQuota } from '../streams/stream-quota';
 import { type Exchange } from '../streams/client-stream';
-import {
-  incomingOf,
-  negotiatedVersion,
-  sessionOf,
-  StreamableHttpEndpoint,
-} from './session.endpoint';
+import { incomingOf, negotiatedVersion, StreamableHttpEndpoint } from './session.endpoint';
+import { sessionOf } from './session.store';
 
 /** The protocol revision of the HTTP+SSE transport. */
 const LEGACY_VERSION = '2024-11-05';

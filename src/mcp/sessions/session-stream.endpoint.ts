@@ -6,7 +6,7 @@ import { McpRefusal } from '../protocol/mcp-errors';
 import { SseResponse } from '../streams/sse-response';
 import { endAtExpiry } from '../streams/stream-expiry';
 import { StreamQuota } from '../streams/stream-quota';
-import { requestedSession } from './session.endpoint';
+import { requestedSession } from './session.store';
 import { SessionRegistry } from './session-registry.service';
 import { SessionStore } from './session.store';
 import { parseEventId } from './stream-events.store';

@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { type ServerResponse } from 'node:http';
 import { Injectable } from '@nestjs/common';
 import { isJsonObject, isRequestId } from '../../common/json-value';
 import {
@@ -15,14 +17,13 @@ import { type Principal } from '../../auth/principal';
 import { Directories } from '../directory/directories.service';
 import { SessionRequests } from './session-requests';
 import { type Authorized } from '../protocol/authorized';
-import { CONNECTION_CLOSED, idOf, McpRefusal, streamBehind } from '../protocol/mcp-errors';
-import { type McpScope } from '../protocol/mcp-scope';
+import { idOf, McpRefusal, streamBehind } from '../protocol/mcp-errors';
 import { type SessionRuntime } from './session-runtime';
 import { SessionRegistry } from './session-registry.service';
-import { newSession, type SessionState, SessionStore } from './session.store';
-import { type Exchange } from '../streams/client-stream';
-import { STREAM_BACKLOG_BYTES } from '../streams/sse-response';
-import { HttpExchange } from './http-exchange';
+import { type Exchange, primingId, type StreamSink } from '../streams/client-stream';
+import { DeliveryQueue } from '../streams/delivery-queue';
+import { SseResponse, STREAM_BACKLOG_BYTES } from '../streams/sse-response';
+import { newSession, requestedSession, SessionStore } from './session.store';
 import { StreamQuota } from '../streams/stream-quota';
 
 /** What a client's POST holds on the 2025 wire. */
@@ -184,37 +185,92 @@ export class StreamableHttpEndpoint {
 }
 
 /**
- * The session a request names: 400 without an id, 404 for an unknown, ended or foreign one, 400
- * for an unknown protocol version. Any version the SDK supports is accepted, not only the
- * negotiated.
+ * The answer to one POSTed request. It stays plain JSON unless something must go out before the
+ * answer (progress, logging, a sampling request); then the response becomes an event stream whose
+ * events are stored and carry ids, so that a client whose connection drops resumes it with GET and
+ * `Last-Event-ID`, on any replica.
  */
-export async function requestedSession(
-  store: SessionStore,
-  directories: Directories,
-  { request, scope, principal }: Authorized,
-): Promise<SessionState> {
-  const id = request.headers['mcp-session-id'];
-  if (typeof id !== 'string' || id === '')
-    throw new McpRefusal(400, 'Mcp-Session-Id header is required');
-  const version = request.headers['mcp-protocol-version'];
-  if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(String(version)))
-    throw new McpRefusal(400, `Unsupported MCP-Protocol-Version: ${String(version)}`);
-  return sessionOf(store, directories, id, scope, principal);
-}
+export class HttpExchange implements Exchange {
+  private sse: SseResponse | null = null;
+  private streamId: string | null = null;
+  private done = false;
+  /** The client's connection closed before the answer: messages go to where it resumes. */
+  private detached = false;
+  /** Made when the answer becomes a stream: a plain JSON answer needs none. */
+  private delivery: DeliveryQueue | null = null;
 
-/** A live session of this scope and principal, and its scope still served; else 404. */
-export async function sessionOf(
-  store: SessionStore,
-  directories: Directories,
-  id: string,
-  scope: McpScope,
-  principal: Principal,
-): Promise<SessionState> {
-  const session = await store.find(id);
-  const serverId = scope.kind === 'server' ? scope.serverId : null;
-  if (!session || session.serverId !== serverId || session.subject !== principal.subject)
-    throw new McpRefusal(404, 'Session not found', CONNECTION_CLOSED);
-  if (!(await directories.get(scope)))
-    throw new McpRefusal(404, 'No such virtual server, or it is disabled');
-  return session;
+  /**
+   * `streaming` hears when the answer becomes an event stream; `behind`, when a message finds
+   * the stream too far behind to take it (see DeliveryQueue).
+   */
+  constructor(
+    private readonly response: ServerResponse,
+    private readonly sink: StreamSink,
+    private readonly streaming: () => void,
+    private readonly behind: () => void,
+  ) {
+    response.on('close', () => {
+      if (!this.done || this.sse) this.detached = true;
+    });
+  }
+
+  write(message: JSONRPCMessage): void {
+    if (this.done) return;
+    this.deliver(message, false);
+  }
+
+  finish(message: JSONRPCMessage): void {
+    if (this.done) return;
+    this.done = true;
+    if (this.sse || this.detached) {
+      this.deliver(message, true);
+      return;
+    }
+    const body = JSON.stringify(message);
+    this.response.writeHead(200, {
+      'Content-Type': 'application/json',
+      'Content-Length': Buffer.byteLength(body),
+    });
+    this.response.end(body);
+  }
+
+  /**
+   * A request must be answered with JSON or an event stream; a stream may end before the answer,
+   * so a cancelled request's stream (empty if nothing went out yet) just ends.
+   */
+  cancel(): void {
+    if (this.done) return;
+    this.done = true;
+    if (this.sse) this.delivery?.add(null, async () => this.sse?.end(), true);
+    else if (!this.detached) new SseResponse(this.response).end();
+  }
+
+  /** In order, each stored first, so that what the client saw it can always resume after. */
+  private deliver(message: JSONRPCMessage, final: boolean): void {
+    const sse = this.sse ?? this.stream();
+    const streamId = this.streamId!;
+    const queued = this.delivery!.add(
+      message,
+      async () => {
+        const eventId = await this.sink.store(streamId, message).catch(() => undefined);
+        if (!this.detached && sse.open) {
+          sse.message(message, eventId);
+          if (final) sse.end();
+        } else if (eventId !== undefined) {
+          this.sink.forward(streamId, eventId, message, final);
+        }
+      },
+      final,
+    );
+    if (!queued) this.behind();
+  }
+
+  private stream(): SseResponse {
+    this.streamId = randomBytes(8).toString('hex');
+    this.sse = new SseResponse(this.response);
+    this.delivery = new DeliveryQueue();
+    this.streaming();
+    this.sse.prime(primingId(this.streamId));
+    return this.sse;
+  }
 }

@@ -6,6 +6,7 @@ import {
   Optional,
 } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 import { DataSource, In, LessThan } from 'typeorm';
 import { type QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { McpSettings } from '../../config/slices/mcp.settings';
@@ -16,6 +17,9 @@ import { McpSession } from '../state/mcp-session.entity';
 import { exchangeSubjectOf } from '../../auth/principal-resolver';
 import { type Principal } from '../../auth/principal';
 import { type McpScope } from '../protocol/mcp-scope';
+import { type Authorized } from '../protocol/authorized';
+import { CONNECTION_CLOSED, McpRefusal } from '../protocol/mcp-errors';
+import { type Directories } from '../directory/directories.service';
 
 export type SessionState = Omit<McpSession, 'server' | 'createdAt'>;
 
@@ -228,4 +232,40 @@ export class SessionStore implements OnModuleInit, OnModuleDestroy {
       this.logger.warn(`Session cleanup failed: ${String(error)}`);
     }
   }
+}
+
+/**
+ * The session a request names: 400 without an id, 404 for an unknown, ended or foreign one, 400
+ * for an unknown protocol version. Any version the SDK supports is accepted, not only the
+ * negotiated.
+ */
+export async function requestedSession(
+  store: SessionStore,
+  directories: Directories,
+  { request, scope, principal }: Authorized,
+): Promise<SessionState> {
+  const id = request.headers['mcp-session-id'];
+  if (typeof id !== 'string' || id === '')
+    throw new McpRefusal(400, 'Mcp-Session-Id header is required');
+  const version = request.headers['mcp-protocol-version'];
+  if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(String(version)))
+    throw new McpRefusal(400, `Unsupported MCP-Protocol-Version: ${String(version)}`);
+  return sessionOf(store, directories, id, scope, principal);
+}
+
+/** A live session of this scope and principal, and its scope still served; else 404. */
+export async function sessionOf(
+  store: SessionStore,
+  directories: Directories,
+  id: string,
+  scope: McpScope,
+  principal: Principal,
+): Promise<SessionState> {
+  const session = await store.find(id);
+  const serverId = scope.kind === 'server' ? scope.serverId : null;
+  if (!session || session.serverId !== serverId || session.subject !== principal.subject)
+    throw new McpRefusal(404, 'Session not found', CONNECTION_CLOSED);
+  if (!(await directories.get(scope)))
+    throw new McpRefusal(404, 'No such virtual server, or it is disabled');
+  return session;
 }
