@@ -14,14 +14,13 @@ import { CONNECTION_CLOSED, jsonRpcError, McpRefusal } from '../protocol/mcp-err
 import { type McpScope } from '../protocol/mcp-scope';
 import { type SessionRuntime } from './session-runtime';
 import { SessionRegistry } from './session-registry.service';
-import { newSession, SessionStore } from './session.store';
+import { newSession, sessionOf, SessionStore } from './session.store';
 import { readJsonBody } from '../../common/read-body';
 import { SseResponse } from '../streams/sse-response';
 import { endAtExpiry } from '../streams/stream-expiry';
 import { StreamQuota } from '../streams/stream-quota';
 import { type Exchange } from '../streams/client-stream';
 import { incomingOf, negotiatedVersion, StreamableHttpEndpoint } from './session.endpoint';
-import { sessionOf } from './session.store';
 
 /** The protocol revision of the HTTP+SSE transport. */
 const LEGACY_VERSION = '2024-11-05';

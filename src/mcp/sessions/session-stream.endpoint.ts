@@ -6,9 +6,8 @@ import { McpRefusal } from '../protocol/mcp-errors';
 import { SseResponse } from '../streams/sse-response';
 import { endAtExpiry } from '../streams/stream-expiry';
 import { StreamQuota } from '../streams/stream-quota';
-import { requestedSession } from './session.store';
 import { SessionRegistry } from './session-registry.service';
-import { SessionStore } from './session.store';
+import { requestedSession, SessionStore } from './session.store';
 import { parseEventId } from './stream-events.store';
 
 /**
