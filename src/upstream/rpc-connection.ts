@@ -15,6 +15,7 @@ import {
 } from './upstream-error';
 import { type Admission, type AdmissionPass } from './resilience/concurrency-limiter';
 import { IDEMPOTENT_METHODS, withRetries } from './resilience/upstream-retry';
+import { CallAbort } from '../common/call-abort';
 import { errorMessage } from '../common/error-message';
 import { isJsonObject } from '../common/json-value';
 
@@ -119,7 +120,7 @@ export abstract class RpcConnection {
     if (this.lostFlag) throw await this.lost;
     const id = this.nextId();
     const request: JSONRPCRequest = { jsonrpc: '2.0', id, method, ...(params ? { params } : {}) };
-    const abort = new AbortController();
+    const abort = new CallAbort();
     const timeoutMs = options.timeoutMs ?? this.options.timeoutMs;
     const limits = { timeoutMs, maxMs: this.options.callMaxMs };
     const timer = new CallTimer(limits, (failure) => abort.abort(failure));

@@ -17,6 +17,7 @@ import {
   TRACEPARENT_META_KEY,
 } from '@modelcontextprotocol/server';
 import { type Principal } from '../../auth/principal';
+import { CallAbort } from '../../common/call-abort';
 import { exchangeSubjectOf } from '../../auth/principal-resolver';
 import { headerOf, paramHeaderMismatch } from '../../upstream/modern/mcp-param-headers';
 import { sharedAffinity } from '../../upstream/upstream-client';
@@ -254,7 +255,7 @@ function served(directory: ScopeDirectory, tools: unknown): unknown {
 export class ModernExchange {
   private sse: SseResponse | null = null;
   private done = false;
-  private readonly abort = new AbortController();
+  private readonly abort = new CallAbort();
 
   /** `streaming` hears when the answer becomes an event stream. */
   constructor(

@@ -24,6 +24,7 @@ import { type UpstreamClient } from '../../upstream/upstream-client';
 import { type Resumption, SESSION_STREAM, type StreamEvents } from './stream-events.store';
 import { OutgoingStream } from './outgoing-stream';
 import { DeliveryQueue } from '../streams/delivery-queue';
+import { CallAbort } from '../../common/call-abort';
 
 /** How a session reaches the other replicas. */
 export interface SessionRelay {
@@ -42,11 +43,6 @@ export interface RuntimeParts {
   affinity: (runtime: SessionRuntime) => Affinity;
 }
 
-interface Served {
-  exchange: Exchange;
-  abort: AbortController;
-}
-
 /**
  * One MCP session as served by this replica: the client's requests in progress here, the streams
  * it holds here, what Portico asks of the client, and its own upstream sessions. Any replica builds
@@ -61,7 +57,7 @@ export class SessionRuntime implements StreamSink {
   readonly seen = new Map<ListKind, string>();
   /** The resources this replica follows upstream for the session, by the client's URI. */
   private readonly following = new Map<string, () => void>();
-  private readonly served = new Map<RequestId, Served>();
+  private readonly served = new Map<RequestId, { exchange: Exchange; abort: CallAbort }>();
   private readonly asked: ClientRequests;
   private stream: OutgoingStream | null = null;
   private readonly resumed = new Map<string, OutgoingStream>();
@@ -104,7 +100,7 @@ export class SessionRuntime implements StreamSink {
     exchange: Exchange,
     work: (signal: AbortSignal) => Promise<JSONRPCResponse>,
   ): Promise<void> {
-    const abort = new AbortController();
+    const abort = new CallAbort();
     this.served.set(id, { exchange, abort });
     const answer = await work(abort.signal);
     if (this.served.get(id)?.exchange !== exchange) return;

@@ -5,6 +5,7 @@ import {
   type ServerCapabilities,
 } from '@modelcontextprotocol/client';
 import { type Dispatcher } from 'undici';
+import { CallAbort } from '../../common/call-abort';
 import { readBounded } from '../../common/remote-body';
 import { withTraceHeaders } from '../../observability/request-context';
 import { type BearerSource } from '../transport/channel';
@@ -118,10 +119,14 @@ export class OpenApiConnection implements UpstreamConnection {
     }
     const pass = await this.options.admission?.enter(options.signal);
     const timeoutMs = options.timeoutMs ?? this.options.timeoutMs;
-    const signals = [AbortSignal.timeout(timeoutMs), options.signal].filter(
-      (signal): signal is AbortSignal => signal !== undefined,
-    );
-    const signal = AbortSignal.any(signals);
+    // The call's own signal, aborted by its timeout or its caller; AbortSignal.any would keep it
+    // linked to the caller's signal past the call.
+    const abort = new CallAbort();
+    const timer = setTimeout(() => abort.abort(), timeoutMs);
+    const onCallerAbort = () => abort.abort();
+    options.signal?.addEventListener('abort', onCallerAbort, { once: true });
+    if (options.signal?.aborted) abort.abort();
+    const { signal } = abort;
     try {
       const response = await this.send(built, signal);
       const { text, truncated } = await readBounded(response.body, this.options.maxResponseBytes);
@@ -139,6 +144,9 @@ export class OpenApiConnection implements UpstreamConnection {
           : classifyUpstreamError(error, timeoutMs, this.options.secrets);
       pass?.settle(failure);
       throw failure;
+    } finally {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onCallerAbort);
     }
   }
 

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { type CallAbort } from '../../common/call-abort';
 import {
   type ClientCapabilities,
   type JSONRPCNotification,
@@ -56,7 +57,7 @@ export class ParkedCall {
     private readonly capabilities: ClientCapabilities,
     private waiter: Waiter | null,
     /** Cancels the upstream call. */
-    private readonly abort: AbortController,
+    private readonly abort: CallAbort,
   ) {}
 
   /** The client went away, cancelled a retry, or the round expired. */

@@ -8,6 +8,7 @@ import {
   ProtocolErrorCode,
   type Result,
 } from '@modelcontextprotocol/client';
+import { CallAbort } from '../../common/call-abort';
 import { UpstreamSettings } from '../../config/slices/upstream.settings';
 import { EventBus, type PorticoEvent } from '../../events/event-bus';
 import { ReplicaId } from '../../events/replica-id';
@@ -72,15 +73,18 @@ export class ParkedCalls implements OnModuleInit, OnModuleDestroy, CallHolder, C
     capabilities: ClientCapabilities,
   ): Promise<Result> {
     return waiting(sink, (waiter) => {
-      const abort = new AbortController();
+      const abort = new CallAbort();
       let parked: ParkedCall | null = null;
       const park = () => (parked ??= new ParkedCall(this, capabilities, waiter, abort));
-      // Parked or not, the request that started it may still cancel it (a 2025 session's client
-      // cancelling while it is asked); a 2026-07-28 request's signal is spent once answered.
+      // Parked, the request that started it may still cancel it (a 2025 session's client
+      // cancelling while it is asked); answered unparked, its signal lets go of the call.
       const cancel = () =>
         parked ? parked.cancel(String(signal?.reason)) : abort.abort(signal?.reason);
-      const settle = (outcome: Outcome) =>
-        parked ? parked.finish(outcome) : waiter.settle(outcome);
+      const settle = (outcome: Outcome) => {
+        if (parked) return parked.finish(outcome);
+        signal?.removeEventListener('abort', cancel);
+        waiter.settle(outcome);
+      };
       if (signal?.aborted) cancel();
       signal?.addEventListener('abort', cancel, { once: true });
       exchange(
