@@ -17,8 +17,8 @@ import {
   TRACEPARENT_META_KEY,
 } from '@modelcontextprotocol/server';
 import { type Principal } from '../../auth/principal';
-import { CallAbort } from '../../common/call-abort';
 import { exchangeSubjectOf } from '../../auth/principal-resolver';
+import { CallAbort } from '../../common/call-abort';
 import { headerOf, paramHeaderMismatch } from '../../upstream/modern/mcp-param-headers';
 import { sharedAffinity } from '../../upstream/upstream-client';
 import { Dispatcher } from '../core/dispatcher';
