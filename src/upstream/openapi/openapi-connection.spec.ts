@@ -53,10 +53,9 @@ describe('an OpenAPI call that gets no answer', () => {
   const call = { name: 'getItem', arguments: { id: '1' } };
 
   it('ends with a timeout after its timeout', async () => {
+    const opened = await connection();
     const started = Date.now();
-    await expect((await connection()).request('tools/call', call)).rejects.toBeInstanceOf(
-      UpstreamTimeout,
-    );
+    await expect(opened.request('tools/call', call)).rejects.toBeInstanceOf(UpstreamTimeout);
     expect(Date.now() - started).toBeGreaterThanOrEqual(190);
   });
 
@@ -74,12 +73,14 @@ describe('an OpenAPI call that gets no answer', () => {
   });
 
   it('is cancelled at once when its caller has given up already', async () => {
+    const opened = await connection();
     const caller = new AbortController();
     caller.abort('gone');
     const started = Date.now();
     await expect(
-      (await connection()).request('tools/call', call, { signal: caller.signal }),
+      opened.request('tools/call', call, { signal: caller.signal, timeoutMs: 20_000 }),
     ).rejects.toMatchObject({ kind: 'cancelled' });
-    expect(Date.now() - started).toBeLessThan(190);
+    // Far below its timeout: it did not wait for it (a loaded machine takes a few ms at most).
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 });
