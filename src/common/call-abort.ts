@@ -21,11 +21,12 @@ class CallSignal extends EventTarget implements AbortSignal {
 }
 
 export class CallAbort {
-  readonly signal: AbortSignal = new CallSignal();
+  private readonly own = new CallSignal();
+  readonly signal: AbortSignal = this.own;
 
   /** Aborts once, with `reason` (an AbortError by default), as AbortController.abort does. */
   abort(reason: unknown = new DOMException('This operation was aborted', 'AbortError')): void {
-    const signal = this.signal as CallSignal;
+    const signal = this.own;
     if (signal.aborted) return;
     signal.aborted = true;
     signal.reason = reason;
