@@ -16,13 +16,17 @@ function keptLogger() {
 
 describe('sendMcpError', () => {
   let server: Server;
+  let received: Promise<void>;
   let failed: Promise<void>;
   const { logged, logger } = keptLogger();
 
   beforeAll(async () => {
+    let reached: () => void;
     let handled: () => void;
+    received = new Promise((resolve) => (reached = resolve));
     failed = new Promise((resolve) => (handled = resolve));
     server = createServer((request, response) => {
+      reached();
       // As the MCP endpoints read a body: the client leaves halfway.
       readChunks(request, () => undefined).then(
         () => response.end(),
@@ -43,7 +47,8 @@ describe('sendMcpError', () => {
     const { port } = server.address() as AddressInfo;
     const socket = connect(port, '127.0.0.1');
     socket.write('POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"jsonrpc"');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The client leaves only once the server reads its request: a fixed wait lost that race under load.
+    await received;
     socket.destroy();
     await failed;
     expect(logged.error).toEqual([]);
