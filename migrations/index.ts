@@ -33,6 +33,7 @@ import { GatewaySettings1795973000000 } from './1795973000000-GatewaySettings';
 import { ApprovalRevision1795974000000 } from './1795974000000-ApprovalRevision';
 import { EraExtensions1795975000000 } from './1795975000000-EraExtensions';
 import { ApprovalUses1796032980936 } from './1796032980936-ApprovalUses';
+import { StreamEventBytes1796100000000 } from './1796100000000-StreamEventBytes';
 
 /** Every migration, oldest first; the app and the migration job both run this list. */
 export const MIGRATIONS = [
@@ -70,4 +71,5 @@ export const MIGRATIONS = [
   ApprovalRevision1795974000000,
   EraExtensions1795975000000,
   ApprovalUses1796032980936,
+  StreamEventBytes1796100000000,
 ];

@@ -1,5 +1,6 @@
 import { McpSession } from '../../src/mcp/state/mcp-session.entity';
 import {
+  SESSION_EVENT_BYTES_KEPT,
   SESSION_EVENTS_KEPT,
   SESSION_STREAM,
   type StoredEvent,
@@ -23,7 +24,7 @@ describe('the stream events a session keeps for resumption', () => {
   beforeAll(async () => {
     db = await openTestDataSource();
     events = new StreamEvents(db.dataSource);
-    for (const id of ['chatty', 'quiet'])
+    for (const id of ['chatty', 'quiet', 'loud'])
       await db.dataSource.getRepository(McpSession).insert({
         id,
         subject: 'user:1',
@@ -67,6 +68,40 @@ describe('the stream events a session keeps for resumption', () => {
       }),
     );
     expect(replay.map((event) => event.eventId)).toEqual([last]);
+  });
+
+  it('are at most SESSION_EVENT_BYTES_KEPT of its newest, however large an upstream sends them', async () => {
+    const mib = 1024 * 1024;
+    // What a flood of large messages left before: far more bytes than a session keeps.
+    await db.dataSource.query(
+      `INSERT INTO mcp_stream_event (session_id, stream_id, message, bytes)
+       SELECT 'loud', 'get', jsonb_build_object('jsonrpc', '2.0', 'method', 'notifications/message',
+         'params', jsonb_build_object('data', repeat('x', $1::int))), $1::int + 60
+       FROM generate_series(1, $2::int)`,
+      [mib, (2 * SESSION_EVENT_BYTES_KEPT) / mib],
+    );
+    const large = (size: number) => ({
+      jsonrpc: '2.0' as const,
+      method: 'notifications/message',
+      params: { level: 'info', data: 'x'.repeat(size) },
+    });
+    for (let sent = 0; sent < 8; sent++) await events.append('loud', SESSION_STREAM, large(mib));
+    const bytes = async () =>
+      (
+        await db.dataSource.query<{ bytes: number }[]>(
+          `SELECT coalesce(sum(bytes), 0)::int AS bytes FROM mcp_stream_event WHERE session_id = 'loud'`,
+        )
+      )[0]!.bytes;
+    await waitFor(async () => (await bytes()) <= SESSION_EVENT_BYTES_KEPT, 'the trim');
+    expect(await bytes()).toBeGreaterThan(SESSION_EVENT_BYTES_KEPT - 2 * mib);
+    // A message past TRIM_EVERY_BYTES on its own trims at once, and is the last a client replays.
+    const before = await kept('loud');
+    const huge = await events.append('loud', SESSION_STREAM, large(9 * mib));
+    await waitFor(async () => (await kept('loud')) < before, 'the trim after one large message');
+    expect(await bytes()).toBeLessThanOrEqual(SESSION_EVENT_BYTES_KEPT);
+    const replay = await all(events.after('loud', { streamId: SESSION_STREAM, after: '0' }));
+    expect(replay.at(-1)!.eventId).toBe(huge);
+    expect(await kept('quiet')).toBeGreaterThanOrEqual(1);
   });
 
   it('are replayed a few MiB at a time, in order, however large they are', async () => {

@@ -10,12 +10,16 @@ export const SESSION_STREAM = 'get';
 /** How long stream messages are kept for clients that reconnect. */
 export const STREAM_EVENT_TTL_MS = 60 * 60_000;
 /**
- * The most messages one session keeps for resumption, its newest: an upstream that talks without
- * end to a session fills neither the database nor a resuming client's replay.
+ * What one session keeps for resumption, its newest messages: at most this many, of at most
+ * SESSION_EVENT_BYTES_KEPT in all (the newest message however large). An upstream that talks
+ * without end to a session, in small messages or large ones, fills neither the database nor a
+ * resuming client's replay.
  */
 export const SESSION_EVENTS_KEPT = 10_000;
-/** A session's appends on one replica between two trims of what it keeps. */
+export const SESSION_EVENT_BYTES_KEPT = 64 * 1024 * 1024;
+/** A session's appends on one replica between two trims of what it keeps: so many, or so large. */
 const TRIM_EVERY = 500;
+const TRIM_EVERY_BYTES = 8 * 1024 * 1024;
 const PURGE_EVERY_MS = 5 * 60_000;
 const EVENT_ID = /^([0-9a-f]{16}|get)\.(\d{1,18})$/;
 /** What a replay reads at once: about this many bytes of messages, in at most so many rows. */
@@ -49,7 +53,7 @@ export class StreamEvents implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(StreamEvents.name);
   private purger?: NodeJS.Timeout;
   /** Appends since the last trim, by session (forgotten all at once when full: a trim comes later). */
-  private readonly untrimmed = new Memo<string, number>(10_000);
+  private readonly untrimmed = new Memo<string, { count: number; bytes: number }>(10_000);
 
   constructor(private readonly dataSource: DataSource) {}
 
@@ -64,23 +68,36 @@ export class StreamEvents implements OnModuleInit, OnModuleDestroy {
 
   /** Stores a message; resolves with its event id. */
   async append(sessionId: string, streamId: string, message: JSONRPCMessage): Promise<string> {
-    const result = await this.dataSource
-      .getRepository(McpStreamEvent)
-      .insert({ sessionId, streamId, message });
-    const untrimmed = (this.untrimmed.get(sessionId) ?? 0) + 1;
-    this.untrimmed.remember(sessionId, untrimmed % TRIM_EVERY);
+    const text = JSON.stringify(message);
+    const bytes = Buffer.byteLength(text);
+    const [row] = await this.dataSource.query<{ id: string }[]>(
+      `INSERT INTO mcp_stream_event (session_id, stream_id, message, bytes)
+       VALUES ($1, $2, $3::jsonb, $4) RETURNING id`,
+      [sessionId, streamId, text, bytes],
+    );
+    const since = this.untrimmed.get(sessionId) ?? { count: 0, bytes: 0 };
+    const untrimmed = { count: since.count + 1, bytes: since.bytes + bytes };
+    const due = untrimmed.count >= TRIM_EVERY || untrimmed.bytes >= TRIM_EVERY_BYTES;
+    this.untrimmed.remember(sessionId, due ? { count: 0, bytes: 0 } : untrimmed);
     // Not awaited: the message goes out now; a trim that fails is tried again later.
-    if (untrimmed === TRIM_EVERY) void this.trim(sessionId);
-    return eventIdOf(streamId, String(result.identifiers[0]!.id));
+    if (due) void this.trim(sessionId);
+    return eventIdOf(streamId, String(row!.id));
   }
 
-  /** Drops what the session keeps beyond its newest SESSION_EVENTS_KEPT messages. */
+  /**
+   * Drops what the session keeps beyond its newest SESSION_EVENTS_KEPT messages or beyond
+   * SESSION_EVENT_BYTES_KEPT of them, whichever comes first; the newest stays.
+   */
   private async trim(sessionId: string): Promise<void> {
     try {
       await this.dataSource.query(
         `DELETE FROM mcp_stream_event WHERE session_id = $1 AND id <= (
-           SELECT id FROM mcp_stream_event WHERE session_id = $1 ORDER BY id DESC OFFSET $2 LIMIT 1)`,
-        [sessionId, SESSION_EVENTS_KEPT],
+           SELECT id FROM (
+             SELECT id, row_number() OVER newest AS n, sum(bytes) OVER newest AS total
+               FROM mcp_stream_event WHERE session_id = $1 WINDOW newest AS (ORDER BY id DESC)
+           ) kept
+           WHERE n > $2 OR (n > 1 AND total > $3) ORDER BY id DESC LIMIT 1)`,
+        [sessionId, SESSION_EVENTS_KEPT, SESSION_EVENT_BYTES_KEPT],
       );
     } catch (error) {
       this.logger.warn(`Could not trim the stream events of a session: ${String(error)}`);
@@ -96,7 +113,7 @@ export class StreamEvents implements OnModuleInit, OnModuleDestroy {
     const { streamId } = resumption;
     for (let after = resumption.after; ;) {
       const sizes = await this.dataSource.query<{ id: string; size: number }[]>(
-        `SELECT id, octet_length(message::text) AS size FROM mcp_stream_event
+        `SELECT id, bytes AS size FROM mcp_stream_event
           WHERE session_id = $1 AND stream_id = $2 AND id > $3 ORDER BY id LIMIT ${REPLAY_PAGE_ROWS}`,
         [sessionId, streamId, after],
       );

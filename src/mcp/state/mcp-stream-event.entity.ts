@@ -36,6 +36,10 @@ export class McpStreamEvent {
   @Column({ type: 'jsonb' })
   message!: JSONRPCMessage;
 
+  /** The message's size as JSON text, which bounds what a session keeps and a replay reads. */
+  @Column({ type: 'integer', default: 0 })
+  bytes!: number;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
 }
