@@ -1,5 +1,6 @@
 import { type JSONRPCMessage } from '@modelcontextprotocol/server';
 import { type ClientStream, type StreamOwner } from '../streams/client-stream';
+import { STREAM_BACKLOG_BYTES } from '../streams/sse-response';
 import { type StoredEvent } from './stream-events.store';
 
 interface Pending {
@@ -13,10 +14,14 @@ const REMEMBERED_IDS = 1000;
 
 /**
  * A stream the client holds open on this replica. While stored messages are replayed to a client
- * that resumed it, live ones wait; a message that was replayed and also arrives live goes out once.
+ * that resumed it, live ones wait, at most STREAM_BACKLOG_BYTES of them: past that the stream ends
+ * and the client resumes it again (what waited was stored, so it loses nothing), so that a long
+ * replay to a slow client does not make the replica hold all an upstream sends meanwhile. A
+ * message that was replayed and also arrives live goes out once.
  */
 export class OutgoingStream {
   private replaying: Pending[] | null = null;
+  private waitingBytes = 0;
   private readonly written = new Set<string>();
 
   constructor(
@@ -29,8 +34,16 @@ export class OutgoingStream {
   }
 
   write(message: JSONRPCMessage, eventId?: string, final = false): void {
-    if (this.replaying) this.replaying.push({ message, eventId, final });
-    else this.send(message, eventId, final);
+    if (!this.replaying) {
+      this.send(message, eventId, final);
+      return;
+    }
+    this.waitingBytes += JSON.stringify(message).length;
+    if (this.waitingBytes <= STREAM_BACKLOG_BYTES) this.replaying.push({ message, eventId, final });
+    else if (this.sse.open) {
+      this.replaying.length = 0;
+      this.sse.end();
+    }
   }
 
   /**
@@ -39,6 +52,7 @@ export class OutgoingStream {
    */
   async replay(stored: AsyncIterable<StoredEvent[]>): Promise<void> {
     this.replaying = [];
+    this.waitingBytes = 0;
     try {
       for await (const page of stored) {
         for (const event of page) this.send(event.message, event.eventId, isAnswer(event.message));
