@@ -112,29 +112,24 @@ export class StreamEvents implements OnModuleInit, OnModuleDestroy {
   async *after(sessionId: string, resumption: Resumption): AsyncGenerator<StoredEvent[]> {
     const { streamId } = resumption;
     for (let after = resumption.after; ;) {
-      const sizes = await this.dataSource.query<{ id: string; size: number }[]>(
-        `SELECT id, bytes AS size FROM mcp_stream_event
-          WHERE session_id = $1 AND stream_id = $2 AND id > $3 ORDER BY id LIMIT ${REPLAY_PAGE_ROWS}`,
-        [sessionId, streamId, after],
-      );
-      if (sizes.length === 0) return;
-      let bytes = 0;
-      let last = sizes[0]!.id;
-      for (const { id, size } of sizes) {
-        if (bytes > 0 && bytes + Number(size) > REPLAY_PAGE_BYTES) break;
-        bytes += Number(size);
-        last = id;
-      }
+      // One query a page: the newest row of the page is found from the stored sizes alone, so
+      // only the page's messages are read.
       const rows = await this.dataSource.query<{ id: string; message: JSONRPCMessage }[]>(
         `SELECT id, message FROM mcp_stream_event
-          WHERE session_id = $1 AND stream_id = $2 AND id > $3 AND id <= $4 ORDER BY id`,
-        [sessionId, streamId, after, last],
+          WHERE session_id = $1 AND stream_id = $2 AND id > $3 AND id <= (
+            SELECT max(id) FROM (
+              SELECT id, bytes, sum(bytes) OVER (ORDER BY id) AS running FROM mcp_stream_event
+               WHERE session_id = $1 AND stream_id = $2 AND id > $3 ORDER BY id LIMIT $5
+            ) page WHERE running <= $4 OR running = bytes)
+          ORDER BY id`,
+        [sessionId, streamId, after, REPLAY_PAGE_BYTES, REPLAY_PAGE_ROWS],
       );
+      if (rows.length === 0) return;
       yield rows.map((row) => ({
         eventId: eventIdOf(streamId, String(row.id)),
         message: row.message,
       }));
-      after = last;
+      after = rows.at(-1)!.id;
     }
   }
 
