@@ -7,6 +7,8 @@ interface Pending {
   message: JSONRPCMessage;
   eventId?: string;
   final?: boolean;
+  /** The message as JSON, when made already. */
+  text?: string;
 }
 
 /** Event ids written to one stream that are remembered, to drop a message that comes twice. */
@@ -33,13 +35,15 @@ export class OutgoingStream {
     return this.sse.open;
   }
 
-  write(message: JSONRPCMessage, eventId?: string, final = false): void {
+  write(message: JSONRPCMessage, eventId?: string, final = false, text?: string): void {
     if (!this.replaying) {
-      this.send(message, eventId, final);
+      this.send({ message, eventId, final, text });
       return;
     }
-    this.waitingBytes += JSON.stringify(message).length;
-    if (this.waitingBytes <= STREAM_BACKLOG_BYTES) this.replaying.push({ message, eventId, final });
+    text ??= JSON.stringify(message);
+    this.waitingBytes += text.length;
+    if (this.waitingBytes <= STREAM_BACKLOG_BYTES)
+      this.replaying.push({ message, eventId, final, text });
     else if (this.sse.open) {
       this.replaying.length = 0;
       this.sse.end();
@@ -55,24 +59,25 @@ export class OutgoingStream {
     this.waitingBytes = 0;
     try {
       for await (const page of stored) {
-        for (const event of page) this.send(event.message, event.eventId, isAnswer(event.message));
+        for (const { message, eventId } of page)
+          this.send({ message, eventId, final: isAnswer(message) });
         if (!this.sse.open) break;
       }
     } finally {
       const live = this.replaying;
       this.replaying = null;
-      for (const pending of live) this.send(pending.message, pending.eventId, pending.final);
+      for (const pending of live) this.send(pending);
     }
   }
 
-  private send(message: JSONRPCMessage, eventId?: string, final = false): void {
+  private send({ message, eventId, final, text }: Pending): void {
     if (eventId !== undefined) {
       if (this.written.has(eventId)) return;
       this.written.add(eventId);
       if (this.written.size > REMEMBERED_IDS)
         this.written.delete(this.written.values().next().value!);
     }
-    this.sse.message(message, eventId);
+    this.sse.message(message, eventId, text);
     if (final) this.sse.end();
   }
 

@@ -240,8 +240,8 @@ export class SessionRuntime implements StreamSink {
     stream?.write(message, eventId, final);
   }
 
-  store(streamId: string, message: JSONRPCMessage): Promise<string> {
-    return this.parts.events.append(this.id, streamId, message);
+  store(streamId: string, message: JSONRPCMessage, text?: string): Promise<string> {
+    return this.parts.events.append(this.id, streamId, message, text);
   }
 
   forward(streamId: string, eventId: string, message: JSONRPCMessage, final: boolean): void {
@@ -281,13 +281,14 @@ export class SessionRuntime implements StreamSink {
    * here or relayed; past DeliveryQueue's bound all but answers are dropped.
    */
   private toSessionStream(message: JSONRPCMessage): void {
+    const text = JSON.stringify(message);
     this.sessionStream.add(
-      message,
+      text.length,
       async () => {
         const eventId = this.legacy
           ? undefined
-          : await this.store(SESSION_STREAM, message).catch(() => undefined);
-        if (this.stream?.open) this.stream.write(message, eventId);
+          : await this.store(SESSION_STREAM, message, text).catch(() => undefined);
+        if (this.stream?.open) this.stream.write(message, eventId, false, text);
         else this.parts.relay.toClient(SESSION_STREAM, message, eventId);
       },
       !('method' in message),

@@ -241,7 +241,7 @@ export class HttpExchange implements Exchange {
   cancel(): void {
     if (this.done) return;
     this.done = true;
-    if (this.sse) this.delivery?.add(null, async () => this.sse?.end(), true);
+    if (this.sse) this.delivery?.add(0, async () => this.sse?.end(), true);
     else if (!this.detached) new SseResponse(this.response).end();
   }
 
@@ -249,12 +249,13 @@ export class HttpExchange implements Exchange {
   private deliver(message: JSONRPCMessage, final: boolean): void {
     const sse = this.sse ?? this.stream();
     const streamId = this.streamId!;
+    const text = JSON.stringify(message);
     const queued = this.delivery!.add(
-      message,
+      text.length,
       async () => {
-        const eventId = await this.sink.store(streamId, message).catch(() => undefined);
+        const eventId = await this.sink.store(streamId, message, text).catch(() => undefined);
         if (!this.detached && sse.open) {
-          sse.message(message, eventId);
+          sse.message(message, eventId, text);
           if (final) sse.end();
         } else if (eventId !== undefined) {
           this.sink.forward(streamId, eventId, message, final);

@@ -66,9 +66,13 @@ export class StreamEvents implements OnModuleInit, OnModuleDestroy {
     clearInterval(this.purger);
   }
 
-  /** Stores a message; resolves with its event id. */
-  async append(sessionId: string, streamId: string, message: JSONRPCMessage): Promise<string> {
-    const text = JSON.stringify(message);
+  /** Stores a message (`text`: it as JSON, when made already); resolves with its event id. */
+  async append(
+    sessionId: string,
+    streamId: string,
+    message: JSONRPCMessage,
+    text = JSON.stringify(message),
+  ): Promise<string> {
     const bytes = Buffer.byteLength(text);
     const [row] = await this.dataSource.query<{ id: string }[]>(
       `INSERT INTO mcp_stream_event (session_id, stream_id, message, bytes)

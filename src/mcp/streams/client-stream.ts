@@ -17,8 +17,8 @@ export interface Exchange {
 
 /** Keeps the messages of streams for clients that reconnect with `Last-Event-ID`. */
 export interface StreamSink {
-  /** Stores a message of a stream; resolves with its event id. */
-  store(streamId: string, message: JSONRPCMessage): Promise<string>;
+  /** Stores a message of a stream (`text`: it as JSON, when made already); resolves with its event id. */
+  store(streamId: string, message: JSONRPCMessage, text?: string): Promise<string>;
   /**
    * A message of a stream whose client connection is gone, for wherever the client resumes it;
    * `final` ends that stream.
@@ -32,7 +32,8 @@ export interface ClientStream {
   onClose(listener: () => void): void;
   /** An event with no message, so the client holds an id to resume from (SEP-1699). */
   prime(id: string): void;
-  message(message: JSONRPCMessage, id?: string): void;
+  /** `text`: the message as JSON, when made already. */
+  message(message: JSONRPCMessage, id?: string, text?: string): void;
   end(): void;
 }
 

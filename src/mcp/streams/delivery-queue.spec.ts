@@ -1,6 +1,8 @@
 import { DeliveryQueue } from './delivery-queue';
 
 const KIB = 'x'.repeat(1024);
+/** A message's size as the queue is given it: its JSON text's length. */
+const size = (message: unknown) => JSON.stringify(message).length;
 
 describe('DeliveryQueue', () => {
   it('delivers in order, one at a time', async () => {
@@ -8,14 +10,14 @@ describe('DeliveryQueue', () => {
     const seen: string[] = [];
     let running = 0;
     for (const name of ['a', 'b', 'c'])
-      queue.add(name, async () => {
+      queue.add(size(name), async () => {
         running += 1;
         expect(running).toBe(1);
         await new Promise((resolve) => setTimeout(resolve, 5));
         seen.push(name);
         running -= 1;
       });
-    await new Promise<void>((resolve) => queue.add('end', async () => resolve(), true));
+    await new Promise<void>((resolve) => queue.add(size('end'), async () => resolve(), true));
     expect(seen).toEqual(['a', 'b', 'c']);
   });
 
@@ -25,7 +27,7 @@ describe('DeliveryQueue', () => {
     const gate = new Promise<void>((resolve) => (release = resolve));
     const delivered: number[] = [];
     const taken = [1, 2, 3, 4, 5, 6].map((n) =>
-      queue.add({ n, data: KIB }, async () => {
+      queue.add(size({ n, data: KIB }), async () => {
         if (n === 1) await gate;
         delivered.push(n);
       }),
@@ -33,24 +35,24 @@ describe('DeliveryQueue', () => {
     // Each message is a little over 1 KiB: three fit in 4 KiB, the rest are refused.
     expect(taken).toEqual([true, true, true, false, false, false]);
     release();
-    await new Promise<void>((resolve) => queue.add(null, async () => resolve(), true));
+    await new Promise<void>((resolve) => queue.add(size(null), async () => resolve(), true));
     expect(delivered).toEqual([1, 2, 3]);
-    expect(queue.add({ n: 7, data: KIB }, async () => undefined)).toBe(true);
+    expect(queue.add(size({ n: 7, data: KIB }), async () => undefined)).toBe(true);
   });
 
   it('takes a message larger than its bound when nothing waits, and the answer however far behind', () => {
     const queue = new DeliveryQueue(1024);
     const never = () => new Promise<void>(() => undefined);
-    expect(queue.add({ data: KIB.repeat(4) }, never)).toBe(true);
-    expect(queue.add({ data: 'x' }, never)).toBe(false);
-    expect(queue.add({ data: KIB }, never, true)).toBe(true);
+    expect(queue.add(size({ data: KIB.repeat(4) }), never)).toBe(true);
+    expect(queue.add(size({ data: 'x' }), never)).toBe(false);
+    expect(queue.add(size({ data: KIB }), never, true)).toBe(true);
   });
 
   it('goes on after a delivery that fails', async () => {
     const queue = new DeliveryQueue(1 << 20);
-    queue.add('bad', () => Promise.reject(new Error('gone')));
+    queue.add(size('bad'), () => Promise.reject(new Error('gone')));
     await expect(
-      new Promise<string>((resolve) => queue.add('next', async () => resolve('delivered'))),
+      new Promise<string>((resolve) => queue.add(size('next'), async () => resolve('delivered'))),
     ).resolves.toBe('delivered');
   });
 });

@@ -6,7 +6,8 @@ const logger = new Logger('DeliveryQueue');
 
 /**
  * The messages of one stream, delivered one after another (each is stored for resumption before
- * it is written), holding at most `limit` bytes of them not yet delivered. A message past the
+ * it is written), holding at most `limit` bytes of them not yet delivered (each message's size
+ * as JSON text, which the caller has made once for the store and the stream). A message past the
  * limit is refused (`add` is false): an upstream that sends faster than the client reads, or than
  * the messages can be stored, must not make the replica hold all it sends. A larger message is
  * taken when nothing waits (the upstream's message limit bounds it), and the stream's answer
@@ -19,8 +20,7 @@ export class DeliveryQueue {
 
   constructor(private readonly limit = STREAM_BACKLOG_BYTES) {}
 
-  add(message: unknown, deliver: () => Promise<void>, always = false): boolean {
-    const bytes = JSON.stringify(message).length;
+  add(bytes: number, deliver: () => Promise<void>, always = false): boolean {
     if (!always && this.pending > 0 && this.pending + bytes > this.limit) {
       if (!this.refused)
         logger.warn(`Refused a message of a stream more than ${this.limit} bytes behind`);

@@ -61,10 +61,8 @@ export class SseResponse implements ClientStream {
     this.write(`id: ${id}\ndata: \n\n`);
   }
 
-  message(message: JSONRPCMessage, id?: string): void {
-    this.write(
-      `${id === undefined ? '' : `id: ${id}\n`}event: message\ndata: ${JSON.stringify(message)}\n\n`,
-    );
+  message(message: JSONRPCMessage, id?: string, text = JSON.stringify(message)): void {
+    this.write(`${id === undefined ? '' : `id: ${id}\n`}event: message\ndata: ${text}\n\n`);
   }
 
   /** An event of another type, for the older HTTP+SSE transport's `endpoint` event. */
