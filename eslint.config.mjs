@@ -1,5 +1,5 @@
 import { readdirSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
@@ -70,7 +70,7 @@ const SRC_ORDER = [
   ['(root)'],
   ['oauth'],
   ['admin'],
-  ['config-as-code'],
+  ['config-as-code', 'policy-dry-run'],
   ['mcp'],
   ['mcp-registry'],
   ['health'],
@@ -101,20 +101,6 @@ const SRC_ORDER = [
   ['config'],
   ['common'],
 ];
-
-/** Known arrow back up, to fix: by file (its path in src), the imports it may still make. */
-const KNOWN_ARROWS = {
-  // The database module and the migration Job build the virtual-name query to fit its index.
-  'database/database.module.ts': ['tools/tool-name.query'],
-  'database/migrate-job.ts': ['tools/tool-name.query'],
-  // A password login is recorded in the audit trail, which reads the principal from auth.
-  'auth/password-login.ts': ['audit/audit-trail.service'],
-  // The policy dry run lists tools through the MCP directory, as tools/list does.
-  'policies/policy-dry-run.ts': ['mcp/directory/directories.service', 'mcp/protocol/mcp-scope'],
-  'policies/policy-dry-run.module.ts': ['mcp/mcp.module'],
-  // Word vectors tokenize as the BM25 ranker does.
-  'embeddings/word-vectors.ts': ['mcp/search/ranking/terms', 'mcp/search/ranking/time-slicer'],
-};
 
 const SRC = join(import.meta.dirname, 'src');
 const RECORD = '(?!.*\\.(?:entity|exception)$)';
@@ -159,23 +145,17 @@ function srcFolders(parts = []) {
   ];
 }
 
-/** The patterns for the files of one folder of src, with the imports `allowed` let through. */
-function srcPatterns(parts, allowed = []) {
+/** The patterns for the files of one folder of src. */
+function srcPatterns(parts) {
   const unit = unitOf(parts);
   const index = SRC_ORDER.findIndex((level) => level.includes(unit));
   const beside = SRC_ORDER[index].filter((other) => other !== unit);
-  const letThrough = allowed
-    .map((path) => {
-      const spec = relative(join(SRC, ...parts), join(SRC, path));
-      return `(?!${escape(spec.startsWith('.') ? spec : `./${spec}`)}$)`;
-    })
-    .join('');
   const patterns = [
     ...SRC_ORDER.slice(0, index)
       .flat()
       .filter((above) => !(unit === 'upstream' && above === 'mcp'))
       .map((above) => ({
-        regex: `^${letThrough}${importOf(parts, above).slice(1)}`,
+        regex: importOf(parts, above),
         message: `An import that runs back up the folders of src (DESIGN §5): ${above} is above ${unit}.`,
       })),
     ...beside.map((other) => ({
@@ -209,10 +189,6 @@ const srcZones = [
     files: [['src', ...parts, '*.ts'].join('/')],
     ignores: ['**/*.spec.ts'],
     rules: restrict(srcPatterns(parts)),
-  })),
-  ...Object.entries(KNOWN_ARROWS).map(([file, allowed]) => ({
-    files: [`src/${file}`],
-    rules: restrict(srcPatterns(file.split('/').slice(0, -1), allowed)),
   })),
 ];
 

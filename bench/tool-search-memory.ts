@@ -1,6 +1,6 @@
 import { WordVectors } from '../src/embeddings/word-vectors';
 import { HybridIndex } from '../src/mcp/search/ranking/hybrid-index';
-import { TimeSlicer } from '../src/mcp/search/ranking/time-slicer';
+import { TimeSlicer } from '../src/common/time-slicer';
 import { semanticText } from '../src/mcp/search/ranking/tool-text';
 import { evaluationTools, recordedCatalogues } from './catalogues/evaluation-set';
 

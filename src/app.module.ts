@@ -20,7 +20,7 @@ import { SkillsModule } from './skills/skills.module';
 import { ResourcesModule } from './resources/resources.module';
 import { ServersModule } from './servers/servers.module';
 import { PoliciesModule } from './policies/policies.module';
-import { PolicyDryRunModule } from './policies/policy-dry-run.module';
+import { PolicyDryRunModule } from './policy-dry-run/policy-dry-run.module';
 import { RateLimitsModule } from './rate-limits/rate-limits.module';
 import { ApprovalsModule } from './approvals/approvals.module';
 import { SyncModule } from './sync/sync.module';

@@ -8,7 +8,7 @@ import {
   RANKING_WEIGHTS,
   type RankingWeights,
 } from '../../src/mcp/search/ranking/hybrid-index';
-import { TimeSlicer } from '../../src/mcp/search/ranking/time-slicer';
+import { TimeSlicer } from '../../src/common/time-slicer';
 import { type ToolAnalysis, ToolAnalysisCache } from '../../src/mcp/search/tool-analysis';
 import { type RecordedCatalogue } from './record-catalogues';
 import requestsFile from './requests.json';

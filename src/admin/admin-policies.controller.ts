@@ -3,11 +3,14 @@ import { type Request, type Response } from 'express';
 import { TeamScope } from '../auth/team-scope';
 import { UuidParam } from '../common/uuid-param';
 import { PolicyCreateDto } from '../policies/dto/policy-create.dto';
-import { PolicyDryRunDto, type PolicyDryRunResultDto } from '../policies/dto/policy-dry-run.dto';
+import {
+  PolicyDryRunDto,
+  type PolicyDryRunResultDto,
+} from '../policy-dry-run/dto/policy-dry-run.dto';
 import { type PolicyResponseDto } from '../policies/dto/policy-response.dto';
 import { PolicyUpdateDto } from '../policies/dto/policy-update.dto';
 import { PoliciesService } from '../policies/policies.service';
-import { PolicyDryRun } from '../policies/policy-dry-run';
+import { PolicyDryRun } from '../policy-dry-run/policy-dry-run';
 import { POLICY_EFFECTS } from '../policies/policy.entity';
 import { AdminCatalog } from './admin-catalog';
 import { AdminController } from './admin-controller.decorator';

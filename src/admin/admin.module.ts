@@ -28,7 +28,7 @@ import { AdminQuarantineController } from './admin-quarantine.controller';
 import { AdminRateLimitsController } from './admin-rate-limits.controller';
 import { RateLimitsModule } from '../rate-limits/rate-limits.module';
 import { PoliciesModule } from '../policies/policies.module';
-import { PolicyDryRunModule } from '../policies/policy-dry-run.module';
+import { PolicyDryRunModule } from '../policy-dry-run/policy-dry-run.module';
 import { AdminPlaygroundController } from './admin-playground.controller';
 import { ConsolidatedToolsModule } from '../consolidated-tools/consolidated-tools.module';
 import { AdminConsolidatedToolsController } from './admin-consolidated-tools.controller';

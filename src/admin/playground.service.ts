@@ -13,8 +13,8 @@ import { type McpScope, scopeOf } from '../mcp/protocol/mcp-scope';
 import {
   type PolicyDryRunResultDto,
   type PolicyDryRunToolDto,
-} from '../policies/dto/policy-dry-run.dto';
-import { PolicyDryRun } from '../policies/policy-dry-run';
+} from '../policy-dry-run/dto/policy-dry-run.dto';
+import { PolicyDryRun } from '../policy-dry-run/policy-dry-run';
 import { PolicyException } from '../policies/policy.exception';
 import { sharedAffinity } from '../upstream/upstream-client';
 

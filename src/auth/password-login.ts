@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AuditTrail } from '../audit/audit-trail.service';
 import { User } from '../users/user.entity';
 import { AuthErrorCode, AuthException } from './auth.exception';
+import { LoginRecorder } from './login-recorder';
 import { LoginThrottle } from './login-throttle';
-import { AuditSettings } from '../config/slices/audit.settings';
 import { AuthSettings } from '../config/slices/auth.settings';
 import { hashPassword, needsRehash, verifyPassword } from './password-hash';
 import { KEEP_UPDATED_AT } from '../common/keep-updated-at';
@@ -21,8 +20,7 @@ export class PasswordLogin {
   constructor(
     private readonly dataSource: DataSource,
     private readonly throttle: LoginThrottle,
-    private readonly audit: AuditTrail,
-    private readonly auditSettings: AuditSettings,
+    private readonly recorder: LoginRecorder,
     private readonly authSettings: AuthSettings,
   ) {}
 
@@ -34,9 +32,7 @@ export class PasswordLogin {
     const started = performance.now();
     try {
       const userId = await this.check(username, password, client);
-      this.audit.record({
-        kind: 'login',
-        action: 'login',
+      this.recorder.record({
         outcome: 'ok',
         durationMs: performance.now() - started,
         subject: `user:${userId}`,
@@ -46,9 +42,7 @@ export class PasswordLogin {
       });
       return userId;
     } catch (error) {
-      this.audit.record({
-        kind: 'login',
-        action: 'login',
+      this.recorder.record({
         outcome: 'denied',
         durationMs: performance.now() - started,
         username: username.slice(0, 255),

@@ -2,8 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { gunzip } from 'node:zlib';
-import { stem, words as wordsOf } from '../mcp/search/ranking/terms';
-import { TimeSlicer } from '../mcp/search/ranking/time-slicer';
+import { stem, words as wordsOf } from '../common/terms';
+import { TimeSlicer } from '../common/time-slicer';
 
 /** The committed table, beside this file in the sources and in the build. */
 export const WORD_VECTORS_FILE = 'word-vectors.bin.gz';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { pinStateOf } from '../pinning/state/pin-response';
-import { ToolNameQuery } from '../tools/tool-name.query';
+import { ToolNameQuery } from '../database/tool-name.query';
 import { type PromptResponseDto } from './dto/prompt-response.dto';
 import { type Prompt } from './prompt.entity';
 

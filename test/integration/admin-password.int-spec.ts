@@ -1,4 +1,5 @@
 import { AuditTrail } from '../../src/audit/audit-trail.service';
+import { LoginAudit } from '../../src/audit/login-audit';
 import { BreakGlassAdmin } from '../../src/auth/break-glass-admin';
 import { LoginThrottle } from '../../src/auth/login-throttle';
 import { PasswordLogin } from '../../src/auth/password-login';
@@ -21,8 +22,7 @@ describe('the generated admin password', () => {
     login = new PasswordLogin(
       db.dataSource,
       new LoginThrottle(db.dataSource),
-      new AuditTrail(db.dataSource, config, { value: 'test' }),
-      config,
+      new LoginAudit(new AuditTrail(db.dataSource, config, { value: 'test' })),
       config,
     );
     printed = [];

@@ -3,7 +3,7 @@ import { type Tool as McpTool } from '@modelcontextprotocol/server';
 import { type WordVectors } from '../../embeddings/word-vectors';
 import { type DirectoryTool } from '../directory/directory-tool';
 import { HybridIndex, type IndexedDocument, type RankingWeights } from './ranking/hybrid-index';
-import { TimeSlicer } from './ranking/time-slicer';
+import { TimeSlicer } from '../../common/time-slicer';
 import { type ToolAnalysis, type ToolAnalysisCache } from './tool-analysis';
 import { parseToolQuery, searchLimit } from './tool-query';
 

@@ -1,5 +1,5 @@
 import { Bm25Index, termCounts } from './bm25';
-import { TimeSlicer } from './time-slicer';
+import { TimeSlicer } from '../../../common/time-slicer';
 
 const doc = (text: string) => termCounts([{ text, weight: 1 }]);
 const build = (docs: ReturnType<typeof termCounts>[]) =>

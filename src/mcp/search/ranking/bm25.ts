@@ -1,6 +1,6 @@
 import { expand } from './synonyms';
-import { queryTerms, terms } from './terms';
-import { type TimeSlicer } from './time-slicer';
+import { queryTerms, terms } from '../../../common/terms';
+import { type TimeSlicer } from '../../../common/time-slicer';
 
 /** One field of a document and how much a term in it counts (a BM25F-style boost). */
 export interface WeightedText {

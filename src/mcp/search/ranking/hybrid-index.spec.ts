@@ -1,7 +1,7 @@
 import { termCounts } from './bm25';
 import { HybridIndex, type IndexedDocument, RANKING_WEIGHTS } from './hybrid-index';
 import { Action } from './intent';
-import { TimeSlicer } from './time-slicer';
+import { TimeSlicer } from '../../../common/time-slicer';
 
 const unit = (...values: number[]) => {
   const norm = Math.hypot(...values);

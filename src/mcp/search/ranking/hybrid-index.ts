@@ -2,7 +2,7 @@ import { Bm25Index, type TermCounts } from './bm25';
 import { type Ranked, standardise, standardiseSparse, TopK } from './fusion';
 import { Action, Agreement, agreement, queryAction } from './intent';
 import { NameIndex } from './name-coverage';
-import { type TimeSlicer } from './time-slicer';
+import { type TimeSlicer } from '../../../common/time-slicer';
 
 /** How the rankers combine; chosen on the tuning half of the evaluation set (see bench/). */
 export interface RankingWeights {

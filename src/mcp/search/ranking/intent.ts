@@ -1,4 +1,4 @@
-import { stem, words } from './terms';
+import { stem, words } from '../../../common/terms';
 
 /**
  * What a tool does to its resource, read from the verb its name starts with, and what a request

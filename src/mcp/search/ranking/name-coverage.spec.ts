@@ -1,5 +1,5 @@
 import { NameIndex, nameTerms } from './name-coverage';
-import { TimeSlicer } from './time-slicer';
+import { TimeSlicer } from '../../../common/time-slicer';
 
 const build = (names: string[]) => NameIndex.build(names.map(nameTerms), new TimeSlicer(Infinity));
 

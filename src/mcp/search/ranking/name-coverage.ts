@@ -1,6 +1,6 @@
 import { expand } from './synonyms';
-import { queryTerms, terms } from './terms';
-import { type TimeSlicer } from './time-slicer';
+import { queryTerms, terms } from '../../../common/terms';
+import { type TimeSlicer } from '../../../common/time-slicer';
 
 /** Share of each document's name terms that one query reaches, and which documents have any. */
 export interface NameCoverage {

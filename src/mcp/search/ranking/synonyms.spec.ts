@@ -1,5 +1,5 @@
 import { expand } from './synonyms';
-import { stem } from './terms';
+import { stem } from '../../../common/terms';
 
 describe('expand', () => {
   it('reaches the other words of the term’s groups at the given weight, after the term itself', () => {

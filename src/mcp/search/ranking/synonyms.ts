@@ -1,4 +1,4 @@
-import { stem, words } from './terms';
+import { stem, words } from '../../../common/terms';
 
 /**
  * Words people use for the same action or thing when they ask for a tool, in the domains an MCP

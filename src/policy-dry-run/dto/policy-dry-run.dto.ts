@@ -14,7 +14,7 @@ import {
 import { PRINCIPAL_SOURCES } from '../../auth/principal';
 import { ROLES, type Role } from '../../common/roles';
 import { NestedObject, Optional } from '../../common/validation';
-import { PolicyCreateDto } from './policy-create.dto';
+import { PolicyCreateDto } from '../../policies/dto/policy-create.dto';
 
 export const DRY_RUN_DECISIONS = ['allow', 'deny', 'approve', 'call-dependent'] as const;
 export type DryRunDecision = (typeof DRY_RUN_DECISIONS)[number];

@@ -11,11 +11,11 @@ import {
   type PolicyDryRunResultDto,
   type PolicyDryRunToolDto,
 } from './dto/policy-dry-run.dto';
-import { draftOf, PoliciesService } from './policies.service';
-import { type PolicyDefinition, PolicyInputTooLarge, type PolicySet } from './policy-set';
-import { type PolicyTool } from './policy-tool';
-import { PolicyErrorCode, PolicyException } from './policy.exception';
-import { ScopePolicies } from './scope-policies';
+import { draftOf, PoliciesService } from '../policies/policies.service';
+import { type PolicyDefinition, PolicyInputTooLarge, type PolicySet } from '../policies/policy-set';
+import { type PolicyTool } from '../policies/policy-tool';
+import { PolicyErrorCode, PolicyException } from '../policies/policy.exception';
+import { ScopePolicies } from '../policies/scope-policies';
 import { ToolErrorCode, ToolException } from '../tools/tool.exception';
 
 /**

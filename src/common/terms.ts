@@ -1,5 +1,5 @@
 import stemPorter2 from 'wink-porter2-stemmer';
-import { Memo } from '../../../common/memo';
+import { Memo } from './memo';
 
 /**
  * Words that say nothing about which tool is wanted: articles, pronouns, auxiliaries, and the

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { McpModule } from '../mcp/mcp.module';
-import { PoliciesModule } from './policies.module';
+import { PoliciesModule } from '../policies/policies.module';
 import { PolicyDryRun } from './policy-dry-run';
 import { PolicyDryRunController } from './policy-dry-run.controller';
 
