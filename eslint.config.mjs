@@ -97,6 +97,7 @@ const SRC_ORDER = [
   ['scanner'],
   ['events'],
   ['database'],
+  ['virtual-names'],
   ['observability'],
   ['config'],
   ['common'],

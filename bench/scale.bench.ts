@@ -11,7 +11,7 @@ import { Gateway } from '../src/gateways/gateway.entity';
 import { Directories } from '../src/mcp/directory/directories.service';
 import { ServersService } from '../src/servers/servers.service';
 import { TeamScope } from '../src/auth/team-scope';
-import { ToolNameQuery } from '../src/database/tool-name.query';
+import { ToolNameQuery } from '../src/virtual-names/tool-name.query';
 import { ToolWriter } from '../src/tools/tool.writer';
 import { Tool } from '../src/tools/tool.entity';
 import { loginAgent } from '../test/support/admin-browser-session';

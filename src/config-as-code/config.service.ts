@@ -12,7 +12,7 @@ import { OriginalNamesQuery } from '../servers/original-names.query';
 import { ServerMembersStore } from '../servers/server-members.store';
 import { SyncService } from '../sync/sync.service';
 import { Team } from '../teams/team.entity';
-import { ToolNameQuery } from '../database/tool-name.query';
+import { ToolNameQuery } from '../virtual-names/tool-name.query';
 import { UpstreamOAuth } from '../upstream/oauth/upstream-oauth.service';
 import { uniqueViolation } from '../common/unique-violation';
 import { ConfigApply } from './config-apply.entity';

@@ -1,7 +1,7 @@
 import { type EntityManager, In } from 'typeorm';
 import { Server } from '../servers/server.entity';
 import { Tool } from '../tools/tool.entity';
-import { type ToolNameQuery } from '../database/tool-name.query';
+import { type ToolNameQuery } from '../virtual-names/tool-name.query';
 import { ConsolidatedMember } from './consolidated-member.entity';
 import { ConsolidatedTool } from './consolidated-tool.entity';
 import {

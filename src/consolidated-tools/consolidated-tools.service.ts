@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager, In } from 'typeorm';
 import { uniqueViolation } from '../common/unique-violation';
 import { EventBus } from '../events/event-bus';
-import { ToolNameQuery } from '../database/tool-name.query';
+import { ToolNameQuery } from '../virtual-names/tool-name.query';
 import { ConsolidatedMember } from './consolidated-member.entity';
 import { ConsolidatedTool } from './consolidated-tool.entity';
 import {

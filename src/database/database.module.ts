@@ -11,7 +11,7 @@ import { DataSource } from 'typeorm';
 import { type PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { DatabaseSettings } from '../config/slices/database.settings';
 import { Metrics } from '../observability/metrics';
-import { ToolNameQuery } from './tool-name.query';
+import { ToolNameQuery } from '../virtual-names/tool-name.query';
 import { createDataSource } from './data-source';
 import { DatabaseHealth } from './database-health';
 import { BackupController } from './backup.controller';

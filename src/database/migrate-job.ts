@@ -1,5 +1,5 @@
 import { loadConfig } from '../config/load-config';
-import { ToolNameQuery } from './tool-name.query';
+import { ToolNameQuery } from '../virtual-names/tool-name.query';
 import { createDataSource } from './data-source';
 import { EmbeddedPostgres } from './embedded-postgres';
 import { migrate } from './migrate';

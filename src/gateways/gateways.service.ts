@@ -24,7 +24,7 @@ import {
   PROMPT_VIRTUAL_NAME_INDEX,
   ToolNameQuery,
   VIRTUAL_NAME_INDEX,
-} from '../database/tool-name.query';
+} from '../virtual-names/tool-name.query';
 import { Tool } from '../tools/tool.entity';
 import { type OAuthConnectionState, UpstreamOAuth } from '../upstream/oauth/upstream-oauth.service';
 import { SHARED_OWNER } from '../upstream/oauth/upstream-oauth-token.entity';

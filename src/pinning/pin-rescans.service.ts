@@ -12,7 +12,7 @@ import { PromptWriter } from '../prompts/prompt.writer';
 import { type ResourceTemplateDefinition } from '../resources/resource-definition';
 import { ResourceWriter } from '../resources/resource.writer';
 import { type ToolDefinition } from '../tools/tool-definition';
-import { ToolNameQuery } from '../database/tool-name.query';
+import { ToolNameQuery } from '../virtual-names/tool-name.query';
 import { type JsonObject } from '../common/json-value';
 import { ToolWriter } from '../tools/tool.writer';
 import { pinSettingsOf } from './state/definition-pin';

@@ -4,7 +4,7 @@ import { PromptErrorCode, PromptException } from '../prompts/prompt.exception';
 import { ResourceTemplate } from '../resources/resource-template.entity';
 import { ResourceErrorCode, ResourceException } from '../resources/resource.exception';
 import { virtualUri, virtualUriExpression } from '../resources/resource-uri';
-import { type ToolNameQuery } from '../database/tool-name.query';
+import { type ToolNameQuery } from '../virtual-names/tool-name.query';
 import { Tool } from '../tools/tool.entity';
 import { type JsonObject } from '../common/json-value';
 import { ToolErrorCode, ToolException } from '../tools/tool.exception';

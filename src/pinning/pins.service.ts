@@ -9,7 +9,7 @@ import { Gateway } from '../gateways/gateway.entity';
 import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';
 import { PromptWriter } from '../prompts/prompt.writer';
 import { ResourceWriter } from '../resources/resource.writer';
-import { ToolNameQuery } from '../database/tool-name.query';
+import { ToolNameQuery } from '../virtual-names/tool-name.query';
 import { ToolWriter } from '../tools/tool.writer';
 import { type Quarantine } from './state/definition-pin';
 import { type PinGatewayResultDto, type PinReviewDto } from './dto/pin-review.dto';

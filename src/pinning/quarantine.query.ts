@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { type TeamScope } from '../auth/team-scope';
 import { type Page } from '../common/page.dto';
-import { ToolNameQuery } from '../database/tool-name.query';
+import { ToolNameQuery } from '../virtual-names/tool-name.query';
 import { type QuarantineItemDto, type QuarantineQueryDto } from './dto/quarantine.dto';
 import { PIN_KINDS, PINNED_KINDS, type PinKind } from './pinned-kinds';
 

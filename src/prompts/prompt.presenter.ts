@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { pinStateOf } from '../pinning/state/pin-response';
-import { ToolNameQuery } from '../database/tool-name.query';
+import { ToolNameQuery } from '../virtual-names/tool-name.query';
 import { type PromptResponseDto } from './dto/prompt-response.dto';
 import { type Prompt } from './prompt.entity';
 

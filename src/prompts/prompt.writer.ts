@@ -3,7 +3,7 @@ import { type EntityManager, In } from 'typeorm';
 import { type QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { type SyncConflict } from '../sync/report/sync-report';
 import { TOOL_NAME_RULE } from '../common/tool-name-rule';
-import { ToolNameQuery } from '../database/tool-name.query';
+import { ToolNameQuery } from '../virtual-names/tool-name.query';
 import { type GatewayRef } from '../tools/tool.writer';
 import { promptContentHash, type PromptDefinition } from './prompt-definition';
 import { Prompt } from './prompt.entity';

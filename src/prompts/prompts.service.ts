@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { type TeamScope } from '../auth/team-scope';
 import { type Page } from '../common/page.dto';
 import { EventBus } from '../events/event-bus';
-import { ToolNameQuery } from '../database/tool-name.query';
+import { ToolNameQuery } from '../virtual-names/tool-name.query';
 import { type PromptListQueryDto } from './dto/prompt-list-query.dto';
 import { type PromptResponseDto } from './dto/prompt-response.dto';
 import { type PromptUpdateDto } from './dto/prompt-update.dto';

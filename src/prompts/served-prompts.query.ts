@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { ToolNameQuery } from '../database/tool-name.query';
+import { ToolNameQuery } from '../virtual-names/tool-name.query';
 import { Prompt } from './prompt.entity';
 
 /** The prompts the MCP endpoints serve: enabled ones of enabled gateways. */

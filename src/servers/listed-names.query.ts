@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { type EntityManager } from 'typeorm';
-import { ToolNameQuery } from '../database/tool-name.query';
+import { ToolNameQuery } from '../virtual-names/tool-name.query';
 import { toolVisibility } from '../tools/tool-visibility';
 import { type JsonObject } from '../common/json-value';
 import { describeClash, type NameClash } from './original-names.query';

@@ -3,7 +3,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { AuthErrorCode, AuthException } from '../auth/auth.exception';
 import { type TeamScope } from '../auth/team-scope';
 import { weakens } from '../policies/policy-tool';
-import { ToolNameQuery } from '../database/tool-name.query';
+import { ToolNameQuery } from '../virtual-names/tool-name.query';
 import { type JsonObject } from '../common/json-value';
 import { EventBus } from '../events/event-bus';
 import {

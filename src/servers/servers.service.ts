@@ -10,7 +10,7 @@ import { type Page, type PageQueryDto } from '../common/page.dto';
 import { uniqueViolation } from '../common/unique-violation';
 import { TeamsService } from '../teams/teams.service';
 import { TokensService } from '../tokens/tokens.service';
-import { ToolNameQuery } from '../database/tool-name.query';
+import { ToolNameQuery } from '../virtual-names/tool-name.query';
 import { Tool } from '../tools/tool.entity';
 import { type ServerCreateDto } from './dto/server-create.dto';
 import { type ServerResponseDto } from './dto/server-response.dto';

@@ -4,7 +4,7 @@ import { type TeamScope } from '../auth/team-scope';
 import { EventBus } from '../events/event-bus';
 import { virtualUri } from '../resources/resource-uri';
 import { Server } from '../servers/server.entity';
-import { ToolNameQuery } from '../database/tool-name.query';
+import { ToolNameQuery } from '../virtual-names/tool-name.query';
 import {
   type SkillListQueryDto,
   type SkillPageDto,

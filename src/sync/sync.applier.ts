@@ -5,7 +5,7 @@ import { DatabaseSettings } from '../config/slices/database.settings';
 import { Gateway } from '../gateways/gateway.entity';
 import { KEEP_UPDATED_AT } from '../common/keep-updated-at';
 import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';
-import { VIRTUAL_NAME_INDEX } from '../database/tool-name.query';
+import { VIRTUAL_NAME_INDEX } from '../virtual-names/tool-name.query';
 import { pinSettingsOf } from '../pinning/state/definition-pin';
 import { DefinitionScans } from '../pinning/definition-scans';
 import { boundPinMemory, pinMemoryOf, rememberPins } from '../pinning/pin-memory';

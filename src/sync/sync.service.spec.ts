@@ -1,6 +1,6 @@
 import { type DataSource } from 'typeorm';
 import { type AuditTrail } from '../audit/audit-trail.service';
-import { type ToolNameQuery } from '../database/tool-name.query';
+import { type ToolNameQuery } from '../virtual-names/tool-name.query';
 import { type EventBus } from '../events/event-bus';
 import { type Gateway } from '../gateways/gateway.entity';
 import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';

@@ -8,7 +8,7 @@ import { UpstreamSettings } from '../config/slices/upstream.settings';
 import { Gateway } from '../gateways/gateway.entity';
 import { KEEP_UPDATED_AT } from '../common/keep-updated-at';
 import { recordSyncPins } from '../pinning/sync-pin-audit';
-import { ToolNameQuery } from '../database/tool-name.query';
+import { ToolNameQuery } from '../virtual-names/tool-name.query';
 import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';
 import { UpstreamFailure, upstreamFailure, UpstreamIncompatible } from '../upstream/upstream-error';
 import { failedStatus, type FailedStatus } from './failed-status';

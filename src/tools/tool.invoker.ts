@@ -10,7 +10,7 @@ import {
   upstreamFailure,
   UpstreamRefused,
 } from '../upstream/upstream-error';
-import { ToolNameQuery } from '../database/tool-name.query';
+import { ToolNameQuery } from '../virtual-names/tool-name.query';
 import { Tool } from './tool.entity';
 import { ToolErrorCode, ToolException } from './tool.exception';
 import { type Principal } from '../auth/principal';

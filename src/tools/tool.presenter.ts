@@ -3,7 +3,7 @@ import { type Tool as McpTool } from '@modelcontextprotocol/server';
 import { pinStateOf } from '../pinning/state/pin-response';
 import { type ToolResponseDto } from './dto/tool-response.dto';
 import { hashedBackendName } from './tool-hash';
-import { ToolNameQuery } from '../database/tool-name.query';
+import { ToolNameQuery } from '../virtual-names/tool-name.query';
 import { presentToolMeta } from './tool-ui';
 import { toolVisibility } from './tool-visibility';
 import { type Tool } from './tool.entity';

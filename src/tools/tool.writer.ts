@@ -6,7 +6,7 @@ import { type SyncConflict } from '../sync/report/sync-report';
 import { type ToolDefinition } from './tool-definition';
 import { contentHash, toolHash } from './tool-hash';
 import { TOOL_NAME_RULE } from '../common/tool-name-rule';
-import { ToolNameQuery } from '../database/tool-name.query';
+import { ToolNameQuery } from '../virtual-names/tool-name.query';
 import { Tool } from './tool.entity';
 
 export interface InsertedTool {

@@ -7,7 +7,7 @@ import { EventBus } from '../events/event-bus';
 import { type ToolListQueryDto } from './dto/tool-list-query.dto';
 import { type ToolResponseDto } from './dto/tool-response.dto';
 import { type ToolUpdateDto } from './dto/tool-update.dto';
-import { ToolNameQuery } from '../database/tool-name.query';
+import { ToolNameQuery } from '../virtual-names/tool-name.query';
 import { ToolPresenter } from './tool.presenter';
 import { Tool } from './tool.entity';
 import { ToolErrorCode, ToolException } from './tool.exception';

@@ -12,7 +12,7 @@ import { McpPromotion } from '../../src/mcp/state/mcp-promotion.entity';
 import { ownerKey, type PromotionOwner } from '../../src/mcp/search/promotion-owner';
 import { PromotionStore } from '../../src/mcp/search/promotion-store';
 import { SessionStore } from '../../src/mcp/sessions/session.store';
-import { ToolNameQuery } from '../../src/database/tool-name.query';
+import { ToolNameQuery } from '../../src/virtual-names/tool-name.query';
 import { describeOnPostgres } from '../support/describe-on-postgres';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { openTestDataSource, type TestDataSource } from '../support/test-data-source';

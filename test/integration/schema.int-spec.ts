@@ -1,5 +1,8 @@
 import { schemaDrift } from '../../src/database/schema-drift';
-import { VIRTUAL_NAME_INDEX, VIRTUAL_NAME_TRGM_INDEX } from '../../src/database/tool-name.query';
+import {
+  VIRTUAL_NAME_INDEX,
+  VIRTUAL_NAME_TRGM_INDEX,
+} from '../../src/virtual-names/tool-name.query';
 import { openTestDataSource, type TestDataSource } from '../support/test-data-source';
 
 describe('schema', () => {

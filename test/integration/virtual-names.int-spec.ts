@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type DataSource } from 'typeorm';
 import { Gateway } from '../../src/gateways/gateway.entity';
 import { toolHash } from '../../src/tools/tool-hash';
-import { type ToolNameQuery } from '../../src/database/tool-name.query';
+import { type ToolNameQuery } from '../../src/virtual-names/tool-name.query';
 import { ToolWriter } from '../../src/tools/tool.writer';
 import { Tool } from '../../src/tools/tool.entity';
 import { toolDefinition } from '../support/factories';

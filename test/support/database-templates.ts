@@ -6,7 +6,7 @@ import { loadConfig } from '../../src/config/load-config';
 import { createDataSource } from '../../src/database/data-source';
 import { EmbeddedPostgres } from '../../src/database/embedded-postgres';
 import { migrate } from '../../src/database/migrate';
-import { ToolNameQuery } from '../../src/database/tool-name.query';
+import { ToolNameQuery } from '../../src/virtual-names/tool-name.query';
 import { tempDataDir } from './temp-dir';
 import { withClient } from './test-database';
 

@@ -6,7 +6,7 @@ import { type ServerMembersStore } from '../../servers/server-members.store';
 import { Server } from '../../servers/server.entity';
 import { type ListedNamesQuery } from '../../servers/listed-names.query';
 import { type OriginalNamesQuery } from '../../servers/original-names.query';
-import { type ToolNameQuery } from '../../database/tool-name.query';
+import { type ToolNameQuery } from '../../virtual-names/tool-name.query';
 import { type ConfigChange } from '../config-change';
 import { ConfigDocumentErrorCode, ConfigDocumentException } from '../config-document.exception';
 import { type SecretSource } from '../secret-ref';

@@ -3,7 +3,7 @@ import { EventBus } from '../../events/event-bus';
 import { policyToolOf, type PolicyTool } from '../../policies/policy-tool';
 import { ServedToolsQuery } from '../../tools/served-tools.query';
 import { hashedBackendName } from '../../tools/tool-hash';
-import { ToolNameQuery } from '../../database/tool-name.query';
+import { ToolNameQuery } from '../../virtual-names/tool-name.query';
 import { type ToolAppConfig } from '../../tools/tool-app-config';
 import { type ToolVisibility, toolVisibility } from '../../tools/tool-visibility';
 import { type JsonObject } from '../../common/json-value';

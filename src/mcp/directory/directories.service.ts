@@ -9,7 +9,7 @@ import { ServedResourcesQuery } from '../../resources/served-resources.query';
 import { ConsolidatedToolsQuery } from '../../consolidated-tools/consolidated-tools.query';
 import { Server } from '../../servers/server.entity';
 import { ServedToolsQuery } from '../../tools/served-tools.query';
-import { ToolNameQuery } from '../../database/tool-name.query';
+import { ToolNameQuery } from '../../virtual-names/tool-name.query';
 import { ToolPresenter } from '../../tools/tool.presenter';
 import { toolVisibility } from '../../tools/tool-visibility';
 import { type Tool } from '../../tools/tool.entity';

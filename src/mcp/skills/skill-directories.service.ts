@@ -6,7 +6,7 @@ import { Server } from '../../servers/server.entity';
 import { type SkillFileEntry, type SkillUriMap } from '../../skills/skill-manifest';
 import { Skill } from '../../skills/skill.entity';
 import { isHeld } from '../../skills/skills.service';
-import { ToolNameQuery } from '../../database/tool-name.query';
+import { ToolNameQuery } from '../../virtual-names/tool-name.query';
 import { type McpScope } from '../protocol/mcp-scope';
 import { ScopeCache } from '../directory/scope-cache';
 import { policySkillOf, type ServedSkill, SkillDirectory } from './skill-directory';
