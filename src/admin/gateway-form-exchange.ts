@@ -1,4 +1,4 @@
-import { TOKEN_CLIENT_AUTHS, TOKEN_EXCHANGE_DIALECTS } from '../gateways/gateway.entity';
+import { TOKEN_CLIENT_AUTHS, TOKEN_EXCHANGE_DIALECTS } from '../upstream/upstream-credentials';
 import { type FormBody, formField } from './form-body';
 
 /** What the form shows back of a token-exchange gateway: never the client secret. */

@@ -1,10 +1,10 @@
 import { type GatewayResponseDto } from '../gateways/dto/gateway-response.dto';
 import {
   GATEWAY_AUTH_TYPES,
-  GATEWAY_TRANSPORTS,
   type GatewayAuthType,
   OAUTH_MODES,
-} from '../gateways/gateway.entity';
+} from '../upstream/upstream-credentials';
+import { GATEWAY_TRANSPORTS } from '../gateways/gateway.entity';
 import { FINDING_SEVERITIES, PINNING_MODES } from '../pinning/state/definition-pin';
 import { ERA_PINS, type EraPin } from '../upstream/eras/protocol-era';
 import { type FormBody, formField, formLines } from './form-body';

@@ -6,7 +6,7 @@ import {
   type Result,
 } from '@modelcontextprotocol/client';
 import { loadConfig } from '../config/load-config';
-import { type GatewayCredentials } from '../gateways/gateway.entity';
+import { type GatewayCredentials } from '../upstream/upstream-credentials';
 import { readCatalogue, SYNC_CAPABILITIES, type UpstreamCatalogue } from '../sync/catalogue.reader';
 import { headerParamsOf } from '../upstream/modern/mcp-param-headers';
 import { SHARED_OWNER } from '../upstream/oauth/upstream-oauth-token.entity';

@@ -12,7 +12,8 @@ import { SHARED_OWNER } from '../upstream/oauth/upstream-oauth-token.entity';
 import { type OAuthUpstream } from '../upstream/oauth/oauth-exchange';
 import { type OAuthConnectionState, UpstreamOAuth } from '../upstream/oauth/upstream-oauth.service';
 import { upstreamFailure } from '../upstream/upstream-error';
-import { type Gateway, openCredentials } from './gateway.entity';
+import { type Gateway } from './gateway.entity';
+import { openCredentials } from '../upstream/upstream-credentials';
 import { GatewayErrorCode, GatewayException } from './gateway.exception';
 import { GatewaysService } from './gateways.service';
 

@@ -34,15 +34,14 @@ import { OpenApiDocumentError, parseDocument } from '../upstream/openapi/openapi
 import { type GatewayProcessesDto } from './dto/gateway-processes.dto';
 import { type GatewayResponseDto } from './dto/gateway-response.dto';
 import { type GatewayUpdateDto } from './dto/gateway-update.dto';
+import { Gateway, type GatewayTransport } from './gateway.entity';
 import {
-  Gateway,
   type GatewayCredentials,
-  type GatewayTransport,
   openCredentials,
   sealCredentials,
   type SealedCredentials,
-  sealStdioEnv,
-} from './gateway.entity';
+} from '../upstream/upstream-credentials';
+import { sealStdioEnv } from '../upstream/transport/stdio/stdio-process';
 import { gatewaySlug } from './gateway-slug';
 import { GatewayErrorCode, GatewayException } from './gateway.exception';
 

@@ -2,7 +2,8 @@ import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@ne
 import { DataSource } from 'typeorm';
 import { SecretSettings } from '../config/slices/secrets.settings';
 import { UpstreamSettings } from '../config/slices/upstream.settings';
-import { Gateway, openCredentials } from '../gateways/gateway.entity';
+import { Gateway } from '../gateways/gateway.entity';
+import { openCredentials } from '../upstream/upstream-credentials';
 import { UpstreamOAuthToken } from '../upstream/oauth/upstream-oauth-token.entity';
 import { UpstreamOAuth } from '../upstream/oauth/upstream-oauth.service';
 import { SyncLeadership } from './sync-leadership';

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { SecretSettings } from '../config/slices/secrets.settings';
-import { Gateway, stdioLaunchOf } from '../gateways/gateway.entity';
+import { Gateway } from '../gateways/gateway.entity';
+import { stdioLaunchOf } from './transport/stdio/stdio-process';
 import { KEEP_UPDATED_AT } from '../common/keep-updated-at';
 import { type EraVerdict } from './eras/protocol-era';
 import { launchKey } from './transport/stdio/stdio-process';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ServerSettings } from '../config/slices/server.settings';
 import { UpstreamSettings } from '../config/slices/upstream.settings';
-import { credentialSecrets } from '../gateways/gateway.entity';
+import { credentialSecrets } from './upstream-credentials';
 import { type Channel } from './transport/channel';
 import { type ChannelHost, openChannel } from './transport/open-channel';
 import { type BearerSource } from './transport/channel';

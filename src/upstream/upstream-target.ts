@@ -1,11 +1,8 @@
 import { hash } from 'node:crypto';
 import { type GatewayUpstreamSettings } from '../config/settings/gateway-settings';
 import { isDeepStrictEqual } from 'node:util';
-import {
-  type Gateway,
-  type GatewayCredentials,
-  type GatewayTransport,
-} from '../gateways/gateway.entity';
+import { type Gateway, type GatewayTransport } from '../gateways/gateway.entity';
+import { type GatewayCredentials } from './upstream-credentials';
 import { type EraPin, type EraVerdict } from './eras/protocol-era';
 import { type StdioLaunch } from './transport/stdio/stdio-process';
 import { type OpenApiSource } from './openapi/openapi-documents';

@@ -1,12 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { SecretSettings } from '../config/slices/secrets.settings';
-import {
-  Gateway,
-  openApiSourceOf,
-  openCredentials,
-  stdioLaunchOf,
-} from '../gateways/gateway.entity';
+import { Gateway } from '../gateways/gateway.entity';
+import { openApiSourceOf } from './openapi/openapi-documents';
+import { openCredentials } from './upstream-credentials';
+import { stdioLaunchOf } from './transport/stdio/stdio-process';
 import { UpstreamFailure } from './upstream-error';
 import {
   endpointHashOf,

@@ -1,6 +1,6 @@
 import type * as UpstreamCheck from '../upstream-check';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { type GatewayCredentials } from '../../gateways/gateway.entity';
+import { type GatewayCredentials } from '../../upstream/upstream-credentials';
 import { CliError } from '../cli-error';
 import { loadOnUse } from '../../common/load-on-use';
 import { integer } from '../options';

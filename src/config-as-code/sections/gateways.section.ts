@@ -2,18 +2,16 @@ import { isURL } from 'class-validator';
 import { z } from 'zod';
 import { headerMapProblem } from '../../gateways/dto/gateway-auth.dto';
 import { UPSTREAM_URL_OPTIONS, URL_MAX_LENGTH } from '../../gateways/dto/gateway-create.dto';
+import { Gateway, GATEWAY_TRANSPORTS } from '../../gateways/gateway.entity';
 import {
-  Gateway,
-  GATEWAY_TRANSPORTS,
   type GatewayCredentials,
   OAUTH_MODES,
   TOKEN_CLIENT_AUTHS,
   TOKEN_EXCHANGE_DIALECTS,
   openCredentials,
   sealCredentials,
-  sealStdioEnv,
-  stdioLaunchOf,
-} from '../../gateways/gateway.entity';
+} from '../../upstream/upstream-credentials';
+import { sealStdioEnv, stdioLaunchOf } from '../../upstream/transport/stdio/stdio-process';
 import { gatewaySlug } from '../../gateways/gateway-slug';
 import { envMapProblem } from '../../gateways/dto/stdio-env';
 import { FINDING_SEVERITIES, PINNING_MODES } from '../../pinning/state/definition-pin';

@@ -21,7 +21,7 @@ import {
   TOKEN_EXCHANGE_DIALECTS,
   type TokenClientAuth,
   type TokenExchangeDialect,
-} from '../gateway.entity';
+} from '../../upstream/upstream-credentials';
 import { UPSTREAM_URL_OPTIONS, URL_MAX_LENGTH } from './upstream-url';
 
 const exchanging = (auth: GatewayAuthDto) => auth.type === 'token-exchange';

@@ -3,11 +3,13 @@ import { type OpenApiSelection } from '../../upstream/openapi/openapi-selection'
 import { ApiProperty } from '@nestjs/swagger';
 import {
   GATEWAY_AUTH_TYPES,
-  GATEWAY_STATUSES,
-  GATEWAY_TRANSPORTS,
   OAUTH_MODES,
   type OAuthMode,
   type GatewayAuthType,
+} from '../../upstream/upstream-credentials';
+import {
+  GATEWAY_STATUSES,
+  GATEWAY_TRANSPORTS,
   type GatewayStatus,
   type GatewayTransport,
 } from '../gateway.entity';

@@ -11,7 +11,7 @@ import { type ServerSettings } from '../../config/slices/server.settings';
 import { type UpstreamSettings } from '../../config/slices/upstream.settings';
 import { boundedFetch } from '../../common/remote-body';
 import { seal, unseal } from '../../common/secret-box';
-import { type OAuthSettings } from '../../gateways/gateway.entity';
+import { type OAuthSettings } from '../upstream-credentials';
 import { MODERN_PROTOCOL_VERSION } from '../eras/protocol-era';
 import { PORTICO_CLIENT } from '../upstream-connection';
 import { StoredOAuthProvider, type StoredOAuthState } from './stored-oauth-provider';

@@ -4,7 +4,7 @@ import {
   type OAuthClientMetadata,
   type OAuthTokens,
 } from '@modelcontextprotocol/client';
-import { type OAuthSettings } from '../../gateways/gateway.entity';
+import { type OAuthSettings } from '../upstream-credentials';
 
 /** What Portico holds for one upstream and one owner when it runs the SDK's `auth()`. */
 export interface StoredOAuthState {

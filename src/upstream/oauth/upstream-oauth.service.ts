@@ -5,7 +5,7 @@ import { SecretSettings } from '../../config/slices/secrets.settings';
 import { ServerSettings } from '../../config/slices/server.settings';
 import { UpstreamSettings } from '../../config/slices/upstream.settings';
 import { Metrics } from '../../observability/metrics';
-import { type OAuthSettings } from '../../gateways/gateway.entity';
+import { type OAuthSettings } from '../upstream-credentials';
 import { type BearerSource } from '../transport/channel';
 import { UpstreamAuthorizationRequired, UpstreamFailure } from '../upstream-error';
 import { type UpstreamTarget } from '../upstream-target';

@@ -20,7 +20,7 @@ import {
 import { tunedUpstream } from '../../config/settings/gateway-settings';
 import { type ServerSettings } from '../../config/slices/server.settings';
 import { type UpstreamSettings } from '../../config/slices/upstream.settings';
-import { credentialHeaders } from '../../gateways/gateway.entity';
+import { credentialHeaders } from '../upstream-credentials';
 import { type UpstreamPools } from '../transport/upstream-pools.service';
 import { type UpstreamTarget } from '../upstream-target';
 import { type OpenApiDocuments } from './openapi-documents';

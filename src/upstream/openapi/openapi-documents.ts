@@ -17,6 +17,21 @@ export interface OpenApiSource {
 
 const FETCH_REDIRECTS = 3;
 
+/** Where an `openapi` gateway's description comes from; null for other transports. */
+export function openApiSourceOf(gateway: {
+  transport: string;
+  openapiUrl?: string | null;
+  openapiDocument?: string | null;
+  openapiSelection?: OpenApiSelection | null;
+}): OpenApiSource | null {
+  if (gateway.transport !== 'openapi') return null;
+  return {
+    documentUrl: gateway.openapiUrl ?? null,
+    document: gateway.openapiDocument ?? null,
+    selection: gateway.openapiSelection ?? {},
+  };
+}
+
 /** What fetching the description needs. */
 export interface DocumentFetch {
   dispatcher(url: URL): Dispatcher;

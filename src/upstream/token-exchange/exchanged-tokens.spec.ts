@@ -1,4 +1,4 @@
-import { type TokenExchangeSettings } from '../../gateways/gateway.entity';
+import { type TokenExchangeSettings } from '../upstream-credentials';
 import { ExchangedTokens } from './exchanged-tokens';
 import { type TokenRequest } from './token-service-request';
 

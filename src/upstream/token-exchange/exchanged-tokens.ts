@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { KeyedSingleFlight } from '../../common/keyed-single-flight';
-import { type TokenExchangeSettings } from '../../gateways/gateway.entity';
+import { type TokenExchangeSettings } from '../upstream-credentials';
 import { type IssuedToken, type TokenRequest } from './token-service-request';
 
 /** Stop using a token this long before it expires (a quarter of a shorter lifetime). */

@@ -3,7 +3,7 @@ import { type AddressInfo } from 'node:net';
 import { writeEndlessly } from '../../../test/fixtures/endless-body';
 import { type CallerTokens } from '../../auth/principal-resolver';
 import { type UpstreamSettings } from '../../config/slices/upstream.settings';
-import { type TokenExchangeSettings } from '../../gateways/gateway.entity';
+import { type TokenExchangeSettings } from '../upstream-credentials';
 import { type Metrics } from '../../observability/metrics';
 import { TokenExchange } from './token-exchange.service';
 

@@ -3,7 +3,7 @@ import { BodyTooLarge, cappedResponse } from '../../common/remote-body';
 import { UpstreamSettings } from '../../config/slices/upstream.settings';
 import { CallerTokens } from '../../auth/principal-resolver';
 import { Metrics } from '../../observability/metrics';
-import { type TokenExchangeSettings } from '../../gateways/gateway.entity';
+import { type TokenExchangeSettings } from '../upstream-credentials';
 import { type ActingFor } from '../upstream-connection';
 import { type BearerSource } from '../transport/channel';
 import { UpstreamFailure } from '../upstream-error';

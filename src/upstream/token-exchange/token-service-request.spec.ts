@@ -1,4 +1,4 @@
-import { type TokenExchangeSettings } from '../../gateways/gateway.entity';
+import { type TokenExchangeSettings } from '../upstream-credentials';
 import { readTokenResponse, tokenServiceRequest } from './token-service-request';
 
 const settings: TokenExchangeSettings = {

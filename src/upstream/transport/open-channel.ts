@@ -1,6 +1,6 @@
 import { SSEClientTransport } from '@modelcontextprotocol/client';
 import { boundedFetch } from '../../common/remote-body';
-import { credentialHeaders } from '../../gateways/gateway.entity';
+import { credentialHeaders } from '../upstream-credentials';
 import { UpstreamFailure } from '../upstream-error';
 import { type UpstreamEndpoint } from '../upstream-target';
 import { type BearerSource, type Channel } from './channel';

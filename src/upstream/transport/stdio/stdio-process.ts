@@ -5,6 +5,7 @@ import { JSONRPCMessageSchema } from '@modelcontextprotocol/core';
 import { boundMessage, type MessageLimits } from '../message-bounds';
 import { UpstreamFailure } from '../../upstream-error';
 import { type StderrRing } from './stderr-ring';
+import { seal, unseal } from '../../../common/secret-box';
 
 /** How a stdio upstream is launched: never through a shell, so no argument is ever interpreted. */
 export interface StdioLaunch {
@@ -18,6 +19,42 @@ export interface StdioLaunch {
 /** One string per launch: two launches run the same process exactly when their keys are equal. */
 export function launchKey(launch: StdioLaunch): string {
   return JSON.stringify([launch.command, launch.args, launch.cwd, launch.env]);
+}
+
+/** A gateway row's columns that say how a stdio upstream is launched. */
+export interface StdioColumns {
+  transport: string;
+  stdioCommand: string | null;
+  stdioArgs: string[] | null;
+  stdioCwd: string | null;
+  stdioEnv: string | null;
+}
+
+/** The stored form of a stdio environment: names in clear, values sealed. */
+export interface SealedStdioEnv {
+  stdioEnvNames: string[] | null;
+  stdioEnv: string | null;
+}
+
+export function sealStdioEnv(key: Buffer, env: Record<string, string>): SealedStdioEnv {
+  const names = Object.keys(env);
+  return names.length === 0
+    ? { stdioEnvNames: [], stdioEnv: null }
+    : { stdioEnvNames: names, stdioEnv: seal(key, JSON.stringify(env)) };
+}
+
+/** How a stdio gateway is launched, its environment opened; null for HTTP gateways. */
+export function stdioLaunchOf(key: Buffer, gateway: StdioColumns): StdioLaunch | null {
+  if (gateway.transport !== 'stdio' || gateway.stdioCommand === null) return null;
+  return {
+    command: gateway.stdioCommand,
+    args: gateway.stdioArgs ?? [],
+    env:
+      gateway.stdioEnv === null
+        ? {}
+        : (JSON.parse(unseal(key, gateway.stdioEnv)) as Record<string, string>),
+    cwd: gateway.stdioCwd,
+  };
 }
 
 /** What a process reports once a channel owns it. */
