@@ -57,8 +57,8 @@ const mcpPatterns = new Map(
 /**
  * The order of src/ (DESIGN §5), from the edge down: the files of a folder may import those after
  * it, never one before it; folders on one line are side by side and do not import each other.
- * `(root)` is the files directly in src/ (main, the app module and factory). A folder such as
- * `pinning/state` is its own level, apart from the rest of `pinning`. The upstream client sits
+ * `(root)` is the files directly in src/ (main, the app module and factory). What two levels share
+ * has a folder of its own below both (`sync-report`, `pin-state`, `virtual-names`). The upstream client sits
  * below sync and REST invoke, which call it (DESIGN §5: "Sync, REST invoke and the CLI use the
  * same client"), and above the auth, events and settings it reads.
  *
@@ -84,7 +84,7 @@ const SRC_ORDER = [
   ['prompts'],
   ['resources'],
   ['tools'],
-  ['sync/report', 'pinning/state'],
+  ['sync-report', 'pin-state'],
   ['rate-limits'],
   ['policies'],
   ['audit'],
@@ -108,32 +108,18 @@ const RECORD = '(?!.*\\.(?:entity|exception)$)';
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const units = SRC_ORDER.flat();
 
-/** The level of a folder of src (its path parts): the longest unit that holds it. */
+/** The level of a folder of src (its path parts): its top folder, or `(root)` for src itself. */
 function unitOf(parts) {
-  if (parts.length === 0) return '(root)';
-  for (let length = parts.length; length > 0; length--) {
-    const unit = parts.slice(0, length).join('/');
-    if (units.includes(unit)) return unit;
-  }
-  throw new Error(`eslint.config.mjs: place src/${parts.join('/')} in SRC_ORDER`);
+  const unit = parts[0] ?? '(root)';
+  if (!units.includes(unit)) throw new Error(`eslint.config.mjs: place src/${unit} in SRC_ORDER`);
+  return unit;
 }
 
 /** A regex for an import, from a file in folder `from`, of anything in unit `to` but its records. */
 function importOf(from, to) {
-  const target = to === '(root)' ? [] : to.split('/');
-  let common = 0;
-  while (common < from.length && common < target.length && from[common] === target[common])
-    common++;
-  const ups = from.length - common;
-  const up = ups === 0 ? '\\./' : `(?:\\.\\./){${ups}}`;
-  const down = target.slice(common).map(escape).join('/');
-  const apart = units
-    .filter((unit) => unit !== to && unit.startsWith(`${to}/`))
-    .map((unit) => `(?!${escape(unit.slice(to.length + 1))}(?:/|$))`)
-    .join('');
+  const up = from.length === 0 ? '\\./' : `(?:\\.\\./){${from.length}}`;
   if (to === '(root)') return `^${up}[^./][^/]*$`;
-  if (down === '') return `^${up}(?!\\.\\.?/)${apart}${RECORD}`;
-  return `^${up}${down}(?:/|$)${apart}${RECORD}`;
+  return `^${up}${escape(to)}(?:/|$)${RECORD}`;
 }
 
 function srcFolders(parts = []) {

@@ -8,7 +8,7 @@ import { GatewayCreateDto } from '../gateways/dto/gateway-create.dto';
 import { type GatewayResponseDto } from '../gateways/dto/gateway-response.dto';
 import { GatewayUpdateDto } from '../gateways/dto/gateway-update.dto';
 import { GatewaysService } from '../gateways/gateways.service';
-import { type SyncReport } from '../sync/report/sync-report';
+import { type SyncReport } from '../sync-report/sync-report';
 import { type RescanResultDto } from '../pinning/dto/pin-rescan.dto';
 import { PinRescans } from '../pinning/pin-rescans.service';
 import { PinsService } from '../pinning/pins.service';

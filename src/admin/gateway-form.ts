@@ -5,7 +5,7 @@ import {
   OAUTH_MODES,
 } from '../upstream/upstream-credentials';
 import { GATEWAY_TRANSPORTS } from '../gateways/gateway.entity';
-import { FINDING_SEVERITIES, PINNING_MODES } from '../pinning/state/definition-pin';
+import { FINDING_SEVERITIES, PINNING_MODES } from '../pin-state/definition-pin';
 import { ERA_PINS, type EraPin } from '../upstream/eras/protocol-era';
 import { type FormBody, formField, formLines } from './form-body';
 import {

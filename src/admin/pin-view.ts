@@ -1,6 +1,6 @@
-import { type QuarantineReason } from '../pinning/state/definition-pin';
+import { type QuarantineReason } from '../pin-state/definition-pin';
 import { type PinReviewDto } from '../pinning/dto/pin-review.dto';
-import { type PinFindingDto } from '../pinning/state/pin-state.dto';
+import { type PinFindingDto } from '../pin-state/pin-state.dto';
 import { type PinKind } from '../pinning/pinned-kinds';
 import { definitionDiff, type DiffLine, type FieldDiff } from './definition-diff';
 

@@ -1,10 +1,10 @@
-import { type ReportedFinding } from '../sync/report/sync-report';
+import { type ReportedFinding } from '../sync-report/sync-report';
 import {
   type ConsolidationDrift,
   type SyncConflict,
   type SyncListReport,
   type SyncReport,
-} from '../sync/report/sync-report';
+} from '../sync-report/sync-report';
 import { plural } from './view-helpers';
 
 export interface SyncListView {

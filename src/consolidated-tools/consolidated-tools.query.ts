@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { type ConsolidationDrift } from '../sync/report/sync-report';
+import { type ConsolidationDrift } from '../sync-report/sync-report';
 import { ServedToolsQuery } from '../tools/served-tools.query';
 import { type Tool } from '../tools/tool.entity';
 import { ConsolidatedMember } from './consolidated-member.entity';

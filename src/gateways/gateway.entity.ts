@@ -10,11 +10,11 @@ import {
 } from 'typeorm';
 import { type GatewayUpstreamSettings } from '../config/settings/gateway-settings';
 import { Team } from '../teams/team.entity';
-import type { SyncReport } from '../sync/report/sync-report';
+import type { SyncReport } from '../sync-report/sync-report';
 import type { EraPin, ProtocolEra } from '../upstream/eras/protocol-era';
 import { type GatewayAuthType, type OAuthMode } from '../upstream/upstream-credentials';
 import { type OpenApiSelection } from '../upstream/openapi/openapi-selection';
-import { type FindingSeverity, type PinningMode } from '../pinning/state/definition-pin';
+import { type FindingSeverity, type PinningMode } from '../pin-state/definition-pin';
 
 /** `openapi`: a REST service described by OpenAPI 3.0/3.1, its operations served as tools. */
 export const GATEWAY_TRANSPORTS = ['streamable-http', 'sse', 'stdio', 'openapi'] as const;

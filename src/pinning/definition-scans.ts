@@ -3,7 +3,7 @@ import { type EntityManager } from 'typeorm';
 import { EventBus } from '../events/event-bus';
 import { type PromptDefinition } from '../prompts/prompt-definition';
 import { type ResourceTemplateDefinition } from '../resources/resource-definition';
-import { type ListDiff } from '../sync/report/sync-report';
+import { type ListDiff } from '../sync-report/sync-report';
 import {
   type KnownTool,
   scanContext,
@@ -11,7 +11,7 @@ import {
   ToolNameIndex,
 } from '../scanner/definition-scanner';
 import { type ToolDefinition } from '../tools/tool-definition';
-import { type StoredFinding } from './state/pin-columns';
+import { type StoredFinding } from '../pin-state/pin-columns';
 
 /** The scanner as one gateway's sync uses it, one function per kind of definition. */
 export interface GatewayScans {

@@ -1,6 +1,10 @@
 import { type JsonObject } from '../common/json-value';
-import { type PinSettings, type Quarantine, type QuarantineReason } from './state/definition-pin';
-import { type PinWrite, type StoredFinding } from './state/pin-columns';
+import {
+  type PinSettings,
+  type Quarantine,
+  type QuarantineReason,
+} from '../pin-state/definition-pin';
+import { type PinWrite, type StoredFinding } from '../pin-state/pin-columns';
 import { type Tombstone } from './pin-tombstone';
 import { keepsText, type RenameView } from './rename-view';
 

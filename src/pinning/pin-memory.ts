@@ -1,7 +1,7 @@
 import { type EntityManager } from 'typeorm';
 import { Pacer } from '../common/pacer';
 import { STATEMENT_ROWS } from '../common/statement-rows';
-import { type ListDiff } from '../sync/report/sync-report';
+import { type ListDiff } from '../sync-report/sync-report';
 import { ForgottenKeys } from './forgotten-keys';
 import { type LeavingEntry, type PinMemory, type PinnedKind } from './pin-plan';
 import { type Tombstone, TOMBSTONES_PER_GATEWAY, tombstonesToEvict } from './pin-tombstone';

@@ -1,6 +1,6 @@
-import { type ListDiff } from '../sync/report/sync-report';
-import { pinSettingsOf, type PinningMode } from './state/definition-pin';
-import { type StoredFinding } from './state/pin-columns';
+import { type ListDiff } from '../sync-report/sync-report';
+import { pinSettingsOf, type PinningMode } from '../pin-state/definition-pin';
+import { type StoredFinding } from '../pin-state/pin-columns';
 import { type PinMemory, type PinnedDigest, type PinnedKind, planPins } from './pin-plan';
 import { type Tombstone } from './pin-tombstone';
 

@@ -1,4 +1,4 @@
-import { type ListDiff, type ReportedFinding } from '../sync/report/sync-report';
+import { type ListDiff, type ReportedFinding } from '../sync-report/sync-report';
 import { type JsonObject } from '../common/json-value';
 import { Pacer } from '../common/pacer';
 import {
@@ -6,9 +6,9 @@ import {
   type PinState,
   type Quarantine,
   STICKY_REASONS,
-} from './state/definition-pin';
+} from '../pin-state/definition-pin';
 import { added, type Arrival, heldNew, type Outcome, renamedFrom, returned } from './pin-arrivals';
-import { type PinWrite, type StoredFinding } from './state/pin-columns';
+import { type PinWrite, type StoredFinding } from '../pin-state/pin-columns';
 import { keptDefinition, type Tombstone } from './pin-tombstone';
 import { type RenameView } from './rename-view';
 

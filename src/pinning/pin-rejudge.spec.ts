@@ -1,5 +1,5 @@
-import { pinSettingsOf, type PinningMode, type PinState } from './state/definition-pin';
-import { type StoredFinding } from './state/pin-columns';
+import { pinSettingsOf, type PinningMode, type PinState } from '../pin-state/definition-pin';
+import { type StoredFinding } from '../pin-state/pin-columns';
 import { rejudgePin } from './pin-rejudge';
 
 const NOW = new Date('2026-11-26T10:00:00Z');

@@ -4,9 +4,9 @@ import {
   type PinState,
   type Quarantine,
   STICKY_REASONS,
-} from './state/definition-pin';
-import { type StoredFinding } from './state/pin-columns';
-import { type PinWrite } from './state/pin-columns';
+} from '../pin-state/definition-pin';
+import { type StoredFinding } from '../pin-state/pin-columns';
+import { type PinWrite } from '../pin-state/pin-columns';
 
 /** What a rescan makes of one stored entry. */
 export interface Rejudgement {

@@ -15,7 +15,7 @@ import { type ToolDefinition } from '../tools/tool-definition';
 import { ToolNameQuery } from '../virtual-names/tool-name.query';
 import { type JsonObject } from '../common/json-value';
 import { ToolWriter } from '../tools/tool.writer';
-import { pinSettingsOf } from './state/definition-pin';
+import { pinSettingsOf } from '../pin-state/definition-pin';
 import { type GatewayScans, DefinitionScans } from './definition-scans';
 import { type PinGatewayResultDto } from './dto/pin-review.dto';
 import {
@@ -25,8 +25,8 @@ import {
 } from './dto/pin-rescan.dto';
 import { type DefinitionWriters, writeHeldDefinition } from './held-definition';
 import { pinAllOf } from './pin-all';
-import { type StoredFinding } from './state/pin-columns';
-import { type PinWrite } from './state/pin-columns';
+import { type StoredFinding } from '../pin-state/pin-columns';
+import { type PinWrite } from '../pin-state/pin-columns';
 import { rejudgePin } from './pin-rejudge';
 import { writePins } from './pin-writer';
 import { PIN_KINDS, PINNED_KINDS, type PinKind } from './pinned-kinds';

@@ -1,5 +1,5 @@
 import { type JsonObject } from '../common/json-value';
-import { type PinState } from './state/definition-pin';
+import { type PinState } from '../pin-state/definition-pin';
 
 /**
  * Tombstones kept per gateway, across tools, prompts and resource templates: as many as the

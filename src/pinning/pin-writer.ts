@@ -1,6 +1,6 @@
 import { type EntityManager } from 'typeorm';
 import { STATEMENT_ROWS } from '../common/statement-rows';
-import { type PinWrite } from './state/pin-columns';
+import { type PinWrite } from '../pin-state/pin-columns';
 import { type PinnedDigest } from './pin-plan';
 
 /** The tables whose definitions are pinned, and the upstream key of each. */

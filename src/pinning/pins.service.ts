@@ -11,13 +11,13 @@ import { PromptWriter } from '../prompts/prompt.writer';
 import { ResourceWriter } from '../resources/resource.writer';
 import { ToolNameQuery } from '../virtual-names/tool-name.query';
 import { ToolWriter } from '../tools/tool.writer';
-import { type Quarantine } from './state/definition-pin';
+import { type Quarantine } from '../pin-state/definition-pin';
 import { type PinGatewayResultDto, type PinReviewDto } from './dto/pin-review.dto';
 import { writeHeldDefinition } from './held-definition';
 import { PinTombstone } from './pin-tombstone.entity';
 import { PinErrorCode, PinException } from './pin.exception';
 import { pinAllOf } from './pin-all';
-import { pinStateOf } from './state/pin-response';
+import { pinStateOf } from '../pin-state/pin-response';
 import {
   clientNameOf,
   PINNED_KINDS,

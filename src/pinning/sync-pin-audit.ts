@@ -1,7 +1,7 @@
 import { type EntityManager } from 'typeorm';
 import { type AuditTrail } from '../audit/audit-trail.service';
 import { outsideRequest } from '../observability/request-context';
-import { type SyncListReport, type SyncReport } from '../sync/report/sync-report';
+import { type SyncListReport, type SyncReport } from '../sync-report/sync-report';
 import { type ToolNameQuery } from '../virtual-names/tool-name.query';
 import { PINNED_KINDS, type PinnedKindSpec } from './pinned-kinds';
 import { PINNED_TABLES } from './pin-writer';

@@ -10,7 +10,7 @@ import {
 } from 'typeorm';
 import { Gateway } from '../gateways/gateway.entity';
 import { type JsonObject } from '../common/json-value';
-import { PinColumns } from '../pinning/state/pin-columns';
+import { PinColumns } from '../pin-state/pin-columns';
 
 /** A prompt argument as MCP describes it. */
 export interface PromptArgument {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { pinStateOf } from '../pinning/state/pin-response';
+import { pinStateOf } from '../pin-state/pin-response';
 import { ToolNameQuery } from '../virtual-names/tool-name.query';
 import { type PromptResponseDto } from './dto/prompt-response.dto';
 import { type Prompt } from './prompt.entity';

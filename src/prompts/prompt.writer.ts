@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { type EntityManager, In } from 'typeorm';
 import { type QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
-import { type SyncConflict } from '../sync/report/sync-report';
+import { type SyncConflict } from '../sync-report/sync-report';
 import { TOOL_NAME_RULE } from '../common/tool-name-rule';
 import { ToolNameQuery } from '../virtual-names/tool-name.query';
 import { type GatewayRef } from '../tools/tool.writer';

@@ -10,7 +10,7 @@ import {
 } from 'typeorm';
 import { Gateway } from '../gateways/gateway.entity';
 import { type JsonObject } from '../common/json-value';
-import { PinColumns } from '../pinning/state/pin-columns';
+import { PinColumns } from '../pin-state/pin-columns';
 
 /** One resource template (RFC 6570) an upstream lists. */
 @Entity({ name: 'resource_template' })

@@ -2,7 +2,7 @@ import {
   type ResourceResponseDto,
   type ResourceTemplateResponseDto,
 } from './dto/resource-response.dto';
-import { pinStateOf } from '../pinning/state/pin-response';
+import { pinStateOf } from '../pin-state/pin-response';
 import { virtualUri } from './resource-uri';
 import { type ResourceTemplate } from './resource-template.entity';
 import { type Resource } from './resource.entity';

@@ -4,7 +4,7 @@ import { type QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialE
 import { canonicalJson } from '../common/canonical-json';
 import { KEEP_UPDATED_AT } from '../common/keep-updated-at';
 import { type Gateway } from '../gateways/gateway.entity';
-import { type PinningMode } from '../pinning/state/definition-pin';
+import { type PinningMode } from '../pin-state/definition-pin';
 import { admitSkill, manifestHash, type UpstreamSkill } from './skill-manifest';
 import { type UpstreamSkillListing } from './skill-listing';
 import { Skill } from './skill.entity';

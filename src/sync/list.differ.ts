@@ -8,7 +8,7 @@ import {
   type SyncConflict,
   type SyncReport,
   type SyncWarning,
-} from './report/sync-report';
+} from '../sync-report/sync-report';
 
 /** What the differ needs of a stored entry: its upstream key (name or URI) and content hash. */
 export interface StoredDigest {

@@ -16,7 +16,7 @@ import {
 import { ResourceTemplate } from '../resources/resource-template.entity';
 import { Resource } from '../resources/resource.entity';
 import { ResourceWriter } from '../resources/resource.writer';
-import { pinSettingsOf, type PinSettingsSource } from '../pinning/state/definition-pin';
+import { pinSettingsOf, type PinSettingsSource } from '../pin-state/definition-pin';
 import { type ScansFor } from '../pinning/definition-scans';
 import { pinMemoryOf, rememberPins } from '../pinning/pin-memory';
 import { NO_PINS, type PinnedKind, planPins } from '../pinning/pin-plan';
@@ -26,7 +26,7 @@ import { promptRenameView, templateRenameView } from '../pinning/rename-view';
 import { type GatewayRef } from '../tools/tool.writer';
 import { type UpstreamCatalogue } from './catalogue.reader';
 import { diffChangesCatalog, diffLists, syncReportOf } from './list.differ';
-import { type ListDiff, type SyncListReport, type SyncReport } from './report/sync-report';
+import { type ListDiff, type SyncListReport, type SyncReport } from '../sync-report/sync-report';
 
 type OtherLists = Pick<SyncReport, 'resources' | 'resourceTemplates' | 'prompts'>;
 

@@ -6,7 +6,7 @@ import { Gateway } from '../gateways/gateway.entity';
 import { KEEP_UPDATED_AT } from '../common/keep-updated-at';
 import { GatewayErrorCode, GatewayException } from '../gateways/gateway.exception';
 import { VIRTUAL_NAME_INDEX } from '../virtual-names/tool-name.query';
-import { pinSettingsOf } from '../pinning/state/definition-pin';
+import { pinSettingsOf } from '../pin-state/definition-pin';
 import { DefinitionScans } from '../pinning/definition-scans';
 import { boundPinMemory, pinMemoryOf, rememberPins } from '../pinning/pin-memory';
 import { type PinnedKind, pinsChanged, planPins } from '../pinning/pin-plan';
@@ -19,7 +19,7 @@ import { ConsolidatedToolsQuery } from '../consolidated-tools/consolidated-tools
 import { SkillsApplier } from '../skills/skills.applier';
 import { ToolWriter } from '../tools/tool.writer';
 import { upstreamFingerprint } from '../upstream/upstream-target';
-import { type SyncReport } from './report/sync-report';
+import { type SyncReport } from '../sync-report/sync-report';
 import { type UpstreamCatalogue } from './catalogue.reader';
 import { diffToolLists, syncReportOf } from './list.differ';
 import { MemberListsApplier } from './member-lists.applier';

@@ -16,7 +16,7 @@ import { upstreamFingerprint } from '../upstream/upstream-target';
 import { CatalogueReader, type UpstreamCatalogue } from './catalogue.reader';
 import { KeyedSingleFlight } from '../common/keyed-single-flight';
 import { SyncApplier } from './sync.applier';
-import { type SyncReport } from './report/sync-report';
+import { type SyncReport } from '../sync-report/sync-report';
 
 /**
  * Gateways synced at once by a periodic round or a configuration document's apply: an

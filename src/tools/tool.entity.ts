@@ -11,7 +11,7 @@ import {
 import { Gateway } from '../gateways/gateway.entity';
 import { type JsonObject } from '../common/json-value';
 import type { ToolAppConfig } from './tool-app-config';
-import { PinColumns } from '../pinning/state/pin-columns';
+import { PinColumns } from '../pin-state/pin-columns';
 
 @Entity({ name: 'tool' })
 @Index('tool_gateway_original_name_uq', ['gatewayId', 'originalName'], { unique: true })

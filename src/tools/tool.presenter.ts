@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { type Tool as McpTool } from '@modelcontextprotocol/server';
-import { pinStateOf } from '../pinning/state/pin-response';
+import { pinStateOf } from '../pin-state/pin-response';
 import { type ToolResponseDto } from './dto/tool-response.dto';
 import { hashedBackendName } from './tool-hash';
 import { ToolNameQuery } from '../virtual-names/tool-name.query';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { type EntityManager, In } from 'typeorm';
 import { type QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { STATEMENT_ROWS } from '../common/statement-rows';
-import { type SyncConflict } from '../sync/report/sync-report';
+import { type SyncConflict } from '../sync-report/sync-report';
 import { type ToolDefinition } from './tool-definition';
 import { contentHash, toolHash } from './tool-hash';
 import { TOOL_NAME_RULE } from '../common/tool-name-rule';

@@ -13,7 +13,7 @@ import { promptContentHash } from '../../src/prompts/prompt-definition';
 import { PromptWriter } from '../../src/prompts/prompt.writer';
 import { resourceContentHash } from '../../src/resources/resource-definition';
 import { ResourceWriter } from '../../src/resources/resource.writer';
-import { type ListDiff } from '../../src/sync/report/sync-report';
+import { type ListDiff } from '../../src/sync-report/sync-report';
 import { type ToolDefinition } from '../../src/tools/tool-definition';
 import { contentHash } from '../../src/tools/tool-hash';
 import { ToolWriter } from '../../src/tools/tool.writer';

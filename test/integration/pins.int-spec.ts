@@ -5,7 +5,7 @@ import { type Principal } from '../../src/auth/principal';
 import { TeamScope } from '../../src/auth/team-scope';
 import { type EventBus, type PorticoEvent } from '../../src/events/event-bus';
 import { Gateway } from '../../src/gateways/gateway.entity';
-import { type Quarantine } from '../../src/pinning/state/definition-pin';
+import { type Quarantine } from '../../src/pin-state/definition-pin';
 import { pinAllOf } from '../../src/pinning/pin-all';
 import { PinErrorCode, PinException } from '../../src/pinning/pin.exception';
 import { PINNED_KINDS, type PinKind } from '../../src/pinning/pinned-kinds';

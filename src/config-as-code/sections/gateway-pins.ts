@@ -1,6 +1,6 @@
 import { type EntityManager } from 'typeorm';
 import { z } from 'zod';
-import { type Quarantine } from '../../pinning/state/definition-pin';
+import { type Quarantine } from '../../pin-state/definition-pin';
 import { type PinnedTable, PINNED_TABLES } from '../../pinning/pin-writer';
 import { type FieldChange } from '../config-change';
 import { type ApplyContext } from './config-section';

@@ -14,7 +14,7 @@ import {
 import { sealStdioEnv, stdioLaunchOf } from '../../upstream/transport/stdio/stdio-process';
 import { gatewaySlug } from '../../gateways/gateway-slug';
 import { envMapProblem } from '../../gateways/dto/stdio-env';
-import { FINDING_SEVERITIES, PINNING_MODES } from '../../pinning/state/definition-pin';
+import { FINDING_SEVERITIES, PINNING_MODES } from '../../pin-state/definition-pin';
 import { ERA_PINS } from '../../upstream/eras/protocol-era';
 import {
   gatewaySettingsSchema,

@@ -17,7 +17,7 @@ import {
   type FindingSeverity,
   PINNING_MODES,
   type PinningMode,
-} from '../../pinning/state/definition-pin';
+} from '../../pin-state/definition-pin';
 import { GATEWAY_TRANSPORTS, type GatewayTransport } from '../gateway.entity';
 import { ERA_PINS, type EraPin } from '../../upstream/eras/protocol-era';
 import { NestedObject, Optional } from '../../common/validation';

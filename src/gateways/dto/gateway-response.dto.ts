@@ -18,7 +18,7 @@ import {
   type FindingSeverity,
   PINNING_MODES,
   type PinningMode,
-} from '../../pinning/state/definition-pin';
+} from '../../pin-state/definition-pin';
 import { SyncReportDto } from '../../sync/dto/sync-report.dto';
 import { CIRCUIT_STATES, type CircuitState } from '../../upstream/resilience/circuit-breaker';
 import {

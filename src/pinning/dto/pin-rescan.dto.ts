@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { type QuarantineReason } from '../state/definition-pin';
+import { type QuarantineReason } from '../../pin-state/definition-pin';
 import { PIN_KINDS, type PinKind } from '../pinned-kinds';
-import { QUARANTINE_REASONS } from '../state/pin-state.dto';
+import { QUARANTINE_REASONS } from '../../pin-state/pin-state.dto';
 
 /** An entry a rescan held back or let through. */
 export class RescanEntryDto {

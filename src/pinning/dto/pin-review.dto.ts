@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { PinStateDto } from '../state/pin-state.dto';
+import { PinStateDto } from '../../pin-state/pin-state.dto';
 
 /** What an operator compares before approving: the stored definition and the held one. */
 export class PinReviewDto {

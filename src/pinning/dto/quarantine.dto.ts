@@ -2,9 +2,9 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsUUID } from 'class-validator';
 import { PageQueryDto } from '../../common/page.dto';
 import { Optional } from '../../common/validation';
-import { type QuarantineReason } from '../state/definition-pin';
+import { type QuarantineReason } from '../../pin-state/definition-pin';
 import { PIN_KINDS, type PinKind } from '../pinned-kinds';
-import { QUARANTINE_REASONS } from '../state/pin-state.dto';
+import { QUARANTINE_REASONS } from '../../pin-state/pin-state.dto';
 
 export class QuarantineQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ description: 'Only entries of this gateway.', format: 'uuid' })

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { PinStateDto } from '../../pinning/state/pin-state.dto';
+import { PinStateDto } from '../../pin-state/pin-state.dto';
 import { type PromptArgument } from '../prompt.entity';
 
 export class PromptArgumentDto implements PromptArgument {

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { PinStateDto } from '../../pinning/state/pin-state.dto';
+import { PinStateDto } from '../../pin-state/pin-state.dto';
 
 /** What resources and resource templates share in every response. */
 abstract class ResourceEntryResponseDto {

@@ -1,11 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { type ReportedFinding } from '../report/sync-report';
+import { type ReportedFinding } from '../../sync-report/sync-report';
 import {
   type ConsolidationDrift,
   type SyncConflict,
   type SyncReport,
   type SyncWarning,
-} from '../report/sync-report';
+} from '../../sync-report/sync-report';
 
 export class SyncConflictDto implements SyncConflict {
   @ApiProperty({ description: 'The upstream (original) tool name.' })

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { TOOL_VISIBILITIES, type ToolVisibility } from '../tool-visibility';
-import { PinStateDto } from '../../pinning/state/pin-state.dto';
+import { PinStateDto } from '../../pin-state/pin-state.dto';
 import { ToolAppConfigDto } from './tool-app-config.dto';
 
 export class ToolResponseDto {

@@ -1,5 +1,5 @@
 import { Column } from 'typeorm';
-import { type Finding } from '../../scanner/finding';
+import { type Finding } from '../scanner/finding';
 import { type Quarantine } from './definition-pin';
 
 /** One of the scanner's findings on a definition, as stored with it. */

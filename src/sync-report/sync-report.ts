@@ -1,4 +1,4 @@
-import { type FindingSeverity } from '../../scanner/finding';
+import { type FindingSeverity } from '../scanner/finding';
 
 /** One definition's findings, for the sync report. */
 export interface ReportedFinding {

@@ -1,5 +1,5 @@
-import { type FindingSeverity } from '../../scanner/finding';
-import { type JsonObject } from '../../common/json-value';
+import { type FindingSeverity } from '../scanner/finding';
+import { type JsonObject } from '../common/json-value';
 
 /**
  * How a gateway pins what its upstream serves:
@@ -54,7 +54,7 @@ export interface PinSettings {
   holdFindings: (findings: readonly { severity: string }[]) => boolean;
 }
 
-export { type FindingSeverity, SEVERITIES as FINDING_SEVERITIES } from '../../scanner/finding';
+export { type FindingSeverity, SEVERITIES as FINDING_SEVERITIES } from '../scanner/finding';
 
 /** The least severe finding first: `low` holds back what `medium` and `high` do, and more. */
 const SEVERITY_RANK: Record<FindingSeverity, number> = { high: 0, medium: 1, low: 2 };
