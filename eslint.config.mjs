@@ -57,10 +57,10 @@ const mcpPatterns = new Map(
 /**
  * The order of src/ (DESIGN §5), from the edge down: the files of a folder may import those after
  * it, never one before it; folders on one line are side by side and do not import each other.
- * `(root)` is the files directly in src/ (main, the app module and factory). What two levels share
- * has a folder of its own below both (`sync-report`, `pin-state`, `virtual-names`). The upstream client sits
- * below sync and REST invoke, which call it (DESIGN §5: "Sync, REST invoke and the CLI use the
- * same client"), and above the auth, events and settings it reads.
+ * `(root)` is the files directly in src/ (main, the app module and factory). What two levels
+ * share has a folder of its own below both (`sync-report`, `pin-state`, `virtual-names`). The
+ * upstream client sits below sync and REST invoke, which call it (DESIGN §5: "Sync, REST invoke
+ * and the CLI use the same client"), and above the auth, events and settings it reads.
  *
  * Entities and domain exceptions (`*.entity.ts`, `*.exception.ts`) are the schema and the error
  * vocabulary: any folder may import them, and their own imports follow their folder's place.
