@@ -22,7 +22,7 @@ import {
   type ModernEverythingServer,
   startModernEverythingServer,
 } from '../fixtures/modern-everything-server';
-import { cancelledWaits } from '../fixtures/modern-everything/tools';
+import { cancelledWaits, startedWaits } from '../fixtures/modern-everything/tools';
 import { type FixtureTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { describeOnPostgres } from '../support/describe-on-postgres';
 import { connectClient } from '../support/mcp-client';
@@ -36,7 +36,11 @@ const text = (result: unknown) =>
   ((result as CallToolResult).content[0] as { type: 'text'; text: string }).text;
 
 /** Tools of a 2025 upstream (SDK v1) that ask their client for input mid-call. */
-function askingTools(aborted: string[], linked = { count: 0 }): FixtureTool[] {
+function askingTools(
+  aborted: string[],
+  linked = { count: 0 },
+  started: string[] = [],
+): FixtureTool[] {
   const tool = (name: string, handler: FixtureTool['handler']): FixtureTool => ({
     definition: { name, description: name, inputSchema: { type: 'object', properties: {} } },
     handler,
@@ -130,6 +134,7 @@ function askingTools(aborted: string[], linked = { count: 0 }): FixtureTool[] {
       return { content: [{ type: 'text', text: 'linked' }] };
     }),
     tool('wait_for_cancel', async (_args, extra) => {
+      started.push('wait_for_cancel');
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, 10_000);
         extra.signal.addEventListener('abort', () => {
@@ -328,12 +333,13 @@ describe('Translation between the eras (one replica)', () => {
   let watched: Awaited<ReturnType<typeof startWatchedUpstream>>;
   let watchedNames: Map<string, string>;
   const aborted: string[] = [];
+  const started: string[] = [];
 
   beforeAll(async () => {
     t = await startTestApp({
       env: { MCP_INPUT_ROUND_TTL_SECONDS: '2', STDIO_COMMANDS: 'node', SYNC_INTERVAL_SECONDS: '0' },
     });
-    old = await startUpstream({ name: 'old', tools: askingTools(aborted) });
+    old = await startUpstream({ name: 'old', tools: askingTools(aborted, undefined, started) });
     watched = await startWatchedUpstream();
     modern = await startModernEverythingServer({ legacy: 'reject' });
     oldNames = await register(t, { name: 'Old', url: old.url });
@@ -590,7 +596,8 @@ describe('Translation between the eras (one replica)', () => {
         { name: oldNames.get('wait_for_cancel')!, arguments: {} },
         { capabilities: {}, signal: abort.signal },
       );
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Cancelled once the upstream has the call: one cancelled sooner never reaches it at all.
+      await waitFor(() => started.includes('wait_for_cancel'), 'the upstream to have the call');
       abort.abort();
       await closed.catch(() => undefined);
       await waitFor(() => aborted.includes('wait_for_cancel'), 'the upstream to hear the cancel');
@@ -600,13 +607,14 @@ describe('Translation between the eras (one replica)', () => {
       const client = await legacyClient(t);
       try {
         const before = cancelledWaits.count;
+        const begun = startedWaits.count;
         const abort = new AbortController();
         const call = client.callTool(
           { name: modernNames.get('test_wait_for_cancel')!, arguments: {} },
           undefined,
           { signal: abort.signal },
         );
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        await waitFor(() => startedWaits.count > begun, 'the upstream to have the call');
         abort.abort('changed my mind');
         await expect(call).rejects.toThrow();
         await waitFor(
