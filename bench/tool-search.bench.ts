@@ -3,7 +3,6 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { type Tool as McpTool } from '@modelcontextprotocol/server';
-import { type Settings } from '../src/config/settings';
 import { EmbeddingsClient } from '../src/embeddings/embeddings-client';
 import { LocalEmbeddings } from '../src/embeddings/local-embeddings.service';
 import { type ProviderEmbeddings } from '../src/embeddings/provider-embeddings.service';
@@ -100,8 +99,7 @@ class MemoryStore {
 const local = new LocalEmbeddings();
 
 function service(store: MemoryStore): ToolSearchService {
-  const config = { mcpToolSearch: { enabled: false, alwaysLoaded: [] } } as unknown as Settings;
-  return new ToolSearchService(config, store as unknown as PromotionStore, local, {
+  return new ToolSearchService(store as unknown as PromotionStore, local, {
     enabled: false,
   } as ProviderEmbeddings);
 }

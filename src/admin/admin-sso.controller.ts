@@ -7,8 +7,6 @@ import { Public } from '../auth/auth.decorators';
 import { OidcLogin } from '../auth/oidc-login';
 import { TeamNames } from '../auth/team-names';
 import { parseCookies } from '../common/cookie-header';
-import { AuditSettings } from '../config/slices/audit.settings';
-import { AuthSettings } from '../config/slices/auth.settings';
 import { ServerSettings } from '../config/slices/server.settings';
 import { UsersService } from '../users/users.service';
 import { AdminController } from './admin-controller.decorator';
@@ -30,8 +28,6 @@ export class AdminSsoController {
     private readonly teams: TeamNames,
     private readonly sessions: AdminSessionService,
     private readonly pages: AdminPages,
-    private readonly auditSettings: AuditSettings,
-    private readonly authSettings: AuthSettings,
     private readonly serverSettings: ServerSettings,
     private readonly audit: AuditTrail,
   ) {}

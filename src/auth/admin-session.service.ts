@@ -43,7 +43,7 @@ export class AdminSessionService {
 
   constructor(
     private readonly authSettings: AuthSettings,
-    private readonly secrets: SecretSettings,
+    secrets: SecretSettings,
     private readonly serverSettings: ServerSettings,
   ) {
     this.sessionKey = deriveKey(secrets.jwtSecret, 'admin-session');

@@ -53,7 +53,7 @@ export class OidcLogin implements OnApplicationBootstrap, OnModuleDestroy {
 
   constructor(
     private readonly authSettings: AuthSettings,
-    private readonly secrets: SecretSettings,
+    secrets: SecretSettings,
     private readonly serverSettings: ServerSettings,
     private readonly teams: TeamNames,
     private readonly dataSource: DataSource,

@@ -49,7 +49,7 @@ export class TokenService {
 
   constructor(
     private readonly authSettings: AuthSettings,
-    private readonly secrets: SecretSettings,
+    secrets: SecretSettings,
   ) {
     this.jwt = new JwtService({
       secret: secrets.jwtSecret,

@@ -34,7 +34,7 @@ export class PgNotifyEventBus extends ReplicatedEventBus implements OnModuleInit
   constructor(
     private readonly dataSource: DataSource,
     private readonly databaseSettings: DatabaseSettings,
-    private readonly eventSettings: EventSettings,
+    eventSettings: EventSettings,
     replica: ReplicaId,
   ) {
     super(replica, eventSettings.eventBus);

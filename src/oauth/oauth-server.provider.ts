@@ -31,7 +31,7 @@ export class PorticoOAuthProvider {
 
   constructor(
     readonly clientsStore: OAuthClientsStore,
-    private readonly secrets: SecretSettings,
+    secrets: SecretSettings,
     private readonly serverSettings: ServerSettings,
   ) {
     this.requests = new AuthorizationRequests(secrets.jwtSecret);

@@ -48,11 +48,11 @@ export class UpstreamConnector {
   private readonly openApiHost: OpenApiHost;
   private readonly channels: ChannelHost;
   constructor(
-    private readonly serverSettings: ServerSettings,
+    serverSettings: ServerSettings,
     private readonly upstreamSettings: UpstreamSettings,
-    private readonly pools: UpstreamPools,
+    pools: UpstreamPools,
     private readonly oauth: UpstreamOAuth,
-    private readonly stdio: StdioSupervisor,
+    stdio: StdioSupervisor,
     private readonly admissions: UpstreamAdmissions,
     private readonly eras: UpstreamEras,
     private readonly exchange: TokenExchange,

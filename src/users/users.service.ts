@@ -7,7 +7,6 @@ import { KEEP_UPDATED_AT } from '../common/keep-updated-at';
 import { type Page, type PageQueryDto } from '../common/page.dto';
 import { uniqueViolation } from '../common/unique-violation';
 import { AuthSettings } from '../config/slices/auth.settings';
-import { ServerSettings } from '../config/slices/server.settings';
 import { EventBus } from '../events/event-bus';
 import { TeamMember } from '../teams/team-member.entity';
 import { Team } from '../teams/team.entity';
@@ -21,7 +20,6 @@ export class UsersService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly authSettings: AuthSettings,
-    private readonly serverSettings: ServerSettings,
     private readonly bus: EventBus,
   ) {}
 

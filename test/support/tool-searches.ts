@@ -1,5 +1,4 @@
 import { type JSONRPCNotification } from '@modelcontextprotocol/server';
-import { loadConfig } from '../../src/config/load-config';
 import { type ToolSearchSettings } from '../../src/config/slices/mcp.settings';
 import { LocalEmbeddings } from '../../src/embeddings/local-embeddings.service';
 import { type ProviderEmbeddings } from '../../src/embeddings/provider-embeddings.service';
@@ -10,7 +9,6 @@ import { type PromotionOwner } from '../../src/mcp/search/promotion-owner';
 import { type PromotionStore } from '../../src/mcp/search/promotion-store';
 import { ToolSearchService } from '../../src/mcp/search/tool-search.service';
 import { policyTool } from './policy-tools';
-import { tempDataDir } from './temp-dir';
 
 // What the ToolSearchService specs share: a server's directory of four tools, a promotion store
 // that lags as a replica's cache does, and a service with local embeddings only.
@@ -78,11 +76,9 @@ export const SESSION = { kind: 'session', sessionId: 'session-1' } as const;
 export const localEmbeddings = new LocalEmbeddings();
 export const noProvider = { enabled: false } as ProviderEmbeddings;
 
-export function setUp(env: Record<string, string> = {}) {
+export function setUp() {
   const store = new FakeStore();
-  const config = loadConfig({ DATA_DIR: tempDataDir(), ...env });
   const service = new ToolSearchService(
-    config,
     store as unknown as PromotionStore,
     localEmbeddings,
     noProvider,

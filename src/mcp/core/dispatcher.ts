@@ -16,7 +16,7 @@ import { inSpan } from '../../observability/request-context';
 import { McpApps } from '../apps/mcp-apps.service';
 import { Directories } from '../directory/directories.service';
 import { type ScopeDirectory } from '../directory/scope-directory';
-import { isInputRequired, UpstreamClient } from '../../upstream/upstream-client';
+import { isInputRequired } from '../../upstream/upstream-client';
 import { UpstreamFailure, UpstreamRpcError } from '../../upstream/upstream-error';
 import { errorResponse, fromUpstream, RpcError } from '../protocol/mcp-errors';
 import { type McpScope } from '../protocol/mcp-scope';
@@ -53,7 +53,6 @@ export class Dispatcher {
     private readonly audit: AuditTrail,
     private readonly config: AuditSettings,
     private readonly guard: CallGuard,
-    private readonly client: UpstreamClient,
     private readonly tasks: TaskCalls,
     private readonly skills: SkillCalls,
   ) {}

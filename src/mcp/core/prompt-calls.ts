@@ -5,7 +5,6 @@ import {
   type ListPromptsResult,
 } from '@modelcontextprotocol/server';
 import { McpSettings } from '../../config/slices/mcp.settings';
-import { ObservabilitySettings } from '../../config/slices/observability.settings';
 import { invalidParams } from '../protocol/mcp-errors';
 import { type McpRequest, type Served, type UpstreamRef } from '../protocol/mcp-request';
 import { Continuation, type RoundTarget } from './continuation';
@@ -23,7 +22,6 @@ const NO_COMPLETION: CompleteResult = { completion: { values: [], total: 0, hasM
 export class PromptCalls {
   constructor(
     private readonly mcpSettings: McpSettings,
-    private readonly observability: ObservabilitySettings,
     private readonly continuation: Continuation,
     private readonly client: UpstreamClient,
   ) {}

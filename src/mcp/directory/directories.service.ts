@@ -63,7 +63,7 @@ export class Directories implements OnModuleInit, OnModuleDestroy {
     private readonly consolidated: ConsolidatedToolsQuery,
     private readonly names: ToolNameQuery,
     private readonly presenter: ToolPresenter,
-    private readonly bus: EventBus,
+    bus: EventBus,
     private readonly policies: ScopePolicies,
     private readonly config: McpSettings,
     metrics: Metrics,

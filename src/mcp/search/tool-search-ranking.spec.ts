@@ -1,7 +1,5 @@
 import { type CallToolResult } from '@modelcontextprotocol/server';
-import { loadConfig } from '../../config/load-config';
 import { type ProviderEmbeddings } from '../../embeddings/provider-embeddings.service';
-import { tempDataDir } from '../../../test/support/temp-dir';
 import {
   FakeStore,
   localEmbeddings,
@@ -85,7 +83,6 @@ describe('ToolSearchService ranking', () => {
       fallBack: () => null,
     } as unknown as ProviderEmbeddings;
     const service = new ToolSearchService(
-      loadConfig({ DATA_DIR: tempDataDir() }),
       new FakeStore() as unknown as PromotionStore,
       localEmbeddings,
       provider,

@@ -1,6 +1,4 @@
 import { type CallToolResult } from '@modelcontextprotocol/server';
-import { loadConfig } from '../../config/load-config';
-import { tempDataDir } from '../../../test/support/temp-dir';
 import {
   FakeStore,
   listedNames,
@@ -195,12 +193,7 @@ describe('ToolSearchService', () => {
       }
     }
     const broken = () =>
-      new Broken(
-        loadConfig({ DATA_DIR: tempDataDir(), LOG_LEVEL: 'error' }),
-        new FakeStore() as unknown as PromotionStore,
-        localEmbeddings,
-        noProvider,
-      );
+      new Broken(new FakeStore() as unknown as PromotionStore, localEmbeddings, noProvider);
 
     it('fails closed: tools/list errors instead of listing every schema', async () => {
       const service = broken();

@@ -6,7 +6,7 @@ import {
   type JSONRPCNotification,
   type Tool as McpTool,
 } from '@modelcontextprotocol/server';
-import { McpSettings, type ToolSearchSettings } from '../../config/slices/mcp.settings';
+import { type ToolSearchSettings } from '../../config/slices/mcp.settings';
 import { LocalEmbeddings } from '../../embeddings/local-embeddings.service';
 import { ProviderEmbeddings } from '../../embeddings/provider-embeddings.service';
 import { answersToHashedName, parseHashedBackendName } from '../../tools/tool-hash';
@@ -78,7 +78,6 @@ export class ToolSearchService {
   private analyses?: Promise<ToolAnalysisCache>;
 
   constructor(
-    private readonly config: McpSettings,
     private readonly store: PromotionStore,
     private readonly localEmbeddings: LocalEmbeddings,
     private readonly providerEmbeddings: ProviderEmbeddings,

@@ -25,7 +25,7 @@ export class SkillDirectories implements OnModuleInit, OnModuleDestroy {
   constructor(
     private readonly dataSource: DataSource,
     private readonly names: ToolNameQuery,
-    private readonly bus: EventBus,
+    bus: EventBus,
     metrics: Metrics,
   ) {
     this.cache = new ScopeCache(bus, metrics, this.logger, 'skills', 'the skills');
