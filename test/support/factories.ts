@@ -39,24 +39,6 @@ export function toolDefinition(
   };
 }
 
-/** A resource as admission would store it; `name` and the rest default from the URI. */
-export function resourceDefinition(
-  uri: string,
-  overrides: Partial<ResourceDefinition> = {},
-): ResourceDefinition {
-  return {
-    uri,
-    name: uri.split('/').pop() || uri,
-    title: null,
-    description: `The ${uri} resource`,
-    mimeType: 'text/plain',
-    size: null,
-    annotations: null,
-    meta: null,
-    ...overrides,
-  };
-}
-
 export function templateDefinition(
   uriTemplate: string,
   overrides: Partial<ResourceTemplateDefinition> = {},
