@@ -8,6 +8,7 @@ import {
   type UpstreamFixture,
 } from '../fixtures/upstream-server';
 import { ADMIN_PASSWORD, startTestApp, type TestApp } from '../support/test-app';
+import { logIn, SIGN_IN_MS } from './support/log-in';
 import { describeWithBrowser, launchChromium } from './support/launch-chromium';
 
 const ARTIFACTS = join(__dirname, '..', 'artifacts');
@@ -93,7 +94,7 @@ describeWithBrowser('admin pages in Chromium, against a real upstream MCP server
     await page.keyboard.press('Tab');
     await page.keyboard.type(ADMIN_PASSWORD);
     await page.keyboard.press('Enter');
-    await page.waitForURL('**/admin/tools');
+    await page.waitForURL('**/admin/tools', { timeout: SIGN_IN_MS });
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Tools');
   });
 
@@ -289,10 +290,7 @@ describeWithBrowser('admin pages in Chromium, against a real upstream MCP server
     plain.setDefaultTimeout(10_000);
     try {
       const noJs = await plain.newPage();
-      await noJs.goto('/admin/login');
-      await noJs.getByLabel('Username').fill('admin');
-      await noJs.getByLabel('Password').fill(ADMIN_PASSWORD);
-      await noJs.getByRole('button', { name: 'Log in' }).click();
+      await logIn(noJs);
       await noJs.goto('/admin/servers/new');
       expect(await noJs.getByLabel('Filter the list').isVisible()).toBe(false);
       await noJs.getByLabel('Name', { exact: true }).fill('No Script');
