@@ -48,6 +48,9 @@ module.exports = {
   transform: { '^.+\\.ts$': 'ts-jest' },
   moduleFileExtensions: ['ts', 'js', 'json'],
   testTimeout: 60000,
-  workerIdleMemoryLimit: '1GB',
+  // Each file leaves its module state behind (about 100 MB of heap), and a worker that grows spends
+  // its time collecting garbage: replaced at 500 MB instead of 1 GB (after nearly every end-to-end
+  // file), a sample of 85 files ran in 11-14 % less time on 18-21 % less CPU.
+  workerIdleMemoryLimit: '500MB',
   forceExit: false,
 };
