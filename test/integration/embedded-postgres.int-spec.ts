@@ -2,6 +2,7 @@ import { Client } from 'pg';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EMBEDDED_SETTINGS, EmbeddedPostgres } from '../../src/database/embedded-postgres';
+import { startEmbeddedCopy } from '../support/test-database';
 import { tempDataDir } from '../support/temp-dir';
 
 async function query<T>(url: string, sql: string): Promise<T[]> {
@@ -14,15 +15,8 @@ async function query<T>(url: string, sql: string): Promise<T[]> {
   }
 }
 
-/**
- * An in-memory database for what the start's own cluster does not matter to (the socket server,
- * the start settings): a copy of the suite's migrated template, which starts in under a second,
- * where a new cluster is an initdb of several (the test of a copy makes one).
- */
-function startCopy(): Promise<EmbeddedPostgres> {
-  return EmbeddedPostgres.start(null, process.env.TEST_EMBEDDED_TEMPLATE);
-}
-
+// Tests of what the start's own cluster does not matter to (the socket server, the start settings)
+// open a copy of the migrated template, in under a second; a new cluster is an initdb of several.
 describe('EmbeddedPostgres', () => {
   it('keeps data across a restart', async () => {
     const dataDir = tempDataDir();
@@ -65,7 +59,7 @@ describe('EmbeddedPostgres', () => {
   });
 
   it('serves several connections at once through the pg driver', async () => {
-    const db = await startCopy();
+    const db = await startEmbeddedCopy();
     try {
       const clients = await Promise.all(
         [1, 2, 3].map(async () => {
@@ -85,7 +79,7 @@ describe('EmbeddedPostgres', () => {
   });
 
   it("keeps one connection's statements out of another's transaction, and frees the session of one that left mid-transaction", async () => {
-    const db = await startCopy();
+    const db = await startEmbeddedCopy();
     const connect = async () => {
       const client = new Client({ connectionString: db.url });
       await client.connect();
@@ -124,7 +118,7 @@ describe('EmbeddedPostgres', () => {
   });
 
   it('runs with the lean settings and without pgcrypto, while UUID defaults still work', async () => {
-    const db = await startCopy();
+    const db = await startEmbeddedCopy();
     try {
       const settings = await query<{ name: string; setting: string }>(
         db.url,

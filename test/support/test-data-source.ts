@@ -1,10 +1,9 @@
 import { type DataSource } from 'typeorm';
 import { loadConfig } from '../../src/config/load-config';
 import { createDataSource } from '../../src/database/data-source';
-import { EmbeddedPostgres } from '../../src/database/embedded-postgres';
 import { migrate } from '../../src/database/migrate';
 import { ToolNameQuery } from '../../src/virtual-names/tool-name.query';
-import { createTestDatabase } from './test-database';
+import { createTestDatabase, startEmbeddedCopy } from './test-database';
 import { tempDataDir } from './temp-dir';
 
 export interface TestDataSource {
@@ -19,9 +18,7 @@ export async function openTestDataSource(
 ): Promise<TestDataSource> {
   const database = await createTestDatabase();
   const config = loadConfig({ DATA_DIR: tempDataDir(), ...env });
-  const embedded = database.onPostgres
-    ? null
-    : await EmbeddedPostgres.start(null, process.env.TEST_EMBEDDED_TEMPLATE);
+  const embedded = database.onPostgres ? null : await startEmbeddedCopy();
   const dataSource = createDataSource(embedded?.url ?? database.url);
   await dataSource.initialize();
   const names = new ToolNameQuery(config);

@@ -27,6 +27,14 @@ export function embeddedDatabaseUrl(): string {
 }
 
 /**
+ * An embedded database in memory, a copy of the migrated template (a new cluster without one),
+ * for a test that opens the embedded database itself instead of through a DATABASE_URL.
+ */
+export function startEmbeddedCopy(): Promise<EmbeddedPostgres> {
+  return EmbeddedPostgres.start(null, process.env.TEST_EMBEDDED_TEMPLATE);
+}
+
+/**
  * `shared`: one database that apps started one after another, or side by side, all open. An
  * embedded `pglite://memory` URL gives each app a copy of its own, so on PGlite it is an embedded
  * server of its own, a copy of the template, that `drop` stops.
@@ -36,8 +44,7 @@ export async function createTestDatabase(
 ): Promise<TestDatabase> {
   const server = process.env.TEST_DATABASE_URL;
   if (!server && options.shared) {
-    const template = options.empty ? undefined : process.env.TEST_EMBEDDED_TEMPLATE;
-    const embedded = await EmbeddedPostgres.start(null, template);
+    const embedded = await (options.empty ? EmbeddedPostgres.start(null) : startEmbeddedCopy());
     return { url: embedded.url, onPostgres: false, drop: () => embedded.stop() };
   }
   if (!server) {
