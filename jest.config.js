@@ -48,10 +48,12 @@ module.exports = {
   transform: { '^.+\\.ts$': 'ts-jest' },
   moduleFileExtensions: ['ts', 'js', 'json'],
   testTimeout: 60000,
-  // Under --experimental-vm-modules each file's module graph stays alive after it (60-90 MB after
-  // a full collection), and a worker that grows spends its time collecting garbage: replaced at
-  // 500 MB instead of 1 GB (after nearly every end-to-end file), a sample of 85 files ran in 11-14 %
-  // less time on 18-21 % less CPU. The flag stays: PGlite and the ESM-only packages use import().
+  // Jest's runtime, except that only modules that can call import() get Node's import() callback,
+  // which Node keeps for the life of the process: with it on every module each file's module graph
+  // stayed alive after the file (60-90 MB). See the file.
+  runtime: '<rootDir>/test/support/jest-runtime.js',
+  // What a file still leaves behind (25-70 MB after an end-to-end file, held through the few
+  // modules that keep the callback) is dropped with the worker once its heap passes 500 MB.
   workerIdleMemoryLimit: '500MB',
   forceExit: false,
 };
