@@ -52,8 +52,8 @@ module.exports = {
   // which Node keeps for the life of the process: with it on every module each file's module graph
   // stayed alive after the file (60-90 MB). See the file.
   runtime: '<rootDir>/test/support/jest-runtime.js',
-  // What a file still leaves behind (25-70 MB after an end-to-end file, held through the few
-  // modules that keep the callback) is dropped with the worker once its heap passes 500 MB.
+  // What a file still leaves behind (25-70 MB after an end-to-end file, through a path not found
+  // yet) is dropped with the worker once its heap passes 500 MB.
   workerIdleMemoryLimit: '500MB',
   forceExit: false,
 };

@@ -14,9 +14,10 @@ const DYNAMIC_IMPORT = /\bimport\s*\(/;
  * Node keeps the `import()` callback of every compiled script for as long as the process lives,
  * and with it, through Jest's callback, the test file's whole module graph: each file left 60-90 MB
  * behind that no collection freed, and a worker grew until it was replaced. Here only a module
- * whose source can call `import()` gets the callback (a few dozen of some 3,000), and it reaches
- * the runtime through a WeakRef, so that nothing of a file outlives it. A module without the
- * callback that calls `import()` all the same fails with ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING.
+ * whose source can call `import()` gets the callback (114 of the 3,558 modules an end-to-end file
+ * of policies loads), and the callback reaches the runtime through a WeakRef, so that it keeps no
+ * module of the file alive. A module without the callback that calls `import()` all the same fails
+ * with ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING.
  */
 class PorticoRuntime extends Runtime {
   createScriptFromCode(scriptSource, filename) {
