@@ -24,24 +24,30 @@ class PorticoRuntime extends Runtime {
     const scriptFilename = this._resolver.isCoreModule(filename)
       ? `jest-nodejs-core-${filename}`
       : filename;
-    const runtime = new WeakRef(this);
-    const importModuleDynamically = async (specifier) => {
-      const self = runtime.deref();
-      const context = self?._environment.getVmContext?.();
-      if (!self || !context) throw new Error(`import('${specifier}') after its test file ended`);
-      const module = await self.resolveModule(specifier, scriptFilename, context);
-      return self.linkAndEvaluateModule(module);
-    };
     try {
       return new Script(this.wrapCodeInModuleWrapper(scriptSource), {
         columnOffset: this._fileTransforms.get(filename)?.wrapperLength,
         displayErrors: true,
         filename: scriptFilename,
-        ...(DYNAMIC_IMPORT.test(scriptSource) ? { importModuleDynamically } : {}),
+        ...(DYNAMIC_IMPORT.test(scriptSource)
+          ? { importModuleDynamically: this.importer(scriptFilename) }
+          : {}),
       });
     } catch (error) {
       throw handlePotentialSyntaxError(error);
     }
+  }
+
+  /** Jest's `import()` for the module `referrer`, holding this runtime only weakly. */
+  importer(referrer) {
+    const runtime = new WeakRef(this);
+    return async (specifier) => {
+      const self = runtime.deref();
+      const context = self?._environment.getVmContext?.();
+      if (!self || !context) throw new Error(`import('${specifier}') after its test file ended`);
+      const module = await self.resolveModule(specifier, referrer, context);
+      return self.linkAndEvaluateModule(module);
+    };
   }
 }
 
