@@ -26,10 +26,10 @@ const ONCE = {
     'test/browser/mcp-apps.e2e-spec.ts',
     'test/browser/admin-sso.e2e-spec.ts',
     'test/browser/admin-policies.e2e-spec.ts',
+    'test/browser/admin-picker.e2e-spec.ts',
   ],
   embedded: [
     'test/browser/admin-flow.e2e-spec.ts',
-    'test/browser/admin-picker.e2e-spec.ts',
     'test/browser/admin-stdio.e2e-spec.ts',
     'test/browser/admin-members.e2e-spec.ts',
     'test/browser/admin-consolidated-tools.e2e-spec.ts',

@@ -12,7 +12,9 @@ import {
 } from '../fixtures/modern-everything-server';
 import { startTasksServer } from '../fixtures/tasks-server';
 import { startSkillsServer } from '../fixtures/skills-server';
+import { embeddedTemplate } from '../support/database-templates';
 import { tempDataDir } from '../support/temp-dir';
+import { embeddedDatabaseUrl } from '../support/test-database';
 import {
   compareRuns,
   extensionSuite,
@@ -50,10 +52,11 @@ import { runSuite } from './conformance-suite';
 // (`--scenario x --verbose`, `-o results/`); `--scenario`, `--suite` or `--spec-version`
 // replace the requirement sets with one run as the suite's own flags ask.
 //
-// Portico runs here on an in-memory embedded database; the upstream is registered as a gateway,
-// and a virtual server with original naming holds all of its tools, resources, templates and
-// prompts. The suite cannot send a bearer token, so a loopback proxy adds one to every request
-// and passes everything else (Host and Origin included) through as it came.
+// Portico runs here on an in-memory embedded database (a copy of the migrated template); the
+// upstream is registered as a gateway, and a virtual server with original naming holds all of its
+// tools, resources, templates and prompts. The suite cannot send a bearer token, so a loopback
+// proxy adds one to every request and passes everything else (Host and Origin included) through
+// as it came.
 
 const REQUIREMENT_SETS = ['2026-07-28', '2025-11-25'];
 const OWN_SELECTION = ['--scenario', '--suite', '--spec-version'];
@@ -189,9 +192,12 @@ export async function startPortico(
   // Portico serves the built Prefab renderer page; from sources it is built first, as in tests.
   if (!existsSync(prefabRendererFile())) await buildPrefabRenderer();
   const password = randomBytes(12).toString('hex');
+  // A copy of the migrated template, not every migration again (about 5 s): the tests' global
+  // set-up names it; a run of its own makes it once (kept in the temporary folder).
+  const template = process.env.TEST_EMBEDDED_TEMPLATE ?? (await embeddedTemplate());
   const app = await createApp(
     loadConfig({
-      DATABASE_URL: 'pglite://memory',
+      DATABASE_URL: embeddedDatabaseUrl(template),
       DATA_DIR: tempDataDir(),
       ADMIN_PASSWORD: password,
       LOG_LEVEL: 'warn',

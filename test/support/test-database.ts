@@ -18,11 +18,10 @@ export interface TestDatabase {
 export const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
 
 /**
- * An in-memory embedded database: a copy of the migrated template when the global set-up made one,
- * instead of PGlite's initdb and every migration.
+ * An in-memory embedded database: a copy of the migrated template (the global set-up's unless
+ * another is given) when there is one, instead of PGlite's initdb and every migration.
  */
-export function embeddedDatabaseUrl(): string {
-  const template = process.env.TEST_EMBEDDED_TEMPLATE;
+export function embeddedDatabaseUrl(template = process.env.TEST_EMBEDDED_TEMPLATE): string {
   return template ? `pglite://memory?from=${encodeURIComponent(template)}` : 'pglite://memory';
 }
 
