@@ -17,12 +17,12 @@ import { createTestDatabase, type TestDatabase } from '../support/test-database'
 import { ADMIN_PASSWORD, startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 
-/** Runs `sql` on the PostgreSQL server itself (not the test's database). */
-async function onServer(sql: string): Promise<void> {
+/** Runs `sql` on the PostgreSQL server itself (not the test's database); its rows. */
+async function onServer(sql: string): Promise<Record<string, unknown>[]> {
   const client = new PgClient({ connectionString: process.env.TEST_DATABASE_URL });
   await client.connect();
   try {
-    await client.query(sql);
+    return (await client.query<Record<string, unknown>>(sql)).rows;
   } finally {
     await client.end();
   }
@@ -32,13 +32,27 @@ function nameOf(database: TestDatabase): string {
   return new URL(database.url).pathname.slice(1);
 }
 
+/**
+ * Ends the database's backends that `where` picks, pass after pass until one finds none left: a
+ * connection that was starting as the database stopped taking new ones shows up a moment later,
+ * and one pass can miss it; the pool then answers on it (the likely cause of a sweep that was
+ * never refused, once, under CI's load).
+ */
+async function endBackends(database: TestDatabase, where = 'true'): Promise<void> {
+  const name = nameOf(database);
+  await waitFor(async () => {
+    const [row] = await onServer(
+      `SELECT count(pg_terminate_backend(pid))::int AS ended FROM pg_stat_activity
+           WHERE datname = '${name}' AND pid <> pg_backend_pid() AND (${where})`,
+    );
+    return row?.ended === 0;
+  }, `no backend of ${name} to be left`);
+}
+
 /** As `ALTER DATABASE … ALLOW_CONNECTIONS false` does to a running Portico: it ends its sessions too. */
 async function refuseConnections(database: TestDatabase): Promise<void> {
-  const name = nameOf(database);
-  await onServer(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
-  await onServer(
-    `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}' AND pid <> pg_backend_pid()`,
-  );
+  await onServer(`ALTER DATABASE ${nameOf(database)} ALLOW_CONNECTIONS false`);
+  await endBackends(database);
 }
 
 async function allowConnections(database: TestDatabase): Promise<void> {
@@ -200,9 +214,9 @@ describeOnPostgres('a Portico process while PostgreSQL misbehaves', () => {
     // As the issue reproduces it: open sessions stay (the leader keeps its lock), new ones are refused.
     await onServer(`ALTER DATABASE ${nameOf(database)} ALLOW_CONNECTIONS false`);
     // And the pool's idle connections are gone (they close after 10 s idle), so a sweep needs a new one.
-    await onServer(
-      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${nameOf(database)}'
-         AND pid NOT IN (SELECT pid FROM pg_locks WHERE locktype = 'advisory')`,
+    await endBackends(
+      database,
+      "pid NOT IN (SELECT pid FROM pg_locks WHERE locktype = 'advisory')",
     );
     // Two sweeps of the leader's OAuth refresh (every 2 s here), which ended the process before.
     await waitFor(
