@@ -193,7 +193,8 @@ export async function startPortico(
   if (!existsSync(prefabRendererFile())) await buildPrefabRenderer();
   const password = randomBytes(12).toString('hex');
   // A copy of the migrated template, not every migration again (about 5 s): the tests' global
-  // set-up names it; a run of its own makes it once (kept in the temporary folder).
+  // set-up names it (the tests run this harness from a build, whose paths could not make one); a
+  // run of its own makes it once (kept in the temporary folder).
   const template = process.env.TEST_EMBEDDED_TEMPLATE ?? (await embeddedTemplate());
   const app = await createApp(
     loadConfig({
