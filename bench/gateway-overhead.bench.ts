@@ -157,8 +157,10 @@ export interface OverheadResult {
   gatewayP50Ms: number;
   addedP50Ms: number;
   /**
-   * CPU time the Portico process spent per call in the measured gateway rounds: unlike the
-   * ratio, it does not move with what else the machine runs. Null where /proc is missing.
+   * CPU time the Portico process spent per call in the measured gateway rounds. It moves with what
+   * else the machine runs: on two cores, Portico sleeps and wakes more often per call while the
+   * clients and the upstream take the CPU, and each wake costs (see `crossed`). Null where /proc
+   * is missing.
    */
   gatewayCpuMsPerCall: number | null;
   /**
@@ -183,6 +185,19 @@ export interface OverheadResult {
     pacedCpuMsPerCall: number | null;
   };
   /**
+   * The other era's clients through Portico to this era's upstream, in the same rounds. The eras'
+   * upstreams and clients differ in cost (the 2026-07-28 SDK builds a server for every request),
+   * and so in how much of the machine they leave Portico; to one upstream, the two eras' calls
+   * through Portico compare like for like. Null when one era is measured.
+   */
+  crossed: {
+    clientEra: Era;
+    callsPerSecond: number;
+    cpuMsPerCall: number | null;
+    /** Paced to `pacedCallsPerSecond`, in the same rounds. */
+    pacedCpuMsPerCall: number | null;
+  } | null;
+  /**
    * The same tools through a virtual server of the same Portico that holds POLICIES policies,
    * the first of which reads the call's arguments, so that every call evaluates it.
    */
@@ -196,8 +211,8 @@ export interface OverheadResult {
 }
 
 /**
- * An era's four sides: its upstream called directly, through Portico, through Portico with a
- * policy set, and through the proxy.
+ * An era's sides: its upstream called directly, through Portico, through Portico with a policy
+ * set, and through the proxy; when both eras run, also through Portico by the other era's clients.
  */
 interface EraSides {
   era: Era;
@@ -205,6 +220,7 @@ interface EraSides {
   gateway: Side;
   policies: Side;
   passThrough: Side;
+  crossed: Side | null;
 }
 
 /** Policies on the bench's policy side: one decided by each call's arguments, the rest by listing. */
@@ -319,14 +335,19 @@ export async function gatewayOverhead(
           portico.token,
         ),
         passThrough: side(proxy.match[0], 'tool_1', proxy.child.pid),
+        crossed: null,
       });
     }
+    if (eras.length === 2)
+      for (const [index, eraSides] of eras.entries())
+        eraSides.crossed = { ...eraSides.gateway, era: eras[1 - index]!.era };
 
-    const sides = eras.flatMap(({ direct, gateway, policies, passThrough }) => [
+    const sides = eras.flatMap(({ direct, gateway, policies, passThrough, crossed }) => [
       direct,
       gateway,
       policies,
       passThrough,
+      ...(crossed ? [crossed] : []),
     ]);
     for (const side of sides) await throughput(side, WARMUP_MS);
     const rounds: Map<Side, number>[] = [];
@@ -343,8 +364,12 @@ export async function gatewayOverhead(
     const pacedRate =
       PACED_SHARE *
       Math.min(...eras.map(({ gateway }) => mean(rounds.map((round) => round.get(gateway)!))));
-    // Each era through Portico and through the proxy, all at the same rate.
-    const pacedSides = eras.flatMap(({ gateway, passThrough }) => [gateway, passThrough]);
+    // Each era through Portico (by either era's clients) and through the proxy, at one rate.
+    const pacedSides = eras.flatMap(({ gateway, passThrough, crossed }) => [
+      gateway,
+      passThrough,
+      ...(crossed ? [crossed] : []),
+    ]);
     const pacedUsage = new Map<Side, Usage>();
     for (let round = 0; round < ROUNDS; round++)
       for (let i = 0; i < pacedSides.length; i++) {
@@ -372,7 +397,7 @@ export async function gatewayOverhead(
       );
     const cpuMsPerCall = (side: Side, usage: Usage = side) =>
       cpuSeconds(side.pid) === null ? null : (usage.cpuSeconds * 1000) / usage.calls;
-    return eras.map(({ era, direct, gateway, policies, passThrough }) => {
+    return eras.map(({ era, direct, gateway, policies, passThrough, crossed }) => {
       const ratios = (side: Side) => rounds.map((round) => round.get(side)! / round.get(direct)!);
       return {
         database,
@@ -394,6 +419,12 @@ export async function gatewayOverhead(
           addedP50Ms: p50(passThrough) - p50(direct),
           cpuMsPerCall: cpuMsPerCall(passThrough),
           pacedCpuMsPerCall: cpuMsPerCall(passThrough, pacedUsage.get(passThrough)),
+        },
+        crossed: crossed && {
+          clientEra: crossed.era,
+          callsPerSecond: mean(rounds.map((round) => round.get(crossed)!)),
+          cpuMsPerCall: cpuMsPerCall(crossed),
+          pacedCpuMsPerCall: cpuMsPerCall(crossed, pacedUsage.get(crossed)),
         },
         policies: {
           callsPerSecond: mean(rounds.map((round) => round.get(policies)!)),

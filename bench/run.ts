@@ -101,12 +101,30 @@ async function main(): Promise<void> {
         );
     };
     if (session && modern) {
-      compared('each at its full rate', modern.gatewayCpuMsPerCall, session.gatewayCpuMsPerCall);
-      compared(
-        `both paced to ${Math.round(modern.pacedCallsPerSecond)} calls/s`,
-        modern.pacedCpuMsPerCall,
-        session.pacedCpuMsPerCall,
-      );
+      const rate = `paced to ${Math.round(modern.pacedCallsPerSecond)} calls/s`;
+      compared('each to its own upstream', modern.gatewayCpuMsPerCall, session.gatewayCpuMsPerCall);
+      compared(`each to its own, ${rate}`, modern.pacedCpuMsPerCall, session.pacedCpuMsPerCall);
+      // Like for like: both eras' clients to one upstream, in the same rounds.
+      const toSession = session.crossed; // 2026-07-28 clients to the 2025 upstream
+      const toModern = modern.crossed; // 2025 clients to the 2026-07-28 upstream
+      if (toSession && toModern) {
+        compared('both to the 2025 upstream', toSession.cpuMsPerCall, session.gatewayCpuMsPerCall);
+        compared(
+          `both to the 2025 upstream, ${rate}`,
+          toSession.pacedCpuMsPerCall,
+          session.pacedCpuMsPerCall,
+        );
+        compared(
+          'both to the 2026-07-28 upstream',
+          modern.gatewayCpuMsPerCall,
+          toModern.cpuMsPerCall,
+        );
+        compared(
+          `both to the 2026-07-28 upstream, ${rate}`,
+          modern.pacedCpuMsPerCall,
+          toModern.pacedCpuMsPerCall,
+        );
+      }
     }
   }
 
