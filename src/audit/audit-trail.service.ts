@@ -14,6 +14,7 @@ import { Metrics } from '../observability/metrics';
 import { currentRequestId, currentTraceId, markAudited } from '../observability/request-context';
 import { AuditEntry } from './audit-entry.entity';
 import { errorMessage } from '../common/error-message';
+import { refusedData, storableBatch } from './storable-batch';
 
 /** What a caller says of an entry; the trail adds the id, the time, the request and the replica. */
 export type AuditRecord = Pick<AuditEntry, 'kind' | 'action' | 'outcome'> &
@@ -39,35 +40,26 @@ const INSERT_BATCH = `INSERT INTO audit_entry (${NAMES})
   SELECT ${NAMES} FROM json_to_recordset($1::json) AS x(${COLUMNS})`;
 const INSERT_BATCH_AGAIN = `${INSERT_BATCH} ON CONFLICT (id) DO NOTHING`;
 
-function toRow(entry: AuditEntry): Record<string, unknown> {
-  return {
-    id: entry.id,
-    occurred_at: entry.occurredAt.toISOString(),
-    kind: entry.kind,
-    action: entry.action,
-    outcome: entry.outcome,
-    status: entry.status,
-    duration_ms: entry.durationMs,
-    subject: entry.subject,
-    username: entry.username,
-    user_id: entry.userId,
-    token_id: entry.tokenId,
-    team_ids: entry.teamIds,
-    client_name: entry.clientName,
-    server_id: entry.serverId,
-    gateway: entry.gateway,
-    target: entry.target,
-    arguments_digest: entry.argumentsDigest,
-    arguments: entry.arguments,
-    detail: entry.detail,
-    approval: entry.approval,
-    task: entry.task,
-    acted_by: entry.actedBy,
-    request_id: entry.requestId,
-    trace_id: entry.traceId,
-    replica: entry.replica,
-  };
-}
+/**
+ * What an entry the database refused is kept without: all but when, what, by which user or token,
+ * how it ended and where it was recorded.
+ */
+const WITHOUT_DETAILS = {
+  subject: null,
+  username: null,
+  teamIds: [],
+  clientName: null,
+  serverId: null,
+  gateway: null,
+  target: null,
+  argumentsDigest: null,
+  arguments: null,
+  approval: null,
+  task: null,
+  actedBy: null,
+  requestId: null,
+  traceId: null,
+} satisfies Partial<AuditEntry>;
 
 /** Rows in one INSERT; a bigger buffer is written in several. */
 const BATCH_ROWS = 200;
@@ -223,11 +215,8 @@ export class AuditTrail implements OnModuleInit, BeforeApplicationShutdown {
       const batch = this.buffer.slice(0, Math.min(due, BATCH_ROWS));
       const droppedBefore = this.dropped;
       try {
-        // One JSON parameter for the whole batch: far cheaper to build than a row of
-        // parameters per entry, which matters when the database runs in this process (PGlite).
-        await this.dataSource.query(this.failingSince === 0 ? INSERT_BATCH : INSERT_BATCH_AGAIN, [
-          JSON.stringify(batch.map(toRow)),
-        ]);
+        const refused = await this.refusal(batch);
+        if (refused !== null) await this.insertEachAlone(batch, refused);
       } catch (error) {
         this.writeFailed(error);
         return;
@@ -243,6 +232,42 @@ export class AuditTrail implements OnModuleInit, BeforeApplicationShutdown {
         );
         this.failingSince = 0;
       }
+    }
+  }
+
+  /**
+   * Inserts the entries in one statement: plainly, or skipping ids written already while writes
+   * fail. Resolves to the database's refusal of what they carry, or null; throws anything else.
+   */
+  private async refusal(entries: readonly AuditEntry[]): Promise<unknown> {
+    try {
+      // One JSON parameter for the whole batch: far cheaper to build than a row of parameters
+      // per entry, which matters when the database runs in this process (PGlite).
+      await this.dataSource.query(this.failingSince === 0 ? INSERT_BATCH : INSERT_BATCH_AGAIN, [
+        storableBatch(entries),
+      ]);
+      return null;
+    } catch (error) {
+      if (refusedData(error)) return error;
+      throw error;
+    }
+  }
+
+  /**
+   * A batch the database refused for what an entry carried, written entry by entry, so that one
+   * entry cannot hold back the others. An entry refused alone is kept without its details (see
+   * WITHOUT_DETAILS), which say why it was refused instead; one refused even so is dropped and
+   * counted.
+   */
+  private async insertEachAlone(batch: readonly AuditEntry[], refusal: unknown): Promise<void> {
+    this.logger.error(`The database refused a batch of the audit trail: ${errorMessage(refusal)}`);
+    for (const entry of batch) {
+      const refused = await this.refusal([entry]);
+      if (refused === null) continue;
+      const detail = `not stored as recorded: ${errorMessage(refused)}`.slice(0, 500);
+      if ((await this.refusal([{ ...entry, ...WITHOUT_DETAILS, detail }])) === null) continue;
+      this.metrics?.auditDropped.inc();
+      this.logger.error(`Dropped audit entry ${entry.id}, which the database refused`);
     }
   }
 

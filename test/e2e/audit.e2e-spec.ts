@@ -332,6 +332,32 @@ describe('Audit trail', () => {
     expect(count).toBe(0);
   });
 
+  it('records what PostgreSQL cannot store, from anyone, repaired, and holds back nothing after it', async () => {
+    // Anonymous: a username with an unpaired surrogate, as JSON can carry it.
+    await request(t.baseUrl)
+      .post('/api/v1/auth/token')
+      .set('Content-Type', 'application/json')
+      .send('{"username":"\\ud800mallory","password":"wrong-password"}')
+      .expect(401);
+    await client.callTool({
+      name: 'github-delete_repository',
+      arguments: { repo: 'acme/unstorable', ['note\uD800']: 'nul\u0000here' },
+    });
+    await client.callTool({ name: 'github-delete_repository', arguments: { repo: 'acme/after' } });
+    const [denied] = await entries({ action: 'login', user: '\uFFFDmallory' }, 1);
+    expect(denied).toMatchObject({ outcome: 'denied' });
+    const repoOf = (entry: AuditPage['items'][number]) =>
+      (entry.arguments as { repo?: string } | null)?.repo;
+    const calls = await waitFor(async () => {
+      const { items } = await audit({ tool: 'github-delete_repository', limit: '1000' });
+      return items.some((entry) => repoOf(entry) === 'acme/after') ? items : false;
+    }, 'the call after it');
+    expect(calls.find((entry) => repoOf(entry) === 'acme/unstorable')?.arguments).toEqual({
+      repo: 'acme/unstorable',
+      'note\uFFFD': 'nulhere',
+    });
+  });
+
   it('answers a call whose entry cannot be recorded, and records the next', async () => {
     const trail = t.app.get(AuditTrail);
     const broken = jest.spyOn(trail, 'record').mockImplementation(() => {
