@@ -1,4 +1,5 @@
 import { QueryFailedError } from 'typeorm';
+import { storableJsonText } from '../common/untrusted-text';
 import { type AuditEntry } from './audit-entry.entity';
 
 /**
@@ -11,16 +12,8 @@ import { type AuditEntry } from './audit-entry.entity';
  * A status out of the integer column's range is dropped.
  */
 export function storableBatch(entries: readonly AuditEntry[]): string {
-  const json = JSON.stringify(entries.map(storableRow));
-  // JSON.stringify writes a NUL and an unpaired surrogate as escapes, and nothing else like them.
-  if (!json.includes('\\u0000') && !/\\ud[89a-f]/.test(json)) return json;
-  return json.replace(UNSTORABLE_ESCAPE, (_match, backslashes: string, code: string) =>
-    code === '0000' ? backslashes : `${backslashes}\\ufffd`,
-  );
+  return storableJsonText(JSON.stringify(entries.map(storableRow)));
 }
-
-/** `\u0000` or a surrogate's escape, itself escaped by no backslash before it. */
-const UNSTORABLE_ESCAPE = /(?<!\\)((?:\\\\)*)\\u(0000|d[89a-f][0-9a-f]{2})/g;
 
 /** The text columns whose values can come from outside, by their length in the table. */
 const TEXT_LIMITS = {

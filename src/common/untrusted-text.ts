@@ -1,7 +1,7 @@
 /**
- * Checks shared by everything admitted from upstreams (tools, resources, templates, prompts):
- * what PostgreSQL cannot store in text or jsonb would fail a whole sync, so it is repaired or
- * refused item by item.
+ * Checks shared by everything admitted from outside: what PostgreSQL cannot store in text or
+ * jsonb would fail a whole sync of upstreams' tools, resources, templates and prompts, a client's
+ * session or a batch of the audit trail, so it is repaired (or refused item by item).
  */
 import { isJsonObject, type JsonObject, someString } from './json-value';
 
@@ -26,6 +26,32 @@ export function storableText(member: string, text: string, warnings: string[]): 
   }
   return storable;
 }
+
+/** In JSON text: `\u0000`, or a surrogate's escape, with no backslash escaping it. */
+const UNSTORABLE_ESCAPE = /(?<!\\)((?:\\\\)*)\\u(0000|d[89a-f][0-9a-f]{2})/g;
+
+/**
+ * JSON text as PostgreSQL stores it in `json` and `jsonb` and reads it into text: NUL characters
+ * removed and unpaired surrogates made U+FFFD, in keys and values alike. `json` must be what
+ * JSON.stringify wrote, which writes those two, and nothing else like them, as escapes.
+ */
+export function storableJsonText(json: string): string {
+  if (!json.includes('\\u0000') && !/\\ud[89a-f]/.test(json)) return json;
+  return json.replace(UNSTORABLE_ESCAPE, (_match, backslashes: string, code: string) =>
+    code === '0000' ? backslashes : `${backslashes}\\ufffd`,
+  );
+}
+
+/** A JSON value as PostgreSQL can store it (see storableJsonText); itself when it can already. */
+export function storableJson<T>(value: T): T {
+  if (value === null || value === undefined) return value;
+  const json = JSON.stringify(value);
+  const storable = storableJsonText(json);
+  return storable === json ? value : (JSON.parse(storable) as T);
+}
+
+/** A jsonb column that stores what a client or an upstream sent, made storable (storableJson). */
+export const STORABLE_JSON = { to: storableJson, from: <T>(value: T): T => value };
 
 /** Why JSON values cannot be stored in jsonb, or null when they can. */
 export function unstorableJson(values: unknown[]): string | null {

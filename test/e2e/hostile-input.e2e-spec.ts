@@ -155,6 +155,17 @@ describe('hostile input on every endpoint', () => {
       await stillServes(t.baseUrl, t.token);
     });
 
+    it('opens a session whose initialize holds what PostgreSQL cannot store, keeping the rest of it', async () => {
+      for (const name of ['\\ud800x', 'a\\u0000b']) {
+        const body = `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","clientInfo":{"name":"${name}","version":"1"},"capabilities":{"experimental":{"k\\u0000":{"v":"\\udc00"}}}}}`;
+        const response = await postMcp(`${t.baseUrl}/mcp`, t.token, body);
+        expect(response.status).toBe(200);
+        expect(response.headers.get('mcp-session-id')).toBeTruthy();
+        expect(((await response.json()) as { id: unknown }).id).toBe('init');
+      }
+      await stillServes(t.baseUrl, t.token);
+    });
+
     it('refuses an oversized body with 413, invalid JSON with 400, a wrong type with 415', async () => {
       const huge = `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"${'x'.repeat(300 * 1024)}"}}`;
       expect(await refusal(await mcp(huge))).toMatchObject({

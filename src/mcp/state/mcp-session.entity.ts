@@ -9,6 +9,7 @@ import {
 } from 'typeorm';
 import { Server } from '../../servers/server.entity';
 import type { InitializeRequest, LoggingLevel } from '@modelcontextprotocol/server';
+import { STORABLE_JSON } from '../../common/untrusted-text';
 
 export type McpSessionTransport = 'streamable-http' | 'sse';
 
@@ -60,14 +61,19 @@ export class McpSession {
    * The client's initialize params (capabilities, clientInfo); null until the client initializes,
    * which on the older transport comes after its stream opened.
    */
-  @Column({ name: 'initialize_params', type: 'jsonb', nullable: true })
+  @Column({
+    name: 'initialize_params',
+    type: 'jsonb',
+    nullable: true,
+    transformer: STORABLE_JSON,
+  })
   initializeParams!: InitializeRequest['params'] | null;
 
   @Column({ name: 'log_level', type: 'varchar', length: 16, nullable: true })
   logLevel!: LoggingLevel | null;
 
   /** Resource URIs (as the client named them) the client subscribed to. */
-  @Column({ type: 'jsonb', default: () => "'[]'" })
+  @Column({ type: 'jsonb', default: () => "'[]'", transformer: STORABLE_JSON })
   subscriptions!: string[];
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
