@@ -9,6 +9,7 @@ import {
 } from 'typeorm';
 import { type JsonObject } from '../common/json-value';
 import { ConsolidatedMember } from './consolidated-member.entity';
+import { STORABLE_JSON } from '../common/untrusted-text';
 
 /**
  * One tool a client sees for the same tool on several gateways (a server deployed per region,
@@ -27,7 +28,7 @@ export class ConsolidatedTool {
   description!: string;
 
   /** The members' shared input schema, as it was when the tool was saved. */
-  @Column({ name: 'input_schema', type: 'jsonb' })
+  @Column({ name: 'input_schema', type: 'jsonb', transformer: STORABLE_JSON })
   inputSchema!: JsonObject;
 
   @OneToMany(() => ConsolidatedMember, (member) => member.consolidatedTool)

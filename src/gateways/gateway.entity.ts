@@ -15,6 +15,7 @@ import type { EraPin, ProtocolEra } from '../upstream/eras/protocol-era';
 import { type GatewayAuthType, type OAuthMode } from '../upstream/upstream-credentials';
 import { type OpenApiSelection } from '../upstream/openapi/openapi-selection';
 import { type FindingSeverity, type PinningMode } from '../pin-state/definition-pin';
+import { STORABLE_JSON } from '../common/untrusted-text';
 
 /** `openapi`: a REST service described by OpenAPI 3.0/3.1, its operations served as tools. */
 export const GATEWAY_TRANSPORTS = ['streamable-http', 'sse', 'stdio', 'openapi'] as const;
@@ -66,14 +67,14 @@ export class Gateway {
   @Column({ name: 'stdio_command', type: 'varchar', length: 1024, nullable: true })
   stdioCommand!: string | null;
 
-  @Column({ name: 'stdio_args', type: 'jsonb', nullable: true })
+  @Column({ name: 'stdio_args', type: 'jsonb', nullable: true, transformer: STORABLE_JSON })
   stdioArgs!: string[] | null;
 
   @Column({ name: 'stdio_cwd', type: 'varchar', length: 1024, nullable: true })
   stdioCwd!: string | null;
 
   /** The names of the stdio environment variables; their values are sealed in `stdio_env`. */
-  @Column({ name: 'stdio_env_names', type: 'jsonb', nullable: true })
+  @Column({ name: 'stdio_env_names', type: 'jsonb', nullable: true, transformer: STORABLE_JSON })
   stdioEnvNames!: string[] | null;
 
   /** AES-256-GCM sealed JSON of the stdio environment; never leaves the service layer. */
@@ -89,7 +90,7 @@ export class Gateway {
   openapiDocument!: string | null;
 
   /** For `openapi`: which operations become tools; null takes the defaults (GET and HEAD). */
-  @Column({ name: 'openapi_selection', type: 'jsonb', nullable: true })
+  @Column({ name: 'openapi_selection', type: 'jsonb', nullable: true, transformer: STORABLE_JSON })
   openapiSelection!: OpenApiSelection | null;
 
   @Column({ type: 'boolean', default: true })
@@ -107,7 +108,7 @@ export class Gateway {
   @Column({ name: 'last_sync_at', type: 'timestamptz', nullable: true })
   lastSyncAt!: Date | null;
 
-  @Column({ name: 'last_sync_report', type: 'jsonb', nullable: true })
+  @Column({ name: 'last_sync_report', type: 'jsonb', nullable: true, transformer: STORABLE_JSON })
   lastSyncReport!: SyncReport | null;
 
   /** The era Portico speaks with the upstream: `auto` probes it; a pin skips the probe. */
@@ -115,7 +116,7 @@ export class Gateway {
   eraPin!: EraPin;
 
   /** Its own timeout, circuit breaker, call cap and retries; null: the replica's settings. */
-  @Column({ type: 'jsonb', nullable: true })
+  @Column({ type: 'jsonb', nullable: true, transformer: STORABLE_JSON })
   settings!: GatewayUpstreamSettings | null;
 
   /** Which era of MCP the upstream speaks, as last probed; null: never probed, or moved since. */
@@ -125,11 +126,21 @@ export class Gateway {
   @Column({ name: 'protocol_version', type: 'varchar', length: 32, nullable: true })
   protocolVersion!: string | null;
 
-  @Column({ name: 'protocol_supported_versions', type: 'jsonb', nullable: true })
+  @Column({
+    name: 'protocol_supported_versions',
+    type: 'jsonb',
+    nullable: true,
+    transformer: STORABLE_JSON,
+  })
   protocolSupportedVersions!: string[] | null;
 
   /** The extensions a 2026-07-28 upstream declared when probed (Tasks, Skills, …), by name. */
-  @Column({ name: 'protocol_extensions', type: 'jsonb', nullable: true })
+  @Column({
+    name: 'protocol_extensions',
+    type: 'jsonb',
+    nullable: true,
+    transformer: STORABLE_JSON,
+  })
   protocolExtensions!: string[] | null;
 
   /** When the era was probed; the verdict expires UPSTREAM_ERA_TTL_SECONDS later. */
@@ -162,7 +173,7 @@ export class Gateway {
   registryVersion!: string | null;
 
   /** The entry (server.json) as imported last: what a re-import is compared with. */
-  @Column({ name: 'registry_entry', type: 'jsonb', nullable: true })
+  @Column({ name: 'registry_entry', type: 'jsonb', nullable: true, transformer: STORABLE_JSON })
   registryEntry!: Record<string, unknown> | null;
 
   /** The owning team; null: global, managed by admins only. */

@@ -1,5 +1,6 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
 import type { OAuthClientMetadata } from '@modelcontextprotocol/server';
+import { STORABLE_JSON } from '../common/untrusted-text';
 
 /**
  * A client of the embedded authorization server: registered through dynamic client registration
@@ -27,7 +28,7 @@ export class OAuthClient {
   clientSecretExpiresAt!: Date | null;
 
   /** The metadata (redirect URIs, name, grant types, ...), as registered or as the document says. */
-  @Column({ type: 'jsonb' })
+  @Column({ type: 'jsonb', transformer: STORABLE_JSON })
   metadata!: OAuthClientMetadata;
 
   /**

@@ -9,6 +9,7 @@ import {
   UpdateDateColumn,
 } from 'typeorm';
 import { Server } from '../servers/server.entity';
+import { STORABLE_JSON } from '../common/untrusted-text';
 
 export const POLICY_EFFECTS = ['allow', 'deny', 'approve'] as const;
 export type PolicyEffect = (typeof POLICY_EFFECTS)[number];
@@ -57,7 +58,7 @@ export class Policy {
   enabled!: boolean;
 
   /** Set for `approve` only. */
-  @Column({ type: 'jsonb', nullable: true })
+  @Column({ type: 'jsonb', nullable: true, transformer: STORABLE_JSON })
   approval!: PolicyApproval | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })

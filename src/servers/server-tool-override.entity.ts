@@ -10,6 +10,7 @@ import {
 import { Tool } from '../tools/tool.entity';
 import { type JsonObject } from '../common/json-value';
 import { Server } from './server.entity';
+import { STORABLE_JSON } from '../common/untrusted-text';
 
 /**
  * How one virtual server shows one tool: its exposed name, title, description and annotations.
@@ -45,7 +46,7 @@ export class ServerToolOverride {
   description!: string | null;
 
   /** Merged over the upstream's annotations, key by key. */
-  @Column({ type: 'jsonb', nullable: true })
+  @Column({ type: 'jsonb', nullable: true, transformer: STORABLE_JSON })
   annotations!: JsonObject | null;
 
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })

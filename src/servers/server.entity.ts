@@ -10,6 +10,7 @@ import {
 } from 'typeorm';
 import { type HookConfig } from '../policies/hooks/hook-config';
 import { Team } from '../teams/team.entity';
+import { STORABLE_JSON } from '../common/untrusted-text';
 
 /**
  * How a virtual server names its members: `prefixed` under their virtual names (gateway slug,
@@ -52,14 +53,19 @@ export class Server {
   toolSearchEnabled!: boolean;
 
   /** Virtual names that stay listed when tool search defers the rest. */
-  @Column({ name: 'tool_search_always_loaded', type: 'jsonb', default: () => "'[]'" })
+  @Column({
+    name: 'tool_search_always_loaded',
+    type: 'jsonb',
+    default: () => "'[]'",
+    transformer: STORABLE_JSON,
+  })
   toolSearchAlwaysLoaded!: string[];
 
   /**
    * The hooks run around each tool call on this server, in order: a name from the hook registry
    * and its settings.
    */
-  @Column({ type: 'jsonb', default: () => "'[]'" })
+  @Column({ type: 'jsonb', default: () => "'[]'", transformer: STORABLE_JSON })
   hooks!: HookConfig[];
 
   /** The owning team; null: global, managed by admins only. */

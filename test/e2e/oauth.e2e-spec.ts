@@ -7,6 +7,7 @@ import { createTeam, createUser, pageSession, USER_PASSWORD } from '../support/i
 import { initializeRequest, postMcp } from '../support/mcp-client';
 import { MemoryOAuthProvider, signInAndConsent } from '../support/oauth-client';
 import { ADMIN_PASSWORD, startTestApp, type TestApp } from '../support/test-app';
+import { DataSource } from 'typeorm';
 
 const ADMIN = { username: 'admin', password: ADMIN_PASSWORD };
 
@@ -186,6 +187,26 @@ describe('OAuth 2.1 for MCP clients, with the embedded authorization server', ()
       .post('/oauth/register')
       .send({ ...provider.clientMetadata, redirect_uris: ['http://evil.example.com/cb'] })
       .expect(400);
+  });
+
+  it('registers a client whose metadata holds what PostgreSQL cannot store, repaired', async () => {
+    const provider = new MemoryOAuthProvider();
+    const body = JSON.stringify({ ...provider.clientMetadata, client_name: 'NAME' }).replace(
+      'NAME',
+      'evil\\ud800\\u0000',
+    );
+    const registered = await request(t.baseUrl)
+      .post('/oauth/register')
+      .set('Content-Type', 'application/json')
+      .send(body)
+      .expect(201);
+    const stored = await t.app
+      .get(DataSource)
+      .query<{ name: string }[]>(
+        `SELECT metadata->>'client_name' AS name FROM oauth_client WHERE client_id = $1`,
+        [registered.body.client_id],
+      );
+    expect(stored).toEqual([{ name: 'evil\uFFFD' }]);
   });
 
   it('shows a client’s self-chosen name escaped, and only to a signed-in user', async () => {

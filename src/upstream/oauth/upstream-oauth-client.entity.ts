@@ -1,5 +1,6 @@
 import { Column, Entity, JoinColumn, OneToOne, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 import { Gateway } from '../../gateways/gateway.entity';
+import { STORABLE_JSON } from '../../common/untrusted-text';
 
 /**
  * What Portico learnt about an OAuth upstream: the client it registered dynamically (RFC 7591,
@@ -23,7 +24,7 @@ export class UpstreamOAuthClient {
   clientInformation!: string | null;
 
   /** The discovery state the SDK's `auth()` saved: authorization server and its metadata. */
-  @Column({ type: 'jsonb', nullable: true })
+  @Column({ type: 'jsonb', nullable: true, transformer: STORABLE_JSON })
   discovery!: Record<string, unknown> | null;
 
   /** The URL of the upstream these belong to; a changed URL discards them. */
