@@ -14,7 +14,8 @@ import { Metrics } from '../observability/metrics';
 import { currentRequestId, currentTraceId, markAudited } from '../observability/request-context';
 import { AuditEntry } from './audit-entry.entity';
 import { errorMessage } from '../common/error-message';
-import { refusedData, storableBatch } from './storable-batch';
+import { isDataRefusal } from '../common/database-errors';
+import { storableBatch } from './storable-batch';
 
 /** What a caller says of an entry; the trail adds the id, the time, the request and the replica. */
 export type AuditRecord = Pick<AuditEntry, 'kind' | 'action' | 'outcome'> &
@@ -39,27 +40,6 @@ const NAMES = COLUMNS.split(',')
 const INSERT_BATCH = `INSERT INTO audit_entry (${NAMES})
   SELECT ${NAMES} FROM json_to_recordset($1::json) AS x(${COLUMNS})`;
 const INSERT_BATCH_AGAIN = `${INSERT_BATCH} ON CONFLICT (id) DO NOTHING`;
-
-/**
- * What an entry the database refused is kept without: all but when, what, by which user or token,
- * how it ended and where it was recorded.
- */
-const WITHOUT_DETAILS = {
-  subject: null,
-  username: null,
-  teamIds: [],
-  clientName: null,
-  serverId: null,
-  gateway: null,
-  target: null,
-  argumentsDigest: null,
-  arguments: null,
-  approval: null,
-  task: null,
-  actedBy: null,
-  requestId: null,
-  traceId: null,
-} satisfies Partial<AuditEntry>;
 
 /** Rows in one INSERT; a bigger buffer is written in several. */
 const BATCH_ROWS = 200;
@@ -150,7 +130,14 @@ export class AuditTrail implements OnModuleInit, BeforeApplicationShutdown {
 
   record(entry: AuditRecord): void {
     if (entry.kind !== 'mcp') markAudited();
-    this.buffer.push({
+    this.buffer.push(this.entryOf(entry));
+    if (this.buffer.length > MAX_BUFFERED) this.dropOldest(this.buffer.length - MAX_BUFFERED);
+    this.metrics?.auditBuffered.set(this.buffer.length);
+  }
+
+  /** What a record says, with nothing for what it leaves out and the trail's own parts added. */
+  private entryOf(entry: AuditRecord): AuditEntry {
+    return {
       subject: null,
       username: null,
       userId: null,
@@ -174,9 +161,7 @@ export class AuditTrail implements OnModuleInit, BeforeApplicationShutdown {
       id: entryId(),
       occurredAt: new Date(),
       replica: this.replica.value,
-    });
-    if (this.buffer.length > MAX_BUFFERED) this.dropOldest(this.buffer.length - MAX_BUFFERED);
-    this.metrics?.auditBuffered.set(this.buffer.length);
+    };
   }
 
   /** Writes what is buffered; one flush at a time, so entries keep their order. */
@@ -248,24 +233,36 @@ export class AuditTrail implements OnModuleInit, BeforeApplicationShutdown {
       ]);
       return null;
     } catch (error) {
-      if (refusedData(error)) return error;
+      if (isDataRefusal(error)) return error;
       throw error;
     }
   }
 
   /**
    * A batch the database refused for what an entry carried, written entry by entry, so that one
-   * entry cannot hold back the others. An entry refused alone is kept without its details (see
-   * WITHOUT_DETAILS), which say why it was refused instead; one refused even so is dropped and
-   * counted.
+   * entry cannot hold back the others. An entry refused alone is kept as when, what, by which user
+   * or token and how it ended, its `detail` saying why; one refused even so is dropped and counted.
    */
   private async insertEachAlone(batch: readonly AuditEntry[], refusal: unknown): Promise<void> {
     this.logger.error(`The database refused a batch of the audit trail: ${errorMessage(refusal)}`);
     for (const entry of batch) {
       const refused = await this.refusal([entry]);
       if (refused === null) continue;
-      const detail = `not stored as recorded: ${errorMessage(refused)}`.slice(0, 500);
-      if ((await this.refusal([{ ...entry, ...WITHOUT_DETAILS, detail }])) === null) continue;
+      const { kind, action, outcome, status, durationMs, userId, tokenId } = entry;
+      const kept = this.entryOf({
+        kind,
+        action,
+        outcome,
+        status,
+        durationMs,
+        userId,
+        tokenId,
+        detail: `not stored as recorded: ${errorMessage(refused)}`,
+        requestId: null,
+        traceId: null,
+      });
+      const note = { ...kept, id: entry.id, occurredAt: entry.occurredAt };
+      if ((await this.refusal([note])) === null) continue;
       this.metrics?.auditDropped.inc();
       this.logger.error(`Dropped audit entry ${entry.id}, which the database refused`);
     }

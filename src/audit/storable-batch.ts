@@ -1,6 +1,6 @@
-import { QueryFailedError } from 'typeorm';
+import { getMetadataArgsStorage } from 'typeorm';
 import { storableJsonText } from '../common/untrusted-text';
-import { type AuditEntry } from './audit-entry.entity';
+import { AuditEntry } from './audit-entry.entity';
 
 /**
  * The audit entries of one write as the database can store them, whatever the records carried.
@@ -15,24 +15,20 @@ export function storableBatch(entries: readonly AuditEntry[]): string {
   return storableJsonText(JSON.stringify(entries.map(storableRow)));
 }
 
-/** The text columns whose values can come from outside, by their length in the table. */
-const TEXT_LIMITS = {
-  action: 200,
-  subject: 128,
-  username: 255,
-  clientName: 255,
-  gateway: 255,
-  target: 1024,
-  detail: 500,
-  task: 32,
-  actedBy: 255,
-} satisfies Partial<Record<keyof AuditEntry, number>>;
+/** The length of each `varchar` column of an entry, as the entity declares it. */
+const TEXT_LIMITS: ReadonlyMap<string, number> = new Map(
+  getMetadataArgsStorage()
+    .columns.filter(({ target, options }) => target === AuditEntry && options.type === 'varchar')
+    .map(({ propertyName, options }) => [propertyName, Number(options.length)]),
+);
 
 const INTEGER_MAX = 2 ** 31 - 1;
 
-function cut<K extends keyof typeof TEXT_LIMITS>(entry: AuditEntry, key: K): string | null {
+/** The entry's text at `key`, cut to its column. */
+function cut(entry: AuditEntry, key: keyof AuditEntry): unknown {
   const text = entry[key];
-  return text === null || text.length <= TEXT_LIMITS[key] ? text : text.slice(0, TEXT_LIMITS[key]);
+  const limit = TEXT_LIMITS.get(key) ?? Infinity;
+  return typeof text === 'string' && text.length > limit ? text.slice(0, limit) : text;
 }
 
 function storableRow(entry: AuditEntry): Record<string, unknown> {
@@ -67,15 +63,4 @@ function storableRow(entry: AuditEntry): Record<string, unknown> {
     trace_id: entry.traceId,
     replica: entry.replica,
   };
-}
-
-/**
- * Whether the database refused what a statement carried (SQLSTATE class 22, data exceptions, or
- * 23, integrity violations, but for a unique key, which a retried batch skips), rather than the
- * statement failing for want of a database.
- */
-export function refusedData(error: unknown): boolean {
-  if (!(error instanceof QueryFailedError)) return false;
-  const code = (error.driverError as { code?: unknown }).code;
-  return typeof code === 'string' && /^2[23]/.test(code) && code !== '23505';
 }

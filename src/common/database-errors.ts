@@ -1,3 +1,5 @@
+import { QueryFailedError } from 'typeorm';
+
 /**
  * Whether an error means the database cannot be reached right now (refused, partitioned, restarting,
  * out of connections, too slow), as opposed to a bug or a constraint: the one place that decides
@@ -103,4 +105,14 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     queue.push(driverError, cause, ...(Array.isArray(errors) ? (errors as unknown[]) : []));
   }
   return false;
+}
+
+/**
+ * Whether the database refused what a statement carried (SQLSTATE class 22, data exceptions, or
+ * 23, integrity violations, but for a unique key), rather than failing for want of a database.
+ */
+export function isDataRefusal(error: unknown): boolean {
+  if (!(error instanceof QueryFailedError)) return false;
+  const code = (error.driverError as { code?: unknown }).code;
+  return typeof code === 'string' && /^2[23]/.test(code) && code !== '23505';
 }
