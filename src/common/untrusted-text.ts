@@ -27,6 +27,16 @@ export function storableText(member: string, text: string, warnings: string[]): 
   return storable;
 }
 
+/**
+ * A text column that stores what an upstream or another server said (an error it answered with),
+ * made storable (storableText): one such character must not lose the whole write.
+ */
+export const STORABLE_TEXT = {
+  to: (value: string | null | undefined): string | null | undefined =>
+    typeof value === 'string' ? storableText('', value, []) : value,
+  from: (value: string | null): string | null => value,
+};
+
 /** In JSON text: `\u0000`, or a surrogate's escape, with no backslash escaping it. */
 const UNSTORABLE_ESCAPE = /(?<!\\)((?:\\\\)*)\\u(0000|d[89a-f][0-9a-f]{2})/g;
 

@@ -15,7 +15,7 @@ import type { EraPin, ProtocolEra } from '../upstream/eras/protocol-era';
 import { type GatewayAuthType, type OAuthMode } from '../upstream/upstream-credentials';
 import { type OpenApiSelection } from '../upstream/openapi/openapi-selection';
 import { type FindingSeverity, type PinningMode } from '../pin-state/definition-pin';
-import { STORABLE_JSON } from '../common/untrusted-text';
+import { STORABLE_JSON, STORABLE_TEXT } from '../common/untrusted-text';
 
 /** `openapi`: a REST service described by OpenAPI 3.0/3.1, its operations served as tools. */
 export const GATEWAY_TRANSPORTS = ['streamable-http', 'sse', 'stdio', 'openapi'] as const;
@@ -99,7 +99,7 @@ export class Gateway {
   @Column({ type: 'varchar', length: 16, default: 'unknown' })
   status!: GatewayStatus;
 
-  @Column({ name: 'last_error', type: 'text', nullable: true })
+  @Column({ name: 'last_error', type: 'text', nullable: true, transformer: STORABLE_TEXT })
   lastError!: string | null;
 
   @Column({ name: 'last_seen_at', type: 'timestamptz', nullable: true })

@@ -82,6 +82,32 @@ describe('admitSkill', () => {
       { frontmatter: { name: 'pdf-processing', description: 'x'.repeat(70_000) } },
       /exceed/,
     ],
+    [
+      'a NUL in the frontmatter',
+      { frontmatter: { name: 'pdf-processing', description: 'PDFs\u0000' } },
+      /NUL characters/,
+    ],
+    ['an unpaired surrogate in a key of _meta', { _meta: { ['k\uD800']: 1 } }, /surrogates/],
+    [
+      'a NUL in the skill path',
+      {
+        uri: 'skill://a\u0000b/pdf-processing/SKILL.md',
+        resources: [
+          { uri: 'skill://a\u0000b/pdf-processing/SKILL.md', digest: digest('a'), size: 1 },
+        ],
+      },
+      /NUL characters/,
+    ],
+    [
+      'an unpaired surrogate in a file URI',
+      {
+        resources: [
+          { uri: 'skill://pdf-processing/SKILL.md', digest: digest('a'), size: 1 },
+          { uri: 'skill://pdf-processing/\uDC00.md', digest: digest('b'), size: 1 },
+        ],
+      },
+      /surrogates/,
+    ],
   ])('refuses %s', (_what, overrides, reason) => {
     expect(admitSkill(entry(overrides))).toMatch(reason);
   });

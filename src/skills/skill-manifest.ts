@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../common/canonical-json';
 import { isJsonObject, type JsonObject } from '../common/json-value';
+import { unstorableJson } from '../common/untrusted-text';
 import { splitVirtualUri, virtualUri } from '../resources/resource-uri';
 
 /** The Skills extension (SEP-2640) as servers advertise it in `capabilities.extensions`. */
@@ -77,6 +78,9 @@ export function admitSkill(entry: unknown): UpstreamSkill | string {
     return `${uri}: frontmatter and _meta exceed ${SKILL_BOUNDS.jsonBytes} bytes`;
   const files = admitFiles(uri, resources);
   if ('refused' in files) return `${uri}: ${files.refused}`;
+  // Kept as it came, so what PostgreSQL cannot store is refused, not repaired.
+  const unstorable = unstorableJson([uri, frontmatter, _meta ?? null, files.files]);
+  if (unstorable) return `${uri}: ${unstorable}`;
   return { uri, name, frontmatter, resources: files.files, meta: (_meta as JsonObject) ?? null };
 }
 

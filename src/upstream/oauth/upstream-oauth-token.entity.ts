@@ -10,6 +10,7 @@ import {
 } from 'typeorm';
 import { Gateway } from '../../gateways/gateway.entity';
 import { User } from '../../users/user.entity';
+import { STORABLE_TEXT } from '../../common/untrusted-text';
 
 /** The owner key of a gateway's own connection (shared mode, client credentials, or sync). */
 export const SHARED_OWNER = 'shared';
@@ -53,7 +54,7 @@ export class UpstreamOAuthToken {
   expiresAt!: Date | null;
 
   /** Why the last refresh failed (the tokens are then gone and the account must reconnect). */
-  @Column({ name: 'refresh_error', type: 'text', nullable: true })
+  @Column({ name: 'refresh_error', type: 'text', nullable: true, transformer: STORABLE_TEXT })
   refreshError!: string | null;
 
   @Column({ name: 'refreshed_at', type: 'timestamptz', nullable: true })
