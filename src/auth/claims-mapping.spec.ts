@@ -1,6 +1,6 @@
 import { loadConfig } from '../config/load-config';
 import { type OidcConfig } from '../config/slices/auth.settings';
-import { groupsOf, mapClaims } from './claims-mapping';
+import { groupsOf, mapClaims, subjectOf } from './claims-mapping';
 
 function oidc(env: Record<string, string> = {}): OidcConfig {
   return loadConfig({
@@ -55,5 +55,41 @@ describe('mapClaims', () => {
 
   it('refuses a role map naming an unknown role', () => {
     expect(() => oidc({ OIDC_ROLE_MAP: 'x=root' })).toThrow(/OIDC_ROLE_MAP/);
+  });
+
+  it('keeps what a person wrote at the provider as PostgreSQL can store it', () => {
+    const mapped = mapClaims(
+      {
+        sub: 's1',
+        preferred_username: 'a\u0000da',
+        name: `Ada ${'\u{1F600}'.slice(0, 1)}`,
+        groups: ['staff'],
+      },
+      oidc(),
+    );
+    expect(mapped).toMatchObject({ username: 'ada', displayName: 'Ada \uFFFD' });
+    // The display name is cut at 200 characters, never inside a pair.
+    const long = mapClaims(
+      { sub: 's1', name: `${'x'.repeat(199)}\u{1F600}`, groups: ['staff'] },
+      oidc(),
+    );
+    expect(long.displayName).toBe(`${'x'.repeat(199)}\uFFFD`);
+  });
+});
+
+describe('subjectOf', () => {
+  it('is the subject a person can be kept by', () => {
+    expect(subjectOf({ sub: 'x'.repeat(255) })).toBe('x'.repeat(255));
+  });
+
+  it.each([
+    ['none', {}],
+    ['an empty one', { sub: '' }],
+    ['a number', { sub: 42 }],
+    ['one over 255 characters', { sub: 'x'.repeat(256) }],
+    ['one with a NUL', { sub: 'a\u0000b' }],
+    ['one with an unpaired surrogate', { sub: 'a\uD800' }],
+  ])('is null for %s', (_what, claims) => {
+    expect(subjectOf(claims)).toBeNull();
   });
 });

@@ -1,5 +1,9 @@
 import { type OidcConfig } from '../config/slices/auth.settings';
 import { highestRole, type Role } from '../common/roles';
+import { isWellFormed, storableText } from '../common/untrusted-text';
+
+/** OpenID Connect's bound on a subject: at most 255 ASCII characters (Core 1.0, section 2). */
+const SUBJECT_LIMIT = 255;
 
 /** What Portico makes of an identity provider's claims about a person. */
 export interface MappedIdentity {
@@ -34,10 +38,26 @@ export function mapClaims(claims: Record<string, unknown>, config: OidcConfig): 
   const sub = typeof claims.sub === 'string' ? claims.sub : '';
   const username = claims[config.usernameClaim];
   const name = claims.name;
+  // What the person may have written at the provider is stored as PostgreSQL can store it.
   return {
-    username: typeof username === 'string' && username !== '' ? username : sub,
-    displayName: typeof name === 'string' ? name.slice(0, 200) : '',
+    username: storableText(
+      '',
+      typeof username === 'string' && username !== '' ? username : sub,
+      [],
+    ),
+    displayName: typeof name === 'string' ? storableText('', name.slice(0, 200), []) : '',
     role: highestRole(roles) ?? config.defaultRole,
     teamNames,
   };
+}
+
+/**
+ * The claims' subject when Portico can keep it as the person's key: a string of 1 to 255
+ * characters with no NUL and no unpaired surrogate. Null otherwise, and the identity is refused
+ * (keyed by a repaired or cut subject, two people could share an account).
+ */
+export function subjectOf(claims: Record<string, unknown>): string | null {
+  const { sub } = claims;
+  if (typeof sub !== 'string' || sub === '' || sub.length > SUBJECT_LIMIT) return null;
+  return sub.includes('\0') || !isWellFormed(sub) ? null : sub;
 }

@@ -6,7 +6,7 @@ import { AuthSettings, type OidcConfig } from '../config/slices/auth.settings';
 import { ServerSettings } from '../config/slices/server.settings';
 import { resourceTarget } from './oauth-resource';
 import { AuthErrorCode, AuthException } from './auth.exception';
-import { mapClaims } from './claims-mapping';
+import { mapClaims, subjectOf } from './claims-mapping';
 import { jose } from './jose';
 import { McpAccess } from './mcp-access';
 import { type Principal } from './principal';
@@ -71,11 +71,13 @@ export class ExternalIssuer {
       if (error instanceof AuthException) throw error;
       throw invalid(`The identity provider's token was refused: ${(error as Error).message}`);
     }
+    const sub = subjectOf(payload);
+    if (sub === null)
+      throw invalid('The identity provider’s token names a subject Portico cannot keep.');
     const audience = this.boundAudience(payload.aud, oidc);
     const mapped = mapClaims(payload, oidc);
     if (mapped.role === null)
       throw invalid('None of this identity’s groups has a role in Portico.');
-    const sub = payload.sub!;
     const userId = await this.users.idOfExternal(oidc.issuer, sub);
     if (userId !== null && (await this.users.get(userId))?.disabled)
       throw invalid('This user may no longer sign in.');

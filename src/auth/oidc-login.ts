@@ -11,7 +11,7 @@ import { SecretSettings } from '../config/slices/secrets.settings';
 import { ServerSettings } from '../config/slices/server.settings';
 import { deriveKey, signValue, verifyValue } from '../common/signed-value';
 import { AuthErrorCode, AuthException } from './auth.exception';
-import { type MappedIdentity, mapClaims } from './claims-mapping';
+import { type MappedIdentity, mapClaims, subjectOf } from './claims-mapping';
 import { TeamNames } from './team-names';
 import { whenMigrated } from './when-migrated';
 
@@ -151,10 +151,14 @@ export class OidcLogin implements OnApplicationBootstrap, OnModuleDestroy {
       this.logger.warn(`SSO sign-in refused: ${(error as Error).message}`);
       throw refused('The identity provider’s answer was refused; try again.');
     }
-    if (!claims || typeof claims.sub !== 'string')
-      throw refused('The identity provider sent no ID token.');
+    if (!claims) throw refused('The identity provider sent no ID token.');
+    const subject = subjectOf(claims);
+    if (subject === null)
+      throw refused(
+        'The identity provider named the person with a subject Portico cannot keep (OpenID Connect allows at most 255 characters).',
+      );
     return {
-      identity: { ...mapClaims(claims, oidc), issuer: oidc.issuer, subject: claims.sub },
+      identity: { ...mapClaims(claims, oidc), issuer: oidc.issuer, subject },
       next: pending.next,
     };
   }
