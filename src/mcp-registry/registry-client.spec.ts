@@ -94,6 +94,9 @@ describe('McpRegistryClient', () => {
     await expect(client('invalid').list()).rejects.toThrow(
       /not a valid server.json: servers\[0\]\.server\.description must be at most 100 characters/,
     );
+    await expect(client('unstorable').list()).rejects.toThrow(
+      /not a valid server.json: servers\[0\]\.server\.version must not contain NUL characters/,
+    );
   });
 
   it('gives up on a registry that stops sending, within the timeout', async () => {
