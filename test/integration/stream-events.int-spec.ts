@@ -121,4 +121,23 @@ describe('the stream events a session keeps for resumption', () => {
     expect(read.length).toBeGreaterThanOrEqual(3);
     for (const page of read) expect(JSON.stringify(page).length).toBeLessThan(9 * 1024 * 1024);
   });
+
+  it('keep, repaired, a message with what PostgreSQL cannot store, so that it can be resumed too', async () => {
+    const stream = 'bbbbbbbbbbbbbbbb';
+    const eventId = await events.append('quiet', stream, {
+      jsonrpc: '2.0',
+      method: 'notifications/message',
+      params: { level: 'info', data: { ['k\u0000']: 'a\u0000b \ud800' } },
+    });
+    expect(await all(events.after('quiet', { streamId: stream, after: '0' }))).toEqual([
+      {
+        eventId,
+        message: {
+          jsonrpc: '2.0',
+          method: 'notifications/message',
+          params: { level: 'info', data: { k: 'ab \uFFFD' } },
+        },
+      },
+    ]);
+  });
 });

@@ -2,6 +2,7 @@ import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@ne
 import { type JSONRPCMessage } from '@modelcontextprotocol/server';
 import { DataSource, LessThan } from 'typeorm';
 import { Memo } from '../../common/memo';
+import { storableJsonText } from '../../common/untrusted-text';
 import { McpStreamEvent } from '../state/mcp-stream-event.entity';
 
 /** The id of a session's own stream (GET); other streams belong to one POSTed request. */
@@ -66,7 +67,11 @@ export class StreamEvents implements OnModuleInit, OnModuleDestroy {
     clearInterval(this.purger);
   }
 
-  /** Stores a message (`text`: it as JSON, when made already); resolves with its event id. */
+  /**
+   * Stores a message (`text`: it as JSON, when made already); resolves with its event id. What
+   * PostgreSQL cannot store (a NUL, an unpaired surrogate) is kept repaired: the message goes
+   * out as it came, and a replay of it, repaired.
+   */
   async append(
     sessionId: string,
     streamId: string,
@@ -77,7 +82,7 @@ export class StreamEvents implements OnModuleInit, OnModuleDestroy {
     const [row] = await this.dataSource.query<{ id: string }[]>(
       `INSERT INTO mcp_stream_event (session_id, stream_id, message, bytes)
        VALUES ($1, $2, $3::jsonb, $4) RETURNING id`,
-      [sessionId, streamId, text, bytes],
+      [sessionId, streamId, storableJsonText(text), bytes],
     );
     const since = this.untrimmed.get(sessionId) ?? { count: 0, bytes: 0 };
     const untrimmed = { count: since.count + 1, bytes: since.bytes + bytes };
