@@ -12,55 +12,52 @@ import { AuditEntry } from './audit-entry.entity';
  * A status out of the integer column's range is dropped.
  */
 export function storableBatch(entries: readonly AuditEntry[]): string {
-  return storableJsonText(JSON.stringify(entries.map(storableRow)));
+  return storableJsonText(JSON.stringify(entries.map(storableEntry)));
 }
 
-/** The length of each `varchar` column of an entry, as the entity declares it. */
-const TEXT_LIMITS: ReadonlyMap<string, number> = new Map(
-  getMetadataArgsStorage()
-    .columns.filter(({ target, options }) => target === AuditEntry && options.type === 'varchar')
-    .map(({ propertyName, options }) => [propertyName, Number(options.length)]),
-);
+interface BatchColumn {
+  property: keyof AuditEntry;
+  name: string;
+  /** The type a batch's value is read as: the column's, without a text column's length. */
+  type: string;
+  /** A text column's length, which the value is cut to. */
+  limit: number | null;
+}
+
+/** The entity's columns, in its order, as a batch carries them (by property name). */
+const COLUMNS: readonly BatchColumn[] = getMetadataArgsStorage()
+  .columns.filter(({ target }) => target === AuditEntry)
+  .map(({ propertyName, options }) => {
+    const type = String(options.type);
+    const sized = type === 'char' ? `char(${String(options.length)})` : type;
+    return {
+      property: propertyName as keyof AuditEntry,
+      name: options.name ?? propertyName,
+      type: options.array ? `${sized}[]` : sized,
+      limit: type === 'varchar' ? Number(options.length) : null,
+    };
+  });
+const LIMITED = COLUMNS.filter(({ limit }) => limit !== null);
+
+/** The columns a batch fills, and the same from `json_to_recordset` (the batch's keys, typed). */
+export const BATCH_NAMES = COLUMNS.map(({ name }) => name).join(', ');
+export const BATCH_VALUES = COLUMNS.map(({ property }) => `"${property}"`).join(', ');
+export const BATCH_RECORD = COLUMNS.map(({ property, type }) => `"${property}" ${type}`).join(', ');
 
 const INTEGER_MAX = 2 ** 31 - 1;
 
-/** The entry's text at `key`, cut to its column. */
-function cut(entry: AuditEntry, key: keyof AuditEntry): unknown {
-  const text = entry[key];
-  const limit = TEXT_LIMITS.get(key) ?? Infinity;
-  return typeof text === 'string' && text.length > limit ? text.slice(0, limit) : text;
-}
-
-function storableRow(entry: AuditEntry): Record<string, unknown> {
+/** The entry itself when every column takes it, else a copy that they take. */
+function storableEntry(entry: AuditEntry): AuditEntry {
+  let storable = entry;
+  for (const { property, limit } of LIMITED) {
+    const value = entry[property];
+    if (typeof value === 'string' && value.length > limit!) {
+      if (storable === entry) storable = { ...entry };
+      Object.assign(storable, { [property]: value.slice(0, limit!) });
+    }
+  }
   const { status } = entry;
-  return {
-    id: entry.id,
-    occurred_at: entry.occurredAt.toISOString(),
-    kind: entry.kind,
-    action: cut(entry, 'action'),
-    outcome: entry.outcome,
-    status:
-      status !== null && Number.isInteger(status) && Math.abs(status) <= INTEGER_MAX
-        ? status
-        : null,
-    duration_ms: entry.durationMs,
-    subject: cut(entry, 'subject'),
-    username: cut(entry, 'username'),
-    user_id: entry.userId,
-    token_id: entry.tokenId,
-    team_ids: entry.teamIds,
-    client_name: cut(entry, 'clientName'),
-    server_id: entry.serverId,
-    gateway: cut(entry, 'gateway'),
-    target: cut(entry, 'target'),
-    arguments_digest: entry.argumentsDigest,
-    arguments: entry.arguments,
-    detail: cut(entry, 'detail'),
-    approval: entry.approval,
-    task: cut(entry, 'task'),
-    acted_by: cut(entry, 'actedBy'),
-    request_id: entry.requestId,
-    trace_id: entry.traceId,
-    replica: entry.replica,
-  };
+  if (status !== null && !(Number.isInteger(status) && Math.abs(status) <= INTEGER_MAX))
+    storable = { ...storable, status: null };
+  return storable;
 }
