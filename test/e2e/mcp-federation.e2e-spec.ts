@@ -140,4 +140,20 @@ describe('resources, prompts and completions through the gateway', () => {
     await client.callTool({ name: 'everything-toggle-subscriber-updates', arguments: {} });
     await bystander.close();
   });
+  it('lets a session subscribe to at most 100 resources, as a listen follows', async () => {
+    const session = await connectClient(t.baseUrl, { token: t.token, name: 'collector' });
+    const dynamic = (n: number) => `everything+demo://resource/dynamic/text/${n}`;
+    try {
+      for (let n = 1; n <= 100; n++) await session.subscribeResource({ uri: dynamic(n) });
+      // A template matches URIs without end; each followed one is a watch upstream.
+      await expect(session.subscribeResource({ uri: dynamic(101) })).rejects.toThrow(
+        /-32602: A session may subscribe to at most 100 resources; unsubscribe from one first/,
+      );
+      await session.subscribeResource({ uri: dynamic(100) });
+      await session.unsubscribeResource({ uri: dynamic(1) });
+      await session.subscribeResource({ uri: dynamic(101) });
+    } finally {
+      await session.close();
+    }
+  });
 });

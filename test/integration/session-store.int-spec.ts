@@ -22,8 +22,8 @@ describe('the session store', () => {
     await db.close();
   });
 
-  it('reads the state replicas keep in step, and nothing else, so applying it keeps the rest', async () => {
-    const { id } = await store.create({
+  const created = () =>
+    store.create({
       id: randomUUID(),
       serverId: null,
       subject: 'admin',
@@ -39,11 +39,27 @@ describe('the session store', () => {
       subscriptions: [],
       exchangeable: false,
     });
+
+  it('reads the state replicas keep in step, and nothing else, so applying it keeps the rest', async () => {
+    const { id } = await created();
     const found = (await store.find(id))!;
     const current = (await store.current([id])).get(id)!;
     expect(Object.keys(current).sort()).toEqual(['initializeParams', 'logLevel', 'subscriptions']);
     Object.assign(found, current);
     expect(found.lastSeenAt).toBeInstanceOf(Date);
     expect(found.subject).toBe('admin');
+  });
+
+  it('adds a subscription only where what is stored leaves room for it', async () => {
+    const { id } = await created();
+    const full = (subscriptions: readonly string[], uri: string) =>
+      subscriptions.length >= 2 && !subscriptions.includes(uri);
+    await expect(store.subscribe(id, 'a://1', true, full)).resolves.toEqual(['a://1']);
+    await expect(store.subscribe(id, 'a://2', true, full)).resolves.toEqual(['a://1', 'a://2']);
+    await expect(store.subscribe(id, 'a://3', true, full)).resolves.toBe('full');
+    await expect(store.subscribe(id, 'a://2', true, full)).resolves.toEqual(['a://1', 'a://2']);
+    await expect(store.subscribe(id, 'a://1', false, full)).resolves.toEqual(['a://2']);
+    await expect(store.subscribe(id, 'a://3', true, full)).resolves.toEqual(['a://2', 'a://3']);
+    expect((await store.find(id))!.subscriptions).toEqual(['a://2', 'a://3']);
   });
 });

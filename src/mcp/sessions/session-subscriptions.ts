@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ProtocolErrorCode, type Result } from '@modelcontextprotocol/server';
 import { Dispatcher } from '../core/dispatcher';
 import { ResourceCalls, uriOf } from '../core/resource-calls';
+import { MAX_RESOURCE_SUBSCRIPTIONS } from '../listen/listen-filter';
 import { ResourceWatch } from '../listen/resource-watch';
 import { fromUpstream, RpcError } from '../protocol/mcp-errors';
 import { type McpRequest } from '../protocol/mcp-request';
@@ -22,13 +23,15 @@ export class SessionSubscriptions {
   /**
    * Subscribes or unsubscribes the session: stored for every replica; the resource is followed
    * upstream from this replica (the one resource watch that listens use too), and its updates go
-   * to this session's stream.
+   * to this session's stream. A session follows at most MAX_RESOURCE_SUBSCRIPTIONS resources, as
+   * a listen does: each is a watch upstream, and a template matches URIs without end.
    */
   async change(runtime: SessionRuntime, request: McpRequest, subscribed: boolean): Promise<Result> {
     const method = subscribed ? 'resources/subscribe' : 'resources/unsubscribe';
     const directory = await this.dispatcher.directory(runtime.scope);
     const uri = uriOf(request.params, method);
     const target = this.resources.target(directory, uri);
+    if (subscribed && isFull(runtime.session.subscriptions, uri)) throw tooMany();
     let stop: (() => void) | null = null;
     if (subscribed && !runtime.follows(uri))
       stop = await this.watch
@@ -51,9 +54,26 @@ export class SessionSubscriptions {
             throw fromUpstream(error, target.gatewaySlug);
           throw error;
         });
-    const stored = await this.store.subscribe(runtime.id, uri, subscribed);
+    // Checked again where it is stored: the session's other replicas may have added some.
+    const stored = await this.store.subscribe(runtime.id, uri, subscribed, isFull);
+    if (stored === 'full') {
+      stop?.();
+      throw tooMany();
+    }
     if (stored) runtime.session.subscriptions = stored;
     if (stop || !subscribed) runtime.followed(uri, stop);
     return {};
   }
+}
+
+/** Whether a session subscribed to these may not subscribe to `uri` as well. */
+function isFull(subscriptions: readonly string[], uri: string): boolean {
+  return subscriptions.length >= MAX_RESOURCE_SUBSCRIPTIONS && !subscriptions.includes(uri);
+}
+
+function tooMany(): RpcError {
+  return new RpcError(
+    ProtocolErrorCode.InvalidParams,
+    `A session may subscribe to at most ${MAX_RESOURCE_SUBSCRIPTIONS} resources; unsubscribe from one first`,
+  );
 }

@@ -174,9 +174,14 @@ export class SessionStore implements OnModuleInit, OnModuleDestroy {
   /**
    * Adds or removes a resource subscription. The row is locked while it changes, so that requests
    * of one session on several replicas at once lose nothing. Returns the subscriptions now stored;
-   * null when the session is gone.
+   * null when the session is gone; `full` when `full` says the stored ones leave no room for it.
    */
-  async subscribe(id: string, uri: string, subscribed: boolean): Promise<string[] | null> {
+  async subscribe(
+    id: string,
+    uri: string,
+    subscribed: boolean,
+    full: (subscriptions: readonly string[], uri: string) => boolean,
+  ): Promise<string[] | 'full' | null> {
     const result = await this.dataSource.transaction(async (em) => {
       const sessions = em.getRepository(McpSession);
       const current = await sessions.findOne({
@@ -185,6 +190,7 @@ export class SessionStore implements OnModuleInit, OnModuleDestroy {
         lock: { mode: 'pessimistic_write' },
       });
       if (!current) return null;
+      if (subscribed && full(current.subscriptions, uri)) return 'full';
       const next = subscribed
         ? [...new Set([...current.subscriptions, uri])]
         : current.subscriptions.filter((candidate) => candidate !== uri);
@@ -192,7 +198,7 @@ export class SessionStore implements OnModuleInit, OnModuleDestroy {
         await sessions.update({ id }, { subscriptions: next });
       return next;
     });
-    if (result) {
+    if (Array.isArray(result)) {
       const cached = this.cache.get(id);
       if (cached) cached.subscriptions = result;
       await this.bus.publish({ type: 'mcp.session.changed', sessionId: id, ended: false });
