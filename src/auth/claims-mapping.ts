@@ -3,7 +3,7 @@ import { highestRole, type Role } from '../common/roles';
 import { isWellFormed, storableText } from '../common/untrusted-text';
 
 /** OpenID Connect's bound on a subject: at most 255 ASCII characters (Core 1.0, section 2). */
-const SUBJECT_LIMIT = 255;
+export const SUBJECT_LIMIT = 255;
 
 /** What Portico makes of an identity provider's claims about a person. */
 export interface MappedIdentity {
@@ -52,12 +52,14 @@ export function mapClaims(claims: Record<string, unknown>, config: OidcConfig): 
 }
 
 /**
- * The claims' subject when Portico can keep it as the person's key: a string of 1 to 255
+ * The claims' subject when Portico can look a person up by it: a string of 1 to `limit`
  * characters with no NUL and no unpaired surrogate. Null otherwise, and the identity is refused
- * (keyed by a repaired or cut subject, two people could share an account).
+ * (a repaired or cut subject could name another person). A sign-in, which keeps it, passes
+ * SUBJECT_LIMIT; a bearer token's subject (a machine client's id may be a long URL) is only
+ * looked up, never kept, and has no limit.
  */
-export function subjectOf(claims: Record<string, unknown>): string | null {
+export function subjectOf(claims: Record<string, unknown>, limit = Infinity): string | null {
   const { sub } = claims;
-  if (typeof sub !== 'string' || sub === '' || sub.length > SUBJECT_LIMIT) return null;
+  if (typeof sub !== 'string' || sub === '' || sub.length > limit) return null;
   return sub.includes('\0') || !isWellFormed(sub) ? null : sub;
 }

@@ -73,7 +73,9 @@ export class ExternalIssuer {
     }
     const sub = subjectOf(payload);
     if (sub === null)
-      throw invalid('The identity provider’s token names a subject Portico cannot keep.');
+      throw invalid(
+        'The identity provider’s token names its subject with a NUL or an unpaired surrogate.',
+      );
     const audience = this.boundAudience(payload.aud, oidc);
     const mapped = mapClaims(payload, oidc);
     if (mapped.role === null)

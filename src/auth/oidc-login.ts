@@ -11,7 +11,7 @@ import { SecretSettings } from '../config/slices/secrets.settings';
 import { ServerSettings } from '../config/slices/server.settings';
 import { deriveKey, signValue, verifyValue } from '../common/signed-value';
 import { AuthErrorCode, AuthException } from './auth.exception';
-import { type MappedIdentity, mapClaims, subjectOf } from './claims-mapping';
+import { type MappedIdentity, mapClaims, SUBJECT_LIMIT, subjectOf } from './claims-mapping';
 import { TeamNames } from './team-names';
 import { whenMigrated } from './when-migrated';
 
@@ -152,7 +152,7 @@ export class OidcLogin implements OnApplicationBootstrap, OnModuleDestroy {
       throw refused('The identity provider’s answer was refused; try again.');
     }
     if (!claims) throw refused('The identity provider sent no ID token.');
-    const subject = subjectOf(claims);
+    const subject = subjectOf(claims, SUBJECT_LIMIT);
     if (subject === null)
       throw refused(
         'The identity provider named the person with a subject Portico cannot keep (OpenID Connect allows at most 255 characters).',
