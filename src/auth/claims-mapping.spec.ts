@@ -73,7 +73,7 @@ describe('mapClaims', () => {
       { sub: 's1', name: `${'x'.repeat(199)}\u{1F600}`, groups: ['staff'] },
       oidc(),
     );
-    expect(long.displayName).toBe(`${'x'.repeat(199)}\uFFFD`);
+    expect(long.displayName).toBe('x'.repeat(199));
   });
 });
 

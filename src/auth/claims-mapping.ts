@@ -45,7 +45,7 @@ export function mapClaims(claims: Record<string, unknown>, config: OidcConfig): 
       typeof username === 'string' && username !== '' ? username : sub,
       [],
     ),
-    displayName: typeof name === 'string' ? storableText('', name.slice(0, 200), []) : '',
+    displayName: typeof name === 'string' ? storableText('', cut(name, 200), []) : '',
     role: highestRole(roles) ?? config.defaultRole,
     teamNames,
   };
@@ -62,4 +62,10 @@ export function subjectOf(claims: Record<string, unknown>, limit = Infinity): st
   const { sub } = claims;
   if (typeof sub !== 'string' || sub === '' || sub.length > limit) return null;
   return sub.includes('\0') || !isWellFormed(sub) ? null : sub;
+}
+
+/** The first `limit` characters of a text, one fewer where the cut would split a pair. */
+function cut(text: string, limit: number): string {
+  const head = text.slice(0, limit);
+  return /[\uD800-\uDBFF]$/.test(head) && text.length > limit ? head.slice(0, -1) : head;
 }
