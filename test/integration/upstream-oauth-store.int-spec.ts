@@ -4,7 +4,11 @@ import {
   SHARED_OWNER,
   UpstreamOAuthToken,
 } from '../../src/upstream/oauth/upstream-oauth-token.entity';
+import { type OAuthUpstream } from '../../src/upstream/oauth/oauth-exchange';
+import { UpstreamOAuth } from '../../src/upstream/oauth/upstream-oauth.service';
 import { DatabaseOAuthStore } from '../../src/upstream/oauth/upstream-oauth.store';
+import { Metrics } from '../../src/observability/metrics';
+import { startOAuthUpstream } from '../fixtures/oauth-upstream';
 import { openTestDataSource, type TestDataSource } from '../support/test-data-source';
 import { tempDataDir } from '../support/temp-dir';
 
@@ -31,5 +35,35 @@ describe('the upstream OAuth store', () => {
     expect((await stored()).refreshError).toBe('invalid grant \uFFFD');
     await store.records.tokenFailed(gateway.id, SHARED_OWNER, 'revoked\u0000 \udc00', true);
     expect((await stored()).refreshError).toBe('revoked \uFFFD');
+  });
+  it('keeps tokens whose lifetime no date can hold as tokens of unknown expiry', async () => {
+    const fixture = await startOAuthUpstream({ accessTokenTtlSeconds: 10 ** 13 });
+    try {
+      const gateway = await db.dataSource
+        .getRepository(Gateway)
+        .save({ name: 'forever', slug: 'forever', url: fixture.mcpUrl('shared') });
+      const settings = loadConfig({ DATA_DIR: tempDataDir() });
+      const store = new DatabaseOAuthStore(db.dataSource, settings);
+      const oauth = new UpstreamOAuth(store, settings, settings, settings, new Metrics());
+      const upstream: OAuthUpstream = {
+        gatewayId: gateway.id,
+        url: fixture.mcpUrl('shared'),
+        settings: { type: 'oauth', mode: 'shared' },
+      };
+      const begun = await oauth.begin(upstream, 'forever');
+      const back = await fixture.consent(begun.authorizationUrl, 'alice');
+      await oauth.finish(
+        upstream,
+        SHARED_OWNER,
+        back.searchParams.get('code')!,
+        begun.codeVerifier,
+        back.searchParams.get('iss') ?? undefined,
+      );
+      await expect(oauth.accessToken(upstream, SHARED_OWNER)).resolves.toEqual(expect.any(String));
+      const record = await store.records.token(gateway.id, SHARED_OWNER);
+      expect(record).toMatchObject({ expiresAt: null, refreshError: null });
+    } finally {
+      await fixture.close();
+    }
   });
 });

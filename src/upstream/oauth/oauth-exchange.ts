@@ -173,7 +173,7 @@ export class OAuthExchange {
       owner,
       userId: userIdOf(owner),
       tokens: this.sealed(tokens),
-      expiresAt: tokens.expires_in ? new Date(now.getTime() + tokens.expires_in * 1000) : null,
+      expiresAt: expiryOf(tokens.expires_in, now),
       refreshedAt: now,
       refreshError: null,
     };
@@ -197,4 +197,14 @@ export class OAuthExchange {
   private opened(sealed: string): unknown {
     return JSON.parse(unseal(this.secrets.encryptionKey, sealed));
   }
+}
+
+/**
+ * When tokens that live `seconds` from `now` expire; null when the provider said nothing usable,
+ * or a lifetime no date can hold (a hostile provider's, which would fail the write of the tokens).
+ */
+function expiryOf(seconds: number | undefined, now: Date): Date | null {
+  if (typeof seconds !== 'number' || !(seconds > 0)) return null;
+  const at = new Date(now.getTime() + seconds * 1000);
+  return Number.isNaN(at.getTime()) ? null : at;
 }
