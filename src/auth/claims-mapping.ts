@@ -1,6 +1,6 @@
 import { type OidcConfig } from '../config/slices/auth.settings';
 import { highestRole, type Role } from '../common/roles';
-import { isWellFormed, storableText } from '../common/untrusted-text';
+import { isStorableText, repairedText } from '../common/untrusted-text';
 
 /** OpenID Connect's bound on a subject: at most 255 ASCII characters (Core 1.0, section 2). */
 export const SUBJECT_LIMIT = 255;
@@ -40,12 +40,8 @@ export function mapClaims(claims: Record<string, unknown>, config: OidcConfig): 
   const name = claims.name;
   // What the person may have written at the provider is stored as PostgreSQL can store it.
   return {
-    username: storableText(
-      '',
-      typeof username === 'string' && username !== '' ? username : sub,
-      [],
-    ),
-    displayName: typeof name === 'string' ? storableText('', cut(name, 200), []) : '',
+    username: repairedText(typeof username === 'string' && username !== '' ? username : sub),
+    displayName: typeof name === 'string' ? repairedText(cut(name, 200)) : '',
     role: highestRole(roles) ?? config.defaultRole,
     teamNames,
   };
@@ -60,8 +56,9 @@ export function mapClaims(claims: Record<string, unknown>, config: OidcConfig): 
  */
 export function subjectOf(claims: Record<string, unknown>, limit = Infinity): string | null {
   const { sub } = claims;
-  if (typeof sub !== 'string' || sub === '' || sub.length > limit) return null;
-  return sub.includes('\0') || !isWellFormed(sub) ? null : sub;
+  return typeof sub === 'string' && sub !== '' && sub.length <= limit && isStorableText(sub)
+    ? sub
+    : null;
 }
 
 /** The first `limit` characters of a text, one fewer where the cut would split a pair. */

@@ -1,4 +1,4 @@
-import { storableJson, storableJsonText } from './untrusted-text';
+import { isStorableText, repairedText, storableJson, storableJsonText } from './untrusted-text';
 
 describe('storableJsonText', () => {
   it.each([
@@ -30,5 +30,16 @@ describe('storableJson', () => {
     expect(storableJson(fine)).toBe(fine);
     expect(storableJson({ a: ['b\u0000'] })).toEqual({ a: ['b'] });
     expect(storableJson(null)).toBeNull();
+  });
+});
+
+describe('repairedText', () => {
+  it('removes NULs and makes unpaired surrogates U+FFFD, keeping pairs', () => {
+    expect(repairedText('a\u0000b \uD800 \uDC00 \u{1F600}')).toBe('ab \uFFFD \uFFFD \u{1F600}');
+    expect(isStorableText('a\u0000b')).toBe(false);
+    expect(isStorableText('\u{1F600}'.slice(0, 1))).toBe(false);
+    const fine = 'plain \u{1F600}';
+    expect(isStorableText(fine)).toBe(true);
+    expect(repairedText(fine)).toBe(fine);
   });
 });

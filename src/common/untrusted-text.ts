@@ -13,7 +13,18 @@ export function isWellFormed(text: string): boolean {
   return !UNPAIRED_SURROGATE.test(text);
 }
 
-/** Text PostgreSQL can store: NUL characters removed, unpaired surrogates replaced by U+FFFD. */
+/** Whether PostgreSQL can store the text as it is: no NUL character, no unpaired surrogate. */
+export function isStorableText(text: string): boolean {
+  return !text.includes('\0') && isWellFormed(text);
+}
+
+/** The text as PostgreSQL can store it: NUL characters removed, unpaired surrogates U+FFFD. */
+export function repairedText(text: string): string {
+  if (isStorableText(text)) return text;
+  return text.replaceAll('\0', '').replace(UNPAIRED_SURROGATE, '\uFFFD');
+}
+
+/** repairedText, saying in `warnings` what `member` held. */
 export function storableText(member: string, text: string, warnings: string[]): string {
   let storable = text;
   if (storable.includes('\0')) {
@@ -29,11 +40,11 @@ export function storableText(member: string, text: string, warnings: string[]): 
 
 /**
  * A text column that stores what an upstream or another server said (an error it answered with),
- * made storable (storableText): one such character must not lose the whole write.
+ * repaired (repairedText): one such character must not lose the whole write.
  */
 export const STORABLE_TEXT = {
   to: (value: string | null | undefined): string | null | undefined =>
-    typeof value === 'string' ? storableText('', value, []) : value,
+    typeof value === 'string' ? repairedText(value) : value,
   from: (value: string | null): string | null => value,
 };
 

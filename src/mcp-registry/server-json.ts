@@ -1,5 +1,5 @@
 import { isJsonObject } from '../common/json-value';
-import { isWellFormed } from '../common/untrusted-text';
+import { isStorableText } from '../common/untrusted-text';
 
 /**
  * The shape of a registry entry (`server.json`, schema 2025-12-11) as far as Portico reads it: a
@@ -111,7 +111,7 @@ function text(value: unknown, path: string, max: number, required = true): strin
   if (typeof value !== 'string') throw new ServerJsonProblem(path, 'must be a string');
   if (required && value.length === 0) throw new ServerJsonProblem(path, 'must not be empty');
   if (value.length > max) throw new ServerJsonProblem(path, `must be at most ${max} characters`);
-  if (value.includes('\0') || !isWellFormed(value))
+  if (!isStorableText(value))
     throw new ServerJsonProblem(path, 'must not contain NUL characters or unpaired surrogates');
   return value;
 }
