@@ -63,12 +63,15 @@ export function storableJsonText(json: string): string {
   );
 }
 
-/** A JSON value as PostgreSQL can store it (see storableJsonText); itself when it can already. */
+/**
+ * A JSON value as PostgreSQL can store it (see storableJsonText); itself when it can already,
+ * found by walking its strings and keys, so that a value that needs nothing is not serialised
+ * twice (here and by the driver).
+ */
 export function storableJson<T>(value: T): T {
   if (value === null || value === undefined) return value;
-  const json = JSON.stringify(value);
-  const storable = storableJsonText(json);
-  return storable === json ? value : (JSON.parse(storable) as T);
+  if (!someString(value, (text) => !isStorableText(text))) return value;
+  return JSON.parse(storableJsonText(JSON.stringify(value))) as T;
 }
 
 /** A jsonb column that stores what a client or an upstream sent, made storable (storableJson). */

@@ -5,7 +5,11 @@ import { type OAuthUpstream } from '../../src/upstream/oauth/oauth-exchange';
 import { UpstreamOAuth } from '../../src/upstream/oauth/upstream-oauth.service';
 import { MemoryOAuthStore } from '../../src/upstream/oauth/upstream-oauth.store';
 import { UpstreamAuthorizationRequired } from '../../src/upstream/upstream-error';
-import { type OAuthUpstreamFixture, startOAuthUpstream } from '../fixtures/oauth-upstream';
+import {
+  connectShared,
+  type OAuthUpstreamFixture,
+  startOAuthUpstream,
+} from '../fixtures/oauth-upstream';
 import { tempDataDir } from '../support/temp-dir';
 import { describeEmbedded } from '../support/describe-on-postgres';
 
@@ -36,16 +40,8 @@ describeEmbedded('UpstreamOAuth when the upstream asks for more scope', () => {
       url: fixture.mcpUrl('shared'),
       settings: { type: 'oauth', mode: 'shared' },
     };
-    const first = await oauth.begin(upstream, 'first');
-    expect(scopesOf(first.authorizationUrl)).toEqual(['mcp', 'offline_access']);
-    const back = await fixture.consent(first.authorizationUrl, 'alice');
-    await oauth.finish(
-      upstream,
-      SHARED_OWNER,
-      back.searchParams.get('code')!,
-      first.codeVerifier,
-      back.searchParams.get('iss') ?? undefined,
-    );
+    const first = await connectShared(fixture, oauth, upstream, 'alice', 'first');
+    expect(scopesOf(first)).toEqual(['mcp', 'offline_access']);
     await expect(oauth.accessToken(upstream, SHARED_OWNER)).resolves.toEqual(expect.any(String));
 
     const refusal = await oauth.tooNarrow(upstream, SHARED_OWNER, 'mcp:admin');

@@ -8,7 +8,7 @@ import { type OAuthUpstream } from '../../src/upstream/oauth/oauth-exchange';
 import { UpstreamOAuth } from '../../src/upstream/oauth/upstream-oauth.service';
 import { DatabaseOAuthStore } from '../../src/upstream/oauth/upstream-oauth.store';
 import { Metrics } from '../../src/observability/metrics';
-import { startOAuthUpstream } from '../fixtures/oauth-upstream';
+import { connectShared, startOAuthUpstream } from '../fixtures/oauth-upstream';
 import { openTestDataSource, type TestDataSource } from '../support/test-data-source';
 import { tempDataDir } from '../support/temp-dir';
 
@@ -50,15 +50,7 @@ describe('the upstream OAuth store', () => {
         url: fixture.mcpUrl('shared'),
         settings: { type: 'oauth', mode: 'shared' },
       };
-      const begun = await oauth.begin(upstream, 'forever');
-      const back = await fixture.consent(begun.authorizationUrl, 'alice');
-      await oauth.finish(
-        upstream,
-        SHARED_OWNER,
-        back.searchParams.get('code')!,
-        begun.codeVerifier,
-        back.searchParams.get('iss') ?? undefined,
-      );
+      await connectShared(fixture, oauth, upstream, 'alice', 'forever');
       await expect(oauth.accessToken(upstream, SHARED_OWNER)).resolves.toEqual(expect.any(String));
       const record = await store.records.token(gateway.id, SHARED_OWNER);
       expect(record).toMatchObject({ expiresAt: null, refreshError: null });
