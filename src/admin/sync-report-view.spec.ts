@@ -69,12 +69,20 @@ describe('syncReportView', () => {
       ...list([]),
       resources: { ...list(['file:///a']), conflicts: [{ name: 'file:///b', reason: 'too long' }] },
       prompts: list(['greet']),
+      skills: { ...list([]), quarantined: ['skill://pdf/SKILL.md'] },
     })!;
     expect(view.changed).toBe(false);
     expect(view.sections.map((section) => [section.title, section.summary])).toEqual([
       ['Prompts', '1 added, 0 updated, 0 removed, 0 unchanged'],
       ['Resources', '1 added, 0 updated, 0 removed, 0 unchanged, 1 conflict'],
+      ['Skills', '0 added, 0 updated, 0 removed, 0 unchanged, 1 quarantined'],
     ]);
-    expect(view.sections[1]).toMatchObject({ entryLabel: 'Upstream URI', changed: true });
+    expect(view.sections[1]).toMatchObject({
+      entryLabel: 'Upstream URI',
+      changed: true,
+      review: '/admin/quarantine',
+    });
+    // Held skills are approved on the skills page, not in the quarantine.
+    expect(view.sections[2]).toMatchObject({ key: 'skills', review: '/admin/skills' });
   });
 });

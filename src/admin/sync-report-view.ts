@@ -30,6 +30,8 @@ export interface SyncSectionView extends SyncListView {
   key: string;
   /** What the lists hold: upstream names, or URIs. */
   entryLabel: string;
+  /** The page where what this section quarantined is reviewed. */
+  review: string;
 }
 
 export interface SyncReportView extends SyncListView {
@@ -39,14 +41,36 @@ export interface SyncReportView extends SyncListView {
   sections: SyncSectionView[];
 }
 
+const QUARANTINE = '/admin/quarantine';
+
 const SECTIONS = [
-  { field: 'prompts', title: 'Prompts', key: 'prompts', entryLabel: 'Upstream name' },
-  { field: 'resources', title: 'Resources', key: 'resources', entryLabel: 'Upstream URI' },
+  {
+    field: 'prompts',
+    title: 'Prompts',
+    key: 'prompts',
+    entryLabel: 'Upstream name',
+    review: QUARANTINE,
+  },
+  {
+    field: 'resources',
+    title: 'Resources',
+    key: 'resources',
+    entryLabel: 'Upstream URI',
+    review: QUARANTINE,
+  },
   {
     field: 'resourceTemplates',
     title: 'Resource templates',
     key: 'templates',
     entryLabel: 'Upstream URI template',
+    review: QUARANTINE,
+  },
+  {
+    field: 'skills',
+    title: 'Skills',
+    key: 'skills',
+    entryLabel: 'Upstream skill URI',
+    review: '/admin/skills',
   },
 ] as const;
 
@@ -54,9 +78,9 @@ const SECTIONS = [
 export function syncReportView(report: SyncReport | null | undefined): SyncReportView | null {
   if (!report) return null;
   const sections: SyncSectionView[] = [];
-  for (const { field, title, key, entryLabel } of SECTIONS) {
-    const section = report[field];
-    if (section) sections.push({ ...listView(section), title, key, entryLabel });
+  for (const { field, ...section } of SECTIONS) {
+    const list = report[field];
+    if (list) sections.push({ ...listView(list), ...section });
   }
   const drift = report.consolidationDrift ?? [];
   const view = listView(report);

@@ -5,6 +5,7 @@ import {
   clientSkillUri,
   manifestHash,
   mergedCacheHint,
+  type SkillRefusal,
   skillNameOf,
   type UpstreamSkill,
   upstreamSkillUri,
@@ -109,7 +110,7 @@ describe('admitSkill', () => {
       /surrogates/,
     ],
   ])('refuses %s', (_what, overrides, reason) => {
-    expect(admitSkill(entry(overrides))).toMatch(reason);
+    expect((admitSkill(entry(overrides)) as SkillRefusal).reason).toMatch(reason);
   });
 });
 

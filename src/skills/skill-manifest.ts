@@ -54,33 +54,49 @@ export function declaresDirectoryRead(capabilities: {
   return isJsonObject(settings) && settings.directoryRead === true;
 }
 
+/** Why an upstream's skill entry is refused: its URI, where it has a usable one, and the reason. */
+export interface SkillRefusal {
+  uri: string | null;
+  reason: string;
+}
+
 /**
- * A skill entry of an upstream, checked before anything is built from it; the reason it is
- * refused otherwise. The entry is kept as it came (frontmatter verbatim, digests as listed): a
- * client verifies the bytes it reads against exactly these.
+ * A skill entry of an upstream, checked before anything is built from it; why it is refused
+ * otherwise. The entry is kept as it came (frontmatter verbatim, digests as listed): a client
+ * verifies the bytes it reads against exactly these.
  */
-export function admitSkill(entry: unknown): UpstreamSkill | string {
-  if (!isJsonObject(entry)) return 'the entry is not an object';
-  const { uri, frontmatter, resources, _meta } = entry;
+export function admitSkill(entry: unknown): UpstreamSkill | SkillRefusal {
+  if (!isJsonObject(entry)) return { uri: null, reason: 'the entry is not an object' };
+  const { uri } = entry;
   if (typeof uri !== 'string' || uri.length === 0 || uri.length > SKILL_BOUNDS.uriLength)
-    return `uri must be a string of 1 to ${SKILL_BOUNDS.uriLength} characters`;
+    return {
+      uri: null,
+      reason: `uri must be a string of 1 to ${SKILL_BOUNDS.uriLength} characters`,
+    };
+  const admitted = admitAt(uri, entry);
+  return typeof admitted === 'string' ? { uri, reason: admitted } : admitted;
+}
+
+/** The entry at `uri`, admitted, or the reason it is refused. */
+function admitAt(uri: string, entry: JsonObject): UpstreamSkill | string {
+  const { frontmatter, resources, _meta } = entry;
   const name = skillNameOf(uri);
-  if (name === undefined) return `${uri} is not the URI of a SKILL.md under a skill path`;
-  if (!isJsonObject(frontmatter)) return `${uri}: frontmatter is not an object`;
+  if (name === undefined) return 'not the URI of a SKILL.md under a skill path';
+  if (!isJsonObject(frontmatter)) return 'frontmatter is not an object';
   if (frontmatter.name !== name)
-    return `${uri}: frontmatter.name does not equal the last segment of the skill path`;
+    return 'frontmatter.name does not equal the last segment of the skill path';
   if (typeof frontmatter.description !== 'string' || frontmatter.description.length === 0)
-    return `${uri}: frontmatter.description is missing`;
-  if (!SKILL_NAME.test(name)) return `${uri}: "${name}" breaks the skill naming rules`;
-  if (_meta !== undefined && !isJsonObject(_meta)) return `${uri}: _meta is not an object`;
+    return 'frontmatter.description is missing';
+  if (!SKILL_NAME.test(name)) return `"${name}" breaks the skill naming rules`;
+  if (_meta !== undefined && !isJsonObject(_meta)) return '_meta is not an object';
   const json = canonicalJson({ frontmatter, _meta: _meta ?? null });
   if (Buffer.byteLength(json) > SKILL_BOUNDS.jsonBytes)
-    return `${uri}: frontmatter and _meta exceed ${SKILL_BOUNDS.jsonBytes} bytes`;
+    return `frontmatter and _meta exceed ${SKILL_BOUNDS.jsonBytes} bytes`;
   const files = admitFiles(uri, resources);
-  if ('refused' in files) return `${uri}: ${files.refused}`;
+  if ('refused' in files) return files.refused;
   // Kept as it came, so what PostgreSQL cannot store is refused, not repaired.
   const unstorable = unstorableJson([uri, frontmatter, _meta ?? null, files.files]);
-  if (unstorable) return `${uri}: ${unstorable}`;
+  if (unstorable) return unstorable;
   return { uri, name, frontmatter, resources: files.files, meta: (_meta as JsonObject) ?? null };
 }
 

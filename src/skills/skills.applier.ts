@@ -4,21 +4,16 @@ import { type QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialE
 import { canonicalJson } from '../common/canonical-json';
 import { KEEP_UPDATED_AT } from '../common/keep-updated-at';
 import { type Gateway } from '../gateways/gateway.entity';
+import { type SyncConflict, type SyncListReport } from '../sync-report/sync-report';
 import { type PinningMode } from '../pin-state/definition-pin';
 import { admitSkill, manifestHash, type UpstreamSkill } from './skill-manifest';
 import { type UpstreamSkillListing } from './skill-listing';
 import { Skill } from './skill.entity';
 
-/** What a sync did to a gateway's skills. */
+/** What a sync did to a gateway's skills; its report is absent when there were none to list. */
 export interface SkillsApplied {
   changed: boolean;
-  added: number;
-  updated: number;
-  removed: number;
-  /** Skills whose manifest is not the approved one: not served until approved. */
-  held: number;
-  /** Entries the upstream listed that were refused, and why. */
-  refused: string[];
+  report?: SyncListReport;
 }
 
 /**
@@ -38,10 +33,12 @@ export function pinAfterSync(
 
 /**
  * Writes an upstream's skills into the catalogue, inside the sync's transaction: entries are
- * admitted one by one (a bad one is refused and said, the rest stored), keyed by their URI.
+ * admitted one by one (a bad one is refused and reported, the rest stored), keyed by their URI.
  * `listing` absent: the upstream does not declare the extension (any more), and its skills go.
  * Only a new or changed skill is written; the listing's cache hint, which every read renews, is
  * one statement for them all and leaves `updatedAt` alone (it dates the skill's last change).
+ * The report's lists hold the upstream's skill URIs; `quarantined` the skills this sync held
+ * (new under review, or a changed manifest), `released` those it served again (pinning off).
  */
 @Injectable()
 export class SkillsApplier {
@@ -57,30 +54,30 @@ export class SkillsApplier {
     const stored = new Map(
       (await repository.findBy({ gatewayId: gateway.id })).map((skill) => [skill.uri, skill]),
     );
-    const refused: string[] = [];
+    const conflicts: SyncConflict[] = [];
     const listed = new Map<string, UpstreamSkill>();
-    for (const entry of listing?.entries ?? []) {
+    for (const [index, entry] of (listing?.entries ?? []).entries()) {
       const admitted = admitSkill(entry);
-      if (typeof admitted === 'string') refused.push(admitted);
-      else if (listed.has(admitted.uri)) refused.push(`${admitted.uri} is listed twice`);
+      if ('reason' in admitted)
+        conflicts.push({ name: admitted.uri ?? `entry ${index + 1}`, reason: admitted.reason });
+      else if (listed.has(admitted.uri))
+        conflicts.push({ name: admitted.uri, reason: 'listed twice' });
       else listed.set(admitted.uri, admitted);
     }
-    if (refused.length > 0)
+    if (conflicts.length > 0)
       this.logger.warn(
-        `Gateway '${gateway.name}' lists ${refused.length} skill(s) Portico refused: ${refused.slice(0, 5).join('; ')}`,
+        `Gateway '${gateway.name}' lists ${conflicts.length} skill(s) Portico refused: ${conflicts
+          .slice(0, 5)
+          .map(({ name, reason }) => `${name}: ${reason}`)
+          .join('; ')}`,
       );
-    const applied: SkillsApplied = {
-      changed: false,
-      added: 0,
-      updated: 0,
-      removed: 0,
-      held: 0,
-      refused,
-    };
+    const report: SyncListReport = { added: [], updated: [], removed: [], unchanged: 0, conflicts };
+    const quarantined: string[] = [];
+    const released: string[] = [];
     const gone = [...stored.values()].filter((skill) => !listed.has(skill.uri));
     if (gone.length > 0) {
       await repository.delete(gone.map((skill) => skill.id));
-      applied.removed = gone.length;
+      report.removed = gone.map((skill) => skill.uri);
     }
     const hint = {
       ttlMs: boundedTtl(listing?.hint.ttlMs ?? null),
@@ -108,10 +105,13 @@ export class SkillsApplier {
         directoryRead: listing?.directoryRead ?? false,
         ...hint,
       };
-      if (pinnedHash !== hash) applied.held++;
+      const held = pinnedHash !== hash;
+      const wasHeld = previous !== undefined && previous.pinnedHash !== previous.manifestHash;
+      if (held && (!wasHeld || previous.manifestHash !== hash)) quarantined.push(skill.uri);
+      if (!held && wasHeld) released.push(skill.uri);
       if (!previous) {
         await repository.save(repository.create(row));
-        applied.added++;
+        report.added.push(skill.uri);
         continue;
       }
       const changed =
@@ -119,13 +119,18 @@ export class SkillsApplier {
         previous.pinnedHash !== pinnedHash ||
         previous.gatewaySlug !== gateway.slug ||
         previous.directoryRead !== row.directoryRead;
-      if (changed) applied.updated++;
+      if (changed) report.updated.push(skill.uri);
+      else report.unchanged++;
       // The entry's _meta is stored and served, though no part of the manifest a pin approves.
       if (changed || canonicalJson(previous.meta) !== canonicalJson(row.meta))
         await repository.update(previous.id, row as QueryDeepPartialEntity<Skill>);
     }
-    applied.changed = applied.added + applied.updated + applied.removed > 0;
-    return applied;
+    if (quarantined.length > 0) report.quarantined = quarantined;
+    if (released.length > 0) report.released = released;
+    return {
+      changed: report.added.length + report.updated.length + report.removed.length > 0,
+      ...(listing || stored.size > 0 ? { report } : {}),
+    };
   }
 }
 

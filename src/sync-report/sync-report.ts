@@ -58,8 +58,8 @@ export interface SyncListReport {
 }
 
 /**
- * What one sync changed: its tools at the top level, resources, resource templates and prompts
- * in their own sections (absent when the upstream offers none).
+ * What one sync changed: its tools at the top level, resources, resource templates, prompts and
+ * skills in their own sections (absent when the upstream offers none).
  */
 export interface SyncReport extends SyncListReport {
   /** Consolidated tools' members of this gateway whose schemas drifted; absent when none did. */
@@ -67,4 +67,6 @@ export interface SyncReport extends SyncListReport {
   resources?: SyncListReport;
   resourceTemplates?: SyncListReport;
   prompts?: SyncListReport;
+  /** The upstream's skills (Skills extension), by URI. */
+  skills?: SyncListReport;
 }

@@ -138,6 +138,7 @@ export class SyncApplier {
         pins,
       ),
       ...others.report,
+      ...(skills.report ? { skills: skills.report } : {}),
     };
     await em.getRepository(Gateway).update(gatewayId, {
       status: 'healthy',

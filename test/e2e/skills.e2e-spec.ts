@@ -45,6 +45,13 @@ describe('Skills through Portico', () => {
       .send({ name: 'docs', url: fixture.url, pinning: 'first-sight' })
       .expect(201);
     gatewayId = gateway.body.id;
+    expect(gateway.body.lastSyncReport.skills).toEqual({
+      added: ['skill://pdf-processing/SKILL.md', 'skill://release-notes/SKILL.md'],
+      updated: [],
+      removed: [],
+      unchanged: 0,
+      conflicts: [],
+    });
     const skills = await t.api().get('/api/v1/skills').query({ gatewayId }).expect(200);
     const server = await t.api().post('/api/v1/servers').send({ name: 'skilled' }).expect(201);
     await t
@@ -208,7 +215,15 @@ describe('Skills through Portico', () => {
       await expect(
         client.readResource({ uri: 'docs+skill://pdf-processing/references/FORMS.md' }),
       ).rejects.toThrow(/held for review/);
-      await t.api().post(`/api/v1/gateways/${gatewayId}/sync`).expect(200);
+      const report = await t.api().post(`/api/v1/gateways/${gatewayId}/sync`).expect(200);
+      expect(report.body.skills).toEqual({
+        added: [],
+        updated: ['skill://pdf-processing/SKILL.md'],
+        removed: [],
+        unchanged: 1,
+        conflicts: [],
+        quarantined: ['skill://pdf-processing/SKILL.md'],
+      });
       const held = await t.api().get('/api/v1/skills').query({ gatewayId, q: 'pdf' }).expect(200);
       expect(held.body.items[0]).toMatchObject({ held: true });
       expect(held.body.items[0].pinnedHash).not.toBe(held.body.items[0].manifestHash);
@@ -225,6 +240,9 @@ describe('Skills through Portico', () => {
       // The admin page shows it held, and approves the manifest listed now.
       const { agent } = await loginAgent(t.baseUrl);
       const id = held.body.items[0].id as string;
+      const gatewayPage = await agent.get(`/admin/gateways/${gatewayId}`).expect(200);
+      expect(gatewayPage.text).toContain('Skills: 0 added, 1 updated, 0 removed, 1 unchanged');
+      expect(gatewayPage.text).toContain(`href="/admin/skills?gatewayId=${gatewayId}"`);
       const listPage = await agent.get('/admin/skills').expect(200);
       expect(listPage.text).toContain('docs-pdf-processing');
       expect(listPage.text).toContain('Held');

@@ -42,8 +42,13 @@ async function startUpstream(
 
 const digest = (text: string) => `sha256:${createHash('sha256').update(text).digest('hex')}`;
 
-function skill(name: string, frontmatter: Record<string, unknown> = {}, meta?: unknown) {
-  const uri = `skill://${name}/SKILL.md`;
+function skill(
+  name: string,
+  frontmatter: Record<string, unknown> = {},
+  meta?: unknown,
+  root = 'skill://',
+) {
+  const uri = `${root}${name}/SKILL.md`;
   return {
     uri,
     frontmatter: { name, description: `${name} skill`, ...frontmatter },
@@ -110,6 +115,8 @@ describe('an upstream whose words PostgreSQL cannot store', () => {
           skill('kept'),
           skill('nul-frontmatter', { description: 'a\u0000b' }),
           skill('surrogate-meta', {}, { ['key\ud800']: 1 }),
+          skill('nul-path', {}, undefined, 'skill://a\u0000b/'),
+          'not an entry',
         ],
       },
     };
@@ -129,6 +136,30 @@ describe('an upstream whose words PostgreSQL cannot store', () => {
         .send({ name: 'wordy', url: upstream.url })
         .expect(201);
       expect(created.body).toMatchObject({ status: 'healthy', lastError: null });
+      // The report says which entries were refused and why; a name it cannot store is repaired.
+      expect(created.body.lastSyncReport.skills).toEqual({
+        added: ['skill://kept/SKILL.md'],
+        updated: [],
+        removed: [],
+        unchanged: 0,
+        conflicts: [
+          {
+            name: 'skill://nul-frontmatter/SKILL.md',
+            reason: 'the definition contains NUL characters (U+0000)',
+          },
+          {
+            name: 'skill://surrogate-meta/SKILL.md',
+            reason: 'the definition contains unpaired UTF-16 surrogates',
+          },
+          {
+            name: 'skill://ab/nul-path/SKILL.md',
+            reason: 'the definition contains NUL characters (U+0000)',
+          },
+          { name: 'entry 5', reason: 'the entry is not an object' },
+        ],
+      });
+      const read = await t.api().get(`/api/v1/gateways/${created.body.id}`).expect(200);
+      expect(read.body.lastSyncReport.skills).toEqual(created.body.lastSyncReport.skills);
       const tools = await t.api().get('/api/v1/tools').query({ gatewayId: created.body.id });
       expect(tools.body.items.map((tool: { name: string }) => tool.name)).toEqual(['wordy-echo']);
       const skills = await t.api().get('/api/v1/skills').query({ gatewayId: created.body.id });

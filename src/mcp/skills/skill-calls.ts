@@ -93,8 +93,11 @@ export class SkillCalls {
       connection.request('skills/get', { uri: skill.entry.uri }, { signal: request.signal }),
     );
     const entry = admitSkill((result as { skill?: unknown }).skill);
-    if (typeof entry === 'string')
-      throw new UpstreamFailure('protocol', `skills/get answered with an invalid entry: ${entry}`);
+    if ('reason' in entry)
+      throw new UpstreamFailure(
+        'protocol',
+        `skills/get answered with an invalid entry: ${entry.reason}`,
+      );
     if (entry.uri !== skill.entry.uri || manifestHash(entry) !== skill.manifestHash)
       throw heldBack(uri, 'its upstream now serves another manifest than the one approved');
     return {

@@ -3,20 +3,21 @@ import { type ReportedFinding } from '../../sync-report/sync-report';
 import {
   type ConsolidationDrift,
   type SyncConflict,
+  type SyncListReport,
   type SyncReport,
   type SyncWarning,
 } from '../../sync-report/sync-report';
 
 export class SyncConflictDto implements SyncConflict {
-  @ApiProperty({ description: 'The upstream (original) tool name.' })
+  @ApiProperty({ description: 'The upstream (original) name, or URI.' })
   name!: string;
 
-  @ApiProperty({ description: 'Why the tool was not stored.' })
+  @ApiProperty({ description: 'Why the entry was not stored.' })
   reason!: string;
 }
 
 export class SyncWarningDto implements SyncWarning {
-  @ApiProperty({ description: 'The upstream (original) tool name.' })
+  @ApiProperty({ description: 'The upstream (original) name, or URI.' })
   name!: string;
 
   @ApiProperty({ description: 'What was changed on the way in, such as a truncated description.' })
@@ -54,27 +55,34 @@ export class ConsolidationDriftDto implements ConsolidationDrift {
   difference!: string;
 }
 
-export class SyncReportDto implements SyncReport {
-  @ApiProperty({ description: 'Upstream names of tools added.', type: [String] })
+/**
+ * What one sync changed in one list. Its lists hold upstream names: tool names at the report's
+ * top level; prompt names, resource URIs, URI templates and skill URIs in their sections.
+ */
+export class SyncListReportDto implements SyncListReport {
+  @ApiProperty({ description: 'Upstream names of entries added.', type: [String] })
   added!: string[];
 
-  @ApiProperty({ description: 'Upstream names of tools whose definition changed.', type: [String] })
+  @ApiProperty({
+    description: 'Upstream names of entries whose definition changed.',
+    type: [String],
+  })
   updated!: string[];
 
-  @ApiProperty({ description: 'Upstream names of tools removed.', type: [String] })
+  @ApiProperty({ description: 'Upstream names of entries removed.', type: [String] })
   removed!: string[];
 
-  @ApiProperty({ description: 'Number of tools that did not change.' })
+  @ApiProperty({ description: 'Number of entries that did not change.' })
   unchanged!: number;
 
   @ApiProperty({
-    description: 'Upstream tools that were not stored, with the reason.',
+    description: 'Upstream entries that were not stored, with the reason.',
     type: [SyncConflictDto],
   })
   conflicts!: SyncConflictDto[];
 
   @ApiPropertyOptional({
-    description: 'Tools stored with a change, such as a truncated description.',
+    description: 'Entries stored with a change, such as a truncated description.',
     type: [SyncWarningDto],
   })
   warnings?: SyncWarningDto[];
@@ -97,11 +105,33 @@ export class SyncReportDto implements SyncReport {
     type: [SyncFindingDto],
   })
   findings?: SyncFindingDto[];
+}
 
+/** The tools at the top level; the other lists in sections, absent when the upstream offers none. */
+export class SyncReportDto extends SyncListReportDto implements SyncReport {
   @ApiPropertyOptional({
     description:
       "Consolidated tools' members of this gateway whose input schemas no longer match the shared schema; each such target is withheld from clients until it matches again.",
     type: [ConsolidationDriftDto],
   })
   consolidationDrift?: ConsolidationDriftDto[];
+
+  @ApiPropertyOptional({ description: 'The prompts, by upstream name.', type: SyncListReportDto })
+  prompts?: SyncListReportDto;
+
+  @ApiPropertyOptional({ description: 'The resources, by upstream URI.', type: SyncListReportDto })
+  resources?: SyncListReportDto;
+
+  @ApiPropertyOptional({
+    description: 'The resource templates, by upstream URI template.',
+    type: SyncListReportDto,
+  })
+  resourceTemplates?: SyncListReportDto;
+
+  @ApiPropertyOptional({
+    description:
+      'The skills (Skills extension), by upstream skill URI; `quarantined` lists those this sync held until approved (`POST /api/v1/skills/{id}/approve`).',
+    type: SyncListReportDto,
+  })
+  skills?: SyncListReportDto;
 }
