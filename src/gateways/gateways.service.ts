@@ -164,6 +164,7 @@ export class GatewaysService {
   async create(dto: GatewayCreateDto, scope: TeamScope): Promise<GatewayResponseDto> {
     const slug = this.slugOf(dto.name);
     const transport = this.transportColumns(dto, null, scope);
+    assertCredentialsStay(dto, null, transport.url, scope);
     const eraPin = eraPinOf(dto, transport.transport, 'auto');
     const teamId = scope.teamForNew(dto.teamId, `Gateway '${dto.name}'`);
     const gateway = await this.writing(async (em) => {
@@ -199,6 +200,7 @@ export class GatewaysService {
       }
       const slug = dto.name === undefined ? gateway.slug : this.slugOf(dto.name);
       const transport = this.transportColumns(dto, gateway, scope);
+      assertCredentialsStay(dto, gateway, transport.url, scope);
       const eraPin = eraPinOf(dto, transport.transport, gateway.eraPin);
       await this.assertUnique(em, {
         id,
@@ -660,6 +662,32 @@ const NO_STDIO = {
   stdioEnvNames: null,
   stdioEnv: null,
 } as const;
+
+/**
+ * Who may choose where credentials go. A token-exchange gateway sends every caller's own token
+ * (one Portico accepts from them, an admin's included) to its token service, so only admins set
+ * one. And credentials go only where whoever entered them meant: a non-admin who moves a gateway
+ * to another URL enters its credentials again in the same request, so that nobody points a
+ * secret they never saw at a server of their own.
+ */
+function assertCredentialsStay(
+  dto: GatewayUpdateDto,
+  existing: Gateway | null,
+  url: string | null,
+  scope: TeamScope,
+): void {
+  if (scope.everything) return;
+  if (dto.auth?.type === 'token-exchange')
+    throw new AuthException(
+      AuthErrorCode.Forbidden,
+      "Only admins may set token exchange on a gateway: every caller's own token goes to its token service.",
+    );
+  if (existing && existing.authType !== 'none' && dto.auth === undefined && url !== existing.url)
+    throw fieldProblem(
+      'auth',
+      'the gateway holds credentials: enter them again (auth) to send them to another url',
+    );
+}
 
 function fieldProblem(property: string, message: string): RequestValidationException {
   return new RequestValidationException([
