@@ -1,6 +1,8 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { z } from 'zod';
+import { DEPLOYMENT_SETTINGS } from '../config/settings/deployment-settings';
+import { TUNING_KNOBS } from '../config/settings/tuning-knobs';
 import { ConfigDocumentErrorCode, ConfigDocumentException } from './config-document.exception';
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
@@ -35,11 +37,23 @@ export const secretRefSchema = z.union([
 export type SecretRef = z.infer<typeof secretRefSchema>;
 
 /**
- * Portico's own settings are not credentials for an upstream: naming one would send, say, the
- * encryption key to whichever URL the document names.
+ * What Portico and its runtime read for themselves are not credentials for an upstream: naming
+ * one would send, say, the encryption key to whichever URL the document names. Every variable
+ * of Portico's settings (from their registry, so that a new one is covered as it is added), the
+ * old variables of the tuning knobs, `PORTICO_*`, OpenTelemetry's exporter settings
+ * (`OTEL_EXPORTER_OTLP_HEADERS` carries a tracing vendor's key) and the PostgreSQL driver's
+ * (`PGPASSWORD` and the other `PG…` of libpq, which have no underscore: a gateway `pg`'s
+ * exported `PG_TOKEN` is not one of them).
  */
-const PORTICO_SETTINGS =
-  /^(DATABASE_URL|ENCRYPTION_KEY|JWT_SECRET|ADMIN_PASSWORD|ADMIN_USERNAME|OIDC_CLIENT_SECRET|EMBEDDINGS_API_KEY|METRICS_TOKEN|REDIS_URL|CONFIG_FILE|CONFIG_SECRETS_DIR|PORTICO_[A-Z0-9_]*)$/;
+const OWN_VARIABLES: ReadonlySet<string> = new Set([
+  ...DEPLOYMENT_SETTINGS.map(({ env }) => env),
+  ...TUNING_KNOBS.flatMap(({ env }) => (env ? [env] : [])),
+]);
+const RUNTIME_VARIABLES = /^(PORTICO_[A-Z0-9_]*|OTEL_EXPORTER_[A-Z0-9_]+|PG[A-Z]+)$/;
+
+function isOwnVariable(name: string): boolean {
+  return OWN_VARIABLES.has(name) || RUNTIME_VARIABLES.test(name);
+}
 
 export interface SecretSource {
   env: NodeJS.ProcessEnv;
@@ -49,7 +63,7 @@ export interface SecretSource {
 /** The value a reference names; a missing or refused one fails the whole apply (422). */
 export function resolveSecret(ref: SecretRef, source: SecretSource, where: string): string {
   if ('fromEnv' in ref) {
-    if (PORTICO_SETTINGS.test(ref.fromEnv))
+    if (isOwnVariable(ref.fromEnv))
       throw secretProblem(where, `may not name Portico's own setting ${ref.fromEnv}`);
     const value = source.env[ref.fromEnv];
     if (value === undefined || value === '')

@@ -201,11 +201,27 @@ describe('configuration as code', () => {
     const invalid = await app.api().put('/api/v1/config').send(inline).expect(422);
     expect(invalid.body).toMatchObject({ code: 'config.invalid' });
 
-    for (const fromEnv of ['CONFIG_E2E_UNSET', 'ENCRYPTION_KEY']) {
-      const unset = document(github, jira);
-      unset.gateways[0]!.auth.token = { fromEnv };
-      const refused = await app.api().put('/api/v1/config').send(unset).expect(422);
-      expect(refused.body).toMatchObject({ code: 'config.secret_unavailable' });
+    // Set or not, what Portico and its runtime read for themselves is never a credential.
+    process.env.OTEL_EXPORTER_OTLP_HEADERS = 'x-vendor-key=secret';
+    process.env.PGPASSWORD = 'secret';
+    try {
+      for (const fromEnv of [
+        'CONFIG_E2E_UNSET',
+        'ENCRYPTION_KEY',
+        'OTEL_EXPORTER_OTLP_HEADERS',
+        'PGPASSWORD',
+        'OIDC_ISSUER',
+        'MCP_REGISTRIES',
+        'PORTICO_ANYTHING',
+      ]) {
+        const unset = document(github, jira);
+        unset.gateways[0]!.auth.token = { fromEnv };
+        const refused = await app.api().put('/api/v1/config').send(unset).expect(422);
+        expect(refused.body).toMatchObject({ code: 'config.secret_unavailable' });
+      }
+    } finally {
+      delete process.env.OTEL_EXPORTER_OTLP_HEADERS;
+      delete process.env.PGPASSWORD;
     }
     const outside = document(github, jira);
     outside.gateways[1]!.auth = {
