@@ -269,4 +269,55 @@ describe('Skills through Portico', () => {
       await client.close();
     }
   });
+
+  it("serves a skill's files only as the skill, whatever other route names them", async () => {
+    const pdf = 'docs+skill://pdf-processing/SKILL.md';
+    const templates = await t
+      .api()
+      .get('/api/v1/resource-templates')
+      .query({ gatewayId })
+      .expect(200);
+    const resources = await t.api().get('/api/v1/resources').query({ gatewayId }).expect(200);
+    // The upstream lists every SKILL.md as a resource and its files under a template, as the
+    // SDK's Skills extension does: a server of those alone, without the skills.
+    const plain = await t
+      .api()
+      .post('/api/v1/servers')
+      .send({
+        name: 'plain-resources',
+        resourceIds: (resources.body.items as { id: string }[]).map((resource) => resource.id),
+        resourceTemplateIds: (templates.body.items as { id: string }[]).map(
+          (template) => template.id,
+        ),
+      })
+      .expect(201);
+    const readThrough = async (at: string, uri: string) => {
+      const client = await sdkClient(t.baseUrl, at, t.token, '2026-07-28');
+      try {
+        return await client.readResource({ uri });
+      } finally {
+        await client.close();
+      }
+    };
+    for (const uri of [pdf, 'docs+skill://pdf-processing/references/FORMS.md'])
+      await expect(readThrough(`/servers/${plain.body.id}/mcp`, uri)).rejects.toThrow(
+        /No skill is served at/,
+      );
+    const [skill] = (
+      await t.api().get('/api/v1/skills').query({ gatewayId, q: 'release' }).expect(200)
+    ).body.items as { id: string }[];
+    // A disabled skill is not served anywhere, not even on /mcp as a resource.
+    await t.api().patch(`/api/v1/skills/${skill!.id}`).send({ enabled: false }).expect(200);
+    try {
+      await expect(readThrough('/mcp', 'docs+skill://release-notes/SKILL.md')).rejects.toThrow(
+        /No skill is served at/,
+      );
+    } finally {
+      await t.api().patch(`/api/v1/skills/${skill!.id}`).send({ enabled: true }).expect(200);
+    }
+    expect(
+      (await readThrough('/mcp', 'docs+skill://release-notes/SKILL.md')).contents,
+    ).toHaveLength(1);
+    await t.api().delete(`/api/v1/servers/${plain.body.id}`).expect(204);
+  });
 });

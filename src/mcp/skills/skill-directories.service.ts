@@ -3,13 +3,18 @@ import { DataSource } from 'typeorm';
 import { EventBus } from '../../events/event-bus';
 import { Metrics } from '../../observability/metrics';
 import { Server } from '../../servers/server.entity';
-import { type SkillFileEntry, type SkillUriMap } from '../../skills/skill-manifest';
+import { directoryOf, type SkillFileEntry, type SkillUriMap } from '../../skills/skill-manifest';
 import { Skill } from '../../skills/skill.entity';
 import { isHeld } from '../../skills/skills.service';
 import { ToolNameQuery } from '../../virtual-names/tool-name.query';
 import { type McpScope } from '../protocol/mcp-scope';
 import { ScopeCache } from '../directory/scope-cache';
-import { policySkillOf, type ServedSkill, SkillDirectory } from './skill-directory';
+import {
+  policySkillOf,
+  type ServedSkill,
+  type SkillClaims,
+  SkillDirectory,
+} from './skill-directory';
 
 const NONE = new SkillDirectory({ original: false }, []);
 
@@ -49,9 +54,25 @@ export class SkillDirectories implements OnModuleInit, OnModuleDestroy {
       .getRepository(Skill)
       .createQueryBuilder('skill')
       .innerJoin('skill.gateway', 'gateway')
-      .where('gateway.enabled = true AND skill.enabled = true')
       .orderBy('skill.gateway_slug', 'ASC')
       .addOrderBy('skill.uri', 'ASC');
+    if (scope.kind === 'all') {
+      // Every skill claims its directory; only those enabled, of enabled gateways, are served.
+      qb.addSelect(['gateway.id', 'gateway.enabled']);
+      const rows = await qb.getMany();
+      const claims = new Map<string, Set<string>>();
+      for (const row of rows) {
+        const directories = claims.get(row.gatewayId) ?? new Set<string>();
+        directories.add(directoryOf(row.uri));
+        claims.set(row.gatewayId, directories);
+      }
+      return this.directory(
+        map,
+        rows.filter((row) => row.enabled && row.gateway?.enabled === true),
+        claims,
+      );
+    }
+    qb.where('gateway.enabled = true AND skill.enabled = true');
     if (scope.kind === 'server') {
       const server = await this.dataSource
         .getRepository(Server)
@@ -63,7 +84,14 @@ export class SkillDirectories implements OnModuleInit, OnModuleDestroy {
         { serverId: scope.serverId },
       );
     }
-    const rows = await qb.getMany();
+    return this.directory(map, await qb.getMany());
+  }
+
+  private directory(
+    map: SkillUriMap,
+    rows: readonly Skill[],
+    claims?: SkillClaims,
+  ): SkillDirectory {
     const skills: ServedSkill[] = [];
     const taken = new Set<string>();
     const directory = new SkillDirectory(map, skills);
@@ -79,7 +107,7 @@ export class SkillDirectories implements OnModuleInit, OnModuleDestroy {
       taken.add(skill.clientUri);
       skills.push(skill);
     }
-    return new SkillDirectory(map, skills);
+    return new SkillDirectory(map, skills, claims);
   }
 
   private served(directory: SkillDirectory, row: Skill): ServedSkill {

@@ -30,4 +30,17 @@ describe('SkillDirectory', () => {
     expect(directory.declared).toBe(true);
     expect(new SkillDirectory({ original: true }, []).declared).toBe(false);
   });
+
+  it("knows every skill's directory by gateway and upstream URI, served here or not", () => {
+    const claims = new Map([['gw-docs', new Set(['skill://pdf', 'skill://team/notes'])]]);
+    const all = new SkillDirectory({ original: false }, [], claims);
+    expect(all.claimed('gw-docs', 'skill://pdf/SKILL.md')).toBe(true);
+    expect(all.claimed('gw-docs', 'skill://pdf/references/FORMS.md')).toBe(true);
+    expect(all.claimed('gw-docs', 'skill://team/notes/x.md')).toBe(true);
+    expect(all.claimed('gw-docs', 'skill://pdf-tools/SKILL.md')).toBe(false);
+    expect(all.claimed('gw-docs', 'skill://team/other.md')).toBe(false);
+    expect(all.claimed('gw-other', 'skill://pdf/SKILL.md')).toBe(false);
+    expect(all.owner('docs+skill://pdf/SKILL.md')).toBeUndefined();
+    expect(directory.claimed('gw-docs', 'skill://pdf/SKILL.md')).toBe(false);
+  });
 });

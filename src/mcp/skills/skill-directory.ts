@@ -32,9 +32,13 @@ export interface ServedSkill {
   policy: PolicyTool;
 }
 
+/** Every stored skill's directory, by gateway and upstream URI: served or not, enabled or not. */
+export type SkillClaims = ReadonlyMap<string, ReadonlySet<string>>;
+
 /**
  * The skills one scope serves, built from the catalogue (enabled, of an enabled gateway, a member
- * of the server), with their client URIs: the scope's lookups by URI are map lookups.
+ * of the server), with their client URIs: the scope's lookups by URI are map lookups. The
+ * directory of every scope (`/mcp`) also holds every skill's claim on its upstream's URIs.
  */
 export class SkillDirectory {
   private readonly bySkillUri = new Map<string, ServedSkill>();
@@ -43,6 +47,7 @@ export class SkillDirectory {
   constructor(
     readonly map: SkillUriMap,
     readonly skills: readonly ServedSkill[],
+    private readonly claims: SkillClaims = new Map(),
   ) {
     for (const skill of skills) {
       this.bySkillUri.set(skill.clientUri, skill);
@@ -67,16 +72,20 @@ export class SkillDirectory {
 
   /** The skill whose directory holds the client's URI (a file, a subdirectory, or itself). */
   owner(clientUri: string): ServedSkill | undefined {
-    if (this.skills.length === 0 || !clientUri.includes('://')) return undefined;
-    let candidate = clientUri;
-    for (let depth = 0; depth < MAX_URI_DEPTH; depth++) {
-      const found = this.byDirectory.get(candidate);
-      if (found) return found;
-      const slash = candidate.lastIndexOf('/');
-      if (slash <= candidate.indexOf('://') + 2) return undefined;
-      candidate = candidate.slice(0, slash);
-    }
-    return undefined;
+    if (this.skills.length === 0) return undefined;
+    return withinDirectory(clientUri, (candidate) => this.byDirectory.get(candidate));
+  }
+
+  /**
+   * Whether a URI of the gateway's upstream lies in a skill's directory: the skill's file, which
+   * only the skill may serve (approved, visible, enabled), never an ordinary resource read.
+   */
+  claimed(gatewayId: string, upstreamUri: string): boolean {
+    const directories = this.claims.get(gatewayId);
+    if (!directories) return false;
+    return (
+      withinDirectory(upstreamUri, (candidate) => directories.has(candidate) || undefined) ?? false
+    );
   }
 
   /** An upstream URI of the skill's gateway as this scope's clients see it. */
@@ -89,6 +98,23 @@ export class SkillDirectory {
     if (this.map.original) return clientUri;
     return clientUri.slice(skill.gatewaySlug.length + 1);
   }
+}
+
+/** The first directory, walking up from `uri` (itself included), for which `found` says something. */
+function withinDirectory<T>(
+  uri: string,
+  found: (directory: string) => T | undefined,
+): T | undefined {
+  if (!uri.includes('://')) return undefined;
+  let candidate = uri;
+  for (let depth = 0; depth < MAX_URI_DEPTH; depth++) {
+    const result = found(candidate);
+    if (result !== undefined) return result;
+    const slash = candidate.lastIndexOf('/');
+    if (slash <= candidate.indexOf('://') + 2) return undefined;
+    candidate = candidate.slice(0, slash);
+  }
+  return undefined;
 }
 
 /**
