@@ -1,6 +1,8 @@
 import request from 'supertest';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
-import { createTeam, createUser, type TestUser } from '../support/identities';
+import { csrfOf } from '../support/admin-browser-session';
+import { textOf } from '../support/html-text';
+import { createTeam, createUser, type TestUser, USER_PASSWORD } from '../support/identities';
 import { startTestApp, type TestApp } from '../support/test-app';
 
 // Where a gateway's credentials go is chosen by an admin or by whoever enters them. An operator
@@ -102,12 +104,39 @@ describe('where a gateway’s credentials may go', () => {
     expect(heard).toContain('Bearer operator-secret');
     expect(heard.join(' ')).not.toContain('admin-entered-secret');
 
-    // An admin may move it as it is.
+    // The admin form says the same to her, on the credentials' field, and keeps them.
     await t
       .api()
       .patch(path)
       .send({ url: genuine.url, auth: { type: 'bearer', token: 'admin-entered-secret' } })
       .expect(200);
+    const agent = request.agent(t.baseUrl);
+    const login = await agent.get('/admin/login').expect(200);
+    await agent
+      .post('/admin/login')
+      .type('form')
+      .send({ _csrf: csrfOf(login.text), username: operator.username, password: USER_PASSWORD })
+      .expect(303);
+    const edit = await agent.get(`/admin/gateways/${gateway.body.id}/edit`).expect(200);
+    expect(textOf(edit.text)).toContain('Only admins may set token exchange');
+    const page = await agent
+      .post(`/admin/gateways/${gateway.body.id}`)
+      .type('form')
+      .send({
+        _csrf: csrfOf(edit.text),
+        name: 'Team reports',
+        url: elsewhere.url,
+        transport: 'streamable-http',
+        authType: 'keep',
+        pinning: 'first-sight',
+        eraPin: 'auto',
+      })
+      .expect(422);
+    expect(textOf(page.text)).toContain('enter them again');
+    expect((await t.api().get(path).expect(200)).body.url).toBe(genuine.url);
+    expect(heard.join(' ')).not.toContain('admin-entered-secret');
+
+    // An admin may move it as it is.
     await t.api().patch(path).send({ url: elsewhere.url }).expect(200);
     await t.api().delete(path).expect(204);
   });
