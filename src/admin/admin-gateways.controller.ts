@@ -347,8 +347,6 @@ export class AdminGatewaysController {
         findingThresholds: findingOptions(values.quarantineOnFinding),
         eraPins: eraPinOptions(values.eraPin),
         stdio: { commands: this.config.stdioCommands.join(', ') },
-        // Only admins set a stdio command or token exchange.
-        admin: pageScope(request).everything,
         teams: teamChoices(
           pageScope(request),
           (await this.teams.list({ limit: MAX_PAGE_SIZE, offset: 0 }, pageScope(request))).items,
