@@ -72,18 +72,15 @@ export class SkillDirectories implements OnModuleInit, OnModuleDestroy {
         claims,
       );
     }
-    qb.where('gateway.enabled = true AND skill.enabled = true');
-    if (scope.kind === 'server') {
-      const server = await this.dataSource
-        .getRepository(Server)
-        .findOneBy({ id: scope.serverId, enabled: true });
-      if (!server) return NONE;
-      map.original = server.naming === 'original';
-      qb.andWhere(
-        'EXISTS (SELECT 1 FROM server_skill member WHERE member.skill_id = skill.id AND member.server_id = :serverId)',
-        { serverId: scope.serverId },
-      );
-    }
+    const server = await this.dataSource
+      .getRepository(Server)
+      .findOneBy({ id: scope.serverId, enabled: true });
+    if (!server) return NONE;
+    map.original = server.naming === 'original';
+    qb.where('gateway.enabled = true AND skill.enabled = true').andWhere(
+      'EXISTS (SELECT 1 FROM server_skill member WHERE member.skill_id = skill.id AND member.server_id = :serverId)',
+      { serverId: scope.serverId },
+    );
     return this.directory(map, await qb.getMany());
   }
 
