@@ -9,6 +9,7 @@ import { type PinningMode } from '../pin-state/definition-pin';
 import { admitSkill, manifestHash, type UpstreamSkill } from './skill-manifest';
 import { type UpstreamSkillListing } from './skill-listing';
 import { Skill } from './skill.entity';
+import { isHeld } from './skills.service';
 
 /** What a sync did to a gateway's skills; its report is absent when there were none to list. */
 export interface SkillsApplied {
@@ -106,7 +107,7 @@ export class SkillsApplier {
         ...hint,
       };
       const held = pinnedHash !== hash;
-      const wasHeld = previous !== undefined && previous.pinnedHash !== previous.manifestHash;
+      const wasHeld = previous !== undefined && isHeld(previous);
       if (held && (!wasHeld || previous.manifestHash !== hash)) quarantined.push(skill.uri);
       if (!held && wasHeld) released.push(skill.uri);
       if (!previous) {

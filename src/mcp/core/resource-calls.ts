@@ -10,6 +10,8 @@ import { type UpstreamConnection } from '../../upstream/upstream-connection';
 import { McpApps, resourceNotFound } from '../apps/mcp-apps.service';
 import { invalidParams } from '../protocol/mcp-errors';
 import { type McpRequest, type Served } from '../protocol/mcp-request';
+import { scopeOf } from '../protocol/mcp-scope';
+import { SkillDirectories } from '../skills/skill-directories.service';
 import { Continuation, type RoundTarget } from './continuation';
 import { paginate } from './paginate';
 import { isInputRequired, UpstreamClient } from '../../upstream/upstream-client';
@@ -38,6 +40,7 @@ export class ResourceCalls {
     private readonly apps: McpApps,
     private readonly continuation: Continuation,
     private readonly client: UpstreamClient,
+    private readonly skills: SkillDirectories,
   ) {}
 
   /**
@@ -72,6 +75,11 @@ export class ResourceCalls {
     const uri = uriOf(request.params, 'resources/read');
     if (this.apps.owns(uri)) return this.readUi(request, directory, uri, served);
     const target = this.target(directory, uri);
+    // Its upstream may list a skill's files as resources too (the SDK's extension does): read so,
+    // they would pass a skill this scope does not serve, or one held or disabled. /mcp's skill
+    // directory knows every skill's claim.
+    if ((await this.skills.get(scopeOf(null))).claimed(target.gatewayId, target.upstreamUri))
+      throw invalidParams(`No skill is served at ${uri}`);
     served.gateway = target.gatewaySlug;
     const { _meta } = request.params as Record<string, unknown>;
     const round: RoundTarget = {

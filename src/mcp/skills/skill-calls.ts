@@ -20,14 +20,10 @@ import { UpstreamClient } from '../../upstream/upstream-client';
 import { UpstreamFailure } from '../../upstream/upstream-error';
 import { invalidParams, RpcError } from '../protocol/mcp-errors';
 import { type McpRequest, type Served } from '../protocol/mcp-request';
-import { type McpScope } from '../protocol/mcp-scope';
 import { paginate } from '../core/paginate';
 import { type ScopeDirectory } from '../directory/scope-directory';
 import { type ServedSkill, type SkillDirectory } from './skill-directory';
 import { SkillDirectories } from './skill-directories.service';
-
-/** The scope of `/mcp`, whose skill directory holds every skill's claim. */
-const ALL: McpScope = { kind: 'all' };
 
 /**
  * The longest a client may keep a skills answer of Portico's: past it Portico may have synced
@@ -123,15 +119,7 @@ export class SkillCalls {
     const uri = uriOf(request.params, 'resources/read');
     const skills = await this.directories.get(request.scope);
     const skill = skills.owner(uri);
-    if (!skill) {
-      // Its upstream may list a skill's files as resources too (the SDK's extension does): read
-      // so, they would pass a skill this scope does not serve, one held or disabled.
-      const target = directory.resources.resolve(uri);
-      if (target === null || target === 'ambiguous') return null;
-      const all = await this.directories.get(ALL);
-      if (!all.claimed(target.gatewayId, target.upstreamUri)) return null;
-      throw invalidParams(`No skill is served at ${uri}`);
-    }
+    if (!skill) return null;
     if (!this.visible(request, directory, skill))
       throw invalidParams(`No skill is served at ${uri}`);
     const upstreamUri = skills.upstreamUri(skill, uri);
