@@ -4,6 +4,7 @@ import { type Skill, SkillsClient } from '@modelcontextprotocol/client/ext/skill
 import { DataSource } from 'typeorm';
 import { type SkillsServer, startSkillsServer } from '../fixtures/skills-server';
 import { csrfOf, loginAgent } from '../support/admin-browser-session';
+import { eventually } from '../support/mcp-client';
 import { startTestApp, type TestApp } from '../support/test-app';
 
 // The Skills extension through Portico, with the SDK v2 client's SkillsClient (which verifies
@@ -299,10 +300,31 @@ describe('Skills through Portico', () => {
         await client.close();
       }
     };
+    const plainPath = `/servers/${plain.body.id}/mcp`;
     for (const uri of [pdf, 'docs+skill://pdf-processing/references/FORMS.md'])
-      await expect(readThrough(`/servers/${plain.body.id}/mcp`, uri)).rejects.toThrow(
+      await expect(readThrough(plainPath, uri)).rejects.toThrow(/No skill is served at/);
+    const listedThrough = async (at: string) => {
+      const client = await sdkClient(t.baseUrl, at, t.token, '2026-07-28');
+      try {
+        return (await client.listResources()).resources.map((resource) => resource.uri);
+      } finally {
+        await client.close();
+      }
+    };
+    // Nor listed there, nor followed by a 2025 session (refused before its upstream is asked).
+    expect(await listedThrough(plainPath)).toEqual([]);
+    const session = await sdkClient(t.baseUrl, plainPath, t.token, '2025-11-25');
+    try {
+      await expect(session.subscribeResource({ uri: pdf })).rejects.toThrow(
         /No skill is served at/,
       );
+    } finally {
+      await session.close();
+    }
+    expect((await listedThrough('/mcp')).sort()).toEqual([
+      pdf,
+      'docs+skill://release-notes/SKILL.md',
+    ]);
     const [skill] = (
       await t.api().get('/api/v1/skills').query({ gatewayId, q: 'release' }).expect(200)
     ).body.items as { id: string }[];
@@ -312,12 +334,27 @@ describe('Skills through Portico', () => {
       await expect(readThrough('/mcp', 'docs+skill://release-notes/SKILL.md')).rejects.toThrow(
         /No skill is served at/,
       );
+      expect(await listedThrough('/mcp')).toEqual([pdf]);
     } finally {
       await t.api().patch(`/api/v1/skills/${skill!.id}`).send({ enabled: true }).expect(200);
     }
     expect(
       (await readThrough('/mcp', 'docs+skill://release-notes/SKILL.md')).contents,
     ).toHaveLength(1);
+    // A skill a deny policy hides is neither listed nor read as a resource either.
+    const deny = await t
+      .api()
+      .post('/api/v1/policies')
+      .send({ name: 'hide-pdf', expression: 'tool.name == "docs-pdf-processing"', effect: 'deny' })
+      .expect(201);
+    try {
+      await eventually(async () =>
+        expect(await listedThrough('/mcp')).toEqual(['docs+skill://release-notes/SKILL.md']),
+      );
+      await expect(readThrough('/mcp', pdf)).rejects.toThrow(/No skill is served at/);
+    } finally {
+      await t.api().delete(`/api/v1/policies/${deny.body.id}`).expect(204);
+    }
     await t.api().delete(`/api/v1/servers/${plain.body.id}`).expect(204);
   });
 });

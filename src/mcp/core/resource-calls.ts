@@ -10,7 +10,6 @@ import { type UpstreamConnection } from '../../upstream/upstream-connection';
 import { McpApps, resourceNotFound } from '../apps/mcp-apps.service';
 import { invalidParams } from '../protocol/mcp-errors';
 import { type McpRequest, type Served } from '../protocol/mcp-request';
-import { scopeOf } from '../protocol/mcp-scope';
 import { SkillDirectories } from '../skills/skill-directories.service';
 import { Continuation, type RoundTarget } from './continuation';
 import { paginate } from './paginate';
@@ -44,15 +43,22 @@ export class ResourceCalls {
   ) {}
 
   /**
-   * The scope's resources, then the per-tool UI resources of MCP Apps of the tools the principal
-   * may see (`tools`).
+   * The scope's resources (a skill's files only where the skill is served: see `target`), then
+   * the per-tool UI resources of MCP Apps of the tools the principal may see (`tools`).
    */
-  list(
+  async list(
+    request: McpRequest,
     directory: ScopeDirectory,
     cursor?: string,
     tools: ToolDirectory = directory.tools,
-  ): ListResourcesResult {
-    const all = [...directory.resources.definitions, ...this.apps.listResources(tools)];
+  ): Promise<ListResourcesResult> {
+    const withheld = await this.skills.withheld(directory, request.principal);
+    const all = [
+      ...directory.resources.resources.flatMap((resource) =>
+        withheld(resource, resource.uri) ? [] : [resource.definition],
+      ),
+      ...this.apps.listResources(tools),
+    ];
     const page = paginate(all, cursor, this.config.mcpPageSize);
     if (!page) throw invalidParams('Invalid cursor');
     return { resources: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
@@ -74,12 +80,7 @@ export class ResourceCalls {
   ): Promise<ReadResourceResult> {
     const uri = uriOf(request.params, 'resources/read');
     if (this.apps.owns(uri)) return this.readUi(request, directory, uri, served);
-    const target = this.target(directory, uri);
-    // Its upstream may list a skill's files as resources too (the SDK's extension does): read so,
-    // they would pass a skill this scope does not serve, or one held or disabled. /mcp's skill
-    // directory knows every skill's claim.
-    if ((await this.skills.get(scopeOf(null))).claimed(target.gatewayId, target.upstreamUri))
-      throw invalidParams(`No skill is served at ${uri}`);
+    const target = await this.target(request, directory, uri);
     served.gateway = target.gatewaySlug;
     const { _meta } = request.params as Record<string, unknown>;
     const round: RoundTarget = {
@@ -114,12 +115,22 @@ export class ResourceCalls {
     };
   }
 
-  /** The upstream and its URI behind a client's URI; an error when none or several own it. */
-  target(directory: ScopeDirectory, uri: string): ResourceTarget {
+  /**
+   * The upstream and its URI behind a client's URI, to read or to follow; an error when none or
+   * several own it. An upstream may list a skill's files as resources too (the SDK's extension
+   * does): one is reached here only where the scope serves its skill to the principal.
+   */
+  async target(
+    request: Pick<McpRequest, 'principal'>,
+    directory: ScopeDirectory,
+    uri: string,
+  ): Promise<ResourceTarget> {
     const target = directory.resources.resolve(uri);
     if (target === 'ambiguous')
       throw invalidParams(`More than one upstream's template matches ${uri}`);
     if (!target) throw resourceNotFound(uri);
+    if ((await this.skills.withheld(directory, request.principal))(target, uri))
+      throw invalidParams(`No skill is served at ${uri}`);
     return target;
   }
 

@@ -9,6 +9,7 @@ import { SseResponse } from '../streams/sse-response';
 import { endAtExpiry } from '../streams/stream-expiry';
 import { StreamQuota } from '../streams/stream-quota';
 import { honouredFilter } from './listen-filter';
+import { SkillDirectories } from '../skills/skill-directories.service';
 import { TaskListens } from '../tasks/task-listens';
 import { ListenHub, type OpenListen, SUBSCRIPTION_ID } from './listen-hub';
 import { ResourceWatch } from './resource-watch';
@@ -34,6 +35,7 @@ export class ListenEndpoint {
     private readonly watch: ResourceWatch,
     private readonly quota: StreamQuota,
     private readonly tasks: TaskListens,
+    private readonly skills: SkillDirectories,
   ) {}
 
   /**
@@ -124,7 +126,8 @@ export class ListenEndpoint {
 
   /**
    * Follows each URI upstream (through the scope's directory, as a read resolves it); the URIs
-   * followed, with the way to stop. One that names no resource of the scope, or whose upstream
+   * followed, with the way to stop. One that names no resource of the scope (a skill's file where
+   * the skill is not served to the principal included), or whose upstream
    * offers no subscriptions or cannot be reached within the upstream timeout, is left out.
    */
   private async follow(
@@ -136,10 +139,11 @@ export class ListenEndpoint {
     if (uris.length === 0) return [];
     const directory = await this.directories.get(scope);
     if (!directory) return [];
+    const withheld = await this.skills.withheld(directory, principal);
     const followed = await Promise.all(
       uris.map(async (uri) => {
         const target = directory.resources.resolve(uri);
-        if (!target || target === 'ambiguous') return null;
+        if (!target || target === 'ambiguous' || withheld(target, uri)) return null;
         try {
           const stop = await this.watch.follow(
             target,

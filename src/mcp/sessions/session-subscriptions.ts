@@ -30,7 +30,7 @@ export class SessionSubscriptions {
     const method = subscribed ? 'resources/subscribe' : 'resources/unsubscribe';
     const directory = await this.dispatcher.directory(runtime.scope);
     const uri = uriOf(request.params, method);
-    const target = this.resources.target(directory, uri);
+    const target = await this.resources.target(request, directory, uri);
     if (subscribed && isFull(runtime.session.subscriptions, uri)) throw tooMany();
     let stop: (() => void) | null = null;
     if (subscribed && !runtime.follows(uri))

@@ -22,7 +22,7 @@ import { invalidParams, RpcError } from '../protocol/mcp-errors';
 import { type McpRequest, type Served } from '../protocol/mcp-request';
 import { paginate } from '../core/paginate';
 import { type ScopeDirectory } from '../directory/scope-directory';
-import { type ServedSkill, type SkillDirectory } from './skill-directory';
+import { type ServedSkill, servedTo, type SkillDirectory } from './skill-directory';
 import { SkillDirectories } from './skill-directories.service';
 
 /**
@@ -192,7 +192,7 @@ export class SkillCalls {
   }
 
   private visible(request: McpRequest, directory: ScopeDirectory, skill: ServedSkill): boolean {
-    return !skill.held && directory.guard.policy.listed(request.principal, skill.policy);
+    return servedTo(directory, request.principal, skill);
   }
 
   /** Merged hints; a listing that policies filter depends on who asks, so it is private. */

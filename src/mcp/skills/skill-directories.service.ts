@@ -7,11 +7,15 @@ import { directoryOf, type SkillFileEntry, type SkillUriMap } from '../../skills
 import { Skill } from '../../skills/skill.entity';
 import { isHeld } from '../../skills/skills.service';
 import { ToolNameQuery } from '../../virtual-names/tool-name.query';
-import { type McpScope } from '../protocol/mcp-scope';
+import { type McpScope, scopeOf } from '../protocol/mcp-scope';
+import { type ResourceTarget } from '../directory/resource-directory';
+import { type ScopeDirectory } from '../directory/scope-directory';
+import { type Principal } from '../../auth/principal';
 import { ScopeCache } from '../directory/scope-cache';
 import {
   policySkillOf,
   type ServedSkill,
+  servedTo,
   type SkillClaims,
   SkillDirectory,
 } from './skill-directory';
@@ -46,6 +50,26 @@ export class SkillDirectories implements OnModuleInit, OnModuleDestroy {
 
   get(scope: McpScope): Promise<SkillDirectory> {
     return this.cache.get(scope.kind === 'all' ? '' : scope.serverId, () => this.load(scope));
+  }
+
+  /**
+   * A test of the scope's resources: true for one that lies in a stored skill's directory (any
+   * skill's, enabled or not, a member of the scope or not) and that the scope does not serve the
+   * principal as that skill. Listed, read or followed as an ordinary resource, such a file would
+   * pass a skill held for review, disabled, hidden by a policy or of another server.
+   */
+  async withheld(
+    directory: ScopeDirectory,
+    principal: Principal,
+  ): Promise<(target: ResourceTarget, clientUri: string) => boolean> {
+    const [all, scoped] = await Promise.all([this.get(scopeOf(null)), this.get(directory.scope)]);
+    return (target, clientUri) => {
+      if (!all.claimed(target.gatewayId, target.upstreamUri)) return false;
+      const skill = scoped.owner(clientUri);
+      return (
+        !skill || skill.gatewayId !== target.gatewayId || !servedTo(directory, principal, skill)
+      );
+    };
   }
 
   private async load(scope: McpScope): Promise<SkillDirectory> {

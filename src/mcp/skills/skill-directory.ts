@@ -1,3 +1,4 @@
+import { type Principal } from '../../auth/principal';
 import { type PolicyTool } from '../../policies/policy-tool';
 import { withStandardAnnotations } from '../../policies/policy-input';
 import {
@@ -8,6 +9,7 @@ import {
   type UpstreamCacheHint,
   type UpstreamSkill,
 } from '../../skills/skill-manifest';
+import { type ScopeDirectory } from '../directory/scope-directory';
 
 /** Path segments walked up from a URI to find the skill that holds it. */
 const MAX_URI_DEPTH = 64;
@@ -98,6 +100,15 @@ export class SkillDirectory {
     if (this.map.original) return clientUri;
     return clientUri.slice(skill.gatewaySlug.length + 1);
   }
+}
+
+/** Whether the scope serves the skill to the principal: approved, and listed by its policies. */
+export function servedTo(
+  directory: ScopeDirectory,
+  principal: Principal,
+  skill: ServedSkill,
+): boolean {
+  return !skill.held && directory.guard.policy.listed(principal, skill.policy);
 }
 
 /** The first directory, walking up from `uri` (itself included), for which `found` says something. */
