@@ -136,7 +136,11 @@ export class McpRegistryService {
       };
     if (!dto.confirm)
       return { outcome: 'changes', changes, gateway: await this.gateways.get(existing.id, scope) };
-    await this.gateways.update(existing.id, updateFields(shape, existing), scope);
+    await this.gateways
+      .update(existing.id, updateFields(shape, existing), scope)
+      .catch((error: unknown) => {
+        throw inImportTerms(error);
+      });
     await this.recordOrigin(existing.id, registry, server);
     return { outcome: 'updated', changes, gateway: await this.gateways.get(existing.id, scope) };
   }
@@ -267,4 +271,24 @@ function updateFields(shape: GatewayShape, existing: Gateway): GatewayUpdateDto 
           ? { auth: { type: 'none' as const } }
           : {};
   return { transport: shape.transport, url: shape.url, ...auth };
+}
+
+/**
+ * A gateway's refusal in the import's terms: the credentials an import gives are `headers`, where
+ * the gateway's are `auth` (a non-admin whose re-import moves a gateway holding credentials to
+ * another URL gives them again: see GatewaysService).
+ */
+function inImportTerms(error: unknown): unknown {
+  if (!(error instanceof RequestValidationException)) return error;
+  if (!error.errors.some((problem) => problem.field === 'auth')) return error;
+  return new RequestValidationException([
+    {
+      property: 'headers',
+      constraints: {
+        credentials:
+          'the gateway holds credentials and this import moves it to another url: give its headers again to send them there',
+      },
+      children: [],
+    },
+  ]);
 }

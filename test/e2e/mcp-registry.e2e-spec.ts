@@ -212,6 +212,69 @@ describe('The MCP Registry, both ways', () => {
     expect(stored[0]!.auth_secret).not.toContain('weather-secret');
   });
 
+  it('asks an operator whose re-import moves a gateway holding credentials for its headers again', async () => {
+    const gateway = (
+      (await t.api().get('/api/v1/gateways').expect(200)).body.items as {
+        id: string;
+        url: string;
+      }[]
+    ).find((each) => each.url === weather.url);
+    const team = await createTeam(t, 'Movers');
+    const operator = await createUser(t, 'mo', 'operator', [team]);
+    await t.api().patch(`/api/v1/gateways/${gateway!.id}`).send({ teamId: team }).expect(200);
+    // Another server, which records what it is sent.
+    const heard: (string | undefined)[] = [];
+    const elsewhere = createServer((req, res) => {
+      heard.push(req.headers.authorization);
+      res.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve));
+    const host = `127.0.0.1:${(elsewhere.address() as AddressInfo).port}`;
+    const reimport = (body: Record<string, unknown>, status: number) =>
+      request(t.baseUrl)
+        .post('/api/v1/mcp-registry/import')
+        .set('Authorization', `Bearer ${operator.token}`)
+        .send({
+          registry: good,
+          name: 'io.github.user/remote-weather',
+          variables: { host },
+          confirm: true,
+          ...body,
+        })
+        .expect(status);
+    try {
+      const refused = await reimport({}, 422);
+      expect(refused.body.errors).toEqual([
+        {
+          field: 'headers',
+          messages: [
+            'the gateway holds credentials and this import moves it to another url: give its headers again to send them there',
+          ],
+        },
+      ]);
+      expect((await t.api().get(`/api/v1/gateways/${gateway!.id}`).expect(200)).body.url).toBe(
+        weather.url,
+      );
+      const moved = await reimport({ headers: { Authorization: 'Bearer her-own' } }, 200);
+      expect(moved.body).toMatchObject({
+        outcome: 'updated',
+        gateway: { url: `http://${host}/mcp` },
+      });
+      expect(heard.length).toBeGreaterThan(0);
+      expect(heard).not.toContain(WEATHER_SECRET);
+    } finally {
+      await importing({
+        registry: good,
+        name: 'io.github.user/remote-weather',
+        variables: { host: new URL(weather.url).host },
+        headers: { Authorization: WEATHER_SECRET },
+        confirm: true,
+      });
+      await t.api().patch(`/api/v1/gateways/${gateway!.id}`).send({ teamId: null }).expect(200);
+      elsewhere.close();
+    }
+  });
+
   it('imports an sse remote with its required and defaulted headers', async () => {
     const { body } = (await importing({
       registry: good,
