@@ -573,6 +573,31 @@ describe('MCP Apps through the gateway', () => {
     );
   });
 
+  it('does not serve the UI of a tool a deny policy hides from the caller', async () => {
+    const uri = uriOf('Beta', 'get-time');
+    const uris = async () => (await all.listResources()).resources.map((resource) => resource.uri);
+    const deny = await t
+      .api()
+      .post('/api/v1/policies')
+      .send({
+        name: 'hide-beta-time',
+        expression: `tool.id == "${tool('Beta', 'get-time').id}"`,
+        effect: 'deny',
+      })
+      .expect(201);
+    try {
+      await eventually(async () => {
+        expect(await uris()).not.toContain(uri);
+        await expect(all.readResource({ uri })).rejects.toThrow('Resource not found');
+      });
+    } finally {
+      await t.api().delete(`/api/v1/policies/${deny.body.id}`).expect(204);
+    }
+    await eventually(async () =>
+      expect((await all.readResource({ uri })).contents).toHaveLength(1),
+    );
+  });
+
   it('stops serving a disabled tool’s UI and hashed name', async () => {
     const betaTime = tool('Beta', 'get-time');
     const uris = async () => (await all.listResources()).resources.map((resource) => resource.uri);

@@ -104,10 +104,21 @@ export class McpApps {
     return this.resources(directory);
   }
 
-  async planRead(directory: ToolDirectory, uri: string): Promise<UiRead> {
+  /**
+   * How a per-tool UI resource is read: Portico's page, built here, or the upstream's. Not found
+   * unless the caller may see the tool: a member of the scope only where its policies list it to
+   * the caller (`visible`); an app-visible tool of a gateway that supplies one of those only where
+   * they list its own record (`listed`).
+   */
+  async planRead(
+    scope: ToolDirectory,
+    visible: ToolDirectory,
+    listed: (tool: PolicyTool) => boolean,
+    uri: string,
+  ): Promise<UiRead> {
     const hash = parsePrefabResourceUri(uri);
     const tool = hash === null ? null : await this.lookup.byHash(hash);
-    if (!tool || !this.mayRead(directory, tool)) throw resourceNotFound(uri);
+    if (!tool || !mayRead(scope, visible, listed, tool)) throw resourceNotFound(uri);
     const ui = toolUi(tool.meta, tool.appConfig);
     if (!ui) throw resourceNotFound(uri);
     if (ui.kind === 'prefab') {
@@ -124,13 +135,6 @@ export class McpApps {
       return { kind: 'built', result };
     }
     return { kind: 'upstream', tool, upstreamUri: ui.uri };
-  }
-
-  private mayRead(directory: ToolDirectory, tool: AppTool): boolean {
-    return (
-      directory.byHash.has(tool.toolHash) ||
-      (tool.visibility.includes('app') && directory.gatewayIds.has(tool.gatewayId))
-    );
   }
 
   /** The upstream's page with the call-rewriting bridge first, and its `_meta.ui` merged. */
@@ -197,4 +201,16 @@ export class McpApps {
     }
     return resources;
   }
+}
+
+function mayRead(
+  scope: ToolDirectory,
+  visible: ToolDirectory,
+  listed: (tool: PolicyTool) => boolean,
+  tool: AppTool,
+): boolean {
+  if (scope.byHash.has(tool.toolHash)) return visible.byHash.has(tool.toolHash);
+  return (
+    tool.visibility.includes('app') && visible.gatewayIds.has(tool.gatewayId) && listed(tool.policy)
+  );
 }

@@ -250,7 +250,7 @@ export class Dispatcher {
       case 'tools/list':
         return this.tools.list(request, visible(), cursorOf(params));
       case 'resources/list':
-        return this.resources.list(request, directory, cursorOf(params), visible());
+        return this.resources.list(request, directory, cursorOf(params));
       case 'resources/templates/list':
         return this.resources.templates(directory, cursorOf(params));
       case 'prompts/list':

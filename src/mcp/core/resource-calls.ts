@@ -11,11 +11,11 @@ import { McpApps, resourceNotFound } from '../apps/mcp-apps.service';
 import { invalidParams } from '../protocol/mcp-errors';
 import { type McpRequest, type Served } from '../protocol/mcp-request';
 import { SkillDirectories } from '../skills/skill-directories.service';
+import { CallGuard } from './call-guard';
 import { Continuation, type RoundTarget } from './continuation';
 import { paginate } from './paginate';
 import { isInputRequired, UpstreamClient } from '../../upstream/upstream-client';
 import { type ResourceTarget } from '../directory/resource-directory';
-import { type ToolDirectory } from '../directory/tool-directory';
 import { type ScopeDirectory } from '../directory/scope-directory';
 
 /** Pages of an upstream's resource list searched for the entry of an app's page. */
@@ -40,24 +40,24 @@ export class ResourceCalls {
     private readonly continuation: Continuation,
     private readonly client: UpstreamClient,
     private readonly skills: SkillDirectories,
+    private readonly guard: CallGuard,
   ) {}
 
   /**
    * The scope's resources (a skill's files only where the skill is served: see `target`), then
-   * the per-tool UI resources of MCP Apps of the tools the principal may see (`tools`).
+   * the per-tool UI resources of MCP Apps of the tools the principal may see.
    */
   async list(
     request: McpRequest,
     directory: ScopeDirectory,
     cursor?: string,
-    tools: ToolDirectory = directory.tools,
   ): Promise<ListResourcesResult> {
     const withheld = await this.skills.withheld(directory, request.principal);
     const all = [
       ...directory.resources.resources.flatMap((resource) =>
         withheld(resource, resource.uri) ? [] : [resource.definition],
       ),
-      ...this.apps.listResources(tools),
+      ...this.apps.listResources(this.guard.visible(directory, request.principal)),
     ];
     const page = paginate(all, cursor, this.config.mcpPageSize);
     if (!page) throw invalidParams('Invalid cursor');
@@ -140,7 +140,13 @@ export class ResourceCalls {
     uri: string,
     served: Served,
   ): Promise<ReadResourceResult> {
-    const plan = await this.apps.planRead(directory.tools, uri);
+    const { policy } = directory.guard;
+    const plan = await this.apps.planRead(
+      directory.tools,
+      this.guard.visible(directory, request.principal),
+      (tool) => policy.listed(request.principal, tool),
+      uri,
+    );
     if (plan.kind === 'built') return plan.result;
     const { tool, upstreamUri } = plan;
     served.gateway = tool.gatewaySlug;
