@@ -25,6 +25,34 @@ export class ServedResourcesQuery {
       .getMany();
   }
 
+  /**
+   * What an operator withdrew from enabled gateways: disabled resources, and templates disabled or
+   * held for review. No endpoint reads their URIs, whatever else would admit them (`/mcp` reads
+   * any URI of a gateway; another template may match).
+   */
+  async withdrawn(): Promise<{
+    resources: Pick<Resource, 'gatewayId' | 'uri'>[];
+    templates: Pick<ResourceTemplate, 'gatewayId' | 'uriTemplate'>[];
+  }> {
+    const [resources, templates] = await Promise.all([
+      this.dataSource
+        .getRepository(Resource)
+        .createQueryBuilder('entry')
+        .select(['entry.gatewayId', 'entry.uri'])
+        .innerJoin('entry.gateway', 'gateway', 'gateway.enabled = true')
+        .where('entry.enabled = false')
+        .getMany(),
+      this.dataSource
+        .getRepository(ResourceTemplate)
+        .createQueryBuilder('entry')
+        .select(['entry.gatewayId', 'entry.uriTemplate'])
+        .innerJoin('entry.gateway', 'gateway', 'gateway.enabled = true')
+        .where('entry.enabled = false OR entry.quarantine IS NOT NULL')
+        .getMany(),
+    ]);
+    return { resources, templates };
+  }
+
   /** The enabled gateways, by slug: the gateway-wide endpoint reads any URI of any of them. */
   async enabledGateways(): Promise<Map<string, string>> {
     const rows = await this.dataSource

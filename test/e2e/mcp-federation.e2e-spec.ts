@@ -98,6 +98,56 @@ describe('resources, prompts and completions through the gateway', () => {
     expect(completed.completion.values).toEqual(expect.arrayContaining(['1']));
   });
 
+  it('reads no URI an operator withdrew, not even on /mcp, which reads any URI of a gateway', async () => {
+    const gateways = (await t.api().get('/api/v1/gateways').expect(200)).body.items as {
+      id: string;
+      name: string;
+    }[];
+    const gatewayId = gateways.find((gateway) => gateway.name === 'Everything')!.id;
+    const listed = async (path: string) =>
+      (await t.api().get(path).query({ gatewayId, limit: 100 }).expect(200)).body.items as {
+        id: string;
+        originalUri?: string;
+        originalUriTemplate?: string;
+      }[];
+    const resource = (await listed('/api/v1/resources')).find(
+      (entry) => entry.originalUri === STATIC,
+    )!;
+    const template = (await listed('/api/v1/resource-templates')).find(
+      (entry) => entry.originalUriTemplate === 'demo://resource/dynamic/text/{resourceId}',
+    )!;
+    const enable = (enabled: boolean) =>
+      Promise.all([
+        t.api().patch(`/api/v1/resources/${resource.id}`).send({ enabled }).expect(200),
+        t.api().patch(`/api/v1/resource-templates/${template.id}`).send({ enabled }).expect(200),
+      ]);
+    const dynamic = 'everything+demo://resource/dynamic/text/3';
+    await enable(false);
+    try {
+      await eventually(async () => {
+        // /mcp reads any URI of a gateway behind its slug, but not these.
+        await expect(client.readResource({ uri: `everything+${STATIC}` })).rejects.toMatchObject({
+          code: -32002,
+        });
+        await expect(client.readResource({ uri: dynamic })).rejects.toMatchObject({
+          code: -32002,
+        });
+        await expect(
+          client.subscribeResource({ uri: `everything+${STATIC}` }),
+        ).rejects.toMatchObject({ code: -32002 });
+      });
+      // The other gateway's copy is its own.
+      expect((await client.readResource({ uri: `everything-2+${STATIC}` })).contents).toHaveLength(
+        1,
+      );
+    } finally {
+      await enable(true);
+    }
+    await eventually(async () =>
+      expect((await client.readResource({ uri: dynamic })).contents).toHaveLength(1),
+    );
+  });
+
   it('completes a prompt argument at the upstream that owns the prompt', async () => {
     const completed = await client.complete({
       ref: { type: 'ref/prompt', name: 'everything-completable-prompt' },

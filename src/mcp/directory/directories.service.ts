@@ -146,14 +146,16 @@ export class Directories implements OnModuleInit, OnModuleDestroy {
       this.limitsOf(serverId),
     ]);
     naming.overrides = new Map(overrides.map(({ toolId, ...values }) => [toolId, values]));
-    const [tools, consolidated, resources, templates, prompts, gateways] = await Promise.all([
-      this.tools.ofScope(serverId),
-      this.consolidated.ofScope(serverId),
-      this.resources.resources(serverId),
-      this.resources.templates(serverId),
-      this.prompts.ofScope(serverId),
-      serverId === null ? this.resources.enabledGateways() : null,
-    ]);
+    const [tools, consolidated, resources, templates, prompts, gateways, withdrawn] =
+      await Promise.all([
+        this.tools.ofScope(serverId),
+        this.consolidated.ofScope(serverId),
+        this.resources.resources(serverId),
+        this.resources.templates(serverId),
+        this.prompts.ofScope(serverId),
+        serverId === null ? this.resources.enabledGateways() : null,
+        this.resources.withdrawn(),
+      ]);
     const toolEntries: ReturnType<Directories['tool']>[] = [];
     for (let start = 0; start < tools.length; start += BUILD_SLICE) {
       // Large catalogues are built in slices, so that no request waits long behind a rebuild.
@@ -200,6 +202,7 @@ export class Directories implements OnModuleInit, OnModuleDestroy {
           .map((resource) => directoryResource(resource, naming)),
         templates.map((template) => directoryTemplate(template, naming)),
         naming.original ? null : { gateways: gateways ?? slugs, readAny: gateways !== null },
+        withdrawn,
       ),
       new PromptDirectory(prompts.map((prompt) => directoryPrompt(prompt, naming))),
       guard,

@@ -49,25 +49,30 @@ export class ResourceDirectory {
   readonly definitions: readonly McpResource[];
   readonly templateDefinitions: readonly McpResourceTemplate[];
   readonly fingerprint: string;
-  private readonly matchers: { template: DirectoryTemplate; matcher: UriTemplate }[];
+  private readonly matchers: TemplateMatcher<DirectoryTemplate>[];
+  /** Withdrawn resources' upstream URIs, by gateway. */
+  private readonly withdrawnUris = new Map<string, Set<string>>();
+  private readonly withdrawnTemplates: TemplateMatcher[];
 
   constructor(
     readonly resources: readonly DirectoryResource[],
     readonly templates: readonly DirectoryTemplate[],
     /** Prefixed scopes: the gateways by slug. On `/mcp`, any URI of theirs may be read. */
     private readonly prefixed: { gateways: ReadonlyMap<string, string>; readAny: boolean } | null,
+    /** What operators withdrew (see ServedResourcesQuery.withdrawn): never read here. */
+    withdrawn: Withdrawn = { resources: [], templates: [] },
   ) {
     this.byUri = new Map(resources.map((resource) => [resource.uri, resource]));
     this.byTemplate = new Map(templates.map((template) => [template.uriTemplate, template]));
     this.definitions = resources.map((resource) => resource.definition);
     this.templateDefinitions = templates.map((template) => template.definition);
-    this.matchers = templates.flatMap((template) => {
-      try {
-        return [{ template, matcher: new UriTemplate(template.upstreamTemplate) }];
-      } catch {
-        return [];
-      }
-    });
+    this.matchers = matchersOf(templates, (template) => template.upstreamTemplate);
+    for (const { gatewayId, uri } of withdrawn.resources) {
+      const uris = this.withdrawnUris.get(gatewayId) ?? new Set<string>();
+      uris.add(uri);
+      this.withdrawnUris.set(gatewayId, uris);
+    }
+    this.withdrawnTemplates = matchersOf(withdrawn.templates, (template) => template.uriTemplate);
     const hash = createHash('sha256');
     for (const entry of [...this.definitions, ...this.templateDefinitions])
       hash.update(JSON.stringify(entry)).update('\n');
@@ -82,19 +87,36 @@ export class ResourceDirectory {
       const split = splitVirtualUri(uri);
       const gatewayId = split && this.prefixed.gateways.get(split.gatewaySlug);
       if (!split || !gatewayId || isAppPage(split.uri)) return null;
-      const target = { gatewayId, gatewaySlug: split.gatewaySlug, upstreamUri: split.uri };
-      if (this.prefixed.readAny) return target;
-      const matches = this.matching(split.uri).filter((t) => t.gatewayId === gatewayId);
-      return matches.length > 0 ? target : null;
+      const served = () => this.matching(split.uri).filter((t) => t.gatewayId === gatewayId);
+      if (!this.prefixed.readAny && served().length === 0) return null;
+      if (this.withdrawnFrom(gatewayId, split.uri, served)) return null;
+      return { gatewayId, gatewaySlug: split.gatewaySlug, upstreamUri: split.uri };
     }
     if (isAppPage(uri)) return null;
     const matches = this.matching(uri);
     const gateways = new Set(matches.map((template) => template.gatewayId));
     if (gateways.size > 1) return 'ambiguous';
     const [first] = matches;
-    return first
+    return first && !this.withdrawnFrom(first.gatewayId, uri, () => matches)
       ? { gatewayId: first.gatewayId, gatewaySlug: first.gatewaySlug, upstreamUri: uri }
       : null;
+  }
+
+  /**
+   * Whether an operator withdrew the gateway's URI: a disabled resource, or a URI that a withdrawn
+   * template of the gateway matches and none it serves here (`served`) does.
+   */
+  private withdrawnFrom(
+    gatewayId: string,
+    upstreamUri: string,
+    served: () => readonly DirectoryTemplate[],
+  ): boolean {
+    if (this.withdrawnUris.get(gatewayId)?.has(upstreamUri)) return true;
+    const withdrawn = this.withdrawnTemplates.some(
+      ({ template, matcher }) =>
+        template.gatewayId === gatewayId && matchesUri(matcher, upstreamUri),
+    );
+    return withdrawn && !served().some((template) => template.gatewayId === gatewayId);
   }
 
   /** The client's URI of an upstream one, as a resource update names it. */
@@ -104,13 +126,40 @@ export class ResourceDirectory {
 
   private matching(upstreamUri: string): DirectoryTemplate[] {
     return this.matchers
-      .filter(({ matcher }) => {
-        try {
-          return matcher.match(upstreamUri) !== null;
-        } catch {
-          return false;
-        }
-      })
+      .filter(({ matcher }) => matchesUri(matcher, upstreamUri))
       .map(({ template }) => template);
+  }
+}
+
+/** What operators withdrew from enabled gateways, as stored. */
+export interface Withdrawn {
+  resources: readonly { gatewayId: string; uri: string }[];
+  templates: readonly { gatewayId: string; uriTemplate: string }[];
+}
+
+interface TemplateMatcher<T = { gatewayId: string }> {
+  template: T;
+  matcher: UriTemplate;
+}
+
+/** A matcher for each template whose upstream template parses. */
+function matchersOf<T extends { gatewayId: string }>(
+  templates: readonly T[],
+  upstreamTemplate: (template: T) => string,
+): TemplateMatcher<T>[] {
+  return templates.flatMap((template) => {
+    try {
+      return [{ template, matcher: new UriTemplate(upstreamTemplate(template)) }];
+    } catch {
+      return [];
+    }
+  });
+}
+
+function matchesUri(matcher: UriTemplate, upstreamUri: string): boolean {
+  try {
+    return matcher.match(upstreamUri) !== null;
+  } catch {
+    return false;
   }
 }

@@ -1,0 +1,57 @@
+import { type DirectoryTemplate, ResourceDirectory } from './resource-directory';
+
+const template = (gatewayId: string, slug: string, upstream: string): DirectoryTemplate => ({
+  gatewayId,
+  gatewaySlug: slug,
+  uriTemplate: `${slug}+${upstream}`,
+  upstreamTemplate: upstream,
+  definition: { uriTemplate: `${slug}+${upstream}`, name: upstream },
+});
+
+const gateways = new Map([['docs', 'g1']]);
+const withdrawn = {
+  resources: [{ gatewayId: 'g1', uri: 'file:///notes/secret.md' }],
+  templates: [{ gatewayId: 'g1', uriTemplate: 'db://{table}' }],
+};
+
+describe('ResourceDirectory', () => {
+  it('reads no withdrawn URI on /mcp, which reads any other URI of the gateway', () => {
+    const all = new ResourceDirectory([], [], { gateways, readAny: true }, withdrawn);
+    expect(all.resolve('docs+file:///notes/secret.md')).toBeNull();
+    expect(all.resolve('docs+db://users')).toBeNull();
+    expect(all.resolve('docs+file:///notes/other.md')).toEqual({
+      gatewayId: 'g1',
+      gatewaySlug: 'docs',
+      upstreamUri: 'file:///notes/other.md',
+    });
+  });
+
+  it('reads no withdrawn resource through a template that matches it', () => {
+    const server = new ResourceDirectory(
+      [],
+      [template('g1', 'docs', 'file:///notes/{name}')],
+      { gateways, readAny: false },
+      withdrawn,
+    );
+    expect(server.resolve('docs+file:///notes/secret.md')).toBeNull();
+    expect(server.resolve('docs+file:///notes/other.md')).not.toBeNull();
+    const original = new ResourceDirectory(
+      [],
+      [template('g1', 'docs', 'file:///notes/{name}')],
+      null,
+      withdrawn,
+    );
+    expect(original.resolve('file:///notes/secret.md')).toBeNull();
+    expect(original.resolve('file:///notes/other.md')).not.toBeNull();
+  });
+
+  it("reads a withdrawn template's URI that a template it serves matches", () => {
+    const served = template('g1', 'docs', 'db://{name}');
+    const prefixed = new ResourceDirectory([], [served], { gateways, readAny: true }, withdrawn);
+    expect(prefixed.resolve('docs+db://users')).not.toBeNull();
+    const original = new ResourceDirectory([], [served], null, withdrawn);
+    expect(original.resolve('db://users')).not.toBeNull();
+    const none = new ResourceDirectory([], [], null, withdrawn);
+    expect(none.resolve('db://users')).toBeNull();
+  });
+});
