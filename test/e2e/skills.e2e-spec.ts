@@ -328,14 +328,23 @@ describe('Skills through Portico', () => {
     const [skill] = (
       await t.api().get('/api/v1/skills').query({ gatewayId, q: 'release' }).expect(200)
     ).body.items as { id: string }[];
-    // A disabled skill is not served anywhere, not even on /mcp as a resource.
+    // A disabled skill is not served anywhere, not even on /mcp as a resource; a listen hears
+    // that the resources list changed.
+    const listening = await sdkClient(t.baseUrl, '/mcp', t.token, '2026-07-28');
+    const changed = new Promise<void>((resolve) =>
+      listening.setNotificationHandler('notifications/resources/list_changed', () => resolve()),
+    );
+    const listen = await listening.listen({ resourcesListChanged: true });
     await t.api().patch(`/api/v1/skills/${skill!.id}`).send({ enabled: false }).expect(200);
     try {
+      await changed;
       await expect(readThrough('/mcp', 'docs+skill://release-notes/SKILL.md')).rejects.toThrow(
         /No skill is served at/,
       );
       expect(await listedThrough('/mcp')).toEqual([pdf]);
     } finally {
+      await listen.close();
+      await listening.close();
       await t.api().patch(`/api/v1/skills/${skill!.id}`).send({ enabled: true }).expect(200);
     }
     expect(

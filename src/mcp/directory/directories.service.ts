@@ -146,7 +146,7 @@ export class Directories implements OnModuleInit, OnModuleDestroy {
       this.limitsOf(serverId),
     ]);
     naming.overrides = new Map(overrides.map(({ toolId, ...values }) => [toolId, values]));
-    const [tools, consolidated, resources, templates, prompts, gateways, withdrawn] =
+    const [tools, consolidated, resources, templates, prompts, gateways, withdrawn, skills] =
       await Promise.all([
         this.tools.ofScope(serverId),
         this.consolidated.ofScope(serverId),
@@ -155,6 +155,7 @@ export class Directories implements OnModuleInit, OnModuleDestroy {
         this.prompts.ofScope(serverId),
         serverId === null ? this.resources.enabledGateways() : null,
         this.resources.withdrawn(),
+        this.skillStates(serverId),
       ]);
     const toolEntries: ReturnType<Directories['tool']>[] = [];
     for (let start = 0; start < tools.length; start += BUILD_SLICE) {
@@ -202,7 +203,9 @@ export class Directories implements OnModuleInit, OnModuleDestroy {
           .map((resource) => directoryResource(resource, naming)),
         templates.map((template) => directoryTemplate(template, naming)),
         naming.original ? null : { gateways: gateways ?? slugs, readAny: gateways !== null },
-        withdrawn,
+        // The list leaves out the files of skills not served to the caller, and the UI resources
+        // of tools its policies hide: when either changes, so does the list.
+        { withdrawn, stamp: `${policy.stamp}\n${skills}` },
       ),
       new PromptDirectory(prompts.map((prompt) => directoryPrompt(prompt, naming))),
       guard,
@@ -215,6 +218,19 @@ export class Directories implements OnModuleInit, OnModuleDestroy {
        FROM server_tool_override WHERE server_id = $1`,
       [serverId],
     );
+  }
+
+  /** The skills' states, as one string: whether each is enabled, approved, a member here. */
+  private async skillStates(serverId: string | null): Promise<string> {
+    const rows: unknown[] = await this.dataSource.query(
+      `SELECT id, enabled, manifest_hash, pinned_hash${
+        serverId === null
+          ? ''
+          : ', EXISTS (SELECT 1 FROM server_skill m WHERE m.skill_id = skill.id AND m.server_id = $1) AS member'
+      } FROM skill ORDER BY id`,
+      serverId === null ? [] : [serverId],
+    );
+    return JSON.stringify(rows);
   }
 
   private limitsOf(serverId: string | null): Promise<LimitRule[]> {

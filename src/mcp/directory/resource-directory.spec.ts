@@ -16,7 +16,7 @@ const withdrawn = {
 
 describe('ResourceDirectory', () => {
   it('reads no withdrawn URI on /mcp, which reads any other URI of the gateway', () => {
-    const all = new ResourceDirectory([], [], { gateways, readAny: true }, withdrawn);
+    const all = new ResourceDirectory([], [], { gateways, readAny: true }, { withdrawn });
     expect(all.resolve('docs+file:///notes/secret.md')).toBeNull();
     expect(all.resolve('docs+db://users')).toBeNull();
     expect(all.resolve('docs+file:///notes/other.md')).toEqual({
@@ -31,7 +31,7 @@ describe('ResourceDirectory', () => {
       [],
       [template('g1', 'docs', 'file:///notes/{name}')],
       { gateways, readAny: false },
-      withdrawn,
+      { withdrawn },
     );
     expect(server.resolve('docs+file:///notes/secret.md')).toBeNull();
     expect(server.resolve('docs+file:///notes/other.md')).not.toBeNull();
@@ -39,7 +39,7 @@ describe('ResourceDirectory', () => {
       [],
       [template('g1', 'docs', 'file:///notes/{name}')],
       null,
-      withdrawn,
+      { withdrawn },
     );
     expect(original.resolve('file:///notes/secret.md')).toBeNull();
     expect(original.resolve('file:///notes/other.md')).not.toBeNull();
@@ -47,11 +47,16 @@ describe('ResourceDirectory', () => {
 
   it("reads a withdrawn template's URI that a template it serves matches", () => {
     const served = template('g1', 'docs', 'db://{name}');
-    const prefixed = new ResourceDirectory([], [served], { gateways, readAny: true }, withdrawn);
+    const prefixed = new ResourceDirectory(
+      [],
+      [served],
+      { gateways, readAny: true },
+      { withdrawn },
+    );
     expect(prefixed.resolve('docs+db://users')).not.toBeNull();
-    const original = new ResourceDirectory([], [served], null, withdrawn);
+    const original = new ResourceDirectory([], [served], null, { withdrawn });
     expect(original.resolve('db://users')).not.toBeNull();
-    const none = new ResourceDirectory([], [], null, withdrawn);
+    const none = new ResourceDirectory([], [], null, { withdrawn });
     expect(none.resolve('db://users')).toBeNull();
   });
 });

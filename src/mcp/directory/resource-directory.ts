@@ -59,8 +59,15 @@ export class ResourceDirectory {
     readonly templates: readonly DirectoryTemplate[],
     /** Prefixed scopes: the gateways by slug. On `/mcp`, any URI of theirs may be read. */
     private readonly prefixed: { gateways: ReadonlyMap<string, string>; readAny: boolean } | null,
-    /** What operators withdrew (see ServedResourcesQuery.withdrawn): never read here. */
-    withdrawn: Withdrawn = { resources: [], templates: [] },
+    {
+      withdrawn = { resources: [], templates: [] },
+      stamp = '',
+    }: {
+      /** What operators withdrew (see ServedResourcesQuery.withdrawn): never read here. */
+      withdrawn?: Withdrawn;
+      /** More that decides what the list shows: the scope's policies, its skills' states. */
+      stamp?: string;
+    } = {},
   ) {
     this.byUri = new Map(resources.map((resource) => [resource.uri, resource]));
     this.byTemplate = new Map(templates.map((template) => [template.uriTemplate, template]));
@@ -73,7 +80,7 @@ export class ResourceDirectory {
       this.withdrawnUris.set(gatewayId, uris);
     }
     this.withdrawnTemplates = matchersOf(withdrawn.templates, (template) => template.uriTemplate);
-    const hash = createHash('sha256');
+    const hash = createHash('sha256').update(stamp).update('\n');
     for (const entry of [...this.definitions, ...this.templateDefinitions])
       hash.update(JSON.stringify(entry)).update('\n');
     this.fingerprint = hash.digest('hex');
