@@ -220,7 +220,7 @@ export class Directories implements OnModuleInit, OnModuleDestroy {
     );
   }
 
-  /** The skills' states, as one string: whether each is enabled, approved, a member here. */
+  /** The skills' states, as one string: enabled or not, their hashes (approved or held), members here or not. */
   private async skillStates(serverId: string | null): Promise<string> {
     const rows: unknown[] = await this.dataSource.query(
       `SELECT id, enabled, manifest_hash, pinned_hash${

@@ -46,7 +46,6 @@ export interface DirectoryTemplate {
 export class ResourceDirectory {
   readonly byUri: ReadonlyMap<string, DirectoryResource>;
   readonly byTemplate: ReadonlyMap<string, DirectoryTemplate>;
-  readonly definitions: readonly McpResource[];
   readonly templateDefinitions: readonly McpResourceTemplate[];
   readonly fingerprint: string;
   private readonly matchers: TemplateMatcher<DirectoryTemplate>[];
@@ -71,7 +70,6 @@ export class ResourceDirectory {
   ) {
     this.byUri = new Map(resources.map((resource) => [resource.uri, resource]));
     this.byTemplate = new Map(templates.map((template) => [template.uriTemplate, template]));
-    this.definitions = resources.map((resource) => resource.definition);
     this.templateDefinitions = templates.map((template) => template.definition);
     this.matchers = matchersOf(templates, (template) => template.upstreamTemplate);
     for (const { gatewayId, uri } of withdrawn.resources) {
@@ -81,7 +79,10 @@ export class ResourceDirectory {
     }
     this.withdrawnTemplates = matchersOf(withdrawn.templates, (template) => template.uriTemplate);
     const hash = createHash('sha256').update(stamp).update('\n');
-    for (const entry of [...this.definitions, ...this.templateDefinitions])
+    for (const entry of [
+      ...resources.map((resource) => resource.definition),
+      ...this.templateDefinitions,
+    ])
       hash.update(JSON.stringify(entry)).update('\n');
     this.fingerprint = hash.digest('hex');
   }
