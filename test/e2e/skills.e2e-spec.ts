@@ -366,4 +366,31 @@ describe('Skills through Portico', () => {
     }
     await t.api().delete(`/api/v1/servers/${plain.body.id}`).expect(204);
   });
+
+  it('serves no skill its upstream added before a sync has stored and judged it', async () => {
+    fixture.files['secret-plan/SKILL.md'] =
+      '---\nname: secret-plan\ndescription: Not yet reviewed\n---\n\nUnreviewed.\n';
+    await fixture.reload();
+    try {
+      // The upstream serves it (read directly); through Portico, /mcp would read any URI of the
+      // gateway, but a skill:// URI is a skill's file, served only as a stored and approved skill.
+      expect(
+        (await upstream.readResource({ uri: 'skill://secret-plan/SKILL.md' })).contents,
+      ).toHaveLength(1);
+      for (const uri of [
+        'docs+skill://secret-plan/SKILL.md',
+        'docs+SKILL://secret-plan/SKILL.md',
+      ]) {
+        const client = await sdkClient(t.baseUrl, '/mcp', t.token, '2026-07-28');
+        try {
+          await expect(client.readResource({ uri })).rejects.toThrow(/No skill is served at/);
+        } finally {
+          await client.close();
+        }
+      }
+    } finally {
+      delete fixture.files['secret-plan/SKILL.md'];
+      await fixture.reload();
+    }
+  });
 });

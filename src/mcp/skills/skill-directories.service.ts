@@ -3,7 +3,13 @@ import { DataSource } from 'typeorm';
 import { EventBus } from '../../events/event-bus';
 import { Metrics } from '../../observability/metrics';
 import { Server } from '../../servers/server.entity';
-import { directoryOf, type SkillFileEntry, type SkillUriMap } from '../../skills/skill-manifest';
+import {
+  directoryOf,
+  type SkillFileEntry,
+  SKILLS_EXTENSION,
+  type SkillUriMap,
+} from '../../skills/skill-manifest';
+import { Gateway } from '../../gateways/gateway.entity';
 import { Skill } from '../../skills/skill.entity';
 import { isHeld } from '../../skills/skills.service';
 import { ToolNameQuery } from '../../virtual-names/tool-name.query';
@@ -83,8 +89,16 @@ export class SkillDirectories implements OnModuleInit, OnModuleDestroy {
     if (scope.kind === 'all') {
       // Every skill claims its directory; only those enabled, of enabled gateways, are served.
       qb.addSelect(['gateway.id', 'gateway.enabled']);
-      const rows = await qb.getMany();
+      const [rows, gateways] = await Promise.all([
+        qb.getMany(),
+        this.dataSource
+          .getRepository(Gateway)
+          .find({ select: { id: true, protocolExtensions: true } }),
+      ]);
       const claims = new Map<string, Set<string>>();
+      for (const gateway of gateways)
+        if (gateway.protocolExtensions?.includes(SKILLS_EXTENSION))
+          claims.set(gateway.id, new Set());
       for (const row of rows) {
         const directories = claims.get(row.gatewayId) ?? new Set<string>();
         directories.add(directoryOf(row.uri));

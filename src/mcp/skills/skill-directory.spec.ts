@@ -18,6 +18,10 @@ describe('SkillDirectory', () => {
     expect(directory.owner('skill://pdf/SKILL.md')).toBeUndefined();
     expect(directory.owner('file:///etc/passwd')).toBeUndefined();
     expect(directory.owner(`docs+skill://pdf${'/a'.repeat(100)}`)).toBeUndefined();
+    // A server may resolve dot segments to another skill's file.
+    expect(directory.owner('docs+skill://pdf/../other/SKILL.md')).toBeUndefined();
+    expect(directory.owner('docs+skill://pdf/%2E%2e/other/SKILL.md')).toBeUndefined();
+    expect(directory.owner('docs+skill://pdf/./SKILL.md')).toBeUndefined();
   });
 
   it('maps client URIs to the upstream’s and back', () => {
@@ -32,13 +36,22 @@ describe('SkillDirectory', () => {
   });
 
   it("knows every skill's directory by gateway and upstream URI, served here or not", () => {
-    const claims = new Map([['gw-docs', new Set(['skill://pdf', 'skill://team/notes'])]]);
+    const claims = new Map([
+      ['gw-docs', new Set(['skill://pdf', 'skill://team/notes'])],
+      ['gw-files', new Set(['files://pdf'])],
+      ['gw-declared', new Set<string>()],
+    ]);
     const all = new SkillDirectory({ original: false }, [], claims);
     expect(all.claimed('gw-docs', 'skill://pdf/SKILL.md')).toBe(true);
     expect(all.claimed('gw-docs', 'skill://pdf/references/FORMS.md')).toBe(true);
     expect(all.claimed('gw-docs', 'skill://team/notes/x.md')).toBe(true);
-    expect(all.claimed('gw-docs', 'skill://pdf-tools/SKILL.md')).toBe(false);
-    expect(all.claimed('gw-docs', 'skill://team/other.md')).toBe(false);
+    // On a gateway with skills, every skill:// URI is a skill's: stored, or not yet synced.
+    expect(all.claimed('gw-docs', 'skill://pdf-tools/SKILL.md')).toBe(true);
+    expect(all.claimed('gw-docs', 'SKILL://team/other.md')).toBe(true);
+    expect(all.claimed('gw-declared', 'skill://new/SKILL.md')).toBe(true);
+    expect(all.claimed('gw-docs', 'file:///notes.md')).toBe(false);
+    expect(all.claimed('gw-files', 'files://pdf/SKILL.md')).toBe(true);
+    expect(all.claimed('gw-files', 'files://pdf-tools/SKILL.md')).toBe(false);
     expect(all.claimed('gw-other', 'skill://pdf/SKILL.md')).toBe(false);
     expect(all.owner('docs+skill://pdf/SKILL.md')).toBeUndefined();
     expect(directory.claimed('gw-docs', 'skill://pdf/SKILL.md')).toBe(false);

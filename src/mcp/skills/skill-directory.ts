@@ -14,6 +14,9 @@ import { type ScopeDirectory } from '../directory/scope-directory';
 /** Path segments walked up from a URI to find the skill that holds it. */
 const MAX_URI_DEPTH = 64;
 
+/** Where the Skills extension keeps skills' files (SEP-2640); a scheme's case does not count. */
+const SKILL_SCHEME = /^skill:/i;
+
 /** One skill a scope serves, as the core routes it. */
 export interface ServedSkill {
   id: string;
@@ -34,7 +37,10 @@ export interface ServedSkill {
   policy: PolicyTool;
 }
 
-/** Every stored skill's directory, by gateway and upstream URI: served or not, enabled or not. */
+/**
+ * Every stored skill's directory, by gateway and upstream URI: served or not, enabled or not. A
+ * gateway that declares the extension is here even without a stored skill.
+ */
 export type SkillClaims = ReadonlyMap<string, ReadonlySet<string>>;
 
 /**
@@ -72,19 +78,26 @@ export class SkillDirectory {
     return this.bySkillUri.get(clientUri);
   }
 
-  /** The skill whose directory holds the client's URI (a file, a subdirectory, or itself). */
+  /**
+   * The skill whose directory holds the client's URI (a file, a subdirectory, or itself). None
+   * for a URI with a `.` or `..` segment, which a server may resolve to another skill's file.
+   */
   owner(clientUri: string): ServedSkill | undefined {
-    if (this.skills.length === 0) return undefined;
+    if (this.skills.length === 0 || hasDotSegment(clientUri)) return undefined;
     return withinDirectory(clientUri, (candidate) => this.byDirectory.get(candidate));
   }
 
   /**
-   * Whether a URI of the gateway's upstream lies in a skill's directory: the skill's file, which
-   * only the skill may serve (approved, visible, enabled), never an ordinary resource read.
+   * Whether a URI of the gateway's upstream is a skill's file, which only the skill may serve
+   * (approved, visible, enabled), never an ordinary resource read: on a gateway with skills (or
+   * that declares the extension), any `skill://` URI, since the extension keeps its files there
+   * (a skill added upstream is one before a sync has stored it); elsewhere a URI in a stored
+   * skill's directory.
    */
   claimed(gatewayId: string, upstreamUri: string): boolean {
     const directories = this.claims.get(gatewayId);
     if (!directories) return false;
+    if (SKILL_SCHEME.test(upstreamUri)) return true;
     return (
       withinDirectory(upstreamUri, (candidate) => directories.has(candidate) || undefined) ?? false
     );
@@ -109,6 +122,14 @@ export function servedTo(
   skill: ServedSkill,
 ): boolean {
   return !skill.held && directory.guard.policy.listed(principal, skill.policy);
+}
+
+/** Whether a URI's path has a `.` or `..` segment, percent-encoded or not. */
+function hasDotSegment(uri: string): boolean {
+  return uri.split('/').some((segment) => {
+    const plain = segment.replace(/%2e/gi, '.');
+    return plain === '.' || plain === '..';
+  });
 }
 
 /** The first directory, walking up from `uri` (itself included), for which `found` says something. */
