@@ -18,7 +18,11 @@ describe('ResourceDirectory', () => {
   it('reads no withdrawn URI on /mcp, which reads any other URI of the gateway', () => {
     const all = new ResourceDirectory([], [], { gateways, readAny: true }, { withdrawn });
     expect(all.resolve('docs+file:///notes/secret.md')).toBeNull();
+    // However it is spelt.
+    expect(all.resolve('docs+file:///notes/%73ecret.md')).toBeNull();
+    expect(all.resolve('docs+FILE:///notes/drafts/../secret.md')).toBeNull();
     expect(all.resolve('docs+db://users')).toBeNull();
+    expect(all.resolve('docs+DB://users')).toBeNull();
     expect(all.resolve('docs+file:///notes/other.md')).toEqual({
       gatewayId: 'g1',
       gatewaySlug: 'docs',

@@ -4,7 +4,7 @@ import {
   type Resource as McpResource,
   type ResourceTemplateType as McpResourceTemplate,
 } from '@modelcontextprotocol/server';
-import { splitVirtualUri, virtualUri } from '../../resources/resource-uri';
+import { comparableUri, splitVirtualUri, virtualUri } from '../../resources/resource-uri';
 
 /**
  * An upstream's MCP Apps page (`ui://`) is served only as the per-tool UI resource that wraps it:
@@ -74,7 +74,7 @@ export class ResourceDirectory {
     this.matchers = matchersOf(templates, (template) => template.upstreamTemplate);
     for (const { gatewayId, uri } of withdrawn.resources) {
       const uris = this.withdrawnUris.get(gatewayId) ?? new Set<string>();
-      uris.add(uri);
+      uris.add(comparableUri(uri));
       this.withdrawnUris.set(gatewayId, uris);
     }
     this.withdrawnTemplates = matchersOf(withdrawn.templates, (template) => template.uriTemplate);
@@ -111,18 +111,21 @@ export class ResourceDirectory {
   }
 
   /**
-   * Whether an operator withdrew the gateway's URI: a disabled resource, or a URI that a withdrawn
-   * template of the gateway matches and none it serves here (`served`) does.
+   * Whether an operator withdrew the gateway's URI, however it is spelt (`comparableUri`): a
+   * disabled resource, or a URI that a withdrawn template of the gateway matches and none it
+   * serves here (`served`) does.
    */
   private withdrawnFrom(
     gatewayId: string,
     upstreamUri: string,
     served: () => readonly DirectoryTemplate[],
   ): boolean {
-    if (this.withdrawnUris.get(gatewayId)?.has(upstreamUri)) return true;
+    const comparable = comparableUri(upstreamUri);
+    if (this.withdrawnUris.get(gatewayId)?.has(comparable)) return true;
     const withdrawn = this.withdrawnTemplates.some(
       ({ template, matcher }) =>
-        template.gatewayId === gatewayId && matchesUri(matcher, upstreamUri),
+        template.gatewayId === gatewayId &&
+        (matchesUri(matcher, upstreamUri) || matchesUri(matcher, comparable)),
     );
     return withdrawn && !served().some((template) => template.gatewayId === gatewayId);
   }

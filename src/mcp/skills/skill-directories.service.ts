@@ -10,6 +10,7 @@ import {
   type SkillUriMap,
 } from '../../skills/skill-manifest';
 import { Gateway } from '../../gateways/gateway.entity';
+import { comparableUri } from '../../resources/resource-uri';
 import { Skill } from '../../skills/skill.entity';
 import { isHeld } from '../../skills/skills.service';
 import { ToolNameQuery } from '../../virtual-names/tool-name.query';
@@ -101,7 +102,7 @@ export class SkillDirectories implements OnModuleInit, OnModuleDestroy {
           claims.set(gateway.id, new Set());
       for (const row of rows) {
         const directories = claims.get(row.gatewayId) ?? new Set<string>();
-        directories.add(directoryOf(row.uri));
+        directories.add(comparableUri(directoryOf(row.uri)));
         claims.set(row.gatewayId, directories);
       }
       return this.directory(

@@ -51,6 +51,8 @@ describe('SkillDirectory', () => {
     expect(all.claimed('gw-declared', 'skill://new/SKILL.md')).toBe(true);
     expect(all.claimed('gw-docs', 'file:///notes.md')).toBe(false);
     expect(all.claimed('gw-files', 'files://pdf/SKILL.md')).toBe(true);
+    expect(all.claimed('gw-files', 'FILES://pdf/%53KILL.md')).toBe(true);
+    expect(all.claimed('gw-files', 'files://pdf-tools/../pdf/SKILL.md')).toBe(true);
     expect(all.claimed('gw-files', 'files://pdf-tools/SKILL.md')).toBe(false);
     expect(all.claimed('gw-other', 'skill://pdf/SKILL.md')).toBe(false);
     expect(all.owner('docs+skill://pdf/SKILL.md')).toBeUndefined();

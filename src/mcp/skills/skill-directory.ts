@@ -9,6 +9,7 @@ import {
   type UpstreamCacheHint,
   type UpstreamSkill,
 } from '../../skills/skill-manifest';
+import { comparableUri } from '../../resources/resource-uri';
 import { type ScopeDirectory } from '../directory/scope-directory';
 
 /** Path segments walked up from a URI to find the skill that holds it. */
@@ -38,8 +39,9 @@ export interface ServedSkill {
 }
 
 /**
- * Every stored skill's directory, by gateway and upstream URI: served or not, enabled or not. A
- * gateway that declares the extension is here even without a stored skill.
+ * Every stored skill's directory, by gateway and upstream URI (as `comparableUri` spells it):
+ * served or not, enabled or not. A gateway that declares the extension is here even without a
+ * stored skill.
  */
 export type SkillClaims = ReadonlyMap<string, ReadonlySet<string>>;
 
@@ -99,7 +101,10 @@ export class SkillDirectory {
     if (!directories) return false;
     if (SKILL_SCHEME.test(upstreamUri)) return true;
     return (
-      withinDirectory(upstreamUri, (candidate) => directories.has(candidate) || undefined) ?? false
+      withinDirectory(
+        comparableUri(upstreamUri),
+        (candidate) => directories.has(candidate) || undefined,
+      ) ?? false
     );
   }
 
