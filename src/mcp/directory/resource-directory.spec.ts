@@ -30,6 +30,12 @@ describe('ResourceDirectory', () => {
     });
   });
 
+  it("reads no upstream's app page as it is, however it is spelt", () => {
+    const all = new ResourceDirectory([], [], { gateways, readAny: true });
+    for (const uri of ['docs+ui://app/page.html', 'docs+UI://app/page.html', 'docs+Ui://%61pp'])
+      expect(all.resolve(uri)).toBeNull();
+  });
+
   it('reads no withdrawn resource through a template that matches it', () => {
     const server = new ResourceDirectory(
       [],

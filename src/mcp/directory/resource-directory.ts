@@ -11,7 +11,7 @@ import { comparableUri, splitVirtualUri, virtualUri } from '../../resources/reso
  * read as it is, the app would call its backend tools by names no gateway routes.
  */
 export function isAppPage(upstreamUri: string): boolean {
-  return upstreamUri.startsWith('ui://');
+  return comparableUri(upstreamUri).startsWith('ui://');
 }
 
 /** Where a resource URI is read: the gateway, and the URI its upstream knows. */
