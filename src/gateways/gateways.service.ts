@@ -670,6 +670,10 @@ const NO_STDIO = {
  * to another URL enters its credentials again in the same request, so that nobody points a
  * secret they never saw at a server of their own.
  */
+/** Why a non-admin's move of a gateway that holds credentials is refused (field `auth`). */
+export const CREDENTIALS_STAY =
+  'the gateway holds credentials: enter them again (auth) to send them to another url';
+
 function assertCredentialsStay(
   dto: GatewayUpdateDto,
   existing: Gateway | null,
@@ -683,10 +687,7 @@ function assertCredentialsStay(
       "Only admins may set token exchange on a gateway: every caller's own token goes to its token service.",
     );
   if (existing && existing.authType !== 'none' && dto.auth === undefined && url !== existing.url)
-    throw fieldProblem(
-      'auth',
-      'the gateway holds credentials: enter them again (auth) to send them to another url',
-    );
+    throw fieldProblem('auth', CREDENTIALS_STAY);
 }
 
 function fieldProblem(property: string, message: string): RequestValidationException {

@@ -10,7 +10,7 @@ import { type GatewayUpdateDto } from '../gateways/dto/gateway-update.dto';
 import { envMapProblem } from '../gateways/dto/stdio-env';
 import { Gateway } from '../gateways/gateway.entity';
 import { openCredentials } from '../upstream/upstream-credentials';
-import { GatewaysService } from '../gateways/gateways.service';
+import { CREDENTIALS_STAY, GatewaysService } from '../gateways/gateways.service';
 import { type McpRegistryImportDto } from './dto/mcp-registry-import.dto';
 import { type McpRegistrySearchQueryDto } from './dto/mcp-registry-query.dto';
 import {
@@ -280,7 +280,10 @@ function updateFields(shape: GatewayShape, existing: Gateway): GatewayUpdateDto 
  */
 function inImportTerms(error: unknown): unknown {
   if (!(error instanceof RequestValidationException)) return error;
-  if (!error.errors.some((problem) => problem.field === 'auth')) return error;
+  const moved = error.errors.some(
+    (problem) => problem.field === 'auth' && problem.messages.includes(CREDENTIALS_STAY),
+  );
+  if (!moved) return error;
   return new RequestValidationException([
     {
       property: 'headers',

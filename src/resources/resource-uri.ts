@@ -51,9 +51,17 @@ export function comparableUri(uri: string): string {
   return head[0].toLowerCase() + withoutDotSegments(path) + (end < 0 ? '' : rest.slice(end));
 }
 
+/** A `.` or `..` segment of a path. */
+const DOT_SEGMENT = /(^|\/)\.\.?(\/|$)/;
+
+/** Whether a URI's path has a `.` or `..` segment, escaped or not. */
+export function hasDotSegment(uri: string): boolean {
+  return DOT_SEGMENT.test(uri.replace(/%2e/gi, '.'));
+}
+
 /** A path with its `.` and `..` segments resolved (RFC 3986 §5.2.4). */
 function withoutDotSegments(path: string): string {
-  if (!/(^|\/)\.\.?(\/|$)/.test(path)) return path;
+  if (!DOT_SEGMENT.test(path)) return path;
   const kept: string[] = [];
   const segments = path.split('/');
   for (const [index, segment] of segments.entries()) {

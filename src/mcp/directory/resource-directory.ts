@@ -95,7 +95,9 @@ export class ResourceDirectory {
       const split = splitVirtualUri(uri);
       const gatewayId = split && this.prefixed.gateways.get(split.gatewaySlug);
       if (!split || !gatewayId || isAppPage(split.uri)) return null;
-      const served = () => this.matching(split.uri).filter((t) => t.gatewayId === gatewayId);
+      let matches: DirectoryTemplate[] | undefined;
+      const served = () =>
+        (matches ??= this.matching(split.uri).filter((t) => t.gatewayId === gatewayId));
       if (!this.prefixed.readAny && served().length === 0) return null;
       if (this.withdrawnFrom(gatewayId, split.uri, served)) return null;
       return { gatewayId, gatewaySlug: split.gatewaySlug, upstreamUri: split.uri };

@@ -60,10 +60,11 @@ export class SkillDirectories implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * A test of the scope's resources: true for one that lies in a stored skill's directory (any
-   * skill's, enabled or not, a member of the scope or not) and that the scope does not serve the
-   * principal as that skill. Listed, read or followed as an ordinary resource, such a file would
-   * pass a skill held for review, disabled, hidden by a policy or of another server.
+   * A test of the scope's resources: true for a skill's file (`SkillDirectory.claimed`: in any
+   * stored skill's directory, or any `skill://` URI of a gateway with skills) that the scope does
+   * not serve the principal as that skill. Listed, read or followed as an ordinary resource, such
+   * a file would pass a skill not yet synced, held for review, disabled, hidden by a policy or of
+   * another server.
    */
   async withheld(
     directory: ScopeDirectory,

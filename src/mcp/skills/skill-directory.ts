@@ -9,7 +9,7 @@ import {
   type UpstreamCacheHint,
   type UpstreamSkill,
 } from '../../skills/skill-manifest';
-import { comparableUri } from '../../resources/resource-uri';
+import { comparableUri, hasDotSegment } from '../../resources/resource-uri';
 import { type ScopeDirectory } from '../directory/scope-directory';
 
 /** Path segments walked up from a URI to find the skill that holds it. */
@@ -127,14 +127,6 @@ export function servedTo(
   skill: ServedSkill,
 ): boolean {
   return !skill.held && directory.guard.policy.listed(principal, skill.policy);
-}
-
-/** Whether a URI's path has a `.` or `..` segment, percent-encoded or not. */
-function hasDotSegment(uri: string): boolean {
-  return uri.split('/').some((segment) => {
-    const plain = segment.replace(/%2e/gi, '.');
-    return plain === '.' || plain === '..';
-  });
 }
 
 /** The first directory, walking up from `uri` (itself included), for which `found` says something. */
