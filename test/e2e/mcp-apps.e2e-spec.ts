@@ -513,6 +513,30 @@ describe('MCP Apps through the gateway', () => {
       });
     });
 
+    it('reach no backend tool of a gateway whose app the server does not serve', async () => {
+      // model-time has no UI (yet: see the next test), so this server serves no app of alpha's.
+      const modelOnly = (
+        await t
+          .api()
+          .post('/api/v1/servers')
+          .send({ name: 'Alpha, no app', toolIds: [tool('Alpha', 'model-time').id] })
+          .expect(201)
+      ).body;
+      const noApp = await connect({
+        token: await serverToken(t, modelOnly.id),
+        path: `/servers/${modelOnly.id}/mcp`,
+      });
+      const name = hashed('Alpha', 'refresh');
+      const calls = alpha.fixture.calls.length;
+      await expect(noApp.callTool({ name, arguments: {} })).rejects.toThrow(
+        `Unknown tool: ${name}`,
+      );
+      await expect(noApp.readResource({ uri: uriOf('Alpha', 'refresh') })).rejects.toThrow(
+        'Resource not found',
+      );
+      expect(alpha.fixture.calls).toHaveLength(calls);
+    });
+
     it('read the UI of their own model-only tool, but not a gateway neighbour’s', async () => {
       // alpha's model-time has no UI of its own, so switch the renderer on for it.
       const modelTime = tool('Alpha', 'model-time');

@@ -70,6 +70,14 @@ describe('policies judge the tool, whatever route reached it', () => {
     tools = Object.fromEntries(
       (listed.body.items as StoredTool[]).map((tool) => [tool.originalName, tool]),
     );
+    // Each server's one tool is an app (Portico's renderer), through which the gateway's other
+    // tools answer to their hashed names there (see mcp-apps: only where an app is served).
+    for (const app of [tools.echo!, tools.read_table!])
+      await t
+        .api()
+        .patch(`/api/v1/tools/${app.id}`)
+        .send({ appConfig: { prefab: true } })
+        .expect(200);
     onlyEcho = await server({ name: 'only-echo', toolIds: [tools.echo!.id] });
     onlyReadTable = await server({ name: 'only-read-table', toolIds: [tools.read_table!.id] });
     original = await server({

@@ -161,18 +161,29 @@ describe('deferred tool search over MCP', () => {
   });
 
   it('refuses a deferred tool called by its hashed backend name, under its virtual name', async () => {
-    const { client: session } = await client();
-    const { body } = await t.api().get('/api/v1/tools/by-name/big-op_020').expect(200);
-    const hashed = `${body.toolHash}_op_020`;
-    const calls = upstream.calls.length;
-    expect(await session.callTool({ name: hashed, arguments: {} })).toEqual({
-      isError: true,
-      content: [{ type: 'text', text: DEFERRED_MESSAGE('big-op_020') }],
-    });
-    expect(upstream.calls).toHaveLength(calls);
-    await session.callTool({ name: 'tool_search', arguments: { query: 'select:big-op_020' } });
-    const called = await session.callTool({ name: hashed, arguments: {} });
-    expect(called.structuredContent).toMatchObject({ upstream: 'big', tool: 'op_020' });
+    // Hashed names are an app's (see mcp-apps): the always-loaded tool becomes one meanwhile.
+    const app = (await t.api().get('/api/v1/tools/by-name/big-always_on').expect(200)).body;
+    const appConfig = (value: object | null) =>
+      t.api().patch(`/api/v1/tools/${app.id}`).send({ appConfig: value }).expect(200);
+    await appConfig({ prefab: true });
+    try {
+      const { client: session } = await client();
+      const { body } = await t.api().get('/api/v1/tools/by-name/big-op_020').expect(200);
+      const hashed = `${body.toolHash}_op_020`;
+      const calls = upstream.calls.length;
+      await eventually(async () =>
+        expect(await session.callTool({ name: hashed, arguments: {} })).toEqual({
+          isError: true,
+          content: [{ type: 'text', text: DEFERRED_MESSAGE('big-op_020') }],
+        }),
+      );
+      expect(upstream.calls).toHaveLength(calls);
+      await session.callTool({ name: 'tool_search', arguments: { query: 'select:big-op_020' } });
+      const called = await session.callTool({ name: hashed, arguments: {} });
+      expect(called.structuredContent).toMatchObject({ upstream: 'big', tool: 'op_020' });
+    } finally {
+      await appConfig(null);
+    }
   });
 
   it('keeps each session to its own promotions', async () => {

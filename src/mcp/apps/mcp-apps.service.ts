@@ -56,13 +56,13 @@ export function resourceNotFound(uri: string): RpcError {
  * `ui://prefab/tool/<tool_hash>/renderer.html`, listed from the directory and built on each read.
  *
  * Who may use what: a session may read the UI of a tool of its scope; and, through its apps, call
- * and read any app-visible tool of a gateway that supplies one of its tools. An app may reach its
- * own upstream's backend tools, and nothing beyond them.
+ * and read any app-visible tool of a gateway that supplies one of its apps (a tool with a UI). An
+ * app may reach its own upstream's backend tools, and nothing beyond them.
  */
 @Injectable()
 export class McpApps {
-  /** The UI resources a directory lists, derived once per directory version. */
-  private readonly derived = new WeakMap<ToolDirectory, readonly Resource[]>();
+  /** A directory's apps, derived once per directory version. */
+  private readonly derived = new WeakMap<ToolDirectory, Apps>();
 
   constructor(
     private readonly lookup: AppToolLookup,
@@ -71,15 +71,16 @@ export class McpApps {
 
   /** Declared beside tools: the UI extension, when a tool of the scope has a UI. */
   capabilities(directory: ToolDirectory): ServerCapabilities {
-    if (this.resources(directory).length === 0) return {};
+    if (this.apps(directory).resources.length === 0) return {};
     return { extensions: { [UI_EXTENSION]: { mimeTypes: [UI_RESOURCE_MIME_TYPE] } } };
   }
 
   /**
    * A tools/call name that is no virtual name of the scope, read as `<tool_hash>_<original_name>`.
    * Null unless it names an app-visible tool under its own upstream name, whose gateway supplies
-   * one of the tools the caller can see (`visible`). The record is the scope's own where the tool
-   * is a member (`scope`), so that policies judge it as they do under any other name.
+   * an app (a tool with a UI) among the tools the caller can see (`visible`): only an app calls by
+   * these names. The record is the scope's own where the tool is a member (`scope`), so that
+   * policies judge it as they do under any other name.
    */
   async resolveCall(
     scope: ToolDirectory,
@@ -89,8 +90,8 @@ export class McpApps {
     const parsed = parseHashedBackendName(name);
     if (!parsed) return null;
     const tool = scope.byHash.get(parsed.hash) ?? (await this.lookup.byHash(parsed.hash));
-    if (!tool || !answersToHashedName(tool, parsed) || !visible.gatewayIds.has(tool.gatewayId))
-      return null;
+    if (!tool || !answersToHashedName(tool, parsed)) return null;
+    if (!this.apps(visible).gateways.has(tool.gatewayId)) return null;
     return tool;
   }
 
@@ -101,14 +102,14 @@ export class McpApps {
 
   /** One entry per tool of the directory with a UI. */
   listResources(directory: ToolDirectory): readonly Resource[] {
-    return this.resources(directory);
+    return this.apps(directory).resources;
   }
 
   /**
    * How a per-tool UI resource is read: Portico's page, built here, or the upstream's. Not found
    * unless the caller may see the tool: a member of the scope only where its policies list it to
-   * the caller (`visible`); an app-visible tool of a gateway that supplies one of those only where
-   * they list its own record (`listed`).
+   * the caller (`visible`); an app-visible tool of a gateway that supplies an app among those only
+   * where they list its own record (`listed`).
    */
   async planRead(
     scope: ToolDirectory,
@@ -118,7 +119,8 @@ export class McpApps {
   ): Promise<UiRead> {
     const hash = parsePrefabResourceUri(uri);
     const tool = hash === null ? null : await this.lookup.byHash(hash);
-    if (!tool || !mayRead(scope, visible, listed, tool)) throw resourceNotFound(uri);
+    if (!tool || !mayRead(scope, visible, this.apps(visible).gateways, listed, tool))
+      throw resourceNotFound(uri);
     const ui = toolUi(tool.meta, tool.appConfig);
     if (!ui) throw resourceNotFound(uri);
     if (ui.kind === 'prefab') {
@@ -175,42 +177,51 @@ export class McpApps {
   }
 
   /**
-   * One entry per tool with a UI. Its `_meta.ui` is what is known without asking the upstream: the
-   * operator's app config (all the Prefab renderer needs, as it loads nothing from elsewhere).
-   * A read adds what the upstream's own resource declares.
+   * The directory's apps: one UI resource per tool with a UI, and the gateways those tools come
+   * from. A resource's `_meta.ui` is what is known without asking the upstream: the operator's app
+   * config (all the Prefab renderer needs, as it loads nothing from elsewhere). A read adds what
+   * the upstream's own resource declares.
    */
-  private resources(directory: ToolDirectory): readonly Resource[] {
-    let resources = this.derived.get(directory);
-    if (!resources) {
-      resources = directory.tools.flatMap((tool) => {
+  private apps(directory: ToolDirectory): Apps {
+    let apps = this.derived.get(directory);
+    if (!apps) {
+      const withUi = directory.tools.flatMap((tool) => {
         const ui = tool.definition._meta?.ui;
         const uri = isJsonObject(ui) ? ui.resourceUri : undefined;
-        if (typeof uri !== 'string' || parsePrefabResourceUri(uri) !== tool.toolHash) return [];
-        return [
-          {
-            uri,
-            name: tool.name,
-            ...(tool.definition.title ? { title: tool.definition.title } : {}),
-            description: `UI of the tool ${tool.name}`,
-            mimeType: UI_RESOURCE_MIME_TYPE,
-            _meta: { ui: mergeUiResourceMeta([tool.appConfig]) },
-          },
-        ];
+        return typeof uri === 'string' && parsePrefabResourceUri(uri) === tool.toolHash
+          ? [{ tool, uri }]
+          : [];
       });
-      this.derived.set(directory, resources);
+      apps = {
+        resources: withUi.map(({ tool, uri }) => ({
+          uri,
+          name: tool.name,
+          ...(tool.definition.title ? { title: tool.definition.title } : {}),
+          description: `UI of the tool ${tool.name}`,
+          mimeType: UI_RESOURCE_MIME_TYPE,
+          _meta: { ui: mergeUiResourceMeta([tool.appConfig]) },
+        })),
+        gateways: new Set(withUi.map(({ tool }) => tool.gatewayId)),
+      };
+      this.derived.set(directory, apps);
     }
-    return resources;
+    return apps;
   }
+}
+
+/** A directory's UI resources, and the gateways whose apps they are. */
+interface Apps {
+  resources: readonly Resource[];
+  gateways: ReadonlySet<string>;
 }
 
 function mayRead(
   scope: ToolDirectory,
   visible: ToolDirectory,
+  appGateways: ReadonlySet<string>,
   listed: (tool: PolicyTool) => boolean,
   tool: AppTool,
 ): boolean {
   if (scope.byHash.has(tool.toolHash)) return visible.byHash.has(tool.toolHash);
-  return (
-    tool.visibility.includes('app') && visible.gatewayIds.has(tool.gatewayId) && listed(tool.policy)
-  );
+  return tool.visibility.includes('app') && appGateways.has(tool.gatewayId) && listed(tool.policy);
 }
