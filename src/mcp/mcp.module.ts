@@ -1,5 +1,6 @@
 import { TaskCalls } from './tasks/task-calls';
 import { TaskListens } from './tasks/task-listens';
+import { TaskAccess } from './tasks/task-access';
 import { TaskWatch } from './tasks/task-watch';
 import { TASK_ID_SEALER } from './tasks/task-id-sealer.provider';
 import { Module } from '@nestjs/common';
@@ -97,6 +98,7 @@ import { SkillDirectories } from './skills/skill-directories.service';
     Continuation,
     TaskCalls,
     TaskListens,
+    TaskAccess,
     TaskWatch,
     TASK_ID_SEALER,
     LISTEN_HUB,

@@ -98,6 +98,43 @@ describe('resources, prompts and completions through the gateway', () => {
     expect(completed.completion.values).toEqual(expect.arrayContaining(['1']));
   });
 
+  it('names the resources a result links or embeds as the client reads them, behind the slug', async () => {
+    const linked = await client.callTool({
+      name: 'everything-2-get-resource-links',
+      arguments: { count: 2 },
+    });
+    const links = (linked.content as { type: string; uri?: string }[]).filter(
+      (block) => block.type === 'resource_link',
+    );
+    expect(links.map((link) => link.uri)).toEqual([
+      'everything-2+demo://resource/dynamic/blob/1',
+      'everything-2+demo://resource/dynamic/text/2',
+    ]);
+    for (const link of links) {
+      const read = await client.readResource({ uri: link.uri! });
+      expect(read.contents[0]).toMatchObject({ uri: link.uri });
+    }
+    const embedded = await client.callTool({
+      name: 'everything-get-resource-reference',
+      arguments: { resourceType: 'Text', resourceId: 4 },
+    });
+    expect(embedded.content).toContainEqual({
+      type: 'resource',
+      resource: expect.objectContaining({ uri: 'everything+demo://resource/dynamic/text/4' }),
+    });
+    const prompt = await client.getPrompt({
+      name: 'everything-2-resource-prompt',
+      arguments: { resourceType: 'Text', resourceId: '5' },
+    });
+    expect(prompt.messages).toContainEqual({
+      role: 'user',
+      content: {
+        type: 'resource',
+        resource: expect.objectContaining({ uri: 'everything-2+demo://resource/dynamic/text/5' }),
+      },
+    });
+  });
+
   it('reads no URI an operator withdrew, not even on /mcp, which reads any URI of a gateway', async () => {
     const gateways = (await t.api().get('/api/v1/gateways').expect(200)).body.items as {
       id: string;

@@ -148,6 +148,8 @@ describe('MCP endpoint as a transparent proxy', () => {
     expect(bob.asked).toEqual(['sampling:b']);
   });
 
+  // The resources a result names go out under the client's URIs, which /mcp reads (see
+  // mcp-federation's "names the resources a result links …").
   it('passes every content kind, structured content and _meta through', async () => {
     const result = await alice.client.callTool({ name: 'proxy-rich', arguments: {} });
     expect(result).toEqual({
@@ -157,9 +159,9 @@ describe('MCP endpoint as a transparent proxy', () => {
         { type: 'audio', data: 'UklGRg==', mimeType: 'audio/wav' },
         {
           type: 'resource',
-          resource: { uri: 'file:///note.txt', mimeType: 'text/plain', text: 'embedded' },
+          resource: { uri: 'proxy+file:///note.txt', mimeType: 'text/plain', text: 'embedded' },
         },
-        { type: 'resource_link', uri: 'file:///linked.txt', name: 'linked' },
+        { type: 'resource_link', uri: 'proxy+file:///linked.txt', name: 'linked' },
       ],
       structuredContent: { upstream: 'up' },
       _meta: { 'example.com/trace': 'abc' },

@@ -116,6 +116,24 @@ describe('2025-11-25 tasks through Portico, over the Tasks extension', () => {
     expect(result._meta?.[RELATED_TASK_META_KEY]).toEqual({ taskId: task.taskId });
   });
 
+  it("passes a task's result through its server's hooks, as a call's", async () => {
+    const server = await t
+      .api()
+      .post('/api/v1/servers')
+      .send({ name: 'Hooked jobs', toolIds: [names.get('slow_compute')!.id] })
+      .expect(201);
+    await t
+      .api()
+      .put(`/api/v1/servers/${server.body.id}/hooks`)
+      .send({ hooks: [{ name: 'secret-redaction' }] })
+      .expect(200);
+    const hooked = await connect({ path: `/servers/${server.body.id}/mcp` });
+    const secret = 'AKIAIOSFODNN7EXAMPLE';
+    const { task } = await asTask(hooked, tool('slow_compute'), { seconds: 0, label: secret });
+    const result = await hooked.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+    expect(textOf(result)).toBe('Computed [redacted:aws-access-key-id] in 0s');
+  });
+
   it("asks the client for a task's input in tasks/result, and sends its answer upstream", async () => {
     const asked: string[] = [];
     client.setRequestHandler(ElicitRequestSchema, (elicit) => {

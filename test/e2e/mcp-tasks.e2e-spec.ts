@@ -43,7 +43,7 @@ const taskRouting =
 /** The SDK v2 client on 2026-07-28, declaring the Tasks extension unless told not to. */
 async function tasksClient(
   app: TestApp,
-  options: { token?: string; declare?: boolean; via?: Fetch } = {},
+  options: { token?: string; declare?: boolean; via?: Fetch; path?: string } = {},
 ): Promise<Client> {
   const client = new Client(
     { name: 'tasks-test', version: '1.0.0' },
@@ -56,7 +56,7 @@ async function tasksClient(
     },
   );
   await client.connect(
-    new StreamableHTTPClientTransport(new URL('/mcp', app.baseUrl), {
+    new StreamableHTTPClientTransport(new URL(options.path ?? '/mcp', app.baseUrl), {
       requestInit: { headers: { Authorization: `Bearer ${options.token ?? app.token}` } },
       fetch: taskRouting(options.via),
     }),
@@ -104,8 +104,15 @@ async function openListen(
   notifications: Record<string, unknown>,
   capabilities: Record<string, unknown> = { extensions: { [TASKS]: {} } },
   token = app.token,
+  path = '/mcp',
 ): Promise<SseReader> {
-  const { response, reader } = await rawListen(app.baseUrl, token, notifications, capabilities);
+  const { response, reader } = await rawListen(
+    app.baseUrl,
+    token,
+    notifications,
+    capabilities,
+    path,
+  );
   expect(response.status).toBe(200);
   return reader;
 }
@@ -308,6 +315,96 @@ describe('the Tasks extension through Portico', () => {
     });
     expect(JSON.stringify(acknowledged)).not.toContain('taskIds');
     declared.drop();
+  });
+
+  it("passes a task's result through its server's hooks, fetched or heard", async () => {
+    const slow = (await t.api().get('/api/v1/tools').query({ q: 'slow_compute' }).expect(200)).body
+      .items[0] as { id: string };
+    const server = await t
+      .api()
+      .post('/api/v1/servers')
+      .send({ name: 'Hooked jobs', toolIds: [slow.id] })
+      .expect(201);
+    await t
+      .api()
+      .put(`/api/v1/servers/${server.body.id}/hooks`)
+      .send({ hooks: [{ name: 'secret-redaction' }] })
+      .expect(200);
+    const path = `/servers/${server.body.id}/mcp`;
+    const secret = 'AKIAIOSFODNN7EXAMPLE';
+    const created = await rawCall(
+      t,
+      'hooked',
+      { name: tool('slow_compute'), arguments: { seconds: 1, label: secret } },
+      { path, capabilities: { extensions: { [TASKS]: {} } } },
+    );
+    const { taskId } = Task.parse(created.body.result);
+    const listen = await openListen(t, { taskIds: [taskId] }, undefined, t.token, path);
+    expect((await listen.nextMessage())?.message).toMatchObject({
+      params: { notifications: { taskIds: [taskId] } },
+    });
+    const heard = (await taskStatus(listen, 'completed')).at(-1)!;
+    listen.drop();
+    const hooked = await tasksClient(t, { path });
+    const fetched = await settled(hooked, taskId);
+    await hooked.close();
+    for (const seen of [heard.result, fetched.result]) {
+      expect(seen).toEqual({ content: [{ type: 'text', text: expect.any(String) }] });
+      expect(JSON.stringify(seen)).toContain('[redacted:aws-access-key-id]');
+      expect(JSON.stringify(seen)).not.toContain(secret);
+    }
+  });
+
+  it('lets a task go on only while its caller may still use its tool', async () => {
+    const created = Task.parse(await taskCall(t, tool('confirm_delete'), { filename: 'c.db' }));
+    const asking = await settled(client, created.taskId, 'input_required');
+    const [key] = Object.keys(asking.inputRequests ?? {});
+    const answer = (confirm: boolean) => ({
+      taskId: created.taskId,
+      inputResponses: { [key as string]: { action: 'accept', content: { confirm } } },
+    });
+    const policy = await t
+      .api()
+      .post('/api/v1/policies')
+      .send({
+        name: 'no-deletes',
+        expression: `tool.name == "${tool('confirm_delete')}"`,
+        effect: 'deny',
+      })
+      .expect(201);
+    try {
+      await waitFor(
+        () =>
+          task(client, 'tasks/get', created).then(
+            () => false,
+            (error: { code?: number }) => error.code === -32602,
+          ),
+        'the task to be unknown under the deny',
+      );
+      for (const [method, params] of [
+        ['tasks/update', answer(true)],
+        ['tasks/cancel', created],
+      ] as const)
+        await expect(task(client, method, params)).rejects.toMatchObject({
+          code: -32602,
+          message: expect.stringContaining('Task not found'),
+        });
+      const listen = await openListen(t, { taskIds: [created.taskId] });
+      const acknowledged = (await listen.nextMessage())?.message;
+      expect(acknowledged).toMatchObject({ method: 'notifications/subscriptions/acknowledged' });
+      expect(JSON.stringify(acknowledged)).not.toContain('taskIds');
+      listen.drop();
+    } finally {
+      await t.api().delete(`/api/v1/policies/${policy.body.id}`).expect(204);
+    }
+    // Nothing reached the upstream meanwhile: the task still waits for its answer.
+    await waitFor(
+      async () => (await task(client, 'tasks/get', created).catch(() => null)) !== null,
+      'the task to be known again',
+    );
+    expect((await task(client, 'tasks/get', created)).status).toBe('input_required');
+    await task(client, 'tasks/update', answer(false));
+    expect((await settled(client, created.taskId)).result?.content[0]?.text).toBe('Kept c.db');
   });
 
   it("relays a task's status on a listen that names it, with the client's id", async () => {

@@ -140,8 +140,10 @@ export async function rawListen(
   token: string,
   notifications: Record<string, unknown>,
   capabilities: Record<string, unknown> = {},
+  /** `/mcp` (the default) or `/servers/<id>/mcp`. */
+  path = '/mcp',
 ): Promise<{ response: Response; reader: SseReader }> {
-  return openSse(`${baseUrl}/mcp`, {
+  return openSse(`${baseUrl}${path}`, {
     method: 'POST',
     headers: {
       Authorization: `Bearer ${token}`,

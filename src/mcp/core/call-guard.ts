@@ -116,14 +116,22 @@ export class CallGuard {
     for (const hook of guard.hooks) {
       if (hook.before) await this.step(hook, () => hook.before!(context));
     }
-    let result = (await upstream(context.arguments)) as CallToolResult;
+    return this.after(guard, context, await upstream(context.arguments));
+  }
+
+  /**
+   * The server's `after` hooks, in order, on a tool's result: a call's, or one its task delivers
+   * later. The upstream's result never goes out unchecked (a hook that fails refuses it).
+   */
+  async after(guard: ScopeGuard, context: ToolCallContext, result: Result): Promise<Result> {
+    let current = result as CallToolResult;
     for (const hook of guard.hooks) {
       if (hook.after) {
-        const current = result;
-        result = await this.step(hook, () => hook.after!(context, current));
+        const given = current;
+        current = await this.step(hook, () => hook.after!(context, given));
       }
     }
-    return result;
+    return current;
   }
 
   /**

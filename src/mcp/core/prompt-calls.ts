@@ -59,9 +59,14 @@ export class PromptCalls {
       { ...params, ...continued?.upstream, name: prompt.originalName },
       request,
     )) as GetPromptResult;
-    return isInputRequired(answer)
-      ? (continued ?? this.continuation.open(request, round)).answer(answer)
-      : answer;
+    if (isInputRequired(answer))
+      return (continued ?? this.continuation.open(request, round)).answer(answer);
+    // Its messages name resources as the client reads them.
+    if (!Array.isArray(answer.messages)) return answer;
+    const messages = answer.messages.map((message) =>
+      directory.resources.clientResult(prompt.gatewaySlug, message),
+    );
+    return { ...answer, messages };
   }
 
   /**

@@ -119,16 +119,17 @@ export class ToolCalls {
           },
           request,
         );
-        const result = isInputRequired(answer) ? rounds().answer(answer) : answer;
-        // A task the upstream created goes out under Portico's id; any other answer as it came.
-        return result.resultType === 'task'
+        if (isInputRequired(answer)) return rounds().answer(answer);
+        // A task the upstream created goes out under Portico's id; a result names resources as
+        // the client reads them.
+        return answer.resultType === 'task'
           ? this.tasks.created(
               request,
-              result,
-              { gatewayId: tool.gatewayId, tool: call.name },
+              answer,
+              { gatewayId: tool.gatewayId, tool: call.name, toolId: tool.id },
               served,
             )
-          : result;
+          : scope.resources.clientResult(tool.gatewaySlug, answer);
       },
       {
         obtain: (policy, version) =>

@@ -137,11 +137,48 @@ export class ResourceDirectory {
     return this.prefixed ? virtualUri(gatewaySlug, upstreamUri) : upstreamUri;
   }
 
+  /**
+   * Content blocks of a gateway's answer (a tool result's `content`, a prompt message's) with
+   * the resources they name (`resource_link`, an embedded `resource`) under the client's URIs: on
+   * a prefixed scope only `<slug>+<uri>` reads them here, and an upstream's link cannot name
+   * another gateway's resource. Anything else, and content naming none, is returned as it came.
+   */
+  clientContent<T>(gatewaySlug: string, content: T): T {
+    if (!this.prefixed) return content;
+    const named = (block: unknown): unknown => {
+      const { type, uri, resource } = (block ?? {}) as ContentBlock;
+      if (type === 'resource_link' && typeof uri === 'string')
+        return { ...(block as object), uri: virtualUri(gatewaySlug, uri) };
+      if (type === 'resource' && typeof resource?.uri === 'string')
+        return {
+          ...(block as object),
+          resource: { ...resource, uri: virtualUri(gatewaySlug, resource.uri) },
+        };
+      return block;
+    };
+    if (!Array.isArray(content)) return named(content) as T;
+    return content.some((block) => named(block) !== block) ? (content.map(named) as T) : content;
+  }
+
+  /** A tool's result with its content's resources under the client's URIs (see clientContent). */
+  clientResult<T extends object>(gatewaySlug: string, result: T): T {
+    const given = (result as { content?: unknown }).content;
+    const content = this.clientContent(gatewaySlug, given);
+    return content === given ? result : { ...result, content };
+  }
+
   private matching(upstreamUri: string): DirectoryTemplate[] {
     return this.matchers
       .filter(({ matcher }) => matchesUri(matcher, upstreamUri))
       .map(({ template }) => template);
   }
+}
+
+/** What a content block may hold that names a resource. */
+interface ContentBlock {
+  type?: unknown;
+  uri?: unknown;
+  resource?: { uri?: unknown };
 }
 
 /** What operators withdrew from enabled gateways, as stored. */

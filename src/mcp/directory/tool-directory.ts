@@ -23,7 +23,8 @@ export class ToolDirectory {
   readonly byHash: ReadonlyMap<string, DirectoryTool>;
   /** What `tools/list` returns, in order. */
   readonly definitions: readonly McpTool[];
-  readonly gatewayIds: ReadonlySet<string>;
+  /** The gateways whose tools these are (a consolidated tool's members' too): slugs by id. */
+  readonly gateways: ReadonlyMap<string, string>;
   /** Changes whenever what `tools/list` would return changes. */
   readonly fingerprint: string;
   /**
@@ -59,11 +60,11 @@ export class ToolDirectory {
     this.definitions = tools
       .filter((tool) => byName.get(tool.name) === tool)
       .map((tool) => tool.definition);
-    this.gatewayIds = new Set(
+    this.gateways = new Map(
       tools.flatMap((tool) =>
-        tool.consolidated
-          ? tool.consolidated.targets.map((target) => target.tool.gatewayId)
-          : [tool.gatewayId],
+        (tool.consolidated ? tool.consolidated.targets.map((target) => target.tool) : [tool]).map(
+          (member): [string, string] => [member.gatewayId, member.gatewaySlug],
+        ),
       ),
     );
     if (options.fingerprint !== undefined) {

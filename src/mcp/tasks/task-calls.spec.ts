@@ -8,6 +8,7 @@ import { TaskCalls, type TaskServed } from './task-calls';
 import { relayedCapabilities, TASKS_EXTENSION } from '../../upstream/client-capabilities';
 import { sharedAffinity } from '../../upstream/upstream-client';
 import { TaskIdSealer } from './task-id-seal';
+import { servingGateways } from '../../../test/support/task-access';
 
 const DECLARING = { extensions: { [TASKS_EXTENSION]: {} } };
 const sealer = new TaskIdSealer('t'.repeat(40));
@@ -37,8 +38,15 @@ function setUp(gatewayIds = ['gw-1']) {
     ),
   };
   const eras = { verdict: () => null } as unknown as UpstreamEras;
-  const tasks = new TaskCalls(sealer, client as unknown as UpstreamClient, eras);
-  const directory = { tools: { gatewayIds: new Set(gatewayIds) } } as unknown as ScopeDirectory;
+  const tasks = new TaskCalls(
+    sealer,
+    client as unknown as UpstreamClient,
+    eras,
+    servingGateways(gatewayIds),
+  );
+  const directory = {
+    resources: { clientResult: (_slug: string, result: unknown) => result },
+  } as unknown as ScopeDirectory;
   const request = (
     method: string,
     params: Record<string, unknown>,

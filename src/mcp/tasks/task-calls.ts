@@ -16,6 +16,7 @@ import { MODERN_VERSIONS } from '../core/server-identity';
 import { type TaskBinding, TaskIdSealer, taskRef, type TaskRoute } from './task-id-seal';
 import { TASKS_EXTENSION } from '../../upstream/client-capabilities';
 import { taskOutcome } from './task-result';
+import { TaskAccess } from './task-access';
 
 /**
  * The methods of the Tasks extension the 2026-07-28 wire takes; `tasks/result` and `tasks/list`
@@ -52,6 +53,7 @@ export class TaskCalls {
     private readonly sealer: TaskIdSealer,
     private readonly client: UpstreamClient,
     private readonly eras: UpstreamEras,
+    private readonly access: TaskAccess,
   ) {}
 
   /** Whether this request may see tasks: a 2026-07-28 request declaring the extension. */
@@ -99,16 +101,17 @@ export class TaskCalls {
       );
     const params = request.params ?? {};
     const route = this.sealer.open(params.taskId, binding(request));
-    // Another principal's id, another endpoint's, an altered or a made-up one: all the same.
-    if (!route || !directory.tools.gatewayIds.has(route.gatewayId))
+    // Another principal's id, another endpoint's, an altered or a made-up one, or one whose tool
+    // the caller may no longer use here: all the same.
+    const tool = route && (await this.access.tool(directory, request.principal, route));
+    if (!route || !tool)
       throw new RpcError(
         ProtocolErrorCode.InvalidParams,
         'Failed to retrieve task: Task not found',
       );
     served.task = taskRef(route);
     served.tool = route.tool;
-    const target = await this.client.target(route.gatewayId);
-    served.gateway = target?.slug ?? '';
+    served.gateway = tool.gatewaySlug;
     // Declared, so the request's affinity states the extension upstream (see sharedAffinity).
     const upstream = (method: string, forwarded: Record<string, unknown> = {}) =>
       this.client.call(route.gatewayId, request.affinity, (c) =>
@@ -118,21 +121,39 @@ export class TaskCalls {
           { signal: request.signal, caller: { capabilities: request.affinity.capabilities } },
         ),
       );
+    // The tool's result, as a call's: its resources named as the client reads them (see
+    // clientContent), and passed by the server's hooks.
+    const delivered = (result: Result) =>
+      this.access.checked(
+        directory,
+        request.principal,
+        route,
+        tool,
+        directory.resources.clientResult(tool.gatewaySlug, result),
+      );
     if (request.method === 'tasks/result')
-      return taskOutcome(request, String(params.taskId), upstream);
+      return delivered(await taskOutcome(request, String(params.taskId), upstream));
     const result = await upstream(
       request.method,
       request.method === 'tasks/update'
         ? { inputResponses: boundedResponses(params.inputResponses) }
         : {},
     );
+    if (request.method !== 'tasks/get') return result;
     // The task as the client knows it: its own id, whatever the upstream's answer said.
-    return request.method === 'tasks/get' ? { ...result, taskId: params.taskId } : result;
+    const ended = (result as { result?: unknown }).result;
+    return {
+      ...result,
+      taskId: params.taskId,
+      ...(ended !== null && typeof ended === 'object'
+        ? { result: await delivered(ended as Result) }
+        : {}),
+    };
   }
 
   /** Whether an upstream of the scope (a 2026-07-28 one) declares the extension. */
   async offered(directory: ScopeDirectory, affinity: Affinity): Promise<boolean> {
-    const gateways = [...directory.tools.gatewayIds];
+    const gateways = [...directory.tools.gateways.keys()];
     const declares = await Promise.all(gateways.map((id) => this.declares(id, affinity)));
     return declares.some(Boolean);
   }

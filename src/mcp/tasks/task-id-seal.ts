@@ -23,8 +23,10 @@ export interface TaskRoute {
   gatewayId: string;
   /** The upstream's own task id, sent back to it unchanged. */
   taskId: string;
-  /** The tool's name as the client called it, for the audit trail. */
+  /** The tool's name as the client called it, for the audit trail and to judge the task by. */
   tool: string;
+  /** The tool called (a consolidated tool's chosen target); absent from ids sealed before it was kept. */
+  toolId?: string;
 }
 
 interface Payload {
@@ -34,6 +36,7 @@ interface Payload {
   gw: string;
   id: string;
   tn: string;
+  ti?: string;
 }
 
 /** An upstream task id too long to wrap: the upstream's fault, not the client's. */
@@ -49,7 +52,8 @@ export class TaskIdTooLong extends UpstreamFailure {
 
 /**
  * The task id Portico hands a client in place of an upstream's: `pt1.<base64url(iv | AES-256-GCM
- * ciphertext | tag)>` of the principal, the endpoint, the gateway, the upstream's id and the tool.
+ * ciphertext | tag)>` of the principal, the endpoint, the gateway, the upstream's id and the tool
+ * (its name as called, and its id).
  * Encrypted, because an upstream may use its ids as bearer tokens; authenticated, so that no
  * client can point an id at another upstream or task. Stateless: any replica sharing JWT_SECRET
  * routes `tasks/get`, `tasks/update` and `tasks/cancel` with it, and an id presented by another
@@ -74,6 +78,7 @@ export class TaskIdSealer {
       gw: route.gatewayId,
       id: route.taskId,
       tn: route.tool.slice(0, 256),
+      ...(route.toolId === undefined ? {} : { ti: route.toolId }),
     };
     const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
@@ -107,7 +112,12 @@ export class TaskIdSealer {
     }
     const payload = parsePayload(text);
     if (!payload || payload.sub !== binding.subject || payload.sc !== binding.scope) return null;
-    return { gatewayId: payload.gw, taskId: payload.id, tool: payload.tn };
+    return {
+      gatewayId: payload.gw,
+      taskId: payload.id,
+      tool: payload.tn,
+      ...(typeof payload.ti === 'string' ? { toolId: payload.ti } : {}),
+    };
   }
 }
 

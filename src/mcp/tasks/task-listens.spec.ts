@@ -4,6 +4,7 @@ import { TASKS_EXTENSION } from '../../upstream/client-capabilities';
 import { type Directories } from '../directory/directories.service';
 import { type McpScope } from '../protocol/mcp-scope';
 import { TaskIdSealer } from './task-id-seal';
+import { servingGateways } from '../../../test/support/task-access';
 import { TaskListens } from './task-listens';
 import { type TaskFollower, type TaskWatch } from './task-watch';
 
@@ -25,12 +26,14 @@ function setUp(gatewayIds = ['gw-1']) {
     ),
   };
   const directories = {
-    get: () => Promise.resolve({ tools: { gatewayIds: new Set(gatewayIds) } }),
+    get: () =>
+      Promise.resolve({ resources: { clientResult: (_slug: string, result: unknown) => result } }),
   };
   const listens = new TaskListens(
     sealer,
     directories as unknown as Directories,
     watch as unknown as TaskWatch,
+    servingGateways(gatewayIds),
   );
   return { listens, followed };
 }
@@ -96,6 +99,8 @@ describe('TaskListens', () => {
         result: { content: [] },
         _meta: { 'io.modelcontextprotocol/subscriptionId': 7 },
       });
+    // Each status is judged before it is told.
+    await new Promise((resolve) => setImmediate(resolve));
     expect(heard).toEqual([{ taskId: mine, status: 'completed', result: { content: [] } }]);
   });
 });

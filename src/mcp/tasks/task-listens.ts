@@ -1,11 +1,17 @@
 import { Injectable } from '@nestjs/common';
-import { CLIENT_CAPABILITIES_META_KEY, type JSONRPCRequest } from '@modelcontextprotocol/server';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  type JSONRPCRequest,
+  ProtocolErrorCode,
+  type Result,
+} from '@modelcontextprotocol/server';
 import { type Principal } from '../../auth/principal';
 import { TASKS_EXTENSION } from '../../upstream/client-capabilities';
 import { Directories } from '../directory/directories.service';
-import { MISSING_CLIENT_CAPABILITY } from '../protocol/mcp-errors';
+import { MISSING_CLIENT_CAPABILITY, RpcError } from '../protocol/mcp-errors';
 import { type McpScope, scopeKey } from '../protocol/mcp-scope';
-import { TaskIdSealer } from './task-id-seal';
+import { TaskIdSealer, type TaskRoute } from './task-id-seal';
+import { TaskAccess } from './task-access';
 import { type TaskFollower, TaskWatch } from './task-watch';
 
 /** What a listen hears of the tasks it follows. */
@@ -31,6 +37,7 @@ export class TaskListens {
     private readonly sealer: TaskIdSealer,
     private readonly directories: Directories,
     private readonly watch: TaskWatch,
+    private readonly access: TaskAccess,
   ) {}
 
   /**
@@ -70,25 +77,30 @@ export class TaskListens {
     const directory = await this.directories.get(scope);
     if (!directory) return { taskIds: [], stop: () => undefined };
     const binding = { subject: principal.subject, scope: scopeKey(scope) };
-    // By gateway, the client's id of each upstream task.
-    const byGateway = new Map<string, Map<string, string>>();
+    // By gateway, each upstream task's route and the client's id of it.
+    const byGateway = new Map<string, Map<string, Followed>>();
     for (const id of taskIds) {
       const route = this.sealer.open(id, binding);
-      if (!route || !directory.tools.gatewayIds.has(route.gatewayId)) continue;
-      const ids = byGateway.get(route.gatewayId) ?? new Map<string, string>();
-      if (!ids.has(route.taskId)) ids.set(route.taskId, id);
+      if (!route || !(await this.access.tool(directory, principal, route))) continue;
+      const ids = byGateway.get(route.gatewayId) ?? new Map<string, Followed>();
+      if (!ids.has(route.taskId)) ids.set(route.taskId, { route, clientId: id });
       byGateway.set(route.gatewayId, ids);
     }
     const followed = await Promise.all(
       [...byGateway].map(async ([gatewayId, ids]) => {
         const followers = new Map<string, TaskFollower>(
-          [...ids].map(([upstreamId, clientId]) => [
-            upstreamId,
-            {
-              status: (task) => tell.status(asClientSees(task, clientId)),
-              lost: () => tell.lost(),
-            },
-          ]),
+          [...ids].map(([upstreamId, followed]) => {
+            // One after the other: each status is judged (and its result checked) in turn.
+            let told = Promise.resolve();
+            const status = (task: Record<string, unknown>) =>
+              (told = told
+                .then(() => this.judged(scope, principal, followed, task))
+                .then((seen) => {
+                  if (seen) tell.status(seen);
+                })
+                .catch(() => undefined));
+            return [upstreamId, { status, lost: () => tell.lost() }];
+          }),
         );
         try {
           const follow = await this.watch.follow(
@@ -96,7 +108,7 @@ export class TaskListens {
             { userId: principal.userId },
             followers,
           );
-          return { ids: follow.followed.map((id) => ids.get(id)!), stop: follow.stop };
+          return { ids: follow.followed.map((id) => ids.get(id)!.clientId), stop: follow.stop };
         } catch {
           return null;
         }
@@ -110,10 +122,43 @@ export class TaskListens {
       stop: () => following.forEach(({ stop }) => stop()),
     };
   }
+
+  /**
+   * The upstream's task as the client may hear of it now (null: not at all, the tool being no
+   * longer theirs to use here): the client's id, the result named as the client reads it and
+   * passed by the server's hooks (a result they refuse makes the task failed, with their word);
+   * the upstream listen's own `_meta` stays upstream.
+   */
+  private async judged(
+    scope: McpScope,
+    principal: Principal,
+    { route, clientId }: Followed,
+    task: Record<string, unknown>,
+  ): Promise<Record<string, unknown> | null> {
+    const directory = await this.directories.get(scope);
+    const tool = directory && (await this.access.tool(directory, principal, route));
+    if (!directory || !tool) return null;
+    const { _meta: _upstreamMeta, result, ...fields } = task;
+    const seen = { ...fields, taskId: clientId };
+    if (result === null || typeof result !== 'object') return seen;
+    try {
+      const named = directory.resources.clientResult(tool.gatewaySlug, result as Result);
+      return {
+        ...seen,
+        result: await this.access.checked(directory, principal, route, tool, named),
+      };
+    } catch (error) {
+      const { code, message } =
+        error instanceof RpcError
+          ? error
+          : new RpcError(ProtocolErrorCode.InternalError, 'The task result was refused');
+      return { ...seen, status: 'failed', error: { code, message } };
+    }
+  }
 }
 
-/** The upstream's task with the client's id; the upstream listen's own `_meta` stays upstream. */
-function asClientSees(task: Record<string, unknown>, clientId: string): Record<string, unknown> {
-  const { _meta: _upstreamMeta, ...fields } = task;
-  return { ...fields, taskId: clientId };
+/** A task a listen follows: its route, and the id the client knows it by. */
+interface Followed {
+  route: TaskRoute;
+  clientId: string;
 }

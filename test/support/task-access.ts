@@ -1,0 +1,15 @@
+import { type TaskAccess } from '../../src/mcp/tasks/task-access';
+import { type TaskRoute } from '../../src/mcp/tasks/task-id-seal';
+
+/** For unit tests: a scope that serves every tool of these gateways to anyone, without hooks. */
+export function servingGateways(gatewayIds: readonly string[]): TaskAccess {
+  return {
+    tool: (_directory: unknown, _principal: unknown, route: TaskRoute) =>
+      Promise.resolve(
+        gatewayIds.includes(route.gatewayId)
+          ? { id: 'tool-1', gatewayId: route.gatewayId, gatewaySlug: `slug-${route.gatewayId}` }
+          : null,
+      ),
+    checked: (...args: unknown[]) => Promise.resolve(args[4]),
+  } as unknown as TaskAccess;
+}
