@@ -10,6 +10,6 @@ export function servingGateways(gatewayIds: readonly string[]): TaskAccess {
           ? { id: 'tool-1', gatewayId: route.gatewayId, gatewaySlug: `slug-${route.gatewayId}` }
           : null,
       ),
-    checked: (...args: unknown[]) => Promise.resolve(args[4]),
+    delivered: (...args: unknown[]) => Promise.resolve(args[4]),
   } as unknown as TaskAccess;
 }

@@ -41,8 +41,11 @@ export class TaskAccess {
     return policy.empty || policy.listed(principal, tool.policy) ? tool : null;
   }
 
-  /** A result the task delivers, as the server's hooks pass it. */
-  checked(
+  /**
+   * A result the task delivers, as a call's goes out: its resources named as the client reads
+   * them (see ResourceDirectory.clientContent), then passed by the server's `after` hooks.
+   */
+  delivered(
     directory: ScopeDirectory,
     principal: Principal,
     route: TaskRoute,
@@ -60,7 +63,7 @@ export class TaskAccess {
         // What the call was given is not kept with its task.
         arguments: {},
       },
-      result,
+      directory.resources.clientResult(tool.gatewaySlug, result),
     );
   }
 }

@@ -121,16 +121,9 @@ export class TaskCalls {
           { signal: request.signal, caller: { capabilities: request.affinity.capabilities } },
         ),
       );
-    // The tool's result, as a call's: its resources named as the client reads them (see
-    // clientContent), and passed by the server's hooks.
+    // The tool's result, as a call's would go out.
     const delivered = (result: Result) =>
-      this.access.checked(
-        directory,
-        request.principal,
-        route,
-        tool,
-        directory.resources.clientResult(tool.gatewaySlug, result),
-      );
+      this.access.delivered(directory, request.principal, route, tool, result);
     if (request.method === 'tasks/result')
       return delivered(await taskOutcome(request, String(params.taskId), upstream));
     const result = await upstream(

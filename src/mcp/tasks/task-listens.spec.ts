@@ -25,10 +25,8 @@ function setUp(gatewayIds = ['gw-1']) {
       },
     ),
   };
-  const directories = {
-    get: () =>
-      Promise.resolve({ resources: { clientResult: (_slug: string, result: unknown) => result } }),
-  };
+  // What the scope serves is servingGateways' to judge.
+  const directories = { get: () => Promise.resolve({}) };
   const listens = new TaskListens(
     sealer,
     directories as unknown as Directories,

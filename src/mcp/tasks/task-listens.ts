@@ -125,9 +125,9 @@ export class TaskListens {
 
   /**
    * The upstream's task as the client may hear of it now (null: not at all, the tool being no
-   * longer theirs to use here): the client's id, the result named as the client reads it and
-   * passed by the server's hooks (a result they refuse makes the task failed, with their word);
-   * the upstream listen's own `_meta` stays upstream.
+   * longer theirs to use here): the client's id, and the result as a call's would go out (a
+   * result the hooks refuse makes the task failed, with their word); the upstream listen's own
+   * `_meta` stays upstream.
    */
   private async judged(
     scope: McpScope,
@@ -142,11 +142,14 @@ export class TaskListens {
     const seen = { ...fields, taskId: clientId };
     if (result === null || typeof result !== 'object') return seen;
     try {
-      const named = directory.resources.clientResult(tool.gatewaySlug, result as Result);
-      return {
-        ...seen,
-        result: await this.access.checked(directory, principal, route, tool, named),
-      };
+      const delivered = await this.access.delivered(
+        directory,
+        principal,
+        route,
+        tool,
+        result as Result,
+      );
+      return { ...seen, result: delivered };
     } catch (error) {
       const { code, message } =
         error instanceof RpcError
