@@ -13,7 +13,9 @@ const MCP_ORDER = [
   ['sessions'],
   ['core'],
   ['listen'],
-  ['search', 'apps'],
+  ['tasks'],
+  ['search', 'apps', 'skills'],
+  ['guard'],
   ['directory'],
   ['streams'],
   ['protocol'],
@@ -164,9 +166,11 @@ function srcPatterns(parts) {
           },
         ]),
   ];
-  return parts[0] === 'mcp' && parts.length > 1
-    ? [...(mcpPatterns.get(parts[1]) ?? []), ...patterns]
-    : patterns;
+  if (parts[0] !== 'mcp' || parts.length === 1) return patterns;
+  // A folder of src/mcp outside the order would import, and be imported, unchecked.
+  if (!mcpPatterns.has(parts[1]))
+    throw new Error(`src/mcp/${parts[1]} has no place in MCP_ORDER (eslint.config.mjs)`);
+  return [...mcpPatterns.get(parts[1]), ...patterns];
 }
 
 const restrict = (patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });

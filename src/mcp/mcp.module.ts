@@ -18,7 +18,7 @@ import { Dispatcher } from './core/dispatcher';
 import { PromptCalls } from './core/prompt-calls';
 import { ResourceCalls } from './core/resource-calls';
 import { ToolCalls } from './core/tool-calls';
-import { CallGuard } from './core/call-guard';
+import { CallGuard } from './guard/call-guard';
 import { RateLimitsModule } from '../rate-limits/rate-limits.module';
 import { ApprovalsModule } from '../approvals/approvals.module';
 import { PoliciesModule } from '../policies/policies.module';

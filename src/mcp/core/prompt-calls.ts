@@ -8,7 +8,7 @@ import { McpSettings } from '../../config/slices/mcp.settings';
 import { invalidParams } from '../protocol/mcp-errors';
 import { type McpRequest, type Served, type UpstreamRef } from '../protocol/mcp-request';
 import { Continuation, type RoundTarget } from './continuation';
-import { paginate } from './paginate';
+import { paginate } from '../protocol/paginate';
 import { isInputRequired, UpstreamClient } from '../../upstream/upstream-client';
 import { type ScopeDirectory } from '../directory/scope-directory';
 

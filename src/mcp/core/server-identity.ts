@@ -4,9 +4,7 @@ import {
   type ServerCapabilities,
 } from '@modelcontextprotocol/server';
 import { type ScopeDirectory } from '../directory/scope-directory';
-
-/** The one revision of the stateless era Portico serves downstream. */
-export const MODERN_VERSIONS: readonly string[] = ['2026-07-28'];
+import { MODERN_VERSIONS } from '../protocol/mcp-request';
 
 /**
  * What every Portico endpoint offers, whatever its members, in both eras: lists can grow after

@@ -13,10 +13,10 @@ import { invalidParams, unknownTool } from '../protocol/mcp-errors';
 import { type McpRequest, type Served } from '../protocol/mcp-request';
 import { ToolSearchService } from '../search/tool-search.service';
 import { ApprovalStep } from './approval-step';
-import { CallGuard } from './call-guard';
+import { CallGuard } from '../guard/call-guard';
 import { Continuation, type RoundTarget } from './continuation';
 import { routedCall } from './consolidated-call';
-import { paginate } from './paginate';
+import { paginate } from '../protocol/paginate';
 import { isInputRequired, UpstreamClient } from '../../upstream/upstream-client';
 import { TaskCalls } from '../tasks/task-calls';
 
@@ -28,6 +28,20 @@ export function callParams(params: unknown): CallToolRequest['params'] {
   if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args)))
     throw invalidParams('tools/call arguments must be an object');
   return candidate as CallToolRequest['params'];
+}
+
+/**
+ * Whether a result's content holds a block that names a resource, which goes out under the
+ * client's URI (ResourceDirectory.clientContent); most results hold none, and go as they came.
+ */
+function namesResources(result: Result): boolean {
+  const { content } = result as { content?: unknown };
+  return (
+    Array.isArray(content) &&
+    content.some((block: { type?: unknown } | null) =>
+      ['resource_link', 'resource'].includes(String(block?.type)),
+    )
+  );
 }
 
 /**
@@ -129,7 +143,9 @@ export class ToolCalls {
               { gatewayId: tool.gatewayId, tool: call.name, toolId: tool.id },
               served,
             )
-          : scope.resources.clientResult(tool.gatewaySlug, answer);
+          : namesResources(answer)
+            ? scope.resources.clientResult(tool.gatewaySlug, answer)
+            : answer;
       },
       {
         obtain: (policy, version) =>

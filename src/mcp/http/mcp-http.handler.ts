@@ -18,7 +18,7 @@ import {
 import { headerOf, standardHeaderMismatch } from '../../upstream/modern/mcp-param-headers';
 import { accepts, isJson, originRefusal, pathOf } from '../../common/http-request';
 import { isJsonObject, isRequestId } from '../../common/json-value';
-import { MODERN_VERSIONS } from '../core/server-identity';
+import { MODERN_VERSIONS } from '../protocol/mcp-request';
 import { Directories } from '../directory/directories.service';
 import { McpAuthorizer } from '../../auth/mcp-authorizer';
 import { ObservabilitySettings } from '../../config/slices/observability.settings';

@@ -3,7 +3,11 @@ import { type ActingFor, type Affinity } from '../../upstream/upstream-connectio
 import { UpstreamClient } from '../../upstream/upstream-client';
 import { UpstreamRpcError } from '../../upstream/upstream-error';
 import { type UpstreamRef } from '../protocol/mcp-request';
-import { type Follow, FollowedConnections, type Follower } from './followed-connections';
+import {
+  type Follow,
+  FollowedConnections,
+  type Follower,
+} from '../../upstream/followed-connections';
 
 /** Someone following an upstream resource: a listen, or a 2025 session's subscription. */
 export interface ResourceFollower extends Follower {

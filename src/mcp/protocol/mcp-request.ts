@@ -11,6 +11,9 @@ import { type Principal } from '../../auth/principal';
 import { type Affinity, type UpstreamAsk } from '../../upstream/upstream-connection';
 import { type McpScope } from './mcp-scope';
 
+/** The one revision of the stateless era Portico serves downstream. */
+export const MODERN_VERSIONS: readonly string[] = ['2026-07-28'];
+
 /** What a request says of its client: from its own `_meta` (2026-07-28), or its session (2025). */
 export interface RequestMeta {
   protocolVersion: string;

@@ -10,7 +10,7 @@ import {
 import { TASKS_EXTENSION } from '../../upstream/client-capabilities';
 import { sharedAffinity } from '../../upstream/upstream-client';
 import { type Affinity } from '../../upstream/upstream-connection';
-import { MODERN_VERSIONS } from '../core/server-identity';
+import { MODERN_VERSIONS } from '../protocol/mcp-request';
 import { type ScopeDirectory } from '../directory/scope-directory';
 import { errorResponse, RpcError } from '../protocol/mcp-errors';
 import { type McpRequest } from '../protocol/mcp-request';

@@ -20,7 +20,7 @@ import { UpstreamClient } from '../../upstream/upstream-client';
 import { UpstreamFailure } from '../../upstream/upstream-error';
 import { invalidParams, RpcError } from '../protocol/mcp-errors';
 import { type McpRequest, type Served } from '../protocol/mcp-request';
-import { paginate } from '../core/paginate';
+import { paginate } from '../protocol/paginate';
 import { type ScopeDirectory } from '../directory/scope-directory';
 import { type ServedSkill, servedTo, type SkillDirectory } from './skill-directory';
 import { SkillDirectories } from './skill-directories.service';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { type Result } from '@modelcontextprotocol/server';
 import { type Principal } from '../../auth/principal';
 import { type CallTarget, McpApps } from '../apps/mcp-apps.service';
-import { CallGuard } from '../core/call-guard';
+import { CallGuard } from '../guard/call-guard';
 import { type DirectoryTool } from '../directory/directory-tool';
 import { type ScopeDirectory } from '../directory/scope-directory';
 import { type TaskRoute } from './task-id-seal';

@@ -10,9 +10,13 @@ import { UpstreamFailure } from '../../upstream/upstream-error';
 import { UpstreamEras } from '../../upstream/eras/upstream-eras.service';
 import { type ScopeDirectory } from '../directory/scope-directory';
 import { MISSING_CLIENT_CAPABILITY, RpcError } from '../protocol/mcp-errors';
-import { type McpRequest, type RequestMeta, type Served } from '../protocol/mcp-request';
+import {
+  type McpRequest,
+  MODERN_VERSIONS,
+  type RequestMeta,
+  type Served,
+} from '../protocol/mcp-request';
 import { scopeKey } from '../protocol/mcp-scope';
-import { MODERN_VERSIONS } from '../core/server-identity';
 import { type TaskBinding, TaskIdSealer, taskRef, type TaskRoute } from './task-id-seal';
 import { TASKS_EXTENSION } from '../../upstream/client-capabilities';
 import { taskOutcome } from './task-result';

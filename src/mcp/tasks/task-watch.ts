@@ -2,7 +2,11 @@ import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { type ClientCapabilities } from '@modelcontextprotocol/server';
 import { TASKS_EXTENSION } from '../../upstream/client-capabilities';
 import { UpstreamClient } from '../../upstream/upstream-client';
-import { type Follow, FollowedConnections, type Follower } from '../listen/followed-connections';
+import {
+  type Follow,
+  FollowedConnections,
+  type Follower,
+} from '../../upstream/followed-connections';
 
 /** Someone following an upstream task's status: a listen. */
 export interface TaskFollower extends Follower {

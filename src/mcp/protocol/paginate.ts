@@ -1,4 +1,4 @@
-import { invalidParams } from '../protocol/mcp-errors';
+import { invalidParams } from './mcp-errors';
 
 const CURSOR = /^o(\d{1,9})$/;
 

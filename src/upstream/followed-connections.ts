@@ -1,7 +1,7 @@
-import { authorizationContext, type UpstreamClient } from '../../upstream/upstream-client';
-import { type ActingFor, type UpstreamConnection } from '../../upstream/upstream-connection';
-import { UpstreamFailure } from '../../upstream/upstream-error';
-import { type UpstreamTarget } from '../../upstream/upstream-target';
+import { authorizationContext, type UpstreamClient } from './upstream-client';
+import { type ActingFor, type UpstreamConnection } from './upstream-connection';
+import { UpstreamFailure } from './upstream-error';
+import { type UpstreamTarget } from './upstream-target';
 
 /** Someone following something upstream (a resource, a task) on a connection that can be lost. */
 export interface Follower {
