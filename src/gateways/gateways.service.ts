@@ -164,7 +164,7 @@ export class GatewaysService {
   async create(dto: GatewayCreateDto, scope: TeamScope): Promise<GatewayResponseDto> {
     const slug = this.slugOf(dto.name);
     const transport = this.transportColumns(dto, null, scope);
-    assertCredentialsStay(dto, null, transport.url, scope);
+    assertCredentialsStay(dto, null, transport, scope);
     const eraPin = eraPinOf(dto, transport.transport, 'auto');
     const teamId = scope.teamForNew(dto.teamId, `Gateway '${dto.name}'`);
     const gateway = await this.writing(async (em) => {
@@ -200,7 +200,7 @@ export class GatewaysService {
       }
       const slug = dto.name === undefined ? gateway.slug : this.slugOf(dto.name);
       const transport = this.transportColumns(dto, gateway, scope);
-      assertCredentialsStay(dto, gateway, transport.url, scope);
+      assertCredentialsStay(dto, gateway, transport, scope);
       const eraPin = eraPinOf(dto, transport.transport, gateway.eraPin);
       await this.assertUnique(em, {
         id,
@@ -666,18 +666,19 @@ const NO_STDIO = {
 /**
  * Who may choose where credentials go. A token-exchange gateway sends every caller's own token
  * (one Portico accepts from them, an admin's included) to its token service, so only admins set
- * one. And credentials go only where whoever entered them meant: a non-admin who moves a gateway
- * to another URL enters its credentials again in the same request, so that nobody points a
- * secret they never saw at a server of their own.
+ * one. And credentials go only where whoever entered them meant: a non-admin who changes where or
+ * how a gateway's requests go (its URL, its transport, an OpenAPI gateway's description, which
+ * says what requests go there) enters its credentials again in the same request, so that nobody
+ * points a secret they never saw at a server, or an endpoint, of their own.
  */
 /** Why a non-admin's move of a gateway that holds credentials is refused (field `auth`). */
 export const CREDENTIALS_STAY =
-  'the gateway holds credentials: enter them again (auth) to send them to another url';
+  'the gateway holds credentials: enter them again (auth) to send them to another url, transport or OpenAPI description';
 
 function assertCredentialsStay(
   dto: GatewayUpdateDto,
   existing: Gateway | null,
-  url: string | null,
+  columns: TransportColumns,
   scope: TeamScope,
 ): void {
   if (scope.everything) return;
@@ -686,8 +687,12 @@ function assertCredentialsStay(
       AuthErrorCode.Forbidden,
       "Only admins may set token exchange on a gateway: every caller's own token goes to its token service.",
     );
-  if (existing && existing.authType !== 'none' && dto.auth === undefined && url !== existing.url)
-    throw fieldProblem('auth', CREDENTIALS_STAY);
+  if (existing?.authType === undefined || existing.authType === 'none' || dto.auth !== undefined)
+    return;
+  const moved = (['url', 'transport', 'openapiUrl', 'openapiDocument'] as const).some(
+    (column) => columns[column] !== existing[column],
+  );
+  if (moved) throw fieldProblem('auth', CREDENTIALS_STAY);
 }
 
 function fieldProblem(property: string, message: string): RequestValidationException {

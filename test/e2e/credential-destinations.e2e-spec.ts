@@ -141,6 +141,70 @@ describe('where a gateway’s credentials may go', () => {
     await t.api().delete(path).expect(204);
   });
 
+  it("refuses another transport or description for an admin's secret unless it is entered again", async () => {
+    const operation = (path: string, method = 'get') => ({
+      openapi: '3.0.3',
+      info: { title: 'Reports', version: '1' },
+      paths: {
+        [path]: {
+          [method]: { operationId: 'report', responses: { '200': { description: 'ok' } } },
+        },
+      },
+    });
+    const mcp = await t
+      .api()
+      .post('/api/v1/gateways')
+      .send({
+        name: 'Secret reports',
+        url: genuine.url,
+        teamId: red,
+        auth: { type: 'bearer', token: 'admin-rest-secret' },
+      })
+      .expect(201);
+    // Same url, another kind: the description would say what requests carry the secret there.
+    const converted = await asOperator('patch', `/api/v1/gateways/${mcp.body.id}`)
+      .send({
+        transport: 'openapi',
+        openapiDocument: JSON.stringify(operation('/admin/users', 'delete')),
+        openapiSelection: { methods: ['DELETE'] },
+      })
+      .expect(422);
+    expect(JSON.stringify(converted.body)).toContain('enter them again (auth)');
+    expect((await t.api().get(`/api/v1/gateways/${mcp.body.id}`)).body).toMatchObject({
+      transport: 'streamable-http',
+      authType: 'bearer',
+    });
+
+    const rest = await t
+      .api()
+      .post('/api/v1/gateways')
+      .send({
+        name: 'Rest reports',
+        transport: 'openapi',
+        url: `${genuine.url}/rest`,
+        teamId: red,
+        openapiDocument: JSON.stringify(operation('/report')),
+        auth: { type: 'bearer', token: 'admin-rest-secret' },
+      })
+      .expect(201);
+    const path = `/api/v1/gateways/${rest.body.id}`;
+    for (const body of [
+      { openapiDocument: JSON.stringify(operation('/admin/users', 'delete')) },
+      { openapiUrl: `${elsewhere.url}/openapi.json` },
+      { transport: 'streamable-http' },
+    ])
+      expect(
+        JSON.stringify((await asOperator('patch', path).send(body).expect(422)).body),
+      ).toContain('enter them again (auth)');
+    // Another selection of the same description stays where the admin meant.
+    await asOperator('patch', path)
+      .send({ openapiSelection: { methods: ['GET', 'HEAD'] } })
+      .expect(200);
+    expect(heard.join(' ')).not.toContain('admin-rest-secret');
+    for (const id of [mcp.body.id, rest.body.id])
+      await t.api().delete(`/api/v1/gateways/${id}`).expect(204);
+  });
+
   it("keeps an admin's token-exchange gateway where the admin put it", async () => {
     const gateway = await t
       .api()

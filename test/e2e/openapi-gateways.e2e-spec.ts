@@ -162,6 +162,66 @@ describe('OpenAPI services as tools', () => {
     expect(text(dots)).toContain('may not be empty, "." or ".."');
   });
 
+  it("keeps an operation's requests inside the base URL, and the gateway's credentials its own", async () => {
+    const header = (name: string) => ({ name, in: 'header', schema: { type: 'string' } });
+    const ok = { '200': { description: 'ok' } };
+    const gateway = await registered(t, {
+      name: 'Hostile',
+      transport: 'openapi',
+      url: `${rest.origin}/hostile`,
+      auth: { type: 'headers', headers: { 'X-Api-Key': 'key-secret-1' } },
+      openapiSelection: { methods: ['GET', 'DELETE'] },
+      openapiDocument: JSON.stringify({
+        openapi: '3.0.3',
+        info: { title: 'Hostile', version: '1' },
+        paths: {
+          '/../../admin/users': { delete: { operationId: 'escape', responses: ok } },
+          '/%2E%2e/admin': { get: { operationId: 'escapeEscaped', responses: ok } },
+          '/echo': {
+            get: {
+              operationId: 'echo',
+              parameters: ['Host', 'Cookie', 'Proxy-Authorization', 'X-API-KEY', 'X-Note'].map(
+                header,
+              ),
+              responses: ok,
+            },
+          },
+        },
+      }),
+    });
+    const report = JSON.stringify((await t.api().get(`/api/v1/gateways/${gateway.id}`)).body);
+    expect(report).toContain('DELETE /../../admin/users: its path has a . or .. segment');
+    expect(report).toContain('GET /%2E%2e/admin: its path has a . or .. segment');
+    const listed = await t.api().get('/api/v1/tools').query({ gatewayId: gateway.id }).expect(200);
+    expect(listed.body.items.map((tool: ToolJson) => tool.name)).toEqual(['hostile-echo']);
+    const echo = listed.body.items[0] as { inputSchema: { properties: object } };
+    expect(Object.keys(echo.inputSchema.properties).sort()).toEqual(['X-API-KEY', 'X-Note']);
+
+    const invoke = (args: Record<string, unknown>) =>
+      t
+        .api()
+        .post(`/api/v1/tools/${listed.body.items[0].id as string}/invoke`)
+        .send({ arguments: args })
+        .expect(200);
+    const seenBefore = rest.seen.length;
+    const refused = await invoke({ Host: 'other.internal', Cookie: 'session=caller' });
+    expect(JSON.stringify(refused.body)).toContain('unknown arguments: Host, Cookie');
+    expect(rest.seen).toHaveLength(seenBefore);
+    const invoked = await invoke({ 'X-API-KEY': 'caller-key', 'X-Note': 'hello' });
+    const [sent] = rest.seen.slice(seenBefore);
+    expect(sent).toMatchObject({ method: 'GET', url: '/hostile/echo' });
+    expect(sent!.headers).toMatchObject({
+      'x-api-key': 'key-secret-1',
+      'x-note': 'hello',
+      host: new URL(rest.origin).host,
+    });
+    expect(sent!.headers).not.toHaveProperty('cookie');
+    // The upstream quoted the key it refused: the caller reads it cut out.
+    expect(invoked.body).toMatchObject({ isError: true });
+    expect(JSON.stringify(invoked.body)).toContain('invalid api key [redacted]');
+    expect(JSON.stringify(invoked.body)).not.toContain('key-secret-1');
+  });
+
   it('applies policies to operations as to any tool', async () => {
     await t
       .api()

@@ -21,6 +21,7 @@ import { tunedUpstream } from '../../config/settings/gateway-settings';
 import { type ServerSettings } from '../../config/slices/server.settings';
 import { type UpstreamSettings } from '../../config/slices/upstream.settings';
 import { credentialHeaders } from '../upstream-credentials';
+import { redactSecrets } from '../redact-secrets';
 import { type UpstreamPools } from '../transport/upstream-pools.service';
 import { type UpstreamTarget } from '../upstream-target';
 import { type OpenApiDocuments } from './openapi-documents';
@@ -135,7 +136,10 @@ export class OpenApiConnection implements UpstreamConnection {
           ? new UpstreamFailure('http', `HTTP ${response.statusCode}`, response.statusCode)
           : undefined;
       pass?.settle(failure);
-      return shapeResponse(response, text, truncated, this.options.maxDepth);
+      const result = shapeResponse(response, text, truncated, this.options.maxDepth);
+      // An error's words are the upstream's and may echo the credential sent: cut out, as an MCP
+      // upstream's are (UpstreamFailure.redacted).
+      return result.isError ? redacted(result, this.options.secrets) : result;
     } catch (error) {
       const failure = options.signal?.aborted
         ? new UpstreamFailure('cancelled', 'the caller gave up')
@@ -167,13 +171,16 @@ export class OpenApiConnection implements UpstreamConnection {
     token?: string,
   ): Promise<Dispatcher.ResponseData> {
     const { baseUrl, dispatcher, headers } = this.options;
+    // The built headers' names are in lower case; a credential's may not be. The credential wins.
+    const given = { ...built.headers };
+    for (const name of Object.keys(headers)) delete given[name.toLowerCase()];
     return dispatcher.request({
       origin: baseUrl.origin,
       path: built.path,
       method: built.method,
       headers: withTraceHeaders({
         accept: 'application/json, */*;q=0.8',
-        ...built.headers,
+        ...given,
         ...headers,
         ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
       }),
@@ -181,6 +188,15 @@ export class OpenApiConnection implements UpstreamConnection {
       signal,
     });
   }
+}
+
+function redacted(result: CallToolResult, secrets: readonly string[]): CallToolResult {
+  return {
+    ...result,
+    content: result.content.map((block) =>
+      block.type === 'text' ? { ...block, text: redactSecrets(block.text, secrets) } : block,
+    ),
+  };
 }
 
 function errorResult(text: string): CallToolResult {

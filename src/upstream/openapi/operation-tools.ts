@@ -9,6 +9,7 @@ import { type ParameterStyle } from './parameter-style';
 import { OpenApiDocumentError } from './openapi-document';
 import { OperationRefused, type SchemaBounds, SchemaBuilder } from './schema-refs';
 import { isJsonObject } from '../../common/json-value';
+import { pathProblem, reservedHeader } from './operation-confinement';
 
 /** One parameter of an operation, and the argument it is read from. */
 export interface ParameterPlan {
@@ -40,8 +41,6 @@ export interface OperationTools {
 
 export const TOOL_NAME_MAX = 64;
 const DESCRIPTION_MAX = 4096;
-/** Headers HTTP or Portico sets itself; OpenAPI says such parameters are ignored. */
-const RESERVED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
 
 type Json = Record<string, unknown>;
 
@@ -122,6 +121,8 @@ function buildTool(
   item: Json,
   operation: Json,
 ): { tool: Tool; plan: OperationPlan } {
+  const outside = pathProblem(path);
+  if (outside) throw new OperationRefused(outside);
   const properties: Json = {};
   const required: string[] = [];
   const parameters: ParameterPlan[] = [];
@@ -129,7 +130,7 @@ function buildTool(
     const where = parameter.in;
     if (where !== 'path' && where !== 'query' && where !== 'header') continue;
     const paramName = String(parameter.name);
-    if (where === 'header' && RESERVED_HEADERS.has(paramName.toLowerCase())) continue;
+    if (where === 'header' && reservedHeader(paramName)) continue;
     const argument = Object.hasOwn(properties, paramName) ? `${where}_${paramName}` : paramName;
     if (Object.hasOwn(properties, argument))
       throw new OperationRefused(`two parameters are both named ${argument}`);
