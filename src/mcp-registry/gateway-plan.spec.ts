@@ -111,6 +111,34 @@ describe('server.json → gateway', () => {
     );
   });
 
+  it('launches no identifier or version a launcher would read as its own option', () => {
+    const recorded = recordedEntry('airtable-mcp-server-1.7.2') as {
+      packages: { identifier: string; version: string }[];
+    };
+    const launch = (change: (pkg: { identifier: string; version: string }) => void, at = 0) => {
+      const hostile = structuredClone(recorded);
+      change(hostile.packages[at]!);
+      return () =>
+        gatewayShapeOf(checkServerJson(hostile), {
+          package: at,
+          env: { AIRTABLE_API_KEY: 'pat' },
+        });
+    };
+    for (const identifier of ['--call=id > /tmp/x;:', '-y', ' airtable', 'a b'])
+      expect(launch((pkg) => (pkg.identifier = identifier))).toThrow(
+        /is not a npm package identifier \(a launcher could read it as an option\)/,
+      );
+    expect(launch((pkg) => (pkg.version = '--registry=http://evil'))).toThrow(
+      /package version '--registry=http:\/\/evil' is not a npm package version/,
+    );
+    expect(launch((pkg) => (pkg.identifier = '--privileged'), 1)).toThrow(
+      /is not a oci package identifier/,
+    );
+    expect(launch((pkg) => (pkg.identifier = '@scope/airtable.mcp_server'))()).toMatchObject({
+      args: ['-y', '@scope/airtable.mcp_server@1.7.2'],
+    });
+  });
+
   it('passes named package arguments with their defaults', () => {
     expect(gatewayShapeOf(entry('hybrid-mcp'), { package: 0 })).toMatchObject({
       command: 'npx',

@@ -140,12 +140,31 @@ function remoteShape(remote: Remote, choice: ImportChoice, kept: readonly string
 }
 
 /** How each kind of package is launched: the command, then its arguments before the package's own. */
+/**
+ * How each registry names a package: what its launcher takes as the package, never as one of its
+ * own options (an identifier `--call=…` would have npx run a shell command).
+ */
+const PACKAGE_NAMES: Record<string, RegExp> = {
+  npm: /^(@[A-Za-z0-9][\w.~-]*\/)?[A-Za-z0-9][\w.~-]*$/,
+  pypi: /^[A-Za-z0-9]([\w.-]*[A-Za-z0-9])?$/,
+  nuget: /^[A-Za-z0-9_][\w.-]*$/,
+  oci: /^[A-Za-z0-9][\w./:@+-]*$/,
+};
+const PACKAGE_VERSION = /^[A-Za-z0-9][\w.+~-]*$/;
+
 function launcher(
   entry: ServerJson,
   pkg: Package,
   envNames: string[],
 ): { command: string; args: string[] } {
   const version = pkg.version;
+  const named = PACKAGE_NAMES[pkg.registryType];
+  const unlike = named && !named.test(pkg.identifier) ? 'identifier' : null;
+  const problem = unlike ?? (version && !PACKAGE_VERSION.test(version) ? 'version' : null);
+  if (problem)
+    throw new ImportProblem(
+      `'${entry.name}' package ${problem} '${(problem === 'version' ? version! : pkg.identifier).slice(0, 100)}' is not a ${pkg.registryType} package ${problem} (a launcher could read it as an option)`,
+    );
   switch (pkg.registryType) {
     case 'npm':
       return {
