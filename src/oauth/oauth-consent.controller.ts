@@ -71,6 +71,10 @@ export class OAuthConsentController {
         // Any program on the user's computer can receive a loopback redirect and claim the name.
         loopbackWarning: clientHost !== null && isLoopbackRedirect(pending.redirectUri),
         redirectUri: pending.redirectUri,
+        // Where the code goes, which the user can check whatever the client calls itself.
+        redirectHost: /^https?:$/.test(new URL(pending.redirectUri).protocol)
+          ? new URL(pending.redirectUri).host
+          : null,
         resource: pending.resource,
         serverName: await this.serverName(pending),
         allowed,

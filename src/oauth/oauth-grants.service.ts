@@ -137,18 +137,23 @@ export class OAuthGrants implements OnModuleInit, OnModuleDestroy {
     refreshToken: string,
     resource: URL | undefined,
   ): Promise<OAuthTokens> {
+    // Spent only by the client it was issued to: another client's attempt is refused without
+    // using it up (which would revoke its grant at its own client's next refresh).
     const spent: { grant_id: string; expires_at: Date }[] = await this.dataSource
       .query(
-        `UPDATE oauth_refresh_token SET used_at = now() WHERE token_hash = $1 AND used_at IS NULL
-         RETURNING grant_id, expires_at`,
-        [hash(refreshToken)],
+        `UPDATE oauth_refresh_token t SET used_at = now() FROM oauth_grant g
+         WHERE t.token_hash = $1 AND t.used_at IS NULL AND g.id = t.grant_id AND g.client_id = $2
+         RETURNING t.grant_id, t.expires_at`,
+        [hash(refreshToken), clientId],
       )
       .then((result: [typeof spent, number]) => result[0]);
     const row = spent[0];
     if (!row) {
       const reused = await this.dataSource
         .getRepository(OAuthRefreshToken)
-        .findOneBy({ tokenHash: hash(refreshToken) });
+        .findOne({ where: { tokenHash: hash(refreshToken) }, relations: { grant: true } });
+      if (reused && reused.grant?.clientId !== clientId)
+        throw invalidGrant('The grant was revoked or belongs to another client');
       if (reused) {
         await this.revoke(reused.grantId);
         throw invalidGrant('The refresh token was used before; the grant is revoked');

@@ -15,6 +15,9 @@ describe('redirectUriProblem', () => {
     'javascript:alert(1)',
     'data:text/html,x',
     'https://app.example.com/cb#frag',
+    'https://app.example.com/cb#',
+    'https://app.example.com@evil.example/cb',
+    'https://user:pass@app.example.com/cb',
     'not a url',
   ])('refuses %s', (uri) => {
     expect(redirectUriProblem(uri)).not.toBeNull();

@@ -11,7 +11,9 @@ const FORBIDDEN_SCHEMES = new Set([
 
 /**
  * Why a redirect URI is refused, or null: https anywhere, http only to loopback (RFC 8252 native
- * apps), or a private-use scheme of a native app; never a fragment.
+ * apps), or a private-use scheme of a native app; never a fragment (an empty one included), nor
+ * a user name or password, which make the URI read as another host than the browser goes to
+ * (`https://app.example@evil.example/cb`).
  */
 export function redirectUriProblem(uri: string): string | null {
   let url: URL;
@@ -20,7 +22,8 @@ export function redirectUriProblem(uri: string): string | null {
   } catch {
     return `${uri} is not a URL`;
   }
-  if (url.hash !== '') return `${uri} has a fragment`;
+  if (uri.includes('#')) return `${uri} has a fragment`;
+  if (url.username !== '' || url.password !== '') return `${uri} holds a user name or password`;
   if (FORBIDDEN_SCHEMES.has(url.protocol)) return `${uri} uses a scheme that is not allowed`;
   if (url.protocol === 'http:' && !LOOPBACK.has(url.hostname))
     return `${uri} must use https (http only to localhost)`;

@@ -193,7 +193,9 @@ const modernClient = () =>
         `Acme Agent from 127.0.0.1:${new URL(documents.origin).port} asks to use the virtual server Docs as admin.`,
       );
       expect(consentPage).toContain(`<dt>Client</dt><dd><code>${clientId}</code></dd>`);
-      expect(consentPage).toContain(`<dt>Returns to</dt><dd><code>${REDIRECT}</code></dd>`);
+      expect(consentPage).toContain(
+        `<dt>Returns to</dt><dd><strong>${new URL(REDIRECT).host}</strong>: <code>${REDIRECT}</code></dd>`,
+      );
       expect(textOf(consentPage)).toContain('This client returns to a program on this computer');
       expect(`${landed.origin}${landed.pathname}`).toBe(REDIRECT);
       expect(landed.searchParams.get('iss')).toBe(publicUrl);

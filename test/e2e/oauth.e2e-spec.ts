@@ -137,6 +137,26 @@ describe('OAuth 2.1 for MCP clients, with the embedded authorization server', ()
     expect((await refresh(rotated.refresh_token).expect(400)).body.error).toBe('invalid_grant');
   });
 
+  it("spends a refresh token only for its own client: another client's try neither uses nor revokes it", async () => {
+    const victim = await authorizeClient(endpoint(serverA));
+    const other = await authorizeClient(endpoint(serverA));
+    const refresh = (clientId: string) =>
+      request(t.baseUrl).post('/oauth/token').type('form').send({
+        grant_type: 'refresh_token',
+        refresh_token: victim.saved!.refresh_token!,
+        client_id: clientId,
+      });
+    const refused = await refresh(other.client!.client_id).expect(400);
+    expect(refused.body).toMatchObject({
+      error: 'invalid_grant',
+      error_description: 'The grant was revoked or belongs to another client',
+    });
+    const rotated = (await refresh(victim.client!.client_id).expect(200)).body;
+    expect(
+      (await postMcp(endpoint(serverA).href, rotated.access_token, initializeRequest())).status,
+    ).toBe(200);
+  });
+
   it('binds a token to its server: never another server, /mcp or the REST API', async () => {
     const provider = await authorizeClient(endpoint(serverA));
     const token = provider.saved!.access_token;
