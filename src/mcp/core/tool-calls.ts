@@ -30,6 +30,9 @@ export function callParams(params: unknown): CallToolRequest['params'] {
   return candidate as CallToolRequest['params'];
 }
 
+/** The content blocks that name a resource. */
+const NAMING_RESOURCES: ReadonlySet<unknown> = new Set(['resource_link', 'resource']);
+
 /**
  * Whether a result's content holds a block that names a resource, which goes out under the
  * client's URI (ResourceDirectory.clientContent); most results hold none, and go as they came.
@@ -38,9 +41,7 @@ function namesResources(result: Result): boolean {
   const { content } = result as { content?: unknown };
   return (
     Array.isArray(content) &&
-    content.some((block: { type?: unknown } | null) =>
-      ['resource_link', 'resource'].includes(String(block?.type)),
-    )
+    content.some((block: { type?: unknown } | null) => NAMING_RESOURCES.has(block?.type))
   );
 }
 
