@@ -13,6 +13,7 @@ import { connectClient, initializeRequest, postMcp, rpcError } from '../support/
 import { createUser } from '../support/identities';
 import { describeOnPostgres } from '../support/describe-on-postgres';
 import { startReplica, startTestApp, type TestApp } from '../support/test-app';
+import { secretRedactingServer } from '../support/hooked-server';
 
 /** Registers the upstream as a gateway; its tools' original names to the names /mcp serves. */
 async function register(
@@ -117,17 +118,8 @@ describe('2025-11-25 tasks through Portico, over the Tasks extension', () => {
   });
 
   it("passes a task's result through its server's hooks, as a call's", async () => {
-    const server = await t
-      .api()
-      .post('/api/v1/servers')
-      .send({ name: 'Hooked jobs', toolIds: [names.get('slow_compute')!.id] })
-      .expect(201);
-    await t
-      .api()
-      .put(`/api/v1/servers/${server.body.id}/hooks`)
-      .send({ hooks: [{ name: 'secret-redaction' }] })
-      .expect(200);
-    const hooked = await connect({ path: `/servers/${server.body.id}/mcp` });
+    const path = await secretRedactingServer(t, [names.get('slow_compute')!.id]);
+    const hooked = await connect({ path });
     const secret = 'AKIAIOSFODNN7EXAMPLE';
     const { task } = await asTask(hooked, tool('slow_compute'), { seconds: 0, label: secret });
     const result = await hooked.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);

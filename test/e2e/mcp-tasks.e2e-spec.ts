@@ -11,6 +11,7 @@ import { tableOf, textOf } from '../support/html-text';
 import { ADMIN_PASSWORD, startReplica, startTestApp, type TestApp } from '../support/test-app';
 import { type SseReader } from '../support/sse';
 import { waitFor } from '../support/wait-for';
+import { secretRedactingServer } from '../support/hooked-server';
 
 const TASKS = 'io.modelcontextprotocol/tasks';
 const AnyResult = z.object({}).passthrough();
@@ -320,17 +321,7 @@ describe('the Tasks extension through Portico', () => {
   it("passes a task's result through its server's hooks, fetched or heard", async () => {
     const slow = (await t.api().get('/api/v1/tools').query({ q: 'slow_compute' }).expect(200)).body
       .items[0] as { id: string };
-    const server = await t
-      .api()
-      .post('/api/v1/servers')
-      .send({ name: 'Hooked jobs', toolIds: [slow.id] })
-      .expect(201);
-    await t
-      .api()
-      .put(`/api/v1/servers/${server.body.id}/hooks`)
-      .send({ hooks: [{ name: 'secret-redaction' }] })
-      .expect(200);
-    const path = `/servers/${server.body.id}/mcp`;
+    const path = await secretRedactingServer(t, [slow.id]);
     const secret = 'AKIAIOSFODNN7EXAMPLE';
     const created = await rawCall(
       t,

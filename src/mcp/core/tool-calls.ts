@@ -7,6 +7,7 @@ import {
 import { type ApprovalRecord } from '../../approvals/approval-record';
 import { McpSettings } from '../../config/slices/mcp.settings';
 import { type CallTarget, McpApps } from '../apps/mcp-apps.service';
+import { RESOURCE_BLOCKS } from '../directory/resource-directory';
 import { type ScopeDirectory } from '../directory/scope-directory';
 import { type ToolDirectory } from '../directory/tool-directory';
 import { invalidParams, unknownTool } from '../protocol/mcp-errors';
@@ -30,9 +31,6 @@ export function callParams(params: unknown): CallToolRequest['params'] {
   return candidate as CallToolRequest['params'];
 }
 
-/** The content blocks that name a resource. */
-const NAMING_RESOURCES: ReadonlySet<unknown> = new Set(['resource_link', 'resource']);
-
 /**
  * Whether a result's content holds a block that names a resource, which goes out under the
  * client's URI (ResourceDirectory.clientContent); most results hold none, and go as they came.
@@ -41,7 +39,7 @@ function namesResources(result: Result): boolean {
   const { content } = result as { content?: unknown };
   return (
     Array.isArray(content) &&
-    content.some((block: { type?: unknown } | null) => NAMING_RESOURCES.has(block?.type))
+    content.some((block: { type?: unknown } | null) => RESOURCE_BLOCKS.has(block?.type))
   );
 }
 

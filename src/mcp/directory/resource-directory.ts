@@ -147,6 +147,7 @@ export class ResourceDirectory {
     if (!this.prefixed) return content;
     const named = (block: unknown): unknown => {
       const { type, uri, resource } = (block ?? {}) as ContentBlock;
+      if (!RESOURCE_BLOCKS.has(type)) return block;
       if (type === 'resource_link' && typeof uri === 'string')
         return { ...(block as object), uri: virtualUri(gatewaySlug, uri) };
       if (type === 'resource' && typeof resource?.uri === 'string')
@@ -173,6 +174,9 @@ export class ResourceDirectory {
       .map(({ template }) => template);
   }
 }
+
+/** The content blocks that name a resource: a link, and an embedded resource. */
+export const RESOURCE_BLOCKS: ReadonlySet<unknown> = new Set(['resource_link', 'resource']);
 
 /** What a content block may hold that names a resource. */
 interface ContentBlock {
