@@ -19,6 +19,7 @@ import { mcpOnly } from './auth/principal';
 import { bearerToken, PrincipalResolver } from './auth/principal-resolver';
 import { type Settings } from './config/settings';
 import { bodyDepthLimit } from './common/body-depth';
+import { hostCheck } from './common/host-check';
 import { capConnections, LimitedExpressAdapter } from './http-server-limits';
 import { NulCharacterPipe } from './common/nul-character.pipe';
 import { ProblemFilter, toProblem } from './common/problem.filter';
@@ -57,6 +58,7 @@ export async function createApp(config: Settings): Promise<NestExpressApplicatio
   app.use(httpMetrics(metrics));
   app.use(auditChanges(app.get(AuditTrail)));
   app.use(originCheck(config));
+  app.use(hostCheck(config));
   // The MCP endpoints read their own bodies, so that even a refused body gets a JSON-RPC error.
   const parsers = [
     json({ limit: config.bodyLimitBytes, type: ['application/json', 'application/*+json'] }),

@@ -492,6 +492,44 @@ describe('admin pages', () => {
     }
   });
 
+  it('refuses a foreign Host on the pages, the REST API and the OAuth server, but not on the probes', async () => {
+    const cookie = sessionCookie(t.config.jwtSecret);
+    for (const host of ['evil.example', 'evil.example:3000', '127.0.0.1.evil.example', '']) {
+      for (const path of [
+        '/admin',
+        '/admin/login',
+        '/api/v1/gateways',
+        '/api/docs/',
+        '/oauth/authorize',
+      ]) {
+        const response = await request(t.baseUrl)
+          .get(path)
+          .set('Host', host)
+          .set('Cookie', cookie)
+          .set('Authorization', `Bearer ${t.token}`);
+        expect([path, host, response.status]).toEqual([path, host, 403]);
+        expect(response.body).toMatchObject({ code: 'host_not_allowed' });
+      }
+      await request(t.baseUrl)
+        .post('/admin/login')
+        .set('Host', host)
+        .type('form')
+        .send({ username: 'admin', password: ADMIN_PASSWORD })
+        .expect(403);
+    }
+    await request(t.baseUrl).get('/healthz').set('Host', '10.1.2.3:3000').expect(200);
+    await request(t.baseUrl)
+      .get('/admin')
+      .set('Host', 'LOCALHOST:3000')
+      .set('Cookie', cookie)
+      .expect(200);
+    await request(t.baseUrl)
+      .get('/api/v1/gateways')
+      .set('Host', '[::1]')
+      .set('Authorization', `Bearer ${t.token}`)
+      .expect(200);
+  });
+
   it('lets a logged-in admin open the API docs', async () => {
     const response = await agent.get('/api/docs/');
     expect(response.status).toBe(200);
