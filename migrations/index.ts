@@ -34,6 +34,7 @@ import { ApprovalRevision1795974000000 } from './1795974000000-ApprovalRevision'
 import { EraExtensions1795975000000 } from './1795975000000-EraExtensions';
 import { ApprovalUses1796032980936 } from './1796032980936-ApprovalUses';
 import { StreamEventBytes1796100000000 } from './1796100000000-StreamEventBytes';
+import { OAuthCodeRequest1796200000000 } from './1796200000000-OAuthCodeRequest';
 
 /** Every migration, oldest first; the app and the migration job both run this list. */
 export const MIGRATIONS = [
@@ -72,4 +73,5 @@ export const MIGRATIONS = [
   EraExtensions1795975000000,
   ApprovalUses1796032980936,
   StreamEventBytes1796100000000,
+  OAuthCodeRequest1796200000000,
 ];

@@ -1,7 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { deriveKey, signValue, verifyValue } from '../common/signed-value';
 
 /** What an authorization request asked for, carried to the consent page and back. */
 export interface AuthorizationRequest {
+  /** Names this request, so that it is answered with a code once (the consent is single-use). */
+  id: string;
   clientId: string;
   redirectUri: string;
   codeChallenge: string;
@@ -24,8 +27,12 @@ export class AuthorizationRequests {
     this.key = deriveKey(secret, 'oauth-authorization-request');
   }
 
-  seal(request: AuthorizationRequest, now = Date.now()): string {
-    return signValue(this.key, { ...request, exp: Math.floor(now / 1000) + LIFETIME_SECONDS });
+  seal(request: Omit<AuthorizationRequest, 'id'>, now = Date.now()): string {
+    return signValue(this.key, {
+      ...request,
+      id: randomUUID(),
+      exp: Math.floor(now / 1000) + LIFETIME_SECONDS,
+    });
   }
 
   /** The request, or null when it was not made here, was altered or has expired. */
@@ -38,6 +45,7 @@ export class AuthorizationRequests {
       !payload ||
       typeof payload.exp !== 'number' ||
       payload.exp * 1000 <= now ||
+      typeof payload.id !== 'string' ||
       typeof payload.clientId !== 'string' ||
       typeof payload.redirectUri !== 'string' ||
       typeof payload.codeChallenge !== 'string' ||
@@ -48,6 +56,7 @@ export class AuthorizationRequests {
       return null;
     }
     return {
+      id: payload.id,
       clientId: payload.clientId,
       redirectUri: payload.redirectUri,
       codeChallenge: payload.codeChallenge,

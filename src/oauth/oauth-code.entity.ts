@@ -12,6 +12,7 @@ import { OAuthGrant } from './oauth-grant.entity';
 /** An authorization code: single use, short-lived, bound to its PKCE challenge and redirect URI. */
 @Entity({ name: 'oauth_code' })
 @Index('oauth_code_grant_idx', ['grantId'])
+@Index('oauth_code_request_uq', ['requestId'], { unique: true })
 export class OAuthCode {
   /** sha256 of the code, hex. */
   @PrimaryColumn({
@@ -28,6 +29,10 @@ export class OAuthCode {
   @ManyToOne(() => OAuthGrant, { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'grant_id', foreignKeyConstraintName: 'oauth_code_grant_fk' })
   grant?: OAuthGrant;
+
+  /** The authorization request it answers: one code per request, however often it is submitted. */
+  @Column({ name: 'request_id', type: 'uuid', nullable: true })
+  requestId!: string | null;
 
   @Column({ name: 'redirect_uri', type: 'text' })
   redirectUri!: string;

@@ -98,6 +98,7 @@ export class OAuthConsentController {
     target.searchParams.set('iss', this.provider.issuer);
     if (formField(body, 'decision') === 'allow' && (await this.allowed(request, pending))) {
       const code = await this.grants.authorize(request.principal!.userId!, pending);
+      if (code === null) return this.expired(request, response);
       target.searchParams.set('code', code);
     } else {
       target.searchParams.set('error', 'access_denied');
@@ -152,7 +153,7 @@ export class OAuthConsentController {
         section: 'error',
         status: 400,
         message:
-          'This sign-in request is invalid or has expired. Start again from your MCP client.',
+          'This sign-in request is invalid, has expired or was answered already. Start again from your MCP client.',
         offerLogin: false,
       },
       400,

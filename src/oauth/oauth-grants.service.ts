@@ -16,6 +16,7 @@ import { OAuthGrant } from './oauth-grant.entity';
 import { OAuthRefreshToken } from './oauth-refresh-token.entity';
 import { resourceTarget } from '../auth/oauth-resource';
 import { errorMessage } from '../common/error-message';
+import { uniqueViolation } from '../common/unique-violation';
 
 export const ACCESS_TOKEN_SECONDS = 3600;
 const REFRESH_TOKEN_SECONDS = 30 * 24 * 3600;
@@ -62,10 +63,13 @@ export class OAuthGrants implements OnModuleInit, OnModuleDestroy {
     clearInterval(this.purge);
   }
 
-  /** After consent: a grant for the user, and a code for the client to exchange. */
-  async authorize(userId: string, request: AuthorizationRequest): Promise<string> {
+  /**
+   * After consent: a grant for the user, and a code for the client to exchange; null when the
+   * request was answered with a code before (a resubmitted consent form grants nothing more).
+   */
+  async authorize(userId: string, request: AuthorizationRequest): Promise<string | null> {
     const code = secret();
-    await this.dataSource.transaction(async (em) => {
+    const inserted = this.dataSource.transaction(async (em) => {
       const grant = await em.getRepository(OAuthGrant).save(
         em.getRepository(OAuthGrant).create({
           clientId: request.clientId,
@@ -77,6 +81,7 @@ export class OAuthGrants implements OnModuleInit, OnModuleDestroy {
       );
       await em.getRepository(OAuthCode).insert({
         codeHash: hash(code),
+        requestId: request.id,
         grantId: grant.id,
         redirectUri: request.redirectUri,
         codeChallenge: request.codeChallenge,
@@ -84,7 +89,13 @@ export class OAuthGrants implements OnModuleInit, OnModuleDestroy {
         usedAt: null,
       });
     });
-    return code;
+    try {
+      await inserted;
+      return code;
+    } catch (error) {
+      if (uniqueViolation(error) === 'oauth_code_request_uq') return null;
+      throw error;
+    }
   }
 
   /** The PKCE challenge of an unused code of this client; a used one revokes its grant. */

@@ -5,7 +5,7 @@ import request from 'supertest';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { createTeam, createUser, pageSession, USER_PASSWORD } from '../support/identities';
 import { initializeRequest, postMcp } from '../support/mcp-client';
-import { MemoryOAuthProvider, signInAndConsent } from '../support/oauth-client';
+import { MemoryOAuthProvider, openConsent, signInAndConsent } from '../support/oauth-client';
 import { ADMIN_PASSWORD, startTestApp, type TestApp } from '../support/test-app';
 import { DataSource } from 'typeorm';
 
@@ -288,6 +288,39 @@ describe('OAuth 2.1 for MCP clients, with the embedded authorization server', ()
     expect(
       (await postMcp(endpoint(serverA).href, tokens.access_token, initializeRequest())).status,
     ).toBe(401);
+  });
+
+  it('answers one authorization request with one code, however often its consent is submitted', async () => {
+    const provider = new MemoryOAuthProvider();
+    const transport = new StreamableHTTPClientTransport(endpoint(serverA), {
+      authProvider: provider,
+    });
+    await expect(new Client({ name: 'x', version: '1' }).connect(transport)).rejects.toBeInstanceOf(
+      UnauthorizedError,
+    );
+    const consent = await openConsent(provider.authorizationUrl!, ADMIN);
+    const denied = await consent.submit('deny');
+    expect(denied.searchParams.get('error')).toBe('access_denied');
+    const landed = await consent.submit('allow');
+    expect(landed.searchParams.get('code')).toEqual(expect.any(String));
+    const grants = async () =>
+      (
+        await t.app
+          .get(DataSource)
+          .query<{ n: number }[]>(
+            `SELECT count(*)::int AS n FROM oauth_grant WHERE client_id = $1`,
+            [provider.client!.client_id],
+          )
+      )[0]!.n;
+    expect(await grants()).toBe(1);
+    await expect(consent.submit('allow')).rejects.toThrow('consent answered 400');
+    expect(await grants()).toBe(1);
+    await transport.finishAuth(landed.searchParams.get('code')!);
+    const client = new Client({ name: 'x', version: '1' });
+    await client.connect(
+      new StreamableHTTPClientTransport(endpoint(serverA), { authProvider: provider }),
+    );
+    await client.close();
   });
 
   it('sends the browser back with access_denied when the user denies', async () => {

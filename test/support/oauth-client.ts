@@ -68,6 +68,19 @@ export async function signInAndConsent(
   decision: 'allow' | 'deny' = 'allow',
   read?: (consentPage: string) => void,
 ): Promise<URL> {
+  const form = await openConsent(authorizationUrl, credentials);
+  read?.(form.page);
+  return form.submit(decision);
+}
+
+/**
+ * The consent page after signing in, and its form, which `submit` posts (as often as asked) and
+ * answers with where the browser lands.
+ */
+export async function openConsent(
+  authorizationUrl: URL,
+  credentials: { username: string; password: string },
+): Promise<{ page: string; submit: (decision: 'allow' | 'deny') => Promise<URL> }> {
   const browser = request.agent(authorizationUrl.origin);
   const authorize = await browser
     .get(authorizationUrl.pathname + authorizationUrl.search)
@@ -86,14 +99,16 @@ export async function signInAndConsent(
   const consent = await browser
     .get(loggedIn.headers.location!)
     .expect((response) => expect([200, 403]).toContain(response.status));
-  read?.(consent.text);
   const sealed = unescapeHtml(/name="request" value="([^"]+)"/.exec(consent.text)![1]!);
-  const decided = await browser
-    .post('/oauth/consent')
-    .type('form')
-    .send({ _csrf: csrfOf(consent.text), request: sealed, decision })
-    .expect(303);
-  return new URL(decided.headers.location!);
+  const submit = async (decision: 'allow' | 'deny') => {
+    const decided = await browser
+      .post('/oauth/consent')
+      .type('form')
+      .send({ _csrf: csrfOf(consent.text), request: sealed, decision });
+    if (decided.status !== 303) throw new Error(`consent answered ${decided.status}`);
+    return new URL(decided.headers.location!);
+  };
+  return { page: consent.text, submit };
 }
 
 /** What a browser submits for an attribute Handlebars escaped. */
