@@ -160,7 +160,8 @@ function enhanceArray(fieldset) {
 /**
  * A minimal MCP Apps host for the playground's result: the View in the sandboxed frame is
  * initialised and given the call's arguments and result; its tool calls go to Portico as the
- * chosen user (`/admin/playground/app-call`). Its other requests are not available here.
+ * chosen user (`/admin/playground/app-call`), which serves only its own gateway's tools. Its other
+ * requests are not available here.
  */
 function hostApp(frame) {
   const input = JSON.parse(frame.dataset.appInput);
@@ -175,6 +176,7 @@ function hostApp(frame) {
         _csrf: csrf,
         server: frame.dataset.server,
         as: frame.dataset.as,
+        app: frame.dataset.app,
         name: params && params.name,
         arguments: (params && params.arguments) || {},
       }),

@@ -178,8 +178,8 @@ export class AdminPlaygroundController {
   }
 
   /**
-   * A tool call an MCP App's View makes through the playground's host, as the chosen user: the
-   * core resolves the name (the View's backend tools go by their hashed names) and judges it as
+   * A tool call an MCP App's View makes through the playground's host, as the chosen user: only
+   * a backend tool of the framed app's (`app`) gateway, by its hashed name; the core judges it as
    * for their host. JSON in and out; the form's CSRF token comes in the body.
    */
   @Post('app-call')
@@ -200,10 +200,11 @@ export class AdminPlaygroundController {
       });
       return;
     }
-    const called = await this.playground.call(
+    const called = await this.playground.appCall(
       request.principal!,
       sight.principal,
       serverIdOf(place),
+      text(body.app, TOOL_NAME_LIMIT),
       name,
       args as Record<string, unknown>,
     );

@@ -8,6 +8,7 @@ import {
 import { McpAccess } from '../auth/mcp-access';
 import { type Principal } from '../auth/principal';
 import { Dispatcher } from '../mcp/core/dispatcher';
+import { McpApps } from '../mcp/apps/mcp-apps.service';
 import { Directories } from '../mcp/directory/directories.service';
 import { type McpScope, scopeOf } from '../mcp/protocol/mcp-scope';
 import {
@@ -70,6 +71,7 @@ export class Playground {
     private readonly access: McpAccess,
     private readonly directories: Directories,
     private readonly dispatcher: Dispatcher,
+    private readonly apps: McpApps,
   ) {}
 
   /** `as` names the user to act as (a username or id); empty: the actor themselves. */
@@ -161,6 +163,31 @@ export class Playground {
     const [content] = (answer.result as ReadResourceResult).contents;
     if (!content || !('text' in content) || !content.mimeType?.startsWith('text/html')) return null;
     return { html: content.text, meta: (content._meta as { ui?: unknown } | undefined)?.ui };
+  }
+
+  /**
+   * A call the View of `app` (the tool whose UI the page frames) makes through the playground's
+   * host: only its own gateway's backend tools, by their hashed names, as the bridge names them.
+   * Portico is the host here, so it keeps an upstream's View from calling other upstreams' tools
+   * as the user.
+   */
+  async appCall(
+    actor: Principal,
+    principal: Principal,
+    serverId: string | null,
+    app: string,
+    name: string,
+    args: Record<string, unknown>,
+  ): Promise<PlaygroundCall> {
+    const directory = await this.directories.get(scopeOf(serverId));
+    const appTool = directory?.tools.byName.get(app);
+    if (!appTool || !(await this.apps.ownBackendTool(appTool.gatewayId, name)))
+      return {
+        kind: 'error',
+        code: -32602,
+        message: `The app of ${app} may call only its own gateway's tools, which ${name} is not.`,
+      };
+    return this.call(actor, principal, serverId, name, args);
   }
 
   /** One request given to the core as the user's MCP client's, marked as the actor's. */

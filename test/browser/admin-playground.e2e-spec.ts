@@ -349,6 +349,32 @@ describeWithBrowser('the admin playground in Chromium', () => {
     const hash = tools.find((tool) => tool.originalName === 'refresh')!.toolHash;
     const [refresh] = await auditOf(`${hash}_refresh`);
     expect(refresh).toMatchObject({ username: 'admin', actedBy: 'admin', outcome: 'ok' });
+    // Portico is the host here: the View reaches no other upstream's tool, by any name.
+    const view = page.frames().find((candidate) => candidate.url().includes('/playground/app'))!;
+    const shopTools = (await t.api().get('/api/v1/tools').query({ q: 'order' })).body.items as {
+      name: string;
+      originalName: string;
+      toolHash: string;
+    }[];
+    const order = shopTools.find((tool) => tool.originalName === 'order')!;
+    const callsBefore = shop.calls.length;
+    for (const name of [order.name, `${order.toolHash}_order`, 'clock-get-time', `${hash}_nope`]) {
+      const answer = await view.evaluate(
+        (called) =>
+          new Promise<unknown>((resolve) => {
+            window.addEventListener('message', (event) => {
+              if ((event.data as { id?: unknown }).id === 77) resolve(event.data);
+            });
+            window.parent.postMessage(
+              { jsonrpc: '2.0', id: 77, method: 'tools/call', params: { name: called } },
+              '*',
+            );
+          }),
+        name,
+      );
+      expect(answer).toMatchObject({ id: 77, error: { code: -32602 } });
+    }
+    expect(shop.calls.length).toBe(callsBefore);
     expect(problems).toEqual([]);
   });
 });

@@ -95,6 +95,16 @@ export class McpApps {
     return tool;
   }
 
+  /**
+   * Whether `name` is the hashed backend name of an app-visible tool of the gateway: all that an
+   * app of that gateway may call where Portico itself is the host (the admin playground).
+   */
+  async ownBackendTool(gatewayId: string, name: string): Promise<boolean> {
+    const parsed = parseHashedBackendName(name);
+    const tool = parsed && (await this.lookup.byHash(parsed.hash));
+    return !!tool && tool.gatewayId === gatewayId && answersToHashedName(tool, parsed);
+  }
+
   /** Whether a URI names a per-tool UI resource (which may still not exist). */
   owns(uri: string): boolean {
     return parsePrefabResourceUri(uri) !== null;
