@@ -25,15 +25,28 @@ export const CSV_COLUMNS: readonly (keyof AuditEntryResponseDto)[] = [
   'id',
 ];
 
+/** What makes a spreadsheet read a cell as a formula, after any leading blanks. */
+const FORMULA_START = /^[\s"']*[=+\-@]/;
 /**
- * One CSV cell: quoted when it must be, and with a leading `'` when a spreadsheet would take it
- * for a formula (CSV injection).
+ * Where a cell could start if the file were read with another separator (`;` or tab, as some
+ * locales and importers do) or a reader broke lines inside a quoted cell: there too.
+ */
+const INNER_FORMULA = /([,;\t\r\n"][ ]*)(?=[=+\-@])/g;
+
+/**
+ * One CSV cell. Numbers go as they are; everything else is quoted, and a `'` goes before what a
+ * spreadsheet would take for a formula (CSV injection): at the start, and after a character that
+ * some reader of the file could take for a separator or a line's end.
  */
 export function csvCell(value: unknown): string {
   if (value === null || value === undefined) return '';
-  let text = typeof value === 'string' ? value : JSON.stringify(value);
-  if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : '';
+  let text = (typeof value === 'string' ? value : JSON.stringify(value)).replace(
+    INNER_FORMULA,
+    "$1'",
+  );
+  if (FORMULA_START.test(text)) text = `'${text}`;
+  return `"${text.replace(/"/g, '""')}"`;
 }
 
 export function csvHeader(): string {
