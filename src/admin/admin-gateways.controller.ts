@@ -225,10 +225,13 @@ export class AdminGatewaysController {
     } catch (error) {
       const failure = formErrors(error);
       if (!failure) throw error;
-      this.pages.redirect(request, response, `/admin/gateways/${id}`, {
-        kind: 'error',
-        text: `Sync of '${gateway.name}' failed: ${failure.message}`,
-      });
+      this.pages.refuse(
+        request,
+        response,
+        `/admin/gateways/${id}`,
+        failure,
+        `Sync of '${gateway.name}' failed: ${failure.message}`,
+      );
       return;
     }
     this.pages.redirect(request, response, `/admin/gateways/${id}#last-sync`, {

@@ -1,10 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { type Request, type Response } from 'express';
+import { auditAs } from '../audit/audit-changes.middleware';
 import { AdminSessionService } from '../auth/admin-session.service';
 import { roleAtLeast } from '../common/roles';
 import { TeamScope } from '../auth/team-scope';
 import { QuarantineQuery } from '../pinning/quarantine.query';
 import { type Flash, FlashMessages } from './flash.service';
+import { type FormErrors } from './form-errors';
 
 /** The sections of the navigation; a page names the one it belongs to. */
 export type AdminSection =
@@ -83,5 +85,20 @@ export class AdminPages {
   redirect(request: Request, response: Response, location: string, flash?: Flash): void {
     if (flash) this.flash.set(request, response, flash.kind, flash.text);
     response.redirect(303, location);
+  }
+
+  /**
+   * Back to `location`, saying why the change was refused; its audit entry records the refusal
+   * (`failure.status`), not the redirect.
+   */
+  refuse(
+    request: Request,
+    response: Response,
+    location: string,
+    failure: FormErrors,
+    text: string,
+  ): void {
+    auditAs(response, failure.status);
+    this.redirect(request, response, location, { kind: 'error', text });
   }
 }

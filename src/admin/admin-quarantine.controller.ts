@@ -170,20 +170,16 @@ export class AdminQuarantineController {
     done: string,
     work: () => Promise<void>,
   ): Promise<void> {
-    let refused: string | null = null;
     try {
       await work();
     } catch (error) {
       const errors = formErrors(error);
       if (!errors) throw error;
-      refused = errors.fields.hash ?? errors.message;
+      const text = errors.fields.hash ?? errors.message;
+      this.pages.refuse(request, response, entryPath(kind, id), errors, text);
+      return;
     }
-    this.pages.redirect(
-      request,
-      response,
-      entryPath(kind, id),
-      refused === null ? { kind: 'success', text: done } : { kind: 'error', text: refused },
-    );
+    this.pages.redirect(request, response, entryPath(kind, id), { kind: 'success', text: done });
   }
 }
 

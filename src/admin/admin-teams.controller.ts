@@ -129,10 +129,13 @@ export class AdminTeamsController {
     } catch (error) {
       const failure = formErrors(error);
       if (!failure) throw error;
-      this.pages.redirect(request, response, '/admin/teams', {
-        kind: 'error',
-        text: `Team '${team.name}' was not deleted: ${failure.message}`,
-      });
+      this.pages.refuse(
+        request,
+        response,
+        '/admin/teams',
+        failure,
+        `Team '${team.name}' was not deleted: ${failure.message}`,
+      );
       return;
     }
     this.pages.redirect(request, response, '/admin/teams', {

@@ -11,6 +11,14 @@ function outcomeOf(status: number): AuditOutcome {
   return status >= 400 ? 'error' : 'ok';
 }
 
+/**
+ * What a change came to where the response says otherwise: a refused admin form that redirects
+ * back with its reason is recorded with the status the REST API would answer (403: denied).
+ */
+export function auditAs(response: Response, status: number): void {
+  response.locals.auditStatus = status;
+}
+
 /** Only the REST API and the admin pages; MCP endpoints have their own entries. */
 export function changesPath(path: string): boolean {
   return path.startsWith('/api/') || path.startsWith('/admin/') || path === '/admin';
@@ -43,11 +51,15 @@ export function auditChanges(trail: AuditTrail) {
       if (context?.audited) return;
       const route = (request.route as { path?: unknown } | undefined)?.path;
       const path = typeof route === 'string' ? `${request.baseUrl}${route}` : request.path;
+      const status =
+        typeof response.locals.auditStatus === 'number'
+          ? response.locals.auditStatus
+          : response.statusCode;
       trail.record({
         kind: 'change',
         action: `${request.method} ${path}`.slice(0, 200),
-        outcome: outcomeOf(response.statusCode),
-        status: response.statusCode,
+        outcome: outcomeOf(status),
+        status,
         durationMs: performance.now() - started,
         ...actor(request.principal),
         target: UUID_IN_PATH.exec(request.path)?.[0] ?? createdId,

@@ -7,7 +7,7 @@ import { csrfOf, loginAgent } from '../support/admin-browser-session';
 import { tableOf, textOf } from '../support/html-text';
 import { connectClient } from '../support/mcp-client';
 import { startTestApp, type TestApp } from '../support/test-app';
-import { createTeam, createUser } from '../support/identities';
+import { createTeam, createUser, pageSession } from '../support/identities';
 import { waitFor } from '../support/wait-for';
 
 interface Pin {
@@ -28,6 +28,8 @@ interface Entry {
 
 interface AuditItem {
   action: string;
+  outcome: string;
+  status: number | null;
   username: string | null;
   gateway: string | null;
   target: string | null;
@@ -439,6 +441,22 @@ describe('pinned definitions', () => {
       .expect(200);
     const approvals = await audit({ action: 'pin.approve', gateway: 'ours' }, 1);
     expect(approvals[0]).toMatchObject({ username: 'pinner', target: 'ours-o' });
+    // The admin pages refuse it too, and the trail says so, though the page redirects back.
+    const page = await pageSession(t, 'pinner');
+    for (const decision of ['approve', 'reject', 'unpin'])
+      await request(t.baseUrl)
+        .post(`/admin/pins/tool/${global.id}/${decision}`)
+        .set('Cookie', page.cookie)
+        .type('form')
+        .send({ _csrf: page.csrf, hash: global.pin.contentHash })
+        .expect(303);
+    expect((await toolOf(globalId, 'g')).pin).toMatchObject({ pinnedHash: null });
+    const refusals = await audit(
+      { action: 'POST /admin/pins/:kind/:id/approve', outcome: 'denied' },
+      1,
+      (entry) => entry.username === 'pinner',
+    );
+    expect(refusals[0]).toMatchObject({ status: 403, target: global.id });
     // Another team's gateway is as missing as one that does not exist.
     const otherTeam = await createTeam(t, 'others');
     const stranger = await createUser(t, 'stranger', 'operator', [otherTeam]);
@@ -561,6 +579,11 @@ describe('pinned definitions', () => {
       .expect(303);
     const refused = await agent.get(stale.headers.location as string).expect(200);
     expect(textOf(refused.text)).toContain('changed since you reviewed it');
+    const stale409 = await audit(
+      { action: 'POST /admin/pins/:kind/:id/approve', outcome: 'error' },
+      1,
+    );
+    expect(stale409[0]).toMatchObject({ username: 'admin', status: 409 });
     expect(refused.text).toContain('id="quarantine-note"');
     await agent
       .post(`/admin/pins/tool/${tool.id}/approve`)
