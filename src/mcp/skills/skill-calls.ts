@@ -136,10 +136,17 @@ export class SkillCalls {
       ),
     );
     const contents = Array.isArray(read.contents) ? read.contents : [];
+    // Every item is the file asked for, with the approved bytes: an item under another URI
+    // (`…/SKILL.md#`, a second file beside the first) would carry bytes no one reviewed.
     if (approved)
       for (const content of contents)
-        if (content.uri === upstreamUri && digestOf(content) !== approved.digest)
-          throw heldBack(uri, "the file's bytes are not those of the approved manifest");
+        if (content.uri !== upstreamUri || digestOf(content) !== approved.digest)
+          throw heldBack(
+            uri,
+            content.uri === upstreamUri
+              ? "the file's bytes are not those of the approved manifest"
+              : `the upstream answered with another file (${String(content.uri).slice(0, 200)})`,
+          );
     return {
       ...read,
       contents: contents.map((content) => ({
