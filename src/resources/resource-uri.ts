@@ -54,9 +54,12 @@ export function comparableUri(uri: string): string {
 /** A `.` or `..` segment of a path. */
 const DOT_SEGMENT = /(^|\/)\.\.?(\/|$)/;
 
-/** Whether a URI's path has a `.` or `..` segment, escaped or not. */
+/**
+ * Whether a URI's path has a `.` or `..` segment, escaped or not, with an escaped slash or any
+ * backslash read as a separator (as many upstreams read a path after decoding it).
+ */
 export function hasDotSegment(uri: string): boolean {
-  return DOT_SEGMENT.test(uri.replace(/%2e/gi, '.'));
+  return DOT_SEGMENT.test(uri.replace(/%2e/gi, '.').replace(/%2f|%5c|\\/gi, '/'));
 }
 
 /** A path with its `.` and `..` segments resolved (RFC 3986 §5.2.4). */

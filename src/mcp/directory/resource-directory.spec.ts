@@ -30,6 +30,28 @@ describe('ResourceDirectory', () => {
     });
   });
 
+  it('serves through a template no URI that leaves it by a dot segment, however it is spelt', () => {
+    const files = [template('g1', 'docs', 'file:///alpha/{+path}')];
+    const prefixed = new ResourceDirectory([], files, { gateways, readAny: false });
+    const original = new ResourceDirectory([], files, null);
+    for (const path of [
+      '../beta/secret',
+      '%2e%2e/%2e%2e/etc/passwd',
+      'x/../../secret',
+      './notes',
+      'x/..',
+      '..%2Fbeta',
+      '..%5cbeta',
+      '..\\beta',
+      '%2E%2E%2Fbeta',
+    ]) {
+      expect([path, prefixed.resolve(`docs+file:///alpha/${path}`)]).toEqual([path, null]);
+      expect([path, original.resolve(`file:///alpha/${path}`)]).toEqual([path, null]);
+    }
+    expect(prefixed.resolve('docs+file:///alpha/notes/a..b.md')).not.toBeNull();
+    expect(original.resolve('file:///alpha/notes/.hidden')).not.toBeNull();
+  });
+
   it("reads no upstream's app page as it is, however it is spelt", () => {
     const all = new ResourceDirectory([], [], { gateways, readAny: true });
     for (const uri of ['docs+ui://app/page.html', 'docs+UI://app/page.html', 'docs+Ui://%61pp'])

@@ -4,7 +4,12 @@ import {
   type Resource as McpResource,
   type ResourceTemplateType as McpResourceTemplate,
 } from '@modelcontextprotocol/server';
-import { comparableUri, splitVirtualUri, virtualUri } from '../../resources/resource-uri';
+import {
+  comparableUri,
+  hasDotSegment,
+  splitVirtualUri,
+  virtualUri,
+} from '../../resources/resource-uri';
 
 /**
  * An upstream's MCP Apps page (`ui://`) is served only as the per-tool UI resource that wraps it:
@@ -168,7 +173,12 @@ export class ResourceDirectory {
     return content === given ? result : { ...result, content };
   }
 
+  /**
+   * The templates that serve a URI. None serves one with a `.` or `..` segment: a server given
+   * `file:///alpha/{+path}` grants files under `/alpha/`, not what an upstream reaches from there.
+   */
   private matching(upstreamUri: string): DirectoryTemplate[] {
+    if (hasDotSegment(upstreamUri)) return [];
     return this.matchers
       .filter(({ matcher }) => matchesUri(matcher, upstreamUri))
       .map(({ template }) => template);
