@@ -1,4 +1,5 @@
 import { type UpstreamConnection } from './upstream-connection';
+import { isJsonObject } from '../common/json-value';
 import { UpstreamFailure } from './upstream-error';
 
 /** The paginated list methods of MCP and the member of their results that holds the items. */
@@ -59,4 +60,30 @@ export async function listAll(
     cursors.add(next);
     cursor = next;
   }
+}
+
+/**
+ * The `key` array of an upstream's `method` result, checked before anything maps it: objects,
+ * each with a string `named` member where one is given. Anything else is the upstream's fault,
+ * answered as a message Portico cannot use (-32012), not as Portico's own error.
+ */
+export function resultItems<T extends object>(
+  result: unknown,
+  method: string,
+  key: string,
+  named?: string,
+): T[] {
+  const items = (result as Record<string, unknown> | null)?.[key];
+  if (
+    !Array.isArray(items) ||
+    !items.every(
+      (item: unknown) =>
+        isJsonObject(item) && (named === undefined || typeof item[named] === 'string'),
+    )
+  )
+    throw new UpstreamFailure(
+      'protocol',
+      `the upstream's ${method} result has no ${key} array of objects${named ? ` with a ${named}` : ''}`,
+    );
+  return items as T[];
 }

@@ -360,8 +360,16 @@ describe('hostile input on every endpoint', () => {
  * 16 KiB (`huge_headers`), bytes that are no HTTP (`not_http`); or with no answer: a redirect to
  * `/mcp/` (`redirect`), a 204 (`no_content`), an event stream that ends before the answer
  * after an id that could not go back as `Last-Event-ID` (`unusable_event_id`). `ok` answers
- * properly.
+ * properly. Its resources and prompts answer reads and gets with `contents` or `messages` of
+ * the wrong shape (`READS`, `GETS`).
  */
+const READS: Record<string, unknown> = {
+  'bad://not-an-array': 'contents',
+  'bad://nulls': [null],
+  'bad://no-uri': [{ text: 'x' }],
+  'bad://missing': undefined,
+};
+const GETS: Record<string, unknown> = { nulls: [null], string: 'hello', numbers: [1, 2] };
 const UNANSWERED = ['huge_headers', 'not_http', 'redirect', 'no_content', 'unusable_event_id'];
 
 async function startMalformedUpstream(): Promise<{ url: string; close(): Promise<void> }> {
@@ -381,7 +389,7 @@ async function startMalformedUpstream(): Promise<{ url: string; close(): Promise
       const message = JSON.parse(body || '{}') as {
         id?: number;
         method?: string;
-        params?: { name?: string; protocolVersion?: string };
+        params?: { name?: string; protocolVersion?: string; uri?: string };
       };
       if (req.method !== 'POST' || message.id === undefined) return void res.writeHead(202).end();
       const reply = (answer: Record<string, unknown>) =>
@@ -403,7 +411,7 @@ async function startMalformedUpstream(): Promise<{ url: string; close(): Promise
           return reply({
             result: {
               protocolVersion: message.params?.protocolVersion,
-              capabilities: { tools: {} },
+              capabilities: { tools: {}, resources: {}, prompts: {} },
               serverInfo: { name: 'malformed', version: '1.0.0' },
             },
           });
@@ -418,6 +426,18 @@ async function startMalformedUpstream(): Promise<{ url: string; close(): Promise
           });
         case 'tools/call':
           return reply(answers[message.params?.name ?? ''] ?? { result: {} });
+        case 'resources/list':
+          return reply({
+            result: { resources: Object.keys(READS).map((uri) => ({ uri, name: uri })) },
+          });
+        case 'resources/templates/list':
+          return reply({ result: { resourceTemplates: [] } });
+        case 'resources/read':
+          return reply({ result: { contents: READS[message.params?.uri ?? ''] } });
+        case 'prompts/list':
+          return reply({ result: { prompts: Object.keys(GETS).map((name) => ({ name })) } });
+        case 'prompts/get':
+          return reply({ result: { messages: GETS[message.params?.name ?? ''] } });
         case undefined:
         default:
           return reply({ error: { code: -32601, message: 'Method not found' } });
@@ -501,6 +521,34 @@ describe('an upstream that answers with what is not JSON-RPC', () => {
       expect(invoked.body.detail).toContain(`the upstream answered with ${fault}`);
     },
   );
+
+  it('blames an upstream whose resource contents or prompt messages have the wrong shape, in both eras', async () => {
+    const session = await connectClient(t.baseUrl, { token: t.token });
+    const modern = await modernClient(t);
+    const blamed = (what: string) => ({
+      code: -32012,
+      message: expect.stringContaining(
+        `Upstream 'raw' answered with a message Portico cannot use: the upstream's ${what}`,
+      ) as unknown,
+    });
+    try {
+      for (const client of [session, modern]) {
+        for (const uri of Object.keys(READS))
+          await expect(client.readResource({ uri: `raw+${uri}` })).rejects.toMatchObject(
+            blamed('resources/read result has no contents array of objects with a uri'),
+          );
+        for (const name of Object.keys(GETS))
+          await expect(client.getPrompt({ name: `raw-${name}` })).rejects.toMatchObject(
+            blamed('prompts/get result has no messages array of objects'),
+          );
+        const ok = await client.callTool({ name: 'raw-ok', arguments: {} });
+        expect(ok.content).toEqual([{ type: 'text', text: 'fine' }]);
+      }
+    } finally {
+      await session.close();
+      await modern.close();
+    }
+  });
 
   it('blames an upstream whose event id could not go back to resume its stream, in both eras', async () => {
     const session = await connectClient(t.baseUrl, { token: t.token });

@@ -10,6 +10,7 @@ import { type McpRequest, type Served, type UpstreamRef } from '../protocol/mcp-
 import { Continuation, type RoundTarget } from './continuation';
 import { paginate } from '../protocol/paginate';
 import { isInputRequired, UpstreamClient } from '../../upstream/upstream-client';
+import { resultItems } from '../../upstream/upstream-lists';
 import { type ScopeDirectory } from '../directory/scope-directory';
 
 /** What `completion/complete` completes, as the client names it. */
@@ -62,10 +63,11 @@ export class PromptCalls {
     if (isInputRequired(answer))
       return (continued ?? this.continuation.open(request, round)).answer(answer);
     // Its messages name resources as the client reads them.
-    if (!Array.isArray(answer.messages)) return answer;
-    const messages = answer.messages.map((message) =>
-      directory.resources.clientResult(prompt.gatewaySlug, message),
-    );
+    const messages = resultItems<GetPromptResult['messages'][number]>(
+      answer,
+      'prompts/get',
+      'messages',
+    ).map((message) => directory.resources.clientResult(prompt.gatewaySlug, message));
     return { ...answer, messages };
   }
 

@@ -15,6 +15,7 @@ import { CallGuard } from '../guard/call-guard';
 import { Continuation, type RoundTarget } from './continuation';
 import { paginate } from '../protocol/paginate';
 import { isInputRequired, UpstreamClient } from '../../upstream/upstream-client';
+import { resultItems } from '../../upstream/upstream-lists';
 import { type ResourceTarget } from '../directory/resource-directory';
 import { type ScopeDirectory } from '../directory/scope-directory';
 
@@ -103,9 +104,15 @@ export class ResourceCalls {
     // A round asks for input; there are no contents yet to name.
     if (isInputRequired(read))
       return (continued ?? this.continuation.open(request, round)).answer(read);
+    const contents = resultItems<ReadResourceResult['contents'][number]>(
+      read,
+      'resources/read',
+      'contents',
+      'uri',
+    );
     return {
       ...read,
-      contents: (read.contents ?? []).map((content) => ({
+      contents: contents.map((content) => ({
         ...content,
         uri:
           content.uri === target.upstreamUri

@@ -18,6 +18,7 @@ import {
 } from '../../skills/skill-manifest';
 import { UpstreamClient } from '../../upstream/upstream-client';
 import { UpstreamFailure } from '../../upstream/upstream-error';
+import { resultItems } from '../../upstream/upstream-lists';
 import { invalidParams, RpcError } from '../protocol/mcp-errors';
 import { type McpRequest, type Served } from '../protocol/mcp-request';
 import { paginate } from '../protocol/paginate';
@@ -135,7 +136,12 @@ export class SkillCalls {
         { signal: request.signal },
       ),
     );
-    const contents = Array.isArray(read.contents) ? read.contents : [];
+    const contents = resultItems<ReadResourceResult['contents'][number]>(
+      read,
+      'resources/read',
+      'contents',
+      'uri',
+    );
     // Every item is the file asked for, with the approved bytes: an item under another URI
     // (`…/SKILL.md#`, a second file beside the first) would carry bytes no one reviewed.
     if (approved)
