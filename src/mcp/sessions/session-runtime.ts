@@ -23,7 +23,7 @@ import { type Affinity } from '../../upstream/upstream-connection';
 import { type UpstreamClient } from '../../upstream/upstream-client';
 import { type Resumption, SESSION_STREAM, type StreamEvents } from './stream-events.store';
 import { OutgoingStream } from './outgoing-stream';
-import { DeliveryQueue } from '../streams/delivery-queue';
+import { DeliveryQueue, onceKey } from '../streams/delivery-queue';
 import { CallAbort } from '../../common/call-abort';
 
 /** How a session reaches the other replicas. */
@@ -278,7 +278,8 @@ export class SessionRuntime implements StreamSink {
 
   /**
    * In order, each stored first (for an event id; the older transport keeps none), then written
-   * here or relayed; past DeliveryQueue's bound all but answers are dropped.
+   * here or relayed; past DeliveryQueue's bound all but answers are dropped, and a resource's
+   * update or a list's change waits once however often it comes.
    */
   private toSessionStream(message: JSONRPCMessage): void {
     const text = JSON.stringify(message);
@@ -292,6 +293,7 @@ export class SessionRuntime implements StreamSink {
         else this.parts.relay.toClient(SESSION_STREAM, message, eventId);
       },
       !('method' in message),
+      onceKey(message, text),
     );
   }
 }

@@ -1,4 +1,4 @@
-import { DeliveryQueue } from './delivery-queue';
+import { DeliveryQueue, HOLDING_BYTES, onceKey } from './delivery-queue';
 
 const KIB = 'x'.repeat(1024);
 /** A message's size as the queue is given it: its JSON text's length. */
@@ -22,7 +22,7 @@ describe('DeliveryQueue', () => {
   });
 
   it('refuses what would hold more than its bound undelivered, and takes more once it drains', async () => {
-    const queue = new DeliveryQueue(4 * 1024);
+    const queue = new DeliveryQueue(3 * (size({ n: 1, data: KIB }) + HOLDING_BYTES) + 100);
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const delivered: number[] = [];
@@ -32,7 +32,7 @@ describe('DeliveryQueue', () => {
         delivered.push(n);
       }),
     );
-    // Each message is a little over 1 KiB: three fit in 4 KiB, the rest are refused.
+    // Each message costs a little over 1.5 KiB held: three fit, the rest are refused.
     expect(taken).toEqual([true, true, true, false, false, false]);
     release();
     await new Promise<void>((resolve) => queue.add(size(null), async () => resolve(), true));
@@ -54,5 +54,48 @@ describe('DeliveryQueue', () => {
     await expect(
       new Promise<string>((resolve) => queue.add(size('next'), async () => resolve('delivered'))),
     ).resolves.toBe('delivered');
+  });
+
+  it('holds a resource update or a list change once while it waits, however often it comes', async () => {
+    const queue = new DeliveryQueue(1 << 20);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const delivered: string[] = [];
+    const send = (message: { method: string; params?: unknown }) => {
+      const text = JSON.stringify(message);
+      return queue.add(
+        text.length,
+        async () => {
+          await gate;
+          delivered.push(text);
+        },
+        false,
+        onceKey(message, text),
+      );
+    };
+    const updated = (uri: string) => ({
+      method: 'notifications/resources/updated',
+      params: { uri },
+    });
+    for (let i = 0; i < 1_000; i += 1) {
+      expect(send(updated(`a://${i % 3}`))).toBe(true);
+      expect(send({ method: 'notifications/tools/list_changed' })).toBe(true);
+    }
+    send({ method: 'notifications/progress', params: { progress: 1 } });
+    send({ method: 'notifications/progress', params: { progress: 1 } });
+    release();
+    await new Promise<void>((resolve) => queue.add(size(null), async () => resolve(), true));
+    expect(delivered.map((text) => JSON.parse(text))).toEqual([
+      updated('a://0'),
+      { method: 'notifications/tools/list_changed' },
+      updated('a://1'),
+      updated('a://2'),
+      { method: 'notifications/progress', params: { progress: 1 } },
+      { method: 'notifications/progress', params: { progress: 1 } },
+    ]);
+    // Once one has gone out, the next change is sent again.
+    send(updated('a://0'));
+    await new Promise<void>((resolve) => queue.add(size(null), async () => resolve(), true));
+    expect(delivered).toHaveLength(7);
   });
 });
