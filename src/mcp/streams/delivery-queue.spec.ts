@@ -1,4 +1,4 @@
-import { DeliveryQueue, HOLDING_BYTES, onceKey } from './delivery-queue';
+import { BacklogBudget, DeliveryQueue, HOLDING_BYTES, onceKey } from './delivery-queue';
 
 const KIB = 'x'.repeat(1024);
 /** A message's size as the queue is given it: its JSON text's length. */
@@ -97,5 +97,28 @@ describe('DeliveryQueue', () => {
     send(updated('a://0'));
     await new Promise<void>((resolve) => queue.add(size(null), async () => resolve(), true));
     expect(delivered).toHaveLength(7);
+  });
+
+  it('refuses what would take the queues of a replica together past their budget', async () => {
+    const message = size({ data: KIB }) + HOLDING_BYTES;
+    const budget = new BacklogBudget(4 * message);
+    const queues = [1, 2, 3].map(() => new DeliveryQueue(1 << 20, budget));
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const taken = queues.flatMap((queue) =>
+      [1, 2].map(() => queue.add(size({ data: KIB }), () => gate)),
+    );
+    expect(taken).toEqual([true, true, true, true, false, false]);
+    // An answer always gets in.
+    expect(queues[2]!.add(size({ data: KIB }), () => gate, true)).toBe(true);
+    release();
+    await Promise.all(
+      queues.map(
+        (queue) => new Promise<void>((resolve) => queue.add(0, async () => resolve(), true)),
+      ),
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(budget.held).toBe(0);
+    expect(queues[2]!.add(size({ data: KIB }), async () => undefined)).toBe(true);
   });
 });
