@@ -25,6 +25,7 @@ import { PoliciesModule } from '../policies/policies.module';
 import { ToolSearchService } from './search/tool-search.service';
 import { ModernWire } from './http/modern-wire';
 import { ListenEndpoint } from './listen/listen.endpoint';
+import { ReadableResources } from './listen/readable-resources';
 import { ResourceWatch } from './listen/resource-watch';
 import { SessionRegistry } from './sessions/session-registry.service';
 import { SessionRequests } from './sessions/session-requests';
@@ -70,6 +71,7 @@ import { SkillDirectories } from './skills/skill-directories.service';
     SessionStreamEndpoint,
     ModernWire,
     ListenEndpoint,
+    ReadableResources,
     ResourceWatch,
     SessionRequests,
     SessionSubscriptions,

@@ -671,6 +671,53 @@ describe('Translation between the eras (one replica)', () => {
       }
     });
 
+    it('stops telling a listen and a session of a resource disabled since, and tells them again once it is back', async () => {
+      const listed = await t.api().get('/api/v1/resources').query({ limit: 500 }).expect(200);
+      const resource = (
+        listed.body.items as {
+          id: string;
+          uri: string;
+          originalUri?: string;
+          gatewaySlug?: string;
+        }[]
+      ).find(
+        (each) => each.originalUri === 'test://watched-resource' && each.gatewaySlug === 'modern',
+      )!;
+      const listener = await answering(t);
+      const subscriber = await legacyClient(t);
+      const heard: string[] = [];
+      try {
+        listener.setNotificationHandler('notifications/resources/updated', (note) => {
+          heard.push(`listen ${note.params.uri}`);
+        });
+        subscriber.setNotificationHandler(ResourceUpdatedNotificationSchema, (note) => {
+          heard.push(`session ${note.params.uri}`);
+        });
+        const listen = await listener.listen({ resourceSubscriptions: [resource.uri] });
+        await subscriber.subscribeResource({ uri: resource.uri });
+        const both = [`listen ${resource.uri}`, `session ${resource.uri}`];
+        await touch();
+        await waitFor(() => heard.length === 2, 'both to hear the update');
+        expect(heard.sort()).toEqual(both);
+        await t
+          .api()
+          .patch(`/api/v1/resources/${resource.id}`)
+          .send({ enabled: false })
+          .expect(200);
+        await touch();
+        await t.api().patch(`/api/v1/resources/${resource.id}`).send({ enabled: true }).expect(200);
+        await touch();
+        await waitFor(() => heard.length >= 4, 'both to hear the update once it is back');
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        // Each heard the first and the last update; the one while it was disabled, neither.
+        expect(heard.sort()).toEqual([both[0], both[0], both[1], both[1]]);
+        await listen.close();
+      } finally {
+        await listener.close();
+        await subscriber.close();
+      }
+    });
+
     it("a 2026-07-28 listen follows a 2025 upstream's resource through resources/subscribe", async () => {
       const uri = await served('watched', 'memo://board');
       const client = await answering(t);

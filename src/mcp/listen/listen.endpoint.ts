@@ -2,16 +2,15 @@ import { Injectable } from '@nestjs/common';
 import { type JSONRPCRequest, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { type Principal } from '../../auth/principal';
 import { exchangeSubjectOf } from '../../auth/principal-resolver';
-import { Directories } from '../directory/directories.service';
 import { type Authorized } from '../protocol/authorized';
 import { type McpScope } from '../protocol/mcp-scope';
 import { SseResponse } from '../streams/sse-response';
 import { endAtExpiry } from '../streams/stream-expiry';
 import { StreamQuota } from '../streams/stream-quota';
 import { honouredFilter } from './listen-filter';
-import { SkillDirectories } from '../skills/skill-directories.service';
 import { TaskListens } from '../tasks/task-listens';
 import { ListenHub, type OpenListen, SUBSCRIPTION_ID } from './listen-hub';
+import { ReadableResources } from './readable-resources';
 import { ResourceWatch } from './resource-watch';
 
 /** What a listen's stream may hold unread before the client counts as not reading it. */
@@ -30,12 +29,11 @@ const LISTEN_REFUSALS = {
 @Injectable()
 export class ListenEndpoint {
   constructor(
-    private readonly directories: Directories,
     private readonly hub: ListenHub,
     private readonly watch: ResourceWatch,
     private readonly quota: StreamQuota,
     private readonly tasks: TaskListens,
-    private readonly skills: SkillDirectories,
+    private readonly readable: ReadableResources,
   ) {}
 
   /**
@@ -126,8 +124,9 @@ export class ListenEndpoint {
 
   /**
    * Follows each URI upstream (through the scope's directory, as a read resolves it); the URIs
-   * followed, with the way to stop. One that names no resource of the scope (a skill's file where
-   * the skill is not served to the principal included), or whose upstream
+   * followed, with the way to stop; updates only while the principal may still read it. One that
+   * names no resource of the scope (a skill's file where the skill is not served to the principal
+   * included), or whose upstream
    * offers no subscriptions or cannot be reached within the upstream timeout, is left out.
    */
   private async follow(
@@ -136,14 +135,10 @@ export class ListenEndpoint {
     uris: readonly string[],
     tell: { updated(uri: string): void; lost(): void },
   ): Promise<{ uri: string; stop: () => void }[]> {
-    if (uris.length === 0) return [];
-    const directory = await this.directories.get(scope);
-    if (!directory) return [];
-    const withheld = await this.skills.withheld(directory, principal);
     const followed = await Promise.all(
       uris.map(async (uri) => {
-        const target = directory.resources.resolve(uri);
-        if (!target || target === 'ambiguous' || withheld(target, uri)) return null;
+        const target = await this.readable.target(scope, principal, uri);
+        if (!target) return null;
         try {
           const stop = await this.watch.follow(
             target,
@@ -155,7 +150,7 @@ export class ListenEndpoint {
             },
             target.upstreamUri,
             {
-              updated: () => tell.updated(uri),
+              updated: this.readable.updates(scope, principal, uri, () => tell.updated(uri)),
               lost: () => tell.lost(),
             },
           );

@@ -3,6 +3,7 @@ import { ProtocolErrorCode, type Result } from '@modelcontextprotocol/server';
 import { Dispatcher } from '../core/dispatcher';
 import { ResourceCalls, uriOf } from '../core/resource-calls';
 import { MAX_RESOURCE_SUBSCRIPTIONS } from '../listen/listen-filter';
+import { ReadableResources } from '../listen/readable-resources';
 import { ResourceWatch } from '../listen/resource-watch';
 import { fromUpstream, RpcError } from '../protocol/mcp-errors';
 import { type McpRequest } from '../protocol/mcp-request';
@@ -18,12 +19,13 @@ export class SessionSubscriptions {
     private readonly resources: ResourceCalls,
     private readonly watch: ResourceWatch,
     private readonly store: SessionStore,
+    private readonly readable: ReadableResources,
   ) {}
 
   /**
    * Subscribes or unsubscribes the session: stored for every replica; the resource is followed
    * upstream from this replica (the one resource watch that listens use too), and its updates go
-   * to this session's stream. A session follows at most MAX_RESOURCE_SUBSCRIPTIONS resources, as
+   * to this session's stream while the session's principal may still read it. A session follows at most MAX_RESOURCE_SUBSCRIPTIONS resources, as
    * a listen does: each is a watch upstream, and a template matches URIs without end.
    */
   async change(runtime: SessionRuntime, request: McpRequest, subscribed: boolean): Promise<Result> {
@@ -36,12 +38,13 @@ export class SessionSubscriptions {
     if (subscribed && !runtime.follows(uri))
       stop = await this.watch
         .follow(target, { affinity: runtime.affinity }, target.upstreamUri, {
-          updated: () =>
+          updated: this.readable.updates(runtime.scope, request.principal, uri, () =>
             runtime.toClient({
               jsonrpc: '2.0',
               method: 'notifications/resources/updated',
               params: { uri },
             }),
+          ),
           lost: () => runtime.followed(uri, null),
         })
         .catch((error: unknown) => {

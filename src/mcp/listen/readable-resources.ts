@@ -1,0 +1,37 @@
+import { Injectable } from '@nestjs/common';
+import { type Principal } from '../../auth/principal';
+import { Directories } from '../directory/directories.service';
+import { type ResourceTarget } from '../directory/resource-directory';
+import { type McpScope } from '../protocol/mcp-scope';
+import { SkillDirectories } from '../skills/skill-directories.service';
+
+/**
+ * Whether a followed resource is one the principal may still read, asked when a follow starts
+ * and again at each update: a resource taken off the server since, disabled, or a skill's file
+ * no longer served to them is no longer told of, though its upstream goes on sending.
+ */
+@Injectable()
+export class ReadableResources {
+  constructor(
+    private readonly directories: Directories,
+    private readonly skills: SkillDirectories,
+  ) {}
+
+  /** Where `uri` is read in the scope for the principal; null where it names nothing they may read. */
+  async target(scope: McpScope, principal: Principal, uri: string): Promise<ResourceTarget | null> {
+    const directory = await this.directories.get(scope);
+    if (!directory) return null;
+    const target = directory.resources.resolve(uri);
+    if (!target || target === 'ambiguous') return null;
+    return (await this.skills.withheld(directory, principal))(target, uri) ? null : target;
+  }
+
+  /** `tell`, for updates of `uri` that the principal may still read. */
+  updates(scope: McpScope, principal: Principal, uri: string, tell: () => void): () => void {
+    return () =>
+      void this.target(scope, principal, uri).then(
+        (target) => target && tell(),
+        () => undefined,
+      );
+  }
+}
