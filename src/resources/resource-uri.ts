@@ -51,15 +51,18 @@ export function comparableUri(uri: string): string {
   return head[0].toLowerCase() + withoutDotSegments(path) + (end < 0 ? '' : rest.slice(end));
 }
 
-/** A `.` or `..` segment of a path. */
-const DOT_SEGMENT = /(^|\/)\.\.?(\/|$)/;
+/** A `.` or `..` segment of a path (a `;` starts a segment's parameters, as some servers read). */
+const DOT_SEGMENT = /(^|\/)\.\.?(\/|;|$)/;
 
 /**
- * Whether a URI's path has a `.` or `..` segment, escaped or not, with an escaped slash or any
- * backslash read as a separator (as many upstreams read a path after decoding it).
+ * Whether a URI's path has a `.` or `..` segment as some upstream might read it: escaped (once or
+ * twice), with an escaped slash or any backslash read as a separator, with the tabs and line
+ * breaks a URL parser drops (`.\t.` is `..` to it), and in compatibility forms (`．．`).
  */
 export function hasDotSegment(uri: string): boolean {
-  return DOT_SEGMENT.test(uri.replace(/%2e/gi, '.').replace(/%2f|%5c|\\/gi, '/'));
+  let read = uri.normalize('NFKC').replace(/[\t\n\r]/g, '');
+  for (let round = 0; round < 3 && /%25/i.test(read); round++) read = read.replace(/%25/gi, '%');
+  return DOT_SEGMENT.test(read.replace(/%2e/gi, '.').replace(/%2f|%5c|\\/gi, '/'));
 }
 
 /** A path with its `.` and `..` segments resolved (RFC 3986 §5.2.4). */

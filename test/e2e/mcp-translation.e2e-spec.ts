@@ -25,6 +25,7 @@ import {
 import { cancelledWaits, startedWaits } from '../fixtures/modern-everything/tools';
 import { type FixtureTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { describeOnPostgres } from '../support/describe-on-postgres';
+import { createTeam, createUser } from '../support/identities';
 import { connectClient } from '../support/mcp-client';
 import { type Fetch, modernClient, rawCall } from '../support/modern-client';
 import { startReplica, startTestApp, type TestApp } from '../support/test-app';
@@ -711,6 +712,54 @@ describe('Translation between the eras (one replica)', () => {
         await new Promise((resolve) => setTimeout(resolve, 500));
         // Each heard the first and the last update; the one while it was disabled, neither.
         expect(heard.sort()).toEqual([both[0], both[0], both[1], both[1]]);
+        await listen.close();
+      } finally {
+        await listener.close();
+        await subscriber.close();
+      }
+    });
+
+    it('stops telling a member of updates once their team no longer owns the server', async () => {
+      const listed = await t.api().get('/api/v1/resources').query({ limit: 500 }).expect(200);
+      const resource = (
+        listed.body.items as { id: string; originalUri?: string; gatewaySlug?: string }[]
+      ).find(
+        (each) => each.originalUri === 'test://watched-resource' && each.gatewaySlug === 'modern',
+      )!;
+      const ours = await createTeam(t, 'Watchers');
+      const theirs = await createTeam(t, 'Others');
+      const member = await createUser(t, 'watcher', 'member', [ours]);
+      const server = (
+        await t
+          .api()
+          .post('/api/v1/servers')
+          .send({ name: 'Watched by a team', teamId: ours, resourceIds: [resource.id] })
+          .expect(201)
+      ).body as { id: string };
+      const path = `/servers/${server.id}/mcp`;
+      const listener = await modernClient(t, { token: member.token, path });
+      const subscriber = await connectClient(t.baseUrl, { token: member.token, path });
+      const heard: string[] = [];
+      try {
+        listener.setNotificationHandler('notifications/resources/updated', () => {
+          heard.push('listen');
+        });
+        subscriber.setNotificationHandler(ResourceUpdatedNotificationSchema, () => {
+          heard.push('session');
+        });
+        const { resources } = await subscriber.listResources();
+        const uri = resources[0]!.uri;
+        const listen = await listener.listen({ resourceSubscriptions: [uri] });
+        await subscriber.subscribeResource({ uri });
+        await touch();
+        await waitFor(() => heard.length === 2, 'both to hear the update');
+        await t.api().patch(`/api/v1/servers/${server.id}`).send({ teamId: theirs }).expect(200);
+        await touch();
+        await t.api().patch(`/api/v1/servers/${server.id}`).send({ teamId: ours }).expect(200);
+        await touch();
+        await waitFor(() => heard.length >= 4, 'both to hear the update once it is theirs again');
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        expect(heard.sort()).toEqual(['listen', 'listen', 'session', 'session']);
         await listen.close();
       } finally {
         await listener.close();

@@ -44,6 +44,12 @@ describe('ResourceDirectory', () => {
       '..%5cbeta',
       '..\\beta',
       '%2E%2E%2Fbeta',
+      '.\t./beta',
+      '.\n./beta',
+      '%252e%252e/beta',
+      '%25252e./beta',
+      '..;/beta',
+      '\uff0e\uff0e/beta',
     ]) {
       expect([path, prefixed.resolve(`docs+file:///alpha/${path}`)]).toEqual([path, null]);
       expect([path, original.resolve(`file:///alpha/${path}`)]).toEqual([path, null]);

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { McpAccess } from '../../auth/mcp-access';
 import { type Principal } from '../../auth/principal';
 import { Directories } from '../directory/directories.service';
 import { type ResourceTarget } from '../directory/resource-directory';
@@ -7,18 +8,24 @@ import { SkillDirectories } from '../skills/skill-directories.service';
 
 /**
  * Whether a followed resource is one the principal may still read, asked when a follow starts
- * and again at each update: a resource taken off the server since, disabled, or a skill's file
- * no longer served to them is no longer told of, though its upstream goes on sending.
+ * and again at each update: a resource taken off the server since, disabled, a skill's file no
+ * longer served to them, or any of a server they may no longer use is no longer told of, though
+ * its upstream goes on sending.
  */
 @Injectable()
 export class ReadableResources {
   constructor(
     private readonly directories: Directories,
     private readonly skills: SkillDirectories,
+    private readonly access: McpAccess,
   ) {}
 
-  /** Where `uri` is read in the scope for the principal; null where it names nothing they may read. */
+  /**
+   * Where `uri` is read in the scope for the principal; null where it names nothing they may read,
+   * or they may no longer use the endpoint (the server moved to a team they are not in).
+   */
   async target(scope: McpScope, principal: Principal, uri: string): Promise<ResourceTarget | null> {
+    if (!(await this.access.check(principal, scope)).allowed) return null;
     const directory = await this.directories.get(scope);
     if (!directory) return null;
     const target = directory.resources.resolve(uri);
