@@ -35,6 +35,7 @@ import { EraExtensions1795975000000 } from './1795975000000-EraExtensions';
 import { ApprovalUses1796032980936 } from './1796032980936-ApprovalUses';
 import { StreamEventBytes1796100000000 } from './1796100000000-StreamEventBytes';
 import { OAuthCodeRequest1796200000000 } from './1796200000000-OAuthCodeRequest';
+import { EndedAdminSessions1796210000000 } from './1796210000000-EndedAdminSessions';
 
 /** Every migration, oldest first; the app and the migration job both run this list. */
 export const MIGRATIONS = [
@@ -74,4 +75,5 @@ export const MIGRATIONS = [
   ApprovalUses1796032980936,
   StreamEventBytes1796100000000,
   OAuthCodeRequest1796200000000,
+  EndedAdminSessions1796210000000,
 ];

@@ -6,6 +6,7 @@ import { PasswordLogin } from '../auth/password-login';
 import { TokenRequestDto } from '../auth/dto/token-request.dto';
 import { AdminController } from './admin-controller.decorator';
 import { AdminPages } from './admin-pages.service';
+import { EndedSessions } from '../auth/ended-sessions';
 import { AdminSessionService } from '../auth/admin-session.service';
 import { type FormBody, formField } from './form-body';
 import { type FormErrors } from './form-errors';
@@ -17,6 +18,7 @@ export class AdminLoginController {
   constructor(
     private readonly login: PasswordLogin,
     private readonly sessions: AdminSessionService,
+    private readonly endedSessions: EndedSessions,
     private readonly pages: AdminPages,
     private readonly oidc: OidcLogin,
   ) {}
@@ -59,7 +61,8 @@ export class AdminLoginController {
   @Post('logout')
   @MinRole('member')
   @HttpCode(303)
-  logout(@Req() request: Request, @Res() response: Response): void {
+  async logout(@Req() request: Request, @Res() response: Response): Promise<void> {
+    if (request.adminSession) await this.endedSessions.end(request.adminSession);
     this.sessions.end(request, response);
     this.pages.redirect(request, response, '/admin/login', {
       kind: 'info',

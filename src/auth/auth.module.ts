@@ -18,6 +18,7 @@ import { ServerTeams } from './server-teams';
 import { TeamNames } from './team-names';
 import { TokenService } from './token.service';
 import { TokenUsage } from './token-usage';
+import { EndedSessions } from './ended-sessions';
 import { UserDirectory } from './user-directory';
 
 /** Who a request acts for, and the one guard that decides what it may do. */
@@ -29,6 +30,7 @@ import { UserDirectory } from './user-directory';
     ApiTokenVerifier,
     BreakGlassAdmin,
     CallerTokens,
+    EndedSessions,
     ExternalIssuer,
     GrantStatus,
     LoginThrottle,
@@ -47,6 +49,7 @@ import { UserDirectory } from './user-directory';
   ],
   exports: [
     AdminSessionService,
+    EndedSessions,
     CallerTokens,
     ExternalIssuer,
     TeamNames,

@@ -6,6 +6,7 @@ import { type GrantStatus } from './grant-status';
 import { OAuthAccessTokens } from './oauth-access-token';
 import { PrincipalResolver } from './principal-resolver';
 import { TokenService } from './token.service';
+import { type EndedSessions } from './ended-sessions';
 import { type Identity, type UserDirectory } from './user-directory';
 
 const ADMIN: Identity = {
@@ -34,6 +35,7 @@ describe('PrincipalResolver: the expiry a principal carries', () => {
     accessTokens,
     { active: async () => true } as unknown as GrantStatus,
     { issuer: null } as unknown as ExternalIssuer,
+    { ended: async () => false } as unknown as EndedSessions,
   );
 
   it("is a login token's exp", async () => {

@@ -2,6 +2,7 @@ import { type IncomingMessage } from 'node:http';
 import { Injectable } from '@nestjs/common';
 import { type Request } from 'express';
 import { AdminSessionService } from './admin-session.service';
+import { EndedSessions } from './ended-sessions';
 import { ApiTokenVerifier } from './api-token-verifier';
 import { looksLikeApiToken } from './api-token-value';
 import { AuthErrorCode, AuthException } from './auth.exception';
@@ -31,6 +32,7 @@ export class PrincipalResolver {
     private readonly accessTokens: OAuthAccessTokens,
     private readonly grants: GrantStatus,
     private readonly external: ExternalIssuer,
+    private readonly endedSessions: EndedSessions,
   ) {}
 
   async fromBearer(token: string): Promise<Principal> {
@@ -88,7 +90,7 @@ export class PrincipalResolver {
   /** The admin pages' signed-in user, or null without a valid session. */
   async fromSession(request: Request): Promise<Principal | null> {
     const session = this.sessions.read(request);
-    if (!session) return null;
+    if (!session || (await this.endedSessions.ended(session))) return null;
     request.adminSession = session;
     try {
       return await this.ofUser(session.userId, 'session', session.expiresAt.getTime());

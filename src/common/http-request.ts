@@ -58,6 +58,8 @@ export function hostAllowed(host: string | undefined, policy: OriginPolicy): boo
   const hostname = name.startsWith('[')
     ? name.slice(0, name.indexOf(']') + 1)
     : name.replace(/:\d+$/, '');
+  // Nothing but a port after the name: `[::1].evil.example` is not loopback.
+  if (!/^(:\d+)?$/.test(name.slice(hostname.length))) return false;
   return (
     LOOPBACK.has(hostname) ||
     policy.allowedHosts.includes(name) ||

@@ -7,6 +7,7 @@ import { AuditEntry } from '../audit/audit-entry.entity';
 import { ConfigApply } from '../config-as-code/config-apply.entity';
 import { ToolEmbedding } from '../embeddings/tool-embedding.entity';
 import { LoginAttempt } from '../auth/login-attempt.entity';
+import { EndedSession } from '../auth/ended-session.entity';
 import { EventRelay } from '../events/event-relay.entity';
 import { Gateway } from '../gateways/gateway.entity';
 import { McpSession } from '../mcp/state/mcp-session.entity';
@@ -50,6 +51,7 @@ export const ENTITIES = [
   OAuthCode,
   OAuthRefreshToken,
   LoginAttempt,
+  EndedSession,
   Gateway,
   Tool,
   Server,

@@ -13,6 +13,7 @@ import { Server } from '../../src/servers/server.entity';
 import { DESCRIPTION_LIMIT } from '../../src/tools/tool-definition';
 import { type Tool } from '../../src/tools/tool.entity';
 import { csrfOf, loginAgent } from '../support/admin-browser-session';
+import { pageSession } from '../support/identities';
 import { tableOf, textOf } from '../support/html-text';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { factories, toolDefinition } from '../support/factories';
@@ -426,6 +427,26 @@ describe('admin pages', () => {
     const after = await plain.get('/admin/login').expect(200);
     expect(after.text).toContain('You are logged out.');
     await plain.get('/admin').expect(303);
+
+    // A copy of the cookie taken before logging out is refused afterwards, on every route.
+    const page = await pageSession(t, 'admin', ADMIN_PASSWORD);
+    await request(t.baseUrl).get('/admin').set('Cookie', page.cookie).expect(200);
+    await request(t.baseUrl)
+      .post('/admin/logout')
+      .set('Cookie', page.cookie)
+      .type('form')
+      .send({ _csrf: page.csrf })
+      .expect(303);
+    await request(t.baseUrl).get('/admin').set('Cookie', page.cookie).expect(303);
+    await request(t.baseUrl).get('/api/docs/').set('Cookie', page.cookie).expect(401);
+    await request(t.baseUrl)
+      .post('/admin/gateways')
+      .set('Cookie', page.cookie)
+      .type('form')
+      .send({ _csrf: page.csrf, name: 'After logout', url: 'http://127.0.0.1:9/mcp' })
+      .expect(403);
+    const gateways = await t.api().get('/api/v1/gateways').query({ limit: 500 }).expect(200);
+    expect(gateways.body.items.map((g: { name: string }) => g.name)).not.toContain('After logout');
   });
 
   it('refuses a login form posted without its CSRF token, and shows wrong passwords beside the field', async () => {
@@ -494,7 +515,14 @@ describe('admin pages', () => {
 
   it('refuses a foreign Host on the pages, the REST API and the OAuth server, but not on the probes', async () => {
     const cookie = sessionCookie(t.config.jwtSecret);
-    for (const host of ['evil.example', 'evil.example:3000', '127.0.0.1.evil.example', '']) {
+    for (const host of [
+      'evil.example',
+      'evil.example:3000',
+      '127.0.0.1.evil.example',
+      '[::1].evil.example',
+      '[::1]evil',
+      '',
+    ]) {
       for (const path of [
         '/admin',
         '/admin/login',
