@@ -91,7 +91,7 @@ export const DEPLOYMENT_SETTINGS: readonly DeploymentSetting[] = [
     env: 'ALLOWED_HOSTS',
     default: 'none',
     description:
-      "Extra comma-separated `host[:port]` values accepted in the `Host` header of MCP requests, beside `PUBLIC_URL`'s host, the hosts of `ALLOWED_ORIGINS` and loopback (for example an in-cluster service name).",
+      "Extra comma-separated `host[:port]` values accepted in the `Host` header, beside `PUBLIC_URL`'s host, the hosts of `ALLOWED_ORIGINS` and loopback (for example an in-cluster service name). Any other `Host` is refused with 403 (DNS rebinding) on every path but the probes `/healthz`, `/readyz` and `/metrics`.",
   },
   {
     env: 'EMBEDDINGS_URL',
