@@ -4,7 +4,7 @@ import { ModulesContainer } from '@nestjs/core';
 import request from 'supertest';
 import { STREAMABLE_HTTP_ROUTES } from '../../src/mcp/http/mcp-paths';
 import { ADMIN_PASSWORD, startTestApp, type TestApp } from '../support/test-app';
-import { createTeam, createUser, pageSession } from '../support/identities';
+import { createTeam, createUser, pageSession, USER_PASSWORD } from '../support/identities';
 import { serverToken } from '../support/tokens';
 
 /**
@@ -272,7 +272,7 @@ function concrete(path: string): string {
 type Caller =
   | { kind: 'none' }
   | { kind: 'bearer'; token: string; role: string; mcpOnly: boolean }
-  | { kind: 'page'; cookie: string; csrf: string; role: string };
+  | { kind: 'page'; cookie: string; csrf: string; role: string; username: string };
 
 /** Whether the caller should get through the guard to the route. */
 function mayReach(need: Need, caller: Caller): boolean {
@@ -326,22 +326,20 @@ describe('every route, for every role', () => {
       role: 'admin',
       mcpOnly: true,
     };
-    callers['member session'] = { kind: 'page', ...(await pageSession(t, 'mia')), role: 'member' };
-    callers['operator session'] = {
-      kind: 'page',
-      ...(await pageSession(t, 'otto')),
-      role: 'operator',
-    };
-    callers['admin session'] = {
-      kind: 'page',
-      ...(await pageSession(t, 'admin', ADMIN_PASSWORD)),
-      role: 'admin',
-    };
+    for (const [name, username, role] of [
+      ['member session', 'mia', 'member'],
+      ['operator session', 'otto', 'operator'],
+      ['admin session', 'admin', 'admin'],
+    ] as const)
+      callers[name] = { kind: 'page', ...(await signIn(username)), role, username };
   });
 
   afterAll(async () => {
     await t.close();
   });
+
+  const signIn = (username: string) =>
+    pageSession(t, username, username === 'admin' ? ADMIN_PASSWORD : USER_PASSWORD);
 
   it('knows every route Nest and the MCP handler serve, and no route that is gone', () => {
     const routes = [...nestRoutes(t), ...STREAMABLE_HTTP_ROUTES];
@@ -360,6 +358,9 @@ describe('every route, for every role', () => {
         // The login form's CSRF token is bound to a nonce cookie: auth.e2e-spec covers it.
         if (route === 'POST /admin/login') continue;
         const status = await send(t, method, concrete(path), caller);
+        // Logging out ended the session on every replica: the next routes get a new one.
+        if (route === 'POST /admin/logout' && caller.kind === 'page')
+          callers[name] = { ...caller, ...(await signIn(caller.username)) };
         const reached = mayReach(need, caller);
         const refused = caller.kind === 'none' ? [401, 303, 403] : [403];
         const ok = reached ? status !== 401 && status !== 403 : refused.includes(status);
