@@ -37,6 +37,13 @@ describe('stem', () => {
   ])('%s -> %s', (word, expected) => {
     expect(stem(word)).toBe(expected);
   });
+
+  it('leaves an overlong word as it is (the stemmer takes the square of its length)', () => {
+    const word = 'a'.repeat(200_000);
+    expect(stem(word)).toBe(word);
+    expect(stem(`${'re'.repeat(30)}creating`)).toBe(`${'re'.repeat(30)}creating`);
+    expect(stem(`${'re'.repeat(20)}creating`)).not.toBe(`${'re'.repeat(20)}creating`);
+  });
 });
 
 describe('terms', () => {

@@ -101,11 +101,21 @@ const PHRASES: [RegExp, string][] = [
 /** Bounded memo of stems: vocabularies are small, and stemming is most of tokenising. */
 const stems = new Memo<string, string>(200_000);
 
-/** The Porter2 stem of a lower-case word; numbers and short words stay as they are. */
+/**
+ * Longer words are not stemmed: no word of a language is this long, and the stemmer's time grows
+ * with the square of a word's length (a 30,000-letter query held a replica for seconds).
+ */
+const STEMMED_LENGTH = 64;
+
+/**
+ * The Porter2 stem of a lower-case word; numbers, short and overlong words stay as they are (and
+ * are not remembered: a flood of long words must not fill the memo).
+ */
 export function stem(word: string): string {
+  if (word.length <= 2 || word.length > STEMMED_LENGTH) return word;
   let stemmed = stems.get(word);
   if (stemmed === undefined) {
-    stemmed = word.length <= 2 || /\d/.test(word) ? word : stemPorter2(word);
+    stemmed = /\d/.test(word) ? word : stemPorter2(word);
     stems.remember(word, stemmed);
   }
   return stemmed;
