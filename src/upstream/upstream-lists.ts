@@ -15,6 +15,8 @@ export type ListMethod = keyof typeof LIST_METHODS;
 /** Bounds on what one upstream may make a sync read; beyond them the sync fails and says why. */
 export const MAX_LIST_PAGES = 10_000;
 export const MAX_LIST_ITEMS = 100_000;
+/** All pages of one list together, as JSON text: what a sync holds before it admits an item. */
+export const MAX_LIST_BYTES = 64 * 1024 * 1024;
 
 /**
  * Every item of a list, following `nextCursor`. Each item is still untrusted: the caller admits
@@ -28,6 +30,7 @@ export async function listAll(
   const key = LIST_METHODS[method];
   const items: unknown[] = [];
   const cursors = new Set<string>();
+  let bytes = 0;
   let cursor: string | undefined;
   for (let page = 1; ; page++) {
     if (page > MAX_LIST_PAGES)
@@ -48,6 +51,12 @@ export async function listAll(
       throw new UpstreamFailure(
         'protocol',
         `the upstream lists more than ${MAX_LIST_ITEMS} ${key}`,
+      );
+    bytes += JSON.stringify(listed).length;
+    if (bytes > MAX_LIST_BYTES)
+      throw new UpstreamFailure(
+        'protocol',
+        `the upstream's ${key} come to more than ${MAX_LIST_BYTES / 1024 / 1024} MiB`,
       );
     for (const item of listed) items.push(item);
     // An empty cursor is a common way of saying "no more"; following it would loop.
