@@ -152,3 +152,22 @@ function setMember(target: object, key: string | number, member: unknown): void 
     });
   else (target as Record<string | number, unknown>)[key] = member;
 }
+
+/**
+ * Whether a parsed value holds more than `limit` values (objects, arrays and scalars alike),
+ * counted without recursion and given up as soon as it is past: what a validator would walk, and
+ * report on one by one, before anything is built from it.
+ */
+export function exceedsValues(value: unknown, limit: number): boolean {
+  let counted = 0;
+  const values: unknown[] = [value];
+  while (values.length > 0) {
+    const current = values.pop();
+    if (++counted > limit) return true;
+    if (typeof current !== 'object' || current === null) continue;
+    const children = Array.isArray(current) ? current : Object.values(current);
+    if (counted + children.length > limit) return true;
+    for (const child of children as unknown[]) values.push(child);
+  }
+  return false;
+}

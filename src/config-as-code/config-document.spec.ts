@@ -4,7 +4,12 @@ import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { projectRoot } from '../common/project-root';
 import { renderPlan } from './config-change';
-import { configJsonSchema, parseConfigDocument, parseConfigText } from './config-document';
+import {
+  configJsonSchema,
+  MAX_DOCUMENT_VALUES,
+  parseConfigDocument,
+  parseConfigText,
+} from './config-document';
 import { ConfigDocumentException } from './config-document.exception';
 
 const EXAMPLE = `
@@ -115,6 +120,24 @@ describe('configuration document', () => {
     ).toThrow(/servers\.0/);
     expect(() => parseConfigDocument({ apiVersion: 'v2' })).toThrow(/apiVersion/);
     expect(() => parseConfigText('a: [')).toThrow(/not YAML/);
+  });
+
+  it('refuses a document of more values than any registry has before the schema walks it, and lists few of its problems', () => {
+    const flood = { apiVersion: 'portico/v1', gateways: new Array(2_100_000).fill(0) };
+    expect(() => parseConfigDocument(flood)).toThrow(
+      `holds more than ${MAX_DOCUMENT_VALUES} values`,
+    );
+    const nested = {
+      apiVersion: 'portico/v1',
+      servers: [{ name: 's', toolIds: new Array(MAX_DOCUMENT_VALUES).fill('x') }],
+    };
+    expect(() => parseConfigDocument(nested)).toThrow(ConfigDocumentException);
+    try {
+      parseConfigDocument({ apiVersion: 'portico/v1', gateways: new Array(5_000).fill(0) });
+      throw new Error('accepted');
+    } catch (error) {
+      expect((error as ConfigDocumentException).details?.issues).toHaveLength(100);
+    }
   });
 
   it('leaves absent sections out, so that they are not touched', () => {

@@ -3,10 +3,14 @@ import { z } from 'zod';
 import { settingsSchema } from '../config/settings/settings-schema';
 import { ConfigDocumentErrorCode, ConfigDocumentException } from './config-document.exception';
 import { CONFIG_SECTIONS } from './config-sections';
-import { isJsonObject } from '../common/json-value';
+import { exceedsValues, isJsonObject } from '../common/json-value';
 
 export const CONFIG_API_VERSION = 'portico/v1';
 export const CONFIG_SCHEMA_ID = 'urn:portico:config:v1';
+/** The most values (objects, arrays, scalars) a document may hold: far past any registry's. */
+export const MAX_DOCUMENT_VALUES = 500_000;
+/** The most of a document's problems an answer lists. */
+const MAX_ISSUES = 100;
 /** Where a running Portico publishes the schema (no sign-in needed). */
 export const CONFIG_SCHEMA_PATH = '/api/v1/config/schema';
 
@@ -48,12 +52,18 @@ export function configJsonSchema(): Record<string, unknown> {
 
 /** Checks a document (already parsed from YAML or JSON) against the schema. */
 export function parseConfigDocument(input: unknown): ConfigDocument {
+  // Checked before the schema, which would report on (and hold an issue for) every value.
+  if (exceedsValues(input, MAX_DOCUMENT_VALUES))
+    throw new ConfigDocumentException(
+      ConfigDocumentErrorCode.Invalid,
+      `The configuration document holds more than ${MAX_DOCUMENT_VALUES} values; split it.`,
+    );
   const withoutSchema = isJsonObject(input)
     ? Object.fromEntries(Object.entries(input).filter(([key]) => key !== '$schema'))
     : input;
   const result = documentSchema.safeParse(withoutSchema);
   if (!result.success) {
-    const issues = result.error.issues.map((issue) => ({
+    const issues = result.error.issues.slice(0, MAX_ISSUES).map((issue) => ({
       path: issue.path.map(String).join('.'),
       message: issue.message,
     }));
