@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { refusalOf } from '../transport/message-bounds';
 import { UpstreamFailure } from '../upstream-error';
 import { OpenApiDocumentError } from './openapi-document';
-import { buildModel, buildModelApart } from './openapi-model';
+import { buildModel, buildModelApart, MODEL_BYTES } from './openapi-model';
 
 const petstore = readFileSync(
   require.resolve('@readme/oas-examples/3.0/json/petstore.json'),
@@ -83,4 +83,42 @@ describe('an OpenAPI description read as tools in a thread of its own', () => {
       buildModelApart(description(2_000), {}, 64, { heapMb: 256, timeoutMs: 1 }),
     ).rejects.toThrow('took longer than 0.001 s, past the limit');
   });
+
+  it('refuses a description whose tools come to more than MODEL_BYTES, fanned out by $ref', async () => {
+    const fan = (ref: string | null) => ({
+      type: 'object',
+      properties: Object.fromEntries(
+        Array.from({ length: 10 }, (_, i) => [
+          `p${i}`,
+          ref ? { $ref: `#/components/schemas/${ref}` } : { type: 'string', description: 'd' },
+        ]),
+      ),
+    });
+    const paths: Record<string, unknown> = {};
+    for (let i = 0; i < 2_000; i++)
+      paths[`/p${i}`] = {
+        get: {
+          operationId: `op${i}`,
+          parameters: [{ name: 'q', in: 'query', schema: { $ref: '#/components/schemas/S0' } }],
+          responses: {
+            '200': {
+              description: 'ok',
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/S0' } } },
+            },
+          },
+        },
+      };
+    const text = JSON.stringify({
+      openapi: '3.0.3',
+      info: { title: 'fan-out', version: '1' },
+      paths,
+      components: { schemas: { S0: fan('S1'), S1: fan('S2'), S2: fan(null) } },
+    });
+    expect(text.length).toBeLessThan(1024 * 1024);
+    await expect(buildModelApart(text, {}, 64)).rejects.toThrow(
+      `its tools come to more than ${MODEL_BYTES / 1024 / 1024} MiB as JSON, past the limit`,
+    );
+    // The next build still goes ahead.
+    expect((await buildModelApart(petstore, {}, 64)).tools.length).toBeGreaterThan(0);
+  }, 120_000);
 });

@@ -27,6 +27,12 @@ export const MAX_OPENAPI_TOOLS = 2_000;
 export const MODEL_HEAP_MB = 256;
 /** How long reading one description as tools may take (GitHub's: about 1 s). */
 export const MODEL_BUILD_MS = 60_000;
+/**
+ * The most a model may come to as JSON: it is copied from the worker into the replica's heap and
+ * kept there for the gateway's calls (2,000 operations each fanning out a schema of 1,200 nodes
+ * took a replica's heap).
+ */
+export const MODEL_BYTES = 64 * 1024 * 1024;
 
 /** A description's text read as tools: parsed, validated, each selected operation a tool. */
 export async function buildModel(
@@ -79,6 +85,10 @@ export type ModelOutcome =
 export async function modelOutcome(job: ModelJob): Promise<ModelOutcome> {
   try {
     const model = await buildModel(job.text, job.selection, job.maxDepth);
+    if (JSON.stringify(model).length > MODEL_BYTES)
+      return {
+        refused: `its tools come to more than ${MODEL_BYTES / 1024 / 1024} MiB as JSON, past the limit`,
+      };
     const refusals = model.tools.flatMap((tool, index) => {
       const reason = refusalOf(tool);
       return reason === null ? [] : [{ index, name: (tool as { name: string }).name, reason }];
@@ -103,7 +113,21 @@ const WORKER_ARGV =
  * which on the replica's own thread would stall every request it serves and could exhaust its
  * memory. A description past either bound is refused, saying which.
  */
+/** Builds wait for the one before: each worker may take MODEL_HEAP_MB, and its model MODEL_BYTES. */
+let building: Promise<unknown> = Promise.resolve();
+
 export function buildModelApart(
+  text: string,
+  selection: OpenApiSelection,
+  maxDepth: number,
+  bounds?: { heapMb: number; timeoutMs: number },
+): Promise<OpenApiModel> {
+  const built = building.then(() => buildNow(text, selection, maxDepth, bounds));
+  building = built.catch(() => undefined);
+  return built;
+}
+
+function buildNow(
   text: string,
   selection: OpenApiSelection,
   maxDepth: number,
