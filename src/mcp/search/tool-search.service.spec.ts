@@ -15,6 +15,7 @@ import { ToolDirectory } from '../directory/tool-directory';
 import { RpcError } from '../protocol/mcp-errors';
 import { type ToolCatalogue, TOOL_SEARCH_NAME } from './tool-catalogue';
 import { ToolSearchService } from './tool-search.service';
+import { QUERY_LENGTH } from './tool-search.tool';
 import { type PromotionStore } from './promotion-store';
 
 describe('ToolSearchService', () => {
@@ -125,6 +126,11 @@ describe('ToolSearchService', () => {
       limit: 'all',
     }))!;
     expect(limited.structuredContent).toMatchObject({ tools: [TOOLS[3]!.definition] });
+    // Read up to QUERY_LENGTH: what lies beyond it is not searched for.
+    const padded = (await call(on, TOOL_SEARCH_NAME, {
+      query: `${' '.repeat(QUERY_LENGTH)}select:gw-weather`,
+    }))!;
+    expect(padded.structuredContent).toEqual({ hits: [], tools: [] });
   });
 
   it('refuses a deferred tool called by its hashed backend name, naming its virtual name', async () => {

@@ -101,16 +101,22 @@ function deferredSummary(catalogue: ToolCatalogue): string {
 }
 
 /**
+ * How much of a query is read: far more than any model asks (a `select:` of a hundred names
+ * included), and a bound on what one call makes the ranker tokenise.
+ */
+export const QUERY_LENGTH = 16_384;
+
+/**
  * `tool_search` arguments as the model sent them. Model input never makes the search raise: a
- * query that is missing or not a string searches for nothing, and an unusable limit or gateway is
- * ignored. `server` is another name for `gateway`.
+ * query that is missing or not a string searches for nothing, one past QUERY_LENGTH is read up to
+ * it, and an unusable limit or gateway is ignored. `server` is another name for `gateway`.
  */
 export function toolSearchArguments(args: Record<string, unknown> | undefined): {
   query: string;
   limit?: number;
   gateway?: string;
 } {
-  const query = typeof args?.query === 'string' ? args.query : '';
+  const query = typeof args?.query === 'string' ? args.query.slice(0, QUERY_LENGTH) : '';
   const limit = args?.limit;
   const gateway = [args?.gateway, args?.server].find(
     (value): value is string => typeof value === 'string' && value.trim() !== '',
