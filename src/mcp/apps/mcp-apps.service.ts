@@ -87,12 +87,8 @@ export class McpApps {
     visible: ToolDirectory,
     name: string,
   ): Promise<CallTarget | null> {
-    const parsed = parseHashedBackendName(name);
-    if (!parsed) return null;
-    const tool = scope.byHash.get(parsed.hash) ?? (await this.lookup.byHash(parsed.hash));
-    if (!tool || !answersToHashedName(tool, parsed)) return null;
-    if (!this.apps(visible).gateways.has(tool.gatewayId)) return null;
-    return tool;
+    const tool = await this.backendTool(name, scope);
+    return tool && this.apps(visible).gateways.has(tool.gatewayId) ? tool : null;
   }
 
   /**
@@ -100,9 +96,18 @@ export class McpApps {
    * app of that gateway may call where Portico itself is the host (the admin playground).
    */
   async ownBackendTool(gatewayId: string, name: string): Promise<boolean> {
+    return (await this.backendTool(name))?.gatewayId === gatewayId;
+  }
+
+  /**
+   * The app-visible tool a `<tool_hash>_<original_name>` names under its own upstream name: the
+   * scope's own record where it is a member, else the served tool with that hash.
+   */
+  private async backendTool(name: string, scope?: ToolDirectory): Promise<CallTarget | null> {
     const parsed = parseHashedBackendName(name);
-    const tool = parsed && (await this.lookup.byHash(parsed.hash));
-    return !!tool && tool.gatewayId === gatewayId && answersToHashedName(tool, parsed);
+    if (!parsed) return null;
+    const tool = scope?.byHash.get(parsed.hash) ?? (await this.lookup.byHash(parsed.hash));
+    return tool && answersToHashedName(tool, parsed) ? tool : null;
   }
 
   /** Whether a URI names a per-tool UI resource (which may still not exist). */

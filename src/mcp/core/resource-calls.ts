@@ -10,6 +10,7 @@ import { type UpstreamConnection } from '../../upstream/upstream-connection';
 import { McpApps, resourceNotFound } from '../apps/mcp-apps.service';
 import { invalidParams } from '../protocol/mcp-errors';
 import { type McpRequest, type Served } from '../protocol/mcp-request';
+import { ReadableResources } from '../listen/readable-resources';
 import { SkillDirectories } from '../skills/skill-directories.service';
 import { CallGuard } from '../guard/call-guard';
 import { Continuation, type RoundTarget } from './continuation';
@@ -42,6 +43,7 @@ export class ResourceCalls {
     private readonly client: UpstreamClient,
     private readonly skills: SkillDirectories,
     private readonly guard: CallGuard,
+    private readonly readable: ReadableResources,
   ) {}
 
   /**
@@ -132,12 +134,11 @@ export class ResourceCalls {
     directory: ScopeDirectory,
     uri: string,
   ): Promise<ResourceTarget> {
-    const target = directory.resources.resolve(uri);
+    const target = await this.readable.resolve(directory, request.principal, uri);
     if (target === 'ambiguous')
       throw invalidParams(`More than one upstream's template matches ${uri}`);
     if (!target) throw resourceNotFound(uri);
-    if ((await this.skills.withheld(directory, request.principal))(target, uri))
-      throw invalidParams(`No skill is served at ${uri}`);
+    if (target === 'withheld') throw invalidParams(`No skill is served at ${uri}`);
     return target;
   }
 

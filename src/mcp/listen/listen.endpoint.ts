@@ -126,8 +126,8 @@ export class ListenEndpoint {
    * Follows each URI upstream (through the scope's directory, as a read resolves it); the URIs
    * followed, with the way to stop; updates only while the principal may still read it. One that
    * names no resource of the scope (a skill's file where the skill is not served to the principal
-   * included), or whose upstream
-   * offers no subscriptions or cannot be reached within the upstream timeout, is left out.
+   * included), or whose upstream offers no subscriptions or cannot be reached within the upstream
+   * timeout, is left out.
    */
   private async follow(
     scope: McpScope,

@@ -3,6 +3,7 @@ import { McpAccess } from '../../auth/mcp-access';
 import { type Principal } from '../../auth/principal';
 import { Directories } from '../directory/directories.service';
 import { type ResourceTarget } from '../directory/resource-directory';
+import { type ScopeDirectory } from '../directory/scope-directory';
 import { type McpScope } from '../protocol/mcp-scope';
 import { SkillDirectories } from '../skills/skill-directories.service';
 
@@ -27,10 +28,23 @@ export class ReadableResources {
   async target(scope: McpScope, principal: Principal, uri: string): Promise<ResourceTarget | null> {
     if (!(await this.access.check(principal, scope)).allowed) return null;
     const directory = await this.directories.get(scope);
-    if (!directory) return null;
+    const resolved = directory && (await this.resolve(directory, principal, uri));
+    return resolved && typeof resolved === 'object' ? resolved : null;
+  }
+
+  /**
+   * Where `uri` is read in the directory for the principal, or why not: no resource, several
+   * upstreams' templates (`ambiguous`), or a skill's file not served to them (`withheld`; an
+   * upstream may list a skill's files as resources too, as the SDK's extension does).
+   */
+  async resolve(
+    directory: ScopeDirectory,
+    principal: Principal,
+    uri: string,
+  ): Promise<ResourceTarget | 'ambiguous' | 'withheld' | null> {
     const target = directory.resources.resolve(uri);
-    if (!target || target === 'ambiguous') return null;
-    return (await this.skills.withheld(directory, principal))(target, uri) ? null : target;
+    if (!target || target === 'ambiguous') return target;
+    return (await this.skills.withheld(directory, principal))(target, uri) ? 'withheld' : target;
   }
 
   /** `tell`, for updates of `uri` that the principal may still read. */

@@ -25,8 +25,9 @@ export class SessionSubscriptions {
   /**
    * Subscribes or unsubscribes the session: stored for every replica; the resource is followed
    * upstream from this replica (the one resource watch that listens use too), and its updates go
-   * to this session's stream while the session's principal may still read it. A session follows at most MAX_RESOURCE_SUBSCRIPTIONS resources, as
-   * a listen does: each is a watch upstream, and a template matches URIs without end.
+   * to this session's stream while the session's principal may still read it. A session follows
+   * at most MAX_RESOURCE_SUBSCRIPTIONS resources, as a listen does: each is a watch upstream, and
+   * a template matches URIs without end.
    */
   async change(runtime: SessionRuntime, request: McpRequest, subscribed: boolean): Promise<Result> {
     const method = subscribed ? 'resources/subscribe' : 'resources/unsubscribe';

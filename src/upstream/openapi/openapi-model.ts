@@ -107,15 +107,15 @@ const WORKER_FILE = join(__dirname, `model-worker${extname(__filename)}`);
 const WORKER_ARGV =
   extname(__filename) === '.ts' ? ['--require', 'ts-node/register/transpile-only'] : [];
 
+/** Builds wait for the one before: each worker may take MODEL_HEAP_MB, and its model MODEL_BYTES. */
+let building: Promise<unknown> = Promise.resolve();
+
 /**
  * `buildModel` in a worker thread of its own, bounded in heap (MODEL_HEAP_MB) and time
  * (MODEL_BUILD_MS): validating a large description takes seconds of CPU and hundreds of MB,
  * which on the replica's own thread would stall every request it serves and could exhaust its
- * memory. A description past either bound is refused, saying which.
+ * memory. A description past any bound (and its tools past MODEL_BYTES) is refused, saying which.
  */
-/** Builds wait for the one before: each worker may take MODEL_HEAP_MB, and its model MODEL_BYTES. */
-let building: Promise<unknown> = Promise.resolve();
-
 export function buildModelApart(
   text: string,
   selection: OpenApiSelection,
