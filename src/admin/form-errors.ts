@@ -107,6 +107,7 @@ export function fieldOfCode(code: DomainErrorCode): string | null {
     case GatewayErrorCode.NotOAuth:
     case GatewayErrorCode.ConnectionForbidden:
     case GatewayErrorCode.AuthorizationFailed:
+    case GatewayErrorCode.ImportedAlready:
     case ToolErrorCode.NotFound:
     case ToolErrorCode.Disabled:
     case ToolErrorCode.Quarantined:

@@ -1,4 +1,10 @@
-import { JsonLimitError, nestingDepth, rewriteJson, someString } from './json-value';
+import {
+  JsonLimitError,
+  nestingDepth,
+  rewriteJson,
+  someString,
+  textNestsDeeper,
+} from './json-value';
 
 function deepArray(depth: number): unknown[] {
   let deep: unknown[] = [];
@@ -16,6 +22,17 @@ describe('nestingDepth', () => {
   it('walks a value far deeper than the call stack allows, stopping past the limit', () => {
     expect(nestingDepth(deepArray(200_000), 64)).toBe(65);
     expect(nestingDepth(deepArray(64), 64)).toBe(64);
+  });
+});
+
+describe('textNestsDeeper', () => {
+  it('counts arrays and objects, not brackets inside strings or escaped quotes', () => {
+    expect(textNestsDeeper('{"a":[{"b":[]}]}', 4)).toBe(false);
+    expect(textNestsDeeper('{"a":[{"b":[]}]}', 3)).toBe(true);
+    expect(textNestsDeeper('["[[[[", "\\"", "{{{{"]', 1)).toBe(false);
+    expect(textNestsDeeper('["\\\\", [[]]]', 2)).toBe(true);
+    expect(textNestsDeeper(`${'['.repeat(65)}${']'.repeat(65)}`, 64)).toBe(true);
+    expect(textNestsDeeper('[[],[],[],[]]', 2)).toBe(false);
   });
 });
 

@@ -41,6 +41,28 @@ function tooDeep(): JsonLimitError {
   );
 }
 
+/**
+ * Whether JSON text nests more than `limit` arrays and objects deep, read from the text itself
+ * (brackets outside strings), so that a document can be refused before JSON.parse spends seconds
+ * building millions of nested values. Text that is not JSON may answer either way: parse it after.
+ */
+export function textNestsDeeper(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (inString) {
+      if (code === 0x5c)
+        index++; // a backslash: the next character is escaped
+      else if (code === 0x22) inString = false;
+    } else if (code === 0x22) inString = true;
+    else if (code === 0x5b || code === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (code === 0x5d || code === 0x7d) depth--;
+  }
+  return false;
+}
+
 /** How deep a JSON value nests (a scalar is 0, `{}` is 1), stopping once past `limit`. */
 export function nestingDepth(value: unknown, limit = WALK_DEPTH_CAP): number {
   let deepest = 0;

@@ -26,6 +26,8 @@ export enum GatewayErrorCode {
   /** The provider refused the authorization, or its answer did not match what was started. */
   AuthorizationFailed = 'gateway.authorization_failed',
   StdioCommandNotAllowed = 'gateway.stdio_command_not_allowed',
+  /** The team has a gateway of that registry server already (an import raced another). */
+  ImportedAlready = 'gateway.imported_already',
 }
 
 export class GatewayException extends DomainException<GatewayErrorCode> {}
@@ -48,4 +50,5 @@ registerProblemStatuses(GatewayException, {
   [GatewayErrorCode.ConnectionForbidden]: HttpStatus.FORBIDDEN,
   [GatewayErrorCode.AuthorizationFailed]: HttpStatus.UNPROCESSABLE_ENTITY,
   [GatewayErrorCode.StdioCommandNotAllowed]: HttpStatus.UNPROCESSABLE_ENTITY,
+  [GatewayErrorCode.ImportedAlready]: HttpStatus.CONFLICT,
 });

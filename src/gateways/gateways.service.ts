@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource, type EntityManager, IsNull } from 'typeorm';
 import { AuthErrorCode, AuthException } from '../auth/auth.exception';
 import { type TeamScope } from '../auth/team-scope';
 import { StdioSupervisor } from '../upstream/transport/stdio/stdio-supervisor.service';
@@ -161,7 +161,16 @@ export class GatewaysService {
     return gateway;
   }
 
-  async create(dto: GatewayCreateDto, scope: TeamScope): Promise<GatewayResponseDto> {
+  /**
+   * A new gateway, synced at once. `origin` says which registry entry it is imported from: it is
+   * stored with the gateway, before anything connects, and a team gets one gateway of a registry
+   * server however many imports race.
+   */
+  async create(
+    dto: GatewayCreateDto,
+    scope: TeamScope,
+    origin: RegistryOrigin | null = null,
+  ): Promise<GatewayResponseDto> {
     const slug = this.slugOf(dto.name);
     const transport = this.transportColumns(dto, null, scope);
     assertCredentialsStay(dto, null, transport, scope);
@@ -169,6 +178,7 @@ export class GatewaysService {
     const teamId = scope.teamForNew(dto.teamId, `Gateway '${dto.name}'`);
     const gateway = await this.writing(async (em) => {
       if (teamId !== null) await this.teams.assertExists(teamId, em);
+      if (origin !== null) await assertNotImported(em, origin, teamId);
       await this.assertUnique(em, { name: dto.name, slug, url: transport.url });
       const repository = em.getRepository(Gateway);
       return repository.save(
@@ -181,6 +191,7 @@ export class GatewaysService {
           quarantineOnFinding: dto.quarantineOnFinding ?? null,
           eraPin,
           ...this.sealAuth(dto.auth),
+          ...origin,
         }),
       );
     });
@@ -603,6 +614,34 @@ export class GatewaysService {
       throw error;
     }
   }
+}
+
+/** Where an imported gateway came from: a registry, a server of it, the version and its entry. */
+export type RegistryOrigin = Pick<
+  Gateway,
+  'registryUrl' | 'registryServerName' | 'registryVersion' | 'registryEntry'
+>;
+
+/** Refuses a second gateway of one registry server in one team, imports taking turns by a lock. */
+async function assertNotImported(
+  em: EntityManager,
+  origin: RegistryOrigin,
+  teamId: string | null,
+): Promise<void> {
+  const key = `gateway import ${origin.registryUrl} ${origin.registryServerName}`;
+  await em.query('SELECT pg_advisory_xact_lock(hashtext($1))', [key]);
+  const found = await em.getRepository(Gateway).findOne({
+    where: {
+      registryUrl: origin.registryUrl ?? IsNull(),
+      registryServerName: origin.registryServerName ?? IsNull(),
+      teamId: teamId ?? IsNull(),
+    },
+  });
+  if (found)
+    throw new GatewayException(
+      GatewayErrorCode.ImportedAlready,
+      `'${origin.registryServerName}' was imported as gateway '${found.name}' meanwhile: import it again to see what would change.`,
+    );
 }
 
 type TransportColumns = Pick<

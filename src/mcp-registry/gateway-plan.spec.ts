@@ -50,7 +50,7 @@ describe('server.json → gateway', () => {
     const shape = gatewayShapeOf(
       entry('remote-weather'),
       {},
-      { headers: ['Authorization'], env: [] },
+      { headers: { Authorization: 'Bearer kept' }, env: {} },
     );
     expect(shape).toMatchObject({ headers: null });
   });
@@ -139,6 +139,33 @@ describe('server.json → gateway', () => {
     });
   });
 
+  it('takes no runtime arguments for npx, uvx or dnx: they choose what the launcher runs', () => {
+    const recorded = recordedEntry('airtable-mcp-server-1.7.2') as {
+      packages: { runtimeArguments?: unknown[] }[];
+    };
+    const hostile = structuredClone(recorded);
+    hostile.packages[0]!.runtimeArguments = [{ type: 'positional', value: '--call=id' }];
+    expect(() =>
+      gatewayShapeOf(checkServerJson(hostile), { package: 0, env: { AIRTABLE_API_KEY: 'pat' } }),
+    ).toThrow(/has runtime arguments \(--call=id\), options of the launcher itself/);
+  });
+
+  it('keeps stored values a re-import does not give, and takes the ones it gives', () => {
+    const recorded = structuredClone(recordedEntry('remote-weather')) as {
+      remotes: { headers: unknown[] }[];
+    };
+    recorded.remotes[0]!.headers = [
+      { name: 'X-A', isSecret: true },
+      { name: 'X-B', isSecret: true },
+    ];
+    const shape = gatewayShapeOf(
+      checkServerJson(recorded),
+      { headers: { 'x-b': 'b2' } },
+      { headers: { 'X-A': 'a1', 'X-B': 'b1' }, env: {} },
+    );
+    expect(shape).toMatchObject({ headers: { 'X-A': 'a1', 'X-B': 'b2' } });
+  });
+
   it('passes named package arguments with their defaults', () => {
     expect(gatewayShapeOf(entry('hybrid-mcp'), { package: 0 })).toMatchObject({
       command: 'npx',
@@ -182,7 +209,7 @@ describe('re-import changes', () => {
   it('lists the version, packages and launch that change, and nothing for the same entry', () => {
     const before = entry('airtable-mcp-server-1.7.2');
     const after = entry('airtable-mcp-server-1.7.3');
-    const shape = gatewayShapeOf(after, {}, { headers: [], env: ['AIRTABLE_API_KEY'] });
+    const shape = gatewayShapeOf(after, {}, { headers: {}, env: { AIRTABLE_API_KEY: 'kept' } });
     const gateway = {
       entry: before,
       transport: 'stdio',
@@ -198,7 +225,7 @@ describe('re-import changes', () => {
       before: '["-y","airtable-mcp-server@1.7.2"]',
       after: '["-y","airtable-mcp-server@1.7.3"]',
     });
-    const same = gatewayShapeOf(before, {}, { headers: [], env: ['AIRTABLE_API_KEY'] });
+    const same = gatewayShapeOf(before, {}, { headers: {}, env: { AIRTABLE_API_KEY: 'kept' } });
     expect(importChanges(gateway, before, same)).toEqual([]);
   });
 });

@@ -1,5 +1,10 @@
 import { isURL } from 'class-validator';
-import { UPSTREAM_URL_OPTIONS, URL_MAX_LENGTH } from '../gateways/dto/gateway-create.dto';
+import {
+  MAX_STDIO_ARG,
+  MAX_STDIO_ARGS,
+  UPSTREAM_URL_OPTIONS,
+  URL_MAX_LENGTH,
+} from '../gateways/dto/gateway-create.dto';
 import {
   type Argument,
   type KeyValueInput,
@@ -23,9 +28,10 @@ export interface ImportChoice {
 }
 
 /** What a gateway already holds, so that a re-import need not be given its secrets again. */
+/** The values a gateway imported before holds, by name: a re-import keeps what it is not given. */
 export interface KeptSecrets {
-  headers: readonly string[];
-  env: readonly string[];
+  headers: Readonly<Record<string, string>>;
+  env: Readonly<Record<string, string>>;
 }
 
 /** The gateway an entry becomes: the fields of a gateway create or update. */
@@ -68,7 +74,7 @@ const TEMPLATE = /\{([^{}]*)\}/g;
 export function gatewayShapeOf(
   entry: ServerJson,
   choice: ImportChoice,
-  kept: KeptSecrets = { headers: [], env: [] },
+  kept: KeptSecrets = { headers: {}, env: {} },
 ): GatewayShape {
   const remotes = entry.remotes ?? [];
   const packages = entry.packages ?? [];
@@ -96,7 +102,11 @@ export function gatewayShapeOf(
   return remoteShape(chosen, choice, kept.headers);
 }
 
-function remoteShape(remote: Remote, choice: ImportChoice, kept: readonly string[]): GatewayShape {
+function remoteShape(
+  remote: Remote,
+  choice: ImportChoice,
+  kept: Readonly<Record<string, string>>,
+): GatewayShape {
   const declared = remote.variables ?? {};
   const supplied = choice.variables ?? {};
   for (const name of Object.keys(supplied))
@@ -198,7 +208,7 @@ function packageShape(
   entry: ServerJson,
   pkg: Package,
   supplied: Record<string, string> | undefined,
-  kept: readonly string[],
+  kept: Readonly<Record<string, string>>,
 ): GatewayShape {
   if (pkg.transport.type !== 'stdio')
     throw new ImportProblem(
@@ -210,12 +220,21 @@ function packageShape(
   const { command, args } = launcher(entry, pkg, envNames);
   const runtime = argumentValues(pkg.runtimeArguments ?? [], 'runtime');
   const own = argumentValues(pkg.packageArguments ?? [], 'package');
-  const [first, ...rest] = args;
-  // Runtime arguments go to the runtime (npx, uvx, docker run), before the package itself.
+  // npx, uvx and dnx take options that run or fetch other code than the package (npx --call,
+  // uvx --with or --index-url): an entry's runtime arguments would choose what runs.
+  if (pkg.registryType !== 'oci' && runtime.length > 0)
+    throw new ImportProblem(
+      `'${entry.name}' package '${pkg.identifier}' has runtime arguments (${runtime.join(' ').slice(0, 200)}), options of the launcher itself, which could make it run other code than the package; Portico does not import them (create the stdio gateway by hand after reviewing them).`,
+    );
+  // docker run's options go before the image.
   const launched =
     pkg.registryType === 'oci'
       ? [...args.slice(0, -1), ...runtime, args.at(-1)!, ...own]
-      : [first!, ...runtime, ...rest, ...own];
+      : [...args, ...own];
+  if (launched.length > MAX_STDIO_ARGS || launched.some((arg) => arg.length > MAX_STDIO_ARG))
+    throw new ImportProblem(
+      `'${entry.name}' package '${pkg.identifier}' would launch with ${launched.length} arguments; a stdio gateway takes at most ${MAX_STDIO_ARGS} of at most ${MAX_STDIO_ARG} characters each.`,
+    );
   return {
     transport: 'stdio',
     command,
@@ -246,16 +265,16 @@ function argumentValues(list: readonly Argument[], kind: string): string[] {
 }
 
 /**
- * The values of declared headers or environment variables: given ones, then fixed or default
- * ones of the entry. A required one with no value and none kept from before is refused; a given
- * name the entry does not declare too (a typo would otherwise be sent silently). Null when none
- * was given and every value is kept.
+ * The values of declared headers or environment variables: given ones, then the entry's fixed
+ * ones, then those kept from before, then the entry's defaults. A required one with no value is
+ * refused; a given name the entry does not declare too (a typo would otherwise be sent silently).
+ * Null when none was given and every value is kept.
  */
 function values(
   what: string,
   declared: readonly KeyValueInput[],
   supplied: Record<string, string> | undefined,
-  kept: readonly string[],
+  kept: Readonly<Record<string, string>>,
 ): Record<string, string> | null {
   const names = declared.map((input) => input.name);
   for (const name of Object.keys(supplied ?? {}))
@@ -265,16 +284,14 @@ function values(
       );
   if (
     supplied === undefined &&
-    declared.every((input) => !input.isRequired || kept.includes(input.name)) &&
-    kept.length > 0
+    declared.every((input) => !input.isRequired || named(kept, input.name) !== undefined) &&
+    Object.keys(kept).length > 0
   )
     return null;
   const result: Record<string, string> = {};
   for (const input of declared) {
-    const given = Object.entries(supplied ?? {}).find(
-      ([name]) => name.toLowerCase() === input.name.toLowerCase(),
-    )?.[1];
-    const value = given ?? input.value ?? input.default;
+    const given = named(supplied ?? {}, input.name);
+    const value = given ?? input.value ?? named(kept, input.name) ?? input.default;
     if (value === undefined) {
       if (input.isRequired)
         throw new ImportProblem(
@@ -294,6 +311,11 @@ function values(
     result[input.name] = value;
   }
   return result;
+}
+
+/** The value of `name` in `values`, its case aside (header names are case-blind). */
+function named(values: Readonly<Record<string, string>>, name: string): string | undefined {
+  return Object.entries(values).find(([key]) => key.toLowerCase() === name.toLowerCase())?.[1];
 }
 
 function describe(description: string | undefined): string {

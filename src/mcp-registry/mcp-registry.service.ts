@@ -10,14 +10,19 @@ import { type GatewayUpdateDto } from '../gateways/dto/gateway-update.dto';
 import { envMapProblem } from '../gateways/dto/stdio-env';
 import { Gateway } from '../gateways/gateway.entity';
 import { openCredentials } from '../upstream/upstream-credentials';
-import { CREDENTIALS_STAY, GatewaysService } from '../gateways/gateways.service';
+import { stdioLaunchOf } from '../upstream/transport/stdio/stdio-process';
+import {
+  CREDENTIALS_STAY,
+  GatewaysService,
+  type RegistryOrigin,
+} from '../gateways/gateways.service';
 import { type McpRegistryImportDto } from './dto/mcp-registry-import.dto';
 import { type McpRegistrySearchQueryDto } from './dto/mcp-registry-query.dto';
 import {
   type McpRegistryImportResultDto,
   type McpRegistryPageDto,
 } from './dto/mcp-registry-response.dto';
-import { type GatewayShape, gatewayShapeOf, ImportProblem } from './gateway-plan';
+import { type GatewayShape, gatewayShapeOf, ImportProblem, type KeptSecrets } from './gateway-plan';
 import { importChanges } from './import-diff';
 import { McpRegistryErrorCode, McpRegistryException } from './mcp-registry.exception';
 import { McpRegistryClient, RegistryFetchError } from './registry-client';
@@ -81,9 +86,7 @@ export class McpRegistryService {
   async import(dto: McpRegistryImportDto, scope: TeamScope): Promise<McpRegistryImportResultDto> {
     const registry = this.registryOf(dto.registry);
     const { server } = await this.show(registry, dto.name, dto.version ?? 'latest');
-    const existing = await this.dataSource
-      .getRepository(Gateway)
-      .findOne({ where: { registryUrl: registry, registryServerName: server.name } });
+    const existing = await this.imported(registry, server.name, scope);
     const choice = {
       ...(dto.remote === undefined ? {} : { remote: dto.remote }),
       ...(dto.package === undefined ? {} : { package: dto.package }),
@@ -100,8 +103,8 @@ export class McpRegistryService {
           ...(dto.teamId === undefined ? {} : { teamId: dto.teamId }),
         },
         scope,
+        originOf(registry, server),
       );
-      await this.recordOrigin(created.id, registry, server);
       return {
         outcome: 'created',
         changes: [],
@@ -109,10 +112,7 @@ export class McpRegistryService {
       };
     }
     await this.gateways.manageable(existing.id, scope);
-    const shape = this.shapeOf(server, choice, {
-      headers: this.storedHeaderNames(existing),
-      env: existing.stdioEnvNames ?? [],
-    });
+    const shape = this.shapeOf(server, choice, this.storedSecrets(existing));
     const changes = importChanges(
       {
         entry:
@@ -141,7 +141,10 @@ export class McpRegistryService {
       .catch((error: unknown) => {
         throw inImportTerms(error);
       });
-    await this.recordOrigin(existing.id, registry, server);
+    const updated = await this.gateways.find(existing.id);
+    await this.dataSource
+      .getRepository(Gateway)
+      .save(Object.assign(updated, originOf(registry, server)));
     return { outcome: 'updated', changes, gateway: await this.gateways.get(existing.id, scope) };
   }
 
@@ -209,20 +212,42 @@ export class McpRegistryService {
     return shape;
   }
 
-  /** The header names a gateway holds sealed, so a re-import need not be given them again. */
-  private storedHeaderNames(gateway: Gateway): string[] {
-    const credentials = openCredentials(this.secrets.encryptionKey, gateway);
-    return credentials.type === 'headers' ? Object.keys(credentials.headers) : [];
+  /** The headers and environment a gateway holds sealed: a re-import keeps what it is not given. */
+  private storedSecrets(gateway: Gateway): KeptSecrets {
+    const key = this.secrets.encryptionKey;
+    const credentials = openCredentials(key, gateway);
+    return {
+      headers: credentials.type === 'headers' ? credentials.headers : {},
+      env: stdioLaunchOf(key, gateway)?.env ?? {},
+    };
   }
 
-  private async recordOrigin(id: string, registry: string, server: ServerJson): Promise<void> {
-    const gateway = await this.gateways.find(id);
-    gateway.registryUrl = registry;
-    gateway.registryServerName = server.name;
-    gateway.registryVersion = server.version;
-    gateway.registryEntry = server;
-    await this.dataSource.getRepository(Gateway).save(gateway);
+  /**
+   * The gateway a re-import of the server updates: one this caller may change, in the team the
+   * caller would import into first. Another team's, or a global one an operator may not change,
+   * is none of hers: her import makes her own, and learns nothing of theirs.
+   */
+  private async imported(
+    registry: string,
+    serverName: string,
+    scope: TeamScope,
+  ): Promise<Gateway | null> {
+    const found = await this.dataSource.getRepository(Gateway).find({
+      where: { registryUrl: registry, registryServerName: serverName },
+      order: { createdAt: 'ASC' },
+      take: 100,
+    });
+    return found.find((gateway) => scope.canManage(gateway.teamId)) ?? null;
   }
+}
+
+function originOf(registry: string, server: ServerJson): RegistryOrigin {
+  return {
+    registryUrl: registry,
+    registryServerName: server.name,
+    registryVersion: server.version,
+    registryEntry: server,
+  };
 }
 
 function entryOut(entry: ServerResponse): {

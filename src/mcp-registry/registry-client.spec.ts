@@ -89,6 +89,33 @@ describe('McpRegistryClient', () => {
     expect(Date.now() - started).toBeLessThan(2000);
   });
 
+  it('reads at most maxBytes for all the pages of one walk together', async () => {
+    const limits = { ...LIMITS, maxBytes: 256 * 1024, pageSize: 1, maxPages: 1000 };
+    await expect(client('fat', limits).walk({}, 1000)).rejects.toThrow(
+      /answered more than 262144 bytes \(this request's answers together\)/,
+    );
+    // Two pages fit: 200 KB in all.
+    expect((await client('fat', limits).walk({}, 2)).servers).toHaveLength(2);
+  });
+
+  it('refuses an answer nested past the depth before it is parsed', async () => {
+    const started = Date.now();
+    await expect(client('deep').list()).rejects.toThrow(
+      /answered JSON nested more than 64 levels deep/,
+    );
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it('refuses another version than the one asked for', async () => {
+    await expect(
+      client('other-version').version('io.github.domdomegg/airtable-mcp-server', '1.7.2'),
+    ).rejects.toThrow(
+      /answered version '1.7.3' of 'io.github.domdomegg\/airtable-mcp-server', not '1.7.2'/,
+    );
+    const latest = await client('other-version').version('io.github.domdomegg/airtable-mcp-server');
+    expect(latest?.server.version).toBe('1.7.3');
+  });
+
   it('says so of bad JSON and of an entry that is not a valid server.json', async () => {
     await expect(client('bad-json').list()).rejects.toThrow(/answered invalid JSON/);
     await expect(client('invalid').list()).rejects.toThrow(

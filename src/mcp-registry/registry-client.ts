@@ -1,10 +1,14 @@
 import { request } from 'undici';
+import { textNestsDeeper } from '../common/json-value';
 import { readChunks } from '../common/read-body';
 import { checkServerResponse, ServerJsonProblem, type ServerResponse } from './server-json';
 
 /** How much one registry may cost Portico: every answer and every walk is bounded. */
 export interface RegistryLimits {
-  /** The most bytes of one answer; a longer one is refused when its bytes pass the mark. */
+  /**
+   * The most bytes read from the registry for one search, show or import, all its answers
+   * together; an answer that passes the mark is refused as its bytes pass it.
+   */
   maxBytes: number;
   /** Entries asked for per page (the registry's `limit`), and the most accepted in one page. */
   pageSize: number;
@@ -28,6 +32,12 @@ export interface ServerPage {
 }
 
 /** Why a registry could not be read, in words for the operator; never a crash. */
+/**
+ * How deeply an answer may nest: a server.json nests about six levels, its `_meta` somewhat more;
+ * anything deeper is refused before it is parsed, as every walk and copy of it would recurse.
+ */
+export const REGISTRY_MAX_DEPTH = 64;
+
 export class RegistryFetchError extends Error {
   constructor(message: string) {
     super(message);
@@ -36,11 +46,15 @@ export class RegistryFetchError extends Error {
 }
 
 /**
- * A client of the MCP Registry's v0.1 read API. Each request is one GET with no redirect
- * followed, within `timeoutMs`, read as a stream and cut off past `maxBytes`, parsed as JSON and
+ * A client of the MCP Registry's v0.1 read API, for one search, show or import. Each request is
+ * one GET with no redirect followed, within `timeoutMs`, read as a stream and cut off once the
+ * client's answers together pass `maxBytes`, refused past REGISTRY_MAX_DEPTH, parsed as JSON and
  * shape-checked before anything is built from it.
  */
 export class McpRegistryClient {
+  /** Bytes read so far, by every request of this client. */
+  private received = 0;
+
   constructor(
     private readonly baseUrl: string,
     private readonly limits: RegistryLimits,
@@ -111,6 +125,11 @@ export class McpRegistryClient {
     const entry = this.checked(url, body, 'answer');
     if (entry.server.name !== name)
       throw this.problem(url, `answered the entry of '${entry.server.name}', not '${name}'`);
+    if (version !== 'latest' && entry.server.version !== version)
+      throw this.problem(
+        url,
+        `answered version '${entry.server.version}' of '${name}', not '${version}'`,
+      );
     return entry;
   }
 
@@ -171,16 +190,15 @@ export class McpRegistryClient {
         );
       }
       const declared = Number(response.headers['content-length']);
-      if (declared > this.limits.maxBytes) {
+      if (this.received + declared > this.limits.maxBytes) {
         response.body.destroy();
         throw this.tooLarge(url);
       }
       const chunks: Buffer[] = [];
-      let received = 0;
       const cut = await readChunks(response.body, (chunk) => {
         const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-        received += bytes.length;
-        if (received > this.limits.maxBytes) return true;
+        this.received += bytes.length;
+        if (this.received > this.limits.maxBytes) return true;
         chunks.push(bytes);
       });
       if (cut) {
@@ -193,6 +211,8 @@ export class McpRegistryClient {
       } catch {
         throw this.problem(url, 'answered bytes that are not UTF-8 text');
       }
+      if (textNestsDeeper(text, REGISTRY_MAX_DEPTH))
+        throw this.problem(url, `answered JSON nested more than ${REGISTRY_MAX_DEPTH} levels deep`);
       try {
         return JSON.parse(text) as unknown;
       } catch (error) {
@@ -215,7 +235,7 @@ export class McpRegistryClient {
   private tooLarge(url: URL): RegistryFetchError {
     return this.problem(
       url,
-      `answered more than ${this.limits.maxBytes} bytes, which Portico does not read`,
+      `answered more than ${this.limits.maxBytes} bytes (this request's answers together), which Portico does not read`,
     );
   }
 

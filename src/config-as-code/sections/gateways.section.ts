@@ -14,6 +14,7 @@ import {
 import { sealStdioEnv, stdioLaunchOf } from '../../upstream/transport/stdio/stdio-process';
 import { gatewaySlug } from '../../gateways/gateway-slug';
 import { envMapProblem } from '../../gateways/dto/stdio-env';
+import { MAX_STDIO_ARG, MAX_STDIO_ARGS } from '../../gateways/dto/gateway-create.dto';
 import { FINDING_SEVERITIES, PINNING_MODES } from '../../pin-state/definition-pin';
 import { ERA_PINS } from '../../upstream/eras/protocol-era';
 import {
@@ -108,7 +109,11 @@ const gatewayItem = z
       .max(1024)
       .optional()
       .describe('stdio: the command Portico launches (on STDIO_COMMANDS); never run by a shell.'),
-    args: z.array(z.string().max(4096)).max(256).optional().describe('stdio: its arguments.'),
+    args: z
+      .array(z.string().max(MAX_STDIO_ARG))
+      .max(MAX_STDIO_ARGS)
+      .optional()
+      .describe('stdio: its arguments.'),
     cwd: z.string().max(4096).optional().describe('stdio: its working directory.'),
     env: z
       .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/), secretRefSchema)

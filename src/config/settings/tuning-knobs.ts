@@ -533,7 +533,8 @@ export const TUNING_KNOBS: readonly TuningKnob[] = [
     default: 4194304,
     min: 1024,
     max: 268435456,
-    description: 'Bytes of one MCP Registry answer, counted while it streams in.',
+    description:
+      'Bytes read from an MCP Registry for one search, show or import, all its pages together, counted while they stream in.',
   },
   {
     key: 'registry.pageSize',

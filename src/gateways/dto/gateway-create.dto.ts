@@ -27,6 +27,10 @@ import { IsEnvMap } from './stdio-env';
 import { OpenApiSelectionDto } from './openapi-selection.dto';
 import { DOCUMENT_MAX_BYTES } from '../../upstream/openapi/openapi-document';
 
+/** How many arguments a stdio gateway's command takes, and how long each may be. */
+export const MAX_STDIO_ARGS = 64;
+export const MAX_STDIO_ARG = 4096;
+
 export { UPSTREAM_URL_OPTIONS, URL_MAX_LENGTH } from './upstream-url';
 
 export class GatewayCreateDto {
@@ -92,9 +96,9 @@ export class GatewayCreateDto {
   })
   @Optional()
   @IsArray()
-  @ArrayMaxSize(64)
+  @ArrayMaxSize(MAX_STDIO_ARGS)
   @IsString({ each: true })
-  @MaxLength(4096, { each: true })
+  @MaxLength(MAX_STDIO_ARG, { each: true })
   args?: string[];
 
   @ApiPropertyOptional({
