@@ -18,7 +18,9 @@ export interface InvokeResultView {
 }
 
 function base64Bytes(data: string): number {
-  return Math.floor((data.replace(/=+$/, '').length * 3) / 4);
+  let end = data.length;
+  while (end > 0 && data[end - 1] === '=') end--;
+  return Math.floor((end * 3) / 4);
 }
 
 function blockView(block: ContentBlock): ContentBlockView {

@@ -115,3 +115,15 @@ export function optionalObject(
   warnings.push(`${member} is not an object and was dropped`);
   return null;
 }
+
+/**
+ * `text` without the run of `chars` at either end. By hand: a regex anchored at the end
+ * (`/[_.-]+$/`) tries every run it meets, quadratic on untrusted text such as `.-.-.-…x`.
+ */
+export function trimmedOf(text: string, chars: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && chars.includes(text[start]!)) start++;
+  while (end > start && chars.includes(text[end - 1]!)) end--;
+  return text.slice(start, end);
+}

@@ -4,6 +4,8 @@
  * first `+` always ends the slug: two gateways' URIs can never meet, whatever they are. Templates
  * get the same prefix, so what a client expands from one is such a URI.
  */
+import { DOT_SEGMENT } from '../common/dot-segment';
+
 export const URI_SLUG_SEPARATOR = '+';
 
 export function virtualUri(gatewaySlug: string, uri: string): string {
@@ -49,20 +51,6 @@ export function comparableUri(uri: string): string {
     path = slash < 0 ? path.toLowerCase() : path.slice(0, slash).toLowerCase() + path.slice(slash);
   }
   return head[0].toLowerCase() + withoutDotSegments(path) + (end < 0 ? '' : rest.slice(end));
-}
-
-/** A `.` or `..` segment of a path (a `;` starts a segment's parameters, as some servers read). */
-const DOT_SEGMENT = /(^|\/)\.\.?(\/|;|$)/;
-
-/**
- * Whether a URI's path has a `.` or `..` segment as some upstream might read it: escaped (once or
- * twice), with an escaped slash or any backslash read as a separator, with the tabs and line
- * breaks a URL parser drops (`.\t.` is `..` to it), and in compatibility forms (`．．`).
- */
-export function hasDotSegment(uri: string): boolean {
-  let read = uri.normalize('NFKC').replace(/[\t\n\r]/g, '');
-  for (let round = 0; round < 3 && /%25/i.test(read); round++) read = read.replace(/%25/gi, '%');
-  return DOT_SEGMENT.test(read.replace(/%2e/gi, '.').replace(/%2f|%5c|\\/gi, '/'));
 }
 
 /** A path with its `.` and `..` segments resolved (RFC 3986 §5.2.4). */

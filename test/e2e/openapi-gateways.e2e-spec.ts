@@ -177,12 +177,24 @@ describe('OpenAPI services as tools', () => {
         paths: {
           '/../../admin/users': { delete: { operationId: 'escape', responses: ok } },
           '/%2E%2e/admin': { get: { operationId: 'escapeEscaped', responses: ok } },
+          // What WHATWG URL parsers (and IIS) read as `/`, and Tomcat's `..;`.
+          '/pets/..\\..\\admin/users': { get: { operationId: 'escapeBackslash', responses: ok } },
+          '/pets/..%5Cadmin': { get: { operationId: 'escapeEscapedBackslash', responses: ok } },
+          '/pets/..;/..;/admin/users': { get: { operationId: 'escapeMatrix', responses: ok } },
           '/echo': {
             get: {
               operationId: 'echo',
-              parameters: ['Host', 'Cookie', 'Proxy-Authorization', 'X-API-KEY', 'X-Note'].map(
-                header,
-              ),
+              parameters: [
+                'Host',
+                'Cookie',
+                'Proxy-Authorization',
+                'X-HTTP-Method-Override',
+                'X-Original-URL',
+                'X-Forwarded-For',
+                'Forwarded',
+                'X-API-KEY',
+                'X-Note',
+              ].map(header),
               responses: ok,
             },
           },
@@ -192,6 +204,12 @@ describe('OpenAPI services as tools', () => {
     const report = JSON.stringify((await t.api().get(`/api/v1/gateways/${gateway.id}`)).body);
     expect(report).toContain('DELETE /../../admin/users: its path has a . or .. segment');
     expect(report).toContain('GET /%2E%2e/admin: its path has a . or .. segment');
+    for (const path of [
+      '/pets/..\\\\..\\\\admin/users',
+      '/pets/..%5Cadmin',
+      '/pets/..;/..;/admin/users',
+    ])
+      expect(report).toContain(`GET ${path}: its path has a . or .. segment`);
     const listed = await t.api().get('/api/v1/tools').query({ gatewayId: gateway.id }).expect(200);
     expect(listed.body.items.map((tool: ToolJson) => tool.name)).toEqual(['hostile-echo']);
     const echo = listed.body.items[0] as { inputSchema: { properties: object } };
@@ -206,8 +224,18 @@ describe('OpenAPI services as tools', () => {
     const seenBefore = rest.seen.length;
     const refused = await invoke({ Host: 'other.internal', Cookie: 'session=caller' });
     expect(JSON.stringify(refused.body)).toContain('unknown arguments: Host, Cookie');
+    const overriding = await invoke({ 'X-HTTP-Method-Override': 'DELETE', Forwarded: 'for=x' });
+    expect(JSON.stringify(overriding.body)).toContain(
+      'unknown arguments: X-HTTP-Method-Override, Forwarded',
+    );
+    // A value HTTP would not send is the caller's error, however often: the breaker stays shut.
+    for (let i = 0; i < 10; i++) {
+      const bad = await invoke({ 'X-Note': i % 2 ? '\u0001' : '\u20ac' });
+      expect(JSON.stringify(bad.body)).toContain('printable ASCII and tabs');
+    }
     expect(rest.seen).toHaveLength(seenBefore);
     const invoked = await invoke({ 'X-API-KEY': 'caller-key', 'X-Note': 'hello' });
+    expect(rest.seen.length).toBe(seenBefore + 1);
     const [sent] = rest.seen.slice(seenBefore);
     expect(sent).toMatchObject({ method: 'GET', url: '/hostile/echo' });
     expect(sent!.headers).toMatchObject({

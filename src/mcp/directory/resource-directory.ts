@@ -4,12 +4,8 @@ import {
   type Resource as McpResource,
   type ResourceTemplateType as McpResourceTemplate,
 } from '@modelcontextprotocol/server';
-import {
-  comparableUri,
-  hasDotSegment,
-  splitVirtualUri,
-  virtualUri,
-} from '../../resources/resource-uri';
+import { comparableUri, splitVirtualUri, virtualUri } from '../../resources/resource-uri';
+import { hasDotSegment } from '../../common/dot-segment';
 
 /**
  * An upstream's MCP Apps page (`ui://`) is served only as the per-tool UI resource that wraps it:

@@ -9,7 +9,8 @@ import {
   type UpstreamCacheHint,
   type UpstreamSkill,
 } from '../../skills/skill-manifest';
-import { comparableUri, hasDotSegment } from '../../resources/resource-uri';
+import { hasDotSegment } from '../../common/dot-segment';
+import { comparableUri } from '../../resources/resource-uri';
 import { type ScopeDirectory } from '../directory/scope-directory';
 
 /** Path segments walked up from a URI to find the skill that holds it. */

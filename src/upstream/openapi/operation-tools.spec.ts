@@ -25,6 +25,14 @@ describe('tool names', () => {
     );
     expect(toolNameOf('ä'.repeat(300), 'GET', '/')).toBe('get');
     expect(toolNameOf('x'.repeat(300), 'GET', '/')).toHaveLength(64);
+    expect(toolNameOf('_.-a.b-_.', 'GET', '/')).toBe('a.b');
+  });
+
+  it('are made in linear time from an operationId of 800,000 dots and dashes', () => {
+    const started = Date.now();
+    expect(toolNameOf(`x${'.-'.repeat(400_000)}y`, 'GET', '/')).toHaveLength(64);
+    expect(toolNameOf(`x${'.-'.repeat(400_000)}`, 'GET', '/')).toBe('x');
+    expect(Date.now() - started).toBeLessThan(1000);
   });
 
   it('are unique: a second operation with the same name gets a suffix, in document order', () => {
@@ -169,6 +177,25 @@ describe('input schemas', () => {
       body: '{"name":"n"}',
     });
     expect(() => buildRequest(plans.get('update')!, '/', { body: {} })).toThrow('id is required');
+    // An optional parameter left out is left out, whatever Object.prototype has by its name.
+    const inherited = listed(
+      doc({
+        '/x': {
+          get: {
+            operationId: 'inherited',
+            parameters: ['constructor', 'toString', 'valueOf'].map((name) => ({
+              name,
+              in: 'query',
+              schema: { type: 'string' },
+            })),
+            responses: { '200': { description: 'ok' } },
+          },
+        },
+      }),
+    );
+    expect(buildRequest(inherited.plans.get('inherited')!, '/', {})).toMatchObject({
+      path: '/x',
+    });
     expect(() => buildRequest(plans.get('update')!, '/', { id: 1, body: {}, evil: 1 })).toThrow(
       'unknown argument: evil',
     );

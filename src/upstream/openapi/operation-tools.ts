@@ -10,6 +10,7 @@ import { OpenApiDocumentError } from './openapi-document';
 import { OperationRefused, type SchemaBounds, SchemaBuilder } from './schema-refs';
 import { isJsonObject } from '../../common/json-value';
 import { pathProblem, reservedHeader } from './operation-confinement';
+import { trimmedOf } from '../../common/untrusted-text';
 
 /** One parameter of an operation, and the argument it is read from. */
 export interface ParameterPlan {
@@ -53,10 +54,9 @@ export function toolNameOf(operationId: unknown, method: HttpMethod, path: strin
   const name = source
     .replace(/[{}]/g, '')
     .replace(/[^A-Za-z0-9_.-]+/g, '_')
-    .replace(/_+/g, '_')
-    .replace(/^[_.-]+|[_.-]+$/g, '')
-    .slice(0, TOOL_NAME_MAX);
-  return name === '' ? method.toLowerCase() : name;
+    .replace(/_+/g, '_');
+  const trimmed = trimmedOf(name, '_.-').slice(0, TOOL_NAME_MAX);
+  return trimmed === '' ? method.toLowerCase() : trimmed;
 }
 
 /** `name`, or `name_2`, `name_3`... : the first not yet taken. */

@@ -85,4 +85,10 @@ describe('header parameters', () => {
   it('refuses a line break, which would add a header', () => {
     expect(() => headerValue('X-Color', 'blue\r\nX-Evil: 1', false)).toThrow('line break');
   });
+
+  it('refuses what HTTP would not send: control characters and characters past ASCII', () => {
+    for (const value of ['\u0001', 'a\u0007b', '\u20ac', 'caf\u00e9', '\u007f'])
+      expect(() => headerValue('X-Trace', value, false)).toThrow('printable ASCII and tabs');
+    expect(headerValue('X-Trace', 'a\tb ~', false)).toBe('a\tb ~');
+  });
 });

@@ -132,7 +132,10 @@ export function headerValue(name: string, value: unknown, explode: boolean): str
         ? shape.entries.map(([k, v]) => `${k}=${v}`).join(',')
         : shape.entries.flat().join(',');
   }
-  if (/[\r\n\0]/.test(text))
-    throw new ArgumentError(`${name}: a header value may not hold a line break`);
+  // What HTTP would refuse to send is the caller's error, never a failure of the upstream.
+  if (/[^\t\x20-\x7e]/.test(text))
+    throw new ArgumentError(
+      `${name}: a header value may hold only printable ASCII and tabs (no line breaks or control characters)`,
+    );
   return text;
 }

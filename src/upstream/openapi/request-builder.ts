@@ -30,7 +30,8 @@ export function buildRequest(
   const query: string[] = [];
   const headers: Record<string, string> = {};
   for (const parameter of plan.parameters) {
-    const value = args[parameter.argument];
+    // Own properties only: an optional `constructor` left out is not Object's.
+    const value = Object.hasOwn(args, parameter.argument) ? args[parameter.argument] : undefined;
     if (value === undefined) {
       if (parameter.required) throw new ArgumentError(`${parameter.argument} is required`);
       continue;
@@ -58,7 +59,7 @@ export function buildRequest(
     throw new ArgumentError(`the path ${plan.path} has a parameter the operation does not define`);
   let body: string | null = null;
   if (plan.body) {
-    const value = args[plan.body.argument];
+    const value = Object.hasOwn(args, plan.body.argument) ? args[plan.body.argument] : undefined;
     if (value === undefined && plan.body.required)
       throw new ArgumentError(`${plan.body.argument} is required`);
     if (value !== undefined) {
