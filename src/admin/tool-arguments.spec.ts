@@ -23,6 +23,26 @@ describe('checkToolArguments', () => {
     expect(check.error).toMatch(/arguments\/count must be >= 1/);
   });
 
+  it("never runs an upstream's regular expressions on the caller's input", () => {
+    const hostile = {
+      type: 'object',
+      properties: {
+        q: { type: 'string', pattern: '^(a+)+$' },
+        pattern: { type: 'integer' },
+        tags: { type: 'object', patternProperties: { '^(a+)+$': { type: 'string' } } },
+      },
+    };
+    const started = Date.now();
+    const check = checkToolArguments(
+      JSON.stringify({ q: `${'a'.repeat(40)}!`, pattern: 1, tags: { [`${'a'.repeat(40)}!`]: 1 } }),
+      hostile,
+    );
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(check).toMatchObject({ ok: true, warning: expect.stringContaining('not run here') });
+    // The rest of the schema is still checked, a property named `pattern` included.
+    expect(checkToolArguments('{"pattern":"x"}', hostile)).toMatchObject({ ok: false });
+  });
+
   it('refuses what is not a JSON object', () => {
     expect(checkToolArguments('{"text":', schema)).toMatchObject({
       ok: false,

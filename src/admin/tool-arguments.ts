@@ -41,10 +41,11 @@ export function checkToolArguments(
     return { ok: false, error: 'The arguments must be a JSON object, such as {"name": "value"}.' };
   }
   const args = parsed as Record<string, unknown>;
-  const ajv = ajvFor(inputSchema);
+  const { schema, dropped } = withoutPatterns(inputSchema);
+  const ajv = ajvFor(schema);
   let validate: ReturnType<Ajv['compile']>;
   try {
-    validate = ajv.compile(inputSchema);
+    validate = ajv.compile(schema);
   } catch (error) {
     return {
       ok: true,
@@ -58,7 +59,44 @@ export function checkToolArguments(
       error: `The arguments do not match the input schema: ${ajv.errorsText(validate.errors, { dataVar: 'arguments' })}.`,
     };
   }
-  return { ok: true, arguments: args, warning: null };
+  return {
+    ok: true,
+    arguments: args,
+    warning: dropped ? UNCHECKED_PATTERNS : null,
+  };
+}
+
+const UNCHECKED_PATTERNS =
+  "The tool's input schema has regular expressions (pattern, patternProperties), which are not run here: the upstream checks them.";
+
+/**
+ * The schema without its `pattern` and `patternProperties` keywords: an upstream's regular
+ * expression run on the caller's input in the replica's own thread could hold it for minutes
+ * (`^(a+)+$` against 30 characters). A property named `pattern` has a schema, not a string, and
+ * stays. The walk is bounded by the schema, which a sync has bounded.
+ */
+function withoutPatterns(schema: Record<string, unknown>): {
+  schema: Record<string, unknown>;
+  dropped: boolean;
+} {
+  let dropped = false;
+  const copy = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(copy);
+    if (typeof value !== 'object' || value === null) return value;
+    const result: Record<string, unknown> = {};
+    for (const [key, child] of Object.entries(value)) {
+      if (
+        (key === 'pattern' && typeof child === 'string') ||
+        (key === 'patternProperties' && typeof child === 'object' && child !== null)
+      ) {
+        dropped = true;
+        continue;
+      }
+      result[key] = copy(child);
+    }
+    return result;
+  };
+  return { schema: copy(schema) as Record<string, unknown>, dropped };
 }
 
 function placeholder(schema: unknown): unknown {

@@ -5,6 +5,11 @@ import { cacheHintOf, declaresDirectoryRead, type UpstreamCacheHint } from './sk
 /** Bounds on what one upstream's `skills/list` may make a sync read. */
 export const MAX_SKILL_PAGES = 100;
 export const MAX_SKILLS = 5_000;
+/**
+ * All pages' skills together, as JSON text: what a sync holds of one upstream's listing (5,000
+ * skills of a few hundred bytes each come to a few MiB; 100 pages of 30 MB took a replica's heap).
+ */
+export const MAX_SKILL_LIST_BYTES = 16 * 1024 * 1024;
 
 /** An upstream's `skills/list` to its end, as it came: every entry is still untrusted. */
 export interface UpstreamSkillListing {
@@ -17,7 +22,8 @@ export interface UpstreamSkillListing {
 
 /**
  * Reads every page of an upstream's skills; the caller checks that it declares the extension.
- * Bounded in pages and entries, and a repeated cursor ends it with an error rather than a loop.
+ * Bounded in pages, entries and bytes, and a repeated cursor ends it with an error rather than a
+ * loop.
  */
 export async function listSkills(
   connection: UpstreamConnection,
@@ -27,6 +33,7 @@ export async function listSkills(
   const cursors = new Set<string>();
   let cursor: string | undefined;
   let hint: UpstreamCacheHint | undefined;
+  let bytes = 0;
   for (let page = 1; page <= MAX_SKILL_PAGES; page++) {
     const readAt = new Date();
     const result: Record<string, unknown> = await connection.request(
@@ -43,6 +50,12 @@ export async function listSkills(
       );
     if (entries.length + skills.length > MAX_SKILLS)
       throw new UpstreamFailure('protocol', `the upstream lists more than ${MAX_SKILLS} skills`);
+    bytes += JSON.stringify(skills).length;
+    if (bytes > MAX_SKILL_LIST_BYTES)
+      throw new UpstreamFailure(
+        'protocol',
+        `the upstream's skills come to more than ${MAX_SKILL_LIST_BYTES / 1024 / 1024} MiB`,
+      );
     entries.push(...(skills as unknown[]));
     if (nextCursor === undefined || nextCursor === null || nextCursor === '')
       return {

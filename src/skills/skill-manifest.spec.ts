@@ -38,6 +38,15 @@ describe('admitSkill', () => {
     ['no uri', { uri: 42 }, /uri must be/],
     ['a uri not ending in SKILL.md', { uri: 'skill://pdf-processing/README.md' }, /not the URI/],
     [
+      'a skill under another scheme, whose directory would hold other resources',
+      {
+        uri: 'docs://notes/SKILL.md',
+        frontmatter: { name: 'notes', description: 'x' },
+        resources: 'dynamic',
+      },
+      /not a skill:\/\/ URI/,
+    ],
+    [
       'a name unlike the path',
       { frontmatter: { name: 'other', description: 'x' } },
       /last segment/,

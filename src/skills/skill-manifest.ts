@@ -80,6 +80,9 @@ export function admitSkill(entry: unknown): UpstreamSkill | SkillRefusal {
 /** The entry at `uri`, admitted, or the reason it is refused. */
 function admitAt(uri: string, entry: JsonObject): UpstreamSkill | string {
   const { frontmatter, resources, _meta } = entry;
+  // The extension keeps skills under `skill://`: a skill elsewhere would claim the reads of
+  // another member's resources in its directory (`docs://notes/SKILL.md` over `docs://notes/…`).
+  if (!/^skill:\/\//i.test(uri)) return 'not a skill:// URI';
   const name = skillNameOf(uri);
   if (name === undefined) return 'not the URI of a SKILL.md under a skill path';
   if (!isJsonObject(frontmatter)) return 'frontmatter is not an object';
