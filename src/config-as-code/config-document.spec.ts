@@ -140,6 +140,22 @@ describe('configuration document', () => {
     }
   });
 
+  it('refuses a name twice in a section, and two gateways of one slug', () => {
+    const named =
+      (key: string, names: string[], extra: object = {}) =>
+      () =>
+        parseConfigDocument({
+          apiVersion: 'portico/v1',
+          [key]: names.map((name) => ({ name, ...extra })),
+        });
+    expect(named('teams', ['dup', 'dup'])).toThrow("teams: 'dup' is named twice.");
+    expect(named('servers', ['S', 'S'])).toThrow("servers: 'S' is named twice.");
+    expect(named('gateways', ['Git Hub', 'git-hub'], { url: 'http://127.0.0.1:1/mcp' })).toThrow(
+      "gateways: 'Git Hub' and 'git-hub' make the same slug 'git-hub'.",
+    );
+    expect(named('teams', ['a', 'A'])()).toBeDefined();
+  });
+
   it('leaves absent sections out, so that they are not touched', () => {
     const document = parseConfigDocument({ apiVersion: 'portico/v1', teams: [] });
     expect(document.sections.has('teams')).toBe(true);

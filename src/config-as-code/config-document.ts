@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { settingsSchema } from '../config/settings/settings-schema';
 import { ConfigDocumentErrorCode, ConfigDocumentException } from './config-document.exception';
 import { CONFIG_SECTIONS } from './config-sections';
+import { gatewaySlug } from '../gateways/gateway-slug';
 import { exceedsValues, isJsonObject } from '../common/json-value';
 
 export const CONFIG_API_VERSION = 'portico/v1';
@@ -81,9 +82,33 @@ export function parseConfigDocument(input: unknown): ConfigDocument {
   const sections = new Map<string, unknown[]>();
   for (const section of CONFIG_SECTIONS) {
     const items = data[section.key];
-    if (Array.isArray(items)) sections.set(section.key, items);
+    if (!Array.isArray(items)) continue;
+    assertNamedOnce(section.key, items);
+    sections.set(section.key, items);
   }
   return { apiVersion: CONFIG_API_VERSION, sections, hasSettings: data.settings !== undefined };
+}
+
+/**
+ * A section's items by name, each once: the same name twice would apply both, the last winning,
+ * and flip back at the next apply (gateways' names are checked as their slugs, which must differ).
+ */
+function assertNamedOnce(key: string, items: unknown[]): void {
+  const seen = new Map<string, string>();
+  for (const item of items) {
+    const name = (item as { name?: unknown }).name;
+    if (typeof name !== 'string') continue;
+    const identity = key === 'gateways' ? gatewaySlug(name) : name;
+    const before = seen.get(identity);
+    if (before !== undefined)
+      throw new ConfigDocumentException(
+        ConfigDocumentErrorCode.Invalid,
+        before === name
+          ? `${key}: '${name}' is named twice.`
+          : `${key}: '${before}' and '${name}' make the same slug '${identity}'.`,
+      );
+    seen.set(identity, name);
+  }
 }
 
 /** YAML (or JSON, which is YAML) text to a document. */

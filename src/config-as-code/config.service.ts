@@ -151,10 +151,17 @@ export class ConfigService {
     throw new Error('unreachable: a dry run always rolls back');
   }
 
+  /**
+   * The document within `em`. `pending` names the gateways whose first sync the members may still
+   * wait for: those this apply creates or reconnects, and on the pass after the syncs, the same
+   * ones again (what is still missing then is a warning, never a failure after the first pass has
+   * committed).
+   */
   private async applyIn(
     em: EntityManager,
     document: ConfigDocument,
     options: ConfigApplyOptions,
+    pending: ReadonlySet<string> = new Set(),
   ): Promise<ApplyContext> {
     const rescans: Rescan[] = [];
     const context: ApplyContext = {
@@ -183,7 +190,7 @@ export class ConfigService {
       teamIds: new Map((await em.getRepository(Team).find()).map((team) => [team.name, team.id])),
       policyNames: new Set(),
       gatewaysToSync: new Set(),
-      pendingSlugs: new Set(),
+      pendingSlugs: new Set(pending),
       pendingMembers: false,
       changed: {
         gatewayIds: new Set(),
@@ -218,7 +225,9 @@ export class ConfigService {
     await this.announce(context);
     await this.sync.syncAfterChanges(context.gatewaysToSync);
     if (!context.pendingMembers) return context;
-    const second = await this.transaction((em) => this.applyIn(em, document, options));
+    const second = await this.transaction((em) =>
+      this.applyIn(em, document, options, context.pendingSlugs),
+    );
     await this.announce(second);
     const stillWaiting = second.warnings;
     return {

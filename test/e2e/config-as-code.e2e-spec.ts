@@ -164,6 +164,18 @@ describe('configuration as code', () => {
 
     const withoutPrune = await apply(changed, '?dryRun=true');
     expect(withoutPrune.plan).not.toContain('Hand made');
+    // A flag that is not `true` or `false` as written is refused, never taken for `false`.
+    for (const query of [
+      'dryRun=1',
+      'dryRun=TRUE',
+      'dryRun',
+      'dryRun=on',
+      'dryRun=true&dryRun=false',
+      'prune=1',
+    ])
+      await app.api().put(`/api/v1/config?${query}`).send(changed).expect(422);
+    expect((await app.api().get('/api/v1/config').expect(200)).body).toEqual(before);
+    expect((await apply(changed, '?dryRun=true&prune=false')).applied).toBe(false);
 
     const applied = await apply(changed, '?prune=true');
     expect(applied.changes.map((c) => `${c.action} ${c.name}`)).toEqual([
@@ -193,6 +205,44 @@ describe('configuration as code', () => {
     expect(response.body).toMatchObject({ code: 'config.unknown_reference' });
     expect((response.body as { detail: string }).detail).toContain("tools 'github-no_such_tool'");
     expect((await app.api().get('/api/v1/config').expect(200)).body).toEqual(before);
+  });
+
+  it('applies a new gateway whose sync fails with its members as a warning, not a failure after the commit', async () => {
+    const dead = 'http://127.0.0.1:9/mcp';
+    try {
+      const result = await apply({
+        apiVersion: 'portico/v1',
+        gateways: [{ name: 'Down', url: dead }],
+        servers: [{ name: 'Waiting', tools: ['down-some_tool'] }],
+      });
+      expect(result.applied).toBe(true);
+      expect(result.warnings).toContain(
+        "Server 'Waiting': tools 'down-some_tool' is not in its gateway after its sync; apply again once it is.",
+      );
+      // Applied again while the gateway is still down, the member is refused before anything
+      // commits: that pass names no gateway waiting for a first sync.
+      const again = await app
+        .api()
+        .put('/api/v1/config')
+        .send({
+          apiVersion: 'portico/v1',
+          gateways: [{ name: 'Down', url: dead }],
+          servers: [{ name: 'Waiting', tools: ['down-some_tool'] }],
+        })
+        .expect(422);
+      expect(again.body).toMatchObject({ code: 'config.unknown_reference' });
+    } finally {
+      const servers = (await app.api().get('/api/v1/servers').expect(200)).body as {
+        items: { id: string; name: string }[];
+      };
+      const waiting = servers.items.find((server) => server.name === 'Waiting');
+      if (waiting) await app.api().delete(`/api/v1/servers/${waiting.id}`).expect(204);
+      const gateways = (await app.api().get('/api/v1/gateways').expect(200)).body as {
+        items: { id: string; name: string }[];
+      };
+      const down = gateways.items.find((gateway) => gateway.name === 'Down');
+      if (down) await app.api().delete(`/api/v1/gateways/${down.id}`).expect(204);
+    }
   });
 
   it('refuses inline credentials, unset references and Portico’s own settings (422)', async () => {

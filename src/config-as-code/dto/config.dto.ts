@@ -3,7 +3,13 @@ import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn } from 'class-validator';
 import { Optional } from '../../common/validation';
 
-const flag = ({ value }: { value: unknown }) => value === true || value === 'true';
+/**
+ * A query flag: `true` or `false` as written; anything else (`1`, `TRUE`, a bare `dryRun`, the
+ * flag twice) is left as it came for IsBoolean to refuse, so that a mistyped `dryRun` never
+ * applies for real.
+ */
+const flag = ({ value }: { value: unknown }) =>
+  value === 'true' ? true : value === 'false' ? false : value;
 
 export class ConfigApplyQueryDto {
   @ApiPropertyOptional({

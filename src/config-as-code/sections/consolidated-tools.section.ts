@@ -81,14 +81,7 @@ export const consolidatedToolsSection = defineSection({
   },
 
   async upsert(items, ctx) {
-    const seen = new Set<string>();
     for (const item of items) {
-      if (seen.has(item.name))
-        throw new ConfigDocumentException(
-          ConfigDocumentErrorCode.Invalid,
-          `The consolidated tool '${item.name}' is named twice.`,
-        );
-      seen.add(item.name);
       try {
         await upsertConsolidated(ctx, item);
       } catch (error) {

@@ -76,14 +76,7 @@ export const policiesSection = defineSection({
   },
 
   async upsert(items, ctx) {
-    const seen = new Set<string>();
     for (const item of items) {
-      if (seen.has(item.name))
-        throw new ConfigDocumentException(
-          ConfigDocumentErrorCode.Invalid,
-          `The policy '${item.name}' is named twice.`,
-        );
-      seen.add(item.name);
       ctx.policyNames.add(item.name);
       await upsertPolicy(ctx, item);
     }
