@@ -1,4 +1,5 @@
-import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { stringify as stringifyYaml } from 'yaml';
+import { parseYamlText } from '../common/yaml-text';
 import { z } from 'zod';
 import { settingsSchema } from '../config/settings/settings-schema';
 import { ConfigDocumentErrorCode, ConfigDocumentException } from './config-document.exception';
@@ -113,12 +114,12 @@ function assertNamedOnce(key: string, items: unknown[]): void {
 
 /** YAML (or JSON, which is YAML) text to a document. */
 export function parseConfigText(text: string): ConfigDocument {
-  return parseConfigDocument(parseYamlText(text));
+  return parseConfigDocument(yamlOf(text));
 }
 
-export function parseYamlText(text: string): unknown {
+function yamlOf(text: string): unknown {
   try {
-    return parseYaml(text, { maxAliasCount: 100 });
+    return parseYamlText(text, { uniqueKeys: true });
   } catch (error) {
     throw new ConfigDocumentException(
       ConfigDocumentErrorCode.Invalid,

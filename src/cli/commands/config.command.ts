@@ -1,6 +1,6 @@
 import { type Command } from 'commander';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { parseYamlText } from '../../common/yaml-text';
 import { CliError } from '../cli-error';
 import { integer, urlOption } from '../options';
 import { PorticoClient } from '../rest-client';
@@ -79,7 +79,7 @@ function readDocument(file: string): unknown {
     throw new CliError(`Cannot read ${file}: ${(error as Error).message}`);
   }
   try {
-    return parseYaml(text, { maxAliasCount: 100 });
+    return parseYamlText(text, { uniqueKeys: true });
   } catch (error) {
     throw new CliError(`${file} is not YAML: ${(error as Error).message}`);
   }

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { parseYamlText } from '../../common/yaml-text';
 import { ConfigError } from './config-error';
 import { type KnobValue, type TuningKnob } from './setting';
 import { settingsSchema } from './settings-schema';
@@ -58,7 +58,7 @@ export function readDocumentSettings(file: string): DocumentSettings {
   if (!existsSync(file)) fail('CONFIG_FILE', 'must name a readable file', file);
   let document: unknown;
   try {
-    document = parseYaml(readFileSync(file, 'utf8'), { maxAliasCount: 100 });
+    document = parseYamlText(readFileSync(file, 'utf8'), { uniqueKeys: true });
   } catch (error) {
     return fail('CONFIG_FILE', `must be YAML: ${(error as Error).message}`, file);
   }

@@ -1,7 +1,7 @@
 import type * as SchemaValidator from '@seriousme/openapi-schema-validator' with {
   'resolution-mode': 'import',
 };
-import { parse as parseYaml } from 'yaml';
+import { parseYamlText } from '../../common/yaml-text';
 import { nestingDepth } from '../../common/json-value';
 
 /** A description Portico cannot take whole: not OpenAPI 3.0/3.1, invalid, or past a bound. */
@@ -28,9 +28,7 @@ export function parseDocument(text: string): Json {
     );
   let value: unknown;
   try {
-    value = /^\s*[{[]/.test(text)
-      ? JSON.parse(text)
-      : parseYaml(text, { maxAliasCount: 100, uniqueKeys: false });
+    value = /^\s*[{[]/.test(text) ? JSON.parse(text) : parseYamlText(text, { uniqueKeys: false });
   } catch (error) {
     throw new OpenApiDocumentError(
       `the description is neither JSON nor YAML: ${(error as Error).message.slice(0, 200)}`,
