@@ -212,8 +212,14 @@ describe('Skills through Portico', () => {
         await expect(
           client.readResource({ uri: `docs+skill://pdf-processing/${file}` }),
         ).rejects.toThrow(/held for review: the upstream answered with another file/);
+      // Or as a blob beside the approved text, in the file's own item.
+      fixture.smuggledAs = 'blob';
+      await expect(
+        client.readResource({ uri: 'docs+skill://pdf-processing/SKILL.md' }),
+      ).rejects.toThrow(/held for review: the file's bytes are not those of the approved manifest/);
     } finally {
       fixture.smuggled = null;
+      fixture.smuggledAs = 'item';
       await client.close();
     }
     const again = await sdkClient(t.baseUrl, path, t.token, '2026-07-28');

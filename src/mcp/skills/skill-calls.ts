@@ -229,8 +229,12 @@ function uriOf(params: unknown, method: string): string {
   return uri;
 }
 
-/** `sha256:<hex>` of a content's raw bytes: its text as UTF-8, or its blob decoded. */
-function digestOf(content: { text?: unknown; blob?: unknown }): string {
+/**
+ * `sha256:<hex>` of a content's raw bytes: its text as UTF-8, or its blob decoded; null for one
+ * that carries both, whose other bytes no digest covers.
+ */
+function digestOf(content: { text?: unknown; blob?: unknown }): string | null {
+  if (content.text !== undefined && content.blob !== undefined) return null;
   const bytes =
     typeof content.text === 'string'
       ? Buffer.from(content.text, 'utf8')
