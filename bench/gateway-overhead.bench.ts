@@ -6,6 +6,7 @@ import {
   asJson,
   type BenchClient,
   type Era,
+  exited,
   eraClient,
   percentile,
   type Running,
@@ -437,6 +438,8 @@ export async function gatewayOverhead(
     });
   } finally {
     for (const running of started.reverse()) running.stop();
+    // A CPU profile is written as Portico exits: wait for it, as for the database's last user.
+    await Promise.all(started.map((running) => exited(running.child)));
     await postgres?.drop();
   }
 }

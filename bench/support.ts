@@ -27,6 +27,12 @@ const OUTPUT_KEPT = 64 * 1024;
 /** Every process started here that has not exited yet, for a harness to end on its way out. */
 export const liveChildren = new Set<ChildProcess>();
 
+/** Resolves once `child` has exited (at once if it has). */
+export function exited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
 /** Starts a process and resolves once its output matches `ready`. */
 export function startProcess(
   args: string[],
@@ -90,15 +96,21 @@ export async function startUpstream(
 
 /**
  * Portico from dist/ in its own process, on the embedded database unless BENCH_DATABASE_URL is set.
- * BENCH_CPU_PROFILE names a folder for a V8 CPU profile of the Portico process, written as it exits.
+ * BENCH_CPU_PROFILE names a folder for a V8 CPU profile of the Portico process, written as it exits,
+ * sampled every BENCH_CPU_PROFILE_INTERVAL_US microseconds (V8's default: 1,000).
  */
 export async function startPortico(
   port: number,
   env: Record<string, string> = {},
 ): Promise<Running & { baseUrl: string; token: string }> {
   const profile = process.env.BENCH_CPU_PROFILE;
+  const interval = process.env.BENCH_CPU_PROFILE_INTERVAL_US;
   const running = await startProcess(
-    [...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []), 'dist/src/main.js'],
+    [
+      ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []),
+      ...(profile && interval ? [`--cpu-prof-interval=${interval}`] : []),
+      'dist/src/main.js',
+    ],
     {
       PORT: String(port),
       DATA_DIR: mkdtempSync(join(tmpdir(), 'portico-bench-')),
