@@ -78,12 +78,17 @@ export function storableJson<T>(value: T): T {
 export const STORABLE_JSON = { to: storableJson, from: <T>(value: T): T => value };
 
 /** Why JSON values cannot be stored in jsonb, or null when they can. */
-export function unstorableJson(values: unknown[]): string | null {
+export function unstorableJson(values: unknown[], what = 'the definition'): string | null {
   if (someString(values, (text) => text.includes('\0')))
-    return 'the definition contains NUL characters (U+0000)';
+    return `${what} contains NUL characters (U+0000)`;
   if (someString(values, (text) => !isWellFormed(text)))
-    return 'the definition contains unpaired UTF-16 surrogates';
+    return `${what} contains unpaired UTF-16 surrogates`;
   return null;
+}
+
+/** A file's bytes as UTF-8 text; throws on bytes that are not UTF-8 rather than replacing them. */
+export function utf8Text(bytes: Uint8Array): string {
+  return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
 }
 
 /** An optional text member: repaired to what can be stored, cut at `limit` with a warning. */

@@ -156,6 +156,18 @@ describe('configuration document', () => {
     expect(named('teams', ['a', 'A'])()).toBeDefined();
   });
 
+  it('refuses what PostgreSQL cannot store, as the REST API does', () => {
+    expect(() =>
+      parseConfigDocument({
+        apiVersion: 'portico/v1',
+        teams: [{ name: 't', description: 'a\u0000b' }],
+      }),
+    ).toThrow('the document contains NUL characters (U+0000).');
+    expect(() =>
+      parseConfigDocument({ apiVersion: 'portico/v1', teams: [{ name: 't\uD800' }] }),
+    ).toThrow('the document contains unpaired UTF-16 surrogates.');
+  });
+
   it('leaves absent sections out, so that they are not touched', () => {
     const document = parseConfigDocument({ apiVersion: 'portico/v1', teams: [] });
     expect(document.sections.has('teams')).toBe(true);

@@ -6,6 +6,7 @@ import { ConfigDocumentErrorCode, ConfigDocumentException } from './config-docum
 import { CONFIG_SECTIONS } from './config-sections';
 import { gatewaySlug } from '../gateways/gateway-slug';
 import { exceedsValues, isJsonObject } from '../common/json-value';
+import { unstorableJson } from '../common/untrusted-text';
 
 export const CONFIG_API_VERSION = 'portico/v1';
 export const CONFIG_SCHEMA_ID = 'urn:portico:config:v1';
@@ -80,6 +81,10 @@ export function parseConfigDocument(input: unknown): ConfigDocument {
     );
   }
   const data = result.data as Record<string, unknown>;
+  // As the REST API refuses them in its own fields: PostgreSQL stores neither.
+  const unstorable = unstorableJson([data], 'the document');
+  if (unstorable !== null)
+    throw new ConfigDocumentException(ConfigDocumentErrorCode.Invalid, `${unstorable}.`);
   const sections = new Map<string, unknown[]>();
   for (const section of CONFIG_SECTIONS) {
     const items = data[section.key];

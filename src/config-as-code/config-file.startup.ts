@@ -9,6 +9,8 @@ import { DataSource } from 'typeorm';
 import { whenMigrated } from '../auth/when-migrated';
 import { ConfigFileSettings } from '../config/slices/config-file.settings';
 import { parseConfigText } from './config-document';
+import { ConfigDocumentErrorCode, ConfigDocumentException } from './config-document.exception';
+import { utf8Text } from '../common/untrusted-text';
 import { ConfigService } from './config.service';
 
 /**
@@ -39,7 +41,16 @@ export class ConfigFileStartup implements OnApplicationBootstrap, OnModuleDestro
   }
 
   private async applyFile(file: string): Promise<void> {
-    const text = await readFile(file, 'utf8');
+    const bytes = await readFile(file);
+    let text: string;
+    try {
+      text = utf8Text(bytes);
+    } catch {
+      throw new ConfigDocumentException(
+        ConfigDocumentErrorCode.Invalid,
+        `CONFIG_FILE ${file} is not UTF-8 text.`,
+      );
+    }
     const document = parseConfigText(text);
     const result = await this.service.applyAtStartup(document, text, this.config.configPrune);
     if (result === null) {

@@ -1,6 +1,7 @@
 import { type Command } from 'commander';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseYamlText } from '../../common/yaml-text';
+import { utf8Text } from '../../common/untrusted-text';
 import { CliError } from '../cli-error';
 import { integer, urlOption } from '../options';
 import { PorticoClient } from '../rest-client';
@@ -74,9 +75,9 @@ export function registerConfig(program: Command): void {
 function readDocument(file: string): unknown {
   let text: string;
   try {
-    text = readFileSync(file === '-' ? 0 : file, 'utf8');
+    text = utf8Text(readFileSync(file === '-' ? 0 : file));
   } catch (error) {
-    throw new CliError(`Cannot read ${file}: ${(error as Error).message}`);
+    throw new CliError(`Cannot read ${file} as UTF-8 text: ${(error as Error).message}`);
   }
   try {
     return parseYamlText(text, { uniqueKeys: true });

@@ -311,7 +311,10 @@ function pinningSwitchedOn(fields: FieldChange[]): boolean {
 function upstreamUrl(raw: string | undefined, where: string): string {
   if (raw === undefined) throw invalid(`${where} needs a url (or transport: stdio and a command)`);
   if (!isURL(raw, UPSTREAM_URL_OPTIONS))
-    throw invalid(`${where} has url '${raw}', which is not an absolute http(s) URL`);
+    throw invalid(
+      // Without what could be credentials in it (`user:password@`).
+      `${where} has url '${raw.replace(/\/\/[^/@]*@/, '//…@').slice(0, 300)}', which is not an absolute http(s) URL without credentials`,
+    );
   const href = new URL(raw).href;
   if (href.length > URL_MAX_LENGTH) throw invalid(`${where} has a url that is too long`);
   return href;

@@ -121,6 +121,15 @@ describe('tuning knobs', () => {
     ]);
   });
 
+  it('refuses a CONFIG_FILE that is not UTF-8, rather than reading replaced characters', () => {
+    const file = join(dataDir, 'latin1.yaml');
+    writeFileSync(
+      file,
+      Buffer.from('apiVersion: portico/v1\nteams:\n  - name: caf\xe9\n', 'latin1'),
+    );
+    expect(() => loadConfig({ ...base, CONFIG_FILE: file })).toThrow(/CONFIG_FILE must be YAML/);
+  });
+
   it('keeps the defaults when neither the document nor the environment sets a knob', () => {
     const config = loadConfig({ ...base, CONFIG_FILE: documentFile(undefined) });
     expect(effective(config)).toEqual(defaults);

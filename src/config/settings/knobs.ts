@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parseYamlText } from '../../common/yaml-text';
+import { utf8Text } from '../../common/untrusted-text';
 import { ConfigError } from './config-error';
 import { type KnobValue, type TuningKnob } from './setting';
 import { settingsSchema } from './settings-schema';
@@ -58,7 +59,7 @@ export function readDocumentSettings(file: string): DocumentSettings {
   if (!existsSync(file)) fail('CONFIG_FILE', 'must name a readable file', file);
   let document: unknown;
   try {
-    document = parseYamlText(readFileSync(file, 'utf8'), { uniqueKeys: true });
+    document = parseYamlText(utf8Text(readFileSync(file)), { uniqueKeys: true });
   } catch (error) {
     return fail('CONFIG_FILE', `must be YAML: ${(error as Error).message}`, file);
   }

@@ -104,6 +104,11 @@ describe('built-in hooks', () => {
     expect(() => buildHooks([{ name: 'size-limit', config: { other: 1 } }])).toThrow(
       /no setting other/,
     );
+    // 240,000 unknown keys made a 2 MB error: five are named.
+    const many = Object.fromEntries(Array.from({ length: 240_000 }, (_, i) => [`k${i}`, 1]));
+    expect(() => buildHooks([{ name: 'size-limit', config: many }])).toThrow(
+      "Hook 'size-limit' has no setting k0, k1, k2, k3, k4 (and 239995 more).",
+    );
     expect(() => buildHooks([{ name: 'secret-redaction', config: { x: 1 } }])).toThrow(
       HookConfigError,
     );

@@ -24,7 +24,9 @@ export function sizeLimitHook(config: Record<string, unknown>): ToolCallHook {
     (key) => key !== 'maxArgumentBytes' && key !== 'maxResultBytes',
   );
   if (unknown.length > 0)
-    throw new HookConfigError(`Hook '${SIZE_LIMIT}' has no setting ${unknown.join(', ')}.`);
+    throw new HookConfigError(
+      `Hook '${SIZE_LIMIT}' has no setting ${unknown.slice(0, 5).join(', ')}${unknown.length > 5 ? ` (and ${unknown.length - 5} more)` : ''}.`,
+    );
   const maxArgumentBytes = limitOf(config, 'maxArgumentBytes');
   const maxResultBytes = limitOf(config, 'maxResultBytes');
   if (maxArgumentBytes === null && maxResultBytes === null)
