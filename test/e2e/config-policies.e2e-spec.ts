@@ -241,6 +241,18 @@ describe('configuration as code: tool overrides, hooks and policies', () => {
     await apply(document(upstream));
   });
 
+  it('says what a pruned server or gateway takes with it that its sections do not show', async () => {
+    const withoutAgent = { ...document(upstream), servers: [] };
+    const plan = await apply(withoutAgent, '?dryRun=true&prune=true');
+    expect(plan.plan).toContain('- server "Agent"');
+    expect(plan.warnings).toContain("Server 'Agent' is deleted, and with it 1 of its policies.");
+    const withoutGateway = { ...document(upstream), gateways: [] };
+    const gone = await apply(withoutGateway, '?dryRun=true&prune=true');
+    expect(gone.warnings).toContain(
+      "Gateway 'GitHub' is deleted, and with it 3 server memberships of its tools.",
+    );
+  });
+
   it('applies an older document’s toolRules as the policies they mean, with a warning', async () => {
     const { policies: _policies, ...older } = document(upstream);
     await apply({ ...older, policies: [] }, '?prune=true');

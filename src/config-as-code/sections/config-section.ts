@@ -183,3 +183,23 @@ export function markServerChanged(ctx: ApplyContext, serverId: string | null): v
 export function unknownReference(message: string): ConfigDocumentException {
   return new ConfigDocumentException(ConfigDocumentErrorCode.UnknownReference, `${message}.`);
 }
+
+/**
+ * What deleting a record takes with it that its own sections do not show (the database's
+ * cascades), said as a warning beside the plan's delete: `counts` are SQL counts over `id`, by
+ * labels in which `#` stands for the count.
+ */
+export async function warnCascades(
+  ctx: ApplyContext,
+  what: string,
+  id: string,
+  counts: Record<string, string>,
+): Promise<void> {
+  const taken: string[] = [];
+  for (const [label, sql] of Object.entries(counts)) {
+    const [row] = await ctx.em.query<{ n: string | number }[]>(sql, [id]);
+    const n = Number(row?.n ?? 0);
+    if (n > 0) taken.push(label.replace('#', String(n)));
+  }
+  if (taken.length > 0) ctx.warnings.push(`${what} is deleted, and with it ${taken.join(', ')}.`);
+}

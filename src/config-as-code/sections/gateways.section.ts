@@ -25,7 +25,13 @@ import { Team } from '../../teams/team.entity';
 import { type FieldChange, SECRET_SHOWN, scalarChanges } from '../config-change';
 import { ConfigDocumentErrorCode, ConfigDocumentException } from '../config-document.exception';
 import { resolveSecret, secretRefSchema } from '../secret-ref';
-import { type ApplyContext, defineSection, teamIdOf, teamNameOf } from './config-section';
+import {
+  type ApplyContext,
+  defineSection,
+  teamIdOf,
+  teamNameOf,
+  warnCascades,
+} from './config-section';
 import { applyPins, exportedPins, gatewayPinsSchema } from './gateway-pins';
 import {
   exportedOpenApi,
@@ -290,6 +296,14 @@ export const gatewaysSection = defineSection({
     const named = new Set(items.map((item) => item.name));
     const gateways = await ctx.em.getRepository(Gateway).find({ order: { name: 'ASC' } });
     for (const gateway of gateways.filter((gateway) => !named.has(gateway.name))) {
+      await warnCascades(ctx, `Gateway '${gateway.name}'`, gateway.id, {
+        '# server memberships of its tools':
+          'SELECT count(*) AS n FROM server_tool st JOIN tool t ON t.id = st.tool_id WHERE t.gateway_id = $1',
+        '# rate limits on its tools':
+          'SELECT count(*) AS n FROM rate_limit r JOIN tool t ON t.id = r.tool_id WHERE t.gateway_id = $1',
+        '# consolidated tools’ members of its tools':
+          'SELECT count(*) AS n FROM consolidated_member m JOIN tool t ON t.id = m.tool_id WHERE t.gateway_id = $1',
+      });
       await ctx.em.getRepository(Gateway).delete({ id: gateway.id });
       ctx.changed.gatewayIds.add(gateway.id);
       ctx.changes.push({ action: 'delete', kind: 'gateway', name: gateway.name, fields: [] });

@@ -19,6 +19,7 @@ import {
   teamNameOf,
   unknownReference,
   waitsForFirstSync,
+  warnCascades,
 } from './config-section';
 import { applyOverrides, overridesOf, toolOverrides } from './server-overrides';
 
@@ -246,6 +247,12 @@ export const serversSection = defineSection({
     const named = new Set(items.map((item) => item.name));
     const servers = await ctx.em.getRepository(Server).find({ order: { name: 'ASC' } });
     for (const server of servers.filter((server) => !named.has(server.name))) {
+      await warnCascades(ctx, `Server '${server.name}'`, server.id, {
+        '# of its policies': 'SELECT count(*) AS n FROM policy WHERE server_id = $1',
+        '# of its rate limits': 'SELECT count(*) AS n FROM rate_limit WHERE server_id = $1',
+        '# of its consolidated tools':
+          'SELECT count(*) AS n FROM server_consolidated_tool WHERE server_id = $1',
+      });
       await ctx.em.getRepository(Server).delete({ id: server.id });
       ctx.changed.serverIds.add(server.id);
       ctx.changes.push({ action: 'delete', kind: 'server', name: server.name, fields: [] });
