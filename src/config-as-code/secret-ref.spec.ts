@@ -11,6 +11,10 @@ describe('resolveSecret', () => {
   writeFileSync(join(root, 'outside'), 'not yours');
   symlinkSync(join(root, 'outside'), join(secretsDir, 'sneaky'));
   writeFileSync(join(secretsDir, 'empty'), '');
+  mkdirSync(join(secretsDir, 'kubernetes.io', 'serviceaccount'), { recursive: true });
+  writeFileSync(join(secretsDir, 'kubernetes.io', 'serviceaccount', 'token'), 'pod-token');
+  symlinkSync(join(secretsDir, 'kubernetes.io'), join(secretsDir, 'k8s'));
+  writeFileSync(join(secretsDir, 'big'), 'x'.repeat(65 * 1024));
   const source = { env: { GITHUB_TOKEN: 'from-env', EMPTY: '' }, secretsDir };
 
   it('reads an environment variable, and a file under the directory without its newline', () => {
@@ -32,5 +36,17 @@ describe('resolveSecret', () => {
     expect(() => resolveSecret({ fromFile: 'sneaky' }, source, 'x')).toThrow(/outside/);
     expect(() => resolveSecret({ fromFile: 'missing' }, source, 'x')).toThrow(/cannot be read/);
     expect(() => resolveSecret({ fromFile: 'empty' }, source, 'x')).toThrow(/empty/);
+    expect(() => resolveSecret({ fromFile: 'big' }, source, 'x')).toThrow(/at most 64 KiB/);
+    expect(() => resolveSecret({ fromFile: 'github' }, source, 'x')).toThrow(/not a file/);
+  });
+
+  it("refuses the pod's own service account token, however the path reaches it", () => {
+    for (const fromFile of [
+      'kubernetes.io/serviceaccount/token',
+      './kubernetes.io/serviceaccount/token',
+      'github/../kubernetes.io/serviceaccount/token',
+      'k8s/serviceaccount/token',
+    ])
+      expect(() => resolveSecret({ fromFile }, source, 'x')).toThrow(/the pod's own credentials/);
   });
 });

@@ -1,5 +1,5 @@
-import { readFileSync, realpathSync } from 'node:fs';
-import { isAbsolute, relative, resolve } from 'node:path';
+import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { z } from 'zod';
 import { DEPLOYMENT_SETTINGS } from '../config/settings/deployment-settings';
 import { TUNING_KNOBS } from '../config/settings/tuning-knobs';
@@ -81,15 +81,25 @@ export function resolveSecret(ref: SecretRef, source: SecretSource, where: strin
   const inside = relative(realpathOr(dir), real);
   if (inside === '' || inside.startsWith('..') || isAbsolute(inside))
     throw secretProblem(where, `names a file outside CONFIG_SECRETS_DIR (${dir})`);
+  // The pod's own credentials (its service account's token, under /var/run/secrets by default)
+  // are Portico's, as its own variables are: never an upstream's.
+  if (inside.split(sep)[0] === 'kubernetes.io')
+    throw secretProblem(where, `may not name the pod's own credentials (${ref.fromFile})`);
   let value: string;
   try {
+    if (!statSync(real).isFile() || statSync(real).size > SECRET_FILE_BYTES)
+      throw secretProblem(where, `names ${ref.fromFile}, which is not a file of at most 64 KiB`);
     value = readFileSync(real, 'utf8').replace(/\r?\n$/, '');
-  } catch {
+  } catch (error) {
+    if (error instanceof ConfigDocumentException) throw error;
     throw secretProblem(where, `names the file ${ref.fromFile}, which cannot be read`);
   }
   if (value === '') throw secretProblem(where, `names the file ${ref.fromFile}, which is empty`);
   return value;
 }
+
+/** The most a secret file may hold: a token or a key, never a device or a log. */
+const SECRET_FILE_BYTES = 64 * 1024;
 
 function realpathOr(path: string): string {
   try {
