@@ -86,7 +86,7 @@ export class McpRegistryService {
   async import(dto: McpRegistryImportDto, scope: TeamScope): Promise<McpRegistryImportResultDto> {
     const registry = this.registryOf(dto.registry);
     const { server } = await this.show(registry, dto.name, dto.version ?? 'latest');
-    const existing = await this.imported(registry, server.name, scope);
+    const existing = await this.imported(registry, server.name, scope, dto.teamId);
     const choice = {
       ...(dto.remote === undefined ? {} : { remote: dto.remote }),
       ...(dto.package === undefined ? {} : { package: dto.package }),
@@ -224,20 +224,27 @@ export class McpRegistryService {
 
   /**
    * The gateway a re-import of the server updates: one this caller may change, in the team the
-   * caller would import into first. Another team's, or a global one an operator may not change,
-   * is none of hers: her import makes her own, and learns nothing of theirs.
+   * import names (`teamId`, null for global) where it names one. Another team's, or a global one
+   * an operator may not change, is none of hers: her import makes her own, and learns nothing of
+   * theirs.
    */
   private async imported(
     registry: string,
     serverName: string,
     scope: TeamScope,
+    teamId: string | null | undefined,
   ): Promise<Gateway | null> {
     const found = await this.dataSource.getRepository(Gateway).find({
       where: { registryUrl: registry, registryServerName: serverName },
       order: { createdAt: 'ASC' },
       take: 100,
     });
-    return found.find((gateway) => scope.canManage(gateway.teamId)) ?? null;
+    return (
+      found.find(
+        (gateway) =>
+          scope.canManage(gateway.teamId) && (teamId === undefined || gateway.teamId === teamId),
+      ) ?? null
+    );
   }
 }
 

@@ -492,6 +492,57 @@ describe('The MCP Registry, both ways', () => {
     },
   );
 
+  it("makes a team's own gateway of a server another team imported, learning nothing of theirs, and one of racing imports", async () => {
+    const [north, south] = [await createTeam(t, 'North'), await createTeam(t, 'South')];
+    const [nora, sam] = [
+      await createUser(t, 'nora', 'operator', [north]),
+      await createUser(t, 'sam', 'operator', [south]),
+    ];
+    const importAs = (user: TestUser, body: Record<string, unknown>) =>
+      request(t.baseUrl)
+        .post('/api/v1/mcp-registry/import')
+        .set('Authorization', `Bearer ${user.token}`)
+        .send({ registry: good, name: 'io.github.user/remote-weather', ...body });
+    const made: string[] = [];
+    try {
+      const theirs = await importAs(nora, {
+        teamId: north,
+        gatewayName: 'North weather',
+        variables: { host: '127.0.0.1:9' },
+        headers: { Authorization: 'Bearer north' },
+      }).expect(200);
+      expect(theirs.body.outcome).toBe('created');
+      made.push(theirs.body.gateway.id as string);
+      // Imports racing for South: one gateway, the others told so.
+      const racing = await Promise.all(
+        [1, 2, 3].map((n) =>
+          importAs(sam, {
+            teamId: south,
+            gatewayName: `South weather ${n}`,
+            variables: { host: `127.0.0.${n + 1}:9` },
+            headers: { Authorization: 'Bearer south' },
+          }),
+        ),
+      );
+      // One is created; one that raced it is told so, one that came after it sees its changes.
+      const created = racing.filter((answer) => answer.body.outcome === 'created');
+      expect(created).toHaveLength(1);
+      made.push(created[0]!.body.gateway.id as string);
+      for (const answer of racing.filter((each) => each !== created[0])) {
+        if (answer.status === 200)
+          expect(answer.body).toMatchObject({
+            outcome: 'changes',
+            gateway: { id: created[0]!.body.gateway.id },
+          });
+        else expect(answer.body).toMatchObject({ status: 409, code: 'gateway.imported_already' });
+        expect(JSON.stringify(answer.body)).not.toContain('North');
+      }
+      expect(created[0]!.body.gateway.id).not.toBe(theirs.body.gateway.id);
+    } finally {
+      for (const id of made) await t.api().delete(`/api/v1/gateways/${id}`).expect(204);
+    }
+  });
+
   describe('serving its own catalogue as a sub-registry', () => {
     let alice: TestUser;
     let bob: TestUser;
