@@ -1,3 +1,4 @@
+import { trimmedOf } from '../common/untrusted-text';
 import { type CallToolResult, type ContentBlock } from '@modelcontextprotocol/server';
 import { prettyJson } from './view-helpers';
 
@@ -18,9 +19,7 @@ export interface InvokeResultView {
 }
 
 function base64Bytes(data: string): number {
-  let end = data.length;
-  while (end > 0 && data[end - 1] === '=') end--;
-  return Math.floor((end * 3) / 4);
+  return Math.floor((trimmedOf(data, '=').length * 3) / 4);
 }
 
 function blockView(block: ContentBlock): ContentBlockView {

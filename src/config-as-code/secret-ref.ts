@@ -87,7 +87,8 @@ export function resolveSecret(ref: SecretRef, source: SecretSource, where: strin
     throw secretProblem(where, `may not name the pod's own credentials (${ref.fromFile})`);
   let value: string;
   try {
-    if (!statSync(real).isFile() || statSync(real).size > SECRET_FILE_BYTES)
+    const stat = statSync(real);
+    if (!stat.isFile() || stat.size > SECRET_FILE_BYTES)
       throw secretProblem(where, `names ${ref.fromFile}, which is not a file of at most 64 KiB`);
     value = readFileSync(real, 'utf8').replace(/\r?\n$/, '');
   } catch (error) {

@@ -1,6 +1,7 @@
 import { request } from 'undici';
 import { textNestsDeeper } from '../common/json-value';
 import { readChunks } from '../common/read-body';
+import { utf8Text } from '../common/untrusted-text';
 import { checkServerResponse, ServerJsonProblem, type ServerResponse } from './server-json';
 
 /** How much one registry may cost Portico: every answer and every walk is bounded. */
@@ -207,7 +208,7 @@ export class McpRegistryClient {
       }
       let text: string;
       try {
-        text = new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
+        text = utf8Text(Buffer.concat(chunks));
       } catch {
         throw this.problem(url, 'answered bytes that are not UTF-8 text');
       }
