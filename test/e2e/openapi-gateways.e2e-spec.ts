@@ -313,6 +313,23 @@ describe('OpenAPI services as tools', () => {
     expect(JSON.stringify(refused.body)).toContain('not OpenAPI 3.0 or 3.1');
   });
 
+  it('reads a YAML description of 100,000 aliases', async () => {
+    // Each alias the YAML library resolved scanned the document: this held the replica for minutes.
+    const aliases = Array(100_000).fill('*a').join(',');
+    const yaml = `openapi: 3.0.3\ninfo: {title: Aliases, version: '1'}\nx-one: &a 1\nx-many: [${aliases}]\npaths: {}\n`;
+    const created = await t
+      .api()
+      .post('/api/v1/gateways')
+      .send({
+        name: 'Aliases',
+        transport: 'openapi',
+        url: `${rest.origin}/v2/`,
+        openapiDocument: yaml,
+      })
+      .expect(201);
+    expect(created.body).toMatchObject({ transport: 'openapi', openapiDocumentStored: true });
+  });
+
   it('is described by the configuration document, applied again as no change and exported', async () => {
     // Another base URL than the gateways above: a gateway's URL is unique, whatever its transport.
     const base = rest.origin.replace('127.0.0.1', 'localhost');
