@@ -7,6 +7,7 @@ import {
   PolicyEvaluationFailed,
   PolicyInputTooLarge,
   PolicySet,
+  VIEW_TOOLS,
 } from './policy-set';
 import { withStandardAnnotations } from './policy-input';
 import { type PolicyTool } from './policy-tool';
@@ -371,5 +372,22 @@ describe('PolicySet', () => {
       effect: 'deny',
       policy: { name: 'stale' },
     });
+  });
+
+  it('keeps outcomes for at most VIEW_TOOLS tools, all principal keys together', async () => {
+    // A policy that reads the token keys every token apart, and members mint tokens.
+    const { set } = await compiled(policy('principal.token == "blocked"', 'deny'));
+    const tools = Array.from({ length: 2_000 }, (_, i) => tool(`fs-t${i}`));
+    const judge = jest.spyOn(set as unknown as { judgeListing: () => unknown }, 'judgeListing');
+    const listAll = (tokenId: string) => {
+      for (const each of tools) set.listed(principal({ tokenId }), each);
+    };
+    listAll('token-0');
+    listAll('token-0');
+    expect(judge).toHaveBeenCalledTimes(2_000);
+    for (let i = 1; i <= VIEW_TOOLS / 2_000; i++) listAll(`token-${i}`);
+    judge.mockClear();
+    listAll('token-0');
+    expect(judge).toHaveBeenCalledTimes(2_000);
   });
 });

@@ -93,6 +93,13 @@ export class PolicyEvaluationFailed extends PolicyInputTooLarge {
 /** Principal keys whose outcomes (and views, CallGuard) are kept; past it the memory starts over. */
 export const VIEW_MEMORY = 1_000;
 
+/**
+ * Tools judged or listed for all those keys together: a policy that reads `principal.token` keys
+ * every token apart, and a member can mint tokens, so a count of keys alone let 1,000 views of a
+ * 10,000-tool server grow a replica by gigabytes. Past it the memory starts over too.
+ */
+export const VIEW_TOOLS = 100_000;
+
 const ALLOW: PolicyDecision = { effect: 'allow', policy: null, approval: null };
 
 interface Compiled extends PolicyDefinition {
@@ -132,6 +139,8 @@ export class PolicySet {
   /** The teams (by id) that can make two principals differ; null: all of them. */
   private readonly keyTeams: ReadonlySet<string> | null;
   private readonly views = new Memo<string, Map<string, ListOutcome>>(VIEW_MEMORY);
+  /** Outcomes held in `views`, all keys together (VIEW_TOOLS). */
+  private judged = 0;
   private versionDigest?: string;
 
   private constructor(
@@ -249,11 +258,19 @@ export class PolicySet {
   /** The listing outcome: memoised for the principal's key. */
   outcome(principal: Principal, tool: PolicyTool, key = this.keyOf(principal)): ListOutcome {
     if (this.empty) return OPEN_OUTCOME;
-    const view = this.views.get(key) ?? this.views.remember(key, new Map());
+    let view = this.views.get(key);
+    if (!view) {
+      if (this.judged >= VIEW_TOOLS || this.views.size >= VIEW_MEMORY) {
+        this.views.clear();
+        this.judged = 0;
+      }
+      view = this.views.remember(key, new Map());
+    }
     let outcome = view.get(tool.id);
     if (!outcome) {
       outcome = this.judgeListing(principal, tool);
       view.set(tool.id, outcome);
+      this.judged += 1;
     }
     return outcome;
   }

@@ -7,6 +7,7 @@ import {
   PolicyInputTooLarge,
   type PolicySet,
   VIEW_MEMORY,
+  VIEW_TOOLS,
 } from '../../policies/policy-set';
 import { type PolicyTool } from '../../policies/policy-tool';
 import { ScopePolicies } from '../../policies/scope-policies';
@@ -71,7 +72,9 @@ export class CallGuard {
     if (policy.empty) return directory.tools;
     let views = this.views.get(directory.tools);
     if (!views) {
-      views = new Memo(VIEW_MEMORY);
+      // As many views as fit VIEW_TOOLS tools: each holds its own maps and search catalogue.
+      const fit = Math.floor(VIEW_TOOLS / Math.max(1, directory.tools.tools.length));
+      views = new Memo(Math.max(1, Math.min(VIEW_MEMORY, fit)));
       this.views.set(directory.tools, views);
     }
     const key = policy.keyOf(principal);
