@@ -2,6 +2,7 @@ import { type UpstreamClient } from '../../upstream/upstream-client';
 import { type UpstreamEras } from '../../upstream/eras/upstream-eras.service';
 import { type UpstreamConnection } from '../../upstream/upstream-connection';
 import { type ScopeDirectory } from '../directory/scope-directory';
+import { type Directories } from '../directory/directories.service';
 import { RpcError } from '../protocol/mcp-errors';
 import { type McpRequest } from '../protocol/mcp-request';
 import { TaskCalls, type TaskServed } from './task-calls';
@@ -38,14 +39,15 @@ function setUp(gatewayIds = ['gw-1']) {
     ),
   };
   const eras = { verdict: () => null } as unknown as UpstreamEras;
+  // What the scope serves is servingGateways' to judge.
+  const directory = {} as ScopeDirectory;
   const tasks = new TaskCalls(
     sealer,
     client as unknown as UpstreamClient,
     eras,
     servingGateways(gatewayIds),
+    { get: () => Promise.resolve(directory) } as unknown as Directories,
   );
-  // What the scope serves is servingGateways' to judge.
-  const directory = {} as ScopeDirectory;
   const request = (
     method: string,
     params: Record<string, unknown>,
@@ -91,6 +93,33 @@ async function refusal(
 }
 
 describe('TaskCalls', () => {
+  it("leaves out a CreateTaskResult's inline result, which tasks/get delivers through the hooks", () => {
+    const setup = setUp();
+    const result = setup.tasks.created(
+      setup.request('tools/call', { name: 'jobs__slow' }),
+      { resultType: 'task', taskId: 'upstream-1', status: 'completed', result: { content: [] } },
+      { gatewayId: 'gw-1', tool: 'jobs__slow' },
+      { gateway: 'slug-gw-1' },
+    );
+    expect(result).not.toHaveProperty('result');
+    expect(result).toMatchObject({ status: 'completed' });
+  });
+
+  it('ends a 2025 tasks/result wait at the poll after the tool stops being served to the caller', async () => {
+    const gatewayIds = ['gw-1'];
+    const setup = setUp(gatewayIds);
+    const id = created(setup);
+    const waiting = setup.tasks.serve(
+      { ...setup.request('tasks/result', { taskId: id }), sink: {} } as McpRequest,
+      setup.directory,
+      { gateway: '' },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    gatewayIds.pop();
+    expect(await refusal(waiting)).toMatchObject({ message: expect.stringContaining('not found') });
+    expect(setup.sent.filter((sent) => sent.method === 'tasks/get')).toHaveLength(1);
+  });
+
   it("wraps an upstream's CreateTaskResult id", () => {
     const setup = setUp();
     const id = created(setup);
@@ -109,14 +138,18 @@ describe('TaskCalls', () => {
     );
     expect(got).toMatchObject({ taskId: id, status: 'working' });
     expect(served).toMatchObject({ gateway: 'slug-gw-1', task: expect.any(String) });
-    await setup.tasks.serve(
+    // Whichever method answers with the task, the client sees its own id, never the upstream's.
+    const updated = await setup.tasks.serve(
       setup.request('tasks/update', { taskId: id, inputResponses: { k: { action: 'accept' } } }),
       setup.directory,
       { gateway: '' },
     );
-    await setup.tasks.serve(setup.request('tasks/cancel', { taskId: id }), setup.directory, {
-      gateway: '',
-    });
+    const cancelled = await setup.tasks.serve(
+      setup.request('tasks/cancel', { taskId: id }),
+      setup.directory,
+      { gateway: '' },
+    );
+    expect([updated.taskId, cancelled.taskId]).toEqual([id, id]);
     expect(setup.sent).toEqual([
       {
         gatewayId: 'gw-1',

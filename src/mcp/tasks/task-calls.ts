@@ -8,6 +8,7 @@ import { authorizationContext, UpstreamClient } from '../../upstream/upstream-cl
 import { type Affinity } from '../../upstream/upstream-connection';
 import { UpstreamFailure } from '../../upstream/upstream-error';
 import { UpstreamEras } from '../../upstream/eras/upstream-eras.service';
+import { Directories } from '../directory/directories.service';
 import { type ScopeDirectory } from '../directory/scope-directory';
 import { MISSING_CLIENT_CAPABILITY, RpcError } from '../protocol/mcp-errors';
 import {
@@ -19,7 +20,7 @@ import {
 import { scopeKey } from '../protocol/mcp-scope';
 import { type TaskBinding, TaskIdSealer, taskRef, type TaskRoute } from './task-id-seal';
 import { TASKS_EXTENSION } from '../../upstream/client-capabilities';
-import { taskOutcome } from './task-result';
+import { taskOutcome, type TaskUpstream } from './task-result';
 import { TaskAccess } from './task-access';
 
 /**
@@ -58,6 +59,7 @@ export class TaskCalls {
     private readonly client: UpstreamClient,
     private readonly eras: UpstreamEras,
     private readonly access: TaskAccess,
+    private readonly directories: Directories,
   ) {}
 
   /** Whether this request may see tasks: a 2026-07-28 request declaring the extension. */
@@ -72,12 +74,12 @@ export class TaskCalls {
    * An upstream's CreateTaskResult (a tools/call's answer of resultType `task`) for the client:
    * Portico's task id in place of the upstream's.
    */
-  created<T extends Result>(
+  created(
     request: McpRequest,
-    result: T,
+    result: Result,
     route: Omit<TaskRoute, 'taskId'>,
     served: TaskServed,
-  ): T {
+  ): Result {
     const taskId = (result as { taskId?: unknown }).taskId;
     // The upstream's fault, answered as what it sent that Portico cannot use (-32012).
     if (typeof taskId !== 'string' || taskId.length === 0)
@@ -87,8 +89,10 @@ export class TaskCalls {
       );
     const upstream = { ...route, taskId };
     served.task = taskRef(upstream);
-    // An id too long to seal is the upstream's fault too (TaskIdTooLong).
-    return { ...result, taskId: this.sealer.seal(binding(request), upstream) };
+    // A result the task came with would pass no `after` hook here: the client reads it by
+    // tasks/get, which passes them. An id too long to seal is the upstream's fault too.
+    const { result: _inline, ...task } = result;
+    return { ...task, taskId: this.sealer.seal(binding(request), upstream) };
   }
 
   /**
@@ -108,11 +112,7 @@ export class TaskCalls {
     // Another principal's id, another endpoint's, an altered or a made-up one, or one whose tool
     // the caller may no longer use here: all the same.
     const tool = route && (await this.access.tool(directory, request.principal, route));
-    if (!route || !tool)
-      throw new RpcError(
-        ProtocolErrorCode.InvalidParams,
-        'Failed to retrieve task: Task not found',
-      );
+    if (!route || !tool) throw taskNotFound();
     served.task = taskRef(route);
     served.tool = route.tool;
     served.gateway = tool.gatewaySlug;
@@ -126,25 +126,34 @@ export class TaskCalls {
         ),
       );
     // The tool's result, as a call's would go out.
+    let current = directory;
     const delivered = (result: Result) =>
-      this.access.delivered(directory, request.principal, route, tool, result);
-    if (request.method === 'tasks/result')
-      return delivered(await taskOutcome(request, String(params.taskId), upstream));
+      this.access.delivered(current, request.principal, route, tool, result);
+    if (request.method === 'tasks/result') {
+      // The wait is the call going on: each poll is judged as the call would be now, so a deny
+      // policy, a tool taken off or disabled meanwhile ends it.
+      const polled: TaskUpstream = async (method, forwarded) => {
+        current = (await this.directories.get(request.scope)) ?? current;
+        if (!(await this.access.tool(current, request.principal, route))) throw taskNotFound();
+        return upstream(method, forwarded);
+      };
+      return delivered(await taskOutcome(request, String(params.taskId), polled));
+    }
     const result = await upstream(
       request.method,
       request.method === 'tasks/update'
         ? { inputResponses: boundedResponses(params.inputResponses) }
         : {},
     );
-    if (request.method !== 'tasks/get') return result;
-    // The task as the client knows it: its own id, whatever the upstream's answer said.
+    // The task as the client knows it, whichever method answered with it: its own id, whatever
+    // the upstream's answer said, and its result passed as a call's.
     const ended = (result as { result?: unknown }).result;
+    if (ended !== undefined && (ended === null || typeof ended !== 'object'))
+      throw new UpstreamFailure('protocol', "the upstream's task result is no object");
     return {
       ...result,
-      taskId: params.taskId,
-      ...(ended !== null && typeof ended === 'object'
-        ? { result: await delivered(ended as Result) }
-        : {}),
+      ...('taskId' in result || request.method === 'tasks/get' ? { taskId: params.taskId } : {}),
+      ...(ended === undefined ? {} : { result: await delivered(ended as Result) }),
     };
   }
 
@@ -193,6 +202,10 @@ export class TaskCalls {
       );
     return extensions.includes(TASKS_EXTENSION);
   }
+}
+
+function taskNotFound(): RpcError {
+  return new RpcError(ProtocolErrorCode.InvalidParams, 'Failed to retrieve task: Task not found');
 }
 
 function binding(request: McpRequest): TaskBinding {
