@@ -1,6 +1,14 @@
+import { type JSONRPCMessage } from '@modelcontextprotocol/server';
 import { type Logger } from '@nestjs/common';
 import { type EventBus, type PorticoEvent } from '../../events/event-bus';
-import { type SessionRelay } from './session-runtime';
+
+/** How a session reaches the other replicas. */
+export interface SessionRelay {
+  /** For the client, on a stream of the session that another replica may hold. */
+  toClient(streamId: string, message: JSONRPCMessage, eventId?: string, final?: boolean): void;
+  /** From the client, for the replica that is waiting for it. */
+  fromClient(message: JSONRPCMessage): void;
+}
 
 /**
  * A session's relay over the bus. The runtime cannot wait for a publish, and a failed one (the

@@ -165,4 +165,30 @@ describe('SessionRegistry with the listen hub', () => {
     expect(reopened.methods()).toEqual(['notifications/prompts/list_changed']);
     expect(revoked.messages).toEqual([]);
   });
+
+  it('ends the requests in progress a changed identity sent, aborting their work', async () => {
+    const runtime = registry.obtain(session('a'));
+    const answers: Record<string, JSONRPCMessage[]> = { revoked: [], bystander: [] };
+    const signals: Record<string, AbortSignal> = {};
+    const inFlight = (name: string, id: number, tokenId: string) =>
+      runtime.serve(
+        id,
+        { write: () => undefined, finish: (m) => answers[name]!.push(m), cancel: () => undefined },
+        (signal) => {
+          signals[name] = signal;
+          return new Promise(() => undefined);
+        },
+        { subject: 'user:u1', tokenId },
+      );
+    void inFlight('revoked', 1, 't1');
+    void inFlight('bystander', 2, 't2');
+    await bus.publish({ type: 'identity.changed', userIds: [], tokenIds: ['t1'], grantIds: [] });
+    expect(signals.revoked!.aborted).toBe(true);
+    expect(answers.revoked).toEqual([
+      expect.objectContaining({ id: 1, error: expect.objectContaining({ code: -32000 }) }),
+    ]);
+    expect(signals.bystander!.aborted).toBe(false);
+    expect(answers.bystander).toEqual([]);
+    expect(runtime.inFlight).toBe(1);
+  });
 });

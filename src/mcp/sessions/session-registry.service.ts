@@ -222,13 +222,16 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
 
   /**
    * Users, API tokens or OAuth grants were changed or revoked: streams they opened end here (the
-   * session's own and resumed ones), so that no client keeps hearing on a credential that no
-   * longer holds. Every new request is checked anyway; a client still entitled reconnects and
+   * session's own and resumed ones), and requests they sent, so that no client keeps hearing or
+   * waiting on a credential that no longer holds. Every new request is checked anyway; a client still entitled reconnects and
    * resumes. The session itself, which outlives the credentials of its streams, stays.
    */
   private endStreamsOf(change: IdentityChange): void {
     const affected = affectedBy(change);
-    for (const runtime of this.runtimes.values()) runtime.endStreams(affected);
+    for (const runtime of this.runtimes.values()) {
+      runtime.endStreams(affected);
+      runtime.endRequests(affected);
+    }
   }
 
   /** Applies the stored state of local sessions; closes those that ended. */

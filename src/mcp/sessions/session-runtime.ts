@@ -1,4 +1,5 @@
 import {
+  type CancelledNotificationParams,
   type JSONRPCMessage,
   type JSONRPCNotification,
   type JSONRPCResponse,
@@ -25,14 +26,7 @@ import { type Resumption, SESSION_STREAM, type StreamEvents } from './stream-eve
 import { OutgoingStream } from './outgoing-stream';
 import { DeliveryQueue, onceKey } from '../streams/delivery-queue';
 import { CallAbort } from '../../common/call-abort';
-
-/** How a session reaches the other replicas. */
-export interface SessionRelay {
-  /** For the client, on a stream of the session that another replica may hold. */
-  toClient(streamId: string, message: JSONRPCMessage, eventId?: string, final?: boolean): void;
-  /** From the client, for the replica that is waiting for it. */
-  fromClient(message: JSONRPCMessage): void;
-}
+import { type SessionRelay } from './bus-relay';
 
 export interface RuntimeParts {
   replicaId: string;
@@ -42,6 +36,9 @@ export interface RuntimeParts {
   /** The session's own upstream connections. */
   affinity: (runtime: SessionRuntime) => Affinity;
 }
+
+/** A request in progress here, and the credentials that sent it. */
+type Served = { exchange: Exchange; abort: CallAbort; owner: StreamOwner };
 
 /**
  * One MCP session as served by this replica: the client's requests in progress here, the streams
@@ -57,7 +54,7 @@ export class SessionRuntime implements StreamSink {
   readonly seen = new Map<ListKind, string>();
   /** The resources this replica follows upstream for the session, by the client's URI. */
   private readonly following = new Map<string, () => void>();
-  private readonly served = new Map<RequestId, { exchange: Exchange; abort: CallAbort }>();
+  private readonly served = new Map<RequestId, Served>();
   private readonly asked: ClientRequests;
   private stream: OutgoingStream | null = null;
   private readonly resumed = new Map<string, OutgoingStream>();
@@ -94,14 +91,15 @@ export class SessionRuntime implements StreamSink {
     return this.stream?.open ?? false;
   }
 
-  /** Serves a request: a cancel aborts `work`'s signal, and the answer then goes nowhere. */
+  /** Serves a request `owner` sent: a cancel aborts `work`'s signal; the answer goes nowhere. */
   async serve(
     id: RequestId,
     exchange: Exchange,
     work: (signal: AbortSignal) => Promise<JSONRPCResponse>,
+    owner: StreamOwner,
   ): Promise<void> {
     const abort = new CallAbort();
-    this.served.set(id, { exchange, abort });
+    this.served.set(id, { exchange, abort, owner });
     const answer = await work(abort.signal);
     if (this.served.get(id)?.exchange !== exchange) return;
     this.served.delete(id);
@@ -195,10 +193,7 @@ export class SessionRuntime implements StreamSink {
       return;
     }
     if ('method' in message && message.method === 'notifications/cancelled') {
-      const { requestId, reason } = (message.params ?? {}) as {
-        requestId?: RequestId;
-        reason?: string;
-      };
+      const { requestId, reason } = (message.params ?? {}) as Partial<CancelledNotificationParams>;
       if (requestId !== undefined) this.cancel(requestId, reason ?? 'cancelled');
     }
   }
@@ -248,13 +243,17 @@ export class SessionRuntime implements StreamSink {
     this.parts.relay.toClient(streamId, message, eventId, final);
   }
 
-  /**
-   * Ends the streams this replica holds for the session (those `owned` picks, or all); the client
-   * resumes them, elsewhere or after being checked again.
-   */
+  /** Ends the streams here `owned` picks (or all); the client resumes them, checked again. */
   endStreams(owned: (owner: StreamOwner) => boolean = () => true): void {
     for (const stream of [this.stream, ...this.resumed.values()])
       if (stream && owned(stream.owner)) stream.end();
+  }
+
+  /** Ends the requests in progress that credentials `owned` picks sent: aborted and answered. */
+  endRequests(owned: (owner: StreamOwner) => boolean): void {
+    const revoked = 'The credentials of this request changed or were revoked';
+    for (const [id, { owner }] of [...this.served])
+      if (owned(owner)) this.cancel(id, revoked, jsonRpcError(id, CONNECTION_CLOSED, revoked));
   }
 
   /**

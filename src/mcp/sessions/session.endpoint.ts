@@ -113,8 +113,11 @@ export class StreamableHttpEndpoint {
     exchange: Exchange,
     principal: Principal,
   ): void {
-    void runtime.serve(message.id, exchange, (signal) =>
-      this.requests.answer(runtime, message, signal, principal),
+    void runtime.serve(
+      message.id,
+      exchange,
+      (signal) => this.requests.answer(runtime, message, signal, principal),
+      { subject: principal.subject, tokenId: principal.tokenId },
     );
   }
 
