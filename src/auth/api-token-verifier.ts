@@ -89,7 +89,9 @@ export class ApiTokenVerifier implements OnModuleInit, OnModuleDestroy {
     this.usage.touch(record.id);
     return {
       subject: `token:${record.id}`,
-      name: record.name,
+      // Its owner's username: a token's name is the owner's to choose, and would let them pass as
+      // anyone to a policy that reads `principal.name` and in the audit trail.
+      name: owner.username,
       userId: owner.id,
       role: record.role === null ? owner.role : lowerRole(record.role, owner.role),
       teamIds: owner.teamIds,

@@ -52,6 +52,18 @@ describe('managed API tokens', () => {
     await bearer(t, token).get('/api/v1/users').expect(403);
   });
 
+  it("acts under its owner's username, whatever its name, for policies and the audit trail", async () => {
+    const mallory = await createUser(t, 'mallory', 'member');
+    const { token } = (
+      await bearer(t, mallory.token)
+        .post('/api/v1/tokens')
+        .send({ name: 'admin', role: 'member' })
+        .expect(201)
+    ).body;
+    const me = await bearer(t, token).get('/api/v1/auth/me').expect(200);
+    expect(me.body).toMatchObject({ name: 'mallory', userId: mallory.id });
+  });
+
   it('refuses a token without a role or servers, with both, or beyond its creator', async () => {
     await t.api().post('/api/v1/tokens').send({ name: 'none' }).expect(422);
     await t
