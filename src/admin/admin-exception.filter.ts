@@ -27,7 +27,11 @@ export class AdminExceptionFilter implements ExceptionFilter {
   catch(error: unknown, host: ArgumentsHost): void {
     const request = host.switchToHttp().getRequest<Request>();
     const response = host.switchToHttp().getResponse<Response>();
-    if (response.headersSent) return;
+    // An answer begun already (an export's rows) is cut off: the client sees it incomplete.
+    if (response.headersSent) {
+      if (!response.writableEnded) response.destroy();
+      return;
+    }
     const sessionRequired =
       (error instanceof AdminException && error.code === AdminErrorCode.SessionRequired) ||
       (error instanceof AuthException && error.code === AuthErrorCode.Unauthenticated);

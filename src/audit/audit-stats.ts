@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { type Principal } from '../auth/principal';
+import { readableBy } from './audit.query';
 
 export interface MinuteCount {
   /** The minute's start. */
@@ -64,7 +65,7 @@ export class AuditStats {
 function scopeOf(principal: Principal, usedParams: number): [string, unknown[]] {
   if (principal.role === 'admin') return ['', []];
   return [
-    `AND (team_ids && $${usedParams + 1}::uuid[] OR subject = $${usedParams + 2})`,
+    `AND ${readableBy('audit_entry', `$${usedParams + 1}`, `$${usedParams + 2}`)}`,
     [[...principal.teamIds], principal.subject],
   ];
 }

@@ -23,9 +23,19 @@ export function encodeCursor(position: Position): string {
   return Buffer.from(`${position.at}|${position.id}`).toString('base64url');
 }
 
+/**
+ * Whether the text is a UTC instant the database holds: of years 1 to 9999, and a day that exists
+ * (Date.parse takes February 30 as March 2, which the database refuses).
+ */
+function isInstant(text: string): boolean {
+  if (!INSTANT.test(text) || text.startsWith('0000')) return false;
+  const time = Date.parse(text);
+  return !Number.isNaN(time) && new Date(time).toISOString().slice(0, 10) === text.slice(0, 10);
+}
+
 export function decodeCursor(cursor: string): Position {
-  const [at, id] = Buffer.from(cursor, 'base64url').toString().split('|');
-  if (!at || !INSTANT.test(at) || Number.isNaN(Date.parse(at)) || !id || !UUID.test(id))
+  const [at, id, ...rest] = Buffer.from(cursor, 'base64url').toString().split('|');
+  if (!at || !isInstant(at) || !id || !UUID.test(id) || rest.length > 0)
     throw new AuditException(AuditErrorCode.BadCursor, 'The cursor is not one this API gave.');
   return { at, id };
 }
@@ -41,8 +51,21 @@ export async function exactTimeOf(dataSource: DataSource, id: string): Promise<s
 }
 
 /**
+ * The SQL condition on audit entries (`entry`, its table or alias) that a non-admin reads: those
+ * of people in their teams (`teams`, a uuid[] parameter) and their own (`subject`), except what was
+ * done on a virtual server of a team they are not in. A person in two teams acts on either's
+ * servers, and what they did on one is that team's to read, not every team of theirs.
+ */
+export function readableBy(entry: string, teams: string, subject: string): string {
+  return `((${entry}.team_ids && ${teams}::uuid[] OR ${entry}.subject = ${subject})
+    AND NOT EXISTS (SELECT 1 FROM server WHERE server.id = ${entry}.server_id
+      AND server.team_id IS NOT NULL AND server.team_id <> ALL(${teams}::uuid[])))`;
+}
+
+/**
  * The audit entries a principal may read, filtered, newest first: admins read all of them; an
- * operator reads those of people in their teams, and their own.
+ * operator reads those of people in their teams, and their own, except what was done on a virtual
+ * server of a team they are not in.
  */
 export function auditQuery(
   dataSource: DataSource,
@@ -56,7 +79,7 @@ export function auditQuery(
     .orderBy('entry.occurred_at', 'DESC')
     .addOrderBy('entry.id', 'DESC');
   if (principal.role !== 'admin')
-    qb.andWhere('(entry.team_ids && :scopeTeamIds::uuid[] OR entry.subject = :scopeSubject)', {
+    qb.andWhere(readableBy('entry', ':scopeTeamIds', ':scopeSubject'), {
       scopeTeamIds: [...principal.teamIds],
       scopeSubject: principal.subject,
     });

@@ -1,6 +1,8 @@
+import { createServer } from 'node:http';
+import { type AddressInfo } from 'node:net';
 import { DomainException } from './domain.exception';
 import { registerProblemStatuses } from './problem-statuses';
-import { toProblem } from './problem.filter';
+import { sendProblem, toProblem } from './problem.filter';
 
 enum SampleErrorCode {
   Missing = 'sample.missing',
@@ -34,5 +36,22 @@ describe('toProblem', () => {
     const problem = toProblem(new UnregisteredException(SampleErrorCode.Missing, 'gone'));
     expect(problem.status).toBe(500);
     expect(problem.detail).toBe('An unexpected error occurred.');
+  });
+});
+
+describe('sendProblem', () => {
+  it('cuts off an answer that has begun, which can no longer be a problem document', async () => {
+    const server = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/csv' });
+      response.write('occurredAt,kind\r\n');
+      sendProblem(response, toProblem(new Error('the database went away')));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    // Without the cut the body never ended, and this read waited forever.
+    const read = fetch(`http://127.0.0.1:${port}/`).then((response) => response.text());
+    await expect(read).rejects.toThrow();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
   });
 });

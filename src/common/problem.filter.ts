@@ -156,9 +156,15 @@ export class ProblemFilter implements ExceptionFilter {
   }
 }
 
-/** A problem document as the response, unless the response has begun already. */
+/**
+ * A problem document as the response. One that has begun already (an export's rows, say) can no
+ * longer say so: it is cut off, so that the client sees it incomplete instead of waiting forever.
+ */
 export function sendProblem(response: ServerResponse, problem: Problem): void {
-  if (response.headersSent) return;
+  if (response.headersSent) {
+    if (!response.writableEnded) response.destroy();
+    return;
+  }
   if (problem.status === 401 && !response.hasHeader('WWW-Authenticate'))
     response.setHeader('WWW-Authenticate', 'Bearer');
   if (typeof problem.retryAfterSeconds === 'number')

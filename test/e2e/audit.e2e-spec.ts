@@ -226,6 +226,18 @@ describe('Audit trail', () => {
     await t.api().get('/api/v1/audit?outcome=maybe').expect(422);
   });
 
+  it('refuses times the database cannot hold, in filters and forged cursors, before any answer', async () => {
+    const id = '00000000-0000-4000-8000-000000000001';
+    const read = (query: Record<string, string>) => t.api().get('/api/v1/audit').query(query);
+    const cursor = (text: string) => Buffer.from(text).toString('base64url');
+    for (const at of ['2026-02-30T00:00:00Z', '2026-04-31T00:00:00Z', '0000-01-01T00:00:00Z'])
+      await read({ cursor: cursor(`${at}|${id}`) }).expect(400);
+    await read({ cursor: cursor(`2026-02-28T00:00:00Z|${id}|x`) }).expect(400);
+    for (const format of ['json', 'csv'])
+      await read({ format, from: '-100000-01-01T00:00:00Z' }).expect(422);
+    await read({ cursor: cursor(`2026-02-28T00:00:00Z|${id}`) }).expect(200);
+  });
+
   it('pages through entries of one millisecond, written to the microsecond by SQL', async () => {
     // All within one millisecond, an hour back: a cursor that kept milliseconds only would end
     // paging after the first page.
@@ -430,5 +442,32 @@ describe('Audit trail', () => {
       exported.text.split('\n').filter((line) => line.includes(`"detail":"${'x'.repeat(500)}"`))
         .length,
     ).toBe(total);
+  });
+
+  it("keeps what a person of two teams did on one team's server from the other team's operators", async () => {
+    const teamB = await createTeam(t, 'Team Bee');
+    const dual = await createUser(t, 'dana', 'member', [teamA, teamB]);
+    const tools = await t.api().get('/api/v1/tools').query({ limit: 100 }).expect(200);
+    const toolIds = tools.body.items
+      .filter((tool: { name: string }) => tool.name === 'github-delete_repository')
+      .map((tool: { id: string }) => tool.id);
+    const serverOfB = (
+      await t
+        .api()
+        .post('/api/v1/servers')
+        .send({ name: 'B only', teamId: teamB, toolIds })
+        .expect(201)
+    ).body.id as string;
+    const onB = await connectClient(t.baseUrl, {
+      token: dual.token,
+      path: `/servers/${serverOfB}/mcp`,
+    });
+    await onB.callTool({ name: 'github-delete_repository', arguments: { repo: 'b/secret' } });
+    await onB.close();
+    await t.app.get(AuditTrail).flush();
+    expect(await entries({ server: serverOfB }, 1)).toHaveLength(1);
+    const seenByA = await audit({ user: 'dana', limit: '1000' }, operator.token);
+    expect(seenByA.items.filter((e) => e.action === 'tools/call')).toEqual([]);
+    expect(seenByA.items.length).toBeGreaterThan(0);
   });
 });

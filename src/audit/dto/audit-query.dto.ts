@@ -8,8 +8,10 @@ import {
   IsUUID,
   Matches,
   Max,
+  MaxDate,
   MaxLength,
   Min,
+  MinDate,
 } from 'class-validator';
 import { Optional } from '../../common/validation';
 import { type AuditKind, type AuditOutcome } from '../audit-entry.entity';
@@ -26,21 +28,31 @@ export const AUDIT_FORMATS = ['json', 'ndjson', 'csv'] as const;
 export type AuditFormat = (typeof AUDIT_FORMATS)[number];
 export const MAX_AUDIT_PAGE = 1000;
 
+/** The times a filter may name: years 1 to 9999, which the database's timestamps all hold. */
+const EARLIEST = new Date('0001-01-01T00:00:00Z');
+const LATEST = new Date('9999-12-31T23:59:59.999Z');
+
 /** Filters of the audit trail; all optional, all combined with AND. */
 export class AuditQueryDto {
   @ApiPropertyOptional({ description: 'Entries at or after this time (ISO 8601).' })
   @Optional()
   @Type(() => Date)
   @IsDate()
+  @MinDate(EARLIEST)
+  @MaxDate(LATEST)
   from?: Date;
 
   @ApiPropertyOptional({ description: 'Entries before this time (ISO 8601).' })
   @Optional()
   @Type(() => Date)
   @IsDate()
+  @MinDate(EARLIEST)
+  @MaxDate(LATEST)
   to?: Date;
 
-  @ApiPropertyOptional({ description: 'Who acted: a username or a token name, exactly.' })
+  @ApiPropertyOptional({
+    description: 'Who acted: a username, exactly (an API token acts as its owner).',
+  })
   @Optional()
   @IsString()
   @MaxLength(255)
