@@ -69,15 +69,20 @@ export class RememberedApprovals implements OnModuleInit, OnModuleDestroy {
     expiresAt: Date;
   }): Promise<void> {
     const grants = this.dataSource.getRepository(ApprovalGrant);
-    // Expired ones are of no use to anyone: each new yes clears them out.
-    await grants.delete({ expiresAt: LessThanOrEqual(new Date()) });
-    await grants.insert({
+    const key = {
       subject: grant.subject,
-      username: grant.username.slice(0, 255),
       toolId: grant.toolId,
       policyId: grant.policy.id,
-      policyName: grant.policy.name.slice(0, 128),
       policyRevision: grant.revision,
+    };
+    // Expired ones are of no use to anyone: each new yes clears them out, and the yes it renews
+    // (one row a key: many rows of one yes listed it as many, and revoking one left the rest).
+    await grants.delete({ expiresAt: LessThanOrEqual(new Date()) });
+    await grants.delete(key);
+    await grants.insert({
+      ...key,
+      username: grant.username.slice(0, 255),
+      policyName: grant.policy.name.slice(0, 128),
       expiresAt: grant.expiresAt,
     });
     await this.bus.publish({
@@ -99,10 +104,16 @@ export class RememberedApprovals implements OnModuleInit, OnModuleDestroy {
       .find({ where: { expiresAt: MoreThan(new Date()) }, order: { expiresAt: 'ASC' } });
   }
 
-  /** Forgets one; false when there was none. Every replica forgets it at once. */
+  /**
+   * Forgets one, and any other row of the same yes (racing yeses may store two); false when there
+   * was none. Every replica forgets it at once.
+   */
   async revoke(id: string): Promise<boolean> {
-    const result = await this.dataSource.getRepository(ApprovalGrant).delete({ id });
-    if (!result.affected) return false;
+    const grants = this.dataSource.getRepository(ApprovalGrant);
+    const row = await grants.findOneBy({ id });
+    if (!row) return false;
+    const { subject, toolId, policyId, policyRevision } = row;
+    await grants.delete({ subject, toolId, policyId, policyRevision });
     // Forgotten here before the answer; the other replicas as the bus reaches them.
     await this.reload();
     await this.bus.publish({ type: 'approvals.changed' });

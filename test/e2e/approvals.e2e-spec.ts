@@ -1,5 +1,7 @@
 import { type Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { DataSource } from 'typeorm';
+import { RememberedApprovals } from '../../src/approvals/remembered-approvals';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { describeOnPostgres } from '../support/describe-on-postgres';
 import { loginAgent } from '../support/admin-browser-session';
@@ -183,9 +185,26 @@ describe('Approvals asked by the gateway', () => {
     expect(remembered.body).toEqual([
       expect.objectContaining({ policyName: 'destructive-needs-a-yes', username: 'admin' }),
     ]);
+    // The same yes given again renews it (one row), and one stored twice by racing yeses is
+    // revoked whole: left over, the other row still let the calls through.
+    const { subject, toolId, policyId, policyName } = remembered.body[0];
+    const [{ revision }] = await t.app
+      .get(DataSource)
+      .query(`SELECT policy_revision AS revision FROM approval_grant`);
+    const again = { subject, username: 'admin', toolId, revision };
+    const policy = { id: policyId, name: policyName };
+    await t.app
+      .get(RememberedApprovals)
+      .remember({ ...again, policy, expiresAt: new Date(Date.now() + 60_000) });
+    await t.app.get(DataSource).query(
+      `INSERT INTO approval_grant (subject, username, tool_id, policy_id, policy_name, policy_revision, expires_at)
+       SELECT subject, username, tool_id, policy_id, policy_name, policy_revision, expires_at FROM approval_grant`,
+    );
+    const twice = await t.api().get('/api/v1/approvals').expect(200);
+    expect(twice.body).toHaveLength(2);
     await t
       .api()
-      .delete(`/api/v1/approvals/${remembered.body[0].id as string}`)
+      .delete(`/api/v1/approvals/${twice.body[0].id as string}`)
       .expect(204);
     await t.api().get('/api/v1/approvals').expect(200, []);
   });
