@@ -276,11 +276,19 @@ describe('MCP Apps through the gateway', () => {
       }
     });
 
-    it('come after virtual names: a virtual name that looks hashed is still itself', async () => {
+    it('come before a virtual name that looks hashed, which is itself unless it names an app tool', async () => {
+      // deadbeefcafe_report names no app's tool: it is plain's report.
+      const report = await all.callTool({
+        name: 'deadbeefcafe_report',
+        arguments: { month: 'may' },
+      });
+      expect(report.structuredContent).toMatchObject({ month: 'may' });
+      // deadbeefcafe_save names alpha's save, an app's tool: a tool whose name looks like it (here
+      // plain's save; on a server of original names, another upstream's tool named so) takes
+      // none of the app's calls.
       expect(hashed('Alpha', 'save')).toBe('deadbeefcafe_save');
       const result = await all.callTool({ name: 'deadbeefcafe_save', arguments: { x: 1 } });
-      expect(result.structuredContent).toEqual({ upstream: 'plain', tool: 'save', args: { x: 1 } });
-      expect(alpha.fixture.calls.map((call) => call.name)).not.toContain('save');
+      expect(result.structuredContent).toEqual({ upstream: 'alpha', tool: 'save', args: { x: 1 } });
     });
   });
 

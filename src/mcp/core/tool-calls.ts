@@ -89,8 +89,13 @@ export class ToolCalls {
       ));
     if (searched) return searched;
     const tools = scope.tools;
+    // A tool named like an app's hashed backend name takes no app's calls (another upstream's
+    // `<hash>_<name>` on a server of original names): the app's tool, if there is one, comes first.
+    const named = tools.byName.get(call.name);
     let tool: CallTarget | null =
-      tools.byName.get(call.name) ?? (await this.apps.resolveCall(tools, visible, call.name));
+      named && !tools.hashShaped.has(call.name)
+        ? named
+        : ((await this.apps.resolveCall(tools, visible, call.name)) ?? named ?? null);
     if (!tool) throw unknownTool(call.name);
     if ('consolidated' in tool && tool.consolidated) ({ tool, call } = routedCall(visible, call));
     served.gateway = tool.gatewaySlug;

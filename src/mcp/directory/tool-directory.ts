@@ -3,6 +3,7 @@ import { type Tool as McpTool } from '@modelcontextprotocol/server';
 import { type Principal } from '../../auth/principal';
 import { type ToolSearchSettings } from '../../config/slices/mcp.settings';
 import { type PolicySet } from '../../policies/policy-set';
+import { parseHashedBackendName } from '../../tools/tool-hash';
 import { headerParamsOf, type HeaderParams } from '../../upstream/modern/mcp-param-headers';
 import { type McpScope } from '../protocol/mcp-scope';
 import { narrowedEntry } from './consolidated-entry';
@@ -21,6 +22,11 @@ export class ToolDirectory {
    */
   readonly byName: ReadonlyMap<string, DirectoryTool>;
   readonly byHash: ReadonlyMap<string, DirectoryTool>;
+  /**
+   * Names of `byName` shaped like an app's hashed backend name (`<toolHash>_<originalName>`): a
+   * call by one goes to the app's tool it names, if there is one, before the tool of that name.
+   */
+  readonly hashShaped: ReadonlySet<string>;
   /** What `tools/list` returns, in order. */
   readonly definitions: readonly McpTool[];
   /** The gateways whose tools these are (a consolidated tool's members' too): slugs by id. */
@@ -56,6 +62,7 @@ export class ToolDirectory {
     for (const tool of tools) if (listedByVirtualName(tool)) byName.set(tool.name, tool);
     for (const tool of tools) if (!byName.has(tool.name)) byName.set(tool.name, tool);
     this.byName = byName;
+    this.hashShaped = new Set([...byName.keys()].filter((name) => parseHashedBackendName(name)));
     this.byHash = new Map(tools.map((tool) => [tool.toolHash, tool]));
     this.definitions = tools
       .filter((tool) => byName.get(tool.name) === tool)

@@ -28,9 +28,12 @@ export class TaskAccess {
     route: TaskRoute,
   ): Promise<CallTarget | null> {
     const visible = this.guard.visible(directory, principal);
+    // In the order a call resolves its name (ToolCalls.call).
+    const listed = visible.byName.get(route.tool);
     const named: (CallTarget & Pick<DirectoryTool, 'consolidated'>) | null =
-      visible.byName.get(route.tool) ??
-      (await this.apps.resolveCall(directory.tools, visible, route.tool));
+      listed && !visible.hashShaped.has(route.tool)
+        ? listed
+        : ((await this.apps.resolveCall(directory.tools, visible, route.tool)) ?? listed ?? null);
     if (!named) return null;
     // A consolidated tool's task is its chosen target's.
     const tool = named.consolidated
