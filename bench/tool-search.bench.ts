@@ -9,7 +9,7 @@ import { type ProviderEmbeddings } from '../src/embeddings/provider-embeddings.s
 import { type DirectoryTool } from '../src/mcp/directory/directory-tool';
 import { ToolDirectory } from '../src/mcp/directory/tool-directory';
 import { mergePromotions, type Promotions } from '../src/mcp/search/promotions';
-import { TOOL_SEARCH_NAME } from '../src/mcp/search/tool-catalogue';
+import { TOOL_SEARCH_NAME } from '../src/common/tool-name-rule';
 import { ToolSearchService } from '../src/mcp/search/tool-search.service';
 import { type PromotionStore } from '../src/mcp/search/promotion-store';
 import {

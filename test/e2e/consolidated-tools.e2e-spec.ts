@@ -124,6 +124,18 @@ describe('consolidated tools: three regional copies of a server as one tool', ()
     for (const upstream of upstreams.values()) await upstream.close();
   });
 
+  it("refuses tool search's own name", async () => {
+    const refused = await t
+      .api()
+      .post('/api/v1/consolidated-tools')
+      .send({
+        name: 'tool_search',
+        members: [{ target: 'eu-west', toolId: forecastIds.get('eu-west') }],
+      })
+      .expect(422);
+    expect(JSON.stringify(refused.body)).toContain('tool search');
+  });
+
   it('refuses members whose input schemas differ, naming the difference', async () => {
     const refused = await t
       .api()

@@ -252,6 +252,12 @@ describe('tool overrides per virtual server', () => {
       .put(`/api/v1/servers/${serverId}/tool-overrides/${ids['crm-lookup']}`)
       .send({ name: 'has spaces' })
       .expect(422);
+    // Tool search answers this name itself: a tool given it was never listed nor called.
+    await t
+      .api()
+      .put(`/api/v1/servers/${serverId}/tool-overrides/${ids['crm-lookup']}`)
+      .send({ name: 'tool_search' })
+      .expect(422);
     await t
       .api()
       .put(`/api/v1/servers/${serverId}/tool-overrides/${ids['crm-lookup']}`)

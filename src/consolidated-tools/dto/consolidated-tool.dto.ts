@@ -10,7 +10,7 @@ import {
   MaxLength,
   ValidateNested,
 } from 'class-validator';
-import { TOOL_NAME_RULE } from '../../common/tool-name-rule';
+import { ExposedToolName } from '../../common/tool-name-rule';
 import { Optional } from '../../common/validation';
 import { DESCRIPTION_LIMIT } from '../../tools/tool-definition';
 
@@ -45,9 +45,7 @@ export class ConsolidatedToolCreateDto {
     maxLength: 128,
   })
   @IsString()
-  @Matches(TOOL_NAME_RULE, {
-    message: 'name must follow the MCP tool-name rule ^[A-Za-z0-9_.-]{1,128}$',
-  })
+  @ExposedToolName()
   name!: string;
 
   @ApiPropertyOptional({
@@ -88,9 +86,7 @@ export class ConsolidatedToolUpdateDto {
   @ApiPropertyOptional({ description: 'The name clients see.', maxLength: 128 })
   @Optional()
   @IsString()
-  @Matches(TOOL_NAME_RULE, {
-    message: 'name must follow the MCP tool-name rule ^[A-Za-z0-9_.-]{1,128}$',
-  })
+  @ExposedToolName()
   name?: string;
 
   @ApiPropertyOptional({

@@ -2,7 +2,8 @@ import { policyTool } from '../../../test/support/policy-tools';
 import { WordVectors } from '../../embeddings/word-vectors';
 import { type DirectoryTool } from '../directory/directory-tool';
 import { ToolAnalysisCache } from './tool-analysis';
-import { deferredTools, ToolCatalogue, TOOL_SEARCH_NAME } from './tool-catalogue';
+import { deferredTools, ToolCatalogue } from './tool-catalogue';
+import { TOOL_SEARCH_NAME } from '../../common/tool-name-rule';
 
 let vectors: WordVectors;
 beforeAll(async () => {

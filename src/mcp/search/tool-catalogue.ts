@@ -6,9 +6,7 @@ import { HybridIndex, type IndexedDocument, type RankingWeights } from './rankin
 import { TimeSlicer } from '../../common/time-slicer';
 import { type ToolAnalysis, type ToolAnalysisCache } from './tool-analysis';
 import { parseToolQuery, searchLimit } from './tool-query';
-
-/** The built-in search tool's name. With search on it takes precedence over any tool so named. */
-export const TOOL_SEARCH_NAME = 'tool_search';
+import { TOOL_SEARCH_NAME } from '../../common/tool-name-rule';
 
 /** How many deferred tools one gateway contributes. */
 export interface GatewayShare {

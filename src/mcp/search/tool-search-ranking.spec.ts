@@ -10,7 +10,7 @@ import {
   TOOLS,
 } from '../../../test/support/tool-searches';
 import { type DirectoryTool } from '../directory/directory-tool';
-import { TOOL_SEARCH_NAME } from './tool-catalogue';
+import { TOOL_SEARCH_NAME } from '../../common/tool-name-rule';
 import { ToolSearchService } from './tool-search.service';
 import { type PromotionStore } from './promotion-store';
 

@@ -13,7 +13,8 @@ import {
 import { type DirectoryTool } from '../directory/directory-tool';
 import { ToolDirectory } from '../directory/tool-directory';
 import { RpcError } from '../protocol/mcp-errors';
-import { type ToolCatalogue, TOOL_SEARCH_NAME } from './tool-catalogue';
+import { type ToolCatalogue } from './tool-catalogue';
+import { TOOL_SEARCH_NAME } from '../../common/tool-name-rule';
 import { ToolSearchService } from './tool-search.service';
 import { QUERY_LENGTH } from './tool-search.tool';
 import { type PromotionStore } from './promotion-store';

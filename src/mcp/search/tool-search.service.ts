@@ -17,12 +17,8 @@ import { PromotionStore } from './promotion-store';
 import { promotedNames } from './promotions';
 import { ToolAnalysisCache } from './tool-analysis';
 import { parseToolQuery } from './tool-query';
-import {
-  deferredTools,
-  type SearchOptions,
-  ToolCatalogue,
-  TOOL_SEARCH_NAME,
-} from './tool-catalogue';
+import { deferredTools, type SearchOptions, ToolCatalogue } from './tool-catalogue';
+import { TOOL_SEARCH_NAME } from '../../common/tool-name-rule';
 import {
   deferredToolRefusal,
   toolSearchArguments,

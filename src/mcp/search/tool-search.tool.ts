@@ -1,6 +1,7 @@
 import { type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/server';
 import { oneLine } from './ranking/tool-text';
-import { TOOL_SEARCH_NAME, type ToolCatalogue } from './tool-catalogue';
+import { type ToolCatalogue } from './tool-catalogue';
+import { TOOL_SEARCH_NAME } from '../../common/tool-name-rule';
 import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT } from './tool-query';
 
 /** Gateways named one by one in the description; the rest are summed up. */

@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { IsBoolean, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 import { NestedObject, Optional } from '../../common/validation';
 import { DESCRIPTION_LIMIT, TITLE_LIMIT } from '../../tools/tool-definition';
-import { TOOL_NAME_RULE } from '../../common/tool-name-rule';
+import { ExposedToolName } from '../../common/tool-name-rule';
 
 /** The MCP tool annotations a server may set; each given one replaces the upstream's. */
 export class ToolAnnotationsDto {
@@ -50,9 +50,7 @@ export class ServerToolOverrideDto {
   })
   @IsOptional()
   @IsString()
-  @Matches(TOOL_NAME_RULE, {
-    message: 'name must follow the MCP tool-name rule ^[A-Za-z0-9_.-]{1,128}$',
-  })
+  @ExposedToolName()
   name?: string | null;
 
   @ApiPropertyOptional({
