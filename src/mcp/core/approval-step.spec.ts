@@ -15,7 +15,11 @@ const POLICY: ApprovalPolicy = {
 };
 const TARGET = { gatewayId: 'g1', method: 'tools/call' as const, target: 'drop_table' };
 
-function setUp(rememberedUntil: number | null = null, capabilities = { elicitation: {} }) {
+function setUp(
+  rememberedUntil: number | null = null,
+  capabilities = { elicitation: {} },
+  playgroundBy?: string,
+) {
   const remembered = {
     validUntil: jest.fn(() => rememberedUntil),
     remember: jest.fn(() => Promise.resolve()),
@@ -24,6 +28,7 @@ function setUp(rememberedUntil: number | null = null, capabilities = { elicitati
     principal: { subject: 'user:1', name: 'alice' },
     scope: { kind: 'all' },
     meta: { clientCapabilities: capabilities },
+    ...(playgroundBy === undefined ? {} : { playgroundBy }),
   } as unknown as McpRequest;
   // The states used up, as the database keeps them for every replica.
   const used = new Set<string>();
@@ -121,6 +126,18 @@ describe('ApprovalStep', () => {
       outcome: 'remembered',
       rememberedUntil: new Date(until).toISOString(),
     });
+  });
+
+  it("lets an admin playground's yes as someone else through once, in the admin's name, never remembered", async () => {
+    const setup = setUp(null, { elicitation: {} }, 'root');
+    const { retried } = await askedThenAnswered(setup, {
+      action: 'accept',
+      content: { remember: true },
+    });
+    await expect(retried).resolves.toBe(true);
+    expect(setup.remembered.remember).not.toHaveBeenCalled();
+    expect(setup.notes[1]).toMatchObject({ outcome: 'approved', by: 'root' });
+    expect(setup.notes[1]!.rememberedUntil).toBeUndefined();
   });
 
   it('refuses on a no, a dismissal and no answer at all, noting each', async () => {

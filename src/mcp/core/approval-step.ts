@@ -154,7 +154,10 @@ export class ApprovalStep {
     await this.spend(continued, tool, asked, record);
     const at = new Date().toISOString();
     continued.approved = { policy: asked.policy.id, version, at };
-    if (asked.rememberSeconds > 0 && answer.content?.remember === true) {
+    // A yes the admin playground gave acting as someone else is for this call only: it is not
+    // theirs to remember.
+    const theirs = request.playgroundBy === undefined || request.playgroundBy === principal.name;
+    if (asked.rememberSeconds > 0 && answer.content?.remember === true && theirs) {
       const expiresAt = new Date(Date.now() + asked.rememberSeconds * 1000);
       await this.remembered.remember({
         subject: principal.subject,
@@ -226,7 +229,8 @@ function recorded(
   return {
     policy: asked.policy,
     outcome,
-    by: request.principal.name,
+    // Whoever answered: the admin playground's actor, where one acted as this principal.
+    by: request.playgroundBy ?? request.principal.name,
     at,
     shown: question(tool, asked),
   };
