@@ -79,4 +79,28 @@ describe('consolidatedEntry', () => {
       ])!.definition.outputSchema,
     ).toBeUndefined();
   });
+
+  it('narrowed, shows nothing of a member left out: its description, annotations or output schema', () => {
+    const secret = member('payroll', { type: 'object' });
+    secret.definition.description = 'Reads the payroll secrets of the company';
+    secret.definition.annotations = { destructiveHint: true };
+    const open = member('weather');
+    open.definition.description = 'The weather';
+    const entry = consolidatedEntry({ ...facts, description: secret.definition.description }, [
+      { target: 'pay', tool: secret },
+      { target: 'sky', tool: open },
+    ])!;
+    const narrowed = narrowedEntry(entry, ({ target }) => target === 'sky')!;
+    expect(narrowed.definition).toMatchObject({
+      description: 'The weather',
+      annotations: { readOnlyHint: true },
+    });
+    expect(narrowed.definition.outputSchema).toBeUndefined();
+    // A description of the tool's own stays.
+    const own = narrowedEntry(
+      consolidatedEntry(facts, entry.consolidated!.targets)!,
+      ({ target }) => target === 'sky',
+    )!;
+    expect(own.definition.description).toBe('The forecast');
+  });
 });

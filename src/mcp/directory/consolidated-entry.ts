@@ -28,14 +28,7 @@ export function consolidatedEntry(
     ...(facts.description ? { description: facts.description } : {}),
     inputSchema: withTarget(facts.inputSchema, targets) as McpTool['inputSchema'],
   };
-  const first = targets[0]!.tool.definition;
-  if (first.annotations) definition.annotations = first.annotations;
-  const output = JSON.stringify(first.outputSchema ?? null);
-  if (
-    first.outputSchema &&
-    targets.every(({ tool }) => JSON.stringify(tool.definition.outputSchema ?? null) === output)
-  )
-    definition.outputSchema = first.outputSchema;
+  Object.assign(definition, fromMembers(targets));
   const policy: PolicyTool = {
     ...targets[0]!.tool.policy,
     id: facts.id,
@@ -68,13 +61,38 @@ export function narrowedEntry(
   const kept = route.targets.filter(keep);
   if (kept.length === route.targets.length) return entry;
   if (kept.length === 0) return null;
+  // Nothing of a member left out may show: its annotations and output schema are taken from those
+  // kept, and its description, where the tool's is that member's own (the default), is theirs.
+  const { annotations: _annotations, outputSchema: _output, ...definition } = entry.definition;
+  const hidden = route.targets.filter((target) => !kept.includes(target));
+  const described = hidden.some(
+    (target) => target.tool.definition.description === definition.description,
+  );
+  const description = kept[0]!.tool.definition.description;
   return {
     ...entry,
     definition: {
-      ...entry.definition,
+      ...definition,
+      ...(described ? { description } : {}),
+      ...fromMembers(kept),
       inputSchema: withTarget(route.inputSchema, kept) as McpTool['inputSchema'],
     },
     consolidated: { ...route, targets: kept },
+  };
+}
+
+/** What a consolidated tool shows of its members: the first's annotations; an output schema all share. */
+function fromMembers(
+  targets: readonly ConsolidatedTarget[],
+): Pick<McpTool, 'annotations' | 'outputSchema'> {
+  const first = targets[0]!.tool.definition;
+  const output = JSON.stringify(first.outputSchema ?? null);
+  const shared =
+    first.outputSchema &&
+    targets.every(({ tool }) => JSON.stringify(tool.definition.outputSchema ?? null) === output);
+  return {
+    ...(first.annotations ? { annotations: first.annotations } : {}),
+    ...(shared ? { outputSchema: first.outputSchema } : {}),
   };
 }
 
