@@ -27,6 +27,43 @@ describe("what the audit trail keeps of an MCP call's arguments", () => {
     expect(JSON.stringify(kept.arguments)).not.toContain('hunter22');
   });
 
+  it('never keeps credentials under common names, in header pairs or in URLs', () => {
+    const kept = withoutSecrets({
+      pwd: 'p1',
+      db_pwd: 'p2',
+      auth: 'Basic dXNlcjpwYXNz',
+      bearer: 'b',
+      jwt: 'j',
+      session_id: 's',
+      ssh_key: 'k1',
+      accessKey: 'k2',
+      encryption_key: 'k3',
+      otp: '123456',
+      creds: 'c',
+      headers: [['Authorization', 'Bearer sk-live-1']],
+      dsn: 'postgres://bob:s3cret@db.example/app',
+      keyword: 'kept',
+      monkey: 'kept',
+    });
+    expect(kept).toEqual({
+      pwd: '[redacted]',
+      db_pwd: '[redacted]',
+      auth: '[redacted]',
+      bearer: '[redacted]',
+      jwt: '[redacted]',
+      session_id: '[redacted]',
+      ssh_key: '[redacted]',
+      accessKey: '[redacted]',
+      encryption_key: '[redacted]',
+      otp: '[redacted]',
+      creds: '[redacted]',
+      headers: [['Authorization', '[redacted]']],
+      dsn: 'postgres://[redacted]@db.example/app',
+      keyword: 'kept',
+      monkey: 'kept',
+    });
+  });
+
   it('digests and keeps arguments nested 10,000 deep without overflowing the stack', () => {
     let deep: unknown = { token: 'secret-value' };
     for (let i = 0; i < 10_000; i++) deep = { a: [deep] };

@@ -28,15 +28,42 @@ const DETAIL_LIMIT = 500;
 
 /** Field names whose values are never kept, whatever AUDIT_ARGUMENTS says. */
 const SECRET_NAME =
-  /pass(word|phrase)?|secret|token|api[-_]?key|authori[sz]ation|credential|cookie|private[-_]?key|^key$/i;
+  /pass(word|phrase)?|passwd|secret|token|api[-_]?key|authori[sz]ation|credential|cookie|private[-_]?key|session[-_]?id/i;
+/** Words of a field name (`ssh_key`, `accessKey`, `db-pwd`) that make it secret too. */
+const SECRET_WORDS: ReadonlySet<string> = new Set([
+  ...['key', 'pwd', 'auth', 'bearer', 'jwt', 'otp', 'totp', 'cred', 'creds', 'signature'],
+  ...['salt', 'pin', 'cvv', 'ssn'],
+]);
+/** String values that carry a credential whatever their field: an Authorization header's. */
+const SECRET_VALUE = /^\s*(bearer|basic|digest|token)\s+\S/i;
+/** A URL's or DSN's `user:password@`. */
+const USERINFO = /(\/\/)[^/?#@\s]*@/g;
 
 const REDACTED = '[redacted]';
 
-/** `value` with the values of secret-named fields replaced, at every depth. */
+/** Whether a field's value is kept from the trail: by its name, or a word of it for a plain value. */
+function secretField(key: string, value: unknown): boolean {
+  if (SECRET_NAME.test(key)) return true;
+  // `auth: {type, password}` keeps its type; `auth: "Basic …"` is gone.
+  if (value !== null && typeof value === 'object') return false;
+  const words = key
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/);
+  return words.some((word) => SECRET_WORDS.has(word));
+}
+
+/**
+ * `value` with the values of secret-named fields replaced, at every depth, and credentials in
+ * string values (an Authorization header's value, a URL's `user:password@`) wherever they are.
+ */
 export function withoutSecrets(value: unknown): unknown {
-  return rewriteJson(value, (member, key) =>
-    key !== undefined && SECRET_NAME.test(key) ? REDACTED : member,
-  );
+  return rewriteJson(value, (member, key) => {
+    if (key !== undefined && secretField(key, member)) return REDACTED;
+    if (typeof member !== 'string') return member;
+    if (SECRET_VALUE.test(member)) return REDACTED;
+    return member.includes('@') ? member.replace(USERINFO, `$1${REDACTED}@`) : member;
+  });
 }
 
 /**
