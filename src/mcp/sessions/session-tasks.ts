@@ -43,8 +43,18 @@ type Serve = (request: McpRequest) => Promise<JSONRPCResponse>;
  * for `tasks/result` itself, see taskOutcome). Task ids are the ones the extension's path hands
  * out, bound to the principal and endpoint; no `notifications/tasks/status` is sent.
  */
+/**
+ * `tasks/result` waits one principal may have in progress on a replica. Each polls its upstream
+ * for up to ten minutes, and a 2025 client that leaves does not cancel it: forty left behind
+ * polled an upstream 400 times a second.
+ */
+export const MAX_RESULT_WAITS = 16;
+
 @Injectable()
 export class SessionTasks {
+  /** `tasks/result` waits in progress here, by principal subject. */
+  private readonly waits = new Map<string, number>();
+
   constructor(private readonly tasks: TaskCalls) {}
 
   /** `initialize`'s `capabilities.tasks`, when an upstream of the scope declares the extension. */
@@ -105,7 +115,32 @@ export class SessionTasks {
         return asTask(await serve(this.translated(runtime, { ...request, method: 'tasks/get' })));
       }
       default:
-        return serve(this.translated(runtime, request));
+        return this.waited(request, () => serve(this.translated(runtime, request)));
+    }
+  }
+
+  /** A `tasks/result` wait, within the principal's MAX_RESULT_WAITS. */
+  private async waited(
+    request: McpRequest,
+    wait: () => Promise<JSONRPCResponse>,
+  ): Promise<JSONRPCResponse> {
+    const subject = request.principal.subject;
+    const waiting = this.waits.get(subject) ?? 0;
+    if (waiting >= MAX_RESULT_WAITS)
+      return errorResponse(
+        request.id,
+        new RpcError(
+          ProtocolErrorCode.InvalidRequest,
+          `At most ${MAX_RESULT_WAITS} tasks/result requests of one user wait at once; ask again when one has ended`,
+        ),
+      );
+    this.waits.set(subject, waiting + 1);
+    try {
+      return await wait();
+    } finally {
+      const left = (this.waits.get(subject) ?? 1) - 1;
+      if (left > 0) this.waits.set(subject, left);
+      else this.waits.delete(subject);
     }
   }
 
