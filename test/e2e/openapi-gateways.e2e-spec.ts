@@ -323,7 +323,7 @@ describe('OpenAPI services as tools', () => {
       .send({
         name: 'Aliases',
         transport: 'openapi',
-        url: `${rest.origin}/v2/`,
+        url: `${rest.origin}/aliases/`,
         openapiDocument: yaml,
       })
       .expect(201);
