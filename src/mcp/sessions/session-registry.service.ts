@@ -204,7 +204,7 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
         // Answered once the directories have dropped what they held: see ListenHub.
         return;
       case 'identity.changed':
-        this.endStreamsOf(event);
+        this.endOwnedBy(event);
         return;
       case 'mcp.promotions.changed':
         // Not a session's state: the PromotionStore of every replica drops its copy.
@@ -223,10 +223,11 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
   /**
    * Users, API tokens or OAuth grants were changed or revoked: streams they opened end here (the
    * session's own and resumed ones), and requests they sent, so that no client keeps hearing or
-   * waiting on a credential that no longer holds. Every new request is checked anyway; a client still entitled reconnects and
-   * resumes. The session itself, which outlives the credentials of its streams, stays.
+   * waiting on a credential that no longer holds. Every new request is checked anyway; a client
+   * still entitled reconnects and resumes. The session itself, which outlives the credentials of
+   * its streams, stays.
    */
-  private endStreamsOf(change: IdentityChange): void {
+  private endOwnedBy(change: IdentityChange): void {
     const affected = affectedBy(change);
     for (const runtime of this.runtimes.values()) {
       runtime.endStreams(affected);

@@ -117,7 +117,7 @@ export class StreamableHttpEndpoint {
       message.id,
       exchange,
       (signal) => this.requests.answer(runtime, message, signal, principal),
-      { subject: principal.subject, tokenId: principal.tokenId },
+      principal,
     );
   }
 
