@@ -36,6 +36,7 @@ import { ApprovalUses1796032980936 } from './1796032980936-ApprovalUses';
 import { StreamEventBytes1796100000000 } from './1796100000000-StreamEventBytes';
 import { OAuthCodeRequest1796200000000 } from './1796200000000-OAuthCodeRequest';
 import { EndedAdminSessions1796210000000 } from './1796210000000-EndedAdminSessions';
+import { RateLimitToolIdentity1797100000000 } from './1797100000000-RateLimitToolIdentity';
 
 /** Every migration, oldest first; the app and the migration job both run this list. */
 export const MIGRATIONS = [
@@ -76,4 +77,5 @@ export const MIGRATIONS = [
   StreamEventBytes1796100000000,
   OAuthCodeRequest1796200000000,
   EndedAdminSessions1796210000000,
+  RateLimitToolIdentity1797100000000,
 ];

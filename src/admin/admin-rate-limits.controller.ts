@@ -135,7 +135,7 @@ export class AdminRateLimitsController {
         limits: result.items.map((limit) => ({
           ...limit,
           server: limit.serverId ? (serverNames.get(limit.serverId) ?? limit.serverId) : null,
-          tool: limit.toolId ? (toolNames.get(limit.toolId) ?? limit.toolId) : null,
+          tool: limit.toolId ? (toolNames.get(limit.toolId) ?? limit.toolId) : limit.toolName,
         })),
         pager: pager(page, result.total, (n) => hrefWith('/admin/rate-limits', { page: n })),
         values,

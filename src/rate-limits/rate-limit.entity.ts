@@ -1,4 +1,5 @@
 import {
+  Check,
   Column,
   CreateDateColumn,
   Entity,
@@ -9,8 +10,8 @@ import {
   PrimaryGeneratedColumn,
   UpdateDateColumn,
 } from 'typeorm';
+import { Gateway } from '../gateways/gateway.entity';
 import { Server } from '../servers/server.entity';
-import { Tool } from '../tools/tool.entity';
 
 /** Whose calls one bucket counts: each API token's (or session's), or each person's. */
 export const RATE_LIMIT_KEYS = ['token', 'user'] as const;
@@ -19,10 +20,15 @@ export type RateLimitKey = (typeof RATE_LIMIT_KEYS)[number];
 /**
  * At most `points` tool calls per `windowSeconds`, counted per token or per user, on one virtual
  * server or everywhere, for one tool or all of them.
+ *
+ * A tool is named by its gateway and upstream name, not by its row: a sync deletes the row of a
+ * tool its upstream stops listing and inserts a new one when it is listed again, and the limit
+ * must hold on the tool that comes back rather than go with the row that left.
  */
 @Entity({ name: 'rate_limit' })
 @Index('rate_limit_server_idx', ['serverId'])
-@Index('rate_limit_tool_idx', ['toolId'])
+@Index('rate_limit_tool_idx', ['gatewayId', 'toolName'])
+@Check('rate_limit_tool_check', `("gateway_id" IS NULL) = ("tool_name" IS NULL)`)
 export class RateLimit {
   @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'rate_limit_pk' })
   id!: string;
@@ -34,9 +40,13 @@ export class RateLimit {
   @Column({ name: 'server_id', type: 'uuid', nullable: true })
   serverId!: string | null;
 
-  /** Null: every tool, counted together. */
-  @Column({ name: 'tool_id', type: 'uuid', nullable: true })
-  toolId!: string | null;
+  /** The gateway of the one tool it counts; null, with `toolName`: every tool, counted together. */
+  @Column({ name: 'gateway_id', type: 'uuid', nullable: true })
+  gatewayId!: string | null;
+
+  /** The upstream (original) name of the one tool it counts. */
+  @Column({ name: 'tool_name', type: 'varchar', length: 128, nullable: true })
+  toolName!: string | null;
 
   @Column({ type: 'integer' })
   points!: number;
@@ -54,9 +64,9 @@ export class RateLimit {
   @JoinColumn({ name: 'server_id', foreignKeyConstraintName: 'rate_limit_server_fk' })
   server?: Server;
 
-  @ManyToOne(() => Tool, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'tool_id', foreignKeyConstraintName: 'rate_limit_tool_fk' })
-  tool?: Tool;
+  @ManyToOne(() => Gateway, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'gateway_id', foreignKeyConstraintName: 'rate_limit_gateway_fk' })
+  gateway?: Gateway;
 }
 
 /**

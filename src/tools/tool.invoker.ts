@@ -41,9 +41,12 @@ export class ToolInvoker {
   /** The global rate limits that count this call; 429 past any of them. */
   private async limit(principal: Principal, toolId: string): Promise<void> {
     const limits: LimitRule[] = await this.dataSource.query(
-      `SELECT id, per, server_id AS "serverId", tool_id AS "toolId", points,
-              window_seconds AS "windowSeconds"
-       FROM rate_limit WHERE server_id IS NULL AND (tool_id IS NULL OR tool_id = $1)`,
+      `SELECT l.id, l.per, l.server_id AS "serverId", l.points, l.window_seconds AS "windowSeconds",
+              CASE WHEN l.tool_name IS NOT NULL THEN t.id END AS "toolId"
+       FROM rate_limit l LEFT JOIN tool t ON t.id = $1
+       WHERE l.server_id IS NULL
+         AND (l.tool_name IS NULL
+              OR (l.gateway_id = t.gateway_id AND l.tool_name = t.original_name))`,
       [toolId],
     );
     if (limits.length === 0) return;

@@ -342,18 +342,17 @@ describe('configuration as code', () => {
   });
 
   it('applies rate limits by server and tool name, enforced at once, and prunes them', async () => {
-    const limited = document(github, jira, {
-      rateLimits: [
-        {
-          per: 'token',
-          server: 'Support agent',
-          tool: 'github-create_issue',
-          points: 1,
-          windowSeconds: 3600,
-        },
-        { per: 'user', points: 1000, windowSeconds: 60 },
-      ],
-    });
+    const rateLimits = [
+      {
+        per: 'token',
+        server: 'Support agent',
+        tool: 'github-create_issue',
+        points: 1,
+        windowSeconds: 3600,
+      },
+      { per: 'user', points: 1000, windowSeconds: 60 },
+    ];
+    const limited = document(github, jira, { rateLimits });
     limited.servers[0]!.tools = ['github-create_issue', 'github-list_repos'];
     delete (limited.servers[0] as { team?: string }).team;
     limited.gateways[1]!.team = 'platform';
@@ -396,8 +395,29 @@ describe('configuration as code', () => {
         windowSeconds: 3600,
       },
     ]);
+    // While its tool is away (gone from the upstream's list for a sync) the limit is still there,
+    // under the tool's name: exported as before, and applied back to no changes.
+    const gateways = (await app.api().get('/api/v1/gateways').expect(200)).body as {
+      items: { id: string; name: string }[];
+    };
+    const githubId = gateways.items.find((gateway) => gateway.name === 'GitHub')!.id;
+    const createIssue = github.tools.get('create_issue')!;
+    github.removeTool('create_issue');
+    await app.api().post(`/api/v1/gateways/${githubId}/sync`).expect(200);
+    const away = (await app.api().get('/api/v1/config').expect(200)).body as typeof exported;
+    expect(away.rateLimits).toEqual(exported.rateLimits);
+    const onlyLimits = { apiVersion: 'portico/v1', rateLimits };
+    expect((await apply(onlyLimits)).changes).toEqual([]);
+    github.setTool(createIssue);
+    await app.api().post(`/api/v1/gateways/${githubId}/sync`).expect(200);
+
     const pruned = await apply({ ...limited, rateLimits: [] }, '?prune=true');
-    expect(pruned.changes.map((c) => c.action)).toEqual(['delete', 'delete']);
+    expect(
+      pruned.changes.filter((c) => c.kind === 'rate limit').map((c) => `${c.action} ${c.name}`),
+    ).toEqual([
+      'delete per user on every endpoint for all tools',
+      'delete per token on "Support agent" for github-create_issue',
+    ]);
   });
 
   it('exports pinning settings and pins, applies them back to no changes, and quarantines what differs from a pin', async () => {

@@ -11,6 +11,7 @@ import { textOf as htmlText } from '../support/html-text';
 import { pageSession } from '../support/identities';
 import { ADMIN_PASSWORD, startReplica, startTestApp, type TestApp } from '../support/test-app';
 import { serverToken } from '../support/tokens';
+import { waitFor } from '../support/wait-for';
 import { RateLimiter } from '../../src/rate-limits/rate-limiter.service';
 
 const textOf = (result: unknown) =>
@@ -271,6 +272,141 @@ describe('rate limits', () => {
       .type('form')
       .send({ per: 'user', points: '1', windowSeconds: '1' })
       .expect(403);
+  });
+});
+
+/**
+ * A sync deletes the row of a tool its upstream stops listing and inserts a new one when it is
+ * listed again: a limit on the tool must outlive that, or a tool that leaves for one sync comes
+ * back without its limit.
+ */
+describe('a rate limit on a tool that leaves its upstream for a sync', () => {
+  let t: TestApp;
+  let upstream: UpstreamFixture;
+  const clients: Client[] = [];
+
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+
+  afterAll(async () => {
+    for (const connected of clients) await connected.close();
+    await t.close();
+    await upstream?.close();
+  });
+
+  const register = async (name: string) => {
+    const gateway = await t
+      .api()
+      .post('/api/v1/gateways')
+      .send({ name, url: upstream.url })
+      .expect(201);
+    return gateway.body.id as string;
+  };
+  const toolId = async (name: string) => {
+    const tools = await t.api().get('/api/v1/tools').query({ limit: 500 }).expect(200);
+    return (tools.body.items as { id: string; name: string }[]).find((tool) => tool.name === name)
+      ?.id;
+  };
+  const sync = async (gatewayId: string) =>
+    (await t.api().post(`/api/v1/gateways/${gatewayId}/sync`).expect(200)).body as object;
+  const invoke = (id: string) => t.api().post(`/api/v1/tools/${id}/invoke`).send({ arguments: {} });
+
+  it('holds again, with its spent calls, when the tool is listed again, and shows as away meanwhile', async () => {
+    upstream = await startUpstream({
+      name: 'flap',
+      tools: [echoTool('ping', 'flap'), echoTool('pong', 'flap')],
+    });
+    const gatewayId = await register('Flap');
+    const pingId = (await toolId('flap-ping'))!;
+    const limit = await t
+      .api()
+      .post('/api/v1/rate-limits')
+      .send({ per: 'token', toolId: pingId, points: 2, windowSeconds: 3600 })
+      .expect(201);
+    const id = limit.body.id as string;
+    expect(limit.body).toMatchObject({
+      toolId: pingId,
+      gatewayId,
+      toolName: 'ping',
+      toolAway: false,
+    });
+    await invoke(pingId).expect(200);
+    await invoke(pingId).expect(200);
+    await invoke(pingId).expect(429);
+
+    upstream.removeTool('ping');
+    expect(await sync(gatewayId)).toMatchObject({ removed: ['ping'] });
+    const away = { id, toolId: null, gatewayId, toolName: 'ping', toolAway: true, points: 2 };
+    expect((await t.api().get(`/api/v1/rate-limits/${id}`).expect(200)).body).toMatchObject(away);
+    const listed = await t.api().get('/api/v1/rate-limits').expect(200);
+    expect(listed.body.items).toEqual([expect.objectContaining(away)]);
+    // While its tool is away the limit counts no other tool.
+    const pongId = (await toolId('flap-pong'))!;
+    for (let i = 0; i < 3; i++) await invoke(pongId).expect(200);
+
+    upstream.setTool(echoTool('ping', 'flap'));
+    expect(await sync(gatewayId)).toMatchObject({ added: ['ping'] });
+    const backId = (await toolId('flap-ping'))!;
+    expect(backId).not.toBe(pingId);
+    expect((await t.api().get(`/api/v1/rate-limits/${id}`).expect(200)).body).toMatchObject({
+      toolId: backId,
+      toolAway: false,
+      points: 2,
+      windowSeconds: 3600,
+    });
+    const refused = await invoke(backId).expect(429);
+    expect(refused.body.code).toBe('rate_limit.exceeded');
+    const mcp = await connectClient(t.baseUrl, { token: t.token });
+    clients.push(mcp);
+    await waitFor(
+      async () => (await mcp.listTools()).tools.some((tool) => tool.name === 'flap-ping'),
+      'the tool back in the list',
+    );
+    expect((await rpcError(mcp.callTool({ name: 'flap-ping', arguments: {} }))).code).toBe(-32014);
+  });
+
+  it('is deleted through the API while its tool is away, and the tool comes back without it', async () => {
+    const gatewayId = (await t.api().get('/api/v1/gateways').expect(200)).body.items.find(
+      (gateway: { slug: string }) => gateway.slug === 'flap',
+    ).id as string;
+    const limits = await t.api().get('/api/v1/rate-limits').expect(200);
+    const id = limits.body.items[0].id as string;
+    upstream.removeTool('ping');
+    expect(await sync(gatewayId)).toMatchObject({ removed: ['ping'] });
+    await t.api().delete(`/api/v1/rate-limits/${id}`).expect(204);
+    await t.api().get(`/api/v1/rate-limits/${id}`).expect(404);
+    upstream.setTool(echoTool('ping', 'flap'));
+    expect(await sync(gatewayId)).toMatchObject({ added: ['ping'] });
+    await invoke((await toolId('flap-ping'))!).expect(200);
+  });
+
+  it('goes with its gateway, also while its tool is away, and not to a gateway made under the same slug', async () => {
+    const gatewayId = (await t.api().get('/api/v1/gateways').expect(200)).body.items.find(
+      (gateway: { slug: string }) => gateway.slug === 'flap',
+    ).id as string;
+    const pongId = (await toolId('flap-pong'))!;
+    const onPong = await t
+      .api()
+      .post('/api/v1/rate-limits')
+      .send({ per: 'user', toolId: pongId, points: 1, windowSeconds: 3600 })
+      .expect(201);
+    const onPing = await t
+      .api()
+      .post('/api/v1/rate-limits')
+      .send({ per: 'user', toolId: (await toolId('flap-ping'))!, points: 1, windowSeconds: 3600 })
+      .expect(201);
+    upstream.removeTool('ping');
+    expect(await sync(gatewayId)).toMatchObject({ removed: ['ping'] });
+    await t.api().delete(`/api/v1/gateways/${gatewayId}`).expect(204);
+    await t.api().get(`/api/v1/rate-limits/${onPong.body.id}`).expect(404);
+    await t.api().get(`/api/v1/rate-limits/${onPing.body.id}`).expect(404);
+    expect((await t.api().get('/api/v1/rate-limits').expect(200)).body.total).toBe(0);
+
+    upstream.setTool(echoTool('ping', 'flap'));
+    const again = await register('Flap');
+    expect(again).not.toBe(gatewayId);
+    for (let i = 0; i < 2; i++) await invoke((await toolId('flap-ping'))!).expect(200);
   });
 });
 

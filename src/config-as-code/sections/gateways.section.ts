@@ -299,8 +299,7 @@ export const gatewaysSection = defineSection({
       await warnCascades(ctx, `Gateway '${gateway.name}'`, gateway.id, {
         '# server memberships of its tools':
           'SELECT count(*) AS n FROM server_tool st JOIN tool t ON t.id = st.tool_id WHERE t.gateway_id = $1',
-        '# rate limits on its tools':
-          'SELECT count(*) AS n FROM rate_limit r JOIN tool t ON t.id = r.tool_id WHERE t.gateway_id = $1',
+        '# rate limits on its tools': 'SELECT count(*) AS n FROM rate_limit WHERE gateway_id = $1',
         '# consolidated tools’ members of its tools':
           'SELECT count(*) AS n FROM consolidated_member m JOIN tool t ON t.id = m.tool_id WHERE t.gateway_id = $1',
       });

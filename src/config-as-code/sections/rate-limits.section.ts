@@ -38,18 +38,11 @@ export const rateLimitsSection = defineSection({
   description: 'Tool call rate limits, each known by `per`, `server` and `tool`.',
   item: rateLimitItem,
 
-  async export({ em, names }) {
-    const rows: (RateLimit & { serverName: string | null; toolName: string | null })[] =
-      await em.query(
-        `SELECT l.per, l.points, l.window_seconds AS "windowSeconds", s.name AS "serverName",
-                ${names.expression('t')} AS "toolName"
-         FROM rate_limit l LEFT JOIN server s ON s.id = l.server_id LEFT JOIN tool t ON t.id = l.tool_id
-         ORDER BY s.name NULLS FIRST, 5 NULLS FIRST, l.per`,
-      );
-    return rows.map((row) => ({
+  async export(ctx) {
+    return [...(await storedByKey(ctx)).values()].map((row) => ({
       per: row.per,
       ...(row.serverName === null ? {} : { server: row.serverName }),
-      ...(row.toolName === null ? {} : { tool: row.toolName }),
+      ...(row.virtualName === null ? {} : { tool: row.virtualName }),
       points: row.points,
       windowSeconds: row.windowSeconds,
     }));
@@ -62,9 +55,9 @@ export const rateLimitsSection = defineSection({
       const key = keyOf(item);
       if (seen.has(key)) throw invalid(`The rate limit ${key} is named twice`);
       seen.add(key);
-      const target = await targetOf(item, ctx);
-      if (target === null) continue;
       const limit = existing.get(key) ?? null;
+      const target = await targetOf(item, limit, ctx);
+      if (target === null) continue;
       const fields: FieldChange[] = scalarChanges(
         limit && { points: limit.points, windowSeconds: limit.windowSeconds },
         { points: item.points, windowSeconds: item.windowSeconds },
@@ -105,29 +98,54 @@ function keyOf(item: Pick<RateLimitItem, 'per' | 'server' | 'tool'>): string {
   return `per ${item.per} on ${item.server === null ? 'every endpoint' : `"${item.server}"`} for ${item.tool ?? 'all tools'}`;
 }
 
-async function storedByKey(ctx: ApplyContext): Promise<Map<string, RateLimit>> {
-  const rows: (RateLimit & { serverName: string | null; toolName: string | null })[] =
-    await ctx.em.query(
-      `SELECT l.id, l.per, l.server_id AS "serverId", l.tool_id AS "toolId", l.points,
-              l.window_seconds AS "windowSeconds", s.name AS "serverName",
-              ${ctx.names.expression('t')} AS "toolName"
-       FROM rate_limit l LEFT JOIN server s ON s.id = l.server_id LEFT JOIN tool t ON t.id = l.tool_id`,
-    );
+interface StoredLimit extends RateLimit {
+  serverName: string | null;
+  /** The virtual name of its tool, also while the tool is away. */
+  virtualName: string | null;
+}
+
+/** The stored limits by key, in the order an export lists them. */
+async function storedByKey(
+  ctx: Pick<ApplyContext, 'em' | 'names'>,
+): Promise<Map<string, StoredLimit>> {
+  // The tool is named from its gateway's slug and upstream name, which outlive its row.
+  const rows: StoredLimit[] = await ctx.em.query(
+    `SELECT l.id, l.per, l.server_id AS "serverId", l.gateway_id AS "gatewayId",
+            l.tool_name AS "toolName", l.points, l.window_seconds AS "windowSeconds",
+            s.name AS "serverName", ${ctx.names.expression('t')} AS "virtualName"
+     FROM rate_limit l LEFT JOIN server s ON s.id = l.server_id
+     LEFT JOIN LATERAL (SELECT g.slug AS gateway_slug, l.tool_name AS original_name
+                        FROM gateway g WHERE g.id = l.gateway_id) AS t ON true
+     ORDER BY s.name NULLS FIRST, 9 NULLS FIRST, l.per`,
+  );
   return new Map(
-    rows.map((row) => [keyOf({ per: row.per, server: row.serverName, tool: row.toolName }), row]),
+    rows.map((row) => [
+      keyOf({ per: row.per, server: row.serverName, tool: row.virtualName }),
+      row,
+    ]),
   );
 }
 
-/** The ids the item names; null when its tool waits for its gateway's first sync. */
+/**
+ * The server and tool (by gateway and upstream name) the item names; null when its tool waits for
+ * its gateway's first sync. A stored limit keeps its tool, also while the upstream does not list it.
+ */
 async function targetOf(
   item: RateLimitItem,
+  stored: StoredLimit | null,
   ctx: ApplyContext,
-): Promise<{ serverId: string | null; toolId: string | null } | null> {
+): Promise<Pick<RateLimit, 'serverId' | 'gatewayId' | 'toolName'> | null> {
   const where = `Rate limit ${keyOf(item)}`;
   const serverId = await serverIdOf(ctx, item.server, where);
+  if (stored !== null) return { serverId, gatewayId: stored.gatewayId, toolName: stored.toolName };
   const toolId = await toolIdOf(ctx, item.tool, where);
-  if (item.tool !== null && toolId === null) return null;
-  return { serverId, toolId };
+  if (toolId === null)
+    return item.tool === null ? { serverId, gatewayId: null, toolName: null } : null;
+  const [tool] = await ctx.em.query<{ gatewayId: string; toolName: string }[]>(
+    'SELECT gateway_id AS "gatewayId", original_name AS "toolName" FROM tool WHERE id = $1',
+    [toolId],
+  );
+  return { serverId, gatewayId: tool!.gatewayId, toolName: tool!.toolName };
 }
 
 function invalid(message: string): ConfigDocumentException {

@@ -233,12 +233,15 @@ export class Directories implements OnModuleInit, OnModuleDestroy {
     return JSON.stringify(rows);
   }
 
+  /** A limit on a tool that is away counts nothing until the tool is back. */
   private limitsOf(serverId: string | null): Promise<LimitRule[]> {
     return this.dataSource.query(
-      `SELECT id, per, server_id AS "serverId", tool_id AS "toolId", points,
-              window_seconds AS "windowSeconds"
-       FROM rate_limit WHERE server_id IS NULL${serverId === null ? '' : ' OR server_id = $1'}
-       ORDER BY id`,
+      `SELECT l.id, l.per, l.server_id AS "serverId", t.id AS "toolId", l.points,
+              l.window_seconds AS "windowSeconds"
+       FROM rate_limit l LEFT JOIN tool t ON t.gateway_id = l.gateway_id AND t.original_name = l.tool_name
+       WHERE (l.server_id IS NULL${serverId === null ? '' : ' OR l.server_id = $1'})
+         AND (l.tool_name IS NULL OR t.id IS NOT NULL)
+       ORDER BY l.id`,
       serverId === null ? [] : [serverId],
     );
   }

@@ -18,11 +18,34 @@ export class RateLimitResponseDto {
 
   @ApiProperty({
     type: String,
-    description: 'The tool it counts, or null for all tools together.',
+    description:
+      'The tool it counts, as the catalogue holds it now; null for all tools together, and while its tool is away (`toolAway`).',
     format: 'uuid',
     nullable: true,
   })
   toolId!: string | null;
+
+  @ApiProperty({
+    type: String,
+    description: 'The gateway of the tool it counts, or null for all tools together.',
+    format: 'uuid',
+    nullable: true,
+  })
+  gatewayId!: string | null;
+
+  @ApiProperty({
+    type: String,
+    description:
+      'The upstream name of the tool it counts, or null for all tools together. The limit stays with this name while the tool is away, and holds again when the gateway lists it again.',
+    nullable: true,
+  })
+  toolName!: string | null;
+
+  @ApiProperty({
+    description:
+      'True while the gateway’s upstream does not list the tool it counts (it left in a sync); false otherwise.',
+  })
+  toolAway!: boolean;
 
   @ApiProperty({ description: 'Calls allowed per window.' })
   points!: number;
