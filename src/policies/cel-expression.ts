@@ -1,7 +1,7 @@
 import type * as Cel from '@marcbachmann/cel-js' with { 'resolution-mode': 'import' };
 import { CostRefusal, estimateCost } from './cel-cost';
-import { type EvaluationTrace, MeteredProgram } from './cel-meter';
-import { DynamicPatterns } from './cel-patterns';
+import { type EvaluationTrace, ExpressionLimitError, MeteredProgram } from './cel-meter';
+import { DynamicPatterns, PatternError } from './cel-patterns';
 
 /** The longest expression a policy may have. */
 export const EXPRESSION_MAX_LENGTH = 4096;
@@ -49,6 +49,25 @@ export class ExpressionError extends Error {
   }
 }
 
+/**
+ * An evaluation that failed, told by its kind (`int conversion error`, `no such key`) and where in
+ * the expression: the library's own text quotes the values it met (`invalid string value
+ * "<the password>"`, `No such key: <an argument>`), and this message reaches the audit trail, the
+ * logs and the caller. It keeps nothing of the library's error, not even as its cause.
+ */
+export class EvaluationFailure extends Error {
+  constructor(
+    /** The library's code (`int_conversion_error`), or `invalid_pattern`, `evaluation_error`. */
+    readonly kind: string,
+    readonly position: ExpressionPosition | null,
+    /** The key or variable the expression names where it failed: the author's text, not a value. */
+    written: string | null = null,
+  ) {
+    const where = position ? ` (line ${position.line}, column ${position.column})` : '';
+    super(`${kind.replaceAll('_', ' ')}${written === null ? '' : `: ${written}`}${where}`);
+  }
+}
+
 /** What an expression reads, found once when it is compiled. */
 export interface ExpressionUses {
   /** The principal's fields it reads (all of them when it uses `principal` whole). */
@@ -70,9 +89,9 @@ export interface CelExpression {
   /** Its worst-case cost on inputs at the limits, in units (cel-limits), as the save check found. */
   readonly cost: number;
   /**
-   * The value, or a throw for an error of evaluation (no such key, no such overload, …) or an
-   * ExpressionLimitError of the meter. `trace` learns whether it read `args` or `now` and what
-   * it spent.
+   * The value, or a throw: an EvaluationFailure (no such key, no such overload, …) or an
+   * ExpressionLimitError of the meter, whose messages hold sizes and counts, never values. `trace`
+   * learns whether it read `args` or `now` and what it spent.
    */
   evaluate(variables: Record<string, unknown>, trace?: EvaluationTrace): unknown;
 }
@@ -201,8 +220,46 @@ export async function compileExpression(text: string): Promise<CelExpression> {
     uses,
     argumentFields,
     cost: estimate.cost,
-    evaluate: (variables, trace) => metered.run(() => program(variables), trace),
+    evaluate: (variables, trace) => {
+      try {
+        return metered.run(() => program(variables), trace);
+      } catch (error) {
+        throw error instanceof ExpressionLimitError ? error : failureOf(error, text);
+      }
+    },
   };
+}
+
+/** What the library (or a pattern built while evaluating) threw, without the values it quotes. */
+function failureOf(error: unknown, text: string): EvaluationFailure {
+  if (error instanceof PatternError) return new EvaluationFailure('invalid_pattern', null);
+  const found = error as { code?: unknown; range?: { start?: unknown }; node?: unknown };
+  const kind =
+    typeof found.code === 'string' && /^[a-z][a-z_]{0,63}$/.test(found.code)
+      ? found.code
+      : 'evaluation_error';
+  const offset = found.range?.start;
+  return new EvaluationFailure(
+    kind,
+    typeof offset === 'number' ? positionOf(text, offset) : null,
+    kind === 'no_such_key' || kind === 'unknown_variable' ? writtenNameOf(found.node) : null,
+  );
+}
+
+/**
+ * The name a failed node writes in the expression itself (`args.path`, `args["path"]`, a
+ * variable), if any; an index computed from a value (`args.m[args.key]`) is not said.
+ */
+function writtenNameOf(node: unknown): string | null {
+  const access = node as AstNode | undefined;
+  if (!access || typeof access !== 'object') return null;
+  if (access.op === 'id') return access.args;
+  if (access.op === '.' || access.op === '.?') return access.args[1];
+  if ((access.op === '[]' || access.op === '[?]') && access.args[1].op === 'value') {
+    const index = access.args[1].args;
+    return typeof index === 'string' ? index : null;
+  }
+  return null;
 }
 
 function fromLibrary(error: unknown, text: string): ExpressionError {

@@ -210,7 +210,7 @@ describe('PolicySet', () => {
     expect(set.decide(principal(), write, { path: '/tmp/x' }, NOW).effect).toBe('allow');
     // Missing the argument: the expression fails, which refuses the call (fail closed).
     expect(() => set.decide(principal(), write, {}, NOW)).toThrow(
-      "Policy 'no-etc' could not judge this call, so it is refused: No such key: path",
+      "Policy 'no-etc' could not judge this call, so it is refused: no such key: path (line 1, column 33)",
     );
     // Other tools are decided at listing: the first policy is false whatever the arguments.
     expect(set.outcome(principal(), tool('fs-read')).decision).toMatchObject({ effect: 'allow' });
@@ -278,7 +278,7 @@ describe('PolicySet', () => {
     );
     expect(set.listed(principal(), tool('fs-write'))).toBe(false);
     expect(() => set.decide(principal(), tool('fs-write'), {}, NOW)).toThrow(
-      "Policy 'broken' could not judge this call, so it is refused: No such key: costHint",
+      "Policy 'broken' could not judge this call, so it is refused: no such key: costHint (line 1, column 18)",
     );
     expect(() => set.decide(principal(), tool('fs-read'), {}, NOW)).toThrow(PolicyEvaluationFailed);
     const hinted = (name: string) =>
@@ -316,6 +316,56 @@ describe('PolicySet', () => {
     expect(() => asking.decide(principal(), tool('fs-read'), {}, NOW)).toThrow(
       PolicyEvaluationFailed,
     );
+  });
+
+  it('reports a failure by its kind and place, never by a value of the call or the principal', async () => {
+    const secret = 'hunter2-SECRET';
+    const failures: unknown[] = [];
+    const failing = async (expression: string) =>
+      PolicySet.compile([policy(expression, 'deny', { name: 'leaky' })], TEAMS, (_, __, error) =>
+        failures.push(error),
+      );
+    const reasonOf = async (
+      expression: string,
+      args: Record<string, unknown>,
+      who = principal(),
+    ) => {
+      const set = await failing(expression);
+      try {
+        set.decide(who, tool('fs-read'), args, NOW);
+      } catch (error) {
+        expect(error).toBeInstanceOf(PolicyEvaluationFailed);
+        return (error as Error).message;
+      }
+      throw new Error(`'${expression}' did not fail`);
+    };
+    const reasons = [
+      await reasonOf('bool(args.password)', { password: secret }),
+      await reasonOf('args.password.size() > int(args.password)', { password: secret }),
+      await reasonOf('args.m[args.password] == "x"', { m: {}, password: secret }),
+      await reasonOf('duration(args.password) > duration("1s")', { password: secret }),
+      await reasonOf('matches("x", args.pattern)', { pattern: `(${secret}` }),
+      await reasonOf('int(args.n) + 9223372036854775807 > 0', { n: 5 }),
+      await reasonOf('bool(principal.name)', {}, principal({ name: secret })),
+    ];
+    expect(reasons[0]).toBe(
+      "Policy 'leaky' could not judge this call, so it is refused: bool conversion error (line 1, column 1)",
+    );
+    expect(reasons[1]).toContain('int conversion error (line 1, column 24)');
+    expect(reasons[2]).toContain('no such key (line 1, column 1)');
+    expect(reasons[4]).toContain('invalid pattern');
+    expect(reasons[5]).toContain('numeric overflow');
+    expect(failures).toHaveLength(reasons.length);
+    const told = [
+      ...reasons,
+      ...failures.map((error) => `${String(error)} ${JSON.stringify(error)}`),
+    ];
+    for (const text of told) {
+      expect(text).not.toContain(secret);
+      expect(text).not.toContain('9223372036854775812');
+    }
+    // A key written in the expression is the author's, and is said.
+    expect(await reasonOf('args.path == "x"', {})).toContain('no such key: path');
   });
 
   it('lists a tool a call-dependent policy may allow before one that fails on it', async () => {

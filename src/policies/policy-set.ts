@@ -373,7 +373,7 @@ export class PolicySet {
 
   private failed(policy: Compiled, tool: PolicyTool, error: unknown): PolicyFailure {
     this.onError(policy, tool.name, error);
-    return { policy: policy.decision.policy!, reason: reasonOf(error) };
+    return { policy: policy.decision.policy!, reason: errorMessage(error) };
   }
 
   private celPrincipal(principal: Principal): Record<string, unknown> {
@@ -413,18 +413,6 @@ function revisionOf({ expression, effect, priority, approval }: PolicyDefinition
 
 function byOrder(a: PolicyDefinition, b: PolicyDefinition): number {
   return a.priority - b.priority || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-}
-
-/** An error's first line: a CEL error's own summary, without the source it quotes. */
-function reasonOf(error: unknown): string {
-  const found = error as { summary?: unknown; message?: unknown };
-  const message =
-    typeof found.summary === 'string'
-      ? found.summary
-      : typeof found.message === 'string'
-        ? found.message
-        : String(error);
-  return message.split('\n')[0]!;
 }
 
 function kindOf(value: unknown): string {

@@ -1,6 +1,7 @@
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { type Client as ModernClient } from '@modelcontextprotocol/client';
+import { Logger } from '@nestjs/common';
 import request from 'supertest';
 import {
   echoTool,
@@ -230,7 +231,7 @@ describe('hostile policies and arguments', () => {
     // are refused with the policy and the reason.
     const refusedCall = await rpcError(theirs.callTool({ name: 'hostile-read', arguments: {} }));
     expect(refusedCall.message).toContain(
-      "Policy 'costly-hint' could not judge this call, so it is refused: No such key: costHint",
+      "Policy 'costly-hint' could not judge this call, so it is refused: no such key: costHint (line 1, column 81)",
     );
     const read = (tools.body.items as { id: string; originalName: string }[]).find(
       (tool) => tool.originalName === 'read',
@@ -241,11 +242,80 @@ describe('hostile policies and arguments', () => {
       .send({ arguments: {} })
       .expect(422);
     expect(invoked.body.detail).toBe(
-      "Policy 'costly-hint' could not judge this call, so it is refused: No such key: costHint",
+      "Policy 'costly-hint' could not judge this call, so it is refused: no such key: costHint (line 1, column 81)",
     );
     expect(calls('read')).toBe(1);
     const metrics = (await t.api().get('/metrics').expect(200)).text;
     expect(metrics).toMatch(/portico_policy_errors_total\{policy="costly-hint"\} [1-9]/);
+  });
+
+  it("never tells a value of the call in a failed policy's reason: to the caller, the audit trail, the dry run or the logs", async () => {
+    const secret = 'hunter2-not-for-the-audit';
+    const logged: unknown[][] = [];
+    const spies = (['log', 'warn', 'error', 'debug', 'verbose'] as const).map((level) =>
+      jest.spyOn(Logger.prototype, level).mockImplementation(function (...parts: unknown[]) {
+        logged.push(parts);
+      }),
+    );
+    try {
+      await policy({
+        name: 'checks-password',
+        expression: 'tool.originalName == "write" && bool(args.password)',
+        effect: 'deny',
+      });
+      const args = { password: secret };
+      const refusal = `Policy 'checks-password' could not judge this call, so it is refused: bool conversion error (line 1, column 33)`;
+      const client = await v1();
+      const refused = await eventually(() =>
+        rpcError(client.callTool({ name: 'hostile-write', arguments: args })),
+      );
+      expect(refused.message).toContain(refusal);
+      const neu = await modern();
+      expect(
+        (await failure(neu.callTool({ name: 'hostile-write', arguments: args }))).message,
+      ).toContain(refusal);
+      const tools = await t.api().get('/api/v1/tools').expect(200);
+      const write = (tools.body.items as { id: string; originalName: string }[]).find(
+        (tool) => tool.originalName === 'write',
+      )!;
+      const invoked = await t
+        .api()
+        .post(`/api/v1/tools/${write.id}/invoke`)
+        .send({ arguments: args })
+        .expect(422);
+      expect(invoked.body.detail).toBe(refusal);
+      const dryRun = await t
+        .api()
+        .post('/api/v1/policies/dry-run')
+        .send({ user: 'admin', tools: ['hostile-write'], arguments: args });
+      expect(dryRun.text).toContain('bool conversion error');
+      const audited = await eventually(async () => {
+        const page = await t
+          .api()
+          .get('/api/v1/audit')
+          .query({ action: 'tools/call', tool: 'hostile-write' })
+          .expect(200);
+        const entries = (page.body.items as { detail: string | null }[]).filter((entry) =>
+          entry.detail?.includes(refusal),
+        );
+        expect(entries.length).toBeGreaterThanOrEqual(2);
+        return page.text;
+      });
+      const exported = await t.api().get('/api/v1/audit').query({ limit: 200 }).expect(200);
+      expect(calls('write')).toBe(0);
+      for (const told of [
+        refused.message,
+        invoked.text,
+        dryRun.text,
+        audited,
+        exported.text,
+        JSON.stringify(logged),
+      ])
+        expect(told).not.toContain(secret);
+      expect(JSON.stringify(logged)).toContain('bool conversion error');
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
   });
 
   describe('in a process of its own', () => {
