@@ -102,10 +102,16 @@ describe('MCP Apps through the gateway', () => {
       listUi: { csp: { connectDomains: ['https://list.alpha.example'] } },
       contentUi: {
         csp: {
-          connectDomains: ['https://api.alpha.example', 'https://list.alpha.example'],
-          resourceDomains: ['https://cdn.alpha.example'],
-          frameDomains: ['https://frames.alpha.example'],
-          baseUriDomains: ['https://base.alpha.example'],
+          // What an upstream declares that is no single origin never reaches the host's CSP.
+          connectDomains: [
+            'https://api.alpha.example',
+            '*',
+            'https:',
+            'https://list.alpha.example',
+          ],
+          resourceDomains: ['https://*.alpha.example', 'data:', 'blob:', "'unsafe-eval'"],
+          frameDomains: ['https://frames.alpha.example', 'https://*.com', 'http://evil.example'],
+          baseUriDomains: ["https://base.alpha.example; script-src 'unsafe-inline'", 'junk'],
         },
         permissions: { camera: {} },
         prefersBorder: true,
@@ -334,9 +340,9 @@ describe('MCP Apps through the gateway', () => {
         ui: {
           csp: {
             connectDomains: ['https://list.alpha.example', 'https://api.alpha.example'],
-            resourceDomains: ['https://cdn.alpha.example'],
+            resourceDomains: ['https://*.alpha.example'],
             frameDomains: ['https://frames.alpha.example'],
-            baseUriDomains: ['https://base.alpha.example'],
+            baseUriDomains: [],
           },
           permissions: { camera: {} },
           prefersBorder: true,

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import {
   type ReadResourceResult,
   type Resource,
@@ -21,7 +21,7 @@ import { RESOURCE_NOT_FOUND, RpcError, UPSTREAM_PROTOCOL_ERROR } from '../protoc
 import { type AppTool, AppToolLookup } from './app-tool-lookup.service';
 import { callRewriterScript, injectFirst } from './call-rewriter';
 import { PrefabRenderer } from './prefab/prefab-renderer.service';
-import { mergeUiResourceMeta } from './ui-resource-meta';
+import { type DroppedSources, mergeUiResourceMeta } from './ui-resource-meta';
 import { isJsonObject } from '../../common/json-value';
 
 /** Where a tools/call goes: the tool's gateway, under its upstream name; and what policies judge. */
@@ -61,6 +61,7 @@ export function resourceNotFound(uri: string): RpcError {
  */
 @Injectable()
 export class McpApps {
+  private readonly logger = new Logger(McpApps.name);
   /** A directory's apps, derived once per directory version. */
   private readonly derived = new WeakMap<ToolDirectory, Apps>();
 
@@ -174,11 +175,16 @@ export class McpApps {
     }
     const html = 'text' in item ? item.text : Buffer.from(item.blob, 'base64').toString('utf8');
     const itemMeta = isJsonObject(item._meta) ? item._meta : {};
-    const ui = mergeUiResourceMeta([
-      isJsonObject(listed?._meta) ? listed._meta.ui : undefined,
-      itemMeta.ui,
-      tool.appConfig,
-    ]);
+    const dropped: DroppedSources = { count: 0, samples: [] };
+    const ui = mergeUiResourceMeta(
+      [isJsonObject(listed?._meta) ? listed._meta.ui : undefined, itemMeta.ui, tool.appConfig],
+      dropped,
+    );
+    if (dropped.count > 0) {
+      this.logger.warn(
+        `Gateway ${tool.gatewaySlug}'s UI ${JSON.stringify(upstreamUri.slice(0, 200))} declares ${dropped.count} CSP source(s) that are no single origin, not passed on: ${dropped.samples.join(', ')}`,
+      );
+    }
     return {
       contents: [
         {

@@ -1,4 +1,9 @@
-import { mergeUiResourceMeta } from './ui-resource-meta';
+import {
+  CSP_LIST_LIMIT,
+  type DroppedSources,
+  isCspOrigin,
+  mergeUiResourceMeta,
+} from './ui-resource-meta';
 
 const EMPTY = { connectDomains: [], resourceDomains: [], frameDomains: [], baseUriDomains: [] };
 
@@ -49,23 +54,120 @@ describe('mergeUiResourceMeta', () => {
     });
   });
 
-  it('drops entries that could break out of a CSP directive', () => {
-    const merged = mergeUiResourceMeta([
-      {
-        csp: {
-          connectDomains: [
-            'https://ok.example',
-            "https://x.example; script-src 'unsafe-eval'",
-            'https://a.example https://b.example',
-            "'unsafe-inline'",
-            'https://a.example,https://b.example',
-            42,
-            '',
-          ],
-          resourceDomains: 'https://not-a-list.example',
+  it('drops every source that is not one origin, and says which', () => {
+    const hostile = [
+      '*',
+      'https:',
+      'http:',
+      '*.com',
+      'https://*.com',
+      'data:',
+      'blob:',
+      "'unsafe-eval'",
+      "'unsafe-inline'",
+      "https://x.example; script-src 'unsafe-eval'",
+      'https://a.example https://b.example',
+      'https://a.example,https://b.example',
+      'http://example.com',
+      'not a url',
+      42,
+      '',
+    ];
+    const dropped: DroppedSources = { count: 0, samples: [] };
+    const merged = mergeUiResourceMeta(
+      [
+        {
+          csp: {
+            connectDomains: ['https://ok.example', ...hostile],
+            frameDomains: hostile,
+            resourceDomains: hostile,
+            baseUriDomains: hostile,
+          },
         },
-      },
-    ]);
+      ],
+      dropped,
+    );
     expect(merged.csp).toEqual({ ...EMPTY, connectDomains: ['https://ok.example'] });
+    expect(dropped.count).toBe(hostile.length * 4);
+    expect(dropped.samples).toEqual(['"*"', '"https:"', '"http:"', '"*.com"', '"https://*.com"']);
   });
+
+  it('keeps at most CSP_LIST_LIMIT sources of a list from each object, and samples the rest cut short', () => {
+    const many = Array.from(
+      { length: CSP_LIST_LIMIT + 3 },
+      (_, index) => `https://h${index}.example`,
+    );
+    const dropped: DroppedSources = { count: 0, samples: [] };
+    const long = `https://${'a'.repeat(300)}.example`;
+    const merged = mergeUiResourceMeta(
+      [
+        { csp: { connectDomains: [...many, long] } },
+        { csp: { connectDomains: ['https://operator.example'] } },
+      ],
+      dropped,
+    );
+    expect(merged.csp.connectDomains).toEqual([
+      ...many.slice(0, CSP_LIST_LIMIT),
+      'https://operator.example',
+    ]);
+    expect(dropped.count).toBe(4);
+    expect(dropped.samples.at(-1)).toHaveLength(80);
+  });
+});
+
+describe('isCspOrigin', () => {
+  it.each([
+    'https://cdn.example.com',
+    'https://a.example.com:8443',
+    'https://*.example.com',
+    'https://*.cdn.example.co.uk',
+    'https://xn--bcher-kva.example',
+    'http://localhost',
+    'http://localhost:5173',
+    'http://127.0.0.1:3000',
+    'http://[::1]:8080',
+    'https://localhost',
+  ])('accepts %s', (origin) => expect(isCspOrigin(origin)).toBe(true));
+
+  it.each([
+    '*',
+    'https:',
+    'http:',
+    'https://*',
+    '*.com',
+    '*.example.com',
+    'https://*.com',
+    'https://*.localhost',
+    'http://*.example.com',
+    'https://*.*.example.com',
+    'https://a.*.example.com',
+    'data:',
+    'blob:',
+    'wss://example.com',
+    'javascript:alert(1)',
+    "'unsafe-eval'",
+    "'self'",
+    "https://x.example;script-src 'unsafe-eval'",
+    'https://a.example https://b.example',
+    'https://a.example\thttps://b.example',
+    'https://a.example,https://b.example',
+    'http://example.com',
+    'http://10.0.0.1',
+    'https://10.0.0.1',
+    'https://example.com/',
+    'https://example.com/path',
+    'https://user:pass@example.com',
+    'https://EXAMPLE.com',
+    'https://example.com:0',
+    'https://example.com:65536',
+    'https://example.com:443x',
+    'https://-bad.example',
+    'https://bad-.example',
+    'https://a..example',
+    `https://${'a'.repeat(64)}.example`,
+    `https://${'a.'.repeat(130)}example`,
+    'example.com',
+    'not a url',
+    '',
+  ])('refuses %s', (origin) => expect(isCspOrigin(origin)).toBe(false));
 });

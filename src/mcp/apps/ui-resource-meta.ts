@@ -10,18 +10,54 @@ export interface UiResourceMeta {
   domain?: string;
 }
 
+/** How many sources one `_meta.ui` may declare in a list; more is no list of origins but a flood. */
+export const CSP_LIST_LIMIT = 32;
+
+/** What a merge refused, for the log: how many sources, and the first few of them, cut short. */
+export interface DroppedSources {
+  count: number;
+  samples: string[];
+}
+
+const DROPPED_SAMPLES = 5;
+const SAMPLE_LENGTH = 80;
+
+const LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
+/** A top-level label is never all digits: that would be an IP address, not a domain. */
+const TOP_LABEL = '(?:[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?|xn--[a-z0-9-]{1,59})';
+/** Lowercase ASCII names (IDNs in their xn-- form): nothing in them can end a CSP source. */
+const HOST = new RegExp(`^(?:${LABEL}\\.)*${TOP_LABEL}$`);
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+const ORIGIN =
+  /^(?<scheme>https?):\/\/(?<wildcard>\*\.)?(?<host>[^/:]+|\[::1\])(?::(?<port>[1-9]\d{0,4}))?$/;
+
 /**
- * One CSP source expression: hosts paste these into a policy, so anything that could end a
- * directive or start another (whitespace, `;`, `,`, quotes) is refused.
+ * Whether a CSP source an upstream declares is one origin, as hosts paste it into a policy:
+ * `https://host[:port]`, with at most a leading `*.` for the subdomains of a domain of two labels
+ * or more, or `http://` for a loopback host. A bare `*` or scheme, a wildcard on a top-level
+ * domain, `data:`, `blob:`, keywords, paths and anything that could end a directive would let a
+ * hostile upstream's page reach anywhere, so they are refused.
  */
-const CSP_SOURCE = /^[^\s;,'"]{1,2048}$/;
+export function isCspOrigin(value: string): boolean {
+  const { scheme, wildcard, host = '', port } = ORIGIN.exec(value)?.groups ?? {};
+  if (!scheme || Number(port ?? 1) > 65535) return false;
+  if (LOOPBACK.has(host)) return !wildcard;
+  return (
+    scheme === 'https' && host.length <= 253 && HOST.test(host) && (!wildcard || host.includes('.'))
+  );
+}
 
 /**
  * Merges `_meta.ui` objects in order (the upstream's list entry, its content item, the operator's
  * app config): the domain lists are concatenated without duplicates, permissions united, and a
- * later `prefersBorder` or `domain` wins. Sources are untrusted; what is malformed is dropped.
+ * later `prefersBorder` or `domain` wins. Sources are untrusted: a CSP source that is no origin
+ * (`isCspOrigin`), or past the first CSP_LIST_LIMIT of its list in its object, is dropped and
+ * counted in `dropped`.
  */
-export function mergeUiResourceMeta(sources: readonly unknown[]): UiResourceMeta {
+export function mergeUiResourceMeta(
+  sources: readonly unknown[],
+  dropped: DroppedSources = { count: 0, samples: [] },
+): UiResourceMeta {
   const lists = Object.fromEntries(
     CSP_DOMAIN_LISTS.map((list) => [list, new Set<string>()]),
   ) as Record<CspDomainList, Set<string>>;
@@ -33,9 +69,11 @@ export function mergeUiResourceMeta(sources: readonly unknown[]): UiResourceMeta
       for (const list of CSP_DOMAIN_LISTS) {
         const entries = source.csp[list];
         if (!Array.isArray(entries)) continue;
-        for (const entry of entries) {
-          if (typeof entry === 'string' && CSP_SOURCE.test(entry)) lists[list].add(entry);
-        }
+        entries.forEach((entry, index) => {
+          if (typeof entry === 'string' && isCspOrigin(entry) && index < CSP_LIST_LIMIT)
+            lists[list].add(entry);
+          else drop(dropped, entry);
+        });
       }
     }
     if (isJsonObject(source.permissions)) {
@@ -54,4 +92,10 @@ export function mergeUiResourceMeta(sources: readonly unknown[]): UiResourceMeta
     ...(Object.keys(permissions).length > 0 ? { permissions } : {}),
     ...merged,
   };
+}
+
+function drop(dropped: DroppedSources, entry: unknown): void {
+  dropped.count += 1;
+  if (dropped.samples.length < DROPPED_SAMPLES)
+    dropped.samples.push(JSON.stringify(entry ?? null).slice(0, SAMPLE_LENGTH));
 }
