@@ -42,10 +42,9 @@ export class ServedToolsQuery {
     return this.served().andWhere('tool.tool_hash = :hash', { hash });
   }
 
-  /** The gateway's served tools' names, hashes and `_meta`, by upstream name. */
-  ofGateway(gatewayId: string): Promise<Pick<Tool, 'originalName' | 'toolHash' | 'meta'>[]> {
+  /** The gateway's served tools, by upstream name. */
+  ofGateway(gatewayId: string): Promise<Tool[]> {
     return this.served()
-      .select(['tool.originalName', 'tool.toolHash', 'tool.meta'])
       .andWhere('tool.gateway_id = :gatewayId', { gatewayId })
       .orderBy('tool.original_name')
       .getMany();

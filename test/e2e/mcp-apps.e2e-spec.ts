@@ -551,6 +551,37 @@ describe('MCP Apps through the gateway', () => {
       expect(alpha.fixture.calls).toHaveLength(calls);
     });
 
+    it('give an app’s page no hash of a backend tool a policy hides from the caller', async () => {
+      const table = async (client: Client) =>
+        new Map(bridgeTable((await read(client, uriOf('Alpha', 'get-time'))).text));
+      for (const client of [all, inside]) expect((await table(client)).has('refresh')).toBe(true);
+      const deny = await t
+        .api()
+        .post('/api/v1/policies')
+        .send({
+          name: 'hide-alpha-refresh',
+          expression: `tool.id == "${tool('Alpha', 'refresh').id}"`,
+          effect: 'deny',
+        })
+        .expect(201);
+      try {
+        await eventually(async () => {
+          // A member of /mcp's scope, and a tool outside the server's own list.
+          for (const client of [all, inside]) {
+            const hashes = await table(client);
+            expect(hashes.has('refresh')).toBe(false);
+            expect(hashes.get('get-time')).toBe(tool('Alpha', 'get-time').toolHash);
+            await expect(
+              client.callTool({ name: hashed('Alpha', 'refresh'), arguments: {} }),
+            ).rejects.toThrow('Unknown tool');
+          }
+        });
+      } finally {
+        await t.api().delete(`/api/v1/policies/${deny.body.id}`).expect(204);
+      }
+      await eventually(async () => expect((await table(inside)).has('refresh')).toBe(true));
+    });
+
     it('read the UI of their own model-only tool, but not a gateway neighbour’s', async () => {
       // alpha's model-time has no UI of its own, so switch the renderer on for it.
       const modelTime = tool('Alpha', 'model-time');

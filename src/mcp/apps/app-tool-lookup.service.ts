@@ -3,6 +3,7 @@ import { EventBus } from '../../events/event-bus';
 import { policyToolOf, type PolicyTool } from '../../policies/policy-tool';
 import { ServedToolsQuery } from '../../tools/served-tools.query';
 import { hashedBackendName } from '../../tools/tool-hash';
+import { type Tool } from '../../tools/tool.entity';
 import { ToolNameQuery } from '../../virtual-names/tool-name.query';
 import { type ToolAppConfig } from '../../tools/tool-app-config';
 import { type ToolVisibility, toolVisibility } from '../../tools/tool-visibility';
@@ -63,21 +64,20 @@ export class AppToolLookup implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Upstream name to hash for every served tool of the gateway that apps may call: what an app's
-   * page needs to address its own backend tools. Read afresh each time.
+   * Every served tool of the gateway that apps may call, read afresh each time: what an app's page
+   * may address, before it is narrowed to what its caller may call.
    */
-  async appCallableHashes(gatewayId: string): Promise<Map<string, string>> {
+  async appCallable(gatewayId: string): Promise<AppTool[]> {
     const rows = await this.served.ofGateway(gatewayId);
-    return new Map(
-      rows
-        .filter((tool) => toolVisibility(tool.meta).includes('app'))
-        .map((tool) => [tool.originalName, tool.toolHash]),
-    );
+    return rows.map((tool) => this.appTool(tool)).filter((tool) => tool.visibility.includes('app'));
   }
 
   private async load(hash: string): Promise<AppTool | null> {
     const tool = await this.served.byHash(hash);
-    if (!tool) return null;
+    return tool && this.appTool(tool);
+  }
+
+  private appTool(tool: Tool): AppTool {
     return {
       id: tool.id,
       gatewayId: tool.gatewayId,

@@ -39,7 +39,7 @@ export interface CallTarget {
  */
 export type UiRead =
   | { kind: 'built'; result: ReadResourceResult }
-  | { kind: 'upstream'; tool: AppTool; upstreamUri: string };
+  | { kind: 'upstream'; tool: AppTool; upstreamUri: string; hashes: Map<string, string> };
 
 /** The upstream's page and its `resources/list` entry (null when it has none, or cannot list). */
 export interface UpstreamUi {
@@ -122,10 +122,12 @@ export class McpApps {
   }
 
   /**
-   * How a per-tool UI resource is read: Portico's page, built here, or the upstream's. Not found
-   * unless the caller may see the tool: a member of the scope only where its policies list it to
-   * the caller (`visible`); an app-visible tool of a gateway that supplies an app among those only
-   * where they list its own record (`listed`).
+   * How a per-tool UI resource is read: Portico's page, built here, or the upstream's, with the
+   * table of the backend tools its bridge addresses. Not found unless the caller may see the tool:
+   * a member of the scope only where its policies list it to the caller (`visible`); an
+   * app-visible tool of a gateway that supplies an app among those only where they list its own
+   * record (`listed`). The table holds the app-visible tools of the gateway the caller may see by
+   * the same rule, so a page learns no hash of a tool hidden from its caller.
    */
   async planRead(
     scope: ToolDirectory,
@@ -135,8 +137,9 @@ export class McpApps {
   ): Promise<UiRead> {
     const hash = parsePrefabResourceUri(uri);
     const tool = hash === null ? null : await this.lookup.byHash(hash);
-    if (!tool || !mayRead(scope, visible, this.apps(visible).gateways, listed, tool))
-      throw resourceNotFound(uri);
+    const may = (candidate: AppTool) =>
+      mayRead(scope, visible, this.apps(visible).gateways, listed, candidate);
+    if (!tool || !may(tool)) throw resourceNotFound(uri);
     const ui = toolUi(tool.meta, tool.appConfig);
     if (!ui) throw resourceNotFound(uri);
     if (ui.kind === 'prefab') {
@@ -152,17 +155,17 @@ export class McpApps {
       };
       return { kind: 'built', result };
     }
-    return { kind: 'upstream', tool, upstreamUri: ui.uri };
+    const callable = (await this.lookup.appCallable(tool.gatewayId)).filter(may);
+    const hashes = new Map(callable.map((backend) => [backend.originalName, backend.toolHash]));
+    return { kind: 'upstream', tool, upstreamUri: ui.uri, hashes };
   }
 
   /** The upstream's page with the call-rewriting bridge first, and its `_meta.ui` merged. */
-  async bridge(
+  bridge(
     uri: string,
-    tool: AppTool,
-    upstreamUri: string,
+    { tool, upstreamUri, hashes }: Extract<UiRead, { kind: 'upstream' }>,
     { read, listed }: UpstreamUi,
-  ): Promise<ReadResourceResult> {
-    const hashes = await this.lookup.appCallableHashes(tool.gatewayId);
+  ): ReadResourceResult {
     const isHtml = (content: { mimeType?: string }) => content.mimeType?.startsWith('text/html');
     const item =
       read.contents.find((content) => content.uri === upstreamUri && isHtml(content)) ??

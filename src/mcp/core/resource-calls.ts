@@ -166,7 +166,7 @@ export class ResourceCalls {
       ]);
       return { read, listed };
     });
-    return this.apps.bridge(uri, tool, upstreamUri, ui);
+    return this.apps.bridge(uri, plan, ui);
   }
 }
 
