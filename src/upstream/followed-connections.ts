@@ -37,13 +37,16 @@ export class FollowedConnections<F extends Follower, T extends Follow<F> = Follo
   }
 
   /**
-   * The follow of the connection acting for `actingFor` on the gateway, opened by `open` (which
-   * builds the follow and its connection) when there is none yet.
+   * The follow of a connection acting for `actingFor` on the gateway that `fits` what is to be
+   * added, opened by `open` (which builds the follow and its connection) when none does. An
+   * upstream listen follows a bounded number of things, so a full connection gets a sibling
+   * under the same authorization context rather than refusing whoever comes next.
    */
   async shared(
     gatewayId: string,
     actingFor: ActingFor,
     open: (target: UpstreamTarget) => T,
+    fits: (follow: T) => boolean = () => true,
   ): Promise<[string, T]> {
     const target = await this.client.target(gatewayId);
     if (!target)
@@ -51,8 +54,13 @@ export class FollowedConnections<F extends Follower, T extends Follow<F> = Follo
         'unreachable',
         `the gateway of this ${this.what} is no longer active`,
       );
-    const key = `${gatewayId}\0${authorizationContext(target, actingFor)}`;
-    return [key, this.follows.get(key) ?? this.watched(key, open(target))];
+    const context = `${gatewayId}\0${authorizationContext(target, actingFor)}`;
+    for (let sibling = 0; ; sibling++) {
+      const key = sibling === 0 ? context : `${context}\0${sibling}`;
+      const follow = this.follows.get(key);
+      if (!follow) return [key, this.watched(key, open(target))];
+      if (fits(follow)) return [key, follow];
+    }
   }
 
   /** Records the follow under its key; when its connection is lost it goes, its followers told. */

@@ -3,6 +3,7 @@ import { type JSONRPCRequest, ProtocolErrorCode } from '@modelcontextprotocol/se
 import { type Principal } from '../../auth/principal';
 import { exchangeSubjectOf } from '../../auth/principal-resolver';
 import { type Authorized } from '../protocol/authorized';
+import { RpcError } from '../protocol/mcp-errors';
 import { type McpScope } from '../protocol/mcp-scope';
 import { SseResponse } from '../streams/sse-response';
 import { endAtExpiry } from '../streams/stream-expiry';
@@ -65,10 +66,23 @@ export class ListenEndpoint {
       lost: () => listen?.drop('upstream-lost'),
     });
     const earlyTasks = new Map<unknown, Record<string, unknown>>();
-    const tasks = await this.tasks.follow(scope, principal, filter.taskIds ?? [], {
-      status: (task) => (listen ? listen.taskStatus(task) : earlyTasks.set(task.taskId, task)),
-      lost: () => listen?.drop('upstream-lost'),
-    });
+    let tasks: Awaited<ReturnType<TaskListens['follow']>>;
+    try {
+      tasks = await this.tasks.follow(scope, principal, filter.taskIds ?? [], {
+        status: (task) => (listen ? listen.taskStatus(task) : earlyTasks.set(task.taskId, task)),
+        lost: () => listen?.drop('upstream-lost'),
+      });
+    } catch (error) {
+      following.forEach(({ stop }) => stop());
+      if (!(error instanceof RpcError)) throw error;
+      sse.message({
+        jsonrpc: '2.0',
+        id: message.id,
+        error: { code: error.code, message: error.message },
+      });
+      sse.end();
+      return;
+    }
     const unfollow = () => {
       following.forEach(({ stop }) => stop());
       tasks.stop();

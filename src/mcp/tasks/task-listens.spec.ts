@@ -2,6 +2,7 @@ import { type JSONRPCRequest } from '@modelcontextprotocol/server';
 import { type Principal } from '../../auth/principal';
 import { TASKS_EXTENSION } from '../../upstream/client-capabilities';
 import { type Directories } from '../directory/directories.service';
+import { RpcError } from '../protocol/mcp-errors';
 import { type McpScope } from '../protocol/mcp-scope';
 import { TaskIdSealer } from './task-id-seal';
 import { servingGateways } from '../../../test/support/task-access';
@@ -12,15 +13,28 @@ const sealer = new TaskIdSealer('t'.repeat(40));
 const scope = { kind: 'server', serverId: 's1' } as unknown as McpScope;
 const alice = { subject: 'user:alice', userId: 'alice' } as unknown as Principal;
 
-function setUp(gatewayIds = ['gw-1']) {
-  const followed: { gatewayId: string; followers: ReadonlyMap<string, TaskFollower> }[] = [];
+function setUp(gatewayIds = ['gw-1'], overBound = (_gatewayId: string) => false) {
+  const followed: {
+    gatewayId: string;
+    owner: string;
+    followers: ReadonlyMap<string, TaskFollower>;
+    stop: jest.Mock;
+  }[] = [];
   const watch = {
     follow: jest.fn(
-      (gatewayId: string, _actingFor: unknown, followers: ReadonlyMap<string, TaskFollower>) => {
-        followed.push({ gatewayId, followers });
+      (
+        gatewayId: string,
+        _actingFor: unknown,
+        owner: string,
+        followers: ReadonlyMap<string, TaskFollower>,
+      ) => {
+        if (overBound(gatewayId))
+          return Promise.reject(new RpcError(-32600, 'This principal follows too many tasks'));
+        const stop = jest.fn();
+        followed.push({ gatewayId, owner, followers, stop });
         return Promise.resolve({
           followed: [...followers.keys()].filter((id) => id !== 'up-refused'),
-          stop: jest.fn(),
+          stop,
         });
       },
     ),
@@ -83,10 +97,12 @@ describe('TaskListens', () => {
     );
     expect(result.taskIds).toEqual([elsewhere, mine]);
     expect(
-      followed.map(({ gatewayId, followers }) => [gatewayId, [...followers.keys()]]).sort(),
+      followed
+        .map(({ gatewayId, owner, followers }) => [gatewayId, owner, [...followers.keys()]])
+        .sort(),
     ).toEqual([
-      ['gw-1', ['up-1', 'up-refused']],
-      ['gw-2', ['up-2']],
+      ['gw-1', 'user:alice', ['up-1', 'up-refused']],
+      ['gw-2', 'user:alice', ['up-2']],
     ]);
     followed
       .find(({ gatewayId }) => gatewayId === 'gw-1')!
@@ -100,5 +116,18 @@ describe('TaskListens', () => {
     // Each status is judged before it is told.
     await new Promise((resolve) => setImmediate(resolve));
     expect(heard).toEqual([{ taskId: mine, status: 'completed', result: { content: [] } }]);
+  });
+
+  it('refuses the whole listen when its tasks pass a bound, and follows none of them', async () => {
+    const { listens, followed } = setUp(['gw-1', 'gw-2'], (gatewayId) => gatewayId === 'gw-2');
+    const refusal = listens.follow(scope, alice, [sealed('up-1'), sealed('up-2', 'gw-2')], {
+      status: () => undefined,
+      lost: () => undefined,
+    });
+    await expect(refusal).rejects.toMatchObject({ code: -32600 });
+    // What the other gateway followed is stopped again.
+    expect(followed.map(({ gatewayId, stop }) => [gatewayId, stop.mock.calls.length])).toEqual([
+      ['gw-1', 1],
+    ]);
   });
 });

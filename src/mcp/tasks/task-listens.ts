@@ -65,7 +65,8 @@ export class TaskListens {
   /**
    * Follows the tasks named by Portico's ids; resolves with the ids followed (what the
    * acknowledgement names) and the way to stop. An upstream that cannot be reached leaves its
-   * tasks out.
+   * tasks out; tasks past the principal's or the replica's bound refuse the whole listen
+   * (RpcError, -32600), none of its tasks followed.
    */
   async follow(
     scope: McpScope,
@@ -87,7 +88,7 @@ export class TaskListens {
       byGateway.set(route.gatewayId, ids);
     }
     const followed = await Promise.all(
-      [...byGateway].map(async ([gatewayId, ids]) => {
+      [...byGateway].map(async ([gatewayId, ids]): Promise<FollowedOnGateway | RpcError | null> => {
         const followers = new Map<string, TaskFollower>(
           [...ids].map(([upstreamId, followed]) => {
             // One after the other: each status is judged (and its result checked) in turn.
@@ -106,15 +107,25 @@ export class TaskListens {
           const follow = await this.watch.follow(
             gatewayId,
             { userId: principal.userId },
+            principal.subject,
             followers,
           );
           return { ids: follow.followed.map((id) => ids.get(id)!.clientId), stop: follow.stop };
-        } catch {
+        } catch (error) {
+          // A bound passed is the client's to hear; an unreachable upstream only leaves its tasks out.
+          if (error instanceof RpcError) return error;
           return null;
         }
       }),
     );
-    const following = followed.filter((each) => each !== null);
+    const following = followed.filter(
+      (each): each is FollowedOnGateway => each !== null && !(each instanceof RpcError),
+    );
+    const refused = followed.find((each): each is RpcError => each instanceof RpcError);
+    if (refused) {
+      following.forEach(({ stop }) => stop());
+      throw refused;
+    }
     const followedIds = new Set(following.flatMap(({ ids }) => ids));
     return {
       // In the order the client named them.
@@ -164,4 +175,10 @@ export class TaskListens {
 interface Followed {
   route: TaskRoute;
   clientId: string;
+}
+
+/** A gateway's tasks a listen follows: the client's ids of them, and the way to stop. */
+interface FollowedOnGateway {
+  ids: string[];
+  stop: () => void;
 }
