@@ -600,6 +600,89 @@ describe('MCP Apps through the gateway', () => {
     });
   });
 
+  describe('with tool search on', () => {
+    const deferred = (name: string) =>
+      `Tool '${name}' is deferred and has not been promoted yet. Call tool_search (for example \`select:${name}\`) first, then retry.`;
+    let searcher: Client;
+
+    beforeAll(async () => {
+      const server = (
+        await t
+          .api()
+          .post('/api/v1/servers')
+          .send({
+            name: 'Deferred apps',
+            toolIds: [
+              tool('Alpha', 'get-time').id,
+              tool('Alpha', 'save').id,
+              tool('deadbeefcafe', 'save').id,
+            ],
+            toolSearch: { enabled: true, alwaysLoaded: ['deadbeefcafe_save'] },
+          })
+          .expect(201)
+      ).body;
+      searcher = await connect({
+        token: await serverToken(t, server.id),
+        path: `/servers/${server.id}/mcp`,
+      });
+    });
+
+    it('call a model-visible tool by its hashed name only once it is promoted', async () => {
+      const calls = alpha.fixture.calls.length;
+      for (const name of [hashed('Alpha', 'get-time'), hashed('Alpha', 'save')]) {
+        expect(await searcher.callTool({ name, arguments: {} })).toMatchObject({
+          isError: true,
+          content: [{ text: deferred(name.endsWith('save') ? 'alpha_save' : 'alpha_get-time') }],
+        });
+      }
+      // The always-loaded deadbeefcafe_save is spelt as alpha's save's hashed name, which it takes.
+      expect(await searcher.callTool({ name: 'deadbeefcafe_save', arguments: {} })).toMatchObject({
+        isError: true,
+        content: [{ text: deferred('alpha_save') }],
+      });
+      expect(alpha.fixture.calls).toHaveLength(calls);
+      await searcher.callTool({
+        name: 'tool_search',
+        arguments: { query: 'select:alpha_get-time,alpha_save' },
+      });
+      const called = await searcher.callTool({ name: hashed('Alpha', 'save'), arguments: {} });
+      expect(called.structuredContent).toMatchObject({ upstream: 'alpha', tool: 'save' });
+    });
+
+    it('reach an app-only tool outside the server, and no model-visible one', async () => {
+      const server = (
+        await t
+          .api()
+          .post('/api/v1/servers')
+          .send({
+            name: 'Deferred app alone',
+            toolIds: [tool('Alpha', 'get-time').id],
+            toolSearch: { enabled: true, alwaysLoaded: [] },
+          })
+          .expect(201)
+      ).body;
+      const alone = await connect({
+        token: await serverToken(t, server.id),
+        path: `/servers/${server.id}/mcp`,
+      });
+      const page = await read(alone, uriOf('Alpha', 'get-time'));
+      expect(new Map(bridgeTable(page.text))).toEqual(
+        new Map([
+          ['get-time', tool('Alpha', 'get-time').toolHash],
+          ['refresh', tool('Alpha', 'refresh').toolHash],
+        ]),
+      );
+      const refreshed = await alone.callTool({ name: hashed('Alpha', 'refresh'), arguments: {} });
+      expect(refreshed.structuredContent).toEqual({ upstream: 'alpha', tool: 'refresh' });
+      // alpha's save is model-visible and no tool of this server: no search can promote it.
+      const calls = alpha.fixture.calls.length;
+      await expect(
+        alone.callTool({ name: hashed('Alpha', 'save'), arguments: {} }),
+      ).rejects.toThrow('Unknown tool');
+      expect(alpha.fixture.calls).toHaveLength(calls);
+    });
+  });
+
   it('reaches a tool added upstream by hash and by URI right after the sync', async () => {
     alpha.fixture.setTool({
       definition: {

@@ -81,7 +81,8 @@ export class McpApps {
    * Null unless it names an app-visible tool under its own upstream name, whose gateway supplies
    * an app (a tool with a UI) among the tools the caller can see (`visible`): only an app calls by
    * these names. The record is the scope's own where the tool is a member (`scope`), so that
-   * policies judge it as they do under any other name.
+   * policies judge it as they do under any other name. With tool search on, a tool of the scope
+   * is still refused until promoted (tool search sees to that), and one outside it only app-only.
    */
   async resolveCall(
     scope: ToolDirectory,
@@ -89,7 +90,11 @@ export class McpApps {
     name: string,
   ): Promise<CallTarget | null> {
     const tool = await this.backendTool(name, scope);
-    return tool && this.apps(visible).gateways.has(tool.gatewayId) ? tool : null;
+    return tool &&
+      this.apps(visible).gateways.has(tool.gatewayId) &&
+      !unpromotable(scope, visible, tool)
+      ? tool
+      : null;
   }
 
   /**
@@ -104,7 +109,10 @@ export class McpApps {
    * The app-visible tool a `<tool_hash>_<original_name>` names under its own upstream name: the
    * scope's own record where it is a member, else the served tool with that hash.
    */
-  private async backendTool(name: string, scope?: ToolDirectory): Promise<CallTarget | null> {
+  private async backendTool(
+    name: string,
+    scope?: ToolDirectory,
+  ): Promise<(CallTarget & Pick<AppTool, 'toolHash' | 'visibility'>) | null> {
     const parsed = parseHashedBackendName(name);
     if (!parsed) return null;
     const tool = scope?.byHash.get(parsed.hash) ?? (await this.lookup.byHash(parsed.hash));
@@ -155,7 +163,9 @@ export class McpApps {
       };
       return { kind: 'built', result };
     }
-    const callable = (await this.lookup.appCallable(tool.gatewayId)).filter(may);
+    const callable = (await this.lookup.appCallable(tool.gatewayId)).filter(
+      (backend) => may(backend) && !unpromotable(scope, visible, backend),
+    );
     const hashes = new Map(callable.map((backend) => [backend.originalName, backend.toolHash]));
     return { kind: 'upstream', tool, upstreamUri: ui.uri, hashes };
   }
@@ -248,4 +258,19 @@ function mayRead(
 ): boolean {
   if (scope.byHash.has(tool.toolHash)) return visible.byHash.has(tool.toolHash);
   return tool.visibility.includes('app') && appGateways.has(tool.gatewayId) && listed(tool.policy);
+}
+
+/**
+ * Whether search keeps a tool from its hashed name for good: with search on, a model-visible tool
+ * is called only once promoted, and only the scope's own tools can be. An app-only tool is never
+ * deferred, so an app still reaches its own upstream's app-only tools outside the scope.
+ */
+function unpromotable(
+  scope: ToolDirectory,
+  visible: ToolDirectory,
+  tool: Pick<AppTool, 'toolHash' | 'visibility'>,
+): boolean {
+  return (
+    visible.search.enabled && !scope.byHash.has(tool.toolHash) && tool.visibility.includes('model')
+  );
 }

@@ -28,19 +28,19 @@ import {
 
 /**
  * The virtual name of the deferred tool a tools/call name reaches, or null if it reaches none.
- * Resolution is that of tools/call: the virtual name first, then a hashed backend name of an
- * app-visible tool, so the hashed path is no way around deferral.
+ * Resolution is that of tools/call: a name shaped like the hashed backend name of an app-visible
+ * tool reaches that tool even where a virtual name spells it, so the hashed path is no way around
+ * deferral.
  */
 function deferredName(
   directory: ToolDirectory,
   catalogue: ToolCatalogue,
   called: string,
 ): string | null {
-  if (catalogue.has(called)) return called;
-  if (directory.byName.has(called)) return null;
   const parsed = parseHashedBackendName(called);
   const tool = parsed && directory.byHash.get(parsed.hash);
-  return tool && answersToHashedName(tool, parsed) && catalogue.has(tool.name) ? tool.name : null;
+  const reached = tool && answersToHashedName(tool, parsed) ? tool.name : called;
+  return catalogue.has(reached) ? reached : null;
 }
 
 /** A scope's catalogue with the `tool_search` entry that describes it. */
