@@ -127,6 +127,9 @@ describe('isCspOrigin', () => {
     'http://127.0.0.1:3000',
     'http://[::1]:8080',
     'https://localhost',
+    'wss://realtime.example.com',
+    'wss://*.example.com:8443',
+    'ws://localhost:8080',
   ])('accepts %s', (origin) => expect(isCspOrigin(origin)).toBe(true));
 
   it.each([
@@ -143,7 +146,8 @@ describe('isCspOrigin', () => {
     'https://a.*.example.com',
     'data:',
     'blob:',
-    'wss://example.com',
+    'ws://example.com',
+    'wss://*.com',
     'javascript:alert(1)',
     "'unsafe-eval'",
     "'self'",

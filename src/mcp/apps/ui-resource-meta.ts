@@ -29,21 +29,25 @@ const TOP_LABEL = '(?:[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?|xn--[a-z0-9-]{1,59})';
 const HOST = new RegExp(`^(?:${LABEL}\\.)*${TOP_LABEL}$`);
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 const ORIGIN =
-  /^(?<scheme>https?):\/\/(?<wildcard>\*\.)?(?<host>[^/:]+|\[::1\])(?::(?<port>[1-9]\d{0,4}))?$/;
+  /^(?<scheme>https?|wss?):\/\/(?<wildcard>\*\.)?(?<host>[^/:]+|\[::1\])(?::(?<port>[1-9]\d{0,4}))?$/;
 
 /**
  * Whether a CSP source an upstream declares is one origin, as hosts paste it into a policy:
- * `https://host[:port]`, with at most a leading `*.` for the subdomains of a domain of two labels
- * or more, or `http://` for a loopback host. A bare `*` or scheme, a wildcard on a top-level
- * domain, `data:`, `blob:`, keywords, paths and anything that could end a directive would let a
- * hostile upstream's page reach anywhere, so they are refused.
+ * `https://host[:port]` (or `wss://` for a WebSocket), with at most a leading `*.` for the
+ * subdomains of a domain of two labels or more, or `http://` (`ws://`) for a loopback host. A
+ * bare `*` or scheme, a wildcard on a top-level domain, `data:`, `blob:`, keywords, paths and
+ * anything that could end a directive would let a hostile upstream's page reach anywhere, so they
+ * are refused.
  */
 export function isCspOrigin(value: string): boolean {
   const { scheme, wildcard, host = '', port } = ORIGIN.exec(value)?.groups ?? {};
   if (!scheme || Number(port ?? 1) > 65535) return false;
   if (LOOPBACK.has(host)) return !wildcard;
   return (
-    scheme === 'https' && host.length <= 253 && HOST.test(host) && (!wildcard || host.includes('.'))
+    (scheme === 'https' || scheme === 'wss') &&
+    host.length <= 253 &&
+    HOST.test(host) &&
+    (!wildcard || host.includes('.'))
   );
 }
 
