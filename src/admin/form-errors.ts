@@ -125,6 +125,7 @@ export function fieldOfCode(code: DomainErrorCode): string | null {
     case AuthErrorCode.TooManyAttempts:
     case AuthErrorCode.Unauthenticated:
     case AuthErrorCode.Forbidden:
+    case AuthErrorCode.NoSuchEndpoint:
     case UserErrorCode.NotFound:
     case UserErrorCode.BreakGlass:
     case UserErrorCode.NotLocal:

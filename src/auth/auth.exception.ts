@@ -7,6 +7,8 @@ export enum AuthErrorCode {
   TooManyAttempts = 'auth.too_many_attempts',
   Unauthenticated = 'auth.unauthenticated',
   Forbidden = 'auth.forbidden',
+  /** An MCP endpoint of no server the principal may see: told apart from none by no one. */
+  NoSuchEndpoint = 'auth.no_such_endpoint',
 }
 
 export class AuthException extends DomainException<AuthErrorCode> {}
@@ -16,4 +18,5 @@ registerProblemStatuses(AuthException, {
   [AuthErrorCode.TooManyAttempts]: HttpStatus.TOO_MANY_REQUESTS,
   [AuthErrorCode.Unauthenticated]: HttpStatus.UNAUTHORIZED,
   [AuthErrorCode.Forbidden]: HttpStatus.FORBIDDEN,
+  [AuthErrorCode.NoSuchEndpoint]: HttpStatus.NOT_FOUND,
 });

@@ -71,6 +71,16 @@ describe('McpAccess', () => {
     );
   });
 
+  it('refuses another team’s server with the status of one that does not exist', async () => {
+    const member = principal({});
+    const missing = '00000000-0000-4000-8000-000000000000';
+    expect(await access.check(member, server(B))).toMatchObject({ allowed: false, status: 404 });
+    expect(await access.check(member, server(missing))).toMatchObject({
+      allowed: false,
+      status: 404,
+    });
+  });
+
   it('holds a server token to its servers, even an admin’s', async () => {
     const token = principal({ role: 'admin', serverIds: [B] });
     expect((await access.check(token, server(B))).allowed).toBe(true);

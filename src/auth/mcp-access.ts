@@ -11,7 +11,11 @@ export type McpTarget = { kind: 'all' } | { kind: 'server'; serverId: string };
 export type McpDecision =
   | { allowed: true }
   | { allowed: false; status: 401; error: 'invalid_token'; message: string }
-  | { allowed: false; status: 403; error: 'insufficient_scope'; message: string };
+  | { allowed: false; status: 403; error: 'insufficient_scope'; message: string }
+  | { allowed: false; status: 404; error: 'not_found'; message: string };
+
+/** What an MCP endpoint answers for a server the principal cannot see, whether or not it exists. */
+export const NO_SUCH_SERVER = 'No such virtual server.';
 
 /** Streamable HTTP (`mcp`) and the older HTTP+SSE transport's stream and message URLs. */
 const MCP_PATH = /^\/(?:servers\/([^/]+)\/)?(?:mcp|sse|messages)\/?$/i;
@@ -46,7 +50,10 @@ export function mcpAuthorized(request: Request, target: McpTarget): boolean {
  * - a token limited to servers only those servers' endpoints;
  * - `/mcp`, which serves every tool of every team, admins only;
  * - a virtual server's endpoint: admins, and members of its team (everyone, for a global one).
- * Costs no database round trip once the server's team is cached.
+ * A server of another team is refused as one that does not exist (404; the endpoint answers both
+ * with NO_SUCH_SERVER, and only an admin's tools show why), so that an endpoint's answer never
+ * tells someone outside a team which of its servers exist. Costs no database round trip once the
+ * server's team is cached.
  */
 @Injectable()
 export class McpAccess {
@@ -74,10 +81,16 @@ export class McpAccess {
     if (target.kind === 'all')
       return forbidden('/mcp serves the tools of every team; only admins may use it.');
     const team = await this.serverTeams.teamOf(target.serverId);
-    // A server that does not exist is the endpoint's to report (404), with nothing to reveal.
-    if (team === NO_SERVER || team === null || principal.teamIds.includes(team))
-      return { allowed: true };
-    return forbidden('This virtual server belongs to a team you are not in.');
+    if (team === NO_SERVER)
+      return { allowed: false, status: 404, error: 'not_found', message: NO_SUCH_SERVER };
+    if (team !== null && !principal.teamIds.includes(team))
+      return {
+        allowed: false,
+        status: 404,
+        error: 'not_found',
+        message: 'This virtual server belongs to a team you are not in.',
+      };
+    return { allowed: true };
   }
 
   /** The endpoint's URL: its RFC 8707 resource identifier, and the audience of its tokens. */

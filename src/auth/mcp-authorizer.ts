@@ -1,7 +1,7 @@
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { Injectable } from '@nestjs/common';
 import { AuthErrorCode, AuthException } from './auth.exception';
-import { McpAccess, type McpTarget } from './mcp-access';
+import { McpAccess, type McpTarget, NO_SUCH_SERVER } from './mcp-access';
 import { type Principal } from './principal';
 import { bearerToken, CallerTokens, PrincipalResolver } from './principal-resolver';
 
@@ -46,6 +46,9 @@ export class McpAuthorizer {
       throw error;
     }
     const decision = await this.access.check(principal, target);
+    // Word for word a missing server's answer, with no challenge: one it may not see is missing.
+    if (!decision.allowed && decision.status === 404)
+      throw new AuthException(AuthErrorCode.NoSuchEndpoint, NO_SUCH_SERVER);
     if (!decision.allowed) {
       response.setHeader('WWW-Authenticate', this.access.challenge(target, decision));
       throw new AuthException(

@@ -120,7 +120,8 @@ describe('access tokens of an external OpenID Connect provider', () => {
       .expect(200);
     const member = await idp.machineToken('ci-platform', GENERIC_RESOURCE);
     expect((await postMcp(endpoint(), member, initializeRequest())).status).toBe(403);
-    expect((await postMcp(endpoint(otherServer), member, initializeRequest())).status).toBe(403);
+    // Another team's server is as missing to them as one that does not exist.
+    expect((await postMcp(endpoint(otherServer), member, initializeRequest())).status).toBe(404);
     const ok = await postMcp(endpoint(platformServer), member, initializeRequest());
     expect(ok.status).toBe(200);
     await ok.text();

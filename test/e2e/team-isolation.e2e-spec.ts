@@ -116,8 +116,7 @@ describe('a user of team A and the things of team B', () => {
         user.token,
         initializeRequest(),
       );
-      expect(refused.status).toBe(403);
-      expect(refused.headers.get('www-authenticate')).toContain('insufficient_scope');
+      expect(refused.status).toBe(404);
       const allowed = await postMcp(
         `${t.baseUrl}/servers/${a.serverId}/mcp`,
         user.token,
@@ -126,6 +125,59 @@ describe('a user of team A and the things of team B', () => {
       expect(allowed.status).toBe(200);
       expect(await allowed.text()).toContain('"protocolVersion"');
       expect((await postMcp(`${t.baseUrl}/mcp`, user.token, initializeRequest())).status).toBe(403);
+    }
+  });
+
+  it('answers team B’s server on every MCP route exactly as one that does not exist', async () => {
+    const missing = '00000000-0000-4000-8000-000000000000';
+    const modern = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/list',
+      params: {
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': {},
+          'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1.0.0' },
+        },
+      },
+    };
+    const routes: [string, string, unknown?][] = [
+      ['POST', 'mcp', initializeRequest()],
+      ['POST', 'mcp', modern],
+      ['GET', 'mcp'],
+      ['DELETE', 'mcp'],
+      ['GET', 'sse'],
+      ['POST', 'messages?sessionId=x', { jsonrpc: '2.0', id: 1, method: 'ping' }],
+    ];
+    /** What a client can tell of an answer: its status, body and headers (less what each has). */
+    const seen = async (serverId: string, [method, path, body]: (typeof routes)[number]) => {
+      const answer = await fetch(`${t.baseUrl}/servers/${serverId}/${path}`, {
+        method,
+        headers: {
+          Authorization: `Bearer ${member.token}`,
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          ...(body === modern ? { 'MCP-Protocol-Version': '2026-07-28' } : {}),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const headers: [string, string][] = [];
+      answer.headers.forEach((value, name) => {
+        if (name !== 'date' && name !== 'x-request-id') headers.push([name, value]);
+      });
+      return { status: answer.status, body: await answer.text(), headers };
+    };
+    for (const route of routes) {
+      const hidden = await seen(b.serverId, route);
+      expect(hidden.status).toBe(404);
+      expect(hidden.body).not.toContain('team');
+      expect(hidden).toEqual(await seen(missing, route));
+    }
+    // The REST API already answers alike: another team's server is as missing as none.
+    for (const id of [b.serverId, missing]) {
+      const rest = await as(member).get(`/api/v1/servers/${id}`).expect(404);
+      expect(rest.body.detail).toBe(`Server ${id} does not exist.`);
     }
   });
 
