@@ -54,6 +54,37 @@ describe('mergeUiResourceMeta', () => {
     });
   });
 
+  it('passes on only the permissions MCP Apps defines, and a domain that is one host or origin', () => {
+    const dropped: DroppedSources = { count: 0, samples: [] };
+    const merged = mergeUiResourceMeta(
+      [
+        {
+          permissions: JSON.parse(
+            '{"__proto__": {}, "camera": {}, "usb": {}, "allPermissions": {}, "constructor": {}}',
+          ) as unknown,
+          domain: 'https://sandbox.example',
+        },
+        ...[
+          '*',
+          'https://*.example.com',
+          'a.example; frame-ancestors *',
+          'a.example\r\nSet-Cookie: x=1',
+          'https://a.example/path',
+          'x'.repeat(254),
+          42,
+        ].map((domain) => ({ domain })),
+      ],
+      dropped,
+    );
+    expect(merged).toEqual({
+      csp: EMPTY,
+      permissions: { camera: {} },
+      domain: 'https://sandbox.example',
+    });
+    expect(Object.getPrototypeOf(merged.permissions)).toBe(Object.prototype);
+    expect(dropped.count).toBe(7);
+  });
+
   it('drops every source that is not one origin, and says which', () => {
     const hostile = [
       '*',

@@ -1,4 +1,4 @@
-import { CSP_DOMAIN_LISTS, type CspDomainList } from '../../tools/tool-app-config';
+import { CSP_DOMAIN_LISTS, type CspDomainList, UI_PERMISSIONS } from '../../tools/tool-app-config';
 import { isJsonObject } from '../../common/json-value';
 
 /** `_meta.ui` of an MCP Apps resource as Portico serves it. */
@@ -52,9 +52,17 @@ export function isCspOrigin(value: string): boolean {
 }
 
 /**
+ * Whether a `domain` (the origin a host may give the page's sandbox; its form is the host's) is one
+ * host name or one origin, nothing a host could paste into a header or policy as something more.
+ */
+function isSandboxDomain(value: string): boolean {
+  return value.length <= 253 && (HOST.test(value) || (isCspOrigin(value) && !value.includes('*')));
+}
+
+/**
  * Merges `_meta.ui` objects in order (the upstream's list entry, its content item, the operator's
- * app config): the domain lists are concatenated without duplicates, permissions united, and a
- * later `prefersBorder` or `domain` wins. Sources are untrusted: a CSP source that is no origin
+ * app config): the domain lists are concatenated without duplicates, the permissions MCP Apps
+ * defines united (no other name is passed on), and a later `prefersBorder` or `domain` wins. Sources are untrusted: a CSP source that is no origin
  * (`isCspOrigin`), or past the first CSP_LIST_LIMIT of its list in its object, is dropped and
  * counted in `dropped`.
  */
@@ -81,12 +89,14 @@ export function mergeUiResourceMeta(
       }
     }
     if (isJsonObject(source.permissions)) {
-      for (const [permission, grant] of Object.entries(source.permissions)) {
-        if (isJsonObject(grant)) permissions[permission] = {};
+      for (const permission of UI_PERMISSIONS) {
+        if (isJsonObject(source.permissions[permission])) permissions[permission] = {};
       }
     }
     if (typeof source.prefersBorder === 'boolean') merged.prefersBorder = source.prefersBorder;
-    if (typeof source.domain === 'string') merged.domain = source.domain;
+    if (typeof source.domain === 'string' && isSandboxDomain(source.domain))
+      merged.domain = source.domain;
+    else if (source.domain !== undefined) drop(dropped, source.domain);
   }
   return {
     csp: Object.fromEntries(CSP_DOMAIN_LISTS.map((list) => [list, [...lists[list]]])) as Record<
