@@ -132,6 +132,7 @@ export function fieldOfCode(code: DomainErrorCode): string | null {
     case TeamErrorCode.NotFound:
     case TeamErrorCode.InUse:
     case TokenErrorCode.NotFound:
+    case TokenErrorCode.LimitReached:
     case ConfigDocumentErrorCode.Invalid:
     case ConfigDocumentErrorCode.SecretUnavailable:
     case ConfigDocumentErrorCode.UnknownReference:

@@ -94,6 +94,7 @@ export function loadConfig(env: Env): Settings {
       queryMs: knobs.integer('database.queryTimeoutMs'),
     },
     authCacheTtlSeconds: knobs.integer('auth.cacheTtlSeconds'),
+    maxApiTokensPerUser: knobs.integer('auth.maxApiTokensPerUser'),
     dataDir,
     toolNameSeparator: separator,
     adminUsername,

@@ -47,6 +47,7 @@ export const SETTINGS_SLICES = new Map<abstract new () => unknown, readonly stri
       'passwordHashing',
       'tokenTtlSeconds',
       'authCacheTtlSeconds',
+      'maxApiTokensPerUser',
       'oidc',
       'clientMetadataDocuments',
     ),

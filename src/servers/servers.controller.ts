@@ -94,7 +94,7 @@ export class ServersController {
       'For agents and MCP clients: the token cannot call the REST API, `/mcp` or other servers. It is a managed API token of the caller (listed and revoked under /api/v1/tokens).',
   })
   @ApiCreatedResponse({ type: TokenResponseDto })
-  @ApiProblems(400, 404, 422)
+  @ApiProblems(400, 404, 409, 422)
   issueToken(
     @UuidParam() id: string,
     @Body() dto: ServerTokenRequestDto,

@@ -8,6 +8,8 @@ export enum TokenErrorCode {
   ScopeRequired = 'token.scope_required',
   /** A role above the creator's own, or servers the creator may not use. */
   BeyondOwner = 'token.beyond_owner',
+  /** The owner holds as many active tokens as one user may (settings.auth.maxApiTokensPerUser). */
+  LimitReached = 'token.limit_reached',
 }
 
 export class TokenException extends DomainException<TokenErrorCode> {}
@@ -16,4 +18,5 @@ registerProblemStatuses(TokenException, {
   [TokenErrorCode.NotFound]: HttpStatus.NOT_FOUND,
   [TokenErrorCode.ScopeRequired]: HttpStatus.UNPROCESSABLE_ENTITY,
   [TokenErrorCode.BeyondOwner]: HttpStatus.UNPROCESSABLE_ENTITY,
+  [TokenErrorCode.LimitReached]: HttpStatus.CONFLICT,
 });

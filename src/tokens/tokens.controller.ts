@@ -39,7 +39,7 @@ export class TokensController {
       'Give `role` (at most one’s own) or `serverIds` (servers one may use: the token then works on their MCP endpoints only).',
   })
   @ApiCreatedResponse({ type: TokenCreatedDto })
-  @ApiProblems(400, 403, 413, 422)
+  @ApiProblems(400, 403, 409, 413, 422)
   create(
     @Body() dto: TokenCreateDto,
     @CurrentPrincipal() principal: Principal,

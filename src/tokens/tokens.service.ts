@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { actor, AuditTrail } from '../audit/audit-trail.service';
 import { ApiTokenVerifier } from '../auth/api-token-verifier';
 import { newTokenValue } from '../auth/api-token-value';
 import { McpAccess } from '../auth/mcp-access';
 import { type Principal } from '../auth/principal';
 import { roleAtLeast } from '../common/roles';
+import { AuthSettings } from '../config/slices/auth.settings';
 import { type Page, type PageQueryDto } from '../common/page.dto';
 import { EventBus } from '../events/event-bus';
 import { Server } from '../servers/server.entity';
@@ -33,6 +34,7 @@ export class TokensService {
     private readonly mcp: McpAccess,
     private readonly bus: EventBus,
     private readonly audit: AuditTrail,
+    private readonly settings: AuthSettings,
   ) {}
 
   async list(principal: Principal, page: PageQueryDto): Promise<Page<TokenResponseDto>> {
@@ -71,20 +73,23 @@ export class TokensService {
     }
     if (dto.serverIds !== undefined) await this.assertUsable(principal, dto.serverIds);
     const { value, hash, prefix } = newTokenValue();
-    const repository = this.dataSource.getRepository(ApiToken);
-    const token = await repository.save(
-      repository.create({
-        name: dto.name,
-        prefix,
-        tokenHash: hash,
-        ownerId,
-        role: dto.role ?? null,
-        serverIds: dto.serverIds ?? null,
-        expiresAt: new Date(Date.now() + lifetimeMs),
-        lastUsedAt: null,
-      }),
-    );
-    const owner = await this.dataSource.getRepository(User).findOneByOrFail({ id: ownerId });
+    const { token, owner } = await this.dataSource.transaction(async (em) => {
+      const owner = await this.claimPlace(em, ownerId);
+      const repository = em.getRepository(ApiToken);
+      const token = await repository.save(
+        repository.create({
+          name: dto.name,
+          prefix,
+          tokenHash: hash,
+          ownerId,
+          role: dto.role ?? null,
+          serverIds: dto.serverIds ?? null,
+          expiresAt: new Date(Date.now() + lifetimeMs),
+          lastUsedAt: null,
+        }),
+      );
+      return { token, owner };
+    });
     this.audit.record({
       kind: 'token',
       action: 'token.create',
@@ -117,6 +122,32 @@ export class TokensService {
     });
     this.verifier.revoked([id]);
     await this.bus.publish({ type: 'identity.changed', userIds: [], tokenIds: [id], grantIds: [] });
+  }
+
+  /**
+   * Refuses a token past the owner's cap of active ones (each is a row, a cached lookup, and a
+   * principal key of its own in the policies' views). The owner's row stays locked until the
+   * token is saved, so that mints racing for the last place take turns, each counting what the
+   * one before it saved.
+   */
+  private async claimPlace(em: EntityManager, ownerId: string): Promise<User> {
+    const owner = await em
+      .getRepository(User)
+      .findOneOrFail({ where: { id: ownerId }, lock: { mode: 'pessimistic_write' } });
+    const limit = this.settings.maxApiTokensPerUser;
+    const active = await em
+      .getRepository(ApiToken)
+      .createQueryBuilder('token')
+      .where('token.owner_id = :ownerId', { ownerId })
+      .andWhere('(token.expires_at IS NULL OR token.expires_at > now())')
+      .getCount();
+    if (active >= limit)
+      throw new TokenException(
+        TokenErrorCode.LimitReached,
+        `You have ${active} active API tokens, the most one user may have; revoke one you no longer use to make room for another.`,
+        { active, limit },
+      );
+    return owner;
   }
 
   /** Every server must exist and be one whose MCP endpoint the creator may use. */

@@ -3,6 +3,7 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { TokenUsage } from '../../src/auth/token-usage';
 import { ApiToken } from '../../src/tokens/api-token.entity';
+import { loginAgent } from '../support/admin-browser-session';
 import { describeOnPostgres } from '../support/describe-on-postgres';
 import { createTeam, createUser, USER_PASSWORD } from '../support/identities';
 import { eventually, initializeRequest, postMcp } from '../support/mcp-client';
@@ -255,6 +256,90 @@ describe('managed API tokens', () => {
     await bearer(t, legacyToken(t, { sub: 'admin', scope: 'admin' }, -5))
       .get('/api/v1/users')
       .expect(401);
+  });
+});
+
+describe('how many API tokens one user may hold', () => {
+  const LIMIT = 4;
+  let t: TestApp;
+  let server: string;
+
+  beforeAll(async () => {
+    t = await startTestApp({ settings: { maxApiTokensPerUser: LIMIT } });
+    server = (await t.api().post('/api/v1/servers').send({ name: 'Capped' }).expect(201)).body.id;
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const mint = (bearerToken: string, name: string) =>
+    bearer(t, bearerToken).post('/api/v1/tokens').send({ name, role: 'member' });
+  const held = async (userId: string) =>
+    Number(
+      (
+        await t.app
+          .get(DataSource)
+          .query(`SELECT count(*) AS n FROM api_token WHERE owner_id = $1`, [userId])
+      )[0].n,
+    );
+
+  it('refuses a token past the cap on every route that mints one, until one is revoked or expires', async () => {
+    const admin = (await t.api().get('/api/v1/auth/me').expect(200)).body.userId as string;
+    const ids: string[] = [];
+    for (let index = 0; index < LIMIT - 1; index += 1)
+      ids.push((await mint(t.token, `t${index}`).expect(201)).body.id);
+    await t.api().post(`/api/v1/servers/${server}/tokens`).send({}).expect(201);
+
+    const refused = await mint(t.token, 'one too many').expect(409);
+    expect(refused.headers['content-type']).toContain('application/problem+json');
+    expect(refused.body).toMatchObject({
+      code: 'token.limit_reached',
+      active: LIMIT,
+      limit: LIMIT,
+    });
+    expect(refused.body.detail).toContain(`${LIMIT} active API tokens`);
+    expect(refused.body.detail).toContain('revoke');
+    const perServer = await t.api().post(`/api/v1/servers/${server}/tokens`).send({}).expect(409);
+    expect(perServer.body.code).toBe('token.limit_reached');
+    const { agent, csrf } = await loginAgent(t.baseUrl);
+    const page = await agent
+      .post('/admin/tokens')
+      .type('form')
+      .send({ _csrf: csrf, name: 'from the page', kind: 'role', role: 'member' })
+      .expect(409);
+    expect(page.text).toContain(`${LIMIT} active API tokens`);
+    expect(await held(admin)).toBe(LIMIT);
+
+    // Someone else's tokens are theirs to count.
+    const member = await createUser(t, 'capped-member', 'member');
+    await mint(member.token, 'mine').expect(201);
+
+    await t.app
+      .get(DataSource)
+      .query(`UPDATE api_token SET expires_at = now() - interval '1 second' WHERE id = $1`, [
+        ids[0],
+      ]);
+    await mint(t.token, 'after one expired').expect(201);
+    await mint(t.token, 'again too many').expect(409);
+    await t.api().delete(`/api/v1/tokens/${ids[1]}`).expect(204);
+    await mint(t.token, 'after one was revoked').expect(201);
+    await mint(t.token, 'and again too many').expect(409);
+  });
+
+  it('lets only one of many concurrent mints take the last place', async () => {
+    const racer = await createUser(t, 'racer', 'member');
+    for (let index = 0; index < LIMIT - 1; index += 1)
+      await mint(racer.token, `t${index}`).expect(201);
+    const statuses = await Promise.all(
+      Array.from(
+        { length: 20 },
+        async (_, index) => (await mint(racer.token, `race ${index}`)).status,
+      ),
+    );
+    expect(statuses.filter((status) => status === 201)).toHaveLength(1);
+    expect(statuses.filter((status) => status === 409)).toHaveLength(19);
+    expect(await held(racer.id)).toBe(LIMIT);
   });
 });
 

@@ -97,6 +97,15 @@ export const TUNING_KNOBS: readonly TuningKnob[] = [
       'How long a cached user, API token or OAuth grant is trusted before it is read again (changes drop it at once); during a database outage the last one read keeps serving.',
   },
   {
+    key: 'auth.maxApiTokensPerUser',
+    type: 'integer',
+    default: 100,
+    min: 1,
+    max: 100000,
+    description:
+      'Active [API tokens](#api-tokens) (not revoked, not expired) one user may hold, whichever route mints them (API, admin pages, per-server tokens). Past it a new one is refused with 409 `token.limit_reached` until one is revoked or expires.',
+  },
+  {
     key: 'sync.intervalSeconds',
     env: 'SYNC_INTERVAL_SECONDS',
     type: 'integer',

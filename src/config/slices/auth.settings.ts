@@ -53,6 +53,11 @@ export abstract class AuthSettings {
    * is unavailable, the last one read keeps serving.
    */
   abstract readonly authCacheTtlSeconds: number;
+  /**
+   * Active API tokens one user may hold (settings.auth.maxApiTokensPerUser): each is a row, a
+   * cached lookup and, scoped to servers, a key of its own in the policies' views.
+   */
+  abstract readonly maxApiTokensPerUser: number;
   abstract readonly oidc: OidcConfig | null;
   abstract readonly clientMetadataDocuments: ClientMetadataDocumentsConfig;
 }
