@@ -92,10 +92,15 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
 
   /**
    * Counts one call of `toolId` by `principal` against every limit that applies, and throws
-   * RateLimitException (`Exceeded`, with `retryAfterSeconds`) past any of them. Without an
-   * applicable limit no store is touched.
+   * RateLimitException (`Exceeded`, with `retryAfterSeconds`) past any of them. A call of no
+   * stored tool (null: Portico's own `tool_search`) counts against the limits of all tools only.
+   * Without an applicable limit no store is touched.
    */
-  async consume(limits: readonly LimitRule[], principal: Principal, toolId: string): Promise<void> {
+  async consume(
+    limits: readonly LimitRule[],
+    principal: Principal,
+    toolId: string | null,
+  ): Promise<void> {
     let retryAfterMs = 0;
     for (const limit of limits) {
       if (limit.toolId !== null && limit.toolId !== toolId) continue;

@@ -142,6 +142,57 @@ describe('rate limits', () => {
     expect(refused.code).toBe(-32014);
   });
 
+  it('counts tool_search calls against a server’s limit, together with its tool calls', async () => {
+    const searched = (
+      await t
+        .api()
+        .post('/api/v1/servers')
+        .send({
+          name: 'Searched',
+          toolIds: [ids.ping, ids.pong],
+          toolSearch: { enabled: true, alwaysLoaded: [] },
+        })
+        .expect(201)
+    ).body.id as string;
+    await t
+      .api()
+      .post('/api/v1/rate-limits')
+      .send({ per: 'token', serverId: searched, points: 3, windowSeconds: 60 })
+      .expect(201);
+    // A limit of one tool does not hold back searches: only limits of all tools count them.
+    await t
+      .api()
+      .post('/api/v1/rate-limits')
+      .send({ per: 'token', serverId: searched, toolId: ids.pong, points: 1, windowSeconds: 60 })
+      .expect(201);
+    const token = await serverToken(t, searched);
+    const mcp = await client(token, searched);
+    const search = (query: string) => mcp.callTool({ name: 'tool_search', arguments: { query } });
+    expect(textOf(await search('select:meter-ping'))).toContain('meter-ping');
+    expect(textOf(await mcp.callTool({ name: 'meter-ping', arguments: {} }))).toBe('meter:ping');
+    await search('select:meter-pong');
+    const refused = await rpcError(search('ping'));
+    expect(refused.code).toBe(-32014);
+    expect(refused.message).toMatch(/Rate limit exceeded; retry after \d+ s\./);
+    expect((await rpcError(mcp.callTool({ name: 'meter-ping', arguments: {} }))).code).toBe(-32014);
+    // A 2026-07-28 client with the same token is counted in the same bucket.
+    const modern = await modernClient(t, { token, path: `/servers/${searched}/mcp` });
+    try {
+      await expect(
+        modern.callTool({ name: 'tool_search', arguments: { query: 'ping' } }),
+      ).rejects.toMatchObject({ code: -32014 });
+    } finally {
+      await modern.close();
+    }
+    // Another token has a bucket of its own.
+    const other = await client(await serverToken(t, searched), searched);
+    expect(
+      textOf(
+        await other.callTool({ name: 'tool_search', arguments: { query: 'select:meter-ping' } }),
+      ),
+    ).toContain('meter-ping');
+  });
+
   it('deletes the counters of ended windows from PostgreSQL, and keeps the live ones', async () => {
     const db = t.app.get(DataSource);
     const keys = async () =>

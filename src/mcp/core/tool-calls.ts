@@ -20,6 +20,7 @@ import { routedCall } from './consolidated-call';
 import { paginate } from '../protocol/paginate';
 import { isInputRequired, UpstreamClient } from '../../upstream/upstream-client';
 import { TaskCalls } from '../tasks/task-calls';
+import { TOOL_SEARCH_NAME } from '../../common/tool-name-rule';
 
 /** tools/call params, checked only as far as routing needs; the upstream validates arguments. */
 export function callParams(params: unknown): CallToolRequest['params'] {
@@ -82,6 +83,10 @@ export class ToolCalls {
     served: Served,
   ): Promise<Result> {
     let call = callParams(request.params);
+    // A search costs CPU over the whole catalogue: it counts as a call on the scope, or a client
+    // could search without end where its tool calls are limited.
+    if (visible.search.enabled && call.name === TOOL_SEARCH_NAME)
+      await this.guard.limit(scope.guard, request.principal, null);
     const searched =
       visible.search.enabled &&
       (await this.toolSearch.intercept(visible, request.owner, call, (notification) =>

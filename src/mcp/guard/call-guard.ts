@@ -168,7 +168,11 @@ export class CallGuard {
     );
   }
 
-  private async limit(guard: ScopeGuard, principal: Principal, toolId: string): Promise<void> {
+  /**
+   * Counts a call against the scope's rate limits, refusing one past them (-32014, with when to
+   * retry); `toolId` null is a call Portico answers itself, counted by the limits of all tools.
+   */
+  async limit(guard: ScopeGuard, principal: Principal, toolId: string | null): Promise<void> {
     try {
       await this.limiter.consume(guard.limits, principal, toolId);
     } catch (error) {
