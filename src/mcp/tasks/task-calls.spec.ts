@@ -14,7 +14,19 @@ import { servingGateways } from '../../../test/support/task-access';
 const DECLARING = { extensions: { [TASKS_EXTENSION]: {} } };
 const sealer = new TaskIdSealer('t'.repeat(40));
 
-function setUp(gatewayIds = ['gw-1']) {
+/** The server's `after` hooks in these tests, where they have any: one secret is cut out. */
+const redacting = (result: unknown): unknown =>
+  JSON.parse(JSON.stringify(result).replaceAll('hunter2', '[redacted]'));
+
+function setUp(
+  gatewayIds = ['gw-1'],
+  answer: Record<string, unknown> = {
+    taskId: 'upstream-1',
+    status: 'working',
+    resultType: 'complete',
+  },
+  hooks?: (result: unknown) => unknown,
+) {
   const sent: { gatewayId: string; method: string; params: unknown; capabilities: unknown }[] = [];
   const client = {
     target: jest.fn((gatewayId: string) =>
@@ -29,11 +41,7 @@ function setUp(gatewayIds = ['gw-1']) {
         work({
           request: (method: string, params: unknown) => {
             sent.push({ gatewayId, method, params, capabilities: affinity.capabilities });
-            return Promise.resolve({
-              taskId: 'upstream-1',
-              status: 'working',
-              resultType: 'complete',
-            });
+            return Promise.resolve(answer);
           },
         } as unknown as UpstreamConnection),
     ),
@@ -45,7 +53,7 @@ function setUp(gatewayIds = ['gw-1']) {
     sealer,
     client as unknown as UpstreamClient,
     eras,
-    servingGateways(gatewayIds),
+    servingGateways(gatewayIds, hooks),
     { get: () => Promise.resolve(directory) } as unknown as Directories,
   );
   const request = (
@@ -103,6 +111,29 @@ describe('TaskCalls', () => {
     );
     expect(result).not.toHaveProperty('result');
     expect(result).toMatchObject({ status: 'completed' });
+  });
+
+  it("passes a task's own words (status message, error) by the hooks, as its result", async () => {
+    const setup = setUp(
+      ['gw-1'],
+      {
+        taskId: 'upstream-1',
+        status: 'failed',
+        statusMessage: 'signed in as hunter2',
+        error: { code: -32603, message: 'hunter2 was refused' },
+        result: { content: [{ type: 'text', text: 'hunter2' }] },
+        resultType: 'complete',
+      },
+      redacting,
+    );
+    const id = created(setup);
+    for (const method of ['tasks/get', 'tasks/cancel']) {
+      const told = await setup.tasks.serve(setup.request(method, { taskId: id }), setup.directory, {
+        gateway: '',
+      });
+      expect(JSON.stringify(told)).not.toContain('hunter2');
+      expect(told).toMatchObject({ taskId: id, statusMessage: 'signed in as [redacted]' });
+    }
   });
 
   it('ends a 2025 tasks/result wait at the poll after the tool stops being served to the caller', async () => {

@@ -146,12 +146,13 @@ export class TaskCalls {
         : {},
     );
     // The task as the client knows it, whichever method answered with it: its own id, whatever
-    // the upstream's answer said, and its result passed as a call's.
-    const ended = (result as { result?: unknown }).result;
+    // the upstream's answer said, and its own words (a status message, an error) and its result
+    // passed by the hooks as a call's result is.
+    const { result: ended, ...task } = result as Result & { result?: unknown };
     if (ended !== undefined && (ended === null || typeof ended !== 'object'))
       throw new UpstreamFailure('protocol', "the upstream's task result is no object");
     return {
-      ...result,
+      ...(await delivered(task)),
       ...('taskId' in result || request.method === 'tasks/get' ? { taskId: params.taskId } : {}),
       ...(ended === undefined ? {} : { result: await delivered(ended as Result) }),
     };

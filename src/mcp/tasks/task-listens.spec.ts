@@ -13,7 +13,11 @@ const sealer = new TaskIdSealer('t'.repeat(40));
 const scope = { kind: 'server', serverId: 's1' } as unknown as McpScope;
 const alice = { subject: 'user:alice', userId: 'alice' } as unknown as Principal;
 
-function setUp(gatewayIds = ['gw-1'], overBound = (_gatewayId: string) => false) {
+function setUp(
+  gatewayIds = ['gw-1'],
+  overBound = (_gatewayId: string) => false,
+  hooks?: (result: unknown) => unknown,
+) {
   const followed: {
     gatewayId: string;
     owner: string;
@@ -45,7 +49,7 @@ function setUp(gatewayIds = ['gw-1'], overBound = (_gatewayId: string) => false)
     sealer,
     directories as unknown as Directories,
     watch as unknown as TaskWatch,
-    servingGateways(gatewayIds),
+    servingGateways(gatewayIds, hooks),
   );
   return { listens, followed };
 }
@@ -116,6 +120,41 @@ describe('TaskListens', () => {
     // Each status is judged before it is told.
     await new Promise((resolve) => setImmediate(resolve));
     expect(heard).toEqual([{ taskId: mine, status: 'completed', result: { content: [] } }]);
+  });
+
+  it("tells a task's own words by the hooks, and nothing of them when the hooks refuse", async () => {
+    const hooks = (result: unknown) => {
+      const text = JSON.stringify(result);
+      if (text.includes('too big')) throw new RpcError(-32603, 'The result is over the limit');
+      return JSON.parse(text.replaceAll('hunter2', '[redacted]')) as unknown;
+    };
+    const { listens, followed } = setUp(['gw-1'], () => false, hooks);
+    const mine = sealed('up-1');
+    const heard: Record<string, unknown>[] = [];
+    await listens.follow(scope, alice, [mine], {
+      status: (task) => heard.push(task),
+      lost: () => undefined,
+    });
+    const follower = followed[0]!.followers.get('up-1')!;
+    follower.status({ taskId: 'up-1', status: 'working', statusMessage: 'signed in as hunter2' });
+    follower.status({
+      taskId: 'up-1',
+      status: 'working',
+      statusMessage: 'hunter2 sent something too big',
+      createdAt: 'c',
+      lastUpdatedAt: 'u',
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(heard).toEqual([
+      { taskId: mine, status: 'working', statusMessage: 'signed in as [redacted]' },
+      {
+        taskId: mine,
+        createdAt: 'c',
+        lastUpdatedAt: 'u',
+        status: 'failed',
+        error: { code: -32603, message: 'The result is over the limit' },
+      },
+    ]);
   });
 
   it('refuses the whole listen when its tasks pass a bound, and follows none of them', async () => {

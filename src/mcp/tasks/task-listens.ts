@@ -136,9 +136,9 @@ export class TaskListens {
 
   /**
    * The upstream's task as the client may hear of it now (null: not at all, the tool being no
-   * longer theirs to use here): the client's id, and the result as a call's would go out (a
-   * result the hooks refuse makes the task failed, with their word); the upstream listen's own
-   * `_meta` stays upstream.
+   * longer theirs to use here): the client's id, and its own words (a status message, an error)
+   * and its result as a call's result would go out (what the hooks refuse makes the task failed,
+   * with their word); the upstream listen's own `_meta` stays upstream.
    */
   private async judged(
     scope: McpScope,
@@ -150,23 +150,26 @@ export class TaskListens {
     const tool = directory && (await this.access.tool(directory, principal, route));
     if (!directory || !tool) return null;
     const { _meta: _upstreamMeta, result, ...fields } = task;
-    const seen = { ...fields, taskId: clientId };
-    if (result === null || typeof result !== 'object') return seen;
+    const delivered = (given: Result) =>
+      this.access.delivered(directory, principal, route, tool, given);
     try {
-      const delivered = await this.access.delivered(
-        directory,
-        principal,
-        route,
-        tool,
-        result as Result,
-      );
-      return { ...seen, result: delivered };
+      const told = { ...(await delivered(fields)), taskId: clientId };
+      if (result === null || typeof result !== 'object') return told;
+      return { ...told, result: await delivered(result as Result) };
     } catch (error) {
       const { code, message } =
         error instanceof RpcError
           ? error
           : new RpcError(ProtocolErrorCode.InternalError, 'The task result was refused');
-      return { ...seen, status: 'failed', error: { code, message } };
+      // Nothing the hooks were given goes out with their refusal: the task's times alone.
+      const { createdAt, lastUpdatedAt } = fields;
+      return {
+        taskId: clientId,
+        createdAt,
+        lastUpdatedAt,
+        status: 'failed',
+        error: { code, message },
+      };
     }
   }
 }

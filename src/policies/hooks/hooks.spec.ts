@@ -64,6 +64,26 @@ describe('built-in hooks', () => {
     });
   });
 
+  it("redact the result's other members: _meta, and a task's status message and error", async () => {
+    const [hook] = buildHooks([{ name: 'secret-redaction' }]);
+    const result = await hook!.after!(context({}), {
+      resultType: 'task',
+      taskId: 't-1',
+      status: 'failed',
+      statusMessage: 'retrying with AKIAIOSFODNN7EXAMPLE',
+      error: { code: -32603, message: 'denied for AKIAIOSFODNN7EXAMPLE' },
+      _meta: { trace: ['AKIAIOSFODNN7EXAMPLE'] },
+    } as never);
+    expect(result).toEqual({
+      resultType: 'task',
+      taskId: 't-1',
+      status: 'failed',
+      statusMessage: 'retrying with [redacted:aws-access-key-id]',
+      error: { code: -32603, message: 'denied for [redacted:aws-access-key-id]' },
+      _meta: { trace: ['[redacted:aws-access-key-id]'] },
+    });
+  });
+
   it('redact structured content nested far deeper than the call stack allows', async () => {
     const [hook] = buildHooks([{ name: 'secret-redaction' }]);
     let deep: Record<string, unknown> = { key: 'AKIAIOSFODNN7EXAMPLE' };

@@ -14,8 +14,10 @@ function redactValue(value: unknown): unknown {
 
 /**
  * Cuts credentials of common formats (AWS, GitHub, OpenAI, Anthropic, Slack, Google, Stripe keys,
- * private keys, JWTs) out of tool results: text content, embedded resources' text and structured
- * content alike. Binary content (images, audio, blobs) passes as it is.
+ * private keys, JWTs) out of tool results: text content, embedded resources' text, structured
+ * content, and every string of the result's other members (its `_meta`; a task's status message
+ * and error, which an upstream writes as freely as a result). Binary content (images, audio,
+ * blobs) passes as it is.
  */
 export function secretRedactionHook(config: Record<string, unknown>): ToolCallHook {
   if (Object.keys(config).length > 0)
@@ -33,13 +35,11 @@ export function secretRedactionHook(config: Record<string, unknown>): ToolCallHo
           };
         return block;
       });
-      const redacted: CallToolResult = {
-        ...result,
+      const { content: _content, ...members } = result;
+      return {
+        ...(redactValue(members) as CallToolResult),
         ...(Array.isArray(result.content) ? { content } : {}),
       };
-      if (result.structuredContent !== undefined)
-        redacted.structuredContent = redactValue(result.structuredContent);
-      return redacted;
     },
   };
 }
