@@ -1,41 +1,14 @@
-import { DataSource } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
 import { Identity1795470000000 } from '../../migrations/1795470000000-Identity';
 import { verifyPassword } from '../../src/auth/password-hash';
-import { createDataSource } from '../../src/database/data-source';
-import { EmbeddedPostgres } from '../../src/database/embedded-postgres';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { migrationDatabase } from '../support/migration-database';
 
 /** A wave-1 password hash (Node's default scrypt, no parameters stored) of 'wave-one-password'. */
 const WAVE_ONE_HASH =
   'scrypt$mlKPzz/dAoZUQOlVMRHakA==$bQNERZkImijqoPW5PWb24kaioLkNqVHXfbb+BwF7M30=';
 
 describe('the identity migration on a wave-1 database', () => {
-  let database: TestDatabase;
-  let embedded: EmbeddedPostgres | null;
-  let url: string;
-
-  beforeAll(async () => {
-    database = await createTestDatabase({ empty: true });
-    embedded = database.onPostgres ? null : await EmbeddedPostgres.start(null);
-    url = embedded?.url ?? database.url;
-  });
-
-  afterAll(async () => {
-    await embedded?.stop();
-    await database.drop();
-  });
-
-  async function run(migrations: typeof MIGRATIONS, work: (db: DataSource) => Promise<void>) {
-    const dataSource = new DataSource({ ...createDataSource(url, 2).options, migrations });
-    await dataSource.initialize();
-    try {
-      await dataSource.runMigrations({ transaction: 'all' });
-      await work(dataSource);
-    } finally {
-      await dataSource.destroy();
-    }
-  }
+  const { run } = migrationDatabase();
 
   it('keeps the admin account, gateways, tools and servers, all global', async () => {
     const waveOne = MIGRATIONS.slice(0, MIGRATIONS.indexOf(Identity1795470000000));

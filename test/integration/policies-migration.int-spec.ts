@@ -1,16 +1,13 @@
 import { policyTool } from '../support/policy-tools';
-import { DataSource } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
 import { Policies1795700000000 } from '../../migrations/1795700000000-Policies';
 import { type Principal } from '../../src/auth/principal';
 import { ROLES } from '../../src/common/roles';
-import { createDataSource } from '../../src/database/data-source';
-import { EmbeddedPostgres } from '../../src/database/embedded-postgres';
 import { type EventBus } from '../../src/events/event-bus';
 import { Metrics } from '../../src/observability/metrics';
 import { ScopePolicies } from '../../src/policies/scope-policies';
 import { legacyAllows, type LegacyRule } from '../support/legacy-tool-policy';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { migrationDatabase } from '../support/migration-database';
 
 const GATEWAY = '00000000-0000-4000-8000-0000000000a1';
 const RED = '00000000-0000-4000-8000-0000000000b1';
@@ -39,31 +36,7 @@ const TOOLS = [1, 2, 3, 4, 5, 6, 7].map(tool);
 const THROUGH_POLICIES = MIGRATIONS.slice(0, MIGRATIONS.indexOf(Policies1795700000000) + 1);
 
 describe('the policies migration on a database with tool rules', () => {
-  let database: TestDatabase;
-  let embedded: EmbeddedPostgres | null;
-  let url: string;
-
-  beforeAll(async () => {
-    database = await createTestDatabase({ empty: true });
-    embedded = database.onPostgres ? null : await EmbeddedPostgres.start(null);
-    url = embedded?.url ?? database.url;
-  });
-
-  afterAll(async () => {
-    await embedded?.stop();
-    await database.drop();
-  });
-
-  async function run(migrations: typeof MIGRATIONS, work: (db: DataSource) => Promise<void>) {
-    const dataSource = new DataSource({ ...createDataSource(url, 2).options, migrations });
-    await dataSource.initialize();
-    try {
-      await dataSource.runMigrations({ transaction: 'all' });
-      await work(dataSource);
-    } finally {
-      await dataSource.destroy();
-    }
-  }
+  const { open, run } = migrationDatabase();
 
   it('gives every principal the same tools on every endpoint as the rules did', async () => {
     const before = MIGRATIONS.slice(0, MIGRATIONS.indexOf(Policies1795700000000));
@@ -161,11 +134,7 @@ describe('the policies migration on a database with tool rules', () => {
   });
 
   it('gives back an empty tool_rule table when undone', async () => {
-    const dataSource = new DataSource({
-      ...createDataSource(url, 2).options,
-      migrations: THROUGH_POLICIES,
-    });
-    await dataSource.initialize();
+    const dataSource = await open(THROUGH_POLICIES);
     try {
       await dataSource.undoLastMigration({ transaction: 'all' });
       expect(await dataSource.query(`SELECT count(*)::int AS n FROM tool_rule`)).toEqual([

@@ -1,12 +1,10 @@
-import { DataSource } from 'typeorm';
+import { type DataSource } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
 import { OnePromotionStore1795915000000 } from '../../migrations/1795915000000-OnePromotionStore';
-import { createDataSource } from '../../src/database/data-source';
-import { EmbeddedPostgres } from '../../src/database/embedded-postgres';
 import { InProcessEventBus } from '../../src/events/in-process-event-bus';
 import { type PromotionOwner } from '../../src/mcp/search/promotion-owner';
 import { PromotionStore } from '../../src/mcp/search/promotion-store';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { migrationDatabase } from '../support/migration-database';
 
 const SERVER = '00000000-0000-4000-8000-0000000000c1';
 /** The migrations up to this one: later ones are not what this spec is about. */
@@ -23,36 +21,7 @@ const ALICE: PromotionOwner = {
 const ROBOT: PromotionOwner = { kind: 'principal', scope: { kind: 'all' }, subject: 'token:ci:7' };
 
 describe('the one-promotion-store migration on a database with promotions in both places', () => {
-  let database: TestDatabase;
-  let embedded: EmbeddedPostgres | null;
-  let url: string;
-
-  beforeAll(async () => {
-    database = await createTestDatabase({ empty: true });
-    embedded = database.onPostgres ? null : await EmbeddedPostgres.start(null);
-    url = embedded?.url ?? database.url;
-  });
-
-  afterAll(async () => {
-    await embedded?.stop();
-    await database.drop();
-  });
-
-  async function open(migrations: typeof MIGRATIONS): Promise<DataSource> {
-    const dataSource = new DataSource({ ...createDataSource(url, 2).options, migrations });
-    await dataSource.initialize();
-    return dataSource;
-  }
-
-  async function run(migrations: typeof MIGRATIONS, work: (db: DataSource) => Promise<void>) {
-    const dataSource = await open(migrations);
-    try {
-      await dataSource.runMigrations({ transaction: 'all' });
-      await work(dataSource);
-    } finally {
-      await dataSource.destroy();
-    }
-  }
+  const { open, run } = migrationDatabase();
 
   /** Every owner's promotions as the store reads them, fresh from the database. */
   async function read(db: DataSource, owners: PromotionOwner[]) {

@@ -1,39 +1,12 @@
-import { DataSource } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
 import { RateLimitToolIdentity1797100000000 } from '../../migrations/1797100000000-RateLimitToolIdentity';
-import { createDataSource } from '../../src/database/data-source';
-import { EmbeddedPostgres } from '../../src/database/embedded-postgres';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { migrationDatabase } from '../support/migration-database';
 
 const GATEWAY = '00000000-0000-4000-8000-000000000001';
 const TOOL = '00000000-0000-4000-8000-000000000002';
 
 describe('the migration that names a rate limit’s tool by gateway and upstream name', () => {
-  let database: TestDatabase;
-  let embedded: EmbeddedPostgres | null;
-  let url: string;
-
-  beforeAll(async () => {
-    database = await createTestDatabase({ empty: true });
-    embedded = database.onPostgres ? null : await EmbeddedPostgres.start(null);
-    url = embedded?.url ?? database.url;
-  });
-
-  afterAll(async () => {
-    await embedded?.stop();
-    await database.drop();
-  });
-
-  async function run(migrations: typeof MIGRATIONS, work: (db: DataSource) => Promise<void>) {
-    const dataSource = new DataSource({ ...createDataSource(url, 2).options, migrations });
-    await dataSource.initialize();
-    try {
-      await dataSource.runMigrations({ transaction: 'all' });
-      await work(dataSource);
-    } finally {
-      await dataSource.destroy();
-    }
-  }
+  const { run } = migrationDatabase();
 
   it('keeps every limit, a tool’s one on that tool, which then outlives its row but not its gateway', async () => {
     const before = MIGRATIONS.slice(0, MIGRATIONS.indexOf(RateLimitToolIdentity1797100000000));
