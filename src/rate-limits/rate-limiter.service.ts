@@ -27,6 +27,30 @@ export interface LimitRule {
   windowSeconds: number;
 }
 
+/**
+ * A limit with the row its tool has now: a limit names its tool by gateway and upstream name, which
+ * outlive the row a sync deletes when the upstream stops listing the tool (`t.id` is null then).
+ */
+export const LIMITS_WITH_TOOLS = `rate_limit l
+  LEFT JOIN tool t ON t.gateway_id = l.gateway_id AND t.original_name = l.tool_name`;
+
+/**
+ * The limits that hold on a virtual server's endpoint, or (null) on `/mcp` and REST invoke: the
+ * global ones. A limit on a tool that is away counts nothing until the tool is back, never every
+ * tool.
+ */
+export function limitRules(dataSource: DataSource, serverId: string | null): Promise<LimitRule[]> {
+  return dataSource.query(
+    `SELECT l.id, l.per, l.server_id AS "serverId", t.id AS "toolId", l.points,
+            l.window_seconds AS "windowSeconds"
+     FROM ${LIMITS_WITH_TOOLS}
+     WHERE (l.server_id IS NULL${serverId === null ? '' : ' OR l.server_id = $1'})
+       AND (l.tool_name IS NULL OR t.id IS NOT NULL)
+     ORDER BY l.id`,
+    serverId === null ? [] : [serverId],
+  );
+}
+
 /** The bucket a principal's calls count in: its token (or session subject), or its person. */
 export function bucketOf(per: RateLimitKey, principal: Principal): string {
   return per === 'user'

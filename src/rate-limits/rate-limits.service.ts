@@ -7,6 +7,7 @@ import { type RateLimitResponseDto } from './dto/rate-limit-response.dto';
 import { type RateLimitUpdateDto } from './dto/rate-limit-update.dto';
 import { RateLimit } from './rate-limit.entity';
 import { RateLimitErrorCode, RateLimitException } from './rate-limit.exception';
+import { LIMITS_WITH_TOOLS } from './rate-limiter.service';
 
 /** Rate limits, managed by admins; every replica's directories reload them on a change. */
 @Injectable()
@@ -19,7 +20,7 @@ export class RateLimitsService {
   async list(page: PageQueryDto): Promise<Page<RateLimitResponseDto>> {
     const [rows, [counted]] = await Promise.all([
       this.dataSource.query<RateLimitRow[]>(
-        `${LIMITS_WITH_TOOLS} ORDER BY l.created_at, l.id LIMIT $1 OFFSET $2`,
+        `${LIMIT_ROWS} ORDER BY l.created_at, l.id LIMIT $1 OFFSET $2`,
         [page.limit, page.offset],
       ),
       this.dataSource.query<{ total: number }[]>('SELECT count(*)::int AS total FROM rate_limit'),
@@ -28,10 +29,9 @@ export class RateLimitsService {
   }
 
   async get(id: string): Promise<RateLimitResponseDto> {
-    const [row] = await this.dataSource.query<RateLimitRow[]>(
-      `${LIMITS_WITH_TOOLS} WHERE l.id = $1`,
-      [id],
-    );
+    const [row] = await this.dataSource.query<RateLimitRow[]>(`${LIMIT_ROWS} WHERE l.id = $1`, [
+      id,
+    ]);
     if (!row)
       throw new RateLimitException(RateLimitErrorCode.NotFound, `Rate limit ${id} does not exist.`);
     return toResponse(row);
@@ -117,11 +117,11 @@ export class RateLimitsService {
 }
 
 /** Each limit with the row its tool has now: none while the upstream does not list the tool. */
-const LIMITS_WITH_TOOLS = `
+const LIMIT_ROWS = `
   SELECT l.id, l.per, l.server_id AS "serverId", l.gateway_id AS "gatewayId",
          l.tool_name AS "toolName", t.id AS "toolId", l.points, l.window_seconds AS "windowSeconds",
          l.created_at AS "createdAt", l.updated_at AS "updatedAt"
-  FROM rate_limit l LEFT JOIN tool t ON t.gateway_id = l.gateway_id AND t.original_name = l.tool_name`;
+  FROM ${LIMITS_WITH_TOOLS}`;
 
 type RateLimitRow = Omit<RateLimit, 'server' | 'gateway'> & { toolId: string | null };
 

@@ -20,7 +20,7 @@ import { policyToolOf } from '../policies/policy-tool';
 import { ScopePolicies } from '../policies/scope-policies';
 import { RateLimitMetrics } from '../rate-limits/rate-limit-metrics';
 import { RateLimitErrorCode, RateLimitException } from '../rate-limits/rate-limit.exception';
-import { type LimitRule, RateLimiter } from '../rate-limits/rate-limiter.service';
+import { limitRules, RateLimiter } from '../rate-limits/rate-limiter.service';
 
 /**
  * Calls a stored tool on its own upstream under its original name, over the upstream client's
@@ -40,15 +40,8 @@ export class ToolInvoker {
 
   /** The global rate limits that count this call; 429 past any of them. */
   private async limit(principal: Principal, toolId: string): Promise<void> {
-    const limits: LimitRule[] = await this.dataSource.query(
-      `SELECT l.id, l.per, l.server_id AS "serverId", l.points, l.window_seconds AS "windowSeconds",
-              CASE WHEN l.tool_name IS NOT NULL THEN t.id END AS "toolId"
-       FROM rate_limit l LEFT JOIN tool t ON t.id = $1
-       WHERE l.server_id IS NULL
-         AND (l.tool_name IS NULL
-              OR (l.gateway_id = t.gateway_id AND l.tool_name = t.original_name))`,
-      [toolId],
-    );
+    // Limits on other tools are among them: the limiter counts only those of this one.
+    const limits = await limitRules(this.dataSource, null);
     if (limits.length === 0) return;
     try {
       await this.limiter.consume(limits, principal, toolId);

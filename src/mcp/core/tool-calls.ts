@@ -14,7 +14,7 @@ import { invalidParams, unknownTool } from '../protocol/mcp-errors';
 import { type McpRequest, type Served } from '../protocol/mcp-request';
 import { ToolSearchService } from '../search/tool-search.service';
 import { ApprovalStep } from './approval-step';
-import { CallGuard } from '../guard/call-guard';
+import { CallGuard, reachedTool } from '../guard/call-guard';
 import { Continuation, type RoundTarget } from './continuation';
 import { routedCall } from './consolidated-call';
 import { paginate } from '../protocol/paginate';
@@ -94,13 +94,9 @@ export class ToolCalls {
       ));
     if (searched) return searched;
     const tools = scope.tools;
-    // A tool named like an app's hashed backend name takes no app's calls (another upstream's
-    // `<hash>_<name>` on a server of original names): the app's tool, if there is one, comes first.
-    const named = tools.byName.get(call.name);
-    let tool: CallTarget | null =
-      named && !tools.hashShaped.has(call.name)
-        ? named
-        : ((await this.apps.resolveCall(tools, visible, call.name)) ?? named ?? null);
+    let tool: CallTarget | null = await reachedTool(tools, call.name, () =>
+      this.apps.resolveCall(tools, visible, call.name),
+    );
     if (!tool) throw unknownTool(call.name);
     if ('consolidated' in tool && tool.consolidated) ({ tool, call } = routedCall(visible, call));
     served.gateway = tool.gatewaySlug;

@@ -35,7 +35,7 @@ import { type HookConfig } from '../../policies/hooks/hook-config';
 import { HookRefusal, type ToolCallHook } from '../../policies/hooks/tool-call-hook';
 import { policyToolOf } from '../../policies/policy-tool';
 import { ScopePolicies } from '../../policies/scope-policies';
-import { type LimitRule } from '../../rate-limits/rate-limiter.service';
+import { limitRules } from '../../rate-limits/rate-limiter.service';
 import { applyToolOverride, type ToolOverrideValues } from '../../servers/tool-override';
 import { type DirectoryServer, type DirectoryTool } from './directory-tool';
 import { ToolDirectory } from './tool-directory';
@@ -143,7 +143,7 @@ export class Directories implements OnModuleInit, OnModuleDestroy {
     const [overrides, policy, limits] = await Promise.all([
       serverId === null ? [] : this.overridesOf(serverId),
       this.policies.load(serverId),
-      this.limitsOf(serverId),
+      limitRules(this.dataSource, serverId),
     ]);
     naming.overrides = new Map(overrides.map(({ toolId, ...values }) => [toolId, values]));
     const [tools, consolidated, resources, templates, prompts, gateways, withdrawn, skills] =
@@ -231,19 +231,6 @@ export class Directories implements OnModuleInit, OnModuleDestroy {
       serverId === null ? [] : [serverId],
     );
     return JSON.stringify(rows);
-  }
-
-  /** A limit on a tool that is away counts nothing until the tool is back. */
-  private limitsOf(serverId: string | null): Promise<LimitRule[]> {
-    return this.dataSource.query(
-      `SELECT l.id, l.per, l.server_id AS "serverId", t.id AS "toolId", l.points,
-              l.window_seconds AS "windowSeconds"
-       FROM rate_limit l LEFT JOIN tool t ON t.gateway_id = l.gateway_id AND t.original_name = l.tool_name
-       WHERE (l.server_id IS NULL${serverId === null ? '' : ' OR l.server_id = $1'})
-         AND (l.tool_name IS NULL OR t.id IS NOT NULL)
-       ORDER BY l.id`,
-      serverId === null ? [] : [serverId],
-    );
   }
 
   private tool(tool: Tool, naming: Naming): DirectoryTool & { virtualName: string } {

@@ -22,10 +22,7 @@ export class ToolDirectory {
    */
   readonly byName: ReadonlyMap<string, DirectoryTool>;
   readonly byHash: ReadonlyMap<string, DirectoryTool>;
-  /**
-   * Names of `byName` shaped like an app's hashed backend name (`<toolHash>_<originalName>`): a
-   * call by one goes to the app's tool it names, if there is one, before the tool of that name.
-   */
+  /** Names of `byName` shaped like an app's hashed backend name (see CallGuard's `reachedTool`). */
   readonly hashShaped: ReadonlySet<string>;
   /** What `tools/list` returns, in order. */
   readonly definitions: readonly McpTool[];

@@ -20,6 +20,7 @@ import { RateLimitMetrics } from '../../rate-limits/rate-limit-metrics';
 import { RateLimitErrorCode, RateLimitException } from '../../rate-limits/rate-limit.exception';
 import { RateLimiter } from '../../rate-limits/rate-limiter.service';
 import { type ScopeDirectory, type ScopeGuard } from '../directory/scope-directory';
+import { type DirectoryTool } from '../directory/directory-tool';
 import { type ToolDirectory } from '../directory/tool-directory';
 import {
   invalidParams,
@@ -214,4 +215,22 @@ function sameApproval(a: PolicyDecision, b: PolicyDecision): boolean {
     JSON.stringify(a.approval) === JSON.stringify(b.approval) &&
     a.policy?.name === b.policy?.name
   );
+}
+
+/**
+ * What a call by `name` reaches in `tools`: the tool listed under it; but a name shaped like an
+ * app's hashed backend name (`<toolHash>_<originalName>`) goes first to the app's tool it names
+ * (`app`, null where it names none), so that another upstream's tool listed under such a name (on
+ * a server of original names) takes no app's calls. A call and its task's later steps resolve
+ * names here. (It lives on the call path's guard, not the directory, so that a call whose name is
+ * listed runs no function of the directory's.)
+ */
+export async function reachedTool<T>(
+  tools: ToolDirectory,
+  name: string,
+  app: () => Promise<T | null>,
+): Promise<DirectoryTool | T | null> {
+  const listed = tools.byName.get(name);
+  if (listed && !tools.hashShaped.has(name)) return listed;
+  return (await app()) ?? listed ?? null;
 }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { type Result } from '@modelcontextprotocol/server';
 import { type Principal } from '../../auth/principal';
 import { type CallTarget, McpApps } from '../apps/mcp-apps.service';
-import { CallGuard } from '../guard/call-guard';
+import { CallGuard, reachedTool } from '../guard/call-guard';
 import { type DirectoryTool } from '../directory/directory-tool';
 import { type ScopeDirectory } from '../directory/scope-directory';
 import { type TaskRoute } from './task-id-seal';
@@ -28,12 +28,11 @@ export class TaskAccess {
     route: TaskRoute,
   ): Promise<CallTarget | null> {
     const visible = this.guard.visible(directory, principal);
-    // In the order a call resolves its name (ToolCalls.call).
-    const listed = visible.byName.get(route.tool);
-    const named: (CallTarget & Pick<DirectoryTool, 'consolidated'>) | null =
-      listed && !visible.hashShaped.has(route.tool)
-        ? listed
-        : ((await this.apps.resolveCall(directory.tools, visible, route.tool)) ?? listed ?? null);
+    const named: (CallTarget & Pick<DirectoryTool, 'consolidated'>) | null = await reachedTool(
+      visible,
+      route.tool,
+      () => this.apps.resolveCall(directory.tools, visible, route.tool),
+    );
     if (!named) return null;
     // A consolidated tool's task is its chosen target's.
     const tool = named.consolidated
