@@ -15,6 +15,7 @@ import { type ScopeDirectory } from '../directory/scope-directory';
 import { errorResponse, RpcError } from '../protocol/mcp-errors';
 import { type McpRequest } from '../protocol/mcp-request';
 import { TaskCalls } from '../tasks/task-calls';
+import { Tally } from '../../common/tally';
 import { type SessionRuntime } from './session-runtime';
 
 /** The 2025-11-25 task methods a session is answered (`tasks/list` is not offered). */
@@ -31,6 +32,13 @@ export const TASK_VERSIONS: ReadonlySet<string> = new Set(['2025-11-25']);
 type Serve = (request: McpRequest) => Promise<JSONRPCResponse>;
 
 /**
+ * `tasks/result` waits one principal may have in progress on a replica. Each polls its upstream
+ * for up to ten minutes, and a 2025 client that leaves does not cancel it: forty left behind
+ * polled an upstream 400 times a second.
+ */
+export const MAX_RESULT_WAITS = 16;
+
+/**
  * The experimental tasks of 2025-11-25 (SEP-1686) for a session, over the Tasks extension
  * upstream (`io.modelcontextprotocol/tasks`, 2026-07-28): what a 2026-07-28 client declaring the
  * extension would send, and what comes back in 2025's words. Offered where an upstream of the
@@ -43,17 +51,10 @@ type Serve = (request: McpRequest) => Promise<JSONRPCResponse>;
  * for `tasks/result` itself, see taskOutcome). Task ids are the ones the extension's path hands
  * out, bound to the principal and endpoint; no `notifications/tasks/status` is sent.
  */
-/**
- * `tasks/result` waits one principal may have in progress on a replica. Each polls its upstream
- * for up to ten minutes, and a 2025 client that leaves does not cancel it: forty left behind
- * polled an upstream 400 times a second.
- */
-export const MAX_RESULT_WAITS = 16;
-
 @Injectable()
 export class SessionTasks {
   /** `tasks/result` waits in progress here, by principal subject. */
-  private readonly waits = new Map<string, number>();
+  private readonly waits = new Tally();
 
   constructor(private readonly tasks: TaskCalls) {}
 
@@ -125,8 +126,7 @@ export class SessionTasks {
     wait: () => Promise<JSONRPCResponse>,
   ): Promise<JSONRPCResponse> {
     const subject = request.principal.subject;
-    const waiting = this.waits.get(subject) ?? 0;
-    if (waiting >= MAX_RESULT_WAITS)
+    if (this.waits.of(subject) >= MAX_RESULT_WAITS)
       return errorResponse(
         request.id,
         new RpcError(
@@ -134,13 +134,11 @@ export class SessionTasks {
           `At most ${MAX_RESULT_WAITS} tasks/result requests of one user wait at once; ask again when one has ended`,
         ),
       );
-    this.waits.set(subject, waiting + 1);
+    this.waits.add(subject);
     try {
       return await wait();
     } finally {
-      const left = (this.waits.get(subject) ?? 1) - 1;
-      if (left > 0) this.waits.set(subject, left);
-      else this.waits.delete(subject);
+      this.waits.release(subject);
     }
   }
 

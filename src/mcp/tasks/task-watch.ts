@@ -10,6 +10,7 @@ import {
 } from '../../upstream/followed-connections';
 import { type UpstreamTarget } from '../../upstream/upstream-target';
 import { RpcError } from '../protocol/mcp-errors';
+import { Tally } from '../../common/tally';
 
 /** Someone following an upstream task's status: a listen. */
 export interface TaskFollower extends Follower {
@@ -47,8 +48,7 @@ export const MAX_TASKS_PER_REPLICA = 10_000;
 export class TaskWatch implements OnModuleDestroy {
   private readonly follows: FollowedConnections<TaskFollower, TaskFollow>;
   /** Tasks followed on this replica, by owner and in all: the bounds' counts. */
-  private readonly perOwner = new Map<string, number>();
-  private total = 0;
+  private readonly counts = new Tally();
 
   constructor(private readonly client: UpstreamClient) {
     this.follows = new FollowedConnections(client, 'task');
@@ -115,25 +115,19 @@ export class TaskWatch implements OnModuleDestroy {
    * replica's; returns the way to give tasks back.
    */
   private count(owner: string, size: number): (released: number) => void {
-    const owned = this.perOwner.get(owner) ?? 0;
+    const owned = this.counts.of(owner);
     if (owned + size > MAX_TASKS_PER_OWNER)
       throw new RpcError(
         ProtocolErrorCode.InvalidRequest,
         `This principal follows ${owned} tasks on this replica, at most ${MAX_TASKS_PER_OWNER}; close a listen first`,
       );
-    if (this.total + size > MAX_TASKS_PER_REPLICA)
+    if (this.counts.total + size > MAX_TASKS_PER_REPLICA)
       throw new RpcError(
         ProtocolErrorCode.InvalidRequest,
         'This replica follows as many tasks as it may; try again later',
       );
-    this.perOwner.set(owner, owned + size);
-    this.total += size;
-    return (released) => {
-      const left = (this.perOwner.get(owner) ?? released) - released;
-      if (left > 0) this.perOwner.set(owner, left);
-      else this.perOwner.delete(owner);
-      this.total -= released;
-    };
+    this.counts.add(owner, size);
+    return (released) => this.counts.release(owner, released);
   }
 
   private opener(actingFor: { userId: string | null }) {
