@@ -23,7 +23,7 @@ import { invalidParams, RpcError } from '../protocol/mcp-errors';
 import { type McpRequest, type Served } from '../protocol/mcp-request';
 import { paginate } from '../protocol/paginate';
 import { type ScopeDirectory } from '../directory/scope-directory';
-import { type ServedSkill, servedTo, type SkillDirectory } from './skill-directory';
+import { type ServedSkill, servedTo } from './skill-directory';
 import { SkillDirectories } from './skill-directories.service';
 
 /**
@@ -220,8 +220,6 @@ export class SkillCalls {
     return this.hint([cacheHintOf(result, new Date())], directory);
   }
 }
-
-export type { SkillDirectory };
 
 function uriOf(params: unknown, method: string): string {
   const uri = (params as { uri?: unknown } | undefined)?.uri;
