@@ -32,7 +32,6 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 export class ToolAnalysisCache {
   private current = new Map<string, ToolAnalysis>();
   private previous = new Map<string, ToolAnalysis>();
-  hits = 0;
   misses = 0;
 
   constructor(
@@ -48,13 +47,9 @@ export class ToolAnalysisCache {
     const contentHash = sha256(JSON.stringify(definition));
     const key = `${id}\u0000${contentHash}`;
     let analysis = this.current.get(key);
-    if (analysis) {
-      this.hits++;
-      return analysis;
-    }
+    if (analysis) return analysis;
     analysis = this.previous.get(key);
-    if (analysis) this.hits++;
-    else {
+    if (!analysis) {
       this.misses++;
       const text = providerText(definition);
       analysis = {
