@@ -1,3 +1,4 @@
+import { errorMessage } from '../../common/error-message';
 import {
   CircuitBreaker,
   type CircuitPermit,
@@ -227,7 +228,7 @@ export class Admission {
   observeFailure(error: unknown): void {
     const outcome = this.rules.judge(error);
     if (outcome === 'failure' || outcome === 'slow-failure')
-      this.breaker.observeFailure(messageOf(error), outcome === 'slow-failure');
+      this.breaker.observeFailure(errorMessage(error), outcome === 'slow-failure');
   }
 
   private report(permit: CircuitPermit, error: unknown): void {
@@ -241,7 +242,7 @@ export class Admission {
         return;
       case 'failure':
       case 'slow-failure':
-        this.breaker.failed(permit, messageOf(error), outcome === 'slow-failure');
+        this.breaker.failed(permit, errorMessage(error), outcome === 'slow-failure');
     }
   }
 
@@ -256,10 +257,6 @@ export class Admission {
         : `its circuit breaker is half-open ${why}: a trial call is under way, and calls fail at once until it answers; the call was not sent`;
     return this.rules.refusal('circuit-open', message, retryAt);
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** The last failure stays short, so that when to try again survives the message's own limit. */
