@@ -1,14 +1,12 @@
 import {
   type ClientCapabilities,
   type Implementation,
-  type JSONRPCNotification,
   type LoggingLevel,
   type RequestId,
-  type Result,
 } from '@modelcontextprotocol/server';
 import { type ApprovalRecord } from '../../approvals/approval-record';
 import { type Principal } from '../../auth/principal';
-import { type Affinity, type UpstreamAsk } from '../../upstream/upstream-connection';
+import { type Affinity, type RequestSink } from '../../upstream/upstream-connection';
 import { type McpScope } from './mcp-scope';
 
 /** The one revision of the stateless era Portico serves downstream. */
@@ -32,17 +30,6 @@ export interface RequestMeta {
  */
 export type RequestOwner =
   { kind: 'session'; sessionId: string } | { kind: 'principal'; scope: McpScope; subject: string };
-
-/**
- * Where what goes out about one request goes: its notifications (progress, logs) on its own
- * stream; and, from a client that can be asked mid-request (a 2025 session), the requests an
- * upstream makes of it during the call (sampling, elicitation, roots), passed through as they
- * came, its answer or refusal going back. Without `ask`, such a request becomes an input round.
- */
-export interface RequestSink {
-  notify(notification: JSONRPCNotification): void;
-  ask?(request: UpstreamAsk): Promise<Result>;
-}
 
 /**
  * What a request continuing an input round carries besides its params: the round's sealed state
@@ -101,6 +88,12 @@ export interface McpRequest {
   readonly sessionId: string | null;
   /** Aborted when the client cancels or goes away. */
   readonly signal: AbortSignal;
+  /**
+   * Where what goes out about the request goes: its notifications (progress, logs) on its own
+   * stream; and, from a client that can be asked mid-request (a 2025 session), the requests an
+   * upstream makes of it during the call (sampling, elicitation, roots), passed through as they
+   * came, its answer or refusal going back. Without `ask`, such a request becomes an input round.
+   */
   readonly sink: RequestSink;
   /**
    * A call made in the admin playground: the username of who made it there, as `principal`
