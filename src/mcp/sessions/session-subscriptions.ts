@@ -5,7 +5,7 @@ import { ResourceCalls, uriOf } from '../core/resource-calls';
 import { MAX_RESOURCE_SUBSCRIPTIONS } from '../listen/listen-filter';
 import { ReadableResources } from '../listen/readable-resources';
 import { ResourceWatch } from '../listen/resource-watch';
-import { fromUpstream, RpcError } from '../protocol/mcp-errors';
+import { fromUpstream, invalidParams, RpcError } from '../protocol/mcp-errors';
 import { type McpRequest } from '../protocol/mcp-request';
 import { UpstreamFailure, UpstreamRpcError } from '../../upstream/upstream-error';
 import { type SessionRuntime } from './session-runtime';
@@ -76,8 +76,7 @@ function isFull(subscriptions: readonly string[], uri: string): boolean {
 }
 
 function tooMany(): RpcError {
-  return new RpcError(
-    ProtocolErrorCode.InvalidParams,
+  return invalidParams(
     `A session may subscribe to at most ${MAX_RESOURCE_SUBSCRIPTIONS} resources; unsubscribe from one first`,
   );
 }

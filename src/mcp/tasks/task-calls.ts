@@ -1,16 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import {
-  ProtocolErrorCode,
-  type Result,
-  type ServerCapabilities,
-} from '@modelcontextprotocol/server';
+import { type Result, type ServerCapabilities } from '@modelcontextprotocol/server';
 import { authorizationContext, UpstreamClient } from '../../upstream/upstream-client';
 import { type Affinity } from '../../upstream/upstream-connection';
 import { UpstreamFailure } from '../../upstream/upstream-error';
 import { UpstreamEras } from '../../upstream/eras/upstream-eras.service';
 import { Directories } from '../directory/directories.service';
 import { type ScopeDirectory } from '../directory/scope-directory';
-import { MISSING_CLIENT_CAPABILITY, RpcError } from '../protocol/mcp-errors';
+import { invalidParams, MISSING_CLIENT_CAPABILITY, RpcError } from '../protocol/mcp-errors';
 import {
   type McpRequest,
   MODERN_VERSIONS,
@@ -206,7 +202,7 @@ export class TaskCalls {
 }
 
 function taskNotFound(): RpcError {
-  return new RpcError(ProtocolErrorCode.InvalidParams, 'Failed to retrieve task: Task not found');
+  return invalidParams('Failed to retrieve task: Task not found');
 }
 
 function binding(request: McpRequest): TaskBinding {
@@ -216,11 +212,10 @@ function binding(request: McpRequest): TaskBinding {
 /** A tasks/update's answers as the client sent them, at most MAX_INPUT_RESPONSES keys. */
 function boundedResponses(value: unknown): Record<string, unknown> {
   if (value === null || typeof value !== 'object' || Array.isArray(value))
-    throw new RpcError(ProtocolErrorCode.InvalidParams, 'tasks/update needs inputResponses');
+    throw invalidParams('tasks/update needs inputResponses');
   const entries = Object.entries(value);
   if (entries.length > MAX_INPUT_RESPONSES)
-    throw new RpcError(
-      ProtocolErrorCode.InvalidParams,
+    throw invalidParams(
       `tasks/update carries ${entries.length} inputResponses; at most ${MAX_INPUT_RESPONSES} are relayed`,
     );
   return Object.fromEntries(entries);
