@@ -3,7 +3,7 @@ import { type JSONRPCRequest, ProtocolErrorCode } from '@modelcontextprotocol/se
 import { type Principal } from '../../auth/principal';
 import { exchangeSubjectOf } from '../../auth/principal-resolver';
 import { type Authorized } from '../protocol/authorized';
-import { RpcError } from '../protocol/mcp-errors';
+import { jsonRpcError, RpcError } from '../protocol/mcp-errors';
 import { type McpScope } from '../protocol/mcp-scope';
 import { SseResponse } from '../streams/sse-response';
 import { endAtExpiry } from '../streams/stream-expiry';
@@ -48,12 +48,12 @@ export class ListenEndpoint {
   async serve({ response, scope, principal }: Authorized, message: JSONRPCRequest): Promise<void> {
     this.quota.admit(principal, response);
     const sse = new SseResponse(response, { keepalive: true });
-    const refused = this.tasks.refusal(message);
-    if (refused) {
-      sse.message({ jsonrpc: '2.0', id: message.id, error: refused });
+    const refuse = (code: number, text: string, data?: unknown) => {
+      sse.message(jsonRpcError(message.id, code, text, data));
       sse.end();
-      return;
-    }
+    };
+    const refused = this.tasks.refusal(message);
+    if (refused) return refuse(refused.code, refused.message, refused.data);
     const filter = honouredFilter(
       (message.params as { notifications?: unknown } | undefined)?.notifications,
     );
@@ -75,13 +75,7 @@ export class ListenEndpoint {
     } catch (error) {
       following.forEach(({ stop }) => stop());
       if (!(error instanceof RpcError)) throw error;
-      sse.message({
-        jsonrpc: '2.0',
-        id: message.id,
-        error: { code: error.code, message: error.message },
-      });
-      sse.end();
-      return;
+      return refuse(error.code, error.message);
     }
     const unfollow = () => {
       following.forEach(({ stop }) => stop());
@@ -118,13 +112,7 @@ export class ListenEndpoint {
     });
     if (!opened.ok) {
       unfollow();
-      sse.message({
-        jsonrpc: '2.0',
-        id: message.id,
-        error: { code: ProtocolErrorCode.InvalidRequest, message: LISTEN_REFUSALS[opened.refusal] },
-      });
-      sse.end();
-      return;
+      return refuse(ProtocolErrorCode.InvalidRequest, LISTEN_REFUSALS[opened.refusal]);
     }
     listen = opened.listen;
     for (const uri of early) listen.resourceUpdated(uri);
