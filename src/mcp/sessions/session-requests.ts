@@ -18,10 +18,9 @@ import { isInputRequired } from '../../upstream/upstream-client';
 import { type ListKind, PORTICO, type ScopeDirectory } from '../directory/scope-directory';
 import { isLoggingLevel } from '../protocol/logging-level';
 import {
-  errorResponse,
   invalidParams,
+  jsonRpcError,
   MISSING_CLIENT_CAPABILITY,
-  RpcError,
   TOOL_CALL_REFUSED,
 } from '../protocol/mcp-errors';
 import { BOTH_ERAS, type McpRequest, ROUND_METHODS } from '../protocol/mcp-request';
@@ -80,10 +79,7 @@ export class SessionRequests {
     if (directory && isTaskRequest(request))
       return this.inEra(runtime, await this.tasks.answer(runtime, directory, request, serve));
     if (!BOTH_ERAS.has(message.method))
-      return errorResponse(
-        message.id,
-        new RpcError(ProtocolErrorCode.MethodNotFound, 'Method not found'),
-      );
+      return jsonRpcError(message.id, ProtocolErrorCode.MethodNotFound, 'Method not found');
     let answer = await serve(request);
     if (directory) answer = await this.tasks.listed(runtime, directory, answer);
     const listed = LISTED[message.method];

@@ -12,7 +12,7 @@ import { sharedAffinity } from '../../upstream/upstream-client';
 import { type Affinity } from '../../upstream/upstream-connection';
 import { MODERN_VERSIONS } from '../protocol/mcp-request';
 import { type ScopeDirectory } from '../directory/scope-directory';
-import { errorResponse, RpcError } from '../protocol/mcp-errors';
+import { jsonRpcError } from '../protocol/mcp-errors';
 import { type McpRequest } from '../protocol/mcp-request';
 import { TaskCalls } from '../tasks/task-calls';
 import { Tally } from '../../common/tally';
@@ -102,10 +102,7 @@ export class SessionTasks {
     if (request.method === 'tools/call') return this.call(runtime, directory, request, serve);
     // Where tasks are not offered, 2025's task methods are unknown, as they were.
     if (!(await this.offered(runtime, directory)))
-      return errorResponse(
-        request.id,
-        new RpcError(ProtocolErrorCode.MethodNotFound, 'Method not found'),
-      );
+      return jsonRpcError(request.id, ProtocolErrorCode.MethodNotFound, 'Method not found');
     switch (request.method) {
       case 'tasks/get':
         return asTask(await serve(this.translated(runtime, request)));
@@ -127,12 +124,10 @@ export class SessionTasks {
   ): Promise<JSONRPCResponse> {
     const subject = request.principal.subject;
     if (this.waits.of(subject) >= MAX_RESULT_WAITS)
-      return errorResponse(
+      return jsonRpcError(
         request.id,
-        new RpcError(
-          ProtocolErrorCode.InvalidRequest,
-          `At most ${MAX_RESULT_WAITS} tasks/result requests of one user wait at once; ask again when one has ended`,
-        ),
+        ProtocolErrorCode.InvalidRequest,
+        `At most ${MAX_RESULT_WAITS} tasks/result requests of one user wait at once; ask again when one has ended`,
       );
     this.waits.add(subject);
     try {
