@@ -28,7 +28,7 @@ import { type OpenApiDocuments } from './openapi-documents';
 import { type OpenApiModel } from './openapi-model';
 import { ArgumentError } from './parameter-style';
 import { buildRequest, type BuiltRequest } from './request-builder';
-import { shapeResponse } from './response-shape';
+import { errorResult, shapeResponse } from './response-shape';
 
 export interface OpenApiConnectionOptions {
   baseUrl: URL;
@@ -197,10 +197,6 @@ function redacted(result: CallToolResult, secrets: readonly string[]): CallToolR
       block.type === 'text' ? { ...block, text: redactSecrets(block.text, secrets) } : block,
     ),
   };
-}
-
-function errorResult(text: string): CallToolResult {
-  return { isError: true, content: [{ type: 'text', text }] };
 }
 
 /** What opening an OpenAPI gateway's connection needs of the connector. */

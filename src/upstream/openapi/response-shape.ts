@@ -28,21 +28,12 @@ export function shapeResponse(
         ? ` to ${String(response.headers.location).slice(0, 500)} (Portico does not follow redirects)`
         : '';
     const shown = text.length > ERROR_BODY_SHOWN ? `${text.slice(0, ERROR_BODY_SHOWN)}…` : text;
-    return {
-      isError: true,
-      content: [{ type: 'text', text: `HTTP ${status}${where}${shown ? `: ${shown}` : ''}` }],
-    };
+    return errorResult(`HTTP ${status}${where}${shown ? `: ${shown}` : ''}`);
   }
   if (truncated)
-    return {
-      isError: true,
-      content: [
-        {
-          type: 'text',
-          text: `the response body is larger than the limit (UPSTREAM_MESSAGE_LIMIT_BYTES); it was not read to its end`,
-        },
-      ],
-    };
+    return errorResult(
+      'the response body is larger than the limit (UPSTREAM_MESSAGE_LIMIT_BYTES); it was not read to its end',
+    );
   if (text === '') return { content: [{ type: 'text', text: `HTTP ${status}, no body` }] };
   if (!isJsonType(type)) return { content: [{ type: 'text', text }] };
   let value: unknown;
@@ -52,15 +43,12 @@ export function shapeResponse(
     return { content: [{ type: 'text', text }] };
   }
   if (nestingDepth(value, maxDepth) > maxDepth)
-    return {
-      isError: true,
-      content: [
-        {
-          type: 'text',
-          text: `the response nests more than ${maxDepth} levels deep (JSON_MAX_DEPTH)`,
-        },
-      ],
-    };
+    return errorResult(`the response nests more than ${maxDepth} levels deep (JSON_MAX_DEPTH)`);
   const structured = isJsonObject(value) ? value : { result: value };
   return { content: [{ type: 'text', text }], structuredContent: structured };
+}
+
+/** A tool result that is an error, saying `text`. */
+export function errorResult(text: string): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text }] };
 }
