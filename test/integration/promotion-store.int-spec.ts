@@ -9,7 +9,8 @@ import { InProcessEventBus } from '../../src/events/in-process-event-bus';
 import { PgNotifyEventBus } from '../../src/events/pg-notify-event-bus';
 import { type McpScope } from '../../src/mcp/protocol/mcp-scope';
 import { McpPromotion } from '../../src/mcp/state/mcp-promotion.entity';
-import { ownerKey, type PromotionOwner } from '../../src/mcp/search/promotion-owner';
+import { type RequestOwner } from '../../src/mcp/protocol/mcp-request';
+import { ownerKey } from '../../src/mcp/search/promotion-owner';
 import { PromotionStore } from '../../src/mcp/search/promotion-store';
 import { SessionStore } from '../../src/mcp/sessions/session.store';
 import { ToolNameQuery } from '../../src/virtual-names/tool-name.query';
@@ -22,8 +23,8 @@ import { waitFor } from '../support/wait-for';
 const S1: McpScope = { kind: 'server', serverId: '00000000-0000-4000-8000-000000000001' };
 const DAY_MS = 24 * 3600 * 1000;
 
-type SessionOwner = Extract<PromotionOwner, { kind: 'session' }>;
-type PrincipalOwner = Extract<PromotionOwner, { kind: 'principal' }>;
+type SessionOwner = Extract<RequestOwner, { kind: 'session' }>;
+type PrincipalOwner = Extract<RequestOwner, { kind: 'principal' }>;
 
 describe('the promotion store (sessions and principals, one table)', () => {
   let db: TestDataSource;
@@ -79,14 +80,14 @@ describe('the promotion store (sessions and principals, one table)', () => {
     subject: `user:${++subjects}`,
   });
 
-  const stored = async (owner: PromotionOwner) => {
+  const stored = async (owner: RequestOwner) => {
     const row = await db.dataSource
       .getRepository(McpPromotion)
       .findOneBy({ owner: ownerKey(owner) });
     return row && { catalogHash: row.catalogHash, names: row.names };
   };
 
-  const OWNERS: [string, () => Promise<PromotionOwner>][] = [
+  const OWNERS: [string, () => Promise<RequestOwner>][] = [
     ['a 2025 session', () => session()],
     ['a principal in its scope', async () => principal()],
   ];
@@ -204,7 +205,7 @@ describe('the promotion store (sessions and principals, one table)', () => {
 
   it('has nothing for a session that does not exist, and stores nothing for it', async () => {
     const store = replica();
-    const ghost: PromotionOwner = { kind: 'session', sessionId: 'no-such-session' };
+    const ghost: RequestOwner = { kind: 'session', sessionId: 'no-such-session' };
     events.length = 0;
     expect(await store.promote(ghost, 'h1', ['a'])).toBeNull();
     expect(await store.promotions(ghost, true)).toBeNull();
@@ -334,7 +335,7 @@ describeOnPostgres('the promotion store across replicas (LISTEN/NOTIFY)', () => 
     b.bus.subscribe((event) => {
       if (event.type === 'mcp.promotions.changed') heard.push(event);
     });
-    const alice: PromotionOwner = { kind: 'principal', scope: S1, subject: 'user:alice' };
+    const alice: RequestOwner = { kind: 'principal', scope: S1, subject: 'user:alice' };
     expect(await b.store.promotions(alice)).toBeNull();
     await a.store.promote(alice, 'h1', ['a']);
     await waitFor(() => heard.length === 1, 'the change to reach the other replica');

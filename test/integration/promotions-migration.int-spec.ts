@@ -2,7 +2,7 @@ import { type DataSource } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
 import { OnePromotionStore1795915000000 } from '../../migrations/1795915000000-OnePromotionStore';
 import { InProcessEventBus } from '../../src/events/in-process-event-bus';
-import { type PromotionOwner } from '../../src/mcp/search/promotion-owner';
+import { type RequestOwner } from '../../src/mcp/protocol/mcp-request';
 import { PromotionStore } from '../../src/mcp/search/promotion-store';
 import { migrationDatabase } from '../support/migration-database';
 
@@ -11,20 +11,20 @@ const SERVER = '00000000-0000-4000-8000-0000000000c1';
 const THROUGH = MIGRATIONS.slice(0, MIGRATIONS.indexOf(OnePromotionStore1795915000000) + 1);
 const BEFORE = THROUGH.slice(0, -1);
 
-const session = (sessionId: string): PromotionOwner => ({ kind: 'session', sessionId });
-const ALICE: PromotionOwner = {
+const session = (sessionId: string): RequestOwner => ({ kind: 'session', sessionId });
+const ALICE: RequestOwner = {
   kind: 'principal',
   scope: { kind: 'server', serverId: SERVER },
   subject: 'user:alice',
 };
 /** A subject with the separator in it, in the scope of every tool. */
-const ROBOT: PromotionOwner = { kind: 'principal', scope: { kind: 'all' }, subject: 'token:ci:7' };
+const ROBOT: RequestOwner = { kind: 'principal', scope: { kind: 'all' }, subject: 'token:ci:7' };
 
 describe('the one-promotion-store migration on a database with promotions in both places', () => {
   const { open, run } = migrationDatabase();
 
   /** Every owner's promotions as the store reads them, fresh from the database. */
-  async function read(db: DataSource, owners: PromotionOwner[]) {
+  async function read(db: DataSource, owners: RequestOwner[]) {
     const store = new PromotionStore(db, new InProcessEventBus());
     return Promise.all(owners.map((owner) => store.promotions(owner, true)));
   }

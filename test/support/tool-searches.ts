@@ -5,7 +5,7 @@ import { type ProviderEmbeddings } from '../../src/embeddings/provider-embedding
 import { type DirectoryTool } from '../../src/mcp/directory/directory-tool';
 import { ToolDirectory } from '../../src/mcp/directory/tool-directory';
 import { mergePromotions, type Promotions } from '../../src/mcp/search/promotions';
-import { type PromotionOwner } from '../../src/mcp/search/promotion-owner';
+import { type RequestOwner } from '../../src/mcp/protocol/mcp-request';
 import { type PromotionStore } from '../../src/mcp/search/promotion-store';
 import { ToolSearchService } from '../../src/mcp/search/tool-search.service';
 import { policyTool } from './policy-tools';
@@ -35,12 +35,12 @@ export class FakeStore {
   stored: Promotions | null = null;
   cached: Promotions | null = null;
 
-  async promotions(_owner: PromotionOwner, fresh = false): Promise<Promotions | null> {
+  async promotions(_owner: RequestOwner, fresh = false): Promise<Promotions | null> {
     if (fresh) this.cached = this.stored;
     return fresh ? this.stored : this.cached;
   }
 
-  async promote(_owner: PromotionOwner, catalogHash: string, names: readonly string[]) {
+  async promote(_owner: RequestOwner, catalogHash: string, names: readonly string[]) {
     const next = mergePromotions(this.stored, catalogHash, names);
     const changed = JSON.stringify(next) !== JSON.stringify(this.stored);
     this.stored = this.cached = next;

@@ -1,4 +1,5 @@
-import { ownerKey, type PromotionOwner } from './promotion-owner';
+import { type RequestOwner } from '../protocol/mcp-request';
+import { ownerKey } from './promotion-owner';
 
 const SERVER = '00000000-0000-4000-8000-000000000001';
 
@@ -14,7 +15,7 @@ describe('ownerKey', () => {
   });
 
   it('never gives two owners one key, whatever their subjects hold', () => {
-    const owners: PromotionOwner[] = [
+    const owners: RequestOwner[] = [
       { kind: 'session', sessionId: 'abc' },
       { kind: 'session', sessionId: 'principal:all:abc' },
       { kind: 'principal', scope: { kind: 'all' }, subject: 'abc' },
@@ -27,7 +28,7 @@ describe('ownerKey', () => {
   });
 
   it('fits its column for the longest session id, scope and subject', () => {
-    const longest: PromotionOwner[] = [
+    const longest: RequestOwner[] = [
       { kind: 'session', sessionId: 's'.repeat(64) },
       { kind: 'principal', scope: { kind: 'server', serverId: SERVER }, subject: 'u'.repeat(128) },
     ];

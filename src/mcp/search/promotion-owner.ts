@@ -1,9 +1,6 @@
 import { scopeKey } from '../protocol/mcp-scope';
 import { type RequestOwner } from '../protocol/mcp-request';
 
-/** Who holds a conversation's tool-search promotions: the request's owner. */
-export type PromotionOwner = RequestOwner;
-
 /**
  * The key promotions are stored under: `session:<id>`, or `principal:<scope key>:<subject>`. One
  * owner has one key and two owners never share one: the kinds differ in their prefix, and a scope
@@ -11,7 +8,7 @@ export type PromotionOwner = RequestOwner;
  * At most 203 characters, as the columns these parts come from hold at most 64 (session id),
  * 64 (scope key) and 128 (subject).
  */
-export function ownerKey(owner: PromotionOwner): string {
+export function ownerKey(owner: RequestOwner): string {
   return owner.kind === 'session'
     ? `session:${owner.sessionId}`
     : `principal:${scopeKey(owner.scope)}:${owner.subject}`;

@@ -2,7 +2,8 @@ import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@ne
 import { DataSource, IsNull, LessThan, QueryFailedError } from 'typeorm';
 import { EventBus, isResync } from '../../events/event-bus';
 import { McpPromotion } from '../state/mcp-promotion.entity';
-import { ownerKey, type PromotionOwner } from './promotion-owner';
+import { ownerKey } from './promotion-owner';
+import { type RequestOwner } from '../protocol/mcp-request';
 import { mergePromotions, type Promotions, samePromotions } from './promotions';
 
 /** Owners whose promotions this replica keeps in memory; the oldest go first. */
@@ -57,7 +58,7 @@ export class PromotionStore implements OnModuleInit, OnModuleDestroy {
    * The owner's promotions. Under one catalogue hash they only grow, so a cached copy can only be
    * behind: trust it when it lists a name, and ask with `fresh` before saying a name is missing.
    */
-  async promotions(owner: PromotionOwner, fresh = false): Promise<Promotions | null> {
+  async promotions(owner: RequestOwner, fresh = false): Promise<Promotions | null> {
     const key = ownerKey(owner);
     if (!fresh && this.cache.has(key)) return this.cache.get(key)!;
     const epoch = this.epoch;
@@ -77,7 +78,7 @@ export class PromotionStore implements OnModuleInit, OnModuleDestroy {
    * gone.
    */
   async promote(
-    owner: PromotionOwner,
+    owner: RequestOwner,
     catalogHash: string,
     names: readonly string[],
   ): Promise<{ promotions: Promotions; changed: boolean } | null> {

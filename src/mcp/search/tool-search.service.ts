@@ -12,7 +12,7 @@ import { ProviderEmbeddings } from '../../embeddings/provider-embeddings.service
 import { answersToHashedName, parseHashedBackendName } from '../../tools/tool-hash';
 import { type ToolDirectory } from '../directory/tool-directory';
 import { RpcError } from '../protocol/mcp-errors';
-import { type PromotionOwner } from './promotion-owner';
+import { type RequestOwner } from '../protocol/mcp-request';
 import { PromotionStore } from './promotion-store';
 import { promotedNames } from './promotions';
 import { ToolAnalysisCache } from './tool-analysis';
@@ -126,7 +126,7 @@ export class ToolSearchService {
    * `tools/list` of a request: null when search is off (then every tool is listed). `owner` holds
    * the promotions; without one nothing is promoted.
    */
-  async listed(directory: ToolDirectory, owner: PromotionOwner | null): Promise<McpTool[] | null> {
+  async listed(directory: ToolDirectory, owner: RequestOwner | null): Promise<McpTool[] | null> {
     const scope = await this.searchable(directory);
     if (!scope) return null;
     const { catalogue, searchTool } = scope;
@@ -150,7 +150,7 @@ export class ToolSearchService {
    */
   async intercept(
     directory: ToolDirectory,
-    owner: PromotionOwner | null,
+    owner: RequestOwner | null,
     params: CallToolRequest['params'],
     notify: (notification: JSONRPCNotification) => void,
   ): Promise<CallToolResult | null> {
@@ -242,7 +242,7 @@ export class ToolSearchService {
 
   private async search(
     { catalogue }: SearchableScope,
-    owner: PromotionOwner | null,
+    owner: RequestOwner | null,
     params: CallToolRequest['params'],
     notify: (notification: JSONRPCNotification) => void,
   ): Promise<CallToolResult> {
