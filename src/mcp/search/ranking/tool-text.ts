@@ -32,13 +32,9 @@ export function splitDescription(description: string): { summary: string; detail
     : { summary: text.slice(0, end), details: text.slice(end + 1).trim() };
 }
 
-export function firstSentence(description: string): string {
-  return splitDescription(description).summary;
-}
-
 /** The one-line description a search hit shows: the first sentence, at most `max` characters. */
 export function oneLine(description: string | undefined, max = 160): string {
-  const sentence = firstSentence(description ?? '');
+  const sentence = splitDescription(description ?? '').summary;
   return sentence.length <= max ? sentence : `${sentence.slice(0, max - 1).trimEnd()}…`;
 }
 
@@ -74,7 +70,7 @@ export function lexicalFields(
 /** What the semantic ranker embeds of a tool: its name in words, title and summary. */
 export function semanticText(tool: McpTool): string {
   const title = tool.title ?? tool.annotations?.title;
-  return [tool.name, title, firstSentence(tool.description ?? '')]
+  return [tool.name, title, splitDescription(tool.description ?? '').summary]
     .filter((part) => typeof part === 'string' && part !== '')
     .join('. ');
 }
