@@ -4,6 +4,7 @@ import { UpstreamSettings } from '../../../config/slices/upstream.settings';
 import { GatewayRecords } from '../../gateway-records';
 import { redactSecrets } from '../../redact-secrets';
 import { UpstreamFailure } from '../../upstream-error';
+import { doublingWait } from '../../resilience/upstream-retry';
 import { GatewayProcesses } from './gateway-processes';
 import { StderrRing } from './stderr-ring';
 import { launchKey, type StdioLaunch, StdioProcess } from './stdio-process';
@@ -170,8 +171,7 @@ export class StdioSupervisor implements OnApplicationShutdown {
     entry.restarts += 1;
     if (failedStart) {
       entry.failures += 1;
-      entry.retryAt =
-        Date.now() + Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** (entry.failures - 1));
+      entry.retryAt = Date.now() + doublingWait(entry.failures, BACKOFF_BASE_MS, BACKOFF_MAX_MS);
       this.logger.warn(
         `A stdio process of gateway ${gatewayId} failed to start: ${entry.lastExit}`,
       );
