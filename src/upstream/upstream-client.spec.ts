@@ -58,3 +58,35 @@ describe('UpstreamClient.open', () => {
     ]);
   });
 });
+
+describe('UpstreamClient on a catalogue change', () => {
+  it('has the connector forget a gateway that is gone or deactivated, never one it could not read', async () => {
+    let receive: (event: unknown) => void = () => undefined;
+    const bus = {
+      subscribe: (listener: (event: unknown) => void) => {
+        receive = listener;
+        return () => undefined;
+      },
+    };
+    const found: Record<string, () => Promise<UpstreamTarget | null>> = {
+      active: () => Promise.resolve(targetWith({ type: 'none' })),
+      gone: () => Promise.resolve(null),
+      unreadable: () => Promise.reject(new Error('the database is away')),
+    };
+    const forgotten: string[] = [];
+    const client = new UpstreamClient(
+      { forget: (gatewayId: string) => forgotten.push(gatewayId) } as unknown as UpstreamConnector,
+      { find: (gatewayId: string) => found[gatewayId]!() } as unknown as UpstreamTargets,
+      bus as unknown as EventBus,
+      {} as ParkedCalls,
+    );
+    client.onModuleInit();
+    try {
+      receive({ type: 'catalog.changed', gatewayIds: ['active', 'gone', 'unreadable'] });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(forgotten).toEqual(['gone']);
+    } finally {
+      await client.onModuleDestroy();
+    }
+  });
+});

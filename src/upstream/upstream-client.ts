@@ -277,9 +277,13 @@ export class UpstreamClient implements OnModuleInit, OnModuleDestroy {
     await (await link.connection.catch(() => null))?.close().catch(() => undefined);
   }
 
-  /** Gateways changed: their targets are read again, and connections to a changed endpoint retired. */
+  /** Gateways changed: targets read again, stale links retired, inactive gateways forgotten. */
   private async refresh(gatewayIds: readonly string[]): Promise<void> {
-    for (const gatewayId of gatewayIds) this.targets.delete(gatewayId);
+    for (const gatewayId of gatewayIds) {
+      this.targets.delete(gatewayId);
+      if ((await this.target(gatewayId).catch(() => undefined)) === null)
+        this.connector.forget(gatewayId);
+    }
     const changed = new Set(gatewayIds);
     for (const link of [...this.links.values()]) {
       if (!changed.has(link.target.gatewayId)) continue;

@@ -78,6 +78,17 @@ export class UpstreamConnector {
   }
 
   /**
+   * Drops what this replica keeps of a gateway that is gone or deactivated: its parsed OpenAPI
+   * description, its breaker and limiter (and their metrics), its era verdict. Kept, they outlived
+   * the gateway: a deleted OpenAPI gateway's model stayed in memory for the life of the process.
+   */
+  forget(gatewayId: string): void {
+    this.openApiHost.documents.forget(gatewayId);
+    this.admissions.forget(gatewayId);
+    this.eras.forget(gatewayId);
+  }
+
+  /**
    * Connects in the era the upstream speaks: a 2025 upstream gets a session (`initialize`), a
    * 2026-07-28 one none (its first request is the first exchange). The era is probed when no
    * verdict holds, and probed again once when the open fails as if it had changed. Throws an

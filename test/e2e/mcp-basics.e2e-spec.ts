@@ -7,6 +7,7 @@ import { factories } from '../support/factories';
 import { serverToken } from '../support/tokens';
 import { connectClient } from '../support/mcp-client';
 import { startTestApp, type TestApp } from '../support/test-app';
+import { waitFor } from '../support/wait-for';
 
 const execFileAsync = promisify(execFile);
 
@@ -154,6 +155,39 @@ describe('metrics', () => {
       const body = await response.text();
       expect(body).toContain('# TYPE portico_tool_calls_total counter');
       expect(body).toContain('portico_mcp_sessions_local');
+    }
+  });
+
+  it("stops reporting a deleted gateway's upstream guards", async () => {
+    const upstream = await startUpstream({ name: 'brief', tools: [echoTool('ping_me', 'brief')] });
+    const scraped = async () =>
+      (
+        await fetch(`${t.baseUrl}/metrics`, { headers: { Authorization: `Bearer ${t.token}` } })
+      ).text();
+    const guarded = /portico_upstream_circuit_state\{gateway="brief",state="closed"\} 1/;
+    try {
+      const gateway = await t
+        .api()
+        .post('/api/v1/gateways')
+        .send({ name: 'brief', url: upstream.url })
+        .expect(201);
+      const client = await connectClient(t.baseUrl, { token: t.token });
+      try {
+        await client.callTool({ name: 'brief-ping_me', arguments: {} });
+      } finally {
+        await client.close();
+      }
+      expect(await scraped()).toMatch(guarded);
+      await t
+        .api()
+        .delete(`/api/v1/gateways/${gateway.body.id as string}`)
+        .expect(204);
+      await waitFor(
+        async () => !guarded.test(await scraped()),
+        "the deleted gateway's guard to leave the metrics",
+      );
+    } finally {
+      await upstream.close();
     }
   });
 });

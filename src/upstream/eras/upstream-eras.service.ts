@@ -111,6 +111,10 @@ export class UpstreamEras {
     this.entry(target).acceptsSessions = accepts;
   }
 
+  forget(gatewayId: string): void {
+    this.known.delete(gatewayId);
+  }
+
   private entry(target: UpstreamTarget): Known {
     const key = hash('sha256', JSON.stringify(target.endpoint), 'hex');
     const existing = this.known.get(target.gatewayId);

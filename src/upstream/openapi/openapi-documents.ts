@@ -74,6 +74,10 @@ export class OpenApiDocuments {
     this.cache.set(gatewayId, { key, model });
     return model;
   }
+
+  forget(gatewayId: string): void {
+    this.cache.delete(gatewayId);
+  }
 }
 
 /**

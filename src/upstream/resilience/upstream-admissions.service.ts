@@ -88,4 +88,8 @@ export class UpstreamAdmissions {
   stateOf(gatewayId: string): AdmissionState {
     return this.admissions.get(gatewayId)?.admission.state() ?? UNTOUCHED;
   }
+
+  forget(gatewayId: string): void {
+    this.admissions.delete(gatewayId);
+  }
 }
