@@ -161,6 +161,8 @@ describe('isCspOrigin', () => {
     'wss://realtime.example.com',
     'wss://*.example.com:8443',
     'ws://localhost:8080',
+    'https://*.pages.github.io',
+    'https://*.example.internal',
   ])('accepts %s', (origin) => expect(isCspOrigin(origin)).toBe(true));
 
   it.each([
@@ -179,6 +181,13 @@ describe('isCspOrigin', () => {
     'blob:',
     'ws://example.com',
     'wss://*.com',
+    'https://*.co.uk',
+    'wss://*.co.uk',
+    'https://*.com.au',
+    'https://*.github.io',
+    'https://*.s3.amazonaws.com',
+    'https://*.xn--p1ai',
+    'https://*.internal',
     'javascript:alert(1)',
     "'unsafe-eval'",
     "'self'",

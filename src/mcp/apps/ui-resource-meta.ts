@@ -1,3 +1,4 @@
+import { getPublicSuffix } from 'tldts';
 import { CSP_DOMAIN_LISTS, type CspDomainList, UI_PERMISSIONS } from '../../tools/tool-app-config';
 import { isJsonObject } from '../../common/json-value';
 
@@ -34,8 +35,9 @@ const ORIGIN =
 /**
  * Whether a CSP source an upstream declares is one origin, as hosts paste it into a policy:
  * `https://host[:port]` (or `wss://` for a WebSocket), with at most a leading `*.` for the
- * subdomains of a domain of two labels or more, or `http://` (`ws://`) for a loopback host. A
- * bare `*` or scheme, a wildcard on a top-level domain, `data:`, `blob:`, keywords, paths and
+ * subdomains of a domain someone owns, or `http://` (`ws://`) for a loopback host. A bare `*` or
+ * scheme, a wildcard on a public suffix (`*.com`, `*.co.uk`, `*.github.io`: every site under it,
+ * by the Public Suffix List, its private part included), `data:`, `blob:`, keywords, paths and
  * anything that could end a directive would let a hostile upstream's page reach anywhere, so they
  * are refused.
  */
@@ -47,7 +49,7 @@ export function isCspOrigin(value: string): boolean {
     (scheme === 'https' || scheme === 'wss') &&
     host.length <= 253 &&
     HOST.test(host) &&
-    (!wildcard || host.includes('.'))
+    (!wildcard || getPublicSuffix(host, { allowPrivateDomains: true }) !== host)
   );
 }
 
