@@ -2,6 +2,7 @@ import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { createServer } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import request from 'supertest';
+import { AuditSettings } from '../../src/config/slices/audit.settings';
 import {
   echoTool,
   type FixtureTool,
@@ -42,9 +43,13 @@ const deepResult: FixtureTool = {
   },
 };
 
-/** An MCP session's initialize, by hand; its Mcp-Session-Id. */
-async function openSession(baseUrl: string, token: string): Promise<string> {
-  const response = await postMcp(`${baseUrl}/mcp`, token, initializeRequest());
+/** An MCP session's initialize, by hand, as client `clientName`; its Mcp-Session-Id. */
+async function openSession(baseUrl: string, token: string, clientName = 'raw'): Promise<string> {
+  const initialize = initializeRequest();
+  const response = await postMcp(`${baseUrl}/mcp`, token, {
+    ...initialize,
+    params: { ...initialize.params, clientInfo: { name: clientName, version: '1' } },
+  });
   expect(response.status).toBe(200);
   await response.text();
   const session = response.headers.get('mcp-session-id')!;
@@ -80,6 +85,22 @@ async function stillServes(baseUrl: string, token: string): Promise<void> {
   }
 }
 
+/**
+ * One app serves all the file's tests but those of a process of its own: none depends on what
+ * another left. It keeps the whole arguments in the audit trail, the most of them the trail walks.
+ */
+let t: TestApp;
+
+beforeAll(async () => {
+  t = await startTestApp({
+    env: { AUDIT_ARGUMENTS: 'full', BODY_LIMIT_BYTES: String(256 * 1024) },
+  });
+});
+
+afterAll(async () => {
+  await t.close();
+});
+
 describe('hostile input on every endpoint', () => {
   let upstream: UpstreamFixture;
 
@@ -91,24 +112,39 @@ describe('hostile input on every endpoint', () => {
     await upstream.close();
   });
 
-  describe.each(['none', 'digest', 'full'])('with AUDIT_ARGUMENTS=%s', (kept) => {
-    let t: TestApp;
+  describe('on the app', () => {
     let session: string;
 
     beforeAll(async () => {
-      t = await startTestApp({
-        env: { AUDIT_ARGUMENTS: kept, BODY_LIMIT_BYTES: String(256 * 1024) },
-      });
       await t.api().post('/api/v1/gateways').send({ name: 'alpha', url: upstream.url }).expect(201);
       session = await openSession(t.baseUrl, t.token);
     });
 
-    afterAll(async () => {
-      await t.close();
-    });
-
     const mcp = (body: string, headers: Record<string, string> = {}) =>
       postMcp(`${t.baseUrl}/mcp`, t.token, body, { 'Mcp-Session-Id': session, ...headers });
+
+    // The app reads AUDIT_ARGUMENTS at each call, so each setting is set on it for its own call,
+    // in a session of its own whose client name tells its entry apart, rather than on an app of
+    // its own; the app's own setting, from its environment, is the last.
+    it.each(['none', 'digest', 'full'] as const)(
+      'calls with arguments nested as deep as the limit allows, and audits them with AUDIT_ARGUMENTS=%s',
+      async (kept) => {
+        const setting = jest.replaceProperty(t.app.get(AuditSettings).audit, 'arguments', kept);
+        let entry: Awaited<ReturnType<typeof eventuallyAudited>>;
+        try {
+          const audited = await openSession(t.baseUrl, t.token, `audit-${kept}`);
+          // message, params, arguments, deep: 4 levels before the nested objects.
+          const response = await mcp(deepCall(8, 60), { 'Mcp-Session-Id': audited });
+          expect(response.status).toBe(200);
+          expect(await response.text()).toContain('alpha:echo');
+          entry = await eventuallyAudited(t, 'alpha-echo', `audit-${kept}`);
+        } finally {
+          setting.restore();
+        }
+        expect(entry.argumentsDigest === null).toBe(kept === 'none');
+        expect(entry.arguments === null).toBe(kept !== 'full');
+      },
+    );
 
     it('refuses a tools/call whose arguments nest 10,000 deep with 400, its id, and the limit', async () => {
       expect(await refusal(await mcp(deepCall(7, 10_000)))).toEqual({
@@ -118,16 +154,6 @@ describe('hostile input on every endpoint', () => {
         message: DEPTH_LIMIT,
       });
       await stillServes(t.baseUrl, t.token);
-    });
-
-    it('calls with arguments nested as deep as the limit allows, and audits them', async () => {
-      // message, params, arguments, deep: 4 levels before the nested objects.
-      const response = await mcp(deepCall(8, 60));
-      expect(response.status).toBe(200);
-      expect(await response.text()).toContain('alpha:echo');
-      const entry = await eventuallyAudited(t, 'alpha-echo');
-      expect(entry.argumentsDigest === null).toBe(kept === 'none');
-      expect(entry.arguments === null).toBe(kept !== 'full');
     });
 
     it('refuses whole bodies nested 10,000 deep, arrays or objects, on /mcp', async () => {
@@ -467,13 +493,11 @@ describe('an upstream that answers with what is not JSON-RPC', () => {
     ],
     ['no_content', 'HTTP 204 and no message'],
   ];
-  let t: TestApp;
   let upstream: Awaited<ReturnType<typeof startMalformedUpstream>>;
   let ids: Map<string, string>;
 
   beforeAll(async () => {
     upstream = await startMalformedUpstream();
-    t = await startTestApp({ env: { SYNC_INTERVAL_SECONDS: '0' } });
     await t.api().post('/api/v1/gateways').send({ name: 'raw', url: upstream.url }).expect(201);
     const tools = (await t.api().get('/api/v1/tools').expect(200)).body.items as {
       id: string;
@@ -483,7 +507,6 @@ describe('an upstream that answers with what is not JSON-RPC', () => {
   });
 
   afterAll(async () => {
-    await t.close();
     await upstream.close();
   });
 
@@ -644,14 +667,22 @@ describe('an upstream that answers with what is not JSON-RPC', () => {
 async function eventuallyAudited(
   t: TestApp,
   target: string,
+  clientName: string,
 ): Promise<{ argumentsDigest: string | null; arguments: unknown }> {
   for (let attempt = 0; attempt < 100; attempt++) {
     const page = (await t.api().get('/api/v1/audit').query({ kind: 'mcp' }).expect(200)).body as {
-      items: { target: string; argumentsDigest: string | null; arguments: unknown }[];
+      items: {
+        target: string;
+        clientName: string | null;
+        argumentsDigest: string | null;
+        arguments: unknown;
+      }[];
     };
-    const entry = page.items.find((item) => item.target === target);
+    const entry = page.items.find(
+      (item) => item.target === target && item.clientName === clientName,
+    );
     if (entry) return entry;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error(`no audit entry for ${target}`);
+  throw new Error(`no audit entry for ${target} by ${clientName}`);
 }
