@@ -13,17 +13,18 @@ function nested(depth: number): string {
   return '['.repeat(depth) + ']'.repeat(depth);
 }
 
+/** An app as configured by default, for the hostile requests and the untrusted client address. */
+let t: TestApp;
+
+beforeAll(async () => {
+  t = await startTestApp();
+});
+
+afterAll(async () => {
+  await t.close();
+});
+
 describe('hostile requests get a clean 4xx', () => {
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
-
-  afterAll(async () => {
-    await t.close();
-  });
-
   it('refuses a body nested 5,000 deep with 400 on the public token route, the API and /mcp', async () => {
     const deep = `{"username":"admin","password":${nested(5000)}}`;
     const statuses = [
@@ -145,53 +146,54 @@ describe('hostile requests get a clean 4xx', () => {
 });
 
 describe('client addresses', () => {
-  const wrongLogin = (t: TestApp, forwardedFor: string) =>
-    request(t.baseUrl)
+  /** An app behind a proxy on 127.0.0.1. */
+  let trusting: TestApp;
+
+  beforeAll(async () => {
+    trusting = await startTestApp({ env: { TRUSTED_PROXIES: '127.0.0.1' } });
+  });
+
+  afterAll(async () => {
+    await trusting.close();
+  });
+
+  const wrongLogin = (app: TestApp, forwardedFor: string) =>
+    request(app.baseUrl)
       .post('/api/v1/auth/token')
       .set('X-Forwarded-For', forwardedFor)
       .send({ username: 'admin', password: 'wrong-password' });
 
+  // The throttle counts by address and username: no test before fails a login as admin, and none
+  // after logs in on this app, so its count starts from nothing here and matters to no other test.
   it('ignores X-Forwarded-For from a peer not in TRUSTED_PROXIES, so it cannot dodge the login throttle', async () => {
-    const t = await startTestApp();
-    try {
-      const statuses: number[] = [];
-      for (let i = 0; i < 6; i++) statuses.push((await wrongLogin(t, `10.0.0.${i + 1}`)).status);
-      expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
-    } finally {
-      await t.close();
-    }
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await wrongLogin(t, `10.0.0.${i + 1}`)).status);
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
   });
 
+  // Its failed logins count for the forwarded addresses, not for 127.0.0.1, where the next test
+  // logs in.
   it('takes the client address from a proxy named in TRUSTED_PROXIES', async () => {
-    const t = await startTestApp({ env: { TRUSTED_PROXIES: '127.0.0.1' } });
-    try {
-      const statuses: number[] = [];
-      for (let i = 0; i < 6; i++) statuses.push((await wrongLogin(t, `10.0.0.${i + 1}`)).status);
-      expect(statuses).toEqual([401, 401, 401, 401, 401, 401]);
-    } finally {
-      await t.close();
-    }
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++)
+      statuses.push((await wrongLogin(trusting, `10.0.0.${i + 1}`)).status);
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 401]);
   });
 
   it('believes X-Forwarded-Proto from a trusted proxy, for the Secure cookie', async () => {
-    const t = await startTestApp({ env: { TRUSTED_PROXIES: '127.0.0.1' } });
-    try {
-      const form = await request(t.baseUrl).get('/admin/login').expect(200);
-      const nonce = [form.headers['set-cookie'] ?? []].flat()[0]!;
-      const login = await request(t.baseUrl)
-        .post('/admin/login')
-        .set('X-Forwarded-Proto', 'https')
-        .set('Cookie', nonce.split(';')[0]!)
-        .type('form')
-        .send({ _csrf: csrfOf(form.text), username: 'admin', password: ADMIN_PASSWORD })
-        .expect(303);
-      const cookie = [login.headers['set-cookie'] ?? []]
-        .flat()
-        .find((line: string) => line.startsWith('portico_session='));
-      expect(cookie).toMatch(/;\s*Secure/i);
-    } finally {
-      await t.close();
-    }
+    const form = await request(trusting.baseUrl).get('/admin/login').expect(200);
+    const nonce = [form.headers['set-cookie'] ?? []].flat()[0]!;
+    const login = await request(trusting.baseUrl)
+      .post('/admin/login')
+      .set('X-Forwarded-Proto', 'https')
+      .set('Cookie', nonce.split(';')[0]!)
+      .type('form')
+      .send({ _csrf: csrfOf(form.text), username: 'admin', password: ADMIN_PASSWORD })
+      .expect(303);
+    const cookie = [login.headers['set-cookie'] ?? []]
+      .flat()
+      .find((line: string) => line.startsWith('portico_session='));
+    expect(cookie).toMatch(/;\s*Secure/i);
   });
 
   it('marks the session cookie Secure when PUBLIC_URL is https, even over plain HTTP inside', async () => {
