@@ -9,9 +9,9 @@ const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
  * When CI runs both side by side (TEST_SIDE_BY_SIDE), files that would run alike in either run go
  * to one of them, split so that the two end together; alone, either run runs them all. Each does
  * the same whatever the run's database: the conformance harness, the embedded database's own
- * tests, and Portico in a process of its own (its logs, traces and `portico upstream`) never use
- * it; the browser suites test what Chromium does with the admin pages and MCP Apps, whose server
- * side the end-to-end files test on both databases.
+ * tests, and Portico in a process of its own (its logs, traces, `portico upstream` and its
+ * fetching of client metadata documents) never use it; the browser suites test what Chromium does
+ * with the admin pages and MCP Apps, whose server side the end-to-end files test on both databases.
  */
 const ONCE = {
   postgres: [
@@ -22,6 +22,7 @@ const ONCE = {
     'test/e2e/upstream-command.e2e-spec.ts',
     'test/e2e/tracing.e2e-spec.ts',
     'test/e2e/logs.e2e-spec.ts',
+    'test/e2e/oauth-client-metadata.e2e-spec.ts',
     'test/browser/admin-playground.e2e-spec.ts',
     'test/browser/mcp-apps.e2e-spec.ts',
     'test/browser/admin-sso.e2e-spec.ts',

@@ -20,7 +20,7 @@ import {
 import { textOf } from '../support/html-text';
 import { signInAndConsent } from '../support/oauth-client';
 import { type PorticoProcess, startPorticoProcess } from '../support/portico-process';
-import { ADMIN_PASSWORD, startTestApp } from '../support/test-app';
+import { ADMIN_PASSWORD } from '../support/test-app';
 
 const MODERN = '2026-07-28';
 const REDIRECT = 'http://127.0.0.1:53682/callback';
@@ -283,63 +283,6 @@ const modernClient = () =>
       const refused = await authorize(clientId).expect(400);
       expect(refused.body.error).toBe('invalid_client');
       expect(refused.body.error_description).toContain('private_key_jwt is not supported');
-    });
-  },
-);
-
-(opensslAvailable ? describe : describe.skip)(
-  'Client ID Metadata Documents, by default and switched off',
-  () => {
-    it('never fetches from loopback unless configured to, and says why it refuses', async () => {
-      const documents = await startDocumentServer();
-      const t = await startTestApp({ publicUrl: true });
-      try {
-        const clientId = `${documents.origin}/client.json`;
-        documents.serve('/client.json', { body: clientDocument(clientId) });
-        const refused = await request(t.baseUrl)
-          .get('/oauth/authorize')
-          .query({ client_id: clientId, redirect_uri: REDIRECT, response_type: 'code' })
-          .expect(400);
-        expect(refused.body).toEqual({
-          error: 'invalid_client',
-          error_description: `The client metadata document ${clientId} is on a special-use address (private, loopback, link-local, ...), which Portico does not fetch`,
-        });
-        expect(documents.requests).toEqual([]);
-        // Nor can a token request make it fetch.
-        const token = await request(t.baseUrl)
-          .post('/oauth/token')
-          .type('form')
-          .send({ grant_type: 'refresh_token', refresh_token: 'x', client_id: clientId })
-          .expect(400);
-        expect(token.body.error).toBe('invalid_client');
-        expect(documents.requests).toEqual([]);
-      } finally {
-        await t.close();
-        await documents.close();
-      }
-    });
-
-    it('neither advertises nor accepts them when OAUTH_CIMD_ENABLED is false', async () => {
-      const t = await startTestApp({
-        publicUrl: true,
-        env: { OAUTH_CIMD_ENABLED: 'false' },
-      });
-      try {
-        const metadata = await request(t.baseUrl)
-          .get('/.well-known/oauth-authorization-server')
-          .expect(200);
-        expect(metadata.body.client_id_metadata_document_supported).toBe(false);
-        const refused = await request(t.baseUrl)
-          .get('/oauth/authorize')
-          .query({ client_id: 'https://app.example.com/client.json', redirect_uri: REDIRECT })
-          .expect(400);
-        expect(refused.body).toEqual({
-          error: 'invalid_client',
-          error_description: 'Client ID Metadata Documents are not accepted by this server',
-        });
-      } finally {
-        await t.close();
-      }
     });
   },
 );
