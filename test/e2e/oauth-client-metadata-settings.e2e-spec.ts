@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { startDocumentServer } from '../support/document-server';
+import { CLIENT_REDIRECT, clientDocument, startDocumentServer } from '../support/document-server';
 import { opensslAvailable } from '../support/openssl-available';
 import { startTestApp } from '../support/test-app';
 
@@ -8,22 +8,6 @@ import { startTestApp } from '../support/test-app';
  * switched off. What a Portico that fetches them does, in a process of its own on the embedded
  * database whatever the run, is in oauth-client-metadata.e2e-spec.ts, which runs once.
  */
-
-const REDIRECT = 'http://127.0.0.1:53682/callback';
-
-/** The document a client publishes at its client_id URL. */
-function clientDocument(clientId: string, overrides: Record<string, unknown> = {}) {
-  return {
-    client_id: clientId,
-    client_name: 'Acme Agent',
-    client_uri: 'https://acme.example.com',
-    redirect_uris: [REDIRECT],
-    grant_types: ['authorization_code', 'refresh_token'],
-    response_types: ['code'],
-    token_endpoint_auth_method: 'none',
-    ...overrides,
-  };
-}
 
 (opensslAvailable ? describe : describe.skip)(
   'Client ID Metadata Documents, by default and switched off',
@@ -36,7 +20,7 @@ function clientDocument(clientId: string, overrides: Record<string, unknown> = {
         documents.serve('/client.json', { body: clientDocument(clientId) });
         const refused = await request(t.baseUrl)
           .get('/oauth/authorize')
-          .query({ client_id: clientId, redirect_uri: REDIRECT, response_type: 'code' })
+          .query({ client_id: clientId, redirect_uri: CLIENT_REDIRECT, response_type: 'code' })
           .expect(400);
         expect(refused.body).toEqual({
           error: 'invalid_client',
@@ -69,7 +53,10 @@ function clientDocument(clientId: string, overrides: Record<string, unknown> = {
         expect(metadata.body.client_id_metadata_document_supported).toBe(false);
         const refused = await request(t.baseUrl)
           .get('/oauth/authorize')
-          .query({ client_id: 'https://app.example.com/client.json', redirect_uri: REDIRECT })
+          .query({
+            client_id: 'https://app.example.com/client.json',
+            redirect_uri: CLIENT_REDIRECT,
+          })
           .expect(400);
         expect(refused.body).toEqual({
           error: 'invalid_client',

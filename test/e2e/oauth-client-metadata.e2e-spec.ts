@@ -16,6 +16,8 @@ import {
   type DocumentServer,
   startDocumentServer,
   testCertificate,
+  CLIENT_REDIRECT,
+  clientDocument,
 } from '../support/document-server';
 import { textOf } from '../support/html-text';
 import { signInAndConsent } from '../support/oauth-client';
@@ -23,7 +25,6 @@ import { type PorticoProcess, startPorticoProcess } from '../support/portico-pro
 import { ADMIN_PASSWORD } from '../support/test-app';
 
 const MODERN = '2026-07-28';
-const REDIRECT = 'http://127.0.0.1:53682/callback';
 const ADMIN = { username: 'admin', password: ADMIN_PASSWORD };
 const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
 
@@ -37,14 +38,14 @@ class DocumentClientProvider implements OAuthClientProvider {
   verifier?: string;
   discovery?: OAuthDiscoveryState;
   authorizationUrl?: URL;
-  readonly redirectUrl = REDIRECT;
+  readonly redirectUrl = CLIENT_REDIRECT;
 
   constructor(readonly clientMetadataUrl: string) {}
 
   get clientMetadata(): OAuthClientMetadata {
     return {
       client_name: 'Portico document client',
-      redirect_uris: [REDIRECT],
+      redirect_uris: [CLIENT_REDIRECT],
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
       token_endpoint_auth_method: 'none',
@@ -79,20 +80,6 @@ class DocumentClientProvider implements OAuthClientProvider {
   discoveryState() {
     return this.discovery;
   }
-}
-
-/** The document a client publishes at its client_id URL. */
-function clientDocument(clientId: string, overrides: Record<string, unknown> = {}) {
-  return {
-    client_id: clientId,
-    client_name: 'Acme Agent',
-    client_uri: 'https://acme.example.com',
-    redirect_uris: [REDIRECT],
-    grant_types: ['authorization_code', 'refresh_token'],
-    response_types: ['code'],
-    token_endpoint_auth_method: 'none',
-    ...overrides,
-  };
 }
 
 const modernClient = () =>
@@ -148,7 +135,7 @@ const modernClient = () =>
     const fetchesOf = (path: string) => documents.requests.filter((seen) => seen === path).length;
 
     /** GET /oauth/authorize as a browser would, for a client id and redirect URI. */
-    const authorize = (clientId: string, redirectUri = REDIRECT) =>
+    const authorize = (clientId: string, redirectUri = CLIENT_REDIRECT) =>
       request(publicUrl).get('/oauth/authorize').query({
         client_id: clientId,
         redirect_uri: redirectUri,
@@ -194,10 +181,10 @@ const modernClient = () =>
       );
       expect(consentPage).toContain(`<dt>Client</dt><dd><code>${clientId}</code></dd>`);
       expect(consentPage).toContain(
-        `<dt>Returns to</dt><dd><strong>${new URL(REDIRECT).host}</strong>: <code>${REDIRECT}</code></dd>`,
+        `<dt>Returns to</dt><dd><strong>${new URL(CLIENT_REDIRECT).host}</strong>: <code>${CLIENT_REDIRECT}</code></dd>`,
       );
       expect(textOf(consentPage)).toContain('This client returns to a program on this computer');
-      expect(`${landed.origin}${landed.pathname}`).toBe(REDIRECT);
+      expect(`${landed.origin}${landed.pathname}`).toBe(CLIENT_REDIRECT);
       expect(landed.searchParams.get('iss')).toBe(publicUrl);
 
       // The SDK checks iss (RFC 9207) and redeems the code with its PKCE verifier.

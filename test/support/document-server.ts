@@ -115,3 +115,20 @@ export async function startDocumentServer(): Promise<DocumentServer> {
     },
   };
 }
+
+/** Where the test clients of Client ID Metadata Documents say they return to. */
+export const CLIENT_REDIRECT = 'http://127.0.0.1:53682/callback';
+
+/** The metadata document a client publishes at its client_id URL. */
+export function clientDocument(clientId: string, overrides: Record<string, unknown> = {}) {
+  return {
+    client_id: clientId,
+    client_name: 'Acme Agent',
+    client_uri: 'https://acme.example.com',
+    redirect_uris: [CLIENT_REDIRECT],
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'none',
+    ...overrides,
+  };
+}
