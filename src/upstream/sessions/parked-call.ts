@@ -9,7 +9,6 @@ import {
 import { declaresCapability, requiredCapability } from '../client-capabilities';
 import { type UpstreamAsk } from '../upstream-connection';
 import { UpstreamRpcError } from '../upstream-error';
-import { type ParkedCalls } from './parked-calls';
 
 /** Input requests that arrive this close together go to the client as one round. */
 const ROUND_GATHER_MS = 10;
@@ -23,6 +22,15 @@ export interface Waiter {
 }
 
 export type Outcome = { result: Result } | { error: Error };
+
+/** Where parked calls are held on this replica, and the state that names one there. */
+export interface CallHolder {
+  readonly ttlMs: number;
+  /** False when the replica holds as many as it may. */
+  hold(call: ParkedCall): boolean;
+  forget(call: ParkedCall): void;
+  stateOf(call: ParkedCall): string;
+}
 
 /**
  * One call whose 2025 upstream asks its client for input mid-call. The upstream call keeps running
@@ -45,8 +53,7 @@ export class ParkedCall {
   private held = false;
 
   constructor(
-    /** Where parked calls are held on this replica, and the state that names one there. */
-    private readonly calls: ParkedCalls,
+    private readonly calls: CallHolder,
     private readonly capabilities: ClientCapabilities,
     private waiter: Waiter | null,
     /** Cancels the upstream call. */

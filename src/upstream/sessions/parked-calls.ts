@@ -14,7 +14,7 @@ import { EventBus, type PorticoEvent } from '../../events/event-bus';
 import { ReplicaId } from '../../events/replica-id';
 import { type CallParking, type RequestSink } from '../upstream-connection';
 import { UpstreamFailure, UpstreamRpcError } from '../upstream-error';
-import { type Outcome, ParkedCall, type Waiter } from './parked-call';
+import { type CallHolder, type Outcome, ParkedCall, type Waiter } from './parked-call';
 
 /** Calls one replica holds for their clients' answers at most (each holds an upstream call). */
 const MAX_PARKED_CALLS = 10_000;
@@ -31,7 +31,7 @@ export const PARKED_STATE = 'pk1.';
  * lands elsewhere goes over the bus to the replica holding the call, which answers over the bus.
  */
 @Injectable()
-export class ParkedCalls implements OnModuleInit, OnModuleDestroy, CallParking {
+export class ParkedCalls implements OnModuleInit, OnModuleDestroy, CallHolder, CallParking {
   private readonly logger = new Logger(ParkedCalls.name);
   private readonly held = new Map<string, ParkedCall>();
   /** Retries served here for calls parked elsewhere, by ticket. */
