@@ -25,7 +25,7 @@ const CIRCUIT_STATES = ['closed', 'half-open', 'open'] as const;
 /**
  * How often the event loop's delay is sampled, for `portico_nodejs_eventloop_lag_*`: ten times a
  * second is plenty for percentiles over a scrape interval, where prom-client's 10 ms default woke
- * an idle replica a hundred times a second (about a quarter of its idle CPU).
+ * an idle replica a hundred times a second (about three quarters of its steady idle CPU).
  */
 const EVENT_LOOP_SAMPLE_MS = 100;
 
