@@ -145,6 +145,29 @@ describe('hostile requests get a clean 4xx', () => {
   });
 });
 
+/**
+ * The admin's login on the admin pages, the login form's cookie sent back by hand (a Secure cookie
+ * does not travel back over plain HTTP): the form's cookie line and the session's.
+ */
+async function adminLogin(
+  app: TestApp,
+  headers: Record<string, string> = {},
+): Promise<{ nonce: string; session: string | undefined }> {
+  const form = await request(app.baseUrl).get('/admin/login').expect(200);
+  const nonce = [form.headers['set-cookie'] ?? []].flat()[0]!;
+  const login = await request(app.baseUrl)
+    .post('/admin/login')
+    .set(headers)
+    .set('Cookie', nonce.split(';')[0]!)
+    .type('form')
+    .send({ _csrf: csrfOf(form.text), username: 'admin', password: ADMIN_PASSWORD })
+    .expect(303);
+  const session = [login.headers['set-cookie'] ?? []]
+    .flat()
+    .find((line: string) => line.startsWith('portico_session='));
+  return { nonce, session };
+}
+
 describe('client addresses', () => {
   /** An app behind a proxy on 127.0.0.1. */
   let trusting: TestApp;
@@ -181,19 +204,8 @@ describe('client addresses', () => {
   });
 
   it('believes X-Forwarded-Proto from a trusted proxy, for the Secure cookie', async () => {
-    const form = await request(trusting.baseUrl).get('/admin/login').expect(200);
-    const nonce = [form.headers['set-cookie'] ?? []].flat()[0]!;
-    const login = await request(trusting.baseUrl)
-      .post('/admin/login')
-      .set('X-Forwarded-Proto', 'https')
-      .set('Cookie', nonce.split(';')[0]!)
-      .type('form')
-      .send({ _csrf: csrfOf(form.text), username: 'admin', password: ADMIN_PASSWORD })
-      .expect(303);
-    const cookie = [login.headers['set-cookie'] ?? []]
-      .flat()
-      .find((line: string) => line.startsWith('portico_session='));
-    expect(cookie).toMatch(/;\s*Secure/i);
+    const { session } = await adminLogin(trusting, { 'X-Forwarded-Proto': 'https' });
+    expect(session).toMatch(/;\s*Secure/i);
   });
 
   it('marks the session cookie Secure when PUBLIC_URL is https, even over plain HTTP inside', async () => {
@@ -203,20 +215,9 @@ describe('client addresses', () => {
       env: { PUBLIC_URL: 'https://portico.example.com', ALLOWED_HOSTS: '127.0.0.1' },
     });
     try {
-      // Secure cookies do not travel back over this test's plain HTTP, so they are sent by hand.
-      const form = await request(t.baseUrl).get('/admin/login').expect(200);
-      const nonce = [form.headers['set-cookie'] ?? []].flat()[0]!;
+      const { nonce, session } = await adminLogin(t);
       expect(nonce).toMatch(/^portico_login=.*;\s*Secure/i);
-      const login = await request(t.baseUrl)
-        .post('/admin/login')
-        .set('Cookie', nonce.split(';')[0]!)
-        .type('form')
-        .send({ _csrf: csrfOf(form.text), username: 'admin', password: ADMIN_PASSWORD })
-        .expect(303);
-      const cookie = [login.headers['set-cookie'] ?? []]
-        .flat()
-        .find((line: string) => line.startsWith('portico_session='));
-      expect(cookie).toMatch(/;\s*Secure/i);
+      expect(session).toMatch(/;\s*Secure/i);
     } finally {
       await t.close();
       await database.drop();

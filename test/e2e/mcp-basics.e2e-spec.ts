@@ -140,9 +140,10 @@ describe('metrics', () => {
     await t.close();
   });
 
+  const scrape = (token?: string) =>
+    fetch(`${t.baseUrl}/metrics`, token ? { headers: { Authorization: `Bearer ${token}` } } : {});
+
   it('serves Prometheus metrics to an admin token or METRICS_TOKEN only', async () => {
-    const scrape = (token?: string) =>
-      fetch(`${t.baseUrl}/metrics`, token ? { headers: { Authorization: `Bearer ${token}` } } : {});
     expect((await scrape()).status).toBe(401);
     expect((await scrape('scrape-token-wrong-012345')).status).toBe(401);
     const server = await t.api().post('/api/v1/servers').send({ name: 'Scraped' }).expect(201);
@@ -160,10 +161,7 @@ describe('metrics', () => {
 
   it("stops reporting a deleted gateway's upstream guards", async () => {
     const upstream = await startUpstream({ name: 'brief', tools: [echoTool('ping_me', 'brief')] });
-    const scraped = async () =>
-      (
-        await fetch(`${t.baseUrl}/metrics`, { headers: { Authorization: `Bearer ${t.token}` } })
-      ).text();
+    const scraped = async () => (await scrape(t.token)).text();
     const guarded = /portico_upstream_circuit_state\{gateway="brief",state="closed"\} 1/;
     try {
       const gateway = await t
