@@ -24,7 +24,7 @@ export class ConsolidatedMember {
   @Column({ name: 'tool_id', type: 'uuid' })
   toolId!: string;
 
-  @ManyToOne(() => ConsolidatedTool, (tool) => tool.members, { onDelete: 'CASCADE' })
+  @ManyToOne(() => ConsolidatedTool, { onDelete: 'CASCADE' })
   @JoinColumn({
     name: 'consolidated_tool_id',
     foreignKeyConstraintName: 'consolidated_member_consolidated_tool_fk',

@@ -3,17 +3,17 @@ import {
   CreateDateColumn,
   Entity,
   Index,
-  OneToMany,
   PrimaryGeneratedColumn,
   UpdateDateColumn,
 } from 'typeorm';
 import { type JsonObject } from '../common/json-value';
-import { ConsolidatedMember } from './consolidated-member.entity';
 import { STORABLE_JSON } from '../common/untrusted-text';
 
 /**
  * One tool a client sees for the same tool on several gateways (a server deployed per region,
  * tenant or environment): its own name, and a `target` argument that picks the member to call.
+ * Its members (ConsolidatedMember) point here; this side names none of them, so that the two
+ * entities do not import each other.
  */
 @Entity({ name: 'consolidated_tool' })
 export class ConsolidatedTool {
@@ -30,9 +30,6 @@ export class ConsolidatedTool {
   /** The members' shared input schema, as it was when the tool was saved. */
   @Column({ name: 'input_schema', type: 'jsonb', transformer: STORABLE_JSON })
   inputSchema!: JsonObject;
-
-  @OneToMany(() => ConsolidatedMember, (member) => member.consolidatedTool)
-  members?: ConsolidatedMember[];
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;

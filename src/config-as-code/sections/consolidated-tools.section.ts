@@ -1,5 +1,7 @@
+import { type EntityManager } from 'typeorm';
 import { z } from 'zod';
 import { TOOL_NAME_RULE } from '../../common/tool-name-rule';
+import { ConsolidatedMember } from '../../consolidated-tools/consolidated-member.entity';
 import { ConsolidatedTool } from '../../consolidated-tools/consolidated-tool.entity';
 import { ConsolidatedToolException } from '../../consolidated-tools/consolidated-tool.exception';
 import {
@@ -59,10 +61,8 @@ export const consolidatedToolsSection = defineSection({
   item: consolidatedItem,
 
   async export({ em, names }) {
-    const rows = await em.getRepository(ConsolidatedTool).find({
-      relations: { members: { tool: true } },
-      order: { name: 'ASC' },
-    });
+    const rows = await em.getRepository(ConsolidatedTool).find({ order: { name: 'ASC' } });
+    const members = await membersOf(em);
     const servers: { id: string; name: string }[] = await em.query(
       `SELECT i.consolidated_tool_id AS id, s.name FROM server_consolidated_tool i
        JOIN server s ON s.id = i.server_id ORDER BY s.name`,
@@ -70,12 +70,10 @@ export const consolidatedToolsSection = defineSection({
     return rows.map((row) => ({
       name: row.name,
       description: row.description,
-      members: [...(row.members ?? [])]
-        .sort((a, b) => (a.target < b.target ? -1 : 1))
-        .map((member) => ({
-          target: member.target,
-          tool: names.name(member.tool!.gatewaySlug, member.tool!.originalName),
-        })),
+      members: (members.get(row.id) ?? []).map((member) => ({
+        target: member.target,
+        tool: names.name(member.tool!.gatewaySlug, member.tool!.originalName),
+      })),
       servers: servers.filter((server) => server.id === row.id).map((server) => server.name),
     }));
   },
@@ -117,10 +115,8 @@ async function upsertConsolidated(ctx: ApplyContext, item: ConsolidatedItem): Pr
   const serverIds: string[] = [];
   for (const server of item.servers) serverIds.push((await serverIdOf(ctx, server, where))!);
   const repository = ctx.em.getRepository(ConsolidatedTool);
-  const stored = await repository.findOne({
-    where: { name: item.name },
-    relations: { members: { tool: true } },
-  });
+  const stored = await repository.findOne({ where: { name: item.name } });
+  const storedMembers = stored ? ((await membersOf(ctx.em, stored.id)).get(stored.id) ?? []) : [];
   const storedServers: { name: string }[] = stored
     ? await ctx.em.query(
         `SELECT s.name FROM server_consolidated_tool i JOIN server s ON s.id = i.server_id
@@ -133,7 +129,7 @@ async function upsertConsolidated(ctx: ApplyContext, item: ConsolidatedItem): Pr
     stored &&
     listChange(
       'members',
-      (stored.members ?? []).map(
+      storedMembers.map(
         (m) => `${m.target}=${ctx.names.name(m.tool!.gatewaySlug, m.tool!.originalName)}`,
       ),
       wantedMembers,
@@ -181,6 +177,27 @@ async function upsertConsolidated(ctx: ApplyContext, item: ConsolidatedItem): Pr
     name: item.name,
     fields,
   });
+}
+
+/**
+ * The members of one consolidated tool, or of all, each with its tool, by their consolidated
+ * tool's id and in target order.
+ */
+async function membersOf(
+  em: EntityManager,
+  consolidatedToolId?: string,
+): Promise<Map<string, ConsolidatedMember[]>> {
+  const rows = await em.getRepository(ConsolidatedMember).find({
+    where: consolidatedToolId === undefined ? {} : { consolidatedToolId },
+    relations: { tool: true },
+  });
+  const byId = new Map<string, ConsolidatedMember[]>();
+  for (const row of rows.sort((a, b) => (a.target < b.target ? -1 : 1))) {
+    const members = byId.get(row.consolidatedToolId) ?? [];
+    members.push(row);
+    byId.set(row.consolidatedToolId, members);
+  }
+  return byId;
 }
 
 /** A schema in the plan: its digest, as a schema printed whole would drown the plan. */
