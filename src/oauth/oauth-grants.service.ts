@@ -268,8 +268,8 @@ export class OAuthGrants implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Deletes spent codes and refresh tokens, and unused copies of metadata documents; never rejects,
-   * a failure waits for the next round.
+   * Deletes spent codes and refresh tokens, the grants they leave without a way to a token, and
+   * unused copies of metadata documents; never rejects, a failure waits for the next round.
    */
   async purgeExpired(): Promise<void> {
     try {
@@ -279,6 +279,16 @@ export class OAuthGrants implements OnModuleInit, OnModuleDestroy {
       await this.dataSource.query(
         `DELETE FROM oauth_refresh_token WHERE expires_at < now() OR used_at < now() - interval '30 days'`,
       );
+      // A grant revoked a day ago, or one with neither a code nor a refresh token left to spend:
+      // every access token it issued has expired (each came with one of them), and none can come.
+      // A missing grant is as inactive as a revoked one (GrantStatus), on every replica.
+      await this.dataSource.query(
+        `DELETE FROM oauth_grant g WHERE g.revoked_at < now() - interval '1 day'
+         OR (g.created_at < now() - interval '1 day'
+           AND NOT EXISTS (SELECT 1 FROM oauth_code c WHERE c.grant_id = g.id)
+           AND NOT EXISTS (SELECT 1 FROM oauth_refresh_token t
+             WHERE t.grant_id = g.id AND t.used_at IS NULL AND t.expires_at > now()))`,
+      );
       // Copies of metadata documents that went stale a day ago and that no grant refers to.
       await this.dataSource.query(
         `DELETE FROM oauth_client c WHERE c.document_expires_at < now() - interval '1 day'
@@ -286,7 +296,7 @@ export class OAuthGrants implements OnModuleInit, OnModuleDestroy {
       );
     } catch (error) {
       this.logger.warn(
-        `Could not purge expired OAuth codes and refresh tokens: ${errorMessage(error)}`,
+        `Could not purge expired OAuth codes, refresh tokens and grants: ${errorMessage(error)}`,
       );
     }
   }

@@ -8,6 +8,7 @@ import { initializeRequest, postMcp } from '../support/mcp-client';
 import { MemoryOAuthProvider, openConsent, signInAndConsent } from '../support/oauth-client';
 import { ADMIN_PASSWORD, startTestApp, type TestApp } from '../support/test-app';
 import { DataSource } from 'typeorm';
+import { OAuthGrants } from '../../src/oauth/oauth-grants.service';
 
 const ADMIN = { username: 'admin', password: ADMIN_PASSWORD };
 
@@ -135,6 +136,58 @@ describe('OAuth 2.1 for MCP clients, with the embedded authorization server', ()
       (await postMcp(endpoint(serverA).href, rotated.access_token, initializeRequest())).status,
     ).toBe(401);
     expect((await refresh(rotated.refresh_token).expect(400)).body.error).toBe('invalid_grant');
+  });
+
+  it('purges grants that can bring no token any more, and keeps every grant that still can', async () => {
+    const database = t.app.get(DataSource);
+    const grantOf = async (provider: MemoryOAuthProvider): Promise<string> =>
+      (
+        await database.query(`SELECT id FROM oauth_grant WHERE client_id = $1`, [
+          provider.client!.client_id,
+        ])
+      )[0].id;
+    const live = await authorizeClient(endpoint(serverA));
+    const revoked = await authorizeClient(endpoint(serverA));
+    const spent = await authorizeClient(endpoint(serverA));
+    const young = await authorizeClient(endpoint(serverA));
+    await request(t.baseUrl)
+      .post('/oauth/revoke')
+      .type('form')
+      .send({ token: revoked.saved!.refresh_token, client_id: revoked.client!.client_id })
+      .expect(200);
+    const [liveId, revokedId, spentId, youngId] = await Promise.all(
+      [live, revoked, spent, young].map(grantOf),
+    );
+    // Two days on for all but the young grant: their codes are long spent, the spent grant's
+    // refresh token has run out, and the revocation is a day old. The young one's ran out too.
+    const older = [liveId, revokedId, spentId];
+    await database.query(
+      `UPDATE oauth_grant SET created_at = created_at - interval '2 days',
+         revoked_at = revoked_at - interval '2 days' WHERE id = ANY($1)`,
+      [older],
+    );
+    await database.query(
+      `UPDATE oauth_code SET expires_at = expires_at - interval '2 days' WHERE grant_id = ANY($1)`,
+      [older],
+    );
+    await database.query(
+      `UPDATE oauth_refresh_token SET expires_at = now() - interval '1 minute' WHERE grant_id = ANY($1)`,
+      [[spentId, youngId]],
+    );
+
+    await t.app.get(OAuthGrants).purgeExpired();
+
+    const kept = await database.query(`SELECT id FROM oauth_grant WHERE id = ANY($1)`, [
+      [liveId, revokedId, spentId, youngId],
+    ]);
+    expect(kept.map((row: { id: string }) => row.id).sort()).toEqual([liveId, youngId].sort());
+    // What is left works; a purged grant's access token, though within its hour, does not.
+    const mcpStatus = async (provider: MemoryOAuthProvider) =>
+      (await postMcp(endpoint(serverA).href, provider.saved!.access_token, initializeRequest()))
+        .status;
+    expect(await mcpStatus(live)).toBe(200);
+    expect(await mcpStatus(spent)).toBe(401);
+    expect(await auth(live, { serverUrl: endpoint(serverA) })).toBe('AUTHORIZED');
   });
 
   it("spends a refresh token only for its own client: another client's try neither uses nor revokes it", async () => {
