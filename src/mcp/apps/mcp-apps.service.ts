@@ -23,6 +23,7 @@ import { callRewriterScript, injectFirst } from './call-rewriter';
 import { PrefabRenderer } from './prefab/prefab-renderer.service';
 import { type DroppedSources, mergeUiResourceMeta } from './ui-resource-meta';
 import { isJsonObject } from '../../common/json-value';
+import { Memo } from '../../common/memo';
 
 /** Where a tools/call goes: the tool's gateway, under its upstream name; and what policies judge. */
 export interface CallTarget {
@@ -47,6 +48,9 @@ export interface UpstreamUi {
   listed: Resource | null;
 }
 
+/** How many UIs' CSP warnings are remembered; past it they are all forgotten, and said again. */
+const WARNED_LIMIT = 256;
+
 export function resourceNotFound(uri: string): RpcError {
   return new RpcError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
 }
@@ -64,6 +68,8 @@ export class McpApps {
   private readonly logger = new Logger(McpApps.name);
   /** A directory's apps, derived once per directory version. */
   private readonly derived = new WeakMap<ToolDirectory, Apps>();
+  /** UIs whose dropped CSP sources were logged: once each, not at every read of a busy UI. */
+  private readonly warned = new Memo<string, true>(WARNED_LIMIT);
 
   constructor(
     private readonly lookup: AppToolLookup,
@@ -194,9 +200,11 @@ export class McpApps {
       dropped,
     );
     if (dropped.count > 0) {
-      this.logger.warn(
-        `Gateway ${tool.gatewaySlug}'s UI ${JSON.stringify(upstreamUri.slice(0, 200))} declares ${dropped.count} CSP source(s) that are no single origin, not passed on: ${dropped.samples.join(', ')}`,
-      );
+      const warning = `Gateway ${tool.gatewaySlug}'s UI ${JSON.stringify(upstreamUri.slice(0, 200))} declares ${dropped.count} CSP source(s) that are no single origin, not passed on: ${dropped.samples.join(', ')}`;
+      if (!this.warned.has(warning)) {
+        this.warned.remember(warning, true);
+        this.logger.warn(warning);
+      }
     }
     return {
       contents: [
