@@ -2,7 +2,7 @@ import type * as SchemaValidator from '@seriousme/openapi-schema-validator' with
   'resolution-mode': 'import',
 };
 import { parseYamlText } from '../../common/yaml-text';
-import { nestingDepth } from '../../common/json-value';
+import { nestingDepth, type JsonObject } from '../../common/json-value';
 
 /** A description Portico cannot take whole: not OpenAPI 3.0/3.1, invalid, or past a bound. */
 export class OpenApiDocumentError extends Error {
@@ -18,10 +18,8 @@ export const DOCUMENT_MAX_BYTES = 20 * 1024 * 1024;
 export const DOCUMENT_MAX_DEPTH = 200;
 const ERRORS_SHOWN = 3;
 
-type Json = Record<string, unknown>;
-
 /** A description's text (JSON, or YAML), parsed and checked to be OpenAPI 3.0 or 3.1 in shape. */
-export function parseDocument(text: string): Json {
+export function parseDocument(text: string): JsonObject {
   if (Buffer.byteLength(text) > DOCUMENT_MAX_BYTES)
     throw new OpenApiDocumentError(
       `the description is larger than ${DOCUMENT_MAX_BYTES} bytes, past the limit`,
@@ -40,12 +38,12 @@ export function parseDocument(text: string): Json {
     );
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw new OpenApiDocumentError('the description is not a JSON object');
-  const version = (value as Json).openapi;
+  const version = (value as JsonObject).openapi;
   if (typeof version !== 'string' || !/^3\.[01]\.\d+/.test(version))
     throw new OpenApiDocumentError(
       `the description is not OpenAPI 3.0 or 3.1 (its "openapi" is ${JSON.stringify(version ?? null).slice(0, 40)}); Swagger 2.0 is not taken`,
     );
-  return value as Json;
+  return value as JsonObject;
 }
 
 let loading: Promise<typeof SchemaValidator> | undefined;
@@ -55,7 +53,7 @@ let loading: Promise<typeof SchemaValidator> | undefined;
  * validator, on ajv): a description that is not valid is refused with the validator's first
  * errors. `$ref`s are not followed here; each operation resolves its own, bounded.
  */
-export async function validateDocument(document: Json): Promise<void> {
+export async function validateDocument(document: JsonObject): Promise<void> {
   loading ??= import('@seriousme/openapi-schema-validator');
   const { Validator } = await loading;
   const result = await new Validator().validate(document);

@@ -8,7 +8,7 @@ import {
 import { type ParameterStyle } from './parameter-style';
 import { OpenApiDocumentError } from './openapi-document';
 import { OperationRefused, type SchemaBounds, SchemaBuilder } from './schema-refs';
-import { isJsonObject } from '../../common/json-value';
+import { isJsonObject, type JsonObject } from '../../common/json-value';
 import { pathProblem, reservedHeader } from './operation-confinement';
 import { trimmedOf } from '../../common/untrusted-text';
 
@@ -43,8 +43,6 @@ export interface OperationTools {
 export const TOOL_NAME_MAX = 64;
 const DESCRIPTION_MAX = 4096;
 
-type Json = Record<string, unknown>;
-
 /** A tool name from an operationId, or from the method and path where there is none. */
 export function toolNameOf(operationId: unknown, method: HttpMethod, path: string): string {
   const source =
@@ -76,7 +74,7 @@ function unique(name: string, taken: Set<string>): string {
  * `maxTools` operations are selected, else the whole list is refused.
  */
 export function operationTools(
-  document: Json,
+  document: JsonObject,
   selection: OpenApiSelection,
   bounds: SchemaBounds & { maxTools: number },
 ): OperationTools {
@@ -118,12 +116,12 @@ function buildTool(
   name: string,
   method: HttpMethod,
   path: string,
-  item: Json,
-  operation: Json,
+  item: JsonObject,
+  operation: JsonObject,
 ): { tool: Tool; plan: OperationPlan } {
   const outside = pathProblem(path);
   if (outside) throw new OperationRefused(outside);
-  const properties: Json = {};
+  const properties: JsonObject = {};
   const required: string[] = [];
   const parameters: ParameterPlan[] = [];
   for (const parameter of mergedParameters(builder, item, operation)) {
@@ -174,8 +172,8 @@ function buildTool(
 }
 
 /** Path-level parameters, overridden by the operation's of the same name and place. */
-function mergedParameters(builder: SchemaBuilder, item: Json, operation: Json): Json[] {
-  const byKey = new Map<string, Json>();
+function mergedParameters(builder: SchemaBuilder, item: JsonObject, operation: JsonObject) {
+  const byKey = new Map<string, JsonObject>();
   for (const list of [item.parameters, operation.parameters]) {
     if (!Array.isArray(list)) continue;
     for (const raw of list) {
@@ -187,7 +185,7 @@ function mergedParameters(builder: SchemaBuilder, item: Json, operation: Json): 
   return [...byKey.values()];
 }
 
-function parameterSchema(builder: SchemaBuilder, parameter: Json): Json {
+function parameterSchema(builder: SchemaBuilder, parameter: JsonObject): JsonObject {
   if (parameter.schema !== undefined) return builder.schema(parameter.schema);
   // `content` instead of `schema`: one media type, whose schema describes the value.
   if (isJsonObject(parameter.content)) {
@@ -213,9 +211,9 @@ function defaultStyle(where: ParameterPlan['in'], style: unknown): ParameterStyl
 /** The request body as one argument (`body`, or `request_body` when a parameter is `body`). */
 function requestBody(
   builder: SchemaBuilder,
-  operation: Json,
-  properties: Json,
-): { schema: Json; plan: NonNullable<OperationPlan['body']> } | null {
+  operation: JsonObject,
+  properties: JsonObject,
+): { schema: JsonObject; plan: NonNullable<OperationPlan['body']> } | null {
   if (operation.requestBody === undefined) return null;
   const body = builder.target(operation.requestBody);
   const content = isJsonObject(body.content) ? body.content : {};
@@ -244,7 +242,7 @@ function requestBody(
 }
 
 /** The schema of the first success response with a JSON object body; none if it breaks a bound. */
-function successSchema(builder: SchemaBuilder, operation: Json): Json | null {
+function successSchema(builder: SchemaBuilder, operation: JsonObject): JsonObject | null {
   const responses = isJsonObject(operation.responses) ? operation.responses : {};
   const status = ['200', '201', '202', '203', '2XX', '2xx'].find((code) => code in responses);
   if (status === undefined) return null;

@@ -1,4 +1,4 @@
-import { isJsonObject } from '../../common/json-value';
+import { isJsonObject, type JsonObject } from '../../common/json-value';
 
 /**
  * Schemas of one OpenAPI operation built with their `$ref`s resolved in place, within bounds: the
@@ -43,15 +43,13 @@ const SCHEMA_MAPS = new Set([
 ]);
 const REF_CHAIN_LIMIT = 16;
 
-type Json = Record<string, unknown>;
-
 /** Builds the schemas of one operation; one builder per operation, since it keeps the counts. */
 export class SchemaBuilder {
   private nodes = 0;
   private refs = 0;
 
   constructor(
-    private readonly document: Json,
+    private readonly document: JsonObject,
     private readonly bounds: SchemaBounds = DEFAULT_SCHEMA_BOUNDS,
   ) {}
 
@@ -59,7 +57,7 @@ export class SchemaBuilder {
    * A parameter, request body or response object, its `$ref` chain followed (not a schema: its
    * own schema is built with `schema`).
    */
-  target(value: unknown): Json {
+  target(value: unknown): JsonObject {
     const seen: string[] = [];
     let current = value;
     while (isJsonObject(current) && typeof current.$ref === 'string') {
@@ -76,7 +74,7 @@ export class SchemaBuilder {
   }
 
   /** A JSON Schema with every `$ref` inlined; a 3.0 `nullable` becomes a `null` type. */
-  schema(value: unknown): Json {
+  schema(value: unknown): JsonObject {
     const built = this.copy(value, 1, [], false);
     return isJsonObject(built) ? built : {};
   }
@@ -90,9 +88,9 @@ export class SchemaBuilder {
         `its schemas hold more than ${this.bounds.maxNodes} objects once their $refs are resolved`,
       );
     if (Array.isArray(value)) return value.map((item) => this.copy(item, depth + 1, stack, false));
-    if (!isMap && typeof (value as Json).$ref === 'string')
-      return this.inlined(value as Json, depth, stack);
-    const out: Json = {};
+    if (!isMap && typeof (value as JsonObject).$ref === 'string')
+      return this.inlined(value as JsonObject, depth, stack);
+    const out: JsonObject = {};
     for (const [key, child] of Object.entries(value)) {
       if (!isMap && (DROPPED_KEYS.has(key) || key.startsWith('x-'))) continue;
       out[key] = this.copy(child, depth + 1, stack, !isMap && SCHEMA_MAPS.has(key));
@@ -101,7 +99,7 @@ export class SchemaBuilder {
     return out;
   }
 
-  private inlined(value: Json, depth: number, stack: readonly string[]): unknown {
+  private inlined(value: JsonObject, depth: number, stack: readonly string[]): unknown {
     const ref = value.$ref as string;
     if (stack.includes(ref)) throw this.cycle([...stack.slice(stack.indexOf(ref)), ref]);
     this.countRef();
@@ -109,7 +107,7 @@ export class SchemaBuilder {
     const { $ref: _ref, ...siblings } = value;
     if (Object.keys(siblings).length === 0 || !isJsonObject(resolved)) return resolved;
     // 3.1 lets a $ref have siblings (a description, say); they refine what it points at.
-    const refined = this.copy(siblings, depth, stack, false) as Json;
+    const refined = this.copy(siblings, depth, stack, false) as JsonObject;
     return { ...resolved, ...refined };
   }
 
@@ -134,7 +132,7 @@ export class SchemaBuilder {
     for (const raw of ref.slice(2).split('/')) {
       const key = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~');
       if (!isJsonObject(current) && !Array.isArray(current)) current = undefined;
-      else current = Object.hasOwn(current, key) ? (current as Json)[key] : undefined;
+      else current = Object.hasOwn(current, key) ? (current as JsonObject)[key] : undefined;
       if (current === undefined)
         throw new OperationRefused(
           `$ref ${JSON.stringify(ref.slice(0, 200))} points at nothing in the document`,
@@ -145,7 +143,7 @@ export class SchemaBuilder {
 }
 
 /** OpenAPI 3.0's `nullable: true` as JSON Schema says it. */
-function nullableToType(schema: Json): Json {
+function nullableToType(schema: JsonObject): JsonObject {
   if (schema.nullable !== true && schema.nullable !== false) return schema;
   const { nullable, ...rest } = schema;
   if (nullable !== true) return rest;
