@@ -1,5 +1,8 @@
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
 
+/** The lists an upstream says changed with its `notifications/<list>/list_changed`. */
+export type UpstreamList = 'tools' | 'resources' | 'prompts';
+
 /**
  * What replicas tell each other. In embedded mode there is one process and the bus is in-process;
  * with PostgreSQL it crosses processes (LISTEN/NOTIFY, or Redis pub/sub when REDIS_URL is set).
@@ -11,6 +14,12 @@ export type PorticoEvent =
    * changed (see RESYNC).
    */
   | { type: 'catalog.changed'; gatewayIds: string[] }
+  /**
+   * The upstream of this gateway said these lists of its changed (`list_changed`), and the sync
+   * that followed has run: whoever follows a list that holds any of its members hears of it,
+   * whether or not the sync changed what Portico lists.
+   */
+  | { type: 'lists.announced'; gatewayId: string; lists: UpstreamList[] }
   /** Virtual servers changed (membership, settings, deletion). No ids: any may have. */
   | { type: 'servers.changed'; serverIds: string[] }
   /**

@@ -8,6 +8,7 @@ import { type UpstreamConnection } from '../upstream/upstream-connection';
 import { UpstreamRpcError } from '../upstream/upstream-error';
 import { listAll, type ListMethod } from '../upstream/upstream-lists';
 import { type UpstreamGateway } from '../upstream/upstream-target';
+import { type UpstreamList } from '../events/event-bus';
 import { UpstreamTargets } from '../upstream/upstream-targets.service';
 
 /**
@@ -31,12 +32,13 @@ export interface UpstreamCatalogue {
   skills?: UpstreamSkillListing;
 }
 
-/** The notifications that say an upstream's catalogue changed. */
-export const LIST_CHANGED_NOTIFICATIONS: ReadonlySet<string> = new Set([
-  'notifications/tools/list_changed',
-  'notifications/resources/list_changed',
-  'notifications/prompts/list_changed',
-]);
+/** The notifications that say an upstream's catalogue changed, and the list each names. */
+const LIST_CHANGED_NOTIFICATIONS: ReadonlyMap<string, UpstreamList> = new Map(
+  (['tools', 'resources', 'prompts'] as const).map((list) => [
+    `notifications/${list}/list_changed`,
+    list,
+  ]),
+);
 
 /** Reads upstream catalogues, and keeps sessions open to hear when they change. */
 @Injectable()
@@ -51,15 +53,19 @@ export class CatalogueReader {
   }
 
   /**
-   * A long-lived connection that calls `changed` on each list_changed notification: a 2025
-   * session's GET stream, or a 2026-07-28 listen for list changes.
+   * A long-lived connection that calls `changed` with the list of each list_changed notification:
+   * a 2025 session's GET stream, or a 2026-07-28 listen for list changes.
    */
-  watch(gateway: UpstreamGateway, changed: () => void): Promise<UpstreamConnection> {
+  watch(
+    gateway: UpstreamGateway,
+    changed: (list: UpstreamList) => void,
+  ): Promise<UpstreamConnection> {
     return this.open(gateway, {
       listen: true,
       listener: {
         notification: (notification) => {
-          if (LIST_CHANGED_NOTIFICATIONS.has(notification.method)) changed();
+          const list = LIST_CHANGED_NOTIFICATIONS.get(notification.method);
+          if (list) changed(list);
         },
       },
     });

@@ -2,6 +2,7 @@ import { type Logger } from '@nestjs/common';
 import { type UpstreamConnection } from '../upstream/upstream-connection';
 import { upstreamFailure } from '../upstream/upstream-error';
 import { type UpstreamGateway, upstreamFingerprint } from '../upstream/upstream-target';
+import { type UpstreamList } from '../events/event-bus';
 import { type CatalogueReader } from './catalogue.reader';
 import { Debouncer } from './debouncer';
 import { failedStatus, type FailedStatus } from './failed-status';
@@ -18,8 +19,11 @@ export type WatchedGateway = UpstreamGateway;
 
 /** What a watch reports about its upstream. */
 export interface WatchListener {
-  /** The tool list may have changed: list_changed, or a reconnect after missing notifications. */
-  changed(reason: string): void;
+  /**
+   * The catalogue may have changed: the upstream said these lists changed (a burst of list_changed
+   * notifications), or it reconnected after missing notifications (no lists).
+   */
+  changed(reason: string, lists: readonly UpstreamList[]): void;
   /**
    * The upstream cannot be reached, or the session to it was lost, or it answers only with errors
    * or with versions of MCP that Portico does not speak: `status` says which.
@@ -39,6 +43,8 @@ export interface WatchListener {
 export class GatewayWatch {
   readonly fingerprint: string;
   private readonly debouncer: Debouncer;
+  /** The lists the upstream said changed in the burst the debouncer is waiting out. */
+  private readonly announced = new Set<UpstreamList>();
   private readonly abort = new AbortController();
   private session: UpstreamConnection | null = null;
   private wake: (() => void) | null = null;
@@ -54,7 +60,11 @@ export class GatewayWatch {
   ) {
     this.fingerprint = upstreamFingerprint(gateway);
     this.debouncer = new Debouncer(
-      () => listener.changed('list_changed'),
+      () => {
+        const lists = [...this.announced];
+        this.announced.clear();
+        listener.changed('list_changed', lists);
+      },
       LIST_CHANGED_QUIET_MS,
       LIST_CHANGED_MAX_WAIT_MS,
     );
@@ -82,7 +92,7 @@ export class GatewayWatch {
         this.session = await this.connected();
         if (!this.session) return;
         backoff = BACKOFF_MIN_MS;
-        if (missedChanges && !this.stopped) this.listener.changed('reconnected');
+        if (missedChanges && !this.stopped) this.listener.changed('reconnected', []);
         missedChanges = true;
         const reason = await this.watch(this.session);
         if (reason && !this.stopped) {
@@ -117,7 +127,10 @@ export class GatewayWatch {
    * up a replica's shutdown for its timeout. A session that opens after that is closed at once.
    */
   private async connected(): Promise<UpstreamConnection | null> {
-    const opening = this.reader.watch(this.gateway, () => this.debouncer.poke());
+    const opening = this.reader.watch(this.gateway, (list) => {
+      this.announced.add(list);
+      this.debouncer.poke();
+    });
     // `stop` wakes the watch from this wait as from its sleeps.
     const stopped = new Promise<null>((resolve) => (this.wake = () => resolve(null)));
     const session = await Promise.race([opening, stopped]);

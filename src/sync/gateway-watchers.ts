@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { DataSource, In } from 'typeorm';
-import { EventBus, isResync } from '../events/event-bus';
+import { EventBus, isResync, type UpstreamList } from '../events/event-bus';
 import { Gateway } from '../gateways/gateway.entity';
 import { upstreamFingerprint } from '../upstream/upstream-target';
 import { CatalogueReader } from './catalogue.reader';
@@ -78,6 +78,20 @@ export class GatewayWatchers implements OnModuleInit, OnModuleDestroy {
     await this.queue;
   }
 
+  /**
+   * Syncs the gateway, then passes on the lists its upstream said changed, so that their followers
+   * hear of it even when the sync changed nothing Portico lists.
+   */
+  private async changed(id: string, reason: string, lists: readonly UpstreamList[]): Promise<void> {
+    await this.sync.trigger(id, reason);
+    if (lists.length === 0) return;
+    await this.events
+      .publish({ type: 'lists.announced', gatewayId: id, lists: [...lists] })
+      .catch((error: unknown) =>
+        this.logger.warn(`Could not announce list changes: ${String(error)}`),
+      );
+  }
+
   private health(recorded: Promise<void>): void {
     recorded.catch((error: unknown) => {
       this.logger.warn(`Could not record gateway health: ${String(error)}`);
@@ -128,7 +142,7 @@ export class GatewayWatchers implements OnModuleInit, OnModuleDestroy {
           gateway,
           this.reader,
           {
-            changed: (reason) => void this.sync.trigger(id, reason),
+            changed: (reason, lists) => void this.changed(id, reason, lists),
             lost: (reason, status) =>
               this.health(this.sync.markFailed(id, status, reason, fingerprint)),
             seen: () => this.health(this.sync.markSeen(id)),

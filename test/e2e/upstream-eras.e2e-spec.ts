@@ -1,5 +1,9 @@
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { type CallToolResult, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type CallToolResult,
+  ElicitRequestSchema,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { SUBSCRIPTION_ID_META_KEY } from '@modelcontextprotocol/client';
 import { join } from 'node:path';
 import { startFutureOnlyServer } from '../fixtures/future-only-server';
@@ -11,7 +15,7 @@ import {
 } from '../fixtures/modern-everything-server';
 import { echoTool, startUpstream } from '../fixtures/upstream-server';
 import { connectClient } from '../support/mcp-client';
-import { rawCall } from '../support/modern-client';
+import { modernClient, rawCall, rawListen } from '../support/modern-client';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 import { loginAgent } from '../support/admin-browser-session';
@@ -195,12 +199,40 @@ describe('upstreams of both eras', () => {
       );
     });
 
-    it('syncs when the upstream announces a tool change on the watch’s listen', async () => {
+    it('syncs when the upstream announces a change on the watch’s listen, and passes it on to listens of both eras', async () => {
       const before = (await gatewayOf(gateway.id)).lastSyncAt;
+      const { response, reader } = await rawListen(t.baseUrl, t.token, {
+        toolsListChanged: true,
+        promptsListChanged: true,
+      });
+      closers.push(async () => reader.drop());
+      expect(response.status).toBe(200);
+      expect((await reader.nextMessage())?.message.method).toBe(
+        'notifications/subscriptions/acknowledged',
+      );
+      const session = await connect();
+      await session.listTools();
+      const heard: string[] = [];
+      session.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+        heard.push('tools');
+      });
       // Let the watch's listen be acknowledged before the change is announced.
       await new Promise((resolve) => setTimeout(resolve, 500));
-      const trigger = await toolId(gateway.id, 'test_trigger_tool_change');
-      await t.api().post(`/api/v1/tools/${trigger}/invoke`).send({ arguments: {} }).expect(200);
+      // The fixture says its lists changed without changing them: the sync finds nothing new,
+      // and the upstream's word reaches Portico's clients all the same, within a second.
+      for (const [tool, list] of [
+        ['test_trigger_tool_change', 'tools'],
+        ['test_trigger_prompt_change', 'prompts'],
+      ]) {
+        const trigger = await toolId(gateway.id, tool!);
+        const said = Date.now();
+        await t.api().post(`/api/v1/tools/${trigger}/invoke`).send({ arguments: {} }).expect(200);
+        expect((await reader.nextMessage(3000))?.message.method).toBe(
+          `notifications/${list}/list_changed`,
+        );
+        expect(Date.now() - said).toBeLessThan(1500);
+      }
+      await waitFor(() => heard.length === 1, 'the 2025 session to hear of the tools');
       await waitFor(
         async () => (await gatewayOf(gateway.id)).lastSyncAt !== before,
         'the announced change to be synced',
@@ -474,6 +506,22 @@ describe('upstreams of both eras', () => {
         `MCP error -32012: Upstream 'stateful' answered with a message Portico cannot use: ${reason}`,
       );
     }
+  });
+
+  it('relays what an upstream sends ahead of its answer in one JSON body, to clients of both eras', async () => {
+    const upstream = await startModernOnlyServer('method-not-found');
+    closers.push(() => upstream.close());
+    const created = await register({ name: 'Progressive', url: upstream.url });
+    const tool = (await toolsOf(created.id)).get('progressive')!;
+    const session = await connect();
+    const modern = await modernClient(t);
+    closers.push(() => modern.close());
+    const progress: number[] = [];
+    const onprogress = ({ progress: value }: { progress: number }) => progress.push(value);
+    const call = { name: tool, arguments: {} };
+    expect(text(await session.callTool(call, undefined, { onprogress }))).toBe('progressed');
+    expect(text(await modern.callTool(call, { onprogress }))).toBe('progressed');
+    expect(progress).toEqual([50, 50]);
   });
 
   it('keeps a 2025 upstream on its legacy verdict, serving as before', async () => {

@@ -20,6 +20,7 @@ describeOnPostgres('modern listens across replicas (LISTEN/NOTIFY)', () => {
   let toolsVersion = 't0';
   const versions = async (): Promise<ListVersions> => ({
     version: (kind: ListKind) => (kind === 'tools' ? toolsVersion : kind),
+    holds: () => false,
   });
 
   beforeAll(async () => {

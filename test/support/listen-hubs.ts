@@ -2,7 +2,8 @@ import { type JSONRPCNotification } from '@modelcontextprotocol/server';
 import { InProcessEventBus } from '../../src/events/in-process-event-bus';
 import { type ListKind } from '../../src/mcp/directory/scope-directory';
 import { type ListVersions } from '../../src/mcp/listen/list-versions';
-import { type ListenEnd, ListenHub } from '../../src/mcp/listen/listen-hub';
+import { ListenHub } from '../../src/mcp/listen/listen-hub';
+import { type ListenEnd } from '../../src/mcp/listen/listen-sink';
 import { type McpScope, scopeKey } from '../../src/mcp/protocol/mcp-scope';
 
 // What the ListenHub's unit specs share: a hub on an in-process bus over scopes whose list
@@ -36,6 +37,13 @@ export class RecordingSink {
 /** Each scope's list versions, changed by the test as a sync or a member change would. */
 export class Catalogue {
   private readonly scopes = new Map<string, Record<ListKind, string>>();
+  /** `scope|list|gateway` of each list that holds members of a gateway. */
+  private readonly held = new Set<string>();
+
+  /** The scope's list holds members of the gateway. */
+  hold(scope: McpScope, kind: ListKind, gatewayId: string): void {
+    this.held.add(`${scopeKey(scope)}|${kind}|${gatewayId}`);
+  }
 
   set(scope: McpScope, versions: Partial<Record<ListKind, string>> | null): void {
     if (versions === null) this.scopes.delete(scopeKey(scope));
@@ -47,8 +55,13 @@ export class Catalogue {
   }
 
   read = async (scope: McpScope): Promise<ListVersions | null> => {
-    const versions = this.scopes.get(scopeKey(scope));
-    return versions ? { version: (kind) => versions[kind] } : null;
+    const key = scopeKey(scope);
+    const versions = this.scopes.get(key);
+    if (!versions) return null;
+    return {
+      version: (kind) => versions[kind],
+      holds: (kind, gatewayId) => this.held.has(`${key}|${kind}|${gatewayId}`),
+    };
   };
 }
 

@@ -55,6 +55,19 @@ export class ScopeDirectory {
       : PORTICO;
   }
 
+  /** Whether the list holds anything of the gateway's (a consolidated tool's members count). */
+  holds(kind: ListKind, gatewayId: string): boolean {
+    const ofGateway = (entry: { gatewayId: string }) => entry.gatewayId === gatewayId;
+    switch (kind) {
+      case 'tools':
+        return this.tools.gateways.has(gatewayId);
+      case 'resources':
+        return this.resources.resources.some(ofGateway) || this.resources.templates.some(ofGateway);
+      case 'prompts':
+        return this.prompts.prompts.some(ofGateway);
+    }
+  }
+
   /** The version of a list; another one means the client's copy is stale. */
   version(kind: ListKind): string {
     switch (kind) {

@@ -1,20 +1,34 @@
+import { type PorticoEvent } from '../../events/event-bus';
 import { LISTS, type ListKind } from '../directory/scope-directory';
 
 /** What a scope's lists are now: its directory, or null when its server is gone or disabled. */
 export interface ListVersions {
   version(kind: ListKind): string;
+  /** Whether the list holds anything of the gateway's. */
+  holds(kind: ListKind, gatewayId: string): boolean;
 }
 
+/** An upstream's word that lists of its gateway changed. */
+export type Announced = Omit<Extract<PorticoEvent, { type: 'lists.announced' }>, 'type'>;
+
 /**
- * The lists whose version moved since a client last saw them, recording the new versions in
- * `seen`: what decides a `list_changed`, for 2025 sessions and modern listens alike. A scope that
- * is gone has moved every list (to the empty version), once.
+ * The lists whose version moved since a client last saw them, or that an upstream whose members
+ * they hold said changed (`announced`), recording the new versions in `seen`: what decides a
+ * `list_changed`, for 2025 sessions and modern listens alike. A scope that is gone has moved every
+ * list (to the empty version), once.
  */
-export function movedLists(seen: Map<ListKind, string>, current: ListVersions | null): ListKind[] {
+export function movedLists(
+  seen: Map<ListKind, string>,
+  current: ListVersions | null,
+  announced: readonly Announced[] = [],
+): ListKind[] {
   const moved: ListKind[] = [];
   for (const kind of LISTS) {
     const version = current?.version(kind) ?? '';
-    if (seen.get(kind) === version) continue;
+    const said = announced.some(
+      ({ gatewayId, lists }) => lists.includes(kind) && current?.holds(kind, gatewayId),
+    );
+    if (seen.get(kind) === version && !said) continue;
     seen.set(kind, version);
     moved.push(kind);
   }

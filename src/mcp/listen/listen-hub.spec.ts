@@ -88,6 +88,21 @@ describe('ListenHub', () => {
     ]);
   });
 
+  it("tells the listens whose lists hold an upstream's members what that upstream said changed", async () => {
+    const tools = await listen({ toolsListChanged: true, promptsListChanged: true });
+    const otherScope = await listen({ toolsListChanged: true }, { scope: S2 });
+    catalogue.hold(S1, 'tools', 'g1');
+    catalogue.hold(S2, 'tools', 'g2');
+    await bus.publish({ type: 'lists.announced', gatewayId: 'g1', lists: ['tools', 'prompts'] });
+    await waitFor(() => tools.messages.length === 2, 'the tools listen to hear the upstream');
+    expect(tools.methods()[1]).toBe('notifications/tools/list_changed');
+    await bus.publish({ type: 'lists.announced', gatewayId: 'g1', lists: ['tools'] });
+    await waitFor(() => tools.messages.length === 3, 'the upstream said so again');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(tools.methods()).toHaveLength(3);
+    expect(otherScope.methods()).toEqual(['notifications/subscriptions/acknowledged']);
+  });
+
   it('ends the listens of a server that went away', async () => {
     const sink = await listen({ toolsListChanged: true });
     const other = await listen({ toolsListChanged: true }, { scope: S2 });

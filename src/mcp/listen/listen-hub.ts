@@ -7,34 +7,15 @@ import { type McpScope, scopeKey } from '../protocol/mcp-scope';
 import { type StreamOwner } from '../streams/client-stream';
 import { affectedBy } from './identity-change';
 import { asksFor, honouredFilter, type ListenFilter } from './listen-filter';
-import { movedLists, seenNow, type ListVersions } from './list-versions';
+import { type Announced, movedLists, seenNow, type ListVersions } from './list-versions';
+import { type ListenDrop, type ListenEnd, type ListenSink } from './listen-sink';
 
 export const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 
+/** What may move lists: Portico's own changes, and upstreams' word (see movedLists). */
+const MOVES = new Set(['catalog.changed', 'servers.changed', 'lists.announced']);
 /** Changes come in bursts (a sync, a config apply): one announcement covers a burst. */
 const ANNOUNCE_DEBOUNCE_MS = 100;
-
-/**
- * Where a listener's notifications go: a listen's response stream, or a 2025 session's stream.
- * `write` returns false when the sink cannot take more now (a client that does not read); the hub
- * then drops the listener rather than buffer for it. `end` is called once, when the hub ends it.
- */
-export interface ListenSink {
-  write(message: JSONRPCNotification): boolean;
-  end(reason: ListenEnd): void;
-}
-
-/**
- * Why the hub ended a listener. `scope-gone` and `shutdown` are graceful ends (answer the listen
- * with its result; close the 2025 session whose server is gone); after `identity-changed`, `slow`,
- * `upstream-lost` and `credential-expired` the stream should just drop, so that a client still
- * entitled listens again.
- */
-export type ListenEnd =
-  'scope-gone' | 'identity-changed' | 'slow' | 'upstream-lost' | 'credential-expired' | 'shutdown';
-
-/** Why the listen's own stream drops it: an upstream it follows lost, or its credential expired. */
-export type ListenDrop = Extract<ListenEnd, 'upstream-lost' | 'credential-expired'>;
 
 export interface ListenRequest {
   /** The id of the `subscriptions/listen` request: every notification carries it. */
@@ -119,6 +100,8 @@ export class ListenHub implements OnModuleInit, OnModuleDestroy {
   private listens = 0;
   private unsubscribe?: () => void;
   private timer?: NodeJS.Timeout;
+  /** What upstreams said changed since the last announcement. */
+  private announced: Announced[] = [];
 
   constructor(
     private readonly bus: EventBus,
@@ -199,7 +182,8 @@ export class ListenHub implements OnModuleInit, OnModuleDestroy {
   }
 
   private onEvent(event: PorticoEvent): void {
-    if (event.type === 'catalog.changed' || event.type === 'servers.changed') {
+    if (event.type === 'lists.announced') this.announced.push(event);
+    if (MOVES.has(event.type)) {
       // The directories drop what they held on this same event, in the bus's one dispatch to
       // every handler: the timer runs after it, so announce reads them rebuilt.
       clearTimeout(this.timer);
@@ -221,6 +205,8 @@ export class ListenHub implements OnModuleInit, OnModuleDestroy {
    * it hears of; every listener of a scope that is gone ends.
    */
   private async announce(): Promise<void> {
+    const announced = this.announced;
+    this.announced = [];
     const byScope = new Map<string, Listener[]>();
     for (const listener of this.listeners.values()) {
       const listeners = byScope.get(listener.scopeKey);
@@ -242,7 +228,7 @@ export class ListenHub implements OnModuleInit, OnModuleDestroy {
           continue;
         }
         if (!listener.hearing()) continue;
-        for (const kind of movedLists(listener.seen, current))
+        for (const kind of movedLists(listener.seen, current, announced))
           if (asksFor(listener.filter, kind) && !this.listChanged(listener, kind)) break;
       }
     }

@@ -56,7 +56,7 @@ describe('SessionRegistry with the listen hub', () => {
     versions = new Map([[scopeKey(S1), { tools: 't0', resources: 'r0', prompts: 'p0' }]]);
     const read = async (scope: McpScope): Promise<ListVersions | null> => {
       const current = versions.get(scopeKey(scope));
-      return current ? { version: (kind) => current[kind] } : null;
+      return current ? { version: (kind) => current[kind], holds: () => false } : null;
     };
     hub = new ListenHub(bus, read);
     stored = [];

@@ -201,6 +201,7 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
         if (isResync(event)) await this.reload([...this.runtimes.keys()]);
         return;
       case 'servers.changed':
+      case 'lists.announced':
         // Answered once the directories have dropped what they held: see ListenHub.
         return;
       case 'identity.changed':

@@ -12,7 +12,7 @@ export interface ChannelRequestOptions {
   /** Aborts the request; the channel rejects with the signal's reason. */
   signal: AbortSignal;
   /** A message the upstream sent about this request before answering it. */
-  onMessage(message: JSONRPCRequest | JSONRPCNotification): void;
+  onMessage: (message: JSONRPCRequest | JSONRPCNotification) => void;
   /** 2026-07-28 request headers (`Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`); only HTTP sends them. */
   headers?: Record<string, string>;
   /** A request answered only when it ends (a listen): kept off the pool that calls use. */

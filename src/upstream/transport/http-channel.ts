@@ -17,8 +17,8 @@ import {
   type HttpRequestExtras,
 } from './channel';
 import { sentWithBearer } from './bearer-dispatch';
-import { isJsonRpcResponse } from './message-bounds';
 import { readEventStream, readJsonBody, type StreamPosition } from './sse-reader';
+import { isAnswer, readJsonAnswer } from './json-answer';
 import { UpstreamFailure } from '../upstream-error';
 import { upstreamRetryAt } from '../resilience/retry-after';
 
@@ -150,13 +150,11 @@ export class HttpChannel implements Channel {
       throw none;
     }
     if (!isEventStream(response)) {
-      const answer = await readJsonBody(response.body, this.options.limits);
+      const { limits } = this.options;
+      const answer = await readJsonAnswer(response.body, limits, message.id, options.onMessage);
       if (answer instanceof UpstreamFailure) throw answer;
-      if (!isJsonRpcResponse(answer) || answer.id !== message.id)
-        throw new UpstreamFailure(
-          'protocol',
-          'the upstream answered with something other than the response',
-        );
+      // Lines after the answer are read to the end, keeping the connection for the pool.
+      if (!response.body.readableEnded) void response.body.dump().catch(() => undefined);
       return answer;
     }
     return this.readAnswer(response, message.id, options);
@@ -173,12 +171,9 @@ export class HttpChannel implements Channel {
   ): Promise<JSONRPCResponse> {
     let answer: JSONRPCResponse | null = null;
     const onEvent = (incoming: JSONRPCMessage): boolean => {
-      if (isJsonRpcResponse(incoming) && incoming.id === id) {
-        answer = incoming;
-        return true;
-      }
-      if (!isJsonRpcResponse(incoming)) options.onMessage(incoming);
-      return false;
+      if (!isAnswer(incoming, id, options.onMessage)) return false;
+      answer = incoming as JSONRPCResponse;
+      return true;
     };
     let position: StreamPosition = {};
     let fruitless = 0;

@@ -83,15 +83,24 @@ function messageOf(
  * says what was wrong with it.
  */
 export function parseMessage(text: string, maxDepth: number): JSONRPCMessage | UpstreamFailure {
-  let value: unknown;
+  const value = parsedJson(text);
+  return value instanceof UpstreamFailure ? value : messageIn(value, maxDepth);
+}
+
+/** Upstream text as JSON, or the failure that says it is none. */
+export function parsedJson(text: string): unknown {
   try {
-    value = JSON.parse(text);
+    return JSON.parse(text) as unknown;
   } catch (error) {
     return new UpstreamFailure(
       'protocol',
       `the upstream sent invalid JSON (${(error as Error).message})`,
     );
   }
+}
+
+/** A parsed JSON value as a JSON-RPC message, bounded in depth, or what is wrong with it. */
+export function messageIn(value: unknown, maxDepth: number): JSONRPCMessage | UpstreamFailure {
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     return new UpstreamFailure(
       'protocol',
@@ -119,12 +128,16 @@ export async function readJsonBody(
   });
   if (tooLarge) {
     body.destroy();
-    return new UpstreamFailure(
-      'protocol',
-      `the upstream sent a message larger than ${limits.maxBytes} bytes, past the limit (UPSTREAM_MESSAGE_LIMIT_BYTES)`,
-    );
+    return messageTooLarge(limits.maxBytes);
   }
   return parseMessage(text + decoder.decode(), limits.maxDepth);
+}
+
+export function messageTooLarge(maxBytes: number): UpstreamFailure {
+  return new UpstreamFailure(
+    'protocol',
+    `the upstream sent a message larger than ${maxBytes} bytes, past the limit (UPSTREAM_MESSAGE_LIMIT_BYTES)`,
+  );
 }
 
 /**
