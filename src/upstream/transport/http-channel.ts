@@ -17,8 +17,13 @@ import {
   type HttpRequestExtras,
 } from './channel';
 import { sentWithBearer } from './bearer-dispatch';
-import { readEventStream, readJsonBody, type StreamPosition } from './sse-reader';
-import { isAnswer, readJsonAnswer } from './json-answer';
+import {
+  isAnswer,
+  readEventStream,
+  readJsonAnswer,
+  readJsonBody,
+  type StreamPosition,
+} from './sse-reader';
 import { UpstreamFailure } from '../upstream-error';
 import { upstreamRetryAt } from '../resilience/retry-after';
 
