@@ -262,6 +262,23 @@ describe('readJsonAnswer', () => {
     });
   });
 
+  it('reads one long line arriving in many chunks in one pass, not once per chunk', async () => {
+    // Joined or searched again at each chunk, these 16 MiB held the event loop for 7 s.
+    const body = new PassThrough({ highWaterMark: 1 << 20 });
+    const large: MessageLimits = { maxBytes: 32 * 1024 * 1024, maxDepth: 16 };
+    const started = Date.now();
+    const answered = readJsonAnswer(body, large, 1, () => undefined);
+    body.write('{"jsonrpc":"2.0","id":1,"result":{"text":"');
+    const piece = 'x'.repeat(64 * 1024);
+    for (let i = 0; i < 256; i++) {
+      body.write(piece);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    body.end('"}}');
+    expect(await answered).toMatchObject({ id: 1, result: { text: expect.any(String) } });
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+
   it('bounds what is unread, not the whole body: many lines pass, one endless line fails', async () => {
     const many = Array.from({ length: 200 }, () => line(progress)).join('');
     expect(many.length).toBeGreaterThan(small.maxBytes * 4);

@@ -194,34 +194,39 @@ export async function readJsonAnswer(
   onMessage: ChannelRequestOptions['onMessage'],
 ): Promise<JSONRPCResponse | UpstreamFailure> {
   const decoder = new TextDecoder();
-  const read = { pending: '', pendingBytes: 0, byLine: true };
+  // The unread text is kept in pieces, joined only once a line is whole and searched only where it
+  // is new: one long line arriving in many chunks, joined or searched at each, took seconds.
+  const read = { pieces: [] as string[], bytes: 0, byLine: true };
   const state: { outcome: JSONRPCResponse | UpstreamFailure | null } = { outcome: null };
   const take = (message: JSONRPCMessage | UpstreamFailure) => {
     if (message instanceof UpstreamFailure) state.outcome = message;
     else if (isAnswer(message, id, onMessage)) state.outcome = message as JSONRPCResponse;
   };
   const stopped = await readChunks(body, (chunk) => {
-    read.pendingBytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
-    read.pending += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
-    for (let end = read.pending.indexOf('\n'); read.byLine && end !== -1;) {
-      const line = read.pending.slice(0, end);
+    read.bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
+    let text = typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
+    for (let end = text.indexOf('\n'); read.byLine && end !== -1; end = text.indexOf('\n')) {
+      const line = read.pieces.join('') + text.slice(0, end);
+      text = text.slice(end + 1);
       const value = line.trim() === '' ? undefined : parsedJson(line);
-      if (value instanceof UpstreamFailure) read.byLine = false;
-      else {
-        if (value !== undefined) take(messageIn(value, limits.maxDepth));
-        read.pending = read.pending.slice(end + 1);
-        read.pendingBytes -= Buffer.byteLength(line) + 1;
-        if (state.outcome) return true;
-        end = read.pending.indexOf('\n');
+      if (value instanceof UpstreamFailure) {
+        read.byLine = false;
+        read.pieces = [line, '\n'];
+        break;
       }
+      read.pieces = [];
+      read.bytes -= Buffer.byteLength(line) + 1;
+      if (value !== undefined) take(messageIn(value, limits.maxDepth));
+      if (state.outcome) return true;
     }
-    if (read.pendingBytes <= limits.maxBytes) return false;
+    read.pieces.push(text);
+    if (read.bytes <= limits.maxBytes) return false;
     state.outcome = messageTooLarge(limits.maxBytes);
     return true;
   });
   if (stopped && state.outcome instanceof UpstreamFailure) body.destroy();
   if (state.outcome) return state.outcome;
-  const rest = read.pending + decoder.decode();
+  const rest = read.pieces.join('') + decoder.decode();
   if (rest.trim() !== '') take(parseMessage(rest, limits.maxDepth));
   return (
     state.outcome ??
