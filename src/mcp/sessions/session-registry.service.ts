@@ -201,8 +201,10 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
         if (isResync(event)) await this.reload([...this.runtimes.keys()]);
         return;
       case 'servers.changed':
-      case 'lists.announced':
         // Answered once the directories have dropped what they held: see ListenHub.
+        return;
+      case 'lists.announced':
+        // An upstream's own list change: the ListenHub tells the sessions that follow the list.
         return;
       case 'identity.changed':
         this.endOwnedBy(event);
