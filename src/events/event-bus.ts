@@ -1,7 +1,8 @@
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
 
-/** The lists an upstream says changed with its `notifications/<list>/list_changed`. */
-export type UpstreamList = 'tools' | 'resources' | 'prompts';
+/** The lists a server says changed with its `notifications/<list>/list_changed`. */
+export const UPSTREAM_LISTS = ['tools', 'resources', 'prompts'] as const;
+export type UpstreamList = (typeof UPSTREAM_LISTS)[number];
 
 /**
  * What replicas tell each other. In embedded mode there is one process and the bus is in-process;

@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import { textNestsDeeper, type JsonObject } from '../common/json-value';
+import { isJsonObject, textNestsDeeper } from '../common/json-value';
 import { readChunks } from '../common/read-body';
 import { utf8Text } from '../common/untrusted-text';
 import { checkServerResponse, ServerJsonProblem, type ServerResponse } from './server-json';
@@ -71,16 +71,12 @@ export class McpRegistryClient {
     if (query.updatedSince) url.searchParams.set('updated_since', query.updatedSince);
     if (query.version) url.searchParams.set('version', query.version);
     const body = await this.getJson(url);
-    if (typeof body !== 'object' || body === null || !Array.isArray((body as JsonObject).servers))
+    if (!isJsonObject(body) || !Array.isArray(body.servers))
       throw this.problem(url, 'answered JSON without a servers array');
-    const servers = (body as JsonObject).servers as unknown[];
+    const servers = body.servers as unknown[];
     if (servers.length > Math.max(limit, 1))
       throw this.problem(url, `answered ${servers.length} entries for a page of ${limit}`);
-    const metadata = (body as JsonObject).metadata;
-    const next =
-      typeof metadata === 'object' && metadata !== null
-        ? (metadata as JsonObject).nextCursor
-        : undefined;
+    const next = isJsonObject(body.metadata) ? body.metadata.nextCursor : undefined;
     if (next !== undefined && next !== null && (typeof next !== 'string' || next.length > 1024))
       throw this.problem(
         url,
@@ -141,9 +137,9 @@ export class McpRegistryClient {
     const url = this.url(`v0.1/servers/${encodeURIComponent(name)}/versions`);
     const body = await this.getJson(url, true);
     if (body === NOT_FOUND) return null;
-    if (typeof body !== 'object' || body === null || !Array.isArray((body as JsonObject).servers))
+    if (!isJsonObject(body) || !Array.isArray(body.servers))
       throw this.problem(url, 'answered JSON without a servers array');
-    const servers = (body as JsonObject).servers as unknown[];
+    const servers = body.servers as unknown[];
     if (servers.length > this.limits.pageSize * this.limits.maxPages)
       throw this.problem(url, `answered ${servers.length} versions, more than Portico reads`);
     return servers.map((entry, index) => this.checked(url, entry, `servers[${index}]`));

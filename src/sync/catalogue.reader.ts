@@ -8,7 +8,7 @@ import { type UpstreamConnection } from '../upstream/upstream-connection';
 import { UpstreamRpcError } from '../upstream/upstream-error';
 import { listAll, type ListMethod } from '../upstream/upstream-lists';
 import { type UpstreamGateway } from '../upstream/upstream-target';
-import { type UpstreamList } from '../events/event-bus';
+import { UPSTREAM_LISTS, type UpstreamList } from '../events/event-bus';
 import { UpstreamTargets } from '../upstream/upstream-targets.service';
 
 /**
@@ -34,10 +34,7 @@ export interface UpstreamCatalogue {
 
 /** The notifications that say an upstream's catalogue changed, and the list each names. */
 const LIST_CHANGED_NOTIFICATIONS: ReadonlyMap<string, UpstreamList> = new Map(
-  (['tools', 'resources', 'prompts'] as const).map((list) => [
-    `notifications/${list}/list_changed`,
-    list,
-  ]),
+  UPSTREAM_LISTS.map((list) => [`notifications/${list}/list_changed`, list]),
 );
 
 /** Reads upstream catalogues, and keeps sessions open to hear when they change. */

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type Implementation } from '@modelcontextprotocol/server';
+import { UPSTREAM_LISTS, type UpstreamList } from '../../events/event-bus';
 import { type McpScope } from '../protocol/mcp-scope';
 import { type PromptDirectory } from './prompt-directory';
 import { type ResourceDirectory } from './resource-directory';
@@ -23,8 +24,8 @@ export interface ScopeGuard {
 export const PORTICO: Implementation = Object.freeze({ name: 'Portico', version: '1.0.0' });
 
 /** The lists a client can be told have changed, each with its own version. */
-export const LISTS = ['tools', 'resources', 'prompts'] as const;
-export type ListKind = (typeof LISTS)[number];
+export const LISTS = UPSTREAM_LISTS;
+export type ListKind = UpstreamList;
 
 /**
  * Everything one scope serves, built from the database after every filter (enabled, of an

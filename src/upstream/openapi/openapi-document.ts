@@ -2,7 +2,7 @@ import type * as SchemaValidator from '@seriousme/openapi-schema-validator' with
   'resolution-mode': 'import',
 };
 import { parseYamlText } from '../../common/yaml-text';
-import { nestingDepth, type JsonObject } from '../../common/json-value';
+import { isJsonObject, nestingDepth, type JsonObject } from '../../common/json-value';
 
 /** A description Portico cannot take whole: not OpenAPI 3.0/3.1, invalid, or past a bound. */
 export class OpenApiDocumentError extends Error {
@@ -36,14 +36,13 @@ export function parseDocument(text: string): JsonObject {
     throw new OpenApiDocumentError(
       `the description nests more than ${DOCUMENT_MAX_DEPTH} levels deep, past the limit`,
     );
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw new OpenApiDocumentError('the description is not a JSON object');
-  const version = (value as JsonObject).openapi;
+  if (!isJsonObject(value)) throw new OpenApiDocumentError('the description is not a JSON object');
+  const version = value.openapi;
   if (typeof version !== 'string' || !/^3\.[01]\.\d+/.test(version))
     throw new OpenApiDocumentError(
       `the description is not OpenAPI 3.0 or 3.1 (its "openapi" is ${JSON.stringify(version ?? null).slice(0, 40)}); Swagger 2.0 is not taken`,
     );
-  return value as JsonObject;
+  return value;
 }
 
 let loading: Promise<typeof SchemaValidator> | undefined;

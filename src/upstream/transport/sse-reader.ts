@@ -5,6 +5,7 @@ import {
   type RequestId,
 } from '@modelcontextprotocol/client';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { isJsonObject } from '../../common/json-value';
 import { readChunks } from '../../common/read-body';
 import { checkedResponse } from '../../common/remote-body';
 import { type ChannelRequestOptions } from './channel';
@@ -106,7 +107,7 @@ function parsedJson(text: string): unknown {
 
 /** A parsed JSON value as a JSON-RPC message, bounded in depth, or what is wrong with it. */
 function messageIn(value: unknown, maxDepth: number): JSONRPCMessage | UpstreamFailure {
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
+  if (!isJsonObject(value))
     return new UpstreamFailure(
       'protocol',
       'the upstream sent something other than a JSON-RPC message',
@@ -178,6 +179,9 @@ function eventTooLarge(maxBytes: number): UpstreamFailure {
   );
 }
 
+/** Text that is more than whitespace, tested without copying it (as `trim` would, whole bodies). */
+const HAS_CONTENT = /\S/;
+
 /**
  * The answer to request `id` in an `application/json` body. The body is one message, or several
  * on lines of their own, as they come (newline-delimited JSON, which the conformance suite's
@@ -208,7 +212,7 @@ export async function readJsonAnswer(
     for (let end = text.indexOf('\n'); read.byLine && end !== -1; end = text.indexOf('\n')) {
       const line = read.pieces.join('') + text.slice(0, end);
       text = text.slice(end + 1);
-      const value = line.trim() === '' ? undefined : parsedJson(line);
+      const value = HAS_CONTENT.test(line) ? parsedJson(line) : undefined;
       if (value instanceof UpstreamFailure) {
         read.byLine = false;
         read.pieces = [line, '\n'];
@@ -227,7 +231,7 @@ export async function readJsonAnswer(
   if (stopped && state.outcome instanceof UpstreamFailure) body.destroy();
   if (state.outcome) return state.outcome;
   const rest = read.pieces.join('') + decoder.decode();
-  if (rest.trim() !== '') take(parseMessage(rest, limits.maxDepth));
+  if (HAS_CONTENT.test(rest)) take(parseMessage(rest, limits.maxDepth));
   return (
     state.outcome ??
     new UpstreamFailure('protocol', 'the upstream answered with something other than the response')
