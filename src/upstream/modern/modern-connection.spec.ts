@@ -293,10 +293,7 @@ describe('the era probe', () => {
   });
 
   it('takes any failure of a stdio probe for 2025: the process ended, or said nothing', async () => {
-    const ended = await probe(
-      () => new UpstreamFailure('unreachable', 'the stdio process ended'),
-      true,
-    );
+    const ended = await probe(() => new UpstreamFailure('unreachable', 'the process ended'), true);
     expect(ended.verdict.era).toBe('2025');
     expect(ended.connection).toBeNull();
   });

@@ -1,7 +1,7 @@
 import { type Tool } from '@modelcontextprotocol/client';
 import { operationTools, toolNameOf } from './operation-tools';
 import { buildRequest } from './request-builder';
-import { DEFAULT_SCHEMA_BOUNDS, OperationRefused, SchemaBuilder } from './schema-refs';
+import { DEFAULT_SCHEMA_BOUNDS } from './schema-refs';
 import { globToRegExp } from './openapi-selection';
 
 const BOUNDS = { ...DEFAULT_SCHEMA_BOUNDS, maxTools: 50 };
@@ -253,48 +253,6 @@ describe('hostile descriptions', () => {
       { Node: { type: 'object', properties: { parent: { $ref: '#/components/schemas/Node' } } } },
     );
     expect(tool(document, 'tree').outputSchema).toBeUndefined();
-  });
-
-  it('bound the depth of a chain of $refs', () => {
-    const schemas: Record<string, unknown> = { S0: { type: 'string' } };
-    for (let i = 1; i <= 100; i++)
-      schemas[`S${i}`] = {
-        type: 'object',
-        properties: { next: { $ref: `#/components/schemas/S${i - 1}` } },
-      };
-    const builder = new SchemaBuilder(doc({}, schemas));
-    expect(() => builder.schema({ $ref: '#/components/schemas/S100' })).toThrow(
-      'a schema nests more than 40 levels deep',
-    );
-  });
-
-  it('bound what a fan-out of $refs builds (a billion laughs)', () => {
-    const schemas: Record<string, unknown> = { L0: { type: 'string' } };
-    for (let i = 1; i <= 30; i++)
-      schemas[`L${i}`] = {
-        type: 'object',
-        properties: {
-          a: { $ref: `#/components/schemas/L${i - 1}` },
-          b: { $ref: `#/components/schemas/L${i - 1}` },
-        },
-      };
-    const builder = new SchemaBuilder(doc({}, schemas), {
-      maxDepth: 100,
-      maxNodes: 20_000,
-      maxRefs: 100_000,
-    });
-    expect(() => builder.schema({ $ref: '#/components/schemas/L30' })).toThrow(OperationRefused);
-  });
-
-  it('refuse external and dangling $refs', () => {
-    const builder = new SchemaBuilder(doc({}));
-    expect(() => builder.schema({ $ref: 'https://evil.example/schema.json' })).toThrow(
-      'is outside the document',
-    );
-    expect(() => builder.schema({ $ref: '#/components/schemas/Nope' })).toThrow(
-      'points at nothing',
-    );
-    expect(() => builder.schema({ $ref: '#/__proto__/constructor' })).toThrow('points at nothing');
   });
 
   it('take a huge description within bounds', () => {
