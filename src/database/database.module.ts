@@ -12,7 +12,7 @@ import { type PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { DatabaseSettings } from '../config/slices/database.settings';
 import { Metrics } from '../observability/metrics';
 import { ToolNameQuery } from '../virtual-names/tool-name.query';
-import { createDataSource } from './data-source';
+import { createDataSource, type DatabaseTimeouts } from './data-source';
 import { DatabaseHealth } from './database-health';
 import { BackupController } from './backup.controller';
 import { EMBEDDED_POSTGRES, EmbeddedPostgres } from './embedded-postgres';
@@ -108,7 +108,7 @@ function connectionErrorReporter(metrics: Metrics): (error: Error) => void {
           }
         }
         const dataSource = createDataSource(url, {
-          timeouts: config.databaseTimeouts,
+          timeouts: poolTimeouts(config),
           onClientError: connectionErrorReporter(metrics),
           onClientCreate: (client) => health.adopt(client),
         });
@@ -125,3 +125,17 @@ function connectionErrorReporter(metrics: Metrics): (error: Error) => void {
   exports: [DataSource, DatabaseHealth, ToolNameQuery, EMBEDDED_POSTGRES],
 })
 export class DatabaseModule {}
+
+/**
+ * The app pool's bounds. The embedded database runs in this process and serves one connection at
+ * a time, a transaction keeping it to its end (see embedded-socket.ts): a connection that waits
+ * there waits for its turn behind a long write (a sync of 20,000 tools holds it for seconds), not
+ * for a server that may be gone, so it waits as long as a statement may run. Refusing it after
+ * DATABASE_CONNECT_TIMEOUT_MS answered unrelated requests 503 while the database was fine.
+ */
+function poolTimeouts(config: DatabaseSettings): DatabaseTimeouts {
+  const { connectMs, queryMs } = config.databaseTimeouts;
+  return config.database.mode === 'postgres'
+    ? { connectMs, queryMs }
+    : { connectMs: Math.max(connectMs, queryMs), queryMs };
+}

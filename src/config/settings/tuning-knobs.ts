@@ -54,7 +54,8 @@ export const TUNING_KNOBS: readonly TuningKnob[] = [
     default: 5000,
     min: 100,
     max: 120000,
-    description: 'Longest wait to open a database connection or to get one from the pool.',
+    description:
+      'Longest wait to open a database connection or to get one from the pool. The embedded database serves one connection at a time (a transaction keeps it to its end), so there a connection waits its turn as long as a statement may run (`database.queryTimeoutMs`) when that is longer.',
   },
   {
     key: 'database.queryTimeoutMs',
