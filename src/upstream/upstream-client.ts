@@ -146,8 +146,10 @@ export class UpstreamClient implements OnModuleInit, OnModuleDestroy {
         } catch (error) {
           const expired = error instanceof UpstreamFailure && error.kind === 'session-expired';
           if (connection.closed || expired) void this.forget(link);
-          if (attempt === 1 && expired) continue;
-          throw error;
+          if (!expired) throw error;
+          if (attempt === 1) continue;
+          // It is there and began a session, then did not know it: an upstream that speaks badly.
+          throw new UpstreamFailure('protocol', 'it answered 404 for the session it just began');
         }
       } finally {
         link.inFlight--;

@@ -62,6 +62,38 @@ async function startSseUpstream(): Promise<{ url: string; close(): Promise<void>
   };
 }
 
+/**
+ * A 2025 upstream that begins a session at each initialize and knows none afterwards: every other
+ * request with a session id is 404, as a server that lost the session at once answers.
+ */
+async function startForgetfulUpstream(): Promise<{ url: string; close(): Promise<void> }> {
+  const http = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    request.on('end', () => {
+      const message = JSON.parse(body || '{}') as { id?: number; method?: string };
+      if (message.method !== 'initialize') {
+        response.writeHead(message.id === undefined ? 202 : 404).end();
+        return;
+      }
+      response.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'once' });
+      const result = { protocolVersion: '2025-11-25', capabilities: { tools: {} } };
+      response.end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: message.id,
+          result: { ...result, serverInfo: { name: 'forgetful', version: '1' } },
+        }),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`,
+    close: () => new Promise<void>((resolve) => http.close(() => resolve())),
+  };
+}
+
 /** Says it is still working every 250 ms (progress, or a log message) for `ms`, or until cancelled. */
 function chattyTool(observed: string[]): FixtureTool {
   return {
@@ -238,6 +270,25 @@ describe('MCP endpoint with failing upstreams', () => {
     await expect(client.callTool({ name: 'flaky-rich', arguments: {} })).resolves.toMatchObject({
       structuredContent: { upstream: 'flaky' },
     });
+  });
+
+  it('says an upstream that forgets each session it begins speaks badly, not that it is unavailable', async () => {
+    const forgetful = await startForgetfulUpstream();
+    try {
+      const make = factories(t.app);
+      await make.tools(await make.gateway({ name: 'Forgetful', url: forgetful.url }), ['tool']);
+      // Once the directory has the new tool, each call is refused the same way.
+      await eventually(() =>
+        expect(client.callTool({ name: 'forgetful-tool', arguments: {} })).rejects.toMatchObject({
+          code: -32012,
+          message: expect.stringContaining(
+            'answered with a message Portico cannot use: it answered 404 for the session it just began',
+          ),
+        }),
+      );
+    } finally {
+      await forgetful.close();
+    }
   });
 
   it('opens a new upstream session when a restarted upstream no longer knows ours', async () => {

@@ -237,7 +237,7 @@ describe('readJsonAnswer', () => {
     body.end();
   });
 
-  it('says what is wrong with a line that is JSON but no message, or a body that is no JSON', async () => {
+  it('says what is wrong with a line that is JSON but no message, a body that is no JSON, or none', async () => {
     expect(await answerOf(`${line(progress)}[1]\n${line(answer)}`)).toMatchObject({
       answered: {
         kind: 'protocol',
@@ -248,6 +248,10 @@ describe('readJsonAnswer', () => {
     const { answered, heard } = await answerOf(`${line(progress)}{"jsonrpc":\n`);
     expect((answered as UpstreamFailure).message).toMatch(/^the upstream sent invalid JSON/);
     expect(heard).toEqual([progress]);
+    for (const empty of [[], ['\n', ' \r\n']])
+      expect((await answerOf(...empty)).answered).toMatchObject({
+        message: 'the upstream answered with an empty body',
+      });
   });
 
   it('bounds each line in depth as it bounds a message', async () => {

@@ -200,7 +200,7 @@ export async function readJsonAnswer(
   const decoder = new TextDecoder();
   // The unread text is kept in pieces, joined only once a line is whole and searched only where it
   // is new: one long line arriving in many chunks, joined or searched at each, took seconds.
-  const read = { pieces: [] as string[], bytes: 0, byLine: true };
+  const read = { pieces: [] as string[], bytes: 0, byLine: true, messages: 0 };
   const state: { outcome: JSONRPCResponse | UpstreamFailure | null } = { outcome: null };
   const take = (message: JSONRPCMessage | UpstreamFailure) => {
     if (message instanceof UpstreamFailure) state.outcome = message;
@@ -220,7 +220,9 @@ export async function readJsonAnswer(
       }
       read.pieces = [];
       read.bytes -= Buffer.byteLength(line) + 1;
-      if (value !== undefined) take(messageIn(value, limits.maxDepth));
+      if (value === undefined) continue;
+      read.messages += 1;
+      take(messageIn(value, limits.maxDepth));
       if (state.outcome) return true;
     }
     read.pieces.push(text);
@@ -232,6 +234,8 @@ export async function readJsonAnswer(
   if (state.outcome) return state.outcome;
   const rest = read.pieces.join('') + decoder.decode();
   if (HAS_CONTENT.test(rest)) take(parseMessage(rest, limits.maxDepth));
+  else if (read.messages === 0)
+    return new UpstreamFailure('protocol', 'the upstream answered with an empty body');
   return (
     state.outcome ??
     new UpstreamFailure('protocol', 'the upstream answered with something other than the response')
