@@ -37,6 +37,7 @@ import { StreamEventBytes1796100000000 } from './1796100000000-StreamEventBytes'
 import { OAuthCodeRequest1796200000000 } from './1796200000000-OAuthCodeRequest';
 import { EndedAdminSessions1796210000000 } from './1796210000000-EndedAdminSessions';
 import { RateLimitToolIdentity1797100000000 } from './1797100000000-RateLimitToolIdentity';
+import { OAuthClientGrantedAt1797200000000 } from './1797200000000-OAuthClientGrantedAt';
 
 /** Every migration, oldest first; the app and the migration job both run this list. */
 export const MIGRATIONS = [
@@ -78,4 +79,5 @@ export const MIGRATIONS = [
   OAuthCodeRequest1796200000000,
   EndedAdminSessions1796210000000,
   RateLimitToolIdentity1797100000000,
+  OAuthClientGrantedAt1797200000000,
 ];

@@ -39,6 +39,13 @@ export class OAuthClient {
   @Column({ name: 'document_expires_at', type: 'timestamptz', nullable: true })
   documentExpiresAt!: Date | null;
 
+  /**
+   * When a user first granted this client anything (at consent). A registered client never granted
+   * anything a day after it registered is an abandoned or unauthenticated registration, and goes.
+   */
+  @Column({ name: 'granted_at', type: 'timestamptz', nullable: true })
+  grantedAt!: Date | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
 }

@@ -79,6 +79,10 @@ export class OAuthGrants implements OnModuleInit, OnModuleDestroy {
           revokedAt: null,
         }),
       );
+      await em.query(
+        `UPDATE oauth_client SET granted_at = now() WHERE client_id = $1 AND granted_at IS NULL`,
+        [request.clientId],
+      );
       await em.getRepository(OAuthCode).insert({
         codeHash: hash(code),
         requestId: request.id,
@@ -268,8 +272,9 @@ export class OAuthGrants implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Deletes spent codes and refresh tokens, the grants they leave without a way to a token, and
-   * unused copies of metadata documents; never rejects, a failure waits for the next round.
+   * Deletes spent codes and refresh tokens, the grants they leave without a way to a token,
+   * unused copies of metadata documents and registrations never granted anything; never rejects,
+   * a failure waits for the next round.
    */
   async purgeExpired(): Promise<void> {
     try {
@@ -289,9 +294,13 @@ export class OAuthGrants implements OnModuleInit, OnModuleDestroy {
            AND NOT EXISTS (SELECT 1 FROM oauth_refresh_token t
              WHERE t.grant_id = g.id AND t.used_at IS NULL AND t.expires_at > now()))`,
       );
-      // Copies of metadata documents that went stale a day ago and that no grant refers to.
+      // Copies of metadata documents that went stale a day ago, and registrations a day old that
+      // no user ever granted anything (anyone may register), that no grant refers to.
       await this.dataSource.query(
-        `DELETE FROM oauth_client c WHERE c.document_expires_at < now() - interval '1 day'
+        `DELETE FROM oauth_client c
+         WHERE (c.document_expires_at < now() - interval '1 day'
+           OR (c.document_expires_at IS NULL AND c.granted_at IS NULL
+             AND c.created_at < now() - interval '1 day'))
          AND NOT EXISTS (SELECT 1 FROM oauth_grant g WHERE g.client_id = c.client_id)`,
       );
     } catch (error) {

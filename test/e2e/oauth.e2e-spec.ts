@@ -190,6 +190,38 @@ describe('OAuth 2.1 for MCP clients, with the embedded authorization server', ()
     expect(await auth(live, { serverUrl: endpoint(serverA) })).toBe('AUTHORIZED');
   });
 
+  it('purges registrations a day old that no user ever granted anything, and keeps every other', async () => {
+    const database = t.app.get(DataSource);
+    const register = async (): Promise<string> =>
+      (
+        await request(t.baseUrl)
+          .post('/oauth/register')
+          .send(new MemoryOAuthProvider().clientMetadata)
+          .expect(201)
+      ).body.client_id;
+    const [abandoned, young] = [await register(), await register()];
+    const granted = (await authorizeClient(endpoint(serverA))).client!.client_id;
+    // Two days on for all but the young one; the granted client's grant has gone meanwhile.
+    await database.query(
+      `UPDATE oauth_client SET created_at = created_at - interval '2 days', granted_at = granted_at - interval '2 days' WHERE client_id = ANY($1)`,
+      [[abandoned, granted]],
+    );
+    await database.query(
+      `DELETE FROM oauth_grant WHERE client_id = $1`, // codes and refresh tokens go with it
+      [granted],
+    );
+
+    await t.app.get(OAuthGrants).purgeExpired();
+
+    const kept = await database.query(
+      `SELECT client_id FROM oauth_client WHERE client_id = ANY($1)`,
+      [[abandoned, young, granted]],
+    );
+    expect(kept.map((row: { client_id: string }) => row.client_id).sort()).toEqual(
+      [young, granted].sort(),
+    );
+  });
+
   it("spends a refresh token only for its own client: another client's try neither uses nor revokes it", async () => {
     const victim = await authorizeClient(endpoint(serverA));
     const other = await authorizeClient(endpoint(serverA));
