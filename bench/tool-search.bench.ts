@@ -27,6 +27,8 @@ import { asJson, runAlone } from './support';
 
 /** The bench's promotions are kept as a 2025 session's. */
 const BENCH_SESSION = { kind: 'session', sessionId: 'bench' } as const;
+/** What a search's call hears and how it is counted: nothing, here. */
+const UNCOUNTED = { notify: () => undefined, counted: () => Promise.resolve() };
 
 // Deferred tool search, measured on the code the MCP endpoint runs: tools/list bytes with search
 // off and on, catalogue builds and tool_search latency at 10,000 tools, retrieval quality on the
@@ -135,7 +137,7 @@ async function listBytes(): Promise<ToolSearchBenchReport['listBytes']> {
     scope,
     BENCH_SESSION,
     { name: TOOL_SEARCH_NAME, arguments: { query: 'review and merge the open pull request' } },
-    () => undefined,
+    UNCOUNTED,
   );
   const promoted = (await search.listed(scope, BENCH_SESSION))!;
   return {
@@ -219,7 +221,7 @@ async function latency(): Promise<ToolSearchBenchReport['latency']> {
         scope,
         BENCH_SESSION,
         { name: TOOL_SEARCH_NAME, arguments: { query } },
-        () => undefined,
+        UNCOUNTED,
       );
       if (round >= 0) callTimes.push(elapsedMs(start));
     }

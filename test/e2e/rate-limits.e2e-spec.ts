@@ -193,6 +193,30 @@ describe('rate limits', () => {
     ).toContain('meter-ping');
   });
 
+  it('counts each refused call of a deferred tool, which reads the promotions, against the limit', async () => {
+    const searched = (
+      await t
+        .api()
+        .post('/api/v1/servers')
+        .send({
+          name: 'Deferring',
+          toolIds: [ids.ping],
+          toolSearch: { enabled: true, alwaysLoaded: [] },
+        })
+        .expect(201)
+    ).body.id as string;
+    await t
+      .api()
+      .post('/api/v1/rate-limits')
+      .send({ per: 'token', serverId: searched, points: 2, windowSeconds: 60 })
+      .expect(201);
+    const mcp = await client(await serverToken(t, searched), searched);
+    const ping = () => mcp.callTool({ name: 'meter-ping', arguments: {} });
+    for (let refused = 0; refused < 2; refused++)
+      expect(textOf(await ping())).toContain("Tool 'meter-ping' is deferred");
+    expect((await rpcError(ping())).code).toBe(-32014);
+  });
+
   it('deletes the counters of ended windows from PostgreSQL, and keeps the live ones', async () => {
     const db = t.app.get(DataSource);
     const keys = async () =>

@@ -84,9 +84,19 @@ export function setUp() {
     noProvider,
   );
   const notifications: JSONRPCNotification[] = [];
+  /** The calls counted against the scope's limits, by name. */
+  const counted: string[] = [];
   const call = (directory: ToolDirectory, name: string, args?: Record<string, unknown>) =>
-    service.intercept(directory, SESSION, { name, arguments: args }, (n) => notifications.push(n));
-  return { store, service, notifications, call };
+    service.intercept(
+      directory,
+      SESSION,
+      { name, arguments: args },
+      {
+        notify: (notification) => notifications.push(notification),
+        counted: () => Promise.resolve(void counted.push(name)),
+      },
+    );
+  return { store, service, notifications, call, counted };
 }
 
 export const listedNames = (tools: { name: string }[] | null) => tools?.map((t) => t.name);

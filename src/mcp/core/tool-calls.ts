@@ -83,15 +83,17 @@ export class ToolCalls {
     served: Served,
   ): Promise<Result> {
     let call = callParams(request.params);
-    // A search costs CPU over the whole catalogue: it counts as a call on the scope, or a client
-    // could search without end where its tool calls are limited.
-    if (visible.search.enabled && call.name === TOOL_SEARCH_NAME)
-      await this.guard.limit(scope.guard, request.principal, null);
+    // A search costs CPU over the whole catalogue, and a deferred tool's refusal a read of the
+    // promotions: each counts as a call on the scope, or a client could make them without end
+    // where its tool calls are limited.
+    const counted = () => this.guard.limit(scope.guard, request.principal, null);
+    if (visible.search.enabled && call.name === TOOL_SEARCH_NAME) await counted();
     const searched =
       visible.search.enabled &&
-      (await this.toolSearch.intercept(visible, request.owner, call, (notification) =>
-        request.sink.notify(notification),
-      ));
+      (await this.toolSearch.intercept(visible, request.owner, call, {
+        notify: (notification) => request.sink.notify(notification),
+        counted,
+      }));
     if (searched) return searched;
     const tools = scope.tools;
     let tool: CallTarget | null = await reachedTool(tools, call.name, () =>

@@ -94,7 +94,7 @@ describe('ToolSearchService ranking', () => {
       on,
       SESSION,
       { name: TOOL_SEARCH_NAME, arguments: { query: 'zzqx letter' } },
-      () => undefined,
+      { notify: () => undefined, counted: () => Promise.resolve() },
     );
     expect(asked).toEqual(['zzqx letter']);
     expect((result!.structuredContent as { hits: { name: string }[] }).hits[0]!.name).toBe(

@@ -65,8 +65,8 @@ describe('ToolSearchService', () => {
     expect(notifications).toHaveLength(1);
   });
 
-  it('refuses a deferred tool until it is promoted; lets always-loaded and unknown names through', async () => {
-    const { call } = setUp();
+  it('refuses a deferred tool until it is promoted, counting each refusal; lets always-loaded and unknown names through', async () => {
+    const { call, counted } = setUp();
     const refused = (await call(on, 'gw-read_file')) as CallToolResult;
     expect(refused).toEqual({
       isError: true,
@@ -81,6 +81,8 @@ describe('ToolSearchService', () => {
     expect(await call(on, 'gw-unknown')).toBeNull();
     await call(on, TOOL_SEARCH_NAME, { query: 'select:gw-read_file' });
     expect(await call(on, 'gw-read_file')).toBeNull();
+    // Searches are counted by the caller; a promoted tool's call by the guard, once.
+    expect(counted).toEqual(['gw-read_file']);
   });
 
   it('asks the store again before refusing, as another replica may have promoted the tool', async () => {
@@ -209,7 +211,12 @@ describe('ToolSearchService', () => {
         /Tool search is enabled but its catalogue could not be built/,
       );
       await expect(
-        service.intercept(on, SESSION, { name: 'gw-weather' }, () => undefined),
+        service.intercept(
+          on,
+          SESSION,
+          { name: 'gw-weather' },
+          { notify: () => undefined, counted: () => Promise.resolve() },
+        ),
       ).rejects.toThrow(RpcError);
     });
 

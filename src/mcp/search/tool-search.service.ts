@@ -152,18 +152,25 @@ export class ToolSearchService {
     directory: ToolDirectory,
     owner: RequestOwner | null,
     params: CallToolRequest['params'],
-    notify: (notification: JSONRPCNotification) => void,
+    call: {
+      notify: (notification: JSONRPCNotification) => void;
+      /** Counts the call against the scope's limits; throws past them. */
+      counted: () => Promise<void>;
+    },
   ): Promise<CallToolResult | null> {
     const scope = await this.searchable(directory);
     if (!scope) return null;
-    if (params.name === TOOL_SEARCH_NAME) return this.search(scope, owner, params, notify);
+    if (params.name === TOOL_SEARCH_NAME) return this.search(scope, owner, params, call.notify);
     const name = deferredName(directory, scope.catalogue, params.name);
     if (name === null) return null;
     if (owner === null) return deferredToolRefusal(name);
     // Promotions only grow under one catalogue hash, so this replica's copy can only be behind:
-    // trust it when it says yes, and ask the database before saying no.
+    // trust it when it says yes, and ask the database before saying no. That read counts as a call
+    // (a promoted tool's call that needed it is counted twice), or refusals would cost the
+    // database without limit.
     const hash = scope.catalogue.hash;
     if (promotedNames(await this.store.promotions(owner), hash).has(name)) return null;
+    await call.counted();
     if (promotedNames(await this.store.promotions(owner, true), hash).has(name)) return null;
     return deferredToolRefusal(name);
   }
