@@ -76,15 +76,13 @@ async function startForgetfulUpstream(): Promise<{ url: string; close(): Promise
         response.writeHead(message.id === undefined ? 202 : 404).end();
         return;
       }
+      const result = {
+        protocolVersion: '2025-11-25',
+        capabilities: { tools: {} },
+        serverInfo: { name: 'forgetful', version: '1' },
+      };
       response.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'once' });
-      const result = { protocolVersion: '2025-11-25', capabilities: { tools: {} } };
-      response.end(
-        JSON.stringify({
-          jsonrpc: '2.0',
-          id: message.id,
-          result: { ...result, serverInfo: { name: 'forgetful', version: '1' } },
-        }),
-      );
+      response.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
     });
   });
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));

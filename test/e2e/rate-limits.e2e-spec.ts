@@ -142,23 +142,25 @@ describe('rate limits', () => {
     expect(refused.code).toBe(-32014);
   });
 
-  it('counts tool_search calls against a server’s limit, together with its tool calls', async () => {
-    const searched = (
+  /** A server with tool search on (nothing always loaded) and a per-token limit of all its tools. */
+  const searchedServer = async (name: string, toolIds: string[], points: number) => {
+    const id = (
       await t
         .api()
         .post('/api/v1/servers')
-        .send({
-          name: 'Searched',
-          toolIds: [ids.ping, ids.pong],
-          toolSearch: { enabled: true, alwaysLoaded: [] },
-        })
+        .send({ name, toolIds, toolSearch: { enabled: true, alwaysLoaded: [] } })
         .expect(201)
     ).body.id as string;
     await t
       .api()
       .post('/api/v1/rate-limits')
-      .send({ per: 'token', serverId: searched, points: 3, windowSeconds: 60 })
+      .send({ per: 'token', serverId: id, points, windowSeconds: 60 })
       .expect(201);
+    return id;
+  };
+
+  it('counts tool_search calls against a server’s limit, together with its tool calls', async () => {
+    const searched = await searchedServer('Searched', [ids.ping!, ids.pong!], 3);
     // A limit of one tool does not hold back searches: only limits of all tools count them.
     await t
       .api()
@@ -194,22 +196,7 @@ describe('rate limits', () => {
   });
 
   it('counts each refused call of a deferred tool, which reads the promotions, against the limit', async () => {
-    const searched = (
-      await t
-        .api()
-        .post('/api/v1/servers')
-        .send({
-          name: 'Deferring',
-          toolIds: [ids.ping],
-          toolSearch: { enabled: true, alwaysLoaded: [] },
-        })
-        .expect(201)
-    ).body.id as string;
-    await t
-      .api()
-      .post('/api/v1/rate-limits')
-      .send({ per: 'token', serverId: searched, points: 2, windowSeconds: 60 })
-      .expect(201);
+    const searched = await searchedServer('Deferring', [ids.ping!], 2);
     const mcp = await client(await serverToken(t, searched), searched);
     const ping = () => mcp.callTool({ name: 'meter-ping', arguments: {} });
     for (let refused = 0; refused < 2; refused++)

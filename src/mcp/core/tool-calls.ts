@@ -86,15 +86,15 @@ export class ToolCalls {
     // A search costs CPU over the whole catalogue, and a deferred tool's refusal a read of the
     // promotions: each counts as a call on the scope, or a client could make them without end
     // where its tool calls are limited.
-    const counted = () => this.guard.limit(scope.guard, request.principal, null);
-    if (visible.search.enabled && call.name === TOOL_SEARCH_NAME) await counted();
-    const searched =
-      visible.search.enabled &&
-      (await this.toolSearch.intercept(visible, request.owner, call, {
+    if (visible.search.enabled) {
+      const counted = () => this.guard.limit(scope.guard, request.principal, null);
+      if (call.name === TOOL_SEARCH_NAME) await counted();
+      const searched = await this.toolSearch.intercept(visible, request.owner, call, {
         notify: (notification) => request.sink.notify(notification),
         counted,
-      }));
-    if (searched) return searched;
+      });
+      if (searched) return searched;
+    }
     const tools = scope.tools;
     let tool: CallTarget | null = await reachedTool(tools, call.name, () =>
       this.apps.resolveCall(tools, visible, call.name),
