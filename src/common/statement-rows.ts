@@ -1,7 +1,59 @@
+import { type EntityManager, type EntityTarget, type ObjectLiteral } from 'typeorm';
+import { type QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+
 /**
  * Rows one statement writes when a sync stores a gateway's lists. On the embedded database a
  * statement runs on the replica's own thread: one that wrote a large gateway's 639 tools or their
  * pins held it for over a second on a slow machine. A chunk of this size holds it for a fraction
- * of that, and other requests run between chunks.
+ * of that, and other requests run between chunks. It also keeps every statement far below the
+ * protocol's 65,535 parameters, past which one that wrote 10,000 prompts failed the whole sync.
  */
 export const STATEMENT_ROWS = 100;
+
+/**
+ * Sets the given columns of many rows by id, one statement a chunk, rather than a round trip a
+ * row (a sync that changed 10,000 prompts held its transaction for 13 s). `types` gives each
+ * column's SQL type, `rows` each row's id and values by column, as JSON carries them.
+ */
+export async function updateRows(
+  em: EntityManager,
+  table: string,
+  types: Readonly<Record<string, string>>,
+  rows: readonly ({ id: string } & Record<string, unknown>)[],
+): Promise<void> {
+  const columns = Object.keys(types);
+  const set = columns.map((column) => `"${column}" = incoming."${column}"`).join(', ');
+  const record = columns.map((column) => `"${column}" ${types[column]}`).join(', ');
+  for (let start = 0; start < rows.length; start += STATEMENT_ROWS)
+    await em.query(
+      `UPDATE "${table}" AS entry SET ${set}, "updated_at" = now()
+       FROM jsonb_to_recordset($1::jsonb) AS incoming(id uuid, ${record})
+       WHERE entry.id = incoming.id`,
+      [JSON.stringify(rows.slice(start, start + STATEMENT_ROWS))],
+    );
+}
+
+/** Inserts rows, one statement a chunk. */
+export async function insertRows<T extends ObjectLiteral>(
+  em: EntityManager,
+  entity: EntityTarget<T>,
+  rows: readonly QueryDeepPartialEntity<T>[],
+): Promise<void> {
+  for (let start = 0; start < rows.length; start += STATEMENT_ROWS)
+    await em
+      .createQueryBuilder()
+      .insert()
+      .into(entity)
+      .values(rows.slice(start, start + STATEMENT_ROWS))
+      .execute();
+}
+
+/** Deletes rows by id, one statement a chunk. */
+export async function deleteRows(
+  em: EntityManager,
+  entity: EntityTarget<ObjectLiteral>,
+  ids: readonly string[],
+): Promise<void> {
+  for (let start = 0; start < ids.length; start += STATEMENT_ROWS)
+    await em.delete(entity, ids.slice(start, start + STATEMENT_ROWS));
+}

@@ -1,4 +1,5 @@
 import { Column } from 'typeorm';
+import { type QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { type Finding } from '../scanner/finding';
 import { type Quarantine } from './definition-pin';
 
@@ -34,4 +35,23 @@ export interface PinWrite {
   findings?: StoredFinding[] | null;
   /** Absent: as stored; set when an entry comes back disabled, as it left. */
   enabled?: boolean;
+}
+
+/**
+ * The pin and `enabled` of an entry a sync inserts: the write its plan decided for it, if any, so
+ * that the row is written once (a second statement per new row doubled a large first sync).
+ * TypeORM's partial-entity type cannot express the free-form JSON of a quarantine, hence the cast.
+ */
+export function insertedPin(
+  write: PinWrite | undefined,
+): QueryDeepPartialEntity<{ pin: PinColumns; enabled: boolean }> {
+  return {
+    pin: {
+      pinnedHash: write?.pinnedHash ?? null,
+      rejectedHash: write?.rejectedHash ?? null,
+      quarantine: write?.quarantine ?? null,
+      findings: write?.findings ?? null,
+    },
+    enabled: write?.enabled ?? true,
+  } as QueryDeepPartialEntity<{ pin: PinColumns; enabled: boolean }>;
 }

@@ -102,6 +102,7 @@ export class PinRescans {
         order: { id: 'ASC' },
       });
       const writes: PinWrite[] = [];
+      const ids = new Map<string, string>();
       for (const entry of entries) {
         const latest = entry.pin.quarantine?.held?.definition ?? spec.definitionOf(entry);
         const found = scanOf(scans, kind, latest);
@@ -114,6 +115,7 @@ export class PinRescans {
         if (judged.serve) await writeHeldDefinition(this.writers, em, spec, entry.id, judged.serve);
         const key = spec.keyOf(entry);
         writes.push({ key, ...judged.pin });
+        ids.set(key, entry.id);
         rescan.scanned += 1;
         if (found.length > 0) rescan.withFindings += 1;
         const named: RescanEntryDto = {
@@ -125,7 +127,7 @@ export class PinRescans {
         if (judged.event === 'held') rescan.quarantined.push(named);
         if (judged.event === 'released') rescan.released.push(named);
       }
-      await writePins(em, spec.table, gateway.id, writes);
+      await writePins(em, spec.table, writes, ids);
     }
     if (options.pinAll) rescan.pinned = await pinAllOf(em, gateway.id);
     return rescan;

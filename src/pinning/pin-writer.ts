@@ -25,16 +25,25 @@ export function storedPins(
   );
 }
 
-/** Writes the pins a sync decided, by key, after its definitions are written. */
+/**
+ * Writes the pins a sync or rescan decided for stored entries, found by id (`ids`, by key). An
+ * entry the sync inserted got its pin with its row (insertedPin), and a key without a stored entry
+ * is skipped. By id, each row is found through the primary key: matched by gateway and key, the
+ * embedded database (which keeps no statistics) read all of a gateway's rows for every chunk.
+ */
 export async function writePins(
   em: EntityManager,
   table: PinnedTable,
-  gatewayId: string,
   writes: readonly PinWrite[],
+  ids: ReadonlyMap<string, string>,
 ): Promise<void> {
-  for (let start = 0; start < writes.length; start += STATEMENT_ROWS) {
-    const rows = writes.slice(start, start + STATEMENT_ROWS).map((write) => ({
-      key: write.key,
+  const stored = writes.flatMap((write) => {
+    const id = ids.get(write.key);
+    return id === undefined ? [] : [{ id, write }];
+  });
+  for (let start = 0; start < stored.length; start += STATEMENT_ROWS) {
+    const rows = stored.slice(start, start + STATEMENT_ROWS).map(({ id, write }) => ({
+      id,
       pinned_hash: write.pinnedHash,
       rejected_hash: write.rejectedHash,
       quarantine: write.quarantine,
@@ -49,10 +58,15 @@ export async function writePins(
          "findings" = CASE WHEN incoming.scanned THEN incoming.findings ELSE entry.findings END,
          "enabled" = coalesce(incoming.enabled, entry.enabled)
        FROM jsonb_to_recordset($1::jsonb) AS incoming(
-         key text, pinned_hash varchar, rejected_hash varchar, quarantine jsonb, findings jsonb,
+         id uuid, pinned_hash varchar, rejected_hash varchar, quarantine jsonb, findings jsonb,
          scanned boolean, enabled boolean)
-       WHERE entry.gateway_id = $2 AND entry.${PINNED_TABLES[table]} = incoming.key`,
-      [JSON.stringify(rows), gatewayId],
+       WHERE entry.id = incoming.id`,
+      [JSON.stringify(rows)],
     );
   }
+}
+
+/** The ids of stored entries by key, for writePins. */
+export function idsByKey(entries: readonly { id: string; key: string }[]): Map<string, string> {
+  return new Map(entries.map((entry) => [entry.key, entry.id]));
 }

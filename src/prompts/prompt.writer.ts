@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type EntityManager, In } from 'typeorm';
+import { type EntityManager } from 'typeorm';
 import { type QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { type SyncConflict } from '../sync-report/sync-report';
 import { TOOL_NAME_RULE } from '../common/tool-name-rule';
@@ -7,6 +7,17 @@ import { ToolNameQuery } from '../virtual-names/tool-name.query';
 import { type GatewayRef } from '../tools/tool.writer';
 import { promptContentHash, type PromptDefinition } from './prompt-definition';
 import { Prompt } from './prompt.entity';
+import { deleteRows, insertRows, updateRows } from '../common/statement-rows';
+import { insertedPin, type PinWrite } from '../pin-state/pin-columns';
+
+/** The definition's columns, as `update` writes them. */
+const PROMPT_COLUMNS = {
+  title: 'varchar',
+  description: 'text',
+  arguments: 'jsonb',
+  meta: 'jsonb',
+  content_hash: 'varchar',
+};
 
 /**
  * The one write path for prompts. Like tools, a prompt whose virtual name another gateway's
@@ -20,6 +31,7 @@ export class PromptWriter {
     em: EntityManager,
     gateway: GatewayRef,
     definitions: PromptDefinition[],
+    pins: readonly PinWrite[] = [],
   ): Promise<{ inserted: string[]; conflicts: SyncConflict[] }> {
     const conflicts: SyncConflict[] = [];
     const candidates = new Map<string, PromptDefinition>();
@@ -49,22 +61,32 @@ export class PromptWriter {
         });
       }
     }
+    const pinOf = new Map(pins.map((write) => [write.key, write]));
     const rows = [...candidates.values()].map((definition) => ({
       ...this.columns(definition),
+      ...insertedPin(pinOf.get(definition.name)),
       gatewayId: gateway.id,
       gatewaySlug: gateway.slug,
       originalName: definition.name,
     }));
-    if (rows.length > 0) await em.createQueryBuilder().insert().into(Prompt).values(rows).execute();
+    await insertRows(em, Prompt, rows);
     return { inserted: rows.map((row) => row.originalName), conflicts };
   }
 
   async update(em: EntityManager, updates: { id: string; definition: PromptDefinition }[]) {
-    for (const { id, definition } of updates) await em.update(Prompt, id, this.columns(definition));
+    const rows = updates.map(({ id, definition }) => ({
+      id,
+      title: definition.title,
+      description: definition.description,
+      arguments: definition.arguments,
+      meta: definition.meta,
+      content_hash: promptContentHash(definition),
+    }));
+    await updateRows(em, 'prompt', PROMPT_COLUMNS, rows);
   }
 
   async remove(em: EntityManager, ids: string[]): Promise<void> {
-    if (ids.length > 0) await em.delete(Prompt, { id: In(ids) });
+    await deleteRows(em, Prompt, ids);
   }
 
   // TypeORM's partial-entity type cannot express free-form JSON columns, hence the cast.

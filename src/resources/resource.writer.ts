@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { type EntityManager, In } from 'typeorm';
+import { type EntityManager } from 'typeorm';
 import { type QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
-import { STATEMENT_ROWS } from '../common/statement-rows';
+import { deleteRows, insertRows, updateRows } from '../common/statement-rows';
 import { type GatewayRef } from '../tools/tool.writer';
 import {
   resourceContentHash,
@@ -10,6 +10,31 @@ import {
 } from './resource-definition';
 import { ResourceTemplate } from './resource-template.entity';
 import { Resource } from './resource.entity';
+import { insertedPin, type PinWrite } from '../pin-state/pin-columns';
+
+/** The columns resources and templates share, as the updates write them. */
+const BASE_COLUMNS = {
+  name: 'varchar',
+  title: 'varchar',
+  description: 'text',
+  mime_type: 'varchar',
+  annotations: 'jsonb',
+  meta: 'jsonb',
+  content_hash: 'varchar',
+};
+
+function baseRow(id: string, definition: ResourceDefinition | ResourceTemplateDefinition) {
+  return {
+    id,
+    name: definition.name,
+    title: definition.title,
+    description: definition.description,
+    mime_type: definition.mimeType,
+    annotations: definition.annotations,
+    meta: definition.meta,
+    content_hash: resourceContentHash(definition),
+  };
+}
 
 /**
  * The one write path for resources and resource templates. URIs need no virtual names: a gateway's
@@ -18,7 +43,7 @@ import { Resource } from './resource.entity';
 @Injectable()
 export class ResourceWriter {
   async insertResources(em: EntityManager, gateway: GatewayRef, definitions: ResourceDefinition[]) {
-    await this.insert(
+    await insertRows(
       em,
       Resource,
       definitions.map((definition) => ({
@@ -34,12 +59,15 @@ export class ResourceWriter {
     em: EntityManager,
     gateway: GatewayRef,
     definitions: ResourceTemplateDefinition[],
+    pins: readonly PinWrite[] = [],
   ) {
-    await this.insert(
+    const pinOf = new Map(pins.map((write) => [write.key, write]));
+    await insertRows(
       em,
       ResourceTemplate,
       definitions.map((definition) => ({
         ...this.templateColumns(definition),
+        ...insertedPin(pinOf.get(definition.uriTemplate)),
         gatewayId: gateway.id,
         gatewaySlug: gateway.slug,
         uriTemplate: definition.uriTemplate,
@@ -51,16 +79,19 @@ export class ResourceWriter {
     em: EntityManager,
     updates: { id: string; definition: ResourceDefinition }[],
   ) {
-    for (const { id, definition } of updates)
-      await em.update(Resource, id, this.resourceColumns(definition));
+    const rows = updates.map(({ id, definition }) => ({
+      ...baseRow(id, definition),
+      size: definition.size,
+    }));
+    await updateRows(em, 'resource', { ...BASE_COLUMNS, size: 'bigint' }, rows);
   }
 
   async updateTemplates(
     em: EntityManager,
     updates: { id: string; definition: ResourceTemplateDefinition }[],
   ) {
-    for (const { id, definition } of updates)
-      await em.update(ResourceTemplate, id, this.templateColumns(definition));
+    const rows = updates.map(({ id, definition }) => baseRow(id, definition));
+    await updateRows(em, 'resource_template', BASE_COLUMNS, rows);
   }
 
   /** Deletes entries; their server memberships go with them (ON DELETE CASCADE). */
@@ -69,22 +100,7 @@ export class ResourceWriter {
     entity: typeof Resource | typeof ResourceTemplate,
     ids: string[],
   ) {
-    for (let start = 0; start < ids.length; start += STATEMENT_ROWS)
-      await em.delete(entity, { id: In(ids.slice(start, start + STATEMENT_ROWS)) });
-  }
-
-  private async insert<T extends Resource | ResourceTemplate>(
-    em: EntityManager,
-    entity: new () => T,
-    rows: QueryDeepPartialEntity<T>[],
-  ): Promise<void> {
-    for (let start = 0; start < rows.length; start += STATEMENT_ROWS)
-      await em
-        .createQueryBuilder()
-        .insert()
-        .into(entity)
-        .values(rows.slice(start, start + STATEMENT_ROWS))
-        .execute();
+    await deleteRows(em, entity, ids);
   }
 
   // TypeORM's partial-entity type cannot express free-form JSON columns, hence the casts.

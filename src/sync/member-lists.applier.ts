@@ -20,7 +20,7 @@ import { pinSettingsOf, type PinSettingsSource } from '../pin-state/definition-p
 import { type ScansFor } from '../pinning/definition-scans';
 import { pinMemoryOf, rememberPins } from '../pinning/pin-memory';
 import { NO_PINS, type PinnedKind, planPins } from '../pinning/pin-plan';
-import { storedPins, writePins } from '../pinning/pin-writer';
+import { idsByKey, storedPins, writePins } from '../pinning/pin-writer';
 import { PINNED_KINDS } from '../pinning/pinned-kinds';
 import { promptRenameView, templateRenameView } from '../pinning/rename-view';
 import { type GatewayRef } from '../tools/tool.writer';
@@ -123,8 +123,8 @@ export class MemberListsApplier {
       templates.removed.map((entry) => entry.id),
     );
     await this.resources.updateTemplates(em, templates.updated);
-    await this.resources.insertTemplates(em, gateway, templates.added);
-    await writePins(em, 'resource_template', gateway.id, templatePins.writes);
+    await this.resources.insertTemplates(em, gateway, templates.added, templatePins.writes);
+    await writePins(em, 'resource_template', templatePins.writes, idsByKey(storedTemplates));
     await rememberPins(em, PINNED_KINDS['resource-template'], gateway.id, templatePins, now);
     note(
       'resourceTemplates',
@@ -166,8 +166,13 @@ export class MemberListsApplier {
       prompts.removed.map((entry) => entry.id),
     );
     await this.prompts.update(em, prompts.updated);
-    const { inserted, conflicts } = await this.prompts.insert(em, gateway, prompts.added);
-    await writePins(em, 'prompt', gateway.id, promptPins.writes);
+    const { inserted, conflicts } = await this.prompts.insert(
+      em,
+      gateway,
+      prompts.added,
+      promptPins.writes,
+    );
+    await writePins(em, 'prompt', promptPins.writes, idsByKey(storedPrompts));
     await rememberPins(em, PINNED_KINDS.prompt, gateway.id, promptPins, now);
     note(
       'prompts',

@@ -10,7 +10,7 @@ import { pinSettingsOf } from '../pin-state/definition-pin';
 import { DefinitionScans } from '../pinning/definition-scans';
 import { boundPinMemory, pinMemoryOf, rememberPins } from '../pinning/pin-memory';
 import { type PinnedKind, pinsChanged, planPins } from '../pinning/pin-plan';
-import { storedPins, writePins } from '../pinning/pin-writer';
+import { idsByKey, storedPins, writePins } from '../pinning/pin-writer';
 import { PINNED_KINDS } from '../pinning/pinned-kinds';
 import { toolRenameView } from '../pinning/rename-view';
 import { type ToolDefinition } from '../tools/tool-definition';
@@ -121,8 +121,8 @@ export class SyncApplier {
       diff.removed.map((tool) => tool.id),
     );
     await this.writer.updateMany(em, diff.updated);
-    const { inserted, conflicts } = await this.writer.insert(em, gateway, diff.added);
-    await writePins(em, 'tool', gatewayId, pins.writes);
+    const { inserted, conflicts } = await this.writer.insert(em, gateway, diff.added, pins.writes);
+    await writePins(em, 'tool', pins.writes, idsByKey(stored));
     await rememberPins(em, PINNED_KINDS.tool, gatewayId, pins, now);
     const others = await this.lists.apply(em, gateway, upstream, scansFor, now);
     const skills = await this.skills.apply(em, gateway, upstream.skills, now);

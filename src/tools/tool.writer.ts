@@ -1,13 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { type EntityManager, In } from 'typeorm';
+import { type EntityManager } from 'typeorm';
 import { type QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
-import { STATEMENT_ROWS } from '../common/statement-rows';
+import { deleteRows, STATEMENT_ROWS, updateRows } from '../common/statement-rows';
 import { type SyncConflict } from '../sync-report/sync-report';
 import { type ToolDefinition } from './tool-definition';
 import { contentHash, toolHash } from './tool-hash';
 import { TOOL_NAME_RULE } from '../common/tool-name-rule';
 import { ToolNameQuery } from '../virtual-names/tool-name.query';
 import { Tool } from './tool.entity';
+import { insertedPin, type PinWrite } from '../pin-state/pin-columns';
 
 export interface InsertedTool {
   id: string;
@@ -18,6 +19,17 @@ export interface GatewayRef {
   id: string;
   slug: string;
 }
+
+/** The definition's columns, as updateMany writes them. */
+const TOOL_COLUMNS = {
+  title: 'varchar',
+  description: 'text',
+  input_schema: 'jsonb',
+  output_schema: 'jsonb',
+  annotations: 'jsonb',
+  meta: 'jsonb',
+  content_hash: 'varchar',
+};
 
 /**
  * The one write path for tools, used by sync and by seeding. It refuses, per tool, anything that
@@ -31,6 +43,7 @@ export class ToolWriter {
     em: EntityManager,
     gateway: GatewayRef,
     definitions: ToolDefinition[],
+    pins: readonly PinWrite[] = [],
   ): Promise<{ inserted: InsertedTool[]; conflicts: SyncConflict[] }> {
     const conflicts: SyncConflict[] = [];
     const candidates = new Map<string, ToolDefinition>();
@@ -60,12 +73,13 @@ export class ToolWriter {
     }
 
     const accepted = [...candidates.values()];
+    const pinOf = new Map(pins.map((write) => [write.key, write]));
     const inserted: InsertedTool[] = [];
     for (let start = 0; start < accepted.length; start += STATEMENT_ROWS) {
       // Built per chunk: hashing every row at once held the thread as long as the insert did.
       const chunk = accepted
         .slice(start, start + STATEMENT_ROWS)
-        .map((definition) => this.row(gateway, definition));
+        .map((definition) => this.row(gateway, definition, pinOf.get(definition.name)));
       const result = await em
         .createQueryBuilder()
         .insert()
@@ -93,40 +107,31 @@ export class ToolWriter {
     em: EntityManager,
     updates: { id: string; definition: ToolDefinition }[],
   ): Promise<void> {
-    for (let start = 0; start < updates.length; start += STATEMENT_ROWS) {
-      const rows = updates.slice(start, start + STATEMENT_ROWS).map(({ id, definition }) => ({
-        id,
-        title: definition.title,
-        description: definition.description,
-        input_schema: definition.inputSchema,
-        output_schema: definition.outputSchema,
-        annotations: definition.annotations,
-        meta: definition.meta,
-        content_hash: contentHash(definition),
-      }));
-      await em.query(
-        `UPDATE "tool" AS tool SET
-           "title" = incoming.title, "description" = incoming.description,
-           "input_schema" = incoming.input_schema, "output_schema" = incoming.output_schema,
-           "annotations" = incoming.annotations, "meta" = incoming.meta,
-           "content_hash" = incoming.content_hash, "updated_at" = now()
-         FROM jsonb_to_recordset($1::jsonb) AS incoming(
-           id uuid, title varchar, description text, input_schema jsonb, output_schema jsonb,
-           annotations jsonb, meta jsonb, content_hash varchar)
-         WHERE tool.id = incoming.id`,
-        [JSON.stringify(rows)],
-      );
-    }
+    const rows = updates.map(({ id, definition }) => ({
+      id,
+      title: definition.title,
+      description: definition.description,
+      input_schema: definition.inputSchema,
+      output_schema: definition.outputSchema,
+      annotations: definition.annotations,
+      meta: definition.meta,
+      content_hash: contentHash(definition),
+    }));
+    await updateRows(em, 'tool', TOOL_COLUMNS, rows);
   }
 
-  private row(gateway: GatewayRef, definition: ToolDefinition): QueryDeepPartialEntity<Tool> {
+  private row(
+    gateway: GatewayRef,
+    definition: ToolDefinition,
+    pin: PinWrite | undefined,
+  ): QueryDeepPartialEntity<Tool> {
     return {
       ...this.definitionColumns(definition),
+      ...insertedPin(pin),
       gatewayId: gateway.id,
       gatewaySlug: gateway.slug,
       originalName: definition.name,
       toolHash: toolHash(gateway.id, definition.name),
-      enabled: true,
     };
   }
 
@@ -145,9 +150,7 @@ export class ToolWriter {
 
   /** Deletes tools; their server memberships go with them (ON DELETE CASCADE). */
   async remove(em: EntityManager, toolIds: string[]): Promise<void> {
-    for (let start = 0; start < toolIds.length; start += STATEMENT_ROWS) {
-      await em.delete(Tool, { id: In(toolIds.slice(start, start + STATEMENT_ROWS)) });
-    }
+    await deleteRows(em, Tool, toolIds);
   }
 
   /** Which of these virtual names are stored already, and by whom. */

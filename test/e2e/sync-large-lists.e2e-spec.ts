@@ -1,0 +1,90 @@
+import {
+  ListPromptsRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListResourcesRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
+import { startTestApp, type TestApp } from '../support/test-app';
+
+/**
+ * Large lists of prompts, resources and resource templates, pinned at first sight: a sync stores
+ * them, holds a change of every pinned one, writes a change of every resource, and removes them.
+ * Storing 8,500 prompts failed the whole sync: one statement for all of them passed the protocol's
+ * 65,535 parameters.
+ */
+describe('sync of large lists', () => {
+  const PROMPTS = 8_500;
+  const OTHERS = 1_000;
+  let t: TestApp;
+  let fixture: UpstreamFixture;
+  const lists = { on: true, version: 1 };
+  const COUNTS = { prompts: PROMPTS, 'resource-templates': OTHERS, resources: OTHERS };
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    const names = (count: number) =>
+      Array.from({ length: lists.on ? count : 0 }, (_, i) => `item_${i}`);
+    const description = (name: string) => `${name}, version ${lists.version}`;
+    fixture = await startUpstream({
+      capabilities: { tools: {}, prompts: {}, resources: {} },
+      configure: (server) => {
+        server.setRequestHandler(ListPromptsRequestSchema, () => ({
+          prompts: names(PROMPTS).map((name) => ({ name, description: description(name) })),
+        }));
+        server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+          resourceTemplates: names(OTHERS).map((name) => ({
+            name,
+            uriTemplate: `large://${name}/{id}`,
+            description: description(name),
+          })),
+        }));
+        server.setRequestHandler(ListResourcesRequestSchema, () => ({
+          resources: names(OTHERS).map((name) => ({
+            name,
+            uri: `large://${name}`,
+            size: lists.version,
+          })),
+        }));
+      },
+    });
+  });
+
+  afterAll(async () => {
+    await t.close();
+    await fixture.close();
+  });
+
+  const one = async (list: string, gatewayId: string) => {
+    const page = await t.api().get(`/api/v1/${list}`).query({ gatewayId, limit: 1 }).expect(200);
+    return { total: page.body.total as number, first: page.body.items[0] };
+  };
+
+  it('stores, holds, changes and removes them all', async () => {
+    const created = await t
+      .api()
+      .post('/api/v1/gateways')
+      .send({ name: 'Large', url: fixture.url, pinning: 'first-sight' })
+      .expect(201);
+    const gatewayId = created.body.id as string;
+    const first = created.body.lastSyncReport;
+    expect(first.prompts.added).toHaveLength(PROMPTS);
+    expect(first.resourceTemplates.added).toHaveLength(OTHERS);
+    expect(first.resources.added).toHaveLength(OTHERS);
+    for (const [list, count] of Object.entries(COUNTS))
+      expect((await one(list, gatewayId)).total).toBe(count);
+
+    lists.version = 2;
+    const changed = await t.api().post(`/api/v1/gateways/${gatewayId}/sync`).expect(200);
+    // Pinned when stored, so each changed prompt and template is held, served as it was pinned.
+    expect(changed.body.prompts.quarantined).toHaveLength(PROMPTS);
+    expect(changed.body.resourceTemplates.quarantined).toHaveLength(OTHERS);
+    expect((await one('prompts', gatewayId)).first.description).toMatch(/, version 1$/);
+    expect(changed.body.resources.updated).toHaveLength(OTHERS);
+    expect((await one('resources', gatewayId)).first.size).toBe(2);
+
+    lists.on = false;
+    const emptied = await t.api().post(`/api/v1/gateways/${gatewayId}/sync`).expect(200);
+    expect(emptied.body.prompts.removed).toHaveLength(PROMPTS);
+    for (const list of Object.keys(COUNTS)) expect((await one(list, gatewayId)).total).toBe(0);
+  });
+});
