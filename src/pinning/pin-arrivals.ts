@@ -6,7 +6,8 @@ import {
 } from '../pin-state/definition-pin';
 import { type PinWrite, type StoredFinding } from '../pin-state/pin-columns';
 import { type Tombstone } from './pin-tombstone';
-import { keepsText, type RenameView } from './rename-view';
+import { type Pacer } from '../common/pacer';
+import { keepsWords, type RenameView, wordsOf } from './rename-view';
 
 /*
  * What a sync makes of an entry the upstream lists that is not stored: new, back under a name
@@ -120,16 +121,57 @@ export function heldNew(
 }
 
 /**
- * The pinned entry that left (before, or in this sync) of which a new one looks like a rename
- * with its text changed: the same interface, most of the old description's words, but not the
- * same body. A plain rename (the same body) is not suspect.
+ * Word lookups one sync's search for suspected renames may spend, about a second: each new entry
+ * is compared with every remembered one of its interface, and an upstream that swapped a thousand
+ * names and edited their descriptions made that 138 s of comparisons inside the sync's transaction
+ * (a million pairs), and more with each further name.
  */
-export function renamedFrom(
-  view: RenameView,
-  sources: readonly Tombstone[],
-): Tombstone | undefined {
-  return sources.find(
-    (source) =>
-      source.shape === view.shape && source.body !== view.body && keepsText(source.text, view.text),
-  );
+export const RENAME_LOOKUPS = 10_000_000;
+
+/**
+ * The pinned entries that left (before, or in this sync), searched for the one of which a new entry
+ * looks like a rename with its text changed: the same interface, most of the old description's
+ * words, but not the same body. A plain rename (the same body) is not suspect. Each text's words
+ * are read once, when first compared, and count as lookups. Once the search has spent its lookups
+ * it fails closed: a new entry with the interface of a source it can no longer compare is
+ * suspected of renaming that source, and held.
+ */
+export class RenameSearch {
+  private readonly byShape = new Map<string, { source: Tombstone; words?: string[] }[]>();
+  private readonly spent = { lookups: 0 };
+
+  constructor(
+    sources: readonly Tombstone[],
+    private readonly budget = RENAME_LOOKUPS,
+  ) {
+    for (const source of sources) {
+      const alike = this.byShape.get(source.shape) ?? [];
+      alike.push({ source });
+      this.byShape.set(source.shape, alike);
+    }
+  }
+
+  get empty(): boolean {
+    return this.byShape.size === 0;
+  }
+
+  async find(view: RenameView, pacer: Pacer): Promise<Tombstone | undefined> {
+    let words: Set<string> | undefined;
+    for (const alike of this.byShape.get(view.shape) ?? []) {
+      const { source } = alike;
+      if (source.body === view.body) continue;
+      if (this.spent.lookups >= this.budget) return source;
+      await pacer.turn();
+      if (!words) {
+        words = wordsOf(view.text);
+        this.spent.lookups += words.size;
+      }
+      if (!alike.words) {
+        alike.words = [...wordsOf(source.text)];
+        this.spent.lookups += alike.words.length;
+      }
+      if (keepsWords(alike.words, words, this.spent)) return source;
+    }
+    return undefined;
+  }
 }

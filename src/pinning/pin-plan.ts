@@ -7,7 +7,7 @@ import {
   type Quarantine,
   STICKY_REASONS,
 } from '../pin-state/definition-pin';
-import { added, type Arrival, heldNew, type Outcome, renamedFrom, returned } from './pin-arrivals';
+import { added, type Arrival, heldNew, type Outcome, RenameSearch, returned } from './pin-arrivals';
 import { type PinWrite, type StoredFinding } from '../pin-state/pin-columns';
 import { keptDefinition, type Tombstone } from './pin-tombstone';
 import { type RenameView } from './rename-view';
@@ -135,8 +135,10 @@ export async function planPins<T>(
     ...stored.filter((entry) => !removedIds.has(entry.id)).map((entry) => entry.key),
     ...diff.added.map((definition) => kind.keyOf(definition)),
   ]);
-  const renameSources = [...memory.tombstones, ...plan.tombstones].filter(
-    (tombstone) => tombstone.pinnedHash !== null && !listed.has(tombstone.key),
+  const renames = new RenameSearch(
+    [...memory.tombstones, ...plan.tombstones].filter(
+      (tombstone) => tombstone.pinnedHash !== null && !listed.has(tombstone.key),
+    ),
   );
   for (const definition of diff.added) {
     await pacer.turn();
@@ -152,8 +154,7 @@ export async function planPins<T>(
       arrival = heldNew('returned', findings, now);
     } else {
       // The view costs a digest of the whole definition: none when nothing could be its source.
-      const source =
-        renameSources.length > 0 ? renamedFrom(kind.view(definition), renameSources) : undefined;
+      const source = renames.empty ? undefined : await renames.find(kind.view(definition), pacer);
       arrival = source
         ? heldNew('renamed', findings, now, source.key)
         : added(hash, findings, settings, now);

@@ -58,17 +58,40 @@ const WORD = /[\p{L}\p{N}]{3,}/gu;
 /** The share of the old description's words a new one must keep to read as the same text. */
 const KEPT_WORDS = 0.6;
 
+/** The words a rename comparison reads in a text: three letters or more, any case. */
+export function wordsOf(text: string): Set<string> {
+  return new Set(text.toLowerCase().match(WORD) ?? []);
+}
+
 /**
  * Whether `now` reads as `before` edited rather than written anew: most of the words of `before`
  * (three letters or more, any case) are still in it. An empty `before` is kept by anything.
  */
 export function keepsText(before: string, now: string): boolean {
-  const old = new Set(before.toLowerCase().match(WORD) ?? []);
-  if (old.size === 0) return true;
-  const words = new Set(now.toLowerCase().match(WORD) ?? []);
+  return keepsWords([...wordsOf(before)], wordsOf(now), { lookups: 0 });
+}
+
+/**
+ * keepsText on words read already (wordsOf), stopping as soon as the answer is known; each word
+ * looked up is counted in `spent`.
+ */
+export function keepsWords(
+  before: readonly string[],
+  now: ReadonlySet<string>,
+  spent: { lookups: number },
+): boolean {
+  let needed = Math.ceil(before.length * KEPT_WORDS);
+  if ((needed - 1) / before.length >= KEPT_WORDS) needed -= 1;
   let kept = 0;
-  for (const word of old) if (words.has(word)) kept += 1;
-  return kept / old.size >= KEPT_WORDS;
+  let missed = 0;
+  for (const word of before) {
+    if (kept >= needed) break;
+    if (missed > before.length - needed) return false;
+    spent.lookups += 1;
+    if (now.has(word)) kept += 1;
+    else missed += 1;
+  }
+  return kept >= needed;
 }
 
 function digest(value: unknown): string {
