@@ -17,13 +17,7 @@ import {
   type HttpRequestExtras,
 } from './channel';
 import { sentWithBearer } from './bearer-dispatch';
-import {
-  isAnswer,
-  readEventStream,
-  readJsonAnswer,
-  readJsonBody,
-  type StreamPosition,
-} from './sse-reader';
+import { isAnswer, readEventStream, readJsonAnswer, type StreamPosition } from './sse-reader';
 import { UpstreamFailure } from '../upstream-error';
 import { upstreamRetryAt } from '../resilience/retry-after';
 
@@ -121,10 +115,9 @@ export class HttpChannel implements Channel {
     if (statusCode < 400) return null;
     let text: string;
     if (id !== undefined && this.carriesRpcError(response)) {
-      const body = await readJsonBody(response.body, this.options.limits);
+      const body = await readJsonAnswer(response.body, this.options.limits, id, () => undefined);
       if (body instanceof UpstreamFailure) text = body.message;
-      else if ('error' in body && (body.id === id || body.id === null || body.id === undefined))
-        return { ...body, id };
+      else if ('error' in body) return body;
       else text = JSON.stringify(body);
     } else
       text = (await readBounded(response.body, ERROR_BODY_LIMIT).catch(() => null))?.text ?? '';

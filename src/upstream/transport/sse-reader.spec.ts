@@ -1,7 +1,7 @@
 import { PassThrough, Readable } from 'node:stream';
 import { type JSONRPCMessage } from '@modelcontextprotocol/client';
 import { type MessageLimits, refusalOf } from './message-bounds';
-import { readEventStream, readJsonAnswer, readJsonBody } from './sse-reader';
+import { readEventStream, readJsonAnswer } from './sse-reader';
 import { UpstreamFailure } from '../upstream-error';
 
 const limits: MessageLimits = { maxBytes: 64 * 1024, maxDepth: 16 };
@@ -144,16 +144,16 @@ describe('readEventStream', () => {
   });
 });
 
-describe('readJsonBody', () => {
-  it('reads a message, and says what is wrong with anything else', async () => {
-    expect(await readJsonBody(chunks(JSON.stringify(answer)), limits)).toEqual(answer);
-    expect(await readJsonBody(chunks('<html>'), limits)).toBeInstanceOf(UpstreamFailure);
+describe('readJsonAnswer, of one message', () => {
+  const one = (body: string) => readJsonAnswer(chunks(body), limits, 1, () => undefined);
+  it('takes an error tied to no request as the answer: the body answers one request', async () => {
+    const untied = { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } };
+    expect(await one(JSON.stringify(untied))).toEqual({ ...untied, id: 1 });
   });
 
   it('refuses a body larger than the limit, counted in bytes', async () => {
     const body = `{"jsonrpc":"2.0","id":1,"result":{"text":"${'é'.repeat(limits.maxBytes / 2)}"}}`;
-    expect(body.length).toBeLessThan(limits.maxBytes);
-    expect(await readJsonBody(chunks(body), limits)).toMatchObject({
+    expect(await one(body)).toMatchObject({
       kind: 'protocol',
       message: `the upstream sent a message larger than ${limits.maxBytes} bytes, past the limit (UPSTREAM_MESSAGE_LIMIT_BYTES)`,
     });
@@ -162,8 +162,9 @@ describe('readJsonBody', () => {
   it('keeps the rest of a list whose one entry is nested too deep, cut to its name', async () => {
     const tool = (name: string, schema: string) =>
       `{"name":"${name}","inputSchema":{"type":"object","properties":{"x":${schema}}}}`;
-    const body = `{"jsonrpc":"2.0","id":1,"result":{"tools":[${tool('fine', '{}')},${tool('deep', nested(3000))}]}}`;
-    const message = await readJsonBody(chunks(body), limits);
+    const message = await one(
+      `{"jsonrpc":"2.0","id":1,"result":{"tools":[${tool('fine', '{}')},${tool('deep', nested(3000))}]}}`,
+    );
     const tools = (message as unknown as { result: { tools: unknown[] } }).result.tools;
     expect(JSON.parse(JSON.stringify(tools))).toEqual([
       { name: 'fine', inputSchema: { type: 'object', properties: { x: {} } } },

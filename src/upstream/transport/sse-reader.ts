@@ -118,27 +118,6 @@ function messageIn(value: unknown, maxDepth: number): JSONRPCMessage | UpstreamF
   return boundMessage(message as JSONRPCMessage, maxDepth);
 }
 
-/** A JSON body, read to at most the limit's bytes. */
-export async function readJsonBody(
-  body: Readable,
-  limits: MessageLimits,
-): Promise<JSONRPCMessage | UpstreamFailure> {
-  const decoder = new TextDecoder();
-  let text = '';
-  let bytes = 0;
-  const tooLarge = await readChunks(body, (chunk) => {
-    bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
-    if (bytes > limits.maxBytes) return true;
-    text += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
-    return false;
-  });
-  if (tooLarge) {
-    body.destroy();
-    return messageTooLarge(limits.maxBytes);
-  }
-  return parseMessage(text + decoder.decode(), limits.maxDepth);
-}
-
 function messageTooLarge(maxBytes: number): UpstreamFailure {
   return new UpstreamFailure(
     'protocol',
@@ -189,7 +168,8 @@ const HAS_CONTENT = /\S/;
  * long as it lasts). Each line that arrives whole goes to `onMessage` at once unless it is a
  * response (see isAnswer); the read stops at the answer. A line that is no JSON at all (the first
  * of a pretty-printed message) makes the rest of the body one message, read to its end. What is
- * unread at any time is bounded like a message.
+ * unread at any time is bounded like a message. An error tied to no request (`id` null or absent,
+ * as for a body the upstream could not parse) is the answer: the body answers one request.
  */
 export async function readJsonAnswer(
   body: Readable,
@@ -204,6 +184,7 @@ export async function readJsonAnswer(
   const state: { outcome: JSONRPCResponse | UpstreamFailure | null } = { outcome: null };
   const take = (message: JSONRPCMessage | UpstreamFailure) => {
     if (message instanceof UpstreamFailure) state.outcome = message;
+    else if (untiedError(message)) state.outcome = { ...message, id } as JSONRPCResponse;
     else if (isAnswer(message, id, onMessage)) state.outcome = message as JSONRPCResponse;
   };
   const stopped = await readChunks(body, (chunk) => {
@@ -240,6 +221,10 @@ export async function readJsonAnswer(
     state.outcome ??
     new UpstreamFailure('protocol', 'the upstream answered with something other than the response')
   );
+}
+
+function untiedError(message: JSONRPCMessage): boolean {
+  return 'error' in message && (!('id' in message) || message.id === null);
 }
 
 /**
