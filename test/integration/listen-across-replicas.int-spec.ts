@@ -4,7 +4,7 @@ import { type DataSource } from 'typeorm';
 import { type Settings } from '../../src/config/settings';
 import { createDataSource } from '../../src/database/data-source';
 import { PgNotifyEventBus } from '../../src/events/pg-notify-event-bus';
-import { type ListKind } from '../../src/mcp/directory/scope-directory';
+import { type UpstreamList } from '../../src/events/event-bus';
 import { type ListVersions } from '../../src/mcp/listen/list-versions';
 import { ListenHub } from '../../src/mcp/listen/listen-hub';
 import { describeOnPostgres } from '../support/describe-on-postgres';
@@ -19,7 +19,7 @@ describeOnPostgres('modern listens across replicas (LISTEN/NOTIFY)', () => {
   /** The tools version every replica reads: the catalogue in the database, as directories see it. */
   let toolsVersion = 't0';
   const versions = async (): Promise<ListVersions> => ({
-    version: (kind: ListKind) => (kind === 'tools' ? toolsVersion : kind),
+    version: (kind: UpstreamList) => (kind === 'tools' ? toolsVersion : kind),
     holds: () => false,
   });
 

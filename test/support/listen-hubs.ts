@@ -1,6 +1,6 @@
 import { type JSONRPCNotification } from '@modelcontextprotocol/server';
 import { InProcessEventBus } from '../../src/events/in-process-event-bus';
-import { type ListKind } from '../../src/mcp/directory/scope-directory';
+import { type UpstreamList } from '../../src/events/event-bus';
 import { type ListVersions } from '../../src/mcp/listen/list-versions';
 import { ListenHub } from '../../src/mcp/listen/listen-hub';
 import { type ListenEnd } from '../../src/mcp/listen/listen-sink';
@@ -36,16 +36,16 @@ export class RecordingSink {
 
 /** Each scope's list versions, changed by the test as a sync or a member change would. */
 export class Catalogue {
-  private readonly scopes = new Map<string, Record<ListKind, string>>();
+  private readonly scopes = new Map<string, Record<UpstreamList, string>>();
   /** `scope|list|gateway` of each list that holds members of a gateway. */
   private readonly held = new Set<string>();
 
   /** The scope's list holds members of the gateway. */
-  hold(scope: McpScope, kind: ListKind, gatewayId: string): void {
+  hold(scope: McpScope, kind: UpstreamList, gatewayId: string): void {
     this.held.add(`${scopeKey(scope)}|${kind}|${gatewayId}`);
   }
 
-  set(scope: McpScope, versions: Partial<Record<ListKind, string>> | null): void {
+  set(scope: McpScope, versions: Partial<Record<UpstreamList, string>> | null): void {
     if (versions === null) this.scopes.delete(scopeKey(scope));
     else
       this.scopes.set(scopeKey(scope), {

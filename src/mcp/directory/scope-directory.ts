@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type Implementation } from '@modelcontextprotocol/server';
-import { UPSTREAM_LISTS, type UpstreamList } from '../../events/event-bus';
+import { type UpstreamList } from '../../events/event-bus';
 import { type McpScope } from '../protocol/mcp-scope';
 import { type PromptDirectory } from './prompt-directory';
 import { type ResourceDirectory } from './resource-directory';
@@ -24,8 +24,6 @@ export interface ScopeGuard {
 export const PORTICO: Implementation = Object.freeze({ name: 'Portico', version: '1.0.0' });
 
 /** The lists a client can be told have changed, each with its own version. */
-export const LISTS = UPSTREAM_LISTS;
-export type ListKind = UpstreamList;
 
 /**
  * Everything one scope serves, built from the database after every filter (enabled, of an
@@ -57,7 +55,7 @@ export class ScopeDirectory {
   }
 
   /** Whether the list holds anything of the gateway's (a consolidated tool's members count). */
-  holds(kind: ListKind, gatewayId: string): boolean {
+  holds(kind: UpstreamList, gatewayId: string): boolean {
     const ofGateway = (entry: { gatewayId: string }) => entry.gatewayId === gatewayId;
     switch (kind) {
       case 'tools':
@@ -70,7 +68,7 @@ export class ScopeDirectory {
   }
 
   /** The version of a list; another one means the client's copy is stale. */
-  version(kind: ListKind): string {
+  version(kind: UpstreamList): string {
     switch (kind) {
       case 'tools':
         return this.tools.fingerprint;

@@ -1,10 +1,10 @@
-import { type ListKind } from '../directory/scope-directory';
+import { type UpstreamList } from '../../events/event-bus';
 import { movedLists, seenNow } from './list-versions';
 
 /** Versions of a scope whose tools and prompts hold members of gateway g1. */
 const versions = (tools: string, resources = 'r', prompts = 'p') => ({
-  version: (kind: ListKind) => ({ tools, resources, prompts })[kind],
-  holds: (kind: ListKind, gatewayId: string) => kind !== 'resources' && gatewayId === 'g1',
+  version: (kind: UpstreamList) => ({ tools, resources, prompts })[kind],
+  holds: (kind: UpstreamList, gatewayId: string) => kind !== 'resources' && gatewayId === 'g1',
 });
 
 describe('movedLists', () => {
@@ -23,7 +23,7 @@ describe('movedLists', () => {
 
   it("moves a list an upstream said changed when it holds that upstream's members, its version or not", () => {
     const seen = seenNow(versions('t1'));
-    const said = (gatewayId: string, lists: ListKind[]) => [{ gatewayId, lists }];
+    const said = (gatewayId: string, lists: UpstreamList[]) => [{ gatewayId, lists }];
     expect(movedLists(seen, versions('t1'), said('g1', ['tools', 'resources']))).toEqual(['tools']);
     expect(movedLists(seen, versions('t1'), said('g2', ['tools', 'prompts']))).toEqual([]);
     expect(movedLists(seen, versions('t2', 'r1'), said('g1', ['prompts']))).toEqual([

@@ -1,11 +1,11 @@
 import { type PorticoEvent } from '../../events/event-bus';
-import { LISTS, type ListKind } from '../directory/scope-directory';
+import { UPSTREAM_LISTS, type UpstreamList } from '../../events/event-bus';
 
 /** What a scope's lists are now: its directory, or null when its server is gone or disabled. */
 export interface ListVersions {
-  version(kind: ListKind): string;
+  version(kind: UpstreamList): string;
   /** Whether the list holds anything of the gateway's. */
-  holds(kind: ListKind, gatewayId: string): boolean;
+  holds(kind: UpstreamList, gatewayId: string): boolean;
 }
 
 /** An upstream's word that lists of its gateway changed. */
@@ -18,12 +18,12 @@ export type Announced = Omit<Extract<PorticoEvent, { type: 'lists.announced' }>,
  * list (to the empty version), once.
  */
 export function movedLists(
-  seen: Map<ListKind, string>,
+  seen: Map<UpstreamList, string>,
   current: ListVersions | null,
   announced: readonly Announced[] = [],
-): ListKind[] {
-  const moved: ListKind[] = [];
-  for (const kind of LISTS) {
+): UpstreamList[] {
+  const moved: UpstreamList[] = [];
+  for (const kind of UPSTREAM_LISTS) {
     const version = current?.version(kind) ?? '';
     const said = announced.some(
       ({ gatewayId, lists }) => lists.includes(kind) && current?.holds(kind, gatewayId),
@@ -36,6 +36,6 @@ export function movedLists(
 }
 
 /** The versions a client starts from: those of the lists it could read now. */
-export function seenNow(current: ListVersions): Map<ListKind, string> {
-  return new Map(LISTS.map((kind) => [kind, current.version(kind)]));
+export function seenNow(current: ListVersions): Map<UpstreamList, string> {
+  return new Map(UPSTREAM_LISTS.map((kind) => [kind, current.version(kind)]));
 }

@@ -1,5 +1,5 @@
 import { type ServerCapabilities } from '@modelcontextprotocol/server';
-import { LISTS, type ListKind } from '../directory/scope-directory';
+import { UPSTREAM_LISTS, type UpstreamList } from '../../events/event-bus';
 import { MAX_SEALED_CHARS } from '../tasks/task-id-seal';
 
 /** What a `subscriptions/listen` asks for (`params.notifications`), as Portico honours it. */
@@ -19,7 +19,10 @@ const MAX_URI_LENGTH = 2048;
 /** The most tasks one listen follows; the acknowledgement names those it does. */
 export const MAX_TASK_IDS = 100;
 
-const FLAG: Record<ListKind, 'toolsListChanged' | 'promptsListChanged' | 'resourcesListChanged'> = {
+const FLAG: Record<
+  UpstreamList,
+  'toolsListChanged' | 'promptsListChanged' | 'resourcesListChanged'
+> = {
   tools: 'toolsListChanged',
   prompts: 'promptsListChanged',
   resources: 'resourcesListChanged',
@@ -55,7 +58,7 @@ function strings(asked: object, field: string, most: number, longest: number) {
 }
 
 /** Whether the filter asked to hear that this list changed. */
-export function asksFor(filter: ListenFilter, kind: ListKind): boolean {
+export function asksFor(filter: ListenFilter, kind: UpstreamList): boolean {
   return filter[FLAG[kind]] === true;
 }
 
@@ -65,6 +68,7 @@ export function asksFor(filter: ListenFilter, kind: ListKind): boolean {
  */
 export function advertisedFilter(capabilities: ServerCapabilities): ListenFilter {
   const filter: ListenFilter = {};
-  for (const kind of LISTS) if (capabilities[kind]?.listChanged === true) filter[FLAG[kind]] = true;
+  for (const kind of UPSTREAM_LISTS)
+    if (capabilities[kind]?.listChanged === true) filter[FLAG[kind]] = true;
   return filter;
 }

@@ -8,7 +8,7 @@ import {
   startHub,
 } from '../../../test/support/listen-hubs';
 import { type InProcessEventBus } from '../../events/in-process-event-bus';
-import { type ListKind } from '../directory/scope-directory';
+import { type UpstreamList } from '../../events/event-bus';
 import { advertisedFilter } from './listen-filter';
 import { type ListenHub, type SessionListener } from './listen-hub';
 
@@ -29,12 +29,16 @@ describe('ListenHub with 2025 sessions', () => {
   /** A session held here whose stream is open here (unless `hearing` says otherwise). */
   function session(
     options: Partial<Omit<SessionListener, 'sink' | 'hearing'>> & { hearing?: boolean } = {},
-  ): RecordingSink & { state: { hearing: boolean }; seen: Map<ListKind, string>; leave(): void } {
+  ): RecordingSink & {
+    state: { hearing: boolean };
+    seen: Map<UpstreamList, string>;
+    leave(): void;
+  } {
     const sink = new RecordingSink();
     const state = { hearing: options.hearing ?? true };
     const seen =
       options.seen ??
-      new Map<ListKind, string>([
+      new Map<UpstreamList, string>([
         ['tools', 't0'],
         ['resources', 'r0'],
         ['prompts', 'p0'],

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { type JSONRPCNotification } from '@modelcontextprotocol/server';
 import { type EventBus, type PorticoEvent } from '../../events/event-bus';
-import { LISTS, type ListKind } from '../directory/scope-directory';
+import { UPSTREAM_LISTS, type UpstreamList } from '../../events/event-bus';
 import { type McpScope, scopeKey } from '../protocol/mcp-scope';
 import { type StreamOwner } from '../streams/client-stream';
 import { affectedBy } from './identity-change';
@@ -58,7 +58,7 @@ export interface SessionListener {
   /** The lists it hears of: those the server's capabilities say may change. */
   filter: ListenFilter;
   /** Per list, the version the session last saw; its own list requests update it too. */
-  seen: Map<ListKind, string>;
+  seen: Map<UpstreamList, string>;
   /**
    * Whether it hears now: while its stream is open on this replica, so that one replica, the
    * one holding the stream, tells it of a change. The others only close it if its server goes.
@@ -82,7 +82,7 @@ interface Listener {
   owner: StreamOwner | null;
   filter: ListenFilter;
   sink: ListenSink;
-  seen: Map<ListKind, string>;
+  seen: Map<UpstreamList, string>;
   hearing: () => boolean;
 }
 
@@ -193,7 +193,7 @@ export class ListenHub implements OnModuleInit, OnModuleDestroy {
       for (const listener of [...this.listeners.values()]) {
         if (!listener.owner || !affected(listener.owner)) continue;
         // What the principal may see may have changed: say so, then let the client listen again.
-        for (const kind of LISTS)
+        for (const kind of UPSTREAM_LISTS)
           if (asksFor(listener.filter, kind) && !this.listChanged(listener, kind)) break;
         if (this.listeners.has(listener.key)) this.end(listener, 'identity-changed');
       }
@@ -234,7 +234,7 @@ export class ListenHub implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  private listChanged(listener: Listener, kind: ListKind): boolean {
+  private listChanged(listener: Listener, kind: UpstreamList): boolean {
     return this.send(listener, `notifications/${kind}/list_changed`);
   }
 

@@ -9,7 +9,7 @@ import { type Request, type Response } from 'express';
 import { type Principal } from '../../auth/principal';
 import { ServerSettings } from '../../config/slices/server.settings';
 import { Directories } from '../directory/directories.service';
-import { LISTS } from '../directory/scope-directory';
+import { UPSTREAM_LISTS } from '../../events/event-bus';
 import { CONNECTION_CLOSED, jsonRpcError, McpRefusal } from '../protocol/mcp-errors';
 import { type McpScope } from '../protocol/mcp-scope';
 import { type SessionRuntime } from './session-runtime';
@@ -68,7 +68,7 @@ export class LegacySseEndpoint {
     );
     const runtime = this.registry.obtain(session);
     // From now on the client hears of changes to its lists as they are now, as on a GET stream.
-    for (const kind of LISTS) runtime.seen.set(kind, directory.version(kind));
+    for (const kind of UPSTREAM_LISTS) runtime.seen.set(kind, directory.version(kind));
     const sse = new SseResponse(response, { keepalive: true });
     runtime.openSessionStream(sse, principal);
     sse.onClose(() => void this.end(session.id));

@@ -4,7 +4,7 @@ import { type PorticoEvent } from '../../events/event-bus';
 import { InProcessEventBus } from '../../events/in-process-event-bus';
 import { Metrics } from '../../observability/metrics';
 import { type UpstreamClient } from '../../upstream/upstream-client';
-import { LISTS, type ListKind } from '../directory/scope-directory';
+import { UPSTREAM_LISTS, type UpstreamList } from '../../events/event-bus';
 import { type ListVersions } from '../listen/list-versions';
 import { ListenHub } from '../listen/listen-hub';
 import { type McpScope, scopeKey } from '../protocol/mcp-scope';
@@ -45,7 +45,7 @@ const S1: McpScope = { kind: 'server', serverId: 's1' };
 
 describe('SessionRegistry with the listen hub', () => {
   let bus: InProcessEventBus;
-  let versions: Map<string, Record<ListKind, string>>;
+  let versions: Map<string, Record<UpstreamList, string>>;
   let hub: ListenHub;
   let registry: SessionRegistry;
   let stored: JSONRPCMessage[];
@@ -106,13 +106,13 @@ describe('SessionRegistry with the listen hub', () => {
   /** The session held here, its lists seen as they are now, and its GET stream opened here. */
   function streaming(id: string, owner: StreamOwner): RecordingStream {
     const runtime = registry.obtain(session(id));
-    for (const kind of LISTS) runtime.seen.set(kind, versions.get(scopeKey(S1))![kind]);
+    for (const kind of UPSTREAM_LISTS) runtime.seen.set(kind, versions.get(scopeKey(S1))![kind]);
     const stream = new RecordingStream();
     runtime.openSessionStream(stream, owner);
     return stream;
   }
 
-  async function change(next: Partial<Record<ListKind, string>> | null): Promise<void> {
+  async function change(next: Partial<Record<UpstreamList, string>> | null): Promise<void> {
     if (next === null) versions.delete(scopeKey(S1));
     else versions.set(scopeKey(S1), { ...versions.get(scopeKey(S1))!, ...next });
     await bus.publish({ type: 'servers.changed', serverIds: ['s1'] });

@@ -15,7 +15,8 @@ import { APPROVAL_INPUT } from '../core/approval-step';
 import { Dispatcher } from '../core/dispatcher';
 import { SERVER_CAPABILITIES } from '../core/server-identity';
 import { isInputRequired } from '../../upstream/upstream-client';
-import { type ListKind, PORTICO, type ScopeDirectory } from '../directory/scope-directory';
+import { PORTICO, type ScopeDirectory } from '../directory/scope-directory';
+import { type UpstreamList } from '../../events/event-bus';
 import { isLoggingLevel } from '../protocol/logging-level';
 import {
   invalidParams,
@@ -31,7 +32,7 @@ import { SessionSubscriptions } from './session-subscriptions';
 import { SESSION_TASK_METHODS, SessionTasks, TASK_VERSIONS } from './session-tasks';
 
 /** The lists whose version a session records when it reads them, by method. */
-const LISTED: Readonly<Record<string, ListKind>> = {
+const LISTED: Readonly<Record<string, UpstreamList>> = {
   'tools/list': 'tools',
   'resources/list': 'resources',
   'prompts/list': 'prompts',

@@ -7,7 +7,7 @@ import {
   type RequestId,
   type Result,
 } from '@modelcontextprotocol/server';
-import { type ListKind } from '../directory/scope-directory';
+import { type UpstreamList } from '../../events/event-bus';
 import { passesLogLevel } from '../protocol/logging-level';
 import { CONNECTION_CLOSED, jsonRpcError } from '../protocol/mcp-errors';
 import { scopeOf, type McpScope } from '../protocol/mcp-scope';
@@ -51,7 +51,7 @@ export class SessionRuntime implements StreamSink {
   readonly affinity: Affinity;
   lastUsed = Date.now();
   /** Per list: the version this session last saw. */
-  readonly seen = new Map<ListKind, string>();
+  readonly seen = new Map<UpstreamList, string>();
   /** The resources this replica follows upstream for the session, by the client's URI. */
   private readonly following = new Map<string, () => void>();
   private readonly served = new Map<RequestId, Served>();

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Directories } from '../directory/directories.service';
-import { LISTS } from '../directory/scope-directory';
+import { UPSTREAM_LISTS } from '../../events/event-bus';
 import { type Authorized } from '../protocol/authorized';
 import { McpRefusal } from '../protocol/mcp-errors';
 import { SseResponse } from '../streams/sse-response';
@@ -35,7 +35,7 @@ export class SessionStreamEndpoint {
       throw new McpRefusal(409, 'This session already has a stream open here');
     // From now on the client hears of changes to its lists as they are now.
     const directory = await this.directories.get(scope);
-    for (const kind of LISTS)
+    for (const kind of UPSTREAM_LISTS)
       if (!runtime.seen.has(kind)) runtime.seen.set(kind, directory?.version(kind) ?? '');
     this.quota.admit(principal, response);
     const sse = new SseResponse(response, { keepalive: true });
