@@ -121,10 +121,10 @@ export function heldNew(
 }
 
 /**
- * Word lookups one sync's search for suspected renames may spend, about a second: each new entry
- * is compared with every remembered one of its interface, and an upstream that swapped a thousand
- * names and edited their descriptions made that 138 s of comparisons inside the sync's transaction
- * (a million pairs), and more with each further name.
+ * Word lookups one sync's search for suspected renames may spend, about half a second: each new
+ * entry is compared with every remembered one of its interface, and an upstream that swapped a
+ * thousand names and edited their descriptions made that 138 s of comparisons inside the sync's
+ * transaction (a million pairs), and more with each further name.
  */
 export const RENAME_LOOKUPS = 10_000_000;
 
