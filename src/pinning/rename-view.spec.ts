@@ -1,4 +1,13 @@
-import { keepsText, promptRenameView, templateRenameView, toolRenameView } from './rename-view';
+import {
+  keepsWords,
+  promptRenameView,
+  templateRenameView,
+  toolRenameView,
+  wordsOf,
+} from './rename-view';
+
+const keepsText = (before: string, now: string) =>
+  keepsWords([...wordsOf(before)], wordsOf(now), { lookups: 0 });
 
 const tool = {
   name: 'stable',

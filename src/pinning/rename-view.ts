@@ -65,15 +65,8 @@ export function wordsOf(text: string): Set<string> {
 
 /**
  * Whether `now` reads as `before` edited rather than written anew: most of the words of `before`
- * (three letters or more, any case) are still in it. An empty `before` is kept by anything.
- */
-export function keepsText(before: string, now: string): boolean {
-  return keepsWords([...wordsOf(before)], wordsOf(now), { lookups: 0 });
-}
-
-/**
- * keepsText on words read already (wordsOf), stopping as soon as the answer is known; each word
- * looked up is counted in `spent`.
+ * (wordsOf) are still in it; an empty `before` is kept by anything. Stops as soon as the answer is
+ * known; each word looked up is counted in `spent`.
  */
 export function keepsWords(
   before: readonly string[],

@@ -10,15 +10,6 @@ import { Prompt } from './prompt.entity';
 import { deleteRows, insertRows, updateRows } from '../common/statement-rows';
 import { insertedPin, type PinWrite } from '../pin-state/pin-columns';
 
-/** The definition's columns, as `update` writes them. */
-const PROMPT_COLUMNS = {
-  title: 'varchar',
-  description: 'text',
-  arguments: 'jsonb',
-  meta: 'jsonb',
-  content_hash: 'varchar',
-};
-
 /**
  * The one write path for prompts. Like tools, a prompt whose virtual name another gateway's
  * prompt has is not stored, and the report says why.
@@ -74,15 +65,8 @@ export class PromptWriter {
   }
 
   async update(em: EntityManager, updates: { id: string; definition: PromptDefinition }[]) {
-    const rows = updates.map(({ id, definition }) => ({
-      id,
-      title: definition.title,
-      description: definition.description,
-      arguments: definition.arguments,
-      meta: definition.meta,
-      content_hash: promptContentHash(definition),
-    }));
-    await updateRows(em, 'prompt', PROMPT_COLUMNS, rows);
+    const rows = updates.map(({ id, definition }) => ({ id, ...this.columns(definition) }));
+    await updateRows(em, Prompt, rows);
   }
 
   async remove(em: EntityManager, ids: string[]): Promise<void> {

@@ -12,30 +12,6 @@ import { ResourceTemplate } from './resource-template.entity';
 import { Resource } from './resource.entity';
 import { insertedPin, type PinWrite } from '../pin-state/pin-columns';
 
-/** The columns resources and templates share, as the updates write them. */
-const BASE_COLUMNS = {
-  name: 'varchar',
-  title: 'varchar',
-  description: 'text',
-  mime_type: 'varchar',
-  annotations: 'jsonb',
-  meta: 'jsonb',
-  content_hash: 'varchar',
-};
-
-function baseRow(id: string, definition: ResourceDefinition | ResourceTemplateDefinition) {
-  return {
-    id,
-    name: definition.name,
-    title: definition.title,
-    description: definition.description,
-    mime_type: definition.mimeType,
-    annotations: definition.annotations,
-    meta: definition.meta,
-    content_hash: resourceContentHash(definition),
-  };
-}
-
 /**
  * The one write path for resources and resource templates. URIs need no virtual names: a gateway's
  * own URIs are unique per gateway, and servers show them behind the gateway's slug.
@@ -79,19 +55,16 @@ export class ResourceWriter {
     em: EntityManager,
     updates: { id: string; definition: ResourceDefinition }[],
   ) {
-    const rows = updates.map(({ id, definition }) => ({
-      ...baseRow(id, definition),
-      size: definition.size,
-    }));
-    await updateRows(em, 'resource', { ...BASE_COLUMNS, size: 'bigint' }, rows);
+    const rows = updates.map(({ id, definition }) => ({ id, ...this.resourceColumns(definition) }));
+    await updateRows(em, Resource, rows);
   }
 
   async updateTemplates(
     em: EntityManager,
     updates: { id: string; definition: ResourceTemplateDefinition }[],
   ) {
-    const rows = updates.map(({ id, definition }) => baseRow(id, definition));
-    await updateRows(em, 'resource_template', BASE_COLUMNS, rows);
+    const rows = updates.map(({ id, definition }) => ({ id, ...this.templateColumns(definition) }));
+    await updateRows(em, ResourceTemplate, rows);
   }
 
   /** Deletes entries; their server memberships go with them (ON DELETE CASCADE). */

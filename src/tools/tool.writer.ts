@@ -20,17 +20,6 @@ export interface GatewayRef {
   slug: string;
 }
 
-/** The definition's columns, as updateMany writes them. */
-const TOOL_COLUMNS = {
-  title: 'varchar',
-  description: 'text',
-  input_schema: 'jsonb',
-  output_schema: 'jsonb',
-  annotations: 'jsonb',
-  meta: 'jsonb',
-  content_hash: 'varchar',
-};
-
 /**
  * The one write path for tools, used by sync and by seeding. It refuses, per tool, anything that
  * would give two tools the same virtual name, and reports why instead of failing the batch.
@@ -109,15 +98,9 @@ export class ToolWriter {
   ): Promise<void> {
     const rows = updates.map(({ id, definition }) => ({
       id,
-      title: definition.title,
-      description: definition.description,
-      input_schema: definition.inputSchema,
-      output_schema: definition.outputSchema,
-      annotations: definition.annotations,
-      meta: definition.meta,
-      content_hash: contentHash(definition),
+      ...this.definitionColumns(definition),
     }));
-    await updateRows(em, 'tool', TOOL_COLUMNS, rows);
+    await updateRows(em, Tool, rows);
   }
 
   private row(
