@@ -85,4 +85,22 @@ describe('syncReportView', () => {
     // Held skills are approved on the skills page, not in the quarantine.
     expect(view.sections[2]).toMatchObject({ key: 'skills', review: '/admin/skills' });
   });
+
+  it('counts what the stored report left out of its lists', () => {
+    const view = syncReportView({
+      added: ['a', 'b'],
+      updated: [],
+      removed: [],
+      unchanged: 0,
+      conflicts: [{ name: 'x', reason: 'clash' }],
+      quarantined: ['a'],
+      omitted: { added: 998, conflicts: 4, quarantined: 9 },
+    });
+    expect(view).toMatchObject({
+      changed: true,
+      counts: { added: 1000, conflicts: 5, quarantined: 10, updated: 0 },
+      omitted: { added: 998 },
+      summary: '1000 added, 0 updated, 0 removed, 0 unchanged, 5 conflicts, 10 quarantined',
+    });
+  });
 });

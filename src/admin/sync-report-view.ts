@@ -1,6 +1,7 @@
 import { type ReportedFinding } from '../sync-report/sync-report';
 import {
   type ConsolidationDrift,
+  type ReportedList,
   type SyncConflict,
   type SyncListReport,
   type SyncReport,
@@ -18,6 +19,9 @@ export interface SyncListView {
   quarantined: string[];
   released: string[];
   findings: ReportedFinding[];
+  /** Each list's length in the sync, and how many of them the stored report left out. */
+  counts: Record<Exclude<ReportedList, 'consolidationDrift'>, number>;
+  omitted: Partial<Record<ReportedList, number>>;
   changed: boolean;
   /** One line, such as "2 added, 1 updated, 0 removed, 5 unchanged, 1 conflict". */
   summary: string;
@@ -84,38 +88,47 @@ export function syncReportView(report: SyncReport | null | undefined): SyncRepor
   }
   const drift = report.consolidationDrift ?? [];
   const view = listView(report);
-  if (drift.length > 0)
-    view.summary += `, ${drift.length} consolidated ${drift.length === 1 ? 'target' : 'targets'} drifted`;
+  const drifted = drift.length + (view.omitted.consolidationDrift ?? 0);
+  if (drifted > 0)
+    view.summary += `, ${drifted} consolidated ${drifted === 1 ? 'target' : 'targets'} drifted`;
   return { ...view, sections, consolidationDrift: drift };
 }
 
 function listView(report: SyncListReport): SyncListView {
-  const warnings = report.warnings ?? [];
-  const parts = [
-    `${report.added.length} added`,
-    `${report.updated.length} updated`,
-    `${report.removed.length} removed`,
-    `${report.unchanged} unchanged`,
-  ];
-  if (report.conflicts.length > 0) parts.push(plural(report.conflicts.length, 'conflict'));
-  if (warnings.length > 0) parts.push(plural(warnings.length, 'warning'));
-  const quarantined = report.quarantined ?? [];
-  const released = report.released ?? [];
-  const findings = report.findings ?? [];
-  if (quarantined.length > 0) parts.push(`${quarantined.length} quarantined`);
-  if (released.length > 0) parts.push(`${released.length} released`);
-  if (findings.length > 0) parts.push(plural(findings.length, 'finding'));
-  return {
+  const omitted = report.omitted ?? {};
+  const lists = {
     added: report.added,
     updated: report.updated,
     removed: report.removed,
-    unchanged: report.unchanged,
     conflicts: report.conflicts,
-    warnings,
-    quarantined,
-    released,
-    findings,
-    changed: report.added.length + report.updated.length + report.removed.length > 0,
+    warnings: report.warnings ?? [],
+    quarantined: report.quarantined ?? [],
+    released: report.released ?? [],
+    findings: report.findings ?? [],
+  };
+  const counts = Object.fromEntries(
+    Object.entries(lists).map(([list, entries]) => [
+      list,
+      entries.length + (omitted[list as keyof typeof lists] ?? 0),
+    ]),
+  ) as SyncListView['counts'];
+  const parts = [
+    `${counts.added} added`,
+    `${counts.updated} updated`,
+    `${counts.removed} removed`,
+    `${report.unchanged} unchanged`,
+  ];
+  if (counts.conflicts > 0) parts.push(plural(counts.conflicts, 'conflict'));
+  if (counts.warnings > 0) parts.push(plural(counts.warnings, 'warning'));
+  if (counts.quarantined > 0) parts.push(`${counts.quarantined} quarantined`);
+  if (counts.released > 0) parts.push(`${counts.released} released`);
+  if (counts.findings > 0) parts.push(plural(counts.findings, 'finding'));
+  return {
+    ...lists,
+    unchanged: report.unchanged,
+    counts,
+    omitted,
+    changed: counts.added + counts.updated + counts.removed > 0,
     summary: parts.join(', '),
   };
 }

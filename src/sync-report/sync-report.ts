@@ -55,7 +55,21 @@ export interface SyncListReport {
   released?: string[];
   /** The scanner's findings on the definitions this sync brought. */
   findings?: ReportedFinding[];
+  /** How many entries each list left out past its first `REPORT_ENTRIES`; absent when none. */
+  omitted?: Partial<Record<ReportedList, number>>;
 }
+
+/** The lists of a report, each bounded as it is stored. */
+export type ReportedList =
+  | 'added'
+  | 'updated'
+  | 'removed'
+  | 'conflicts'
+  | 'warnings'
+  | 'quarantined'
+  | 'released'
+  | 'findings'
+  | 'consolidationDrift';
 
 /**
  * What one sync changed: its tools at the top level, resources, resource templates, prompts and
@@ -69,4 +83,54 @@ export interface SyncReport extends SyncListReport {
   prompts?: SyncListReport;
   /** The upstream's skills (Skills extension), by URI. */
   skills?: SyncListReport;
+}
+
+/**
+ * Entries a stored report keeps of each list, and characters of each name and reason in them: a
+ * sync of 100,000 tools, or an upstream's refused name of megabytes, must not make every read of
+ * its gateway that large. The entries left out are counted in `omitted`; the whole lists are in
+ * the catalogue (and the held entries in the audit trail).
+ */
+export const REPORT_ENTRIES = 100;
+export const REPORT_TEXT = 256;
+
+const SECTIONS = ['resources', 'resourceTemplates', 'prompts', 'skills'] as const;
+
+/** The report as it is stored and returned: each list cut to its first entries, each text clipped. */
+export function boundedReport(report: SyncReport): SyncReport {
+  const bounded: SyncReport = boundedList(report);
+  for (const section of SECTIONS) {
+    const list = report[section];
+    if (list) bounded[section] = boundedList(list);
+  }
+  return bounded;
+}
+
+function boundedList<T extends SyncListReport>(report: T): T {
+  const bounded = { ...report };
+  const omitted: SyncListReport['omitted'] = {};
+  for (const [key, value] of Object.entries(report)) {
+    if (!Array.isArray(value)) continue;
+    const list = key as ReportedList;
+    if (value.length > REPORT_ENTRIES) omitted[list] = value.length - REPORT_ENTRIES;
+    Object.assign(bounded, { [list]: value.slice(0, REPORT_ENTRIES).map(clipped) });
+  }
+  if (Object.keys(omitted).length > 0) bounded.omitted = omitted;
+  return bounded;
+}
+
+/** An entry with its texts clipped; entries are names, or flat records of names and reasons. */
+function clipped(entry: unknown): unknown {
+  if (typeof entry === 'string') return clippedText(entry);
+  if (typeof entry !== 'object' || entry === null) return entry;
+  return Object.fromEntries(
+    Object.entries(entry).map(([key, value]) => [
+      key,
+      typeof value === 'string' ? clippedText(value) : value,
+    ]),
+  );
+}
+
+function clippedText(text: string): string {
+  return text.length > REPORT_TEXT ? `${text.slice(0, REPORT_TEXT - 1)}…` : text;
 }

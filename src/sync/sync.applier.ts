@@ -19,7 +19,7 @@ import { ConsolidatedToolsQuery } from '../consolidated-tools/consolidated-tools
 import { SkillsApplier } from '../skills/skills.applier';
 import { ToolWriter } from '../tools/tool.writer';
 import { upstreamFingerprint } from '../upstream/upstream-target';
-import { type SyncReport } from '../sync-report/sync-report';
+import { boundedReport, type SyncReport } from '../sync-report/sync-report';
 import { type UpstreamCatalogue } from './catalogue.reader';
 import { diffToolLists, syncReportOf } from './list.differ';
 import { MemberListsApplier } from './member-lists.applier';
@@ -30,7 +30,9 @@ export function syncLockName(gatewayId: string): string {
 }
 
 export interface AppliedSync {
+  /** The whole report, and the report as stored and returned (boundedReport). */
   report: SyncReport;
+  stored: SyncReport;
   /** Whether any tool was added, updated or removed. */
   changed: boolean;
 }
@@ -140,16 +142,18 @@ export class SyncApplier {
       ...others.report,
       ...(skills.report ? { skills: skills.report } : {}),
     };
+    const bounded = boundedReport(report);
     await em.getRepository(Gateway).update(gatewayId, {
       status: 'healthy',
       lastError: null,
       lastSeenAt: now,
       lastSyncAt: now,
-      lastSyncReport: report,
+      lastSyncReport: bounded,
       ...KEEP_UPDATED_AT,
     });
     return {
       report,
+      stored: bounded,
       changed:
         inserted.length + diff.updated.length + diff.removed.length > 0 ||
         pinsChanged(pins) ||

@@ -162,7 +162,7 @@ export class SyncService implements OnModuleDestroy {
           : { gatewayId },
       );
     }
-    const { report, changed } = await this.applier.apply(
+    const { report, stored, changed } = await this.applier.apply(
       gatewayId,
       upstreamFingerprint(gateway),
       upstream,
@@ -171,7 +171,7 @@ export class SyncService implements OnModuleDestroy {
     if (changed)
       await recordSyncPins(this.audit, this.dataSource.manager, this.names, gateway, report);
     if (changed) await this.events.publish({ type: 'catalog.changed', gatewayIds: [gatewayId] });
-    return report;
+    return stored;
   }
 
   /**

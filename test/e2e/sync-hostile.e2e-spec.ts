@@ -1,8 +1,11 @@
+import request from 'supertest';
 import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { REPORT_ENTRIES, REPORT_TEXT } from '../../src/sync-report/sync-report';
 import { DESCRIPTION_LIMIT } from '../../src/tools/tool-definition';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { connectClient } from '../support/mcp-client';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { pageSession } from '../support/identities';
+import { ADMIN_PASSWORD, startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 
 describe('sync of hostile upstreams', () => {
@@ -203,28 +206,48 @@ describe('sync of hostile upstreams', () => {
     ]);
   });
 
-  it('syncs a list of 10,000 tools', async () => {
+  it('syncs a list of 10,000 tools and keeps a bounded report of it', async () => {
     const count = 10_000;
+    const longName = 'n'.repeat(5 * 1024 * 1024);
     const fixture = await upstream({
       pageSize: 2500,
-      tools: Array.from({ length: count }, (_, i) => echoTool(`tool_${i}`, 'many')),
+      tools: [
+        ...Array.from({ length: count }, (_, i) => echoTool(`tool_${i}`, 'many')),
+        { definition: { name: longName, inputSchema: { type: 'object' } } },
+      ],
     });
     const created = await register('Many', fixture.url);
-    const synced = await waitFor(
+    const read = await waitFor(
       async () => {
-        const body = (await t.api().get(`/api/v1/gateways/${created.id}`).expect(200)).body;
-        return body.lastSyncAt !== null && body;
+        const response = await t.api().get(`/api/v1/gateways/${created.id}`).expect(200);
+        return response.body.lastSyncAt !== null && response;
       },
       'the first sync of 10,000 tools',
       60_000,
       200,
     );
+    const synced = read.body;
     expect(synced.toolCount).toBe(count);
-    expect(synced.lastSyncReport.added).toHaveLength(count);
+    // The report keeps the first entries of each list, by name, and counts the rest.
+    const sorted = Array.from({ length: count }, (_, i) => `tool_${i}`).sort();
+    expect(synced.lastSyncReport.added).toEqual(sorted.slice(0, REPORT_ENTRIES));
+    expect(synced.lastSyncReport.omitted).toEqual({ added: count - REPORT_ENTRIES });
+    const [conflict] = synced.lastSyncReport.conflicts;
+    expect(conflict.name).toBe(`${'n'.repeat(REPORT_TEXT - 1)}…`);
+    expect(conflict.reason).toContain('MCP tool-name rule');
+    expect(read.text.length).toBeLessThan(64 * 1024);
+    const listed = await t.api().get('/api/v1/gateways').expect(200);
+    expect(listed.text.length).toBeLessThan(64 * 1024);
     const page = await t
       .api()
       .get('/api/v1/tools')
       .query({ gatewayId: created.id, limit: 1, offset: 9_999 });
     expect(page.body.total).toBe(count);
+    const admin = await request(t.baseUrl)
+      .get(`/admin/gateways/${created.id}`)
+      .set('Cookie', (await pageSession(t, 'admin', ADMIN_PASSWORD)).cookie)
+      .expect(200);
+    expect(admin.text).toContain(`Added (${count})`);
+    expect(admin.text).toContain(`and ${count - REPORT_ENTRIES} more`);
   });
 });

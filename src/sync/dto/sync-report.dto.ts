@@ -1,6 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { type ReportedFinding } from '../../sync-report/sync-report';
 import {
+  REPORT_ENTRIES,
+  REPORT_TEXT,
   type ConsolidationDrift,
   type SyncConflict,
   type SyncListReport,
@@ -105,6 +107,14 @@ export class SyncListReportDto implements SyncListReport {
     type: [SyncFindingDto],
   })
   findings?: SyncFindingDto[];
+
+  @ApiPropertyOptional({
+    description: `How many entries each list left out: a stored report keeps the first ${REPORT_ENTRIES} of each list, by name, with names and reasons cut at ${REPORT_TEXT} characters. Absent when nothing was left out.`,
+    example: { added: 9900 },
+    type: 'object',
+    additionalProperties: { type: 'integer' },
+  })
+  omitted?: SyncListReport['omitted'];
 }
 
 /** The tools at the top level; the other lists in sections, absent when the upstream offers none. */
