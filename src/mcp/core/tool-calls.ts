@@ -14,7 +14,7 @@ import { invalidParams, unknownTool } from '../protocol/mcp-errors';
 import { type McpRequest, type Served } from '../protocol/mcp-request';
 import { ToolSearchService } from '../search/tool-search.service';
 import { ApprovalStep } from './approval-step';
-import { CallGuard, reachedTool } from '../guard/call-guard';
+import { CallGuard, callContext, reachedTool } from '../guard/call-guard';
 import { Continuation, type RoundTarget } from './continuation';
 import { routedCall } from './consolidated-call';
 import { paginate } from '../protocol/paginate';
@@ -118,14 +118,7 @@ export class ToolCalls {
     const note = (record: ApprovalRecord) => (served.approval = record);
     return this.guard.call(
       scope.guard,
-      {
-        serverId: scope.server?.id ?? null,
-        toolName: call.name,
-        toolId: tool.id,
-        gatewaySlug: tool.gatewaySlug,
-        principal: request.principal,
-        arguments: given,
-      },
+      callContext(scope, tool, call.name, request.principal, given),
       tool.policy,
       async (args) => {
         const answer = await this.client.request(

@@ -51,6 +51,24 @@ export interface Approver {
   overruled(by: { id: string; name: string } | null): void;
 }
 
+/** A call's context for the guard: `tool`, called as `toolName` in the scope by `principal`. */
+export function callContext(
+  scope: ScopeDirectory,
+  tool: { id: string; gatewaySlug: string },
+  toolName: string,
+  principal: Principal,
+  args: Record<string, unknown>,
+): ToolCallContext {
+  return {
+    serverId: scope.server?.id ?? null,
+    toolName,
+    toolId: tool.id,
+    gatewaySlug: tool.gatewaySlug,
+    principal,
+    arguments: args,
+  };
+}
+
 /**
  * Policies, rate limits and hooks on the MCP call path. Each costs nothing where the scope has
  * none: the policies' views are memoised per directory and principal key, and a call without an

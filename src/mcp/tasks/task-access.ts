@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { type Result } from '@modelcontextprotocol/server';
 import { type Principal } from '../../auth/principal';
 import { type CallTarget, McpApps } from '../apps/mcp-apps.service';
-import { CallGuard, reachedTool } from '../guard/call-guard';
+import { CallGuard, callContext, reachedTool } from '../guard/call-guard';
 import { type DirectoryTool } from '../directory/directory-tool';
 import { type ScopeDirectory } from '../directory/scope-directory';
 import { type TaskRoute } from './task-id-seal';
@@ -56,15 +56,8 @@ export class TaskAccess {
   ): Promise<Result> {
     return this.guard.after(
       directory.guard,
-      {
-        serverId: directory.server?.id ?? null,
-        toolName: route.tool,
-        toolId: tool.id,
-        gatewaySlug: tool.gatewaySlug,
-        principal,
-        // What the call was given is not kept with its task.
-        arguments: {},
-      },
+      // What the call was given is not kept with its task.
+      callContext(directory, tool, route.tool, principal, {}),
       directory.resources.clientResult(tool.gatewaySlug, result),
     );
   }
