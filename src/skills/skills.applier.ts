@@ -1,8 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { type EntityManager } from 'typeorm';
+import { type EntityManager, type ObjectLiteral } from 'typeorm';
 import { type QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { canonicalJson } from '../common/canonical-json';
 import { KEEP_UPDATED_AT } from '../common/keep-updated-at';
+import { deleteRows, insertRows, updateRows } from '../common/statement-rows';
 import { type Gateway } from '../gateways/gateway.entity';
 import { type SyncConflict, type SyncListReport } from '../sync-report/sync-report';
 import { type PinningMode } from '../pin-state/definition-pin';
@@ -77,7 +78,11 @@ export class SkillsApplier {
     const released: string[] = [];
     const gone = [...stored.values()].filter((skill) => !listed.has(skill.uri));
     if (gone.length > 0) {
-      await repository.delete(gone.map((skill) => skill.id));
+      await deleteRows(
+        em,
+        Skill,
+        gone.map((skill) => skill.id),
+      );
       report.removed = gone.map((skill) => skill.uri);
     }
     const hint = {
@@ -87,6 +92,8 @@ export class SkillsApplier {
     };
     if (stored.size > gone.length)
       await repository.update({ gatewayId: gateway.id }, { ...hint, ...KEEP_UPDATED_AT });
+    const inserts: QueryDeepPartialEntity<Skill>[] = [];
+    const updates: ObjectLiteral[] = [];
     for (const skill of listed.values()) {
       const previous = stored.get(skill.uri);
       const hash = manifestHash(skill);
@@ -111,7 +118,7 @@ export class SkillsApplier {
       if (held && (!wasHeld || previous.manifestHash !== hash)) quarantined.push(skill.uri);
       if (!held && wasHeld) released.push(skill.uri);
       if (!previous) {
-        await repository.save(repository.create(row));
+        inserts.push(row as QueryDeepPartialEntity<Skill>);
         report.added.push(skill.uri);
         continue;
       }
@@ -124,8 +131,10 @@ export class SkillsApplier {
       else report.unchanged++;
       // The entry's _meta is stored and served, though no part of the manifest a pin approves.
       if (changed || canonicalJson(previous.meta) !== canonicalJson(row.meta))
-        await repository.update(previous.id, row as QueryDeepPartialEntity<Skill>);
+        updates.push({ ...row, id: previous.id });
     }
+    await insertRows(em, Skill, inserts);
+    await updateRows(em, Skill, updates);
     if (quarantined.length > 0) report.quarantined = quarantined;
     if (released.length > 0) report.released = released;
     return {

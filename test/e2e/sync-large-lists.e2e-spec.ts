@@ -4,6 +4,7 @@ import {
   ListResourcesRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { REPORT_ENTRIES, type SyncListReport } from '../../src/sync-report/sync-report';
+import { startSkillsServer } from '../fixtures/skills-server';
 import { startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
 import { startTestApp, type TestApp } from '../support/test-app';
 
@@ -96,5 +97,57 @@ describe('sync of large lists', () => {
     const emptied = await t.api().post(`/api/v1/gateways/${gatewayId}/sync`).expect(200);
     expect(whole(emptied.body.prompts, 'removed')).toBe(PROMPTS);
     for (const list of Object.keys(COUNTS)) expect((await one(list, gatewayId)).total).toBe(0);
+  });
+
+  it('stores, changes and removes 1,000 skills a statement a chunk', async () => {
+    const SKILLS = 1_000;
+    const skills = await startSkillsServer();
+    const write = (version: number) => {
+      for (let i = 0; i < SKILLS; i++)
+        skills.files[`large-${i}/SKILL.md`] =
+          `---\nname: large-${i}\ndescription: Skill ${i}, version ${version}\n---\n\nDo ${i}.\n`;
+      return skills.reload();
+    };
+    try {
+      await write(1);
+      const created = await t
+        .api()
+        .post('/api/v1/gateways')
+        .send({ name: 'Skilled', url: skills.url })
+        .expect(201);
+      const gatewayId = created.body.id as string;
+      expect(whole(created.body.lastSyncReport.skills, 'added')).toBe(SKILLS + 2);
+      const stored = async () =>
+        (await t.api().get('/api/v1/skills').query({ gatewayId, limit: 1 }).expect(200)).body
+          .total as number;
+      expect(await stored()).toBe(SKILLS + 2);
+
+      await write(2);
+      const changed = await t.api().post(`/api/v1/gateways/${gatewayId}/sync`).expect(200);
+      expect(whole(changed.body.skills, 'updated')).toBe(SKILLS);
+      const pages = await Promise.all(
+        Array.from({ length: Math.ceil((SKILLS + 2) / 200) }, (_, page) =>
+          t
+            .api()
+            .get('/api/v1/skills')
+            .query({ gatewayId, limit: 200, offset: page * 200 }),
+        ),
+      );
+      const descriptions = pages.flatMap((page) =>
+        (page.body.items as { originalName: string; frontmatter: { description: string } }[])
+          .filter((skill) => skill.originalName.startsWith('large-'))
+          .map((skill) => skill.frontmatter.description),
+      );
+      expect(descriptions).toHaveLength(SKILLS);
+      expect(descriptions.every((text) => text.endsWith('version 2'))).toBe(true);
+
+      for (let i = 0; i < SKILLS; i++) delete skills.files[`large-${i}/SKILL.md`];
+      await skills.reload();
+      const emptied = await t.api().post(`/api/v1/gateways/${gatewayId}/sync`).expect(200);
+      expect(whole(emptied.body.skills, 'removed')).toBe(SKILLS);
+      expect(await stored()).toBe(2);
+    } finally {
+      await skills.close();
+    }
   });
 });
