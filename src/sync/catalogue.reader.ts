@@ -1,11 +1,13 @@
 import { Injectable } from '@nestjs/common';
+import { tunedUpstream } from '../config/settings/gateway-settings';
+import { UpstreamSettings } from '../config/slices/upstream.settings';
 import { type ClientCapabilities, ProtocolErrorCode } from '@modelcontextprotocol/client';
 import { declaresSkills } from '../skills/skill-manifest';
 import { listSkills, type UpstreamSkillListing } from '../skills/skill-listing';
 import { UI_EXTENSION, UI_RESOURCE_MIME_TYPE } from '../tools/tool-ui';
 import { type OwnConnection, UpstreamClient } from '../upstream/upstream-client';
 import { type UpstreamConnection } from '../upstream/upstream-connection';
-import { UpstreamRpcError } from '../upstream/upstream-error';
+import { UpstreamFailure, UpstreamRpcError } from '../upstream/upstream-error';
 import { listAll, type ListMethod } from '../upstream/upstream-lists';
 import { type UpstreamGateway } from '../upstream/upstream-target';
 import { UPSTREAM_LISTS, type UpstreamList } from '../events/event-bus';
@@ -32,6 +34,9 @@ export interface UpstreamCatalogue {
   skills?: UpstreamSkillListing;
 }
 
+/** How many of an upstream's timeouts a sync may take to read its whole catalogue. */
+export const READ_TIMEOUTS = 10;
+
 /** The notifications that say an upstream's catalogue changed, and the list each names. */
 const LIST_CHANGED_NOTIFICATIONS: ReadonlyMap<string, UpstreamList> = new Map(
   UPSTREAM_LISTS.map((list) => [`notifications/${list}/list_changed`, list]),
@@ -43,6 +48,7 @@ export class CatalogueReader {
   constructor(
     private readonly client: UpstreamClient,
     private readonly targets: UpstreamTargets,
+    private readonly settings: UpstreamSettings,
   ) {}
 
   get timeoutMs(): number {
@@ -68,12 +74,33 @@ export class CatalogueReader {
     });
   }
 
-  /** The whole catalogue, over a connection of its own, closed once read. */
+  /**
+   * The whole catalogue, over a connection of its own, closed once read: within READ_TIMEOUTS of
+   * the gateway's timeouts, or the read fails. Each page has its own timeout, but an upstream that
+   * sends page after page just inside it (up to 10,000 of them) would hold the sync, and a worker
+   * of the periodic round, for days.
+   */
   async read(gateway: UpstreamGateway, signal?: AbortSignal): Promise<UpstreamCatalogue> {
+    const limitMs = READ_TIMEOUTS * tunedUpstream(this.settings, gateway.settings).timeoutMs;
+    const deadline = new AbortController();
+    const timer = setTimeout(
+      () =>
+        deadline.abort(
+          new UpstreamFailure(
+            'protocol',
+            `the upstream did not send its whole catalogue within ${limitMs / 1000} s (${READ_TIMEOUTS} times its timeout)`,
+          ),
+        ),
+      limitMs,
+    );
     const connection = await this.open(gateway, { listen: false });
     try {
-      return await readCatalogue(connection, signal);
+      const reading = signal ? AbortSignal.any([signal, deadline.signal]) : deadline.signal;
+      return await readCatalogue(connection, reading);
+    } catch (error) {
+      throw deadline.signal.aborted ? (deadline.signal.reason as UpstreamFailure) : error;
     } finally {
+      clearTimeout(timer);
       await connection.close();
     }
   }

@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { READ_TIMEOUTS } from '../../src/sync/catalogue.reader';
 import { REPORT_ENTRIES, REPORT_TEXT } from '../../src/sync-report/sync-report';
 import { DESCRIPTION_LIMIT } from '../../src/tools/tool-definition';
 import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstream-server';
@@ -249,5 +250,51 @@ describe('sync of hostile upstreams', () => {
       .expect(200);
     expect(admin.text).toContain(`Added (${count})`);
     expect(admin.text).toContain(`and ${count - REPORT_ENTRIES} more`);
+  });
+});
+
+describe('sync of an upstream that sends its pages slowly without end', () => {
+  const TIMEOUT_MS = 300;
+  let t: TestApp;
+  let fixture: UpstreamFixture;
+  let endless = false;
+
+  beforeAll(async () => {
+    t = await startTestApp({ env: { UPSTREAM_TIMEOUT_MS: String(TIMEOUT_MS) } });
+    // Each page comes within the timeout, and names a new page after it, without end.
+    fixture = await startUpstream({
+      tools: [echoTool('drip', 'h')],
+      configure: (server, self) =>
+        server.setRequestHandler(ListToolsRequestSchema, async (request) => {
+          if (endless) await new Promise((resolve) => setTimeout(resolve, (TIMEOUT_MS * 2) / 3));
+          const page = Number(request.params?.cursor ?? 0);
+          return {
+            tools: [...self.tools.values()].map((tool) => tool.definition),
+            ...(endless ? { nextCursor: String(page + 1) } : {}),
+          };
+        }),
+    });
+  });
+
+  afterAll(async () => {
+    await t.close();
+    await fixture.close();
+  });
+
+  it('fails the sync once the catalogue takes ten timeouts to read, changing nothing', async () => {
+    const created = (
+      await t.api().post('/api/v1/gateways').send({ name: 'Drip', url: fixture.url }).expect(201)
+    ).body;
+    expect(created.toolCount).toBe(1);
+    endless = true;
+    const started = Date.now();
+    const failed = await t.api().post(`/api/v1/gateways/${created.id}/sync`).expect(502);
+    expect(failed.body.detail).toContain(
+      `the upstream did not send its whole catalogue within ${(READ_TIMEOUTS * TIMEOUT_MS) / 1000} s`,
+    );
+    expect(Date.now() - started).toBeGreaterThanOrEqual(READ_TIMEOUTS * TIMEOUT_MS);
+    const after = (await t.api().get(`/api/v1/gateways/${created.id}`).expect(200)).body;
+    expect(after).toMatchObject({ toolCount: 1, status: 'failing' });
+    expect(after.lastError).toContain('did not send its whole catalogue');
   });
 });

@@ -25,7 +25,7 @@ describeEmbedded('a gateway watch', () => {
   it('keeps its listener count flat however many pings it sends', async () => {
     const config = loadConfig({ DATA_DIR: tempDataDir() });
     upstreams = new StandaloneUpstreams(config);
-    const reader = new CatalogueReader(upstreams.client, upstreams.targets);
+    const reader = new CatalogueReader(upstreams.client, upstreams.targets, config);
     // The watch's signal goes to every ping; counted each time a ping has been answered.
     const counts: number[] = [];
     const signalOf = (watch: GatewayWatch) =>
