@@ -38,6 +38,7 @@ import { OAuthCodeRequest1796200000000 } from './1796200000000-OAuthCodeRequest'
 import { EndedAdminSessions1796210000000 } from './1796210000000-EndedAdminSessions';
 import { RateLimitToolIdentity1797100000000 } from './1797100000000-RateLimitToolIdentity';
 import { OAuthClientGrantedAt1797200000000 } from './1797200000000-OAuthClientGrantedAt';
+import { SessionSubjectIndex1797300000000 } from './1797300000000-SessionSubjectIndex';
 
 /** Every migration, oldest first; the app and the migration job both run this list. */
 export const MIGRATIONS = [
@@ -80,4 +81,5 @@ export const MIGRATIONS = [
   EndedAdminSessions1796210000000,
   RateLimitToolIdentity1797100000000,
   OAuthClientGrantedAt1797200000000,
+  SessionSubjectIndex1797300000000,
 ];

@@ -126,6 +126,7 @@ export function loadConfig(env: Env): Settings {
       ),
     ],
     mcpSessionTtlSeconds: knobs.integer('mcp.sessionTtlSeconds'),
+    mcpMaxSessionsPerPrincipal: knobs.integer('mcp.maxSessionsPerPrincipal'),
     shutdownGraceSeconds: knobs.integer('http.shutdownGraceSeconds'),
     mcpPageSize: knobs.integer('mcp.pageSize'),
     mcpToolSearch: { enabled: knobs.boolean('mcp.toolSearch'), alwaysLoaded },

@@ -75,6 +75,7 @@ export const SETTINGS_SLICES = new Map<abstract new () => unknown, readonly stri
     fields<McpSettings>()(
       'toolNameSeparator',
       'mcpSessionTtlSeconds',
+      'mcpMaxSessionsPerPrincipal',
       'mcpPageSize',
       'mcpToolSearch',
     ),

@@ -309,6 +309,15 @@ export const TUNING_KNOBS: readonly TuningKnob[] = [
       'An MCP session idle this long ends (404 afterwards); expired sessions are removed every few minutes.',
   },
   {
+    key: 'mcp.maxSessionsPerPrincipal',
+    type: 'integer',
+    default: 1000,
+    min: 0,
+    max: 1000000,
+    description:
+      "MCP sessions (2025 revisions, and the HTTP+SSE transport's) one principal (a user or token) holds at once, on all replicas together. Opening one more ends the principal's least recently used sessions (by use, to the minute): their next request gets 404, and their clients open new ones. A replica counts again each time it has opened a hundredth of the cap more for the principal, so the principal may hold that many more between counts. Each session costs its replica about 13 KiB and a row until it ends or idles out. `0`: no cap.",
+  },
+  {
     key: 'http.shutdownGraceSeconds',
     env: 'SHUTDOWN_GRACE_SECONDS',
     type: 'integer',

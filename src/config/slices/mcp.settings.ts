@@ -9,6 +9,8 @@ export interface ToolSearchSettings {
 export abstract class McpSettings {
   abstract readonly toolNameSeparator: string;
   abstract readonly mcpSessionTtlSeconds: number;
+  /** Sessions one principal holds at once on all replicas; opening one more ends its oldest. */
+  abstract readonly mcpMaxSessionsPerPrincipal: number;
   abstract readonly mcpPageSize: number;
   /** Tool search of the gateway-wide `/mcp`; virtual servers have their own setting. */
   abstract readonly mcpToolSearch: ToolSearchSettings;

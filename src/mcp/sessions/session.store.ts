@@ -7,10 +7,11 @@ import {
 } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
-import { DataSource, In, LessThan } from 'typeorm';
+import { DataSource, In, LessThan, Not } from 'typeorm';
 import { type QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { McpSettings } from '../../config/slices/mcp.settings';
 import { isDatabaseUnavailable } from '../../common/database-errors';
+import { Memo } from '../../common/memo';
 import { EventBus, isResync } from '../../events/event-bus';
 import { Metrics } from '../../observability/metrics';
 import { McpSession } from '../state/mcp-session.entity';
@@ -57,6 +58,8 @@ export class SessionStore implements OnModuleInit, OnModuleDestroy {
   private cache = new Map<string, SessionState>();
   /** What the cache held before a resync: served only when the database cannot say better. */
   private unverified = new Map<string, SessionState>();
+  /** Sessions this replica opened per principal since it last trimmed that principal's. */
+  private readonly openedSinceTrim = new Memo<string, number>(CACHE_LIMIT);
   private unsubscribe?: () => void;
   private cleanup?: NodeJS.Timeout;
 
@@ -86,6 +89,11 @@ export class SessionStore implements OnModuleInit, OnModuleDestroy {
     clearInterval(this.cleanup);
   }
 
+  /**
+   * Stores a new session. Past `mcp.maxSessionsPerPrincipal` the principal's least recently used
+   * end (a session held memory for a day: a client opening them in a loop took a replica's), as
+   * counted each time this replica has opened a hundredth of the cap more for the principal.
+   */
   async create(state: Omit<SessionState, 'lastSeenAt'>): Promise<SessionState> {
     const session = { ...state, lastSeenAt: new Date() };
     // TypeORM's partial-entity type cannot express the free-form JSON of initialize params.
@@ -93,6 +101,20 @@ export class SessionStore implements OnModuleInit, OnModuleDestroy {
       .getRepository(McpSession)
       .insert(session as QueryDeepPartialEntity<McpSession>);
     this.remember(session);
+    const max = this.config.mcpMaxSessionsPerPrincipal;
+    const opened = (this.openedSinceTrim.get(session.subject) ?? 0) + 1;
+    if (max === 0) return session;
+    this.openedSinceTrim.remember(session.subject, opened < max / 100 ? opened : 0);
+    if (opened < max / 100) return session;
+    // The least recently used beyond the cap, the new session never among them.
+    const beyond = await this.dataSource.getRepository(McpSession).find({
+      select: { id: true },
+      where: { subject: session.subject, id: Not(session.id) },
+      order: { lastSeenAt: 'DESC' },
+      skip: max - 1,
+      take: 100,
+    });
+    for (const { id } of beyond) await this.end(id);
     return session;
   }
 

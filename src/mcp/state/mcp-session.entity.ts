@@ -19,6 +19,7 @@ export type McpSessionTransport = 'streamable-http' | 'sse';
  */
 @Entity({ name: 'mcp_session' })
 @Index('mcp_session_last_seen_idx', ['lastSeenAt'])
+@Index('mcp_session_subject_idx', ['subject', 'lastSeenAt'])
 export class McpSession {
   @PrimaryColumn({ type: 'varchar', length: 64, primaryKeyConstraintName: 'mcp_session_pk' })
   id!: string;
