@@ -102,8 +102,8 @@ export class SessionStore implements OnModuleInit, OnModuleDestroy {
       .insert(session as QueryDeepPartialEntity<McpSession>);
     this.remember(session);
     const max = this.config.mcpMaxSessionsPerPrincipal;
-    const opened = (this.openedSinceTrim.get(session.subject) ?? 0) + 1;
     if (max === 0) return session;
+    const opened = (this.openedSinceTrim.get(session.subject) ?? 0) + 1;
     this.openedSinceTrim.remember(session.subject, opened < max / 100 ? opened : 0);
     if (opened < max / 100) return session;
     // The least recently used beyond the cap, the new session never among them.
