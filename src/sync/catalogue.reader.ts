@@ -82,6 +82,7 @@ export class CatalogueReader {
    */
   async read(gateway: UpstreamGateway, signal?: AbortSignal): Promise<UpstreamCatalogue> {
     const limitMs = READ_TIMEOUTS * tunedUpstream(this.settings, gateway.settings).timeoutMs;
+    const connection = await this.open(gateway, { listen: false });
     const deadline = new AbortController();
     const timer = setTimeout(
       () =>
@@ -93,7 +94,6 @@ export class CatalogueReader {
         ),
       limitMs,
     );
-    const connection = await this.open(gateway, { listen: false });
     try {
       const reading = signal ? AbortSignal.any([signal, deadline.signal]) : deadline.signal;
       return await readCatalogue(connection, reading);

@@ -23,8 +23,6 @@ export interface ScopeGuard {
 /** Portico's identity where no virtual server names it: its own endpoint, or a server that is gone. */
 export const PORTICO: Implementation = Object.freeze({ name: 'Portico', version: '1.0.0' });
 
-/** The lists a client can be told have changed, each with its own version. */
-
 /**
  * Everything one scope serves, built from the database after every filter (enabled, of an
  * enabled gateway, a member of the server). Replaced, never changed, when anything changes, so a

@@ -1,5 +1,4 @@
-import { type PorticoEvent } from '../../events/event-bus';
-import { UPSTREAM_LISTS, type UpstreamList } from '../../events/event-bus';
+import { type PorticoEvent, UPSTREAM_LISTS, type UpstreamList } from '../../events/event-bus';
 
 /** What a scope's lists are now: its directory, or null when its server is gone or disabled. */
 export interface ListVersions {

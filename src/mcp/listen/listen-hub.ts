@@ -1,8 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { type JSONRPCNotification } from '@modelcontextprotocol/server';
-import { type EventBus, type PorticoEvent } from '../../events/event-bus';
-import { UPSTREAM_LISTS, type UpstreamList } from '../../events/event-bus';
+import {
+  type EventBus,
+  type PorticoEvent,
+  UPSTREAM_LISTS,
+  type UpstreamList,
+} from '../../events/event-bus';
 import { type McpScope, scopeKey } from '../protocol/mcp-scope';
 import { type StreamOwner } from '../streams/client-stream';
 import { affectedBy } from './identity-change';

@@ -1,10 +1,9 @@
 import { type JSONRPCMessage } from '@modelcontextprotocol/server';
 import { waitFor } from '../../../test/support/wait-for';
-import { type PorticoEvent } from '../../events/event-bus';
+import { type PorticoEvent, UPSTREAM_LISTS, type UpstreamList } from '../../events/event-bus';
 import { InProcessEventBus } from '../../events/in-process-event-bus';
 import { Metrics } from '../../observability/metrics';
 import { type UpstreamClient } from '../../upstream/upstream-client';
-import { UPSTREAM_LISTS, type UpstreamList } from '../../events/event-bus';
 import { type ListVersions } from '../listen/list-versions';
 import { ListenHub } from '../listen/listen-hub';
 import { type McpScope, scopeKey } from '../protocol/mcp-scope';
