@@ -19,6 +19,7 @@ const ONCE = {
     'test/conformance/client-conformance.e2e-spec.ts',
     'test/conformance/extension-conformance.e2e-spec.ts',
     'test/integration/embedded-postgres.int-spec.ts',
+    'test/integration/embedded-upkeep.int-spec.ts',
     'test/e2e/upstream-command.e2e-spec.ts',
     'test/e2e/tracing.e2e-spec.ts',
     'test/e2e/logs.e2e-spec.ts',

@@ -16,6 +16,7 @@ import { createDataSource, type DatabaseTimeouts } from './data-source';
 import { DatabaseHealth } from './database-health';
 import { BackupController } from './backup.controller';
 import { EMBEDDED_POSTGRES, EmbeddedPostgres } from './embedded-postgres';
+import { EmbeddedUpkeep } from './embedded-upkeep';
 import { migrate } from './migrate';
 
 @Injectable()
@@ -121,6 +122,7 @@ function connectionErrorReporter(metrics: Metrics): (error: Error) => void {
       },
     },
     DatabaseShutdown,
+    EmbeddedUpkeep,
   ],
   exports: [DataSource, DatabaseHealth, ToolNameQuery, EMBEDDED_POSTGRES],
 })

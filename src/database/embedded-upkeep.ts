@@ -1,0 +1,106 @@
+import {
+  type BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { errorMessage } from '../common/error-message';
+import { EMBEDDED_POSTGRES, type EmbeddedPostgres } from './embedded-postgres';
+
+/** How often the tables are looked at: autovacuum's own `autovacuum_naptime`. */
+const UPKEEP_EVERY_MS = 60_000;
+/** How long a table whose upkeep failed (its statement ran past its time) is left alone. */
+const RETRY_AFTER_MS = 60 * 60 * 1000;
+
+/**
+ * The tables due, by autovacuum's default rules: a vacuum once a table's dead rows pass 50 and a
+ * fifth of its live ones, an analyze once its changes since the last pass 50 and a tenth, and a
+ * vacuum of any table, system catalogues included, whose oldest unfrozen transaction id is older
+ * than `vacuum_freeze_table_age` (150 million): that vacuum freezes the whole table, and without
+ * it PostgreSQL stops taking writes once the database's oldest id is two billion old.
+ */
+const DUE_TABLES = `
+  SELECT format('%I.%I', n.nspname, c.relname) AS name,
+         coalesce(s.n_dead_tup, 0) AS dead,
+         (s.n_dead_tup > 50 + 0.2 * s.n_live_tup OR age(c.relfrozenxid) > limits.age) AS vacuum
+    FROM pg_class c
+    JOIN pg_namespace n ON n.oid = c.relnamespace
+    LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid
+   CROSS JOIN (SELECT current_setting('vacuum_freeze_table_age')::int AS age) limits
+   WHERE c.relkind IN ('r', 'm') AND c.relpersistence <> 't'
+     AND (s.n_dead_tup > 50 + 0.2 * s.n_live_tup
+          OR s.n_mod_since_analyze > 50 + 0.1 * s.n_live_tup
+          OR age(c.relfrozenxid) > limits.age)`;
+
+interface DueTable {
+  name: string;
+  dead: string;
+  vacuum: boolean;
+}
+
+/**
+ * Autovacuum's work on the embedded database, which has no autovacuum worker: PGlite runs one
+ * backend and no background processes. Without it every updated or deleted row stayed in its
+ * table and indexes for good (30,000 MCP sessions opened and ended left 12 MB of dead rows in a
+ * table of 1,000 live ones, and each session opened slower than the last), the planner kept the
+ * statistics of an empty database, and the transaction ids, never frozen, ran towards the limit at
+ * which PostgreSQL stops writing. Each due table gets a statement of its own, so the connections
+ * waiting for the embedded database's one session (see embedded-socket.ts) take their turns
+ * between tables. PostgreSQL runs its own autovacuum: nothing runs there.
+ */
+@Injectable()
+export class EmbeddedUpkeep implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('Database');
+  private timer?: NodeJS.Timeout;
+  private round: Promise<void> | null = null;
+  /** Tables whose upkeep failed, by name, with when: each is left alone for RETRY_AFTER_MS. */
+  private readonly failed = new Map<string, number>();
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(EMBEDDED_POSTGRES) private readonly embedded: EmbeddedPostgres | null,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (!this.embedded) return;
+    this.timer = setInterval(() => void this.run(), UPKEEP_EVERY_MS).unref();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    await this.round;
+  }
+
+  /** One round over the due tables; a round still under way is joined, not repeated. */
+  run(): Promise<void> {
+    this.round ??= this.tend().finally(() => (this.round = null));
+    return this.round;
+  }
+
+  private async tend(): Promise<void> {
+    let due: DueTable[];
+    try {
+      // The backend sends its counts of changed rows at most once a second: the last second's too.
+      await this.dataSource.query('SELECT pg_stat_force_next_flush()');
+      due = await this.dataSource.query<DueTable[]>(DUE_TABLES);
+    } catch (error) {
+      this.logger.warn(`Could not read which tables need a vacuum: ${errorMessage(error)}`);
+      return;
+    }
+    const now = Date.now();
+    for (const table of due) {
+      if (now - (this.failed.get(table.name) ?? -Infinity) < RETRY_AFTER_MS) continue;
+      const statement = table.vacuum ? `VACUUM (ANALYZE) ${table.name}` : `ANALYZE ${table.name}`;
+      try {
+        await this.dataSource.query(statement);
+        this.failed.delete(table.name);
+        if (table.vacuum) this.logger.debug(`Vacuumed ${table.name} (${table.dead} dead rows)`);
+      } catch (error) {
+        this.failed.set(table.name, Date.now());
+        this.logger.warn(`${statement} failed, tried again in an hour: ${errorMessage(error)}`);
+      }
+    }
+  }
+}
