@@ -71,9 +71,12 @@ function connectionErrorReporter(metrics: Metrics): (error: Error) => void {
         if (config.database.mode !== 'embedded') return null;
         const { dataDir, from } = config.database;
         const embedded = await EmbeddedPostgres.start(dataDir, from);
-        new Logger('Database').log(
+        const logger = new Logger('Database');
+        logger.log(
           `Embedded PostgreSQL (PGlite) at ${dataDir ?? 'memory'}${from ? `, a copy of ${from}` : ''}`,
         );
+        if (embedded.frozeTemplates)
+          logger.log('Froze the template databases, whose transaction ids had grown old');
         return embedded;
       },
     },

@@ -23,6 +23,18 @@ const { vector } = require('@electric-sql/pglite-pgvector') as { vector: Extensi
 
 const MAX_CONNECTIONS = 20;
 
+/**
+ * How many transaction ids old the template databases may grow before a start freezes them:
+ * autovacuum's `autovacuum_freeze_max_age`. PostgreSQL stops taking writes once any database is
+ * about two billion ids old; the upkeep (embedded-upkeep.ts) keeps Portico's own database young,
+ * but it runs in that database, and PGlite's one session cannot reach another.
+ */
+export const TEMPLATE_FREEZE_AGE = 200_000_000;
+
+/** How many transaction ids old the oldest of the other databases (the templates) is, as `age`. */
+export const TEMPLATES_AGE = `SELECT coalesce(max(age(datfrozenxid)), 0)::int AS age
+  FROM pg_database WHERE datname <> current_database()`;
+
 /** Nest token of the running EmbeddedPostgres, or null on PostgreSQL. */
 export const EMBEDDED_POSTGRES = Symbol('EmbeddedPostgres');
 
@@ -60,6 +72,8 @@ export class EmbeddedPostgres {
     private readonly db: PGlite,
     private readonly server: EmbeddedSocketServer,
     private readonly lock: DataDirLock | null,
+    /** Whether this start froze the template databases (see TEMPLATE_FREEZE_AGE). */
+    readonly frozeTemplates: boolean,
   ) {}
 
   /**
@@ -67,19 +81,31 @@ export class EmbeddedPostgres {
    * the path of a backup (see embedded-backup.ts). The socket server drops connections beyond
    * MAX_CONNECTIONS, so every pool on it must stay below that (data sources default to 10).
    * A data directory is locked while open: two processes writing one PGlite directory corrupt it.
+   * Its template databases are frozen first once they are `templateFreezeAge` ids old.
    */
-  static async start(dataDir: string | null, from?: string): Promise<EmbeddedPostgres> {
+  static async start(
+    dataDir: string | null,
+    from?: string,
+    templateFreezeAge = TEMPLATE_FREEZE_AGE,
+  ): Promise<EmbeddedPostgres> {
     const lock = dataDir === null ? null : DataDirLock.acquire(dataDir, { takeOverForeign: true });
     try {
       if (dataDir !== null) await initialise(dataDir);
       const load = from ? readFileSync(from) : dataDir === null ? await emptyCluster() : undefined;
-      const db = await open(dataDir, load ? new Blob([load]) : undefined);
+      let db = await open(dataDir, load ? new Blob([load]) : undefined);
+      const freeze = dataDir !== null && (await templatesAge(db)) > templateFreezeAge;
+      if (freeze) {
+        await db.close();
+        await freezeTemplates(dataDir);
+        db = await open(dataDir);
+      }
       const server = await EmbeddedSocketServer.start(db, MAX_CONNECTIONS);
       return new EmbeddedPostgres(
         `postgres://postgres@127.0.0.1:${server.port}/postgres`,
         db,
         server,
         lock,
+        freeze,
       );
     } catch (error) {
       lock?.release();
@@ -150,6 +176,32 @@ async function initialise(dataDir: string): Promise<void> {
   );
   if (existsSync(dataDir)) rmdirSync(dataDir);
   renameSync(staging, dataDir);
+}
+
+async function templatesAge(db: PGlite): Promise<number> {
+  const { rows } = await db.query<{ age: number }>(TEMPLATES_AGE);
+  return rows[0]!.age;
+}
+
+/**
+ * Freezes `template1` and `template0` in a child process, with the database closed: PGlite opens
+ * one database per instance, and each instance's memory stays with the process (see initialise).
+ * Their rows were frozen when the cluster was made; the vacuum moves their oldest id up to now.
+ */
+async function freezeTemplates(dataDir: string): Promise<void> {
+  await inChild(
+    `Freezing the template databases in ${dataDir}`,
+    `const [pglite, dataDir] = process.argv.slice(1);
+     const { PGlite } = require(pglite);
+     (async () => {
+       for (const database of ['template1', 'template0']) {
+         const db = await PGlite.create({ dataDir, database });
+         await db.query('VACUUM FREEZE');
+         await db.close();
+       }
+     })().catch((error) => { console.error(error); process.exit(1); });`,
+    [dataDir],
+  );
 }
 
 /**

@@ -7,12 +7,22 @@ import {
 } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { errorMessage } from '../common/error-message';
-import { EMBEDDED_POSTGRES, type EmbeddedPostgres } from './embedded-postgres';
+import {
+  EMBEDDED_POSTGRES,
+  type EmbeddedPostgres,
+  TEMPLATE_FREEZE_AGE,
+  TEMPLATES_AGE,
+} from './embedded-postgres';
 
 /** How often the tables are looked at: autovacuum's own `autovacuum_naptime`. */
 const UPKEEP_EVERY_MS = 60_000;
-/** How long a table whose upkeep failed (its statement ran past its time) is left alone. */
+/**
+ * How long a table whose upkeep failed (its statement ran past its time) is left alone, and how
+ * often a warning that a restart is due is repeated.
+ */
 const RETRY_AFTER_MS = 60 * 60 * 1000;
+/** The age of its oldest transaction id at which PostgreSQL stops taking writes, about. */
+const WRAPAROUND_AGE = 2_147_000_000;
 
 /**
  * The tables due, by autovacuum's default rules: a vacuum once a table's dead rows pass 50 and a
@@ -57,6 +67,12 @@ export class EmbeddedUpkeep implements OnApplicationBootstrap, BeforeApplication
   private round: Promise<void> | null = null;
   /** Tables whose upkeep failed, by name, with when: each is left alone for RETRY_AFTER_MS. */
   private readonly failed = new Map<string, number>();
+  private warnedAt = -Infinity;
+  /**
+   * The age of the template databases, which only a start freezes, past which each hour's first
+   * round says a restart is due: five times the age at which a start freezes them.
+   */
+  protected readonly templateWarnAge = 5 * TEMPLATE_FREEZE_AGE;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -81,15 +97,24 @@ export class EmbeddedUpkeep implements OnApplicationBootstrap, BeforeApplication
 
   private async tend(): Promise<void> {
     let due: DueTable[];
+    let templates: { age: number }[];
     try {
       // The backend sends its counts of changed rows at most once a second: the last second's too.
       await this.dataSource.query('SELECT pg_stat_force_next_flush()');
       due = await this.dataSource.query<DueTable[]>(DUE_TABLES);
+      templates = await this.dataSource.query<{ age: number }[]>(TEMPLATES_AGE);
     } catch (error) {
       this.logger.warn(`Could not read which tables need a vacuum: ${errorMessage(error)}`);
       return;
     }
     const now = Date.now();
+    const templateAge = templates[0]?.age ?? 0;
+    if (templateAge > this.templateWarnAge && now - this.warnedAt >= RETRY_AFTER_MS) {
+      this.warnedAt = now;
+      this.logger.warn(
+        `The embedded database's template databases are ${templateAge} transaction ids old; PostgreSQL stops taking writes at about ${WRAPAROUND_AGE}. Restart Portico: it freezes them as it starts.`,
+      );
+    }
     for (const table of due) {
       if (now - (this.failed.get(table.name) ?? -Infinity) < RETRY_AFTER_MS) continue;
       const statement = table.vacuum ? `VACUUM (ANALYZE) ${table.name}` : `ANALYZE ${table.name}`;

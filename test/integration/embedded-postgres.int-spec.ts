@@ -37,6 +37,36 @@ describe('EmbeddedPostgres', () => {
     }
   });
 
+  it('freezes its template databases as it starts, once their transaction ids grew old', async () => {
+    const dataDir = tempDataDir();
+    const templateAges = async (url: string) =>
+      (
+        await query<{ age: number }>(
+          url,
+          `SELECT age(datfrozenxid) AS age FROM pg_database WHERE datname LIKE 'template%'`,
+        )
+      ).map((row) => row.age);
+    const first = await EmbeddedPostgres.start(dataDir);
+    const client = new Client({ connectionString: first.url });
+    await client.connect();
+    for (let i = 0; i < 300; i++) await client.query('SELECT txid_current()');
+    await client.end();
+    // Young enough for the default threshold: left alone.
+    expect(first.frozeTemplates).toBe(false);
+    for (const age of await templateAges(first.url)) expect(age).toBeGreaterThanOrEqual(300);
+    await first.stop();
+
+    const second = await EmbeddedPostgres.start(dataDir, undefined, 100);
+    try {
+      expect(second.frozeTemplates).toBe(true);
+      const ages = await templateAges(second.url);
+      expect(ages).toHaveLength(2);
+      for (const age of ages) expect(age).toBeLessThan(10);
+    } finally {
+      await second.stop();
+    }
+  });
+
   it('starts an in-memory database as a copy of a backup, and leaves the backup as it was', async () => {
     const original = await EmbeddedPostgres.start(null);
     await query(original.url, `CREATE TABLE kept (value text); INSERT INTO kept VALUES ('copied')`);

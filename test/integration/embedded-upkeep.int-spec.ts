@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { type DataSource } from 'typeorm';
 import { createDataSource } from '../../src/database/data-source';
 import { type EmbeddedPostgres } from '../../src/database/embedded-postgres';
@@ -85,6 +86,27 @@ describe('EmbeddedUpkeep', () => {
     await upkeep.run();
     expect(await stats(dataSource, 'churned')).toMatchObject({ dead: 10 });
     expect(await stats(dataSource, 'grown')).toMatchObject({ vacuumed: false, analyzed: true });
+  });
+
+  it('says, once an hour, that a restart is due once the template databases grow old', async () => {
+    class Impatient extends EmbeddedUpkeep {
+      protected override readonly templateWarnAge = 100;
+    }
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    try {
+      const upkeep = new Impatient(dataSource, db);
+      await upkeep.run();
+      expect(warn).not.toHaveBeenCalled();
+      for (let i = 0; i < 150; i++) await dataSource.query(`SELECT txid_current()`);
+      await upkeep.run();
+      await upkeep.run();
+      expect(warn).toHaveBeenCalledTimes(1);
+      expect(warn.mock.calls[0]![0]).toMatch(
+        /template databases are \d+ transaction ids old.*Restart Portico/,
+      );
+    } finally {
+      warn.mockRestore();
+    }
   });
 
   it('freezes a table whose transaction ids grew older than vacuum_freeze_table_age', async () => {
