@@ -16,6 +16,8 @@ import {
 
 /** How often the tables are looked at: autovacuum's own `autovacuum_naptime`. */
 const UPKEEP_EVERY_MS = 60_000;
+/** How often a round ends with a checkpoint: PostgreSQL's own `checkpoint_timeout`. */
+const CHECKPOINT_EVERY_MS = 5 * 60_000;
 /**
  * How long a table whose upkeep failed (its statement ran past its time) is left alone, and how
  * often a warning that a restart is due is repeated.
@@ -51,14 +53,15 @@ interface DueTable {
 }
 
 /**
- * Autovacuum's work on the embedded database, which has no autovacuum worker: PGlite runs one
- * backend and no background processes. Without it every updated or deleted row stayed in its
- * table and indexes for good (30,000 MCP sessions opened and ended left 12 MB of dead rows in a
- * table of 1,000 live ones, and each session opened slower than the last), the planner kept the
- * statistics of an empty database, and the transaction ids, never frozen, ran towards the limit at
- * which PostgreSQL stops writing. Each due table gets a statement of its own, so the connections
- * waiting for the embedded database's one session (see embedded-socket.ts) take their turns
- * between tables. PostgreSQL runs its own autovacuum: nothing runs there.
+ * The work of autovacuum and of the checkpointer on the embedded database, which has neither:
+ * PGlite runs one backend and no background processes. Without it every updated or deleted row
+ * stayed in its table and indexes for good (30,000 MCP sessions opened and ended left 12 MB of
+ * dead rows in a table of 1,000 live ones, and each session opened slower than the last), the
+ * planner kept the statistics of an empty database, the transaction ids, never frozen, ran towards
+ * the limit at which PostgreSQL stops writing, and the write-ahead log grew from start to stop
+ * (a checkpoint only came with a clean stop), all of it to be replayed after a crash. Each due
+ * table gets a statement of its own, so the connections waiting for the embedded database's one
+ * session (see embedded-socket.ts) take their turns between tables. On PostgreSQL nothing runs.
  */
 @Injectable()
 export class EmbeddedUpkeep implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -68,6 +71,7 @@ export class EmbeddedUpkeep implements OnApplicationBootstrap, BeforeApplication
   /** Tables whose upkeep failed, by name, with when: each is left alone for RETRY_AFTER_MS. */
   private readonly failed = new Map<string, number>();
   private warnedAt = -Infinity;
+  private checkpointedAt = -Infinity;
   /**
    * The age of the template databases, which only a start freezes, past which each hour's first
    * round says a restart is due: five times the age at which a start freezes them.
@@ -126,6 +130,13 @@ export class EmbeddedUpkeep implements OnApplicationBootstrap, BeforeApplication
         this.failed.set(table.name, Date.now());
         this.logger.warn(`${statement} failed, tried again in an hour: ${errorMessage(error)}`);
       }
+    }
+    if (now - this.checkpointedAt < CHECKPOINT_EVERY_MS) return;
+    try {
+      await this.dataSource.query('CHECKPOINT');
+      this.checkpointedAt = now;
+    } catch (error) {
+      this.logger.warn(`CHECKPOINT failed: ${errorMessage(error)}`);
     }
   }
 }

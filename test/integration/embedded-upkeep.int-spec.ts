@@ -88,6 +88,26 @@ describe('EmbeddedUpkeep', () => {
     expect(await stats(dataSource, 'grown')).toMatchObject({ vacuumed: false, analyzed: true });
   });
 
+  it('checkpoints every five minutes, so that the write-ahead log is recycled', async () => {
+    const checkpoint = async () =>
+      (
+        await dataSource.query<{ lsn: string }[]>(
+          `SELECT checkpoint_lsn::text AS lsn FROM pg_control_checkpoint()`,
+        )
+      )[0]!.lsn;
+    const upkeep = new EmbeddedUpkeep(dataSource, db);
+    const started = await checkpoint();
+    await churn(dataSource);
+    await upkeep.run();
+    const first = await checkpoint();
+    expect(first).not.toBe(started);
+
+    // The next round, within five minutes, leaves it.
+    await churn(dataSource);
+    await upkeep.run();
+    expect(await checkpoint()).toBe(first);
+  });
+
   it('says, once an hour, that a restart is due once the template databases grow old', async () => {
     class Impatient extends EmbeddedUpkeep {
       protected override readonly templateWarnAge = 100;
