@@ -76,16 +76,20 @@ describe('EmbeddedUpkeep', () => {
     expect(after.bytes - untended.bytes).toBeLessThan((untended.bytes - fresh.bytes) / 10);
   });
 
-  it('leaves a table with too few changes alone, and analyzes one that only grew', async () => {
+  it('leaves a table with too few changes alone, analyzes one that grew, and vacuums one that grew more', async () => {
     const upkeep = new EmbeddedUpkeep(dataSource, db);
     await upkeep.run();
     await dataSource.query(`UPDATE churned SET payload = 'x' WHERE id <= 10`);
     await dataSource.query(`CREATE TABLE grown (id int)`);
     await dataSource.query(`INSERT INTO grown SELECT generate_series(1, 500)`);
+    await dataSource.query(`CREATE TABLE appended (id int)`);
+    await dataSource.query(`INSERT INTO appended SELECT generate_series(1, 1500)`);
 
     await upkeep.run();
     expect(await stats(dataSource, 'churned')).toMatchObject({ dead: 10 });
     expect(await stats(dataSource, 'grown')).toMatchObject({ vacuumed: false, analyzed: true });
+    // Past 1,000 inserted rows (and a fifth of the table), insert-only, it is vacuumed too.
+    expect(await stats(dataSource, 'appended')).toMatchObject({ vacuumed: true, analyzed: true });
   });
 
   it('checkpoints every five minutes, so that the write-ahead log is recycled', async () => {
