@@ -30,27 +30,26 @@ const WRAPAROUND_AGE = 2_147_000_000;
  * The tables due, by autovacuum's default rules: a vacuum once a table's dead rows pass 50 and a
  * fifth of its live ones, or its rows inserted since the last vacuum 1,000 and a fifth (an
  * insert-only table, the audit trail, then has its pages marked all-visible as it grows, and the
- * vacuum that freezes it later has less to read),
- * an analyze once its changes since the last pass 50 and a tenth, and a
- * vacuum of any table, system catalogues included, whose oldest unfrozen transaction id is older
- * than `vacuum_freeze_table_age` (150 million): that vacuum freezes the whole table, and without
- * it PostgreSQL stops taking writes once the database's oldest id is two billion old.
+ * vacuum that freezes it later has less to read); an analyze once its changes since the last pass
+ * 50 and a tenth; and a vacuum of any table, system catalogues included, whose oldest unfrozen
+ * transaction id is older than `vacuum_freeze_table_age` (150 million): that vacuum freezes the
+ * whole table, and without it PostgreSQL stops taking writes once the database's oldest id is two
+ * billion old.
  */
 const DUE_TABLES = `
-  SELECT format('%I.%I', n.nspname, c.relname) AS name,
-         coalesce(s.n_dead_tup, 0) AS dead,
-         (s.n_dead_tup > 50 + 0.2 * s.n_live_tup
-           OR s.n_ins_since_vacuum > 1000 + 0.2 * s.n_live_tup
-           OR age(c.relfrozenxid) > limits.age) AS vacuum
-    FROM pg_class c
-    JOIN pg_namespace n ON n.oid = c.relnamespace
-    LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid
-   CROSS JOIN (SELECT current_setting('vacuum_freeze_table_age')::int AS age) limits
-   WHERE c.relkind IN ('r', 'm') AND c.relpersistence <> 't'
-     AND (s.n_dead_tup > 50 + 0.2 * s.n_live_tup
-          OR s.n_ins_since_vacuum > 1000 + 0.2 * s.n_live_tup
-          OR s.n_mod_since_analyze > 50 + 0.1 * s.n_live_tup
-          OR age(c.relfrozenxid) > limits.age)`;
+  SELECT name, dead, vacuum FROM (
+    SELECT format('%I.%I', n.nspname, c.relname) AS name,
+           coalesce(s.n_dead_tup, 0) AS dead,
+           (s.n_dead_tup > 50 + 0.2 * s.n_live_tup
+             OR s.n_ins_since_vacuum > 1000 + 0.2 * s.n_live_tup
+             OR age(c.relfrozenxid) > current_setting('vacuum_freeze_table_age')::int) AS vacuum,
+           s.n_mod_since_analyze > 50 + 0.1 * s.n_live_tup AS stale
+      FROM pg_class c
+      JOIN pg_namespace n ON n.oid = c.relnamespace
+      LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid
+     WHERE c.relkind IN ('r', 'm') AND c.relpersistence <> 't'
+  ) tables
+  WHERE vacuum OR stale`;
 
 interface DueTable {
   name: string;
