@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { type DataSource } from 'typeorm';
 import { createDataSource } from '../../src/database/data-source';
-import { type EmbeddedPostgres } from '../../src/database/embedded-postgres';
+import { type EmbeddedPostgres, TEMPLATES_AGE } from '../../src/database/embedded-postgres';
 import { EmbeddedUpkeep } from '../../src/database/embedded-upkeep';
 import { startEmbeddedCopy } from '../support/test-database';
 
@@ -113,8 +113,10 @@ describe('EmbeddedUpkeep', () => {
   });
 
   it('says, once an hour, that a restart is due once the template databases grow old', async () => {
+    // The templates are as old as every id the test database's making took: 100 more is too old.
+    const [templates] = await dataSource.query<{ age: number }[]>(TEMPLATES_AGE);
     class Impatient extends EmbeddedUpkeep {
-      protected override readonly templateWarnAge = 100;
+      protected override readonly templateWarnAge = templates!.age + 100;
     }
     const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     try {
