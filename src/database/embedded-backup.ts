@@ -73,7 +73,7 @@ export async function restoreDataDir(
 async function unpack(dir: string, archive: Buffer): Promise<number> {
   let db;
   try {
-    db = await open(dir, new Blob([new Uint8Array(archive)]));
+    db = await open(dir, archive);
   } catch (error) {
     throw new Error(`The file is not a Portico backup: ${errorMessage(error)}`);
   }

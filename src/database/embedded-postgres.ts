@@ -92,7 +92,7 @@ export class EmbeddedPostgres {
     try {
       if (dataDir !== null) await initialise(dataDir);
       const load = from ? readFileSync(from) : dataDir === null ? await emptyCluster() : undefined;
-      let db = await open(dataDir, load ? new Blob([load]) : undefined);
+      let db = await open(dataDir, load);
       const freeze = dataDir !== null && (await templatesAge(db)) > templateFreezeAge;
       if (freeze) {
         await db.close();
@@ -129,7 +129,7 @@ export class EmbeddedPostgres {
 }
 
 /** Opens PGlite on `dataDir` (null: in memory), or creates it from `load`, a dump's tarball. */
-export async function open(dataDir: string | null, load?: Blob): Promise<PGlite> {
+export async function open(dataDir: string | null, load?: Buffer): Promise<PGlite> {
   if (dataDir !== null) mkdirSync(dataDir, { recursive: true });
   setFlagsFromString(BASELINE_WASM_ONLY);
   return PGlite.create({
@@ -139,8 +139,32 @@ export async function open(dataDir: string | null, load?: Blob): Promise<PGlite>
       ...PGlite.defaultStartParams,
       ...Object.entries(EMBEDDED_SETTINGS).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
     ],
-    ...(load ? { loadDataDir: load } : {}),
+    ...(load ? { loadDataDir: new DumpBlob(load) } : {}),
   });
+}
+
+/**
+ * A dump as PGlite loads it: it only asks the Blob for all its bytes at once. Node's own Blob
+ * copies a buffer in, then reads it back out in chunks and joins them: about half a second for
+ * the 42 MB of a migrated database, as long as the rest of a start from it together. This one
+ * hands over the buffer's memory as it is.
+ */
+class DumpBlob extends Blob {
+  constructor(private readonly content: Buffer) {
+    super();
+  }
+
+  override get size(): number {
+    return this.content.byteLength;
+  }
+
+  override arrayBuffer(): Promise<ArrayBuffer> {
+    const { buffer, byteOffset, byteLength } = this.content;
+    const whole = byteOffset === 0 && byteLength === buffer.byteLength;
+    return Promise.resolve(
+      (whole ? buffer : buffer.slice(byteOffset, byteOffset + byteLength)) as ArrayBuffer,
+    );
+  }
 }
 
 /**
