@@ -5,7 +5,7 @@ import { StreamableHTTPClientTransport as SessionTransport } from '@modelcontext
 import { buildPrefabRenderer } from '../src/mcp/apps/prefab/build-prefab-renderer';
 import { startModernEverythingServer } from '../test/fixtures/modern-everything-server';
 import { echoTool, startUpstream } from '../test/fixtures/upstream-server';
-import { embeddedTemplate } from '../test/support/database-templates';
+import { embeddedTemplates } from '../test/support/database-templates';
 import { connectClient } from '../test/support/mcp-client';
 import { MODERN } from '../test/support/modern-client';
 import { startTestApp } from '../test/support/test-app';
@@ -77,7 +77,7 @@ async function main(): Promise<void> {
 
 /** Both upstreams, Portico with each as its own gateway, and both clients. */
 async function start(closing: Closer[]): Promise<Call> {
-  if (!onPostgres) process.env.TEST_EMBEDDED_TEMPLATE ??= await embeddedTemplate();
+  if (!onPostgres) process.env.TEST_EMBEDDED_TEMPLATE ??= (await embeddedTemplates()).migrated;
   await buildPrefabRenderer();
   const modernUpstream = await startModernEverythingServer({ legacy: 'reject' });
   closing.push(() => modernUpstream.close());

@@ -12,7 +12,7 @@ import {
 } from '../fixtures/modern-everything-server';
 import { startTasksServer } from '../fixtures/tasks-server';
 import { startSkillsServer } from '../fixtures/skills-server';
-import { embeddedTemplate } from '../support/database-templates';
+import { embeddedTemplates } from '../support/database-templates';
 import { tempDataDir } from '../support/temp-dir';
 import { embeddedDatabaseUrl } from '../support/test-database';
 import {
@@ -195,7 +195,7 @@ export async function startPortico(
   // A copy of the migrated template, not every migration again (about 5 s): the tests' global
   // set-up names it (the tests run this harness from a build, whose paths could not make one); a
   // run of its own makes it once (kept in the temporary folder).
-  const template = process.env.TEST_EMBEDDED_TEMPLATE ?? (await embeddedTemplate());
+  const template = process.env.TEST_EMBEDDED_TEMPLATE ?? (await embeddedTemplates()).migrated;
   const app = await createApp(
     loadConfig({
       DATABASE_URL: embeddedDatabaseUrl(template),

@@ -1,7 +1,6 @@
 import { DataSource } from 'typeorm';
 import { type MIGRATIONS } from '../../migrations';
 import { createDataSource } from '../../src/database/data-source';
-import { EmbeddedPostgres } from '../../src/database/embedded-postgres';
 import { createTestDatabase, type TestDatabase } from './test-database';
 
 type Migrations = typeof MIGRATIONS;
@@ -20,19 +19,15 @@ export interface MigrationDatabase {
  */
 export function migrationDatabase(): MigrationDatabase {
   let database: TestDatabase;
-  let embedded: EmbeddedPostgres | null;
-  let url: string;
   beforeAll(async () => {
-    database = await createTestDatabase({ empty: true });
-    embedded = database.onPostgres ? null : await EmbeddedPostgres.start(null);
-    url = embedded?.url ?? database.url;
+    database = await createTestDatabase({ empty: true, shared: true });
   });
-  afterAll(async () => {
-    await embedded?.stop();
-    await database.drop();
-  });
+  afterAll(() => database.drop());
   const open = async (migrations: Migrations) => {
-    const dataSource = new DataSource({ ...createDataSource(url, 2).options, migrations });
+    const dataSource = new DataSource({
+      ...createDataSource(database.url, 2).options,
+      migrations,
+    });
     await dataSource.initialize();
     return dataSource;
   };

@@ -40,7 +40,7 @@ async function startOnce(env: Record<string, string>, port: number): Promise<Por
       PATH: process.env.PATH,
       PORT: String(port),
       DATA_DIR: tempDataDir(),
-      DATABASE_URL: embeddedDatabaseUrl(),
+      DATABASE_URL: embeddedDatabaseUrl(process.env.TEST_EMBEDDED_TEMPLATE),
       LOG_LEVEL: 'error',
       PASSWORD_HASH_COST: '14',
       SYNC_INTERVAL_SECONDS: '0',

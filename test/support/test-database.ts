@@ -6,7 +6,8 @@ import { EmbeddedPostgres } from '../../src/database/embedded-postgres';
  * A fresh database for one test file: a new database on the PostgreSQL server named by
  * TEST_DATABASE_URL when set (as in CI), otherwise an in-memory embedded PGlite. Either is a copy
  * of the migrated template that the global set-up made (TEST_POSTGRES_TEMPLATE,
- * TEST_EMBEDDED_TEMPLATE), unless the test asks for an empty one, as a test of a migration does.
+ * TEST_EMBEDDED_TEMPLATE), unless the test asks for an empty one, as a test of a migration does
+ * (on PGlite a copy of the empty template, TEST_EMBEDDED_EMPTY).
  */
 export interface TestDatabase {
   /** The DATABASE_URL to give the app. */
@@ -18,10 +19,10 @@ export interface TestDatabase {
 export const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
 
 /**
- * An in-memory embedded database: a copy of the migrated template (the global set-up's unless
- * another is given) when there is one, instead of PGlite's initdb and every migration.
+ * An in-memory embedded database: a copy of `template` (one the global set-up made) when there is
+ * one, instead of PGlite's initdb and every migration.
  */
-export function embeddedDatabaseUrl(template = process.env.TEST_EMBEDDED_TEMPLATE): string {
+export function embeddedDatabaseUrl(template: string | undefined): string {
   return template ? `pglite://memory?from=${encodeURIComponent(template)}` : 'pglite://memory';
 }
 
@@ -42,13 +43,14 @@ export async function createTestDatabase(
   options: { empty?: boolean; shared?: boolean } = {},
 ): Promise<TestDatabase> {
   const server = process.env.TEST_DATABASE_URL;
-  if (!server && options.shared) {
-    const embedded = await (options.empty ? EmbeddedPostgres.start(null) : startEmbeddedCopy());
-    return { url: embedded.url, onPostgres: false, drop: () => embedded.stop() };
-  }
   if (!server) {
-    const url = options.empty ? 'pglite://memory' : embeddedDatabaseUrl();
-    return { url, onPostgres: false, drop: async () => undefined };
+    const template = options.empty
+      ? process.env.TEST_EMBEDDED_EMPTY
+      : process.env.TEST_EMBEDDED_TEMPLATE;
+    if (!options.shared)
+      return { url: embeddedDatabaseUrl(template), onPostgres: false, drop: async () => undefined };
+    const embedded = await EmbeddedPostgres.start(null, template);
+    return { url: embedded.url, onPostgres: false, drop: () => embedded.stop() };
   }
   const name = `portico_test_${randomBytes(6).toString('hex')}`;
   const template = options.empty ? undefined : process.env.TEST_POSTGRES_TEMPLATE;
