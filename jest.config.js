@@ -18,7 +18,6 @@ const ONCE = {
     'test/conformance/conformance.e2e-spec.ts',
     'test/conformance/client-conformance.e2e-spec.ts',
     'test/conformance/extension-conformance.e2e-spec.ts',
-    'test/integration/embedded-postgres.int-spec.ts',
     'test/integration/embedded-upkeep.int-spec.ts',
     'test/e2e/upstream-command.e2e-spec.ts',
     'test/e2e/tracing.e2e-spec.ts',
@@ -31,6 +30,7 @@ const ONCE = {
     'test/browser/admin-picker.e2e-spec.ts',
   ],
   embedded: [
+    'test/integration/embedded-postgres.int-spec.ts',
     'test/browser/admin-flow.e2e-spec.ts',
     'test/browser/admin-stdio.e2e-spec.ts',
     'test/browser/admin-members.e2e-spec.ts',
