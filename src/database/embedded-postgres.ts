@@ -146,7 +146,7 @@ export async function open(dataDir: string | null, load?: Buffer): Promise<PGlit
 /**
  * A dump as PGlite loads it: it only asks the Blob for all its bytes at once. Node's own Blob
  * copies a buffer in, then reads it back out in chunks and joins them: about half a second for
- * the 42 MB of a migrated database, as long as the rest of a start from it together. This one
+ * the 42 MB of a migrated database, nearly as long as the rest of a start from it. This one
  * hands over the buffer's memory as it is.
  */
 class DumpBlob extends Blob {
