@@ -60,14 +60,20 @@ describe('UpstreamClient.open', () => {
 });
 
 describe('UpstreamClient on a catalogue change', () => {
-  it('has the connector forget a gateway that is gone or deactivated, never one it could not read', async () => {
-    let receive: (event: unknown) => void = () => undefined;
+  /** A bus whose one subscriber hears what `receive` is given. */
+  function eventBus(): { bus: EventBus; receive: (event: unknown) => void } {
+    let listener: (event: unknown) => void = () => undefined;
     const bus = {
-      subscribe: (listener: (event: unknown) => void) => {
-        receive = listener;
+      subscribe: (subscriber: typeof listener) => {
+        listener = subscriber;
         return () => undefined;
       },
     };
+    return { bus: bus as unknown as EventBus, receive: (event) => listener(event) };
+  }
+
+  it('has the connector forget a gateway that is gone or deactivated, never one it could not read', async () => {
+    const { bus, receive } = eventBus();
     const found: Record<string, () => Promise<UpstreamTarget | null>> = {
       active: () => Promise.resolve(targetWith({ type: 'none' })),
       gone: () => Promise.resolve(null),
@@ -77,7 +83,7 @@ describe('UpstreamClient on a catalogue change', () => {
     const client = new UpstreamClient(
       { forget: (gatewayId: string) => forgotten.push(gatewayId) } as unknown as UpstreamConnector,
       { find: (gatewayId: string) => found[gatewayId]!() } as unknown as UpstreamTargets,
-      bus as unknown as EventBus,
+      bus,
       {} as ParkedCalls,
     );
     client.onModuleInit();
@@ -85,6 +91,36 @@ describe('UpstreamClient on a catalogue change', () => {
       receive({ type: 'catalog.changed', gatewayIds: ['active', 'gone', 'unreadable'] });
       await new Promise((resolve) => setImmediate(resolve));
       expect(forgotten).toEqual(['gone']);
+    } finally {
+      await client.onModuleDestroy();
+    }
+  });
+
+  it('reads the changed gateways at once, not one after another', async () => {
+    const { bus, receive } = eventBus();
+    const asked: string[] = [];
+    let bothAsked: () => void = () => undefined;
+    const both = new Promise<void>((resolve) => (bothAsked = resolve));
+    const forgotten: string[] = [];
+    const client = new UpstreamClient(
+      { forget: (gatewayId: string) => forgotten.push(gatewayId) } as unknown as UpstreamConnector,
+      {
+        // The first read answers only once the second has been asked.
+        find: async (gatewayId: string) => {
+          asked.push(gatewayId);
+          if (asked.length === 2) bothAsked();
+          await both;
+          return null;
+        },
+      } as unknown as UpstreamTargets,
+      bus,
+      {} as ParkedCalls,
+    );
+    client.onModuleInit();
+    try {
+      receive({ type: 'catalog.changed', gatewayIds: ['first', 'second'] });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(forgotten.sort()).toEqual(['first', 'second']);
     } finally {
       await client.onModuleDestroy();
     }

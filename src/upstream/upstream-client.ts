@@ -279,18 +279,16 @@ export class UpstreamClient implements OnModuleInit, OnModuleDestroy {
     await (await link.connection.catch(() => null))?.close().catch(() => undefined);
   }
 
-  /** Gateways changed: targets read again, stale links retired, inactive gateways forgotten. */
+  /** Gateways changed: targets read again at once, stale links retired, inactive ones forgotten. */
   private async refresh(gatewayIds: readonly string[]): Promise<void> {
-    for (const gatewayId of gatewayIds) {
-      this.targets.delete(gatewayId);
-      if ((await this.target(gatewayId).catch(() => undefined)) === null)
-        this.connector.forget(gatewayId);
-    }
-    const changed = new Set(gatewayIds);
+    for (const gatewayId of gatewayIds) this.targets.delete(gatewayId);
+    const read = gatewayIds.map((id) => this.target(id).catch(() => undefined));
+    const now = new Map((await Promise.all(read)).map((target, i) => [gatewayIds[i]!, target]));
+    for (const [gatewayId, target] of now) if (target === null) this.connector.forget(gatewayId);
     for (const link of [...this.links.values()]) {
-      if (!changed.has(link.target.gatewayId)) continue;
-      const now = await this.target(link.target.gatewayId).catch(() => null);
-      if (!sameTarget(link.target, now)) void this.forget(link);
+      const { gatewayId } = link.target;
+      if (now.has(gatewayId) && !sameTarget(link.target, now.get(gatewayId) ?? null))
+        void this.forget(link);
     }
   }
 
