@@ -54,6 +54,12 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly listens = new Gauge({
+    name: 'portico_mcp_listens_local',
+    help: 'Listens (subscriptions/listen of 2026-07-28) this replica holds open, of the 10,000 it takes.',
+    registers: [this.registry],
+  });
+
   readonly syncs = new Counter({
     name: 'portico_syncs_total',
     help: 'Upstream syncs, by outcome.',

@@ -6,6 +6,7 @@ import { echoTool, startUpstream, type UpstreamFixture } from '../fixtures/upstr
 import { factories } from '../support/factories';
 import { serverToken } from '../support/tokens';
 import { connectClient } from '../support/mcp-client';
+import { rawListen } from '../support/modern-client';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 
@@ -157,6 +158,20 @@ describe('metrics', () => {
       expect(body).toContain('# TYPE portico_tool_calls_total counter');
       expect(body).toContain('portico_mcp_sessions_local');
     }
+  });
+
+  it('counts the listens open on the replica', async () => {
+    const listens = async () =>
+      /^portico_mcp_listens_local (\d+)$/m.exec(await (await scrape(t.token)).text())?.[1];
+    expect(await listens()).toBe('0');
+    const { response, reader } = await rawListen(t.baseUrl, t.token, { toolsListChanged: true });
+    expect(response.status).toBe(200);
+    expect((await reader.nextMessage())?.message).toMatchObject({
+      method: 'notifications/subscriptions/acknowledged',
+    });
+    expect(await listens()).toBe('1');
+    reader.drop();
+    await waitFor(async () => (await listens()) === '0', 'the closed listen to be forgotten');
   });
 
   it("stops reporting a deleted gateway's upstream guards", async () => {

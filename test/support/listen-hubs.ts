@@ -2,7 +2,7 @@ import { type JSONRPCNotification } from '@modelcontextprotocol/server';
 import { InProcessEventBus } from '../../src/events/in-process-event-bus';
 import { type UpstreamList } from '../../src/events/event-bus';
 import { type ListVersions } from '../../src/mcp/listen/list-versions';
-import { ListenHub } from '../../src/mcp/listen/listen-hub';
+import { ListenHub, type ListenReports } from '../../src/mcp/listen/listen-hub';
 import { type ListenEnd } from '../../src/mcp/listen/listen-sink';
 import { type McpScope, scopeKey } from '../../src/mcp/protocol/mcp-scope';
 
@@ -66,7 +66,10 @@ export class Catalogue {
 }
 
 /** A started hub with these caps, over ALL, S1 and S2 at their first versions. */
-export function startHub(limits: { perPrincipal: number; total: number }): {
+export function startHub(
+  limits: { perPrincipal: number; total: number },
+  reports?: ListenReports,
+): {
   bus: InProcessEventBus;
   catalogue: Catalogue;
   hub: ListenHub;
@@ -74,7 +77,7 @@ export function startHub(limits: { perPrincipal: number; total: number }): {
   const bus = new InProcessEventBus();
   const catalogue = new Catalogue();
   for (const scope of [ALL, S1, S2]) catalogue.set(scope, {});
-  const hub = new ListenHub(bus, catalogue.read, limits);
+  const hub = new ListenHub(bus, catalogue.read, limits, reports);
   hub.onModuleInit();
   return { bus, catalogue, hub };
 }

@@ -14,8 +14,14 @@ describe('ListenHub', () => {
   let bus: InProcessEventBus;
   let catalogue: Catalogue;
   let hub: ListenHub;
+  /** The counts of open listens the hub reported, in order. */
+  let counted: number[];
 
-  beforeEach(() => ({ bus, catalogue, hub } = startHub({ perPrincipal: 3, total: 5 })));
+  beforeEach(() => {
+    counted = [];
+    const reports = { warn: () => undefined, listens: (open: number) => counted.push(open) };
+    ({ bus, catalogue, hub } = startHub({ perPrincipal: 3, total: 5 }, reports));
+  });
 
   afterEach(() => hub.onModuleDestroy());
 
@@ -210,6 +216,8 @@ describe('ListenHub', () => {
     await open('user:b');
     expect(hub.size).toBe(5);
     expect(await open('user:c')).toEqual({ ok: false, refusal: 'replica-limit' });
+    // Refusals count nothing: what the replica reports is what it holds.
+    expect(counted).toEqual([1, 2, 3, 2, 3, 4, 5]);
   });
 
   it('forgets a listen its client closed', async () => {
@@ -226,5 +234,6 @@ describe('ListenHub', () => {
     hub.onModuleDestroy();
     expect(sink.ended).toBe('shutdown');
     expect(hub.size).toBe(0);
+    expect(counted).toEqual([1, 0]);
   });
 });

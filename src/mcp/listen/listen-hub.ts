@@ -78,6 +78,13 @@ export interface ListenLimits {
 
 export const DEFAULT_LISTEN_LIMITS: ListenLimits = { perPrincipal: 16, total: 10_000 };
 
+/** What the hub tells the rest of the replica: what went wrong, and how many listens it holds. */
+export interface ListenReports {
+  warn(message: string): void;
+  listens(open: number): void;
+}
+const QUIET: ListenReports = { warn: () => undefined, listens: () => undefined };
+
 interface Listener {
   key: string;
   scope: McpScope;
@@ -112,7 +119,7 @@ export class ListenHub implements OnModuleInit, OnModuleDestroy {
     /** The scope's directory (after the bus has invalidated it); null when its server is gone. */
     private readonly versions: (scope: McpScope) => Promise<ListVersions | null>,
     private readonly limits: ListenLimits = DEFAULT_LISTEN_LIMITS,
-    private readonly onError: (message: string) => void = () => undefined,
+    private readonly reports: ListenReports = QUIET,
   ) {}
 
   onModuleInit(): void {
@@ -151,6 +158,7 @@ export class ListenHub implements OnModuleInit, OnModuleDestroy {
       hearing: () => true,
     });
     this.listens += 1;
+    this.reports.listens(this.listens);
     this.perSubject.set(subject, (this.perSubject.get(subject) ?? 0) + 1);
     this.send(listen, 'notifications/subscriptions/acknowledged', { notifications: listen.filter });
     return {
@@ -222,7 +230,7 @@ export class ListenHub implements OnModuleInit, OnModuleDestroy {
       try {
         current = await this.versions(listeners[0]!.scope);
       } catch (error) {
-        this.onError(`Could not read the lists of ${key}: ${String(error)}`);
+        this.reports.warn(`Could not read the lists of ${key}: ${String(error)}`);
         continue;
       }
       for (const listener of listeners) {
@@ -249,7 +257,7 @@ export class ListenHub implements OnModuleInit, OnModuleDestroy {
     try {
       written = listener.sink.write(message);
     } catch (error) {
-      this.onError(`A listener's stream failed: ${String(error)}`);
+      this.reports.warn(`A listener's stream failed: ${String(error)}`);
     }
     if (!written) this.end(listener, 'slow');
     return written;
@@ -260,7 +268,7 @@ export class ListenHub implements OnModuleInit, OnModuleDestroy {
     try {
       listener.sink.end(reason);
     } catch (error) {
-      this.onError(`A listener's stream did not end cleanly: ${String(error)}`);
+      this.reports.warn(`A listener's stream did not end cleanly: ${String(error)}`);
     }
   }
 
@@ -268,6 +276,7 @@ export class ListenHub implements OnModuleInit, OnModuleDestroy {
     if (!this.listeners.delete(listener.key)) return false;
     if (!listener.owner) return true;
     this.listens -= 1;
+    this.reports.listens(this.listens);
     const left = (this.perSubject.get(listener.owner.subject) ?? 1) - 1;
     if (left > 0) this.perSubject.set(listener.owner.subject, left);
     else this.perSubject.delete(listener.owner.subject);
