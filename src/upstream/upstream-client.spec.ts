@@ -96,7 +96,7 @@ describe('UpstreamClient on a catalogue change', () => {
     }
   });
 
-  it('reads the changed gateways at once, not one after another', async () => {
+  it('reads the changed gateways several at a time, not one after another', async () => {
     const { bus, receive } = eventBus();
     const asked: string[] = [];
     let bothAsked: () => void = () => undefined;

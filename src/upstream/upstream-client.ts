@@ -18,6 +18,7 @@ import { UpstreamFailure } from './upstream-error';
 import { sameTarget, type UpstreamTarget } from './upstream-target';
 import { UpstreamTargets } from './upstream-targets.service';
 import { crowdedOut, idleLinks, type Link, SWEEP_EVERY_MS } from './upstream-links';
+import { boundedAll } from '../common/bounded-all';
 import { Memo } from '../common/memo';
 
 /**
@@ -279,11 +280,11 @@ export class UpstreamClient implements OnModuleInit, OnModuleDestroy {
     await (await link.connection.catch(() => null))?.close().catch(() => undefined);
   }
 
-  /** Gateways changed: targets read again at once, stale links retired, inactive ones forgotten. */
+  /** Gateways changed: targets read again (4 at a time), stale links retired, gone ones forgotten. */
   private async refresh(gatewayIds: readonly string[]): Promise<void> {
     for (const gatewayId of gatewayIds) this.targets.delete(gatewayId);
-    const read = gatewayIds.map((id) => this.target(id).catch(() => undefined));
-    const now = new Map((await Promise.all(read)).map((target, i) => [gatewayIds[i]!, target]));
+    const found = await boundedAll(gatewayIds, 4, (id) => this.target(id).catch(() => undefined));
+    const now = new Map(found.map((target, i) => [gatewayIds[i]!, target]));
     for (const [gatewayId, target] of now) if (target === null) this.connector.forget(gatewayId);
     for (const link of [...this.links.values()]) {
       const { gatewayId } = link.target;
