@@ -56,7 +56,7 @@ export class Metrics {
 
   readonly listens = new Gauge({
     name: 'portico_mcp_listens_local',
-    help: 'Listens (subscriptions/listen of 2026-07-28) this replica holds open, of the 10,000 it takes.',
+    help: 'Listens (subscriptions/listen of 2026-07-28) this replica holds open.',
     registers: [this.registry],
   });
 
