@@ -5,6 +5,7 @@ import { SecretSettings } from '../../config/slices/secrets.settings';
 import { UpstreamSettings } from '../../config/slices/upstream.settings';
 import { EventBus } from '../../events/event-bus';
 import { InProcessEventBus } from '../../events/in-process-event-bus';
+import { Metrics } from '../../observability/metrics';
 import { tempDataDir } from '../../../test/support/temp-dir';
 import { Directories } from '../directory/directories.service';
 import { ListenHub } from '../listen/listen-hub';
@@ -14,7 +15,7 @@ import { REQUEST_STATE_SEALER } from '../core/request-state-sealer.provider';
 import { RequestStateSealer } from '../core/request-state-seal';
 
 describe('the modern parts as Nest providers', () => {
-  it('key the sealer from JWT_SECRET, and start and stop the listen hub with the app', async () => {
+  it('key the sealer from JWT_SECRET, and start, count and stop the listens with the app', async () => {
     const bus = new InProcessEventBus();
     const directories = { get: async () => ({ version: () => 'v' }) };
     const settings = loadConfig({ DATA_DIR: tempDataDir(), JWT_SECRET: 'j'.repeat(40) });
@@ -24,6 +25,7 @@ describe('the modern parts as Nest providers', () => {
         { provide: UpstreamSettings, useValue: settings },
         { provide: EventBus, useValue: bus },
         { provide: Directories, useValue: directories },
+        Metrics,
         REQUEST_STATE_SEALER,
         LISTEN_HUB,
       ],
@@ -60,7 +62,10 @@ describe('the modern parts as Nest providers', () => {
       filter: {},
       sink: { write: () => true, end: (reason) => (ended = reason) },
     });
+    const listens = async () => (await app.get(Metrics).listens.get()).values[0]?.value;
+    expect(await listens()).toBe(1);
     await app.close();
     expect(ended).toBe('shutdown');
+    expect(await listens()).toBe(0);
   });
 });
