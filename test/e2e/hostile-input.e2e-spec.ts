@@ -11,7 +11,7 @@ import {
 } from '../fixtures/upstream-server';
 import { connectClient, initializeRequest, postMcp } from '../support/mcp-client';
 import { type PorticoProcess, startPorticoProcess } from '../support/portico-process';
-import { modernClient } from '../support/modern-client';
+import { modernClient, rawListen } from '../support/modern-client';
 import { openSse } from '../support/sse';
 import { createTestDatabase, onPostgres, type TestDatabase } from '../support/test-database';
 import { ADMIN_PASSWORD, startTestApp, type TestApp } from '../support/test-app';
@@ -239,6 +239,35 @@ describe('hostile input on every endpoint', () => {
       ];
       for (const [response, message] of cases)
         expect(await refusal(response)).toEqual({ status: 400, id: 5, code: -32600, message });
+      await stillServes(t.baseUrl, t.token);
+    });
+
+    it('refuses a listen whose notifications are missing or no filter, saying what is wrong', async () => {
+      const cases: [unknown, string][] = [
+        [undefined, "Invalid params: 'notifications' is required"],
+        [5, "Invalid params: 'notifications' is required"],
+        [[true], "Invalid params: 'notifications' is required"],
+        [{ toolsListChanged: 'yes' }, 'notifications.toolsListChanged must be a boolean'],
+        [{ resourceSubscriptions: 'a://1' }, 'notifications.resourceSubscriptions must be a list'],
+        [{ taskIds: [1] }, 'notifications.taskIds must be a list of strings'],
+      ];
+      for (const [notifications, message] of cases) {
+        const filter = notifications as Record<string, unknown>;
+        const { reader } = await rawListen(t.baseUrl, t.token, filter);
+        const answer = (await reader.nextMessage())?.message as {
+          id: unknown;
+          error: { code: number; message: string };
+        };
+        expect(answer).toMatchObject({ id: 'listen-1', error: { code: -32602 } });
+        expect(answer.error.message).toContain(message);
+      }
+      // Unknown fields are no reason to refuse: the acknowledgement leaves them out.
+      const { reader } = await rawListen(t.baseUrl, t.token, { toolsListChanged: true, x: 1 });
+      expect((await reader.nextMessage())?.message).toMatchObject({
+        method: 'notifications/subscriptions/acknowledged',
+        params: { notifications: { toolsListChanged: true } },
+      });
+      reader.drop();
       await stillServes(t.baseUrl, t.token);
     });
 

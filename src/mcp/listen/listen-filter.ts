@@ -29,9 +29,30 @@ const FLAG: Record<
 };
 
 /**
- * The part of a requested filter Portico honours, which the acknowledgement echoes: the list
- * flags set to true, the first MAX_RESOURCE_SUBSCRIPTIONS distinct URIs and MAX_TASK_IDS task ids. Anything else in the
- * request (unknown fields, wrong types) is left out rather than refused.
+ * Why a listen's `params.notifications` is no filter, as the SDK's SubscriptionFilterSchema judges
+ * it (with the Tasks extension's `taskIds`): it is required, an object, its flags booleans and its
+ * lists lists of strings. Null for a filter; unknown fields are left to honouredFilter to drop.
+ */
+export function filterRefusal(requested: unknown): string | null {
+  if (typeof requested !== 'object' || requested === null || Array.isArray(requested))
+    return "Invalid params: 'notifications' is required and must be a subscription filter (an object)";
+  const fields = requested as Record<string, unknown>;
+  for (const flag of Object.values(FLAG))
+    if (fields[flag] !== undefined && typeof fields[flag] !== 'boolean')
+      return `Invalid params: notifications.${flag} must be a boolean`;
+  for (const list of ['resourceSubscriptions', 'taskIds']) {
+    const values = fields[list];
+    if (values === undefined) continue;
+    if (!Array.isArray(values) || values.some((value) => typeof value !== 'string'))
+      return `Invalid params: notifications.${list} must be a list of strings`;
+  }
+  return null;
+}
+
+/**
+ * The part of a valid filter Portico honours, which the acknowledgement echoes: the list flags set
+ * to true, the first MAX_RESOURCE_SUBSCRIPTIONS distinct URIs and MAX_TASK_IDS task ids (empty or
+ * longer ones are not followed). Unknown fields are left out.
  */
 export function honouredFilter(requested: unknown): ListenFilter {
   const asked = typeof requested === 'object' && requested !== null ? requested : {};

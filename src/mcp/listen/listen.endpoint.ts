@@ -8,7 +8,7 @@ import { type McpScope } from '../protocol/mcp-scope';
 import { SseResponse } from '../streams/sse-response';
 import { endAtExpiry } from '../streams/stream-expiry';
 import { StreamQuota } from '../streams/stream-quota';
-import { honouredFilter } from './listen-filter';
+import { filterRefusal, honouredFilter } from './listen-filter';
 import { TaskListens } from '../tasks/task-listens';
 import { ListenHub, type OpenListen, SUBSCRIPTION_ID } from './listen-hub';
 import { ReadableResources } from './readable-resources';
@@ -52,11 +52,12 @@ export class ListenEndpoint {
       sse.message(jsonRpcError(message.id, code, text, data));
       sse.end();
     };
+    const requested = (message.params as { notifications?: unknown } | undefined)?.notifications;
+    const invalid = filterRefusal(requested);
+    if (invalid) return refuse(ProtocolErrorCode.InvalidParams, invalid);
     const refused = this.tasks.refusal(message);
     if (refused) return refuse(refused.code, refused.message, refused.data);
-    const filter = honouredFilter(
-      (message.params as { notifications?: unknown } | undefined)?.notifications,
-    );
+    const filter = honouredFilter(requested);
     // Each resource the listen follows is followed upstream first; what cannot be is left out
     // of the acknowledgement. Updates that come before the hub holds the listen are not lost.
     let listen: OpenListen | null = null;
