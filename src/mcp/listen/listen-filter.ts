@@ -1,4 +1,5 @@
 import { type ServerCapabilities } from '@modelcontextprotocol/server';
+import { isJsonObject } from '../../common/json-value';
 import { UPSTREAM_LISTS, type UpstreamList } from '../../events/event-bus';
 import { MAX_SEALED_CHARS } from '../tasks/task-id-seal';
 
@@ -34,14 +35,13 @@ const FLAG: Record<
  * lists lists of strings. Null for a filter; unknown fields are left to honouredFilter to drop.
  */
 export function filterRefusal(requested: unknown): string | null {
-  if (typeof requested !== 'object' || requested === null || Array.isArray(requested))
+  if (!isJsonObject(requested))
     return "Invalid params: 'notifications' is required and must be a subscription filter (an object)";
-  const fields = requested as Record<string, unknown>;
   for (const flag of Object.values(FLAG))
-    if (fields[flag] !== undefined && typeof fields[flag] !== 'boolean')
+    if (requested[flag] !== undefined && typeof requested[flag] !== 'boolean')
       return `Invalid params: notifications.${flag} must be a boolean`;
   for (const list of ['resourceSubscriptions', 'taskIds']) {
-    const values = fields[list];
+    const values = requested[list];
     if (values === undefined) continue;
     if (!Array.isArray(values) || values.some((value) => typeof value !== 'string'))
       return `Invalid params: notifications.${list} must be a list of strings`;
